@@ -1,0 +1,470 @@
+//! The commands: glue between the CLI and the pipeline (extract -> resolve ->
+//! compare -> report). Returns the exit code.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::json;
+
+use crate::cli::{Cli, Command, ContextArgs};
+use crate::compare::compare;
+use crate::engine::sglang;
+use crate::error::Error;
+use crate::extract::{self, InputKind};
+use crate::launch::{Context, Engine, Launch, Platform, Provenance, Token};
+use crate::manifest::{Manifest, SideSpec};
+use crate::policy::Policy;
+use crate::report::{self, Format, LinkReport, SideReport};
+use crate::resolve::{self, ResolveOptions, Val};
+use crate::source::{Origin, Source};
+
+/// Runs a parsed command line; `Ok` carries the exit code (0 or 1).
+pub fn run(cli: Cli) -> Result<u8, Error> {
+    match cli.command {
+        Command::Compare {
+            docs,
+            recipe,
+            docs_launch,
+            recipe_launch,
+            env,
+            context,
+            format,
+        } => {
+            let vars = parse_kv(&env)?;
+            let side = |file: &Path, launch| SideSpec {
+                file: file.to_path_buf(),
+                launch,
+                hardware: None,
+                platform: None,
+                engine_version: None,
+                env: BTreeMap::new(),
+            };
+            let policy = Policy::default();
+            let name = format!("{} <-> {}", docs.display(), recipe.display());
+            let l = run_link(
+                &name,
+                &side(&docs, docs_launch),
+                &side(&recipe, recipe_launch),
+                &context,
+                &vars,
+                &policy,
+            )?;
+            emit(&[l], format, &policy)
+        }
+        Command::Check { config, format } => {
+            let path = match config.or_else(Manifest::discover) {
+                Some(p) => p,
+                None => {
+                    return Err(Error::usage(
+                        "no config file: pass --config FILE or add .recipe-drift.yaml",
+                    ));
+                }
+            };
+            let m = Manifest::load(&path)?;
+            let policy = Policy::with_overrides(m.policy.clone());
+            let mut reports = Vec::new();
+            for link in &m.links {
+                let ctx = ContextArgs {
+                    engine_version: link.engine_version.clone(),
+                    hardware: link.hardware.clone(),
+                    platform: None,
+                };
+                reports.push(run_link(
+                    &link.name,
+                    &link.docs,
+                    &link.recipe,
+                    &ctx,
+                    &BTreeMap::new(),
+                    &policy,
+                )?);
+            }
+            emit(&reports, format, &policy)
+        }
+        Command::Extract { file, env, format } => {
+            let vars = parse_kv(&env)?;
+            let launches = extract::extract_file(&file, &vars)?;
+            print!("{}", render_launches(&launches, format));
+            Ok(0)
+        }
+        Command::Resolve {
+            engine,
+            context,
+            raw,
+            format,
+            argv,
+        } => resolve_cmd(&engine, &context, raw, format, argv),
+        Command::Explain { keys } => {
+            print!("{}", explain(&keys));
+            Ok(0)
+        }
+    }
+}
+
+fn emit(reports: &[LinkReport], format: Format, policy: &Policy) -> Result<u8, Error> {
+    let text = match format {
+        Format::Human => report::human::render(reports, policy),
+        Format::Json => report::json::render(reports, policy),
+    };
+    print!("{text}");
+    let drift = reports.iter().any(|l| report::json::status(l) == "drift");
+    Ok(if drift { 1 } else { 0 })
+}
+
+/// Parses `K=V` flags.
+pub fn parse_kv(items: &[String]) -> Result<BTreeMap<String, String>, Error> {
+    let mut out = BTreeMap::new();
+    for it in items {
+        match it.split_once('=') {
+            Some((k, v)) if !k.is_empty() => {
+                out.insert(k.to_string(), v.to_string());
+            }
+            _ => return Err(Error::usage(format!("expected K=V, got {it:?}"))),
+        }
+    }
+    Ok(out)
+}
+
+fn options(ctx: &ContextArgs, side: &SideSpec) -> Result<ResolveOptions, Error> {
+    let platform = match side.platform.as_ref().or(ctx.platform.as_ref()) {
+        Some(p) => Some(
+            Platform::parse(p)
+                .ok_or_else(|| Error::usage(format!("unknown platform {p:?} (cuda, rocm, cpu)")))?,
+        ),
+        None => None,
+    };
+    Ok(ResolveOptions {
+        engine_version: side.engine_version.clone().or(ctx.engine_version.clone()),
+        platform,
+        hardware: side.hardware.clone().or(ctx.hardware.clone()),
+    })
+}
+
+fn load_side(
+    side: &SideSpec,
+    role: &str,
+    vars: &BTreeMap<String, String>,
+) -> Result<Launch, Error> {
+    let mut vars = vars.clone();
+    vars.extend(side.env.clone());
+    let launches = extract::extract_file(&side.file, &vars)?;
+    let label = side.file.display();
+    match (side.launch, launches.len()) {
+        (_, 0) => Err(Error::Input {
+            at: format!("{label}:1:1"),
+            message: format!("no serve command found in the {role} file"),
+        }),
+        (None, 1) => Ok(launches.into_iter().next().unwrap()),
+        (None, n) => {
+            let mut msg = format!(
+                "the {role} file has {n} serve commands; choose one with --{role}-launch N (or `launch: N` in the config):"
+            );
+            for (i, l) in launches.iter().enumerate() {
+                let _ = write!(msg, "\n  {}: {} `{}`", i + 1, l.span, l.launcher_text());
+            }
+            Err(Error::Input {
+                at: format!("{label}:1:1"),
+                message: msg,
+            })
+        }
+        (Some(k), n) if k >= 1 && k <= n => Ok(launches.into_iter().nth(k - 1).unwrap()),
+        (Some(k), n) => Err(Error::usage(format!(
+            "{label}: launch {k} requested but the {role} file has {n}"
+        ))),
+    }
+}
+
+fn run_link(
+    name: &str,
+    docs: &SideSpec,
+    recipe: &SideSpec,
+    ctx: &ContextArgs,
+    vars: &BTreeMap<String, String>,
+    policy: &Policy,
+) -> Result<LinkReport, Error> {
+    let dl = load_side(docs, "docs", vars)?;
+    let rl = load_side(recipe, "recipe", vars)?;
+    let dopts = options(ctx, docs)?;
+    let ropts = options(ctx, recipe)?;
+    let mut dl = dl;
+    let mut rl = rl;
+    borrow_version(&mut dl, &dopts, &rl, &ropts, "recipe");
+    borrow_version(&mut rl, &ropts, &dl, &dopts, "docs");
+    let dr = resolve::resolve(&dl, &dopts)?;
+    let rr = resolve::resolve(&rl, &ropts)?;
+    let comparison = compare(&dr, &rr, policy);
+    Ok(LinkReport {
+        name: name.to_string(),
+        docs: SideReport {
+            launch: dl,
+            resolved: dr,
+        },
+        recipe: SideReport {
+            launch: rl,
+            resolved: rr,
+        },
+        comparison,
+    })
+}
+
+/// A side that names no engine version runs the other side's, and says so.
+fn borrow_version(
+    side: &mut Launch,
+    opts: &ResolveOptions,
+    other: &Launch,
+    other_opts: &ResolveOptions,
+    other_role: &str,
+) {
+    if opts.engine_version.is_some() || side.context.engine_version.is_some() {
+        return;
+    }
+    let theirs = other_opts
+        .engine_version
+        .clone()
+        .or_else(|| other.context.engine_version.as_ref().map(|k| k.value.clone()));
+    if let Some(v) = theirs {
+        side.context.engine_version = Some(crate::launch::Known {
+            value: v,
+            from: format!("the {other_role} side's version (this side names none)"),
+        });
+    }
+}
+
+fn render_launches(launches: &[Launch], format: Format) -> String {
+    match format {
+        Format::Json => {
+            let doc = json!({
+                "schema_version": report::json::SCHEMA_VERSION,
+                "launches": launches,
+            });
+            let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
+            s.push('\n');
+            s
+        }
+        Format::Human => {
+            let mut out = String::new();
+            for (i, l) in launches.iter().enumerate() {
+                let _ = writeln!(out, "launch {}: {} ({}) at {}", i + 1, l.launcher_text(), l.engine, l.span);
+                if let Some(img) = &l.context.image {
+                    let _ = writeln!(out, "  image: {}", img.value);
+                }
+                if let Some(v) = &l.context.engine_version {
+                    let _ = writeln!(out, "  engine version: {} ({})", v.value, v.from);
+                }
+                if let Some(p) = &l.context.platform {
+                    let _ = writeln!(out, "  platform: {} ({})", p.value, p.from);
+                }
+                for e in &l.env {
+                    let _ = writeln!(out, "  env {}={}  {}", e.name, e.value, e.span);
+                }
+                for t in &l.argv {
+                    let from = match &t.provenance {
+                        Provenance::Var { name } => format!("  (from ${name})"),
+                        _ => String::new(),
+                    };
+                    let _ = writeln!(out, "  {:<40} {}{}", shell_words::quote(&t.text), t.span, from);
+                }
+            }
+            if launches.is_empty() {
+                out.push_str("no serve commands found\n");
+            }
+            out
+        }
+    }
+}
+
+/// Builds a launch from an argv given on recipe-drift's command line.
+fn inline_launch(engine: Engine, argv: &[String]) -> Launch {
+    let launcher = match engine {
+        Engine::Sglang => "sglang serve",
+        Engine::Vllm => "vllm serve",
+    };
+    let mut text = launcher.to_string();
+    let mut offsets = Vec::new();
+    for a in argv {
+        text.push(' ');
+        let start = text.len();
+        text.push_str(&shell_words::quote(a));
+        offsets.push((start, text.len()));
+    }
+    let source = Arc::new(Source::new(Origin::Inline("argv".into()), text));
+    let argv = argv
+        .iter()
+        .zip(offsets)
+        .map(|(a, (s, e))| Token {
+            text: a.clone(),
+            span: source.span(s, e),
+            provenance: Provenance::Cli,
+        })
+        .collect();
+    Launch {
+        engine,
+        launcher: vec![Token {
+            text: launcher.into(),
+            span: source.span(0, launcher.len()),
+            provenance: Provenance::Cli,
+        }],
+        argv,
+        env: vec![],
+        context: Context::default(),
+        span: source.span(0, source.text.len()),
+        source,
+    }
+}
+
+fn resolve_cmd(
+    engine: &str,
+    ctx: &ContextArgs,
+    raw: bool,
+    format: Format,
+    argv: Vec<String>,
+) -> Result<u8, Error> {
+    let engine = Engine::parse(engine)
+        .ok_or_else(|| Error::usage(format!("unknown engine {engine:?} (sglang, vllm)")))?;
+    let launch = inline_launch(engine, &argv);
+    let opts = options(ctx, &SideSpec::default())?;
+    if raw {
+        if engine != Engine::Sglang {
+            return resolve::resolve(&launch, &opts).map(|_| 0);
+        }
+        let (release, used) = sglang::pick_release(
+            opts.engine_version.as_deref().map(|v| (v, "--engine-version")),
+        )?;
+        let ns = sglang::parse_raw(release, &argv).map_err(|e| {
+            let span = e
+                .arg_index
+                .and_then(|i| launch.argv.get(i))
+                .map(|t| t.span.clone())
+                .unwrap_or(launch.span.clone());
+            Error::input(span, format!("sglang {}: {}", release.name, e.message))
+        })?;
+        let map: serde_json::Map<String, serde_json::Value> = ns.values.into_iter().collect();
+        match format {
+            Format::Json => {
+                let doc = json!({"schema_version": report::json::SCHEMA_VERSION, "engine": "sglang", "version": used, "namespace": map});
+                println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+            }
+            Format::Human => {
+                println!("# sglang {} ({})", used.version, used.from);
+                for (k, v) in &map {
+                    println!("{k} = {v}");
+                }
+            }
+        }
+        return Ok(0);
+    }
+    let r = resolve::resolve(&launch, &opts)?;
+    match format {
+        Format::Json => {
+            let doc = json!({"schema_version": report::json::SCHEMA_VERSION, "resolved": r});
+            println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+        }
+        Format::Human => {
+            println!("# {} {} ({})", r.engine, r.version.version, r.version.from);
+            match &r.platform {
+                Some(p) => println!("# platform: {} ({})", p.value, p.from),
+                None => println!("# platform: unknown (give --platform or --hardware)"),
+            }
+            for e in &r.startup_errors {
+                println!("# startup error: {} (rule {})", e.message, e.rule);
+            }
+            for (k, e) in &r.values {
+                let set = e.is_explicit() || !e.rules.is_empty() || matches!(e.val, Val::Unknown { .. });
+                if !set {
+                    continue;
+                }
+                let mut line = format!("{k} = {}  [{:?}]", e.val.display(), e.source).to_lowercase();
+                line = format!("{k} = {}", &line[k.len() + 3..]);
+                for h in &e.rules {
+                    line.push_str(&format!("  <- rule {}", h.id));
+                }
+                println!("{line}");
+            }
+            println!("# other keys are at the release defaults (see --raw)");
+        }
+    }
+    Ok(if r.startup_errors.is_empty() { 0 } else { 1 })
+}
+
+/// `explain`: class, option strings and defaults per release, env and rules.
+pub fn explain(keys: &[String]) -> String {
+    let b = sglang::bundle();
+    let policy = Policy::default();
+    let mut out = String::new();
+    for k in keys {
+        let key = if k.starts_with("env:") {
+            k.clone()
+        } else if let Some(name) = b.env.keys().find(|n| *n == k) {
+            format!("env:{name}")
+        } else {
+            sglang::key_for(k).unwrap_or_else(|| k.trim_start_matches('-').replace('-', "_"))
+        };
+        let _ = writeln!(out, "{key}: {:?}", policy.class(&key));
+        if let Some(name) = key.strip_prefix("env:") {
+            match b.env.get(name) {
+                Some(spec) => {
+                    let _ = writeln!(
+                        out,
+                        "  sglang env var, type {}, default {} ({})",
+                        spec.kind,
+                        spec.default.as_ref().map(report::show).unwrap_or("unset".into()),
+                        spec.reference
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "  sglang env var not in the bundled table");
+                }
+            }
+        }
+        // Option strings and defaults per release, consecutive equal rows merged.
+        let mut rows: Vec<(String, String, String)> = Vec::new();
+        for r in &b.releases {
+            let found = r.keys.iter().position(|x| *x == key);
+            let desc = match found {
+                Some(i) => {
+                    let a = &r.parser.actions[i];
+                    let mut d = format!("{} (dest {}, {}", a.option_strings.join(", "), a.dest, a.action);
+                    if let Some(c) = &a.choices {
+                        d.push_str(&format!(", choices {}", c.iter().map(report::show).collect::<Vec<_>>().join("|")));
+                    }
+                    d.push(')');
+                    (d, format!("default {}", report::show(&a.default)))
+                }
+                None => ("absent".into(), String::new()),
+            };
+            match rows.last_mut() {
+                Some(last) if last.1 == desc.0 && last.2 == desc.1 => {
+                    last.0 = format!("{}..{}", last.0.split("..").next().unwrap(), r.name);
+                }
+                _ => rows.push((r.name.clone(), desc.0, desc.1)),
+            }
+        }
+        if rows.iter().any(|r| r.1 != "absent") {
+            for (v, d, def) in rows {
+                let _ = writeln!(out, "  sglang {v}: {d} {def}");
+            }
+        }
+        for rule in &b.rules {
+            let touches = rule.when.contains_key(&key)
+                || rule.set.contains_key(&key)
+                || rule.unknown.contains_key(&key);
+            if touches {
+                let _ = writeln!(
+                    out,
+                    "  rule {} [{}{}]: {}\n    ref: {}",
+                    rule.id,
+                    rule.versions.as_deref().unwrap_or("all releases"),
+                    rule.platforms.as_ref().map(|p| format!(", {}", p.join("/"))).unwrap_or_default(),
+                    rule.note.as_deref().unwrap_or(""),
+                    rule.reference
+                );
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[allow(dead_code)]
+fn unused(_: InputKind) {}

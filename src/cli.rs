@@ -1,0 +1,102 @@
+//! Command-line definitions.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::report::Format;
+
+/// Keeps LLM serving docs honest: compares the serve commands docs show with the
+/// ones benchmark recipes run, after the engine's own parsing and resolution.
+///
+/// Exit codes: 0 no MAJOR drift, 1 MAJOR drift found, 2 usage or input error.
+#[derive(Debug, Parser)]
+#[command(name = "recipe-drift", version, about, long_about = None)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Context flags shared by commands that resolve launches.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ContextArgs {
+    /// Engine version (PEP 440), overriding the one from a docker image tag.
+    #[arg(long, value_name = "V")]
+    pub engine_version: Option<String>,
+    /// Hardware SKU (mi355x, b200, ...); also gives the platform.
+    #[arg(long, value_name = "SKU")]
+    pub hardware: Option<String>,
+    /// Platform: cuda, rocm or cpu.
+    #[arg(long, value_name = "P")]
+    pub platform: Option<String>,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compare the serve command of a docs file with the one of a recipe file.
+    Compare {
+        /// Docs side: a Markdown/MDX page or a command file.
+        docs: PathBuf,
+        /// Recipe side: a command file or a Markdown/MDX page.
+        recipe: PathBuf,
+        /// Which launch of the docs file (1-based) when it has several.
+        #[arg(long, value_name = "N")]
+        docs_launch: Option<usize>,
+        /// Which launch of the recipe file (1-based) when it has several.
+        #[arg(long, value_name = "N")]
+        recipe_launch: Option<usize>,
+        /// Shell variable visible to both files while extracting (K=V).
+        #[arg(long, value_name = "K=V")]
+        env: Vec<String>,
+        #[command(flatten)]
+        context: ContextArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
+    /// Print the launches found in a file.
+    Extract {
+        /// A Markdown/MDX page or a command file.
+        file: PathBuf,
+        /// Shell variable visible while extracting (K=V).
+        #[arg(long, value_name = "K=V")]
+        env: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
+    /// Print what an engine release parses and resolves for an argv.
+    Resolve {
+        /// Engine: sglang (vllm is recognised but not resolved yet).
+        #[arg(long)]
+        engine: String,
+        #[command(flatten)]
+        context: ContextArgs,
+        /// Print exactly what that release's argparse produces: every destination.
+        #[arg(long)]
+        raw: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+        /// The arguments after the launcher (`--tp 2 --model-path X`); put them after `--`.
+        #[arg(last = true, allow_hyphen_values = true)]
+        argv: Vec<String>,
+    },
+    /// Check every link of a config file.
+    Check {
+        /// The config file (default: .recipe-drift.yaml or .github/.recipe-drift.yaml).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
+    /// Explain a key: its class, option strings and defaults per release, and rules.
+    Explain {
+        /// Canonical keys, destinations, option strings or `env:NAME`.
+        #[arg(required = true)]
+        keys: Vec<String>,
+    },
+}

@@ -1,0 +1,456 @@
+//! SGLang: bundled option tables per release, argparse parsing, and the resolver
+//! rules of `rules.yaml`.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+use pep440_rs::Version;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::engine::argparse::{ArgParser, Namespace, OptionSpec, ParseErrorKind};
+use crate::engine::rules::{self, EnvSpec, RuleFile};
+use crate::error::Error;
+use crate::launch::{Engine, Known, Launch, Platform};
+use crate::resolve::{Entry, Resolved, ResolveOptions, Source, Val, VersionUsed};
+
+const SCHEMAS: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/sglang_schemas.rs"));
+const RULES: &str = include_str!("rules.yaml");
+
+/// An exported option table (`schemas/<version>.json`).
+#[derive(Debug, Deserialize)]
+struct SchemaFile {
+    version: String,
+    #[serde(default = "yes")]
+    allow_abbrev: bool,
+    options: Vec<OptionSpec>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One bundled release.
+#[derive(Debug)]
+pub struct Release {
+    /// Its version.
+    pub version: Version,
+    /// Its version as written in the schema file name.
+    pub name: String,
+    /// Its parser.
+    pub parser: ArgParser,
+    /// Canonical key of each action (same order as `parser.actions`).
+    pub keys: Vec<String>,
+}
+
+/// The bundled data, loaded once.
+pub struct Bundle {
+    /// Releases, oldest first.
+    pub releases: Vec<Release>,
+    /// Resolver rules, in order.
+    pub rules: Vec<rules::Rule>,
+    /// Known environment variables.
+    pub env: BTreeMap<String, EnvSpec>,
+}
+
+/// The bundled SGLang data (schemas, rules); parsed on first use.
+pub fn bundle() -> &'static Bundle {
+    static B: OnceLock<Bundle> = OnceLock::new();
+    B.get_or_init(|| load().unwrap_or_else(|e| panic!("bundled SGLang data is invalid: {e}")))
+}
+
+fn load() -> Result<Bundle, String> {
+    let mut releases = Vec::new();
+    for (name, text) in SCHEMAS {
+        let file: SchemaFile =
+            serde_json::from_str(text).map_err(|e| format!("schemas/{name}.json: {e}"))?;
+        let version = Version::from_str(&file.version).map_err(|e| e.to_string())?;
+        let parser = ArgParser::new(file.options, file.allow_abbrev)?;
+        releases.push(Release {
+            version,
+            name: name.to_string(),
+            parser,
+            keys: vec![],
+        });
+    }
+    releases.sort_by(|a, b| a.version.cmp(&b.version));
+    assign_keys(&mut releases);
+    let file = RuleFile::parse(RULES, "sglang rules.yaml")?;
+    Ok(Bundle {
+        releases,
+        rules: file.rules,
+        env: file.env,
+    })
+}
+
+/// Canonical keys: an option is named by the destination it has in the newest
+/// release that shares one of its option strings, so `tensor_parallel_size`
+/// (0.5.12) and `tp_size` (0.5.19) are one key.
+fn assign_keys(releases: &mut [Release]) {
+    let n = releases.len();
+    let mut all_keys = Vec::with_capacity(n);
+    for i in 0..n {
+        let mut keys = Vec::new();
+        for a in &releases[i].parser.actions {
+            let mut key = a.dest.clone();
+            'outer: for newer in releases[i..].iter().rev() {
+                for s in &a.option_strings {
+                    if let Some(j) = newer.parser.action_for(s) {
+                        key = newer.parser.actions[j].dest.clone();
+                        break 'outer;
+                    }
+                }
+            }
+            keys.push(key);
+        }
+        all_keys.push(keys);
+    }
+    for (r, keys) in releases.iter_mut().zip(all_keys) {
+        r.keys = keys;
+    }
+}
+
+/// Picks the release for a requested version: exact, else the nearest lower one.
+pub fn pick_release(requested: Option<(&str, &str)>) -> Result<(&'static Release, VersionUsed), Error> {
+    let b = bundle();
+    let newest = b.releases.last().expect("at least one bundled release");
+    let Some((text, from)) = requested else {
+        return Ok((
+            newest,
+            VersionUsed {
+                version: newest.name.clone(),
+                requested: None,
+                from: "newest bundled release (no version given)".into(),
+            },
+        ));
+    };
+    let want = Version::from_str(text.trim_start_matches('v'))
+        .map_err(|e| Error::usage(format!("invalid engine version {text:?} ({from}): {e}")))?;
+    let pick = b.releases.iter().rev().find(|r| r.version <= want);
+    match pick {
+        Some(r) if r.version == want => Ok((
+            r,
+            VersionUsed {
+                version: r.name.clone(),
+                requested: None,
+                from: from.to_string(),
+            },
+        )),
+        Some(r) => Ok((
+            r,
+            VersionUsed {
+                version: r.name.clone(),
+                requested: Some(text.to_string()),
+                from: format!("{from}; {text} is not bundled, nearest lower bundled release used"),
+            },
+        )),
+        None => Err(Error::usage(format!(
+            "sglang {text} ({from}) is older than every bundled release (oldest: {})",
+            b.releases[0].name
+        ))),
+    }
+}
+
+/// Parses an argv exactly as that release's argparse would (for `resolve --raw`).
+pub fn parse_raw(release: &Release, argv: &[String]) -> Result<Namespace, crate::engine::argparse::ParseError> {
+    release.parser.parse(argv)
+}
+
+/// Resolves an SGLang launch.
+pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
+    let b = bundle();
+    let requested = match (&opts.engine_version, &launch.context.engine_version) {
+        (Some(v), _) => Some((v.as_str(), "--engine-version".to_string())),
+        (None, Some(k)) => Some((k.value.as_str(), k.from.clone())),
+        _ => None,
+    };
+    let (release, version) = pick_release(requested.as_ref().map(|(v, f)| (*v, f.as_str())))?;
+    let hardware = opts
+        .hardware
+        .as_ref()
+        .map(|h| Known {
+            value: h.clone(),
+            from: "--hardware".into(),
+        })
+        .or_else(|| launch.context.hardware.clone());
+    let platform = opts
+        .platform
+        .map(|p| Known {
+            value: p,
+            from: "--platform".into(),
+        })
+        .or_else(|| launch.context.platform.clone())
+        .or_else(|| {
+            hardware.as_ref().and_then(|h| {
+                Platform::from_hardware(&h.value).map(|p| Known {
+                    value: p,
+                    from: format!("hardware {} ({})", h.value, h.from),
+                })
+            })
+        });
+
+    let argv: Vec<String> = launch.argv.iter().map(|t| t.text.clone()).collect();
+    let ns = release.parser.parse(&argv).map_err(|e| {
+        let span = e
+            .arg_index
+            .and_then(|i| launch.argv.get(i))
+            .map(|t| t.span.clone())
+            .unwrap_or_else(|| launch.span.clone());
+        let mut msg = format!("sglang {}: {}", release.name, e.message);
+        if matches!(e.kind, ParseErrorKind::Unrecognized | ParseErrorKind::Ambiguous)
+            && let Some(i) = e.arg_index
+            && let Some(s) = did_you_mean(release, &argv[i])
+        {
+            msg.push_str(&format!(" (did you mean {s}?)"));
+        }
+        if e.kind == ParseErrorKind::InvalidChoice
+            && let Some(note) = choice_history(release, e.arg_index.map(|i| argv[i].as_str()))
+        {
+            msg.push_str(&format!("; {note}"));
+        }
+        Error::input(span, msg)
+    })?;
+
+    let mut values: BTreeMap<String, Entry> = BTreeMap::new();
+    for (i, a) in release.parser.actions.iter().enumerate() {
+        let key = &release.keys[i];
+        if values.contains_key(key) {
+            continue;
+        }
+        let Some(v) = ns.get(&a.dest) else { continue };
+        let (source, spans, written) = match ns.set_by.get(&a.dest) {
+            Some(sb) => {
+                let mut idx = vec![sb.arg_index];
+                idx.extend(sb.value_indexes.iter().filter(|&&j| j != sb.arg_index));
+                let spans = idx.iter().filter_map(|&j| launch.argv.get(j)).map(|t| t.span.clone()).collect();
+                let written = idx
+                    .iter()
+                    .filter_map(|&j| launch.argv.get(j))
+                    .map(|t| shell_words::quote(&t.text).into_owned())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                (Source::Cli, spans, Some(written))
+            }
+            None => (Source::Default, vec![], None),
+        };
+        values.insert(
+            key.clone(),
+            Entry {
+                val: Val::known(v.clone()),
+                source,
+                name: a.dest.clone(),
+                spans,
+                written,
+                rules: vec![],
+            },
+        );
+    }
+
+    // Environment.
+    let mut env: BTreeMap<String, (String, crate::source::Span, String)> = BTreeMap::new();
+    for e in &launch.env {
+        env.insert(e.name.clone(), (e.value.clone(), e.span.clone(), format!("{}={}", e.name, e.value)));
+    }
+    let aliases: Vec<(String, (String, crate::source::Span, String))> = env
+        .iter()
+        .filter_map(|(n, v)| n.strip_prefix("SGL_").map(|rest| (format!("SGLANG_{rest}"), v.clone())))
+        .collect();
+    for (n, v) in aliases {
+        env.entry(n).or_insert(v);
+    }
+    for (name, (value, span, written)) in &env {
+        let spec = b.env.get(name);
+        values.insert(
+            format!("env:{name}"),
+            Entry {
+                val: Val::known(env_value(spec, value)),
+                source: Source::Env,
+                name: name.clone(),
+                spans: vec![span.clone()],
+                written: Some(written.clone()),
+                rules: vec![],
+            },
+        );
+    }
+    for (name, spec) in &b.env {
+        let key = format!("env:{name}");
+        if !values.contains_key(&key)
+            && let Some(d) = &spec.default
+        {
+            values.insert(
+                key,
+                Entry {
+                    val: Val::known(d.clone()),
+                    source: Source::Default,
+                    name: name.clone(),
+                    spans: vec![],
+                    written: None,
+                    rules: vec![],
+                },
+            );
+        }
+    }
+
+    // Context and identity.
+    values.insert("model".into(), model_identity(&values));
+    if let Some(h) = &hardware {
+        values.insert(
+            "hardware".into(),
+            Entry {
+                val: Val::known(Value::String(h.value.to_ascii_lowercase())),
+                source: Source::Context,
+                name: "hardware".into(),
+                spans: vec![],
+                written: Some(format!("{} ({})", h.value, h.from)),
+                rules: vec![],
+            },
+        );
+    } else {
+        values.insert(
+            "hardware".into(),
+            Entry {
+                val: Val::Unknown {
+                    reason: "no hardware given (use --hardware or a select/where on the link)".into(),
+                },
+                source: Source::Unknown,
+                name: "hardware".into(),
+                spans: vec![],
+                written: None,
+                rules: vec![],
+            },
+        );
+    }
+
+    let mut startup_errors = Vec::new();
+    rules::apply(
+        &b.rules,
+        &release.version,
+        platform.as_ref().map(|p| p.value),
+        &mut values,
+        &mut startup_errors,
+    );
+    Ok(Resolved {
+        engine: Engine::Sglang,
+        version,
+        platform,
+        values,
+        startup_errors,
+    })
+}
+
+/// Normalises an env value by its declared type (`1`/`true`/`True` are one boolean).
+fn env_value(spec: Option<&EnvSpec>, value: &str) -> Value {
+    match spec.map(|s| s.kind.as_str()) {
+        Some("bool") => match value.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "y" | "on" => Value::Bool(true),
+            "0" | "false" | "no" | "n" | "off" | "" => Value::Bool(false),
+            _ => Value::String(value.to_string()),
+        },
+        Some("int") => crate::engine::types::py_int(value)
+            .map(Value::from)
+            .unwrap_or_else(|| Value::String(value.to_string())),
+        Some("upper") => Value::String(value.to_ascii_uppercase()),
+        _ => Value::String(value.to_string()),
+    }
+}
+
+/// The model's identity: `--served-model-name`, else an HF id in `--model-path`.
+fn model_identity(values: &BTreeMap<String, Entry>) -> Entry {
+    let pick = |k: &str| {
+        values.get(k).and_then(|e| {
+            if e.source != Source::Cli {
+                return None;
+            }
+            match e.val.value() {
+                Some(Value::String(s)) => Some((s.clone(), e)),
+                Some(Value::Array(a)) => a.first().and_then(|v| v.as_str()).map(|s| (s.to_string(), e)),
+                _ => None,
+            }
+        })
+    };
+    let unknown = |reason: String| Entry {
+        val: Val::Unknown { reason },
+        source: Source::Unknown,
+        name: "model".into(),
+        spans: vec![],
+        written: None,
+        rules: vec![],
+    };
+    for key in ["served_model_name", "model_path"] {
+        if let Some((name, e)) = pick(key) {
+            if name.contains('$') {
+                if key == "served_model_name" {
+                    continue;
+                }
+                return unknown(format!("model path {name:?} is an unexpanded variable"));
+            }
+            if key == "model_path" && !is_hf_id(&name) {
+                return unknown(format!(
+                    "model path {name:?} is a local path; its identity needs --served-model-name"
+                ));
+            }
+            return Entry {
+                val: Val::known(Value::String(name.to_ascii_lowercase())),
+                source: Source::Cli,
+                name: key.into(),
+                spans: e.spans.clone(),
+                written: e.written.clone(),
+                rules: vec![],
+            };
+        }
+    }
+    unknown("no --model-path or --served-model-name".into())
+}
+
+/// `org/name` with no path-like prefix.
+pub fn is_hf_id(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('/').collect();
+    parts.len() == 2
+        && !s.starts_with(['.', '~', '/'])
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        })
+}
+
+fn did_you_mean(release: &Release, arg: &str) -> Option<String> {
+    let word = arg.split('=').next().unwrap_or(arg);
+    if !word.starts_with("--") {
+        return None;
+    }
+    let mut best: Vec<(f64, &str)> = release
+        .parser
+        .option_strings()
+        .filter(|s| s.starts_with("--"))
+        .map(|s| (strsim::jaro_winkler(word, s), s))
+        .filter(|(d, _)| *d > 0.85)
+        .collect();
+    best.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap().then(a.1.cmp(b.1)));
+    let names: Vec<&str> = best.iter().take(3).map(|(_, s)| *s).collect();
+    if names.is_empty() {
+        None
+    } else {
+        Some(names.join(", "))
+    }
+}
+
+/// For an invalid choice: which releases accept that value.
+fn choice_history(release: &Release, _arg: Option<&str>) -> Option<String> {
+    let _ = release;
+    None
+}
+
+/// The canonical key for an option string or destination, in any bundled release.
+pub fn key_for(name: &str) -> Option<String> {
+    let b = bundle();
+    for r in b.releases.iter().rev() {
+        for (i, a) in r.parser.actions.iter().enumerate() {
+            if a.dest == name || r.keys[i] == name || a.option_strings.iter().any(|s| s == name) {
+                return Some(r.keys[i].clone());
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,18 @@
+//! recipe-drift: a deterministic MAJOR-argument linter for LLM serving recipes.
+//!
+//! Data flows one way: a source text is extracted into `Launch`es, each launch is
+//! resolved by its engine into `Resolved` values, two resolved launches are compared
+//! under a policy into `Finding`s, and findings are reported.
+
+pub mod app;
+pub mod cli;
+pub mod compare;
+pub mod engine;
+pub mod error;
+pub mod extract;
+pub mod launch;
+pub mod manifest;
+pub mod policy;
+pub mod report;
+pub mod resolve;
+pub mod source;

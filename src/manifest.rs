@@ -1,0 +1,119 @@
+//! The config file (`.recipe-drift.yaml`): links between a docs side and a recipe
+//! side, policy overrides.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::Error;
+use crate::policy::ClassLists;
+use crate::source::Source;
+
+/// One side of a link.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SideSpec {
+    /// A command file or Markdown/MDX page, relative to the config file.
+    pub file: PathBuf,
+    /// Which launch of the file (1-based), when it has several.
+    #[serde(default)]
+    pub launch: Option<usize>,
+    /// Hardware SKU for this side.
+    #[serde(default)]
+    pub hardware: Option<String>,
+    /// Platform for this side (`cuda`, `rocm`, `cpu`).
+    #[serde(default)]
+    pub platform: Option<String>,
+    /// Engine version for this side.
+    #[serde(default)]
+    pub engine_version: Option<String>,
+    /// Extra environment for this side.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+/// A docs/recipe pair.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LinkSpec {
+    /// Name shown in reports.
+    pub name: String,
+    /// The docs side.
+    pub docs: SideSpec,
+    /// The recipe side.
+    pub recipe: SideSpec,
+    /// Hardware for both sides (a side's own value wins).
+    #[serde(default)]
+    pub hardware: Option<String>,
+    /// Engine version for both sides (a side's own value wins).
+    #[serde(default)]
+    pub engine_version: Option<String>,
+}
+
+/// The whole config file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Links to check.
+    pub links: Vec<LinkSpec>,
+    /// Policy overrides.
+    #[serde(default)]
+    pub policy: ClassLists,
+}
+
+impl Manifest {
+    /// Loads a config file; relative paths in it are made relative to its folder.
+    pub fn load(path: &Path) -> Result<Manifest, Error> {
+        let source = Source::read(path)?;
+        let mut m: Manifest = serde_saphyr::from_str(&source.text).map_err(|e| {
+            yaml_error(&source, &e.to_string())
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        for l in &mut m.links {
+            for side in [&mut l.docs, &mut l.recipe] {
+                if side.file.is_relative() {
+                    side.file = base.join(&side.file);
+                }
+            }
+        }
+        Ok(m)
+    }
+
+    /// Finds `.recipe-drift.yaml` at the current directory or in `.github/`.
+    pub fn discover() -> Option<PathBuf> {
+        [".recipe-drift.yaml", ".github/.recipe-drift.yaml", ".github/recipe-drift.yaml"]
+            .iter()
+            .map(PathBuf::from)
+            .find(|p| p.is_file())
+    }
+}
+
+/// A YAML error as `file:line:col: message`, reading the position serde-saphyr reports.
+pub fn yaml_error(source: &Source, message: &str) -> Error {
+    let (line, col) = find_line_col(message).unwrap_or((1, 1));
+    let first = message.lines().next().unwrap_or(message).trim();
+    Error::Input {
+        at: format!("{}:{line}:{col}", source.origin.label()),
+        message: format!("invalid YAML: {first}"),
+    }
+}
+
+/// Extracts "line N column M" (or "line N, column M") from a message.
+fn find_line_col(msg: &str) -> Option<(usize, usize)> {
+    let lower = msg.to_ascii_lowercase();
+    let li = lower.find("line ")?;
+    let rest = &lower[li + 5..];
+    let line: usize = rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()?;
+    let col = lower[li..]
+        .find("column ")
+        .and_then(|ci| {
+            lower[li + ci + 7..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or(1);
+    Some((line, col))
+}

@@ -1,0 +1,151 @@
+//! Policy: which keys are MAJOR (drift fails the check), minor (reported) or ignored.
+//!
+//! The built-in table is data (`policy.yaml`); a config file adds overrides that win.
+
+use serde::{Deserialize, Serialize};
+
+/// The class of a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// Divergence fails the check.
+    Major,
+    /// Divergence is reported for information.
+    Minor,
+    /// Not compared.
+    Ignore,
+}
+
+/// Lists of key patterns per class.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassLists {
+    /// MAJOR keys.
+    #[serde(default)]
+    pub major: Vec<String>,
+    /// Minor keys.
+    #[serde(default)]
+    pub minor: Vec<String>,
+    /// Ignored keys.
+    #[serde(default)]
+    pub ignore: Vec<String>,
+}
+
+/// The effective policy: user overrides, then the built-in table.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    user: ClassLists,
+    builtin: ClassLists,
+}
+
+const BUILTIN: &str = include_str!("policy.yaml");
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy::with_overrides(ClassLists::default())
+    }
+}
+
+impl Policy {
+    /// The built-in policy with a config file's overrides on top.
+    pub fn with_overrides(user: ClassLists) -> Policy {
+        let builtin: ClassLists =
+            serde_saphyr::from_str(BUILTIN).expect("bundled policy.yaml is valid");
+        Policy { user, builtin }
+    }
+
+    /// The class of a canonical key.
+    pub fn class(&self, key: &str) -> Class {
+        for lists in [&self.user, &self.builtin] {
+            if let Some(c) = lookup(lists, key, true) {
+                return c;
+            }
+        }
+        for lists in [&self.user, &self.builtin] {
+            if let Some(c) = lookup(lists, key, false) {
+                return c;
+            }
+        }
+        Class::Minor
+    }
+}
+
+fn lookup(lists: &ClassLists, key: &str, exact: bool) -> Option<Class> {
+    for (class, pats) in [
+        (Class::Major, &lists.major),
+        (Class::Ignore, &lists.ignore),
+        (Class::Minor, &lists.minor),
+    ] {
+        for p in pats {
+            let hit = if exact {
+                !p.contains('*') && p == key
+            } else {
+                p.contains('*') && glob(p, key)
+            };
+            if hit {
+                return Some(class);
+            }
+        }
+    }
+    None
+}
+
+/// `*`-only glob matching.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let mut rest = text;
+    if !rest.starts_with(parts[0]) {
+        return false;
+    }
+    rest = &rest[parts[0].len()..];
+    for (i, part) in parts[1..].iter().enumerate() {
+        let last = i == parts.len() - 2;
+        if last {
+            return rest.ends_with(part);
+        }
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_classes() {
+        let p = Policy::default();
+        assert_eq!(p.class("attention_backend"), Class::Major);
+        assert_eq!(p.class("hicache_io_backend"), Class::Major);
+        assert_eq!(p.class("port"), Class::Ignore);
+        assert_eq!(p.class("chunked_prefill_size"), Class::Minor);
+        assert_eq!(p.class("env:SGLANG_USE_AITER_UNIFIED_ATTN"), Class::Major);
+        assert_eq!(p.class("model_path"), Class::Ignore);
+        assert_eq!(p.class("enable_flashinfer_allreduce_fusion"), Class::Major);
+    }
+
+    #[test]
+    fn user_overrides_win() {
+        let p = Policy::with_overrides(ClassLists {
+            ignore: vec!["page_size".into()],
+            major: vec!["chunked_prefill_size".into()],
+            minor: vec![],
+        });
+        assert_eq!(p.class("page_size"), Class::Ignore);
+        assert_eq!(p.class("chunked_prefill_size"), Class::Major);
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob("*_backend", "attention_backend"));
+        assert!(glob("env:SGLANG_USE_AITER*", "env:SGLANG_USE_AITER"));
+        assert!(!glob("*_backend", "backend_x"));
+        assert!(glob("*allreduce_fusion*", "enable_aiter_allreduce_fusion"));
+    }
+}

@@ -1,0 +1,208 @@
+//! Human output: the findings with both sides' source lines, the rule trail behind
+//! every value a rule changed, and a unified diff of the two normalised commands.
+
+use std::fmt::Write;
+
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use similar::TextDiff;
+
+use super::{LinkReport, SideReport, finding_keys, normalized};
+use crate::compare::{Finding, Kind, Severity, SideValue};
+use crate::policy::{Class, Policy};
+use crate::resolve::{Source, Val};
+
+/// Renders link reports as text.
+pub fn render(links: &[LinkReport], policy: &Policy) -> String {
+    let mut out = String::new();
+    for l in links {
+        render_link(&mut out, l, policy);
+    }
+    let drift = links.iter().filter(|l| super::json::status(l) == "drift").count();
+    let _ = writeln!(
+        out,
+        "{} link{} checked, {} with MAJOR drift",
+        links.len(),
+        if links.len() == 1 { "" } else { "s" },
+        drift
+    );
+    out
+}
+
+fn side_line(label: &str, s: &SideReport) -> String {
+    let platform = match &s.resolved.platform {
+        Some(p) => format!("{} ({})", p.value, p.from),
+        None => "platform unknown".to_string(),
+    };
+    let v = &s.resolved.version;
+    format!(
+        "  {label:<7} {}  `{}`  {} {} ({}), {}",
+        s.launch.span,
+        s.launch.launcher_text(),
+        s.resolved.engine,
+        v.version,
+        v.from,
+        platform
+    )
+}
+
+fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
+    let status = super::json::status(l);
+    let _ = writeln!(out, "link: {}  [{}]", l.name, status);
+    let _ = writeln!(out, "{}", side_line("docs:", &l.docs));
+    let _ = writeln!(out, "{}", side_line("recipe:", &l.recipe));
+    let _ = writeln!(out);
+    for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
+        for e in &side.resolved.startup_errors {
+            let _ = writeln!(
+                out,
+                "error[startup]: the {label} command would not start: {}\n  = rule {} ({})\n",
+                e.message, e.rule, e.reference
+            );
+        }
+    }
+    let renderer = Renderer::plain();
+    for f in &l.comparison.findings {
+        let level = match f.severity {
+            Severity::Error => Level::ERROR,
+            Severity::Warning => Level::WARNING,
+            Severity::Info => Level::NOTE,
+        };
+        let title = title(f);
+        let mut group: Group = Group::with_title(level.primary_title(title));
+        for (label, side, sv) in [("docs", &l.docs, &f.docs), ("recipe", &l.recipe, &f.recipe)] {
+            if let Some(snippet) = snippet(label, side, sv) {
+                group = group.element(snippet);
+            }
+        }
+        let _ = writeln!(out, "{}", renderer.render(&[group]));
+        for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
+            let _ = writeln!(out, "  = {label:<7}{}", describe(sv));
+            for hit in &sv.rules {
+                let _ = writeln!(
+                    out,
+                    "             rule {}: {} -> {} ({})",
+                    hit.id,
+                    hit.before.display(),
+                    hit.after.display(),
+                    hit.reference
+                );
+            }
+        }
+        let _ = writeln!(out);
+    }
+    if !l.comparison.shared_unknowns.is_empty() {
+        let _ = writeln!(
+            out,
+            "note: {} MAJOR key{} unknown on both sides for the same reason (decided alike by the same inputs):",
+            l.comparison.shared_unknowns.len(),
+            if l.comparison.shared_unknowns.len() == 1 { "" } else { "s" }
+        );
+        for u in &l.comparison.shared_unknowns {
+            let _ = writeln!(out, "  {}: {}", u.key, u.reason);
+        }
+        let _ = writeln!(out);
+    }
+    let keys = finding_keys(&l.comparison);
+    let a = normalized(&l.docs, policy, &keys);
+    let b = normalized(&l.recipe, policy, &keys);
+    if a != b {
+        let diff = TextDiff::from_lines(&a, &b);
+        let _ = write!(
+            out,
+            "{}",
+            diff.unified_diff()
+                .context_radius(3)
+                .header("docs (normalized)", "recipe (normalized)")
+        );
+        let _ = writeln!(out);
+    } else {
+        let _ = writeln!(out, "normalized commands are identical\n");
+    }
+}
+
+fn title(f: &Finding) -> String {
+    let class = match f.class {
+        Class::Major => "MAJOR",
+        Class::Minor => "minor",
+        Class::Ignore => "ignored",
+    };
+    let what = match f.kind {
+        Kind::Contradicts => format!(
+            "{} differs: docs {} vs recipe {}",
+            f.key,
+            f.docs.val.display(),
+            f.recipe.val.display()
+        ),
+        Kind::Missing => {
+            let (set, other, sv, ov) = if f.docs.is_set() {
+                ("docs", "recipe", &f.docs, &f.recipe)
+            } else {
+                ("recipe", "docs", &f.recipe, &f.docs)
+            };
+            format!(
+                "{} is set to {} by {set} only; {other} leaves {}",
+                f.key,
+                sv.val.display(),
+                ov.val.display()
+            )
+        }
+        Kind::Unknown => format!("{} cannot be compared from the text", f.key),
+        Kind::Equivalent => format!(
+            "{} is written differently but resolves to the same value ({})",
+            f.key,
+            f.docs.val.display()
+        ),
+    };
+    let kind = match f.kind {
+        Kind::Contradicts => "contradicts",
+        Kind::Missing => "missing",
+        Kind::Unknown => "unknown",
+        Kind::Equivalent => "equivalent",
+    };
+    format!("[{kind}] {what} ({class})")
+}
+
+fn describe(sv: &SideValue) -> String {
+    let src = match sv.source {
+        Source::Cli => "command line",
+        Source::Env => "environment",
+        Source::Default => "release default",
+        Source::Rule => "resolver rule",
+        Source::Context => "context",
+        Source::Unknown => "unknown",
+    };
+    let mut s = match &sv.val {
+        Val::Known { .. } => sv.val.display(),
+        Val::Unknown { reason } => format!("unknown: {reason}"),
+    };
+    match (&sv.written, sv.spans.first()) {
+        (Some(w), Some(span)) => {
+            let _ = write!(s, "  from `{w}` at {span}");
+        }
+        (Some(w), None) => {
+            let _ = write!(s, "  from {w}");
+        }
+        _ => {
+            let _ = write!(s, "  ({src})");
+        }
+    }
+    s
+}
+
+fn snippet<'a>(label: &str, side: &'a SideReport, sv: &SideValue) -> Option<Snippet<'a, annotate_snippets::Annotation<'a>>> {
+    let first = sv.spans.first()?;
+    let last = sv.spans.last()?;
+    let src = &side.launch.source;
+    let range = first.start..last.end.max(first.start);
+    let value = sv.val.display();
+    Some(
+        Snippet::source(src.text.as_str())
+            .path(first.file.to_string())
+            .fold(true)
+            .annotation(
+                AnnotationKind::Primary
+                    .span(range)
+                    .label(format!("{label}: {value}")),
+            ),
+    )
+}

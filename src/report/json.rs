@@ -1,0 +1,85 @@
+//! Versioned JSON output.
+
+use serde::Serialize;
+use serde_json::json;
+
+use super::{LinkReport, finding_keys, normalized};
+use crate::compare::Severity;
+use crate::policy::Policy;
+
+/// The JSON schema version of `compare`/`check` output.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Renders link reports as one JSON document.
+pub fn render(links: &[LinkReport], policy: &Policy) -> String {
+    let mut out = Vec::new();
+    for l in links {
+        let keys = finding_keys(&l.comparison);
+        let side = |s: &super::SideReport| {
+            json!({
+                "file": s.launch.span.file.as_ref(),
+                "line": s.launch.span.pos.line,
+                "col": s.launch.span.pos.col,
+                "engine": s.resolved.engine,
+                "launcher": s.launch.launcher_text(),
+                "version": s.resolved.version,
+                "platform": s.resolved.platform,
+                "startup_errors": s.resolved.startup_errors,
+                "normalized": normalized(s, policy, &keys),
+            })
+        };
+        out.push(json!({
+            "name": l.name,
+            "status": status(l),
+            "docs": side(&l.docs),
+            "recipe": side(&l.recipe),
+            "findings": l.comparison.findings,
+            "shared_unknowns": l.comparison.shared_unknowns,
+        }));
+    }
+    let doc = Doc {
+        schema_version: SCHEMA_VERSION,
+        tool: "recipe-drift",
+        links: out,
+        summary: summary(links),
+    };
+    let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
+    s.push('\n');
+    s
+}
+
+#[derive(Serialize)]
+struct Doc {
+    schema_version: u32,
+    tool: &'static str,
+    links: Vec<serde_json::Value>,
+    summary: serde_json::Value,
+}
+
+/// `drift`, `unknown` or `ok`.
+pub fn status(l: &LinkReport) -> &'static str {
+    if l.comparison.has_errors() || !l.docs.resolved.startup_errors.is_empty() || !l.recipe.resolved.startup_errors.is_empty() {
+        "drift"
+    } else if l.comparison.findings.iter().any(|f| f.severity == Severity::Warning) {
+        "unknown"
+    } else {
+        "ok"
+    }
+}
+
+fn summary(links: &[LinkReport]) -> serde_json::Value {
+    let count = |s: Severity| {
+        links
+            .iter()
+            .flat_map(|l| &l.comparison.findings)
+            .filter(|f| f.severity == s)
+            .count()
+    };
+    json!({
+        "links": links.len(),
+        "drift": links.iter().filter(|l| status(l) == "drift").count(),
+        "errors": count(Severity::Error),
+        "warnings": count(Severity::Warning),
+        "infos": count(Severity::Info),
+    })
+}

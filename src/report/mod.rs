@@ -1,0 +1,91 @@
+//! Reports: one module per output format.
+
+pub mod human;
+pub mod json;
+
+use serde::Serialize;
+
+use crate::compare::Comparison;
+use crate::launch::Launch;
+use crate::policy::{Class, Policy};
+use crate::resolve::{Resolved, display_value};
+
+/// One side of a compared link.
+#[derive(Debug, Clone, Serialize)]
+pub struct SideReport {
+    /// The launch as extracted.
+    pub launch: Launch,
+    /// The launch after the resolver.
+    pub resolved: Resolved,
+}
+
+/// The result of comparing one link.
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkReport {
+    /// The link's name.
+    pub name: String,
+    /// The docs side.
+    pub docs: SideReport,
+    /// The recipe side.
+    pub recipe: SideReport,
+    /// Findings.
+    pub comparison: Comparison,
+}
+
+/// The output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Annotated text for people.
+    Human,
+    /// Versioned JSON.
+    Json,
+}
+
+/// The normalised command of one side: every non-ignored key the text decides
+/// (written, from context, or changed by a rule), sorted, one per line.
+pub fn normalized(side: &SideReport, policy: &Policy, extra_keys: &[&str]) -> String {
+    let mut env_lines = Vec::new();
+    let mut arg_lines = Vec::new();
+    for (key, e) in &side.resolved.values {
+        if policy.class(key) == Class::Ignore {
+            continue;
+        }
+        let set = e.is_explicit() || !e.rules.is_empty();
+        if !set && !extra_keys.contains(&key.as_str()) {
+            continue;
+        }
+        let v = e.val.display();
+        if let Some(name) = key.strip_prefix("env:") {
+            env_lines.push(format!("{name}={v}"));
+        } else if key == "model" || key == "hardware" {
+            arg_lines.push(format!("# {key}: {v}"));
+        } else {
+            arg_lines.push(format!("--{} {v}", key.replace('_', "-")));
+        }
+    }
+    let mut out = String::new();
+    for l in env_lines {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "{} {}\n",
+        side.resolved.engine, side.resolved.version.version
+    ));
+    for l in arg_lines {
+        out.push_str("  ");
+        out.push_str(&l);
+        out.push('\n');
+    }
+    out
+}
+
+/// Keys that appear in findings (shown in both normalised commands).
+pub fn finding_keys(c: &Comparison) -> Vec<&str> {
+    c.findings.iter().map(|f| f.key.as_str()).collect()
+}
+
+/// A value for messages.
+pub fn show(v: &serde_json::Value) -> String {
+    display_value(v)
+}

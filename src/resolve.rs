@@ -1,0 +1,183 @@
+//! `Launch` -> `Resolved`: what the engine would run with, key by key, with provenance.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::engine;
+use crate::error::Error;
+use crate::launch::{Engine, Known, Launch, Platform};
+use crate::source::Span;
+
+/// A resolved value: known, or unknown with the reason.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Val {
+    /// Known from the text.
+    Known {
+        /// The value (JSON-typed as the engine holds it).
+        value: Value,
+    },
+    /// Cannot be known from the text.
+    Unknown {
+        /// Why (needs the GPU, the checkpoint, an unknown platform, ...).
+        reason: String,
+    },
+}
+
+impl Val {
+    /// A known value.
+    pub fn known(value: Value) -> Val {
+        Val::Known { value }
+    }
+
+    /// The known value, if any.
+    pub fn value(&self) -> Option<&Value> {
+        match self {
+            Val::Known { value } => Some(value),
+            Val::Unknown { .. } => None,
+        }
+    }
+
+    /// The value as the engine would print it on a command line.
+    pub fn display(&self) -> String {
+        match self {
+            Val::Known { value } => display_value(value),
+            Val::Unknown { reason } => format!("unknown ({reason})"),
+        }
+    }
+}
+
+/// A JSON value printed like a command-line value (`true`, `0.8`, `page_first`, `[1, 2]`).
+pub fn display_value(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "None".to_string(),
+        Value::Array(items) => items.iter().map(display_value).collect::<Vec<_>>().join(" "),
+        other => other.to_string(),
+    }
+}
+
+/// Where a resolved value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// Set on the command line.
+    Cli,
+    /// Set by an environment variable.
+    Env,
+    /// The release's default.
+    Default,
+    /// Changed by a resolver rule (see `rules`).
+    Rule,
+    /// From the launch context (image, runner, `--hardware`).
+    Context,
+    /// Not knowable from the text.
+    Unknown,
+}
+
+/// One rule that touched a value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuleHit {
+    /// The rule's id.
+    pub id: String,
+    /// The value before the rule.
+    pub before: Val,
+    /// The value after the rule.
+    pub after: Val,
+    /// The upstream reference of the rule.
+    pub reference: String,
+}
+
+/// One resolved key.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entry {
+    /// The final value.
+    #[serde(flatten)]
+    pub val: Val,
+    /// Where the value (before rules) came from.
+    pub source: Source,
+    /// The engine's name for it in this release (destination or env var).
+    pub name: String,
+    /// The words that set it (option and values), if any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub spans: Vec<Span>,
+    /// How it was written (`--tp 2`, `SGLANG_USE_AITER=1`), if written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written: Option<String>,
+    /// Rules that changed it, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<RuleHit>,
+}
+
+impl Entry {
+    /// Whether the text sets this key itself (CLI, env or context), as opposed to defaults.
+    pub fn is_explicit(&self) -> bool {
+        matches!(self.source, Source::Cli | Source::Env | Source::Context)
+    }
+}
+
+/// The engine release used to resolve a launch, and why that one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VersionUsed {
+    /// The release whose schema and rules were used.
+    pub version: String,
+    /// The version asked for (from flag, image or default), if different.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested: Option<String>,
+    /// Where the version came from.
+    pub from: String,
+}
+
+/// A problem the engine itself would report at startup (from a rule).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StartupError {
+    /// The rule's id.
+    pub rule: String,
+    /// The engine's message.
+    pub message: String,
+    /// Upstream reference.
+    pub reference: String,
+}
+
+/// A launch after the engine's parser and resolver.
+#[derive(Debug, Clone, Serialize)]
+pub struct Resolved {
+    /// The engine.
+    pub engine: Engine,
+    /// The release used.
+    pub version: VersionUsed,
+    /// Platform, if known.
+    pub platform: Option<Known<Platform>>,
+    /// Canonical key -> entry.
+    pub values: BTreeMap<String, Entry>,
+    /// Errors the engine would raise at startup.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub startup_errors: Vec<StartupError>,
+}
+
+/// Options that fill the launch context from recipe-drift's own command line.
+#[derive(Debug, Clone, Default)]
+pub struct ResolveOptions {
+    /// `--engine-version`, overriding the image.
+    pub engine_version: Option<String>,
+    /// `--platform`.
+    pub platform: Option<Platform>,
+    /// `--hardware`.
+    pub hardware: Option<String>,
+}
+
+/// Resolves a launch with its engine.
+pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
+    match launch.engine {
+        Engine::Sglang => engine::sglang::resolve(launch, opts),
+        Engine::Vllm => Err(Error::input(
+            launch.span.clone(),
+            format!(
+                "`{}` starts vLLM; recipe-drift recognises vLLM launches but does not resolve them yet (vLLM support is planned), so this command cannot be compared",
+                launch.launcher_text()
+            ),
+        )),
+    }
+}
