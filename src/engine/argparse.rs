@@ -16,6 +16,25 @@ use serde_json::Value;
 /// argparse's marker for "no default".
 pub const SUPPRESS: &str = "==SUPPRESS==";
 
+impl OptionSpec {
+    /// argparse's `-h/--help` action, which `add_help=True` registers first.
+    pub fn help() -> OptionSpec {
+        OptionSpec {
+            option_strings: vec!["-h".into(), "--help".into()],
+            dest: SUPPRESS.into(),
+            action: "help".into(),
+            nargs: Value::Null,
+            const_value: Value::Null,
+            type_kind: None,
+            default: Value::String(SUPPRESS.into()),
+            choices: None,
+            required: false,
+            custom_action: None,
+            extra: BTreeMap::new(),
+        }
+    }
+}
+
 /// One argparse action, as exported by `scripts/*_schema.py`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct OptionSpec {
@@ -141,6 +160,8 @@ pub enum ParseErrorKind {
     Arity,
     /// A required option is missing.
     Required,
+    /// `-h/--help` (or a prefix of it): the engine prints help and exits.
+    Help,
 }
 
 impl ArgParser {
@@ -178,6 +199,11 @@ impl ArgParser {
     /// Every option string, in parser order.
     pub fn option_strings(&self) -> impl Iterator<Item = &str> {
         self.option_index.iter().map(|(s, _)| s.as_str())
+    }
+
+    /// The nargs of an action.
+    pub fn nargs_of(&self, action: usize) -> Nargs {
+        self.nargs[action]
     }
 
     /// The action an exact option string names.
@@ -319,11 +345,7 @@ impl ArgParser {
         if tuples.len() > 1 {
             let matches: Vec<&str> = tuples.iter().map(|(_, s, _)| s.as_str()).collect();
             return Err(ParseError {
-                message: format!(
-                    "ambiguous option: {} could match {}",
-                    arg.split('=').next().unwrap_or(arg),
-                    matches.join(", ")
-                ),
+                message: format!("ambiguous option: {arg} could match {}", matches.join(", ")),
                 arg_index: Some(index),
                 kind: ParseErrorKind::Ambiguous,
             });
@@ -410,6 +432,13 @@ impl ArgParser {
                             ));
                         }
                     }
+                } else if count.is_none() {
+                    return Err(self.err(
+                        action,
+                        nargs_error(self.nargs[action]),
+                        start,
+                        ParseErrorKind::Arity,
+                    ));
                 } else if count == Some(1) {
                     stop = start + 1;
                     todo.push((action, vec![], Some(exp), option_string.clone()));
@@ -611,6 +640,13 @@ impl ArgParser {
                 };
                 Value::from(n + 1)
             }
+            "help" => {
+                return Err(ParseError {
+                    message: "-h/--help would print the help text and exit".into(),
+                    arg_index: Some(at),
+                    kind: ParseErrorKind::Help,
+                });
+            }
             "boolean_optional" => {
                 let opt = option.as_ref().map(|o| o.0.as_str()).unwrap_or("");
                 Value::Bool(!opt.starts_with("--no-"))
@@ -645,7 +681,13 @@ fn list_or_empty(v: Option<Value>) -> Vec<Value> {
 fn action_nargs(a: &OptionSpec) -> Result<Nargs, String> {
     let zero = matches!(
         a.action.as_str(),
-        "store_const" | "store_true" | "store_false" | "append_const" | "count" | "boolean_optional"
+        "store_const"
+            | "store_true"
+            | "store_false"
+            | "append_const"
+            | "count"
+            | "boolean_optional"
+            | "help"
     );
     if zero {
         return Ok(Nargs::Exactly(0));

@@ -738,3 +738,92 @@ fn is_name(s: &str) -> bool {
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Origin;
+
+    fn launches(text: &str) -> Vec<Launch> {
+        let src = Arc::new(Source::new(Origin::Inline("t".into()), text.to_string()));
+        extract(&src, &BTreeMap::new()).unwrap()
+    }
+
+    fn argv(l: &Launch) -> Vec<&str> {
+        l.argv.iter().map(|t| t.text.as_str()).collect()
+    }
+
+    #[test]
+    fn continuations_comments_and_quotes() {
+        let l = launches(
+            "# start the server\nsglang serve \\\n  --model-path 'a/b' \\\n  --json-model-override-args '{\"x\": 1}' # trailing\n",
+        );
+        assert_eq!(l.len(), 1);
+        assert_eq!(argv(&l[0]), ["--model-path", "a/b", "--json-model-override-args", "{\"x\": 1}"]);
+        assert_eq!(l[0].argv[0].span.pos.line, 3);
+        assert_eq!(l[0].argv[0].span.pos.col, 3);
+    }
+
+    #[test]
+    fn env_prefixes_inline_and_on_continued_lines() {
+        let l = launches("A=1 \\\nB=\"two words\" \\\nsglang serve --tp 2\nC=3 python3 -m sglang.launch_server --tp 4");
+        assert_eq!(l.len(), 2);
+        let names: Vec<_> = l[0].env.iter().map(|e| (e.name.as_str(), e.value.as_str())).collect();
+        assert_eq!(names, [("A", "1"), ("B", "two words")]);
+        assert_eq!(l[1].env[0].name, "C");
+        assert_eq!(l[1].launcher_text(), "python3 -m sglang.launch_server");
+    }
+
+    #[test]
+    fn exports_reach_later_commands_and_plain_assignments_do_not() {
+        let l = launches("export SGLANG_USE_AITER=1\nMODEL=a/b\nsglang serve --model-path $MODEL --x ${Y:-7}");
+        assert_eq!(l[0].env.len(), 1);
+        assert_eq!(l[0].env[0].name, "SGLANG_USE_AITER");
+        assert_eq!(argv(&l[0]), ["--model-path", "a/b", "--x", "7"]);
+        assert_eq!(l[0].argv[1].provenance, Provenance::Var { name: "MODEL".into() });
+    }
+
+    #[test]
+    fn prompts_and_several_commands() {
+        let l = launches("$ sglang serve --tp 1\n$ vllm serve x/y -tp 2 && echo done; python -m vllm.entrypoints.openai.api_server --model m");
+        assert_eq!(l.len(), 3);
+        assert_eq!(l[1].engine, Engine::Vllm);
+        assert_eq!(l[2].engine, Engine::Vllm);
+    }
+
+    #[test]
+    fn redirections_and_background_are_not_arguments() {
+        let l = launches("sglang serve --tp 2 > /tmp/log 2>&1 &\n");
+        assert_eq!(argv(&l[0]), ["--tp", "2"]);
+    }
+
+    #[test]
+    fn docker_run_wrapper() {
+        let l = launches(
+            "docker run --rm -it --gpus all -v /d:/d -e X=1 --shm-size 32g lmsysorg/sglang:v0.5.17-cu130 python3 -m sglang.launch_server --tp 8",
+        );
+        assert_eq!(argv(&l[0]), ["--tp", "8"]);
+        assert_eq!(l[0].env[0].name, "X");
+        let ctx = &l[0].context;
+        assert_eq!(ctx.engine_version.as_ref().unwrap().value, "0.5.17");
+        assert_eq!(ctx.platform.as_ref().unwrap().value, Platform::Cuda);
+    }
+
+    #[test]
+    fn image_tags() {
+        let c = Context::from_image("lmsysorg/sglang-rocm:v0.5.19-rocm720-mi35x-20260915", "t");
+        assert_eq!(c.engine_version.unwrap().value, "0.5.19");
+        assert_eq!(c.platform.unwrap().value, Platform::Rocm);
+        let c = Context::from_image("lmsysorg/sglang:v0.5.15.post1-cu129", "t");
+        assert_eq!(c.engine_version.unwrap().value, "0.5.15.post1");
+        let c = Context::from_image("lmsysorg/sglang:latest", "t");
+        assert!(c.engine_version.is_none());
+    }
+
+    #[test]
+    fn unterminated_quote_is_an_error_with_position() {
+        let src = Arc::new(Source::new(Origin::Inline("t".into()), "sglang serve --x 'abc\n".into()));
+        let e = extract(&src, &BTreeMap::new()).unwrap_err().to_string();
+        assert_eq!(e, "<t>:1:18: unterminated single quote");
+    }
+}

@@ -22,6 +22,8 @@ const RULES: &str = include_str!("rules.yaml");
 #[derive(Debug, Deserialize)]
 struct SchemaFile {
     version: String,
+    #[serde(default)]
+    help: bool,
     #[serde(default = "yes")]
     allow_abbrev: bool,
     options: Vec<OptionSpec>,
@@ -66,7 +68,11 @@ fn load() -> Result<Bundle, String> {
         let file: SchemaFile =
             serde_json::from_str(text).map_err(|e| format!("schemas/{name}.json: {e}"))?;
         let version = Version::from_str(&file.version).map_err(|e| e.to_string())?;
-        let parser = ArgParser::new(file.options, file.allow_abbrev)?;
+        let mut options = file.options;
+        if file.help {
+            options.insert(0, OptionSpec::help());
+        }
+        let parser = ArgParser::new(options, file.allow_abbrev)?;
         releases.push(Release {
             version,
             name: name.to_string(),

@@ -1,0 +1,185 @@
+//! Differential test: recipe-drift's argparse re-implementation against Python's own
+//! argparse rebuilt from each bundled SGLang schema (`tests/oracle/argparse_oracle.py`).
+//!
+//! For every bundled release, thousands of argument vectors are generated from the
+//! release's real option strings (abbreviations, `--k=v`, invalid choices and
+//! values, repeated options, unknown options, `--`); both parsers must agree on
+//! success or failure, on the error message, and on the whole namespace.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use recipe_drift::engine::argparse::{ArgParser, Nargs, OptionSpec};
+use recipe_drift::engine::sglang;
+use serde_json::{Value, json};
+
+const VECTORS_PER_RELEASE: usize = 3000;
+
+/// A small deterministic PRNG (SplitMix64), so runs are reproducible.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+fn value_for(rng: &mut Rng, a: &OptionSpec) -> String {
+    if let Some(choices) = &a.choices
+        && !choices.is_empty()
+        && rng.chance(80)
+    {
+        return match rng.pick(choices) {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+    }
+    let kind = a.type_kind.as_deref().unwrap_or("str");
+    let pool: &[&str] = match kind {
+        "int" => &["0", "1", "2", "8", "-1", "16", "1_000", " 7 ", "x", "1.5", "+3"],
+        "float" => &["0.8", "0.80", "1e-3", "2", "-0.5", ".5", "abc", "1_0.5"],
+        "json" => &["{\"a\": 1}", "[1, 2]", "{bad", "3", "\"s\""],
+        _ => &["foo", "page_first", "kernel", "auto", "fp8_e4m3", "-x", "a b", "", "NEXTN"],
+    };
+    rng.pick(pool).to_string()
+}
+
+fn option_word(rng: &mut Rng, s: &str) -> String {
+    // A prefix of a long option sometimes: unique, ambiguous or unknown.
+    if s.starts_with("--") && s.len() > 4 && rng.chance(25) {
+        let cut = 3 + rng.below(s.len() - 3);
+        return s[..cut].to_string();
+    }
+    s.to_string()
+}
+
+fn gen_argv(rng: &mut Rng, parser: &ArgParser, nargs: &[Nargs]) -> Vec<String> {
+    let optionals: Vec<usize> = (0..parser.actions.len())
+        .filter(|&i| !parser.actions[i].option_strings.is_empty() && parser.actions[i].action != "help")
+        .collect();
+    let mut argv = Vec::new();
+    for _ in 0..(1 + rng.below(6)) {
+        let roll = rng.below(100);
+        if roll < 3 {
+            argv.push("--no-such-option".into());
+            continue;
+        }
+        if roll < 5 {
+            argv.push("stray".into());
+            continue;
+        }
+        if roll < 6 {
+            argv.push("--".into());
+            continue;
+        }
+        let i = *rng.pick(&optionals);
+        let a = &parser.actions[i];
+        let full = rng_pick_str(rng, &a.option_strings);
+        let word = option_word(rng, full);
+        let n = nargs[i];
+        let count = match n {
+            Nargs::One => 1,
+            Nargs::Optional => rng.below(2),
+            Nargs::ZeroOrMore => rng.below(3),
+            Nargs::OneOrMore => 1 + rng.below(2),
+            Nargs::Exactly(k) => k,
+        };
+        // Occasionally a wrong number of values.
+        let count = if rng.chance(5) { count + 1 } else { count };
+        if count == 1 && rng.chance(30) {
+            let v = value_for(rng, a);
+            argv.push(format!("{word}={v}"));
+        } else {
+            argv.push(word);
+            for _ in 0..count {
+                argv.push(value_for(rng, a));
+            }
+        }
+    }
+    argv
+}
+
+fn rng_pick_str<'a>(rng: &mut Rng, items: &'a [String]) -> &'a str {
+    items[rng.below(items.len())].as_str()
+}
+
+fn python_results(schema: &str, inputs: &[Vec<String>]) -> Vec<Value> {
+    let mut child = Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle/argparse_oracle.py"))
+        .arg(schema)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 must be installed for the argparse differential test");
+    let mut stdin = child.stdin.take().unwrap();
+    let payload: String = inputs
+        .iter()
+        .map(|v| serde_json::to_string(v).unwrap() + "\n")
+        .collect();
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(payload.as_bytes()).unwrap();
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success(), "oracle failed on {schema}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn argparse_matches_python_for_every_bundled_release() {
+    let bundle = sglang::bundle();
+    assert!(bundle.releases.len() >= 8, "expected every bundled release");
+    let mut report = Vec::new();
+    for release in &bundle.releases {
+        let parser = &release.parser;
+        let nargs: Vec<Nargs> = (0..parser.actions.len()).map(|i| parser.nargs_of(i)).collect();
+        let mut rng = Rng(0x5EED ^ release.name.len() as u64);
+        let inputs: Vec<Vec<String>> = (0..VECTORS_PER_RELEASE)
+            .map(|_| gen_argv(&mut rng, parser, &nargs))
+            .collect();
+        let schema = format!(
+            "{}/src/engine/sglang/schemas/{}.json",
+            env!("CARGO_MANIFEST_DIR"),
+            release.name
+        );
+        let expected = python_results(&schema, &inputs);
+        assert_eq!(expected.len(), inputs.len());
+        let (mut ok, mut err) = (0, 0);
+        for (argv, exp) in inputs.iter().zip(&expected) {
+            let ours = match parser.parse(argv) {
+                Ok(ns) => {
+                    ok += 1;
+                    json!({"ok": ns.values.into_iter().collect::<serde_json::Map<_, _>>()})
+                }
+                Err(e) => {
+                    err += 1;
+                    json!({"error": e.message})
+                }
+            };
+            assert_eq!(
+                &ours, exp,
+                "sglang {}: argv {:?} parsed differently from Python argparse",
+                release.name, argv
+            );
+        }
+        report.push(format!("{}: {ok} ok, {err} errors", release.name));
+    }
+    eprintln!("{}", report.join("\n"));
+}

@@ -1,0 +1,292 @@
+//! CLI-level tests: the demo, each output format, exit codes and bad input.
+
+use assert_cmd::Command;
+
+fn cmd() -> Command {
+    let mut c = Command::cargo_bin("recipe-drift").unwrap();
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = cmd().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+const DEMO: &str = "fixtures/demo/recipe-drift.yaml";
+
+#[test]
+fn demo_check_human() {
+    let (code, out, err) = run(&["check", "--config", DEMO]);
+    assert_eq!(code, 1, "the demo has MAJOR drift; stderr: {err}");
+    insta::assert_snapshot!("demo_check_human", out);
+}
+
+#[test]
+fn demo_check_json() {
+    let (code, out, _) = run(&["check", "--config", DEMO, "--format", "json"]);
+    assert_eq!(code, 1);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["schema_version"], 1);
+    insta::assert_snapshot!("demo_check_json", out);
+}
+
+#[test]
+fn output_is_deterministic() {
+    let a = run(&["check", "--config", DEMO, "--format", "json"]).1;
+    let b = run(&["check", "--config", DEMO, "--format", "json"]).1;
+    assert_eq!(a, b);
+}
+
+fn link_status(out: &str, name: &str) -> (String, Vec<(String, String)>) {
+    let doc: serde_json::Value = serde_json::from_str(out).unwrap();
+    let link = doc["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == name)
+        .unwrap_or_else(|| panic!("no link {name}"));
+    let findings = link["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["key"].as_str().unwrap().to_string(),
+                f["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (link["status"].as_str().unwrap().to_string(), findings)
+}
+
+#[test]
+fn cookbook_direct_vs_recipe_kernel_is_drift() {
+    let (_, out, _) = run(&["check", "--config", DEMO, "--format", "json"]);
+    let (status, findings) = link_status(&out, "qwen3.5 mxfp4 mi355x hicache (cookbook vs recipe)");
+    assert_eq!(status, "drift");
+    assert!(findings.contains(&("hicache_io_backend".into(), "contradicts".into())));
+    assert!(findings.contains(&("hicache_mem_layout".into(), "contradicts".into())));
+    // NEXTN on the docs side and EAGLE on the recipe side are the same algorithm.
+    assert!(findings.contains(&("speculative_algorithm".into(), "equivalent".into())));
+    // TP written as --tp and --tensor-parallel-size: same key, same value.
+    assert!(!findings.iter().any(|(k, kind)| k == "tp_size" && kind != "equivalent"));
+}
+
+#[test]
+fn page_first_under_direct_io_is_equivalent() {
+    let (code, out, _) = run(&[
+        "compare",
+        "fixtures/demo/hicache-direct-page-first.sh",
+        "fixtures/demo/hicache-direct-page-first-direct.sh",
+        "--hardware",
+        "mi355x",
+        "--engine-version",
+        "0.5.19",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("hicache-page-first-with-direct-io"), "{out}");
+    assert!(out.contains("[equivalent] hicache_mem_layout"), "{out}");
+}
+
+#[test]
+fn rocm_fallback_only_in_0_5_15() {
+    let args = |v: &'static str| {
+        vec![
+            "compare",
+            "fixtures/demo/hicache-kernel-page-first.sh",
+            "fixtures/demo/hicache-kernel-layer-first.sh",
+            "--hardware",
+            "mi355x",
+            "--engine-version",
+            v,
+        ]
+    };
+    let (code, out, _) = run(&args("0.5.15"));
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("hicache-rocm-page-first-kernel-fallback"), "{out}");
+    let (code, out, _) = run(&args("0.5.16"));
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("[contradicts] hicache_mem_layout"), "{out}");
+    // 0.5.15.post1 still has the fallback; CUDA never had it.
+    assert_eq!(run(&args("0.5.15.post1")).0, 0);
+    let mut cuda = args("0.5.15");
+    cuda[4] = "b200";
+    assert_eq!(run(&cuda).0, 1);
+}
+
+#[test]
+fn rocm_fallback_is_unknown_without_platform() {
+    let (code, out, _) = run(&[
+        "compare",
+        "fixtures/demo/hicache-kernel-page-first.sh",
+        "fixtures/demo/hicache-kernel-layer-first.sh",
+        "--engine-version",
+        "0.5.15",
+        "--format",
+        "json",
+    ]);
+    let (_, findings) = link_status(&out, "fixtures/demo/hicache-kernel-page-first.sh <-> fixtures/demo/hicache-kernel-layer-first.sh");
+    assert!(
+        findings.contains(&("hicache_mem_layout".into(), "unknown".into())),
+        "{findings:?}"
+    );
+    assert_eq!(code, 0, "an unknown is a warning, not MAJOR drift");
+}
+
+#[test]
+fn resolve_raw_abbreviation() {
+    let (code, out, err) = run(&[
+        "resolve", "--engine", "sglang", "--engine-version", "0.5.19", "--raw", "--format", "json", "--",
+        "--model-path", "m/x", "--tp", "2", "--speculative-algo", "NEXTN",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["namespace"]["tp_size"], 2);
+    assert_eq!(doc["namespace"]["speculative_algorithm"], "NEXTN");
+}
+
+#[test]
+fn resolve_applies_rules() {
+    let (code, out, _) = run(&[
+        "resolve", "--engine", "sglang", "--engine-version", "0.5.19", "--format", "json", "--",
+        "--model-path", "m/x", "--speculative-algorithm", "NEXTN", "--speculative-num-steps", "3",
+        "--speculative-eagle-topk", "1",
+    ]);
+    assert_eq!(code, 0);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = &doc["resolved"]["values"];
+    assert_eq!(v["speculative_algorithm"]["value"], "EAGLE");
+    assert_eq!(v["speculative_num_draft_tokens"]["value"], 4);
+    assert_eq!(v["speculative_num_draft_tokens"]["rules"][0]["id"], "speculative-eagle-topk1-draft-tokens");
+}
+
+#[test]
+fn hicache_without_radix_cache_is_a_startup_error() {
+    let (code, out, _) = run(&[
+        "resolve", "--engine", "sglang", "--",
+        "--model-path", "m/x", "--enable-hierarchical-cache", "--disable-radix-cache",
+    ]);
+    assert_eq!(code, 1);
+    assert!(out.contains("startup error"), "{out}");
+}
+
+fn assert_input_error(args: &[&str], at: &str, words: &[&str]) {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 2, "stdout: {out}\nstderr: {err}");
+    assert!(err.contains(at), "expected {at} in: {err}");
+    for w in words {
+        assert!(err.contains(w), "expected {w:?} in: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_input_unterminated_quote() {
+    assert_input_error(
+        &["extract", "fixtures/bad/unterminated-quote.md"],
+        "fixtures/bad/unterminated-quote.md:4:27",
+        &["unterminated double quote"],
+    );
+}
+
+#[test]
+fn bad_input_unknown_option() {
+    assert_input_error(
+        &["compare", "fixtures/bad/unknown-option.sh", "fixtures/demo/hicache-kernel-page-first.sh"],
+        "fixtures/bad/unknown-option.sh:3:3",
+        &["unrecognized arguments: --hicache-io-bakend", "did you mean --hicache-io-backend"],
+    );
+}
+
+#[test]
+fn bad_input_ambiguous_prefix() {
+    assert_input_error(
+        &["compare", "fixtures/bad/ambiguous-prefix.sh", "fixtures/demo/hicache-kernel-page-first.sh"],
+        "fixtures/bad/ambiguous-prefix.sh:3:3",
+        &["ambiguous option: --hicache could match"],
+    );
+}
+
+#[test]
+fn bad_input_invalid_choice() {
+    assert_input_error(
+        &["compare", "fixtures/bad/invalid-choice.sh", "fixtures/demo/hicache-kernel-page-first.sh"],
+        "fixtures/bad/invalid-choice.sh:3:3",
+        &["invalid choice: 'diagonal'"],
+    );
+}
+
+#[test]
+fn bad_input_missing_file() {
+    assert_input_error(
+        &["compare", "fixtures/demo/nope.md", "fixtures/demo/hicache-kernel-page-first.sh"],
+        "fixtures/demo/nope.md:1:1",
+        &["no such file"],
+    );
+}
+
+#[test]
+fn bad_input_config_typo() {
+    assert_input_error(
+        &["check", "--config", "fixtures/bad/bad-config.yaml"],
+        "fixtures/bad/bad-config.yaml:4:",
+        &["fiel"],
+    );
+}
+
+#[test]
+fn vllm_is_recognised_but_not_resolved() {
+    assert_input_error(
+        &["compare", "fixtures/bad/vllm.sh", "fixtures/demo/hicache-kernel-page-first.sh"],
+        "fixtures/bad/vllm.sh:1:1",
+        &["starts vLLM", "does not resolve them yet"],
+    );
+}
+
+#[test]
+fn extract_markdown_keeps_positions() {
+    let (code, out, _) = run(&["extract", "fixtures/demo/qwen35-mi355x-cookbook.md", "--format", "json"]);
+    assert_eq!(code, 0);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let launches = doc["launches"].as_array().unwrap();
+    assert_eq!(launches.len(), 1, "curl and pip blocks are not launches");
+    let l = &launches[0];
+    assert_eq!(l["engine"], "sglang");
+    assert_eq!(l["env"][0]["name"], "SGLANG_USE_AITER");
+    assert_eq!(l["env"][0]["span"]["line"], 17);
+    assert_eq!(l["argv"][0]["text"], "--model-path");
+    assert_eq!(l["argv"][0]["span"]["line"], 20);
+    assert_eq!(l["argv"][0]["span"]["col"], 3);
+}
+
+#[test]
+fn extract_docker_image_gives_version_and_platform() {
+    let (_, out, _) = run(&["extract", "fixtures/demo/qwen35-mi355x-recipe.sh", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let ctx = &doc["launches"][0]["context"];
+    assert_eq!(ctx["engine_version"]["value"], "0.5.19");
+    assert_eq!(ctx["platform"]["value"], "rocm");
+    // Only `-e` reaches the container.
+    let env: Vec<&str> = doc["launches"][0]["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(env, ["SGLANG_USE_AITER", "ROCM_QUICK_REDUCE_QUANTIZATION"]);
+}
+
+#[test]
+fn explain_names_rules_and_versions() {
+    let (code, out, _) = run(&["explain", "hicache_mem_layout"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("Major"), "{out}");
+    assert!(out.contains("hicache-rocm-page-first-kernel-fallback"), "{out}");
+    assert!(out.contains("default layer_first"), "{out}");
+    assert!(out.contains("default page_first"), "{out}");
+}
