@@ -12,7 +12,7 @@ use crate::cli::{Cli, Command, ContextArgs};
 use crate::compare::compare;
 use crate::engine::sglang;
 use crate::error::Error;
-use crate::extract::{self, InputKind};
+use crate::extract;
 use crate::launch::{Context, Engine, Launch, Platform, Provenance, Token};
 use crate::manifest::{Manifest, SideSpec};
 use crate::policy::Policy;
@@ -219,10 +219,13 @@ fn borrow_version(
     if opts.engine_version.is_some() || side.context.engine_version.is_some() {
         return;
     }
-    let theirs = other_opts
-        .engine_version
-        .clone()
-        .or_else(|| other.context.engine_version.as_ref().map(|k| k.value.clone()));
+    let theirs = other_opts.engine_version.clone().or_else(|| {
+        other
+            .context
+            .engine_version
+            .as_ref()
+            .map(|k| k.value.clone())
+    });
     if let Some(v) = theirs {
         side.context.engine_version = Some(crate::launch::Known {
             value: v,
@@ -245,7 +248,14 @@ fn render_launches(launches: &[Launch], format: Format) -> String {
         Format::Human => {
             let mut out = String::new();
             for (i, l) in launches.iter().enumerate() {
-                let _ = writeln!(out, "launch {}: {} ({}) at {}", i + 1, l.launcher_text(), l.engine, l.span);
+                let _ = writeln!(
+                    out,
+                    "launch {}: {} ({}) at {}",
+                    i + 1,
+                    l.launcher_text(),
+                    l.engine,
+                    l.span
+                );
                 if let Some(img) = &l.context.image {
                     let _ = writeln!(out, "  image: {}", img.value);
                 }
@@ -263,7 +273,13 @@ fn render_launches(launches: &[Launch], format: Format) -> String {
                         Provenance::Var { name } => format!("  (from ${name})"),
                         _ => String::new(),
                     };
-                    let _ = writeln!(out, "  {:<40} {}{}", shell_words::quote(&t.text), t.span, from);
+                    let _ = writeln!(
+                        out,
+                        "  {:<40} {}{}",
+                        shell_words::quote(&t.text),
+                        t.span,
+                        from
+                    );
                 }
             }
             if launches.is_empty() {
@@ -329,7 +345,9 @@ fn resolve_cmd(
             return resolve::resolve(&launch, &opts).map(|_| 0);
         }
         let (release, used) = sglang::pick_release(
-            opts.engine_version.as_deref().map(|v| (v, "--engine-version")),
+            opts.engine_version
+                .as_deref()
+                .map(|v| (v, "--engine-version")),
         )?;
         let ns = sglang::parse_raw(release, &argv).map_err(|e| {
             let span = e
@@ -370,11 +388,13 @@ fn resolve_cmd(
                 println!("# startup error: {} (rule {})", e.message, e.rule);
             }
             for (k, e) in &r.values {
-                let set = e.is_explicit() || !e.rules.is_empty() || matches!(e.val, Val::Unknown { .. });
+                let set =
+                    e.is_explicit() || !e.rules.is_empty() || matches!(e.val, Val::Unknown { .. });
                 if !set {
                     continue;
                 }
-                let mut line = format!("{k} = {}  [{:?}]", e.val.display(), e.source).to_lowercase();
+                let mut line =
+                    format!("{k} = {}  [{:?}]", e.val.display(), e.source).to_lowercase();
                 line = format!("{k} = {}", &line[k.len() + 3..]);
                 for h in &e.rules {
                     line.push_str(&format!("  <- rule {}", h.id));
@@ -408,7 +428,10 @@ pub fn explain(keys: &[String]) -> String {
                         out,
                         "  sglang env var, type {}, default {} ({})",
                         spec.kind,
-                        spec.default.as_ref().map(report::show).unwrap_or("unset".into()),
+                        spec.default
+                            .as_ref()
+                            .map(report::show)
+                            .unwrap_or("unset".into()),
                         spec.reference
                     );
                 }
@@ -424,9 +447,17 @@ pub fn explain(keys: &[String]) -> String {
             let desc = match found {
                 Some(i) => {
                     let a = &r.parser.actions[i];
-                    let mut d = format!("{} (dest {}, {}", a.option_strings.join(", "), a.dest, a.action);
+                    let mut d = format!(
+                        "{} (dest {}, {}",
+                        a.option_strings.join(", "),
+                        a.dest,
+                        a.action
+                    );
                     if let Some(c) = &a.choices {
-                        d.push_str(&format!(", choices {}", c.iter().map(report::show).collect::<Vec<_>>().join("|")));
+                        d.push_str(&format!(
+                            ", choices {}",
+                            c.iter().map(report::show).collect::<Vec<_>>().join("|")
+                        ));
                     }
                     d.push(')');
                     (d, format!("default {}", report::show(&a.default)))
@@ -455,7 +486,10 @@ pub fn explain(keys: &[String]) -> String {
                     "  rule {} [{}{}]: {}\n    ref: {}",
                     rule.id,
                     rule.versions.as_deref().unwrap_or("all releases"),
-                    rule.platforms.as_ref().map(|p| format!(", {}", p.join("/"))).unwrap_or_default(),
+                    rule.platforms
+                        .as_ref()
+                        .map(|p| format!(", {}", p.join("/")))
+                        .unwrap_or_default(),
                     rule.note.as_deref().unwrap_or(""),
                     rule.reference
                 );
@@ -465,6 +499,3 @@ pub fn explain(keys: &[String]) -> String {
     }
     out
 }
-
-#[allow(dead_code)]
-fn unused(_: InputKind) {}

@@ -177,9 +177,7 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
             recipe: r,
         });
     }
-    findings.sort_by(|a, b| {
-        (a.severity, a.kind, &a.key).cmp(&(b.severity, b.kind, &b.key))
-    });
+    findings.sort_by(|a, b| (a.severity, a.kind, &a.key).cmp(&(b.severity, b.kind, &b.key)));
     Comparison {
         findings,
         shared_unknowns,

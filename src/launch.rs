@@ -80,7 +80,16 @@ impl Platform {
         let sku = sku.rsplit(':').next().unwrap_or(&sku);
         const ROCM: &[&str] = &["mi300x", "mi325x", "mi355x", "mi350x", "mi300a", "mi250x"];
         const CUDA: &[&str] = &[
-            "h100", "h200", "h20", "b200", "b300", "gb200", "gb300", "rtx6000pro", "a100", "l40s",
+            "h100",
+            "h200",
+            "h20",
+            "b200",
+            "b300",
+            "gb200",
+            "gb300",
+            "rtx6000pro",
+            "a100",
+            "l40s",
         ];
         if ROCM.iter().any(|p| sku.starts_with(p)) {
             Some(Platform::Rocm)

@@ -66,9 +66,8 @@ impl Manifest {
     /// Loads a config file; relative paths in it are made relative to its folder.
     pub fn load(path: &Path) -> Result<Manifest, Error> {
         let source = Source::read(path)?;
-        let mut m: Manifest = serde_saphyr::from_str(&source.text).map_err(|e| {
-            yaml_error(&source, &e.to_string())
-        })?;
+        let mut m: Manifest = serde_saphyr::from_str(&source.text)
+            .map_err(|e| yaml_error(&source, &e.to_string()))?;
         let base = path.parent().unwrap_or(Path::new("."));
         for l in &mut m.links {
             for side in [&mut l.docs, &mut l.recipe] {
@@ -82,10 +81,14 @@ impl Manifest {
 
     /// Finds `.recipe-drift.yaml` at the current directory or in `.github/`.
     pub fn discover() -> Option<PathBuf> {
-        [".recipe-drift.yaml", ".github/.recipe-drift.yaml", ".github/recipe-drift.yaml"]
-            .iter()
-            .map(PathBuf::from)
-            .find(|p| p.is_file())
+        [
+            ".recipe-drift.yaml",
+            ".github/.recipe-drift.yaml",
+            ".github/recipe-drift.yaml",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
     }
 }
 
@@ -104,7 +107,11 @@ fn find_line_col(msg: &str) -> Option<(usize, usize)> {
     let lower = msg.to_ascii_lowercase();
     let li = lower.find("line ")?;
     let rest = &lower[li + 5..];
-    let line: usize = rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()?;
+    let line: usize = rest
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()?;
     let col = lower[li..]
         .find("column ")
         .and_then(|ci| {

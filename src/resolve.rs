@@ -54,7 +54,11 @@ pub fn display_value(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => "None".to_string(),
-        Value::Array(items) => items.iter().map(display_value).collect::<Vec<_>>().join(" "),
+        Value::Array(items) => items
+            .iter()
+            .map(display_value)
+            .collect::<Vec<_>>()
+            .join(" "),
         other => other.to_string(),
     }
 }

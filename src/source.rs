@@ -83,7 +83,10 @@ impl Source {
     pub fn read(path: &Path) -> Result<Arc<Source>, Error> {
         match std::fs::read(path) {
             Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => Ok(Arc::new(Source::new(Origin::File(path.to_path_buf()), text))),
+                Ok(text) => Ok(Arc::new(Source::new(
+                    Origin::File(path.to_path_buf()),
+                    text,
+                ))),
                 Err(e) => {
                     let at = e.utf8_error().valid_up_to();
                     let src = Source::new(

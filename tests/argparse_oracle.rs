@@ -49,10 +49,22 @@ fn value_for(rng: &mut Rng, a: &OptionSpec) -> String {
     }
     let kind = a.type_kind.as_deref().unwrap_or("str");
     let pool: &[&str] = match kind {
-        "int" => &["0", "1", "2", "8", "-1", "16", "1_000", " 7 ", "x", "1.5", "+3"],
+        "int" => &[
+            "0", "1", "2", "8", "-1", "16", "1_000", " 7 ", "x", "1.5", "+3",
+        ],
         "float" => &["0.8", "0.80", "1e-3", "2", "-0.5", ".5", "abc", "1_0.5"],
         "json" => &["{\"a\": 1}", "[1, 2]", "{bad", "3", "\"s\""],
-        _ => &["foo", "page_first", "kernel", "auto", "fp8_e4m3", "-x", "a b", "", "NEXTN"],
+        _ => &[
+            "foo",
+            "page_first",
+            "kernel",
+            "auto",
+            "fp8_e4m3",
+            "-x",
+            "a b",
+            "",
+            "NEXTN",
+        ],
     };
     rng.pick(pool).to_string()
 }
@@ -68,7 +80,9 @@ fn option_word(rng: &mut Rng, s: &str) -> String {
 
 fn gen_argv(rng: &mut Rng, parser: &ArgParser, nargs: &[Nargs]) -> Vec<String> {
     let optionals: Vec<usize> = (0..parser.actions.len())
-        .filter(|&i| !parser.actions[i].option_strings.is_empty() && parser.actions[i].action != "help")
+        .filter(|&i| {
+            !parser.actions[i].option_strings.is_empty() && parser.actions[i].action != "help"
+        })
         .collect();
     let mut argv = Vec::new();
     for _ in 0..(1 + rng.below(6)) {
@@ -118,7 +132,10 @@ fn rng_pick_str<'a>(rng: &mut Rng, items: &'a [String]) -> &'a str {
 
 fn python_results(schema: &str, inputs: &[Vec<String>]) -> Vec<Value> {
     let mut child = Command::new("python3")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle/argparse_oracle.py"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/oracle/argparse_oracle.py"
+        ))
         .arg(schema)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -149,7 +166,9 @@ fn argparse_matches_python_for_every_bundled_release() {
     let mut report = Vec::new();
     for release in &bundle.releases {
         let parser = &release.parser;
-        let nargs: Vec<Nargs> = (0..parser.actions.len()).map(|i| parser.nargs_of(i)).collect();
+        let nargs: Vec<Nargs> = (0..parser.actions.len())
+            .map(|i| parser.nargs_of(i))
+            .collect();
         let mut rng = Rng(0x5EED ^ release.name.len() as u64);
         let inputs: Vec<Vec<String>> = (0..VECTORS_PER_RELEASE)
             .map(|_| gen_argv(&mut rng, parser, &nargs))

@@ -74,7 +74,11 @@ fn cookbook_direct_vs_recipe_kernel_is_drift() {
     // NEXTN on the docs side and EAGLE on the recipe side are the same algorithm.
     assert!(findings.contains(&("speculative_algorithm".into(), "equivalent".into())));
     // TP written as --tp and --tensor-parallel-size: same key, same value.
-    assert!(!findings.iter().any(|(k, kind)| k == "tp_size" && kind != "equivalent"));
+    assert!(
+        !findings
+            .iter()
+            .any(|(k, kind)| k == "tp_size" && kind != "equivalent")
+    );
 }
 
 #[test]
@@ -108,7 +112,10 @@ fn rocm_fallback_only_in_0_5_15() {
     };
     let (code, out, _) = run(&args("0.5.15"));
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("hicache-rocm-page-first-kernel-fallback"), "{out}");
+    assert!(
+        out.contains("hicache-rocm-page-first-kernel-fallback"),
+        "{out}"
+    );
     let (code, out, _) = run(&args("0.5.16"));
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("[contradicts] hicache_mem_layout"), "{out}");
@@ -130,7 +137,10 @@ fn rocm_fallback_is_unknown_without_platform() {
         "--format",
         "json",
     ]);
-    let (_, findings) = link_status(&out, "fixtures/demo/hicache-kernel-page-first.sh <-> fixtures/demo/hicache-kernel-layer-first.sh");
+    let (_, findings) = link_status(
+        &out,
+        "fixtures/demo/hicache-kernel-page-first.sh <-> fixtures/demo/hicache-kernel-layer-first.sh",
+    );
     assert!(
         findings.contains(&("hicache_mem_layout".into(), "unknown".into())),
         "{findings:?}"
@@ -141,8 +151,21 @@ fn rocm_fallback_is_unknown_without_platform() {
 #[test]
 fn resolve_raw_abbreviation() {
     let (code, out, err) = run(&[
-        "resolve", "--engine", "sglang", "--engine-version", "0.5.19", "--raw", "--format", "json", "--",
-        "--model-path", "m/x", "--tp", "2", "--speculative-algo", "NEXTN",
+        "resolve",
+        "--engine",
+        "sglang",
+        "--engine-version",
+        "0.5.19",
+        "--raw",
+        "--format",
+        "json",
+        "--",
+        "--model-path",
+        "m/x",
+        "--tp",
+        "2",
+        "--speculative-algo",
+        "NEXTN",
     ]);
     assert_eq!(code, 0, "{err}");
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -153,23 +176,45 @@ fn resolve_raw_abbreviation() {
 #[test]
 fn resolve_applies_rules() {
     let (code, out, _) = run(&[
-        "resolve", "--engine", "sglang", "--engine-version", "0.5.19", "--format", "json", "--",
-        "--model-path", "m/x", "--speculative-algorithm", "NEXTN", "--speculative-num-steps", "3",
-        "--speculative-eagle-topk", "1",
+        "resolve",
+        "--engine",
+        "sglang",
+        "--engine-version",
+        "0.5.19",
+        "--format",
+        "json",
+        "--",
+        "--model-path",
+        "m/x",
+        "--speculative-algorithm",
+        "NEXTN",
+        "--speculative-num-steps",
+        "3",
+        "--speculative-eagle-topk",
+        "1",
     ]);
     assert_eq!(code, 0);
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     let v = &doc["resolved"]["values"];
     assert_eq!(v["speculative_algorithm"]["value"], "EAGLE");
     assert_eq!(v["speculative_num_draft_tokens"]["value"], 4);
-    assert_eq!(v["speculative_num_draft_tokens"]["rules"][0]["id"], "speculative-eagle-topk1-draft-tokens");
+    assert_eq!(
+        v["speculative_num_draft_tokens"]["rules"][0]["id"],
+        "speculative-eagle-topk1-draft-tokens"
+    );
 }
 
 #[test]
 fn hicache_without_radix_cache_is_a_startup_error() {
     let (code, out, _) = run(&[
-        "resolve", "--engine", "sglang", "--",
-        "--model-path", "m/x", "--enable-hierarchical-cache", "--disable-radix-cache",
+        "resolve",
+        "--engine",
+        "sglang",
+        "--",
+        "--model-path",
+        "m/x",
+        "--enable-hierarchical-cache",
+        "--disable-radix-cache",
     ]);
     assert_eq!(code, 1);
     assert!(out.contains("startup error"), "{out}");
@@ -197,16 +242,27 @@ fn bad_input_unterminated_quote() {
 #[test]
 fn bad_input_unknown_option() {
     assert_input_error(
-        &["compare", "fixtures/bad/unknown-option.sh", "fixtures/demo/hicache-kernel-page-first.sh"],
+        &[
+            "compare",
+            "fixtures/bad/unknown-option.sh",
+            "fixtures/demo/hicache-kernel-page-first.sh",
+        ],
         "fixtures/bad/unknown-option.sh:3:3",
-        &["unrecognized arguments: --hicache-io-bakend", "did you mean --hicache-io-backend"],
+        &[
+            "unrecognized arguments: --hicache-io-bakend",
+            "did you mean --hicache-io-backend",
+        ],
     );
 }
 
 #[test]
 fn bad_input_ambiguous_prefix() {
     assert_input_error(
-        &["compare", "fixtures/bad/ambiguous-prefix.sh", "fixtures/demo/hicache-kernel-page-first.sh"],
+        &[
+            "compare",
+            "fixtures/bad/ambiguous-prefix.sh",
+            "fixtures/demo/hicache-kernel-page-first.sh",
+        ],
         "fixtures/bad/ambiguous-prefix.sh:3:3",
         &["ambiguous option: --hicache could match"],
     );
@@ -215,7 +271,11 @@ fn bad_input_ambiguous_prefix() {
 #[test]
 fn bad_input_invalid_choice() {
     assert_input_error(
-        &["compare", "fixtures/bad/invalid-choice.sh", "fixtures/demo/hicache-kernel-page-first.sh"],
+        &[
+            "compare",
+            "fixtures/bad/invalid-choice.sh",
+            "fixtures/demo/hicache-kernel-page-first.sh",
+        ],
         "fixtures/bad/invalid-choice.sh:3:3",
         &["invalid choice: 'diagonal'"],
     );
@@ -224,7 +284,11 @@ fn bad_input_invalid_choice() {
 #[test]
 fn bad_input_missing_file() {
     assert_input_error(
-        &["compare", "fixtures/demo/nope.md", "fixtures/demo/hicache-kernel-page-first.sh"],
+        &[
+            "compare",
+            "fixtures/demo/nope.md",
+            "fixtures/demo/hicache-kernel-page-first.sh",
+        ],
         "fixtures/demo/nope.md:1:1",
         &["no such file"],
     );
@@ -242,7 +306,11 @@ fn bad_input_config_typo() {
 #[test]
 fn vllm_is_recognised_but_not_resolved() {
     assert_input_error(
-        &["compare", "fixtures/bad/vllm.sh", "fixtures/demo/hicache-kernel-page-first.sh"],
+        &[
+            "compare",
+            "fixtures/bad/vllm.sh",
+            "fixtures/demo/hicache-kernel-page-first.sh",
+        ],
         "fixtures/bad/vllm.sh:1:1",
         &["starts vLLM", "does not resolve them yet"],
     );
@@ -250,7 +318,12 @@ fn vllm_is_recognised_but_not_resolved() {
 
 #[test]
 fn extract_markdown_keeps_positions() {
-    let (code, out, _) = run(&["extract", "fixtures/demo/qwen35-mi355x-cookbook.md", "--format", "json"]);
+    let (code, out, _) = run(&[
+        "extract",
+        "fixtures/demo/qwen35-mi355x-cookbook.md",
+        "--format",
+        "json",
+    ]);
     assert_eq!(code, 0);
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     let launches = doc["launches"].as_array().unwrap();
@@ -266,7 +339,12 @@ fn extract_markdown_keeps_positions() {
 
 #[test]
 fn extract_docker_image_gives_version_and_platform() {
-    let (_, out, _) = run(&["extract", "fixtures/demo/qwen35-mi355x-recipe.sh", "--format", "json"]);
+    let (_, out, _) = run(&[
+        "extract",
+        "fixtures/demo/qwen35-mi355x-recipe.sh",
+        "--format",
+        "json",
+    ]);
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     let ctx = &doc["launches"][0]["context"];
     assert_eq!(ctx["engine_version"]["value"], "0.5.19");
@@ -286,7 +364,10 @@ fn explain_names_rules_and_versions() {
     let (code, out, _) = run(&["explain", "hicache_mem_layout"]);
     assert_eq!(code, 0);
     assert!(out.contains("Major"), "{out}");
-    assert!(out.contains("hicache-rocm-page-first-kernel-fallback"), "{out}");
+    assert!(
+        out.contains("hicache-rocm-page-first-kernel-fallback"),
+        "{out}"
+    );
     assert!(out.contains("default layer_first"), "{out}");
     assert!(out.contains("default page_first"), "{out}");
 }

@@ -255,7 +255,11 @@ impl ArgParser {
             extras: Vec::new(),
             positionals,
         };
-        let max_option = option_at.keys().next_back().map(|&i| i as isize).unwrap_or(-1);
+        let max_option = option_at
+            .keys()
+            .next_back()
+            .map(|&i| i as isize)
+            .unwrap_or(-1);
         let mut start = 0usize;
         while (start as isize) <= max_option {
             let next_option = *option_at.range(start..).next().map(|(k, _)| k).unwrap();
@@ -380,7 +384,11 @@ impl ArgParser {
                 }
             }
         } else {
-            let short_end = arg.char_indices().nth(2).map(|(i, _)| i).unwrap_or(arg.len());
+            let short_end = arg
+                .char_indices()
+                .nth(2)
+                .map(|(i, _)| i)
+                .unwrap_or(arg.len());
             let short_prefix = &arg[..short_end];
             let short_explicit = &arg[short_end..];
             for (s, a) in &self.option_index {
@@ -453,8 +461,8 @@ impl ArgParser {
                 }
             } else {
                 let begin = start + 1;
-                let count = match_count(self.nargs[action], &pattern[begin..], true)
-                    .ok_or_else(|| {
+                let count =
+                    match_count(self.nargs[action], &pattern[begin..], true).ok_or_else(|| {
                         self.err(
                             action,
                             nargs_error(self.nargs[action]),
@@ -521,7 +529,11 @@ impl ArgParser {
         st.seen.insert(action);
         let a = &self.actions[action];
         let nargs = self.nargs[action];
-        let at = option.as_ref().map(|o| o.1).or(idx.first().copied()).unwrap_or(0);
+        let at = option
+            .as_ref()
+            .map(|o| o.1)
+            .or(idx.first().copied())
+            .unwrap_or(0);
         if let Some(p) = strings.iter().position(|s| s == "--") {
             strings.remove(p);
         }
@@ -553,16 +565,14 @@ impl ArgParser {
             };
             match &v {
                 Value::String(s) => {
-                    let c = convert(a, s).map_err(|m| value_err(m, ParseErrorKind::InvalidValue))?;
+                    let c =
+                        convert(a, s).map_err(|m| value_err(m, ParseErrorKind::InvalidValue))?;
                     check(&c)?;
                     c
                 }
                 _ => v,
             }
-        } else if strings.is_empty()
-            && nargs == Nargs::ZeroOrMore
-            && a.option_strings.is_empty()
-        {
+        } else if strings.is_empty() && nargs == Nargs::ZeroOrMore && a.option_strings.is_empty() {
             let v = if a.default != Value::Null {
                 a.default.clone()
             } else {
@@ -571,8 +581,8 @@ impl ArgParser {
             check(&v)?;
             v
         } else if strings.len() == 1 && matches!(nargs, Nargs::One | Nargs::Optional) {
-            let c = convert(a, &strings[0])
-                .map_err(|m| value_err(m, ParseErrorKind::InvalidValue))?;
+            let c =
+                convert(a, &strings[0]).map_err(|m| value_err(m, ParseErrorKind::InvalidValue))?;
             check(&c)?;
             c
         } else {
@@ -746,7 +756,11 @@ fn match_seq(nargs: &[Nargs], pattern: &[char]) -> Option<Vec<usize>> {
                 Nargs::One => a_count == 1 && valid_dash_layout(seg, 1),
                 Nargs::Optional => a_count <= 1,
                 Nargs::ZeroOrMore => true,
-                Nargs::OneOrMore => a_count >= 1 && seg.iter().take_while(|&&c| c == '-').count() < seg.len() && seg[seg.iter().take_while(|&&c| c == '-').count()] == 'A',
+                Nargs::OneOrMore => {
+                    a_count >= 1
+                        && seg.iter().take_while(|&&c| c == '-').count() < seg.len()
+                        && seg[seg.iter().take_while(|&&c| c == '-').count()] == 'A'
+                }
                 Nargs::Exactly(n) => a_count == *n,
             };
             if !ok {
@@ -777,10 +791,7 @@ fn nargs_error(n: Nargs) -> String {
         Nargs::One => "expected one argument".into(),
         Nargs::Optional => "expected at most one argument".into(),
         Nargs::OneOrMore => "expected at least one argument".into(),
-        Nargs::Exactly(n) => format!(
-            "expected {n} argument{}",
-            if n == 1 { "" } else { "s" }
-        ),
+        Nargs::Exactly(n) => format!("expected {n} argument{}", if n == 1 { "" } else { "s" }),
         Nargs::ZeroOrMore => "expected arguments".into(),
     }
 }

@@ -88,8 +88,7 @@ pub struct RuleFile {
 impl RuleFile {
     /// Parses a rule file and checks its version specifiers.
     pub fn parse(text: &str, name: &str) -> Result<RuleFile, String> {
-        let file: RuleFile =
-            serde_saphyr::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+        let file: RuleFile = serde_saphyr::from_str(text).map_err(|e| format!("{name}: {e}"))?;
         for r in &file.rules {
             if let Some(v) = &r.versions {
                 VersionSpecifiers::from_str(v)
@@ -158,7 +157,10 @@ pub fn apply(
                     break;
                 }
                 Tri::Unknown(why) => {
-                    unknown.get_or_insert(format!("rule {} depends on {key}, which is unknown ({why})", rule.id));
+                    unknown.get_or_insert(format!(
+                        "rule {} depends on {key}, which is unknown ({why})",
+                        rule.id
+                    ));
                 }
             }
         }
@@ -174,7 +176,9 @@ pub fn apply(
                     if cur.as_ref() == Some(&new) {
                         continue;
                     }
-                    Val::Unknown { reason: why.clone() }
+                    Val::Unknown {
+                        reason: why.clone(),
+                    }
                 }
                 None => eval_effect(values, effect),
             };
@@ -237,8 +241,12 @@ fn eval_cond(entry: Option<&Entry>, cond: &Value) -> Tri {
         };
         let num = |x: &Value| x.as_f64();
         return match op.as_str() {
-            "in" => tri(arg.as_array().is_some_and(|a| a.iter().any(|c| py_eq(c, v)))),
-            "not_in" => tri(!arg.as_array().is_some_and(|a| a.iter().any(|c| py_eq(c, v)))),
+            "in" => tri(arg
+                .as_array()
+                .is_some_and(|a| a.iter().any(|c| py_eq(c, v)))),
+            "not_in" => tri(!arg
+                .as_array()
+                .is_some_and(|a| a.iter().any(|c| py_eq(c, v)))),
             "not" => tri(!py_eq(arg, v)),
             "gt" => tri(matches!((num(v), num(arg)), (Some(a), Some(b)) if a > b)),
             "ge" => tri(matches!((num(v), num(arg)), (Some(a), Some(b)) if a >= b)),

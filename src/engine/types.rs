@@ -13,9 +13,12 @@ pub fn convert(kind: &str, s: &str) -> Result<Value, String> {
             .map(Value::from)
             .ok_or_else(|| format!("invalid int value: '{s}'")),
         "float" => py_float(s).ok_or_else(|| format!("invalid float value: '{s}'")),
-        "json" | "json.loads" | "loads" => serde_json::from_str::<Value>(s)
-            .map_err(|_| format!("invalid loads value: '{s}'")),
-        other => Err(format!("recipe-drift does not know the type converter '{other}'")),
+        "json" | "json.loads" | "loads" => {
+            serde_json::from_str::<Value>(s).map_err(|_| format!("invalid loads value: '{s}'"))
+        }
+        other => Err(format!(
+            "recipe-drift does not know the type converter '{other}'"
+        )),
     }
 }
 
@@ -72,10 +75,8 @@ fn strip_underscores(s: &str) -> Option<String> {
     let mut out = String::with_capacity(s.len());
     for (i, &c) in b.iter().enumerate() {
         if c == b'_' {
-            let ok = i > 0
-                && i + 1 < b.len()
-                && b[i - 1].is_ascii_digit()
-                && b[i + 1].is_ascii_digit();
+            let ok =
+                i > 0 && i + 1 < b.len() && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit();
             if !ok {
                 return None;
             }

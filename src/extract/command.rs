@@ -65,7 +65,10 @@ pub fn extract_range(
 }
 
 /// Extracts every launch of a whole shell text (a `.sh`/`.txt` command file).
-pub fn extract(source: &Arc<Source>, vars: &BTreeMap<String, String>) -> Result<Vec<Launch>, Error> {
+pub fn extract(
+    source: &Arc<Source>,
+    vars: &BTreeMap<String, String>,
+) -> Result<Vec<Launch>, Error> {
     let mut state = ShellState::with_vars(vars);
     extract_range(source, 0, source.text.len(), &mut state)
 }
@@ -160,7 +163,14 @@ fn mark_exported(state: &mut ShellState, name: &str, start: usize, end: usize) {
     state.exported.push((name.to_string(), start, end));
 }
 
-fn push_env(env: &mut Vec<EnvVar>, source: &Source, name: String, value: String, s: usize, e: usize) {
+fn push_env(
+    env: &mut Vec<EnvVar>,
+    source: &Source,
+    name: String,
+    value: String,
+    s: usize,
+    e: usize,
+) {
     env.retain(|v| v.name != name);
     env.push(EnvVar {
         name,
@@ -186,7 +196,14 @@ fn unwrap_wrappers<'w>(
                 let mut i = 1;
                 while i < words.len() {
                     if let Some((n, v)) = &words[i].assignment {
-                        push_env(env, source, n.clone(), v.clone(), words[i].start, words[i].end);
+                        push_env(
+                            env,
+                            source,
+                            n.clone(),
+                            v.clone(),
+                            words[i].start,
+                            words[i].end,
+                        );
                     } else if !words[i].text.starts_with('-') {
                         break;
                     }
@@ -272,7 +289,14 @@ fn docker_run<'w>(
                 // `-e NAME` passes the host's value through.
                 Some(Err(n)) => {
                     if let Some(h) = host_env.iter().find(|h| h.name == n) {
-                        push_env(env, source, n.to_string(), h.value.clone(), value_word.start, value_word.end);
+                        push_env(
+                            env,
+                            source,
+                            n.to_string(),
+                            h.value.clone(),
+                            value_word.start,
+                            value_word.end,
+                        );
                     }
                 }
                 None => {}
@@ -759,16 +783,30 @@ mod tests {
             "# start the server\nsglang serve \\\n  --model-path 'a/b' \\\n  --json-model-override-args '{\"x\": 1}' # trailing\n",
         );
         assert_eq!(l.len(), 1);
-        assert_eq!(argv(&l[0]), ["--model-path", "a/b", "--json-model-override-args", "{\"x\": 1}"]);
+        assert_eq!(
+            argv(&l[0]),
+            [
+                "--model-path",
+                "a/b",
+                "--json-model-override-args",
+                "{\"x\": 1}"
+            ]
+        );
         assert_eq!(l[0].argv[0].span.pos.line, 3);
         assert_eq!(l[0].argv[0].span.pos.col, 3);
     }
 
     #[test]
     fn env_prefixes_inline_and_on_continued_lines() {
-        let l = launches("A=1 \\\nB=\"two words\" \\\nsglang serve --tp 2\nC=3 python3 -m sglang.launch_server --tp 4");
+        let l = launches(
+            "A=1 \\\nB=\"two words\" \\\nsglang serve --tp 2\nC=3 python3 -m sglang.launch_server --tp 4",
+        );
         assert_eq!(l.len(), 2);
-        let names: Vec<_> = l[0].env.iter().map(|e| (e.name.as_str(), e.value.as_str())).collect();
+        let names: Vec<_> = l[0]
+            .env
+            .iter()
+            .map(|e| (e.name.as_str(), e.value.as_str()))
+            .collect();
         assert_eq!(names, [("A", "1"), ("B", "two words")]);
         assert_eq!(l[1].env[0].name, "C");
         assert_eq!(l[1].launcher_text(), "python3 -m sglang.launch_server");
@@ -776,16 +814,25 @@ mod tests {
 
     #[test]
     fn exports_reach_later_commands_and_plain_assignments_do_not() {
-        let l = launches("export SGLANG_USE_AITER=1\nMODEL=a/b\nsglang serve --model-path $MODEL --x ${Y:-7}");
+        let l = launches(
+            "export SGLANG_USE_AITER=1\nMODEL=a/b\nsglang serve --model-path $MODEL --x ${Y:-7}",
+        );
         assert_eq!(l[0].env.len(), 1);
         assert_eq!(l[0].env[0].name, "SGLANG_USE_AITER");
         assert_eq!(argv(&l[0]), ["--model-path", "a/b", "--x", "7"]);
-        assert_eq!(l[0].argv[1].provenance, Provenance::Var { name: "MODEL".into() });
+        assert_eq!(
+            l[0].argv[1].provenance,
+            Provenance::Var {
+                name: "MODEL".into()
+            }
+        );
     }
 
     #[test]
     fn prompts_and_several_commands() {
-        let l = launches("$ sglang serve --tp 1\n$ vllm serve x/y -tp 2 && echo done; python -m vllm.entrypoints.openai.api_server --model m");
+        let l = launches(
+            "$ sglang serve --tp 1\n$ vllm serve x/y -tp 2 && echo done; python -m vllm.entrypoints.openai.api_server --model m",
+        );
         assert_eq!(l.len(), 3);
         assert_eq!(l[1].engine, Engine::Vllm);
         assert_eq!(l[2].engine, Engine::Vllm);
@@ -822,7 +869,10 @@ mod tests {
 
     #[test]
     fn unterminated_quote_is_an_error_with_position() {
-        let src = Arc::new(Source::new(Origin::Inline("t".into()), "sglang serve --x 'abc\n".into()));
+        let src = Arc::new(Source::new(
+            Origin::Inline("t".into()),
+            "sglang serve --x 'abc\n".into(),
+        ));
         let e = extract(&src, &BTreeMap::new()).unwrap_err().to_string();
         assert_eq!(e, "<t>:1:18: unterminated single quote");
     }

@@ -23,7 +23,11 @@ pub enum InputKind {
 impl InputKind {
     /// The kind of a path, by extension.
     pub fn of(path: &Path) -> InputKind {
-        match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase) {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+        {
             Some(e) if matches!(e.as_str(), "md" | "mdx" | "markdown") => InputKind::Markdown,
             _ => InputKind::Command,
         }

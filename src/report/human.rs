@@ -17,7 +17,10 @@ pub fn render(links: &[LinkReport], policy: &Policy) -> String {
     for l in links {
         render_link(&mut out, l, policy);
     }
-    let drift = links.iter().filter(|l| super::json::status(l) == "drift").count();
+    let drift = links
+        .iter()
+        .filter(|l| super::json::status(l) == "drift")
+        .count();
     let _ = writeln!(
         out,
         "{} link{} checked, {} with MAJOR drift",
@@ -95,7 +98,11 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
             out,
             "note: {} MAJOR key{} unknown on both sides for the same reason (decided alike by the same inputs):",
             l.comparison.shared_unknowns.len(),
-            if l.comparison.shared_unknowns.len() == 1 { "" } else { "s" }
+            if l.comparison.shared_unknowns.len() == 1 {
+                ""
+            } else {
+                "s"
+            }
         );
         for u in &l.comparison.shared_unknowns {
             let _ = writeln!(out, "  {}: {}", u.key, u.reason);
@@ -189,7 +196,11 @@ fn describe(sv: &SideValue) -> String {
     s
 }
 
-fn snippet<'a>(label: &str, side: &'a SideReport, sv: &SideValue) -> Option<Snippet<'a, annotate_snippets::Annotation<'a>>> {
+fn snippet<'a>(
+    label: &str,
+    side: &'a SideReport,
+    sv: &SideValue,
+) -> Option<Snippet<'a, annotate_snippets::Annotation<'a>>> {
     let first = sv.spans.first()?;
     let last = sv.spans.last()?;
     let src = &side.launch.source;

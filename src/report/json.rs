@@ -58,9 +58,17 @@ struct Doc {
 
 /// `drift`, `unknown` or `ok`.
 pub fn status(l: &LinkReport) -> &'static str {
-    if l.comparison.has_errors() || !l.docs.resolved.startup_errors.is_empty() || !l.recipe.resolved.startup_errors.is_empty() {
+    if l.comparison.has_errors()
+        || !l.docs.resolved.startup_errors.is_empty()
+        || !l.recipe.resolved.startup_errors.is_empty()
+    {
         "drift"
-    } else if l.comparison.findings.iter().any(|f| f.severity == Severity::Warning) {
+    } else if l
+        .comparison
+        .findings
+        .iter()
+        .any(|f| f.severity == Severity::Warning)
+    {
         "unknown"
     } else {
         "ok"

@@ -13,7 +13,7 @@ use crate::engine::argparse::{ArgParser, Namespace, OptionSpec, ParseErrorKind};
 use crate::engine::rules::{self, EnvSpec, RuleFile};
 use crate::error::Error;
 use crate::launch::{Engine, Known, Launch, Platform};
-use crate::resolve::{Entry, Resolved, ResolveOptions, Source, Val, VersionUsed};
+use crate::resolve::{Entry, ResolveOptions, Resolved, Source, Val, VersionUsed};
 
 const SCHEMAS: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/sglang_schemas.rs"));
 const RULES: &str = include_str!("rules.yaml");
@@ -118,7 +118,9 @@ fn assign_keys(releases: &mut [Release]) {
 }
 
 /// Picks the release for a requested version: exact, else the nearest lower one.
-pub fn pick_release(requested: Option<(&str, &str)>) -> Result<(&'static Release, VersionUsed), Error> {
+pub fn pick_release(
+    requested: Option<(&str, &str)>,
+) -> Result<(&'static Release, VersionUsed), Error> {
     let b = bundle();
     let newest = b.releases.last().expect("at least one bundled release");
     let Some((text, from)) = requested else {
@@ -159,7 +161,10 @@ pub fn pick_release(requested: Option<(&str, &str)>) -> Result<(&'static Release
 }
 
 /// Parses an argv exactly as that release's argparse would (for `resolve --raw`).
-pub fn parse_raw(release: &Release, argv: &[String]) -> Result<Namespace, crate::engine::argparse::ParseError> {
+pub fn parse_raw(
+    release: &Release,
+    argv: &[String],
+) -> Result<Namespace, crate::engine::argparse::ParseError> {
     release.parser.parse(argv)
 }
 
@@ -204,8 +209,10 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
             .map(|t| t.span.clone())
             .unwrap_or_else(|| launch.span.clone());
         let mut msg = format!("sglang {}: {}", release.name, e.message);
-        if matches!(e.kind, ParseErrorKind::Unrecognized | ParseErrorKind::Ambiguous)
-            && let Some(i) = e.arg_index
+        if matches!(
+            e.kind,
+            ParseErrorKind::Unrecognized | ParseErrorKind::Ambiguous
+        ) && let Some(i) = e.arg_index
             && let Some(s) = did_you_mean(release, &argv[i])
         {
             msg.push_str(&format!(" (did you mean {s}?)"));
@@ -229,7 +236,11 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
             Some(sb) => {
                 let mut idx = vec![sb.arg_index];
                 idx.extend(sb.value_indexes.iter().filter(|&&j| j != sb.arg_index));
-                let spans = idx.iter().filter_map(|&j| launch.argv.get(j)).map(|t| t.span.clone()).collect();
+                let spans = idx
+                    .iter()
+                    .filter_map(|&j| launch.argv.get(j))
+                    .map(|t| t.span.clone())
+                    .collect();
                 let written = idx
                     .iter()
                     .filter_map(|&j| launch.argv.get(j))
@@ -256,11 +267,21 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
     // Environment.
     let mut env: BTreeMap<String, (String, crate::source::Span, String)> = BTreeMap::new();
     for e in &launch.env {
-        env.insert(e.name.clone(), (e.value.clone(), e.span.clone(), format!("{}={}", e.name, e.value)));
+        env.insert(
+            e.name.clone(),
+            (
+                e.value.clone(),
+                e.span.clone(),
+                format!("{}={}", e.name, e.value),
+            ),
+        );
     }
     let aliases: Vec<(String, (String, crate::source::Span, String))> = env
         .iter()
-        .filter_map(|(n, v)| n.strip_prefix("SGL_").map(|rest| (format!("SGLANG_{rest}"), v.clone())))
+        .filter_map(|(n, v)| {
+            n.strip_prefix("SGL_")
+                .map(|rest| (format!("SGLANG_{rest}"), v.clone()))
+        })
         .collect();
     for (n, v) in aliases {
         env.entry(n).or_insert(v);
@@ -317,7 +338,8 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
             "hardware".into(),
             Entry {
                 val: Val::Unknown {
-                    reason: "no hardware given (use --hardware or a select/where on the link)".into(),
+                    reason: "no hardware given (use --hardware or a select/where on the link)"
+                        .into(),
                 },
                 source: Source::Unknown,
                 name: "hardware".into(),
@@ -370,7 +392,10 @@ fn model_identity(values: &BTreeMap<String, Entry>) -> Entry {
             }
             match e.val.value() {
                 Some(Value::String(s)) => Some((s.clone(), e)),
-                Some(Value::Array(a)) => a.first().and_then(|v| v.as_str()).map(|s| (s.to_string(), e)),
+                Some(Value::Array(a)) => a
+                    .first()
+                    .and_then(|v| v.as_str())
+                    .map(|s| (s.to_string(), e)),
                 _ => None,
             }
         })
