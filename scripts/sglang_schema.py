@@ -17,20 +17,20 @@ child interpreter per version it imports `sglang.srt.server_args`, builds
 facts about the parser (option strings, dests, defaults, choices, kinds).
 
 Python packages needed (pip, in the interpreter that runs this script):
-    numpy orjson psutil pybase64 requests pyyaml pydantic packaging starlette
-    tqdm IPython aiohttp attrs msgspec openai partial_json_parser pyzmq httpx
-    dill sentencepiece
+    numpy orjson psutil pybase64 requests pydantic packaging starlette tqdm
+    IPython aiohttp attrs msgspec openai partial_json_parser pyzmq dill
+    sentencepiece
 That is all in the default (stub) mode. Not needed there: torch, triton,
-transformers, tokenizers, huggingface-hub, xgrammar, sgl_kernel, flashinfer,
-Pillow, torchvision. Python 3.11 (the wheels are cp311).
+transformers, tokenizers, huggingface-hub, xgrammar, safetensors, sgl_kernel,
+flashinfer, Pillow, torchvision. Python 3.11 (the wheels are cp311).
 
 Stubs
 -----
 A meta-path finder answers imports of the heavy packages with permissive stub
 modules (attribute access yields stub classes that can be called, subclassed,
 used as decorators, compared, iterated (empty) and are falsy). Default set:
-    torch triton transformers huggingface_hub xgrammar sgl_kernel flashinfer
-    PIL torchvision
+    torch triton transformers huggingface_hub xgrammar safetensors sgl_kernel
+    flashinfer PIL torchvision
 The torch stub imitates a CPU-only machine with the PyPI (CUDA) torch wheel:
 `torch.version.hip is None`, `torch.version.cuda == "12.8"`,
 `torch.cuda/xpu/mps.is_available() -> False`, `torch.cpu.is_available() ->
@@ -58,7 +58,10 @@ except the -h/--help action. Keys per option, always present:
 option_strings, dest, action, nargs, const, type, default, choices, required;
 optional: custom_action (class name), new_flag, error_message, type_source
 (qualified name of a custom type callable), type_params, default_repr (repr of
-a default that is not plain JSON), choices_repr.
+a default that is not plain JSON), choices_unordered (true when SGLang passes
+the choices as a Python set: membership is what counts, but the order in
+argparse's "invalid choice" message then varies from run to run; the list is
+sorted here), choices_repr (repr of other non-list choices containers).
 `default` is what the parser holds (argparse.SUPPRESS is "==SUPPRESS==").
 Note argparse applies `type` to a *string* default of an option that is not
 given on the command line.
@@ -122,7 +125,7 @@ ACTION_KINDS = {
     "boolean_optional": "argparse.BooleanOptionalAction: option_strings holds --x and --no-x; --x stores true, --no-x stores false; consumes no value.",
     "version": "argparse 'version': prints the version and exits.",
     "deprecated_ignore": "SGLang DeprecatedAction without error_message: consumes values per nargs (nargs 0 in practice: no value; `--x=v` is then the argparse error \"argument --x: ignored explicit argument 'v'\"), logs a deprecation warning and stores NOTHING: the dest keeps its default (this action's own default is usually ==SUPPRESS==, so the dest may be absent from the namespace).",
-    "deprecated_error": "SGLang DeprecatedAction with error_message: consumes values per nargs (0 in practice), then calls parser.error(error_message): the parse fails with exactly error_message (argparse prints 'prog: error: <error_message>' and exits 2). Raised when the option is met while consuming the command line (so an earlier error, e.g. an unknown option... is reported by parse_args only after; see argparse).",
+    "deprecated_error": "SGLang DeprecatedAction with error_message: consumes values per nargs (0 in practice: no value, `--x=v` is the argparse error \"argument --x: ignored explicit argument 'v'\"), then calls parser.error(error_message): the parse fails with exactly error_message (argparse prints 'prog: error: <error_message>' and exits 2). It fires when argparse reaches the option while consuming argv left to right, so it wins over errors found later (unrecognized arguments and missing required options are only reported after the whole argv is consumed).",
     "lora_paths": "SGLang LoRAPathAction: consumes values per nargs ('*' in practice: zero or more), type applied to each; stores a NEW list (replacing any earlier one): for each value v, s = v.strip() (Python str.strip: Unicode whitespace); if s starts with '{' and ends with '}', json.loads(s) (Python json: accepts NaN/Infinity, big ints) and the result must be an object containing both keys 'lora_path' and 'lora_name', stored as that object; otherwise the stripped string is stored. Invalid JSON raises json.JSONDecodeError and a missing key raises AssertionError: neither is an argparse error, the real parser crashes with that exception (an error either way). No values -> [].",
     "store_const_consuming_value": "SGLang DeprecatedStoreConstAction with nargs=None: consumes exactly one value like 'store' (type and choices are checked: an invalid choice is the usual argparse error), then stores const (its const_value), discarding the value.",
 }
@@ -184,7 +187,7 @@ STANDARD_ACTIONS = {
 # --------------------------------------------------------------------------
 
 DEFAULT_STUBS = (
-    "torch", "triton", "transformers", "huggingface_hub", "xgrammar",
+    "torch", "triton", "transformers", "huggingface_hub", "xgrammar", "safetensors",
     "sgl_kernel", "flashinfer", "PIL", "torchvision",
 )
 REAL_TORCH_STUBS = ("sgl_kernel", "flashinfer", "PIL", "torchvision")
@@ -491,7 +494,8 @@ def to_json(value, where):
             flag = flag or f
         return out, flag
     if isinstance(value, (set, frozenset)):
-        items = sorted((to_json(v, where)[0] for v in value), key=repr)
+        # hash order is not stable across runs: sort for deterministic output
+        items = sorted((to_json(v, where)[0] for v in value), key=lambda x: json.dumps(x, sort_keys=True))
         return items, True
     return repr(value), True
 
@@ -579,10 +583,12 @@ def describe_option(action):
     tkind, textra = describe_type(action, where)
     const_j, const_repr = to_json(const, where)
     default_j, default_repr = to_json(action.default, where)
-    choices_j, choices_repr = (None, False)
+    choices_j, choices_repr, unordered = (None, False, False)
     if action.choices is not None:
-        choices_j, choices_repr = to_json(list(action.choices), where)
-        choices_repr = choices_repr or type(action.choices) is not list
+        unordered = isinstance(action.choices, (set, frozenset))
+        seq = action.choices if unordered else list(action.choices)
+        choices_j, choices_repr = to_json(seq, where)
+        choices_repr = not unordered and (choices_repr or type(action.choices) not in (list, tuple))
     if const_repr:
         raise SchemaError(f"{where}: const {const!r} is not plain JSON")
     opt = {
@@ -599,7 +605,11 @@ def describe_option(action):
     opt.update(extra)
     opt.update(textra)
     if default_repr:
+        if isinstance(action.default, (set, frozenset)):
+            raise SchemaError(f"{where}: set default")
         opt["default_repr"] = repr(action.default)
+    if unordered:
+        opt["choices_unordered"] = True
     if choices_repr:
         opt["choices_repr"] = repr(action.choices)
     return opt
@@ -634,6 +644,10 @@ def serve_positional_model(root):
 
 def dump(root, version, real_torch=False):
     parser, server_args = build_real_parser(root, real_torch)
+    return describe_parser(parser, server_args, root, version)
+
+
+def describe_parser(parser, server_args, root, version):
     kwargs = parser_kwargs_from_source(server_args.__file__)
     allow_abbrev = kwargs.get("allow_abbrev", True)
     if parser.allow_abbrev is not True or parser.prefix_chars != "-" or parser.fromfile_prefix_chars is not None:

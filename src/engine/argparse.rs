@@ -118,18 +118,22 @@ pub struct Namespace {
     pub values: Vec<(String, Value)>,
     /// Destinations set by the argv (last setter).
     pub set_by: BTreeMap<String, SetBy>,
+    index: HashMap<String, usize>,
 }
 
 impl Namespace {
     /// The value of a destination.
     pub fn get(&self, dest: &str) -> Option<&Value> {
-        self.values.iter().find(|(d, _)| d == dest).map(|(_, v)| v)
+        self.index.get(dest).map(|&i| &self.values[i].1)
     }
 
     fn set(&mut self, dest: &str, value: Value) {
-        match self.values.iter_mut().find(|(d, _)| d == dest) {
-            Some(slot) => slot.1 = value,
-            None => self.values.push((dest.to_string(), value)),
+        match self.index.get(dest) {
+            Some(&i) => self.values[i].1 = value,
+            None => {
+                self.index.insert(dest.to_string(), self.values.len());
+                self.values.push((dest.to_string(), value));
+            }
         }
     }
 }
@@ -162,6 +166,8 @@ pub enum ParseErrorKind {
     Required,
     /// `-h/--help` (or a prefix of it): the engine prints help and exits.
     Help,
+    /// A removed option whose action refuses to run.
+    Deprecated,
 }
 
 impl ArgParser {
@@ -624,7 +630,24 @@ impl ArgParser {
         };
         let current = st.ns.get(&a.dest).cloned();
         let new = match a.action.as_str() {
-            "store" | "deprecated_store" => value,
+            "deprecated_ignore" => return Ok(()),
+            "deprecated_error" => {
+                return Err(ParseError {
+                    message: a
+                        .extra
+                        .get("error_message")
+                        .and_then(|m| m.as_str())
+                        .unwrap_or("this option is no longer supported")
+                        .to_string(),
+                    arg_index: Some(at),
+                    kind: ParseErrorKind::Deprecated,
+                });
+            }
+            "store_const_consuming_value" => a.const_value.clone(),
+            "lora_paths" => {
+                lora_paths(value).map_err(|m| value_err(m, ParseErrorKind::InvalidValue))?
+            }
+            "store" => value,
             "store_const" | "store_true" | "store_false" => a.const_value.clone(),
             "append" => {
                 let mut items = list_or_empty(current);
@@ -679,6 +702,29 @@ struct State {
     seen: BTreeSet<usize>,
     extras: Vec<usize>,
     positionals: Vec<usize>,
+}
+
+/// SGLang `LoRAPathAction`: `name=path`-free strings or `{"lora_name", "lora_path"}` objects.
+fn lora_paths(value: Value) -> Result<Value, String> {
+    let items = match value {
+        Value::Array(a) => a,
+        other => vec![other],
+    };
+    let mut out = Vec::new();
+    for v in items {
+        let s = v.as_str().unwrap_or_default().trim().to_string();
+        if s.starts_with('{') && s.ends_with('}') {
+            let obj: Value =
+                serde_json::from_str(&s).map_err(|e| format!("invalid LoRA JSON {s:?}: {e}"))?;
+            if obj.get("lora_path").is_none() || obj.get("lora_name").is_none() {
+                return Err(format!("LoRA JSON {s:?} needs lora_name and lora_path"));
+            }
+            out.push(obj);
+        } else {
+            out.push(Value::String(s));
+        }
+    }
+    Ok(Value::Array(out))
 }
 
 fn list_or_empty(v: Option<Value>) -> Vec<Value> {
@@ -824,7 +870,7 @@ fn is_negative_number(s: &str) -> bool {
 /// Converts one argument string with the action's type.
 pub fn convert(a: &OptionSpec, s: &str) -> Result<Value, String> {
     let kind = a.type_kind.as_deref().unwrap_or("str");
-    super::types::convert(kind, s)
+    super::types::convert(kind, s, a.extra.get("type_params"))
 }
 
 /// Python `==` between two JSON-held values (`1 == 1.0 == True`).
@@ -841,7 +887,7 @@ pub fn py_eq(a: &Value, b: &Value) -> bool {
 /// Python `repr` of a JSON-held value, for messages.
 pub fn py_repr(v: &Value) -> String {
     match v {
-        Value::String(s) => format!("'{s}'"),
+        Value::String(s) => super::types::py_str_repr(s),
         Value::Null => "None".into(),
         Value::Bool(true) => "True".into(),
         Value::Bool(false) => "False".into(),

@@ -6,20 +6,211 @@
 use serde_json::Value;
 
 /// Converts `s` with the named converter; `Err` carries an argparse-style message.
-pub fn convert(kind: &str, s: &str) -> Result<Value, String> {
+/// `params` are the converter's parameters recorded in the schema (`type_params`).
+pub fn convert(kind: &str, s: &str, params: Option<&Value>) -> Result<Value, String> {
     match kind {
         "str" => Ok(Value::String(s.to_string())),
         "int" => py_int(s)
             .map(Value::from)
-            .ok_or_else(|| format!("invalid int value: '{s}'")),
-        "float" => py_float(s).ok_or_else(|| format!("invalid float value: '{s}'")),
-        "json" | "json.loads" | "loads" => {
-            serde_json::from_str::<Value>(s).map_err(|_| format!("invalid loads value: '{s}'"))
+            .ok_or_else(|| format!("invalid int value: {}", py_str_repr(s))),
+        "float" => py_float(s).ok_or_else(|| format!("invalid float value: {}", py_str_repr(s))),
+        "json" => serde_json::from_str::<Value>(s.trim_matches(is_json_space))
+            .map_err(|_| format!("invalid loads value: {}", py_str_repr(s))),
+        "json_list_type" => serde_json::from_str::<Value>(s.trim_matches(is_json_space))
+            .map_err(|_| format!("Invalid JSON list: {s}. Please provide a valid JSON list.")),
+        "nullable_str" => Ok(if s.is_empty() || s == "None" {
+            Value::Null
+        } else {
+            Value::String(s.to_string())
+        }),
+        "human_readable_int" => human_readable_int(s),
+        "cuda_graph_backend" => {
+            if s == "tc_piecewise" {
+                Err(TC_PIECEWISE_REMOVED.to_string())
+            } else {
+                Ok(Value::String(s.to_string()))
+            }
         }
+        "cuda_graph_config_v1" => cuda_graph_config(s, params, false),
+        "cuda_graph_config_v2" => cuda_graph_config(s, params, true),
         other => Err(format!(
             "recipe-drift does not know the type converter '{other}'"
         )),
     }
+}
+
+const TC_PIECEWISE_REMOVED: &str = "tc_piecewise was removed; select breakable, full, or disabled";
+
+fn is_json_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+/// Python `repr()` of a string.
+pub fn py_str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::new();
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python's type name of a JSON-held value.
+fn py_type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "NoneType",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "str",
+        Value::Array(_) => "list",
+        Value::Object(_) => "dict",
+    }
+}
+
+/// Python tuple repr of strings.
+fn py_tuple_repr(items: &[String]) -> String {
+    let inner: Vec<String> = items.iter().map(|s| py_str_repr(s)).collect();
+    if inner.len() == 1 {
+        format!("({},)", inner[0])
+    } else {
+        format!("({})", inner.join(", "))
+    }
+}
+
+/// SGLang's `--cuda-graph-config` parser: a JSON object of phases with known keys.
+fn cuda_graph_config(s: &str, params: Option<&Value>, v2: bool) -> Result<Value, String> {
+    let parsed: Value = serde_json::from_str(s.trim_matches(is_json_space))
+        .map_err(|e| format!("--cuda-graph-config must be JSON: {e}"))?;
+    let Value::Object(map) = &parsed else {
+        return Err(format!(
+            "--cuda-graph-config must be a JSON object, got {}",
+            py_type_name(&parsed)
+        ));
+    };
+    let strings = |v: Option<&Value>| -> Vec<String> {
+        v.and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let phases = strings(params.and_then(|p| p.get("phases")));
+    for (phase, value) in map {
+        if !phases.contains(phase) {
+            return Err(format!(
+                "--cuda-graph-config: unknown phase {}, expected one of {}",
+                py_str_repr(phase),
+                py_tuple_repr(&phases)
+            ));
+        }
+        let Value::Object(inner) = value else {
+            return Err(format!(
+                "--cuda-graph-config[{}] must be a JSON object, got {}",
+                py_str_repr(phase),
+                py_type_name(value)
+            ));
+        };
+        if v2 && inner.get("backend") == Some(&Value::String("tc_piecewise".into())) {
+            return Err(TC_PIECEWISE_REMOVED.to_string());
+        }
+        let allowed = strings(
+            params
+                .and_then(|p| p.get("allowed_keys"))
+                .and_then(|a| a.get(phase)),
+        );
+        for key in inner.keys() {
+            if !allowed.contains(key) {
+                return Err(format!(
+                    "--cuda-graph-config[{}]: unknown key {}, expected one of {}",
+                    py_str_repr(phase),
+                    py_str_repr(key),
+                    py_tuple_repr(&allowed)
+                ));
+            }
+        }
+    }
+    Ok(parsed)
+}
+
+/// SGLang `human_readable_int`: plain ints, SI (`1k`) and IEC (`1Ki`) suffixes.
+fn human_readable_int(s: &str) -> Result<Value, String> {
+    let t = s.trim_matches(is_py_space);
+    const SUFFIXES: &[(&str, u128, bool)] = &[
+        ("Ki", 1 << 10, true),
+        ("Mi", 1 << 20, true),
+        ("Gi", 1 << 30, true),
+        ("Ti", 1 << 40, true),
+        ("k", 1_000, false),
+        ("M", 1_000_000, false),
+        ("G", 1_000_000_000, false),
+        ("T", 1_000_000_000_000, false),
+    ];
+    for (suffix, mult, iec) in SUFFIXES {
+        let Some(num) = t.strip_suffix(suffix) else {
+            continue;
+        };
+        let (int_part, frac) = match num.split_once('.') {
+            Some((i, f)) => (i, Some(f)),
+            None => (num, None),
+        };
+        let digits = |x: &str| !x.is_empty() && x.chars().all(|c| c.is_ascii_digit());
+        if !digits(int_part) || frac.is_some_and(|f| !digits(f)) {
+            continue;
+        }
+        if *iec {
+            if frac.is_some() {
+                let whole: u128 = int_part.parse().unwrap_or(0);
+                return Err(format!(
+                    "Decimals are not allowed with IEC suffixes like '{suffix}'. Use an integer IEC value such as '{whole}{suffix}', or an SI value such as '{num}{}'.",
+                    &suffix[..1]
+                ));
+            }
+            let n: u128 = int_part.parse().map_err(|_| invalid_hri(s))?;
+            return i64::try_from(n * mult)
+                .map(Value::from)
+                .map_err(|_| invalid_hri(s));
+        }
+        let whole: u128 = int_part.parse().map_err(|_| invalid_hri(s))?;
+        let mut v = whole * mult;
+        if let Some(f) = frac {
+            // int(Decimal(number) * multiplier): truncate the fraction's contribution.
+            let scale = 10u128.pow(f.len().min(30) as u32);
+            let fnum: u128 = f[..f.len().min(30)].parse().unwrap_or(0);
+            v += fnum * mult / scale;
+        }
+        return i64::try_from(v)
+            .map(Value::from)
+            .map_err(|_| invalid_hri(s));
+    }
+    py_int(t).map(Value::from).ok_or_else(|| invalid_hri(t))
+}
+
+fn invalid_hri(s: &str) -> String {
+    format!(
+        "Invalid integer value: '{s}'. Use a plain integer, SI suffixes (1k, 1M), or IEC suffixes (1Ki, 1Mi). Suffixes are case-sensitive."
+    )
 }
 
 /// Python `int(s)` for base 10: surrounding whitespace, sign, `_` between digits.
