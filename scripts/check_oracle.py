@@ -17,7 +17,7 @@ argv vectors from the real option table (real option strings and random unique
 or ambiguous prefixes of them, `--k=v` and `--k v` forms, valid and invalid
 choices, good and bad values for every type kind, nargs lists, booleans with
 stray `=value`, repeated options, unknown options, stray positionals, missing
---model-path, the odd --help), parse each with the real parser and with the
+--model-path, the odd --help; plus ~100 fixed edge-case vectors), parse each with the real parser and with the
 oracle (a subprocess reading the schema file), and compare:
   * ok/ok: the namespaces must be identical (canonical JSON, 1 != 1.0);
   * error/error: agreement; the message text is compared too and reported;
@@ -179,6 +179,46 @@ def gen_argv(rng, schema):
     return argv
 
 
+M = ["--model-path", "org/model"]
+FIXED_VECTORS = [
+    [], M, ["--model", "m"], ["--model=m"], ["--model-p", "m"], ["--mod", "m"], M + ["--tp", "2"],
+    M + ["--tp-size", "2", "--tp", "4"], M + ["--tensor-parallel-size=8"], M + ["--pp", "2"],
+    M + ["--ep", "4"], M + ["--dp=2", "--enable-dp-attention"], M + ["--quant", "fp8"],
+    M + ["--quantization", "fp8"], M + ["--speculative-algo", "NEXTN"], M + ["--speculative-algorithm", "eagle"],
+    M + ["--context-length", "1.5k"], M + ["--context-length", "1.5Ki"], M + ["--context-length", "2Ki"],
+    M + ["--context-length", " 32k "], M + ["--context-length", "-1"], M + ["--max-total-tokens", "1_000"],
+    M + ["--mem-fraction-static", "0.80"], M + ["--mem-fraction-static", "nan"], M + ["--mem-fraction-static=-inf"],
+    M + ["--lora-paths"], M + ["--lora-paths", " a ", '{"lora_name": "n", "lora_path": "p"}'],
+    M + ["--lora-paths", "{bad}"], M + ["--lora-paths", '{"lora_name": "n"}'], M + ["--lora-paths=x"],
+    M + ["--cuda-graph-config", '{"prefill": {"backend": "tc_piecewise"}}'],
+    M + ["--cuda-graph-config", '{"decode": {"tc_compiler": "eager"}}'],
+    M + ["--cuda-graph-config", '{"prefill": {"max_seq_len": 1}}'], M + ["--cuda-graph-config", "[]"],
+    M + ["--cuda-graph-backend-prefill", "tc_piecewise"], M + ["--cuda-graph-backend-decode", "full"],
+    M + ["--disable-piecewise-cuda-graph"], M + ["--enforce-piecewise-cuda-graph", "--enable-breakable-cuda-graph"],
+    M + ["--disable-piecewise-cuda-graph", "--cuda-graph-backend-prefill", "breakable"],
+    M + ["--cuda-graph-bs", "1", "2", "4"], M + ["--cuda-graph-bs"], M + ["--cuda-graph-max-bs", "8"],
+    M + ["--monokernel-backend", "amd"], M + ["--monokernel-backend", "AMD"], M + ["--monokernel-backend"],
+    M + ["--enable-expert-distribution-metrics"], M + ["--prefill-round-robin-balance"],
+    M + ["--prefill-round-robin-balance=1"], M + ["--collect-tokens-histogram"],
+    M + ["--stream-output"], M + ["--disable-cuda-graph"], M + ["--enable-dp-attention=true"],
+    M + ["--nsa-prefill-backend", "fa3"], M + ["--dsa-prefill-backend", "fa3", "--nsa-prefill-backend", "tilelang"],
+    M + ["--nsa-prefill-cp-mode", "in-seq-split"], M + ["--mamba-scheduler-strategy", "x"],
+    M + ["--model-checksum"], M + ["--model-checksum", "abc"], M + ["--model-checksum=abc"],
+    M + ["--forward-hooks", "[1, 2]"], M + ["--forward-hooks", "NaN"], M + ["--forward-hooks", "1e400"],
+    M + ["--preferred-sampling-params", '{"temperature": 0.5}'], M + ["--preferred-sampling-params", "NaN"],
+    M + ["--quantization-param-path", "None"], M + ["--quantization-param-path", ""],
+    M + ["--hicache-io-backend", "direct", "--hicache-mem-layout", "page_first_direct"],
+    M + ["--enable-hierarchical-cache", "--enable-hicache"], M + ["--page-size", "-5"], M + ["--page-size", "-5 "],
+    M + ["--served-model-name", "-x"], M + ["--served-model-name", "-x y"], M + ["--served-model-name", "--"],
+    M + ["--", "x"], M + ["x"], ["org/model", "--tp", "2"], M + ["--help"], M + ["-h"], M + ["--he"],
+    M + ["-hx"], M + ["--uvicorn-access-log-exclude-prefixes"], M + ["--uvicorn-access-log-exclude-prefixes", "/a", "/b"],
+    M + ["--enable-torch-compile", "--no-enable-torch-compile"], M + ["--trust-remote-code", "--trust"],
+    M + ["--attention-backend", "FA3"], M + ["--attention-backend", "fa3", "--attention-backend=triton"],
+    M + ["--sampling-backend", "pytorch"], M + ["--log-level", "debug"], M + ["--log-requests-level", "3"],
+    M + ["--json-model-override-args", '{"a": 1}'], M + ["--dist-init-addr", "1.2.3.4:5"], M + ["--nccl-init", "x"],
+]
+
+
 # --------------------------------------------------------------------------
 # Child: one version
 # --------------------------------------------------------------------------
@@ -229,7 +269,8 @@ def child(version, root, schema_path, n, seed, real_torch):
     from argparse_oracle import jsonable
 
     rng = random.Random(f"{seed}:{version}")
-    vectors = [gen_argv(rng, schema) for _ in range(n)]
+    vectors = FIXED_VECTORS + [gen_argv(rng, schema) for _ in range(n)]
+    n = len(vectors)
     real = [real_result(parser, v, jsonable) for v in vectors]
 
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as f:

@@ -477,10 +477,7 @@ pub fn explain(keys: &[String]) -> String {
             }
         }
         for rule in &b.rules {
-            let touches = rule.when.contains_key(&key)
-                || rule.set.contains_key(&key)
-                || rule.unknown.contains_key(&key);
-            if touches {
+            if rule.touches(&key) {
                 let _ = writeln!(
                     out,
                     "  rule {} [{}{}]: {}\n    ref: {}",

@@ -151,7 +151,7 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
                     Kind::Missing
                 }
             }
-            (Val::Unknown { reason: a }, Val::Unknown { reason: b }) if a == b => {
+            (Val::Unknown { reason: a, .. }, Val::Unknown { reason: b, .. }) if a == b => {
                 if class == Class::Major {
                     shared_unknowns.push(SharedUnknown {
                         key: key.clone(),

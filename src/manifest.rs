@@ -95,7 +95,14 @@ impl Manifest {
 /// A YAML error as `file:line:col: message`, reading the position serde-saphyr reports.
 pub fn yaml_error(source: &Source, message: &str) -> Error {
     let (line, col) = find_line_col(message).unwrap_or((1, 1));
-    let first = message.lines().next().unwrap_or(message).trim();
+    let mut first = message.lines().next().unwrap_or(message).trim();
+    first = first.strip_prefix("error:").unwrap_or(first).trim();
+    // Drop a leading "line N column M:" (the position is already in front).
+    if first.starts_with("line ")
+        && let Some(at) = first.find(": ")
+    {
+        first = &first[at + 2..];
+    }
     Error::Input {
         at: format!("{}:{line}:{col}", source.origin.label()),
         message: format!("invalid YAML: {first}"),

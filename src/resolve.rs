@@ -23,6 +23,9 @@ pub enum Val {
     Unknown {
         /// Why (needs the GPU, the checkpoint, an unknown platform, ...).
         reason: String,
+        /// The values it can take, when the engine picks from a known set.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        one_of: Option<Vec<Value>>,
     },
 }
 
@@ -30,6 +33,14 @@ impl Val {
     /// A known value.
     pub fn known(value: Value) -> Val {
         Val::Known { value }
+    }
+
+    /// An unknown value with a reason.
+    pub fn unknown(reason: impl Into<String>) -> Val {
+        Val::Unknown {
+            reason: reason.into(),
+            one_of: None,
+        }
     }
 
     /// The known value, if any.
@@ -44,7 +55,7 @@ impl Val {
     pub fn display(&self) -> String {
         match self {
             Val::Known { value } => display_value(value),
-            Val::Unknown { reason } => format!("unknown ({reason})"),
+            Val::Unknown { reason, .. } => format!("unknown ({reason})"),
         }
     }
 }

@@ -331,9 +331,9 @@ fn extract_markdown_keeps_positions() {
     let l = &launches[0];
     assert_eq!(l["engine"], "sglang");
     assert_eq!(l["env"][0]["name"], "SGLANG_USE_AITER");
-    assert_eq!(l["env"][0]["span"]["line"], 17);
+    assert_eq!(l["env"][0]["span"]["line"], 18);
     assert_eq!(l["argv"][0]["text"], "--model-path");
-    assert_eq!(l["argv"][0]["span"]["line"], 20);
+    assert_eq!(l["argv"][0]["span"]["line"], 21);
     assert_eq!(l["argv"][0]["span"]["col"], 3);
 }
 

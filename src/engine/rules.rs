@@ -6,17 +6,22 @@
 //!     versions: ">=0.5.12"          # PEP 440 specifiers (optional)
 //!     platforms: [rocm]             # optional; unknown platform -> unknown result
 //!     when:                          # all must hold
-//!       enable_hierarchical_cache: true
 //!       hicache_mem_layout: {in: [page_first]}
-//!     set:   {hicache_mem_layout: page_first_direct}   # literal, {copy: k}, {add: [k, 1]}, {floordiv: [k, k2]}
-//!     unknown: {key: "reason"}      # the value cannot be known from text
+//!     any:                           # optional; at least one map must hold
+//!       - {enable_hierarchical_cache: true}
+//!       - {disaggregation_decode_enable_offload_kvcache: true}
+//!     set:   {hicache_mem_layout: page_first_direct}   # literal, {copy: k}, {upper: k},
+//!                                                      # {add: [k, 1]}, {floordiv: [k, k2]}
+//!     unknown: {key: "reason"}      # or {key: {reason: "...", one_of: [a, b]}}
 //!     error: "message"              # the engine refuses to start
 //!     reference: "sglang 0.5.19 server_args.py ..."
 //! ```
 //!
 //! Conditions: a plain value (Python `==`), `{in: [..]}`, `{not_in: [..]}`, `{not: v}`,
-//! `{gt|ge|lt|le: n}`, `{set: true|false}` (written on the command line or in env).
-//! A condition on an unknown value makes the rule's outcome unknown, never guessed.
+//! `{gt|ge|lt|le: n}`, `{contains_ci: text}`, `{set: true|false}` (written on the
+//! command line or in env).
+//! A condition on an unknown value is decided over the value's `one_of` set when it
+//! has one; otherwise the rule's outcome is unknown, never guessed.
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
@@ -41,15 +46,18 @@ pub struct Rule {
     /// Platforms it runs on (absent: all).
     #[serde(default)]
     pub platforms: Option<Vec<String>>,
-    /// Conditions on resolved keys.
+    /// Conditions on resolved keys; all must hold.
     #[serde(default)]
     pub when: BTreeMap<String, Value>,
+    /// Alternative condition maps; at least one must hold (absent: no constraint).
+    #[serde(default)]
+    pub any: Vec<BTreeMap<String, Value>>,
     /// New values.
     #[serde(default)]
     pub set: BTreeMap<String, Value>,
-    /// Keys that become unknown, with the reason.
+    /// Keys that become unknown: a reason, or `{reason, one_of}`.
     #[serde(default)]
-    pub unknown: BTreeMap<String, String>,
+    pub unknown: BTreeMap<String, Value>,
     /// A startup error the engine raises.
     #[serde(default)]
     pub error: Option<String>,
@@ -64,12 +72,15 @@ pub struct Rule {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EnvSpec {
-    /// `bool`, `int`, `upper` (case-insensitive name) or `str`.
+    /// `bool` (`1`/`true` in any case are on), `int`, `enum` (with `choices`) or `str`.
     #[serde(rename = "type")]
     pub kind: String,
     /// The engine's value when unset.
     #[serde(default)]
     pub default: Option<Value>,
+    /// Accepted values of an `enum` (case-sensitive); anything else reads as `default`.
+    #[serde(default)]
+    pub choices: Option<Vec<String>>,
     /// Where it is read upstream.
     pub reference: String,
 }
@@ -86,7 +97,7 @@ pub struct RuleFile {
 }
 
 impl RuleFile {
-    /// Parses a rule file and checks its version specifiers.
+    /// Parses a rule file and checks its version specifiers and platforms.
     pub fn parse(text: &str, name: &str) -> Result<RuleFile, String> {
         let file: RuleFile = serde_saphyr::from_str(text).map_err(|e| format!("{name}: {e}"))?;
         for r in &file.rules {
@@ -114,12 +125,31 @@ impl Rule {
                 .unwrap_or(false),
         }
     }
+
+    /// Whether the rule reads or writes a key.
+    pub fn touches(&self, key: &str) -> bool {
+        self.when.contains_key(key)
+            || self.any.iter().any(|m| m.contains_key(key))
+            || self.set.contains_key(key)
+            || self.unknown.contains_key(key)
+    }
 }
 
 enum Tri {
     True,
     False,
     Unknown(String),
+}
+
+fn and(a: Tri, b: impl FnOnce() -> Tri) -> Tri {
+    match a {
+        Tri::False => Tri::False,
+        Tri::True => b(),
+        Tri::Unknown(why) => match b() {
+            Tri::False => Tri::False,
+            _ => Tri::Unknown(why),
+        },
+    }
 }
 
 /// Applies rules in order to resolved values.
@@ -134,13 +164,13 @@ pub fn apply(
         if !rule.in_version(version) {
             continue;
         }
-        let mut unknown: Option<String> = None;
+        let mut verdict = Tri::True;
         if let Some(ps) = &rule.platforms {
             match platform {
                 Some(p) if ps.iter().any(|x| Platform::parse(x) == Some(p)) => {}
                 Some(_) => continue,
                 None => {
-                    unknown = Some(format!(
+                    verdict = Tri::Unknown(format!(
                         "rule {} applies only on {} and the platform is unknown",
                         rule.id,
                         ps.join("/")
@@ -148,47 +178,67 @@ pub fn apply(
                 }
             }
         }
-        let mut holds = true;
-        for (key, cond) in &rule.when {
-            match eval_cond(values.get(key), cond) {
-                Tri::True => {}
-                Tri::False => {
-                    holds = false;
-                    break;
+        verdict = and(verdict, || eval_map(values, &rule.when, &rule.id));
+        if !rule.any.is_empty() {
+            verdict = and(verdict, || {
+                let mut out = Tri::False;
+                for m in &rule.any {
+                    match eval_map(values, m, &rule.id) {
+                        Tri::True => return Tri::True,
+                        Tri::Unknown(w) => out = Tri::Unknown(w),
+                        Tri::False => {}
+                    }
                 }
-                Tri::Unknown(why) => {
-                    unknown.get_or_insert(format!(
-                        "rule {} depends on {key}, which is unknown ({why})",
-                        rule.id
-                    ));
-                }
-            }
+                out
+            });
         }
-        if !holds {
-            continue;
-        }
+        let unknown = match verdict {
+            Tri::False => continue,
+            Tri::True => None,
+            Tri::Unknown(why) => Some(why),
+        };
         let mut updates: Vec<(String, Val)> = Vec::new();
         for (key, effect) in &rule.set {
+            let new = eval_effect(values, effect);
             let after = match &unknown {
                 Some(why) => {
-                    let new = eval_effect(values, effect);
-                    let cur = values.get(key).map(|e| e.val.clone());
-                    if cur.as_ref() == Some(&new) {
+                    let cur = get(values, key);
+                    if cur == new {
                         continue;
                     }
+                    // Either unchanged or the new value.
+                    let one_of = match (cur, &new) {
+                        (Val::Known { value: a }, Val::Known { value: b }) => {
+                            Some(vec![a, b.clone()])
+                        }
+                        _ => None,
+                    };
                     Val::Unknown {
                         reason: why.clone(),
+                        one_of,
                     }
                 }
-                None => eval_effect(values, effect),
+                None => new,
             };
             updates.push((key.clone(), after));
         }
-        for (key, reason) in &rule.unknown {
+        for (key, spec) in &rule.unknown {
+            let (reason, one_of) = match spec {
+                Value::Object(m) => (
+                    m.get("reason")
+                        .and_then(|r| r.as_str())
+                        .unwrap_or("")
+                        .to_string(),
+                    m.get("one_of").and_then(|o| o.as_array()).cloned(),
+                ),
+                Value::String(r) => (r.clone(), None),
+                other => (other.to_string(), None),
+            };
             updates.push((
                 key.clone(),
                 Val::Unknown {
-                    reason: unknown.clone().unwrap_or_else(|| reason.clone()),
+                    reason: unknown.clone().unwrap_or(reason),
+                    one_of,
                 },
             ));
         }
@@ -224,41 +274,81 @@ pub fn apply(
     }
 }
 
+fn eval_map(values: &BTreeMap<String, Entry>, conds: &BTreeMap<String, Value>, id: &str) -> Tri {
+    let mut out = Tri::True;
+    for (key, cond) in conds {
+        match eval_cond(values.get(key), cond) {
+            Tri::True => {}
+            Tri::False => return Tri::False,
+            Tri::Unknown(why) => {
+                if matches!(out, Tri::True) {
+                    out = Tri::Unknown(format!(
+                        "rule {id} depends on {key}, which is unknown ({why})"
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
 fn eval_cond(entry: Option<&Entry>, cond: &Value) -> Tri {
     let null = Val::known(Value::Null);
     let val = entry.map(|e| &e.val).unwrap_or(&null);
-    let explicit = entry.is_some_and(|e| e.is_explicit());
+    if let Value::Object(m) = cond
+        && m.len() == 1
+        && m.keys().next().is_some_and(|k| k == "set")
+    {
+        let explicit = entry.is_some_and(|e| e.is_explicit());
+        return tri(explicit == (m["set"] == Value::Bool(true)));
+    }
+    match val {
+        Val::Known { value } => tri(test(value, cond)),
+        Val::Unknown { reason, one_of } => match one_of {
+            Some(cands) if !cands.is_empty() => {
+                let hits = cands.iter().filter(|c| test(c, cond)).count();
+                if hits == cands.len() {
+                    Tri::True
+                } else if hits == 0 {
+                    Tri::False
+                } else {
+                    Tri::Unknown(reason.clone())
+                }
+            }
+            _ => Tri::Unknown(reason.clone()),
+        },
+    }
+}
+
+/// Whether a known value satisfies a condition.
+fn test(v: &Value, cond: &Value) -> bool {
     if let Value::Object(m) = cond
         && m.len() == 1
     {
         let (op, arg) = m.iter().next().unwrap();
-        if op == "set" {
-            return tri(explicit == (arg == &Value::Bool(true)));
-        }
-        let v = match val {
-            Val::Known { value } => value,
-            Val::Unknown { reason } => return Tri::Unknown(reason.clone()),
-        };
         let num = |x: &Value| x.as_f64();
-        return match op.as_str() {
-            "in" => tri(arg
-                .as_array()
-                .is_some_and(|a| a.iter().any(|c| py_eq(c, v)))),
-            "not_in" => tri(!arg
-                .as_array()
-                .is_some_and(|a| a.iter().any(|c| py_eq(c, v)))),
-            "not" => tri(!py_eq(arg, v)),
-            "gt" => tri(matches!((num(v), num(arg)), (Some(a), Some(b)) if a > b)),
-            "ge" => tri(matches!((num(v), num(arg)), (Some(a), Some(b)) if a >= b)),
-            "lt" => tri(matches!((num(v), num(arg)), (Some(a), Some(b)) if a < b)),
-            "le" => tri(matches!((num(v), num(arg)), (Some(a), Some(b)) if a <= b)),
-            _ => tri(py_eq(cond, v)),
+        let listed = || {
+            arg.as_array()
+                .is_some_and(|a| a.iter().any(|c| py_eq(c, v)))
         };
+        match op.as_str() {
+            "in" => return listed(),
+            "not_in" => return !listed(),
+            "not" => return !py_eq(arg, v),
+            "contains_ci" => {
+                return match (v.as_str(), arg.as_str()) {
+                    (Some(s), Some(needle)) => s.to_lowercase().contains(&needle.to_lowercase()),
+                    _ => false,
+                };
+            }
+            "gt" => return matches!((num(v), num(arg)), (Some(a), Some(b)) if a > b),
+            "ge" => return matches!((num(v), num(arg)), (Some(a), Some(b)) if a >= b),
+            "lt" => return matches!((num(v), num(arg)), (Some(a), Some(b)) if a < b),
+            "le" => return matches!((num(v), num(arg)), (Some(a), Some(b)) if a <= b),
+            _ => {}
+        }
     }
-    match val {
-        Val::Known { value } => tri(py_eq(cond, value)),
-        Val::Unknown { reason } => Tri::Unknown(reason.clone()),
-    }
+    py_eq(cond, v)
 }
 
 fn tri(b: bool) -> Tri {
@@ -283,11 +373,18 @@ fn eval_effect(values: &BTreeMap<String, Entry>, effect: &Value) -> Val {
         };
         match (op.as_str(), arg) {
             ("copy", Value::String(k)) => return get(values, k),
+            ("upper", Value::String(k)) => {
+                return match get(values, k) {
+                    Val::Known {
+                        value: Value::String(s),
+                    } => Val::known(Value::String(s.to_uppercase())),
+                    other => other,
+                };
+            }
             ("add" | "floordiv", Value::Array(a)) if a.len() == 2 => {
-                let (x, y) = (operand(&a[0]), operand(&a[1]));
-                return match (x, y) {
-                    (Val::Unknown { reason }, _) | (_, Val::Unknown { reason }) => {
-                        Val::Unknown { reason }
+                return match (operand(&a[0]), operand(&a[1])) {
+                    (Val::Unknown { reason, .. }, _) | (_, Val::Unknown { reason, .. }) => {
+                        Val::unknown(reason)
                     }
                     (Val::Known { value: x }, Val::Known { value: y }) => {
                         match (x.as_i64(), y.as_i64()) {

@@ -80,6 +80,7 @@ fn run_command(
     state: &mut ShellState,
 ) -> Result<Option<Launch>, Error> {
     let mut i = 0;
+    let all_start = words.first().map(|w| w.start).unwrap_or(0);
     let mut env: Vec<EnvVar> = exported_env(source, state);
     // Leading assignments: env for this command, or shell variables if nothing follows.
     let mut prefix = Vec::new();
@@ -131,7 +132,7 @@ fn run_command(
         span: source.span(w.start, w.end),
         provenance: w.provenance.clone(),
     };
-    let first = words[0].start.min(rest[0].start);
+    let first = words.first().map(|w| w.start).unwrap_or(0).min(all_start);
     let last = words.last().map(|w| w.end).unwrap_or(first);
     Ok(Some(Launch {
         engine,

@@ -180,7 +180,7 @@ fn describe(sv: &SideValue) -> String {
     };
     let mut s = match &sv.val {
         Val::Known { .. } => sv.val.display(),
-        Val::Unknown { reason } => format!("unknown: {reason}"),
+        Val::Unknown { reason, .. } => format!("unknown: {reason}"),
     };
     match (&sv.written, sv.spans.first()) {
         (Some(w), Some(span)) => {

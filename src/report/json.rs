@@ -25,7 +25,7 @@ pub fn render(links: &[LinkReport], policy: &Policy) -> String {
                 "version": s.resolved.version,
                 "platform": s.resolved.platform,
                 "startup_errors": s.resolved.startup_errors,
-                "normalized": normalized(s, policy, &keys),
+                "normalized": normalized(s, policy, &keys).lines().collect::<Vec<_>>(),
             })
         };
         out.push(json!({

@@ -276,6 +276,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
             ),
         );
     }
+    // SGLang copies every SGL_* variable to SGLANG_* at import, overwriting.
     let aliases: Vec<(String, (String, crate::source::Span, String))> = env
         .iter()
         .filter_map(|(n, v)| {
@@ -284,7 +285,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         })
         .collect();
     for (n, v) in aliases {
-        env.entry(n).or_insert(v);
+        env.insert(n, v);
     }
     for (name, (value, span, written)) in &env {
         let spec = b.env.get(name);
@@ -337,10 +338,9 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         values.insert(
             "hardware".into(),
             Entry {
-                val: Val::Unknown {
-                    reason: "no hardware given (use --hardware or a select/where on the link)"
-                        .into(),
-                },
+                val: Val::unknown(
+                    "no hardware given (use --hardware or a select/where on the link)",
+                ),
                 source: Source::Unknown,
                 name: "hardware".into(),
                 spans: vec![],
@@ -367,18 +367,26 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
     })
 }
 
-/// Normalises an env value by its declared type (`1`/`true`/`True` are one boolean).
+/// Normalises an env value the way the engine reads it: booleans are on for `1` or
+/// `true` in any case; enums outside their choices read as the default.
 fn env_value(spec: Option<&EnvSpec>, value: &str) -> Value {
-    match spec.map(|s| s.kind.as_str()) {
-        Some("bool") => match value.trim().to_ascii_lowercase().as_str() {
-            "1" | "true" | "yes" | "y" | "on" => Value::Bool(true),
-            "0" | "false" | "no" | "n" | "off" | "" => Value::Bool(false),
+    let Some(spec) = spec else {
+        return Value::String(value.to_string());
+    };
+    match spec.kind.as_str() {
+        "bool" => match value.to_ascii_lowercase().as_str() {
+            "1" | "true" => Value::Bool(true),
+            "0" | "false" | "" => Value::Bool(false),
             _ => Value::String(value.to_string()),
         },
-        Some("int") => crate::engine::types::py_int(value)
+        "int" => crate::engine::types::py_int(value)
             .map(Value::from)
             .unwrap_or_else(|| Value::String(value.to_string())),
-        Some("upper") => Value::String(value.to_ascii_uppercase()),
+        "lower" => Value::String(value.to_ascii_lowercase()),
+        "enum" => match &spec.choices {
+            Some(c) if c.iter().any(|x| x == value) => Value::String(value.to_string()),
+            _ => spec.default.clone().unwrap_or(Value::Null),
+        },
         _ => Value::String(value.to_string()),
     }
 }
@@ -401,7 +409,7 @@ fn model_identity(values: &BTreeMap<String, Entry>) -> Entry {
         })
     };
     let unknown = |reason: String| Entry {
-        val: Val::Unknown { reason },
+        val: Val::unknown(reason),
         source: Source::Unknown,
         name: "model".into(),
         spans: vec![],
