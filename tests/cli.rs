@@ -371,3 +371,28 @@ fn explain_names_rules_and_versions() {
     assert!(out.contains("default layer_first"), "{out}");
     assert!(out.contains("default page_first"), "{out}");
 }
+
+#[test]
+fn serve_positional_model_from_0_5_16() {
+    let args = |v: &'static str| {
+        vec![
+            "compare",
+            "fixtures/demo/serve-positional-model.sh",
+            "fixtures/demo/hicache-kernel-page-first.sh",
+            "--hardware",
+            "mi355x",
+            "--engine-version",
+            v,
+        ]
+    };
+    let (code, out, err) = run(&args("0.5.19"));
+    assert_eq!(code, 0, "{out}{err}");
+    assert_input_error(
+        &args("0.5.15"),
+        "fixtures/demo/serve-positional-model.sh:3:1",
+        &[
+            "required: --model-path",
+            "positional model only from 0.5.16",
+        ],
+    );
+}

@@ -24,6 +24,8 @@ struct SchemaFile {
     version: String,
     #[serde(default)]
     help: bool,
+    #[serde(default)]
+    serve_positional_model: bool,
     #[serde(default = "yes")]
     allow_abbrev: bool,
     options: Vec<OptionSpec>,
@@ -44,6 +46,8 @@ pub struct Release {
     pub parser: ArgParser,
     /// Canonical key of each action (same order as `parser.actions`).
     pub keys: Vec<String>,
+    /// `sglang serve MODEL` rewrites a leading positional to `--model-path MODEL`.
+    pub serve_positional_model: bool,
 }
 
 /// The bundled data, loaded once.
@@ -78,6 +82,7 @@ fn load() -> Result<Bundle, String> {
             name: name.to_string(),
             parser,
             keys: vec![],
+            serve_positional_model: file.serve_positional_model,
         });
     }
     releases.sort_by(|a, b| a.version.cmp(&b.version));
@@ -201,11 +206,13 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
             })
         });
 
-    let argv: Vec<String> = launch.argv.iter().map(|t| t.text.clone()).collect();
+    let (argv, origin) = serve_argv(launch, release);
+    // Tokens as the parser sees them, each pointing back at a written word.
+    let tokens: Vec<&crate::launch::Token> = origin.iter().map(|&i| &launch.argv[i]).collect();
     let ns = release.parser.parse(&argv).map_err(|e| {
         let span = e
             .arg_index
-            .and_then(|i| launch.argv.get(i))
+            .and_then(|i| tokens.get(i))
             .map(|t| t.span.clone())
             .unwrap_or_else(|| launch.span.clone());
         let mut msg = format!("sglang {}: {}", release.name, e.message);
@@ -216,6 +223,15 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
             && let Some(s) = did_you_mean(release, &argv[i])
         {
             msg.push_str(&format!(" (did you mean {s}?)"));
+        }
+        if launch.launcher.last().is_some_and(|t| t.text == "serve")
+            && !release.serve_positional_model
+            && argv.first().is_some_and(|w| !w.starts_with('-'))
+        {
+            msg.push_str(&format!(
+                "; `sglang serve MODEL` takes a positional model only from 0.5.16 on, {} needs --model-path",
+                release.name
+            ));
         }
         if e.kind == ParseErrorKind::InvalidChoice
             && let Some(note) = choice_history(release, e.arg_index.map(|i| argv[i].as_str()))
@@ -236,17 +252,18 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
             Some(sb) => {
                 let mut idx = vec![sb.arg_index];
                 idx.extend(sb.value_indexes.iter().filter(|&&j| j != sb.arg_index));
-                let spans = idx
+                idx.dedup_by_key(|j| origin.get(*j).copied());
+                let words: Vec<&crate::launch::Token> =
+                    idx.iter().filter_map(|&j| tokens.get(j).copied()).collect();
+                let mut spans: Vec<crate::source::Span> =
+                    words.iter().map(|t| t.span.clone()).collect();
+                spans.dedup();
+                let mut written: Vec<String> = words
                     .iter()
-                    .filter_map(|&j| launch.argv.get(j))
-                    .map(|t| t.span.clone())
-                    .collect();
-                let written = idx
-                    .iter()
-                    .filter_map(|&j| launch.argv.get(j))
                     .map(|t| shell_words::quote(&t.text).into_owned())
-                    .collect::<Vec<_>>()
-                    .join(" ");
+                    .collect();
+                written.dedup();
+                let written = written.join(" ");
                 (Source::Cli, spans, Some(written))
             }
             None => (Source::Default, vec![], None),
@@ -365,6 +382,42 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         values,
         startup_errors,
     })
+}
+
+/// The argv as `sglang serve` hands it to argparse, with the index of the written
+/// word behind each token: `--model-type X` is removed (all releases) and a leading
+/// positional becomes `--model-path MODEL` (from 0.5.16). `python -m
+/// sglang.launch_server` passes the argv unchanged.
+fn serve_argv(launch: &Launch, release: &Release) -> (Vec<String>, Vec<usize>) {
+    let words: Vec<&str> = launch.argv.iter().map(|t| t.text.as_str()).collect();
+    let mut argv = Vec::new();
+    let mut origin = Vec::new();
+    let is_serve = launch.launcher.last().is_some_and(|t| t.text == "serve");
+    if !is_serve {
+        return (
+            words.iter().map(|w| w.to_string()).collect(),
+            (0..words.len()).collect(),
+        );
+    }
+    let mut i = 0;
+    if release.serve_positional_model && words.first().is_some_and(|w| !w.starts_with('-')) {
+        argv.push("--model-path".to_string());
+        origin.push(0);
+    }
+    while i < words.len() {
+        if words[i] == "--model-type" {
+            i += 2;
+            continue;
+        }
+        if words[i].starts_with("--model-type=") {
+            i += 1;
+            continue;
+        }
+        argv.push(words[i].to_string());
+        origin.push(i);
+        i += 1;
+    }
+    (argv, origin)
 }
 
 /// Normalises an env value the way the engine reads it: booleans are on for `1` or
