@@ -357,7 +357,7 @@ fn resolve_cmd(
                 .unwrap_or(launch.span.clone());
             Error::input(span, format!("sglang {}: {}", release.name, e.message))
         })?;
-        let map: serde_json::Map<String, serde_json::Value> = ns.values.into_iter().collect();
+        let map: serde_json::Map<String, serde_json::Value> = ns.values().into_iter().collect();
         match format {
             Format::Json => {
                 let doc = json!({"schema_version": report::json::SCHEMA_VERSION, "engine": "sglang", "version": used, "namespace": map});

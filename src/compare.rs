@@ -123,29 +123,60 @@ impl Comparison {
 
 /// Compares docs and recipe under a policy.
 pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Comparison {
-    let mut keys: Vec<&String> = docs.values.keys().chain(recipe.values.keys()).collect();
-    keys.sort();
-    keys.dedup();
+    // Both maps are sorted: merge their keys.
+    let mut keys: Vec<&String> = Vec::with_capacity(docs.values.len().max(recipe.values.len()));
+    let (mut a, mut b) = (
+        docs.values.keys().peekable(),
+        recipe.values.keys().peekable(),
+    );
+    loop {
+        match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if x == y => {
+                keys.push(a.next().unwrap());
+                b.next();
+            }
+            (Some(x), Some(y)) if x < y => keys.push(a.next().unwrap()),
+            (Some(_), Some(_)) | (None, Some(_)) => keys.push(b.next().unwrap()),
+            (Some(_), None) => keys.push(a.next().unwrap()),
+            (None, None) => break,
+        }
+    }
     let mut findings = Vec::new();
     let mut shared_unknowns = Vec::new();
+    let null = Val::known(Value::Null);
     for key in keys {
+        let de = docs.values.get(key);
+        let re = recipe.values.get(key);
+        // Fast path: both sides at the same untouched default.
+        if let (Some(d), Some(r)) = (de, re)
+            && d.source == Source::Default
+            && r.source == Source::Default
+            && d.rules.is_empty()
+            && r.rules.is_empty()
+            && d.val == r.val
+        {
+            continue;
+        }
         let class = policy.class(key);
         if class == Class::Ignore {
             continue;
         }
-        let d = SideValue::from(docs.values.get(key));
-        let r = SideValue::from(recipe.values.get(key));
-        let kind = match (&d.val, &r.val) {
+        let dv = de.map(|e| &e.val).unwrap_or(&null);
+        let rv = re.map(|e| &e.val).unwrap_or(&null);
+        let d_set = de.is_some_and(entry_is_set);
+        let r_set = re.is_some_and(entry_is_set);
+        let kind = match (dv, rv) {
             (Val::Known { value: a }, Val::Known { value: b }) => {
                 if values_equal(a, b) {
-                    let text = |s: &SideValue| s.written.clone().unwrap_or_default();
-                    let differs = text(&d) != text(&r) || d.source != r.source;
-                    if (d.is_set() || r.is_set()) && differs {
+                    let differs = de.and_then(|e| e.written.as_deref())
+                        != re.and_then(|e| e.written.as_deref())
+                        || de.map(|e| e.source) != re.map(|e| e.source);
+                    if (d_set || r_set) && differs {
                         Kind::Equivalent
                     } else {
                         continue;
                     }
-                } else if d.is_set() && r.is_set() || !d.is_set() && !r.is_set() {
+                } else if d_set == r_set {
                     Kind::Contradicts
                 } else {
                     Kind::Missing
@@ -173,8 +204,8 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
             kind,
             class,
             severity,
-            docs: d,
-            recipe: r,
+            docs: SideValue::from(de),
+            recipe: SideValue::from(re),
         });
     }
     findings.sort_by(|a, b| (a.severity, a.kind, &a.key).cmp(&(b.severity, b.kind, &b.key)));
@@ -182,6 +213,11 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
         findings,
         shared_unknowns,
     }
+}
+
+/// Whether the text decides an entry (written, from context, or via a rule).
+fn entry_is_set(e: &Entry) -> bool {
+    e.is_explicit() || !e.rules.is_empty()
 }
 
 /// Equality after resolution: numbers by value, lists element-wise.

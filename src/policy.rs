@@ -2,6 +2,9 @@
 //!
 //! The built-in table is data (`policy.yaml`); a config file adds overrides that win.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+
 use serde::{Deserialize, Serialize};
 
 /// The class of a key.
@@ -32,10 +35,11 @@ pub struct ClassLists {
 }
 
 /// The effective policy: user overrides, then the built-in table.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Policy {
     user: ClassLists,
     builtin: ClassLists,
+    cache: Mutex<HashMap<String, Class>>,
 }
 
 const BUILTIN: &str = include_str!("policy.yaml");
@@ -51,11 +55,26 @@ impl Policy {
     pub fn with_overrides(user: ClassLists) -> Policy {
         let builtin: ClassLists =
             serde_saphyr::from_str(BUILTIN).expect("bundled policy.yaml is valid");
-        Policy { user, builtin }
+        Policy {
+            user,
+            builtin,
+            cache: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The class of a canonical key.
     pub fn class(&self, key: &str) -> Class {
+        if let Some(c) = self.cache.lock().ok().and_then(|m| m.get(key).copied()) {
+            return c;
+        }
+        let c = self.class_uncached(key);
+        if let Ok(mut m) = self.cache.lock() {
+            m.insert(key.to_string(), c);
+        }
+        c
+    }
+
+    fn class_uncached(&self, key: &str) -> Class {
         for lists in [&self.user, &self.builtin] {
             if let Some(c) = lookup(lists, key, true) {
                 return c;

@@ -201,7 +201,7 @@ fn argparse_matches_python_for_every_bundled_release() {
             let ours = match parser.parse(argv) {
                 Ok(ns) => {
                     ok += 1;
-                    json!({"ok": ns.values.into_iter().collect::<serde_json::Map<_, _>>()})
+                    json!({"ok": ns.values().into_iter().collect::<serde_json::Map<_, _>>()})
                 }
                 Err(e) => {
                     err += 1;

@@ -9,6 +9,7 @@
 //! compares it with Python's own argparse rebuilt from the same table.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -96,6 +97,10 @@ pub struct ArgParser {
     option_map: HashMap<String, usize>,
     allow_abbrev: bool,
     has_negative_number_optionals: bool,
+    /// Destination id of each action (`usize::MAX` for SUPPRESS).
+    dest_of: Vec<usize>,
+    dest_names: Arc<[String]>,
+    dest_lookup: Arc<HashMap<String, usize>>,
 }
 
 /// Where and how a destination was last set from the command line.
@@ -112,29 +117,40 @@ pub struct SetBy {
 }
 
 /// The result of a parse: every destination with its value, and which ones the argv set.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Namespace {
-    /// Destination -> value, in the order argparse creates them.
-    pub values: Vec<(String, Value)>,
+    names: Arc<[String]>,
+    lookup: Arc<HashMap<String, usize>>,
+    slots: Vec<Option<Value>>,
+    order: Vec<usize>,
     /// Destinations set by the argv (last setter).
     pub set_by: BTreeMap<String, SetBy>,
-    index: HashMap<String, usize>,
 }
 
 impl Namespace {
     /// The value of a destination.
     pub fn get(&self, dest: &str) -> Option<&Value> {
-        self.index.get(dest).map(|&i| &self.values[i].1)
+        self.lookup.get(dest).and_then(|&i| self.get_id(i))
     }
 
-    fn set(&mut self, dest: &str, value: Value) {
-        match self.index.get(dest) {
-            Some(&i) => self.values[i].1 = value,
-            None => {
-                self.index.insert(dest.to_string(), self.values.len());
-                self.values.push((dest.to_string(), value));
-            }
+    /// The value of a destination by its id (`ArgParser::dest_id`).
+    pub fn get_id(&self, id: usize) -> Option<&Value> {
+        self.slots.get(id).and_then(|v| v.as_ref())
+    }
+
+    /// Every destination with its value, in the order argparse creates them.
+    pub fn values(&self) -> Vec<(String, Value)> {
+        self.order
+            .iter()
+            .filter_map(|&i| self.slots[i].clone().map(|v| (self.names[i].clone(), v)))
+            .collect()
+    }
+
+    fn set_id(&mut self, id: usize, value: Value) {
+        if self.slots[id].is_none() {
+            self.order.push(id);
         }
+        self.slots[id] = Some(value);
     }
 }
 
@@ -192,6 +208,20 @@ impl ArgParser {
                 }
             }
         }
+        let mut names: Vec<String> = Vec::new();
+        let mut lookup: HashMap<String, usize> = HashMap::new();
+        let mut dest_of = Vec::with_capacity(actions.len());
+        for a in &actions {
+            if a.dest == SUPPRESS {
+                dest_of.push(usize::MAX);
+                continue;
+            }
+            let id = *lookup.entry(a.dest.clone()).or_insert_with(|| {
+                names.push(a.dest.clone());
+                names.len() - 1
+            });
+            dest_of.push(id);
+        }
         Ok(ArgParser {
             actions,
             nargs,
@@ -199,12 +229,23 @@ impl ArgParser {
             option_map,
             allow_abbrev,
             has_negative_number_optionals,
+            dest_of,
+            dest_names: names.into(),
+            dest_lookup: Arc::new(lookup),
         })
     }
 
     /// Every option string, in parser order.
     pub fn option_strings(&self) -> impl Iterator<Item = &str> {
         self.option_index.iter().map(|(s, _)| s.as_str())
+    }
+
+    /// The destination id of an action (for `Namespace::get_id`), if it has one.
+    pub fn dest_id(&self, action: usize) -> Option<usize> {
+        self.dest_of
+            .get(action)
+            .copied()
+            .filter(|&d| d != usize::MAX)
     }
 
     /// The nargs of an action.
@@ -217,14 +258,30 @@ impl ArgParser {
         self.option_map.get(option).copied()
     }
 
-    /// Parses an argv like `parser.parse_args(argv)`.
-    pub fn parse(&self, args: &[String]) -> Result<Namespace, ParseError> {
-        let mut ns = Namespace::default();
-        for a in &self.actions {
-            if a.dest != SUPPRESS && ns.get(&a.dest).is_none() && a.default != SUPPRESS {
-                ns.set(&a.dest, a.default.clone());
+    /// The namespace before any argument: each destination at the first
+    /// non-SUPPRESS default of its actions.
+    pub fn defaults(&self) -> Namespace {
+        let mut ns = Namespace {
+            names: self.dest_names.clone(),
+            lookup: self.dest_lookup.clone(),
+            slots: vec![None; self.dest_names.len()],
+            order: Vec::with_capacity(self.dest_names.len()),
+            set_by: BTreeMap::new(),
+        };
+        for (i, a) in self.actions.iter().enumerate() {
+            if let Some(d) = self.dest_id(i)
+                && ns.slots[d].is_none()
+                && a.default != SUPPRESS
+            {
+                ns.set_id(d, a.default.clone());
             }
         }
+        ns
+    }
+
+    /// Parses an argv like `parser.parse_args(argv)`.
+    pub fn parse(&self, args: &[String]) -> Result<Namespace, ParseError> {
+        let ns = self.defaults();
         // Classify.
         let mut pattern = Vec::with_capacity(args.len());
         let mut option_at: BTreeMap<usize, Option<(usize, String, Option<String>)>> =
@@ -297,7 +354,8 @@ impl ArgParser {
                 required.push(action_name(a));
             } else if let Value::String(d) = &a.default
                 && d != SUPPRESS
-                && state.ns.get(&a.dest) == Some(&a.default)
+                && let Some(id) = self.dest_id(i)
+                && state.ns.get_id(id) == Some(&a.default)
                 && !state.ns.set_by.contains_key(&a.dest)
             {
                 let v = convert(a, d).map_err(|m| ParseError {
@@ -305,7 +363,7 @@ impl ArgParser {
                     arg_index: None,
                     kind: ParseErrorKind::InvalidValue,
                 })?;
-                state.ns.set(&a.dest, v);
+                state.ns.set_id(id, v);
             }
         }
         if !required.is_empty() {
@@ -628,7 +686,10 @@ impl ArgParser {
                 );
             }
         };
-        let current = st.ns.get(&a.dest).cloned();
+        let Some(dest) = self.dest_id(action) else {
+            return Ok(());
+        };
+        let current = st.ns.get_id(dest).cloned();
         let new = match a.action.as_str() {
             "deprecated_ignore" => return Ok(()),
             "deprecated_error" => {
@@ -691,7 +752,7 @@ impl ArgParser {
                 ));
             }
         };
-        st.ns.set(&a.dest, new);
+        st.ns.set_id(dest, new);
         set_by(st);
         Ok(())
     }

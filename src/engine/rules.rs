@@ -66,6 +66,12 @@ pub struct Rule {
     /// A short human explanation.
     #[serde(default)]
     pub note: Option<String>,
+    /// `versions`, parsed once.
+    #[serde(skip)]
+    specifiers: Option<VersionSpecifiers>,
+    /// `platforms`, parsed once.
+    #[serde(skip)]
+    platform_set: Option<Vec<Platform>>,
 }
 
 /// An environment variable the engine reads, and how.
@@ -99,16 +105,25 @@ pub struct RuleFile {
 impl RuleFile {
     /// Parses a rule file and checks its version specifiers and platforms.
     pub fn parse(text: &str, name: &str) -> Result<RuleFile, String> {
-        let file: RuleFile = serde_saphyr::from_str(text).map_err(|e| format!("{name}: {e}"))?;
-        for r in &file.rules {
+        let mut file: RuleFile =
+            serde_saphyr::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+        for r in &mut file.rules {
             if let Some(v) = &r.versions {
-                VersionSpecifiers::from_str(v)
-                    .map_err(|e| format!("{name}: rule {}: bad versions {v:?}: {e}", r.id))?;
+                r.specifiers = Some(
+                    VersionSpecifiers::from_str(v)
+                        .map_err(|e| format!("{name}: rule {}: bad versions {v:?}: {e}", r.id))?,
+                );
             }
-            for p in r.platforms.iter().flatten() {
-                if Platform::parse(p).is_none() {
-                    return Err(format!("{name}: rule {}: unknown platform {p:?}", r.id));
+            if let Some(ps) = &r.platforms {
+                let mut set = Vec::new();
+                for p in ps {
+                    set.push(
+                        Platform::parse(p).ok_or_else(|| {
+                            format!("{name}: rule {}: unknown platform {p:?}", r.id)
+                        })?,
+                    );
                 }
+                r.platform_set = Some(set);
             }
         }
         Ok(file)
@@ -118,9 +133,10 @@ impl RuleFile {
 impl Rule {
     /// Whether the rule exists in a release.
     pub fn in_version(&self, version: &Version) -> bool {
-        match &self.versions {
-            None => true,
-            Some(s) => VersionSpecifiers::from_str(s)
+        match (&self.specifiers, &self.versions) {
+            (Some(spec), _) => spec.contains(version),
+            (None, None) => true,
+            (None, Some(s)) => VersionSpecifiers::from_str(s)
                 .map(|spec| spec.contains(version))
                 .unwrap_or(false),
         }
@@ -165,9 +181,9 @@ pub fn apply(
             continue;
         }
         let mut verdict = Tri::True;
-        if let Some(ps) = &rule.platforms {
+        if let (Some(ps), Some(set)) = (&rule.platforms, &rule.platform_set) {
             match platform {
-                Some(p) if ps.iter().any(|x| Platform::parse(x) == Some(p)) => {}
+                Some(p) if set.contains(&p) => {}
                 Some(_) => continue,
                 None => {
                     verdict = Tri::Unknown(format!(

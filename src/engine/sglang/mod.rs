@@ -48,6 +48,38 @@ pub struct Release {
     pub keys: Vec<String>,
     /// `sglang serve MODEL` rewrites a leading positional to `--model-path MODEL`.
     pub serve_positional_model: bool,
+    defaults: OnceLock<BTreeMap<String, Entry>>,
+}
+
+impl Release {
+    /// Every key at this release's default, as resolution starts from it.
+    pub fn defaults(&self) -> &BTreeMap<String, Entry> {
+        self.defaults.get_or_init(|| {
+            let ns = self.parser.defaults();
+            let mut out = BTreeMap::new();
+            for (i, a) in self.parser.actions.iter().enumerate() {
+                let key = &self.keys[i];
+                if out.contains_key(key) {
+                    continue;
+                }
+                let Some(v) = self.parser.dest_id(i).and_then(|d| ns.get_id(d)) else {
+                    continue;
+                };
+                out.insert(
+                    key.clone(),
+                    Entry {
+                        val: Val::known(v.clone()),
+                        source: Source::Default,
+                        name: a.dest.clone(),
+                        spans: vec![],
+                        written: None,
+                        rules: vec![],
+                    },
+                );
+            }
+            out
+        })
+    }
 }
 
 /// The bundled data, loaded once.
@@ -83,6 +115,7 @@ fn load() -> Result<Bundle, String> {
             parser,
             keys: vec![],
             serve_positional_model: file.serve_positional_model,
+            defaults: OnceLock::new(),
         });
     }
     releases.sort_by(|a, b| a.version.cmp(&b.version));
@@ -241,15 +274,17 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         Error::input(span, msg)
     })?;
 
-    let mut values: BTreeMap<String, Entry> = BTreeMap::new();
+    // Start from the release's defaults (built once), then apply what the argv set.
+    let mut values: BTreeMap<String, Entry> = release.defaults().clone();
     for (i, a) in release.parser.actions.iter().enumerate() {
         let key = &release.keys[i];
-        if values.contains_key(key) {
+        let Some(v) = release.parser.dest_id(i).and_then(|d| ns.get_id(d)) else {
             continue;
-        }
-        let Some(v) = ns.get(&a.dest) else { continue };
-        let (source, spans, written) = match ns.set_by.get(&a.dest) {
-            Some(sb) => {
+        };
+        match ns.set_by.get(&a.dest) {
+            Some(sb)
+                if sb.action == i || !values.get(key).is_some_and(|e| e.source == Source::Cli) =>
+            {
                 let mut idx = vec![sb.arg_index];
                 idx.extend(sb.value_indexes.iter().filter(|&&j| j != sb.arg_index));
                 idx.dedup_by_key(|j| origin.get(*j).copied());
@@ -263,22 +298,28 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                     .map(|t| shell_words::quote(&t.text).into_owned())
                     .collect();
                 written.dedup();
-                let written = written.join(" ");
-                (Source::Cli, spans, Some(written))
+                values.insert(
+                    key.clone(),
+                    Entry {
+                        val: Val::known(v.clone()),
+                        source: Source::Cli,
+                        name: a.dest.clone(),
+                        spans,
+                        written: Some(written.join(" ")),
+                        rules: vec![],
+                    },
+                );
             }
-            None => (Source::Default, vec![], None),
-        };
-        values.insert(
-            key.clone(),
-            Entry {
-                val: Val::known(v.clone()),
-                source,
-                name: a.dest.clone(),
-                spans,
-                written,
-                rules: vec![],
-            },
-        );
+            Some(_) => {}
+            None => {
+                // A string default converted by its type after parsing.
+                if let Some(e) = values.get_mut(key)
+                    && e.val.value() != Some(v)
+                {
+                    e.val = Val::known(v.clone());
+                }
+            }
+        }
     }
 
     // Environment.
