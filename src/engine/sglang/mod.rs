@@ -282,9 +282,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
             continue;
         };
         match ns.set_by.get(&a.dest) {
-            Some(sb)
-                if sb.action == i || !values.get(key).is_some_and(|e| e.source == Source::Cli) =>
-            {
+            Some(sb) if values.get(key).is_none_or(|e| e.source != Source::Cli) => {
                 let mut idx = vec![sb.arg_index];
                 idx.extend(sb.value_indexes.iter().filter(|&&j| j != sb.arg_index));
                 idx.dedup_by_key(|j| origin.get(*j).copied());
