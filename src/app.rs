@@ -20,8 +20,16 @@ use crate::report::{self, Format, LinkReport, SideReport};
 use crate::resolve::{self, ResolveOptions, Val};
 use crate::source::{Origin, Source};
 
-/// Runs a parsed command line; `Ok` carries the exit code (0 or 1).
-pub fn run(cli: Cli) -> Result<u8, Error> {
+/// What a command prints and its exit code (0 or 1).
+pub struct Output {
+    /// Exit code: 0 no MAJOR drift, 1 MAJOR drift.
+    pub code: u8,
+    /// Text for standard output.
+    pub stdout: String,
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<Output, Error> {
     match cli.command {
         Command::Compare {
             docs,
@@ -85,8 +93,10 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Extract { file, env, format } => {
             let vars = parse_kv(&env)?;
             let launches = extract::extract_file(&file, &vars)?;
-            print!("{}", render_launches(&launches, format));
-            Ok(0)
+            Ok(Output {
+                code: 0,
+                stdout: render_launches(&launches, format),
+            })
         }
         Command::Resolve {
             engine,
@@ -95,21 +105,23 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
             format,
             argv,
         } => resolve_cmd(&engine, &context, raw, format, argv),
-        Command::Explain { keys } => {
-            print!("{}", explain(&keys));
-            Ok(0)
-        }
+        Command::Explain { keys } => Ok(Output {
+            code: 0,
+            stdout: explain(&keys),
+        }),
     }
 }
 
-fn emit(reports: &[LinkReport], format: Format, policy: &Policy) -> Result<u8, Error> {
+fn emit(reports: &[LinkReport], format: Format, policy: &Policy) -> Result<Output, Error> {
     let text = match format {
         Format::Human => report::human::render(reports, policy),
         Format::Json => report::json::render(reports, policy),
     };
-    print!("{text}");
     let drift = reports.iter().any(|l| report::json::status(l) == "drift");
-    Ok(if drift { 1 } else { 0 })
+    Ok(Output {
+        code: if drift { 1 } else { 0 },
+        stdout: text,
+    })
 }
 
 /// Parses `K=V` flags.
@@ -335,14 +347,18 @@ fn resolve_cmd(
     raw: bool,
     format: Format,
     argv: Vec<String>,
-) -> Result<u8, Error> {
+) -> Result<Output, Error> {
+    let mut out = String::new();
     let engine = Engine::parse(engine)
         .ok_or_else(|| Error::usage(format!("unknown engine {engine:?} (sglang, vllm)")))?;
     let launch = inline_launch(engine, &argv);
     let opts = options(ctx, &SideSpec::default())?;
     if raw {
         if engine != Engine::Sglang {
-            return resolve::resolve(&launch, &opts).map(|_| 0);
+            return resolve::resolve(&launch, &opts).map(|_| Output {
+                code: 0,
+                stdout: out,
+            });
         }
         let (release, used) = sglang::pick_release(
             opts.engine_version
@@ -361,31 +377,42 @@ fn resolve_cmd(
         match format {
             Format::Json => {
                 let doc = json!({"schema_version": report::json::SCHEMA_VERSION, "engine": "sglang", "version": used, "namespace": map});
-                println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+                let _ = writeln!(out, "{}", serde_json::to_string_pretty(&doc).expect("json"));
             }
             Format::Human => {
-                println!("# sglang {} ({})", used.version, used.from);
+                let _ = writeln!(out, "# sglang {} ({})", used.version, used.from);
                 for (k, v) in &map {
-                    println!("{k} = {v}");
+                    let _ = writeln!(out, "{k} = {v}");
                 }
             }
         }
-        return Ok(0);
+        return Ok(Output {
+            code: 0,
+            stdout: out,
+        });
     }
     let r = resolve::resolve(&launch, &opts)?;
     match format {
         Format::Json => {
             let doc = json!({"schema_version": report::json::SCHEMA_VERSION, "resolved": r});
-            println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
+            let _ = writeln!(out, "{}", serde_json::to_string_pretty(&doc).expect("json"));
         }
         Format::Human => {
-            println!("# {} {} ({})", r.engine, r.version.version, r.version.from);
+            let _ = writeln!(
+                out,
+                "# {} {} ({})",
+                r.engine, r.version.version, r.version.from
+            );
             match &r.platform {
-                Some(p) => println!("# platform: {} ({})", p.value, p.from),
-                None => println!("# platform: unknown (give --platform or --hardware)"),
+                Some(p) => {
+                    let _ = writeln!(out, "# platform: {} ({})", p.value, p.from);
+                }
+                None => {
+                    let _ = writeln!(out, "# platform: unknown (give --platform or --hardware)");
+                }
             }
             for e in &r.startup_errors {
-                println!("# startup error: {} (rule {})", e.message, e.rule);
+                let _ = writeln!(out, "# startup error: {} (rule {})", e.message, e.rule);
             }
             for (k, e) in &r.values {
                 let set =
@@ -393,18 +420,23 @@ fn resolve_cmd(
                 if !set {
                     continue;
                 }
-                let mut line =
-                    format!("{k} = {}  [{:?}]", e.val.display(), e.source).to_lowercase();
-                line = format!("{k} = {}", &line[k.len() + 3..]);
+                let source = serde_json::to_value(e.source)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                let mut line = format!("{k} = {}  [{source}]", e.val.display());
                 for h in &e.rules {
                     line.push_str(&format!("  <- rule {}", h.id));
                 }
-                println!("{line}");
+                let _ = writeln!(out, "{line}");
             }
-            println!("# other keys are at the release defaults (see --raw)");
+            let _ = writeln!(out, "# other keys are at the release defaults (see --raw)");
         }
     }
-    Ok(if r.startup_errors.is_empty() { 0 } else { 1 })
+    Ok(Output {
+        code: if r.startup_errors.is_empty() { 0 } else { 1 },
+        stdout: out,
+    })
 }
 
 /// `explain`: class, option strings and defaults per release, env and rules.

@@ -95,8 +95,8 @@ pub enum Command {
     },
     /// Explain a key: its class, option strings and defaults per release, and rules.
     Explain {
-        /// Canonical keys, destinations, option strings or `env:NAME`.
-        #[arg(required = true)]
+        /// Canonical keys, destinations, option strings (`--tp`) or `env:NAME`.
+        #[arg(required = true, allow_hyphen_values = true)]
         keys: Vec<String>,
     },
 }

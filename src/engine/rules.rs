@@ -32,7 +32,7 @@ use serde_json::Value;
 
 use crate::engine::argparse::py_eq;
 use crate::launch::Platform;
-use crate::resolve::{Entry, RuleHit, Source, StartupError, Val};
+use crate::resolve::{Entry, RuleHit, StartupError, Val};
 
 /// One rule.
 #[derive(Debug, Clone, Deserialize)]
@@ -259,14 +259,10 @@ pub fn apply(
             ));
         }
         for (key, after) in updates {
-            let entry = values.entry(key.clone()).or_insert_with(|| Entry {
-                val: Val::known(Value::Null),
-                source: Source::Rule,
-                name: key.clone(),
-                spans: vec![],
-                written: None,
-                rules: vec![],
-            });
+            // A rule never creates a key the release does not have.
+            let Some(entry) = values.get_mut(&key) else {
+                continue;
+            };
             if entry.val == after {
                 continue;
             }

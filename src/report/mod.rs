@@ -42,7 +42,8 @@ pub enum Format {
 }
 
 /// The normalised command of one side: every non-ignored key the text decides
-/// (written, from context, or changed by a rule), sorted, one per line.
+/// (written, from context, or changed by a rule) to a known value, plus the keys of
+/// findings, sorted, one per line.
 pub fn normalized(side: &SideReport, policy: &Policy, extra_keys: &[&str]) -> String {
     let mut env_lines = Vec::new();
     let mut arg_lines = Vec::new();
@@ -50,7 +51,8 @@ pub fn normalized(side: &SideReport, policy: &Policy, extra_keys: &[&str]) -> St
         if policy.class(key) == Class::Ignore {
             continue;
         }
-        let set = e.is_explicit() || !e.rules.is_empty();
+        // Unknowns are listed only where they matter (in a finding).
+        let set = (e.is_explicit() || !e.rules.is_empty()) && e.val.value().is_some();
         if !set && !extra_keys.contains(&key.as_str()) {
             continue;
         }

@@ -573,9 +573,25 @@ fn choice_history(release: &Release, _arg: Option<&str>) -> Option<String> {
     None
 }
 
-/// The canonical key for an option string or destination, in any bundled release.
+/// The canonical key for an option string (or a unique abbreviation of one in the
+/// newest release) or a destination, in any bundled release.
 pub fn key_for(name: &str) -> Option<String> {
     let b = bundle();
+    if name.starts_with("--")
+        && let Some(newest) = b.releases.last()
+    {
+        let hits: Vec<usize> = newest
+            .parser
+            .option_strings()
+            .filter(|s| s.starts_with(name))
+            .filter_map(|s| newest.parser.action_for(s))
+            .collect();
+        if let Some(&first) = hits.first()
+            && hits.iter().all(|&h| h == first)
+        {
+            return Some(newest.keys[first].clone());
+        }
+    }
     for r in b.releases.iter().rev() {
         for (i, a) in r.parser.actions.iter().enumerate() {
             if a.dest == name || r.keys[i] == name || a.option_strings.iter().any(|s| s == name) {
