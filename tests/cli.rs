@@ -396,3 +396,116 @@ fn serve_positional_model_from_0_5_16() {
         ],
     );
 }
+
+#[test]
+fn several_launches_need_a_choice() {
+    let (code, _, err) = run(&[
+        "compare",
+        "fixtures/misc/two-commands.md",
+        "fixtures/misc/tp-from-env.sh",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("has 2 serve commands"), "{err}");
+    assert!(err.contains("fixtures/misc/two-commands.md:6:1"), "{err}");
+    assert!(err.contains("fixtures/misc/two-commands.md:13:1"), "{err}");
+}
+
+#[test]
+fn env_flag_feeds_shell_variables() {
+    let base = [
+        "compare",
+        "fixtures/misc/two-commands.md",
+        "fixtures/misc/tp-from-env.sh",
+        "--docs-launch",
+        "2",
+        "--hardware",
+        "mi355x",
+        "--engine-version",
+        "0.5.19",
+    ];
+    // Without TP the recipe runs TP 1 (its default): drift against the docs' TP 2.
+    let (code, out, _) = run(&base);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("[contradicts] tp_size"), "{out}");
+    let mut with_env = base.to_vec();
+    with_env.extend(["--env", "TP=2"]);
+    let (code, out, _) = run(&with_env);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn config_policy_overrides() {
+    let (code, out, _) = run(&["check", "--config", "fixtures/misc/policy-override.yaml"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("hicache_io_backend"), "{out}");
+}
+
+#[test]
+fn config_is_discovered() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
+    std::fs::create_dir(dir.path().join(".github")).unwrap();
+    std::fs::write(
+        dir.path().join(".github/.recipe-drift.yaml"),
+        format!(
+            "links:\n  - name: found\n    hardware: mi355x\n    engine-version: \"0.5.19\"\n    docs: {{file: {0}/hicache-direct-page-first.sh}}\n    recipe: {{file: {0}/hicache-direct-page-first-direct.sh}}\n",
+            demo.display()
+        ),
+    )
+    .unwrap();
+    let out = Command::cargo_bin("recipe-drift")
+        .unwrap()
+        .current_dir(dir.path())
+        .arg("check")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("link: found"));
+    let none = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("recipe-drift")
+        .unwrap()
+        .current_dir(none.path())
+        .arg("check")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn explain_accepts_option_prefixes_and_env() {
+    let (code, out, _) = run(&[
+        "explain",
+        "--",
+        "--tp",
+        "env:ROCM_QUICK_REDUCE_QUANTIZATION",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("tp_size: Major"), "{out}");
+    assert!(out.contains("dest tensor_parallel_size"), "{out}");
+    assert!(
+        out.contains("env:ROCM_QUICK_REDUCE_QUANTIZATION: Major"),
+        "{out}"
+    );
+}
+
+#[test]
+fn closed_stdout_is_not_a_panic() {
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_recipe-drift"))
+        .args([
+            "resolve",
+            "--engine",
+            "sglang",
+            "--raw",
+            "--",
+            "--model-path",
+            "a/b",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}

@@ -877,4 +877,24 @@ mod tests {
         let e = extract(&src, &BTreeMap::new()).unwrap_err().to_string();
         assert_eq!(e, "<t>:1:18: unterminated single quote");
     }
+
+    #[test]
+    fn wrappers_and_ansi_c_quotes() {
+        let l = launches("nohup env A=1 exec python3 -m sglang.launch_server --x $'a\\tb' &");
+        assert_eq!(l[0].env[0].name, "A");
+        assert_eq!(argv(&l[0]), ["--x", "a\tb"]);
+    }
+
+    #[test]
+    fn docker_run_passes_host_values_only_through_dash_e() {
+        let l = launches(
+            "export HOST_ONLY=1 PASSED=2\ndocker run -e PASSED img:v0.5.19-cu129 sglang serve --tp 2",
+        );
+        let names: Vec<_> = l[0]
+            .env
+            .iter()
+            .map(|e| (e.name.as_str(), e.value.as_str()))
+            .collect();
+        assert_eq!(names, [("PASSED", "2")]);
+    }
 }
