@@ -509,3 +509,25 @@ fn closed_stdout_is_not_a_panic() {
     let out = child.wait_with_output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
+
+#[test]
+fn invalid_choice_names_the_releases_that_accept_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("pplx.sh");
+    std::fs::write(
+        &f,
+        "sglang serve --model-path a/b --tp 8 --moe-a2a-backend=pplx\n",
+    )
+    .unwrap();
+    let f = f.to_str().unwrap();
+    let (code, _, err) = run(&["compare", f, f, "--engine-version", "0.5.16"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(":1:38: sglang 0.5.16: argument --moe-a2a-backend: invalid choice: 'pplx'"),
+        "{err}"
+    );
+    assert!(
+        err.contains("pplx is accepted by sglang 0.5.17 to 0.5.23"),
+        "{err}"
+    );
+}

@@ -163,6 +163,8 @@ pub struct ParseError {
     pub arg_index: Option<usize>,
     /// What kind of error, for callers that treat some as findings.
     pub kind: ParseErrorKind,
+    /// For an invalid choice: the action and the rejected value.
+    pub rejected: Option<(usize, Value)>,
 }
 
 /// Classes of parse errors.
@@ -362,6 +364,7 @@ impl ArgParser {
                     message: format!("argument {}: {m}", action_name(a)),
                     arg_index: None,
                     kind: ParseErrorKind::InvalidValue,
+                    rejected: None,
                 })?;
                 state.ns.set_id(id, v);
             }
@@ -374,6 +377,7 @@ impl ArgParser {
                 ),
                 arg_index: None,
                 kind: ParseErrorKind::Required,
+                rejected: None,
             });
         }
         if let Some(&first) = state.extras.first() {
@@ -382,6 +386,7 @@ impl ArgParser {
                 message: format!("unrecognized arguments: {}", words.join(" ")),
                 arg_index: Some(first),
                 kind: ParseErrorKind::Unrecognized,
+                rejected: None,
             });
         }
         Ok(state.ns)
@@ -416,6 +421,7 @@ impl ArgParser {
                 message: format!("ambiguous option: {arg} could match {}", matches.join(", ")),
                 arg_index: Some(index),
                 kind: ParseErrorKind::Ambiguous,
+                rejected: None,
             });
         }
         if let Some(t) = tuples.into_iter().next() {
@@ -579,6 +585,7 @@ impl ArgParser {
             message: format!("argument {}: {msg}", action_name(&self.actions[action])),
             arg_index: Some(at),
             kind,
+            rejected: None,
         }
     }
 
@@ -605,19 +612,22 @@ impl ArgParser {
             message: format!("argument {}: {m}", action_name(a)),
             arg_index: Some(at),
             kind,
+            rejected: None,
         };
         let check = |v: &Value| -> Result<(), ParseError> {
             if let Some(choices) = &a.choices
                 && !choices.iter().any(|c| py_eq(c, v))
             {
-                return Err(value_err(
+                let mut e = value_err(
                     format!(
                         "invalid choice: {} (choose from {})",
                         py_repr(v),
                         choices.iter().map(py_repr).collect::<Vec<_>>().join(", ")
                     ),
                     ParseErrorKind::InvalidChoice,
-                ));
+                );
+                e.rejected = Some((action, v.clone()));
+                return Err(e);
             }
             Ok(())
         };
@@ -702,6 +712,7 @@ impl ArgParser {
                         .to_string(),
                     arg_index: Some(at),
                     kind: ParseErrorKind::Deprecated,
+                    rejected: None,
                 });
             }
             "store_const_consuming_value" => a.const_value.clone(),
@@ -739,6 +750,7 @@ impl ArgParser {
                     message: "-h/--help would print the help text and exit".into(),
                     arg_index: Some(at),
                     kind: ParseErrorKind::Help,
+                    rejected: None,
                 });
             }
             "boolean_optional" => {

@@ -78,3 +78,62 @@ fn extract_block(
 ) -> Result<Vec<Launch>, Error> {
     extract_range(source, start, end, state)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Origin;
+
+    fn launches(text: &str) -> Vec<Launch> {
+        let src = Arc::new(Source::new(Origin::Inline("page".into()), text.to_string()));
+        extract(&src, &Default::default()).unwrap()
+    }
+
+    #[test]
+    fn labelled_unlabelled_and_other_languages() {
+        let page = "\
+# Page
+
+```python
+# a Python block that mentions sglang serve is not shell
+print('sglang serve --tp 2')
+```
+
+```
+sglang serve --model-path a/b --tp 2
+```
+
+```console
+$ python3 -m sglang.launch_server --model-path a/b \\
+    --tp 4
+INFO: server started
+```
+
+```yaml
+cmd: vllm serve x
+```
+";
+        let l = launches(page);
+        assert_eq!(l.len(), 2);
+        assert_eq!(l[0].argv[3].text, "2");
+        assert_eq!(l[0].span.pos.line, 9);
+        assert_eq!(l[1].argv.last().unwrap().text, "4");
+        assert_eq!(l[1].argv.last().unwrap().span.pos.line, 14);
+    }
+
+    #[test]
+    fn exports_stay_in_their_block() {
+        let page = "```bash\nexport SGLANG_USE_AITER=1\nsglang serve --tp 1\n```\n\n```bash\nsglang serve --tp 2\n```\n";
+        let l = launches(page);
+        assert_eq!(l[0].env.len(), 1);
+        assert!(l[1].env.is_empty());
+    }
+
+    #[test]
+    fn mdx_with_jsx_around_blocks() {
+        let page = "import { X } from '/src/snippets/x.jsx'\n\n<X />\n\n<Tabs>\n<Tab title=\"AMD\">\n\n```bash\nsglang serve --model-path a/b\n```\n\n</Tab>\n</Tabs>\n";
+        let l = launches(page);
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].span.pos.line, 9);
+    }
+}

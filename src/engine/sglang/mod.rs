@@ -267,7 +267,8 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
             ));
         }
         if e.kind == ParseErrorKind::InvalidChoice
-            && let Some(note) = choice_history(release, e.arg_index.map(|i| argv[i].as_str()))
+            && let Some((action, value)) = &e.rejected
+            && let Some(note) = choice_history(&release.keys[*action], value)
         {
             msg.push_str(&format!("; {note}"));
         }
@@ -567,10 +568,37 @@ fn did_you_mean(release: &Release, arg: &str) -> Option<String> {
     }
 }
 
-/// For an invalid choice: which releases accept that value.
-fn choice_history(release: &Release, _arg: Option<&str>) -> Option<String> {
-    let _ = release;
-    None
+/// For an invalid choice: which bundled releases accept that value.
+fn choice_history(key: &str, value: &Value) -> Option<String> {
+    let b = bundle();
+    let accepting_idx: Vec<usize> =
+        b.releases
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                r.keys.iter().enumerate().any(|(i, k)| {
+                    k == key
+                        && r.parser.actions[i].choices.as_ref().is_some_and(|c| {
+                            c.iter().any(|x| crate::engine::argparse::py_eq(x, value))
+                        })
+                })
+            })
+            .map(|(i, _)| i)
+            .collect();
+    let names: Vec<&str> = accepting_idx
+        .iter()
+        .map(|&i| b.releases[i].name.as_str())
+        .collect();
+    let contiguous = accepting_idx.windows(2).all(|w| w[1] == w[0] + 1);
+    let shown = crate::resolve::display_value(value);
+    match names.as_slice() {
+        [] => Some(format!("no bundled release accepts {shown}")),
+        [one] => Some(format!("{shown} is accepted by sglang {one} only")),
+        [first, .., last] if contiguous => {
+            Some(format!("{shown} is accepted by sglang {first} to {last}"))
+        }
+        all => Some(format!("{shown} is accepted by sglang {}", all.join(", "))),
+    }
 }
 
 /// The canonical key for an option string (or a unique abbreviation of one in the
