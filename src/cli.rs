@@ -50,6 +50,7 @@ pub enum Command {
         /// Shell variable visible to both files while extracting (K=V).
         #[arg(long, value_name = "K=V")]
         env: Vec<String>,
+        /// Engine version, hardware and platform.
         #[command(flatten)]
         context: ContextArgs,
         /// Output format.
@@ -72,6 +73,7 @@ pub enum Command {
         /// Engine: sglang (vllm is recognised but not resolved yet).
         #[arg(long)]
         engine: String,
+        /// Engine version, hardware and platform.
         #[command(flatten)]
         context: ContextArgs,
         /// Print exactly what that release's argparse produces: every destination.

@@ -4,6 +4,8 @@
 //! resolved by its engine into `Resolved` values, two resolved launches are compared
 //! under a policy into `Finding`s, and findings are reported.
 
+#![warn(missing_docs)]
+
 pub mod app;
 pub mod cli;
 pub mod compare;

@@ -164,7 +164,7 @@ pub struct ParseError {
     /// What kind of error, for callers that treat some as findings.
     pub kind: ParseErrorKind,
     /// For an invalid choice: the action and the rejected value.
-    pub rejected: Option<(usize, Value)>,
+    pub rejected: Option<Box<(usize, Value)>>,
 }
 
 /// Classes of parse errors.
@@ -626,7 +626,7 @@ impl ArgParser {
                     ),
                     ParseErrorKind::InvalidChoice,
                 );
-                e.rejected = Some((action, v.clone()));
+                e.rejected = Some(Box::new((action, v.clone())));
                 return Err(e);
             }
             Ok(())

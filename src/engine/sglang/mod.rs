@@ -267,8 +267,8 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
             ));
         }
         if e.kind == ParseErrorKind::InvalidChoice
-            && let Some((action, value)) = &e.rejected
-            && let Some(note) = choice_history(&release.keys[*action], value)
+            && let Some(rejected) = &e.rejected
+            && let Some(note) = choice_history(&release.keys[rejected.0], &rejected.1)
         {
             msg.push_str(&format!("; {note}"));
         }
