@@ -122,6 +122,11 @@ pub enum Provenance {
     },
     /// Given on recipe-drift's command line (`--env`, `--engine-version`, ...).
     Cli,
+    /// Not knowable from the text (an unset variable, a command substitution).
+    Unknown {
+        /// Why.
+        reason: String,
+    },
 }
 
 /// One word of a launch, with its location.
@@ -144,6 +149,8 @@ pub struct EnvVar {
     pub value: String,
     /// Where it is set.
     pub span: Span,
+    /// How its value is known.
+    pub provenance: Provenance,
 }
 
 /// A value of the context plus where it came from.

@@ -276,7 +276,7 @@ fn bad_input_invalid_choice() {
             "fixtures/bad/invalid-choice.sh",
             "fixtures/demo/hicache-kernel-page-first.sh",
         ],
-        "fixtures/bad/invalid-choice.sh:3:3",
+        "fixtures/bad/invalid-choice.sh:3:24",
         &["invalid choice: 'diagonal'"],
     );
 }

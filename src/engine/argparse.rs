@@ -163,7 +163,7 @@ pub struct ParseError {
     pub arg_index: Option<usize>,
     /// What kind of error, for callers that treat some as findings.
     pub kind: ParseErrorKind,
-    /// For an invalid choice: the action and the rejected value.
+    /// For an invalid choice or value: the action and the rejected value.
     pub rejected: Option<Box<(usize, Value)>>,
 }
 
@@ -608,13 +608,20 @@ impl ArgParser {
         if let Some(p) = strings.iter().position(|s| s == "--") {
             strings.remove(p);
         }
-        let value_err = |m: String, kind| ParseError {
+        // Errors point at the value word when there is one.
+        let word_of = |k: usize| idx.get(k).copied().unwrap_or(at);
+        let value_err = |m: String, kind, word: usize| ParseError {
             message: format!("argument {}: {m}", action_name(a)),
-            arg_index: Some(at),
+            arg_index: Some(word),
             kind,
             rejected: None,
         };
-        let check = |v: &Value| -> Result<(), ParseError> {
+        let bad_value = |m: String, k: usize, s: &str| {
+            let mut e = value_err(m, ParseErrorKind::InvalidValue, word_of(k));
+            e.rejected = Some(Box::new((action, Value::String(s.to_string()))));
+            e
+        };
+        let check = |v: &Value, k: usize| -> Result<(), ParseError> {
             if let Some(choices) = &a.choices
                 && !choices.iter().any(|c| py_eq(c, v))
             {
@@ -625,6 +632,7 @@ impl ArgParser {
                         choices.iter().map(py_repr).collect::<Vec<_>>().join(", ")
                     ),
                     ParseErrorKind::InvalidChoice,
+                    word_of(k),
                 );
                 e.rejected = Some(Box::new((action, v.clone())));
                 return Err(e);
@@ -639,9 +647,9 @@ impl ArgParser {
             };
             match &v {
                 Value::String(s) => {
-                    let c =
-                        convert(a, s).map_err(|m| value_err(m, ParseErrorKind::InvalidValue))?;
-                    check(&c)?;
+                    let c = convert(a, s)
+                        .map_err(|m| value_err(m, ParseErrorKind::InvalidValue, at))?;
+                    check(&c, usize::MAX)?;
                     c
                 }
                 _ => v,
@@ -652,20 +660,19 @@ impl ArgParser {
             } else {
                 Value::Array(vec![])
             };
-            check(&v)?;
+            check(&v, usize::MAX)?;
             v
         } else if strings.len() == 1 && matches!(nargs, Nargs::One | Nargs::Optional) {
-            let c =
-                convert(a, &strings[0]).map_err(|m| value_err(m, ParseErrorKind::InvalidValue))?;
-            check(&c)?;
+            let c = convert(a, &strings[0]).map_err(|m| bad_value(m, 0, &strings[0]))?;
+            check(&c, 0)?;
             c
         } else {
             let mut out = Vec::new();
-            for s in &strings {
-                out.push(convert(a, s).map_err(|m| value_err(m, ParseErrorKind::InvalidValue))?);
+            for (k, s) in strings.iter().enumerate() {
+                out.push(convert(a, s).map_err(|m| bad_value(m, k, s))?);
             }
-            for v in &out {
-                check(v)?;
+            for (k, v) in out.iter().enumerate() {
+                check(v, k)?;
             }
             Value::Array(out)
         };
@@ -717,7 +724,7 @@ impl ArgParser {
             }
             "store_const_consuming_value" => a.const_value.clone(),
             "lora_paths" => {
-                lora_paths(value).map_err(|m| value_err(m, ParseErrorKind::InvalidValue))?
+                lora_paths(value).map_err(|m| value_err(m, ParseErrorKind::InvalidValue, at))?
             }
             "store" => value,
             "store_const" | "store_true" | "store_false" => a.const_value.clone(),
@@ -761,6 +768,7 @@ impl ArgParser {
                 return Err(value_err(
                     format!("recipe-drift does not know the action kind '{other}'"),
                     ParseErrorKind::InvalidValue,
+                    at,
                 ));
             }
         };

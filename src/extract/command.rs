@@ -29,35 +29,89 @@ struct Word {
 #[derive(Debug, Default, Clone)]
 pub struct ShellState {
     vars: BTreeMap<String, String>,
+    /// Variables whose value is not knowable from the text, with the reason.
+    unknown: BTreeMap<String, String>,
     exported: Vec<(String, usize, usize)>,
 }
 
 impl ShellState {
+    /// How the value of a set variable is known.
+    fn provenance_of(&self, name: &str) -> Provenance {
+        match self.unknown.get(name) {
+            Some(reason) => Provenance::Unknown {
+                reason: format!("${name} comes from something not knowable ({reason})"),
+            },
+            None => Provenance::Var {
+                name: name.to_string(),
+            },
+        }
+    }
+
+    fn assign(&mut self, name: &str, value: &str, provenance: &Provenance) {
+        self.vars.insert(name.to_string(), value.to_string());
+        match provenance {
+            Provenance::Unknown { reason } => {
+                self.unknown.insert(name.to_string(), reason.clone());
+            }
+            _ => {
+                self.unknown.remove(name);
+            }
+        }
+    }
+
     /// A state with variables already set (not exported), like a script's inputs.
     pub fn with_vars(vars: &BTreeMap<String, String>) -> ShellState {
         ShellState {
             vars: vars.clone(),
+            unknown: BTreeMap::new(),
             exported: Vec::new(),
         }
     }
 }
 
 /// Extracts every launch from `source.text[start..end]` read as shell text.
+/// `console` strips transcript prompts (`$ `, `> `, `user@host:~$ `).
 pub fn extract_range(
     source: &Arc<Source>,
     start: usize,
     end: usize,
     state: &mut ShellState,
+    console: bool,
 ) -> Result<Vec<Launch>, Error> {
     let mut lexer = Lexer {
         source,
         text: &source.text[..end],
         pos: start,
         at_line_start: true,
+        console,
     };
     let mut launches = Vec::new();
-    while let Some(words) = lexer.next_command(&state.vars)? {
-        if let Some(launch) = run_command(source, words, state)? {
+    // Set while the commands run only if an earlier test (`[ ... ] &&`) succeeded.
+    let mut guard: Option<(String, usize)> = None;
+    while let Some(cmd) = lexer.next_command(state)? {
+        let first = cmd.words[0].text.clone();
+        let is_test = matches!(first.as_str(), "[" | "[[" | "test") || first.starts_with("((");
+        if let Some((test, at)) = &guard {
+            let w = &cmd.words[0];
+            let acts = w.assignment.is_some()
+                || w.text == "export"
+                || detect_launcher(&cmd.words).is_some();
+            if acts {
+                return Err(Error::input(
+                    source.span(w.start, w.start),
+                    format!(
+                        "this command runs only if the test `{test} ...` at {} succeeds; plain-command extraction does not evaluate tests",
+                        source.span(*at, *at)
+                    ),
+                ));
+            }
+        }
+        guard = match cmd.sep {
+            Sep::Conditional if is_test => Some((first.clone(), cmd.words[0].start)),
+            Sep::Conditional | Sep::Pipe => guard.take(),
+            Sep::Plain => None,
+        };
+        if let Some(launch) = run_command(source, cmd.words, state)? {
             launches.push(launch);
         }
     }
@@ -70,7 +124,7 @@ pub fn extract(
     vars: &BTreeMap<String, String>,
 ) -> Result<Vec<Launch>, Error> {
     let mut state = ShellState::with_vars(vars);
-    extract_range(source, 0, source.text.len(), &mut state)
+    extract_range(source, 0, source.text.len(), &mut state, false)
 }
 
 /// Applies one simple command to the shell state; returns a launch if it starts a server.
@@ -92,20 +146,20 @@ fn run_command(
         i += 1;
     }
     if i == words.len() {
-        for ((name, value), _, _) in prefix {
-            state.vars.insert(name, value);
+        for (w, ((name, value), _, _)) in words.iter().zip(prefix) {
+            state.assign(&name, &value, &w.provenance);
         }
         return Ok(None);
     }
-    for ((name, value), s, e) in prefix {
-        push_env(&mut env, source, name, value, s, e);
+    for (w, ((name, value), s, e)) in words.iter().zip(prefix) {
+        push_env(&mut env, source, name, value, s, e, w.provenance.clone());
     }
     let rest = &words[i..];
     match rest[0].text.as_str() {
         "export" => {
             for w in &rest[1..] {
                 if let Some((name, value)) = &w.assignment {
-                    state.vars.insert(name.clone(), value.clone());
+                    state.assign(name, value, &w.provenance);
                     mark_exported(state, name, w.start, w.end);
                 } else if !w.text.starts_with('-') && state.vars.contains_key(&w.text) {
                     mark_exported(state, &w.text, w.start, w.end);
@@ -123,10 +177,17 @@ fn run_command(
         _ => {}
     }
     let mut context = Context::default();
-    let words = unwrap_wrappers(source, rest, &mut env, &mut context);
+    let words = unwrap_wrappers(source, rest, &mut env, &mut context, state)?;
     let Some((engine, launcher_len)) = detect_launcher(words) else {
         return Ok(None);
     };
+    // `--help` / `--version` print and exit: not a server start.
+    if words[launcher_len..]
+        .iter()
+        .any(|w| matches!(w.text.as_str(), "-h" | "--help" | "--version"))
+    {
+        return Ok(None);
+    }
     let to_token = |w: &Word| Token {
         text: w.text.clone(),
         span: source.span(w.start, w.end),
@@ -154,6 +215,7 @@ fn exported_env(source: &Source, state: &ShellState) -> Vec<EnvVar> {
                 name: name.clone(),
                 value: v.clone(),
                 span: source.span(*s, *e),
+                provenance: state.provenance_of(name),
             })
         })
         .collect()
@@ -171,12 +233,14 @@ fn push_env(
     value: String,
     s: usize,
     e: usize,
+    provenance: Provenance,
 ) {
     env.retain(|v| v.name != name);
     env.push(EnvVar {
         name,
         value,
         span: source.span(s, e),
+        provenance,
     });
 }
 
@@ -186,45 +250,110 @@ fn unwrap_wrappers<'w>(
     mut words: &'w [Word],
     env: &mut Vec<EnvVar>,
     context: &mut Context,
-) -> &'w [Word] {
+    state: &ShellState,
+) -> Result<&'w [Word], Error> {
     loop {
         let Some(first) = words.first() else {
-            return words;
+            return Ok(words);
         };
         match first.text.as_str() {
-            "exec" | "nohup" | "time" => words = &words[1..],
+            "exec" | "nohup" | "time" | "command" => words = &words[1..],
+            "sudo" => {
+                // sudo [-E] [-u USER] [--preserve-env[=..]] CMD
+                let mut i = 1;
+                while i < words.len() && words[i].text.starts_with('-') {
+                    if matches!(words[i].text.as_str(), "-u" | "-g" | "-C") {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                words = &words[i.min(words.len())..];
+            }
+            "timeout" | "taskset" => {
+                // timeout [opts] DURATION CMD / taskset [opts] MASK CMD
+                let mut i = 1;
+                while i < words.len() && words[i].text.starts_with('-') {
+                    i += 1;
+                }
+                words = &words[(i + 1).min(words.len())..];
+            }
+            "numactl" => {
+                let mut i = 1;
+                while i < words.len() && words[i].text.starts_with('-') {
+                    if !words[i].text.contains('=') && words[i].text.len() == 2 {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                words = &words[i.min(words.len())..];
+            }
+            "uv" if words.get(1).is_some_and(|w| w.text == "run") => {
+                let mut i = 2;
+                while i < words.len() && words[i].text.starts_with('-') {
+                    i += 1;
+                }
+                words = &words[i.min(words.len())..];
+            }
             "env" => {
                 let mut i = 1;
                 while i < words.len() {
-                    if let Some((n, v)) = &words[i].assignment {
+                    let w = &words[i];
+                    if let Some((n, v)) = w.text.split_once('=').filter(|(n, _)| is_name(n)) {
                         push_env(
                             env,
                             source,
-                            n.clone(),
-                            v.clone(),
-                            words[i].start,
-                            words[i].end,
+                            n.to_string(),
+                            v.to_string(),
+                            w.start,
+                            w.end,
+                            w.provenance.clone(),
                         );
-                    } else if !words[i].text.starts_with('-') {
+                    } else if w.text == "-u" || w.text == "--unset" {
+                        if let Some(name) = words.get(i + 1) {
+                            env.retain(|e| e.name != name.text);
+                        }
+                        i += 1;
+                    } else if !w.text.starts_with('-') {
                         break;
                     }
                     i += 1;
                 }
-                words = &words[i..];
+                words = &words[i.min(words.len())..];
+            }
+            "bash" | "sh" | "zsh"
+                if words.get(1).is_some_and(|w| w.text == "-c")
+                    && words.get(2).is_some_and(|w| mentions_launcher(&w.text)) =>
+            {
+                return Err(Error::input(
+                    source.span(words[2].start, words[2].start),
+                    "a launcher inside `bash -c \"...\"` is not unwrapped by plain-command extraction",
+                ));
             }
             "docker" | "podman" if words.get(1).is_some_and(|w| w.text == "run") => {
                 // Only `-e` reaches the container: the host's env stays outside.
                 let host_env = std::mem::take(env);
-                let (rest, image) = docker_run(source, &words[2..], env, &host_env);
+                let (rest, image) = docker_run(source, &words[2..], env, &host_env, state);
                 if let Some(img) = image {
                     let from = format!("image {} at {}", img.text, source.span(img.start, img.end));
                     context.fill_from(&Context::from_image(&img.text, &from));
                 }
                 words = rest;
             }
-            _ => return words,
+            _ => return Ok(words),
         }
     }
+}
+
+/// Whether a word mentions an engine launcher.
+fn mentions_launcher(text: &str) -> bool {
+    [
+        "sglang serve",
+        "sglang.launch_server",
+        "vllm serve",
+        "vllm.entrypoints",
+    ]
+    .iter()
+    .any(|l| text.contains(l))
 }
 
 /// `docker run` options that take no value.
@@ -248,6 +377,7 @@ fn docker_run<'w>(
     words: &'w [Word],
     env: &mut Vec<EnvVar>,
     host_env: &[EnvVar],
+    state: &ShellState,
 ) -> (&'w [Word], Option<&'w Word>) {
     let mut i = 0;
     while i < words.len() {
@@ -278,27 +408,34 @@ fn docker_run<'w>(
             (None, &words[i])
         };
         if name == "-e" || name == "--env" {
+            let (s, e) = (value_word.start, value_word.end);
             match value.as_deref().map(|v| v.split_once('=').ok_or(v)) {
                 Some(Ok((n, v))) => push_env(
                     env,
                     source,
                     n.to_string(),
                     v.to_string(),
-                    value_word.start,
-                    value_word.end,
+                    s,
+                    e,
+                    value_word.provenance.clone(),
                 ),
-                // `-e NAME` passes the host's value through.
+                // `-e NAME` passes the host's value through, if the host has it.
                 Some(Err(n)) => {
-                    if let Some(h) = host_env.iter().find(|h| h.name == n) {
-                        push_env(
-                            env,
-                            source,
-                            n.to_string(),
-                            h.value.clone(),
-                            value_word.start,
-                            value_word.end,
-                        );
-                    }
+                    let (v, p) = match host_env.iter().find(|h| h.name == n) {
+                        Some(h) => (h.value.clone(), h.provenance.clone()),
+                        None => match state.vars.get(n) {
+                            Some(v) => (v.clone(), state.provenance_of(n)),
+                            None => (
+                                String::new(),
+                                Provenance::Unknown {
+                                    reason: format!(
+                                        "`-e {n}` passes the host's {n}, which this text does not set (give it with --env {n}=...)"
+                                    ),
+                                },
+                            ),
+                        },
+                    };
+                    push_env(env, source, n.to_string(), v, s, e, p);
                 }
                 None => {}
             }
@@ -404,13 +541,37 @@ impl FromStrOpt for pep440_rs::Version {
     }
 }
 
+/// What ended a simple command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sep {
+    /// Newline, `;`, `&`, or the end of the text.
+    Plain,
+    /// `&&` or `||`: the next command depends on this one's status.
+    Conditional,
+    /// `|`: the next command is a pipeline stage.
+    Pipe,
+}
+
+/// One simple command: its words and what ended it.
+struct Simple {
+    words: Vec<Word>,
+    sep: Sep,
+}
+
 /// A position-keeping shell lexer over one text.
 struct Lexer<'a> {
     source: &'a Source,
     text: &'a str,
     pos: usize,
     at_line_start: bool,
+    /// Strip `$ ` / `> ` / `user@host:~$ ` prompts (console transcripts).
+    console: bool,
 }
+
+const KEYWORDS: &[&str] = &[
+    "if", "then", "elif", "else", "fi", "case", "esac", "for", "while", "until", "do", "done",
+    "select", "function",
+];
 
 impl Lexer<'_> {
     fn peek(&self) -> Option<char> {
@@ -431,12 +592,37 @@ impl Lexer<'_> {
         Error::input(self.source.span(at, at), msg)
     }
 
-    /// Returns the words of the next simple command, or `None` at the end.
-    fn next_command(
-        &mut self,
-        vars: &BTreeMap<String, String>,
-    ) -> Result<Option<Vec<Word>>, Error> {
-        let mut words = Vec::new();
+    fn skip_prompt(&mut self) {
+        let rest = &self.text[self.pos..];
+        if rest.starts_with("$ ") || rest.starts_with("$\t") {
+            self.pos += 2;
+            return;
+        }
+        if self.console {
+            if rest.starts_with("> ") {
+                self.pos += 2;
+                return;
+            }
+            // user@host:~/dir$ or user@host:~#
+            let line = rest.split('\n').next().unwrap_or("");
+            if let Some(at) = line.find('@')
+                && line[..at]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+                && let Some(end) = line.find(['$', '#'])
+                && end > at
+                && line[at..end].contains(':')
+                && line[end + 1..].starts_with(' ')
+            {
+                self.pos += end + 2;
+            }
+        }
+    }
+
+    /// Returns the next simple command, or `None` at the end.
+    fn next_command(&mut self, vars: &ShellState) -> Result<Option<Simple>, Error> {
+        let mut words: Vec<Word> = Vec::new();
+        let mut comment_ended_continuation: Option<usize> = None;
         loop {
             // Skip blanks and continuations.
             loop {
@@ -458,48 +644,153 @@ impl Lexer<'_> {
             }
             if self.at_line_start {
                 self.at_line_start = false;
-                // A `$ ` console prompt.
-                if self.peek() == Some('$') && matches!(self.peek_at(1), Some(' ' | '\t')) {
-                    self.pos += 2;
+                let before = self.pos;
+                self.skip_prompt();
+                if self.pos != before {
                     continue;
+                }
+                // A line that starts with an option right after a command whose last
+                // line was a comment: the comment ended the command.
+                if let Some(at) = comment_ended_continuation.take()
+                    && self.peek() == Some('-')
+                    && self.peek_at(1) == Some('-')
+                {
+                    return Err(self.error(
+                        self.pos,
+                        format!(
+                            "this line continues a command that the comment at {} already ended (a `#` comment cannot be continued with `\\`)",
+                            self.source.span(at, at)
+                        ),
+                    ));
                 }
             }
             let Some(c) = self.peek() else {
-                return Ok(if words.is_empty() { None } else { Some(words) });
+                return Ok((!words.is_empty()).then_some(Simple {
+                    words,
+                    sep: Sep::Plain,
+                }));
             };
             match c {
                 '#' => {
+                    let at = self.pos;
+                    let mut line_end_backslash = false;
                     while let Some(c) = self.peek() {
                         if c == '\n' {
                             break;
                         }
+                        line_end_backslash = c == '\\';
                         self.bump();
+                    }
+                    if line_end_backslash && !words.is_empty() {
+                        comment_ended_continuation = Some(at);
                     }
                 }
                 '\n' => {
                     self.bump();
                     self.at_line_start = true;
                     if !words.is_empty() {
-                        return Ok(Some(words));
+                        // Keep looking one line ahead for the comment mistake.
+                        if comment_ended_continuation.is_some() {
+                            let save = self.pos;
+                            self.at_line_start = false;
+                            self.skip_blanks();
+                            let starts_option =
+                                self.peek() == Some('-') && self.peek_at(1) == Some('-');
+                            let here = self.pos;
+                            self.pos = save;
+                            self.at_line_start = true;
+                            if starts_option {
+                                let c = comment_ended_continuation.unwrap();
+                                return Err(self.error(
+                                    here,
+                                    format!(
+                                        "this line continues a command that the comment at {} already ended (a `#` comment cannot be continued with `\\`)",
+                                        self.source.span(c, c)
+                                    ),
+                                ));
+                            }
+                        }
+                        return Ok(Some(Simple {
+                            words,
+                            sep: Sep::Plain,
+                        }));
                     }
                 }
                 ';' | '&' | '|' => {
+                    let at = self.pos;
                     self.bump();
-                    if matches!(self.peek(), Some('&' | '|' | ';')) {
-                        self.bump();
+                    let sep = match (c, self.peek()) {
+                        ('&', Some('&')) | ('|', Some('|')) => {
+                            self.bump();
+                            Sep::Conditional
+                        }
+                        ('|', _) => Sep::Pipe,
+                        (';', Some(';')) => {
+                            self.bump();
+                            Sep::Plain
+                        }
+                        _ => Sep::Plain,
+                    };
+                    if words.is_empty() {
+                        if sep != Sep::Plain || c == '|' {
+                            return Err(self.error(at, format!("`{c}` with no command before it")));
+                        }
+                        continue;
                     }
-                    if !words.is_empty() {
-                        return Ok(Some(words));
+                    if sep != Sep::Plain && self.only_blanks_to_end() {
+                        return Err(self.error(
+                            at,
+                            "the command list ends with an operator and no command after it",
+                        ));
                     }
+                    return Ok(Some(Simple { words, sep }));
                 }
                 '(' | ')' | '{' | '}' if words.is_empty() => {
-                    self.bump();
+                    return Err(self.error(
+                        self.pos,
+                        format!("`{c}` (a subshell, group or function body) is shell control flow that plain-command extraction does not evaluate"),
+                    ));
+                }
+                '<' if self.peek_at(1) == Some('<') => {
+                    return Err(self.error(
+                        self.pos,
+                        "heredocs are not evaluated by plain-command extraction",
+                    ));
                 }
                 '>' | '<' => self.skip_redirect(vars)?,
                 c if c.is_ascii_digit() && self.is_fd_redirect() => self.skip_redirect(vars)?,
-                _ => words.push(self.word(vars)?),
+                _ => {
+                    let at = self.pos;
+                    let may_assign = words.iter().all(|w| w.assignment.is_some())
+                        || matches!(
+                            words[0].text.as_str(),
+                            "export" | "declare" | "local" | "readonly" | "typeset"
+                        );
+                    let new = self.word(vars, may_assign)?;
+                    if words.is_empty()
+                        && let Some(w) = new.first()
+                        && w.provenance == Provenance::Literal
+                        && KEYWORDS.contains(&w.text.as_str())
+                    {
+                        return Err(self.error(
+                            at,
+                            format!("`{}` is shell control flow, which plain-command extraction does not evaluate (it would have to pick a branch)", w.text),
+                        ));
+                    }
+                    words.extend(new);
+                }
             }
         }
+    }
+
+    fn skip_blanks(&mut self) {
+        while matches!(self.peek(), Some(' ' | '\t' | '\r')) {
+            self.bump();
+        }
+    }
+
+    fn only_blanks_to_end(&self) -> bool {
+        self.text[self.pos..].chars().all(char::is_whitespace)
     }
 
     fn is_fd_redirect(&self) -> bool {
@@ -508,7 +799,8 @@ impl Lexer<'_> {
         matches!(rest[digits..].chars().next(), Some('>' | '<'))
     }
 
-    fn skip_redirect(&mut self, vars: &BTreeMap<String, String>) -> Result<(), Error> {
+    fn skip_redirect(&mut self, vars: &ShellState) -> Result<(), Error> {
+        let at = self.pos;
         while matches!(self.peek(), Some(c) if c.is_ascii_digit()) {
             self.bump();
         }
@@ -522,33 +814,61 @@ impl Lexer<'_> {
             }
             return Ok(());
         }
-        while matches!(self.peek(), Some(' ' | '\t')) {
-            self.bump();
-        }
+        self.skip_blanks();
         if matches!(self.peek(), Some(c) if !"\n;&|".contains(c)) {
-            self.word(vars)?;
+            self.word(vars, false)?;
+            Ok(())
+        } else {
+            Err(self.error(at, "a redirection with no target"))
         }
-        Ok(())
     }
 
-    /// Reads one word starting at the current position.
-    fn word(&mut self, vars: &BTreeMap<String, String>) -> Result<Word, Error> {
+    /// Reads one shell word; unquoted expansions split into several words (and an
+    /// empty unquoted expansion into none), as bash does.
+    fn word(&mut self, vars: &ShellState, may_assign: bool) -> Result<Vec<Word>, Error> {
         let start = self.pos;
-        let mut text = String::new();
+        let mut fields: Vec<String> = Vec::new();
+        let mut cur = String::new();
+        let mut cur_solid = false; // cur holds quoted or literal text, so it exists even if empty
         let mut provenance = Provenance::Literal;
-        let mut name_end: Option<usize> = None; // length of an unquoted `NAME=` prefix
+        let mut name_end: Option<usize> = None;
         let mut all_literal_so_far = true;
         while let Some(c) = self.peek() {
             match c {
                 ' ' | '\t' | '\r' | '\n' | ';' | '&' | '|' | '<' | '>' => break,
-                '(' | ')' if text.is_empty() => break,
+                '(' if may_assign && name_end.is_some() && cur.len() == name_end.unwrap() + 1 => {
+                    return Err(self.error(
+                        self.pos,
+                        "arrays are not evaluated by plain-command extraction",
+                    ));
+                }
+                '(' | ')' if cur.is_empty() && fields.is_empty() => break,
+                '`' => {
+                    let q = self.pos;
+                    self.bump();
+                    loop {
+                        match self.bump() {
+                            Some('`') => break,
+                            Some('\\') => {
+                                self.bump();
+                            }
+                            Some(_) => {}
+                            None => return Err(self.error(q, "unterminated backquote")),
+                        }
+                    }
+                    cur.push_str(&self.text[q..self.pos]);
+                    cur_solid = true;
+                    provenance = unknown("a command substitution (`...`) is not run");
+                    all_literal_so_far = false;
+                }
                 '\\' => {
                     self.bump();
                     match self.bump() {
                         Some('\n') => {}
-                        Some(c) => text.push(c),
-                        None => text.push('\\'),
+                        Some(c) => cur.push(c),
+                        None => cur.push('\\'),
                     }
+                    cur_solid = true;
                     all_literal_so_far = false;
                 }
                 '\'' => {
@@ -557,10 +877,11 @@ impl Lexer<'_> {
                     loop {
                         match self.bump() {
                             Some('\'') => break,
-                            Some(c) => text.push(c),
+                            Some(c) => cur.push(c),
                             None => return Err(self.error(q, "unterminated single quote")),
                         }
                     }
+                    cur_solid = true;
                     all_literal_so_far = false;
                 }
                 '"' => {
@@ -575,56 +896,102 @@ impl Lexer<'_> {
                             Some('\\') => {
                                 self.bump();
                                 match self.bump() {
-                                    Some(c @ ('$' | '`' | '"' | '\\')) => text.push(c),
+                                    Some(c @ ('$' | '`' | '"' | '\\')) => cur.push(c),
                                     Some('\n') => {}
                                     Some(c) => {
-                                        text.push('\\');
-                                        text.push(c);
+                                        cur.push('\\');
+                                        cur.push(c);
                                     }
                                     None => return Err(self.error(q, "unterminated double quote")),
                                 }
                             }
                             Some('$') => {
-                                if let Some(p) = self.dollar(vars, &mut text)? {
-                                    provenance = p;
+                                let (text, p) = self.dollar(vars)?;
+                                cur.push_str(&text);
+                                merge(&mut provenance, p);
+                            }
+                            Some('`') => {
+                                let b = self.pos;
+                                self.bump();
+                                while let Some(c) = self.bump() {
+                                    if c == '`' {
+                                        break;
+                                    }
                                 }
+                                cur.push_str(&self.text[b..self.pos]);
+                                provenance = unknown("a command substitution (`...`) is not run");
                             }
                             Some(c) => {
                                 self.bump();
-                                text.push(c);
+                                cur.push(c);
                             }
                             None => return Err(self.error(q, "unterminated double quote")),
                         }
                     }
+                    cur_solid = true;
                     all_literal_so_far = false;
                 }
                 '$' => {
                     if self.peek_at(1) == Some('\'') {
-                        self.ansi_c(&mut text)?;
-                    } else if let Some(p) = self.dollar(vars, &mut text)? {
-                        provenance = p;
+                        self.ansi_c(&mut cur)?;
+                        cur_solid = true;
+                    } else {
+                        let (text, p) = self.dollar(vars)?;
+                        let splits =
+                            name_end.is_none() && matches!(p, Some(Provenance::Var { .. }));
+                        merge(&mut provenance, p);
+                        if splits {
+                            // Unquoted expansion: IFS whitespace splits it.
+                            let mut pieces = text.split([' ', '\t', '\n']).peekable();
+                            let mut first = true;
+                            while let Some(piece) = pieces.next() {
+                                if !first {
+                                    if cur_solid || !cur.is_empty() {
+                                        fields.push(std::mem::take(&mut cur));
+                                    }
+                                    cur_solid = false;
+                                }
+                                cur.push_str(piece);
+                                first = false;
+                            }
+                        } else {
+                            cur.push_str(&text);
+                            cur_solid = true;
+                        }
                     }
                     all_literal_so_far = false;
                 }
-                '=' if all_literal_so_far && name_end.is_none() && is_name(&text) => {
+                '=' if may_assign && all_literal_so_far && name_end.is_none() && is_name(&cur) => {
                     self.bump();
-                    name_end = Some(text.len());
-                    text.push('=');
+                    name_end = Some(cur.len());
+                    cur.push('=');
+                    cur_solid = true;
                 }
                 _ => {
                     self.bump();
-                    text.push(c);
+                    cur.push(c);
+                    cur_solid = true;
                 }
             }
         }
-        let assignment = name_end.map(|n| (text[..n].to_string(), text[n + 1..].to_string()));
-        Ok(Word {
-            text,
-            start,
-            end: self.pos,
-            provenance,
-            assignment,
-        })
+        if cur_solid || !cur.is_empty() {
+            fields.push(cur);
+        }
+        let end = self.pos;
+        Ok(fields
+            .into_iter()
+            .map(|text| {
+                let assignment =
+                    name_end.map(|n| (text[..n].to_string(), text[n + 1..].to_string()));
+                Word {
+                    text,
+                    start,
+                    end,
+                    provenance: provenance.clone(),
+                    assignment,
+                }
+            })
+            .collect())
     }
 
     /// `$'...'` ANSI-C quoting.
@@ -653,12 +1020,9 @@ impl Lexer<'_> {
         }
     }
 
-    /// A `$` expansion; appends its text. Unknown variables stay as written.
-    fn dollar(
-        &mut self,
-        vars: &BTreeMap<String, String>,
-        text: &mut String,
-    ) -> Result<Option<Provenance>, Error> {
+    /// A `$` expansion: its text and provenance. A variable the text does not set
+    /// stays as written and is marked unknown (it is filled in at run time).
+    fn dollar(&mut self, vars: &ShellState) -> Result<(String, Option<Provenance>), Error> {
         let start = self.pos;
         self.bump(); // '$'
         match self.peek() {
@@ -682,36 +1046,38 @@ impl Lexer<'_> {
                     return Err(self.error(start, "unterminated ${...} expansion"));
                 }
                 let inner = &self.text[inner_start..self.pos - 1];
+                let written = self.text[start..self.pos].to_string();
                 let name_len = inner
                     .char_indices()
                     .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
                     .map(|(i, _)| i)
                     .unwrap_or(inner.len());
                 let (name, op) = inner.split_at(name_len);
-                let value = vars.get(name);
-                let expanded = match (op.get(..2), value) {
-                    (None, Some(v)) if op.is_empty() => Some(v.clone()),
-                    (Some(":-"), Some(v)) if !v.is_empty() => Some(v.clone()),
-                    (Some(":-"), _) => Some(op[2..].to_string()),
-                    _ if op.starts_with('-') && value.is_none() => Some(op[1..].to_string()),
-                    _ if op.starts_with('-') => value.cloned(),
-                    _ => None,
-                };
-                match expanded {
-                    Some(v) => {
-                        text.push_str(&v);
-                        Ok(Some(Provenance::Var {
-                            name: name.to_string(),
-                        }))
+                let value = vars.vars.get(name);
+                let var = || Some(vars.provenance_of(name));
+                let simple_default = |d: &str| !d.contains(['$', '`', '\'', '"', '\\']);
+                Ok(match (op, value) {
+                    ("", Some(v)) => (v.clone(), var()),
+                    (op, Some(v)) if op.starts_with(":-") && !v.is_empty() => (v.clone(), var()),
+                    (op, Some(v)) if op.starts_with('-') && !op.starts_with(":-") => {
+                        (v.clone(), var())
                     }
-                    None => {
-                        text.push_str(&self.text[start..self.pos]);
-                        Ok(None)
+                    (op, _) if op.starts_with(":-") && simple_default(&op[2..]) => {
+                        (op[2..].to_string(), var())
                     }
-                }
+                    (op, None) if op.starts_with('-') && simple_default(&op[1..]) => {
+                        (op[1..].to_string(), var())
+                    }
+                    ("", None) => (written, Some(unset(name))),
+                    _ => (
+                        written.clone(),
+                        Some(unknown(&format!(
+                            "the expansion {written} is not evaluated by plain-command extraction"
+                        ))),
+                    ),
+                })
             }
             Some('(') => {
-                // Command substitution: never run; kept as written.
                 let mut depth = 0;
                 while let Some(c) = self.bump() {
                     match c {
@@ -726,10 +1092,15 @@ impl Lexer<'_> {
                     }
                 }
                 if depth != 0 {
-                    return Err(self.error(start, "unterminated $(...) substitution"));
+                    return Err(self.error(start, "unterminated $(...)"));
                 }
-                text.push_str(&self.text[start..self.pos]);
-                Ok(None)
+                let written = self.text[start..self.pos].to_string();
+                let why = if written.starts_with("$((") {
+                    "arithmetic ($((...))) is not evaluated by plain-command extraction"
+                } else {
+                    "a command substitution ($(...)) is not run"
+                };
+                Ok((written, Some(unknown(why))))
             }
             Some(c) if c.is_ascii_alphabetic() || c == '_' => {
                 let ns = self.pos;
@@ -737,24 +1108,34 @@ impl Lexer<'_> {
                     self.bump();
                 }
                 let name = &self.text[ns..self.pos];
-                match vars.get(name) {
-                    Some(v) => {
-                        text.push_str(v);
-                        Ok(Some(Provenance::Var {
-                            name: name.to_string(),
-                        }))
-                    }
-                    None => {
-                        text.push_str(&self.text[start..self.pos]);
-                        Ok(None)
-                    }
+                match vars.vars.get(name) {
+                    Some(v) => Ok((v.clone(), Some(vars.provenance_of(name)))),
+                    None => Ok((self.text[start..self.pos].to_string(), Some(unset(name)))),
                 }
             }
-            _ => {
-                text.push('$');
-                Ok(None)
-            }
+            _ => Ok(("$".to_string(), None)),
         }
+    }
+}
+
+fn unknown(reason: &str) -> Provenance {
+    Provenance::Unknown {
+        reason: reason.to_string(),
+    }
+}
+
+fn unset(name: &str) -> Provenance {
+    Provenance::Unknown {
+        reason: format!("${name} is not set in this text (give it with --env {name}=...)"),
+    }
+}
+
+/// Combines provenances: unknown wins over a variable, a variable over a literal.
+fn merge(into: &mut Provenance, p: Option<Provenance>) {
+    match (&*into, p) {
+        (_, None) => {}
+        (Provenance::Unknown { .. }, _) => {}
+        (_, Some(p)) => *into = p,
     }
 }
 

@@ -22,45 +22,59 @@ const LAUNCHER_HINTS: &[&str] = &[
 ];
 
 /// Extracts the launches of every shell code block of a Markdown/MDX page.
+///
+/// Each block starts from the shell state left by the earlier blocks that start no
+/// server (an "Environment" block of `export`s before a "Launch" block); a block
+/// that starts a server keeps its own `export`s to itself.
 pub fn extract(
     source: &Arc<Source>,
     vars: &std::collections::BTreeMap<String, String>,
 ) -> Result<Vec<Launch>, Error> {
     let mut launches = Vec::new();
-    let mut in_block: Option<bool> = None; // Some(read) while inside a code block
+    let mut page_state = ShellState::with_vars(vars);
+    // Some((read, console)) while inside a code block.
+    let mut in_block: Option<(bool, bool)> = None;
     let mut ranges: Vec<(usize, usize)> = Vec::new();
     for (event, range) in Parser::new(&source.text).into_offset_iter() {
         match event {
             Event::Start(Tag::CodeBlock(kind)) => {
-                let read = match &kind {
+                let (read, console) = match &kind {
                     CodeBlockKind::Fenced(info) => {
                         let lang = info
                             .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
                             .next()
                             .unwrap_or("")
                             .to_ascii_lowercase();
+                        let console = matches!(lang.as_str(), "console" | "shell-session");
                         if lang.is_empty() {
-                            None
+                            (None, false)
                         } else {
-                            Some(SHELL_LANGS.contains(&lang.as_str()))
+                            (Some(SHELL_LANGS.contains(&lang.as_str())), console)
                         }
                     }
-                    CodeBlockKind::Indented => Some(false),
+                    CodeBlockKind::Indented => (Some(false), false),
                 };
-                in_block = Some(read.unwrap_or_else(|| {
+                let read = read.unwrap_or_else(|| {
                     let text = &source.text[range.clone()];
                     LAUNCHER_HINTS.iter().any(|h| text.contains(h))
-                }));
+                });
+                in_block = Some((read, console));
                 ranges.clear();
             }
             Event::Text(_) if in_block.is_some() => ranges.push((range.start, range.end)),
             Event::End(TagEnd::CodeBlock) => {
-                if in_block == Some(true) && !ranges.is_empty() {
-                    let mut state = ShellState::with_vars(vars);
+                if let Some((true, console)) = in_block
+                    && !ranges.is_empty()
+                {
+                    let mut state = page_state.clone();
                     // Text events of one block are contiguous lines of the source.
                     let start = ranges[0].0;
                     let end = ranges[ranges.len() - 1].1;
-                    launches.extend(extract_block(source, start, end, &mut state)?);
+                    let found = extract_range(source, start, end, &mut state, console)?;
+                    if found.is_empty() {
+                        page_state = state;
+                    }
+                    launches.extend(found);
                 }
                 in_block = None;
             }
@@ -68,15 +82,6 @@ pub fn extract(
         }
     }
     Ok(launches)
-}
-
-fn extract_block(
-    source: &Arc<Source>,
-    start: usize,
-    end: usize,
-    state: &mut ShellState,
-) -> Result<Vec<Launch>, Error> {
-    extract_range(source, start, end, state)
 }
 
 #[cfg(test)]

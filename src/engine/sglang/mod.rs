@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::engine::argparse::{ArgParser, Namespace, OptionSpec, ParseErrorKind};
 use crate::engine::rules::{self, EnvSpec, RuleFile};
 use crate::error::Error;
-use crate::launch::{Engine, Known, Launch, Platform};
+use crate::launch::{Engine, Known, Launch, Platform, Provenance};
 use crate::resolve::{Entry, ResolveOptions, Resolved, Source, Val, VersionUsed};
 
 const SCHEMAS: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/sglang_schemas.rs"));
@@ -239,41 +239,33 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
             })
         });
 
-    let (argv, origin) = serve_argv(launch, release);
+    let (mut argv, origin) = serve_argv(launch, release);
     // Tokens as the parser sees them, each pointing back at a written word.
     let tokens: Vec<&crate::launch::Token> = origin.iter().map(|&i| &launch.argv[i]).collect();
-    let ns = release.parser.parse(&argv).map_err(|e| {
-        let span = e
-            .arg_index
-            .and_then(|i| tokens.get(i))
-            .map(|t| t.span.clone())
-            .unwrap_or_else(|| launch.span.clone());
-        let mut msg = format!("sglang {}: {}", release.name, e.message);
-        if matches!(
-            e.kind,
-            ParseErrorKind::Unrecognized | ParseErrorKind::Ambiguous
-        ) && let Some(i) = e.arg_index
-            && let Some(s) = did_you_mean(release, &argv[i])
-        {
-            msg.push_str(&format!(" (did you mean {s}?)"));
+    let unknown_reason = |i: usize| match tokens.get(i).map(|t| &t.provenance) {
+        Some(Provenance::Unknown { reason }) => Some(reason.clone()),
+        _ => None,
+    };
+    // A value that is not knowable from the text is parsed as a placeholder of the
+    // right type, and its key is reported unknown.
+    let mut placeholders: BTreeMap<usize, String> = BTreeMap::new();
+    let ns = loop {
+        match release.parser.parse(&argv) {
+            Ok(ns) => break ns,
+            Err(e) => {
+                if let (Some(i), Some(rejected)) = (e.arg_index, &e.rejected)
+                    && unknown_reason(i).is_some()
+                    && !placeholders.contains_key(&i)
+                {
+                    let a = &release.parser.actions[rejected.0];
+                    argv[i] = placeholder(a);
+                    placeholders.insert(i, argv[i].clone());
+                    continue;
+                }
+                return Err(parse_error(launch, release, &argv, &tokens, e));
+            }
         }
-        if launch.launcher.last().is_some_and(|t| t.text == "serve")
-            && !release.serve_positional_model
-            && argv.first().is_some_and(|w| !w.starts_with('-'))
-        {
-            msg.push_str(&format!(
-                "; `sglang serve MODEL` takes a positional model only from 0.5.16 on, {} needs --model-path",
-                release.name
-            ));
-        }
-        if e.kind == ParseErrorKind::InvalidChoice
-            && let Some(rejected) = &e.rejected
-            && let Some(note) = choice_history(&release.keys[rejected.0], &rejected.1)
-        {
-            msg.push_str(&format!("; {note}"));
-        }
-        Error::input(span, msg)
-    })?;
+    };
 
     // Start from the release's defaults (built once), then apply what the argv set.
     let mut values: BTreeMap<String, Entry> = release.defaults().clone();
@@ -297,10 +289,17 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                     .map(|t| shell_words::quote(&t.text).into_owned())
                     .collect();
                 written.dedup();
+                let why = words.iter().find_map(|t| match &t.provenance {
+                    Provenance::Unknown { reason } => Some(reason.clone()),
+                    _ => None,
+                });
                 values.insert(
                     key.clone(),
                     Entry {
-                        val: Val::known(v.clone()),
+                        val: match why {
+                            Some(reason) => Val::unknown(reason),
+                            None => Val::known(v.clone()),
+                        },
                         source: Source::Cli,
                         name: a.dest.clone(),
                         spans,
@@ -321,39 +320,32 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         }
     }
 
-    // Environment.
-    let mut env: BTreeMap<String, (String, crate::source::Span, String)> = BTreeMap::new();
+    // Environment. SGLang copies every SGL_* variable over SGLANG_* at import; the
+    // SGL_* name itself is then not read, so only the SGLANG_* key is kept.
+    let mut env: BTreeMap<String, &crate::launch::EnvVar> = BTreeMap::new();
     for e in &launch.env {
-        env.insert(
-            e.name.clone(),
-            (
-                e.value.clone(),
-                e.span.clone(),
-                format!("{}={}", e.name, e.value),
-            ),
-        );
+        if !e.name.starts_with("SGL_") {
+            env.insert(e.name.clone(), e);
+        }
     }
-    // SGLang copies every SGL_* variable to SGLANG_* at import, overwriting.
-    let aliases: Vec<(String, (String, crate::source::Span, String))> = env
-        .iter()
-        .filter_map(|(n, v)| {
-            n.strip_prefix("SGL_")
-                .map(|rest| (format!("SGLANG_{rest}"), v.clone()))
-        })
-        .collect();
-    for (n, v) in aliases {
-        env.insert(n, v);
+    for e in &launch.env {
+        if let Some(rest) = e.name.strip_prefix("SGL_") {
+            env.insert(format!("SGLANG_{rest}"), e);
+        }
     }
-    for (name, (value, span, written)) in &env {
+    for (name, e) in &env {
         let spec = b.env.get(name);
         values.insert(
             format!("env:{name}"),
             Entry {
-                val: Val::known(env_value(spec, value)),
+                val: match &e.provenance {
+                    Provenance::Unknown { reason } => Val::unknown(reason.clone()),
+                    _ => Val::known(env_value(spec, &e.value)),
+                },
                 source: Source::Env,
                 name: name.clone(),
-                spans: vec![span.clone()],
-                written: Some(written.clone()),
+                spans: vec![e.span.clone()],
+                written: Some(format!("{}={}", e.name, e.value)),
                 rules: vec![],
             },
         );
@@ -422,6 +414,64 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         values,
         startup_errors,
     })
+}
+
+/// A parse error as an input error at the word it concerns, with hints.
+fn parse_error(
+    launch: &Launch,
+    release: &Release,
+    argv: &[String],
+    tokens: &[&crate::launch::Token],
+    e: crate::engine::argparse::ParseError,
+) -> Error {
+    let token = e.arg_index.and_then(|i| tokens.get(i));
+    let span = token
+        .map(|t| t.span.clone())
+        .unwrap_or_else(|| launch.span.clone());
+    let mut msg = format!("sglang {}: {}", release.name, e.message);
+    if e.kind == ParseErrorKind::Unrecognized
+        && let Some(i) = e.arg_index
+        && token.is_none_or(|t| t.provenance == Provenance::Literal)
+        && let Some(s) = did_you_mean(release, &argv[i])
+    {
+        msg.push_str(&format!(" (did you mean {s}?)"));
+    }
+    if let Some(Provenance::Unknown { reason }) = token.map(|t| &t.provenance) {
+        msg.push_str(&format!(
+            "; `{}` is not knowable from the text: {reason}",
+            argv[e.arg_index.unwrap_or(0)]
+        ));
+    }
+    if launch.launcher.last().is_some_and(|t| t.text == "serve")
+        && !release.serve_positional_model
+        && argv.first().is_some_and(|w| !w.starts_with('-'))
+    {
+        msg.push_str(&format!(
+            "; `sglang serve MODEL` takes a positional model only from 0.5.16 on, {} needs --model-path",
+            release.name
+        ));
+    }
+    if e.kind == ParseErrorKind::InvalidChoice
+        && let Some(rejected) = &e.rejected
+        && let Some(note) = choice_history(&release.keys[rejected.0], &rejected.1)
+    {
+        msg.push_str(&format!("; {note}"));
+    }
+    Error::input(span, msg)
+}
+
+/// A value of the right type for an option whose written value is unknown.
+fn placeholder(a: &OptionSpec) -> String {
+    if let Some(c) = a.choices.as_ref().and_then(|c| c.first()) {
+        return crate::resolve::display_value(c);
+    }
+    match a.type_kind.as_deref() {
+        Some("int" | "float" | "human_readable_int") => "0".into(),
+        Some("json" | "json_list_type" | "cuda_graph_config_v1" | "cuda_graph_config_v2") => {
+            "{}".into()
+        }
+        _ => "x".into(),
+    }
 }
 
 /// The argv as `sglang serve` hands it to argparse, with the index of the written
