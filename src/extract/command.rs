@@ -690,7 +690,7 @@ impl Lexer<'_> {
                     self.at_line_start = true;
                     if !words.is_empty() {
                         // Keep looking one line ahead for the comment mistake.
-                        if comment_ended_continuation.is_some() {
+                        if let Some(c) = comment_ended_continuation {
                             let save = self.pos;
                             self.at_line_start = false;
                             self.skip_blanks();
@@ -700,7 +700,6 @@ impl Lexer<'_> {
                             self.pos = save;
                             self.at_line_start = true;
                             if starts_option {
-                                let c = comment_ended_continuation.unwrap();
                                 return Err(self.error(
                                     here,
                                     format!(
@@ -942,9 +941,9 @@ impl Lexer<'_> {
                         merge(&mut provenance, p);
                         if splits {
                             // Unquoted expansion: IFS whitespace splits it.
-                            let mut pieces = text.split([' ', '\t', '\n']).peekable();
+                            let pieces = text.split([' ', '\t', '\n']);
                             let mut first = true;
-                            while let Some(piece) = pieces.next() {
+                            for piece in pieces {
                                 if !first {
                                     if cur_solid || !cur.is_empty() {
                                         fields.push(std::mem::take(&mut cur));
