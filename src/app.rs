@@ -71,24 +71,45 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                 }
             };
             let m = Manifest::load(&path)?;
+            validate_policy(&m.policy, &path)?;
             let policy = Policy::with_overrides(m.policy.clone());
             let mut reports = Vec::new();
+            let mut failures = Vec::new();
             for link in &m.links {
                 let ctx = ContextArgs {
                     engine_version: link.engine_version.clone(),
                     hardware: link.hardware.clone(),
                     platform: None,
                 };
-                reports.push(run_link(
+                // One broken link does not hide the others.
+                match run_link(
                     &link.name,
                     &link.docs,
                     &link.recipe,
                     &ctx,
                     &BTreeMap::new(),
                     &policy,
-                )?);
+                ) {
+                    Ok(r) => reports.push(r),
+                    Err(e) => failures.push(report::Failure {
+                        name: link.name.clone(),
+                        error: e.to_string(),
+                    }),
+                }
             }
-            emit(&reports, format, &policy)
+            let mut out = emit(&reports, format, &policy)?;
+            if !failures.is_empty() {
+                out.stdout = match format {
+                    Format::Human => {
+                        report::human::render_with_failures(&reports, &failures, &policy)
+                    }
+                    Format::Json => {
+                        report::json::render_with_failures(&reports, &failures, &policy)
+                    }
+                };
+                out.code = 2;
+            }
+            Ok(out)
         }
         Command::Extract { file, env, format } => {
             let vars = parse_kv(&env)?;
@@ -107,7 +128,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
         } => resolve_cmd(&engine, &context, raw, format, argv),
         Command::Explain { keys } => Ok(Output {
             code: 0,
-            stdout: explain(&keys),
+            stdout: explain(&keys)?,
         }),
     }
 }
@@ -122,6 +143,57 @@ fn emit(reports: &[LinkReport], format: Format, policy: &Policy) -> Result<Outpu
         code: if drift { 1 } else { 0 },
         stdout: text,
     })
+}
+
+/// Checks a config's policy entries: each names a known key (or `env:NAME`), or is
+/// a `*` pattern that matches one; no key is in two classes.
+fn validate_policy(lists: &crate::policy::ClassLists, path: &Path) -> Result<(), Error> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let at = |entry: &str| {
+        let from = text.find("policy:").unwrap_or(0);
+        let offset = text[from..].find(entry).map(|o| o + from).unwrap_or(from);
+        let src = Source::new(Origin::File(path.to_path_buf()), text.clone());
+        src.span(offset, offset).to_string()
+    };
+    let known = sglang::all_keys();
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    for (class, entries) in [
+        ("major", &lists.major),
+        ("minor", &lists.minor),
+        ("ignore", &lists.ignore),
+    ] {
+        for e in entries {
+            let ok = if e.contains('*') {
+                e.starts_with("env:") || known.iter().any(|k| crate::policy::glob(e, k))
+            } else {
+                e.starts_with("env:") || known.contains(e)
+            };
+            if !ok {
+                let hint = match sglang::key_for(e) {
+                    Ok(k) => format!(" (did you mean {k}?)"),
+                    Err(m) => m
+                        .find("(did you mean")
+                        .map(|i| format!(" {}", &m[i..]))
+                        .unwrap_or_default(),
+                };
+                return Err(Error::Input {
+                    at: at(e),
+                    message: format!(
+                        "policy.{class}: {e:?} is not a canonical key of any bundled release{hint}; see `recipe-drift explain`"
+                    ),
+                });
+            }
+            if let Some(other) = seen.insert(e.as_str(), class)
+                && other != class
+            {
+                return Err(Error::Input {
+                    at: at(e),
+                    message: format!("policy: {e:?} is in both {other} and {class}"),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Parses `K=V` flags.
@@ -440,7 +512,7 @@ fn resolve_cmd(
 }
 
 /// `explain`: class, option strings and defaults per release, env and rules.
-pub fn explain(keys: &[String]) -> String {
+pub fn explain(keys: &[String]) -> Result<String, Error> {
     let b = sglang::bundle();
     let policy = Policy::default();
     let mut out = String::new();
@@ -450,9 +522,14 @@ pub fn explain(keys: &[String]) -> String {
         } else if let Some(name) = b.env.keys().find(|n| *n == k) {
             format!("env:{name}")
         } else {
-            sglang::key_for(k).unwrap_or_else(|| k.trim_start_matches('-').replace('-', "_"))
+            sglang::key_for(k).map_err(|e| Error::usage(format!("explain: {e}")))?
         };
-        let _ = writeln!(out, "{key}: {:?}", policy.class(&key));
+        let class = match policy.class(&key) {
+            crate::policy::Class::Major => "MAJOR",
+            crate::policy::Class::Minor => "minor",
+            crate::policy::Class::Ignore => "ignored",
+        };
+        let _ = writeln!(out, "{key}: {class}");
         if let Some(name) = key.strip_prefix("env:") {
             match b.env.get(name) {
                 Some(spec) => {
@@ -512,19 +589,22 @@ pub fn explain(keys: &[String]) -> String {
             if rule.touches(&key) {
                 let _ = writeln!(
                     out,
-                    "  rule {} [{}{}]: {}\n    ref: {}",
+                    "  rule {} [{}{}]{}\n    ref: {}",
                     rule.id,
                     rule.versions.as_deref().unwrap_or("all releases"),
                     rule.platforms
                         .as_ref()
                         .map(|p| format!(", {}", p.join("/")))
                         .unwrap_or_default(),
-                    rule.note.as_deref().unwrap_or(""),
+                    rule.note
+                        .as_deref()
+                        .map(|n| format!(": {n}"))
+                        .unwrap_or_default(),
                     rule.reference
                 );
             }
         }
         out.push('\n');
     }
-    out
+    Ok(out)
 }

@@ -157,6 +157,11 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
         {
             continue;
         }
+        // A key that has no effect on either side is not compared (the key that
+        // switches it on is).
+        if de.is_some_and(|e| e.inactive.is_some()) || re.is_some_and(|e| e.inactive.is_some()) {
+            continue;
+        }
         let class = policy.class(key);
         if class == Class::Ignore {
             continue;

@@ -124,6 +124,10 @@ pub struct Entry {
     /// Rules that changed it, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<RuleHit>,
+    /// The rule that makes this key have no effect (HiCache settings without the
+    /// hierarchical cache, speculative sizes without an algorithm).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inactive: Option<String>,
 }
 
 impl Entry {

@@ -363,7 +363,7 @@ fn extract_docker_image_gives_version_and_platform() {
 fn explain_names_rules_and_versions() {
     let (code, out, _) = run(&["explain", "hicache_mem_layout"]);
     assert_eq!(code, 0);
-    assert!(out.contains("Major"), "{out}");
+    assert!(out.contains("hicache_mem_layout: MAJOR"), "{out}");
     assert!(
         out.contains("hicache-rocm-page-first-kernel-fallback"),
         "{out}"
@@ -480,10 +480,10 @@ fn explain_accepts_option_prefixes_and_env() {
         "env:ROCM_QUICK_REDUCE_QUANTIZATION",
     ]);
     assert_eq!(code, 0);
-    assert!(out.starts_with("tp_size: Major"), "{out}");
+    assert!(out.starts_with("tp_size: MAJOR"), "{out}");
     assert!(out.contains("dest tensor_parallel_size"), "{out}");
     assert!(
-        out.contains("env:ROCM_QUICK_REDUCE_QUANTIZATION: Major"),
+        out.contains("env:ROCM_QUICK_REDUCE_QUANTIZATION: MAJOR"),
         "{out}"
     );
 }

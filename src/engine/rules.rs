@@ -58,6 +58,10 @@ pub struct Rule {
     /// Keys that become unknown: a reason, or `{reason, one_of}`.
     #[serde(default)]
     pub unknown: BTreeMap<String, Value>,
+    /// Key patterns (`*` globs) that have no effect when the rule holds; the keys
+    /// the rule's own conditions read are never included.
+    #[serde(default)]
+    pub inactive: Vec<String>,
     /// A startup error the engine raises.
     #[serde(default)]
     pub error: Option<String>,
@@ -142,12 +146,18 @@ impl Rule {
         }
     }
 
+    /// Whether the rule's conditions read a key.
+    pub fn reads(&self, key: &str) -> bool {
+        self.when.contains_key(key) || self.any.iter().any(|m| m.contains_key(key))
+    }
+
     /// Whether the rule reads or writes a key.
     pub fn touches(&self, key: &str) -> bool {
         self.when.contains_key(key)
             || self.any.iter().any(|m| m.contains_key(key))
             || self.set.contains_key(key)
             || self.unknown.contains_key(key)
+            || self.inactive.iter().any(|p| crate::policy::glob(p, key))
     }
 }
 
@@ -273,6 +283,13 @@ pub fn apply(
                 after,
                 reference: rule.reference.clone(),
             });
+        }
+        if unknown.is_none() && !rule.inactive.is_empty() {
+            for (key, entry) in values.iter_mut() {
+                if rule.inactive.iter().any(|p| crate::policy::glob(p, key)) && !rule.reads(key) {
+                    entry.inactive = Some(rule.id.clone());
+                }
+            }
         }
         if let Some(msg) = &rule.error
             && unknown.is_none()

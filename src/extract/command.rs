@@ -632,6 +632,10 @@ impl Lexer<'_> {
                     }
                     Some('\\') if matches!(self.peek_at(1), Some('\n')) => {
                         self.pos += 2;
+                        // A `> ` continuation prompt in a console transcript.
+                        if self.console && self.text[self.pos..].starts_with("> ") {
+                            self.pos += 2;
+                        }
                     }
                     Some('\\')
                         if matches!(self.peek_at(1), Some('\r'))

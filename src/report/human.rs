@@ -6,16 +6,32 @@ use std::fmt::Write;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use similar::TextDiff;
 
-use super::{LinkReport, SideReport, finding_keys, normalized};
+use super::{Failure, LinkReport, SideReport, finding_keys, normalized};
 use crate::compare::{Finding, Kind, Severity, SideValue};
 use crate::policy::{Class, Policy};
 use crate::resolve::{Source, Val};
 
 /// Renders link reports as text.
 pub fn render(links: &[LinkReport], policy: &Policy) -> String {
+    render_with_failures(links, &[], policy)
+}
+
+/// Renders link reports, then the links that could not be compared.
+pub fn render_with_failures(links: &[LinkReport], failures: &[Failure], policy: &Policy) -> String {
     let mut out = String::new();
     for l in links {
         render_link(&mut out, l, policy);
+    }
+    for f in failures {
+        let _ = writeln!(out, "link: {}  [error]\nerror: {}\n", f.name, f.error);
+    }
+    if !failures.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} link{} could not be compared",
+            failures.len(),
+            if failures.len() == 1 { "" } else { "s" }
+        );
     }
     let drift = links
         .iter()

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::json;
 
-use super::{LinkReport, finding_keys, normalized};
+use super::{Failure, LinkReport, finding_keys, normalized};
 use crate::compare::Severity;
 use crate::policy::Policy;
 
@@ -12,6 +12,11 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// Renders link reports as one JSON document.
 pub fn render(links: &[LinkReport], policy: &Policy) -> String {
+    render_with_failures(links, &[], policy)
+}
+
+/// Renders link reports and the links that could not be compared (`status: error`).
+pub fn render_with_failures(links: &[LinkReport], failures: &[Failure], policy: &Policy) -> String {
     let mut out = Vec::new();
     for l in links {
         let keys = finding_keys(&l.comparison);
@@ -37,11 +42,17 @@ pub fn render(links: &[LinkReport], policy: &Policy) -> String {
             "shared_unknowns": l.comparison.shared_unknowns,
         }));
     }
+    for f in failures {
+        out.push(json!({"name": f.name, "status": "error", "error": f.error}));
+    }
+    let mut summary = summary(links);
+    summary["links"] = json!(links.len() + failures.len());
+    summary["failed"] = json!(failures.len());
     let doc = Doc {
         schema_version: SCHEMA_VERSION,
         tool: "recipe-drift",
         links: out,
-        summary: summary(links),
+        summary,
     };
     let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
     s.push('\n');

@@ -32,6 +32,15 @@ pub struct LinkReport {
     pub comparison: Comparison,
 }
 
+/// A link that could not be compared (bad input on one side).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Failure {
+    /// The link's name.
+    pub name: String,
+    /// The error, with its `file:line:col`.
+    pub error: String,
+}
+
 /// The output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -48,7 +57,7 @@ pub fn normalized(side: &SideReport, policy: &Policy, extra_keys: &[&str]) -> St
     let mut env_lines = Vec::new();
     let mut arg_lines = Vec::new();
     for (key, e) in &side.resolved.values {
-        if policy.class(key) == Class::Ignore {
+        if policy.class(key) == Class::Ignore || e.inactive.is_some() {
             continue;
         }
         // Unknowns are listed only where they matter (in a finding).

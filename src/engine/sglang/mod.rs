@@ -74,6 +74,7 @@ impl Release {
                         spans: vec![],
                         written: None,
                         rules: vec![],
+                        inactive: None,
                     },
                 );
             }
@@ -305,6 +306,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                         spans,
                         written: Some(written.join(" ")),
                         rules: vec![],
+                        inactive: None,
                     },
                 );
             }
@@ -347,6 +349,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                 spans: vec![e.span.clone()],
                 written: Some(format!("{}={}", e.name, e.value)),
                 rules: vec![],
+                inactive: None,
             },
         );
     }
@@ -364,6 +367,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                     spans: vec![],
                     written: None,
                     rules: vec![],
+                    inactive: None,
                 },
             );
         }
@@ -381,6 +385,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                 spans: vec![],
                 written: Some(format!("{} ({})", h.value, h.from)),
                 rules: vec![],
+                inactive: None,
             },
         );
     } else {
@@ -395,8 +400,22 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                 spans: vec![],
                 written: None,
                 rules: vec![],
+                inactive: None,
             },
         );
+    }
+
+    // `--config FILE` adds options from a YAML file read at startup (the command
+    // line wins): every option not written here may come from it.
+    if let Some(cfg) = values.get("config").filter(|e| e.source == Source::Cli) {
+        let file = cfg.val.display();
+        for (key, e) in values.iter_mut() {
+            if e.source == Source::Default && !key.starts_with("env:") {
+                e.val = Val::unknown(format!(
+                    "may be set by --config {file}, which is read at startup"
+                ));
+            }
+        }
     }
 
     let mut startup_errors = Vec::new();
@@ -558,29 +577,35 @@ fn model_identity(values: &BTreeMap<String, Entry>) -> Entry {
         spans: vec![],
         written: None,
         rules: vec![],
+        inactive: None,
     };
-    for key in ["served_model_name", "model_path"] {
-        if let Some((name, e)) = pick(key) {
-            if name.contains('$') {
-                if key == "served_model_name" {
-                    continue;
-                }
-                return unknown(format!("model path {name:?} is an unexpanded variable"));
-            }
-            if key == "model_path" && !is_hf_id(&name) {
-                return unknown(format!(
-                    "model path {name:?} is a local path; its identity needs --served-model-name"
-                ));
-            }
-            return Entry {
-                val: Val::known(Value::String(name.to_ascii_lowercase())),
-                source: Source::Cli,
-                name: key.into(),
-                spans: e.spans.clone(),
-                written: e.written.clone(),
-                rules: vec![],
-            };
+    let known = |name: &str, key: &str, e: &Entry| Entry {
+        val: Val::known(Value::String(name.to_ascii_lowercase())),
+        source: Source::Cli,
+        name: key.into(),
+        spans: e.spans.clone(),
+        written: e.written.clone(),
+        rules: vec![],
+        inactive: None,
+    };
+    let unknowable = |e: &Entry| e.val.value().is_none();
+    // An HF id in --model-path names the model; --served-model-name is only an API
+    // alias then. A local path needs the served name (when it is knowable).
+    if let Some((path, e)) = pick("model_path") {
+        if unknowable(e) {
+            return unknown(format!(
+                "the model path {path} is not knowable from the text"
+            ));
         }
+        if is_hf_id(&path) {
+            return known(&path, "model_path", e);
+        }
+        return match pick("served_model_name") {
+            Some((name, s)) if !unknowable(s) => known(&name, "served_model_name", s),
+            _ => unknown(format!(
+                "the model path {path:?} is a local path; its identity needs --served-model-name"
+            )),
+        };
     }
     unknown("no --model-path or --served-model-name".into())
 }
@@ -651,31 +676,85 @@ fn choice_history(key: &str, value: &Value) -> Option<String> {
     }
 }
 
-/// The canonical key for an option string (or a unique abbreviation of one in the
-/// newest release) or a destination, in any bundled release.
-pub fn key_for(name: &str) -> Option<String> {
+/// Every canonical key of every bundled release, plus `model`, `hardware` and the
+/// known `env:` keys.
+pub fn all_keys() -> std::collections::BTreeSet<String> {
     let b = bundle();
-    if name.starts_with("--")
-        && let Some(newest) = b.releases.last()
-    {
-        let hits: Vec<usize> = newest
-            .parser
-            .option_strings()
-            .filter(|s| s.starts_with(name))
-            .filter_map(|s| newest.parser.action_for(s))
-            .collect();
-        if let Some(&first) = hits.first()
-            && hits.iter().all(|&h| h == first)
-        {
-            return Some(newest.keys[first].clone());
-        }
+    let mut keys: std::collections::BTreeSet<String> = b
+        .releases
+        .iter()
+        .flat_map(|r| r.keys.iter().cloned())
+        .collect();
+    keys.insert("model".into());
+    keys.insert("hardware".into());
+    keys.extend(b.env.keys().map(|n| format!("env:{n}")));
+    keys
+}
+
+/// The canonical key for a name: a canonical key or destination of any bundled
+/// release, an option string, or a unique prefix of one (`--tp`, or `tp`) in the
+/// newest release that has a match. `Err` says why not (ambiguous, unknown).
+pub fn key_for(name: &str) -> Result<String, String> {
+    let b = bundle();
+    if matches!(name, "model" | "hardware") {
+        return Ok(name.to_string());
     }
     for r in b.releases.iter().rev() {
         for (i, a) in r.parser.actions.iter().enumerate() {
             if a.dest == name || r.keys[i] == name || a.option_strings.iter().any(|s| s == name) {
-                return Some(r.keys[i].clone());
+                return Ok(r.keys[i].clone());
             }
         }
     }
-    None
+    let option = if name.starts_with('-') {
+        name.to_string()
+    } else {
+        format!("--{}", name.replace('_', "-"))
+    };
+    for r in b.releases.iter().rev() {
+        let hits: Vec<(&str, usize)> = r
+            .parser
+            .option_strings()
+            .filter(|s| s.starts_with(&option))
+            .filter_map(|s| r.parser.action_for(s).map(|a| (s, a)))
+            .collect();
+        let Some(&(_, first)) = hits.first() else {
+            continue;
+        };
+        if hits.iter().all(|&(_, h)| h == first) {
+            return Ok(r.keys[first].clone());
+        }
+        let names: Vec<&str> = hits.iter().map(|(s, _)| *s).collect();
+        return Err(format!(
+            "{option} is ambiguous in sglang {}: it could be {}",
+            r.name,
+            names.join(", ")
+        ));
+    }
+    let mut near: Vec<(f64, &str)> = b
+        .releases
+        .last()
+        .map(|r| {
+            r.keys
+                .iter()
+                .map(|k| (strsim::jaro_winkler(name, k), k.as_str()))
+                .collect()
+        })
+        .unwrap_or_default();
+    near.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap().then(a.1.cmp(b.1)));
+    near.dedup_by_key(|x| x.1);
+    let hint: Vec<&str> = near
+        .iter()
+        .filter(|x| x.0 > 0.85)
+        .take(3)
+        .map(|x| x.1)
+        .collect();
+    Err(if hint.is_empty() {
+        format!("no bundled sglang release has an option or key {name:?}")
+    } else {
+        format!(
+            "no bundled sglang release has an option or key {name:?} (did you mean {}?)",
+            hint.join(", ")
+        )
+    })
 }
