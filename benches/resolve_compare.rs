@@ -54,6 +54,7 @@ fn main() {
         engine_version: Some("0.5.19".into()),
         platform: None,
         hardware: Some("mi355x".into()),
+        origin: None,
     };
     let t2 = Instant::now();
     let resolved: Vec<_> = launches

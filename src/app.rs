@@ -66,7 +66,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                 Some(p) => p,
                 None => {
                     return Err(Error::usage(
-                        "no config file: pass --config FILE or add .recipe-drift.yaml",
+                        "no config file: pass --config FILE, or add .recipe-drift.yaml here or in .github/",
                     ));
                 }
             };
@@ -80,6 +80,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                     engine_version: link.engine_version.clone(),
                     hardware: link.hardware.clone(),
                     platform: None,
+                    origin: Some(path.display().to_string()),
                 };
                 // One broken link does not hide the others.
                 match run_link(
@@ -211,17 +212,54 @@ pub fn parse_kv(items: &[String]) -> Result<BTreeMap<String, String>, Error> {
 }
 
 fn options(ctx: &ContextArgs, side: &SideSpec) -> Result<ResolveOptions, Error> {
+    let origin = ctx.origin.clone();
+    let from = |flag: &str| match &origin {
+        Some(o) => format!("{flag} in {o}"),
+        None => format!("--{flag}"),
+    };
     let platform = match side.platform.as_ref().or(ctx.platform.as_ref()) {
-        Some(p) => Some(
-            Platform::parse(p)
-                .ok_or_else(|| Error::usage(format!("unknown platform {p:?} (cuda, rocm, cpu)")))?,
-        ),
+        Some(p) => Some(Platform::parse(p).ok_or_else(|| {
+            Error::usage(format!(
+                "{}: unknown platform {p:?} (cuda, rocm, cpu)",
+                from("platform")
+            ))
+        })?),
         None => None,
     };
+    let hardware = side.hardware.clone().or(ctx.hardware.clone());
+    if let Some(h) = &hardware {
+        match (Platform::from_hardware(h), platform) {
+            (None, None) => {
+                return Err(Error::usage(format!(
+                    "{}: unknown hardware SKU {h:?}; known: mi300x, mi325x, mi355x, h100, h200, b200, b300, gb200, gb300, rtx6000pro, xeon (give --platform with other SKUs)",
+                    from("hardware")
+                )));
+            }
+            (Some(hp), Some(p)) if hp != p => {
+                return Err(Error::usage(format!(
+                    "{}: hardware {h} runs on {hp}, but the platform is given as {p}",
+                    from("hardware")
+                )));
+            }
+            _ => {}
+        }
+    }
+    let engine_version = side.engine_version.clone().or(ctx.engine_version.clone());
+    if let Some(v) = &engine_version
+        && v.trim_start_matches('v')
+            .parse::<pep440_rs::Version>()
+            .is_err()
+    {
+        return Err(Error::usage(format!(
+            "{}: {v:?} is not a PEP 440 version (for example 0.5.19 or 0.5.15.post1)",
+            from("engine-version")
+        )));
+    }
     Ok(ResolveOptions {
-        engine_version: side.engine_version.clone().or(ctx.engine_version.clone()),
+        engine_version,
         platform,
-        hardware: side.hardware.clone().or(ctx.hardware.clone()),
+        hardware,
+        origin,
     })
 }
 
@@ -234,6 +272,11 @@ fn load_side(
     vars.extend(side.env.clone());
     let launches = extract::extract_file(&side.file, &vars)?;
     let label = side.file.display();
+    let list = |msg: &mut String| {
+        for (i, l) in launches.iter().enumerate() {
+            let _ = write!(msg, "\n  {}: {} `{}`", i + 1, l.span, l.launcher_text());
+        }
+    };
     match (side.launch, launches.len()) {
         (_, 0) => Err(Error::Input {
             at: format!("{label}:1:1"),
@@ -242,20 +285,26 @@ fn load_side(
         (None, 1) => Ok(launches.into_iter().next().unwrap()),
         (None, n) => {
             let mut msg = format!(
-                "the {role} file has {n} serve commands; choose one with --{role}-launch N (or `launch: N` in the config):"
+                "the {role} file has {n} serve commands; choose one with --{role}-launch N (`launch: N` on the link's {role} side in a config):"
             );
-            for (i, l) in launches.iter().enumerate() {
-                let _ = write!(msg, "\n  {}: {} `{}`", i + 1, l.span, l.launcher_text());
-            }
+            list(&mut msg);
             Err(Error::Input {
-                at: format!("{label}:1:1"),
+                at: launches[0].span.to_string(),
                 message: msg,
             })
         }
         (Some(k), n) if k >= 1 && k <= n => Ok(launches.into_iter().nth(k - 1).unwrap()),
-        (Some(k), n) => Err(Error::usage(format!(
-            "{label}: launch {k} requested but the {role} file has {n}"
-        ))),
+        (Some(k), n) => {
+            let mut msg = format!(
+                "launch {k} requested, but the {role} file has {n} serve command{} (numbered from 1):",
+                if n == 1 { "" } else { "s" }
+            );
+            list(&mut msg);
+            Err(Error::Input {
+                at: launches[0].span.to_string(),
+                message: msg,
+            })
+        }
     }
 }
 
@@ -275,6 +324,8 @@ fn run_link(
     let mut rl = rl;
     borrow_version(&mut dl, &dopts, &rl, &ropts, "recipe");
     borrow_version(&mut rl, &ropts, &dl, &dopts, "docs");
+    borrow_platform(&mut dl, &dopts, &rl, &ropts, "recipe");
+    borrow_platform(&mut rl, &ropts, &dl, &dopts, "docs");
     let dr = resolve::resolve(&dl, &dopts)?;
     let rr = resolve::resolve(&rl, &ropts)?;
     let comparison = compare(&dr, &rr, policy);
@@ -314,6 +365,34 @@ fn borrow_version(
         side.context.engine_version = Some(crate::launch::Known {
             value: v,
             from: format!("the {other_role} side's version (this side names none)"),
+        });
+    }
+}
+
+/// A side that names neither hardware nor platform runs on the other side's platform.
+fn borrow_platform(
+    side: &mut Launch,
+    opts: &ResolveOptions,
+    other: &Launch,
+    other_opts: &ResolveOptions,
+    other_role: &str,
+) {
+    if opts.platform.is_some() || opts.hardware.is_some() || side.context.platform.is_some() {
+        return;
+    }
+    let theirs = other_opts
+        .platform
+        .or_else(|| {
+            other_opts
+                .hardware
+                .as_deref()
+                .and_then(Platform::from_hardware)
+        })
+        .or_else(|| other.context.platform.as_ref().map(|k| k.value));
+    if let Some(p) = theirs {
+        side.context.platform = Some(crate::launch::Known {
+            value: p,
+            from: format!("the {other_role} side's platform (this side names none)"),
         });
     }
 }

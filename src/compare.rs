@@ -228,6 +228,20 @@ fn entry_is_set(e: &Entry) -> bool {
 /// Equality after resolution: numbers by value, lists element-wise.
 pub fn values_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
+        // JSON written in a string argument compares as JSON.
+        (Value::String(x), Value::String(y))
+            if x != y
+                && x.trim_start().starts_with(['{', '['])
+                && y.trim_start().starts_with(['{', '[']) =>
+        {
+            match (
+                serde_json::from_str::<Value>(x),
+                serde_json::from_str::<Value>(y),
+            ) {
+                (Ok(p), Ok(q)) => p == q,
+                _ => false,
+            }
+        }
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| values_equal(p, q))
         }

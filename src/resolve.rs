@@ -185,6 +185,18 @@ pub struct ResolveOptions {
     pub platform: Option<Platform>,
     /// `--hardware`.
     pub hardware: Option<String>,
+    /// Where these options came from, for messages (default: the flag names).
+    pub origin: Option<String>,
+}
+
+impl ResolveOptions {
+    /// Where an option came from: `--flag`, or the config file that set it.
+    pub fn from(&self, flag: &str) -> String {
+        match &self.origin {
+            Some(o) => format!("{flag} in {o}"),
+            None => format!("--{flag}"),
+        }
+    }
 }
 
 /// Resolves a launch with its engine.

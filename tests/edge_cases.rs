@@ -290,3 +290,62 @@ fn explain_rejects_unknown_and_ambiguous_names() {
     assert_eq!(code, 0);
     assert!(out.starts_with("tp_size: MAJOR"), "{out}");
 }
+
+#[test]
+fn context_and_launch_choice_errors_name_their_source() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (code, _, err) = run_in(
+        root,
+        &[
+            "compare",
+            "fixtures/misc/two-commands.md",
+            "fixtures/misc/tp-from-env.sh",
+            "--docs-launch",
+            "0",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("fixtures/misc/two-commands.md:6:1: launch 0 requested"),
+        "{err}"
+    );
+    assert!(err.contains("numbered from 1"), "{err}");
+    let (code, _, err) = run_in(
+        root,
+        &[
+            "compare",
+            "fixtures/misc/tp-from-env.sh",
+            "fixtures/misc/tp-from-env.sh",
+            "--hardware",
+            "tpu-v5",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--hardware: unknown hardware SKU \"tpu-v5\""),
+        "{err}"
+    );
+    let (code, _, err) = run_in(
+        root,
+        &[
+            "compare",
+            "fixtures/misc/tp-from-env.sh",
+            "fixtures/misc/tp-from-env.sh",
+            "--hardware",
+            "mi355x",
+            "--platform",
+            "cuda",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("hardware mi355x runs on rocm"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.sh"), "sglang serve --model-path a/b\n").unwrap();
+    std::fs::write(dir.path().join("c.yaml"), "links:\n  - name: x\n    engine-version: banana\n    docs: {file: a.sh}\n    recipe: {file: a.sh}\n").unwrap();
+    let (code, out, _) = run_in(dir.path(), &["check", "--config", "c.yaml"]);
+    assert_eq!(code, 2);
+    assert!(
+        out.contains("engine-version in c.yaml: \"banana\" is not a PEP 440 version"),
+        "{out}"
+    );
+}

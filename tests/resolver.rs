@@ -21,6 +21,7 @@ fn resolved(text: &str, version: &str, hardware: Option<&str>) -> Resolved {
             engine_version: Some(version.into()),
             platform: None,
             hardware: hardware.map(str::to_string),
+            origin: None,
         },
     )
     .unwrap()

@@ -311,9 +311,12 @@ fn eval_map(values: &BTreeMap<String, Entry>, conds: &BTreeMap<String, Value>, i
             Tri::False => return Tri::False,
             Tri::Unknown(why) => {
                 if matches!(out, Tri::True) {
-                    out = Tri::Unknown(format!(
-                        "rule {id} depends on {key}, which is unknown ({why})"
-                    ));
+                    // Keep the root cause; do not nest one rule's reason in another's.
+                    out = Tri::Unknown(if why.starts_with("rule ") || why.contains("depends on") {
+                        why
+                    } else {
+                        format!("rule {id} depends on {key}, which is unknown: {why}")
+                    });
                 }
             }
         }

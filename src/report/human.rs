@@ -195,6 +195,9 @@ fn describe(sv: &SideValue) -> String {
         Source::Unknown => "unknown",
     };
     let mut s = match &sv.val {
+        Val::Known {
+            value: serde_json::Value::Null,
+        } => "unset".to_string(),
         Val::Known { .. } => sv.val.display(),
         Val::Unknown { reason, .. } => format!("unknown: {reason}"),
     };
@@ -204,6 +207,9 @@ fn describe(sv: &SideValue) -> String {
         }
         (Some(w), None) => {
             let _ = write!(s, "  from {w}");
+        }
+        _ if !sv.rules.is_empty() => {
+            let _ = write!(s, "  ({src}, then rules)");
         }
         _ => {
             let _ = write!(s, "  ({src})");

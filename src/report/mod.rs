@@ -71,7 +71,13 @@ pub fn normalized(side: &SideReport, policy: &Policy, extra_keys: &[&str]) -> St
         } else if key == "model" || key == "hardware" {
             arg_lines.push(format!("# {key}: {v}"));
         } else {
-            arg_lines.push(format!("--{} {v}", key.replace('_', "-")));
+            let opt = key.replace('_', "-");
+            arg_lines.push(match e.val.value() {
+                Some(serde_json::Value::Bool(true)) => format!("--{opt}"),
+                Some(serde_json::Value::Bool(false)) => format!("--{opt}=false"),
+                Some(serde_json::Value::Null) => format!("--{opt} (unset)"),
+                _ => format!("--{opt} {v}"),
+            });
         }
     }
     let mut out = String::new();

@@ -211,7 +211,7 @@ pub fn parse_raw(
 pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
     let b = bundle();
     let requested = match (&opts.engine_version, &launch.context.engine_version) {
-        (Some(v), _) => Some((v.as_str(), "--engine-version".to_string())),
+        (Some(v), _) => Some((v.as_str(), opts.from("engine-version"))),
         (None, Some(k)) => Some((k.value.as_str(), k.from.clone())),
         _ => None,
     };
@@ -221,14 +221,14 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         .as_ref()
         .map(|h| Known {
             value: h.clone(),
-            from: "--hardware".into(),
+            from: opts.from("hardware"),
         })
         .or_else(|| launch.context.hardware.clone());
     let platform = opts
         .platform
         .map(|p| Known {
             value: p,
-            from: "--platform".into(),
+            from: opts.from("platform"),
         })
         .or_else(|| launch.context.platform.clone())
         .or_else(|| {
@@ -392,9 +392,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         values.insert(
             "hardware".into(),
             Entry {
-                val: Val::unknown(
-                    "no hardware given (use --hardware or a select/where on the link)",
-                ),
+                val: Val::unknown("no hardware given (use --hardware, or hardware: on the link)"),
                 source: Source::Unknown,
                 name: "hardware".into(),
                 spans: vec![],
