@@ -253,7 +253,11 @@ pub fn py_float(s: &str) -> Option<Value> {
         return None;
     }
     let v: f64 = clean.parse().ok()?;
-    serde_json::Number::from_f64(v).map(Value::Number)
+    // 1e400 overflows to inf in Python as well.
+    Some(match serde_json::Number::from_f64(v) {
+        Some(n) => Value::Number(n),
+        None => Value::String(format!("{v}")),
+    })
 }
 
 fn is_py_space(c: char) -> bool {
