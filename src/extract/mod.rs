@@ -1,5 +1,6 @@
 //! Text -> `Vec<Launch>`: one module per input kind.
 
+pub mod bash;
 pub mod command;
 pub mod markdown;
 

@@ -1,0 +1,745 @@
+//! Word expansion, arithmetic and tests, evaluated statically over known values.
+//!
+//! A value is either known text or unknown with a reason; nothing is executed.
+
+use brush_parser::ParserOptions;
+use brush_parser::ast::{
+    ArithmeticExpr, ArithmeticTarget, BinaryOperator, UnaryAssignmentOperator, UnaryOperator,
+};
+use brush_parser::word::{
+    self, Parameter, ParameterExpr, ParameterTestType, SpecialParameter, SubstringMatchKind,
+    WordPiece, WordPieceWithSource,
+};
+
+use super::State;
+
+/// A value: known text, or unknown with the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Val {
+    /// Known text.
+    Known(String),
+    /// Not knowable statically.
+    Unknown(String),
+}
+
+impl Val {
+    /// The text (the written form for unknowns).
+    pub fn text(&self) -> &str {
+        match self {
+            Val::Known(s) => s,
+            Val::Unknown(_) => "",
+        }
+    }
+}
+
+/// One field produced by expanding a word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    /// The text after expansion and quote removal.
+    pub text: String,
+    /// Why the field is not knowable, if it is not.
+    pub unknown: Option<String>,
+}
+
+/// A piece of expanded text, tracking whether it may be split.
+#[derive(Debug, Clone)]
+struct Chunk {
+    text: String,
+    splittable: bool,
+    /// Separate array elements ("${A[@]}"): each starts a new field.
+    break_before: bool,
+}
+
+/// The result of expanding one word into chunks.
+#[derive(Debug, Default)]
+struct Expansion {
+    chunks: Vec<Chunk>,
+    unknown: Option<String>,
+    /// The word had a quoted part: it yields a field even when empty.
+    quoted: bool,
+}
+
+fn opts() -> ParserOptions {
+    ParserOptions::default()
+}
+
+/// Expands a word into fields (word splitting on unquoted expansions, `"${A[@]}"`
+/// into elements, empty unquoted expansions removed).
+pub fn expand_fields(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
+    let exp = expand_word(st, raw, false)?;
+    let mut fields: Vec<Field> = Vec::new();
+    let mut cur = String::new();
+    let mut have = exp.quoted;
+    for c in exp.chunks {
+        if c.break_before && (have || !cur.is_empty()) {
+            fields.push(Field {
+                text: std::mem::take(&mut cur),
+                unknown: exp.unknown.clone(),
+            });
+            have = false;
+        }
+        if c.splittable {
+            let mut first = true;
+            for piece in c.text.split([' ', '\t', '\n']) {
+                if !first && (have || !cur.is_empty()) {
+                    fields.push(Field {
+                        text: std::mem::take(&mut cur),
+                        unknown: exp.unknown.clone(),
+                    });
+                    have = false;
+                }
+                cur.push_str(piece);
+                first = false;
+            }
+        } else {
+            cur.push_str(&c.text);
+            have = true;
+        }
+    }
+    if have || !cur.is_empty() {
+        fields.push(Field {
+            text: cur,
+            unknown: exp.unknown.clone(),
+        });
+    }
+    if exp.unknown.is_some() && fields.is_empty() {
+        fields.push(Field {
+            text: raw.to_string(),
+            unknown: exp.unknown,
+        });
+    }
+    Ok(fields)
+}
+
+/// Expands a word into one string (no splitting): assignments, case words, tests.
+pub fn expand_string(st: &mut State, raw: &str) -> Result<Val, String> {
+    let exp = expand_word(st, raw, true)?;
+    let text: String = exp
+        .chunks
+        .iter()
+        .map(|c| c.text.as_str())
+        .collect::<Vec<_>>()
+        .join("");
+    Ok(match exp.unknown {
+        Some(r) => Val::Unknown(r),
+        None => Val::Known(text),
+    })
+}
+
+fn expand_word(st: &mut State, raw: &str, no_split: bool) -> Result<Expansion, String> {
+    let pieces =
+        word::parse(raw, &opts()).map_err(|e| format!("cannot parse word {raw:?}: {e}"))?;
+    let mut exp = Expansion::default();
+    for p in &pieces {
+        expand_piece(st, p, false, no_split, &mut exp)?;
+    }
+    Ok(exp)
+}
+
+fn push(exp: &mut Expansion, text: String, splittable: bool) {
+    exp.chunks.push(Chunk {
+        text,
+        splittable,
+        break_before: false,
+    });
+}
+
+fn mark_unknown(exp: &mut Expansion, reason: String) {
+    if exp.unknown.is_none() {
+        exp.unknown = Some(reason);
+    }
+}
+
+fn expand_piece(
+    st: &mut State,
+    p: &WordPieceWithSource,
+    quoted: bool,
+    no_split: bool,
+    exp: &mut Expansion,
+) -> Result<(), String> {
+    match &p.piece {
+        WordPiece::Text(t) => push(exp, t.clone(), false),
+        WordPiece::SingleQuotedText(t) => {
+            exp.quoted = true;
+            push(exp, t.clone(), false);
+        }
+        WordPiece::AnsiCQuotedText(t) => {
+            exp.quoted = true;
+            push(exp, decode_ansi_c(t), false);
+        }
+        WordPiece::EscapeSequence(e) => {
+            exp.quoted = true;
+            let c = e.strip_prefix('\\').unwrap_or(e);
+            if quoted && !matches!(c, "$" | "`" | "\"" | "\\" | "\n") {
+                push(exp, e.clone(), false);
+            } else if c != "\n" {
+                push(exp, c.to_string(), false);
+            }
+        }
+        WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
+            // "${A[@]}" alone yields one word per element, and none for an empty array.
+            let only_elements = inner.len() == 1
+                && matches!(
+                    &inner[0].piece,
+                    WordPiece::ParameterExpansion(ParameterExpr::Parameter { parameter, .. })
+                        if is_all(parameter) && !concatenated(parameter)
+                );
+            if !only_elements {
+                exp.quoted = true;
+            }
+            for q in inner {
+                expand_piece(st, q, true, no_split, exp)?;
+            }
+        }
+        WordPiece::TildeExpansion(_) => {
+            mark_unknown(exp, "`~` (the home directory) is not knowable".into());
+            push(exp, "~".into(), false);
+        }
+        WordPiece::CommandSubstitution(cmd) | WordPiece::BackquotedCommandSubstitution(cmd) => {
+            match super::command_substitution(st, cmd) {
+                Some(Val::Known(t)) => push(exp, t, !quoted && !no_split),
+                Some(Val::Unknown(r)) => mark_unknown(exp, r),
+                None => mark_unknown(
+                    exp,
+                    format!(
+                        "the output of $({}) is not knowable (commands are never run)",
+                        cmd.trim()
+                    ),
+                ),
+            }
+        }
+        WordPiece::ArithmeticExpression(e) => match arith_text(st, &e.value) {
+            Ok(n) => push(exp, n.to_string(), !quoted && !no_split),
+            Err(r) => mark_unknown(exp, r),
+        },
+        WordPiece::ParameterExpansion(pe) => parameter(st, pe, quoted, no_split, exp)?,
+    }
+    Ok(())
+}
+
+fn decode_ansi_c(t: &str) -> String {
+    let mut out = String::new();
+    let mut it = t.chars();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('\\') => out.push('\\'),
+            Some('\'') => out.push('\''),
+            Some('"') => out.push('"'),
+            Some(o) => {
+                out.push('\\');
+                out.push(o);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// Looks a parameter up: `None` when unset.
+fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
+    match p {
+        Parameter::Named(n) => st.get(n),
+        Parameter::NamedWithIndex { name, index } => {
+            let arr = st.get(name)?;
+            match index.trim().parse::<usize>() {
+                Ok(i) => arr.get(i).cloned().map(|v| vec![v]),
+                Err(_) => Some(vec![Val::Unknown(format!(
+                    "${{{name}[{index}]}}: the index is not a number"
+                ))]),
+            }
+        }
+        Parameter::NamedWithAllIndices { name, .. } => st.get(name),
+        Parameter::Positional(0) => Some(vec![Val::Known("bash".into())]),
+        Parameter::Positional(i) => st.positional.get(*i as usize - 1).cloned().map(|v| vec![v]),
+        Parameter::Special(SpecialParameter::AllPositionalParameters { .. }) => {
+            Some(st.positional.clone())
+        }
+        Parameter::Special(SpecialParameter::PositionalParameterCount) => {
+            Some(vec![Val::Known(st.positional.len().to_string())])
+        }
+        Parameter::Special(s) => Some(vec![Val::Unknown(format!(
+            "the special parameter {s} is not knowable"
+        ))]),
+    }
+}
+
+fn is_all(p: &Parameter) -> bool {
+    matches!(
+        p,
+        Parameter::NamedWithAllIndices { .. }
+            | Parameter::Special(SpecialParameter::AllPositionalParameters { .. })
+    )
+}
+
+fn concatenated(p: &Parameter) -> bool {
+    matches!(
+        p,
+        Parameter::NamedWithAllIndices {
+            concatenate: true,
+            ..
+        } | Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate: true })
+    )
+}
+
+fn name_of(p: &Parameter) -> String {
+    match p {
+        Parameter::Named(n)
+        | Parameter::NamedWithIndex { name: n, .. }
+        | Parameter::NamedWithAllIndices { name: n, .. } => n.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The scalar value of a parameter (arrays join with spaces, index 0 for `$A`).
+fn scalar(st: &State, p: &Parameter) -> Option<Val> {
+    let vals = lookup(st, p)?;
+    if let Some(Val::Unknown(r)) = vals.iter().find(|v| matches!(v, Val::Unknown(_))) {
+        return Some(Val::Unknown(r.clone()));
+    }
+    if is_all(p) {
+        Some(Val::Known(
+            vals.iter().map(|v| v.text()).collect::<Vec<_>>().join(" "),
+        ))
+    } else {
+        Some(vals.into_iter().next().unwrap_or(Val::Known(String::new())))
+    }
+}
+
+fn unset_reason(name: &str) -> String {
+    format!("${name} is not set by the script or its env (give it with --env {name}=...)")
+}
+
+fn parameter(
+    st: &mut State,
+    pe: &ParameterExpr,
+    quoted: bool,
+    no_split: bool,
+    exp: &mut Expansion,
+) -> Result<(), String> {
+    let split = !quoted && !no_split;
+    let emit = |exp: &mut Expansion, v: Val| match v {
+        Val::Known(t) => push(exp, t, split),
+        Val::Unknown(r) => mark_unknown(exp, r),
+    };
+    let sub = |st: &mut State, raw: &Option<String>| -> Result<Val, String> {
+        match raw {
+            Some(r) => expand_string(st, r),
+            None => Ok(Val::Known(String::new())),
+        }
+    };
+    match pe {
+        ParameterExpr::Parameter {
+            parameter,
+            indirect: false,
+        } => {
+            if is_all(parameter) && !concatenated(parameter) && quoted {
+                // "${A[@]}": one field per element.
+                if let Some(vals) = lookup(st, parameter) {
+                    for (i, v) in vals.into_iter().enumerate() {
+                        match v {
+                            Val::Known(t) => exp.chunks.push(Chunk {
+                                text: t,
+                                splittable: false,
+                                break_before: i > 0,
+                            }),
+                            Val::Unknown(r) => mark_unknown(exp, r),
+                        }
+                    }
+                }
+                return Ok(());
+            }
+            if is_all(parameter) {
+                if let Some(vals) = lookup(st, parameter) {
+                    for (i, v) in vals.into_iter().enumerate() {
+                        match v {
+                            Val::Known(t) => exp.chunks.push(Chunk {
+                                text: t,
+                                splittable: split,
+                                break_before: i > 0 && split,
+                            }),
+                            Val::Unknown(r) => mark_unknown(exp, r),
+                        }
+                    }
+                }
+                return Ok(());
+            }
+            match scalar(st, parameter) {
+                Some(v) => emit(exp, v),
+                None => mark_unknown(exp, unset_reason(&name_of(parameter))),
+            }
+        }
+        ParameterExpr::UseDefaultValues {
+            parameter,
+            test_type,
+            default_value,
+            ..
+        }
+        | ParameterExpr::AssignDefaultValues {
+            parameter,
+            test_type,
+            default_value,
+            ..
+        } => {
+            let cur = scalar(st, parameter);
+            let use_default = match (&cur, test_type) {
+                (None, _) => true,
+                (Some(Val::Known(t)), ParameterTestType::UnsetOrNull) => t.is_empty(),
+                (Some(_), _) => false,
+            };
+            if use_default {
+                let d = sub(st, default_value)?;
+                if matches!(pe, ParameterExpr::AssignDefaultValues { .. }) {
+                    st.set_scalar(&name_of(parameter), d.clone());
+                }
+                emit(exp, d);
+            } else {
+                emit(exp, cur.unwrap());
+            }
+        }
+        ParameterExpr::UseAlternativeValue {
+            parameter,
+            test_type,
+            alternative_value,
+            ..
+        } => {
+            let use_alt = match (scalar(st, parameter), test_type) {
+                (None, _) => false,
+                (Some(Val::Known(t)), ParameterTestType::UnsetOrNull) => !t.is_empty(),
+                (Some(Val::Unknown(r)), _) => {
+                    mark_unknown(exp, r);
+                    return Ok(());
+                }
+                (Some(_), _) => true,
+            };
+            if use_alt {
+                let a = sub(st, alternative_value)?;
+                emit(exp, a);
+            }
+        }
+        ParameterExpr::IndicateErrorIfNullOrUnset {
+            parameter,
+            test_type,
+            error_message,
+            ..
+        } => {
+            let cur = scalar(st, parameter);
+            let fails = match (&cur, test_type) {
+                (None, _) => true,
+                (Some(Val::Known(t)), ParameterTestType::UnsetOrNull) => t.is_empty(),
+                _ => false,
+            };
+            if fails {
+                let m = error_message
+                    .clone()
+                    .unwrap_or_else(|| "parameter null or not set".into());
+                return Err(format!(
+                    "${{{}:?{m}}}: the script would stop here ({})",
+                    name_of(parameter),
+                    unset_reason(&name_of(parameter))
+                ));
+            }
+            emit(exp, cur.unwrap());
+        }
+        ParameterExpr::ParameterLength { parameter, .. } => {
+            let v = if is_all(parameter) {
+                lookup(st, parameter).map(|v| Val::Known(v.len().to_string()))
+            } else {
+                scalar(st, parameter).map(|v| match v {
+                    Val::Known(t) => Val::Known(t.chars().count().to_string()),
+                    u => u,
+                })
+            };
+            emit(exp, v.unwrap_or(Val::Known("0".into())));
+        }
+        ParameterExpr::RemoveSmallestSuffixPattern {
+            parameter, pattern, ..
+        }
+        | ParameterExpr::RemoveLargestSuffixPattern {
+            parameter, pattern, ..
+        }
+        | ParameterExpr::RemoveSmallestPrefixPattern {
+            parameter, pattern, ..
+        }
+        | ParameterExpr::RemoveLargestPrefixPattern {
+            parameter, pattern, ..
+        } => {
+            let pat = sub(st, pattern)?;
+            let v = scalar(st, parameter).unwrap_or(Val::Known(String::new()));
+            let (Val::Known(t), Val::Known(p)) = (&v, &pat) else {
+                mark_unknown(
+                    exp,
+                    format!(
+                        "the pattern removal on ${} depends on an unknown value",
+                        name_of(parameter)
+                    ),
+                );
+                return Ok(());
+            };
+            let largest = matches!(
+                pe,
+                ParameterExpr::RemoveLargestSuffixPattern { .. }
+                    | ParameterExpr::RemoveLargestPrefixPattern { .. }
+            );
+            let suffix = matches!(
+                pe,
+                ParameterExpr::RemoveSmallestSuffixPattern { .. }
+                    | ParameterExpr::RemoveLargestSuffixPattern { .. }
+            );
+            emit(exp, Val::Known(remove_pattern(t, p, suffix, largest)));
+        }
+        ParameterExpr::ReplaceSubstring {
+            parameter,
+            pattern,
+            replacement,
+            match_kind,
+            ..
+        } => {
+            let pat = expand_string(st, pattern)?;
+            let rep = sub(st, replacement)?;
+            let v = scalar(st, parameter).unwrap_or(Val::Known(String::new()));
+            let (Val::Known(t), Val::Known(p), Val::Known(r)) = (&v, &pat, &rep) else {
+                mark_unknown(
+                    exp,
+                    format!(
+                        "the substitution on ${} depends on an unknown value",
+                        name_of(parameter)
+                    ),
+                );
+                return Ok(());
+            };
+            if p.contains(['*', '?', '[']) {
+                mark_unknown(
+                    exp,
+                    "pattern substitution with glob characters is not evaluated".into(),
+                );
+                return Ok(());
+            }
+            let out = match match_kind {
+                SubstringMatchKind::FirstOccurrence => t.replacen(p.as_str(), r, 1),
+                SubstringMatchKind::Anywhere => t.replace(p.as_str(), r),
+                SubstringMatchKind::Prefix => match t.strip_prefix(p.as_str()) {
+                    Some(rest) => format!("{r}{rest}"),
+                    None => t.clone(),
+                },
+                SubstringMatchKind::Suffix => match t.strip_suffix(p.as_str()) {
+                    Some(rest) => format!("{rest}{r}"),
+                    None => t.clone(),
+                },
+            };
+            emit(exp, Val::Known(out));
+        }
+        _ => mark_unknown(exp, "this parameter expansion form is not evaluated".into()),
+    }
+    Ok(())
+}
+
+/// `${V%p}` and friends with glob patterns (`*`, `?`, literal text).
+fn remove_pattern(t: &str, p: &str, suffix: bool, largest: bool) -> String {
+    let idx: Vec<usize> = t.char_indices().map(|(i, _)| i).chain([t.len()]).collect();
+    let cands: Vec<usize> = if suffix {
+        if largest {
+            idx.clone()
+        } else {
+            idx.iter().rev().copied().collect()
+        }
+    } else if largest {
+        idx.iter().rev().copied().collect()
+    } else {
+        idx.clone()
+    };
+    for i in cands {
+        let (part, keep) = if suffix {
+            (&t[i..], &t[..i])
+        } else {
+            (&t[..i], &t[i..])
+        };
+        if glob_match(p, part) {
+            return keep.to_string();
+        }
+    }
+    t.to_string()
+}
+
+/// Shell pattern matching: `*`, `?`, `[...]`, literal text.
+pub fn glob_match(p: &str, t: &str) -> bool {
+    let p: Vec<char> = p.chars().collect();
+    let t: Vec<char> = t.chars().collect();
+    fn go(p: &[char], t: &[char]) -> bool {
+        match p.first() {
+            None => t.is_empty(),
+            Some('*') => (0..=t.len()).any(|i| go(&p[1..], &t[i..])),
+            Some('?') => !t.is_empty() && go(&p[1..], &t[1..]),
+            Some('[') => {
+                let Some(close) = p.iter().skip(1).position(|&c| c == ']').map(|i| i + 1) else {
+                    return t.first() == Some(&'[') && go(&p[1..], &t[1..]);
+                };
+                let Some(&c) = t.first() else { return false };
+                let set = &p[1..close];
+                let (neg, set) = match set.first() {
+                    Some('!' | '^') => (true, &set[1..]),
+                    _ => (false, set),
+                };
+                let mut hit = false;
+                let mut i = 0;
+                while i < set.len() {
+                    if i + 2 < set.len() && set[i + 1] == '-' {
+                        hit |= set[i] <= c && c <= set[i + 2];
+                        i += 3;
+                    } else {
+                        hit |= set[i] == c;
+                        i += 1;
+                    }
+                }
+                hit != neg && go(&p[close + 1..], &t[1..])
+            }
+            Some('\\') if p.len() > 1 => t.first() == Some(&p[1]) && go(&p[2..], &t[1..]),
+            Some(&c) => t.first() == Some(&c) && go(&p[1..], &t[1..]),
+        }
+    }
+    go(&p, &t)
+}
+
+/// Evaluates `$((...))` / `((...))` text: `$` references are expanded first, then
+/// the expression is parsed by brush and evaluated with 64-bit integers.
+pub fn arith_text(st: &mut State, text: &str) -> Result<i64, String> {
+    let pre = if text.contains(['$', '`']) {
+        match expand_string(st, &format!("\"{}\"", text.replace('"', "\\\"")))? {
+            Val::Known(t) => t,
+            Val::Unknown(r) => return Err(r),
+        }
+    } else {
+        text.to_string()
+    };
+    let expr = brush_parser::arithmetic::parse(pre.trim())
+        .map_err(|e| format!("cannot parse arithmetic {text:?}: {e}"))?;
+    arith(st, &expr)
+}
+
+fn var_int(st: &mut State, name: &str, depth: u32) -> Result<i64, String> {
+    match st.get(name).and_then(|v| v.into_iter().next()) {
+        None => Ok(0),
+        Some(Val::Unknown(r)) => Err(r),
+        Some(Val::Known(t)) => {
+            let t = t.trim();
+            if t.is_empty() {
+                return Ok(0);
+            }
+            if let Ok(n) = t.parse::<i64>() {
+                return Ok(n);
+            }
+            if depth > 8 {
+                return Err(format!("${name} recurses too deeply in arithmetic"));
+            }
+            // Bash evaluates a variable's text as an expression.
+            let e = brush_parser::arithmetic::parse(t)
+                .map_err(|_| format!("${name}={t:?} is not a number"))?;
+            let _ = depth;
+            arith(st, &e)
+        }
+    }
+}
+
+fn arith(st: &mut State, e: &ArithmeticExpr) -> Result<i64, String> {
+    Ok(match e {
+        ArithmeticExpr::Literal(n) => *n,
+        ArithmeticExpr::Reference(ArithmeticTarget::Variable(n)) => var_int(st, n, 0)?,
+        ArithmeticExpr::Reference(ArithmeticTarget::ArrayElement(n, i)) => {
+            let i = arith(st, i)?;
+            match st.get(n).and_then(|v| v.get(i as usize).cloned()) {
+                Some(Val::Known(t)) => t.trim().parse().unwrap_or(0),
+                Some(Val::Unknown(r)) => return Err(r),
+                None => 0,
+            }
+        }
+        ArithmeticExpr::UnaryOp(op, x) => {
+            let x = arith(st, x)?;
+            match op {
+                UnaryOperator::UnaryPlus => x,
+                UnaryOperator::UnaryMinus => x.wrapping_neg(),
+                UnaryOperator::BitwiseNot => !x,
+                UnaryOperator::LogicalNot => (x == 0) as i64,
+            }
+        }
+        ArithmeticExpr::BinaryOp(op, a, b) => {
+            let a = arith(st, a)?;
+            // && and || short-circuit.
+            match op {
+                BinaryOperator::LogicalAnd if a == 0 => return Ok(0),
+                BinaryOperator::LogicalOr if a != 0 => return Ok(1),
+                _ => {}
+            }
+            let b = arith(st, b)?;
+            binop(op, a, b)?
+        }
+        ArithmeticExpr::Conditional(c, a, b) => {
+            if arith(st, c)? != 0 {
+                arith(st, a)?
+            } else {
+                arith(st, b)?
+            }
+        }
+        ArithmeticExpr::Assignment(ArithmeticTarget::Variable(n), x) => {
+            let v = arith(st, x)?;
+            st.set_scalar(n, Val::Known(v.to_string()));
+            v
+        }
+        ArithmeticExpr::BinaryAssignment(op, ArithmeticTarget::Variable(n), x) => {
+            let cur = var_int(st, n, 0)?;
+            let v = binop(op, cur, arith(st, x)?)?;
+            st.set_scalar(n, Val::Known(v.to_string()));
+            v
+        }
+        ArithmeticExpr::UnaryAssignment(op, ArithmeticTarget::Variable(n)) => {
+            let cur = var_int(st, n, 0)?;
+            let (new, ret) = match op {
+                UnaryAssignmentOperator::PrefixIncrement => (cur + 1, cur + 1),
+                UnaryAssignmentOperator::PrefixDecrement => (cur - 1, cur - 1),
+                UnaryAssignmentOperator::PostfixIncrement => (cur + 1, cur),
+                UnaryAssignmentOperator::PostfixDecrement => (cur - 1, cur),
+            };
+            st.set_scalar(n, Val::Known(new.to_string()));
+            ret
+        }
+        _ => return Err("assignment to an array element in arithmetic is not evaluated".into()),
+    })
+}
+
+fn binop(op: &BinaryOperator, a: i64, b: i64) -> Result<i64, String> {
+    Ok(match op {
+        BinaryOperator::Power => {
+            if b < 0 {
+                return Err("exponent less than 0".into());
+            }
+            a.wrapping_pow(b as u32)
+        }
+        BinaryOperator::Multiply => a.wrapping_mul(b),
+        BinaryOperator::Divide | BinaryOperator::Modulo if b == 0 => {
+            return Err("division by 0 in arithmetic".into());
+        }
+        BinaryOperator::Divide => a.wrapping_div(b),
+        BinaryOperator::Modulo => a.wrapping_rem(b),
+        BinaryOperator::Comma => b,
+        BinaryOperator::Add => a.wrapping_add(b),
+        BinaryOperator::Subtract => a.wrapping_sub(b),
+        BinaryOperator::ShiftLeft => a.wrapping_shl(b as u32),
+        BinaryOperator::ShiftRight => a.wrapping_shr(b as u32),
+        BinaryOperator::LessThan => (a < b) as i64,
+        BinaryOperator::LessThanOrEqualTo => (a <= b) as i64,
+        BinaryOperator::GreaterThan => (a > b) as i64,
+        BinaryOperator::GreaterThanOrEqualTo => (a >= b) as i64,
+        BinaryOperator::Equals => (a == b) as i64,
+        BinaryOperator::NotEquals => (a != b) as i64,
+        BinaryOperator::BitwiseAnd => a & b,
+        BinaryOperator::BitwiseXor => a ^ b,
+        BinaryOperator::BitwiseOr => a | b,
+        BinaryOperator::LogicalAnd => (a != 0 && b != 0) as i64,
+        BinaryOperator::LogicalOr => (a != 0 || b != 0) as i64,
+    })
+}

@@ -1,0 +1,1066 @@
+//! Static bash evaluation for recipe scripts: walks `brush-parser`'s AST with the
+//! script's env contract and reports the server launches as bash would run them,
+//! without ever executing anything.
+//!
+//! Conditions on unknown values are never decided: both branches are evaluated and
+//! whatever differs between them becomes unknown, with the reason; a launch inside
+//! such a branch says which condition it depends on. External commands (downloads,
+//! installs, waits) are side effects: they are skipped and assumed to succeed.
+
+pub mod expand;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use brush_parser::ast::{
+    self, AndOr, AssignmentName, AssignmentValue, BinaryPredicate, Command,
+    CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, ExtendedTestExpr, UnaryPredicate,
+};
+use brush_parser::{Parser, ParserOptions, SourcePosition};
+
+use self::expand::{Field, Val, expand_fields, expand_string, glob_match};
+use crate::error::Error;
+use crate::launch::{Context, Engine, EnvVar, Launch, Provenance, Token};
+use crate::source::Source;
+
+/// The shell state: variables (scalars are one-element arrays), exports, functions.
+#[derive(Debug, Clone, Default)]
+pub struct State {
+    vars: BTreeMap<String, Vec<Val>>,
+    exported: BTreeSet<String>,
+    /// Positional parameters (`$1`...), inside functions.
+    pub positional: Vec<Val>,
+    functions: BTreeMap<String, Arc<ast::FunctionDefinition>>,
+}
+
+impl State {
+    /// A variable's values (`None` when unset).
+    pub fn get(&self, name: &str) -> Option<Vec<Val>> {
+        self.vars.get(name).cloned()
+    }
+
+    /// Sets a scalar.
+    pub fn set_scalar(&mut self, name: &str, v: Val) {
+        self.vars.insert(name.to_string(), vec![v]);
+    }
+}
+
+/// Exit status of a command, statically.
+#[derive(Debug, Clone, PartialEq)]
+enum Status {
+    Ok,
+    Fail,
+    Unknown(String),
+}
+
+fn status_of(b: bool) -> Status {
+    if b { Status::Ok } else { Status::Fail }
+}
+
+/// What evaluating a script found.
+#[derive(Debug, Default)]
+pub struct Evaluation {
+    /// Server launches, in order.
+    pub launches: Vec<Launch>,
+    /// Launches of engines recipe-drift does not resolve (`trtllm-serve`, ...), with
+    /// where they are.
+    pub unsupported: Vec<String>,
+}
+
+const STEP_LIMIT: usize = 200_000;
+
+struct Interp<'a> {
+    source: &'a Arc<Source>,
+    char_to_byte: Vec<usize>,
+    st: State,
+    out: Evaluation,
+    /// Reasons of the unknown conditions the current code runs under.
+    conditions: Vec<String>,
+    stopped: bool,
+    returning: bool,
+    steps: usize,
+    depth: usize,
+}
+
+/// Evaluates a script with its environment (the benchmark's env contract).
+pub fn evaluate(source: &Arc<Source>, env: &BTreeMap<String, String>) -> Result<Evaluation, Error> {
+    let opts = ParserOptions::default();
+    let program = Parser::new(source.text.as_bytes(), &opts)
+        .parse_program()
+        .map_err(|e| {
+            let (line, col) = match &e {
+                brush_parser::ParseError::ParsingNear(p) => (p.line, p.column),
+                brush_parser::ParseError::Tokenizing {
+                    position: Some(p), ..
+                } => (p.line, p.column),
+                _ => (source.text.lines().count().max(1), 1),
+            };
+            Error::Input {
+                at: format!("{}:{line}:{col}", source.origin.label()),
+                message: format!("bash syntax error: {e}"),
+            }
+        })?;
+    let mut char_to_byte: Vec<usize> = source.text.char_indices().map(|(i, _)| i).collect();
+    char_to_byte.push(source.text.len());
+    let mut st = State::default();
+    for (k, v) in env {
+        st.set_scalar(k, Val::Known(v.clone()));
+        st.exported.insert(k.clone());
+    }
+    let mut it = Interp {
+        source,
+        char_to_byte,
+        st,
+        out: Evaluation::default(),
+        conditions: Vec::new(),
+        stopped: false,
+        returning: false,
+        steps: 0,
+        depth: 0,
+    };
+    for cc in &program.complete_commands {
+        it.list(cc)?;
+        if it.stopped {
+            break;
+        }
+    }
+    Ok(it.out)
+}
+
+impl Interp<'_> {
+    fn byte(&self, p: &SourcePosition) -> usize {
+        self.char_to_byte
+            .get(p.index)
+            .copied()
+            .unwrap_or(self.source.text.len())
+    }
+
+    fn err(&self, at: usize, msg: impl Into<String>) -> Error {
+        Error::input(self.source.span(at, at), msg)
+    }
+
+    /// Byte range of a word (the parser's start is unreliable after `\` newlines).
+    fn word_range(&self, w: &ast::Word, fallback: usize) -> (usize, usize) {
+        match &w.loc {
+            Some(l) => {
+                let end = self.byte(&l.end);
+                let start = end.saturating_sub(w.value.len());
+                let start = if self.source.text.is_char_boundary(start) {
+                    start
+                } else {
+                    self.byte(&l.start)
+                };
+                (start, end)
+            }
+            None => (fallback, fallback),
+        }
+    }
+
+    fn tick(&mut self, at: usize) -> Result<(), Error> {
+        self.steps += 1;
+        if self.steps > STEP_LIMIT {
+            return Err(self.err(at, "the script needs too many steps to evaluate statically"));
+        }
+        Ok(())
+    }
+
+    fn list(&mut self, cl: &CompoundList) -> Result<Status, Error> {
+        let mut last = Status::Ok;
+        for item in &cl.0 {
+            if self.stopped || self.returning {
+                break;
+            }
+            last = self.and_or(&item.0)?;
+        }
+        Ok(last)
+    }
+
+    fn and_or(&mut self, ao: &ast::AndOrList) -> Result<Status, Error> {
+        let mut status = self.pipeline(&ao.first)?;
+        for next in &ao.additional {
+            if self.stopped || self.returning {
+                break;
+            }
+            let (p, want) = match next {
+                AndOr::And(p) => (p, true),
+                AndOr::Or(p) => (p, false),
+            };
+            status = match status {
+                Status::Ok if want => self.pipeline(p)?,
+                Status::Fail if !want => self.pipeline(p)?,
+                Status::Ok | Status::Fail => status,
+                Status::Unknown(r) => {
+                    // Runs or not: both outcomes, merged.
+                    let before = self.fork();
+                    self.conditions.push(r.clone());
+                    let s = self.pipeline(p)?;
+                    self.conditions.pop();
+                    self.join(before, &r);
+                    match s {
+                        Status::Unknown(_) => s,
+                        _ => Status::Unknown(r),
+                    }
+                }
+            };
+        }
+        Ok(status)
+    }
+
+    /// Saves the state before a branch that may or may not run.
+    fn fork(&self) -> (State, bool) {
+        (self.st.clone(), self.stopped)
+    }
+
+    /// Merges the state after a maybe-branch with the state before it: a variable
+    /// that differs becomes unknown for `reason`.
+    fn join(&mut self, (before, was_stopped): (State, bool), reason: &str) {
+        let after = std::mem::replace(&mut self.st, before);
+        merge_into(&mut self.st, after, reason);
+        if self.stopped && !was_stopped {
+            // The branch may exit: what follows runs only if it did not.
+            self.stopped = false;
+            self.conditions
+                .push(format!("the script may have exited ({reason})"));
+        }
+    }
+
+    fn pipeline(&mut self, p: &ast::Pipeline) -> Result<Status, Error> {
+        let mut status = Status::Ok;
+        let n = p.seq.len();
+        for (i, c) in p.seq.iter().enumerate() {
+            if n > 1 && i + 1 < n {
+                // Earlier stages run in subshells.
+                let saved = self.st.clone();
+                self.command(c)?;
+                self.st = saved;
+            } else {
+                status = self.command(c)?;
+            }
+        }
+        if p.bang {
+            status = match status {
+                Status::Ok => Status::Fail,
+                Status::Fail => Status::Ok,
+                u => u,
+            };
+        }
+        Ok(status)
+    }
+
+    fn command(&mut self, c: &Command) -> Result<Status, Error> {
+        match c {
+            Command::Simple(sc) => self.simple(sc),
+            Command::Function(f) => {
+                self.st
+                    .functions
+                    .insert(f.fname.value.clone(), Arc::new(f.clone()));
+                Ok(Status::Ok)
+            }
+            Command::ExtendedTest(t, _) => self.ext_test(&t.expr),
+            Command::Compound(cc, _) => self.compound(cc),
+        }
+    }
+
+    fn compound(&mut self, cc: &CompoundCommand) -> Result<Status, Error> {
+        match cc {
+            CompoundCommand::BraceGroup(b) => self.list(&b.list),
+            CompoundCommand::Subshell(s) => {
+                let saved = self.st.clone();
+                let r = self.list(&s.list);
+                self.st = saved;
+                self.stopped = false;
+                r
+            }
+            CompoundCommand::IfClause(i) => {
+                let mut branches: Vec<(Option<&CompoundList>, &CompoundList)> =
+                    vec![(Some(&i.condition), &i.then)];
+                for e in i.elses.iter().flatten() {
+                    branches.push((e.condition.as_ref(), &e.body));
+                }
+                self.if_chain(&branches)
+            }
+            CompoundCommand::CaseClause(c) => self.case(c),
+            CompoundCommand::Arithmetic(a) => {
+                let at = self.byte(&a.loc.start);
+                match expand::arith_text(&mut self.st, &a.expr.value) {
+                    Ok(n) => Ok(status_of(n != 0)),
+                    Err(r) if r.starts_with("cannot parse") => Err(self.err(at, r)),
+                    Err(r) => Ok(Status::Unknown(r)),
+                }
+            }
+            CompoundCommand::ForClause(f) => {
+                let mut values = Vec::new();
+                let mut unknown = None;
+                for w in f.values.iter().flatten() {
+                    for fl in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(0, m))? {
+                        if let Some(r) = &fl.unknown {
+                            unknown.get_or_insert(r.clone());
+                        }
+                        values.push(fl.text);
+                    }
+                }
+                if let Some(r) = unknown {
+                    let before = self.fork();
+                    self.conditions.push(r.clone());
+                    self.st
+                        .set_scalar(&f.variable_name, Val::Unknown(r.clone()));
+                    self.list(&f.body.list)?;
+                    self.conditions.pop();
+                    self.join(before, &r);
+                    return Ok(Status::Ok);
+                }
+                for v in values.into_iter().take(10_000) {
+                    self.st.set_scalar(&f.variable_name, Val::Known(v));
+                    self.list(&f.body.list)?;
+                    if self.stopped || self.returning {
+                        break;
+                    }
+                }
+                Ok(Status::Ok)
+            }
+            // Loops whose number of turns depends on running commands (waiting for a
+            // server) are side effects: their bodies are not evaluated.
+            CompoundCommand::WhileClause(_) | CompoundCommand::UntilClause(_) => Ok(Status::Ok),
+            CompoundCommand::ArithmeticForClause(_) | CompoundCommand::Coprocess(_) => {
+                Ok(Status::Ok)
+            }
+        }
+    }
+
+    fn if_chain(
+        &mut self,
+        branches: &[(Option<&CompoundList>, &CompoundList)],
+    ) -> Result<Status, Error> {
+        let Some(((cond, body), rest)) = branches.split_first() else {
+            return Ok(Status::Ok);
+        };
+        let status = match cond {
+            None => return self.list(body),
+            Some(c) => self.list(c)?,
+        };
+        match status {
+            Status::Ok => self.list(body),
+            Status::Fail => self.if_chain(rest),
+            Status::Unknown(r) => {
+                let before = self.st.clone();
+                let was_stopped = self.stopped;
+                self.conditions.push(r.clone());
+                let s_then = self.list(body)?;
+                let then_state = std::mem::replace(&mut self.st, before);
+                let then_stopped = std::mem::replace(&mut self.stopped, was_stopped);
+                let s_else = self.if_chain(rest)?;
+                self.conditions.pop();
+                let else_stopped = self.stopped;
+                merge_into(&mut self.st, then_state, &r);
+                self.stopped = then_stopped && else_stopped;
+                if then_stopped != else_stopped {
+                    self.conditions
+                        .push(format!("the script may have exited ({r})"));
+                }
+                Ok(if s_then == s_else {
+                    s_then
+                } else {
+                    Status::Unknown(r)
+                })
+            }
+        }
+    }
+
+    fn case(&mut self, c: &ast::CaseClauseCommand) -> Result<Status, Error> {
+        let v = expand_string(&mut self.st, &c.value.value).map_err(|m| self.err(0, m))?;
+        let Val::Known(subject) = v else {
+            let Val::Unknown(r) = v else { unreachable!() };
+            // Every branch may run.
+            let start = self.st.clone();
+            let mut merged: Option<State> = None;
+            self.conditions.push(r.clone());
+            for item in &c.cases {
+                self.st = start.clone();
+                if let Some(cmd) = &item.cmd {
+                    self.list(cmd)?;
+                }
+                let s = std::mem::take(&mut self.st);
+                merged = Some(match merged {
+                    None => s,
+                    Some(mut m) => {
+                        merge_into(&mut m, s, &r);
+                        m
+                    }
+                });
+            }
+            self.conditions.pop();
+            let mut result = start;
+            if let Some(m) = merged {
+                merge_into(&mut result, m, &r);
+            }
+            self.st = result;
+            return Ok(Status::Unknown(r));
+        };
+        for item in &c.cases {
+            for p in &item.patterns {
+                let pat = expand_string(&mut self.st, &p.value).map_err(|m| self.err(0, m))?;
+                match pat {
+                    Val::Known(pat) if glob_match(&pat, &subject) => {
+                        return match &item.cmd {
+                            Some(cmd) => self.list(cmd),
+                            None => Ok(Status::Ok),
+                        };
+                    }
+                    Val::Known(_) => {}
+                    Val::Unknown(r) => {
+                        return Err(self.err(0, format!("a case pattern is not knowable: {r}")));
+                    }
+                }
+            }
+        }
+        Ok(Status::Ok)
+    }
+
+    fn str_of(&mut self, w: &ast::Word) -> Result<Val, Error> {
+        expand_string(&mut self.st, &w.value).map_err(|m| {
+            let at = w.loc.as_ref().map(|l| self.byte(&l.start)).unwrap_or(0);
+            self.err(at, m)
+        })
+    }
+
+    fn ext_test(&mut self, e: &ExtendedTestExpr) -> Result<Status, Error> {
+        Ok(match e {
+            ExtendedTestExpr::And(a, b) => match self.ext_test(a)? {
+                Status::Fail => Status::Fail,
+                Status::Ok => self.ext_test(b)?,
+                u => match self.ext_test(b)? {
+                    Status::Fail => Status::Fail,
+                    _ => u,
+                },
+            },
+            ExtendedTestExpr::Or(a, b) => match self.ext_test(a)? {
+                Status::Ok => Status::Ok,
+                Status::Fail => self.ext_test(b)?,
+                u => match self.ext_test(b)? {
+                    Status::Ok => Status::Ok,
+                    _ => u,
+                },
+            },
+            ExtendedTestExpr::Not(a) => match self.ext_test(a)? {
+                Status::Ok => Status::Fail,
+                Status::Fail => Status::Ok,
+                u => u,
+            },
+            ExtendedTestExpr::Parenthesized(a) => self.ext_test(a)?,
+            ExtendedTestExpr::UnaryTest(pred, w) => {
+                let v = self.str_of(w)?;
+                unary_test(pred, &v)
+            }
+            ExtendedTestExpr::BinaryTest(pred, a, b) => {
+                let l = self.str_of(a)?;
+                let r = self.str_of(b)?;
+                binary_test(pred, &l, &r)
+            }
+        })
+    }
+
+    fn simple(&mut self, sc: &ast::SimpleCommand) -> Result<Status, Error> {
+        let mut assigns: Vec<&ast::Assignment> = Vec::new();
+        for it in sc.prefix.iter().flat_map(|p| p.0.iter()) {
+            if let CommandPrefixOrSuffixItem::AssignmentWord(a, _) = it {
+                assigns.push(a);
+            }
+        }
+        let at = sc
+            .word_or_name
+            .as_ref()
+            .and_then(|w| w.loc.as_ref())
+            .map(|l| self.byte(&l.start))
+            .or_else(|| assigns.first().map(|a| self.byte(&a.loc.start)))
+            .unwrap_or(0);
+        self.tick(at)?;
+        let Some(name_word) = &sc.word_or_name else {
+            for a in assigns {
+                self.assign(a, false)?;
+            }
+            return Ok(Status::Ok);
+        };
+        // Command words, each with its range in the source.
+        let mut raw: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![(name_word, None)];
+        for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
+            match it {
+                CommandPrefixOrSuffixItem::Word(w) => raw.push((w, None)),
+                CommandPrefixOrSuffixItem::AssignmentWord(a, w) => raw.push((w, Some(a))),
+                _ => {}
+            }
+        }
+        let name = self.str_of(name_word)?;
+        let builtin = match &name {
+            Val::Known(n) => n.clone(),
+            Val::Unknown(_) => String::new(),
+        };
+        match builtin.as_str() {
+            "export" | "declare" | "typeset" | "local" | "readonly" => {
+                let export = builtin == "export"
+                    || raw
+                        .iter()
+                        .skip(1)
+                        .any(|(w, _)| w.value.starts_with('-') && w.value.contains('x'));
+                for (w, a) in raw.iter().skip(1) {
+                    match a {
+                        Some(a) => self.assign(a, export)?,
+                        None if export && !w.value.starts_with('-') => {
+                            self.st.exported.insert(w.value.clone());
+                        }
+                        None => {}
+                    }
+                }
+                return Ok(Status::Ok);
+            }
+            "unset" => {
+                for (w, _) in raw.iter().skip(1) {
+                    if !w.value.starts_with('-') {
+                        self.st.vars.remove(&w.value);
+                        self.st.exported.remove(&w.value);
+                    }
+                }
+                return Ok(Status::Ok);
+            }
+            "exit" => {
+                if self.conditions.is_empty() || self.depth == 0 {
+                    self.stopped = true;
+                }
+                return Ok(Status::Ok);
+            }
+            "return" => {
+                self.returning = true;
+                return Ok(Status::Ok);
+            }
+            "true" | ":" | "set" | "trap" | "echo" | "printf" | "cd" | "sleep" | "wait"
+            | "kill" | "mkdir" | "rm" | "cp" | "mv" | "cat" | "tee" | "pip" | "hf"
+            | "huggingface-cli" | "nvidia-smi" | "rocm-smi" | "amd-smi" => {
+                return Ok(Status::Ok);
+            }
+            "false" => return Ok(Status::Fail),
+            "source" | "." => return Ok(self.source_file(&raw)),
+            _ => {}
+        }
+        // Expand every word.
+        let mut fields: Vec<(Field, (usize, usize), Option<String>)> = Vec::new();
+        for (w, _) in &raw {
+            let range = self.word_range(w, at);
+            let var = first_var(&w.value);
+            for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))? {
+                fields.push((f, range, var.clone()));
+            }
+        }
+        let Some(first) = fields.first() else {
+            return Ok(Status::Ok);
+        };
+        let head = first.0.text.clone();
+        match head.as_str() {
+            "[" | "test" => {
+                let mut args: Vec<Val> = fields[1..]
+                    .iter()
+                    .map(|(f, _, _)| match &f.unknown {
+                        Some(r) => Val::Unknown(r.clone()),
+                        None => Val::Known(f.text.clone()),
+                    })
+                    .collect();
+                if head == "[" && args.last() == Some(&Val::Known("]".into())) {
+                    args.pop();
+                }
+                return Ok(test_args(&args));
+            }
+            "require_agentic_kv_offload_backend"
+            | "require_agentic_kv_offload_none"
+            | "agentic_kv_offload_enabled" => {
+                let arg = fields
+                    .get(1)
+                    .map(|(f, _, _)| f.text.clone())
+                    .unwrap_or_default();
+                return Ok(self.harness_gate(&head, &arg));
+            }
+            "setup_eval_context" => {
+                self.st.set_scalar(
+                    "EVAL_MAX_MODEL_LEN",
+                    Val::Unknown("set by setup_eval_context from the model config".into()),
+                );
+                self.st.exported.insert("EVAL_MAX_MODEL_LEN".into());
+                return Ok(Status::Ok);
+            }
+            _ => {}
+        }
+        if let Some(f) = self.st.functions.get(&head).cloned() {
+            return self.call(
+                &f,
+                &fields[1..]
+                    .iter()
+                    .map(|(f, _, _)| match &f.unknown {
+                        Some(r) => Val::Unknown(r.clone()),
+                        None => Val::Known(f.text.clone()),
+                    })
+                    .collect::<Vec<_>>(),
+            );
+        }
+        self.maybe_launch(&assigns, &fields, at)?;
+        Ok(Status::Ok)
+    }
+
+    fn source_file(&mut self, raw: &[(&ast::Word, Option<&ast::Assignment>)]) -> Status {
+        let file = raw.get(1).map(|(w, _)| w.value.clone()).unwrap_or_default();
+        if file.contains("benchmark_lib.sh") {
+            // Modeled: the harness library exports a default port.
+            if !self.st.vars.contains_key("PORT") {
+                self.st.set_scalar("PORT", Val::Known("8888".into()));
+            }
+            self.st.exported.insert("PORT".into());
+        }
+        Status::Ok
+    }
+
+    fn harness_gate(&mut self, func: &str, backend: &str) -> Status {
+        let get = |st: &State, n: &str| st.get(n).and_then(|v| v.into_iter().next());
+        let offload = get(&self.st, "KV_OFFLOADING");
+        let Some(Val::Known(offload)) = offload else {
+            return Status::Unknown(format!(
+                "{func} depends on KV_OFFLOADING, which is not set (give it with --env)"
+            ));
+        };
+        match func {
+            "agentic_kv_offload_enabled" => status_of(offload != "none"),
+            "require_agentic_kv_offload_none" => {
+                if offload != "none" {
+                    self.stopped = true;
+                }
+                Status::Ok
+            }
+            _ => {
+                if offload == "none" {
+                    return Status::Fail;
+                }
+                let name = get(&self.st, "KV_OFFLOAD_BACKEND");
+                let dram = get(&self.st, "TOTAL_CPU_DRAM_GB");
+                match (name, dram) {
+                    (Some(Val::Known(n)), Some(Val::Known(d)))
+                        if offload == "dram"
+                            && n == backend
+                            && d.parse::<u64>().is_ok_and(|x| x > 0) =>
+                    {
+                        Status::Ok
+                    }
+                    (Some(Val::Known(_)), Some(Val::Known(_))) => {
+                        self.stopped = true;
+                        Status::Fail
+                    }
+                    _ => Status::Unknown(format!(
+                        "{func} depends on KV_OFFLOAD_BACKEND/TOTAL_CPU_DRAM_GB, which are not set"
+                    )),
+                }
+            }
+        }
+    }
+
+    fn call(&mut self, f: &ast::FunctionDefinition, args: &[Val]) -> Result<Status, Error> {
+        if self.depth > 50 {
+            return Err(self.err(0, "functions recurse too deeply to evaluate statically"));
+        }
+        let saved = std::mem::replace(&mut self.st.positional, args.to_vec());
+        self.depth += 1;
+        let r = self.compound(&f.body.0);
+        self.depth -= 1;
+        self.returning = false;
+        self.st.positional = saved;
+        r
+    }
+
+    fn assign(&mut self, a: &ast::Assignment, export: bool) -> Result<(), Error> {
+        let name = match &a.name {
+            AssignmentName::VariableName(n) => n.clone(),
+            AssignmentName::ArrayElementName(n, _) => {
+                let at = self.byte(&a.loc.start);
+                return Err(self.err(
+                    at,
+                    format!("assignment to an element of array {n} is not evaluated"),
+                ));
+            }
+        };
+        let at = self.byte(&a.loc.start);
+        let new: Vec<Val> = match &a.value {
+            AssignmentValue::Scalar(w) => {
+                vec![expand_string(&mut self.st, &w.value).map_err(|m| self.err(at, m))?]
+            }
+            AssignmentValue::Array(items) => {
+                let mut out = Vec::new();
+                for (_, w) in items {
+                    for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(at, m))? {
+                        out.push(match f.unknown {
+                            Some(r) => Val::Unknown(r),
+                            None => Val::Known(f.text),
+                        });
+                    }
+                }
+                out
+            }
+        };
+        let value = if a.append {
+            let mut cur = self.st.get(&name).unwrap_or_default();
+            match (&a.value, cur.last_mut(), new.first()) {
+                (AssignmentValue::Scalar(_), Some(Val::Known(c)), Some(Val::Known(n))) => {
+                    c.push_str(n);
+                    cur
+                }
+                (AssignmentValue::Scalar(_), Some(_), Some(u)) => vec![u.clone()],
+                _ => {
+                    cur.extend(new);
+                    cur
+                }
+            }
+        } else {
+            new
+        };
+        self.st.vars.insert(name.clone(), value);
+        if export {
+            self.st.exported.insert(name);
+        }
+        Ok(())
+    }
+
+    fn maybe_launch(
+        &mut self,
+        assigns: &[&ast::Assignment],
+        fields: &[(Field, (usize, usize), Option<String>)],
+        at: usize,
+    ) -> Result<(), Error> {
+        // Wrappers: exec, nohup, env K=V.
+        let mut i = 0;
+        let mut extra_env: Vec<(String, String, (usize, usize))> = Vec::new();
+        loop {
+            let Some((f, range, _)) = fields.get(i) else {
+                return Ok(());
+            };
+            match f.text.as_str() {
+                "exec" | "nohup" | "time" | "command" => i += 1,
+                "env" => {
+                    i += 1;
+                    while let Some((f, range, _)) = fields.get(i) {
+                        match f.text.split_once('=') {
+                            Some((k, v)) if !k.is_empty() && !k.starts_with('-') => {
+                                extra_env.push((k.to_string(), v.to_string(), *range));
+                                i += 1;
+                            }
+                            _ if f.text.starts_with('-') => i += 1,
+                            _ => break,
+                        }
+                    }
+                }
+                _ => {
+                    let _ = range;
+                    break;
+                }
+            }
+        }
+        let words: Vec<&str> = fields[i..]
+            .iter()
+            .map(|(f, _, _)| f.text.as_str())
+            .collect();
+        let unknown_head = fields[i].0.unknown.is_some();
+        let base = |s: &str| s.rsplit('/').next().unwrap_or("").to_string();
+        let head = base(words[0]);
+        let is_python = head.starts_with("python") || unknown_head;
+        let (engine, len) = match (head.as_str(), words.get(1).copied(), words.get(2).copied()) {
+            ("sglang", Some("serve"), _) => (Engine::Sglang, 2),
+            ("vllm", Some("serve"), _) => (Engine::Vllm, 2),
+            (_, Some("-m"), Some("sglang.launch_server")) if is_python => (Engine::Sglang, 3),
+            (_, Some("-m"), Some("vllm.entrypoints.openai.api_server")) if is_python => {
+                (Engine::Vllm, 3)
+            }
+            ("trtllm-serve", _, _) | ("atom", _, _) => {
+                let span = self.source.span(fields[i].1.0, fields[i].1.0);
+                self.out.unsupported.push(format!(
+                    "{span}: `{head}` starts an engine recipe-drift does not resolve"
+                ));
+                return Ok(());
+            }
+            _ => return Ok(()),
+        };
+        let token = |(f, (s, e), var): &(Field, (usize, usize), Option<String>)| Token {
+            text: f.text.clone(),
+            span: self.source.span(*s, *e),
+            provenance: match (&f.unknown, var) {
+                (Some(r), _) => Provenance::Unknown { reason: r.clone() },
+                (None, Some(v)) => Provenance::Var { name: v.clone() },
+                (None, None) => Provenance::Literal,
+            },
+        };
+        let launcher: Vec<Token> = fields[i..i + len].iter().map(token).collect();
+        let argv: Vec<Token> = fields[i + len..].iter().map(token).collect();
+        let span_end = fields.last().map(|(_, r, _)| r.1).unwrap_or(at);
+        let whole = self.source.span(at, span_end.max(at));
+        // Environment: exported variables, then prefix assignments and `env K=V`.
+        let mut env: Vec<EnvVar> = Vec::new();
+        for name in &self.st.exported {
+            if let Some(v) = self.st.get(name).and_then(|v| v.into_iter().next()) {
+                env.push(env_var(name, &v, whole.clone()));
+            }
+        }
+        for a in assigns {
+            if let AssignmentName::VariableName(n) = &a.name
+                && let AssignmentValue::Scalar(w) = &a.value
+            {
+                let s = self.byte(&a.loc.start);
+                let v = expand_string(&mut self.st, &w.value).map_err(|m| self.err(s, m))?;
+                env.retain(|e| &e.name != n);
+                env.push(env_var(n, &v, self.source.span(s, self.byte(&a.loc.end))));
+            }
+        }
+        for (k, v, (s, e)) in extra_env {
+            env.retain(|x| x.name != k);
+            env.push(env_var(&k, &Val::Known(v), self.source.span(s, e)));
+        }
+        let mut launch = Launch {
+            engine,
+            launcher,
+            argv,
+            env,
+            context: Context::default(),
+            span: whole,
+            source: self.source.clone(),
+        };
+        if let Some(r) = self.conditions.last() {
+            // The whole launch depends on an unknown condition: its launcher says so.
+            launch.launcher[0].provenance = Provenance::Unknown {
+                reason: format!(
+                    "this launch runs only under a condition that is not knowable: {r}"
+                ),
+            };
+        }
+        self.out.launches.push(launch);
+        Ok(())
+    }
+}
+
+fn env_var(name: &str, v: &Val, span: crate::source::Span) -> EnvVar {
+    EnvVar {
+        name: name.to_string(),
+        value: v.text().to_string(),
+        span,
+        provenance: match v {
+            Val::Known(_) => Provenance::Var {
+                name: name.to_string(),
+            },
+            Val::Unknown(r) => Provenance::Unknown { reason: r.clone() },
+        },
+    }
+}
+
+/// The first variable a word expands, for provenance.
+fn first_var(raw: &str) -> Option<String> {
+    let i = raw.find('$')?;
+    let rest = raw[i + 1..].trim_start_matches('{');
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// Merges `other` into `into`: variables that differ become unknown for `reason`.
+fn merge_into(into: &mut State, other: State, reason: &str) {
+    let names: BTreeSet<String> = into.vars.keys().chain(other.vars.keys()).cloned().collect();
+    for n in names {
+        let a = into.vars.get(&n);
+        let b = other.vars.get(&n);
+        if a != b {
+            into.vars.insert(
+                n,
+                vec![Val::Unknown(format!(
+                    "depends on a condition that is not knowable: {reason}"
+                ))],
+            );
+        }
+    }
+    into.exported.extend(other.exported);
+    for (k, f) in other.functions {
+        into.functions.entry(k).or_insert(f);
+    }
+}
+
+/// `$(...)` that can be known statically: `cat <<EOF ... EOF` heredocs and `echo`.
+pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Option<Val> {
+    let program = Parser::new(cmd.as_bytes(), &ParserOptions::default())
+        .parse_program()
+        .ok()?;
+    let [cc] = program.complete_commands.as_slice() else {
+        return None;
+    };
+    let [item] = cc.0.as_slice() else { return None };
+    if !item.0.additional.is_empty() || item.0.first.seq.len() != 1 {
+        return None;
+    }
+    let Command::Simple(sc) = &item.0.first.seq[0] else {
+        return None;
+    };
+    let name = sc.word_or_name.as_ref()?.value.as_str();
+    match name {
+        "cat" => {
+            for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
+                if let CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereDocument(_, h)) =
+                    it
+                {
+                    if !h.requires_expansion {
+                        return Some(Val::Known(h.doc.value.trim_end_matches('\n').to_string()));
+                    }
+                    let body = format!(
+                        "\"{}\"",
+                        h.doc.value.replace('\\', "\\\\").replace('"', "\\\"")
+                    );
+                    return expand_string(st, &body).ok().map(|v| match v {
+                        Val::Known(t) => Val::Known(t.trim_end_matches('\n').to_string()),
+                        u => u,
+                    });
+                }
+            }
+            None
+        }
+        "echo" => {
+            let mut out = Vec::new();
+            for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
+                if let CommandPrefixOrSuffixItem::Word(w) = it {
+                    for f in expand_fields(st, &w.value).ok()? {
+                        if let Some(r) = f.unknown {
+                            return Some(Val::Unknown(r));
+                        }
+                        out.push(f.text);
+                    }
+                }
+            }
+            Some(Val::Known(out.join(" ")))
+        }
+        _ => None,
+    }
+}
+
+fn unary_test(pred: &UnaryPredicate, v: &Val) -> Status {
+    let Val::Known(t) = v else {
+        let Val::Unknown(r) = v else { unreachable!() };
+        return Status::Unknown(r.clone());
+    };
+    match pred {
+        UnaryPredicate::StringHasZeroLength => status_of(t.is_empty()),
+        UnaryPredicate::StringHasNonZeroLength => status_of(!t.is_empty()),
+        other => Status::Unknown(format!("the test {other:?} on {t:?} needs the file system")),
+    }
+}
+
+fn binary_test(pred: &BinaryPredicate, l: &Val, r: &Val) -> Status {
+    let (Val::Known(a), Val::Known(b)) = (l, r) else {
+        let reason = match (l, r) {
+            (Val::Unknown(x), _) | (_, Val::Unknown(x)) => x.clone(),
+            _ => unreachable!(),
+        };
+        return Status::Unknown(reason);
+    };
+    let num = |s: &str| s.trim().parse::<i64>().ok();
+    match pred {
+        BinaryPredicate::StringExactlyMatchesPattern => status_of(glob_match(b, a)),
+        BinaryPredicate::StringDoesNotExactlyMatchPattern => status_of(!glob_match(b, a)),
+        BinaryPredicate::StringExactlyMatchesString => status_of(a == b),
+        BinaryPredicate::StringDoesNotExactlyMatchString => status_of(a != b),
+        BinaryPredicate::StringContainsSubstring => status_of(a.contains(b.as_str())),
+        BinaryPredicate::LeftSortsBeforeRight => status_of(a < b),
+        BinaryPredicate::LeftSortsAfterRight => status_of(a > b),
+        BinaryPredicate::ArithmeticEqualTo
+        | BinaryPredicate::ArithmeticNotEqualTo
+        | BinaryPredicate::ArithmeticLessThan
+        | BinaryPredicate::ArithmeticLessThanOrEqualTo
+        | BinaryPredicate::ArithmeticGreaterThan
+        | BinaryPredicate::ArithmeticGreaterThanOrEqualTo => match (num(a), num(b)) {
+            (Some(x), Some(y)) => status_of(match pred {
+                BinaryPredicate::ArithmeticEqualTo => x == y,
+                BinaryPredicate::ArithmeticNotEqualTo => x != y,
+                BinaryPredicate::ArithmeticLessThan => x < y,
+                BinaryPredicate::ArithmeticLessThanOrEqualTo => x <= y,
+                BinaryPredicate::ArithmeticGreaterThan => x > y,
+                _ => x >= y,
+            }),
+            _ => Status::Unknown(format!("{a:?} or {b:?} is not an integer")),
+        },
+        BinaryPredicate::StringMatchesRegex => {
+            Status::Unknown("regular-expression tests are not evaluated".into())
+        }
+        _ => Status::Unknown("file tests need the file system".into()),
+    }
+}
+
+/// `[ ... ]` / `test ...` over expanded arguments.
+fn test_args(args: &[Val]) -> Status {
+    let k = |v: &Val| match v {
+        Val::Known(t) => Some(t.clone()),
+        Val::Unknown(_) => None,
+    };
+    let unknown = || {
+        args.iter()
+            .find_map(|v| match v {
+                Val::Unknown(r) => Some(r.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| "this test is not evaluated".into())
+    };
+    // -a / -o split, lowest precedence first.
+    if let Some(i) = args.iter().position(|a| a == &Val::Known("-o".into())) {
+        return match (test_args(&args[..i]), test_args(&args[i + 1..])) {
+            (Status::Ok, _) | (_, Status::Ok) => Status::Ok,
+            (Status::Fail, Status::Fail) => Status::Fail,
+            (Status::Unknown(r), _) | (_, Status::Unknown(r)) => Status::Unknown(r),
+        };
+    }
+    if let Some(i) = args.iter().position(|a| a == &Val::Known("-a".into())) {
+        return match (test_args(&args[..i]), test_args(&args[i + 1..])) {
+            (Status::Fail, _) | (_, Status::Fail) => Status::Fail,
+            (Status::Ok, Status::Ok) => Status::Ok,
+            (Status::Unknown(r), _) | (_, Status::Unknown(r)) => Status::Unknown(r),
+        };
+    }
+    if args.first() == Some(&Val::Known("!".into())) {
+        return match test_args(&args[1..]) {
+            Status::Ok => Status::Fail,
+            Status::Fail => Status::Ok,
+            u => u,
+        };
+    }
+    match args {
+        [] => Status::Fail,
+        [a] => match k(a) {
+            Some(t) => status_of(!t.is_empty()),
+            None => Status::Unknown(unknown()),
+        },
+        [op, a] => match (k(op).as_deref(), k(a)) {
+            (Some("-z"), Some(t)) => status_of(t.is_empty()),
+            (Some("-n"), Some(t)) => status_of(!t.is_empty()),
+            (Some(_), Some(_)) => Status::Unknown("file tests need the file system".into()),
+            _ => Status::Unknown(unknown()),
+        },
+        [a, op, b] => {
+            let (Some(a), Some(op), Some(b)) = (k(a), k(op), k(b)) else {
+                return Status::Unknown(unknown());
+            };
+            let num = |s: &str| s.trim().parse::<i64>().ok();
+            match op.as_str() {
+                "=" | "==" => status_of(a == b),
+                "!=" => status_of(a != b),
+                "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" => match (num(&a), num(&b)) {
+                    (Some(x), Some(y)) => status_of(match op.as_str() {
+                        "-eq" => x == y,
+                        "-ne" => x != y,
+                        "-lt" => x < y,
+                        "-le" => x <= y,
+                        "-gt" => x > y,
+                        _ => x >= y,
+                    }),
+                    _ => Status::Unknown(format!("{a:?} or {b:?} is not an integer")),
+                },
+                _ => Status::Unknown(format!("the test operator {op} is not evaluated")),
+            }
+        }
+        _ => Status::Unknown("this test is not evaluated".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests;

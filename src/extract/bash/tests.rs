@@ -1,0 +1,211 @@
+use super::*;
+use crate::source::Origin;
+
+fn eval(script: &str, env: &[(&str, &str)]) -> Evaluation {
+    let src = Arc::new(Source::new(
+        Origin::Inline("s.sh".into()),
+        script.to_string(),
+    ));
+    let env: BTreeMap<String, String> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    evaluate(&src, &env).unwrap()
+}
+
+fn argv(e: &Evaluation, i: usize) -> Vec<String> {
+    e.launches[i].argv.iter().map(|t| t.text.clone()).collect()
+}
+
+#[test]
+fn arrays_defaults_and_arithmetic() {
+    let s = r#"
+source "$(dirname "$0")/../benchmark_lib.sh"
+HICACHE_IO_BACKEND="${HICACHE_IO_BACKEND:-direct}"
+PARALLEL_ARGS=( --tp "$TP" --dp 1 )
+PARALLEL_ARGS+=( --ep-size "$EP_SIZE" )
+MAX_RUNNING=$(( 2 * CONC ))
+[ "$MAX_RUNNING" -gt 64 ] && MAX_RUNNING=64
+SGLANG_CMD=(
+  python3 -m sglang.launch_server
+  --model-path "$MODEL" \
+  "${PARALLEL_ARGS[@]}"
+  --max-running-requests "$MAX_RUNNING"
+  --hicache-io-backend "$HICACHE_IO_BACKEND"
+  --port "$PORT"
+)
+"${SGLANG_CMD[@]}" > "$SERVER_LOG" 2>&1 &
+"#;
+    let e = eval(
+        s,
+        &[
+            ("TP", "8"),
+            ("EP_SIZE", "8"),
+            ("CONC", "64"),
+            ("MODEL", "org/m"),
+        ],
+    );
+    assert_eq!(e.launches.len(), 1);
+    assert_eq!(
+        argv(&e, 0),
+        [
+            "--model-path",
+            "org/m",
+            "--tp",
+            "8",
+            "--dp",
+            "1",
+            "--ep-size",
+            "8",
+            "--max-running-requests",
+            "64",
+            "--hicache-io-backend",
+            "direct",
+            "--port",
+            "8888"
+        ]
+    );
+}
+
+#[test]
+fn branches_on_known_env_are_taken() {
+    let s = r#"
+if [[ "$DP_ATTENTION" == "true" ]]; then
+  EXTRA="--enable-dp-attention --dp $TP"
+elif [ "$TP" -ge 8 ]; then
+  EXTRA="--tp-only"
+else
+  EXTRA=""
+fi
+case "$SPEC_DECODING" in
+  mtp) SPEC=(--speculative-algorithm EAGLE) ;;
+  *) SPEC=() ;;
+esac
+python3 -m sglang.launch_server --tp $TP $EXTRA "${SPEC[@]}"
+"#;
+    let e = eval(
+        s,
+        &[
+            ("DP_ATTENTION", "true"),
+            ("TP", "4"),
+            ("SPEC_DECODING", "mtp"),
+        ],
+    );
+    assert_eq!(
+        argv(&e, 0),
+        [
+            "--tp",
+            "4",
+            "--enable-dp-attention",
+            "--dp",
+            "4",
+            "--speculative-algorithm",
+            "EAGLE"
+        ]
+    );
+    let e = eval(
+        s,
+        &[
+            ("DP_ATTENTION", "false"),
+            ("TP", "8"),
+            ("SPEC_DECODING", "none"),
+        ],
+    );
+    assert_eq!(argv(&e, 0), ["--tp", "8", "--tp-only"]);
+}
+
+#[test]
+fn unknown_conditions_make_values_unknown() {
+    let s = r#"
+TP=4
+if [ -f /etc/big ]; then TP=8; fi
+sglang serve --tp "$TP" --port 1
+"#;
+    let e = eval(s, &[]);
+    let t = &e.launches[0].argv[1];
+    assert!(
+        matches!(&t.provenance, Provenance::Unknown { reason } if reason.contains("file")),
+        "{t:?}"
+    );
+    assert_eq!(e.launches[0].argv[3].provenance, Provenance::Literal);
+}
+
+#[test]
+fn harness_gates_follow_the_env_contract() {
+    let s = r#"
+CACHE_ARGS=()
+if require_agentic_kv_offload_backend hicache; then
+  CACHE_ARGS=(--enable-hierarchical-cache --hicache-ratio "${HICACHE_RATIO:-2}")
+fi
+sglang serve --model-path m/x "${CACHE_ARGS[@]}"
+"#;
+    let on = eval(
+        s,
+        &[
+            ("KV_OFFLOADING", "dram"),
+            ("KV_OFFLOAD_BACKEND", "hicache"),
+            ("TOTAL_CPU_DRAM_GB", "512"),
+        ],
+    );
+    assert_eq!(
+        argv(&on, 0),
+        [
+            "--model-path",
+            "m/x",
+            "--enable-hierarchical-cache",
+            "--hicache-ratio",
+            "2"
+        ]
+    );
+    let off = eval(s, &[("KV_OFFLOADING", "none")]);
+    assert_eq!(argv(&off, 0), ["--model-path", "m/x"]);
+}
+
+#[test]
+fn functions_heredocs_and_parameter_operators() {
+    let s = "build() { echo \"--x $1\"; }\n\
+CONFIG=$(cat <<EOF\n{\"a\": $N}\nEOF\n)\n\
+V=abc.tar.gz\n\
+python3 -m sglang.launch_server --c \"$CONFIG\" --a \"${V%%.*}\" --b \"${V#*.}\" --r \"${V/abc/xyz}\" --l \"${#V}\" --d \"${U:=5}\" --u \"$U\" --alt \"${V:+yes}\"\n";
+    let e = eval(s, &[("N", "3")]);
+    assert_eq!(
+        argv(&e, 0),
+        [
+            "--c",
+            "{\"a\": 3}",
+            "--a",
+            "abc",
+            "--b",
+            "tar.gz",
+            "--r",
+            "xyz.tar.gz",
+            "--l",
+            "10",
+            "--d",
+            "5",
+            "--u",
+            "5",
+            "--alt",
+            "yes"
+        ]
+    );
+}
+
+#[test]
+fn interpreter_variables_and_unsupported_engines() {
+    let s = "SGLANG_PYTHON=$(command -v python3)\n\"$SGLANG_PYTHON\" -m sglang.launch_server --tp 2\ntrtllm-serve x\n";
+    let e = eval(s, &[]);
+    assert_eq!(e.launches.len(), 1);
+    assert_eq!(argv(&e, 0), ["--tp", "2"]);
+    assert_eq!(e.unsupported.len(), 1);
+}
+
+#[test]
+fn syntax_errors_have_positions() {
+    let src = Arc::new(Source::new(
+        Origin::Inline("s.sh".into()),
+        "if true; then\n  echo )\nfi\n".into(),
+    ));
+    let e = evaluate(&src, &BTreeMap::new()).unwrap_err().to_string();
+    assert!(e.starts_with("<s.sh>:2:"), "{e}");
+}
