@@ -114,10 +114,10 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
         }
         Command::Extract { file, env, format } => {
             let vars = parse_kv(&env)?;
-            let launches = extract::extract_file(&file, &vars)?;
+            let found = extract::extract_file_all(&file, &vars)?;
             Ok(Output {
                 code: 0,
-                stdout: render_launches(&launches, format),
+                stdout: render_launches(&found.launches, &found.unsupported, format),
             })
         }
         Command::Resolve {
@@ -270,8 +270,16 @@ fn load_side(
 ) -> Result<Launch, Error> {
     let mut vars = vars.clone();
     vars.extend(side.env.clone());
-    let launches = extract::extract_file(&side.file, &vars)?;
+    let found = extract::extract_file_all(&side.file, &vars)?;
+    let launches = found.launches;
     let label = side.file.display();
+    if launches.is_empty()
+        && let Some(u) = found.unsupported.first()
+    {
+        return Err(Error::usage(format!(
+            "the {role} side cannot be compared: {u}"
+        )));
+    }
     let list = |msg: &mut String| {
         for (i, l) in launches.iter().enumerate() {
             let _ = write!(msg, "\n  {}: {} `{}`", i + 1, l.span, l.launcher_text());
@@ -397,12 +405,13 @@ fn borrow_platform(
     }
 }
 
-fn render_launches(launches: &[Launch], format: Format) -> String {
+fn render_launches(launches: &[Launch], unsupported: &[String], format: Format) -> String {
     match format {
         Format::Json => {
             let doc = json!({
                 "schema_version": report::json::SCHEMA_VERSION,
                 "launches": launches,
+                "unsupported": unsupported,
             });
             let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
             s.push('\n');
@@ -445,7 +454,10 @@ fn render_launches(launches: &[Launch], format: Format) -> String {
                     );
                 }
             }
-            if launches.is_empty() {
+            for u in unsupported {
+                let _ = writeln!(out, "unsupported: {u}");
+            }
+            if launches.is_empty() && unsupported.is_empty() {
                 out.push_str("no serve commands found\n");
             }
             out

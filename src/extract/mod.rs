@@ -17,7 +17,9 @@ use crate::source::Source;
 pub enum InputKind {
     /// A Markdown or MDX page (`.md`, `.mdx`, `.markdown`).
     Markdown,
-    /// Shell text: a command file or a simple script (`.sh`, `.txt`, anything else).
+    /// A bash script (`.sh`, `.bash`), evaluated statically.
+    Bash,
+    /// Plain command lines (`.txt`, `.cmd`, anything else).
     Command,
 }
 
@@ -30,6 +32,7 @@ impl InputKind {
             .map(str::to_ascii_lowercase)
         {
             Some(e) if matches!(e.as_str(), "md" | "mdx" | "markdown") => InputKind::Markdown,
+            Some(e) if matches!(e.as_str(), "sh" | "bash") => InputKind::Bash,
             _ => InputKind::Command,
         }
     }
@@ -42,10 +45,47 @@ pub fn extract_source(
     kind: InputKind,
     vars: &BTreeMap<String, String>,
 ) -> Result<Vec<Launch>, Error> {
-    match kind {
-        InputKind::Markdown => markdown::extract(source, vars),
-        InputKind::Command => command::extract(source, vars),
-    }
+    Ok(extract_all(source, kind, vars)?.launches)
+}
+
+/// Everything extraction found: launches and launches of unsupported engines.
+#[derive(Debug, Default)]
+pub struct Extracted {
+    /// Server launches.
+    pub launches: Vec<Launch>,
+    /// `file:line:col: ...` for launches of engines recipe-drift does not resolve.
+    pub unsupported: Vec<String>,
+}
+
+/// Extracts launches and notes of a loaded source.
+pub fn extract_all(
+    source: &Arc<Source>,
+    kind: InputKind,
+    vars: &BTreeMap<String, String>,
+) -> Result<Extracted, Error> {
+    Ok(match kind {
+        InputKind::Markdown => Extracted {
+            launches: markdown::extract(source, vars)?,
+            unsupported: vec![],
+        },
+        InputKind::Command => Extracted {
+            launches: command::extract(source, vars)?,
+            unsupported: vec![],
+        },
+        InputKind::Bash => {
+            let e = bash::evaluate(source, vars)?;
+            Extracted {
+                launches: e.launches,
+                unsupported: e.unsupported,
+            }
+        }
+    })
+}
+
+/// Reads a file and extracts its launches and notes.
+pub fn extract_file_all(path: &Path, vars: &BTreeMap<String, String>) -> Result<Extracted, Error> {
+    let source = Source::read(path)?;
+    extract_all(&source, InputKind::of(path), vars)
 }
 
 /// Reads a file and extracts its launches.

@@ -69,6 +69,21 @@ pub struct Evaluation {
 
 const STEP_LIMIT: usize = 200_000;
 
+/// `docker run` options that take no value.
+const DOCKER_BOOL_LONG: &[&str] = &[
+    "--rm",
+    "--detach",
+    "--interactive",
+    "--tty",
+    "--privileged",
+    "--init",
+    "--publish-all",
+    "--read-only",
+    "--no-healthcheck",
+    "--oom-kill-disable",
+    "--quiet",
+];
+
 struct Interp<'a> {
     source: &'a Arc<Source>,
     char_to_byte: Vec<usize>,
@@ -730,12 +745,81 @@ impl Interp<'_> {
         // Wrappers: exec, nohup, env K=V.
         let mut i = 0;
         let mut extra_env: Vec<(String, String, (usize, usize))> = Vec::new();
+        let mut docker: Option<Vec<(String, (usize, usize))>> = None;
+        let mut context = Context::default();
         loop {
             let Some((f, range, _)) = fields.get(i) else {
                 return Ok(());
             };
             match f.text.as_str() {
                 "exec" | "nohup" | "time" | "command" => i += 1,
+                "sudo" | "uv" | "numactl" | "taskset" | "timeout" => {
+                    // sudo [-E], uv run [opts], numactl/taskset/timeout [opts] ARG
+                    let takes_arg = matches!(f.text.as_str(), "taskset" | "timeout");
+                    i += 1;
+                    if f.text == "uv" && fields.get(i).is_some_and(|(f, _, _)| f.text == "run") {
+                        i += 1;
+                    }
+                    while fields
+                        .get(i)
+                        .is_some_and(|(f, _, _)| f.text.starts_with('-'))
+                    {
+                        i += 1;
+                    }
+                    if takes_arg {
+                        i += 1;
+                    }
+                }
+                "docker" | "podman"
+                    if fields.get(i + 1).is_some_and(|(f, _, _)| f.text == "run") =>
+                {
+                    // Only `-e` reaches the container; the image gives version and platform.
+                    docker = Some(Vec::new());
+                    i += 2;
+                    while let Some((f, range, _)) = fields.get(i) {
+                        let w = f.text.as_str();
+                        if w == "--" {
+                            i += 1;
+                            break;
+                        }
+                        if !w.starts_with('-') || w == "-" {
+                            break;
+                        }
+                        let (name, inline) = match w.split_once('=') {
+                            Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                            None => (w.to_string(), None),
+                        };
+                        let boolean = if name.starts_with("--") {
+                            DOCKER_BOOL_LONG.contains(&name.as_str())
+                        } else {
+                            name[1..].chars().all(|c| "ditPq".contains(c))
+                        };
+                        let mut value = inline;
+                        let mut vrange = *range;
+                        if !boolean && value.is_none() {
+                            i += 1;
+                            if let Some((vf, vr, _)) = fields.get(i) {
+                                value = Some(vf.text.clone());
+                                vrange = *vr;
+                            }
+                        }
+                        if (name == "-e" || name == "--env")
+                            && let Some(v) = value
+                        {
+                            docker.get_or_insert_with(Vec::new).push((v, vrange));
+                        }
+                        i += 1;
+                    }
+                    if let Some((img, range, _)) = fields.get(i) {
+                        let from = format!(
+                            "image {} at {}",
+                            img.text,
+                            self.source.span(range.0, range.1)
+                        );
+                        context = Context::from_image(&img.text, &from);
+                        i += 1;
+                    }
+                }
                 "env" => {
                     i += 1;
                     while let Some((f, range, _)) = fields.get(i) {
@@ -792,7 +876,8 @@ impl Interp<'_> {
         let argv: Vec<Token> = fields[i + len..].iter().map(token).collect();
         let span_end = fields.last().map(|(_, r, _)| r.1).unwrap_or(at);
         let whole = self.source.span(at, span_end.max(at));
-        // Environment: exported variables, then prefix assignments and `env K=V`.
+        // Environment: exported variables, then prefix assignments and `env K=V`;
+        // inside `docker run`, only its `-e` variables.
         let mut env: Vec<EnvVar> = Vec::new();
         for name in &self.st.exported {
             if let Some(v) = self.st.get(name).and_then(|v| v.into_iter().next()) {
@@ -809,6 +894,34 @@ impl Interp<'_> {
                 env.push(env_var(n, &v, self.source.span(s, self.byte(&a.loc.end))));
             }
         }
+        if let Some(vars) = docker {
+            let host = std::mem::take(&mut env);
+            for (item, (s, e)) in vars {
+                let span = self.source.span(s, e);
+                match item.split_once('=') {
+                    Some((k, v)) => {
+                        env.retain(|x| x.name != k);
+                        env.push(env_var(k, &Val::Known(v.to_string()), span));
+                    }
+                    None => {
+                        let v = host
+                            .iter()
+                            .find(|h| h.name == item)
+                            .map(|h| match &h.provenance {
+                                Provenance::Unknown { reason } => Val::Unknown(reason.clone()),
+                                _ => Val::Known(h.value.clone()),
+                            })
+                            .unwrap_or_else(|| {
+                                Val::Unknown(format!(
+                                    "`-e {item}` passes the host's {item}, which the script does not export (give it with --env {item}=...)"
+                                ))
+                            });
+                        env.retain(|x| x.name != item);
+                        env.push(env_var(&item, &v, span));
+                    }
+                }
+            }
+        }
         for (k, v, (s, e)) in extra_env {
             env.retain(|x| x.name != k);
             env.push(env_var(&k, &Val::Known(v), self.source.span(s, e)));
@@ -818,7 +931,7 @@ impl Interp<'_> {
             launcher,
             argv,
             env,
-            context: Context::default(),
+            context,
             span: whole,
             source: self.source.clone(),
         };
