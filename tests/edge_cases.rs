@@ -349,3 +349,63 @@ fn context_and_launch_choice_errors_name_their_source() {
         "{out}"
     );
 }
+
+#[test]
+fn bash_recipe_script_against_the_cookbook_page() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script =
+        "fixtures/inferencex/benchmarks/single_node/agentic/qwen3.5_fp4_mi355x_sglang_mtp.sh";
+    let mut args = vec![
+        "compare",
+        "fixtures/demo/qwen35-mi355x-cookbook.md",
+        script,
+        "--hardware",
+        "mi355x",
+        "--engine-version",
+        "0.5.19",
+        "--format",
+        "json",
+    ];
+    for kv in [
+        "MODEL=amd/Qwen3.5-397B-A17B-MXFP4",
+        "TP=2",
+        "EP_SIZE=1",
+        "CONC=64",
+        "KV_OFFLOADING=dram",
+        "KV_OFFLOAD_BACKEND=hicache",
+        "TOTAL_CPU_DRAM_GB=1024",
+        "RESULT_DIR=/workspace/results",
+        "SPEC_DECODING=mtp",
+    ] {
+        args.extend(["--env", kv]);
+    }
+    let (code, out, err) = run_in(root, &args);
+    assert_eq!(code, 1, "{out}{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let findings = doc["links"][0]["findings"].as_array().unwrap();
+    let io = findings
+        .iter()
+        .find(|f| f["key"] == "hicache_io_backend")
+        .unwrap();
+    assert_eq!(io["kind"], "contradicts");
+    // The recipe's value points at the default in the script, not at the splice.
+    assert_eq!(io["recipe"]["spans"][0]["line"], 49);
+    assert_eq!(io["recipe"]["spans"][1]["line"], 44);
+    // Harness-contract env (TP, CONC, ...) is not compared.
+    assert!(!findings.iter().any(|f| f["key"] == "env:CONC"));
+    // Without HiCache offload, the recipe emits no HiCache flags at all.
+    let mut none = args.clone();
+    for a in none.iter_mut() {
+        if *a == "KV_OFFLOADING=dram" {
+            *a = "KV_OFFLOADING=none";
+        }
+    }
+    let (_, out, _) = run_in(root, &none);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let findings = doc["links"][0]["findings"].as_array().unwrap();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["key"] == "enable_hierarchical_cache" && f["kind"] == "missing")
+    );
+}

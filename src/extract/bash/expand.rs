@@ -32,6 +32,9 @@ impl Val {
     }
 }
 
+/// A byte range in the script.
+pub type Range = (usize, usize);
+
 /// One field produced by expanding a word.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Field {
@@ -39,6 +42,8 @@ pub struct Field {
     pub text: String,
     /// Why the field is not knowable, if it is not.
     pub unknown: Option<String>,
+    /// Where its text was written, when it comes whole from one variable's value.
+    pub span: Option<Range>,
 }
 
 /// A piece of expanded text, tracking whether it may be split.
@@ -48,6 +53,8 @@ struct Chunk {
     splittable: bool,
     /// Separate array elements ("${A[@]}"): each starts a new field.
     break_before: bool,
+    /// Where the text was written (a variable's value), if known.
+    span: Option<Range>,
 }
 
 /// The result of expanding one word into chunks.
@@ -70,45 +77,82 @@ pub fn expand_fields(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
     let mut fields: Vec<Field> = Vec::new();
     let mut cur = String::new();
     let mut have = exp.quoted;
+    // The single chunk a field comes from: None = none yet, Some(None) = several.
+    let mut src: Option<Option<Range>> = None;
+    let unknown = exp.unknown.clone();
+    let finish = |fields: &mut Vec<Field>, cur: &mut String, src: &mut Option<Option<Range>>| {
+        fields.push(Field {
+            text: std::mem::take(cur),
+            unknown: unknown.clone(),
+            span: src.take().flatten(),
+        });
+    };
+    let note = |src: &mut Option<Option<Range>>, span: Option<Range>, text: &str| {
+        if text.is_empty() {
+            return;
+        }
+        *src = match src {
+            None => Some(span),
+            Some(_) => Some(None),
+        };
+    };
     for c in exp.chunks {
         if c.break_before && (have || !cur.is_empty()) {
-            fields.push(Field {
-                text: std::mem::take(&mut cur),
-                unknown: exp.unknown.clone(),
-            });
+            finish(&mut fields, &mut cur, &mut src);
             have = false;
         }
         if c.splittable {
             let mut first = true;
             for piece in c.text.split([' ', '\t', '\n']) {
                 if !first && (have || !cur.is_empty()) {
-                    fields.push(Field {
-                        text: std::mem::take(&mut cur),
-                        unknown: exp.unknown.clone(),
-                    });
+                    finish(&mut fields, &mut cur, &mut src);
                     have = false;
                 }
+                note(&mut src, c.span, piece);
                 cur.push_str(piece);
                 first = false;
             }
         } else {
+            note(&mut src, c.span, &c.text);
             cur.push_str(&c.text);
             have = true;
         }
     }
     if have || !cur.is_empty() {
-        fields.push(Field {
-            text: cur,
-            unknown: exp.unknown.clone(),
-        });
+        finish(&mut fields, &mut cur, &mut src);
     }
     if exp.unknown.is_some() && fields.is_empty() {
         fields.push(Field {
             text: raw.to_string(),
             unknown: exp.unknown,
+            span: None,
         });
     }
     Ok(fields)
+}
+
+/// Like [`expand_string`], plus where the value was written when it comes whole
+/// from one variable.
+pub fn expand_string_spanned(st: &mut State, raw: &str) -> Result<(Val, Option<Range>), String> {
+    let exp = expand_word(st, raw, true)?;
+    let nonempty: Vec<&Chunk> = exp.chunks.iter().filter(|c| !c.text.is_empty()).collect();
+    let span = match nonempty.as_slice() {
+        [one] => one.span,
+        _ => None,
+    };
+    let text: String = exp
+        .chunks
+        .iter()
+        .map(|c| c.text.as_str())
+        .collect::<Vec<_>>()
+        .join("");
+    Ok((
+        match exp.unknown {
+            Some(r) => Val::Unknown(r),
+            None => Val::Known(text),
+        },
+        span,
+    ))
 }
 
 /// Expands a word into one string (no splitting): assignments, case words, tests.
@@ -141,6 +185,7 @@ fn push(exp: &mut Expansion, text: String, splittable: bool) {
         text,
         splittable,
         break_before: false,
+        span: None,
     });
 }
 
@@ -270,6 +315,18 @@ fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
     }
 }
 
+/// Where each element of a parameter's value was written.
+fn spans_of(st: &State, p: &Parameter) -> Vec<Option<Range>> {
+    match p {
+        Parameter::Named(n) | Parameter::NamedWithAllIndices { name: n, .. } => st.spans_of(n),
+        Parameter::NamedWithIndex { name, index } => match index.trim().parse::<usize>() {
+            Ok(i) => vec![st.spans_of(name).get(i).copied().flatten()],
+            Err(_) => vec![],
+        },
+        _ => vec![],
+    }
+}
+
 fn is_all(p: &Parameter) -> bool {
     matches!(
         p,
@@ -342,12 +399,14 @@ fn parameter(
             if is_all(parameter) && !concatenated(parameter) && quoted {
                 // "${A[@]}": one field per element.
                 if let Some(vals) = lookup(st, parameter) {
+                    let spans = spans_of(st, parameter);
                     for (i, v) in vals.into_iter().enumerate() {
                         match v {
                             Val::Known(t) => exp.chunks.push(Chunk {
                                 text: t,
                                 splittable: false,
                                 break_before: i > 0,
+                                span: spans.get(i).copied().flatten(),
                             }),
                             Val::Unknown(r) => mark_unknown(exp, r),
                         }
@@ -363,6 +422,7 @@ fn parameter(
                                 text: t,
                                 splittable: split,
                                 break_before: i > 0 && split,
+                                span: None,
                             }),
                             Val::Unknown(r) => mark_unknown(exp, r),
                         }
@@ -371,6 +431,19 @@ fn parameter(
                 return Ok(());
             }
             match scalar(st, parameter) {
+                Some(Val::Known(t)) => {
+                    let span = if is_all(parameter) {
+                        None
+                    } else {
+                        spans_of(st, parameter).first().copied().flatten()
+                    };
+                    exp.chunks.push(Chunk {
+                        text: t,
+                        splittable: split,
+                        break_before: false,
+                        span,
+                    });
+                }
                 Some(v) => emit(exp, v),
                 None => mark_unknown(exp, unset_reason(&name_of(parameter))),
             }

@@ -27,6 +27,8 @@ use crate::source::Source;
 #[derive(Debug, Clone, Default)]
 pub struct State {
     vars: BTreeMap<String, Vec<Val>>,
+    /// Where each element of a variable's value was written.
+    spans: BTreeMap<String, Vec<Option<expand::Range>>>,
     exported: BTreeSet<String>,
     /// Positional parameters (`$1`...), inside functions.
     pub positional: Vec<Val>,
@@ -42,6 +44,12 @@ impl State {
     /// Sets a scalar.
     pub fn set_scalar(&mut self, name: &str, v: Val) {
         self.vars.insert(name.to_string(), vec![v]);
+        self.spans.remove(name);
+    }
+
+    /// Where each element of a variable's value was written.
+    pub fn spans_of(&self, name: &str) -> Vec<Option<expand::Range>> {
+        self.spans.get(name).cloned().unwrap_or_default()
     }
 }
 
@@ -169,6 +177,34 @@ impl Interp<'_> {
             }
             None => (fallback, fallback),
         }
+    }
+
+    /// Byte ranges of the elements of an array assignment written at `start..end`
+    /// (the parser gives array elements no location).
+    fn array_element_ranges(&self, start: usize, end: usize) -> Vec<expand::Range> {
+        let text = &self.source.text[start..end];
+        let Ok(tokens) = brush_parser::tokenize_str(text) else {
+            return vec![];
+        };
+        let base_char = self.char_to_byte.partition_point(|&b| b < start);
+        let mut out = Vec::new();
+        let mut inside = false;
+        for t in tokens {
+            match t {
+                brush_parser::Token::Operator(op, _) if op == "(" => inside = true,
+                brush_parser::Token::Operator(op, _) if op == ")" => break,
+                brush_parser::Token::Word(w, span) if inside => {
+                    let e = self
+                        .char_to_byte
+                        .get(base_char + span.end.index)
+                        .copied()
+                        .unwrap_or(end);
+                    out.push((e.saturating_sub(w.len()), e));
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     fn tick(&mut self, at: usize) -> Result<(), Error> {
@@ -561,7 +597,8 @@ impl Interp<'_> {
             let range = self.word_range(w, at);
             let var = first_var(&w.value);
             for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))? {
-                fields.push((f, range, var.clone()));
+                let r = f.span.unwrap_or(range);
+                fields.push((f, r, var.clone()));
             }
         }
         let Some(first) = fields.first() else {
@@ -696,23 +733,47 @@ impl Interp<'_> {
             }
         };
         let at = self.byte(&a.loc.start);
-        let new: Vec<Val> = match &a.value {
+        let end = self.byte(&a.loc.end);
+        let (new, new_spans): (Vec<Val>, Vec<Option<expand::Range>>) = match &a.value {
             AssignmentValue::Scalar(w) => {
-                vec![expand_string(&mut self.st, &w.value).map_err(|m| self.err(at, m))?]
+                let (v, span) = expand::expand_string_spanned(&mut self.st, &w.value)
+                    .map_err(|m| self.err(at, m))?;
+                // The value word has no location: it ends where the assignment ends.
+                let written = (end.saturating_sub(w.value.len()), end);
+                (vec![v], vec![Some(span.unwrap_or(written))])
             }
             AssignmentValue::Array(items) => {
+                let element_ranges = self.array_element_ranges(at, end);
                 let mut out = Vec::new();
-                for (_, w) in items {
+                let mut spans = Vec::new();
+                for (k, (_, w)) in items.iter().enumerate() {
+                    let written = element_ranges.get(k).copied();
                     for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(at, m))? {
+                        spans.push(f.span.or(written));
                         out.push(match f.unknown {
                             Some(r) => Val::Unknown(r),
                             None => Val::Known(f.text),
                         });
                     }
                 }
-                out
+                (out, spans)
             }
         };
+        let mut spans = if a.append {
+            self.st.spans_of(&name)
+        } else {
+            Vec::new()
+        };
+        let scalar_append = a.append && matches!(a.value, AssignmentValue::Scalar(_));
+        if scalar_append {
+            spans = vec![None];
+        } else {
+            let len = self.st.get(&name).map(|v| v.len()).unwrap_or(0);
+            if a.append {
+                spans.resize(len, None);
+            }
+            spans.extend(new_spans);
+        }
         let value = if a.append {
             let mut cur = self.st.get(&name).unwrap_or_default();
             match (&a.value, cur.last_mut(), new.first()) {
@@ -730,6 +791,7 @@ impl Interp<'_> {
             new
         };
         self.st.vars.insert(name.clone(), value);
+        self.st.spans.insert(name.clone(), spans);
         if export {
             self.st.exported.insert(name);
         }
