@@ -301,13 +301,16 @@ fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
             }
         }
         Parameter::NamedWithAllIndices { name, .. } => st.get(name),
-        Parameter::Positional(0) => Some(vec![Val::Known("bash".into())]),
+        Parameter::Positional(0) => Some(vec![Val::Known(st.script.clone())]),
         Parameter::Positional(i) => st.positional.get(*i as usize - 1).cloned().map(|v| vec![v]),
         Parameter::Special(SpecialParameter::AllPositionalParameters { .. }) => {
             Some(st.positional.clone())
         }
         Parameter::Special(SpecialParameter::PositionalParameterCount) => {
             Some(vec![Val::Known(st.positional.len().to_string())])
+        }
+        Parameter::Special(SpecialParameter::ShellName) => {
+            Some(vec![Val::Known(st.script.clone())])
         }
         Parameter::Special(s) => Some(vec![Val::Unknown(format!(
             "the special parameter {s} is not knowable"

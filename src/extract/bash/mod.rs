@@ -32,6 +32,8 @@ pub struct State {
     exported: BTreeSet<String>,
     /// Positional parameters (`$1`...), inside functions.
     pub positional: Vec<Val>,
+    /// `$0`: the script's path as given.
+    pub script: String,
     functions: BTreeMap<String, Arc<ast::FunctionDefinition>>,
 }
 
@@ -103,10 +105,20 @@ struct Interp<'a> {
     returning: bool,
     steps: usize,
     depth: usize,
+    /// How many `bash other.sh` delegations led here.
+    level: usize,
 }
 
 /// Evaluates a script with its environment (the benchmark's env contract).
 pub fn evaluate(source: &Arc<Source>, env: &BTreeMap<String, String>) -> Result<Evaluation, Error> {
+    evaluate_at(source, env, 0)
+}
+
+fn evaluate_at(
+    source: &Arc<Source>,
+    env: &BTreeMap<String, String>,
+    level: usize,
+) -> Result<Evaluation, Error> {
     let opts = ParserOptions::default();
     let program = Parser::new(source.text.as_bytes(), &opts)
         .parse_program()
@@ -125,7 +137,10 @@ pub fn evaluate(source: &Arc<Source>, env: &BTreeMap<String, String>) -> Result<
         })?;
     let mut char_to_byte: Vec<usize> = source.text.char_indices().map(|(i, _)| i).collect();
     char_to_byte.push(source.text.len());
-    let mut st = State::default();
+    let mut st = State {
+        script: source.origin.label(),
+        ..State::default()
+    };
     for (k, v) in env {
         st.set_scalar(k, Val::Known(v.clone()));
         st.exported.insert(k.clone());
@@ -140,6 +155,7 @@ pub fn evaluate(source: &Arc<Source>, env: &BTreeMap<String, String>) -> Result<
         returning: false,
         steps: 0,
         depth: 0,
+        level,
     };
     for cc in &program.complete_commands {
         it.list(cc)?;
@@ -798,6 +814,47 @@ impl Interp<'_> {
         Ok(())
     }
 
+    /// Evaluates a script run with `bash FILE`, relative to this script's folder,
+    /// with the variables exported here plus `env K=V`.
+    fn delegate(
+        &mut self,
+        target: &str,
+        extra_env: &[(String, String, (usize, usize))],
+        at: (usize, usize),
+    ) -> Result<(), Error> {
+        let crate::source::Origin::File(me) = &self.source.origin else {
+            return Err(self.err(
+                at.0,
+                format!("cannot locate {target}: this text is not a file"),
+            ));
+        };
+        if self.level >= 8 {
+            return Err(self.err(at.0, "scripts delegate to each other too deeply"));
+        }
+        let dir = me.parent().unwrap_or(std::path::Path::new("."));
+        let direct = std::path::PathBuf::from(target);
+        let path = if direct.is_file() {
+            direct
+        } else {
+            dir.join(target)
+        };
+        let source =
+            Source::read(&path).map_err(|e| self.err(at.0, format!("`bash {target}`: {e}")))?;
+        let mut env: BTreeMap<String, String> = BTreeMap::new();
+        for name in &self.st.exported {
+            if let Some(Val::Known(v)) = self.st.get(name).and_then(|v| v.into_iter().next()) {
+                env.insert(name.clone(), v);
+            }
+        }
+        for (k, v, _) in extra_env {
+            env.insert(k.clone(), v.clone());
+        }
+        let inner = evaluate_at(&source, &env, self.level + 1)?;
+        self.out.launches.extend(inner.launches);
+        self.out.unsupported.extend(inner.unsupported);
+        Ok(())
+    }
+
     fn maybe_launch(
         &mut self,
         assigns: &[&ast::Assignment],
@@ -908,6 +965,19 @@ impl Interp<'_> {
         let unknown_head = fields[i].0.unknown.is_some();
         let base = |s: &str| s.rsplit('/').next().unwrap_or("").to_string();
         let head = base(words[0]);
+        // `bash other.sh` / `exec env K=V bash other.sh`: delegation to another script.
+        if matches!(head.as_str(), "bash" | "sh")
+            && let Some(target) = words.get(1)
+            && target.ends_with(".sh")
+        {
+            if let Some(r) = &fields[i + 1].0.unknown {
+                return Err(self.err(
+                    fields[i + 1].1.0,
+                    format!("cannot know which script `{head}` runs: {r}"),
+                ));
+            }
+            return self.delegate(target, &extra_env, fields[i + 1].1);
+        }
         let is_python = head.starts_with("python") || unknown_head;
         let (engine, len) = match (head.as_str(), words.get(1).copied(), words.get(2).copied()) {
             ("sglang", Some("serve"), _) => (Engine::Sglang, 2),
@@ -1092,6 +1162,23 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Option<Val> {
                 }
             }
             None
+        }
+        "dirname" => {
+            let w = sc.suffix.as_ref()?.0.first()?;
+            let CommandPrefixOrSuffixItem::Word(w) = w else {
+                return None;
+            };
+            match expand_string(st, &w.value).ok()? {
+                Val::Known(p) => {
+                    let parent = std::path::Path::new(&p)
+                        .parent()
+                        .map(|d| d.display().to_string())
+                        .filter(|d| !d.is_empty())
+                        .unwrap_or_else(|| ".".into());
+                    Some(Val::Known(parent))
+                }
+                u => Some(u),
+            }
         }
         "echo" => {
             let mut out = Vec::new();

@@ -1,0 +1,260 @@
+//! Differential test of the static bash evaluator: each fixture script runs under
+//! real `bash` with a stub harness library and stub launchers that record their
+//! argv; the static evaluation of the same script with the same env must produce
+//! the same launches, token for token.
+//!
+//! Only our own fixture scripts are run, in a temporary copy, with a PATH of stubs.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use recipe_drift::extract::{InputKind, extract_all};
+use recipe_drift::launch::Engine;
+use recipe_drift::source::Source;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// One env case: variable assignments.
+type EnvCase = Vec<(&'static str, &'static str)>;
+
+/// Scripts (relative to `benchmarks/single_node/`) and the env cases to run them with.
+fn cases() -> Vec<(&'static str, Vec<EnvCase>)> {
+    let base = [
+        ("MODEL", "org/model-a"),
+        ("CONC", "32"),
+        ("ISL", "1024"),
+        ("OSL", "1024"),
+    ];
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut v: Vec<(&str, &str)> = base.to_vec();
+        v.extend_from_slice(extra);
+        v
+    };
+    vec![
+        (
+            "agentic/qwen3.5_fp4_mi355x_sglang_mtp.sh",
+            vec![
+                with(&[("TP", "2"), ("EP_SIZE", "1"), ("KV_OFFLOADING", "none")]),
+                with(&[
+                    ("TP", "8"),
+                    ("EP_SIZE", "8"),
+                    ("KV_OFFLOADING", "dram"),
+                    ("KV_OFFLOAD_BACKEND", "hicache"),
+                    ("TOTAL_CPU_DRAM_GB", "1024"),
+                    ("SPEC_DECODING", "mtp"),
+                ]),
+                with(&[
+                    ("TP", "4"),
+                    ("EP_SIZE", "1"),
+                    ("KV_OFFLOADING", "dram"),
+                    ("KV_OFFLOAD_BACKEND", "hicache"),
+                    ("TOTAL_CPU_DRAM_GB", "512"),
+                    ("HICACHE_IO_BACKEND", "direct"),
+                    ("CONC", "16"),
+                ]),
+            ],
+        ),
+        (
+            "agentic/dsv4_fp4_b200_sglang_mtp.sh",
+            vec![
+                with(&[("TP", "8"), ("EP_SIZE", "8"), ("KV_OFFLOADING", "none")]),
+                with(&[
+                    ("TP", "2"),
+                    ("EP_SIZE", "1"),
+                    ("KV_OFFLOADING", "dram"),
+                    ("KV_OFFLOAD_BACKEND", "hicache"),
+                    ("TOTAL_CPU_DRAM_GB", "64"),
+                ]),
+                with(&[
+                    ("TP", "4"),
+                    ("EP_SIZE", "1"),
+                    ("KV_OFFLOADING", "dram"),
+                    ("KV_OFFLOAD_BACKEND", "other"),
+                    ("TOTAL_CPU_DRAM_GB", "64"),
+                ]),
+            ],
+        ),
+        (
+            "fixed_seq_len/dsr1_fp4_b200_sglang_mtp.sh",
+            vec![
+                with(&[("TP", "8")]),
+                with(&[("TP", "8"), ("DP_ATTENTION", "true"), ("CONC", "8")]),
+                with(&[("TP", "4"), ("DP_ATTENTION", "maybe")]),
+                with(&[("TP", "4"), ("CONC", "128")]),
+            ],
+        ),
+        (
+            "fixed_seq_len/qwen3.5_fp4_mi355x.sh",
+            vec![
+                with(&[("TP", "8")]),
+                with(&[
+                    ("TP", "2"),
+                    ("MEM_FRAC_STATIC", "0.9"),
+                    ("MODEL", "/models/q"),
+                ]),
+            ],
+        ),
+        (
+            "fixed_seq_len/llama_fp8_h200_vllm.sh",
+            vec![
+                with(&[
+                    ("TP", "8"),
+                    ("PRECISION", "fp8"),
+                    ("MAX_MODEL_LEN", "2304"),
+                    ("MODEL", "org/Llama-3-70B-Instruct-FP8"),
+                ]),
+                with(&[
+                    ("TP", "2"),
+                    ("PRECISION", "bf16"),
+                    ("MAX_MODEL_LEN", "4096"),
+                ]),
+                with(&[
+                    ("TP", "4"),
+                    ("PRECISION", "nvfp4"),
+                    ("MAX_MODEL_LEN", "4096"),
+                ]),
+            ],
+        ),
+        (
+            "fixed_seq_len/gptoss_fp4_mi300x.sh",
+            vec![with(&[("TP", "8")]), with(&[("TP", "1"), ("PORT", "9001")])],
+        ),
+        (
+            "fixed_seq_len/quoting_and_operators.sh",
+            vec![
+                with(&[("TP", "2")]),
+                with(&[("TP", "4"), ("EXTRA_ARGS", "--a 1 --b")]),
+                with(&[("TP", ""), ("EXTRA_ARGS", "")]),
+            ],
+        ),
+    ]
+}
+
+/// A temporary copy of the fixture tree plus stubs.
+fn sandbox() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&Path::new(ROOT).join("fixtures/inferencex"), dir.path());
+    std::fs::copy(
+        Path::new(ROOT).join("tests/bash_stubs/benchmark_lib.sh"),
+        dir.path().join("benchmarks/benchmark_lib.sh"),
+    )
+    .unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    for (name, stub) in [
+        ("python3", "record.sh"),
+        ("python", "record.sh"),
+        ("sglang", "record.sh"),
+        ("vllm", "record.sh"),
+        ("hf", "noop.sh"),
+        ("nvidia-smi", "noop.sh"),
+        ("amd-smi", "noop.sh"),
+    ] {
+        std::fs::copy(
+            Path::new(ROOT).join("tests/bash_stubs").join(stub),
+            bin.join(name),
+        )
+        .unwrap();
+    }
+    std::fs::create_dir(dir.path().join("results")).unwrap();
+    (dir, bin)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// (engine, argv after the launcher) for each recorded launch, in order.
+fn recorded(record: &Path) -> Vec<(Engine, Vec<String>)> {
+    let text = std::fs::read_to_string(record).unwrap_or_default();
+    text.split('\u{1e}')
+        .filter(|r| !r.is_empty())
+        .filter_map(|r| {
+            let mut f: Vec<String> = r.split('\u{1f}').map(str::to_string).collect();
+            f.pop(); // trailing separator
+            let name = f.remove(0);
+            match (
+                name.as_str(),
+                f.first().map(String::as_str),
+                f.get(1).map(String::as_str),
+            ) {
+                ("sglang", Some("serve"), _) => Some((Engine::Sglang, f[1..].to_vec())),
+                ("vllm", Some("serve"), _) => Some((Engine::Vllm, f[1..].to_vec())),
+                (_, Some("-m"), Some("sglang.launch_server")) => {
+                    Some((Engine::Sglang, f[2..].to_vec()))
+                }
+                (_, Some("-m"), Some("vllm.entrypoints.openai.api_server")) => {
+                    Some((Engine::Vllm, f[2..].to_vec()))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn static_evaluation_matches_real_bash() {
+    let mut compared = 0;
+    for (script, envs) in cases() {
+        for env in envs {
+            let (dir, bin) = sandbox();
+            let record = dir.path().join("record");
+            let rel = format!("benchmarks/single_node/{script}");
+            let mut vars: BTreeMap<String, String> = env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            vars.insert(
+                "RESULT_DIR".into(),
+                dir.path().join("results").display().to_string(),
+            );
+            let status = Command::new("bash")
+                .arg(&rel)
+                .current_dir(dir.path())
+                .env_clear()
+                .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+                .env("RECORD", &record)
+                .envs(&vars)
+                .status()
+                .expect("bash must be installed for the differential test");
+            // Launchers run in the background: wait until the record settles.
+            let expected_min = usize::from(status.success());
+            let start = Instant::now();
+            let mut last = usize::MAX;
+            loop {
+                std::thread::sleep(Duration::from_millis(50));
+                let n = std::fs::read(&record).map(|b| b.len()).unwrap_or(0);
+                if (n == last && n >= expected_min) || start.elapsed() > Duration::from_secs(5) {
+                    break;
+                }
+                last = n;
+            }
+            let real = recorded(&record);
+            let path = dir.path().join(&rel);
+            let source = Source::read(&path).unwrap();
+            let ours: Vec<(Engine, Vec<String>)> = extract_all(&source, InputKind::Bash, &vars)
+                .unwrap_or_else(|e| panic!("{script} {env:?}: {e}"))
+                .launches
+                .into_iter()
+                .map(|l| (l.engine, l.argv.into_iter().map(|t| t.text).collect()))
+                .collect();
+            assert_eq!(
+                ours, real,
+                "{script} with {env:?}: static evaluation differs from bash"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 18);
+}
