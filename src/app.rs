@@ -42,7 +42,8 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
         } => {
             let vars = parse_kv(&env)?;
             let side = |file: &Path, launch| SideSpec {
-                file: file.to_path_buf(),
+                file: Some(file.to_path_buf()),
+                inferencex: None,
                 launch,
                 hardware: None,
                 platform: None,
@@ -59,7 +60,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                 &vars,
                 &policy,
             )?;
-            emit(&[l], format, &policy)
+            emit(&l, format, &policy)
         }
         Command::Check { config, format } => {
             let path = match config.or_else(Manifest::discover) {
@@ -91,7 +92,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                     &BTreeMap::new(),
                     &policy,
                 ) {
-                    Ok(r) => reports.push(r),
+                    Ok(r) => reports.extend(r),
                     Err(e) => failures.push(report::Failure {
                         name: link.name.clone(),
                         error: e.to_string(),
@@ -112,8 +113,24 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             }
             Ok(out)
         }
-        Command::Extract { file, env, format } => {
+        Command::Extract {
+            file,
+            inferencex,
+            entry,
+            filter,
+            env,
+            format,
+        } => {
             let vars = parse_kv(&env)?;
+            if let (Some(root), Some(entry)) = (inferencex, entry) {
+                let filter = parse_kv(&filter)?;
+                let expanded = extract::inferencex::expand(&root, &entry, &filter)?;
+                return Ok(Output {
+                    code: 0,
+                    stdout: render_points(&expanded, format),
+                });
+            }
+            let file = file.ok_or_else(|| Error::usage("extract needs FILE or --inferencex"))?;
             let found = extract::extract_file_all(&file, &vars)?;
             Ok(Output {
                 code: 0,
@@ -263,16 +280,115 @@ fn options(ctx: &ContextArgs, side: &SideSpec) -> Result<ResolveOptions, Error> 
     })
 }
 
+/// The launches a side stands for, each with a label when there are several
+/// (matrix points with identical launches are grouped).
 fn load_side(
+    side: &SideSpec,
+    role: &str,
+    vars: &BTreeMap<String, String>,
+) -> Result<Vec<(Points, Launch)>, Error> {
+    if let Some(ix) = &side.inferencex {
+        return load_inferencex(ix, role);
+    }
+    load_file_side(side, role, vars).map(|l| vec![(Vec::new(), l)])
+}
+
+/// Matrix points (their search-space fields) a launch stands for; empty for a file.
+type Points = Vec<BTreeMap<String, String>>;
+
+/// `k=v1,v2 ...` over the fields of some points.
+fn points_label(points: &Points) -> Option<String> {
+    if points.is_empty() {
+        return None;
+    }
+    let mut summary: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for p in points {
+        for (k, v) in p {
+            let vs = summary.entry(k.clone()).or_default();
+            if !vs.contains(v) {
+                vs.push(v.clone());
+            }
+        }
+    }
+    let text: Vec<String> = summary
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.join(",")))
+        .collect();
+    Some(format!(
+        "{} point{}: {}",
+        points.len(),
+        if points.len() == 1 { "" } else { "s" },
+        text.join(" ")
+    ))
+}
+
+fn load_inferencex(
+    ix: &crate::manifest::InferencexSpec,
+    role: &str,
+) -> Result<Vec<(Points, Launch)>, Error> {
+    let expanded = extract::inferencex::expand(&ix.root, &ix.entry, &ix.filter_strings())?;
+    if expanded.points.is_empty() {
+        return Err(Error::usage(format!(
+            "the {role} side: no point of entry {} matches where {:?}",
+            ix.entry,
+            ix.filter_strings()
+        )));
+    }
+    // Group points whose launches are written identically.
+    let mut groups: Vec<(String, Points, Launch)> = Vec::new();
+    for p in expanded.points {
+        let fields = p.fields.clone();
+        let label: Vec<String> = fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let launch = match (p.launches.len(), p.unsupported.first()) {
+            (1, _) => p.launches.into_iter().next().unwrap(),
+            (0, Some(u)) => {
+                return Err(Error::usage(format!(
+                    "the {role} side cannot be compared: {u}"
+                )));
+            }
+            (n, _) => {
+                return Err(Error::usage(format!(
+                    "entry {} point {}: the script {} starts {n} servers; a link needs exactly one",
+                    ix.entry,
+                    label.join(" "),
+                    p.script.display()
+                )));
+            }
+        };
+        let key = format!(
+            "{:?}|{:?}",
+            launch.argv.iter().map(|t| &t.text).collect::<Vec<_>>(),
+            launch
+                .env
+                .iter()
+                .map(|e| (&e.name, &e.value))
+                .collect::<Vec<_>>()
+        );
+        match groups.iter_mut().find(|g| g.0 == key) {
+            Some(g) => g.1.push(fields),
+            None => groups.push((key, vec![fields], launch)),
+        }
+    }
+    Ok(groups
+        .into_iter()
+        .map(|(_, points, launch)| (points, launch))
+        .collect())
+}
+
+fn load_file_side(
     side: &SideSpec,
     role: &str,
     vars: &BTreeMap<String, String>,
 ) -> Result<Launch, Error> {
     let mut vars = vars.clone();
     vars.extend(side.env.clone());
-    let found = extract::extract_file_all(&side.file, &vars)?;
+    let file = side
+        .file
+        .as_ref()
+        .ok_or_else(|| Error::usage(format!("the {role} side names no file")))?;
+    let found = extract::extract_file_all(file, &vars)?;
     let launches = found.launches;
-    let label = side.file.display();
+    let label = file.display();
     if launches.is_empty()
         && let Some(u) = found.unsupported.first()
     {
@@ -323,9 +439,77 @@ fn run_link(
     ctx: &ContextArgs,
     vars: &BTreeMap<String, String>,
     policy: &Policy,
+) -> Result<Vec<LinkReport>, Error> {
+    let dls = load_side(docs, "docs", vars)?;
+    let rls = load_side(recipe, "recipe", vars)?;
+    // Pairs whose findings and resolved MAJOR values are the same are one report.
+    let mut merged: Vec<(String, Points, Points, LinkReport)> = Vec::new();
+    for (dpoints, dl) in &dls {
+        for (rpoints, rl) in &rls {
+            let report = run_pair(name, dl.clone(), rl.clone(), docs, recipe, ctx, policy)?;
+            let sig = signature(&report, policy);
+            match merged.iter_mut().find(|m| m.0 == sig) {
+                Some(m) => {
+                    m.1.extend(dpoints.iter().cloned());
+                    m.2.extend(rpoints.iter().cloned());
+                }
+                None => merged.push((sig, dpoints.clone(), rpoints.clone(), report)),
+            }
+        }
+    }
+    Ok(merged
+        .into_iter()
+        .map(|(_, dp, rp, mut report)| {
+            report.name = match (points_label(&dp), points_label(&rp)) {
+                (None, None) => name.to_string(),
+                (Some(a), None) | (None, Some(a)) => format!("{name} [{a}]"),
+                (Some(a), Some(b)) => format!("{name} [docs {a}; recipe {b}]"),
+            };
+            report
+        })
+        .collect())
+}
+
+/// What makes two compared pairs one report: the same MAJOR findings and MAJOR
+/// values (minor differences between the points, such as concurrency-derived
+/// limits, are shown for the first point only).
+fn signature(r: &LinkReport, policy: &Policy) -> String {
+    let mut s = String::new();
+    for f in r
+        .comparison
+        .findings
+        .iter()
+        .filter(|f| f.class == crate::policy::Class::Major)
+    {
+        let _ = write!(
+            s,
+            "{}:{:?}:{}:{};",
+            f.key,
+            f.kind,
+            f.docs.val.display(),
+            f.recipe.val.display()
+        );
+    }
+    for side in [&r.docs.resolved, &r.recipe.resolved] {
+        for (k, e) in &side.values {
+            if policy.class(k) == crate::policy::Class::Major {
+                let _ = write!(s, "{k}={};", e.val.display());
+            }
+        }
+        s.push('|');
+    }
+    s
+}
+
+fn run_pair(
+    name: &str,
+    dl: Launch,
+    rl: Launch,
+    docs: &SideSpec,
+    recipe: &SideSpec,
+    ctx: &ContextArgs,
+    policy: &Policy,
 ) -> Result<LinkReport, Error> {
-    let dl = load_side(docs, "docs", vars)?;
-    let rl = load_side(recipe, "recipe", vars)?;
     let dopts = options(ctx, docs)?;
     let ropts = options(ctx, recipe)?;
     let mut dl = dl;
@@ -402,6 +586,46 @@ fn borrow_platform(
             value: p,
             from: format!("the {other_role} side's platform (this side names none)"),
         });
+    }
+}
+
+fn render_points(e: &extract::inferencex::Expanded, format: Format) -> String {
+    match format {
+        Format::Json => {
+            let doc = json!({
+                "schema_version": report::json::SCHEMA_VERSION,
+                "entry": e.entry,
+                "config": e.config,
+                "points": e.points,
+            });
+            let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
+            s.push('\n');
+            s
+        }
+        Format::Human => {
+            let mut out = format!(
+                "entry {} ({}): {} points\n",
+                e.entry,
+                e.config.display(),
+                e.points.len()
+            );
+            for (i, p) in e.points.iter().enumerate() {
+                let fields: Vec<String> =
+                    p.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let _ = writeln!(
+                    out,
+                    "\npoint {}: {}\n  script: {}",
+                    i + 1,
+                    fields.join(" "),
+                    p.script.display()
+                );
+                for (k, r) in &p.unknown_env {
+                    let _ = writeln!(out, "  unknown env {k}: {r}");
+                }
+                out.push_str(&render_launches(&p.launches, &p.unsupported, Format::Human));
+            }
+            out
+        }
     }
 }
 

@@ -62,8 +62,18 @@ pub enum Command {
     },
     /// Print the launches found in a file.
     Extract {
-        /// A Markdown/MDX page or a command file.
-        file: PathBuf,
+        /// A Markdown/MDX page, a bash script or a command file.
+        #[arg(required_unless_present = "inferencex")]
+        file: Option<PathBuf>,
+        /// An InferenceX checkout: expand `--entry` of its master configs instead.
+        #[arg(long, value_name = "ROOT", requires = "entry", conflicts_with = "file")]
+        inferencex: Option<PathBuf>,
+        /// The master-config entry key (with --inferencex).
+        #[arg(long, value_name = "KEY")]
+        entry: Option<String>,
+        /// Keep only the matrix points with this search-space field (k=v).
+        #[arg(long = "where", value_name = "K=V")]
+        filter: Vec<String>,
         /// Shell variable visible while extracting (K=V).
         #[arg(long, value_name = "K=V")]
         env: Vec<String>,

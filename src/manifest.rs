@@ -14,8 +14,12 @@ use crate::source::Source;
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct SideSpec {
-    /// A command file or Markdown/MDX page, relative to the config file.
-    pub file: PathBuf,
+    /// A command file, bash script or Markdown/MDX page, relative to the config file.
+    #[serde(default)]
+    pub file: Option<PathBuf>,
+    /// An InferenceX recipe: a master-config entry expanded into matrix points.
+    #[serde(default)]
+    pub inferencex: Option<InferencexSpec>,
     /// Which launch of the file (1-based), when it has several.
     #[serde(default)]
     pub launch: Option<usize>,
@@ -31,6 +35,35 @@ pub struct SideSpec {
     /// Extra environment for this side.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+}
+
+/// A recipe side read from an InferenceX checkout.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InferencexSpec {
+    /// The checkout's root, relative to the config file.
+    pub root: PathBuf,
+    /// The master-config entry key.
+    pub entry: String,
+    /// Search-space fields the points must have (`tp`, `kv-offloading`, `conc`, ...).
+    #[serde(default, rename = "where")]
+    pub filter: BTreeMap<String, serde_json::Value>,
+}
+
+impl InferencexSpec {
+    /// The filter as strings (YAML `2` and `"2"`, `true` and `"true"` are the same).
+    pub fn filter_strings(&self) -> BTreeMap<String, String> {
+        self.filter
+            .iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                (k.clone(), v)
+            })
+            .collect()
+    }
 }
 
 /// A docs/recipe pair.
@@ -70,9 +103,22 @@ impl Manifest {
             .map_err(|e| yaml_error(&source, &e.to_string()))?;
         let base = path.parent().unwrap_or(Path::new("."));
         for l in &mut m.links {
-            for side in [&mut l.docs, &mut l.recipe] {
-                if side.file.is_relative() {
-                    side.file = base.join(&side.file);
+            for (role, side) in [("docs", &mut l.docs), ("recipe", &mut l.recipe)] {
+                match (&mut side.file, &mut side.inferencex) {
+                    (Some(f), None) if f.is_relative() => *f = normalize(&base.join(&*f)),
+                    (None, Some(ix)) if ix.root.is_relative() => {
+                        ix.root = normalize(&base.join(&ix.root))
+                    }
+                    (Some(_), None) | (None, Some(_)) => {}
+                    _ => {
+                        return Err(Error::Input {
+                            at: format!("{}:1:1", path.display()),
+                            message: format!(
+                                "link {:?}: the {role} side needs exactly one of `file` or `inferencex`",
+                                l.name
+                            ),
+                        });
+                    }
                 }
             }
         }
@@ -89,6 +135,26 @@ impl Manifest {
         .iter()
         .map(PathBuf::from)
         .find(|p| p.is_file())
+    }
+}
+
+/// Removes `.` and `dir/..` components without touching the file system.
+pub fn normalize(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    if out.is_empty() {
+        PathBuf::from(".")
+    } else {
+        out.iter().collect()
     }
 }
 

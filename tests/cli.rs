@@ -531,3 +531,70 @@ fn invalid_choice_names_the_releases_that_accept_it() {
         "{err}"
     );
 }
+
+#[test]
+fn inferencex_entry_is_extracted_per_point() {
+    let (code, out, err) = run(&[
+        "extract",
+        "--inferencex",
+        "fixtures/inferencex",
+        "--entry",
+        "qwen3.5-fp4-mi355x-sglang-agentic-mtp",
+        "--where",
+        "kv-offloading=dram",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let points = doc["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3);
+    assert_eq!(points[0]["env"]["KV_OFFLOAD_BACKEND"], "hicache");
+    assert!(
+        points[0]["unknown_env"]["TOTAL_CPU_DRAM_GB"]
+            .as_str()
+            .unwrap()
+            .contains("runner")
+    );
+    let argv: Vec<&str> = points[2]["launches"][0]["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        argv.windows(2)
+            .any(|w| w == ["--max-running-requests", "32"]),
+        "{argv:?}"
+    );
+    assert!(
+        argv.windows(2)
+            .any(|w| w == ["--hicache-io-backend", "kernel"]),
+        "{argv:?}"
+    );
+}
+
+#[test]
+fn inferencex_link_groups_points_with_the_same_major_args() {
+    let (code, out, _) = run(&["check", "--config", "fixtures/demo/inferencex-link.yaml"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("[3 points: conc=4,8,16 "), "{out}");
+    assert!(out.contains("value written here"), "{out}");
+    assert!(out.contains("1 link checked"), "{out}");
+}
+
+#[test]
+fn inferencex_errors() {
+    let (code, _, err) = run(&[
+        "extract",
+        "--inferencex",
+        "fixtures/inferencex",
+        "--entry",
+        "qwen3.5-fp4-mi355x-sglang-agentic",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("did you mean qwen3.5-fp4-mi355x-sglang-agentic-mtp?"),
+        "{err}"
+    );
+}

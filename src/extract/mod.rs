@@ -2,6 +2,7 @@
 
 pub mod bash;
 pub mod command;
+pub mod inferencex;
 pub mod markdown;
 
 use std::collections::BTreeMap;

@@ -226,16 +226,31 @@ fn snippet<'a>(
     let first = sv.spans.first()?;
     let last = sv.spans.last()?;
     let src = &side.launch.source;
-    let range = first.start..last.end.max(first.start);
     let value = sv.val.display();
-    Some(
-        Snippet::source(src.text.as_str())
-            .path(first.file.to_string())
-            .fold(true)
-            .annotation(
-                AnnotationKind::Primary
-                    .span(range)
-                    .label(format!("{label}: {value}")),
-            ),
-    )
+    let mut snippet = Snippet::source(src.text.as_str())
+        .path(first.file.to_string())
+        .fold(true);
+    if last.start >= first.end && src.text[first.end..last.start].trim().len() < 2 {
+        // Option and value written together: one annotation over both.
+        snippet = snippet.annotation(
+            AnnotationKind::Primary
+                .span(first.start..last.end)
+                .label(format!("{label}: {value}")),
+        );
+    } else {
+        // The value comes from elsewhere (a variable): mark both places.
+        snippet = snippet.annotation(
+            AnnotationKind::Primary
+                .span(first.start..first.end)
+                .label(format!("{label}: {value}")),
+        );
+        for s in &sv.spans[1..] {
+            snippet = snippet.annotation(
+                AnnotationKind::Context
+                    .span(s.start..s.end)
+                    .label("value written here"),
+            );
+        }
+    }
+    Some(snippet)
 }

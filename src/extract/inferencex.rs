@@ -1,0 +1,451 @@
+//! InferenceX recipes: a master-config entry -> matrix points -> env contract ->
+//! script -> launches, evaluated statically by the bash evaluator.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::bash;
+use crate::error::Error;
+use crate::launch::{Context, Known, Launch, Platform};
+use crate::source::Source;
+
+/// One master-config entry (single-node fields; others are ignored).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct Entry {
+    image: String,
+    model: String,
+    model_prefix: String,
+    runner: String,
+    precision: String,
+    framework: String,
+    #[serde(default)]
+    multinode: bool,
+    #[serde(default)]
+    scenarios: Scenarios,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct Scenarios {
+    #[serde(default)]
+    fixed_seq_len: Vec<FixedSeqLen>,
+    #[serde(default)]
+    agentic_coding: Vec<Agentic>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct FixedSeqLen {
+    isl: u64,
+    osl: u64,
+    #[serde(default)]
+    search_space: Vec<SearchPoint>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct Agentic {
+    #[serde(default)]
+    dram_utilization: Option<f64>,
+    #[serde(default)]
+    search_space: Vec<SearchPoint>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct SearchPoint {
+    tp: u64,
+    #[serde(default)]
+    ep: Option<u64>,
+    #[serde(default)]
+    dp_attn: Option<bool>,
+    #[serde(default)]
+    spec_decoding: Option<String>,
+    #[serde(default)]
+    conc_start: Option<u64>,
+    #[serde(default)]
+    conc_end: Option<u64>,
+    #[serde(default)]
+    conc_list: Option<Vec<u64>>,
+    #[serde(default)]
+    pp: Option<u64>,
+    #[serde(default)]
+    dcp_size: Option<u64>,
+    #[serde(default)]
+    pcp_size: Option<u64>,
+    #[serde(default)]
+    kv_offloading: Option<String>,
+    #[serde(default)]
+    kv_offload_backend: Option<Backend>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Backend {
+    name: String,
+}
+
+/// One point of an entry's benchmark matrix.
+#[derive(Debug, Clone, Serialize)]
+pub struct Point {
+    /// The search-space fields that identify it (`tp`, `conc`, `kv-offloading`, ...).
+    pub fields: BTreeMap<String, String>,
+    /// The env contract the harness gives the script.
+    pub env: BTreeMap<String, String>,
+    /// Env variables set by the runner whose value is not knowable, with the reason.
+    pub unknown_env: BTreeMap<String, String>,
+    /// The script it runs.
+    pub script: PathBuf,
+    /// Launches the script makes.
+    pub launches: Vec<Launch>,
+    /// Launches of engines recipe-drift does not resolve.
+    pub unsupported: Vec<String>,
+}
+
+/// All points of an entry.
+#[derive(Debug, Clone, Serialize)]
+pub struct Expanded {
+    /// The entry key.
+    pub entry: String,
+    /// The master config it was found in.
+    pub config: PathBuf,
+    /// The points, in matrix order.
+    pub points: Vec<Point>,
+}
+
+/// Finds an entry in `ROOT/configs/*-master.yaml`, expands it into points
+/// (filtered by `filter` on the search-space fields) and evaluates each point's script.
+pub fn expand(
+    root: &Path,
+    entry_key: &str,
+    filter: &BTreeMap<String, String>,
+) -> Result<Expanded, Error> {
+    let (config, raw) = find_entry(root, entry_key)?;
+    let entry: Entry = serde_json::from_value(raw).map_err(|e| Error::Input {
+        at: format!("{}:1:1", config.display()),
+        message: format!("entry {entry_key}: {e}"),
+    })?;
+    if entry.multinode {
+        return Err(Error::usage(format!(
+            "entry {entry_key} is multi-node; only single-node recipes are in scope"
+        )));
+    }
+    let sku = sku_of(&entry.runner);
+    let mut points = Vec::new();
+    let common = |env: &mut BTreeMap<String, String>| {
+        for (k, v) in [
+            ("MODEL", entry.model.as_str()),
+            ("PRECISION", entry.precision.as_str()),
+            ("FRAMEWORK", entry.framework.as_str()),
+            ("IMAGE", entry.image.as_str()),
+            ("PORT", "8888"),
+            ("RESULT_DIR", "/workspace/results"),
+            ("EVAL_ONLY", "false"),
+            ("RUN_EVAL", "false"),
+            ("RANDOM_RANGE_RATIO", "0.8"),
+        ] {
+            env.insert(k.into(), v.into());
+        }
+    };
+    for fixed in &entry.scenarios.fixed_seq_len {
+        for sp in &fixed.search_space {
+            for conc in concurrencies(sp, entry_key)? {
+                let mut env = BTreeMap::new();
+                common(&mut env);
+                point_env(sp, conc, &mut env);
+                env.insert("ISL".into(), fixed.isl.to_string());
+                env.insert("OSL".into(), fixed.osl.to_string());
+                env.insert(
+                    "MAX_MODEL_LEN".into(),
+                    (fixed.isl + fixed.osl + 256).to_string(),
+                );
+                env.insert("KV_OFFLOADING".into(), "none".into());
+                env.insert("KV_OFFLOAD_BACKEND".into(), String::new());
+                let mut fields = point_fields(sp, conc);
+                fields.insert("isl".into(), fixed.isl.to_string());
+                fields.insert("osl".into(), fixed.osl.to_string());
+                points.push((fields, env, BTreeMap::new(), "fixed_seq_len", sp.clone()));
+            }
+        }
+    }
+    for agentic in &entry.scenarios.agentic_coding {
+        for sp in &agentic.search_space {
+            for conc in concurrencies(sp, entry_key)? {
+                let mut env = BTreeMap::new();
+                common(&mut env);
+                point_env(sp, conc, &mut env);
+                let offload = sp.kv_offloading.clone().unwrap_or_else(|| "none".into());
+                env.insert("KV_OFFLOADING".into(), offload.clone());
+                env.insert(
+                    "KV_OFFLOAD_BACKEND".into(),
+                    sp.kv_offload_backend
+                        .as_ref()
+                        .map(|b| b.name.clone())
+                        .unwrap_or_default(),
+                );
+                let mut unknown = BTreeMap::new();
+                if offload != "none" {
+                    unknown.insert(
+                        "TOTAL_CPU_DRAM_GB".into(),
+                        format!(
+                            "set by the runner from the machine's DRAM (dram-utilization {})",
+                            agentic
+                                .dram_utilization
+                                .map(|d| d.to_string())
+                                .unwrap_or_else(|| "unset".into())
+                        ),
+                    );
+                }
+                let fields = point_fields(sp, conc);
+                points.push((fields, env, unknown, "agentic", sp.clone()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (fields, env, unknown_env, dir, sp) in points {
+        if filter.iter().any(|(k, v)| fields.get(k) != Some(v)) {
+            continue;
+        }
+        let mtp = sp.spec_decoding.as_deref() == Some("mtp");
+        let script = script_for(root, dir, &entry, &sku, mtp).ok_or_else(|| {
+            Error::usage(format!(
+                "entry {entry_key}: no script {} under {}",
+                script_names(&entry, &sku, mtp).join(" or "),
+                root.join("benchmarks/single_node").join(dir).display()
+            ))
+        })?;
+        let source = Source::read(&script)?;
+        let evaluated = bash::evaluate_with_unknowns(&source, &env, &unknown_env)?;
+        let mut context = Context::from_image(&entry.image, &format!("image of entry {entry_key}"));
+        context.hardware = Some(Known {
+            value: sku.clone(),
+            from: format!("runner {} of entry {entry_key}", entry.runner),
+        });
+        if let Some(p) = Platform::from_hardware(&sku) {
+            context.platform = Some(Known {
+                value: p,
+                from: format!("runner {} of entry {entry_key}", entry.runner),
+            });
+        }
+        let launches = evaluated
+            .launches
+            .into_iter()
+            .map(|mut l| {
+                l.context.fill_from(&context);
+                l
+            })
+            .collect();
+        out.push(Point {
+            fields,
+            env,
+            unknown_env,
+            script,
+            launches,
+            unsupported: evaluated.unsupported,
+        });
+    }
+    Ok(Expanded {
+        entry: entry_key.to_string(),
+        config,
+        points: out,
+    })
+}
+
+fn find_entry(root: &Path, key: &str) -> Result<(PathBuf, Value), Error> {
+    let dir = root.join("configs");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| Error::Input {
+            at: format!("{}:1:1", dir.display()),
+            message: format!(
+                "cannot read the master configs: {}",
+                crate::source::io_reason(&e)
+            ),
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with("-master.yaml"))
+        .collect();
+    files.sort();
+    let mut keys = Vec::new();
+    for f in &files {
+        let source = Source::read(f)?;
+        let doc: BTreeMap<String, Value> = serde_saphyr::from_str(&source.text)
+            .map_err(|e| crate::manifest::yaml_error(&source, &e.to_string()))?;
+        if let Some(v) = doc.get(key) {
+            return Ok((f.clone(), v.clone()));
+        }
+        keys.extend(doc.into_keys());
+    }
+    let mut near: Vec<(f64, String)> = keys
+        .into_iter()
+        .map(|k| (strsim::jaro_winkler(key, &k), k))
+        .filter(|(d, _)| *d > 0.85)
+        .collect();
+    near.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap().then(a.1.cmp(&b.1)));
+    let hint = near
+        .first()
+        .map(|(_, k)| format!(" (did you mean {k}?)"))
+        .unwrap_or_default();
+    Err(Error::usage(format!(
+        "no entry {key:?} in {}/*-master.yaml{hint}",
+        dir.display()
+    )))
+}
+
+/// The SKU of a runner label (`mi355x`, `cluster:mi355x-amds` -> `mi355x`).
+pub fn sku_of(runner: &str) -> String {
+    let r = runner.strip_prefix("cluster:").unwrap_or(runner);
+    r.split(['-', '_']).next().unwrap_or(r).to_ascii_lowercase()
+}
+
+fn concurrencies(sp: &SearchPoint, key: &str) -> Result<Vec<u64>, Error> {
+    if let Some(list) = &sp.conc_list {
+        return Ok(list.clone());
+    }
+    match (sp.conc_start, sp.conc_end) {
+        (Some(start), Some(end)) if start > 0 && start <= end => {
+            let mut out = Vec::new();
+            let mut c = start;
+            while c <= end {
+                out.push(c);
+                c *= 2;
+            }
+            Ok(out)
+        }
+        _ => Err(Error::usage(format!(
+            "entry {key}: a search-space point needs conc-list or conc-start <= conc-end"
+        ))),
+    }
+}
+
+fn point_env(sp: &SearchPoint, conc: u64, env: &mut BTreeMap<String, String>) {
+    env.insert("TP".into(), sp.tp.to_string());
+    env.insert("EP_SIZE".into(), sp.ep.unwrap_or(1).to_string());
+    env.insert(
+        "DP_ATTENTION".into(),
+        sp.dp_attn.unwrap_or(false).to_string(),
+    );
+    env.insert("CONC".into(), conc.to_string());
+    env.insert(
+        "SPEC_DECODING".into(),
+        sp.spec_decoding.clone().unwrap_or_else(|| "none".into()),
+    );
+    env.insert("PP_SIZE".into(), sp.pp.unwrap_or(1).to_string());
+    env.insert("DCP_SIZE".into(), sp.dcp_size.unwrap_or(1).to_string());
+    env.insert("PCP_SIZE".into(), sp.pcp_size.unwrap_or(1).to_string());
+}
+
+fn point_fields(sp: &SearchPoint, conc: u64) -> BTreeMap<String, String> {
+    let mut f = BTreeMap::new();
+    f.insert("tp".into(), sp.tp.to_string());
+    f.insert("ep".into(), sp.ep.unwrap_or(1).to_string());
+    f.insert("dp-attn".into(), sp.dp_attn.unwrap_or(false).to_string());
+    f.insert(
+        "spec-decoding".into(),
+        sp.spec_decoding.clone().unwrap_or_else(|| "none".into()),
+    );
+    f.insert("conc".into(), conc.to_string());
+    f.insert(
+        "kv-offloading".into(),
+        sp.kv_offloading.clone().unwrap_or_else(|| "none".into()),
+    );
+    if let Some(b) = &sp.kv_offload_backend {
+        f.insert("kv-offload-backend".into(), b.name.clone());
+    }
+    f
+}
+
+fn script_names(entry: &Entry, sku: &str, mtp: bool) -> Vec<String> {
+    let fw = match entry.framework.as_str() {
+        "sglang" => "_sglang",
+        "vllm" => "_vllm",
+        "trt" => "_trt",
+        "atom" => "_atom",
+        other => {
+            return vec![format!(
+                "{}_{}_{sku}_{other}",
+                entry.model_prefix, entry.precision
+            )];
+        }
+    };
+    let mtp = if mtp { "_mtp" } else { "" };
+    let base = format!("{}_{}_{sku}", entry.model_prefix, entry.precision);
+    vec![format!("{base}{fw}{mtp}.sh"), format!("{base}{mtp}.sh")]
+}
+
+fn script_for(root: &Path, dir: &str, entry: &Entry, sku: &str, mtp: bool) -> Option<PathBuf> {
+    let folder = root.join("benchmarks/single_node").join(dir);
+    script_names(entry, sku, mtp)
+        .into_iter()
+        .map(|n| folder.join(n))
+        .find(|p| p.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/inferencex")
+    }
+
+    #[test]
+    fn agentic_entry_expands_points_and_gates_hicache() {
+        let e = expand(
+            &root(),
+            "qwen3.5-fp4-mi355x-sglang-agentic-mtp",
+            &BTreeMap::new(),
+        )
+        .unwrap();
+        // conc-list [4, 16] + conc 4..16 doubling (4, 8, 16)
+        assert_eq!(e.points.len(), 5);
+        let none = &e.points[0];
+        assert_eq!(none.fields["kv-offloading"], "none");
+        assert!(
+            !none.launches[0]
+                .argv
+                .iter()
+                .any(|t| t.text.starts_with("--hicache"))
+        );
+        let dram = &e.points[2];
+        assert_eq!(dram.fields["kv-offloading"], "dram");
+        assert!(
+            dram.launches[0]
+                .argv
+                .iter()
+                .any(|t| t.text == "--enable-hierarchical-cache")
+        );
+        let l = &dram.launches[0];
+        assert_eq!(l.context.hardware.as_ref().unwrap().value, "mi355x");
+        assert_eq!(l.context.engine_version.as_ref().unwrap().value, "0.5.19");
+    }
+
+    #[test]
+    fn older_script_names_and_filters() {
+        let mut w = BTreeMap::new();
+        w.insert("isl".to_string(), "8192".to_string());
+        let e = expand(&root(), "qwen3.5-fp4-mi355x-sglang", &w).unwrap();
+        assert_eq!(e.points.len(), 1);
+        assert!(
+            e.points[0]
+                .script
+                .ends_with("fixed_seq_len/qwen3.5_fp4_mi355x.sh")
+        );
+        assert_eq!(e.points[0].env["MAX_MODEL_LEN"], "9472");
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let e = expand(
+            &root(),
+            "qwen3.5-fp4-mi355x-sglang-agentic",
+            &BTreeMap::new(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("did you mean"), "{e}");
+        let e = expand(&root(), "dsr1-fp4-mi355x-sglang-disagg", &BTreeMap::new()).unwrap_err();
+        assert!(e.to_string().contains("multi-node"), "{e}");
+    }
+}
