@@ -55,13 +55,14 @@ struct Chunk {
     break_before: bool,
     /// Where the text was written (a variable's value), if known.
     span: Option<Range>,
+    /// Why this piece is not knowable, if it is not.
+    unknown: Option<String>,
 }
 
 /// The result of expanding one word into chunks.
 #[derive(Debug, Default)]
 struct Expansion {
     chunks: Vec<Chunk>,
-    unknown: Option<String>,
     /// The word had a quoted part: it yields a field even when empty.
     quoted: bool,
 }
@@ -79,11 +80,20 @@ pub fn expand_fields(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
     let mut have = exp.quoted;
     // The single chunk a field comes from: None = none yet, Some(None) = several.
     let mut src: Option<Option<Range>> = None;
-    let unknown = exp.unknown.clone();
-    let finish = |fields: &mut Vec<Field>, cur: &mut String, src: &mut Option<Option<Range>>| {
+    let mut unknown: Option<String> = None;
+    let finish = |fields: &mut Vec<Field>,
+                  cur: &mut String,
+                  src: &mut Option<Option<Range>>,
+                  unknown: &mut Option<String>| {
+        let text = std::mem::take(cur);
+        let unknown = unknown.take();
         fields.push(Field {
-            text: std::mem::take(cur),
-            unknown: unknown.clone(),
+            text: if unknown.is_some() && text.is_empty() {
+                raw.to_string()
+            } else {
+                text
+            },
+            unknown,
             span: src.take().flatten(),
         });
     };
@@ -98,14 +108,19 @@ pub fn expand_fields(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
     };
     for c in exp.chunks {
         if c.break_before && (have || !cur.is_empty()) {
-            finish(&mut fields, &mut cur, &mut src);
+            finish(&mut fields, &mut cur, &mut src, &mut unknown);
             have = false;
+        }
+        if let Some(r) = c.unknown {
+            unknown.get_or_insert(r);
+            have = true;
+            continue;
         }
         if c.splittable {
             let mut first = true;
             for piece in c.text.split([' ', '\t', '\n']) {
                 if !first && (have || !cur.is_empty()) {
-                    finish(&mut fields, &mut cur, &mut src);
+                    finish(&mut fields, &mut cur, &mut src, &mut unknown);
                     have = false;
                 }
                 note(&mut src, c.span, piece);
@@ -119,16 +134,14 @@ pub fn expand_fields(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
         }
     }
     if have || !cur.is_empty() {
-        finish(&mut fields, &mut cur, &mut src);
-    }
-    if exp.unknown.is_some() && fields.is_empty() {
-        fields.push(Field {
-            text: raw.to_string(),
-            unknown: exp.unknown,
-            span: None,
-        });
+        finish(&mut fields, &mut cur, &mut src, &mut unknown);
     }
     Ok(fields)
+}
+
+/// The first reason a piece of the expansion is unknown.
+fn first_unknown(exp: &Expansion) -> Option<String> {
+    exp.chunks.iter().find_map(|c| c.unknown.clone())
 }
 
 /// Like [`expand_string`], plus where the value was written when it comes whole
@@ -147,7 +160,7 @@ pub fn expand_string_spanned(st: &mut State, raw: &str) -> Result<(Val, Option<R
         .collect::<Vec<_>>()
         .join("");
     Ok((
-        match exp.unknown {
+        match first_unknown(&exp) {
             Some(r) => Val::Unknown(r),
             None => Val::Known(text),
         },
@@ -164,7 +177,7 @@ pub fn expand_string(st: &mut State, raw: &str) -> Result<Val, String> {
         .map(|c| c.text.as_str())
         .collect::<Vec<_>>()
         .join("");
-    Ok(match exp.unknown {
+    Ok(match first_unknown(&exp) {
         Some(r) => Val::Unknown(r),
         None => Val::Known(text),
     })
@@ -186,13 +199,23 @@ fn push(exp: &mut Expansion, text: String, splittable: bool) {
         splittable,
         break_before: false,
         span: None,
+        unknown: None,
     });
 }
 
+/// An unknown piece of the word (it stays one piece: never split).
 fn mark_unknown(exp: &mut Expansion, reason: String) {
-    if exp.unknown.is_none() {
-        exp.unknown = Some(reason);
-    }
+    push_unknown(exp, reason, false);
+}
+
+fn push_unknown(exp: &mut Expansion, reason: String, break_before: bool) {
+    exp.chunks.push(Chunk {
+        text: String::new(),
+        splittable: false,
+        break_before,
+        span: None,
+        unknown: Some(reason),
+    });
 }
 
 fn expand_piece(
@@ -410,8 +433,9 @@ fn parameter(
                                 splittable: false,
                                 break_before: i > 0,
                                 span: spans.get(i).copied().flatten(),
+                                unknown: None,
                             }),
-                            Val::Unknown(r) => mark_unknown(exp, r),
+                            Val::Unknown(r) => push_unknown(exp, r, i > 0),
                         }
                     }
                 }
@@ -426,8 +450,9 @@ fn parameter(
                                 splittable: split,
                                 break_before: i > 0 && split,
                                 span: None,
+                                unknown: None,
                             }),
-                            Val::Unknown(r) => mark_unknown(exp, r),
+                            Val::Unknown(r) => push_unknown(exp, r, i > 0 && split),
                         }
                     }
                 }
@@ -445,9 +470,11 @@ fn parameter(
                         splittable: split,
                         break_before: false,
                         span,
+                        unknown: None,
                     });
                 }
                 Some(v) => emit(exp, v),
+                None if st.complete_env => {}
                 None => mark_unknown(exp, unset_reason(&name_of(parameter))),
             }
         }

@@ -34,6 +34,9 @@ pub struct State {
     pub positional: Vec<Val>,
     /// `$0`: the script's path as given.
     pub script: String,
+    /// The environment is complete (a benchmark's env contract): a variable that
+    /// is not set expands to nothing, as in bash, instead of being unknown.
+    pub complete_env: bool,
     functions: BTreeMap<String, Arc<ast::FunctionDefinition>>,
 }
 
@@ -103,25 +106,33 @@ struct Interp<'a> {
     conditions: Vec<String>,
     stopped: bool,
     returning: bool,
+    /// `break` / `continue` seen inside a loop body.
+    breaking: bool,
+    continuing: bool,
     steps: usize,
     depth: usize,
     /// How many `bash other.sh` delegations led here.
     level: usize,
+    /// Inside `$(...)`: the output written so far.
+    capture: Option<String>,
+    /// Inside `$(...)`: why the output is not knowable, if it is not.
+    capture_unknown: Option<String>,
 }
 
 /// Evaluates a script with its environment (the benchmark's env contract).
 pub fn evaluate(source: &Arc<Source>, env: &BTreeMap<String, String>) -> Result<Evaluation, Error> {
-    evaluate_at(source, env, &BTreeMap::new(), 0)
+    evaluate_at(source, env, &BTreeMap::new(), 0, false)
 }
 
 /// Like [`evaluate`], with environment variables whose value is not knowable
 /// (name -> reason), such as a machine's DRAM size.
+/// The environment is then complete: variables it does not set are unset.
 pub fn evaluate_with_unknowns(
     source: &Arc<Source>,
     env: &BTreeMap<String, String>,
     unknown: &BTreeMap<String, String>,
 ) -> Result<Evaluation, Error> {
-    evaluate_at(source, env, unknown, 0)
+    evaluate_at(source, env, unknown, 0, true)
 }
 
 fn evaluate_at(
@@ -129,6 +140,7 @@ fn evaluate_at(
     env: &BTreeMap<String, String>,
     unknown: &BTreeMap<String, String>,
     level: usize,
+    complete_env: bool,
 ) -> Result<Evaluation, Error> {
     let opts = ParserOptions::default();
     let program = Parser::new(source.text.as_bytes(), &opts)
@@ -150,6 +162,7 @@ fn evaluate_at(
     char_to_byte.push(source.text.len());
     let mut st = State {
         script: source.origin.label(),
+        complete_env,
         ..State::default()
     };
     for (k, v) in env {
@@ -168,9 +181,13 @@ fn evaluate_at(
         conditions: Vec::new(),
         stopped: false,
         returning: false,
+        breaking: false,
+        continuing: false,
         steps: 0,
         depth: 0,
         level,
+        capture: None,
+        capture_unknown: None,
     };
     for cc in &program.complete_commands {
         it.list(cc)?;
@@ -249,7 +266,7 @@ impl Interp<'_> {
     fn list(&mut self, cl: &CompoundList) -> Result<Status, Error> {
         let mut last = Status::Ok;
         for item in &cl.0 {
-            if self.stopped || self.returning {
+            if self.stopped || self.returning || self.breaking || self.continuing {
                 break;
             }
             last = self.and_or(&item.0)?;
@@ -260,7 +277,7 @@ impl Interp<'_> {
     fn and_or(&mut self, ao: &ast::AndOrList) -> Result<Status, Error> {
         let mut status = self.pipeline(&ao.first)?;
         for next in &ao.additional {
-            if self.stopped || self.returning {
+            if self.stopped || self.returning || self.breaking || self.continuing {
                 break;
             }
             let (p, want) = match next {
@@ -394,6 +411,11 @@ impl Interp<'_> {
                 for v in values.into_iter().take(10_000) {
                     self.st.set_scalar(&f.variable_name, Val::Known(v));
                     self.list(&f.body.list)?;
+                    self.continuing = false;
+                    if self.breaking {
+                        self.breaking = false;
+                        break;
+                    }
                     if self.stopped || self.returning {
                         break;
                     }
@@ -613,6 +635,20 @@ impl Interp<'_> {
                 self.returning = true;
                 return Ok(Status::Ok);
             }
+            "break" => {
+                self.breaking = true;
+                return Ok(Status::Ok);
+            }
+            "continue" => {
+                self.continuing = true;
+                return Ok(Status::Ok);
+            }
+            _ if self.capture.is_some()
+                && !matches!(builtin.as_str(), "true" | ":" | "false" | "[" | "test")
+                && !self.st.functions.contains_key(&builtin) =>
+            {
+                return self.captured_command(&raw, at);
+            }
             "true" | ":" | "set" | "trap" | "echo" | "printf" | "cd" | "sleep" | "wait"
             | "kill" | "mkdir" | "rm" | "cp" | "mv" | "cat" | "tee" | "pip" | "hf"
             | "huggingface-cli" | "nvidia-smi" | "rocm-smi" | "amd-smi" => {
@@ -682,6 +718,86 @@ impl Interp<'_> {
             );
         }
         self.maybe_launch(&assigns, &fields, at)?;
+        Ok(Status::Ok)
+    }
+
+    /// A command inside `$(...)`: its output, when it is one we can know.
+    fn captured_command(
+        &mut self,
+        raw: &[(&ast::Word, Option<&ast::Assignment>)],
+        at: usize,
+    ) -> Result<Status, Error> {
+        let mut args: Vec<String> = Vec::new();
+        for (w, _) in raw {
+            for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(at, m))? {
+                if let Some(r) = f.unknown {
+                    self.capture_unknown.get_or_insert(r);
+                    return Ok(Status::Ok);
+                }
+                args.push(f.text);
+            }
+        }
+        let head = args.first().cloned().unwrap_or_default();
+        let out: Option<String> = match head.as_str() {
+            "echo" => {
+                let mut rest = &args[1..];
+                let mut newline = true;
+                while let Some(flag) = rest
+                    .first()
+                    .filter(|a| matches!(a.as_str(), "-n" | "-e" | "-E"))
+                {
+                    if flag == "-n" {
+                        newline = false;
+                    }
+                    rest = &rest[1..];
+                }
+                Some(rest.join(" ") + if newline { "\n" } else { "" })
+            }
+            "printf" => args.get(1).and_then(|fmt| printf(fmt, &args[2..])),
+            "seq" => seq(&args[1..]),
+            "dirname" => args.get(1).map(|p| {
+                let d = std::path::Path::new(p)
+                    .parent()
+                    .map(|d| d.display().to_string())
+                    .filter(|d| !d.is_empty())
+                    .unwrap_or_else(|| ".".into());
+                d + "\n"
+            }),
+            "basename" => args.get(1).map(|p| {
+                let b = p
+                    .trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+                let b = match args.get(2) {
+                    Some(suffix) if b.ends_with(suffix.as_str()) && b != *suffix => {
+                        b[..b.len() - suffix.len()].to_string()
+                    }
+                    _ => b,
+                };
+                b + "\n"
+            }),
+            _ => None,
+        };
+        match out {
+            Some(o) => {
+                if let Some(c) = self.conditions.last() {
+                    self.capture_unknown.get_or_insert(format!(
+                        "the output depends on a condition that is not knowable: {c}"
+                    ));
+                }
+                if let Some(buf) = &mut self.capture {
+                    buf.push_str(&o);
+                }
+            }
+            None => {
+                self.capture_unknown.get_or_insert(format!(
+                    "the output of `{}` is not knowable (commands are never run)",
+                    args.join(" ")
+                ));
+            }
+        }
         Ok(Status::Ok)
     }
 
@@ -871,7 +987,13 @@ impl Interp<'_> {
         for (k, v, _) in extra_env {
             env.insert(k.clone(), v.clone());
         }
-        let inner = evaluate_at(&source, &env, &BTreeMap::new(), self.level + 1)?;
+        let inner = evaluate_at(
+            &source,
+            &env,
+            &BTreeMap::new(),
+            self.level + 1,
+            self.st.complete_env,
+        )?;
         self.out.launches.extend(inner.launches);
         self.out.unsupported.extend(inner.unsupported);
         Ok(())
@@ -893,7 +1015,7 @@ impl Interp<'_> {
                 return Ok(());
             };
             match f.text.as_str() {
-                "exec" | "nohup" | "time" | "command" => i += 1,
+                "exec" | "nohup" | "time" | "command" | "setsid" => i += 1,
                 "sudo" | "uv" | "numactl" | "taskset" | "timeout" => {
                     // sudo [-E], uv run [opts], numactl/taskset/timeout [opts] ARG
                     let takes_arg = matches!(f.text.as_str(), "taskset" | "timeout");
@@ -1148,76 +1270,210 @@ fn merge_into(into: &mut State, other: State, reason: &str) {
     }
 }
 
-/// `$(...)` that can be known statically: `cat <<EOF ... EOF` heredocs and `echo`.
+/// `$(...)`: the inner commands are evaluated in a subshell whose output is
+/// captured; `echo`, `printf`, `seq`, `dirname`, `basename` and `cat` of a heredoc
+/// write known text, anything else makes the output unknown.
 pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Option<Val> {
+    let source = Arc::new(Source::new(
+        crate::source::Origin::Inline("$(...)".into()),
+        cmd.to_string(),
+    ));
     let program = Parser::new(cmd.as_bytes(), &ParserOptions::default())
         .parse_program()
         .ok()?;
+    // `cat <<EOF ... EOF`: the heredoc body, expanded unless its tag is quoted.
+    if let Some(v) = heredoc_cat(st, &program) {
+        return Some(v);
+    }
+    let mut char_to_byte: Vec<usize> = cmd.char_indices().map(|(i, _)| i).collect();
+    char_to_byte.push(cmd.len());
+    let mut it = Interp {
+        source: &source,
+        char_to_byte,
+        st: st.clone(),
+        out: Evaluation::default(),
+        conditions: Vec::new(),
+        stopped: false,
+        returning: false,
+        breaking: false,
+        continuing: false,
+        steps: 0,
+        depth: 0,
+        level: 0,
+        capture: Some(String::new()),
+        capture_unknown: None,
+    };
+    for cc in &program.complete_commands {
+        if it.list(cc).is_err() {
+            return None;
+        }
+        if it.stopped {
+            break;
+        }
+    }
+    if let Some(r) = it.capture_unknown {
+        return Some(Val::Unknown(r));
+    }
+    let out = it.capture.unwrap_or_default();
+    Some(Val::Known(out.trim_end_matches('\n').to_string()))
+}
+
+fn heredoc_cat(st: &mut State, program: &ast::Program) -> Option<Val> {
     let [cc] = program.complete_commands.as_slice() else {
         return None;
     };
-    let [item] = cc.0.as_slice() else { return None };
+    let [item] = cc.0.as_slice() else {
+        return None;
+    };
     if !item.0.additional.is_empty() || item.0.first.seq.len() != 1 {
         return None;
     }
     let Command::Simple(sc) = &item.0.first.seq[0] else {
         return None;
     };
-    let name = sc.word_or_name.as_ref()?.value.as_str();
-    match name {
-        "cat" => {
-            for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
-                if let CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereDocument(_, h)) =
-                    it
-                {
-                    if !h.requires_expansion {
-                        return Some(Val::Known(h.doc.value.trim_end_matches('\n').to_string()));
-                    }
-                    let body = format!(
-                        "\"{}\"",
-                        h.doc.value.replace('\\', "\\\\").replace('"', "\\\"")
-                    );
-                    return expand_string(st, &body).ok().map(|v| match v {
-                        Val::Known(t) => Val::Known(t.trim_end_matches('\n').to_string()),
-                        u => u,
-                    });
-                }
-            }
-            None
-        }
-        "dirname" => {
-            let w = sc.suffix.as_ref()?.0.first()?;
-            let CommandPrefixOrSuffixItem::Word(w) = w else {
-                return None;
-            };
-            match expand_string(st, &w.value).ok()? {
-                Val::Known(p) => {
-                    let parent = std::path::Path::new(&p)
-                        .parent()
-                        .map(|d| d.display().to_string())
-                        .filter(|d| !d.is_empty())
-                        .unwrap_or_else(|| ".".into());
-                    Some(Val::Known(parent))
-                }
-                u => Some(u),
-            }
-        }
-        "echo" => {
-            let mut out = Vec::new();
-            for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
-                if let CommandPrefixOrSuffixItem::Word(w) = it {
-                    for f in expand_fields(st, &w.value).ok()? {
-                        if let Some(r) = f.unknown {
-                            return Some(Val::Unknown(r));
-                        }
-                        out.push(f.text);
-                    }
-                }
-            }
-            Some(Val::Known(out.join(" ")))
-        }
-        _ => None,
+    if sc.word_or_name.as_ref()?.value != "cat" {
+        return None;
     }
+    for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
+        if let CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereDocument(_, h)) = it {
+            if !h.requires_expansion {
+                return Some(Val::Known(h.doc.value.trim_end_matches('\n').to_string()));
+            }
+            let body = format!(
+                "\"{}\"",
+                h.doc.value.replace('\\', "\\\\").replace('"', "\\\"")
+            );
+            return expand_string(st, &body).ok().map(|v| match v {
+                Val::Known(t) => Val::Known(t.trim_end_matches('\n').to_string()),
+                u => u,
+            });
+        }
+    }
+    None
+}
+
+/// `printf FORMAT ARGS...` for `%s`, `%d`, `%f` (with width and precision), `%%`
+/// and backslash escapes; the format is reused while arguments remain, as in bash.
+fn printf(fmt: &str, args: &[String]) -> Option<String> {
+    let mut out = String::new();
+    let mut i = 0;
+    loop {
+        let mut chars = fmt.chars().peekable();
+        let mut used = 0;
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next() {
+                    Some('n') => out.push('\n'),
+                    Some('t') => out.push('\t'),
+                    Some('\\') => out.push('\\'),
+                    Some(o) => {
+                        out.push('\\');
+                        out.push(o);
+                    }
+                    None => out.push('\\'),
+                },
+                '%' => {
+                    // %[flags][width][.precision]conversion
+                    let mut spec = String::new();
+                    while let Some(&c) = chars.peek() {
+                        if c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | ' ' | '#') {
+                            spec.push(c);
+                            chars.next();
+                        } else {
+                            break;
+                        }
+                    }
+                    let conv = chars.next()?;
+                    if conv == '%' {
+                        out.push('%');
+                        continue;
+                    }
+                    let left = spec.starts_with('-');
+                    let zero = spec.trim_start_matches('-').starts_with('0');
+                    let body = spec.trim_start_matches(['-', '+', ' ', '#', '0']);
+                    let (width, prec) = match body.split_once('.') {
+                        Some((w, p)) => (
+                            w.parse::<usize>().unwrap_or(0),
+                            Some(p.parse::<usize>().unwrap_or(0)),
+                        ),
+                        None => (body.parse::<usize>().unwrap_or(0), None),
+                    };
+                    let arg = args.get(i).map(String::as_str);
+                    i += 1;
+                    used += 1;
+                    let text = match conv {
+                        's' => {
+                            let a = arg.unwrap_or("");
+                            match prec {
+                                Some(p) => a.chars().take(p).collect(),
+                                None => a.to_string(),
+                            }
+                        }
+                        'd' | 'i' => arg.unwrap_or("0").trim().parse::<i64>().ok()?.to_string(),
+                        'f' => {
+                            let v: f64 = arg.unwrap_or("0").trim().parse().ok()?;
+                            format!("{:.*}", prec.unwrap_or(6), v)
+                        }
+                        _ => return None,
+                    };
+                    let pad = width.saturating_sub(text.chars().count());
+                    if left {
+                        out.push_str(&text);
+                        out.push_str(&" ".repeat(pad));
+                    } else if zero && conv != 's' {
+                        out.push_str(&"0".repeat(pad));
+                        out.push_str(&text);
+                    } else {
+                        out.push_str(&" ".repeat(pad));
+                        out.push_str(&text);
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        if used == 0 || i >= args.len() {
+            break;
+        }
+    }
+    Some(out)
+}
+
+/// `seq [-s SEP] [FIRST [INCR]] LAST` over integers.
+fn seq(args: &[String]) -> Option<String> {
+    let mut sep = "\n".to_string();
+    let mut rest: Vec<i64> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "-s" {
+            sep = args.get(i + 1)?.clone();
+            i += 2;
+            continue;
+        }
+        if let Some(v) = a.strip_prefix("-s") {
+            sep = v.to_string();
+            i += 1;
+            continue;
+        }
+        rest.push(a.trim().parse().ok()?);
+        i += 1;
+    }
+    let (first, incr, last) = match rest.as_slice() {
+        [l] => (1, 1, *l),
+        [f, l] => (*f, 1, *l),
+        [f, s, l] => (*f, *s, *l),
+        _ => return None,
+    };
+    if incr == 0 || (last - first) / incr > 100_000 {
+        return None;
+    }
+    let mut v = Vec::new();
+    let mut x = first;
+    while (incr > 0 && x <= last) || (incr < 0 && x >= last) {
+        v.push(x.to_string());
+        x += incr;
+    }
+    Some(v.join(&sep) + "\n")
 }
 
 fn unary_test(pred: &UnaryPredicate, v: &Val) -> Status {
