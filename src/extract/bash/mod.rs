@@ -82,6 +82,54 @@ pub struct Evaluation {
 
 const STEP_LIMIT: usize = 200_000;
 
+/// Commands and harness functions that only have side effects: skipped, and
+/// assumed to succeed.
+const SIDE_EFFECTS: &[&str] = &[
+    "check_env_vars",
+    "wait_for_server_ready",
+    "wait_for_ready",
+    "run_benchmark_serving",
+    "start_gpu_monitor",
+    "stop_gpu_monitor",
+    "wait_for_amd_gpu_clean",
+    "run_eval",
+    "append_lm_eval_summary",
+    "compute_eval_context_length",
+    "write_command",
+    "append_command",
+    "stop_background_process_tree",
+    "resolve_trace_source",
+    "install_agentic_deps",
+    "build_replay_cmd",
+    "run_agentic_replay_and_write_outputs",
+    "agentic_pip_install",
+    "hf",
+    "huggingface-cli",
+    "pip",
+    "nvidia-smi",
+    "rocm-smi",
+    "amd-smi",
+    "mkdir",
+    "rm",
+    "cp",
+    "mv",
+    "ln",
+    "touch",
+    "chmod",
+    "echo",
+    "printf",
+    "tee",
+    "cat",
+    "sleep",
+    "wait",
+    "kill",
+    "trap",
+    "cd",
+    "set",
+    "shift",
+    "ulimit",
+];
+
 /// `docker run` options that take no value.
 const DOCKER_BOOL_LONG: &[&str] = &[
     "--rm",
@@ -717,8 +765,19 @@ impl Interp<'_> {
                     .collect::<Vec<_>>(),
             );
         }
+        let before = self.out.launches.len() + self.out.unsupported.len();
         self.maybe_launch(&assigns, &fields, at)?;
-        Ok(Status::Ok)
+        if self.out.launches.len() + self.out.unsupported.len() > before
+            || SIDE_EFFECTS.contains(&head.as_str())
+        {
+            return Ok(Status::Ok);
+        }
+        // Another program: what it does is not evaluated, and neither is whether it
+        // succeeds (which matters only where it is used as a condition).
+        Ok(Status::Unknown(format!(
+            "the exit status of `{}` is not knowable (commands are never run)",
+            head.rsplit('/').next().unwrap_or(&head)
+        )))
     }
 
     /// A command inside `$(...)`: its output, when it is one we can know.
@@ -1521,9 +1580,10 @@ fn binary_test(pred: &BinaryPredicate, l: &Val, r: &Val) -> Status {
             }),
             _ => Status::Unknown(format!("{a:?} or {b:?} is not an integer")),
         },
-        BinaryPredicate::StringMatchesRegex => {
-            Status::Unknown("regular-expression tests are not evaluated".into())
-        }
+        BinaryPredicate::StringMatchesRegex => match regex::Regex::new(b) {
+            Ok(re) => status_of(re.is_match(a)),
+            Err(_) => Status::Unknown(format!("the regular expression {b:?} is not supported")),
+        },
         _ => Status::Unknown("file tests need the file system".into()),
     }
 }
