@@ -209,3 +209,41 @@ fn syntax_errors_have_positions() {
     let e = evaluate(&src, &BTreeMap::new()).unwrap_err().to_string();
     assert!(e.starts_with("<s.sh>:2:"), "{e}");
 }
+
+#[test]
+fn substitutions_loops_regex_and_exit_statuses() {
+    let s = r#"
+LIST=$(seq -s, 1 4)
+CFG=$(printf '{"n":%d,"r":%.2f,"s":"%s"}' 3 0.5 x)
+CHOICE=$([[ $CONC -gt 4 ]] && echo 30 || echo 10)
+for i in 1 2 3 4 5; do
+  [ "$i" = 3 ] && break
+  LAST=$i
+done
+if [[ "$TP" =~ ^[0-9]+$ ]]; then OK=yes; else OK=no; fi
+if awk 'BEGIN { exit 1 }'; then MAYBE=a; else MAYBE=b; fi
+setsid sglang serve --l "$LIST" --c "$CFG" --x "$CHOICE" --last "$LAST" --ok "$OK" --m "$MAYBE"
+"#;
+    let e = eval(s, &[("CONC", "8"), ("TP", "4")]);
+    let a = argv(&e, 0);
+    assert_eq!(
+        &a[..10],
+        [
+            "--l",
+            "1,2,3,4",
+            "--c",
+            "{\"n\":3,\"r\":0.50,\"s\":\"x\"}",
+            "--x",
+            "30",
+            "--last",
+            "2",
+            "--ok",
+            "yes"
+        ]
+    );
+    let m = &e.launches[0].argv[11];
+    assert!(
+        matches!(&m.provenance, Provenance::Unknown { reason } if reason.contains("awk")),
+        "{m:?}"
+    );
+}
