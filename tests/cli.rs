@@ -598,3 +598,22 @@ fn inferencex_errors() {
         "{err}"
     );
 }
+
+#[test]
+fn malformed_bash_and_master_config_are_input_errors() {
+    assert_input_error(
+        &["extract", "fixtures/bad/stray-paren.sh"],
+        "fixtures/bad/stray-paren.sh:2:21",
+        &["bash syntax error"],
+    );
+    assert_input_error(
+        &["extract", "fixtures/bad/unclosed-if.sh"],
+        "fixtures/bad/unclosed-if.sh:4:1",
+        &["syntax error at end of input"],
+    );
+    assert_input_error(
+        &["extract", "--inferencex", "fixtures/bad/inferencex", "--entry", "broken-entry"],
+        "fixtures/bad/inferencex/configs/amd-master.yaml:3:8",
+        &["invalid YAML"],
+    );
+}
