@@ -612,8 +612,32 @@ fn malformed_bash_and_master_config_are_input_errors() {
         &["syntax error at end of input"],
     );
     assert_input_error(
-        &["extract", "--inferencex", "fixtures/bad/inferencex", "--entry", "broken-entry"],
+        &[
+            "extract",
+            "--inferencex",
+            "fixtures/bad/inferencex",
+            "--entry",
+            "broken-entry",
+        ],
         "fixtures/bad/inferencex/configs/amd-master.yaml:3:8",
         &["invalid YAML"],
     );
+}
+
+#[test]
+fn unsupported_engines_are_reported_not_dropped() {
+    let (code, out, _) = run(&[
+        "extract",
+        "fixtures/inferencex/benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200_trt.sh",
+        "--env",
+        "MODEL=org/m",
+        "--env",
+        "TP=8",
+        "--env",
+        "RESULT_DIR=/r",
+        "--env",
+        "DP_ATTENTION=true",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("unsupported: fixtures/inferencex/benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200_trt.sh:8:1: `trtllm-serve`"), "{out}");
 }

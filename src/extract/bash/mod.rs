@@ -697,9 +697,17 @@ impl Interp<'_> {
             {
                 return self.captured_command(&raw, at);
             }
-            "true" | ":" | "set" | "trap" | "echo" | "printf" | "cd" | "sleep" | "wait"
-            | "kill" | "mkdir" | "rm" | "cp" | "mv" | "cat" | "tee" | "pip" | "hf"
-            | "huggingface-cli" | "nvidia-smi" | "rocm-smi" | "amd-smi" => {
+            ":" | "true" => {
+                // Arguments are still expanded: `: "${X:=default}"` assigns.
+                for (w, _) in raw.iter().skip(1) {
+                    let range = self.word_range(w, at);
+                    expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))?;
+                }
+                return Ok(Status::Ok);
+            }
+            "set" | "trap" | "echo" | "printf" | "cd" | "sleep" | "wait" | "kill" | "mkdir"
+            | "rm" | "cp" | "mv" | "cat" | "tee" | "pip" | "hf" | "huggingface-cli"
+            | "nvidia-smi" | "rocm-smi" | "amd-smi" => {
                 return Ok(Status::Ok);
             }
             "false" => return Ok(Status::Fail),
