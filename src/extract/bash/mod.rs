@@ -303,6 +303,14 @@ impl Interp<'_> {
         out
     }
 
+    /// A reason prefixed with the line of the construct it decides.
+    fn at_line(&self, at: usize, reason: &str) -> String {
+        if reason.starts_with("line ") {
+            return reason.to_string();
+        }
+        format!("line {}: {reason}", self.source.line_col(at).line)
+    }
+
     fn tick(&mut self, at: usize) -> Result<(), Error> {
         self.steps += 1;
         if self.steps > STEP_LIMIT {
@@ -424,7 +432,8 @@ impl Interp<'_> {
                 for e in i.elses.iter().flatten() {
                     branches.push((e.condition.as_ref(), &e.body));
                 }
-                self.if_chain(&branches)
+                let at = self.byte(&i.loc.start);
+                self.if_chain(&branches, at)
             }
             CompoundCommand::CaseClause(c) => self.case(c),
             CompoundCommand::Arithmetic(a) => {
@@ -482,6 +491,7 @@ impl Interp<'_> {
     fn if_chain(
         &mut self,
         branches: &[(Option<&CompoundList>, &CompoundList)],
+        at: usize,
     ) -> Result<Status, Error> {
         let Some(((cond, body), rest)) = branches.split_first() else {
             return Ok(Status::Ok);
@@ -492,15 +502,16 @@ impl Interp<'_> {
         };
         match status {
             Status::Ok => self.list(body),
-            Status::Fail => self.if_chain(rest),
+            Status::Fail => self.if_chain(rest, at),
             Status::Unknown(r) => {
+                let r = self.at_line(at, &r);
                 let before = self.st.clone();
                 let was_stopped = self.stopped;
                 self.conditions.push(r.clone());
                 let s_then = self.list(body)?;
                 let then_state = std::mem::replace(&mut self.st, before);
                 let then_stopped = std::mem::replace(&mut self.stopped, was_stopped);
-                let s_else = self.if_chain(rest)?;
+                let s_else = self.if_chain(rest, at)?;
                 self.conditions.pop();
                 let else_stopped = self.stopped;
                 merge_into(&mut self.st, then_state, &r);
@@ -522,6 +533,7 @@ impl Interp<'_> {
         let v = expand_string(&mut self.st, &c.value.value).map_err(|m| self.err(0, m))?;
         let Val::Known(subject) = v else {
             let Val::Unknown(r) = v else { unreachable!() };
+            let r = self.at_line(self.byte(&c.loc.start), &r);
             // Every branch may run.
             let start = self.st.clone();
             let mut merged: Option<State> = None;
