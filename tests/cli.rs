@@ -641,3 +641,13 @@ fn unsupported_engines_are_reported_not_dropped() {
     assert_eq!(code, 0);
     assert!(out.contains("unsupported: fixtures/inferencex/benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200_trt.sh:8:1: `trtllm-serve`"), "{out}");
 }
+
+#[test]
+fn pathological_nesting_is_refused_not_hung() {
+    // Found by fuzzing: nested `((` make the parser backtrack exponentially.
+    assert_input_error(
+        &["extract", "fixtures/bad/deep-parens.sh"],
+        "fixtures/bad/deep-parens.sh:2:13",
+        &["too deeply nested"],
+    );
+}

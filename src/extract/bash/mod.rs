@@ -172,6 +172,67 @@ pub fn evaluate(source: &Arc<Source>, env: &BTreeMap<String, String>) -> Result<
     evaluate_at(source, env, &BTreeMap::new(), 0, false)
 }
 
+/// Runs of `(` longer than this are refused before parsing: the parser's
+/// backtracking over `((` (arithmetic or nested subshells) is exponential in it.
+const MAX_PAREN_RUN: usize = 12;
+
+/// How long the parser may take on one script.
+const PARSE_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Parses a script with brush-parser, refusing inputs that would take it
+/// exponential time and bounding the time it may take.
+fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error> {
+    let mut run = 0;
+    for (i, c) in source.text.char_indices() {
+        if c == '(' {
+            run += 1;
+            if run > MAX_PAREN_RUN {
+                return Err(Error::input(
+                    source.span(i, i),
+                    format!(
+                        "more than {MAX_PAREN_RUN} `(` in a row: too deeply nested to parse safely"
+                    ),
+                ));
+            }
+        } else {
+            run = 0;
+        }
+    }
+    let text = source.text.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    // The parser runs on its own thread so that a pathological input cannot
+    // hang the tool; a parser still running at the limit is abandoned.
+    std::thread::Builder::new()
+        .name("bash-parser".into())
+        .spawn(move || {
+            let r = Parser::new(text.as_bytes(), &ParserOptions::default()).parse_program();
+            let _ = tx.send(r);
+        })
+        .map_err(|e| Error::usage(format!("cannot start the bash parser: {e}")))?;
+    let parsed = rx
+        .recv_timeout(PARSE_TIME_LIMIT)
+        .map_err(|_| Error::Input {
+            at: format!("{}:1:1", source.origin.label()),
+            message: format!(
+                "the bash parser did not finish within {} s on this script",
+                PARSE_TIME_LIMIT.as_secs()
+            ),
+        })?;
+    parsed.map_err(|e| {
+        let (line, col) = match &e {
+            brush_parser::ParseError::ParsingNear(p) => (p.line, p.column),
+            brush_parser::ParseError::Tokenizing {
+                position: Some(p), ..
+            } => (p.line, p.column),
+            _ => (source.text.lines().count().max(1), 1),
+        };
+        Error::Input {
+            at: format!("{}:{line}:{col}", source.origin.label()),
+            message: format!("bash syntax error: {e}"),
+        }
+    })
+}
+
 /// Like [`evaluate`], with environment variables whose value is not knowable
 /// (name -> reason), such as a machine's DRAM size.
 /// The environment is then complete: variables it does not set are unset.
@@ -190,22 +251,7 @@ fn evaluate_at(
     level: usize,
     complete_env: bool,
 ) -> Result<Evaluation, Error> {
-    let opts = ParserOptions::default();
-    let program = Parser::new(source.text.as_bytes(), &opts)
-        .parse_program()
-        .map_err(|e| {
-            let (line, col) = match &e {
-                brush_parser::ParseError::ParsingNear(p) => (p.line, p.column),
-                brush_parser::ParseError::Tokenizing {
-                    position: Some(p), ..
-                } => (p.line, p.column),
-                _ => (source.text.lines().count().max(1), 1),
-            };
-            Error::Input {
-                at: format!("{}:{line}:{col}", source.origin.label()),
-                message: format!("bash syntax error: {e}"),
-            }
-        })?;
+    let program = parse_guarded(source)?;
     let mut char_to_byte: Vec<usize> = source.text.char_indices().map(|(i, _)| i).collect();
     char_to_byte.push(source.text.len());
     let mut st = State {
