@@ -357,7 +357,7 @@ fn mentions_launcher(text: &str) -> bool {
 }
 
 /// `docker run` options that take no value.
-const DOCKER_BOOL_LONG: &[&str] = &[
+pub(crate) const DOCKER_BOOL_LONG: &[&str] = &[
     "--rm",
     "--detach",
     "--interactive",

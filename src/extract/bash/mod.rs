@@ -130,20 +130,7 @@ const SIDE_EFFECTS: &[&str] = &[
     "ulimit",
 ];
 
-/// `docker run` options that take no value.
-const DOCKER_BOOL_LONG: &[&str] = &[
-    "--rm",
-    "--detach",
-    "--interactive",
-    "--tty",
-    "--privileged",
-    "--init",
-    "--publish-all",
-    "--read-only",
-    "--no-healthcheck",
-    "--oom-kill-disable",
-    "--quiet",
-];
+use crate::extract::command::DOCKER_BOOL_LONG;
 
 struct Interp<'a> {
     source: &'a Arc<Source>,
@@ -252,8 +239,6 @@ fn evaluate_at(
     complete_env: bool,
 ) -> Result<Evaluation, Error> {
     let program = parse_guarded(source)?;
-    let mut char_to_byte: Vec<usize> = source.text.char_indices().map(|(i, _)| i).collect();
-    char_to_byte.push(source.text.len());
     let mut st = State {
         script: source.origin.label(),
         complete_env,
@@ -267,22 +252,7 @@ fn evaluate_at(
         st.set_scalar(k, Val::Unknown(reason.clone()));
         st.exported.insert(k.clone());
     }
-    let mut it = Interp {
-        source,
-        char_to_byte,
-        st,
-        out: Evaluation::default(),
-        conditions: Vec::new(),
-        stopped: false,
-        returning: false,
-        breaking: false,
-        continuing: false,
-        steps: 0,
-        depth: 0,
-        level,
-        capture: None,
-        capture_unknown: None,
-    };
+    let mut it = Interp::new(source, st, level, None);
     for cc in &program.complete_commands {
         it.list(cc)?;
         if it.stopped {
@@ -292,7 +262,29 @@ fn evaluate_at(
     Ok(it.out)
 }
 
-impl Interp<'_> {
+impl<'a> Interp<'a> {
+    /// A fresh interpreter over a source, with a starting state.
+    fn new(source: &'a Arc<Source>, st: State, level: usize, capture: Option<String>) -> Self {
+        let mut char_to_byte: Vec<usize> = source.text.char_indices().map(|(i, _)| i).collect();
+        char_to_byte.push(source.text.len());
+        Interp {
+            source,
+            char_to_byte,
+            st,
+            out: Evaluation::default(),
+            conditions: Vec::new(),
+            stopped: false,
+            returning: false,
+            breaking: false,
+            continuing: false,
+            steps: 0,
+            depth: 0,
+            level,
+            capture,
+            capture_unknown: None,
+        }
+    }
+
     fn byte(&self, p: &SourcePosition) -> usize {
         self.char_to_byte
             .get(p.index)
@@ -1410,24 +1402,7 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Option<Val> {
     if let Some(v) = heredoc_cat(st, &program) {
         return Some(v);
     }
-    let mut char_to_byte: Vec<usize> = cmd.char_indices().map(|(i, _)| i).collect();
-    char_to_byte.push(cmd.len());
-    let mut it = Interp {
-        source: &source,
-        char_to_byte,
-        st: st.clone(),
-        out: Evaluation::default(),
-        conditions: Vec::new(),
-        stopped: false,
-        returning: false,
-        breaking: false,
-        continuing: false,
-        steps: 0,
-        depth: 0,
-        level: 0,
-        capture: Some(String::new()),
-        capture_unknown: None,
-    };
+    let mut it = Interp::new(&source, st.clone(), 0, Some(String::new()));
     for cc in &program.complete_commands {
         if it.list(cc).is_err() {
             return None;
