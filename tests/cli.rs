@@ -651,3 +651,15 @@ fn pathological_nesting_is_refused_not_hung() {
         &["too deeply nested"],
     );
 }
+
+#[test]
+fn parser_panics_are_input_errors() {
+    // Found by fuzzing: brush-parser panics on this input; we report a parse error.
+    let (code, _, err) = run(&["extract", "fixtures/bad/parser-crash.sh"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("fixtures/bad/parser-crash.sh:1:1: bash syntax error"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -163,6 +163,23 @@ pub fn evaluate(source: &Arc<Source>, env: &BTreeMap<String, String>) -> Result<
 /// backtracking over `((` (arithmetic or nested subshells) is exponential in it.
 const MAX_PAREN_RUN: usize = 12;
 
+/// The name of the thread the parser runs on.
+const PARSER_THREAD: &str = "bash-parser";
+
+/// Installs (once) a panic hook that keeps panics of the parser thread quiet
+/// (they are reported as parse errors) and passes every other panic on.
+fn quiet_parser_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if std::thread::current().name() != Some(PARSER_THREAD) {
+                previous(info);
+            }
+        }));
+    });
+}
+
 /// How long the parser may take on one script.
 const PARSE_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 
@@ -189,22 +206,37 @@ fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error> {
     let (tx, rx) = std::sync::mpsc::channel();
     // The parser runs on its own thread so that a pathological input cannot
     // hang the tool; a parser still running at the limit is abandoned.
+    quiet_parser_panics();
     std::thread::Builder::new()
-        .name("bash-parser".into())
+        .name(PARSER_THREAD.into())
         .spawn(move || {
-            let r = Parser::new(text.as_bytes(), &ParserOptions::default()).parse_program();
+            // brush-parser can panic on some malformed input (found by fuzzing):
+            // that is a parse failure of this script, not of the tool.
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                Parser::new(text.as_bytes(), &ParserOptions::default()).parse_program()
+            }));
             let _ = tx.send(r);
         })
         .map_err(|e| Error::usage(format!("cannot start the bash parser: {e}")))?;
-    let parsed = rx
-        .recv_timeout(PARSE_TIME_LIMIT)
-        .map_err(|_| Error::Input {
-            at: format!("{}:1:1", source.origin.label()),
-            message: format!(
-                "the bash parser did not finish within {} s on this script",
-                PARSE_TIME_LIMIT.as_secs()
-            ),
-        })?;
+    let at = format!("{}:1:1", source.origin.label());
+    let parsed = match rx.recv_timeout(PARSE_TIME_LIMIT) {
+        Ok(Ok(r)) => r,
+        Ok(Err(_)) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            return Err(Error::Input {
+                at,
+                message: "bash syntax error: the parser cannot read this script".into(),
+            });
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            return Err(Error::Input {
+                at,
+                message: format!(
+                    "the bash parser did not finish within {} s on this script",
+                    PARSE_TIME_LIMIT.as_secs()
+                ),
+            });
+        }
+    };
     parsed.map_err(|e| {
         let (line, col) = match &e {
             brush_parser::ParseError::ParsingNear(p) => (p.line, p.column),
