@@ -648,7 +648,7 @@ fn pathological_nesting_is_refused_not_hung() {
     assert_input_error(
         &["extract", "fixtures/bad/deep-parens.sh"],
         "fixtures/bad/deep-parens.sh:2:13",
-        &["too deeply nested"],
+        &["nested too deeply"],
     );
 }
 

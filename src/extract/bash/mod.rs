@@ -163,6 +163,9 @@ pub fn evaluate(source: &Arc<Source>, env: &BTreeMap<String, String>) -> Result<
 /// backtracking over `((` (arithmetic or nested subshells) is exponential in it.
 const MAX_PAREN_RUN: usize = 12;
 
+/// Unclosed `(` deeper than this are refused too (real scripts stay below 8).
+const MAX_PAREN_DEPTH: usize = 16;
+
 /// The name of the thread the parser runs on.
 const PARSER_THREAD: &str = "bash-parser";
 
@@ -181,25 +184,30 @@ fn quiet_parser_panics() {
 }
 
 /// How long the parser may take on one script.
-const PARSE_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+const PARSE_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Parses a script with brush-parser, refusing inputs that would take it
 /// exponential time and bounding the time it may take.
 fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error> {
     let mut run = 0;
+    let mut depth: usize = 0;
     for (i, c) in source.text.char_indices() {
-        if c == '(' {
-            run += 1;
-            if run > MAX_PAREN_RUN {
-                return Err(Error::input(
-                    source.span(i, i),
-                    format!(
-                        "more than {MAX_PAREN_RUN} `(` in a row: too deeply nested to parse safely"
-                    ),
-                ));
+        match c {
+            '(' => {
+                run += 1;
+                depth += 1;
             }
-        } else {
-            run = 0;
+            ')' => {
+                run = 0;
+                depth = depth.saturating_sub(1);
+            }
+            _ => run = 0,
+        }
+        if run > MAX_PAREN_RUN || depth > MAX_PAREN_DEPTH {
+            return Err(Error::input(
+                source.span(i, i),
+                "`(` nested too deeply to parse safely",
+            ));
         }
     }
     let text = source.text.clone();
