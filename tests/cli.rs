@@ -663,3 +663,13 @@ fn parser_panics_are_input_errors() {
     );
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn deeply_nested_expansions_are_refused_not_slow() {
+    // Found by fuzzing: nested `${` make the word parser backtrack exponentially.
+    assert_input_error(
+        &["extract", "fixtures/bad/deep-expansions.sh"],
+        "fixtures/bad/deep-expansions.sh:1:",
+        &["nested too deeply"],
+    );
+}

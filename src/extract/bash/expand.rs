@@ -184,6 +184,9 @@ pub fn expand_string(st: &mut State, raw: &str) -> Result<Val, String> {
 }
 
 fn expand_word(st: &mut State, raw: &str, no_split: bool) -> Result<Expansion, String> {
+    if super::expansion_too_deep(raw).is_some() {
+        return Err("`${` expansions nested too deeply to parse safely".into());
+    }
     let pieces =
         word::parse(raw, &opts()).map_err(|e| format!("cannot parse word {raw:?}: {e}"))?;
     let mut exp = Expansion::default();

@@ -166,6 +166,28 @@ const MAX_PAREN_RUN: usize = 12;
 /// Unclosed `(` deeper than this are refused too (real scripts stay below 8).
 const MAX_PAREN_DEPTH: usize = 16;
 
+/// `${...}` nested deeper than this are refused: the word parser's backtracking
+/// is exponential in it (found by fuzzing). Real scripts nest at most two.
+pub(crate) const MAX_EXPANSION_DEPTH: usize = 3;
+
+/// The byte offset where `${` nesting first exceeds [`MAX_EXPANSION_DEPTH`].
+pub(crate) fn expansion_too_deep(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut prev = '\0';
+    for (i, c) in text.char_indices() {
+        if c == '{' && prev == '$' {
+            depth += 1;
+            if depth > MAX_EXPANSION_DEPTH {
+                return Some(i);
+            }
+        } else if c == '}' {
+            depth = depth.saturating_sub(1);
+        }
+        prev = c;
+    }
+    None
+}
+
 /// The name of the thread the parser runs on.
 const PARSER_THREAD: &str = "bash-parser";
 
@@ -209,6 +231,12 @@ fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error> {
                 "`(` nested too deeply to parse safely",
             ));
         }
+    }
+    if let Some(at) = expansion_too_deep(&source.text) {
+        return Err(Error::input(
+            source.span(at, at),
+            "`${` expansions nested too deeply to parse safely",
+        ));
     }
     let text = source.text.clone();
     let (tx, rx) = std::sync::mpsc::channel();
