@@ -357,7 +357,7 @@ fn mentions_launcher(text: &str) -> bool {
 }
 
 /// `docker run` options that take no value.
-pub(crate) const DOCKER_BOOL_LONG: &[&str] = &[
+const DOCKER_BOOL_LONG: &[&str] = &[
     "--rm",
     "--detach",
     "--interactive",
@@ -371,17 +371,21 @@ pub(crate) const DOCKER_BOOL_LONG: &[&str] = &[
     "--quiet",
 ];
 
-/// Walks `docker run` options; returns the words after the image, and the image word.
-fn docker_run<'w>(
-    source: &Source,
-    words: &'w [Word],
-    env: &mut Vec<EnvVar>,
-    host_env: &[EnvVar],
-    state: &ShellState,
-) -> (&'w [Word], Option<&'w Word>) {
+/// What the options of `docker run` say: the `-e`/`--env` values (with the index of
+/// the word that holds each) and the index of the image word.
+pub(crate) struct DockerRun {
+    /// `-e` values, `NAME=value` or `NAME`, with their word index.
+    pub env: Vec<(String, usize)>,
+    /// The image word, if the options end before the words do.
+    pub image: Option<usize>,
+}
+
+/// Walks `docker run` options over the words after `run`.
+pub(crate) fn docker_run_options(words: &[&str]) -> DockerRun {
+    let mut env = Vec::new();
     let mut i = 0;
     while i < words.len() {
-        let w = &words[i].text;
+        let w = words[i];
         if w == "--" {
             i += 1;
             break;
@@ -390,62 +394,84 @@ fn docker_run<'w>(
             break;
         }
         let (name, inline) = match w.split_once('=') {
-            Some((n, v)) => (n.to_string(), Some(v.to_string())),
-            None => (w.clone(), None),
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (w, None),
         };
         let takes_value = if name.starts_with("--") {
-            !DOCKER_BOOL_LONG.contains(&name.as_str())
+            !DOCKER_BOOL_LONG.contains(&name)
         } else {
             // Short flags: a cluster of boolean letters takes no value.
             !name[1..].chars().all(|c| "ditPq".contains(c))
         };
-        let (value, value_word) = if !takes_value || inline.is_some() {
-            (inline, &words[i])
+        let (value, at) = if !takes_value || inline.is_some() {
+            (inline, i)
         } else if i + 1 < words.len() {
             i += 1;
-            (Some(words[i].text.clone()), &words[i])
+            (Some(words[i].to_string()), i)
         } else {
-            (None, &words[i])
+            (None, i)
         };
-        if name == "-e" || name == "--env" {
-            let (s, e) = (value_word.start, value_word.end);
-            match value.as_deref().map(|v| v.split_once('=').ok_or(v)) {
-                Some(Ok((n, v))) => push_env(
-                    env,
-                    source,
-                    n.to_string(),
-                    v.to_string(),
-                    s,
-                    e,
-                    value_word.provenance.clone(),
-                ),
-                // `-e NAME` passes the host's value through, if the host has it.
-                Some(Err(n)) => {
-                    let (v, p) = match host_env.iter().find(|h| h.name == n) {
-                        Some(h) => (h.value.clone(), h.provenance.clone()),
-                        None => match state.vars.get(n) {
-                            Some(v) => (v.clone(), state.provenance_of(n)),
-                            None => (
-                                String::new(),
-                                Provenance::Unknown {
-                                    reason: format!(
-                                        "`-e {n}` passes the host's {n}, which this text does not set (give it with --env {n}=...)"
-                                    ),
-                                },
-                            ),
-                        },
-                    };
-                    push_env(env, source, n.to_string(), v, s, e, p);
-                }
-                None => {}
-            }
+        if (name == "-e" || name == "--env")
+            && let Some(v) = value
+        {
+            env.push((v, at));
         }
         i += 1;
     }
-    if i < words.len() {
-        (&words[i + 1..], Some(&words[i]))
-    } else {
-        (&words[i..], None)
+    DockerRun {
+        env,
+        image: (i < words.len()).then_some(i),
+    }
+}
+
+/// Applies `docker run` options: `-e` variables reach the server; returns the words
+/// after the image, and the image word.
+fn docker_run<'w>(
+    source: &Source,
+    words: &'w [Word],
+    env: &mut Vec<EnvVar>,
+    host_env: &[EnvVar],
+    state: &ShellState,
+) -> (&'w [Word], Option<&'w Word>) {
+    let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+    let parsed = docker_run_options(&texts);
+    for (value, at) in parsed.env {
+        let value_word = &words[at];
+        let (s, e) = (value_word.start, value_word.end);
+        match value.split_once('=') {
+            Some((n, v)) => push_env(
+                env,
+                source,
+                n.to_string(),
+                v.to_string(),
+                s,
+                e,
+                value_word.provenance.clone(),
+            ),
+            // `-e NAME` passes the host's value through, if the host has it.
+            None => {
+                let n = value.as_str();
+                let (v, p) = match host_env.iter().find(|h| h.name == n) {
+                    Some(h) => (h.value.clone(), h.provenance.clone()),
+                    None => match state.vars.get(n) {
+                        Some(v) => (v.clone(), state.provenance_of(n)),
+                        None => (
+                            String::new(),
+                            Provenance::Unknown {
+                                reason: format!(
+                                    "`-e {n}` passes the host's {n}, which this text does not set (give it with --env {n}=...)"
+                                ),
+                            },
+                        ),
+                    },
+                };
+                push_env(env, source, n.to_string(), v, s, e, p);
+            }
+        }
+    }
+    match parsed.image {
+        Some(i) => (&words[i + 1..], Some(&words[i])),
+        None => (&words[words.len()..], None),
     }
 }
 

@@ -130,8 +130,6 @@ const SIDE_EFFECTS: &[&str] = &[
     "ulimit",
 ];
 
-use crate::extract::command::DOCKER_BOOL_LONG;
-
 struct Interp<'a> {
     source: &'a Arc<Source>,
     char_to_byte: Vec<usize>,
@@ -1222,42 +1220,22 @@ impl<'a> Interp<'a> {
                     if fields.get(i + 1).is_some_and(|(f, _, _)| f.text == "run") =>
                 {
                     // Only `-e` reaches the container; the image gives version and platform.
-                    docker = Some(Vec::new());
-                    i += 2;
-                    while let Some((f, range, _)) = fields.get(i) {
-                        let w = f.text.as_str();
-                        if w == "--" {
-                            i += 1;
-                            break;
-                        }
-                        if !w.starts_with('-') || w == "-" {
-                            break;
-                        }
-                        let (name, inline) = match w.split_once('=') {
-                            Some((n, v)) => (n.to_string(), Some(v.to_string())),
-                            None => (w.to_string(), None),
-                        };
-                        let boolean = if name.starts_with("--") {
-                            DOCKER_BOOL_LONG.contains(&name.as_str())
-                        } else {
-                            name[1..].chars().all(|c| "ditPq".contains(c))
-                        };
-                        let mut value = inline;
-                        let mut vrange = *range;
-                        if !boolean && value.is_none() {
-                            i += 1;
-                            if let Some((vf, vr, _)) = fields.get(i) {
-                                value = Some(vf.text.clone());
-                                vrange = *vr;
-                            }
-                        }
-                        if (name == "-e" || name == "--env")
-                            && let Some(v) = value
-                        {
-                            docker.get_or_insert_with(Vec::new).push((v, vrange));
-                        }
-                        i += 1;
-                    }
+                    let texts: Vec<&str> = fields[i + 2..]
+                        .iter()
+                        .map(|(f, _, _)| f.text.as_str())
+                        .collect();
+                    let parsed = crate::extract::command::docker_run_options(&texts);
+                    docker = Some(
+                        parsed
+                            .env
+                            .into_iter()
+                            .map(|(v, at)| (v, fields[i + 2 + at].1))
+                            .collect(),
+                    );
+                    i = match parsed.image {
+                        Some(img) => i + 2 + img,
+                        None => fields.len(),
+                    };
                     if let Some((img, range, _)) = fields.get(i) {
                         let from = format!(
                             "image {} at {}",
