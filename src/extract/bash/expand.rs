@@ -398,6 +398,16 @@ fn scalar(st: &State, p: &Parameter) -> Option<Val> {
     }
 }
 
+/// `${V-..}` tests "unset"; `${V:-..}` tests "unset or empty". An unknown value
+/// counts as set.
+fn unset_or_null(cur: &Option<Val>, test: &ParameterTestType) -> bool {
+    match (cur, test) {
+        (None, _) => true,
+        (Some(Val::Known(t)), ParameterTestType::UnsetOrNull) => t.is_empty(),
+        (Some(_), _) => false,
+    }
+}
+
 fn unset_reason(name: &str) -> String {
     format!("${name} is not set by the script or its env (give it with --env {name}=...)")
 }
@@ -494,11 +504,7 @@ fn parameter(
             ..
         } => {
             let cur = scalar(st, parameter);
-            let use_default = match (&cur, test_type) {
-                (None, _) => true,
-                (Some(Val::Known(t)), ParameterTestType::UnsetOrNull) => t.is_empty(),
-                (Some(_), _) => false,
-            };
+            let use_default = unset_or_null(&cur, test_type);
             if use_default {
                 let d = sub(st, default_value)?;
                 if matches!(pe, ParameterExpr::AssignDefaultValues { .. }) {
@@ -536,11 +542,7 @@ fn parameter(
             ..
         } => {
             let cur = scalar(st, parameter);
-            let fails = match (&cur, test_type) {
-                (None, _) => true,
-                (Some(Val::Known(t)), ParameterTestType::UnsetOrNull) => t.is_empty(),
-                _ => false,
-            };
+            let fails = unset_or_null(&cur, test_type);
             if fails {
                 let m = error_message
                     .clone()
