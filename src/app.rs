@@ -230,10 +230,7 @@ pub fn parse_kv(items: &[String]) -> Result<BTreeMap<String, String>, Error> {
 
 fn options(ctx: &ContextArgs, side: &SideSpec) -> Result<ResolveOptions, Error> {
     let origin = ctx.origin.clone();
-    let from = |flag: &str| match &origin {
-        Some(o) => format!("{flag} in {o}"),
-        None => format!("--{flag}"),
-    };
+    let from = |flag: &str| resolve::option_origin(origin.as_deref(), flag);
     let platform = match side.platform.as_ref().or(ctx.platform.as_ref()) {
         Some(p) => Some(Platform::parse(p).ok_or_else(|| {
             Error::usage(format!(

@@ -192,10 +192,15 @@ pub struct ResolveOptions {
 impl ResolveOptions {
     /// Where an option came from: `--flag`, or the config file that set it.
     pub fn from(&self, flag: &str) -> String {
-        match &self.origin {
-            Some(o) => format!("{flag} in {o}"),
-            None => format!("--{flag}"),
-        }
+        option_origin(self.origin.as_deref(), flag)
+    }
+}
+
+/// `--flag`, or `flag in FILE` when the value came from a config file.
+pub fn option_origin(origin: Option<&str>, flag: &str) -> String {
+    match origin {
+        Some(o) => format!("{flag} in {o}"),
+        None => format!("--{flag}"),
     }
 }
 
