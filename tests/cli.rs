@@ -673,3 +673,14 @@ fn deeply_nested_expansions_are_refused_not_slow() {
         &["nested too deeply"],
     );
 }
+
+#[test]
+fn a_word_the_parser_cannot_finish_is_an_input_error() {
+    // Found by fuzzing: brush-parser's word parser takes about 5 s on this word
+    // (unclosed quotes inside expansions); it is given 1 s, then the word fails.
+    assert_input_error(
+        &["extract", "fixtures/bad/slow-word.sh"],
+        "fixtures/bad/slow-word.sh:3:5",
+        &["word parser did not finish within 1 s"],
+    );
+}

@@ -2,13 +2,12 @@
 //!
 //! A value is either known text or unknown with a reason; nothing is executed.
 
-use brush_parser::ParserOptions;
 use brush_parser::ast::{
     ArithmeticExpr, ArithmeticTarget, BinaryOperator, UnaryAssignmentOperator, UnaryOperator,
 };
 use brush_parser::word::{
-    self, Parameter, ParameterExpr, ParameterTestType, SpecialParameter, SubstringMatchKind,
-    WordPiece, WordPieceWithSource,
+    Parameter, ParameterExpr, ParameterTestType, SpecialParameter, SubstringMatchKind, WordPiece,
+    WordPieceWithSource,
 };
 
 use super::State;
@@ -65,10 +64,6 @@ struct Expansion {
     chunks: Vec<Chunk>,
     /// The word had a quoted part: it yields a field even when empty.
     quoted: bool,
-}
-
-fn opts() -> ParserOptions {
-    ParserOptions::default()
 }
 
 /// Expands a word into fields (word splitting on unquoted expansions, `"${A[@]}"`
@@ -187,8 +182,7 @@ fn expand_word(st: &mut State, raw: &str, no_split: bool) -> Result<Expansion, S
     if super::expansion_too_deep(raw).is_some() {
         return Err("`${` expansions nested too deeply to parse safely".into());
     }
-    let pieces =
-        word::parse(raw, &opts()).map_err(|e| format!("cannot parse word {raw:?}: {e}"))?;
+    let pieces = super::word_parser::parse(raw)?;
     let mut exp = Expansion::default();
     for p in &pieces {
         expand_piece(st, p, false, no_split, &mut exp)?;

@@ -8,6 +8,7 @@
 //! installs, waits) are side effects: they are skipped and assumed to succeed.
 
 pub mod expand;
+mod word_parser;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -187,11 +188,11 @@ pub(crate) fn expansion_too_deep(text: &str) -> Option<usize> {
 }
 
 /// The name of the thread the parser runs on.
-const PARSER_THREAD: &str = "bash-parser";
+pub(crate) const PARSER_THREAD: &str = "bash-parser";
 
 /// Installs (once) a panic hook that keeps panics of the parser thread quiet
 /// (they are reported as parse errors) and passes every other panic on.
-fn quiet_parser_panics() {
+pub(crate) fn quiet_parser_panics() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let previous = std::panic::take_hook();
@@ -1441,9 +1442,7 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Option<Val> {
         crate::source::Origin::Inline("$(...)".into()),
         cmd.to_string(),
     ));
-    let program = Parser::new(cmd.as_bytes(), &ParserOptions::default())
-        .parse_program()
-        .ok()?;
+    let program = parse_guarded(&source).ok()?;
     // `cat <<EOF ... EOF`: the heredoc body, expanded unless its tag is quoted.
     if let Some(v) = heredoc_cat(st, &program) {
         return Some(v);
