@@ -119,6 +119,9 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             entry,
             filter,
             env,
+            select,
+            all_selections,
+            docs_root,
             format,
         } => {
             let vars = parse_kv(&env)?;
@@ -131,7 +134,23 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                 });
             }
             let file = file.ok_or_else(|| Error::usage("extract needs FILE or --inferencex"))?;
-            let found = extract::extract_file_all(&file, &vars)?;
+            if all_selections {
+                let (bundle, views) = extract::jsx::explore_file(
+                    &file,
+                    docs_root.as_deref(),
+                    extract::jsx::MAX_STATES,
+                )?;
+                return Ok(Output {
+                    code: 0,
+                    stdout: render_selections(&bundle, &views, format),
+                });
+            }
+            let opts = extract::FileOptions {
+                vars,
+                select: extract::jsx::parse_selections(&select)?,
+                docs_root,
+            };
+            let found = extract::extract_file_with(&file, &opts)?;
             Ok(Output {
                 code: 0,
                 stdout: render_launches(&found.launches, &found.unsupported, format),
@@ -680,6 +699,75 @@ fn render_launches(launches: &[Launch], unsupported: &[String], format: Format) 
             }
             if launches.is_empty() && unsupported.is_empty() {
                 out.push_str("no serve commands found\n");
+            }
+            out
+        }
+    }
+}
+
+/// Every reachable selection of each generator, with its command(s).
+fn render_selections(
+    bundle: &extract::jsx::Bundle,
+    views: &[Vec<extract::jsx::View>],
+    format: Format,
+) -> String {
+    match format {
+        Format::Json => {
+            let targets: Vec<serde_json::Value> = bundle
+                .targets
+                .iter()
+                .zip(views)
+                .map(|(t, vs)| {
+                    let states: Vec<serde_json::Value> = vs
+                        .iter()
+                        .map(|v| {
+                            let selection: serde_json::Map<String, serde_json::Value> = v
+                                .selection
+                                .iter()
+                                .map(|(k, x)| (k.clone(), json!(x)))
+                                .collect();
+                            json!({
+                                "selection": selection,
+                                "clicks": v.path.iter().map(|(i, x)| json!([i, x])).collect::<Vec<_>>(),
+                                "commands": v.commands,
+                            })
+                        })
+                        .collect();
+                    json!({"component": t.name, "at": t.at, "states": states})
+                })
+                .collect();
+            let doc = json!({
+                "schema_version": report::json::SCHEMA_VERSION,
+                "file": bundle.file.display().to_string(),
+                "components": targets,
+            });
+            let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
+            s.push('\n');
+            s
+        }
+        Format::Human => {
+            let mut out = String::new();
+            for (t, vs) in bundle.targets.iter().zip(views) {
+                let _ = writeln!(
+                    out,
+                    "<{} /> at {}: {} reachable selection{}",
+                    t.name,
+                    t.at,
+                    vs.len(),
+                    if vs.len() == 1 { "" } else { "s" }
+                );
+                for (i, v) in vs.iter().enumerate() {
+                    let _ = writeln!(out, "\nselection {}: {}", i + 1, v.selection_label());
+                    if v.commands.is_empty() {
+                        out.push_str("  (no command)\n");
+                    }
+                    for c in &v.commands {
+                        for line in c.trim_end().lines() {
+                            let _ = writeln!(out, "  {line}");
+                        }
+                    }
+                }
+                out.push('\n');
             }
             out
         }

@@ -62,7 +62,7 @@ pub enum Command {
     },
     /// Print the launches found in a file.
     Extract {
-        /// A Markdown/MDX page, a bash script or a command file.
+        /// A Markdown/MDX page, a cookbook generator (.jsx), a bash script or a command file.
         #[arg(required_unless_present = "inferencex")]
         file: Option<PathBuf>,
         /// An InferenceX checkout: expand `--entry` of its master configs instead.
@@ -77,6 +77,17 @@ pub enum Command {
         /// Shell variable visible while extracting (K=V).
         #[arg(long, value_name = "K=V")]
         env: Vec<String>,
+        /// Generator option to click before reading the command (KEY=VALUE;
+        /// applied in the component's option order).
+        #[arg(long, value_name = "K=V")]
+        select: Vec<String>,
+        /// Print every selection reachable by clicks, with its command(s).
+        #[arg(long, conflicts_with_all = ["select", "inferencex"])]
+        all_selections: bool,
+        /// The docs root that `/src/...` imports resolve against (default: the
+        /// nearest folder above the file holding `src/snippets`).
+        #[arg(long, value_name = "DIR")]
+        docs_root: Option<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: Format,

@@ -16,6 +16,13 @@ pub enum Origin {
     File(PathBuf),
     /// Text given on the command line (for example `resolve -- ARGV`).
     Inline(String),
+    /// Text rendered from a file: a cookbook generator's command for one selection.
+    Rendered {
+        /// The file that was rendered (a page or a component).
+        file: PathBuf,
+        /// What was rendered: the component and the selection.
+        view: String,
+    },
 }
 
 impl Origin {
@@ -24,6 +31,7 @@ impl Origin {
         match self {
             Origin::File(p) => p.display().to_string(),
             Origin::Inline(l) => format!("<{l}>"),
+            Origin::Rendered { file, view } => format!("{} [{view}]", file.display()),
         }
     }
 }

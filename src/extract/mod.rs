@@ -3,6 +3,7 @@
 pub mod bash;
 pub mod command;
 pub mod inferencex;
+pub mod jsx;
 pub mod markdown;
 
 use std::collections::BTreeMap;
@@ -20,6 +21,8 @@ pub enum InputKind {
     Markdown,
     /// A bash script (`.sh`, `.bash`), evaluated statically.
     Bash,
+    /// A cookbook generator component (`.jsx`, `.js`), rendered headlessly.
+    Jsx,
     /// Plain command lines (`.txt`, `.cmd`, anything else).
     Command,
 }
@@ -34,6 +37,7 @@ impl InputKind {
         {
             Some(e) if matches!(e.as_str(), "md" | "mdx" | "markdown") => InputKind::Markdown,
             Some(e) if matches!(e.as_str(), "sh" | "bash") => InputKind::Bash,
+            Some(e) if matches!(e.as_str(), "jsx" | "js") => InputKind::Jsx,
             _ => InputKind::Command,
         }
     }
@@ -73,6 +77,12 @@ pub fn extract_all(
             launches: command::extract(source, vars)?,
             unsupported: vec![],
         },
+        InputKind::Jsx => {
+            return Err(Error::input(
+                source.span(0, 0),
+                "a generator is rendered from its file, not from text",
+            ));
+        }
         InputKind::Bash => {
             let e = bash::evaluate(source, vars)?;
             Extracted {
@@ -83,10 +93,51 @@ pub fn extract_all(
     })
 }
 
+/// How to read a file beyond its text: variables, and for generators the
+/// selection to click and where the docs root is.
+#[derive(Debug, Clone, Default)]
+pub struct FileOptions {
+    /// Shell variables set before the text runs.
+    pub vars: BTreeMap<String, String>,
+    /// Generator selections (`key=value`), applied in the component's order.
+    pub select: Vec<(String, String)>,
+    /// The docs root that `/src/...` imports resolve against.
+    pub docs_root: Option<std::path::PathBuf>,
+}
+
 /// Reads a file and extracts its launches and notes.
 pub fn extract_file_all(path: &Path, vars: &BTreeMap<String, String>) -> Result<Extracted, Error> {
-    let source = Source::read(path)?;
-    extract_all(&source, InputKind::of(path), vars)
+    extract_file_with(
+        path,
+        &FileOptions {
+            vars: vars.clone(),
+            ..FileOptions::default()
+        },
+    )
+}
+
+/// Reads a file and extracts its launches and notes: generators and pages with
+/// components are rendered with the selection.
+pub fn extract_file_with(path: &Path, opts: &FileOptions) -> Result<Extracted, Error> {
+    let kind = InputKind::of(path);
+    let is_mdx = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("mdx"));
+    match kind {
+        InputKind::Jsx => jsx::extract(path, opts),
+        InputKind::Markdown if is_mdx => jsx::extract(path, opts),
+        _ => {
+            if !opts.select.is_empty() {
+                return Err(Error::usage(format!(
+                    "--select applies to generators (.jsx) and pages (.mdx), not to {}",
+                    path.display()
+                )));
+            }
+            let source = Source::read(path)?;
+            extract_all(&source, kind, &opts.vars)
+        }
+    }
 }
 
 /// Reads a file and extracts its launches.

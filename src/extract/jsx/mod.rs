@@ -1,0 +1,422 @@
+//! Cookbook generators: JSX components rendered headlessly and clicked.
+//!
+//! A component file (`.jsx`) or a page (`.mdx`) becomes one plain JS bundle
+//! ([`transform`] per module, wrapped as functions that return their exports);
+//! the bundle runs in a QuickJS [`sandbox`] with a headless React of our own
+//! (`react.js`), which renders each target, applies selections by calling the
+//! controls' handlers as a click would, and explores every reachable state.
+
+pub mod page;
+pub mod sandbox;
+pub mod transform;
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::error::Error;
+use crate::source::{Origin, Source};
+
+pub use sandbox::Limits;
+
+/// One thing to render: a component element made by the bundle.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The component's name.
+    pub name: String,
+    /// Where the component is used (the page's tag) or defined (its file).
+    pub at: crate::source::Span,
+}
+
+/// A page or a component file made into one plain JS script.
+#[derive(Debug, Clone)]
+pub struct Bundle {
+    /// The file the user named.
+    pub file: PathBuf,
+    /// The script: modules, then `globalThis.__rd_targets = [...]`.
+    pub code: String,
+    /// The targets, in the order of `__rd_targets`.
+    pub targets: Vec<Target>,
+}
+
+/// A rendered state: the selection shown and the commands printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View {
+    /// The target's index in the bundle.
+    pub target: usize,
+    /// Control key -> value, in the component's order.
+    pub selection: Vec<(String, String)>,
+    /// The text of each `<pre>` (or `<code>`), in order.
+    pub commands: Vec<String>,
+    /// The clicks that reach this state from the initial one.
+    pub path: Vec<(usize, String)>,
+}
+
+impl View {
+    /// `key=value, ...` of the selection.
+    pub fn selection_label(&self) -> String {
+        self.selection
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+#[derive(Deserialize)]
+struct StateJs {
+    key: String,
+    selection: Vec<(String, String)>,
+    commands: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct ChildJs {
+    action: (usize, String),
+    key: String,
+    selection: Vec<(String, String)>,
+    commands: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum SelectJs {
+    State {
+        state: StateJs,
+    },
+    Refused {
+        error: String,
+        option: String,
+        #[serde(default)]
+        value: String,
+        #[serde(default)]
+        options: Vec<String>,
+        #[serde(default)]
+        available: Vec<Choice>,
+    },
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    value: String,
+    disabled: bool,
+    #[serde(default)]
+    label: String,
+    #[serde(default)]
+    title: String,
+}
+
+/// Builds the bundle of a component file or a page. `docs_root` resolves
+/// absolute imports (`/src/snippets/...`); without it, it is found upward from
+/// the file (the first folder holding `src/snippets`).
+pub fn bundle(file: &Path, docs_root: Option<&Path>) -> Result<Bundle, Error> {
+    let source = Source::read(file)?;
+    let is_page = matches!(
+        file.extension().and_then(|e| e.to_str()),
+        Some("mdx") | Some("md")
+    );
+    if is_page {
+        page::bundle_page(&source, file, docs_root)
+    } else {
+        page::bundle_component(&source, file, docs_root)
+    }
+}
+
+/// The folder that absolute imports are resolved against.
+pub fn find_docs_root(file: &Path) -> Option<PathBuf> {
+    let start = file.parent()?;
+    start
+        .ancestors()
+        .find(|d| d.join("src").join("snippets").is_dir())
+        .map(Path::to_path_buf)
+}
+
+fn js_error(bundle: &Bundle, target: Option<usize>, e: sandbox::JsError) -> Error {
+    let at = match target.and_then(|t| bundle.targets.get(t)) {
+        Some(t) => format!("{}", t.at),
+        None => format!("{}:1:1", bundle.file.display()),
+    };
+    let what = match target.and_then(|t| bundle.targets.get(t)) {
+        Some(t) => format!("rendering <{} />: {e}", t.name),
+        None => format!("evaluating the generator: {e}"),
+    };
+    Error::Input { at, message: what }
+}
+
+/// A bundle loaded into a sandbox, ready to render.
+pub struct Renderer<'b> {
+    bundle: &'b Bundle,
+    sandbox: sandbox::Sandbox,
+}
+
+impl<'b> Renderer<'b> {
+    /// Loads the bundle (module code runs here, under the limits).
+    pub fn new(bundle: &'b Bundle, limits: Limits) -> Result<Self, Error> {
+        let sandbox = sandbox::Sandbox::new(limits).map_err(|e| js_error(bundle, None, e))?;
+        sandbox
+            .eval(&bundle.code)
+            .map_err(|e| js_error(bundle, None, e))?;
+        Ok(Renderer { bundle, sandbox })
+    }
+
+    fn call(&self, name: &str, target: usize, arg: &str) -> Result<String, Error> {
+        self.sandbox
+            .call(name, target, arg)
+            .map_err(|e| js_error(self.bundle, Some(target), e))
+    }
+
+    /// Renders a target with a selection applied by clicking, in the component's
+    /// control order. A value that does not exist or is disabled is an error
+    /// that lists the values available.
+    pub fn select(&self, target: usize, select: &[(String, String)]) -> Result<View, Error> {
+        let req = serde_json::to_string(select).expect("plain strings");
+        let out = self.call("select", target, &req)?;
+        let parsed: SelectJs = serde_json::from_str(&out).map_err(|e| Error::Input {
+            at: format!("{}:1:1", self.bundle.file.display()),
+            message: format!("internal: bad render result: {e}"),
+        })?;
+        match parsed {
+            SelectJs::State { state } => Ok(View {
+                target,
+                selection: state.selection,
+                commands: state.commands,
+                path: vec![],
+            }),
+            SelectJs::Refused {
+                error,
+                option,
+                value,
+                options,
+                available,
+            } => Err(self.refusal(target, &error, &option, &value, &options, &available)),
+        }
+    }
+
+    fn refusal(
+        &self,
+        target: usize,
+        error: &str,
+        option: &str,
+        value: &str,
+        options: &[String],
+        available: &[Choice],
+    ) -> Error {
+        let t = &self.bundle.targets[target];
+        let message = match error {
+            "unknown-option" => format!(
+                "<{}> has no option `{option}`; its options are: {}",
+                t.name,
+                options.join(", ")
+            ),
+            _ => {
+                let listed: Vec<String> = available
+                    .iter()
+                    .map(|c| {
+                        let mut s = c.value.clone();
+                        if c.disabled {
+                            let why = if !c.title.is_empty() {
+                                c.title.clone()
+                            } else if !c.label.is_empty() {
+                                c.label.clone()
+                            } else {
+                                String::new()
+                            };
+                            if why.is_empty() {
+                                s.push_str(" (disabled)");
+                            } else {
+                                s.push_str(&format!(" (disabled: {why})"));
+                            }
+                        }
+                        s
+                    })
+                    .collect();
+                let verb = if error == "disabled-value" {
+                    "is disabled"
+                } else {
+                    "is not a value"
+                };
+                format!(
+                    "<{}>: `{option}={value}` {verb} in this state; values: {}",
+                    t.name,
+                    listed.join(", ")
+                )
+            }
+        };
+        Error::Input {
+            at: t.at.to_string(),
+            message,
+        }
+    }
+
+    /// Every state reachable by clicks from the initial one, breadth-first,
+    /// deduplicated by what is rendered. More than `max_states` is an error.
+    pub fn explore(&self, target: usize, max_states: usize) -> Result<Vec<View>, Error> {
+        let first: StateJs = self.parse(self.call("visit", target, "[]")?)?;
+        let mut seen: HashSet<String> = HashSet::new();
+        seen.insert(first.key);
+        let mut views = vec![View {
+            target,
+            selection: first.selection,
+            commands: first.commands,
+            path: vec![],
+        }];
+        let mut queue = VecDeque::from([0usize]);
+        while let Some(i) = queue.pop_front() {
+            let path = views[i].path.clone();
+            let arg = serde_json::to_string(&path).expect("plain data");
+            let children: Vec<ChildJs> = self.parse(self.call("expand", target, &arg)?)?;
+            for c in children {
+                if !seen.insert(c.key) {
+                    continue;
+                }
+                if views.len() >= max_states {
+                    return Err(Error::Input {
+                        at: self.bundle.targets[target].at.to_string(),
+                        message: format!(
+                            "<{}> has more than {max_states} reachable states",
+                            self.bundle.targets[target].name
+                        ),
+                    });
+                }
+                let mut p = path.clone();
+                p.push(c.action);
+                views.push(View {
+                    target,
+                    selection: c.selection,
+                    commands: c.commands,
+                    path: p,
+                });
+                queue.push_back(views.len() - 1);
+            }
+        }
+        Ok(views)
+    }
+
+    fn parse<T: for<'de> Deserialize<'de>>(&self, s: String) -> Result<T, Error> {
+        serde_json::from_str(&s).map_err(|e| Error::Input {
+            at: format!("{}:1:1", self.bundle.file.display()),
+            message: format!("internal: bad render result: {e}"),
+        })
+    }
+}
+
+/// The most states `--all-selections` explores per component.
+pub const MAX_STATES: usize = 100_000;
+
+/// Runs `f` on a thread with a stack big enough for the sandbox's limit.
+pub fn on_render_thread<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, Error> + Send + 'static,
+) -> Result<T, Error> {
+    std::thread::Builder::new()
+        .name("jsx-render".into())
+        .stack_size(16 << 20)
+        .spawn(f)
+        .map_err(|e| Error::usage(format!("cannot start the JS renderer: {e}")))?
+        .join()
+        .unwrap_or_else(|_| Err(Error::usage("the JS renderer failed")))
+}
+
+/// The command text of a view as a source, labeled with the file and selection.
+pub fn view_source(bundle: &Bundle, view: &View, index: usize) -> Arc<Source> {
+    let t = &bundle.targets[view.target];
+    let mut label = format!("<{} />", t.name);
+    if !view.selection.is_empty() {
+        label.push_str(&format!(" {}", view.selection_label()));
+    }
+    if view.commands.len() > 1 {
+        label.push_str(&format!(" #{}", index + 1));
+    }
+    Arc::new(Source::new(
+        Origin::Rendered {
+            file: bundle.file.clone(),
+            view: label,
+        },
+        view.commands[index].clone(),
+    ))
+}
+
+/// Parses `k=v` selections.
+pub fn parse_selections(items: &[String]) -> Result<Vec<(String, String)>, Error> {
+    items
+        .iter()
+        .map(|s| match s.split_once('=') {
+            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => Err(Error::usage(format!(
+                "--select expects KEY=VALUE, got `{s}`"
+            ))),
+        })
+        .collect()
+}
+
+/// A selection from a config map, in the map's order.
+pub fn selections_from_map(map: &BTreeMap<String, String>) -> Vec<(String, String)> {
+    map.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
+/// Renders a generator (or a page's generators, plus its static blocks) with
+/// the selection and extracts the launches of the printed commands, in page
+/// order.
+pub fn extract(path: &Path, opts: &super::FileOptions) -> Result<super::Extracted, Error> {
+    let path = path.to_path_buf();
+    let opts = opts.clone();
+    on_render_thread(move || {
+        let source = Source::read(&path)?;
+        let mut found: Vec<(usize, crate::launch::Launch)> = Vec::new();
+        let is_page = super::InputKind::of(&path) == super::InputKind::Markdown;
+        if is_page {
+            for l in super::markdown::extract(&source, &opts.vars)? {
+                found.push((l.span.start, l));
+            }
+            if !page::has_components(&source.text) {
+                if !opts.select.is_empty() {
+                    return Err(Error::input(
+                        source.span(0, 0),
+                        "--select: this page renders no generator to click",
+                    ));
+                }
+                return Ok(super::Extracted {
+                    launches: found.into_iter().map(|(_, l)| l).collect(),
+                    unsupported: vec![],
+                });
+            }
+        }
+        let bundle = bundle(&path, opts.docs_root.as_deref())?;
+        let renderer = Renderer::new(&bundle, Limits::default())?;
+        for (t, target) in bundle.targets.iter().enumerate() {
+            let view = renderer.select(t, &opts.select)?;
+            for i in 0..view.commands.len() {
+                let src = view_source(&bundle, &view, i);
+                for l in super::command::extract(&src, &opts.vars)? {
+                    found.push((target.at.start, l));
+                }
+            }
+        }
+        found.sort_by_key(|(at, _)| *at);
+        Ok(super::Extracted {
+            launches: found.into_iter().map(|(_, l)| l).collect(),
+            unsupported: vec![],
+        })
+    })
+}
+
+/// Every reachable state of every generator of a file, per target.
+pub fn explore_file(
+    path: &Path,
+    docs_root: Option<&Path>,
+    max_states: usize,
+) -> Result<(Bundle, Vec<Vec<View>>), Error> {
+    let path = path.to_path_buf();
+    let docs_root = docs_root.map(Path::to_path_buf);
+    on_render_thread(move || {
+        let bundle = bundle(&path, docs_root.as_deref())?;
+        let renderer = Renderer::new(&bundle, Limits::default())?;
+        let mut all = Vec::new();
+        for t in 0..bundle.targets.len() {
+            all.push(renderer.explore(t, max_states)?);
+        }
+        drop(renderer);
+        Ok((bundle, all))
+    })
+}

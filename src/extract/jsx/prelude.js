@@ -1,0 +1,105 @@
+// Inert stand-ins for the browser globals cookbook generators touch (in event
+// handlers and effects: copy buttons, theme observers, URL parameters). Nothing
+// here does I/O; timers never fire. Shared by recipe-drift's sandbox and the
+// real-React oracle of the differential test, so both see the same world.
+(function (G) {
+  'use strict';
+
+  // An object that answers every property with another inert object and every
+  // call with undefined: `document.querySelector(..)` is undefined, so guarded
+  // code takes its "no DOM" path.
+  function inert(name) {
+    var target = function () {};
+    return new Proxy(target, {
+      get: function (t, k) {
+        if (k === Symbol.toPrimitive) return function () { return ''; };
+        if (k === 'toString' || k === 'valueOf') return function () { return ''; };
+        if (k === 'then') return undefined; // never a thenable
+        if (k === 'length') return 0;
+        if (k === Symbol.iterator) return function () { return [][Symbol.iterator](); };
+        if (typeof k === 'symbol') return undefined;
+        return inert(name + '.' + String(k));
+      },
+      set: function () { return true; },
+      has: function () { return false; },
+      apply: function () { return undefined; },
+      construct: function () { return inert(name); },
+    });
+  }
+
+  function URLSearchParams(init) {
+    this._p = [];
+    var s = typeof init === 'string' ? init.replace(/^\?/, '') : '';
+    if (s) {
+      var parts = s.split('&');
+      for (var i = 0; i < parts.length; i++) {
+        if (!parts[i]) continue;
+        var kv = parts[i].split('=');
+        this._p.push([decodeURIComponent(kv[0]), decodeURIComponent(kv.slice(1).join('='))]);
+      }
+    }
+  }
+  URLSearchParams.prototype.get = function (k) {
+    for (var i = 0; i < this._p.length; i++) if (this._p[i][0] === k) return this._p[i][1];
+    return null;
+  };
+  URLSearchParams.prototype.has = function (k) { return this.get(k) !== null; };
+  URLSearchParams.prototype.getAll = function (k) {
+    return this._p.filter(function (p) { return p[0] === k; }).map(function (p) { return p[1]; });
+  };
+  URLSearchParams.prototype.set = function (k, v) {
+    this.delete(k);
+    this._p.push([k, String(v)]);
+  };
+  URLSearchParams.prototype.append = function (k, v) { this._p.push([k, String(v)]); };
+  URLSearchParams.prototype.delete = function (k) {
+    this._p = this._p.filter(function (p) { return p[0] !== k; });
+  };
+  URLSearchParams.prototype.forEach = function (fn) {
+    for (var i = 0; i < this._p.length; i++) fn(this._p[i][1], this._p[i][0], this);
+  };
+  URLSearchParams.prototype.toString = function () {
+    return this._p.map(function (p) { return encodeURIComponent(p[0]) + '=' + encodeURIComponent(p[1]); }).join('&');
+  };
+
+  function MutationObserver() {}
+  MutationObserver.prototype.observe = function () {};
+  MutationObserver.prototype.disconnect = function () {};
+  MutationObserver.prototype.takeRecords = function () { return []; };
+
+  var store = {
+    getItem: function () { return null; },
+    setItem: function () {},
+    removeItem: function () {},
+    clear: function () {},
+    key: function () { return null; },
+    length: 0,
+  };
+
+  var noop = function () {};
+  var timer = function () { return 0; };
+
+  G.document = inert('document');
+  G.window = inert('window');
+  G.navigator = inert('navigator');
+  G.localStorage = store;
+  G.sessionStorage = store;
+  G.MutationObserver = MutationObserver;
+  G.URLSearchParams = URLSearchParams;
+  G.setTimeout = timer;
+  G.setInterval = timer;
+  G.clearTimeout = noop;
+  G.clearInterval = noop;
+  G.requestAnimationFrame = timer;
+  G.cancelAnimationFrame = noop;
+  G.console = { log: noop, warn: noop, error: noop, info: noop, debug: noop };
+
+  // Determinism: the same input renders the same bytes.
+  var seed = 0x2545f491;
+  Math.random = function () {
+    seed ^= seed << 13; seed >>>= 0;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5; seed >>>= 0;
+    return seed / 4294967296;
+  };
+})(globalThis);

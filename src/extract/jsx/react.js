@@ -1,0 +1,736 @@
+// Headless React for recipe-drift: renders function components into a plain
+// host-element tree, with the hooks cookbook generators use, and explores the
+// states a reader reaches by clicking (see tests/react_oracle/CONTRACT.md).
+// Runs inside QuickJS with no I/O. Semantics follow React 18: batched updates
+// per event, eager bail-out of no-op state updates, passive effects after
+// commit (children before parents, cleanups before creates), re-render until
+// stable.
+(function (G) {
+  'use strict';
+
+  var ELEMENT = Symbol.for('react.element');
+  var FRAGMENT = Symbol.for('react.fragment');
+  var PROVIDER = Symbol.for('react.provider');
+  var MAX_PASSES = 50;
+  var MAX_RENDER_PHASE = 25;
+
+  // ---- elements -----------------------------------------------------------
+
+  function createElement(type, config) {
+    var props = {};
+    var key = null;
+    if (config != null) {
+      for (var k in config) {
+        if (!Object.prototype.hasOwnProperty.call(config, k)) continue;
+        if (k === 'key') key = config.key === undefined ? null : '' + config.key;
+        else if (k !== 'ref' && k !== '__self' && k !== '__source') props[k] = config[k];
+      }
+    }
+    var n = arguments.length - 2;
+    if (n === 1) props.children = arguments[2];
+    else if (n > 1) props.children = Array.prototype.slice.call(arguments, 2);
+    if (type && type.defaultProps) {
+      for (var d in type.defaultProps) if (props[d] === undefined) props[d] = type.defaultProps[d];
+    }
+    return { $$typeof: ELEMENT, type: type, key: key, props: props };
+  }
+
+  function isElement(x) {
+    return typeof x === 'object' && x !== null && x.$$typeof === ELEMENT;
+  }
+
+  function createContext(defaultValue) {
+    var ctx = { _default: defaultValue };
+    ctx.Provider = { $$provider: PROVIDER, _context: ctx };
+    ctx.Consumer = function (props) { return props.children(useContext(ctx)); };
+    return ctx;
+  }
+
+  // ---- fibers and hooks -----------------------------------------------------
+
+  var rendering = null; // the fiber whose function is running
+  var hookIndex = 0;
+  var root = null; // the root being worked on
+
+  function Fiber(type, key, parent) {
+    this.type = type;
+    this.key = key;
+    this.parent = parent;
+    this.element = null;
+    this.text = null;
+    this.hooks = [];
+    this.children = [];
+    this.dirty = false;
+    this.renderPhaseUpdate = false;
+    this.mounted = false;
+    this.root = parent ? parent.root : null;
+  }
+
+  function depsChanged(prev, next) {
+    if (prev == null || next == null) return true;
+    if (prev.length !== next.length) return true;
+    for (var i = 0; i < prev.length; i++) if (!Object.is(prev[i], next[i])) return true;
+    return false;
+  }
+
+  function currentHook(make) {
+    var f = rendering;
+    if (!f) throw new Error('Invalid hook call: hooks can only be called inside a function component');
+    var i = hookIndex++;
+    if (i >= f.hooks.length) {
+      if (f.mounted) throw new Error('Rendered more hooks than during the previous render');
+      f.hooks.push(make());
+    }
+    return f.hooks[i];
+  }
+
+  function hasPendingUpdates(fiber) {
+    for (var i = 0; i < fiber.hooks.length; i++) {
+      var q = fiber.hooks[i].queue;
+      if (q && q.length) return true;
+    }
+    return false;
+  }
+
+  function basicReducer(state, action) {
+    return typeof action === 'function' ? action(state) : action;
+  }
+
+  function makeDispatch(fiber, hook) {
+    return function dispatch(action) {
+      if (fiber.unmounted) return;
+      if (rendering === fiber) {
+        hook.queue.push({ action: action, eager: false });
+        fiber.renderPhaseUpdate = true;
+        return;
+      }
+      if (!fiber.dirty && !hasPendingUpdates(fiber)) {
+        // React computes the next state eagerly and drops a no-op update.
+        var eager = hook.reducer(hook.state, action);
+        if (Object.is(eager, hook.state)) return;
+        hook.queue.push({ action: action, eager: true, value: eager });
+      } else {
+        hook.queue.push({ action: action, eager: false });
+      }
+      fiber.dirty = true;
+      if (fiber.root) fiber.root.scheduled = true;
+    };
+  }
+
+  function processQueue(hook) {
+    var changed = false;
+    while (hook.queue.length) {
+      var u = hook.queue.shift();
+      var next = u.eager ? u.value : hook.reducer(hook.state, u.action);
+      if (!Object.is(next, hook.state)) changed = true;
+      hook.state = next;
+    }
+    return changed;
+  }
+
+  function useReducer(reducer, initialArg, init) {
+    var fiber = rendering;
+    var hook = currentHook(function () {
+      var h = { queue: [], reducer: reducer };
+      h.state = init !== undefined ? init(initialArg) : initialArg;
+      h.dispatch = makeDispatch(fiber, h);
+      return h;
+    });
+    hook.reducer = reducer;
+    return [hook.state, hook.dispatch];
+  }
+
+  function useState(initial) {
+    var fiber = rendering;
+    var hook = currentHook(function () {
+      var h = { queue: [], reducer: basicReducer };
+      h.state = typeof initial === 'function' ? initial() : initial;
+      h.dispatch = makeDispatch(fiber, h);
+      return h;
+    });
+    return [hook.state, hook.dispatch];
+  }
+
+  function effectHook(layout) {
+    return function (create, deps) {
+      var fiber = rendering;
+      var hook = currentHook(function () {
+        return { effect: true, layout: layout, deps: undefined, cleanup: undefined, pending: null, fresh: true };
+      });
+      if (hook.fresh || deps == null || depsChanged(hook.deps, deps)) {
+        hook.pending = create;
+        hook.deps = deps;
+      }
+      hook.fresh = false;
+      void fiber;
+    };
+  }
+
+  function useMemo(compute, deps) {
+    var hook = currentHook(function () { return { memo: true, deps: undefined, value: undefined, fresh: true }; });
+    if (hook.fresh || deps == null || depsChanged(hook.deps, deps)) {
+      hook.value = compute();
+      hook.deps = deps;
+      hook.fresh = false;
+    }
+    return hook.value;
+  }
+
+  function useCallback(fn, deps) {
+    return useMemo(function () { return fn; }, deps);
+  }
+
+  function useRef(initial) {
+    return currentHook(function () { return { current: initial }; });
+  }
+
+  function useContext(ctx) {
+    for (var f = rendering; f; f = f.parent) {
+      if (f.type && f.type.$$provider === PROVIDER && f.type._context === ctx) {
+        return f.element.props.value;
+      }
+    }
+    return ctx._default;
+  }
+
+  function useId() {
+    var hook = currentHook(function () { return { id: ':r' + (root.nextId++).toString(32) + ':' }; });
+    return hook.id;
+  }
+
+  // ---- rendering ------------------------------------------------------------
+
+  // Flattens children into [slotKey, child] pairs (React matches keyed children
+  // by key and the others by position, scoped per array).
+  function flatten(children, prefix, out) {
+    if (children == null || typeof children === 'boolean') return out;
+    if (Array.isArray(children)) {
+      for (var i = 0; i < children.length; i++) {
+        var c = children[i];
+        var slot = isElement(c) && c.key != null ? prefix + 'k' + c.key : prefix + i;
+        if (Array.isArray(c)) flatten(c, slot + '/', out);
+        else if (c != null && typeof c !== 'boolean') out.push([slot, c]);
+      }
+      return out;
+    }
+    var s = isElement(children) && children.key != null ? prefix + 'k' + children.key : prefix + '0';
+    out.push([s, children]);
+    return out;
+  }
+
+  function kindOf(child) {
+    if (typeof child === 'string' || typeof child === 'number' || typeof child === 'bigint') return '#text';
+    if (isElement(child)) return child.type;
+    if (typeof child === 'object' && typeof child.then === 'function') {
+      throw new Error('Objects are not valid as a React child (found: a Promise)');
+    }
+    if (typeof child === 'function') return '#nothing';
+    throw new Error('Objects are not valid as a React child (found: object with keys {' + Object.keys(child).join(', ') + '})');
+  }
+
+  function reconcile(fiber, children) {
+    var flat = flatten(children, '', []);
+    var old = {};
+    for (var i = 0; i < fiber.children.length; i++) {
+      var o = fiber.children[i];
+      old[o.key] = o;
+    }
+    var next = [];
+    for (var j = 0; j < flat.length; j++) {
+      var slot = flat[j][0];
+      var child = flat[j][1];
+      var kind = kindOf(child);
+      if (kind === '#nothing') continue;
+      var prev = old[slot];
+      var f;
+      if (prev && prev.type === kind) {
+        delete old[slot];
+        f = prev;
+      } else {
+        f = new Fiber(kind, slot, fiber);
+      }
+      next.push(f);
+      if (kind === '#text') f.text = '' + child;
+      else work(f, child, false);
+    }
+    for (var k in old) unmount(old[k]);
+    fiber.children = next;
+  }
+
+  function renderComponent(fiber, element) {
+    var type = fiber.type;
+    var props = element.props;
+    var out;
+    var passes = 0;
+    do {
+      if (++passes > MAX_RENDER_PHASE) throw new Error('Too many re-renders. React limits the number of renders to prevent an infinite loop.');
+      fiber.renderPhaseUpdate = false;
+      for (var i = 0; i < fiber.hooks.length; i++) if (fiber.hooks[i].queue) processQueue(fiber.hooks[i]);
+      var saved = rendering;
+      var savedIndex = hookIndex;
+      rendering = fiber;
+      hookIndex = 0;
+      var used;
+      try {
+        out = type.$$forwardRef ? type.render(props, null) : type(props);
+      } finally {
+        used = hookIndex;
+        rendering = saved;
+        hookIndex = savedIndex;
+      }
+      if (fiber.mounted && used !== fiber.hooks.length) {
+        // Fewer hooks than before: React throws the same way.
+        throw new Error('Rendered fewer hooks than expected. This may be caused by an accidental early return statement.');
+      }
+    } while (fiber.renderPhaseUpdate);
+    if (out === undefined) out = null;
+    return out;
+  }
+
+  // Renders or bails out one fiber for an element, then its children.
+  function work(fiber, element, force) {
+    var same = element === fiber.element;
+    var type = fiber.type;
+    if (typeof type === 'function' || (type && type.$$forwardRef)) {
+      var changed = false;
+      if (fiber.dirty) {
+        // Peek: apply queued updates; a fiber whose state did not change bails out.
+        for (var i = 0; i < fiber.hooks.length; i++) {
+          var h = fiber.hooks[i];
+          if (h.queue && h.queue.length && processQueue(h)) changed = true;
+        }
+      }
+      fiber.dirty = false;
+      if (same && !changed && !force && fiber.mounted) {
+        bailout(fiber);
+      } else {
+        fiber.element = element;
+        var out = renderComponent(fiber, element);
+        fiber.mounted = true;
+        reconcile(fiber, out);
+      }
+    } else if (type === FRAGMENT) {
+      if (same && !force) bailout(fiber);
+      else { fiber.element = element; reconcile(fiber, element.props.children); }
+    } else if (type && type.$$provider === PROVIDER) {
+      var valueChanged = !fiber.element || !Object.is(fiber.element.props.value, element.props.value);
+      if (same && !force) bailout(fiber);
+      else { fiber.element = element; forceSubtree = forceSubtree || valueChanged; reconcileForced(fiber, element.props.children, valueChanged); }
+    } else if (typeof type === 'string') {
+      if (same && !force) bailout(fiber);
+      else { fiber.element = element; reconcile(fiber, element.props.children); }
+    } else {
+      throw new Error('Element type is invalid: expected a string or a function but got: ' + (type === null ? 'null' : typeof type));
+    }
+    finish(fiber);
+  }
+
+  var forceSubtree = false;
+  function reconcileForced(fiber, children, force) {
+    var saved = forceSubtree;
+    forceSubtree = force;
+    try { reconcile(fiber, children); } finally { forceSubtree = saved; }
+  }
+
+  // Nothing changed here: visit the children with their own elements, so that
+  // descendants with pending updates still render.
+  function bailout(fiber) {
+    for (var i = 0; i < fiber.children.length; i++) {
+      var c = fiber.children[i];
+      if (c.type !== '#text') work(c, c.element, forceSubtree);
+    }
+  }
+
+  // Effects are queued when a fiber finishes: children before parents.
+  function finish(fiber) {
+    for (var i = 0; i < fiber.hooks.length; i++) {
+      var h = fiber.hooks[i];
+      if (h.effect && h.pending) fiber.root.effects.push([fiber, h]);
+    }
+  }
+
+  function unmount(fiber) {
+    fiber.unmounted = true;
+    // Parent cleanups first, as React does for a deleted subtree.
+    for (var i = 0; i < fiber.hooks.length; i++) {
+      var h = fiber.hooks[i];
+      if (h.effect && typeof h.cleanup === 'function') {
+        fiber.root.cleanups.push(h.cleanup);
+        h.cleanup = undefined;
+      }
+    }
+    for (var j = 0; j < fiber.children.length; j++) unmount(fiber.children[j]);
+  }
+
+  function runEffects(r) {
+    var cleanups = r.cleanups;
+    var effects = r.effects;
+    r.cleanups = [];
+    r.effects = [];
+    for (var pass = 0; pass < 2; pass++) {
+      var layout = pass === 0;
+      for (var i = 0; i < cleanups.length && layout; i++) cleanups[i]();
+      var mine = effects.filter(function (e) { return e[1].layout === layout; });
+      for (var j = 0; j < mine.length; j++) {
+        var h = mine[j][1];
+        if (typeof h.cleanup === 'function' && !mine[j][0].unmounted) h.cleanup();
+        h.cleanup = undefined;
+      }
+      for (var k = 0; k < mine.length; k++) {
+        var hk = mine[k][1];
+        var create = hk.pending;
+        hk.pending = null;
+        if (mine[k][0].unmounted) continue;
+        var c = create();
+        if (c !== undefined && typeof c !== 'function') {
+          if (c && typeof c.then === 'function') c = undefined; // an async effect: its promise is ignored
+          else throw new Error('An effect function must not return anything besides a function, which is used for clean-up.');
+        }
+        hk.cleanup = c;
+      }
+    }
+  }
+
+  function Root(element) {
+    this.element = element;
+    this.fiber = null;
+    this.effects = [];
+    this.cleanups = [];
+    this.scheduled = false;
+    this.nextId = 0;
+  }
+
+  // Renders until no update is pending (a batch ends here, as `act()` does).
+  function flush(r) {
+    var passes = 0;
+    var saved = root;
+    root = r;
+    try {
+      do {
+        if (++passes > MAX_PASSES) throw new Error('Maximum update depth exceeded: updates did not settle after ' + MAX_PASSES + ' renders');
+        r.scheduled = false;
+        work(r.fiber, r.element, false);
+        runEffects(r);
+      } while (r.scheduled);
+    } finally {
+      root = saved;
+    }
+  }
+
+  function mount(element) {
+    var r = new Root(element);
+    r.fiber = new Fiber('#root', '0', null);
+    r.fiber.root = r;
+    r.fiber.type = function RootWrapper(p) { return p.children; };
+    r.element = createElement(r.fiber.type, null, element);
+    flush(r);
+    return r;
+  }
+
+  // ---- the host tree (react-test-renderer's toJSON shape) -----------------------
+
+  function hostNodes(fiber, out) {
+    for (var i = 0; i < fiber.children.length; i++) {
+      var c = fiber.children[i];
+      if (c.type === '#text') out.push(c.text);
+      else if (typeof c.type === 'string') {
+        var props = {};
+        var p = c.element.props;
+        for (var k in p) if (k !== 'children') props[k] = p[k];
+        var kids = hostNodes(c, []);
+        out.push({ type: c.type, props: props, children: kids.length ? kids : null, _fiber: c });
+      } else hostNodes(c, out);
+    }
+    return out;
+  }
+
+  function tree(r) {
+    return hostNodes(r.fiber, []);
+  }
+
+  // ---- controls, selection, commands ----------------------------------------
+
+  function text(node) {
+    if (typeof node === 'string') return node;
+    var s = '';
+    if (node.children) for (var i = 0; i < node.children.length; i++) s += text(node.children[i]);
+    return s;
+  }
+
+  function walk(nodes, fn) {
+    for (var i = 0; i < nodes.length; i++) {
+      var n = nodes[i];
+      if (typeof n === 'string') continue;
+      fn(n);
+      if (n.children) walk(n.children, fn);
+    }
+  }
+
+  function keyOf(p) {
+    return p.name != null ? String(p.name) : p.id != null ? String(p.id) : '';
+  }
+
+  function controls(nodes) {
+    var out = [];
+    var labels = [];
+    walk(nodes, function (n) {
+      if (n.type === 'label') labels.push(n);
+      var p = n.props;
+      if (n.type === 'input') {
+        var t = p.type == null ? 'text' : String(p.type).toLowerCase();
+        if (t === 'radio') out.push({ kind: 'radio', key: keyOf(p), value: String(p.value), checked: !!p.checked, disabled: !!p.disabled, node: n });
+        else if (t === 'checkbox') out.push({ kind: 'checkbox', key: keyOf(p), value: p.checked ? 'true' : 'false', checked: !!p.checked, disabled: !!p.disabled, node: n });
+        else if (t === 'text') out.push({ kind: 'text', key: keyOf(p), value: p.value == null ? '' : String(p.value), disabled: !!p.disabled, node: n });
+      } else if (n.type === 'select') {
+        var options = [];
+        walk(n.children || [], function (o) {
+          if (o.type === 'option') options.push({ value: o.props.value != null ? String(o.props.value) : text(o), disabled: !!o.props.disabled, label: text(o) });
+        });
+        out.push({ kind: 'select', key: keyOf(p), value: String(p.value), disabled: !!p.disabled, options: options, node: n });
+      }
+    });
+    // A label around an input describes it (used in error messages).
+    for (var i = 0; i < labels.length; i++) {
+      walk([labels[i]], function (n) {
+        for (var j = 0; j < out.length; j++) if (out[j].node === n) out[j].label = text(labels[i]).trim();
+      });
+    }
+    return out;
+  }
+
+  function selection(cs) {
+    var seen = {};
+    var out = [];
+    for (var i = 0; i < cs.length; i++) {
+      var c = cs[i];
+      if (c.kind === 'radio') {
+        if (!(c.key in seen)) { seen[c.key] = out.length; out.push(null); }
+        if (c.checked && out[seen[c.key]] === null) out[seen[c.key]] = [c.key, c.value];
+      } else if (!(c.key in seen)) {
+        seen[c.key] = out.length;
+        out.push([c.key, c.value]);
+      }
+    }
+    return out.filter(function (x) { return x !== null; });
+  }
+
+  function commands(nodes) {
+    var pres = [];
+    var codes = [];
+    walk(nodes, function (n) {
+      if (n.type === 'pre') pres.push(text(n));
+      if (n.type === 'code') codes.push(text(n));
+    });
+    return pres.length ? pres : codes;
+  }
+
+  function canonical(v) {
+    if (Array.isArray(v)) return '[' + v.map(function (x) { var c = canonical(x); return c === undefined ? 'null' : c; }).join(',') + ']';
+    if (v === null) return 'null';
+    if (typeof v === 'function' || v === undefined || typeof v === 'symbol') return undefined;
+    if (typeof v === 'object') {
+      var keys = Object.keys(v).filter(function (k) { return k !== '_fiber'; }).sort();
+      var parts = [];
+      for (var i = 0; i < keys.length; i++) {
+        var c = canonical(v[keys[i]]);
+        if (c !== undefined) parts.push(JSON.stringify(keys[i]) + ':' + c);
+      }
+      return '{' + parts.join(',') + '}';
+    }
+    if (typeof v === 'bigint') return JSON.stringify(String(v));
+    return JSON.stringify(v);
+  }
+
+  function actions(cs) {
+    var out = [];
+    for (var i = 0; i < cs.length; i++) {
+      var c = cs[i];
+      if (c.kind === 'radio' && !c.checked && !c.disabled) out.push([i, c.value]);
+      else if (c.kind === 'checkbox' && !c.disabled) out.push([i, c.checked ? 'false' : 'true']);
+      else if (c.kind === 'select' && !c.disabled) {
+        for (var j = 0; j < c.options.length; j++) {
+          var o = c.options[j];
+          if (!o.disabled && o.value !== c.value) out.push([i, o.value]);
+        }
+      }
+    }
+    return out;
+  }
+
+  function event(target) {
+    return {
+      type: 'change', target: target, currentTarget: target,
+      preventDefault: function () {}, stopPropagation: function () {}, persist: function () {},
+      nativeEvent: {},
+    };
+  }
+
+  // Applies one action as a click would, then lets updates and effects settle.
+  function apply(r, cs, index, value) {
+    var c = cs[index];
+    if (!c) throw new Error('no control at index ' + index);
+    var p = c.node.props;
+    var t;
+    if (c.kind === 'radio' || c.kind === 'checkbox') {
+      // As in a browser, a control's value is a string (a checkbox without one is "on").
+      var v = c.kind === 'radio' ? String(p.value) : String(p.value != null ? p.value : 'on');
+      t = { name: p.name, id: p.id, type: c.kind, value: v, checked: c.kind === 'radio' ? true : !c.checked };
+      var e = event(t);
+      if (typeof p.onClick === 'function') p.onClick(e);
+      if (typeof p.onChange === 'function') p.onChange(e);
+    } else if (c.kind === 'select') {
+      t = { name: p.name, id: p.id, type: 'select-one', value: value };
+      if (typeof p.onChange === 'function') p.onChange(event(t));
+    } else if (c.kind === 'text') {
+      t = { name: p.name, id: p.id, type: 'text', value: value };
+      if (typeof p.onChange === 'function') p.onChange(event(t));
+      if (typeof p.onInput === 'function') p.onInput(event(t));
+    }
+    flush(r);
+  }
+
+  function snapshot(r) {
+    var nodes = tree(r);
+    var cs = controls(nodes);
+    return { nodes: nodes, controls: cs };
+  }
+
+  function describe(s) {
+    return {
+      key: canonical(s.nodes),
+      selection: selection(s.controls),
+      commands: commands(s.nodes),
+      actions: actions(s.controls),
+    };
+  }
+
+  function target(i) {
+    var ts = G.__rd_targets;
+    if (!Array.isArray(ts) || !ts[i]) throw new Error('no render target ' + i);
+    return ts[i];
+  }
+
+  function replay(t, path) {
+    var r = mount(target(t).element);
+    for (var i = 0; i < path.length; i++) {
+      var s = snapshot(r);
+      apply(r, s.controls, path[i][0], path[i][1]);
+    }
+    return r;
+  }
+
+  // The state reached by a path of actions from a fresh mount.
+  function visit(t, pathJson) {
+    return JSON.stringify(describe(snapshot(replay(t, JSON.parse(pathJson)))));
+  }
+
+  // Every state one action away from the state at `path`, in action order.
+  function expand(t, pathJson) {
+    var path = JSON.parse(pathJson);
+    var here = describe(snapshot(replay(t, path)));
+    var out = [];
+    for (var i = 0; i < here.actions.length; i++) {
+      var a = here.actions[i];
+      var d = describe(snapshot(replay(t, path.concat([a]))));
+      out.push({ action: a, key: d.key, selection: d.selection, commands: d.commands });
+    }
+    return JSON.stringify(out);
+  }
+
+  // Applies requested selections (key -> value) in the component's control
+  // order, clicking as a reader would; returns the final state, or an error
+  // that lists the values available.
+  function select(t, requestJson) {
+    var want = JSON.parse(requestJson); // [[key, value], ...]
+    var r = mount(target(t).element);
+    var pending = want.slice();
+    var applied = [];
+    var guard = 0;
+    while (pending.length) {
+      if (++guard > 1000) throw new Error('selection did not finish');
+      var s = snapshot(r);
+      var cs = s.controls;
+      var pick = -1;
+      var at = -1;
+      for (var i = 0; i < cs.length && pick < 0; i++) {
+        for (var j = 0; j < pending.length; j++) if (pending[j][0] === cs[i].key) { pick = j; at = i; break; }
+      }
+      if (pick < 0) {
+        var keys = [];
+        for (var q = 0; q < cs.length; q++) if (keys.indexOf(cs[q].key) < 0) keys.push(cs[q].key);
+        return JSON.stringify({ error: 'unknown-option', option: pending[0][0], options: keys, applied: applied });
+      }
+      var key = pending[pick][0];
+      var value = String(pending[pick][1]);
+      pending.splice(pick, 1);
+      var group = cs.map(function (c, idx) { return [c, idx]; }).filter(function (x) { return x[0].key === key; });
+      var c0 = group[0][0];
+      var available = [];
+      var target_ = -1;
+      if (c0.kind === 'radio') {
+        for (var g = 0; g < group.length; g++) {
+          var c = group[g][0];
+          available.push({ value: c.value, disabled: c.disabled, label: c.label || '', title: c.node.props.title != null ? String(c.node.props.title) : '' });
+          if (c.value === value) target_ = g;
+        }
+        if (target_ < 0 || group[target_][0].disabled) {
+          return JSON.stringify({ error: target_ < 0 ? 'unknown-value' : 'disabled-value', option: key, value: value, available: available, applied: applied });
+        }
+        if (!group[target_][0].checked) apply(r, cs, group[target_][1], value);
+      } else if (c0.kind === 'checkbox') {
+        if (value !== 'true' && value !== 'false') {
+          return JSON.stringify({ error: 'unknown-value', option: key, value: value, available: [{ value: 'true', disabled: c0.disabled }, { value: 'false', disabled: c0.disabled }], applied: applied });
+        }
+        if (c0.value !== value) {
+          if (c0.disabled) return JSON.stringify({ error: 'disabled-value', option: key, value: value, available: [], applied: applied });
+          apply(r, cs, group[0][1], value);
+        }
+      } else if (c0.kind === 'select') {
+        var found = null;
+        for (var o = 0; o < c0.options.length; o++) {
+          available.push({ value: c0.options[o].value, disabled: c0.options[o].disabled, label: c0.options[o].label, title: '' });
+          if (c0.options[o].value === value) found = c0.options[o];
+        }
+        if (!found || found.disabled || c0.disabled) {
+          return JSON.stringify({ error: !found ? 'unknown-value' : 'disabled-value', option: key, value: value, available: available, applied: applied });
+        }
+        if (c0.value !== value) apply(r, cs, group[0][1], value);
+      } else {
+        if (c0.value !== value) apply(r, cs, group[0][1], value);
+      }
+      applied.push([key, value]);
+    }
+    return JSON.stringify({ state: describe(snapshot(r)) });
+  }
+
+  // ---- globals --------------------------------------------------------------
+
+  var React = {
+    createElement: createElement,
+    Fragment: FRAGMENT,
+    StrictMode: FRAGMENT,
+    useState: useState,
+    useEffect: effectHook(false),
+    useLayoutEffect: effectHook(true),
+    useMemo: useMemo,
+    useCallback: useCallback,
+    useRef: useRef,
+    useReducer: useReducer,
+    useContext: useContext,
+    useId: useId,
+    createContext: createContext,
+    memo: function (c) { return c; },
+    forwardRef: function (render) { return { $$forwardRef: true, render: render }; },
+    isValidElement: isElement,
+  };
+  G.React = React;
+  G.useState = React.useState;
+  G.useEffect = React.useEffect;
+  G.useLayoutEffect = React.useLayoutEffect;
+  G.useMemo = React.useMemo;
+  G.useCallback = React.useCallback;
+  G.useRef = React.useRef;
+  G.useReducer = React.useReducer;
+  G.useContext = React.useContext;
+  G.__rd = { visit: visit, expand: expand, select: select };
+})(globalThis);
