@@ -684,3 +684,14 @@ fn a_word_the_parser_cannot_finish_is_an_input_error() {
         &["word parser did not finish within 1 s"],
     );
 }
+
+#[test]
+fn a_heredoc_without_a_word_is_a_syntax_error_not_a_runaway_parse() {
+    // Found by fuzzing: brush-parser loops, allocating without bound, on `<<`
+    // with no delimiter word inside `$(`; bash rejects it as a syntax error.
+    assert_input_error(
+        &["extract", "fixtures/bad/heredoc-without-word.sh"],
+        "fixtures/bad/heredoc-without-word.sh:3:10",
+        &["`<<` needs a delimiter word"],
+    );
+}

@@ -187,6 +187,35 @@ pub(crate) fn expansion_too_deep(text: &str) -> Option<usize> {
     None
 }
 
+/// The byte offset of a here-document operator (`<<`, `<<-`; not `<<<`) with
+/// no delimiter word before the end of the line.
+pub(crate) fn heredoc_without_word(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] == b'<' && b[i + 1] == b'<' && (i == 0 || b[i - 1] != b'<') {
+            let mut j = i + 2;
+            if b.get(j) == Some(&b'<') {
+                i = j + 1;
+                continue;
+            }
+            if b.get(j) == Some(&b'-') {
+                j += 1;
+            }
+            while matches!(b.get(j), Some(b' ' | b'\t')) {
+                j += 1;
+            }
+            if matches!(b.get(j), None | Some(b'\n' | b'\r' | b'#')) {
+                return Some(i);
+            }
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    None
+}
+
 /// The name of the thread the parser runs on.
 pub(crate) const PARSER_THREAD: &str = "bash-parser";
 
@@ -230,6 +259,14 @@ fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error> {
                 "`(` nested too deeply to parse safely",
             ));
         }
+    }
+    if let Some(at) = heredoc_without_word(&source.text) {
+        // bash rejects it too; brush-parser loops on it inside `$(`, allocating
+        // without bound (found by fuzzing).
+        return Err(Error::input(
+            source.span(at, at),
+            "bash syntax error: `<<` needs a delimiter word",
+        ));
     }
     if let Some(at) = expansion_too_deep(&source.text) {
         return Err(Error::input(
