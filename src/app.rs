@@ -37,24 +37,27 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             docs_launch,
             recipe_launch,
             env,
+            select,
+            docs_root,
             context,
             format,
         } => {
             let vars = parse_kv(&env)?;
             let side = |file: &Path, launch| SideSpec {
                 file: Some(file.to_path_buf()),
-                inferencex: None,
                 launch,
-                hardware: None,
-                platform: None,
-                engine_version: None,
-                env: BTreeMap::new(),
+                ..SideSpec::default()
             };
+            let mut docs_side = side(&docs, docs_launch);
+            for (k, v) in extract::jsx::parse_selections(&select)? {
+                docs_side.select.insert(k, serde_json::Value::String(v));
+            }
+            docs_side.docs_root = docs_root;
             let policy = Policy::default();
             let name = format!("{} <-> {}", docs.display(), recipe.display());
             let l = run_link(
                 &name,
-                &side(&docs, docs_launch),
+                &docs_side,
                 &side(&recipe, recipe_launch),
                 &context,
                 &vars,
@@ -402,7 +405,12 @@ fn load_file_side(
         .file
         .as_ref()
         .ok_or_else(|| Error::usage(format!("the {role} side names no file")))?;
-    let found = extract::extract_file_all(file, &vars)?;
+    let opts = extract::FileOptions {
+        vars,
+        select: side.select_strings(),
+        docs_root: side.docs_root.clone(),
+    };
+    let found = extract::extract_file_with(file, &opts)?;
     let launches = found.launches;
     let label = file.display();
     if launches.is_empty()

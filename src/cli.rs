@@ -40,7 +40,7 @@ pub struct ContextArgs {
 pub enum Command {
     /// Compare the serve command of a docs file with the one of a recipe file.
     Compare {
-        /// Docs side: a Markdown/MDX page or a command file.
+        /// Docs side: a Markdown/MDX page, a cookbook generator (.jsx) or a command file.
         docs: PathBuf,
         /// Recipe side: a command file or a Markdown/MDX page.
         recipe: PathBuf,
@@ -53,6 +53,12 @@ pub enum Command {
         /// Shell variable visible to both files while extracting (K=V).
         #[arg(long, value_name = "K=V")]
         env: Vec<String>,
+        /// Docs-side generator option to click (KEY=VALUE).
+        #[arg(long, value_name = "K=V")]
+        select: Vec<String>,
+        /// The docs root that `/src/...` imports resolve against.
+        #[arg(long, value_name = "DIR")]
+        docs_root: Option<PathBuf>,
         /// Engine version, hardware and platform.
         #[command(flatten)]
         context: ContextArgs,

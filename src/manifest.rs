@@ -35,6 +35,31 @@ pub struct SideSpec {
     /// Extra environment for this side.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Generator options to click (option key -> value), for a `.jsx`
+    /// generator or an `.mdx` page that renders one.
+    #[serde(default)]
+    pub select: BTreeMap<String, serde_json::Value>,
+    /// The docs root for `/src/...` imports, relative to the config file
+    /// (default: found upward from the file).
+    #[serde(default)]
+    pub docs_root: Option<PathBuf>,
+}
+
+impl SideSpec {
+    /// The selection as `key=value` strings (YAML `2` and `"2"`, `true` and
+    /// `"true"` are the same).
+    pub fn select_strings(&self) -> Vec<(String, String)> {
+        self.select
+            .iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                (k.clone(), v)
+            })
+            .collect()
+    }
 }
 
 /// A recipe side read from an InferenceX checkout.
@@ -104,6 +129,11 @@ impl Manifest {
         let base = path.parent().unwrap_or(Path::new("."));
         for l in &mut m.links {
             for (role, side) in [("docs", &mut l.docs), ("recipe", &mut l.recipe)] {
+                if let Some(root) = &mut side.docs_root
+                    && root.is_relative()
+                {
+                    *root = normalize(&base.join(&*root));
+                }
                 match (&mut side.file, &mut side.inferencex) {
                     (Some(f), None) if f.is_relative() => *f = normalize(&base.join(&*f)),
                     (None, Some(ix)) if ix.root.is_relative() => {

@@ -580,7 +580,29 @@ fn inferencex_link_groups_points_with_the_same_major_args() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("[3 points: conc=4,8,16 "), "{out}");
     assert!(out.contains("value written here"), "{out}");
-    assert!(out.contains("1 link checked"), "{out}");
+    assert!(out.contains("2 links checked, 2 with MAJOR drift"), "{out}");
+}
+
+#[test]
+fn a_rendered_generator_links_against_the_matrix() {
+    // The cookbook page's generator, clicked to the Qwen3.5 MI355X HiCache
+    // selection, drifts from the recipe on the HiCache io backend and layout.
+    let (code, out, _) = run(&["check", "--config", "fixtures/demo/inferencex-link.yaml"]);
+    assert_eq!(code, 1, "{out}");
+    let link = out
+        .split("link: qwen3.5 mxfp4 mi355x (cookbook generator vs benchmark matrix)")
+        .nth(1)
+        .expect("the generator link is reported");
+    assert!(
+        link.contains("error: [contradicts] hicache_io_backend differs: docs direct vs recipe kernel (MAJOR)"),
+        "{link}"
+    );
+    assert!(
+        link.contains("error: [contradicts] hicache_mem_layout differs: docs page_first_direct vs recipe page_first (MAJOR)"),
+        "{link}"
+    );
+    assert!(link.contains("rocm (generator selection hardware=mi355x)"), "{link}");
+    assert!(link.contains("Qwen3.5.mdx [<Qwen35Deployment /> model=397b-a17b, hardware=mi355x"), "{link}");
 }
 
 #[test]

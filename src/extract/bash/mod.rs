@@ -187,31 +187,40 @@ pub(crate) fn expansion_too_deep(text: &str) -> Option<usize> {
     None
 }
 
-/// The byte offset of a here-document operator (`<<`, `<<-`; not `<<<`) with
-/// no delimiter word before the end of the line.
+/// The byte offset of a here-document operator (`<<`, `<<-`; runs of `<` are
+/// read greedily, `<<<` first, as bash does) that is not followed by a
+/// delimiter word on the same line.
 pub(crate) fn heredoc_without_word(text: &str) -> Option<usize> {
     let b = text.as_bytes();
     let mut i = 0;
-    while i + 1 < b.len() {
-        if b[i] == b'<' && b[i + 1] == b'<' && (i == 0 || b[i - 1] != b'<') {
-            let mut j = i + 2;
-            if b.get(j) == Some(&b'<') {
-                i = j + 1;
-                continue;
-            }
-            if b.get(j) == Some(&b'-') {
-                j += 1;
-            }
-            while matches!(b.get(j), Some(b' ' | b'\t')) {
-                j += 1;
-            }
-            if matches!(b.get(j), None | Some(b'\n' | b'\r' | b'#')) {
-                return Some(i);
-            }
-            i = j;
+    while i < b.len() {
+        if b[i] != b'<' {
+            i += 1;
             continue;
         }
-        i += 1;
+        let run_start = i;
+        while i < b.len() && b[i] == b'<' {
+            i += 1;
+        }
+        // `<<<` here-strings first; a remainder of exactly two is a heredoc.
+        if (i - run_start) % 3 != 2 {
+            continue;
+        }
+        let at = i - 2;
+        let mut j = i;
+        if b.get(j) == Some(&b'-') {
+            j += 1;
+        }
+        while matches!(b.get(j), Some(b' ' | b'\t')) {
+            j += 1;
+        }
+        let starts_word = !matches!(
+            b.get(j),
+            None | Some(b'\n' | b'\r' | b'#' | b'<' | b'>' | b'|' | b'&' | b';' | b'(' | b')')
+        );
+        if !starts_word {
+            return Some(at);
+        }
     }
     None
 }

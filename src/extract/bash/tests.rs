@@ -247,3 +247,17 @@ setsid sglang serve --l "$LIST" --c "$CFG" --x "$CHOICE" --last "$LAST" --ok "$O
         "{m:?}"
     );
 }
+
+#[test]
+fn heredoc_operators_need_a_word() {
+    use super::heredoc_without_word as h;
+    assert_eq!(h("cat <<EOF\nx\nEOF\n"), None);
+    assert_eq!(h("cat <<-  EOF\n\tx\n\tEOF\n"), None);
+    assert_eq!(h("cat <<<\"$X\""), None);
+    assert_eq!(h("x=$(( 1 << 2 ))"), None);
+    assert_eq!(h("cat <<\n"), Some(4));
+    assert_eq!(h("$(<<  "), Some(2));
+    // `<<<<<` is `<<<` then `<<`, here followed by an operator, not a word.
+    assert_eq!(h("$(<<<<< <<<#"), Some(5));
+    assert_eq!(h("a <<<< b"), None);
+}

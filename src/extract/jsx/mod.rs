@@ -388,7 +388,8 @@ pub fn extract(path: &Path, opts: &super::FileOptions) -> Result<super::Extracte
             let view = renderer.select(t, &opts.select)?;
             for i in 0..view.commands.len() {
                 let src = view_source(&bundle, &view, i);
-                for l in super::command::extract(&src, &opts.vars)? {
+                for mut l in super::command::extract(&src, &opts.vars)? {
+                    context_from_selection(&mut l.context, &view);
                     found.push((target.at.start, l));
                 }
             }
@@ -399,6 +400,34 @@ pub fn extract(path: &Path, opts: &super::FileOptions) -> Result<super::Extracte
             unsupported: vec![],
         })
     })
+}
+
+/// Option keys whose value names the hardware in generators.
+const HARDWARE_KEYS: &[&str] = &["hardware", "hw", "gpu", "device", "platform"];
+
+/// The hardware (and so the platform) a reader picked, when an option named
+/// like [`HARDWARE_KEYS`] holds a known SKU and the command says nothing else.
+fn context_from_selection(ctx: &mut crate::launch::Context, view: &View) {
+    use crate::launch::{Known, Platform};
+    if ctx.hardware.is_some() {
+        return;
+    }
+    let Some((key, sku)) = view.selection.iter().find(|(k, v)| {
+        HARDWARE_KEYS.contains(&k.to_ascii_lowercase().as_str()) && Platform::from_hardware(v).is_some()
+    }) else {
+        return;
+    };
+    let from = format!("generator selection {key}={sku}");
+    if ctx.platform.is_none() {
+        ctx.platform = Platform::from_hardware(sku).map(|p| Known {
+            value: p,
+            from: from.clone(),
+        });
+    }
+    ctx.hardware = Some(Known {
+        value: sku.to_ascii_lowercase(),
+        from,
+    });
 }
 
 /// Every reachable state of every generator of a file, per target.
