@@ -125,8 +125,13 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             select,
             all_selections,
             docs_root,
+            js_time_limit,
             format,
         } => {
+            let limits = extract::jsx::Limits {
+                time: std::time::Duration::from_millis(js_time_limit),
+                ..extract::jsx::Limits::default()
+            };
             let vars = parse_kv(&env)?;
             if let (Some(root), Some(entry)) = (inferencex, entry) {
                 let filter = parse_kv(&filter)?;
@@ -141,6 +146,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                 let (bundle, views) = extract::jsx::explore_file(
                     &file,
                     docs_root.as_deref(),
+                    limits,
                     extract::jsx::MAX_STATES,
                 )?;
                 return Ok(Output {
@@ -152,6 +158,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                 vars,
                 select: extract::jsx::parse_selections(&select)?,
                 docs_root,
+                limits,
             };
             let found = extract::extract_file_with(&file, &opts)?;
             Ok(Output {
@@ -409,6 +416,7 @@ fn load_file_side(
         vars,
         select: side.select_strings(),
         docs_root: side.docs_root.clone(),
+        limits: extract::jsx::Limits::default(),
     };
     let found = extract::extract_file_with(file, &opts)?;
     let launches = found.launches;

@@ -94,6 +94,9 @@ pub enum Command {
         /// nearest folder above the file holding `src/snippets`).
         #[arg(long, value_name = "DIR")]
         docs_root: Option<PathBuf>,
+        /// Time one JavaScript evaluation of a generator may take, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 10_000)]
+        js_time_limit: u64,
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: Format,

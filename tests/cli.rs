@@ -594,15 +594,23 @@ fn a_rendered_generator_links_against_the_matrix() {
         .nth(1)
         .expect("the generator link is reported");
     assert!(
-        link.contains("error: [contradicts] hicache_io_backend differs: docs direct vs recipe kernel (MAJOR)"),
+        link.contains(
+            "error: [contradicts] hicache_io_backend differs: docs direct vs recipe kernel (MAJOR)"
+        ),
         "{link}"
     );
     assert!(
         link.contains("error: [contradicts] hicache_mem_layout differs: docs page_first_direct vs recipe page_first (MAJOR)"),
         "{link}"
     );
-    assert!(link.contains("rocm (generator selection hardware=mi355x)"), "{link}");
-    assert!(link.contains("Qwen3.5.mdx [<Qwen35Deployment /> model=397b-a17b, hardware=mi355x"), "{link}");
+    assert!(
+        link.contains("rocm (generator selection hardware=mi355x)"),
+        "{link}"
+    );
+    assert!(
+        link.contains("Qwen3.5.mdx [<Qwen35Deployment /> model=397b-a17b, hardware=mi355x"),
+        "{link}"
+    );
 }
 
 #[test]

@@ -103,6 +103,8 @@ pub struct FileOptions {
     pub select: Vec<(String, String)>,
     /// The docs root that `/src/...` imports resolve against.
     pub docs_root: Option<std::path::PathBuf>,
+    /// The limits generators are rendered under.
+    pub limits: jsx::Limits,
 }
 
 /// Reads a file and extracts its launches and notes.

@@ -383,7 +383,7 @@ pub fn extract(path: &Path, opts: &super::FileOptions) -> Result<super::Extracte
             }
         }
         let bundle = bundle(&path, opts.docs_root.as_deref())?;
-        let renderer = Renderer::new(&bundle, Limits::default())?;
+        let renderer = Renderer::new(&bundle, opts.limits)?;
         for (t, target) in bundle.targets.iter().enumerate() {
             let view = renderer.select(t, &opts.select)?;
             for i in 0..view.commands.len() {
@@ -413,7 +413,8 @@ fn context_from_selection(ctx: &mut crate::launch::Context, view: &View) {
         return;
     }
     let Some((key, sku)) = view.selection.iter().find(|(k, v)| {
-        HARDWARE_KEYS.contains(&k.to_ascii_lowercase().as_str()) && Platform::from_hardware(v).is_some()
+        HARDWARE_KEYS.contains(&k.to_ascii_lowercase().as_str())
+            && Platform::from_hardware(v).is_some()
     }) else {
         return;
     };
@@ -434,13 +435,14 @@ fn context_from_selection(ctx: &mut crate::launch::Context, view: &View) {
 pub fn explore_file(
     path: &Path,
     docs_root: Option<&Path>,
+    limits: Limits,
     max_states: usize,
 ) -> Result<(Bundle, Vec<Vec<View>>), Error> {
     let path = path.to_path_buf();
     let docs_root = docs_root.map(Path::to_path_buf);
     on_render_thread(move || {
         let bundle = bundle(&path, docs_root.as_deref())?;
-        let renderer = Renderer::new(&bundle, Limits::default())?;
+        let renderer = Renderer::new(&bundle, limits)?;
         let mut all = Vec::new();
         for t in 0..bundle.targets.len() {
             all.push(renderer.explore(t, max_states)?);

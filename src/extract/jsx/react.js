@@ -492,7 +492,11 @@
     // A label around an input describes it (used in error messages).
     for (var i = 0; i < labels.length; i++) {
       walk([labels[i]], function (n) {
-        for (var j = 0; j < out.length; j++) if (out[j].node === n) out[j].label = text(labels[i]).trim();
+        for (var j = 0; j < out.length; j++) {
+          if (out[j].node !== n) continue;
+          out[j].label = text(labels[i]).trim();
+          if (labels[i].props.title) out[j].labelTitle = String(labels[i].props.title);
+        }
       });
     }
     return out;
@@ -670,7 +674,8 @@
       if (c0.kind === 'radio') {
         for (var g = 0; g < group.length; g++) {
           var c = group[g][0];
-          available.push({ value: c.value, disabled: c.disabled, label: c.label || '', title: c.node.props.title != null ? String(c.node.props.title) : '' });
+          var title = c.node.props.title ? String(c.node.props.title) : c.labelTitle || '';
+          available.push({ value: c.value, disabled: c.disabled, label: c.label || '', title: title });
           if (c.value === value) target_ = g;
         }
         if (target_ < 0 || group[target_][0].disabled) {

@@ -1,0 +1,356 @@
+//! CLI tests for cookbook generators: rendering, clicking, pages, the sandbox's
+//! limits and bad input.
+
+use assert_cmd::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("recipe-drift")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn assert_input_error(args: &[&str], at: &str, words: &[&str]) {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 2, "stdout: {out}\nstderr: {err}");
+    assert!(err.contains(at), "expected {at} in: {err}");
+    for w in words {
+        assert!(err.contains(w), "expected {w:?} in: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+const QWEN: &str = "fixtures/cookbook/src/snippets/autoregressive/qwen35-deployment.jsx";
+const QWEN_PAGE: &str = "fixtures/cookbook/cookbook/autoregressive/Qwen/Qwen3.5.mdx";
+
+fn argv_of(json: &str, launch: usize) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    v["launches"][launch]["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["text"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_initial_state_renders_without_clicks() {
+    let (code, out, err) = run(&["extract", QWEN, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let argv = argv_of(&out, 0);
+    assert!(
+        argv.windows(2)
+            .any(|w| w == ["--model-path", "Qwen/Qwen3.5-397B-A17B-FP8"]),
+        "{argv:?}"
+    );
+    assert!(!argv.iter().any(|a| a.starts_with("--hicache")), "{argv:?}");
+}
+
+#[test]
+fn clicking_the_mi355x_hicache_selection_prints_direct_io() {
+    let (code, out, err) = run(&[
+        "extract",
+        QWEN,
+        "--select",
+        "model=397b-a17b",
+        "--select",
+        "hardware=mi355x",
+        "--select",
+        "quantization=fp4",
+        "--select",
+        "speculative=enabled",
+        "--select",
+        "kvOffload=hicache",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let argv = argv_of(&out, 0);
+    for pair in [
+        ["--model-path", "amd/Qwen3.5-397B-A17B-MXFP4"],
+        ["--hicache-io-backend", "direct"],
+        ["--hicache-mem-layout", "page_first_direct"],
+        ["--speculative-algorithm", "EAGLE"],
+    ] {
+        assert!(argv.windows(2).any(|w| w == pair), "{pair:?} in {argv:?}");
+    }
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let env: Vec<&str> = v["launches"][0]["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert!(env.contains(&"SGLANG_USE_AITER"), "{env:?}");
+    assert_eq!(v["launches"][0]["context"]["hardware"]["value"], "mi355x");
+}
+
+#[test]
+fn the_order_of_select_flags_does_not_matter() {
+    let a = run(&[
+        "extract",
+        QWEN,
+        "--select",
+        "hardware=mi355x",
+        "--select",
+        "kvOffload=hicache",
+    ]);
+    let b = run(&[
+        "extract",
+        QWEN,
+        "--select",
+        "kvOffload=hicache",
+        "--select",
+        "hardware=mi355x",
+    ]);
+    assert_eq!(a.0, 0, "{}", a.2);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_disabled_value_is_refused_with_the_reason() {
+    assert_input_error(
+        &[
+            "extract",
+            QWEN,
+            "--select",
+            "hardware=h200",
+            "--select",
+            "quantization=fp4",
+        ],
+        "qwen35-deployment.jsx:1:14",
+        &[
+            "`quantization=fp4` is disabled in this state",
+            "fp4 (disabled: FP4 needs B200 (NVFP4) or MI355X (MXFP4))",
+        ],
+    );
+}
+
+#[test]
+fn an_unknown_value_lists_the_values() {
+    assert_input_error(
+        &["extract", QWEN, "--select", "hardware=tpu"],
+        "qwen35-deployment.jsx:1:14",
+        &[
+            "`hardware=tpu` is not a value",
+            "values: b200, h200, mi300x, mi355x",
+        ],
+    );
+}
+
+#[test]
+fn an_unknown_option_lists_the_options() {
+    assert_input_error(
+        &["extract", QWEN, "--select", "color=red"],
+        "qwen35-deployment.jsx:1:14",
+        &[
+            "has no option `color`",
+            "model, hardware, quantization, speculative, kvOffload",
+        ],
+    );
+}
+
+#[test]
+fn select_is_refused_for_files_without_generators() {
+    let (code, _, err) = run(&[
+        "extract",
+        "fixtures/demo/qwen35-mi355x-recipe.sh",
+        "--select",
+        "a=b",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--select applies to generators"), "{err}");
+}
+
+#[test]
+fn a_page_renders_its_generator_and_reads_its_static_blocks() {
+    let (code, out, err) = run(&["extract", QWEN_PAGE, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let launches = v["launches"].as_array().unwrap();
+    assert_eq!(launches.len(), 2, "{out}");
+    // Page order: the component's tag comes before the static block.
+    let first = launches[0]["span"]["file"].as_str().unwrap();
+    assert!(
+        first.contains("Qwen3.5.mdx [<Qwen35Deployment />"),
+        "{first}"
+    );
+    assert_eq!(
+        launches[1]["span"]["file"].as_str().unwrap(),
+        "fixtures/cookbook/cookbook/autoregressive/Qwen/Qwen3.5.mdx"
+    );
+}
+
+#[test]
+fn a_page_with_a_shared_engine_and_config_module_renders() {
+    let (code, out, err) = run(&[
+        "extract",
+        "fixtures/cookbook/cookbook/autoregressive/DeepSeek/DeepSeek-R1.mdx",
+        "--all-selections",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("<Deployment /> at fixtures/cookbook/cookbook/autoregressive/DeepSeek/DeepSeek-R1.mdx:19:1: 8 reachable selections"), "{out}");
+}
+
+#[test]
+fn all_selections_human() {
+    let (code, out, err) = run(&[
+        "extract",
+        "fixtures/cookbook/cookbook/agentx/Qwen/Qwen3.5.mdx",
+        "--all-selections",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!("agentx_all_selections_human", out);
+}
+
+#[test]
+fn all_selections_json() {
+    let (code, out, err) = run(&[
+        "extract",
+        "fixtures/cookbook/cookbook/agentx/Qwen/Qwen3.5.mdx",
+        "--all-selections",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!("agentx_all_selections_json", out);
+}
+
+#[test]
+fn all_selections_counts_match_real_react() {
+    // State counts of every fixture as real React 18 reaches them (the
+    // differential test checks the states themselves when node is present).
+    for (file, n) in [
+        (
+            "fixtures/cookbook/src/snippets/autoregressive/qwen35-deployment.jsx",
+            56,
+        ),
+        (
+            "fixtures/cookbook/src/snippets/autoregressive/deepseek-v3-deployment.jsx",
+            64,
+        ),
+        (
+            "fixtures/cookbook/src/snippets/autoregressive/glm-5-deployment.jsx",
+            24,
+        ),
+        (
+            "fixtures/cookbook/src/snippets/autoregressive/kimi-k2-deployment.jsx",
+            14,
+        ),
+        (
+            "fixtures/cookbook/src/snippets/autoregressive/llama31-deployment.jsx",
+            18,
+        ),
+        (
+            "fixtures/cookbook/cookbook/autoregressive/Qwen/Qwen3-Next.mdx",
+            9,
+        ),
+    ] {
+        let (code, out, err) = run(&["extract", file, "--all-selections", "--format", "json"]);
+        assert_eq!(code, 0, "{file}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            v["components"][0]["states"].as_array().unwrap().len(),
+            n,
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn the_sandbox_stops_an_infinite_loop() {
+    assert_input_error(
+        &[
+            "extract",
+            "fixtures/bad/jsx/infinite-loop.jsx",
+            "--js-time-limit",
+            "300",
+        ],
+        "fixtures/bad/jsx/infinite-loop.jsx:2:14",
+        &["rendering <Spin />: JavaScript did not finish within the time limit (300 ms)"],
+    );
+}
+
+#[test]
+fn the_sandbox_stops_an_allocation_bomb() {
+    assert_input_error(
+        &["extract", "fixtures/bad/jsx/allocation-bomb.jsx"],
+        "fixtures/bad/jsx/allocation-bomb.jsx:2:14",
+        &["JavaScript exceeded the memory limit (256 MiB)"],
+    );
+}
+
+#[test]
+fn the_sandbox_stops_deep_recursion() {
+    assert_input_error(
+        &["extract", "fixtures/bad/jsx/deep-recursion.jsx"],
+        "fixtures/bad/jsx/deep-recursion.jsx:4:14",
+        &["JavaScript exceeded the stack limit"],
+    );
+}
+
+#[test]
+fn jsx_syntax_errors_point_at_the_source() {
+    assert_input_error(
+        &["extract", "fixtures/bad/jsx/syntax-error.jsx"],
+        "fixtures/bad/jsx/syntax-error.jsx:7:1",
+        &["JSX syntax error"],
+    );
+}
+
+#[test]
+fn a_throwing_render_is_an_input_error() {
+    assert_input_error(
+        &["extract", "fixtures/bad/jsx/throws.jsx"],
+        "fixtures/bad/jsx/throws.jsx:4:14",
+        &[
+            "rendering <Throws />: JavaScript error: TypeError: cannot read property 'id' of undefined",
+        ],
+    );
+}
+
+#[test]
+fn a_module_without_a_component_is_an_input_error() {
+    assert_input_error(
+        &["extract", "fixtures/bad/jsx/no-component.jsx"],
+        "fixtures/bad/jsx/no-component.jsx:1:1",
+        &["exports no component"],
+    );
+}
+
+#[test]
+fn the_sandbox_has_no_io() {
+    // Nothing in the sandbox can reach files, processes or the network.
+    let (code, out, err) = run(&[
+        "extract",
+        "fixtures/bad/jsx/probe-io.jsx",
+        "--all-selections",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("none-of-them"), "{out}");
+}
+
+#[test]
+fn an_import_that_does_not_resolve_is_an_input_error() {
+    assert_input_error(
+        &["extract", "fixtures/bad/jsx/bad-import.mdx"],
+        "fixtures/bad/jsx/bad-import.mdx:3:1",
+        &["cannot resolve `/src/snippets/missing.jsx`"],
+    );
+}
+
+#[test]
+fn an_import_of_a_name_not_exported_is_an_input_error() {
+    assert_input_error(
+        &["extract", "fixtures/bad/jsx/wrong-name.mdx"],
+        "fixtures/bad/jsx/wrong-name.mdx:3:1",
+        &["`Missing` is not exported by", "it exports: Spin"],
+    );
+}
