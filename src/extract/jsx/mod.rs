@@ -10,7 +10,7 @@ pub mod page;
 pub mod sandbox;
 pub mod transform;
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -67,7 +67,12 @@ impl View {
 
 #[derive(Deserialize)]
 struct StateJs {
-    key: String,
+    selection: Vec<(String, String)>,
+    commands: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct FirstJs {
     selection: Vec<(String, String)>,
     commands: Vec<String>,
 }
@@ -75,7 +80,6 @@ struct StateJs {
 #[derive(Deserialize)]
 struct ChildJs {
     action: (usize, String),
-    key: String,
     selection: Vec<(String, String)>,
     commands: Vec<String>,
 }
@@ -253,9 +257,7 @@ impl<'b> Renderer<'b> {
     /// Every state reachable by clicks from the initial one, breadth-first,
     /// deduplicated by what is rendered. More than `max_states` is an error.
     pub fn explore(&self, target: usize, max_states: usize) -> Result<Vec<View>, Error> {
-        let first: StateJs = self.parse(self.call("visit", target, "[]")?)?;
-        let mut seen: HashSet<String> = HashSet::new();
-        seen.insert(first.key);
+        let first: FirstJs = self.parse(self.call("explore", target, "")?)?;
         let mut views = vec![View {
             target,
             selection: first.selection,
@@ -268,9 +270,6 @@ impl<'b> Renderer<'b> {
             let arg = serde_json::to_string(&path).expect("plain data");
             let children: Vec<ChildJs> = self.parse(self.call("expand", target, &arg)?)?;
             for c in children {
-                if !seen.insert(c.key) {
-                    continue;
-                }
                 if views.len() >= max_states {
                     return Err(Error::Input {
                         at: self.bundle.targets[target].at.to_string(),

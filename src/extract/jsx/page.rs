@@ -104,11 +104,20 @@ impl Loader {
             ));
         }
         let source = Source::read(path)?;
-        let module = transform::transform(&source)?;
+        self.load_source(path, &source)
+    }
+
+    /// Loads a module from its text (once) with its imports; returns its index.
+    fn load_source(&mut self, path: &Path, source: &Arc<Source>) -> Result<usize, Error> {
+        let key = path.to_path_buf();
+        if let Some(&i) = self.index.get(&key) {
+            return Ok(i);
+        }
+        let module = transform::transform(source)?;
         self.visiting.push(key.clone());
         for imp in &module.imports {
-            if let Some(dep) = self.resolve(&source, imp)? {
-                self.load(&dep, Some((&source, imp.at)))?;
+            if let Some(dep) = self.resolve(source, imp)? {
+                self.load(&dep, Some((source, imp.at)))?;
             }
         }
         self.visiting.pop();
@@ -191,7 +200,7 @@ fn js_string(s: &str) -> String {
     serde_json::to_string(s).expect("a string")
 }
 
-/// A component file: its exported components are the targets.
+/// A component file (its text already read): its exported components are the targets.
 pub fn bundle_component(
     source: &Arc<Source>,
     file: &Path,
@@ -201,7 +210,7 @@ pub fn bundle_component(
         .map(Path::to_path_buf)
         .or_else(|| super::find_docs_root(file));
     let mut loader = Loader::new(root);
-    let i = loader.load(file, None)?;
+    let i = loader.load_source(file, source)?;
     let module = &loader.modules[i];
     if module.components.is_empty() {
         return Err(Error::input(

@@ -623,20 +623,30 @@
     return r;
   }
 
-  // The state reached by a path of actions from a fresh mount.
-  function visit(t, pathJson) {
-    return JSON.stringify(describe(snapshot(replay(t, JSON.parse(pathJson)))));
+  // States seen by the exploration of each target, by key.
+  var seen = {};
+
+  // Starts an exploration: the initial state, now seen.
+  function explore(t) {
+    var d = describe(snapshot(replay(t, [])));
+    seen[t] = new Set([d.key]);
+    return JSON.stringify({ selection: d.selection, commands: d.commands });
   }
 
-  // Every state one action away from the state at `path`, in action order.
+  // The states one action away from the state at `path` that the exploration
+  // has not seen yet, in action order.
   function expand(t, pathJson) {
     var path = JSON.parse(pathJson);
-    var here = describe(snapshot(replay(t, path)));
+    var s = snapshot(replay(t, path));
+    var acts = actions(s.controls);
     var out = [];
-    for (var i = 0; i < here.actions.length; i++) {
-      var a = here.actions[i];
-      var d = describe(snapshot(replay(t, path.concat([a]))));
-      out.push({ action: a, key: d.key, selection: d.selection, commands: d.commands });
+    for (var i = 0; i < acts.length; i++) {
+      var a = acts[i];
+      var c = snapshot(replay(t, path.concat([a])));
+      var key = canonical(c.nodes);
+      if (seen[t].has(key)) continue;
+      seen[t].add(key);
+      out.push({ action: a, selection: selection(c.controls), commands: commands(c.nodes) });
     }
     return JSON.stringify(out);
   }
@@ -737,5 +747,5 @@
   G.useRef = React.useRef;
   G.useReducer = React.useReducer;
   G.useContext = React.useContext;
-  G.__rd = { visit: visit, expand: expand, select: select };
+  G.__rd = { explore: explore, expand: expand, select: select };
 })(globalThis);

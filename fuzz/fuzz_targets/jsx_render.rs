@@ -1,0 +1,34 @@
+//! Fuzz target: the JSX transform and the sandboxed render never panic or hang
+//! on any input; they return states or an input error.
+#![no_main]
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use libfuzzer_sys::fuzz_target;
+use recipe_drift::extract::jsx::{self, Limits, Renderer};
+use recipe_drift::source::{Origin, Source};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let file = Path::new("fuzz.jsx");
+    let source = Arc::new(Source::new(Origin::File(file.into()), text.to_string()));
+    let Ok(bundle) = jsx::page::bundle_component(&source, file, None) else {
+        return;
+    };
+    let limits = Limits {
+        time: Duration::from_millis(200),
+        memory: 64 << 20,
+        stack: 256 << 10,
+    };
+    let Ok(renderer) = Renderer::new(&bundle, limits) else {
+        return;
+    };
+    for t in 0..bundle.targets.len() {
+        let _ = renderer.select(t, &[]);
+        let _ = renderer.explore(t, 32);
+    }
+});
