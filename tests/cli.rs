@@ -722,6 +722,6 @@ fn a_heredoc_without_a_word_is_a_syntax_error_not_a_runaway_parse() {
     assert_input_error(
         &["extract", "fixtures/bad/heredoc-without-word.sh"],
         "fixtures/bad/heredoc-without-word.sh:3:10",
-        &["`<<` needs a delimiter word"],
+        &["a here-document (`<<`) or here-string (`<<<`) needs a word after it"],
     );
 }

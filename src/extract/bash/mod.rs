@@ -187,9 +187,10 @@ pub(crate) fn expansion_too_deep(text: &str) -> Option<usize> {
     None
 }
 
-/// The byte offset of a here-document operator (`<<`, `<<-`; runs of `<` are
-/// read greedily, `<<<` first, as bash does) that is not followed by a
-/// delimiter word on the same line.
+/// The byte offset of a here-document or here-string operator (`<<`, `<<-`,
+/// `<<<`; a run of `<` is read greedily, `<<<` first, as bash does) that is not
+/// followed by a word on the same line. bash rejects these; brush-parser loops
+/// on some of them inside `$(`, allocating without bound (found by fuzzing).
 pub(crate) fn heredoc_without_word(text: &str) -> Option<usize> {
     let b = text.as_bytes();
     let mut i = 0;
@@ -198,17 +199,17 @@ pub(crate) fn heredoc_without_word(text: &str) -> Option<usize> {
             i += 1;
             continue;
         }
-        let run_start = i;
+        let at = i;
         while i < b.len() && b[i] == b'<' {
             i += 1;
         }
-        // `<<<` here-strings first; a remainder of exactly two is a heredoc.
-        if (i - run_start) % 3 != 2 {
+        let run = i - at;
+        if run < 2 {
             continue;
         }
-        let at = i - 2;
-        let mut j = i;
-        if b.get(j) == Some(&b'-') {
+        // The first operator of the run; what follows it must start a word.
+        let mut j = at + run.min(3);
+        if run == 2 && b.get(j) == Some(&b'-') {
             j += 1;
         }
         while matches!(b.get(j), Some(b' ' | b'\t')) {
@@ -274,7 +275,7 @@ fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error> {
         // without bound (found by fuzzing).
         return Err(Error::input(
             source.span(at, at),
-            "bash syntax error: `<<` needs a delimiter word",
+            "bash syntax error: a here-document (`<<`) or here-string (`<<<`) needs a word after it",
         ));
     }
     if let Some(at) = expansion_too_deep(&source.text) {

@@ -257,7 +257,9 @@ fn heredoc_operators_need_a_word() {
     assert_eq!(h("x=$(( 1 << 2 ))"), None);
     assert_eq!(h("cat <<\n"), Some(4));
     assert_eq!(h("$(<<  "), Some(2));
-    // `<<<<<` is `<<<` then `<<`, here followed by an operator, not a word.
-    assert_eq!(h("$(<<<<< <<<#"), Some(5));
-    assert_eq!(h("a <<<< b"), None);
+    // `<<<<<` is `<<<` then `<<`: the here-string has no word.
+    assert_eq!(h("$(<<<<< <<<#"), Some(2));
+    assert_eq!(h("a <<<< b"), Some(2));
+    assert_eq!(h("cat <<< # x"), Some(4));
+    assert_eq!(h("diff <(a) < <(b)"), None);
 }
