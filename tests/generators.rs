@@ -354,3 +354,41 @@ fn an_import_of_a_name_not_exported_is_an_input_error() {
         &["`Missing` is not exported by", "it exports: Spin"],
     );
 }
+
+#[test]
+fn on_a_page_with_two_generators_each_takes_the_options_it_has() {
+    const PAGE: &str = "fixtures/cookbook/cookbook/autoregressive/Meta/Llama-and-Qwen.mdx";
+    let (code, out, err) = run(&[
+        "extract",
+        PAGE,
+        "--select",
+        "hardware=h200",
+        "--select",
+        "modelSize=70b",
+        "--select",
+        "kvOffload=hicache",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let llama = argv_of(&out, 0);
+    let qwen = argv_of(&out, 1);
+    assert!(
+        llama
+            .iter()
+            .any(|a| a == "meta-llama/Llama-3.1-70B-Instruct"),
+        "{llama:?}"
+    );
+    assert!(
+        qwen.iter().any(|a| a == "--enable-hierarchical-cache"),
+        "{qwen:?}"
+    );
+    assert_input_error(
+        &["extract", PAGE, "--select", "colour=red"],
+        "Llama-and-Qwen.mdx:1:1",
+        &[
+            "no component of this page has an option `colour`",
+            "modelSize, hardware, quantization, model",
+        ],
+    );
+}

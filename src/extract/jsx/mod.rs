@@ -89,6 +89,8 @@ struct ChildJs {
 enum SelectJs {
     State {
         state: StateJs,
+        unmatched: Vec<String>,
+        options: Vec<String>,
     },
     Refused {
         error: String,
@@ -175,19 +177,38 @@ impl<'b> Renderer<'b> {
     /// control order. A value that does not exist or is disabled is an error
     /// that lists the values available.
     pub fn select(&self, target: usize, select: &[(String, String)]) -> Result<View, Error> {
-        let req = serde_json::to_string(select).expect("plain strings");
+        self.select_some(target, select, false).map(|(v, _, _)| v)
+    }
+
+    /// Like [`Renderer::select`], but keys the component does not have are
+    /// returned (with the component's keys) instead of being an error.
+    pub fn select_some(
+        &self,
+        target: usize,
+        select: &[(String, String)],
+        lenient: bool,
+    ) -> Result<(View, Vec<String>, Vec<String>), Error> {
+        let req = serde_json::json!({"want": select, "lenient": lenient}).to_string();
         let out = self.call("select", target, &req)?;
         let parsed: SelectJs = serde_json::from_str(&out).map_err(|e| Error::Input {
             at: format!("{}:1:1", self.bundle.file.display()),
             message: format!("internal: bad render result: {e}"),
         })?;
         match parsed {
-            SelectJs::State { state } => Ok(View {
-                target,
-                selection: state.selection,
-                commands: state.commands,
-                path: vec![],
-            }),
+            SelectJs::State {
+                state,
+                unmatched,
+                options,
+            } => Ok((
+                View {
+                    target,
+                    selection: state.selection,
+                    commands: state.commands,
+                    path: vec![],
+                },
+                unmatched,
+                options,
+            )),
             SelectJs::Refused {
                 error,
                 option,
@@ -383,8 +404,35 @@ pub fn extract(path: &Path, opts: &super::FileOptions) -> Result<super::Extracte
         }
         let bundle = bundle(&path, opts.docs_root.as_deref())?;
         let renderer = Renderer::new(&bundle, opts.limits)?;
-        for (t, target) in bundle.targets.iter().enumerate() {
-            let view = renderer.select(t, &opts.select)?;
+        // With several components, each takes the keys it has; a key no
+        // component has is an error.
+        let lenient = bundle.targets.len() > 1;
+        let mut unmatched_everywhere: Option<Vec<String>> = None;
+        let mut all_options: Vec<String> = Vec::new();
+        let mut views = Vec::new();
+        for t in 0..bundle.targets.len() {
+            let (view, unmatched, options) = renderer.select_some(t, &opts.select, lenient)?;
+            unmatched_everywhere = Some(match unmatched_everywhere {
+                None => unmatched,
+                Some(prev) => prev.into_iter().filter(|k| unmatched.contains(k)).collect(),
+            });
+            for o in options {
+                if !all_options.contains(&o) {
+                    all_options.push(o);
+                }
+            }
+            views.push(view);
+        }
+        if let Some(k) = unmatched_everywhere.unwrap_or_default().first() {
+            return Err(Error::input(
+                source.span(0, 0),
+                format!(
+                    "no component of this page has an option `{k}`; their options are: {}",
+                    all_options.join(", ")
+                ),
+            ));
+        }
+        for (target, view) in bundle.targets.iter().zip(views) {
             for i in 0..view.commands.len() {
                 let src = view_source(&bundle, &view, i);
                 for mut l in super::command::extract(&src, &opts.vars)? {

@@ -654,8 +654,11 @@
   // Applies requested selections (key -> value) in the component's control
   // order, clicking as a reader would; returns the final state, or an error
   // that lists the values available.
+  // In lenient mode (a page with several components), keys this component does
+  // not have are returned as `unmatched` instead of being an error.
   function select(t, requestJson) {
-    var want = JSON.parse(requestJson); // [[key, value], ...]
+    var req = JSON.parse(requestJson); // {want: [[key, value], ...], lenient}
+    var want = req.want;
     var r = mount(target(t).element);
     var pending = want.slice();
     var applied = [];
@@ -672,6 +675,9 @@
       if (pick < 0) {
         var keys = [];
         for (var q = 0; q < cs.length; q++) if (keys.indexOf(cs[q].key) < 0) keys.push(cs[q].key);
+        if (req.lenient) {
+          return JSON.stringify({ state: describe(snapshot(r)), unmatched: pending.map(function (p) { return p[0]; }), options: keys });
+        }
         return JSON.stringify({ error: 'unknown-option', option: pending[0][0], options: keys, applied: applied });
       }
       var key = pending[pick][0];
@@ -715,7 +721,7 @@
       }
       applied.push([key, value]);
     }
-    return JSON.stringify({ state: describe(snapshot(r)) });
+    return JSON.stringify({ state: describe(snapshot(r)), unmatched: [], options: [] });
   }
 
   // ---- globals --------------------------------------------------------------
