@@ -127,8 +127,8 @@ pub fn extract_file_with(path: &Path, opts: &FileOptions) -> Result<Extracted, E
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("mdx"));
     match kind {
-        InputKind::Jsx => jsx::extract(path, opts),
-        InputKind::Markdown if is_mdx => jsx::extract(path, opts),
+        InputKind::Jsx => extract_generator(path, opts),
+        InputKind::Markdown if is_mdx => extract_generator(path, opts),
         _ => {
             if !opts.select.is_empty() {
                 return Err(Error::usage(format!(
@@ -146,4 +146,78 @@ pub fn extract_file_with(path: &Path, opts: &FileOptions) -> Result<Extracted, E
 pub fn extract_file(path: &Path, vars: &BTreeMap<String, String>) -> Result<Vec<Launch>, Error> {
     let source = Source::read(path)?;
     extract_source(&source, InputKind::of(path), vars)
+}
+
+/// Renders a generator (or a page's generators, plus its static blocks) with
+/// the selection and extracts the launches of the printed commands, in page
+/// order.
+fn extract_generator(path: &Path, opts: &FileOptions) -> Result<Extracted, Error> {
+    let path = path.to_path_buf();
+    let opts = opts.clone();
+    jsx::on_render_thread(move || {
+        let source = Source::read(&path)?;
+        let mut found: Vec<(usize, Launch)> = Vec::new();
+        let is_page = InputKind::of(&path) == InputKind::Markdown;
+        if is_page {
+            for l in markdown::extract(&source, &opts.vars)? {
+                found.push((l.span.start, l));
+            }
+            if !jsx::page::has_components(&source.text) {
+                if !opts.select.is_empty() {
+                    return Err(Error::input(
+                        source.span(0, 0),
+                        "--select: this page renders no generator to click",
+                    ));
+                }
+                return Ok(Extracted {
+                    launches: found.into_iter().map(|(_, l)| l).collect(),
+                    unsupported: vec![],
+                });
+            }
+        }
+        let bundle = jsx::bundle(&path, opts.docs_root.as_deref())?;
+        let renderer = jsx::Renderer::new(&bundle, opts.limits)?;
+        // With several components, each takes the keys it has; a key no
+        // component has is an error.
+        let lenient = bundle.targets.len() > 1;
+        let mut unmatched_everywhere: Option<Vec<String>> = None;
+        let mut all_options: Vec<String> = Vec::new();
+        let mut views = Vec::new();
+        for t in 0..bundle.targets.len() {
+            let (view, unmatched, options) = renderer.select_some(t, &opts.select, lenient)?;
+            unmatched_everywhere = Some(match unmatched_everywhere {
+                None => unmatched,
+                Some(prev) => prev.into_iter().filter(|k| unmatched.contains(k)).collect(),
+            });
+            for o in options {
+                if !all_options.contains(&o) {
+                    all_options.push(o);
+                }
+            }
+            views.push(view);
+        }
+        if let Some(k) = unmatched_everywhere.unwrap_or_default().first() {
+            return Err(Error::input(
+                source.span(0, 0),
+                format!(
+                    "no component of this page has an option `{k}`; their options are: {}",
+                    all_options.join(", ")
+                ),
+            ));
+        }
+        for (target, view) in bundle.targets.iter().zip(views) {
+            for i in 0..view.commands.len() {
+                let src = jsx::view_source(&bundle, &view, i);
+                for mut l in command::extract(&src, &opts.vars)? {
+                    jsx::context_from_selection(&mut l.context, &view);
+                    found.push((target.at.start, l));
+                }
+            }
+        }
+        found.sort_by_key(|(at, _)| *at);
+        Ok(Extracted {
+            launches: found.into_iter().map(|(_, l)| l).collect(),
+            unsupported: vec![],
+        })
+    })
 }

@@ -375,86 +375,12 @@ pub fn selections_from_map(map: &BTreeMap<String, String>) -> Vec<(String, Strin
     map.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
 }
 
-/// Renders a generator (or a page's generators, plus its static blocks) with
-/// the selection and extracts the launches of the printed commands, in page
-/// order.
-pub fn extract(path: &Path, opts: &super::FileOptions) -> Result<super::Extracted, Error> {
-    let path = path.to_path_buf();
-    let opts = opts.clone();
-    on_render_thread(move || {
-        let source = Source::read(&path)?;
-        let mut found: Vec<(usize, crate::launch::Launch)> = Vec::new();
-        let is_page = super::InputKind::of(&path) == super::InputKind::Markdown;
-        if is_page {
-            for l in super::markdown::extract(&source, &opts.vars)? {
-                found.push((l.span.start, l));
-            }
-            if !page::has_components(&source.text) {
-                if !opts.select.is_empty() {
-                    return Err(Error::input(
-                        source.span(0, 0),
-                        "--select: this page renders no generator to click",
-                    ));
-                }
-                return Ok(super::Extracted {
-                    launches: found.into_iter().map(|(_, l)| l).collect(),
-                    unsupported: vec![],
-                });
-            }
-        }
-        let bundle = bundle(&path, opts.docs_root.as_deref())?;
-        let renderer = Renderer::new(&bundle, opts.limits)?;
-        // With several components, each takes the keys it has; a key no
-        // component has is an error.
-        let lenient = bundle.targets.len() > 1;
-        let mut unmatched_everywhere: Option<Vec<String>> = None;
-        let mut all_options: Vec<String> = Vec::new();
-        let mut views = Vec::new();
-        for t in 0..bundle.targets.len() {
-            let (view, unmatched, options) = renderer.select_some(t, &opts.select, lenient)?;
-            unmatched_everywhere = Some(match unmatched_everywhere {
-                None => unmatched,
-                Some(prev) => prev.into_iter().filter(|k| unmatched.contains(k)).collect(),
-            });
-            for o in options {
-                if !all_options.contains(&o) {
-                    all_options.push(o);
-                }
-            }
-            views.push(view);
-        }
-        if let Some(k) = unmatched_everywhere.unwrap_or_default().first() {
-            return Err(Error::input(
-                source.span(0, 0),
-                format!(
-                    "no component of this page has an option `{k}`; their options are: {}",
-                    all_options.join(", ")
-                ),
-            ));
-        }
-        for (target, view) in bundle.targets.iter().zip(views) {
-            for i in 0..view.commands.len() {
-                let src = view_source(&bundle, &view, i);
-                for mut l in super::command::extract(&src, &opts.vars)? {
-                    context_from_selection(&mut l.context, &view);
-                    found.push((target.at.start, l));
-                }
-            }
-        }
-        found.sort_by_key(|(at, _)| *at);
-        Ok(super::Extracted {
-            launches: found.into_iter().map(|(_, l)| l).collect(),
-            unsupported: vec![],
-        })
-    })
-}
-
 /// Option keys whose value names the hardware in generators.
 const HARDWARE_KEYS: &[&str] = &["hardware", "hw", "gpu", "device", "platform"];
 
 /// The hardware (and so the platform) a reader picked, when an option named
 /// like [`HARDWARE_KEYS`] holds a known SKU and the command says nothing else.
-fn context_from_selection(ctx: &mut crate::launch::Context, view: &View) {
+pub fn context_from_selection(ctx: &mut crate::launch::Context, view: &View) {
     use crate::launch::{Known, Platform};
     if ctx.hardware.is_some() {
         return;
