@@ -392,3 +392,23 @@ fn on_a_page_with_two_generators_each_takes_the_options_it_has() {
         ],
     );
 }
+
+#[test]
+fn a_text_option_is_typed_into() {
+    let (code, out, err) = run(&[
+        "extract",
+        "fixtures/cookbook/src/snippets/autoregressive/glm-5-deployment.jsx",
+        "--select",
+        "servedName=my-glm",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let argv = argv_of(&out, 0);
+    assert!(
+        argv.windows(2).any(|w| w == ["--served-model-name", "my-glm"]),
+        "{argv:?}"
+    );
+    // `export PORT=30000` before the launcher feeds the escaped `${PORT}`.
+    assert!(argv.windows(2).any(|w| w == ["--port", "30000"]), "{argv:?}");
+}
