@@ -684,11 +684,13 @@ fn pathological_nesting_is_refused_not_hung() {
 
 #[test]
 fn parser_panics_are_input_errors() {
-    // Found by fuzzing: brush-parser panics on this input; we report a parse error.
+    // Found by fuzzing: brush-parser panics on this input. The here-string guard
+    // now refuses it before parsing (bash rejects it too); a panic of the parser
+    // on other input is still caught and reported as a syntax error.
     let (code, _, err) = run(&["extract", "fixtures/bad/parser-crash.sh"]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("fixtures/bad/parser-crash.sh:1:1: bash syntax error"),
+        err.contains("fixtures/bad/parser-crash.sh:1:3: bash syntax error"),
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");
