@@ -412,3 +412,12 @@ fn a_text_option_is_typed_into() {
     // `export PORT=30000` before the launcher feeds the escaped `${PORT}`.
     assert!(argv.windows(2).any(|w| w == ["--port", "30000"]), "{argv:?}");
 }
+
+#[test]
+fn updates_that_never_settle_are_an_input_error() {
+    assert_input_error(
+        &["extract", "fixtures/bad/jsx/effect-loop.jsx"],
+        "fixtures/bad/jsx/effect-loop.jsx:2:14",
+        &["updates did not settle after 50 renders"],
+    );
+}
