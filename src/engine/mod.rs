@@ -5,3 +5,4 @@ pub mod argparse;
 pub mod rules;
 pub mod sglang;
 pub mod types;
+pub mod vllm;
