@@ -406,11 +406,15 @@ fn a_text_option_is_typed_into() {
     assert_eq!(code, 0, "{err}");
     let argv = argv_of(&out, 0);
     assert!(
-        argv.windows(2).any(|w| w == ["--served-model-name", "my-glm"]),
+        argv.windows(2)
+            .any(|w| w == ["--served-model-name", "my-glm"]),
         "{argv:?}"
     );
     // `export PORT=30000` before the launcher feeds the escaped `${PORT}`.
-    assert!(argv.windows(2).any(|w| w == ["--port", "30000"]), "{argv:?}");
+    assert!(
+        argv.windows(2).any(|w| w == ["--port", "30000"]),
+        "{argv:?}"
+    );
 }
 
 #[test]
