@@ -101,7 +101,11 @@ pub struct ArgParser {
     dest_of: Vec<usize>,
     dest_names: Arc<[String]>,
     dest_lookup: Arc<HashMap<String, usize>>,
+    converter: Converter,
 }
+
+/// Converts one argument string with an action's type (per engine).
+pub type Converter = fn(&OptionSpec, &str) -> Result<Value, String>;
 
 /// Where and how a destination was last set from the command line.
 #[derive(Debug, Clone, PartialEq)]
@@ -234,7 +238,14 @@ impl ArgParser {
             dest_of,
             dest_names: names.into(),
             dest_lookup: Arc::new(lookup),
+            converter: convert,
         })
+    }
+
+    /// The same parser with another engine's type converters.
+    pub fn with_converter(mut self, converter: Converter) -> ArgParser {
+        self.converter = converter;
+        self
     }
 
     /// Every option string, in parser order.
@@ -360,7 +371,7 @@ impl ArgParser {
                 && state.ns.get_id(id) == Some(&a.default)
                 && !state.ns.set_by.contains_key(&a.dest)
             {
-                let v = convert(a, d).map_err(|m| ParseError {
+                let v = (self.converter)(a, d).map_err(|m| ParseError {
                     message: format!("argument {}: {m}", action_name(a)),
                     arg_index: None,
                     kind: ParseErrorKind::InvalidValue,
@@ -647,7 +658,7 @@ impl ArgParser {
             };
             match &v {
                 Value::String(s) => {
-                    let c = convert(a, s)
+                    let c = (self.converter)(a, s)
                         .map_err(|m| value_err(m, ParseErrorKind::InvalidValue, at))?;
                     check(&c, usize::MAX)?;
                     c
@@ -663,13 +674,13 @@ impl ArgParser {
             check(&v, usize::MAX)?;
             v
         } else if strings.len() == 1 && matches!(nargs, Nargs::One | Nargs::Optional) {
-            let c = convert(a, &strings[0]).map_err(|m| bad_value(m, 0, &strings[0]))?;
+            let c = (self.converter)(a, &strings[0]).map_err(|m| bad_value(m, 0, &strings[0]))?;
             check(&c, 0)?;
             c
         } else {
             let mut out = Vec::new();
             for (k, s) in strings.iter().enumerate() {
-                out.push(convert(a, s).map_err(|m| bad_value(m, k, s))?);
+                out.push((self.converter)(a, s).map_err(|m| bad_value(m, k, s))?);
             }
             for (k, v) in out.iter().enumerate() {
                 check(v, k)?;
@@ -764,6 +775,25 @@ impl ArgParser {
                 let opt = option.as_ref().map(|o| o.0.as_str()).unwrap_or("");
                 Value::Bool(!opt.starts_with("--no-"))
             }
+            "lora_modules_v1" | "lora_modules_v2" => {
+                // parser.error(...) and crashes: the message stands alone.
+                lora_modules(a, value, a.action == "lora_modules_v1").map_err(|m| ParseError {
+                    message: m,
+                    arg_index: Some(at),
+                    kind: ParseErrorKind::InvalidValue,
+                    rejected: None,
+                })?
+            }
+            "enable_disable" => {
+                // vLLM EnableDisableAction: the negative strings store false.
+                let opt = option.as_ref().map(|o| o.0.as_str()).unwrap_or("");
+                let negative = a
+                    .extra
+                    .get("negative_option_strings")
+                    .and_then(Value::as_array)
+                    .is_some_and(|n| n.iter().any(|x| x.as_str() == Some(opt)));
+                Value::Bool(!negative)
+            }
             other => {
                 return Err(value_err(
                     format!("recipe-drift does not know the action kind '{other}'"),
@@ -808,6 +838,84 @@ fn lora_paths(value: Value) -> Result<Value, String> {
     Ok(Value::Array(out))
 }
 
+/// vLLM `LoRAParserAction`: `name=path` values and JSON objects become
+/// `LoRAModulePath` dataclasses (`{"$dataclass", "fields"}`), in order.
+fn lora_modules(a: &OptionSpec, value: Value, split_every: bool) -> Result<Value, String> {
+    let params = a.extra.get("type_params");
+    let class = params
+        .and_then(|p| p.get("class"))
+        .and_then(Value::as_str)
+        .unwrap_or("LoRAModulePath")
+        .to_string();
+    let fields: Vec<Value> = params
+        .and_then(|p| p.get("fields"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let make = |given: serde_json::Map<String, Value>, raw: &str| -> Result<Value, String> {
+        let mut out = serde_json::Map::new();
+        for k in given.keys() {
+            if !fields
+                .iter()
+                .any(|f| f.get("name").and_then(Value::as_str) == Some(k))
+            {
+                return Err(format!(
+                    "Invalid fields for --lora-modules: {raw} - {class}.__init__() got an unexpected keyword argument '{k}'"
+                ));
+            }
+        }
+        for f in &fields {
+            let name = f.get("name").and_then(Value::as_str).unwrap_or_default();
+            match (given.get(name), f.get("default")) {
+                (Some(v), _) => out.insert(name.to_string(), v.clone()),
+                (None, Some(d)) => out.insert(name.to_string(), d.clone()),
+                (None, None) => {
+                    return Err(format!(
+                        "Invalid fields for --lora-modules: {raw} - {class}.__init__() missing 1 required positional argument: '{name}'"
+                    ));
+                }
+            };
+        }
+        Ok(serde_json::json!({"$dataclass": class, "fields": out}))
+    };
+    let items = match value {
+        Value::Array(a) => a,
+        other => vec![other],
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let Some(s) = item.as_str() else { continue };
+        if s.is_empty() {
+            continue;
+        }
+        if s.contains('=') && !s.contains(',') {
+            let (name, path) = if split_every {
+                let parts: Vec<&str> = s.split('=').collect();
+                if parts.len() != 2 {
+                    return Err("ValueError: too many values to unpack (expected 2)".into());
+                }
+                (parts[0], parts[1])
+            } else {
+                s.split_once('=').expect("has =")
+            };
+            let mut m = serde_json::Map::new();
+            m.insert("name".into(), Value::String(name.into()));
+            m.insert("path".into(), Value::String(path.into()));
+            out.push(make(m, s)?);
+            continue;
+        }
+        let parsed: Value = serde_json::from_str(s.trim_matches([' ', '\t', '\n', '\r']))
+            .map_err(|_| format!("Invalid JSON format for --lora-modules: {s}"))?;
+        let Value::Object(m) = parsed else {
+            return Err(format!(
+                "Invalid fields for --lora-modules: {s} - argument after ** must be a mapping"
+            ));
+        };
+        out.push(make(m, s)?);
+    }
+    Ok(Value::Array(out))
+}
+
 fn list_or_empty(v: Option<Value>) -> Vec<Value> {
     match v {
         Some(Value::Array(a)) => a,
@@ -824,6 +932,7 @@ fn action_nargs(a: &OptionSpec) -> Result<Nargs, String> {
             | "append_const"
             | "count"
             | "boolean_optional"
+            | "enable_disable"
             | "help"
     );
     if zero {
@@ -926,10 +1035,20 @@ fn nargs_error(n: Nargs) -> String {
 /// argparse `_get_action_name`.
 pub fn action_name(a: &OptionSpec) -> String {
     if a.option_strings.is_empty() {
-        a.dest.clone()
-    } else {
-        a.option_strings.join("/")
+        return a.dest.clone();
     }
+    // vLLM's EnableDisableAction names itself without its hidden strings.
+    if let Some(shown) = a
+        .extra
+        .get("display_option_strings")
+        .and_then(Value::as_array)
+    {
+        let shown: Vec<&str> = shown.iter().filter_map(Value::as_str).collect();
+        if !shown.is_empty() {
+            return shown.join("/");
+        }
+    }
+    a.option_strings.join("/")
 }
 
 fn is_negative_number(s: &str) -> bool {

@@ -57,15 +57,11 @@ pub enum Refusal {
 pub fn preprocess(argv: &[String], steps: &Steps) -> Result<Vec<String>, Refusal> {
     let mut args: Vec<String> = argv.to_vec();
     if steps.model_option_moved
-        && let Some(i) = args
-            .iter()
-            .position(|a| a == "--model" || a.starts_with("--model="))
+        && let Some(i) = args.iter().position(|a| full_match(a, "--model"))
     {
         let model = if args[i] == "--model" {
             if i + 1 >= args.len() {
-                return Err(Refusal::Error(
-                    "--model needs a value (vLLM raises IndexError)".into(),
-                ));
+                return Err(Refusal::Error("IndexError: list index out of range".into()));
             }
             let m = args.remove(i + 1);
             args.remove(i);
@@ -79,19 +75,33 @@ pub fn preprocess(argv: &[String], steps: &Steps) -> Result<Vec<String>, Refusal
     }
     if steps.served_model_name_check
         && args.first().is_some_and(|a| a.starts_with('-'))
-        && !args
-            .iter()
-            .any(|a| a == "--config" || a.starts_with("--config="))
+        && !args.iter().any(|a| full_match(a, "--config"))
         && args.iter().any(|a| is_served_model_name(a))
     {
         return Err(Refusal::Error(
-            "`model` should be provided as the first positional argument when using `vllm serve`. i.e. `vllm serve <model> --<arg> <value>`.".into(),
+            "ValueError: `model` should be provided as the first positional argument when using `vllm serve`. i.e. `vllm serve <model> --<arg> <value>`.".into(),
         ));
     }
     if steps.config_file
         && let Some(i) = args.iter().position(|a| a == "--config")
     {
-        let file = args.get(i + 1).cloned().unwrap_or_default();
+        if args.iter().filter(|a| *a == "--config").count() > 1 {
+            return Err(Refusal::Error(
+                "AssertionError: More than one config file specified!".into(),
+            ));
+        }
+        let Some(file) = args.get(i + 1).cloned() else {
+            return Err(Refusal::Error(
+                "ValueError: No config file specified! Please check your command-line arguments."
+                    .into(),
+            ));
+        };
+        let ext = file.rsplit('.').next().unwrap_or_default();
+        if ext != "yaml" && ext != "yml" {
+            return Err(Refusal::Error(format!(
+                "ValueError: Config file must be of a yaml/yml type. {ext} supplied"
+            )));
+        }
         return Err(Refusal::ConfigFile(file));
     }
     if steps.underscores {
@@ -108,10 +118,24 @@ pub fn preprocess(argv: &[String], steps: &Steps) -> Result<Vec<String>, Refusal
     Ok(args)
 }
 
+/// `^NAME(=.+|$)`: the option alone, or with `=` and a non-empty value.
+fn full_match(a: &str, name: &str) -> bool {
+    a == name
+        || a.strip_prefix(name)
+            .and_then(|r| r.strip_prefix('='))
+            .is_some_and(|v| !v.is_empty())
+}
+
+/// `^--served[-_]model[-_]name(=.+|$)`.
 fn is_served_model_name(a: &str) -> bool {
-    let name = a.split('=').next().unwrap_or(a);
-    let norm = name.replace('_', "-");
-    norm == "--served-model-name"
+    let (name, value) = match a.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (a, None),
+    };
+    name.len() == "--served-model-name".len()
+        && name.replace('_', "-") == "--served-model-name"
+        && name.starts_with("--served")
+        && value.is_none_or(|v| !v.is_empty())
 }
 
 /// `--max_model_len=1` -> `--max-model-len=1`; `--a_b.c_d` -> `--a-b.c_d`.
@@ -178,9 +202,7 @@ fn dotted(args: Vec<String>, steps: &Steps) -> Result<Vec<String>, Refusal> {
             }
             None => {
                 let Some(v) = args.get(i + 1) else {
-                    return Err(Refusal::Error(format!(
-                        "{a} needs a value (vLLM raises IndexError)"
-                    )));
+                    return Err(Refusal::Error("IndexError: list index out of range".into()));
                 };
                 i += 1;
                 (a.clone(), v.clone())
