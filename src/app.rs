@@ -841,13 +841,43 @@ fn resolve_cmd(
         .ok_or_else(|| Error::usage(format!("unknown engine {engine:?} (sglang, vllm)")))?;
     let launch = inline_launch(engine, &argv);
     let opts = options(ctx, &SideSpec::default())?;
-    if raw {
-        if engine != Engine::Sglang {
-            return resolve::resolve(&launch, &opts).map(|_| Output {
-                code: 0,
-                stdout: out,
-            });
+    if raw && engine == Engine::Vllm {
+        let (release, used) = crate::engine::vllm::pick_release(
+            opts.engine_version
+                .as_deref()
+                .map(|v| (v, "--engine-version")),
+        )?;
+        let ns = crate::engine::vllm::parse(release, &argv).map_err(|e| {
+            let message = match e {
+                crate::engine::vllm::ParseFailure::Error(m) => m,
+                crate::engine::vllm::ParseFailure::ConfigFile(f) => {
+                    format!("--config {f}: recipe-drift does not read vLLM config files yet")
+                }
+            };
+            Error::input(
+                launch.span.clone(),
+                format!("vllm {}: {message}", release.name),
+            )
+        })?;
+        let map: serde_json::Map<String, serde_json::Value> = ns.values().into_iter().collect();
+        match format {
+            Format::Json => {
+                let doc = json!({"schema_version": report::json::SCHEMA_VERSION, "engine": "vllm", "version": used, "namespace": map});
+                let _ = writeln!(out, "{}", serde_json::to_string_pretty(&doc).expect("json"));
+            }
+            Format::Human => {
+                let _ = writeln!(out, "# vllm {} ({})", used.version, used.from);
+                for (k, v) in &map {
+                    let _ = writeln!(out, "{k} = {v}");
+                }
+            }
         }
+        return Ok(Output {
+            code: 0,
+            stdout: out,
+        });
+    }
+    if raw {
         let (release, used) = sglang::pick_release(
             opts.engine_version
                 .as_deref()
