@@ -160,42 +160,15 @@ fn assign_keys(releases: &mut [Release]) {
 pub fn pick_release(
     requested: Option<(&str, &str)>,
 ) -> Result<(&'static Release, VersionUsed), Error> {
-    let b = bundle();
-    let newest = b.releases.last().expect("at least one bundled release");
-    let Some((text, from)) = requested else {
-        return Ok((
-            newest,
-            VersionUsed {
-                version: newest.name.clone(),
-                requested: None,
-                from: "newest bundled release (no version given)".into(),
-            },
-        ));
-    };
-    let want = Version::from_str(text.trim_start_matches('v'))
-        .map_err(|e| Error::usage(format!("invalid engine version {text:?} ({from}): {e}")))?;
-    let pick = b.releases.iter().rev().find(|r| r.version <= want);
-    match pick {
-        Some(r) if r.version == want => Ok((
-            r,
-            VersionUsed {
-                version: r.name.clone(),
-                requested: None,
-                from: from.to_string(),
-            },
-        )),
-        Some(r) => Ok((
-            r,
-            VersionUsed {
-                version: r.name.clone(),
-                requested: Some(text.to_string()),
-                from: format!("{from}; {text} is not bundled, nearest lower bundled release used"),
-            },
-        )),
-        None => Err(Error::usage(format!(
-            "sglang {text} ({from}) is older than every bundled release (oldest: {})",
-            b.releases[0].name
-        ))),
+    super::pick_release("sglang", &bundle().releases, requested)
+}
+
+impl super::Bundled for Release {
+    fn version(&self) -> &Version {
+        &self.version
+    }
+    fn name(&self) -> &str {
+        &self.name
     }
 }
 

@@ -92,42 +92,14 @@ pub fn parse(release: &Release, argv: &[String]) -> Result<Namespace, ParseFailu
 pub fn pick_release(
     requested: Option<(&str, &str)>,
 ) -> Result<(&'static Release, crate::resolve::VersionUsed), crate::error::Error> {
-    use crate::error::Error;
-    use crate::resolve::VersionUsed;
-    let releases = releases();
-    let newest = releases.last().expect("at least one bundled release");
-    let Some((text, from)) = requested else {
-        return Ok((
-            newest,
-            VersionUsed {
-                version: newest.name.clone(),
-                requested: None,
-                from: "newest bundled release (no version given)".into(),
-            },
-        ));
-    };
-    let want = Version::from_str(text.trim_start_matches('v'))
-        .map_err(|e| Error::usage(format!("invalid engine version {text:?} ({from}): {e}")))?;
-    match releases.iter().rev().find(|r| r.version <= want) {
-        Some(r) if r.version == want => Ok((
-            r,
-            VersionUsed {
-                version: r.name.clone(),
-                requested: None,
-                from: from.to_string(),
-            },
-        )),
-        Some(r) => Ok((
-            r,
-            VersionUsed {
-                version: r.name.clone(),
-                requested: Some(text.to_string()),
-                from: format!("{from}; {text} is not bundled, nearest lower bundled release used"),
-            },
-        )),
-        None => Err(Error::usage(format!(
-            "vllm {text} ({from}) is older than every bundled release (oldest: {})",
-            releases[0].name
-        ))),
+    super::pick_release("vllm", releases(), requested)
+}
+
+impl super::Bundled for Release {
+    fn version(&self) -> &Version {
+        &self.version
+    }
+    fn name(&self) -> &str {
+        &self.name
     }
 }
