@@ -112,3 +112,90 @@ fn vllm_errors_are_input_errors() {
         "{err}"
     );
 }
+
+#[test]
+fn a_recipe_scripts_dotted_keys_replace_its_full_json() {
+    // Extract the InferenceX-style script, then parse its argv as vLLM 0.25.1.
+    let (code, out, err) = run(&[
+        "extract",
+        "fixtures/inferencex/benchmarks/single_node/fixed_seq_len/llama_fp8_h200_vllm.sh",
+        "--env",
+        "TP=8",
+        "--env",
+        "CONC=16",
+        "--env",
+        "PRECISION=fp8",
+        "--env",
+        "MAX_MODEL_LEN=2304",
+        "--env",
+        "MODEL=org/Llama-3-70B-Instruct-FP8",
+        "--env",
+        "PORT=8888",
+        "--env",
+        "RESULT_DIR=/tmp/r",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let argv: Vec<String> = v["launches"][0]["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["text"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        argv.contains(&"--attention_config.backend".to_string()),
+        "{argv:?}"
+    );
+    let mut args = vec![
+        "resolve",
+        "--engine",
+        "vllm",
+        "--raw",
+        "--engine-version",
+        "0.25.1",
+        "--format",
+        "json",
+        "--",
+    ];
+    args.extend(argv.iter().map(String::as_str));
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let ns: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let ns = &ns["namespace"];
+    assert_eq!(ns["model_tag"], "org/Llama-3-70B-Instruct-FP8");
+    assert_eq!(ns["tensor_parallel_size"], 8);
+    assert_eq!(ns["quantization"], "fp8");
+    assert_eq!(
+        ns["attention_config"]["input"],
+        serde_json::json!({"backend": "FLASHINFER"})
+    );
+    // The heredoc's full JSON (with max_cudagraph_capture_size) is replaced, not merged.
+    assert_eq!(
+        ns["compilation_config"]["input"],
+        serde_json::json!({"cudagraph_mode": "FULL_DECODE_ONLY"})
+    );
+}
+
+#[test]
+fn an_unknown_config_field_is_refused_like_vllm_does() {
+    // CompilationConfig forbids unknown fields (pydantic extra="forbid").
+    let (code, _, err) = run(&[
+        "resolve",
+        "--engine",
+        "vllm",
+        "--raw",
+        "--engine-version",
+        "0.25.1",
+        "--",
+        "m",
+        "--compilation-config",
+        "{\"max_capture_size\": 32}",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("argument --compilation-config/-cc: invalid parse_dataclass value"),
+        "{err}"
+    );
+}
