@@ -727,3 +727,13 @@ fn a_heredoc_without_a_word_is_a_syntax_error_not_a_runaway_parse() {
         &["a here-document (`<<`) or here-string (`<<<`) needs a word after it"],
     );
 }
+
+#[test]
+fn a_parenthesis_after_a_command_word_is_an_error_not_a_hang() {
+    // Found by a helper on real vLLM recipe guides: this used to loop forever.
+    assert_input_error(
+        &["extract", "fixtures/bad/paren-after-word.txt"],
+        "fixtures/bad/paren-after-word.txt:2:29",
+        &["bash syntax error: unexpected `(` after a command word"],
+    );
+}

@@ -780,6 +780,13 @@ impl Lexer<'_> {
                         format!("`{c}` (a subshell, group or function body) is shell control flow that plain-command extraction does not evaluate"),
                     ));
                 }
+                '(' | ')' => {
+                    // After a command word, bash rejects it too (`echo (x)`).
+                    return Err(self.error(
+                        self.pos,
+                        format!("bash syntax error: unexpected `{c}` after a command word"),
+                    ));
+                }
                 '<' if self.peek_at(1) == Some('<') => {
                     return Err(self.error(
                         self.pos,
