@@ -5,6 +5,7 @@ pub mod command;
 pub mod inferencex;
 pub mod jsx;
 pub mod markdown;
+pub mod vllm_recipes;
 
 use std::collections::BTreeMap;
 use std::path::Path;
