@@ -199,3 +199,40 @@ fn an_unknown_config_field_is_refused_like_vllm_does() {
         "{err}"
     );
 }
+
+#[test]
+fn a_vllm_recipe_yaml_extracts_the_composed_command() {
+    const RECIPE: &str = "fixtures/vllm-recipes/models/lumen-ai/Lumen-3-235B-A22B.yaml";
+    let (code, out, err) = run(&[
+        "extract",
+        RECIPE,
+        "--select",
+        "hardware=h200",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let l = &v["launches"][0];
+    assert_eq!(l["engine"], "vllm");
+    assert_eq!(l["context"]["hardware"]["value"], "h200");
+    let argv: Vec<&str> = l["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(argv[0], "lumen-ai/Lumen-3-235B-A22B", "{argv:?}");
+    assert!(
+        argv.windows(2)
+            .any(|w| w == ["--tensor-parallel-size", "8"]),
+        "{argv:?}"
+    );
+    let (code, _, err) = run(&["extract", RECIPE]);
+    assert_eq!(code, 2);
+    assert!(err.contains("needs a hardware to compose for"), "{err}");
+    let (code, _, err) = run(&["extract", RECIPE, "--select", "hardware=tpu9"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown hardware `tpu9`"), "{err}");
+    assert!(err.contains("h100, h200, b200"), "{err}");
+}

@@ -127,6 +127,13 @@ pub fn extract_file_with(path: &Path, opts: &FileOptions) -> Result<Extracted, E
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("mdx"));
+    let is_yaml = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"));
+    if is_yaml {
+        return extract_vllm_recipe(path, opts);
+    }
     match kind {
         InputKind::Jsx => extract_generator(path, opts),
         InputKind::Markdown if is_mdx => extract_generator(path, opts),
@@ -220,5 +227,45 @@ fn extract_generator(path: &Path, opts: &FileOptions) -> Result<Extracted, Error
             launches: found.into_iter().map(|(_, l)| l).collect(),
             unsupported: vec![],
         })
+    })
+}
+
+/// A vLLM recipes model YAML: the command the site composes for the selection
+/// (`hardware` required; `variant`, `strategy`, and `features` as a
+/// comma-separated list of clicks, optional).
+fn extract_vllm_recipe(path: &Path, opts: &FileOptions) -> Result<Extracted, Error> {
+    let source = Source::read(path)?;
+    let mut sel = vllm_recipes::Selection::default();
+    for (k, v) in &opts.select {
+        match k.as_str() {
+            "hardware" => sel.hardware = v.clone(),
+            "variant" => sel.variant = Some(v.clone()),
+            "strategy" => sel.strategy = Some(v.clone()),
+            "features" => {
+                sel.features = v
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|f| !f.is_empty())
+                    .map(String::from)
+                    .collect()
+            }
+            other => {
+                return Err(Error::usage(format!(
+                    "--select {other}=...: a vLLM recipe takes hardware, variant, strategy and features"
+                )));
+            }
+        }
+    }
+    if sel.hardware.is_empty() {
+        return Err(Error::input(
+            source.span(0, 0),
+            "a vLLM recipe needs a hardware to compose for: --select hardware=SKU (select: {hardware: SKU} in a config)",
+        ));
+    }
+    let taxonomy = vllm_recipes::Taxonomy::find_for(path)?;
+    let composed = vllm_recipes::compose(&source, &taxonomy, &sel)?;
+    Ok(Extracted {
+        launches: vec![composed.launch()?],
+        unsupported: vec![],
     })
 }
