@@ -1,21 +1,9 @@
 //! CLI-level tests: the demo, each output format, exit codes and bad input.
 
+mod common;
+
 use assert_cmd::Command;
-
-fn cmd() -> Command {
-    let mut c = Command::cargo_bin("recipe-drift").unwrap();
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = cmd().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+use common::{assert_input_error, run};
 
 const DEMO: &str = "fixtures/demo/recipe-drift.yaml";
 
@@ -218,16 +206,6 @@ fn hicache_without_radix_cache_is_a_startup_error() {
     ]);
     assert_eq!(code, 1);
     assert!(out.contains("startup error"), "{out}");
-}
-
-fn assert_input_error(args: &[&str], at: &str, words: &[&str]) {
-    let (code, out, err) = run(args);
-    assert_eq!(code, 2, "stdout: {out}\nstderr: {err}");
-    assert!(err.contains(at), "expected {at} in: {err}");
-    for w in words {
-        assert!(err.contains(w), "expected {w:?} in: {err}");
-    }
-    assert!(!err.contains("panicked"), "{err}");
 }
 
 #[test]

@@ -1,44 +1,12 @@
 //! CLI tests for cookbook generators: rendering, clicking, pages, the sandbox's
 //! limits and bad input.
 
-use assert_cmd::Command;
+mod common;
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("recipe-drift")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-fn assert_input_error(args: &[&str], at: &str, words: &[&str]) {
-    let (code, out, err) = run(args);
-    assert_eq!(code, 2, "stdout: {out}\nstderr: {err}");
-    assert!(err.contains(at), "expected {at} in: {err}");
-    for w in words {
-        assert!(err.contains(w), "expected {w:?} in: {err}");
-    }
-    assert!(!err.contains("panicked"), "{err}");
-}
+use common::{argv_of, assert_input_error, run};
 
 const QWEN: &str = "fixtures/cookbook/src/snippets/autoregressive/qwen35-deployment.jsx";
 const QWEN_PAGE: &str = "fixtures/cookbook/cookbook/autoregressive/Qwen/Qwen3.5.mdx";
-
-fn argv_of(json: &str, launch: usize) -> Vec<String> {
-    let v: serde_json::Value = serde_json::from_str(json).unwrap();
-    v["launches"][launch]["argv"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["text"].as_str().unwrap().to_string())
-        .collect()
-}
 
 #[test]
 fn the_initial_state_renders_without_clicks() {

@@ -11,36 +11,17 @@
 //! except for config-class values, whose deeper (pydantic) validation neither
 //! side reproduces.
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+use common::Rng;
 use recipe_drift::engine::argparse::OptionSpec;
 use recipe_drift::engine::vllm::{self, ParseFailure};
 use serde_json::{Value, json};
 
 const VECTORS_PER_RELEASE: usize = 400;
-
-/// SplitMix64, so runs are reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 fn value_for(rng: &mut Rng, a: &OptionSpec) -> String {
     if let Some(choices) = &a.choices

@@ -1,20 +1,8 @@
 //! CLI tests for vLLM command lines (`resolve --engine vllm --raw`).
 
-use assert_cmd::Command;
+mod common;
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("recipe-drift")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+use common::run;
 
 #[test]
 fn raw_parse_applies_vllm_spellings() {

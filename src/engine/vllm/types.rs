@@ -225,6 +225,6 @@ fn expand_numbers(s: &str) -> String {
 }
 
 /// Python's message for a plain failure of a named type.
-pub fn invalid(name: &str, s: &str) -> String {
+fn invalid(name: &str, s: &str) -> String {
     format!("invalid {name} value: {}", py_str_repr(s))
 }

@@ -10,7 +10,7 @@ pub mod page;
 pub mod sandbox;
 pub mod transform;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -368,11 +368,6 @@ pub fn parse_selections(items: &[String]) -> Result<Vec<(String, String)>, Error
             ))),
         })
         .collect()
-}
-
-/// A selection from a config map, in the map's order.
-pub fn selections_from_map(map: &BTreeMap<String, String>) -> Vec<(String, String)> {
-    map.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
 }
 
 /// Option keys whose value names the hardware in generators.

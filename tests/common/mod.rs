@@ -1,0 +1,65 @@
+//! Helpers shared by the integration tests: running the binary, checking
+//! input errors, reading launches, and a reproducible PRNG for generated
+//! vectors. Each test crate uses a part of them.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+
+/// Runs recipe-drift from the repository root: (exit code, stdout, stderr).
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("recipe-drift")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Exit 2, the position `at` and each of `words` in stderr, and no panic.
+pub fn assert_input_error(args: &[&str], at: &str, words: &[&str]) {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 2, "stdout: {out}\nstderr: {err}");
+    assert!(err.contains(at), "expected {at} in: {err}");
+    for w in words {
+        assert!(err.contains(w), "expected {w:?} in: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// The argv words of launch `launch` in `extract --format json` output.
+pub fn argv_of(json: &str, launch: usize) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    v["launches"][launch]["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["text"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A small deterministic PRNG (SplitMix64), so generated vectors are reproducible.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
