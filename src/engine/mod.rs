@@ -2,6 +2,7 @@
 //! shared argparse re-implementation and rule evaluator.
 
 pub mod argparse;
+pub mod common;
 pub mod rules;
 pub mod sglang;
 pub mod types;

@@ -10,9 +10,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::engine::argparse::{ArgParser, Namespace, OptionSpec, ParseErrorKind};
+use crate::engine::common;
 use crate::engine::rules::{self, EnvSpec, RuleFile};
 use crate::error::Error;
-use crate::launch::{Engine, Known, Launch, Platform, Provenance};
+use crate::launch::{Engine, Launch, Provenance};
 use crate::resolve::{Entry, ResolveOptions, Resolved, Source, Val, VersionUsed};
 
 const SCHEMAS: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/sglang_schemas.rs"));
@@ -183,35 +184,9 @@ pub fn parse_raw(
 /// Resolves an SGLang launch.
 pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
     let b = bundle();
-    let requested = match (&opts.engine_version, &launch.context.engine_version) {
-        (Some(v), _) => Some((v.as_str(), opts.from("engine-version"))),
-        (None, Some(k)) => Some((k.value.as_str(), k.from.clone())),
-        _ => None,
-    };
-    let (release, version) = pick_release(requested.as_ref().map(|(v, f)| (*v, f.as_str())))?;
-    let hardware = opts
-        .hardware
-        .as_ref()
-        .map(|h| Known {
-            value: h.clone(),
-            from: opts.from("hardware"),
-        })
-        .or_else(|| launch.context.hardware.clone());
-    let platform = opts
-        .platform
-        .map(|p| Known {
-            value: p,
-            from: opts.from("platform"),
-        })
-        .or_else(|| launch.context.platform.clone())
-        .or_else(|| {
-            hardware.as_ref().and_then(|h| {
-                Platform::from_hardware(&h.value).map(|p| Known {
-                    value: p,
-                    from: format!("hardware {} ({})", h.value, h.from),
-                })
-            })
-        });
+    let requested = common::requested_version(launch, opts);
+    let (release, version) = pick_release(requested.as_ref().map(|(v, f)| (v.as_str(), f.as_str())))?;
+    let (hardware, platform) = common::context(launch, opts);
 
     let (mut argv, origin) = serve_argv(launch, release);
     // Tokens as the parser sees them, each pointing back at a written word.
@@ -232,7 +207,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                     && !placeholders.contains_key(&i)
                 {
                     let a = &release.parser.actions[rejected.0];
-                    argv[i] = placeholder(a);
+                    argv[i] = common::placeholder(a);
                     placeholders.insert(i, argv[i].clone());
                     continue;
                 }
@@ -243,57 +218,17 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
 
     // Start from the release's defaults (built once), then apply what the argv set.
     let mut values: BTreeMap<String, Entry> = release.defaults().clone();
-    for (i, a) in release.parser.actions.iter().enumerate() {
-        let key = &release.keys[i];
-        let Some(v) = release.parser.dest_id(i).and_then(|d| ns.get_id(d)) else {
-            continue;
-        };
-        match ns.set_by.get(&a.dest) {
-            Some(sb) if values.get(key).is_none_or(|e| e.source != Source::Cli) => {
-                let mut idx = vec![sb.arg_index];
-                idx.extend(sb.value_indexes.iter().filter(|&&j| j != sb.arg_index));
-                idx.dedup_by_key(|j| origin.get(*j).copied());
-                let words: Vec<&crate::launch::Token> =
-                    idx.iter().filter_map(|&j| tokens.get(j).copied()).collect();
-                let mut spans: Vec<crate::source::Span> =
-                    words.iter().map(|t| t.span.clone()).collect();
-                spans.dedup();
-                let mut written: Vec<String> = words
-                    .iter()
-                    .map(|t| shell_words::quote(&t.text).into_owned())
-                    .collect();
-                written.dedup();
-                let why = words.iter().find_map(|t| match &t.provenance {
-                    Provenance::Unknown { reason } => Some(reason.clone()),
-                    _ => None,
-                });
-                values.insert(
-                    key.clone(),
-                    Entry {
-                        val: match why {
-                            Some(reason) => Val::unknown(reason),
-                            None => Val::known(v.clone()),
-                        },
-                        source: Source::Cli,
-                        name: a.dest.clone(),
-                        spans,
-                        written: Some(written.join(" ")),
-                        rules: vec![],
-                        inactive: None,
-                    },
-                );
-            }
-            Some(_) => {}
-            None => {
-                // A string default converted by its type after parsing.
-                if let Some(e) = values.get_mut(key)
-                    && e.val.value() != Some(v)
-                {
-                    e.val = Val::known(v.clone());
-                }
-            }
-        }
-    }
+    common::apply_namespace(
+        &release.parser,
+        &release.keys,
+        &ns,
+        |idx| {
+            let mut at: Vec<usize> = idx.iter().filter_map(|&j| origin.get(j).copied()).collect();
+            at.dedup();
+            at.iter().map(|&j| &launch.argv[j]).collect()
+        },
+        &mut values,
+    );
 
     // Environment. SGLang copies every SGL_* variable over SGLANG_* at import; the
     // SGL_* name itself is then not read, so only the SGLANG_* key is kept.
@@ -308,85 +243,20 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
             env.insert(format!("SGLANG_{rest}"), e);
         }
     }
-    for (name, e) in &env {
-        let spec = b.env.get(name);
-        values.insert(
-            format!("env:{name}"),
-            Entry {
-                val: match &e.provenance {
-                    Provenance::Unknown { reason } => Val::unknown(reason.clone()),
-                    _ => Val::known(env_value(spec, &e.value)),
-                },
-                source: Source::Env,
-                name: name.clone(),
-                spans: vec![e.span.clone()],
-                written: Some(format!("{}={}", e.name, e.value)),
-                rules: vec![],
-                inactive: None,
-            },
-        );
-    }
-    for (name, spec) in &b.env {
-        let key = format!("env:{name}");
-        if !values.contains_key(&key)
-            && let Some(d) = &spec.default
-        {
-            values.insert(
-                key,
-                Entry {
-                    val: Val::known(d.clone()),
-                    source: Source::Default,
-                    name: name.clone(),
-                    spans: vec![],
-                    written: None,
-                    rules: vec![],
-                    inactive: None,
-                },
-            );
-        }
-    }
+    common::apply_env(env, &b.env, &mut values);
 
     // Context and identity.
-    values.insert("model".into(), model_identity(&values));
-    if let Some(h) = &hardware {
-        values.insert(
-            "hardware".into(),
-            Entry {
-                val: Val::known(Value::String(h.value.to_ascii_lowercase())),
-                source: Source::Context,
-                name: "hardware".into(),
-                spans: vec![],
-                written: Some(format!("{} ({})", h.value, h.from)),
-                rules: vec![],
-                inactive: None,
-            },
-        );
-    } else {
-        values.insert(
-            "hardware".into(),
-            Entry {
-                val: Val::unknown("no hardware given (use --hardware, or hardware: on the link)"),
-                source: Source::Unknown,
-                name: "hardware".into(),
-                spans: vec![],
-                written: None,
-                rules: vec![],
-                inactive: None,
-            },
-        );
-    }
+    values.insert(
+        "model".into(),
+        common::model_identity(&values, "--model-path"),
+    );
+    values.insert("hardware".into(), common::hardware_entry(hardware.as_ref()));
 
     // `--config FILE` adds options from a YAML file read at startup (the command
     // line wins): every option not written here may come from it.
     if let Some(cfg) = values.get("config").filter(|e| e.source == Source::Cli) {
         let file = cfg.val.display();
-        for (key, e) in values.iter_mut() {
-            if e.source == Source::Default && !key.starts_with("env:") {
-                e.val = Val::unknown(format!(
-                    "may be set by --config {file}, which is read at startup"
-                ));
-            }
-        }
+        common::config_file_unknowns(&mut values, &file);
     }
 
     let mut startup_errors = Vec::new();
@@ -450,20 +320,6 @@ fn parse_error(
     Error::input(span, msg)
 }
 
-/// A value of the right type for an option whose written value is unknown.
-fn placeholder(a: &OptionSpec) -> String {
-    if let Some(c) = a.choices.as_ref().and_then(|c| c.first()) {
-        return crate::resolve::display_value(c);
-    }
-    match a.type_kind.as_deref() {
-        Some("int" | "float" | "human_readable_int") => "0".into(),
-        Some("json" | "json_list_type" | "cuda_graph_config_v1" | "cuda_graph_config_v2") => {
-            "{}".into()
-        }
-        _ => "x".into(),
-    }
-}
-
 /// The argv as `sglang serve` hands it to argparse, with the index of the written
 /// word behind each token: `--model-type X` is removed (all releases) and a leading
 /// positional becomes `--model-path MODEL` (from 0.5.16). `python -m
@@ -498,99 +354,6 @@ fn serve_argv(launch: &Launch, release: &Release) -> (Vec<String>, Vec<usize>) {
         i += 1;
     }
     (argv, origin)
-}
-
-/// Normalises an env value the way the engine reads it: booleans are on for `1` or
-/// `true` in any case; enums outside their choices read as the default.
-fn env_value(spec: Option<&EnvSpec>, value: &str) -> Value {
-    let Some(spec) = spec else {
-        return Value::String(value.to_string());
-    };
-    match spec.kind.as_str() {
-        "bool" => match value.to_ascii_lowercase().as_str() {
-            "1" | "true" => Value::Bool(true),
-            "0" | "false" | "" => Value::Bool(false),
-            _ => Value::String(value.to_string()),
-        },
-        "int" => crate::engine::types::py_int(value)
-            .map(Value::from)
-            .unwrap_or_else(|| Value::String(value.to_string())),
-        "lower" => Value::String(value.to_ascii_lowercase()),
-        "enum" => match &spec.choices {
-            Some(c) if c.iter().any(|x| x == value) => Value::String(value.to_string()),
-            _ => spec.default.clone().unwrap_or(Value::Null),
-        },
-        _ => Value::String(value.to_string()),
-    }
-}
-
-/// The model's identity: `--served-model-name`, else an HF id in `--model-path`.
-fn model_identity(values: &BTreeMap<String, Entry>) -> Entry {
-    let pick = |k: &str| {
-        values.get(k).and_then(|e| {
-            if e.source != Source::Cli {
-                return None;
-            }
-            match e.val.value() {
-                Some(Value::String(s)) => Some((s.clone(), e)),
-                Some(Value::Array(a)) => a
-                    .first()
-                    .and_then(|v| v.as_str())
-                    .map(|s| (s.to_string(), e)),
-                _ => None,
-            }
-        })
-    };
-    let unknown = |reason: String| Entry {
-        val: Val::unknown(reason),
-        source: Source::Unknown,
-        name: "model".into(),
-        spans: vec![],
-        written: None,
-        rules: vec![],
-        inactive: None,
-    };
-    let known = |name: &str, key: &str, e: &Entry| Entry {
-        val: Val::known(Value::String(name.to_ascii_lowercase())),
-        source: Source::Cli,
-        name: key.into(),
-        spans: e.spans.clone(),
-        written: e.written.clone(),
-        rules: vec![],
-        inactive: None,
-    };
-    let unknowable = |e: &Entry| e.val.value().is_none();
-    // An HF id in --model-path names the model; --served-model-name is only an API
-    // alias then. A local path needs the served name (when it is knowable).
-    if let Some((path, e)) = pick("model_path") {
-        if unknowable(e) {
-            return unknown(format!(
-                "the model path {path} is not knowable from the text"
-            ));
-        }
-        if is_hf_id(&path) {
-            return known(&path, "model_path", e);
-        }
-        return match pick("served_model_name") {
-            Some((name, s)) if !unknowable(s) => known(&name, "served_model_name", s),
-            _ => unknown(format!(
-                "the model path {path:?} is a local path; its identity needs --served-model-name"
-            )),
-        };
-    }
-    unknown("no --model-path or --served-model-name".into())
-}
-
-/// `org/name` with no path-like prefix.
-pub fn is_hf_id(s: &str) -> bool {
-    let parts: Vec<&str> = s.split('/').collect();
-    parts.len() == 2
-        && !s.starts_with(['.', '~', '/'])
-        && parts.iter().all(|p| {
-            !p.is_empty()
-                && p.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        })
 }
 
 fn did_you_mean(release: &Release, arg: &str) -> Option<String> {

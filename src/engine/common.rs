@@ -1,0 +1,313 @@
+//! What every engine's resolver does alike: the launch context (hardware,
+//! platform, requested version), entries for written options and env vars,
+//! the model's identity and placeholders for values the text cannot know.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::engine::argparse::{Namespace, OptionSpec};
+use crate::engine::rules::EnvSpec;
+use crate::launch::{EnvVar, Known, Launch, Platform, Provenance, Token};
+use crate::resolve::{Entry, ResolveOptions, Source, Val};
+use crate::source::Span;
+
+/// Hardware and platform of a launch: recipe-drift's options first, then the
+/// launch's own context, then the platform the hardware implies.
+pub fn context(
+    launch: &Launch,
+    opts: &ResolveOptions,
+) -> (Option<Known<String>>, Option<Known<Platform>>) {
+    let hardware = opts
+        .hardware
+        .as_ref()
+        .map(|h| Known {
+            value: h.clone(),
+            from: opts.from("hardware"),
+        })
+        .or_else(|| launch.context.hardware.clone());
+    let platform = opts
+        .platform
+        .map(|p| Known {
+            value: p,
+            from: opts.from("platform"),
+        })
+        .or_else(|| launch.context.platform.clone())
+        .or_else(|| {
+            hardware.as_ref().and_then(|h| {
+                Platform::from_hardware(&h.value).map(|p| Known {
+                    value: p,
+                    from: format!("hardware {} ({})", h.value, h.from),
+                })
+            })
+        });
+    (hardware, platform)
+}
+
+/// The engine version asked for, with where it came from: `--engine-version`,
+/// else the launch's context (image tag, config).
+pub fn requested_version(launch: &Launch, opts: &ResolveOptions) -> Option<(String, String)> {
+    match (&opts.engine_version, &launch.context.engine_version) {
+        (Some(v), _) => Some((v.clone(), opts.from("engine-version"))),
+        (None, Some(k)) => Some((k.value.clone(), k.from.clone())),
+        _ => None,
+    }
+}
+
+/// An entry for a value set on the command line by these written words.
+pub fn written_entry(name: &str, value: Value, words: &[&Token]) -> Entry {
+    let mut spans: Vec<Span> = words.iter().map(|t| t.span.clone()).collect();
+    spans.dedup();
+    let mut written: Vec<String> = words
+        .iter()
+        .map(|t| shell_words::quote(&t.text).into_owned())
+        .collect();
+    written.dedup();
+    let why = words.iter().find_map(|t| match &t.provenance {
+        Provenance::Unknown { reason } => Some(reason.clone()),
+        _ => None,
+    });
+    Entry {
+        val: match why {
+            Some(reason) => Val::unknown(reason),
+            None => Val::known(value),
+        },
+        source: Source::Cli,
+        name: name.to_string(),
+        spans,
+        written: Some(written.join(" ")),
+        rules: vec![],
+        inactive: None,
+    }
+}
+
+/// An entry at a default value.
+pub fn default_entry(name: &str, value: Value) -> Entry {
+    Entry {
+        val: Val::known(value),
+        source: Source::Default,
+        name: name.to_string(),
+        spans: vec![],
+        written: None,
+        rules: vec![],
+        inactive: None,
+    }
+}
+
+/// Fills `values` from a parse: options the argv set become CLI entries (their
+/// words found by `words(parser_index)`), defaults converted after parsing are
+/// updated. `keys[i]` is the canonical key of action `i`.
+pub fn apply_namespace<'t>(
+    parser: &crate::engine::argparse::ArgParser,
+    keys: &[String],
+    ns: &Namespace,
+    words: impl Fn(&[usize]) -> Vec<&'t Token>,
+    values: &mut BTreeMap<String, Entry>,
+) {
+    for (i, a) in parser.actions.iter().enumerate() {
+        let key = &keys[i];
+        let Some(v) = parser.dest_id(i).and_then(|d| ns.get_id(d)) else {
+            continue;
+        };
+        match ns.set_by.get(&a.dest) {
+            Some(sb) if values.get(key).is_none_or(|e| e.source != Source::Cli) => {
+                let mut idx = vec![sb.arg_index];
+                idx.extend(sb.value_indexes.iter().filter(|&&j| j != sb.arg_index));
+                let toks = words(&idx);
+                values.insert(key.clone(), written_entry(&a.dest, v.clone(), &toks));
+            }
+            Some(_) => {}
+            None => {
+                // A string default converted by its type after parsing.
+                if let Some(e) = values.get_mut(key)
+                    && e.val.value() != Some(v)
+                {
+                    e.val = Val::known(v.clone());
+                }
+            }
+        }
+    }
+}
+
+/// Env entries for the variables that reach the server (`env:NAME`), then the
+/// defaults of the known ones that are not set.
+pub fn apply_env<'a>(
+    env: impl IntoIterator<Item = (String, &'a EnvVar)>,
+    specs: &BTreeMap<String, EnvSpec>,
+    values: &mut BTreeMap<String, Entry>,
+) {
+    for (name, e) in env {
+        let spec = specs.get(&name);
+        values.insert(
+            format!("env:{name}"),
+            Entry {
+                val: match &e.provenance {
+                    Provenance::Unknown { reason } => Val::unknown(reason.clone()),
+                    _ => Val::known(env_value(spec, &e.value)),
+                },
+                source: Source::Env,
+                name,
+                spans: vec![e.span.clone()],
+                written: Some(format!("{}={}", e.name, e.value)),
+                rules: vec![],
+                inactive: None,
+            },
+        );
+    }
+    for (name, spec) in specs {
+        let key = format!("env:{name}");
+        if !values.contains_key(&key)
+            && let Some(d) = &spec.default
+        {
+            values.insert(key, default_entry(name, d.clone()));
+        }
+    }
+}
+
+/// Normalises an env value the way the engine reads it: booleans are on for `1` or
+/// `true` in any case; enums outside their choices read as the default.
+pub fn env_value(spec: Option<&EnvSpec>, value: &str) -> Value {
+    let Some(spec) = spec else {
+        return Value::String(value.to_string());
+    };
+    match spec.kind.as_str() {
+        "bool" => match value.to_ascii_lowercase().as_str() {
+            "1" | "true" => Value::Bool(true),
+            "0" | "false" | "" => Value::Bool(false),
+            _ => Value::String(value.to_string()),
+        },
+        "int" => crate::engine::types::py_int(value)
+            .map(Value::from)
+            .unwrap_or_else(|| Value::String(value.to_string())),
+        "lower" => Value::String(value.to_ascii_lowercase()),
+        "upper" => Value::String(value.to_ascii_uppercase()),
+        "enum" => match &spec.choices {
+            Some(c) if c.iter().any(|x| x == value) => Value::String(value.to_string()),
+            _ => spec.default.clone().unwrap_or(Value::Null),
+        },
+        _ => Value::String(value.to_string()),
+    }
+}
+
+/// The `hardware` entry: the SKU from the context, or unknown.
+pub fn hardware_entry(hardware: Option<&Known<String>>) -> Entry {
+    match hardware {
+        Some(h) => Entry {
+            val: Val::known(Value::String(h.value.to_ascii_lowercase())),
+            source: Source::Context,
+            name: "hardware".into(),
+            spans: vec![],
+            written: Some(format!("{} ({})", h.value, h.from)),
+            rules: vec![],
+            inactive: None,
+        },
+        None => Entry {
+            val: Val::unknown("no hardware given (use --hardware, or hardware: on the link)"),
+            source: Source::Unknown,
+            name: "hardware".into(),
+            spans: vec![],
+            written: None,
+            rules: vec![],
+            inactive: None,
+        },
+    }
+}
+
+/// The model's identity: an HF id in `model_path`, else `served_model_name`
+/// when the path is local. `path_option` names the option in messages.
+pub fn model_identity(values: &BTreeMap<String, Entry>, path_option: &str) -> Entry {
+    let pick = |k: &str| {
+        values.get(k).and_then(|e| {
+            if e.source != Source::Cli {
+                return None;
+            }
+            match e.val.value() {
+                Some(Value::String(s)) => Some((s.clone(), e)),
+                Some(Value::Array(a)) => a
+                    .first()
+                    .and_then(|v| v.as_str())
+                    .map(|s| (s.to_string(), e)),
+                _ => None,
+            }
+        })
+    };
+    let unknown = |reason: String| Entry {
+        val: Val::unknown(reason),
+        source: Source::Unknown,
+        name: "model".into(),
+        spans: vec![],
+        written: None,
+        rules: vec![],
+        inactive: None,
+    };
+    let known = |name: &str, key: &str, e: &Entry| Entry {
+        val: Val::known(Value::String(name.to_ascii_lowercase())),
+        source: Source::Cli,
+        name: key.into(),
+        spans: e.spans.clone(),
+        written: e.written.clone(),
+        rules: vec![],
+        inactive: None,
+    };
+    let unknowable = |e: &Entry| e.val.value().is_none();
+    // An HF id names the model; --served-model-name is only an API alias then.
+    // A local path needs the served name (when it is knowable).
+    if let Some((path, e)) = pick("model_path") {
+        if unknowable(e) {
+            return unknown(format!(
+                "the model path {path} is not knowable from the text"
+            ));
+        }
+        if is_hf_id(&path) {
+            return known(&path, &e.name, e);
+        }
+        return match pick("served_model_name") {
+            Some((name, s)) if !unknowable(s) => known(&name, &s.name, s),
+            _ => unknown(format!(
+                "the model path {path:?} is a local path; its identity needs --served-model-name"
+            )),
+        };
+    }
+    unknown(format!("no {path_option} or --served-model-name"))
+}
+
+/// `org/name` with no path-like prefix.
+pub fn is_hf_id(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('/').collect();
+    parts.len() == 2
+        && !s.starts_with(['.', '~', '/'])
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        })
+}
+
+/// A value of the right type for an option whose written value is unknown.
+pub fn placeholder(a: &OptionSpec) -> String {
+    if let Some(c) = a.choices.as_ref().and_then(|c| c.first()) {
+        return crate::resolve::display_value(c);
+    }
+    match a.type_kind.as_deref() {
+        Some("int" | "float" | "human_readable_int" | "optional_int" | "optional_float") => {
+            "0".into()
+        }
+        Some(
+            "json" | "json_list_type" | "cuda_graph_config_v1" | "cuda_graph_config_v2" | "config"
+            | "optional_json" | "union_dict_and_str",
+        ) => "{}".into(),
+        _ => "x".into(),
+    }
+}
+
+/// Keys whose value `--config FILE` may set: every non-env key still at its
+/// default becomes unknown (the file is read at startup).
+pub fn config_file_unknowns(values: &mut BTreeMap<String, Entry>, file: &str) {
+    for (key, e) in values.iter_mut() {
+        if e.source == Source::Default && !key.starts_with("env:") {
+            e.val = Val::unknown(format!(
+                "may be set by --config {file}, which is read at startup"
+            ));
+        }
+    }
+}
