@@ -20,6 +20,8 @@ pub enum Kind {
     Unknown,
     /// Written differently, same after resolution.
     Equivalent,
+    /// A side writes a setting that does nothing in its release.
+    NoEffect,
 }
 
 /// How serious a finding is.
@@ -51,10 +53,13 @@ pub struct SideValue {
     /// Rules that changed it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<RuleHit>,
+    /// Why the setting does nothing in this side's release, if so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_effect: Option<String>,
 }
 
 impl SideValue {
-    fn from(e: Option<&Entry>) -> SideValue {
+    fn from(e: Option<&Entry>, side: &Resolved, key: &str) -> SideValue {
         match e {
             Some(e) => SideValue {
                 val: e.val.clone(),
@@ -62,13 +67,15 @@ impl SideValue {
                 written: e.written.clone(),
                 spans: e.spans.clone(),
                 rules: e.rules.clone(),
+                no_effect: e.no_effect.clone(),
             },
             None => SideValue {
-                val: Val::known(Value::Null),
+                val: side.absent(key),
                 source: Source::Default,
                 written: None,
                 spans: vec![],
                 rules: vec![],
+                no_effect: None,
             },
         }
     }
@@ -143,7 +150,27 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
     }
     let mut findings = Vec::new();
     let mut shared_unknowns = Vec::new();
-    let null = Val::known(Value::Null);
+    // Settings that do nothing in a side's release: a finding of their own.
+    for key in &keys {
+        let de = docs.values.get(*key);
+        let re = recipe.values.get(*key);
+        let no_effect = |e: Option<&Entry>| e.is_some_and(|e| e.no_effect.is_some());
+        if !no_effect(de) && !no_effect(re) {
+            continue;
+        }
+        let class = policy.class(key);
+        if class == Class::Ignore {
+            continue;
+        }
+        findings.push(Finding {
+            key: (*key).clone(),
+            kind: Kind::NoEffect,
+            class,
+            severity: Severity::Warning,
+            docs: SideValue::from(de, docs, key),
+            recipe: SideValue::from(re, recipe, key),
+        });
+    }
     for key in keys {
         let de = docs.values.get(key);
         let re = recipe.values.get(key);
@@ -158,16 +185,26 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
             continue;
         }
         // A key that has no effect on either side is not compared (the key that
-        // switches it on is).
-        if de.is_some_and(|e| e.inactive.is_some()) || re.is_some_and(|e| e.inactive.is_some()) {
+        // switches it on is; a setting the release does not read is reported above).
+        if de.is_some_and(|e| e.inactive.is_some() || e.no_effect.is_some())
+            || re.is_some_and(|e| e.inactive.is_some() || e.no_effect.is_some())
+        {
+            continue;
+        }
+        // A key only one side's engine or release has is compared only when that
+        // side decides it.
+        if (de.is_none() && !re.is_some_and(entry_is_set))
+            || (re.is_none() && !de.is_some_and(entry_is_set))
+        {
             continue;
         }
         let class = policy.class(key);
         if class == Class::Ignore {
             continue;
         }
-        let dv = de.map(|e| &e.val).unwrap_or(&null);
-        let rv = re.map(|e| &e.val).unwrap_or(&null);
+        let (d_absent, r_absent) = (docs.absent(key), recipe.absent(key));
+        let dv = de.map(|e| &e.val).unwrap_or(&d_absent);
+        let rv = re.map(|e| &e.val).unwrap_or(&r_absent);
         let d_set = de.is_some_and(entry_is_set);
         let r_set = re.is_some_and(entry_is_set);
         let kind = match (dv, rv) {
@@ -209,8 +246,8 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
             kind,
             class,
             severity,
-            docs: SideValue::from(de),
-            recipe: SideValue::from(re),
+            docs: SideValue::from(de, docs, key),
+            recipe: SideValue::from(re, recipe, key),
         });
     }
     findings.sort_by(|a, b| (a.severity, a.kind, &a.key).cmp(&(b.severity, b.kind, &b.key)));

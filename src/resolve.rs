@@ -128,6 +128,10 @@ pub struct Entry {
     /// hierarchical cache, speculative sizes without an algorithm).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inactive: Option<String>,
+    /// Why a written setting does nothing in this release (an env var the
+    /// release no longer reads): reported as a finding of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_effect: Option<String>,
 }
 
 impl Entry {
@@ -174,6 +178,25 @@ pub struct Resolved {
     /// Errors the engine would raise at startup.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub startup_errors: Vec<StartupError>,
+    /// Key prefixes (`compilation_config.`) whose keys not listed in `values`
+    /// are at a default the bundled data does not hold, with the reason.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub unlisted: BTreeMap<String, String>,
+}
+
+impl Resolved {
+    /// The value of a key this side does not list: unknown under an
+    /// `unlisted` prefix, else unset (`None`).
+    pub fn absent(&self, key: &str) -> Val {
+        match self
+            .unlisted
+            .iter()
+            .find(|(prefix, _)| key.starts_with(prefix.as_str()))
+        {
+            Some((_, reason)) => Val::unknown(reason.clone()),
+            None => Val::known(Value::Null),
+        }
+    }
 }
 
 /// Options that fill the launch context from recipe-drift's own command line.
@@ -206,14 +229,23 @@ pub fn option_origin(origin: Option<&str>, flag: &str) -> String {
 
 /// Resolves a launch with its engine.
 pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
-    match launch.engine {
-        Engine::Sglang => engine::sglang::resolve(launch, opts),
-        Engine::Vllm => Err(Error::input(
-            launch.span.clone(),
-            format!(
-                "`{}` starts vLLM; recipe-drift recognises vLLM launches but does not resolve them yet (vLLM support is planned), so this command cannot be compared",
-                launch.launcher_text()
-            ),
-        )),
-    }
+    let mut r = match launch.engine {
+        Engine::Sglang => engine::sglang::resolve(launch, opts)?,
+        Engine::Vllm => engine::vllm::resolve::resolve(launch, opts)?,
+    };
+    r.values.insert(
+        "engine".into(),
+        Entry {
+            val: Val::known(Value::String(launch.engine.name().into())),
+            source: Source::Context,
+            name: "engine".into(),
+            spans: launch.launcher.iter().map(|t| t.span.clone()).collect(),
+            // Launchers of one engine are alike (`sglang serve`, `python -m ...`).
+            written: None,
+            rules: vec![],
+            inactive: None,
+            no_effect: None,
+        },
+    );
+    Ok(r)
 }

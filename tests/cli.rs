@@ -282,15 +282,22 @@ fn bad_input_config_typo() {
 }
 
 #[test]
-fn vllm_is_recognised_but_not_resolved() {
-    assert_input_error(
-        &[
-            "compare",
-            "fixtures/bad/vllm.sh",
-            "fixtures/demo/hicache-kernel-page-first.sh",
-        ],
-        "fixtures/bad/vllm.sh:1:1",
-        &["starts vLLM", "does not resolve them yet"],
+fn different_engines_are_major_drift() {
+    let (code, out, err) = run(&[
+        "compare",
+        "fixtures/vllm/qwen3-8b-tp2.sh",
+        "fixtures/demo/hicache-kernel-page-first.sh",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("[contradicts] engine differs: docs vllm vs recipe sglang (MAJOR)"),
+        "{out}"
+    );
+    // Keys only one engine has are compared only where that side sets them.
+    assert!(!out.contains("max_num_batched_tokens"), "{out}");
+    assert!(
+        out.contains("hicache_io_backend is set to kernel by recipe only"),
+        "{out}"
     );
 }
 

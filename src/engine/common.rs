@@ -78,6 +78,7 @@ pub fn written_entry(name: &str, value: Value, words: &[&Token]) -> Entry {
         written: Some(written.join(" ")),
         rules: vec![],
         inactive: None,
+        no_effect: None,
     }
 }
 
@@ -91,6 +92,7 @@ pub fn default_entry(name: &str, value: Value) -> Entry {
         written: None,
         rules: vec![],
         inactive: None,
+        no_effect: None,
     }
 }
 
@@ -120,6 +122,7 @@ pub fn apply_namespace<'t>(
             None => {
                 // A string default converted by its type after parsing.
                 if let Some(e) = values.get_mut(key)
+                    && e.source == Source::Default
                     && e.val.value() != Some(v)
                 {
                     e.val = Val::known(v.clone());
@@ -151,6 +154,7 @@ pub fn apply_env<'a>(
                 written: Some(format!("{}={}", e.name, e.value)),
                 rules: vec![],
                 inactive: None,
+                no_effect: None,
             },
         );
     }
@@ -200,6 +204,7 @@ pub fn hardware_entry(hardware: Option<&Known<String>>) -> Entry {
             written: Some(format!("{} ({})", h.value, h.from)),
             rules: vec![],
             inactive: None,
+            no_effect: None,
         },
         None => Entry {
             val: Val::unknown("no hardware given (use --hardware, or hardware: on the link)"),
@@ -209,6 +214,7 @@ pub fn hardware_entry(hardware: Option<&Known<String>>) -> Entry {
             written: None,
             rules: vec![],
             inactive: None,
+            no_effect: None,
         },
     }
 }
@@ -239,6 +245,7 @@ pub fn model_identity(values: &BTreeMap<String, Entry>, path_option: &str) -> En
         written: None,
         rules: vec![],
         inactive: None,
+        no_effect: None,
     };
     let known = |name: &str, key: &str, e: &Entry| Entry {
         val: Val::known(Value::String(name.to_ascii_lowercase())),
@@ -248,6 +255,7 @@ pub fn model_identity(values: &BTreeMap<String, Entry>, path_option: &str) -> En
         written: e.written.clone(),
         rules: vec![],
         inactive: None,
+        no_effect: None,
     };
     let unknowable = |e: &Entry| e.val.value().is_none();
     // An HF id names the model; --served-model-name is only an API alias then.
@@ -293,8 +301,13 @@ pub fn placeholder(a: &OptionSpec) -> String {
             "0".into()
         }
         Some(
-            "json" | "json_list_type" | "cuda_graph_config_v1" | "cuda_graph_config_v2" | "config"
-            | "optional_json" | "union_dict_and_str",
+            "json"
+            | "json_list_type"
+            | "cuda_graph_config_v1"
+            | "cuda_graph_config_v2"
+            | "config"
+            | "optional_json"
+            | "union_dict_and_str",
         ) => "{}".into(),
         _ => "x".into(),
     }

@@ -11,7 +11,9 @@
 //!       - {enable_hierarchical_cache: true}
 //!       - {disaggregation_decode_enable_offload_kvcache: true}
 //!     set:   {hicache_mem_layout: page_first_direct}   # literal, {copy: k}, {upper: k},
-//!                                                      # {add: [k, 1]}, {floordiv: [k, k2]}
+//!                                                      # {lower: k}, {snake: k} (lower, - -> _),
+//!                                                      # {add: [k, 1]}, {floordiv: [k, k2]},
+//!                                                      # {mul: [k, k2, ...]}
 //!     unknown: {key: "reason"}      # or {key: {reason: "...", one_of: [a, b]}}
 //!     error: "message"              # the engine refuses to start
 //!     reference: "sglang 0.5.19 server_args.py ..."
@@ -405,13 +407,30 @@ fn eval_effect(values: &BTreeMap<String, Entry>, effect: &Value) -> Val {
         };
         match (op.as_str(), arg) {
             ("copy", Value::String(k)) => return get(values, k),
-            ("upper", Value::String(k)) => {
+            ("upper" | "lower" | "snake", Value::String(k)) => {
                 return match get(values, k) {
                     Val::Known {
                         value: Value::String(s),
-                    } => Val::known(Value::String(s.to_uppercase())),
+                    } => Val::known(Value::String(match op.as_str() {
+                        "upper" => s.to_uppercase(),
+                        "lower" => s.to_lowercase(),
+                        _ => s.to_lowercase().replace('-', "_"),
+                    })),
                     other => other,
                 };
+            }
+            ("mul", Value::Array(a)) if !a.is_empty() => {
+                let mut product: i64 = 1;
+                for x in a {
+                    match operand(x) {
+                        Val::Unknown { reason, .. } => return Val::unknown(reason),
+                        Val::Known { value } => match value.as_i64() {
+                            Some(n) => product = product.saturating_mul(n),
+                            None => return Val::known(value),
+                        },
+                    }
+                }
+                return Val::known(Value::from(product));
             }
             ("add" | "floordiv", Value::Array(a)) if a.len() == 2 => {
                 return match (operand(&a[0]), operand(&a[1])) {

@@ -175,12 +175,20 @@ fn title(f: &Finding) -> String {
             f.key,
             f.docs.val.display()
         ),
+        Kind::NoEffect => {
+            let sides: Vec<String> = [("docs", &f.docs), ("recipe", &f.recipe)]
+                .iter()
+                .filter_map(|(label, sv)| sv.no_effect.as_ref().map(|m| format!("{label}: {m}")))
+                .collect();
+            format!("{} has no effect ({})", f.key, sides.join("; "))
+        }
     };
     let kind = match f.kind {
         Kind::Contradicts => "contradicts",
         Kind::Missing => "missing",
         Kind::Unknown => "unknown",
         Kind::Equivalent => "equivalent",
+        Kind::NoEffect => "no-effect",
     };
     format!("[{kind}] {what} ({class})")
 }

@@ -57,7 +57,8 @@ pub fn normalized(side: &SideReport, policy: &Policy, extra_keys: &[&str]) -> St
     let mut env_lines = Vec::new();
     let mut arg_lines = Vec::new();
     for (key, e) in &side.resolved.values {
-        if policy.class(key) == Class::Ignore || e.inactive.is_some() {
+        // The engine heads the command below.
+        if policy.class(key) == Class::Ignore || e.inactive.is_some() || key == "engine" {
             continue;
         }
         // Unknowns are listed only where they matter (in a finding).
@@ -71,7 +72,11 @@ pub fn normalized(side: &SideReport, policy: &Policy, extra_keys: &[&str]) -> St
         } else if key == "model" || key == "hardware" {
             arg_lines.push(format!("# {key}: {v}"));
         } else {
-            let opt = key.replace('_', "-");
+            // Dashes in the option's name, not in a JSON sub-key (vLLM's dotted form).
+            let opt = match key.split_once('.') {
+                Some((head, sub)) => format!("{}.{sub}", head.replace('_', "-")),
+                None => key.replace('_', "-"),
+            };
             arg_lines.push(match e.val.value() {
                 Some(serde_json::Value::Bool(true)) => format!("--{opt}"),
                 Some(serde_json::Value::Bool(false)) => format!("--{opt}=false"),

@@ -76,6 +76,7 @@ impl Release {
                         written: None,
                         rules: vec![],
                         inactive: None,
+                        no_effect: None,
                     },
                 );
             }
@@ -185,7 +186,8 @@ pub fn parse_raw(
 pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
     let b = bundle();
     let requested = common::requested_version(launch, opts);
-    let (release, version) = pick_release(requested.as_ref().map(|(v, f)| (v.as_str(), f.as_str())))?;
+    let (release, version) =
+        pick_release(requested.as_ref().map(|(v, f)| (v.as_str(), f.as_str())))?;
     let (hardware, platform) = common::context(launch, opts);
 
     let (mut argv, origin) = serve_argv(launch, release);
@@ -273,6 +275,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         platform,
         values,
         startup_errors,
+        unlisted: BTreeMap::new(),
     })
 }
 

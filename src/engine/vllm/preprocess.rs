@@ -55,42 +55,67 @@ pub enum Refusal {
 
 /// Applies a release's preprocessing to the arguments after `vllm serve`.
 pub fn preprocess(argv: &[String], steps: &Steps) -> Result<Vec<String>, Refusal> {
-    let mut args: Vec<String> = argv.to_vec();
+    preprocess_traced(argv, steps).map(|args| args.into_iter().map(|a| a.text).collect())
+}
+
+/// One argument after preprocessing, with the indexes of the input words it
+/// comes from (several for a merged dotted JSON, none never).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Traced {
+    /// The argument as argparse sees it.
+    pub text: String,
+    /// Indexes into the input argv.
+    pub from: Vec<usize>,
+}
+
+/// [`preprocess`], keeping for each resulting argument the input words behind it.
+pub fn preprocess_traced(argv: &[String], steps: &Steps) -> Result<Vec<Traced>, Refusal> {
+    let mut args: Vec<Traced> = argv
+        .iter()
+        .enumerate()
+        .map(|(i, a)| Traced {
+            text: a.clone(),
+            from: vec![i],
+        })
+        .collect();
     if steps.model_option_moved
-        && let Some(i) = args.iter().position(|a| full_match(a, "--model"))
+        && let Some(i) = args.iter().position(|a| full_match(&a.text, "--model"))
     {
-        let model = if args[i] == "--model" {
+        let model = if args[i].text == "--model" {
             if i + 1 >= args.len() {
                 return Err(Refusal::Error("IndexError: list index out of range".into()));
             }
-            let m = args.remove(i + 1);
-            args.remove(i);
+            let mut m = args.remove(i + 1);
+            let opt = args.remove(i);
+            m.from = vec![opt.from[0], m.from[0]];
             m
         } else {
-            let m = args[i]["--model=".len()..].to_string();
-            args.remove(i);
-            m
+            let a = args.remove(i);
+            Traced {
+                text: a.text["--model=".len()..].to_string(),
+                from: a.from,
+            }
         };
         args.insert(0, model);
     }
     if steps.served_model_name_check
-        && args.first().is_some_and(|a| a.starts_with('-'))
-        && !args.iter().any(|a| full_match(a, "--config"))
-        && args.iter().any(|a| is_served_model_name(a))
+        && args.first().is_some_and(|a| a.text.starts_with('-'))
+        && !args.iter().any(|a| full_match(&a.text, "--config"))
+        && args.iter().any(|a| is_served_model_name(&a.text))
     {
         return Err(Refusal::Error(
             "ValueError: `model` should be provided as the first positional argument when using `vllm serve`. i.e. `vllm serve <model> --<arg> <value>`.".into(),
         ));
     }
     if steps.config_file
-        && let Some(i) = args.iter().position(|a| a == "--config")
+        && let Some(i) = args.iter().position(|a| a.text == "--config")
     {
-        if args.iter().filter(|a| *a == "--config").count() > 1 {
+        if args.iter().filter(|a| a.text == "--config").count() > 1 {
             return Err(Refusal::Error(
                 "AssertionError: More than one config file specified!".into(),
             ));
         }
-        let Some(file) = args.get(i + 1).cloned() else {
+        let Some(file) = args.get(i + 1).map(|a| a.text.clone()) else {
             return Err(Refusal::Error(
                 "ValueError: No config file specified! Please check your command-line arguments."
                     .into(),
@@ -106,7 +131,7 @@ pub fn preprocess(argv: &[String], steps: &Steps) -> Result<Vec<String>, Refusal
     }
     if steps.underscores {
         for a in &mut args {
-            *a = dashes_in_name(a);
+            a.text = dashes_in_name(&a.text);
         }
     }
     if steps.optimization_flag {
@@ -155,22 +180,29 @@ fn dashes_in_name(a: &str) -> String {
     format!("--{}{tail}{rest}", head.replace('_', "-"))
 }
 
-fn optimization_flags(args: Vec<String>) -> Vec<String> {
+fn optimization_flags(args: Vec<Traced>) -> Vec<Traced> {
     let mut out = Vec::with_capacity(args.len() + 1);
     let mut iter = args.into_iter().peekable();
+    let level = |from: &[usize]| Traced {
+        text: "--optimization-level".to_string(),
+        from: from.to_vec(),
+    };
     while let Some(a) = iter.next() {
-        if a == "-O" {
+        if a.text == "-O" {
             if iter
                 .peek()
-                .is_some_and(|n| matches!(n.as_str(), "0" | "1" | "2" | "3"))
+                .is_some_and(|n| matches!(n.text.as_str(), "0" | "1" | "2" | "3"))
             {
-                out.push("--optimization-level".to_string());
+                out.push(level(&a.from));
             } else {
                 out.push(a);
             }
-        } else if let Some(rest) = a.strip_prefix("-O") {
-            out.push("--optimization-level".to_string());
-            out.push(rest.strip_prefix('=').unwrap_or(rest).to_string());
+        } else if let Some(rest) = a.text.strip_prefix("-O") {
+            out.push(level(&a.from));
+            out.push(Traced {
+                text: rest.strip_prefix('=').unwrap_or(rest).to_string(),
+                from: a.from,
+            });
         } else {
             out.push(a);
         }
@@ -179,22 +211,23 @@ fn optimization_flags(args: Vec<String>) -> Vec<String> {
 }
 
 /// Step 6: dotted keys merged into one JSON object per head, appended at the end.
-fn dotted(args: Vec<String>, steps: &Steps) -> Result<Vec<String>, Refusal> {
+fn dotted(args: Vec<Traced>, steps: &Steps) -> Result<Vec<Traced>, Refusal> {
     let mut out = Vec::with_capacity(args.len());
-    let mut heads: Vec<(String, Value)> = Vec::new();
+    let mut heads: Vec<(String, Value, Vec<usize>)> = Vec::new();
     let mut i = 0;
     while i < args.len() {
-        let a = &args[i];
+        let a = &args[i].text;
         let dotted_arg = a.starts_with('-') && a.contains('.');
         if !dotted_arg {
-            out.push(a.clone());
+            out.push(args[i].clone());
             i += 1;
             continue;
         }
+        let mut from = args[i].from.clone();
         let (key, value) = match a.split_once('=') {
             Some((k, v)) => {
                 if !k.contains('.') {
-                    out.push(a.clone());
+                    out.push(args[i].clone());
                     i += 1;
                     continue;
                 }
@@ -204,8 +237,9 @@ fn dotted(args: Vec<String>, steps: &Steps) -> Result<Vec<String>, Refusal> {
                 let Some(v) = args.get(i + 1) else {
                     return Err(Refusal::Error("IndexError: list index out of range".into()));
                 };
+                from.extend(v.from.iter().copied());
                 i += 1;
-                (a.clone(), v.clone())
+                (a.clone(), v.text.clone())
             }
         };
         i += 1;
@@ -226,14 +260,23 @@ fn dotted(args: Vec<String>, steps: &Steps) -> Result<Vec<String>, Refusal> {
             m.insert((*k).to_string(), nested);
             nested = Value::Object(m);
         }
-        match heads.iter_mut().find(|(h, _)| *h == head) {
-            Some((_, v)) => merge(v, nested),
-            None => heads.push((head, nested)),
+        match heads.iter_mut().find(|(h, _, _)| *h == head) {
+            Some((_, v, f)) => {
+                merge(v, nested);
+                f.extend(from);
+            }
+            None => heads.push((head, nested, from)),
         }
     }
-    for (head, v) in heads {
-        out.push(head);
-        out.push(python_json_dumps(&v));
+    for (head, v, from) in heads {
+        out.push(Traced {
+            text: head,
+            from: from.clone(),
+        });
+        out.push(Traced {
+            text: python_json_dumps(&v),
+            from,
+        });
     }
     Ok(out)
 }

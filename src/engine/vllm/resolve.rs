@@ -1,0 +1,336 @@
+//! Resolves a vLLM launch: the release's preprocessing and parser, canonical
+//! keys (`keys.yaml`), JSON options key by key, env vars by the release's
+//! `envs.py`, then the rules of `rules.yaml`.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::preprocess::{self, Refusal, Traced};
+use super::{Release, data, pick_release};
+use crate::engine::common;
+use crate::engine::rules;
+use crate::error::Error;
+use crate::launch::{Engine, Launch, Provenance, Token};
+use crate::resolve::{Entry, ResolveOptions, Resolved, Source, Val};
+
+/// Resolves a vLLM launch.
+pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
+    let requested = common::requested_version(launch, opts);
+    let (release, version) =
+        pick_release(requested.as_ref().map(|(v, f)| (v.as_str(), f.as_str())))?;
+    let (hardware, platform) = common::context(launch, opts);
+    let serve = launch.launcher.last().is_some_and(|t| t.text == "serve");
+
+    // The words after the launcher; `--config FILE` is taken out (its options are
+    // read at startup from a file, so every option it could set is unknown).
+    let mut words: Vec<String> = launch.argv.iter().map(|t| t.text.clone()).collect();
+    let mut index: Vec<usize> = (0..words.len()).collect();
+    let mut config_file: Option<String> = None;
+    let mut placeholders: BTreeMap<usize, String> = BTreeMap::new();
+    let (traced, ns) = loop {
+        let steps = steps_for(release, serve);
+        let traced = match preprocess::preprocess_traced(&words, &steps) {
+            Ok(t) => t,
+            Err(Refusal::ConfigFile(file)) => {
+                let at = words.iter().position(|w| w == "--config").unwrap_or(0);
+                words.drain(at..(at + 2).min(words.len()));
+                index.drain(at..(at + 2).min(index.len()));
+                config_file = Some(file);
+                continue;
+            }
+            Err(Refusal::Error(m)) => {
+                return Err(Error::input(
+                    launch.span.clone(),
+                    format!("vllm {}: {m}", release.name),
+                ));
+            }
+        };
+        let args: Vec<String> = traced.iter().map(|t| t.text.clone()).collect();
+        match release.parser.parse(&args) {
+            Ok(ns) => break (traced, ns),
+            Err(e) => {
+                let word = e
+                    .arg_index
+                    .and_then(|i| traced.get(i))
+                    .and_then(|t| t.from.last().copied());
+                let token = word.map(|w| &launch.argv[index[w]]);
+                if let (Some(w), Some(rejected), Some(t)) = (word, &e.rejected, token)
+                    && matches!(t.provenance, Provenance::Unknown { .. })
+                    && !placeholders.contains_key(&w)
+                {
+                    let a = &release.parser.actions[rejected.0];
+                    words[w] = common::placeholder(a);
+                    placeholders.insert(w, words[w].clone());
+                    continue;
+                }
+                let mut msg = format!("vllm {}: {}", release.name, e.message);
+                if let Some(Provenance::Unknown { reason }) = token.map(|t| &t.provenance) {
+                    msg.push_str(&format!(
+                        "; `{}` is not knowable from the text: {reason}",
+                        token.map(|t| t.text.as_str()).unwrap_or_default()
+                    ));
+                }
+                let span = token
+                    .map(|t| t.span.clone())
+                    .unwrap_or_else(|| launch.span.clone());
+                return Err(Error::input(span, msg));
+            }
+        }
+    };
+
+    // Start from the release's defaults, then what the argv set.
+    let mut values: BTreeMap<String, Entry> = release.defaults().clone();
+    let tokens_of = |idx: &[usize]| -> Vec<&Token> {
+        let mut at: Vec<usize> = idx
+            .iter()
+            .filter_map(|&j| traced.get(j))
+            .flat_map(|t: &Traced| t.from.iter().map(|&w| index[w]))
+            .collect();
+        at.sort_unstable();
+        at.dedup();
+        at.iter().map(|&j| &launch.argv[j]).collect()
+    };
+    common::apply_namespace(&release.parser, &release.keys, &ns, tokens_of, &mut values);
+
+    // `vllm serve` with no model runs the release's default model.
+    let mut unlisted = BTreeMap::new();
+    flatten_json(launch, release, &mut values, &mut unlisted);
+    for (key, v) in &data().keys.derived {
+        values
+            .entry(key.clone())
+            .or_insert_with(|| common::default_entry(key, v.clone()));
+    }
+
+    // Environment: every variable that reaches the server; a `VLLM_*` name this
+    // release does not read does nothing.
+    common::apply_env(
+        launch.env.iter().map(|e| (e.name.clone(), e)),
+        &release.env,
+        &mut values,
+    );
+    for e in &launch.env {
+        if e.name.starts_with("VLLM_")
+            && !release.env.contains_key(&e.name)
+            && let Some(entry) = values.get_mut(&format!("env:{}", e.name))
+        {
+            entry.no_effect = Some(no_effect_reason(&e.name, release));
+        }
+    }
+
+    let mut identity = common::model_identity(&values, "model");
+    if let Some(m) = values.get("model_path")
+        && m.source == Source::Default
+        && let Some(Value::String(name)) = m.val.value()
+    {
+        identity = Entry {
+            val: Val::known(Value::String(name.to_ascii_lowercase())),
+            name: m.name.clone(),
+            ..common::default_entry("model", Value::Null)
+        };
+    }
+    values.insert("model".into(), identity);
+    values.insert("hardware".into(), common::hardware_entry(hardware.as_ref()));
+    if let Some(file) = &config_file {
+        common::config_file_unknowns(&mut values, file);
+    }
+
+    let mut startup_errors = Vec::new();
+    rules::apply(
+        &data().rules,
+        &release.version,
+        platform.as_ref().map(|p| p.value),
+        &mut values,
+        &mut startup_errors,
+    );
+    Ok(Resolved {
+        engine: Engine::Vllm,
+        version,
+        platform,
+        values,
+        startup_errors,
+        unlisted,
+    })
+}
+
+/// The preprocessing of `vllm serve`, or of `python -m
+/// vllm.entrypoints.openai.api_server` (no positional model, so no move).
+fn steps_for(release: &Release, serve: bool) -> preprocess::Steps {
+    let mut steps = release.steps.clone();
+    if !serve {
+        steps.model_option_moved = false;
+        steps.served_model_name_check = false;
+    }
+    steps
+}
+
+/// Why an env var does nothing in a release: which bundled releases read it.
+fn no_effect_reason(name: &str, release: &Release) -> String {
+    let readers = data().env_releases.get(name);
+    let last = readers.and_then(|r| {
+        super::releases()
+            .iter()
+            .rev()
+            .find(|x| r.contains(&x.name))
+            .map(|x| x.name.clone())
+    });
+    match last {
+        Some(v)
+            if super::releases()
+                .iter()
+                .any(|x| x.name == v && x.version < release.version) =>
+        {
+            format!("vLLM {} does not read it (last read by {v})", release.name)
+        }
+        Some(v) => format!(
+            "vLLM {} does not read it (read by {v} and other releases)",
+            release.name
+        ),
+        None => format!(
+            "vLLM {} does not read it (no bundled release from {} on reads it)",
+            release.name,
+            super::releases()[0].name
+        ),
+    }
+}
+
+/// Replaces each JSON-object value by one key per leaf (`compilation_config.mode`),
+/// lists the always-listed sub-keys, and records which prefixes have defaults
+/// that are not bundled.
+fn flatten_json(
+    launch: &Launch,
+    release: &Release,
+    values: &mut BTreeMap<String, Entry>,
+    unlisted: &mut BTreeMap<String, String>,
+) {
+    let keys = &data().keys;
+    let objects: Vec<String> = values
+        .iter()
+        .filter(|(_, e)| matches!(e.val.value(), Some(Value::Object(_))))
+        .map(|(k, _)| k.clone())
+        .collect();
+    for key in objects {
+        let entry = values.remove(&key).expect("listed above");
+        let Some(Value::Object(obj)) = entry.val.value() else {
+            continue;
+        };
+        let (class, input) = match (obj.get("$config"), obj.get("input")) {
+            (Some(Value::String(c)), Some(input)) => (Some(c.clone()), input.clone()),
+            _ => (
+                keys.json_classes.get(&key).cloned(),
+                Value::Object(obj.clone()),
+            ),
+        };
+        if let Some(c) = &class {
+            unlisted.insert(
+                format!("{key}."),
+                format!(
+                    "{c}'s default for this field in vLLM {} (not bundled)",
+                    release.name
+                ),
+            );
+        }
+        let mut leaves = Vec::new();
+        leaves_of(&input, String::new(), &mut leaves);
+        for (path, v) in leaves {
+            let sub = format!("{key}.{path}");
+            let mut e = entry.clone();
+            e.val = Val::known(v);
+            if entry.source == Source::Cli {
+                narrow_to_path(&mut e, launch, &path);
+            }
+            values.insert(sub, e);
+        }
+    }
+    for (sub, absent) in &keys.subkeys {
+        if values.contains_key(sub) {
+            continue;
+        }
+        let head = sub.split('.').next().unwrap_or_default();
+        let Some(dest) = release
+            .parser
+            .actions
+            .iter()
+            .enumerate()
+            .find(|(i, _)| release.keys[*i] == head)
+            .map(|(_, a)| a.dest.clone())
+        else {
+            continue;
+        };
+        // A given option leaves the key at its class default; an absent one at `absent`.
+        let given = values
+            .iter()
+            .any(|(k, e)| k.starts_with(&format!("{head}.")) && e.source == Source::Cli);
+        let mut e = common::default_entry(&dest, absent.clone());
+        if let Some(parent) = values.get(head)
+            && let Val::Unknown { reason, .. } = &parent.val
+        {
+            // The option's text is not knowable: neither are its keys.
+            e = Entry {
+                val: Val::unknown(reason.clone()),
+                ..parent.clone()
+            };
+        } else if given {
+            e.val = Val::unknown(
+                unlisted
+                    .get(&format!("{head}."))
+                    .cloned()
+                    .unwrap_or_else(|| "the option's default (not bundled)".into()),
+            );
+        }
+        values.insert(sub.clone(), e);
+    }
+}
+
+/// The leaves of a JSON object as (`a.b.c`, value); lists and scalars are leaves.
+fn leaves_of(v: &Value, prefix: String, out: &mut Vec<(String, Value)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                match x {
+                    Value::Object(inner) if !inner.is_empty() => leaves_of(x, p, out),
+                    _ => out.push((p, x.clone())),
+                }
+            }
+        }
+        other if !prefix.is_empty() => out.push((prefix, other.clone())),
+        _ => {}
+    }
+}
+
+/// Keeps the words of a dotted argument for this sub-key (`--cc.mode 3`), when the
+/// option was written in the dotted form; a full JSON keeps its one word.
+fn narrow_to_path(e: &mut Entry, launch: &Launch, path: &str) {
+    let tokens: Vec<&Token> = launch
+        .argv
+        .iter()
+        .filter(|t| e.spans.contains(&t.span))
+        .collect();
+    let needle = format!(".{path}");
+    let mut keep: Vec<&Token> = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        let w = t.text.as_str();
+        let name = w.split('=').next().unwrap_or(w).trim_end_matches('+');
+        if w.starts_with('-') && (name.ends_with(&needle) || name.contains(&format!("{needle}."))) {
+            keep.push(t);
+            if !w.contains('=')
+                && let Some(v) = tokens.get(i + 1)
+            {
+                keep.push(v);
+            }
+        }
+    }
+    if keep.is_empty() {
+        return;
+    }
+    *e = common::written_entry(
+        &e.name,
+        e.val.value().cloned().unwrap_or(Value::Null),
+        &keep,
+    );
+}
