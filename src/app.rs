@@ -124,6 +124,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             env,
             select,
             all_selections,
+            hardware_scope,
             docs_root,
             js_time_limit,
             format,
@@ -142,6 +143,13 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                 });
             }
             let file = file.ok_or_else(|| Error::usage("extract needs FILE or --inferencex"))?;
+            if all_selections && extract::is_recipe_yaml(&file) {
+                let composed = extract::vllm_recipe_selections(&file, &hardware_scope)?;
+                return Ok(Output {
+                    code: 0,
+                    stdout: render_recipe_selections(&file, &composed, format),
+                });
+            }
             if all_selections {
                 let (bundle, views) = extract::jsx::explore_file(
                     &file,
@@ -202,7 +210,9 @@ fn validate_policy(lists: &crate::policy::ClassLists, path: &Path) -> Result<(),
         let src = Source::new(Origin::File(path.to_path_buf()), text.clone());
         src.span(offset, offset).to_string()
     };
-    let known = sglang::all_keys();
+    let mut known = sglang::all_keys();
+    known.extend(crate::engine::vllm::all_keys());
+    known.insert("engine".into());
     let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
     for (class, entries) in [
         ("major", &lists.major),
@@ -715,6 +725,67 @@ fn render_launches(launches: &[Launch], unsupported: &[String], format: Format) 
             }
             if launches.is_empty() && unsupported.is_empty() {
                 out.push_str("no serve commands found\n");
+            }
+            out
+        }
+    }
+}
+
+/// Every selection of a vLLM recipe YAML, with the composed command.
+fn render_recipe_selections(
+    file: &Path,
+    composed: &[extract::vllm_recipes::Composed],
+    format: Format,
+) -> String {
+    match format {
+        Format::Json => {
+            let selections: Vec<serde_json::Value> = composed
+                .iter()
+                .map(|c| {
+                    json!({
+                        "selection": c.selection,
+                        "variant": c.variant,
+                        "strategy": c.strategy,
+                        "hardware": c.hardware,
+                        "verified": c.verified,
+                        "env": c.env.iter().map(|e| json!([e.name, e.value])).collect::<Vec<_>>(),
+                        "argv": c.argv,
+                        "docker_image": c.docker_image,
+                        "command": c.command,
+                    })
+                })
+                .collect();
+            let doc = json!({
+                "schema_version": report::json::SCHEMA_VERSION,
+                "file": file.display().to_string(),
+                "selections": selections,
+            });
+            let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
+            s.push('\n');
+            s
+        }
+        Format::Human => {
+            let mut out = format!(
+                "{}: {} selection{}\n",
+                file.display(),
+                composed.len(),
+                if composed.len() == 1 { "" } else { "s" }
+            );
+            for (i, c) in composed.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "\nselection {}: {}{}",
+                    i + 1,
+                    c.selection.describe(),
+                    if c.verified {
+                        ""
+                    } else {
+                        " (hardware not verified)"
+                    }
+                );
+                for line in c.text.trim_end().lines() {
+                    let _ = writeln!(out, "  {line}");
+                }
             }
             out
         }

@@ -87,9 +87,19 @@ pub enum Command {
         /// applied in the component's option order).
         #[arg(long, value_name = "K=V")]
         select: Vec<String>,
-        /// Print every selection reachable by clicks, with its command(s).
+        /// Print every selection reachable by clicks, with its command(s); for a
+        /// vLLM recipe YAML, every selection the site offers on its hardware.
         #[arg(long, conflicts_with_all = ["select", "inferencex"])]
         all_selections: bool,
+        /// With --all-selections on a vLLM recipe YAML: `verified` hardware only
+        /// (the recipe's `meta.hardware` marks), or all hardware the site `offered`.
+        #[arg(
+            long,
+            value_name = "SCOPE",
+            default_value = "verified",
+            requires = "all_selections"
+        )]
+        hardware_scope: String,
         /// The docs root that `/src/...` imports resolve against (default: the
         /// nearest folder above the file holding `src/snippets`).
         #[arg(long, value_name = "DIR")]

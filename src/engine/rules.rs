@@ -13,7 +13,7 @@
 //!     set:   {hicache_mem_layout: page_first_direct}   # literal, {copy: k}, {upper: k},
 //!                                                      # {lower: k}, {snake: k} (lower, - -> _),
 //!                                                      # {add: [k, 1]}, {floordiv: [k, k2]},
-//!                                                      # {mul: [k, k2, ...]}
+//!                                                      # {mul: [k, k2, ...]}, {int: k}
 //!     unknown: {key: "reason"}      # or {key: {reason: "...", one_of: [a, b]}}
 //!     error: "message"              # the engine refuses to start
 //!     reference: "sglang 0.5.19 server_args.py ..."
@@ -416,6 +416,17 @@ fn eval_effect(values: &BTreeMap<String, Entry>, effect: &Value) -> Val {
                         "lower" => s.to_lowercase(),
                         _ => s.to_lowercase().replace('-', "_"),
                     })),
+                    other => other,
+                };
+            }
+            ("int", Value::String(k)) => {
+                return match get(values, k) {
+                    Val::Known {
+                        value: Value::String(s),
+                    } => match crate::engine::types::py_int(&s) {
+                        Some(n) => Val::known(Value::from(n)),
+                        None => Val::known(Value::String(s)),
+                    },
                     other => other,
                 };
             }

@@ -236,9 +236,11 @@ fn extract_generator(path: &Path, opts: &FileOptions) -> Result<Extracted, Error
 fn extract_vllm_recipe(path: &Path, opts: &FileOptions) -> Result<Extracted, Error> {
     let source = Source::read(path)?;
     let mut sel = vllm_recipes::Selection::default();
+    let mut scope = vllm_recipes::HardwareScope::Verified;
     for (k, v) in &opts.select {
         match k.as_str() {
             "hardware" => sel.hardware = v.clone(),
+            "scope" => scope = hardware_scope(v)?,
             "variant" => sel.variant = Some(v.clone()),
             "strategy" => sel.strategy = Some(v.clone()),
             "features" => {
@@ -251,7 +253,7 @@ fn extract_vllm_recipe(path: &Path, opts: &FileOptions) -> Result<Extracted, Err
             }
             other => {
                 return Err(Error::usage(format!(
-                    "--select {other}=...: a vLLM recipe takes hardware, variant, strategy and features"
+                    "--select {other}=...: a vLLM recipe takes hardware, variant, strategy, features and scope"
                 )));
             }
         }
@@ -263,9 +265,45 @@ fn extract_vllm_recipe(path: &Path, opts: &FileOptions) -> Result<Extracted, Err
         ));
     }
     let taxonomy = vllm_recipes::Taxonomy::find_for(path)?;
-    let composed = vllm_recipes::compose(&source, &taxonomy, &sel)?;
+    let composed = vllm_recipes::compose_in(&source, &taxonomy, &sel, scope)?;
     Ok(Extracted {
         launches: vec![composed.launch()?],
         unsupported: vec![],
     })
+}
+
+/// `scope=verified|offered`: which hardware a vLLM recipe is composed for.
+fn hardware_scope(v: &str) -> Result<vllm_recipes::HardwareScope, Error> {
+    match v {
+        "verified" => Ok(vllm_recipes::HardwareScope::Verified),
+        "offered" => Ok(vllm_recipes::HardwareScope::Offered),
+        other => Err(Error::usage(format!(
+            "--select scope={other}: a vLLM recipe's scope is verified (hardware the recipe marks verified) or offered (any hardware the site offers)"
+        ))),
+    }
+}
+
+/// Whether a path is a vLLM recipes model YAML (by extension).
+pub fn is_recipe_yaml(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml")
+    )
+}
+
+/// Every selection of a vLLM recipe YAML on hardware within `scope`
+/// (`verified` or `offered`), each with the command the site composes.
+pub fn vllm_recipe_selections(
+    path: &Path,
+    scope: &str,
+) -> Result<Vec<vllm_recipes::Composed>, Error> {
+    let source = Source::read(path)?;
+    let scope = hardware_scope(scope)?;
+    let taxonomy = vllm_recipes::Taxonomy::find_for(path)?;
+    let recipe = vllm_recipes::Recipe::parse(&source)?;
+    recipe
+        .all_selections(&taxonomy, scope)?
+        .iter()
+        .map(|sel| recipe.compose(&taxonomy, sel, scope))
+        .collect()
 }

@@ -250,3 +250,31 @@ impl super::Bundled for Release {
         &self.name
     }
 }
+
+/// Every canonical key of every bundled release: options, the fields of JSON
+/// config options (`compilation_config.cudagraph_mode`), derived keys,
+/// `model`, `hardware`, `engine` and `env:` names.
+pub fn all_keys() -> BTreeSet<String> {
+    let mut keys = BTreeSet::new();
+    for r in releases() {
+        for (i, a) in r.parser.actions.iter().enumerate() {
+            keys.insert(r.keys[i].clone());
+            let fields = a
+                .extra
+                .get("type_params")
+                .and_then(|p| p.get("fields"))
+                .and_then(Value::as_array);
+            for f in fields.into_iter().flatten().filter_map(Value::as_str) {
+                keys.insert(format!("{}.{f}", r.keys[i]));
+            }
+        }
+    }
+    let d = data();
+    keys.extend(d.keys.subkeys.keys().cloned());
+    keys.extend(d.keys.derived.keys().cloned());
+    keys.extend(d.env_releases.keys().map(|n| format!("env:{n}")));
+    for k in ["model", "hardware", "engine"] {
+        keys.insert(k.to_string());
+    }
+    keys
+}

@@ -257,10 +257,6 @@ fn flatten_json(
         else {
             continue;
         };
-        // A given option leaves the key at its class default; an absent one at `absent`.
-        let given = values
-            .iter()
-            .any(|(k, e)| k.starts_with(&format!("{head}.")) && e.source == Source::Cli);
         let mut e = common::default_entry(&dest, absent.clone());
         if let Some(parent) = values.get(head)
             && let Val::Unknown { reason, .. } = &parent.val
@@ -270,13 +266,6 @@ fn flatten_json(
                 val: Val::unknown(reason.clone()),
                 ..parent.clone()
             };
-        } else if given {
-            e.val = Val::unknown(
-                unlisted
-                    .get(&format!("{head}."))
-                    .cloned()
-                    .unwrap_or_else(|| "the option's default (not bundled)".into()),
-            );
         }
         values.insert(sub.clone(), e);
     }
