@@ -49,7 +49,8 @@ Per entry, describing the NEWEST release that defines NAME:
   case_sensitive  enum / enum_list only, false when env_with_choices(...,
              case_sensitive=False)
   deprecated only for getters wrapped in deprecated_env(...) (which warns
-             when the variable is set): {"removal": "v0.23", "replacement": text}
+             when the variable is set): {"removal": "v0.23", "replacement": text,
+             "since": first release of the newest run of wrapped releases}
   reads      only when the getter reads other variables than NAME (or not NAME):
              the sorted list of variable names it reads
   changes    only when (type, default, choices) differed in older releases:
@@ -476,7 +477,7 @@ class Module:
                         out["case_sensitive"] = False
                 except Unknown:
                     out["case_sensitive_expr"] = ast.unparse(bound["case_sensitive"])
-            self._default(out, bound.get("default", ast.Constant(None)), list_ok=True)
+            self._default(out, bound.get("default", ast.Constant(None)))
             return out
         if fn in SET_DEFAULT_HELPERS:
             out["type"] = "str"
@@ -507,7 +508,7 @@ class Module:
             out["default_expr"] = _default_source(g)
         return out
 
-    def _default(self, out: dict, node: ast.expr, list_ok: bool = False):
+    def _default(self, out: dict, node: ast.expr):
         try:
             v = self.eval(node, {})
             if isinstance(v, (set, tuple)):
@@ -651,6 +652,11 @@ def build(sources) -> dict:
             changes.append(c)
         if changes:
             newest["changes"] = changes
+        if "deprecated" in newest:
+            first = len(rows) - 1
+            while first > 0 and "deprecated" in rows[first - 1][1]:
+                first -= 1
+            newest["deprecated"] = dict(newest["deprecated"], since=rows[first][0])
         env[name] = newest
     return {"generator": GENERATOR, "releases": releases, "env": env}
 
@@ -659,7 +665,7 @@ def dump(table: dict) -> str:
     def one(x):
         return json.dumps(x, sort_keys=True, ensure_ascii=False)
 
-    lines = ["{", f'  "env": {{']
+    lines = ["{", '  "env": {']
     names = sorted(table["env"])
     for i, n in enumerate(names):
         comma = "," if i + 1 < len(names) else ""
