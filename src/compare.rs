@@ -191,6 +191,14 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
         {
             continue;
         }
+        // Across engines, defaults and rule-derived values differ by design: only
+        // keys a side writes (or takes from the context) are compared.
+        if docs.engine != recipe.engine
+            && !de.is_some_and(|e| e.is_explicit())
+            && !re.is_some_and(|e| e.is_explicit())
+        {
+            continue;
+        }
         // A key only one side's engine or release has is compared only when that
         // side decides it.
         if (de.is_none() && !re.is_some_and(entry_is_set))
@@ -213,7 +221,11 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
                     let differs = de.and_then(|e| e.written.as_deref())
                         != re.and_then(|e| e.written.as_deref())
                         || de.map(|e| e.source) != re.map(|e| e.source);
-                    if (d_set || r_set) && differs {
+                    // Context (hardware, engine) equal on both sides is agreement,
+                    // however each side learnt it.
+                    let both_context = de.is_some_and(|e| e.source == Source::Context)
+                        && re.is_some_and(|e| e.source == Source::Context);
+                    if (d_set || r_set) && differs && !both_context {
                         Kind::Equivalent
                     } else {
                         continue;

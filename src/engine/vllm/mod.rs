@@ -78,6 +78,8 @@ pub struct Keys {
     pub subkeys: BTreeMap<String, Value>,
     /// Derived keys and their value before the rules.
     pub derived: BTreeMap<String, Value>,
+    /// `VLLM_*` variables read outside `envs.py`'s table.
+    pub env_read_elsewhere: BTreeSet<String>,
 }
 
 /// `envs.json`: the environment variables of every bundled release.

@@ -112,6 +112,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
     for e in &launch.env {
         if e.name.starts_with("VLLM_")
             && !release.env.contains_key(&e.name)
+            && !data().keys.env_read_elsewhere.contains(&e.name)
             && let Some(entry) = values.get_mut(&format!("env:{}", e.name))
         {
             entry.no_effect = Some(no_effect_reason(&e.name, release));
