@@ -90,7 +90,7 @@ impl Groups {
         for (k, g) in rows.iter().take(TOP) {
             println!("    {:6}  {k}", g.n);
             if with_examples && !g.example.is_empty() {
-                println!("            e.g. {}", clip(&g.example, 400));
+                println!("            e.g. {}", clip(&g.example, 1000));
             }
         }
         if rows.len() > TOP {
@@ -154,7 +154,12 @@ impl Tally {
             Err(e) => {
                 let msg = message(&e);
                 self.errors.add(clip(&msg, 80), || {
-                    format!("{}\n            at {}", what(), location(&e))
+                    format!(
+                        "{}\n            at {}: {}",
+                        what(),
+                        location(&e),
+                        clip(&msg, 400)
+                    )
                 });
             }
         }
@@ -486,12 +491,19 @@ fn survey_inferencex(root: &Path, policy: &Policy) {
             let fields: Vec<String> = p.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
             for l in &p.launches {
                 let what = || {
-                    let text = l
-                        .source
-                        .text
-                        .get(l.span.start..l.span.end)
-                        .unwrap_or_default();
-                    format!("{e} [{}] {}: {}", fields.join(" "), l.span, clip(text, 300))
+                    let words: Vec<&str> = l
+                        .launcher
+                        .iter()
+                        .chain(&l.argv)
+                        .map(|t| t.text.as_str())
+                        .collect();
+                    let text = words.join(" ");
+                    format!(
+                        "{e} [{}] {}: {}",
+                        fields.join(" "),
+                        l.span,
+                        clip(&text, 300)
+                    )
                 };
                 tally.resolve(l, &ResolveOptions::default(), policy, &what);
             }

@@ -379,3 +379,84 @@ fn api_server_and_serve_spellings_of_the_model_agree() {
     assert_eq!(code, 0, "{link:#}");
     assert_eq!(finding(&link, "model").map(|f| f["kind"].clone()), None);
 }
+
+/// Compares two commands next to extra files (name, text) in one temp folder.
+fn compare_with_files(docs: &str, recipe: &str, files: &[(&str, &str)]) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let d = dir.path().join("docs.sh");
+    let r = dir.path().join("recipe.sh");
+    std::fs::write(&d, format!("{docs}\n")).unwrap();
+    std::fs::write(&r, format!("{recipe}\n")).unwrap();
+    run(&["compare", d.to_str().unwrap(), r.to_str().unwrap()])
+}
+
+#[test]
+fn config_file_options_are_read_and_the_command_line_wins() {
+    let yaml = "# server settings\ntensor-parallel-size: 4\nenable-expert-parallel: true\nenforce-eager: false\nspeculative-config:\n  method: deepseek_mtp\n  num_speculative_tokens: 2\nmax_model_len: 32k\n";
+    let (code, out, err) = compare_with_files(
+        "vllm serve org/m --config serve.yaml -tp 8",
+        "vllm serve org/m -tp 8 -ep -sc.method mtp -sc.num_speculative_tokens 2 --max-model-len 32000",
+        &[("serve.yaml", yaml)],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    // Each value read from the file points at its key there.
+    assert!(
+        out.contains("from `--enable-expert-parallel` at ") && out.contains("serve.yaml:3:1"),
+        "{out}"
+    );
+    assert!(out.contains("serve.yaml:8:1"), "{out}");
+    // The file's tensor-parallel-size 4 loses to -tp 8 on the command line.
+    assert!(!out.contains("tp_size differs"), "{out}");
+
+    let (code, out, _) = compare_with_files(
+        "vllm serve org/m --config serve.yaml",
+        "vllm serve org/m -tp 8",
+        &[("serve.yaml", yaml)],
+    );
+    assert_eq!(code, 1);
+    assert!(out.contains("tp_size differs: docs 4 vs recipe 8"), "{out}");
+}
+
+#[test]
+fn a_config_file_that_is_not_there_leaves_its_options_unknown() {
+    let (code, out, err) = compare_with_files(
+        "vllm serve org/m --config missing.yaml",
+        "vllm serve org/m -tp 8",
+        &[],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("tp_size cannot be compared from the text")
+            && out.contains("may be set by --config missing.yaml (not found next to the command"),
+        "{out}"
+    );
+    let (_, out, _) = compare_with_files(
+        "vllm serve org/m --config /etc/vllm.yaml",
+        "vllm serve org/m -tp 8",
+        &[],
+    );
+    assert!(out.contains("absolute paths are not read"), "{out}");
+}
+
+#[test]
+fn a_malformed_config_file_is_an_input_error() {
+    let (code, _, err) = compare_with_files(
+        "vllm serve org/m --config bad.yaml",
+        "vllm serve org/m",
+        &[("bad.yaml", "tensor-parallel-size: [4, 8\n")],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad.yaml:"), "{err}");
+    assert!(err.contains("invalid YAML"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let (code, _, err) = compare_with_files(
+        "vllm serve org/m --config list.yaml",
+        "vllm serve org/m",
+        &[("list.yaml", "- 1\n- 2\n")],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("list.yaml:1:1"), "{err}");
+}

@@ -234,6 +234,11 @@ fn snippet<'a>(
     let first = sv.spans.first()?;
     let last = sv.spans.last()?;
     let src = &side.launch.source;
+    // Words from another file (a `--config FILE`) are named by position only.
+    let here = src.label();
+    if sv.spans.iter().any(|s| s.file != here) {
+        return None;
+    }
     let value = sv.val.display();
     let mut snippet = Snippet::source(src.text.as_str())
         .path(first.file.to_string())

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::config;
 use super::preprocess::{self, Refusal, Traced};
 use super::{Release, data, pick_release};
 use crate::engine::common;
@@ -22,21 +23,53 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
     let (hardware, platform) = common::context(launch, opts);
     let serve = launch.launcher.last().is_some_and(|t| t.text == "serve");
 
-    // The words after the launcher; `--config FILE` is taken out (its options are
-    // read at startup from a file, so every option it could set is unknown).
-    let mut words: Vec<String> = launch.argv.iter().map(|t| t.text.clone()).collect();
-    let mut index: Vec<usize> = (0..words.len()).collect();
+    // The words after the launcher, each with the token behind it. `--config
+    // FILE` is replaced by the file's options when it can be read (next to the
+    // file holding the command); otherwise it is taken out and every option it
+    // could set is unknown.
+    let mut tokens: Vec<Token> = launch.argv.clone();
+    let mut words: Vec<String> = tokens.iter().map(|t| t.text.clone()).collect();
+    let mut steps = steps_for(release, serve);
     let mut config_file: Option<String> = None;
     let mut placeholders: BTreeMap<usize, String> = BTreeMap::new();
     let (traced, ns) = loop {
-        let steps = steps_for(release, serve);
         let traced = match preprocess::preprocess_traced(&words, &steps) {
             Ok(t) => t,
             Err(Refusal::ConfigFile(file)) => {
                 let at = words.iter().position(|w| w == "--config").unwrap_or(0);
-                words.drain(at..(at + 2).min(words.len()));
-                index.drain(at..(at + 2).min(index.len()));
-                config_file = Some(file);
+                let file_token = tokens[(at + 1).min(tokens.len() - 1)].clone();
+                let config_tokens = match config::read(launch, &file_token, &file)? {
+                    config::Outcome::Read(t) => t,
+                    config::Outcome::NotRead(reason) => {
+                        config_file = Some(format!("{file} ({reason})"));
+                        Vec::new()
+                    }
+                };
+                tokens.drain(at..(at + 2).min(tokens.len()));
+                if serve && steps.model_option_moved {
+                    tokens = config::move_model(tokens);
+                }
+                // CLI > config > defaults: the file's options go first (after a
+                // positional model), so the command line's later ones win.
+                let model_first = serve && tokens.first().is_some_and(|t| !t.text.starts_with('-'));
+                if serve
+                    && !model_first
+                    && !config_tokens.iter().any(|t| t.text == "--model")
+                    && config_file.is_none()
+                {
+                    return Err(Error::input(
+                        file_token.span.clone(),
+                        format!(
+                            "vllm {}: ValueError: No model specified! Please specify model either as a positional argument or in a config file.",
+                            release.name
+                        ),
+                    ));
+                }
+                let at = usize::from(model_first);
+                tokens.splice(at..at, config_tokens);
+                words = tokens.iter().map(|t| t.text.clone()).collect();
+                steps.config_file = false;
+                steps.model_option_moved = false;
                 continue;
             }
             Err(Refusal::Error(m)) => {
@@ -54,7 +87,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                     .arg_index
                     .and_then(|i| traced.get(i))
                     .and_then(|t| t.from.last().copied());
-                let token = word.map(|w| &launch.argv[index[w]]);
+                let token = word.map(|w| &tokens[w]);
                 if let (Some(w), Some(rejected), Some(t)) = (word, &e.rejected, token)
                     && matches!(t.provenance, Provenance::Unknown { .. })
                     && !placeholders.contains_key(&w)
@@ -85,17 +118,17 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         let mut at: Vec<usize> = idx
             .iter()
             .filter_map(|&j| traced.get(j))
-            .flat_map(|t: &Traced| t.from.iter().map(|&w| index[w]))
+            .flat_map(|t: &Traced| t.from.iter().copied())
             .collect();
         at.sort_unstable();
         at.dedup();
-        at.iter().map(|&j| &launch.argv[j]).collect()
+        at.iter().map(|&j| &tokens[j]).collect()
     };
     common::apply_namespace(&release.parser, &release.keys, &ns, tokens_of, &mut values);
 
     // `vllm serve` with no model runs the release's default model.
     let mut unlisted = BTreeMap::new();
-    flatten_json(launch, release, &mut values, &mut unlisted);
+    flatten_json(&tokens, release, &mut values, &mut unlisted);
     for (key, v) in &data().keys.derived {
         values
             .entry(key.clone())
@@ -199,7 +232,7 @@ fn no_effect_reason(name: &str, release: &Release) -> String {
 /// lists the always-listed sub-keys, and records which prefixes have defaults
 /// that are not bundled.
 fn flatten_json(
-    launch: &Launch,
+    tokens: &[Token],
     release: &Release,
     values: &mut BTreeMap<String, Entry>,
     unlisted: &mut BTreeMap<String, String>,
@@ -238,7 +271,7 @@ fn flatten_json(
             let mut e = entry.clone();
             e.val = Val::known(v);
             if entry.source == Source::Cli {
-                narrow_to_path(&mut e, launch, &path);
+                narrow_to_path(&mut e, tokens, &path);
             }
             values.insert(sub, e);
         }
@@ -295,9 +328,8 @@ fn leaves_of(v: &Value, prefix: String, out: &mut Vec<(String, Value)>) {
 
 /// Keeps the words of a dotted argument for this sub-key (`--cc.mode 3`), when the
 /// option was written in the dotted form; a full JSON keeps its one word.
-fn narrow_to_path(e: &mut Entry, launch: &Launch, path: &str) {
-    let tokens: Vec<&Token> = launch
-        .argv
+fn narrow_to_path(e: &mut Entry, tokens: &[Token], path: &str) {
+    let tokens: Vec<&Token> = tokens
         .iter()
         .filter(|t| e.spans.contains(&t.span))
         .collect();

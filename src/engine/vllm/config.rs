@@ -1,0 +1,189 @@
+//! `vllm serve --config FILE.yaml`: the file's options, as vLLM's
+//! `FlexibleArgumentParser.load_config_file` turns them into arguments, each
+//! word pointing at its key in the YAML file.
+//!
+//! The file is looked up next to the file holding the command (the server's
+//! working directory is not in the text). Absolute paths and paths leaving
+//! that folder are not read; a path that is not there is reported, and the
+//! options it could set are unknown.
+
+use std::path::{Component, Path};
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::preprocess::python_json_dumps;
+use crate::error::Error;
+use crate::launch::{Launch, Provenance, Token};
+use crate::source::{Origin, Source};
+
+/// The largest config file read.
+const MAX_BYTES: u64 = 1 << 20;
+
+/// What became of `--config FILE`.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The file's options as argument words, in the file's order.
+    Read(Vec<Token>),
+    /// Not read, and why.
+    NotRead(String),
+}
+
+/// Reads `--config FILE` for a launch. Bad YAML is an input error.
+pub fn read(launch: &Launch, file_token: &Token, file: &str) -> Result<Outcome, Error> {
+    if let Provenance::Unknown { reason } = &file_token.provenance {
+        return Ok(Outcome::NotRead(format!(
+            "its path is not knowable from the text: {reason}"
+        )));
+    }
+    let base = match &launch.source.origin {
+        Origin::File(p) | Origin::Rendered { file: p, .. } => {
+            p.parent().map(Path::to_path_buf).unwrap_or_default()
+        }
+        Origin::Inline(_) => {
+            return Ok(Outcome::NotRead(
+                "the command is not in a file, so the path has no folder to start from".into(),
+            ));
+        }
+    };
+    let rel = Path::new(file);
+    if rel.is_absolute() {
+        return Ok(Outcome::NotRead(
+            "absolute paths are not read (the server's file system is not in the text)".into(),
+        ));
+    }
+    if rel
+        .components()
+        .any(|c| matches!(c, Component::ParentDir | Component::Prefix(_)))
+    {
+        return Ok(Outcome::NotRead(
+            "paths leaving the command's folder are not read".into(),
+        ));
+    }
+    let path = base.join(rel);
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_file() && m.len() > MAX_BYTES => {
+            return Err(Error::input(
+                file_token.span.clone(),
+                format!(
+                    "--config {file}: {} is larger than {MAX_BYTES} bytes",
+                    path.display()
+                ),
+            ));
+        }
+        Ok(m) if m.is_file() => {}
+        _ => {
+            return Ok(Outcome::NotRead(format!(
+                "not found next to the command, as {}",
+                path.display()
+            )));
+        }
+    }
+    let source = Source::read(&path)?;
+    let doc: Value = serde_saphyr::from_str(&source.text)
+        .map_err(|e| crate::manifest::yaml_error(&source, &e.to_string()))?;
+    let map = match doc {
+        Value::Object(m) => m,
+        Value::Null => Map::new(),
+        _ => {
+            return Err(Error::input(
+                source.span(0, 0),
+                "a vLLM config file is a mapping of option names to values",
+            ));
+        }
+    };
+    Ok(Outcome::Read(tokens_of(&source, &map)))
+}
+
+/// The argument words of a config mapping, as `load_config_file` builds them:
+/// `true` -> `--key`, `false` and empty lists dropped, a list -> `--key` and its
+/// items, a mapping -> `--key` and its JSON, anything else -> `--key` and `str()`.
+fn tokens_of(source: &Arc<Source>, map: &Map<String, Value>) -> Vec<Token> {
+    let mut out = Vec::new();
+    for (key, value) in map {
+        let span = key_span(source, key);
+        let word = |text: String| Token {
+            text,
+            span: span.clone(),
+            provenance: Provenance::Literal,
+        };
+        let option = format!("--{key}");
+        match value {
+            Value::Bool(true) => out.push(word(option)),
+            Value::Bool(false) => {}
+            Value::Array(items) if items.is_empty() => {}
+            Value::Array(items) => {
+                out.push(word(option));
+                out.extend(items.iter().map(|v| word(py_str(v))));
+            }
+            Value::Object(_) => {
+                out.push(word(option));
+                out.push(word(python_json_dumps(value)));
+            }
+            other => {
+                out.push(word(option));
+                out.push(word(py_str(other)));
+            }
+        }
+    }
+    out
+}
+
+/// Python's `str()` of a YAML scalar.
+fn py_str(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 1e16 => format!("{f:.1}"),
+            _ => n.to_string(),
+        },
+        other => python_json_dumps(other),
+    }
+}
+
+/// Where a top-level key is written (`key:` at the start of a line).
+fn key_span(source: &Source, key: &str) -> crate::source::Span {
+    let mut offset = 0;
+    for line in source.text.split_inclusive('\n') {
+        let t = line.trim_end();
+        for quoted in [key.to_string(), format!("\"{key}\""), format!("'{key}'")] {
+            if let Some(rest) = t.strip_prefix(&quoted)
+                && rest.trim_start().starts_with(':')
+            {
+                return source.span(offset, offset + quoted.len());
+            }
+        }
+        offset += line.len();
+    }
+    source.span(0, 0)
+}
+
+/// `vllm serve`'s first step, done before the config's options are inserted:
+/// `--model X` / `--model=X` (the first) moves to the front as the positional
+/// model.
+pub fn move_model(mut tokens: Vec<Token>) -> Vec<Token> {
+    let Some(i) = tokens.iter().position(|t| {
+        t.text == "--model"
+            || t.text
+                .strip_prefix("--model=")
+                .is_some_and(|v| !v.is_empty())
+    }) else {
+        return tokens;
+    };
+    if tokens[i].text == "--model" {
+        if i + 1 >= tokens.len() {
+            return tokens;
+        }
+        let model = tokens.remove(i + 1);
+        tokens.remove(i);
+        tokens.insert(0, model);
+    } else {
+        let mut t = tokens.remove(i);
+        t.text = t.text["--model=".len()..].to_string();
+        tokens.insert(0, t);
+    }
+    tokens
+}
