@@ -183,7 +183,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
         } => resolve_cmd(&engine, &context, raw, format, argv),
         Command::Explain { keys } => Ok(Output {
             code: 0,
-            stdout: explain(&keys)?,
+            stdout: crate::explain::explain(&keys)?,
         }),
     }
 }
@@ -1026,102 +1026,4 @@ fn resolve_cmd(
         code: if r.startup_errors.is_empty() { 0 } else { 1 },
         stdout: out,
     })
-}
-
-/// `explain`: class, option strings and defaults per release, env and rules.
-pub fn explain(keys: &[String]) -> Result<String, Error> {
-    let b = sglang::bundle();
-    let policy = Policy::default();
-    let mut out = String::new();
-    for k in keys {
-        let key = if k.starts_with("env:") {
-            k.clone()
-        } else if let Some(name) = b.env.keys().find(|n| *n == k) {
-            format!("env:{name}")
-        } else {
-            sglang::key_for(k).map_err(|e| Error::usage(format!("explain: {e}")))?
-        };
-        let class = match policy.class(&key) {
-            crate::policy::Class::Major => "MAJOR",
-            crate::policy::Class::Minor => "minor",
-            crate::policy::Class::Ignore => "ignored",
-        };
-        let _ = writeln!(out, "{key}: {class}");
-        if let Some(name) = key.strip_prefix("env:") {
-            match b.env.get(name) {
-                Some(spec) => {
-                    let _ = writeln!(
-                        out,
-                        "  sglang env var, type {}, default {} ({})",
-                        spec.kind,
-                        spec.default
-                            .as_ref()
-                            .map(report::show)
-                            .unwrap_or("unset".into()),
-                        spec.reference
-                    );
-                }
-                None => {
-                    let _ = writeln!(out, "  sglang env var not in the bundled table");
-                }
-            }
-        }
-        // Option strings and defaults per release, consecutive equal rows merged.
-        let mut rows: Vec<(String, String, String)> = Vec::new();
-        for r in &b.releases {
-            let found = r.keys.iter().position(|x| *x == key);
-            let desc = match found {
-                Some(i) => {
-                    let a = &r.parser.actions[i];
-                    let mut d = format!(
-                        "{} (dest {}, {}",
-                        a.option_strings.join(", "),
-                        a.dest,
-                        a.action
-                    );
-                    if let Some(c) = &a.choices {
-                        d.push_str(&format!(
-                            ", choices {}",
-                            c.iter().map(report::show).collect::<Vec<_>>().join("|")
-                        ));
-                    }
-                    d.push(')');
-                    (d, format!("default {}", report::show(&a.default)))
-                }
-                None => ("absent".into(), String::new()),
-            };
-            match rows.last_mut() {
-                Some(last) if last.1 == desc.0 && last.2 == desc.1 => {
-                    last.0 = format!("{}..{}", last.0.split("..").next().unwrap(), r.name);
-                }
-                _ => rows.push((r.name.clone(), desc.0, desc.1)),
-            }
-        }
-        if rows.iter().any(|r| r.1 != "absent") {
-            for (v, d, def) in rows {
-                let _ = writeln!(out, "  sglang {v}: {d} {def}");
-            }
-        }
-        for rule in &b.rules {
-            if rule.touches(&key) {
-                let _ = writeln!(
-                    out,
-                    "  rule {} [{}{}]{}\n    ref: {}",
-                    rule.id,
-                    rule.versions.as_deref().unwrap_or("all releases"),
-                    rule.platforms
-                        .as_ref()
-                        .map(|p| format!(", {}", p.join("/")))
-                        .unwrap_or_default(),
-                    rule.note
-                        .as_deref()
-                        .map(|n| format!(": {n}"))
-                        .unwrap_or_default(),
-                    rule.reference
-                );
-            }
-        }
-        out.push('\n');
-    }
-    Ok(out)
 }

@@ -11,6 +11,7 @@ pub mod cli;
 pub mod compare;
 pub mod engine;
 pub mod error;
+pub mod explain;
 pub mod extract;
 pub mod launch;
 pub mod manifest;

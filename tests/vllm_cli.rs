@@ -224,3 +224,43 @@ fn a_vllm_recipe_yaml_extracts_the_composed_command() {
     assert!(err.contains("unknown hardware `tpu9`"), "{err}");
     assert!(err.contains("h100, h200, b200"), "{err}");
 }
+
+#[test]
+fn explain_covers_vllm_options_fields_and_env() {
+    let (code, out, err) = run(&[
+        "explain",
+        "--",
+        "--max_model_len",
+        "speculative_config.method",
+        "VLLM_USE_FLASHINFER_MOE_FP4",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // vLLM's --max-model-len is the key SGLang calls context_length.
+    assert!(out.starts_with("context_length: minor\n"), "{out}");
+    assert!(
+        out.contains("  sglang 0.5.12..0.5.23: --context-length"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  vllm 0.17.0..0.33.0: --max-model-len (dest max_model_len"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  vllm 0.19.0..0.33.0: field method of --speculative-config, -sc"),
+        "{out}"
+    );
+    assert!(
+        out.contains("vllm rule speculative-mtp-alias-0.27 [>=0.27]"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("sglang rule speculative-settings-unused"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "env:VLLM_USE_FLASHINFER_MOE_FP4: MAJOR\n  vllm 0.17.0..0.23.0: env var, type bool default false\n  vllm 0.24.0..0.33.0: absent\n"
+        ),
+        "{out}"
+    );
+}

@@ -281,3 +281,25 @@ pub fn all_keys() -> BTreeSet<String> {
     }
     keys
 }
+
+/// The canonical key for a name: a canonical key, a destination, or an option
+/// string (`--max_model_len`, `-tp`) of any bundled release (newest first).
+pub fn key_for(name: &str) -> Option<String> {
+    if all_keys().contains(name) {
+        return Some(name.to_string());
+    }
+    let option = if let Some(body) = name.strip_prefix("--") {
+        let (head, tail) = body.split_at(body.find('.').unwrap_or(body.len()));
+        format!("--{}{tail}", head.replace('_', "-"))
+    } else {
+        name.to_string()
+    };
+    for r in releases().iter().rev() {
+        for (i, a) in r.parser.actions.iter().enumerate() {
+            if a.dest == name || a.option_strings.contains(&option) {
+                return Some(r.keys[i].clone());
+            }
+        }
+    }
+    None
+}
