@@ -264,3 +264,72 @@ fn explain_covers_vllm_options_fields_and_env() {
         "{out}"
     );
 }
+
+#[test]
+fn recipe_yaml_all_selections_by_hardware_scope() {
+    let file = "fixtures/vllm-recipes/models/lumen-ai/Lumen-3-235B-A22B.yaml";
+    let list = |scope: &str| {
+        let (code, out, err) = run(&[
+            "extract",
+            file,
+            "--all-selections",
+            "--hardware-scope",
+            scope,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["selections"].as_array().unwrap().clone()
+    };
+    let verified = list("verified");
+    let offered = list("offered");
+    assert_eq!(verified.len(), 126);
+    assert_eq!(offered.len(), 186);
+    assert!(verified.iter().all(|s| s["verified"] == true));
+    // b200 is offered by the site but not marked verified by the recipe.
+    assert!(
+        offered
+            .iter()
+            .any(|s| s["hardware"] == "b200" && s["verified"] == false)
+    );
+    for s in &offered {
+        assert!(
+            s["command"].as_str().unwrap().starts_with("vllm serve "),
+            "{s}"
+        );
+    }
+    // One selection composes the same command through --select.
+    let b200 = offered
+        .iter()
+        .find(|s| {
+            s["hardware"] == "b200" && s["selection"]["features"].as_array().unwrap().is_empty()
+        })
+        .unwrap();
+    let (code, out, err) = run(&[
+        "extract",
+        file,
+        "--select",
+        "hardware=b200",
+        "--select",
+        &format!("variant={}", b200["variant"].as_str().unwrap()),
+        "--select",
+        &format!("strategy={}", b200["strategy"].as_str().unwrap()),
+        "--select",
+        "scope=offered",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let argv = common::argv_of(&out, 0);
+    let want: Vec<String> = b200["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(argv, want);
+    // Without scope=offered the unverified hardware is refused.
+    let (code, _, err) = run(&["extract", file, "--select", "hardware=b200"]);
+    assert_eq!(code, 2, "{err}");
+}
