@@ -83,14 +83,14 @@ impl Groups {
     }
 
     /// Largest first, then by key.
-    fn print(&self, title: &str, with_examples: bool) {
+    fn print(&self, title: &str, example_chars: usize) {
         println!("  {title}: {} in {} groups", self.total(), self.0.len());
         let mut rows: Vec<(&String, &Group)> = self.0.iter().collect();
         rows.sort_by(|a, b| b.1.n.cmp(&a.1.n).then(a.0.cmp(b.0)));
         for (k, g) in rows.iter().take(TOP) {
             println!("    {:6}  {k}", g.n);
-            if with_examples && !g.example.is_empty() {
-                println!("            e.g. {}", clip(&g.example, 1000));
+            if example_chars > 0 && !g.example.is_empty() {
+                println!("            e.g. {}", clip(&g.example, example_chars));
             }
         }
         if rows.len() > TOP {
@@ -109,6 +109,7 @@ struct Tally {
     startup: Groups,
     no_effect: Groups,
     unknown_major: Groups,
+    unknown_major_written: Groups,
     time: Duration,
 }
 
@@ -131,15 +132,15 @@ impl Tally {
                 self.resolved += 1;
                 for e in &r.startup_errors {
                     self.startup
-                        .add(e.rule.clone(), || format!("{}: {}", what(), e.message));
+                        .add(e.rule.clone(), || format!("{} <- {}", e.message, what()));
                 }
                 for (key, entry) in &r.values {
                     if entry.no_effect.is_some() {
                         self.no_effect.add(entry.name.clone(), || {
                             format!(
-                                "{}: {}",
-                                what(),
-                                entry.no_effect.as_deref().unwrap_or_default()
+                                "{} <- {}",
+                                entry.no_effect.as_deref().unwrap_or_default(),
+                                what()
                             )
                         });
                     }
@@ -147,19 +148,18 @@ impl Tally {
                         && policy.class(key) == Class::Major
                     {
                         self.unknown_major
-                            .add(key.clone(), || format!("{}: {reason}", what()));
+                            .add(key.clone(), || format!("{reason} <- {}", what()));
+                        if entry.is_explicit() {
+                            self.unknown_major_written
+                                .add(key.clone(), || format!("{reason} <- {}", what()));
+                        }
                     }
                 }
             }
             Err(e) => {
                 let msg = message(&e);
                 self.errors.add(clip(&msg, 80), || {
-                    format!(
-                        "{}\n            at {}: {}",
-                        what(),
-                        location(&e),
-                        clip(&msg, 400)
-                    )
+                    format!("{}: {} <- {}", location(&e), clip(&msg, 400), what())
                 });
             }
         }
@@ -178,10 +178,12 @@ impl Tally {
             self.resolved,
             self.errors.total()
         );
-        self.errors.print("resolve errors by message", true);
-        self.startup.print("startup errors by rule", true);
-        self.no_effect.print("no-effect env by name", false);
-        self.unknown_major.print("unknown MAJOR keys by key", true);
+        self.errors.print("resolve errors by message", 1000);
+        self.startup.print("startup errors by rule", 300);
+        self.no_effect.print("no-effect env by name", 300);
+        self.unknown_major.print("unknown MAJOR keys by key", 300);
+        self.unknown_major_written
+            .print("  of which set by the text (cli, env, context)", 300);
     }
 }
 
@@ -402,10 +404,10 @@ fn survey_recipes(root: &Path, scope_name: &str, scope: HardwareScope, policy: &
         skipped.total(),
         load_errors.total()
     );
-    skipped.print("skipped recipes by reason", true);
-    refused_pairs.print("(recipe, hardware) pairs refused, by reason", true);
+    skipped.print("skipped recipes by reason", 300);
+    refused_pairs.print("(recipe, hardware) pairs refused, by reason", 300);
     if load_errors.total() > 0 {
-        load_errors.print("load errors", true);
+        load_errors.print("load errors", 300);
     }
     println!(
         "  selections: {selections}, composed: {composed_n}, compose errors: {}, launch() errors: {}",
@@ -413,10 +415,10 @@ fn survey_recipes(root: &Path, scope_name: &str, scope: HardwareScope, policy: &
         launch_errors.total()
     );
     if compose_errors.total() > 0 {
-        compose_errors.print("compose errors", true);
+        compose_errors.print("compose errors", 300);
     }
     if launch_errors.total() > 0 {
-        launch_errors.print("launch() errors", true);
+        launch_errors.print("launch() errors", 300);
     }
     tally.print("launches");
     println!(
@@ -515,11 +517,11 @@ fn survey_inferencex(root: &Path, policy: &Policy) {
         expand_errors.total()
     );
     if expand_errors.total() > 0 {
-        expand_errors.print("expand errors", true);
+        expand_errors.print("expand errors", 300);
     }
     println!("  points: {points}, points starting no server: {empty_points}");
     if unsupported.total() > 0 {
-        unsupported.print("unsupported launches", true);
+        unsupported.print("unsupported launches", 300);
     }
     tally.print("launches");
     println!(

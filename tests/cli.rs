@@ -602,6 +602,11 @@ fn vllm_recipe_yaml_links_against_the_matrix() {
     ] {
         assert!(drift.contains(line), "{line}\n{drift}");
     }
+    // An exported variable points at its `export` line, not at the launch.
+    assert!(
+        drift.contains("from `VLLM_USE_FLASHINFER_MOE_FP4=1` at fixtures/inferencex/benchmarks/single_node/fixed_seq_len/orcav5_fp8_b200_vllm_mtp.sh:22:8"),
+        "{drift}"
+    );
 }
 
 #[test]

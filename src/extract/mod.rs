@@ -237,8 +237,31 @@ fn extract_vllm_recipe(path: &Path, opts: &FileOptions) -> Result<Extracted, Err
     let source = Source::read(path)?;
     let mut sel = vllm_recipes::Selection::default();
     let mut scope = vllm_recipes::HardwareScope::Verified;
+    if let Some((_, view)) = opts.select.iter().find(|(k, _)| k == "view") {
+        match view.as_str() {
+            // The `vllm serve` blocks of the recipe's `guide` Markdown.
+            "guide" => {
+                if let Some((k, _)) = opts.select.iter().find(|(k, _)| k != "view") {
+                    return Err(Error::usage(format!(
+                        "--select {k}=...: view=guide reads the guide's own commands, which take no selection"
+                    )));
+                }
+                return Ok(Extracted {
+                    launches: vllm_recipes::guide_launches(&source, &opts.vars)?,
+                    unsupported: vec![],
+                });
+            }
+            "builder" => {}
+            other => {
+                return Err(Error::usage(format!(
+                    "--select view={other}: a vLLM recipe's view is builder (the site's command builder, the default) or guide (the commands in its guide)"
+                )));
+            }
+        }
+    }
     for (k, v) in &opts.select {
         match k.as_str() {
+            "view" => {}
             "hardware" => sel.hardware = v.clone(),
             "scope" => scope = hardware_scope(v)?,
             "variant" => sel.variant = Some(v.clone()),
@@ -253,7 +276,7 @@ fn extract_vllm_recipe(path: &Path, opts: &FileOptions) -> Result<Extracted, Err
             }
             other => {
                 return Err(Error::usage(format!(
-                    "--select {other}=...: a vLLM recipe takes hardware, variant, strategy, features and scope"
+                    "--select {other}=...: a vLLM recipe takes hardware, variant, strategy, features, scope and view"
                 )));
             }
         }

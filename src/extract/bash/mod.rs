@@ -31,6 +31,8 @@ pub struct State {
     /// Where each element of a variable's value was written.
     spans: BTreeMap<String, Vec<Option<expand::Range>>>,
     exported: BTreeSet<String>,
+    /// Where each variable was last assigned (`NAME=value`), for env reports.
+    assigned: BTreeMap<String, expand::Range>,
     /// Positional parameters (`$1`...), inside functions.
     pub positional: Vec<Val>,
     /// `$0`: the script's path as given.
@@ -51,6 +53,7 @@ impl State {
     pub fn set_scalar(&mut self, name: &str, v: Val) {
         self.vars.insert(name.to_string(), vec![v]);
         self.spans.remove(name);
+        self.assigned.remove(name);
     }
 
     /// Where each element of a variable's value was written.
@@ -1177,6 +1180,7 @@ impl<'a> Interp<'a> {
         };
         self.st.vars.insert(name.clone(), value);
         self.st.spans.insert(name.clone(), spans);
+        self.st.assigned.insert(name.clone(), (at, end));
         if export {
             self.st.exported.insert(name);
         }
@@ -1368,7 +1372,12 @@ impl<'a> Interp<'a> {
         let mut env: Vec<EnvVar> = Vec::new();
         for name in &self.st.exported {
             if let Some(v) = self.st.get(name).and_then(|v| v.into_iter().next()) {
-                env.push(env_var(name, &v, whole.clone()));
+                // Where it was assigned (`export X=1`), else the launch.
+                let span = match self.st.assigned.get(name) {
+                    Some((s, e)) => self.source.span(*s, *e),
+                    None => whole.clone(),
+                };
+                env.push(env_var(name, &v, span));
             }
         }
         for a in assigns {
@@ -1476,6 +1485,9 @@ fn merge_into(into: &mut State, other: State, reason: &str) {
         }
     }
     into.exported.extend(other.exported);
+    for (n, at) in other.assigned {
+        into.assigned.entry(n).or_insert(at);
+    }
     for (k, f) in other.functions {
         into.functions.entry(k).or_insert(f);
     }
