@@ -1,4 +1,5 @@
-//! Benchmark: extract, resolve and compare 10,000 SGLang commands.
+//! Benchmark: extract, resolve and compare 10,000 SGLang commands, then 10,000
+//! vLLM commands.
 //!
 //! Run with `cargo bench --bench resolve_compare`. Prints the wall time of each
 //! phase; no assertion on time (performance is measured here, not in tests).
@@ -8,7 +9,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use recipe_drift::compare::compare;
-use recipe_drift::engine::sglang;
+use recipe_drift::engine::{sglang, vllm};
 use recipe_drift::extract::{InputKind, extract_source};
 use recipe_drift::policy::Policy;
 use recipe_drift::resolve::{ResolveOptions, resolve};
@@ -16,7 +17,7 @@ use recipe_drift::source::{Origin, Source};
 
 const N: usize = 10_000;
 
-fn command(i: usize) -> String {
+fn sglang_command(i: usize) -> String {
     let tp = [1, 2, 4, 8][i % 4];
     let layout = ["page_first", "page_first_direct", "layer_first"][i % 3];
     let io = ["kernel", "direct"][(i / 3) % 2];
@@ -31,11 +32,21 @@ fn command(i: usize) -> String {
     )
 }
 
-fn main() {
-    let t0 = Instant::now();
-    let _ = sglang::bundle();
-    let load = t0.elapsed();
+fn vllm_command(i: usize) -> String {
+    let tp = [1, 2, 4, 8][i % 4];
+    let method = ["mtp", "deepseek_mtp", "qwen3_next_mtp"][(i / 3) % 3];
+    let graphs = ["FULL_DECODE_ONLY", "full_and_piecewise", "PIECEWISE"][(i / 5) % 3];
+    format!(
+        "VLLM_ROCM_USE_AITER=1 VLLM_ROCM_USE_AITER_MOE=0 VLLM_USE_FLASHINFER_MOE_FP4=1 \\\n\
+         vllm serve deepseek-ai/DeepSeek-R1 -tp {tp} -ep --max_model_len 128K \\\n\
+         --kv-cache-dtype fp8_e4m3 --moe-backend flashinfer-trtllm --attention-backend flashinfer \\\n\
+         -cc.mode 3 -cc.cudagraph_mode {graphs} \\\n\
+         --speculative-config '{{\"method\": \"{method}\", \"num_speculative_tokens\": 2}}' --port {}\n",
+        8000 + i
+    )
+}
 
+fn run(label: &str, command: fn(usize) -> String, opts: &ResolveOptions) {
     let sources: Vec<Arc<Source>> = (0..N)
         .map(|i| Arc::new(Source::new(Origin::Inline(format!("cmd{i}")), command(i))))
         .collect();
@@ -49,20 +60,9 @@ fn main() {
         })
         .collect();
     let extract = t1.elapsed();
-
-    let opts = ResolveOptions {
-        engine_version: Some("0.5.19".into()),
-        platform: None,
-        hardware: Some("mi355x".into()),
-        origin: None,
-    };
     let t2 = Instant::now();
-    let resolved: Vec<_> = launches
-        .iter()
-        .map(|l| resolve(l, &opts).unwrap())
-        .collect();
+    let resolved: Vec<_> = launches.iter().map(|l| resolve(l, opts).unwrap()).collect();
     let resolve_t = t2.elapsed();
-
     let policy = Policy::default();
     let t3 = Instant::now();
     let mut drift = 0;
@@ -73,24 +73,52 @@ fn main() {
         }
     }
     let compare_t = t3.elapsed();
+    println!("{label}:");
     println!(
-        "bundled data load (once): {:>8.1} ms",
-        load.as_secs_f64() * 1e3
-    );
-    println!(
-        "extract  {N} commands:   {:>8.1} ms",
+        "  extract  {N} commands:   {:>8.1} ms",
         extract.as_secs_f64() * 1e3
     );
     println!(
-        "resolve  {N} commands:   {:>8.1} ms",
+        "  resolve  {N} commands:   {:>8.1} ms",
         resolve_t.as_secs_f64() * 1e3
     );
     println!(
-        "compare  {N} pairs:      {:>8.1} ms ({drift} with MAJOR drift)",
+        "  compare  {N} pairs:      {:>8.1} ms ({drift} with MAJOR drift)",
         compare_t.as_secs_f64() * 1e3
     );
     println!(
-        "total resolve+compare: {:>8.1} ms",
+        "  total resolve+compare: {:>8.1} ms",
         (resolve_t + compare_t).as_secs_f64() * 1e3
+    );
+}
+
+fn main() {
+    let t0 = Instant::now();
+    let _ = sglang::bundle();
+    let sglang_load = t0.elapsed();
+    let t0 = Instant::now();
+    let _ = vllm::releases();
+    let _ = vllm::data();
+    let vllm_load = t0.elapsed();
+    println!(
+        "bundled data load (once): sglang {:.1} ms, vllm {:.1} ms",
+        sglang_load.as_secs_f64() * 1e3,
+        vllm_load.as_secs_f64() * 1e3
+    );
+    let opts = |v: &str, hw: &str| ResolveOptions {
+        engine_version: Some(v.into()),
+        platform: None,
+        hardware: Some(hw.into()),
+        origin: None,
+    };
+    run(
+        "sglang 0.5.19, mi355x",
+        sglang_command,
+        &opts("0.5.19", "mi355x"),
+    );
+    run(
+        "vllm 0.25.0, mi355x",
+        vllm_command,
+        &opts("0.25.0", "mi355x"),
     );
 }

@@ -227,12 +227,25 @@ pub fn option_origin(origin: Option<&str>, flag: &str) -> String {
     }
 }
 
+/// Whether neither the options nor the launch name an engine version.
+fn requested_none(launch: &Launch, opts: &ResolveOptions) -> bool {
+    opts.engine_version.is_none() && launch.context.engine_version.is_none()
+}
+
 /// Resolves a launch with its engine.
 pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
     let mut r = match launch.engine {
         Engine::Sglang => engine::sglang::resolve(launch, opts)?,
         Engine::Vllm => engine::vllm::resolve::resolve(launch, opts)?,
     };
+    if requested_none(launch, opts)
+        && let Some(img) = &launch.context.image
+    {
+        r.version.from = format!(
+            "newest bundled release: the image {} names no release ({})",
+            img.value, img.from
+        );
+    }
     r.values.insert(
         "engine".into(),
         Entry {

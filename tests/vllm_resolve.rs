@@ -460,3 +460,49 @@ fn a_malformed_config_file_is_an_input_error() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("list.yaml:1:1"), "{err}");
 }
+
+#[test]
+fn an_unknowable_json_value_leaves_its_option_unknown() {
+    let (code, link) = compare(
+        "X=$(hostname)\nvllm serve org/m --kv-transfer-config \"{\\\"kv_connector\\\": \\\"A\\\", \\\"kv_role\\\": $X}\"",
+        "vllm serve org/m --kv-transfer-config '{\"kv_connector\": \"A\", \"kv_role\": \"kv_both\"}'",
+        &[],
+    );
+    assert_eq!(code, 0, "{link:#}");
+    let f = finding(&link, "kv_transfer_config").expect("the option is reported");
+    assert_eq!(f["kind"], "unknown", "{f:#}");
+    // Its keys are unknown too, not unset.
+    assert_eq!(kind(&link, "kv_transfer_config.kv_role"), "unknown");
+    assert!(
+        f["docs"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the output of `hostname` is not knowable"),
+        "{f:#}"
+    );
+}
+
+#[test]
+fn an_unknowable_model_path_is_named_by_the_served_name() {
+    let (code, link) = compare(
+        "M=$(ls /models)\nvllm serve \"$M\" --served-model-name org/model",
+        "vllm serve org/model",
+        &[],
+    );
+    assert_eq!(code, 0, "{link:#}");
+    assert_eq!(kind(&link, "model"), "equivalent");
+    let (_, link) = compare(
+        "M=$(ls /models)\nvllm serve \"$M\"",
+        "vllm serve org/model",
+        &[],
+    );
+    let f = finding(&link, "model").unwrap();
+    assert_eq!(f["kind"], "unknown");
+    assert!(
+        f["docs"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("there is no --served-model-name"),
+        "{f:#}"
+    );
+}

@@ -257,24 +257,31 @@ pub fn model_identity(values: &BTreeMap<String, Entry>, path_option: &str) -> En
         inactive: None,
         no_effect: None,
     };
-    let unknowable = |e: &Entry| e.val.value().is_none();
+    let served = || pick("served_model_name").filter(|(_, s)| s.val.value().is_some());
     // An HF id names the model; --served-model-name is only an API alias then.
-    // A local path needs the served name (when it is knowable).
-    if let Some((path, e)) = pick("model_path") {
-        if unknowable(e) {
-            return unknown(format!(
-                "the model path {path} is not knowable from the text"
-            ));
+    // A local path, or a path the text does not know, is named by the served
+    // name when there is one.
+    let path_entry = values.get("model_path").filter(|e| e.source == Source::Cli);
+    if let Some(e) = path_entry {
+        if let Val::Unknown { reason, .. } = &e.val {
+            return match served() {
+                Some((name, s)) => known(&name, &s.name, s),
+                None => unknown(format!(
+                    "the model path is not knowable from the text ({reason}) and there is no --served-model-name"
+                )),
+            };
         }
-        if is_hf_id(&path) {
-            return known(&path, &e.name, e);
+        if let Some((path, e)) = pick("model_path") {
+            if is_hf_id(&path) {
+                return known(&path, &e.name, e);
+            }
+            return match served() {
+                Some((name, s)) => known(&name, &s.name, s),
+                None => unknown(format!(
+                    "the model path {path:?} is a local path; its identity needs --served-model-name"
+                )),
+            };
         }
-        return match pick("served_model_name") {
-            Some((name, s)) if !unknowable(s) => known(&name, &s.name, s),
-            _ => unknown(format!(
-                "the model path {path:?} is a local path; its identity needs --served-model-name"
-            )),
-        };
     }
     unknown(format!("no {path_option} or --served-model-name"))
 }
@@ -291,25 +298,20 @@ pub fn is_hf_id(s: &str) -> bool {
         })
 }
 
-/// A value of the right type for an option whose written value is unknown.
+/// A value of the right type for an option whose written value is unknown: the
+/// first choice, `{}` for JSON and config types, `0` for numbers and device
+/// ids, else `x`.
 pub fn placeholder(a: &OptionSpec) -> String {
     if let Some(c) = a.choices.as_ref().and_then(|c| c.first()) {
         return crate::resolve::display_value(c);
     }
-    match a.type_kind.as_deref() {
-        Some("int" | "float" | "human_readable_int" | "optional_int" | "optional_float") => {
-            "0".into()
-        }
-        Some(
-            "json"
-            | "json_list_type"
-            | "cuda_graph_config_v1"
-            | "cuda_graph_config_v2"
-            | "config"
-            | "optional_json"
-            | "union_dict_and_str",
-        ) => "{}".into(),
-        _ => "x".into(),
+    let kind = a.type_kind.as_deref().unwrap_or("str");
+    if kind.contains("json") || kind.contains("config") || kind.contains("dict") {
+        "{}".into()
+    } else if kind.contains("int") || kind.contains("float") || kind == "device_ids" {
+        "0".into()
+    } else {
+        "x".into()
     }
 }
 

@@ -22,7 +22,7 @@ use serde_saphyr::Spanned;
 
 use super::{command, markdown};
 use crate::error::Error;
-use crate::launch::{Known, Launch, Platform};
+use crate::launch::{Context, Known, Launch, Platform};
 use crate::source::{Origin, Source, Span};
 
 // ---------------------------------------------------------------------------
@@ -1429,7 +1429,16 @@ impl Composed {
         if l.context.platform.is_none()
             && let Some(p) = self.platform
         {
-            l.context.platform = Some(Known { value: p, from });
+            l.context.platform = Some(Known {
+                value: p,
+                from: from.clone(),
+            });
+        }
+        // The image the site shows gives the engine version (`v0.25.0`); a
+        // nightly image names none.
+        if let Some(image) = &self.docker_image {
+            let ctx = Context::from_image(image, &format!("image {image} of {from}"));
+            l.context.fill_from(&ctx);
         }
         Ok(l)
     }

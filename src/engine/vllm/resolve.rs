@@ -238,6 +238,12 @@ fn flatten_json(
     unlisted: &mut BTreeMap<String, String>,
 ) {
     let keys = &data().keys;
+    // An option whose text is not knowable: so is each of its keys.
+    for (key, e) in values.iter() {
+        if let (Source::Cli, Val::Unknown { reason, .. }) = (e.source, &e.val) {
+            unlisted.insert(format!("{key}."), reason.clone());
+        }
+    }
     let objects: Vec<String> = values
         .iter()
         .filter(|(_, e)| matches!(e.val.value(), Some(Value::Object(_))))

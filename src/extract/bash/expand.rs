@@ -726,6 +726,9 @@ pub fn arith_text(st: &mut State, text: &str) -> Result<i64, String> {
 
 fn var_int(st: &mut State, name: &str, depth: u32) -> Result<i64, String> {
     match st.get(name).and_then(|v| v.into_iter().next()) {
+        // Unset is 0 in bash, but a variable the script does not set may come
+        // from the environment unless the environment is complete.
+        None if !st.complete_env && st.get(name).is_none() => Err(unset_reason(name)),
         None => Ok(0),
         Some(Val::Unknown(r)) => Err(r),
         Some(Val::Known(t)) => {

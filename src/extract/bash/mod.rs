@@ -635,12 +635,88 @@ impl<'a> Interp<'a> {
                 Ok(Status::Ok)
             }
             // Loops whose number of turns depends on running commands (waiting for a
-            // server) are side effects: their bodies are not evaluated.
-            CompoundCommand::WhileClause(_) | CompoundCommand::UntilClause(_) => Ok(Status::Ok),
-            CompoundCommand::ArithmeticForClause(_) | CompoundCommand::Coprocess(_) => {
+            // server): the body may run any number of times, so what it assigns
+            // is unknown afterwards and what it launches is conditional.
+            CompoundCommand::WhileClause(w) | CompoundCommand::UntilClause(w) => {
+                let kind = if matches!(cc, CompoundCommand::WhileClause(_)) {
+                    "while"
+                } else {
+                    "until"
+                };
+                let reason =
+                    format!("set inside a `{kind}` loop, whose turns depend on running commands");
+                self.maybe_run(&w.1.list, &reason)?;
                 Ok(Status::Ok)
             }
+            CompoundCommand::ArithmeticForClause(f) => self.arithmetic_for(f),
+            // A coprocess runs in the background with its own copy of the state.
+            CompoundCommand::Coprocess(_) => Ok(Status::Ok),
         }
+    }
+
+    /// Runs a body that may run or not, any number of times: afterwards every
+    /// variable it changes is unknown for `reason`.
+    fn maybe_run(&mut self, body: &CompoundList, reason: &str) -> Result<(), Error> {
+        let before = self.fork();
+        self.conditions.push(reason.to_string());
+        let r = self.list(body);
+        self.conditions.pop();
+        self.breaking = false;
+        self.continuing = false;
+        self.join(before, reason);
+        r.map(|_| ())
+    }
+
+    /// `for ((init; cond; step))`: evaluated turn by turn with 64-bit integers
+    /// (at most 10,000 turns); an unknown bound makes the body a maybe-run.
+    fn arithmetic_for(&mut self, f: &ast::ArithmeticForClauseCommand) -> Result<Status, Error> {
+        let at = self.byte(&f.loc.start);
+        let eval = |this: &mut Self, e: &Option<ast::UnexpandedArithmeticExpr>| match e {
+            None => Ok(Ok(1)),
+            Some(x) => match expand::arith_text(&mut this.st, &x.value) {
+                Ok(n) => Ok(Ok(n)),
+                Err(r) if r.starts_with("cannot parse") => Err(this.err(at, r)),
+                Err(r) => Ok(Err(r)),
+            },
+        };
+        let unknown = |this: &mut Self, r: String| -> Result<Status, Error> {
+            this.maybe_run(
+                &f.body.list,
+                &format!("set inside a `for ((...))` loop whose bound is not knowable: {r}"),
+            )?;
+            Ok(Status::Ok)
+        };
+        if let Err(r) = eval(self, &f.initializer)? {
+            return unknown(self, r);
+        }
+        let mut turns = 0;
+        loop {
+            match eval(self, &f.condition)? {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(r) => return unknown(self, r),
+            }
+            turns += 1;
+            if turns > 10_000 {
+                return Err(self.err(
+                    at,
+                    "this `for ((...))` loop runs more than 10,000 turns; it is not evaluated",
+                ));
+            }
+            self.list(&f.body.list)?;
+            self.continuing = false;
+            if self.breaking {
+                self.breaking = false;
+                break;
+            }
+            if self.stopped || self.returning {
+                break;
+            }
+            if let Err(r) = eval(self, &f.updater)? {
+                return unknown(self, r);
+            }
+        }
+        Ok(Status::Ok)
     }
 
     fn if_chain(

@@ -263,3 +263,45 @@ fn heredoc_operators_need_a_word() {
     assert_eq!(h("cat <<< # x"), Some(4));
     assert_eq!(h("diff <(a) < <(b)"), None);
 }
+
+#[test]
+fn arithmetic_for_loops_are_evaluated_and_while_bodies_are_maybe_runs() {
+    let s = r#"
+S=""
+for ((n=1; n<=3; n++)); do
+    S+="${S:+,}$((n*8))"
+done
+W=1
+while ! curl -s localhost:8888; do
+    W=2
+done
+vllm serve m -cc "{\"cudagraph_capture_sizes\": [${S}]}" --max-num-seqs "$W"
+"#;
+    let e = eval(s, &[]);
+    assert_eq!(argv(&e, 0)[2], r#"{"cudagraph_capture_sizes": [8,16,24]}"#);
+    // W may be 1 or 2: unknown, not the stale 1.
+    let w = &e.launches[0].argv[4];
+    assert!(
+        matches!(&w.provenance, Provenance::Unknown { reason } if reason.contains("`while` loop")),
+        "{w:?}"
+    );
+    // An unknown bound makes what the body sets unknown.
+    let e = eval(
+        "S=x\nfor ((i=0; i<N; i++)); do S=y; done\nvllm serve m --served-model-name \"$S\"\n",
+        &[],
+    );
+    assert!(matches!(
+        &e.launches[0].argv[2].provenance,
+        Provenance::Unknown { reason } if reason.contains("for ((...))")
+    ));
+    // A loop that does not end is refused at its position.
+    let src = Arc::new(Source::new(
+        Origin::Inline("s.sh".into()),
+        "for ((i=0; 1; i++)); do :; done\n".to_string(),
+    ));
+    let err = evaluate(&src, &BTreeMap::new()).unwrap_err().to_string();
+    assert!(
+        err.contains("s.sh>:1:1") && err.contains("10,000 turns"),
+        "{err}"
+    );
+}
