@@ -96,6 +96,25 @@ pub fn default_entry(name: &str, value: Value) -> Entry {
     }
 }
 
+/// Every key at a parser's defaults (the first action of each key wins), as
+/// resolution starts from them. `keys[i]` is the canonical key of action `i`.
+pub fn defaults(
+    parser: &crate::engine::argparse::ArgParser,
+    keys: &[String],
+) -> BTreeMap<String, Entry> {
+    let ns = parser.defaults();
+    let mut out = BTreeMap::new();
+    for (i, a) in parser.actions.iter().enumerate() {
+        if out.contains_key(&keys[i]) {
+            continue;
+        }
+        if let Some(v) = parser.dest_id(i).and_then(|d| ns.get_id(d)) {
+            out.insert(keys[i].clone(), default_entry(&a.dest, v.clone()));
+        }
+    }
+    out
+}
+
 /// Fills `values` from a parse: options the argv set become CLI entries (their
 /// words found by `words(parser_index)`), defaults converted after parsing are
 /// updated. `keys[i]` is the canonical key of action `i`.

@@ -14,7 +14,7 @@ use crate::engine::common;
 use crate::engine::rules::{self, EnvSpec, RuleFile};
 use crate::error::Error;
 use crate::launch::{Engine, Launch, Provenance};
-use crate::resolve::{Entry, ResolveOptions, Resolved, Source, Val, VersionUsed};
+use crate::resolve::{Entry, ResolveOptions, Resolved, Source, VersionUsed};
 
 const SCHEMAS: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/sglang_schemas.rs"));
 const RULES: &str = include_str!("rules.yaml");
@@ -55,33 +55,8 @@ pub struct Release {
 impl Release {
     /// Every key at this release's default, as resolution starts from it.
     pub fn defaults(&self) -> &BTreeMap<String, Entry> {
-        self.defaults.get_or_init(|| {
-            let ns = self.parser.defaults();
-            let mut out = BTreeMap::new();
-            for (i, a) in self.parser.actions.iter().enumerate() {
-                let key = &self.keys[i];
-                if out.contains_key(key) {
-                    continue;
-                }
-                let Some(v) = self.parser.dest_id(i).and_then(|d| ns.get_id(d)) else {
-                    continue;
-                };
-                out.insert(
-                    key.clone(),
-                    Entry {
-                        val: Val::known(v.clone()),
-                        source: Source::Default,
-                        name: a.dest.clone(),
-                        spans: vec![],
-                        written: None,
-                        rules: vec![],
-                        inactive: None,
-                        no_effect: None,
-                    },
-                );
-            }
-            out
-        })
+        self.defaults
+            .get_or_init(|| crate::engine::common::defaults(&self.parser, &self.keys))
     }
 }
 

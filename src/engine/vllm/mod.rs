@@ -47,23 +47,8 @@ pub struct Release {
 impl Release {
     /// Every key at this release's default, as resolution starts from it.
     pub fn defaults(&self) -> &BTreeMap<String, Entry> {
-        self.defaults.get_or_init(|| {
-            let ns = self.parser.defaults();
-            let mut out = BTreeMap::new();
-            for (i, a) in self.parser.actions.iter().enumerate() {
-                let key = &self.keys[i];
-                if out.contains_key(key) {
-                    continue;
-                }
-                if let Some(v) = self.parser.dest_id(i).and_then(|d| ns.get_id(d)) {
-                    out.insert(
-                        key.clone(),
-                        crate::engine::common::default_entry(&a.dest, v.clone()),
-                    );
-                }
-            }
-            out
-        })
+        self.defaults
+            .get_or_init(|| crate::engine::common::defaults(&self.parser, &self.keys))
     }
 }
 

@@ -622,13 +622,7 @@ impl<'a> Interp<'a> {
                 }
                 for v in values.into_iter().take(10_000) {
                     self.st.set_scalar(&f.variable_name, Val::Known(v));
-                    self.list(&f.body.list)?;
-                    self.continuing = false;
-                    if self.breaking {
-                        self.breaking = false;
-                        break;
-                    }
-                    if self.stopped || self.returning {
+                    if !self.turn(&f.body.list)? {
                         break;
                     }
                 }
@@ -652,6 +646,18 @@ impl<'a> Interp<'a> {
             // A coprocess runs in the background with its own copy of the state.
             CompoundCommand::Coprocess(_) => Ok(Status::Ok),
         }
+    }
+
+    /// One turn of a loop body; `false` when the loop ends here (`break`,
+    /// `exit`, `return`).
+    fn turn(&mut self, body: &CompoundList) -> Result<bool, Error> {
+        self.list(body)?;
+        self.continuing = false;
+        if self.breaking {
+            self.breaking = false;
+            return Ok(false);
+        }
+        Ok(!(self.stopped || self.returning))
     }
 
     /// Runs a body that may run or not, any number of times: afterwards every
@@ -703,13 +709,7 @@ impl<'a> Interp<'a> {
                     "this `for ((...))` loop runs more than 10,000 turns; it is not evaluated",
                 ));
             }
-            self.list(&f.body.list)?;
-            self.continuing = false;
-            if self.breaking {
-                self.breaking = false;
-                break;
-            }
-            if self.stopped || self.returning {
+            if !self.turn(&f.body.list)? {
                 break;
             }
             if let Err(r) = eval(self, &f.updater)? {
