@@ -506,3 +506,21 @@ fn an_unknowable_model_path_is_named_by_the_served_name() {
         "{f:#}"
     );
 }
+
+#[test]
+fn a_parse_error_under_the_default_release_says_how_to_pick_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("a.sh");
+    // use_fp4_indexer_cache is an AttentionConfig field in 0.20 to 0.29 only.
+    std::fs::write(&f, "vllm serve org/m -ac.use_fp4_indexer_cache true\n").unwrap();
+    let f = f.to_str().unwrap();
+    let (code, _, err) = run(&["compare", f, f]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("a.sh:1:44: vllm 0.33.0: argument --attention-config/-ac: invalid")
+            && err.contains("no engine version was given, so the newest bundled release 0.33.0 was used: give --engine-version"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["compare", f, f, "--engine-version", "0.25.0"]);
+    assert_eq!(code, 0, "{err}");
+}

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::engine::argparse::{Namespace, OptionSpec};
 use crate::engine::rules::EnvSpec;
 use crate::launch::{EnvVar, Known, Launch, Platform, Provenance, Token};
-use crate::resolve::{Entry, ResolveOptions, Source, Val};
+use crate::resolve::{Entry, ResolveOptions, Source, Val, VersionUsed};
 use crate::source::Span;
 
 /// Hardware and platform of a launch: recipe-drift's options first, then the
@@ -52,6 +52,23 @@ pub fn requested_version(launch: &Launch, opts: &ResolveOptions) -> Option<(Stri
         (None, Some(k)) => Some((k.value.clone(), k.from.clone())),
         _ => None,
     }
+}
+
+/// For a parse error under a release nobody asked for: how to pick another.
+pub fn version_hint(version: &VersionUsed, launch: &Launch) -> String {
+    if !version.from.starts_with("newest bundled release") {
+        return String::new();
+    }
+    let image = launch
+        .context
+        .image
+        .as_ref()
+        .map(|i| format!(" (the image {} names no release)", i.value))
+        .unwrap_or_default();
+    format!(
+        "; no engine version was given{image}, so the newest bundled release {} was used: give --engine-version, or engine-version: on the link",
+        version.version
+    )
 }
 
 /// An entry for a value set on the command line by these written words.

@@ -188,7 +188,13 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                     placeholders.insert(i, argv[i].clone());
                     continue;
                 }
-                return Err(parse_error(launch, release, &argv, &tokens, e));
+                return Err(match parse_error(launch, release, &argv, &tokens, e) {
+                    Error::Input { at, message } => Error::Input {
+                        at,
+                        message: message + &common::version_hint(&version, launch),
+                    },
+                    other => other,
+                });
             }
         }
     };

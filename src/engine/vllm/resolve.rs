@@ -75,7 +75,11 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
             Err(Refusal::Error(m)) => {
                 return Err(Error::input(
                     launch.span.clone(),
-                    format!("vllm {}: {m}", release.name),
+                    format!(
+                        "vllm {}: {m}{}",
+                        release.name,
+                        common::version_hint(&version, launch)
+                    ),
                 ));
             }
         };
@@ -104,6 +108,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                         token.map(|t| t.text.as_str()).unwrap_or_default()
                     ));
                 }
+                msg.push_str(&common::version_hint(&version, launch));
                 let span = token
                     .map(|t| t.span.clone())
                     .unwrap_or_else(|| launch.span.clone());
