@@ -65,7 +65,11 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             )?;
             emit(&l, format, &policy)
         }
-        Command::Check { config, format } => {
+        Command::Check {
+            config,
+            format,
+            no_waivers,
+        } => {
             let path = match config.or_else(Manifest::discover) {
                 Some(p) => p,
                 None => {
@@ -76,9 +80,24 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             };
             let m = Manifest::load(&path)?;
             validate_policy(&m.policy, &path)?;
+            let waivers = if no_waivers { &[][..] } else { &m.waivers[..] };
+            let known = known_keys();
+            let names: Vec<&str> = m.links.iter().map(|l| l.name.as_str()).collect();
+            crate::waiver::validate(
+                waivers,
+                &names,
+                |k| k.starts_with("env:") || known.contains(k),
+                |needle| config_position(&path, "waivers:", needle),
+            )?;
+            let today = if waivers.is_empty() {
+                None
+            } else {
+                Some(crate::waiver::Date::today()?)
+            };
             let policy = Policy::with_overrides(m.policy.clone());
             let mut reports = Vec::new();
             let mut failures = Vec::new();
+            let mut outcomes = Vec::new();
             for link in &m.links {
                 let ctx = ContextArgs {
                     engine_version: link.engine_version.clone(),
@@ -95,7 +114,13 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                     &BTreeMap::new(),
                     &policy,
                 ) {
-                    Ok(r) => reports.extend(r),
+                    Ok(mut r) => {
+                        if let Some(today) = today {
+                            outcomes
+                                .extend(crate::waiver::apply(&link.name, &mut r, waivers, today));
+                        }
+                        reports.extend(r)
+                    }
                     Err(e) => failures.push(report::Failure {
                         name: link.name.clone(),
                         error: e.to_string(),
@@ -103,15 +128,20 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                 }
             }
             let mut out = emit(&reports, format, &policy)?;
-            if !failures.is_empty() {
+            if !failures.is_empty() || !outcomes.is_empty() {
                 out.stdout = match format {
                     Format::Human => {
-                        report::human::render_with_failures(&reports, &failures, &policy)
+                        report::human::render_with_failures(&reports, &failures, &outcomes, &policy)
                     }
                     Format::Json => {
-                        report::json::render_with_failures(&reports, &failures, &policy)
+                        report::json::render_with_failures(&reports, &failures, &outcomes, &policy)
                     }
                 };
+            }
+            if outcomes.iter().any(|o| o.is_error()) {
+                out.code = out.code.max(1);
+            }
+            if !failures.is_empty() {
                 out.code = 2;
             }
             Ok(out)
@@ -200,19 +230,29 @@ fn emit(reports: &[LinkReport], format: Format, policy: &Policy) -> Result<Outpu
     })
 }
 
-/// Checks a config's policy entries: each names a known key (or `env:NAME`), or is
-/// a `*` pattern that matches one; no key is in two classes.
-fn validate_policy(lists: &crate::policy::ClassLists, path: &Path) -> Result<(), Error> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let at = |entry: &str| {
-        let from = text.find("policy:").unwrap_or(0);
-        let offset = text[from..].find(entry).map(|o| o + from).unwrap_or(from);
-        let src = Source::new(Origin::File(path.to_path_buf()), text.clone());
-        src.span(offset, offset).to_string()
-    };
+/// Every canonical key of both engines' bundled releases.
+fn known_keys() -> std::collections::BTreeSet<String> {
     let mut known = sglang::all_keys();
     known.extend(crate::engine::vllm::all_keys());
     known.insert("engine".into());
+    known
+}
+
+/// `file:line:col` of `needle` after `section` in a config file (its start
+/// when not found).
+fn config_position(path: &Path, section: &str, needle: &str) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let from = text.find(section).unwrap_or(0);
+    let offset = text[from..].find(needle).map(|o| o + from).unwrap_or(from);
+    let src = Source::new(Origin::File(path.to_path_buf()), text.clone());
+    src.span(offset, offset).to_string()
+}
+
+/// Checks a config's policy entries: each names a known key (or `env:NAME`), or is
+/// a `*` pattern that matches one; no key is in two classes.
+fn validate_policy(lists: &crate::policy::ClassLists, path: &Path) -> Result<(), Error> {
+    let at = |entry: &str| config_position(path, "policy:", entry);
+    let known = known_keys();
     let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
     for (class, entries) in [
         ("major", &lists.major),

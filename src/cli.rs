@@ -134,6 +134,9 @@ pub enum Command {
         /// The config file (default: .recipe-drift.yaml or .github/.recipe-drift.yaml).
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
+        /// Ignore the config's waivers: report every divergence.
+        #[arg(long)]
+        no_waivers: bool,
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: Format,

@@ -101,6 +101,9 @@ pub struct Finding {
     pub docs: SideValue,
     /// The recipe side.
     pub recipe: SideValue,
+    /// The config's waiver that accepts this divergence, if one applies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waived: Option<crate::waiver::Waived>,
 }
 
 /// Keys unknown on both sides for the same reason: the same inputs decide them alike.
@@ -169,6 +172,7 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
             severity: Severity::Warning,
             docs: SideValue::from(de, docs, key),
             recipe: SideValue::from(re, recipe, key),
+            waived: None,
         });
     }
     for key in keys {
@@ -260,6 +264,7 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
             severity,
             docs: SideValue::from(de, docs, key),
             recipe: SideValue::from(re, recipe, key),
+            waived: None,
         });
     }
     findings.sort_by(|a, b| (a.severity, a.kind, &a.key).cmp(&(b.severity, b.kind, &b.key)));

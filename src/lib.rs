@@ -19,3 +19,4 @@ pub mod policy;
 pub mod report;
 pub mod resolve;
 pub mod source;
+pub mod waiver;

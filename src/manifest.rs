@@ -118,6 +118,9 @@ pub struct Manifest {
     /// Policy overrides.
     #[serde(default)]
     pub policy: ClassLists,
+    /// Divergences accepted on purpose, each with a reason and an expiry date.
+    #[serde(default)]
+    pub waivers: Vec<crate::waiver::Waiver>,
 }
 
 impl Manifest {

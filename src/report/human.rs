@@ -10,17 +10,46 @@ use super::{Failure, LinkReport, SideReport, finding_keys, normalized};
 use crate::compare::{Finding, Kind, Severity, SideValue};
 use crate::policy::{Class, Policy};
 use crate::resolve::{Source, Val};
+use crate::waiver::Outcome;
 
 /// Renders link reports as text.
 pub fn render(links: &[LinkReport], policy: &Policy) -> String {
-    render_with_failures(links, &[], policy)
+    render_with_failures(links, &[], &[], policy)
 }
 
-/// Renders link reports, then the links that could not be compared.
-pub fn render_with_failures(links: &[LinkReport], failures: &[Failure], policy: &Policy) -> String {
+/// Renders link reports, the links that could not be compared, and what became
+/// of the config's waivers.
+pub fn render_with_failures(
+    links: &[LinkReport],
+    failures: &[Failure],
+    waivers: &[Outcome],
+    policy: &Policy,
+) -> String {
     let mut out = String::new();
     for l in links {
         render_link(&mut out, l, policy);
+    }
+    for w in waivers {
+        let what = format!(
+            "waiver of {} on link {:?} (until {}: {})",
+            w.waiver.key, w.waiver.link, w.waiver.until, w.waiver.reason
+        );
+        let _ = match w.status {
+            "expired" => writeln!(
+                out,
+                "error[waiver]: the {what} has expired; renew it or fix the drift\n"
+            ),
+            "unused" => writeln!(
+                out,
+                "note[waiver]: the {what} matches no finding; remove it\n"
+            ),
+            _ => writeln!(
+                out,
+                "note[waiver]: the {what} waives {} finding{}\n",
+                w.waived,
+                if w.waived == 1 { "" } else { "s" }
+            ),
+        };
     }
     for f in failures {
         let _ = writeln!(out, "link: {}  [error]\nerror: {}\n", f.name, f.error);
@@ -37,12 +66,18 @@ pub fn render_with_failures(links: &[LinkReport], failures: &[Failure], policy: 
         .iter()
         .filter(|l| super::json::status(l) == "drift")
         .count();
+    let expired = waivers.iter().filter(|w| w.is_error()).count();
     let _ = writeln!(
         out,
-        "{} link{} checked, {} with MAJOR drift",
+        "{} link{} checked, {} with MAJOR drift{}",
         links.len(),
         if links.len() == 1 { "" } else { "s" },
-        drift
+        drift,
+        match expired {
+            0 => String::new(),
+            1 => ", 1 expired waiver".to_string(),
+            n => format!(", {n} expired waivers"),
+        }
     );
     out
 }
@@ -190,7 +225,12 @@ fn title(f: &Finding) -> String {
         Kind::Equivalent => "equivalent",
         Kind::NoEffect => "no-effect",
     };
-    format!("[{kind}] {what} ({class})")
+    let waived = f
+        .waived
+        .as_ref()
+        .map(|w| format!(" [waived until {}: {}]", w.until, w.reason))
+        .unwrap_or_default();
+    format!("[{kind}] {what} ({class}){waived}")
 }
 
 fn describe(sv: &SideValue) -> String {

@@ -6,17 +6,24 @@ use serde_json::json;
 use super::{Failure, LinkReport, finding_keys, normalized};
 use crate::compare::Severity;
 use crate::policy::Policy;
+use crate::waiver::Outcome;
 
 /// The JSON schema version of `compare`/`check` output.
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Renders link reports as one JSON document.
 pub fn render(links: &[LinkReport], policy: &Policy) -> String {
-    render_with_failures(links, &[], policy)
+    render_with_failures(links, &[], &[], policy)
 }
 
-/// Renders link reports and the links that could not be compared (`status: error`).
-pub fn render_with_failures(links: &[LinkReport], failures: &[Failure], policy: &Policy) -> String {
+/// Renders link reports, the links that could not be compared (`status:
+/// error`) and what became of the config's waivers (`waivers`, when any).
+pub fn render_with_failures(
+    links: &[LinkReport],
+    failures: &[Failure],
+    waivers: &[Outcome],
+    policy: &Policy,
+) -> String {
     let mut out = Vec::new();
     for l in links {
         let keys = finding_keys(&l.comparison);
@@ -48,10 +55,14 @@ pub fn render_with_failures(links: &[LinkReport], failures: &[Failure], policy: 
     let mut summary = summary(links);
     summary["links"] = json!(links.len() + failures.len());
     summary["failed"] = json!(failures.len());
+    if !waivers.is_empty() {
+        summary["expired_waivers"] = json!(waivers.iter().filter(|w| w.is_error()).count());
+    }
     let doc = Doc {
         schema_version: SCHEMA_VERSION,
         tool: "recipe-drift",
         links: out,
+        waivers: waivers.to_vec(),
         summary,
     };
     let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
@@ -64,6 +75,8 @@ struct Doc {
     schema_version: u32,
     tool: &'static str,
     links: Vec<serde_json::Value>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    waivers: Vec<Outcome>,
     summary: serde_json::Value,
 }
 
