@@ -16,7 +16,7 @@ use crate::extract;
 use crate::launch::{Context, Engine, Launch, Platform, Provenance, Token};
 use crate::manifest::{Manifest, SideSpec};
 use crate::policy::Policy;
-use crate::report::{self, Format, LinkReport, SideReport};
+use crate::report::{self, Format, LinkReport, ReportFormat, SideReport};
 use crate::resolve::{self, ResolveOptions, Val};
 use crate::source::{Origin, Source};
 
@@ -63,7 +63,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                 &vars,
                 &policy,
             )?;
-            emit(&l, format, &policy)
+            emit(&l, &[], format, &policy)
         }
         Command::Check { config, format } => {
             let path = match config.or_else(Manifest::discover) {
@@ -102,16 +102,8 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                     }),
                 }
             }
-            let mut out = emit(&reports, format, &policy)?;
+            let mut out = emit(&reports, &failures, format, &policy)?;
             if !failures.is_empty() {
-                out.stdout = match format {
-                    Format::Human => {
-                        report::human::render_with_failures(&reports, &failures, &policy)
-                    }
-                    Format::Json => {
-                        report::json::render_with_failures(&reports, &failures, &policy)
-                    }
-                };
                 out.code = 2;
             }
             Ok(out)
@@ -188,16 +180,44 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
     }
 }
 
-fn emit(reports: &[LinkReport], format: Format, policy: &Policy) -> Result<Output, Error> {
-    let text = match format {
-        Format::Human => report::human::render(reports, policy),
-        Format::Json => report::json::render(reports, policy),
-    };
+/// Renders the reports; with `--format github` and `$GITHUB_STEP_SUMMARY` set,
+/// also appends the Markdown summary to that file (exit 2 if it cannot).
+fn emit(
+    reports: &[LinkReport],
+    failures: &[report::Failure],
+    format: ReportFormat,
+    policy: &Policy,
+) -> Result<Output, Error> {
+    let text = report::render(format, reports, failures, policy);
+    if format == ReportFormat::Github
+        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
+    {
+        let summary = report::markdown::render(reports, failures, policy);
+        append(Path::new(&path), &summary).map_err(|e| {
+            Error::usage(format!(
+                "cannot append the job summary to {} ($GITHUB_STEP_SUMMARY): {e}",
+                Path::new(&path).display()
+            ))
+        })?;
+    }
     let drift = reports.iter().any(|l| report::json::status(l) == "drift");
     Ok(Output {
         code: if drift { 1 } else { 0 },
         stdout: text,
     })
+}
+
+/// Appends `text` to a file, creating it if needed; a blank line separates it from
+/// what the file already holds.
+fn append(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    let sep = if f.metadata()?.len() > 0 { "\n" } else { "" };
+    f.write_all(format!("{sep}{text}").as_bytes())?;
+    f.flush()
 }
 
 /// Checks a config's policy entries: each names a known key (or `env:NAME`), or is
