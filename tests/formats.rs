@@ -339,3 +339,80 @@ fn markdown_says_when_commands_agree() {
     );
     assert!(!out.contains("```diff"), "{out}");
 }
+
+#[test]
+fn warnings_map_to_warning_in_sarif_and_github() {
+    // The vLLM links: a no-effect env var on the recipe side is a warning.
+    let cfg = "fixtures/demo/inferencex-link.yaml";
+    let (code, out, _) = run(&["check", "--config", cfg, "--format", "sarif"]);
+    assert_eq!(code, 1);
+    assert_valid_sarif(&out);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let r = doc["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["properties"]["key"] == "env:VLLM_USE_FLASHINFER_MOE_FP4")
+        .expect("a no-effect result");
+    assert_eq!(r["ruleId"], "RD005");
+    assert_eq!(r["level"], "warning");
+    let (_, out, _) = run(&["check", "--config", cfg, "--format", "github"]);
+    let line = out
+        .lines()
+        .find(|l| l.contains("env%3AVLLM_USE_FLASHINFER_MOE_FP4"))
+        .expect("a no-effect annotation");
+    // The docs side does not set it: the annotation sits on the recipe's export.
+    assert!(
+        line.starts_with("::warning file=fixtures/inferencex/benchmarks/single_node/fixed_seq_len/orcav5_fp8_b200_vllm_mtp.sh,line=22,col=8,"),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_command_that_would_not_start_is_an_error_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("no-radix.sh");
+    std::fs::write(
+        &f,
+        "sglang serve --model-path m/x --enable-hierarchical-cache --disable-radix-cache\n",
+    )
+    .unwrap();
+    let f = f.to_str().unwrap();
+    let args = |format| {
+        [
+            "compare",
+            f,
+            f,
+            "--engine-version",
+            "0.5.19",
+            "--format",
+            format,
+        ]
+    };
+    let (code, out, _) = run(&args("sarif"));
+    assert_eq!(code, 1);
+    assert_valid_sarif(&out);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let results = doc["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results
+            .iter()
+            .any(|r| r["ruleId"] == "RD006" && r["level"] == "error"),
+        "{out}"
+    );
+    let (code, out, _) = run(&args("github"));
+    assert_eq!(code, 1);
+    assert!(
+        out.contains(&format!(
+            "::error file={},line=1,col=1,title=recipe-drift%3A the docs command would not start::",
+            f.replace(':', "%3A").replace(',', "%2C")
+        )),
+        "{out}"
+    );
+    let (code, out, _) = run(&args("markdown"));
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("**the docs command would not start**"),
+        "{out}"
+    );
+}
