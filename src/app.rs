@@ -16,7 +16,7 @@ use crate::extract;
 use crate::launch::{Context, Engine, Launch, Platform, Provenance, Token};
 use crate::manifest::{Manifest, SideSpec};
 use crate::policy::Policy;
-use crate::report::{self, Format, LinkReport, SideReport};
+use crate::report::{self, Format, LinkReport, ReportFormat, SideReport};
 use crate::resolve::{self, ResolveOptions, Val};
 use crate::source::{Origin, Source};
 
@@ -63,7 +63,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                 &vars,
                 &policy,
             )?;
-            emit(&l, format, &policy)
+            emit(&l, &[], &[], format, &policy)
         }
         Command::Check {
             config,
@@ -127,17 +127,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                     }),
                 }
             }
-            let mut out = emit(&reports, format, &policy)?;
-            if !failures.is_empty() || !outcomes.is_empty() {
-                out.stdout = match format {
-                    Format::Human => {
-                        report::human::render_with_failures(&reports, &failures, &outcomes, &policy)
-                    }
-                    Format::Json => {
-                        report::json::render_with_failures(&reports, &failures, &outcomes, &policy)
-                    }
-                };
-            }
+            let mut out = emit(&reports, &failures, &outcomes, format, &policy)?;
             if outcomes.iter().any(|o| o.is_error()) {
                 out.code = out.code.max(1);
             }
@@ -218,16 +208,45 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
     }
 }
 
-fn emit(reports: &[LinkReport], format: Format, policy: &Policy) -> Result<Output, Error> {
-    let text = match format {
-        Format::Human => report::human::render(reports, policy),
-        Format::Json => report::json::render(reports, policy),
-    };
+/// Renders the reports; with `--format github` and `$GITHUB_STEP_SUMMARY` set,
+/// also appends the Markdown summary to that file (exit 2 if it cannot).
+fn emit(
+    reports: &[LinkReport],
+    failures: &[report::Failure],
+    waivers: &[crate::waiver::Outcome],
+    format: ReportFormat,
+    policy: &Policy,
+) -> Result<Output, Error> {
+    let text = report::render(format, reports, failures, waivers, policy);
+    if format == ReportFormat::Github
+        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
+    {
+        let summary = report::markdown::render(reports, failures, waivers, policy);
+        append(Path::new(&path), &summary).map_err(|e| {
+            Error::usage(format!(
+                "cannot append the job summary to {} ($GITHUB_STEP_SUMMARY): {e}",
+                Path::new(&path).display()
+            ))
+        })?;
+    }
     let drift = reports.iter().any(|l| report::json::status(l) == "drift");
     Ok(Output {
         code: if drift { 1 } else { 0 },
         stdout: text,
     })
+}
+
+/// Appends `text` to a file, creating it if needed; a blank line separates it from
+/// what the file already holds.
+fn append(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    let sep = if f.metadata()?.len() > 0 { "\n" } else { "" };
+    f.write_all(format!("{sep}{text}").as_bytes())?;
+    f.flush()
 }
 
 /// Every canonical key of both engines' bundled releases.

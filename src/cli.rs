@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::report::Format;
+use crate::report::{Format, ReportFormat};
 
 /// Keeps LLM serving docs honest: compares the serve commands docs show with the
 /// ones benchmark recipes run, after the engine's own parsing and resolution.
@@ -64,7 +64,7 @@ pub enum Command {
         context: ContextArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
-        format: Format,
+        format: ReportFormat,
     },
     /// Print the launches found in a file.
     Extract {
@@ -139,7 +139,7 @@ pub enum Command {
         no_waivers: bool,
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
-        format: Format,
+        format: ReportFormat,
     },
     /// Explain a key: its class, option strings and defaults per release, and rules.
     Explain {

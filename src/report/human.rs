@@ -7,8 +7,8 @@ use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use similar::TextDiff;
 
 use super::{Failure, LinkReport, SideReport, finding_keys, normalized};
-use crate::compare::{Finding, Kind, Severity, SideValue};
-use crate::policy::{Class, Policy};
+use crate::compare::{Severity, SideValue};
+use crate::policy::Policy;
 use crate::resolve::{Source, Val};
 use crate::waiver::Outcome;
 
@@ -30,26 +30,11 @@ pub fn render_with_failures(
         render_link(&mut out, l, policy);
     }
     for w in waivers {
-        let what = format!(
-            "waiver of {} on link {:?} (until {}: {})",
-            w.waiver.key, w.waiver.link, w.waiver.until, w.waiver.reason
-        );
-        let _ = match w.status {
-            "expired" => writeln!(
-                out,
-                "error[waiver]: the {what} has expired; renew it or fix the drift\n"
-            ),
-            "unused" => writeln!(
-                out,
-                "note[waiver]: the {what} matches no finding; remove it\n"
-            ),
-            _ => writeln!(
-                out,
-                "note[waiver]: the {what} waives {} finding{}\n",
-                w.waived,
-                if w.waived == 1 { "" } else { "s" }
-            ),
+        let level = match w.status {
+            "expired" => "error",
+            _ => "note",
         };
+        let _ = writeln!(out, "{level}[waiver]: {}\n", super::waiver_text(w));
     }
     for f in failures {
         let _ = writeln!(out, "link: {}  [error]\nerror: {}\n", f.name, f.error);
@@ -121,7 +106,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
             Severity::Warning => Level::WARNING,
             Severity::Info => Level::NOTE,
         };
-        let title = title(f);
+        let title = super::finding_title(f);
         let mut group: Group = Group::with_title(level.primary_title(title));
         for (label, side, sv) in [("docs", &l.docs, &f.docs), ("recipe", &l.recipe, &f.recipe)] {
             if let Some(snippet) = snippet(label, side, sv) {
@@ -176,61 +161,6 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
     } else {
         let _ = writeln!(out, "normalized commands are identical\n");
     }
-}
-
-fn title(f: &Finding) -> String {
-    let class = match f.class {
-        Class::Major => "MAJOR",
-        Class::Minor => "minor",
-        Class::Ignore => "ignored",
-    };
-    let what = match f.kind {
-        Kind::Contradicts => format!(
-            "{} differs: docs {} vs recipe {}",
-            f.key,
-            f.docs.val.display(),
-            f.recipe.val.display()
-        ),
-        Kind::Missing => {
-            let (set, other, sv, ov) = if f.docs.is_set() {
-                ("docs", "recipe", &f.docs, &f.recipe)
-            } else {
-                ("recipe", "docs", &f.recipe, &f.docs)
-            };
-            format!(
-                "{} is set to {} by {set} only; {other} leaves {}",
-                f.key,
-                sv.val.display(),
-                ov.val.display()
-            )
-        }
-        Kind::Unknown => format!("{} cannot be compared from the text", f.key),
-        Kind::Equivalent => format!(
-            "{} is written differently but resolves to the same value ({})",
-            f.key,
-            f.docs.val.display()
-        ),
-        Kind::NoEffect => {
-            let sides: Vec<String> = [("docs", &f.docs), ("recipe", &f.recipe)]
-                .iter()
-                .filter_map(|(label, sv)| sv.no_effect.as_ref().map(|m| format!("{label}: {m}")))
-                .collect();
-            format!("{} has no effect ({})", f.key, sides.join("; "))
-        }
-    };
-    let kind = match f.kind {
-        Kind::Contradicts => "contradicts",
-        Kind::Missing => "missing",
-        Kind::Unknown => "unknown",
-        Kind::Equivalent => "equivalent",
-        Kind::NoEffect => "no-effect",
-    };
-    let waived = f
-        .waived
-        .as_ref()
-        .map(|w| format!(" [waived until {}: {}]", w.until, w.reason))
-        .unwrap_or_default();
-    format!("[{kind}] {what} ({class}){waived}")
 }
 
 fn describe(sv: &SideValue) -> String {

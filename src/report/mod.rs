@@ -1,14 +1,21 @@
-//! Reports: one module per output format.
+//! Reports: one module per output format. `check` and `compare` pick one with
+//! [`ReportFormat`] and render through [`render`]; `extract` and `resolve` keep
+//! [`Format`] (human or JSON).
 
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod markdown;
+pub mod sarif;
 
 use serde::Serialize;
 
-use crate::compare::Comparison;
+use crate::compare::{Comparison, Finding, Kind, SideValue};
 use crate::launch::Launch;
 use crate::policy::{Class, Policy};
 use crate::resolve::{Resolved, display_value};
+use crate::source::{Origin, Span};
+use crate::waiver::Outcome;
 
 /// One side of a compared link.
 #[derive(Debug, Clone, Serialize)]
@@ -41,13 +48,246 @@ pub struct Failure {
     pub error: String,
 }
 
-/// The output formats.
+/// The output formats of `extract` and `resolve`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// Annotated text for people.
     Human,
     /// Versioned JSON.
     Json,
+}
+
+/// The output formats of `check` and `compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// Annotated text for people: both sides' source lines, rule trails and a diff.
+    Human,
+    /// Versioned JSON (`schema_version: 1`).
+    Json,
+    /// SARIF 2.1.0, for code-scanning tools.
+    Sarif,
+    /// GitHub Actions workflow commands (`::error file=...::...`), one per finding;
+    /// with `$GITHUB_STEP_SUMMARY` set, a Markdown summary is appended to that file.
+    Github,
+    /// A Markdown body for a pull-request comment: a table per link and the diff.
+    Markdown,
+}
+
+/// Renders the compared links and the links that could not be compared in `format`.
+pub fn render(
+    format: ReportFormat,
+    links: &[LinkReport],
+    failures: &[Failure],
+    waivers: &[Outcome],
+    policy: &Policy,
+) -> String {
+    match format {
+        ReportFormat::Human => human::render_with_failures(links, failures, waivers, policy),
+        ReportFormat::Json => json::render_with_failures(links, failures, waivers, policy),
+        ReportFormat::Sarif => sarif::render(links, failures, waivers),
+        ReportFormat::Github => github::render(links, failures, waivers),
+        ReportFormat::Markdown => markdown::render(links, failures, waivers, policy),
+    }
+}
+
+/// What became of a waiver, in one sentence.
+pub fn waiver_text(w: &Outcome) -> String {
+    let what = format!(
+        "the waiver of {} on link {:?} (until {}: {})",
+        w.waiver.key, w.waiver.link, w.waiver.until, w.waiver.reason
+    );
+    match w.status {
+        "expired" => format!("{what} has expired; renew it or fix the drift"),
+        "unused" => format!("{what} matches no finding; remove it"),
+        _ => format!(
+            "{what} waives {} finding{}",
+            w.waived,
+            if w.waived == 1 { "" } else { "s" }
+        ),
+    }
+}
+
+/// The name of a finding kind as the JSON output spells it (`no_effect`) is for
+/// machines; this one (`no-effect`) is for messages.
+pub fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::Contradicts => "contradicts",
+        Kind::Missing => "missing",
+        Kind::Unknown => "unknown",
+        Kind::Equivalent => "equivalent",
+        Kind::NoEffect => "no-effect",
+    }
+}
+
+/// The policy class as messages spell it.
+pub fn class_name(c: Class) -> &'static str {
+    match c {
+        Class::Major => "MAJOR",
+        Class::Minor => "minor",
+        Class::Ignore => "ignored",
+    }
+}
+
+/// What a finding says, without its kind and class: `hicache_io_backend differs:
+/// docs direct vs recipe kernel`.
+pub fn finding_text(f: &Finding) -> String {
+    match f.kind {
+        Kind::Contradicts => format!(
+            "{} differs: docs {} vs recipe {}",
+            f.key,
+            f.docs.val.display(),
+            f.recipe.val.display()
+        ),
+        Kind::Missing => {
+            let (set, other, sv, ov) = if f.docs.is_set() {
+                ("docs", "recipe", &f.docs, &f.recipe)
+            } else {
+                ("recipe", "docs", &f.recipe, &f.docs)
+            };
+            format!(
+                "{} is set to {} by {set} only; {other} leaves {}",
+                f.key,
+                sv.val.display(),
+                ov.val.display()
+            )
+        }
+        Kind::Unknown => format!("{} cannot be compared from the text", f.key),
+        Kind::Equivalent => format!(
+            "{} is written differently but resolves to the same value ({})",
+            f.key,
+            f.docs.val.display()
+        ),
+        Kind::NoEffect => {
+            let sides: Vec<String> = [("docs", &f.docs), ("recipe", &f.recipe)]
+                .iter()
+                .filter_map(|(label, sv)| sv.no_effect.as_ref().map(|m| format!("{label}: {m}")))
+                .collect();
+            format!("{} has no effect ({})", f.key, sides.join("; "))
+        }
+    }
+}
+
+/// A finding's one-line title: `[contradicts] ... (MAJOR)`, and the waiver
+/// that accepts it, if any.
+pub fn finding_title(f: &Finding) -> String {
+    let waived = f
+        .waived
+        .as_ref()
+        .map(|w| format!(" [waived until {}: {}]", w.until, w.reason))
+        .unwrap_or_default();
+    format!(
+        "[{}] {} ({}){waived}",
+        kind_name(f.kind),
+        finding_text(f),
+        class_name(f.class)
+    )
+}
+
+/// A place in a file for annotations: the path as printed, and the line and column
+/// when they are lines of that file (a rendered generator's lines are lines of its
+/// rendered text, so a place there names the file only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    /// The file's path as the inputs name it.
+    pub path: String,
+    /// 1-based line and column in that file.
+    pub line_col: Option<(usize, usize)>,
+    /// The span as printed elsewhere (`file [view]:line:col`).
+    pub shown: String,
+}
+
+/// Where a span of `side` is, as a file place; `None` for text that is not a file
+/// (`<inline>` argv).
+pub fn place(span: &Span, side: &SideReport) -> Option<Place> {
+    let shown = span.to_string();
+    let src = &side.launch.source;
+    if *span.file == *src.label() {
+        return match &src.origin {
+            Origin::File(p) => Some(Place {
+                path: p.display().to_string(),
+                line_col: Some((span.pos.line, span.pos.col)),
+                shown,
+            }),
+            Origin::Rendered { file, .. } => Some(Place {
+                path: file.display().to_string(),
+                line_col: None,
+                shown,
+            }),
+            Origin::Inline(_) => None,
+        };
+    }
+    // Another file the command reads (a `--config FILE`, a sourced script).
+    if span.file.starts_with('<') || span.file.is_empty() {
+        return None;
+    }
+    Some(Place {
+        path: span.file.to_string(),
+        line_col: Some((span.pos.line, span.pos.col)),
+        shown,
+    })
+}
+
+/// The first place of a side value that is in a file.
+pub fn value_place(sv: &SideValue, side: &SideReport) -> Option<Place> {
+    sv.spans.iter().find_map(|s| place(s, side))
+}
+
+/// Where a finding is annotated: the docs side's first span in a file, else the
+/// recipe side's, else the docs launch line, else the recipe launch line. A docs
+/// value in a rendered generator's text is placed on the generator file itself
+/// (no line): the docs side is the one a docs change fixes.
+pub fn finding_place(l: &LinkReport, f: &Finding) -> Option<Place> {
+    let docs = value_place(&f.docs, &l.docs);
+    let recipe = value_place(&f.recipe, &l.recipe);
+    docs.or(recipe).or_else(|| launch_place(l))
+}
+
+/// The docs launch line, else the recipe launch line.
+pub fn launch_place(l: &LinkReport) -> Option<Place> {
+    place(&l.docs.launch.span, &l.docs).or_else(|| place(&l.recipe.launch.span, &l.recipe))
+}
+
+/// Splits an error message `file:line:col: message` into a place and the message;
+/// errors without a position (usage errors) give `None`.
+pub fn error_place(error: &str) -> Option<(Place, &str)> {
+    let (at, message) = error.split_once(": ")?;
+    let mut parts = at.rsplitn(3, ':');
+    let col: usize = parts.next()?.parse().ok()?;
+    let line: usize = parts.next()?.parse().ok()?;
+    let path = parts.next()?;
+    if path.is_empty() || path.starts_with('<') {
+        return None;
+    }
+    // A rendered generator's position names the file and the view.
+    let (path, line_col) = match path.split_once(" [") {
+        Some((file, _)) => (file, None),
+        None => (path, Some((line, col))),
+    };
+    Some((
+        Place {
+            path: path.to_string(),
+            line_col,
+            shown: at.to_string(),
+        },
+        message,
+    ))
+}
+
+/// The unified diff of the two normalised commands, `None` when they are equal.
+pub fn normalized_diff(l: &LinkReport, policy: &Policy) -> Option<String> {
+    let keys = finding_keys(&l.comparison);
+    let a = normalized(&l.docs, policy, &keys);
+    let b = normalized(&l.recipe, policy, &keys);
+    if a == b {
+        return None;
+    }
+    let diff = similar::TextDiff::from_lines(&a, &b);
+    Some(
+        diff.unified_diff()
+            .context_radius(3)
+            .header("docs (normalized)", "recipe (normalized)")
+            .to_string(),
+    )
 }
 
 /// The normalised command of one side: every non-ignored key the text decides

@@ -1,0 +1,194 @@
+//! GitHub Actions output (`--format github`): one workflow command per finding,
+//! `::error file=F,line=L,col=C,title=T::MESSAGE` (`::warning` for warnings,
+//! `::notice` for information), then a plain summary line.
+//!
+//! - The annotation is placed on the docs side's line of the finding; when the docs
+//!   side has no span (a default, a rule), on the recipe side's; when neither has
+//!   one, on the docs launch line (else the recipe's). A docs value inside a
+//!   rendered generator's text is annotated on the generator file (no line), and
+//!   the message names the rendered position.
+//! - Escaping follows the runner's rules: in the message `%`, `\r` and `\n` become
+//!   `%25`, `%0D` and `%0A`; in property values `:` and `,` also become `%3A` and
+//!   `%2C`.
+//! - Links that could not be compared are `::error` commands at the error's position
+//!   when it has one.
+//!
+//! The Markdown job summary (`$GITHUB_STEP_SUMMARY`) is [`super::markdown`]'s
+//! body; the command appends it (a side effect, not the renderer's).
+
+use std::fmt::Write;
+
+use super::{Failure, LinkReport, Place, finding_place, finding_text, kind_name, value_place};
+use crate::compare::Severity;
+use crate::waiver::Outcome;
+
+/// Escapes a workflow command's message (data).
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow command's property value.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// The command of a severity.
+pub fn command(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "notice",
+    }
+}
+
+/// One workflow command line (with its newline).
+pub fn annotation(cmd: &str, place: Option<&Place>, title: &str, message: &str) -> String {
+    let mut props = Vec::new();
+    if let Some(p) = place {
+        props.push(format!("file={}", escape_property(&p.path)));
+        if let Some((line, col)) = p.line_col {
+            props.push(format!("line={line}"));
+            props.push(format!("col={col}"));
+        }
+    }
+    props.push(format!("title={}", escape_property(title)));
+    format!("::{cmd} {}::{}\n", props.join(","), escape_data(message))
+}
+
+/// Renders the links as workflow commands.
+pub fn render(links: &[LinkReport], failures: &[Failure], waivers: &[Outcome]) -> String {
+    let mut out = String::new();
+    for w in waivers.iter().filter(|w| w.status != "applied") {
+        let cmd = if w.is_error() { "error" } else { "notice" };
+        out.push_str(&annotation(
+            cmd,
+            None,
+            "recipe-drift: waiver",
+            &super::waiver_text(w),
+        ));
+    }
+    for l in links {
+        for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
+            for e in &side.resolved.startup_errors {
+                let place = super::place(&side.launch.span, side);
+                out.push_str(&annotation(
+                    "error",
+                    place.as_ref(),
+                    &format!("recipe-drift: the {label} command would not start"),
+                    &format!(
+                        "{}\nrule {} ({})\nlink: {}",
+                        e.message, e.rule, e.reference, l.name
+                    ),
+                ));
+            }
+        }
+        for f in &l.comparison.findings {
+            let title = format!(
+                "recipe-drift: [{}] {} ({})",
+                kind_name(f.kind),
+                f.key,
+                super::class_name(f.class)
+            );
+            let mut message = finding_text(f);
+            for (label, sv, side) in [("docs", &f.docs, &l.docs), ("recipe", &f.recipe, &l.recipe)]
+            {
+                let _ = write!(message, "\n{label}: {}", sv.val.display());
+                if let Some(w) = &sv.written {
+                    let _ = write!(message, " from `{w}`");
+                }
+                if let Some(p) = value_place(sv, side) {
+                    let _ = write!(message, " at {}", p.shown);
+                }
+                for hit in &sv.rules {
+                    let _ = write!(
+                        message,
+                        "\n  rule {}: {} -> {}",
+                        hit.id,
+                        hit.before.display(),
+                        hit.after.display()
+                    );
+                }
+            }
+            let _ = write!(message, "\nlink: {}", l.name);
+            let place = finding_place(l, f);
+            out.push_str(&annotation(
+                command(f.severity),
+                place.as_ref(),
+                &title,
+                &message,
+            ));
+        }
+    }
+    for f in failures {
+        let (place, message) = match super::error_place(&f.error) {
+            Some((p, m)) => (Some(p), m),
+            None => (None, f.error.as_str()),
+        };
+        out.push_str(&annotation(
+            "error",
+            place.as_ref(),
+            "recipe-drift: input error",
+            &format!("{message}\nlink: {}", f.name),
+        ));
+    }
+    let drift = links
+        .iter()
+        .filter(|l| super::json::status(l) == "drift")
+        .count();
+    let _ = write!(
+        out,
+        "recipe-drift: {} link{} checked, {} with MAJOR drift",
+        links.len(),
+        if links.len() == 1 { "" } else { "s" },
+        drift
+    );
+    if !failures.is_empty() {
+        let _ = write!(out, ", {} could not be compared", failures.len());
+    }
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_escapes_percent_and_newlines_only() {
+        assert_eq!(escape_data("50% a:b, c\r\nd\n"), "50%25 a:b, c%0D%0Ad%0A");
+        // `%` first: an escape is not escaped twice.
+        assert_eq!(escape_data("%0A"), "%250A");
+    }
+
+    #[test]
+    fn properties_also_escape_colon_and_comma() {
+        assert_eq!(escape_property("a:b,c%d\ne\r"), "a%3Ab%2Cc%25d%0Ae%0D");
+    }
+
+    #[test]
+    fn annotation_escapes_each_part() {
+        let p = Place {
+            path: "docs/a,b:c.md".into(),
+            line_col: Some((3, 7)),
+            shown: String::new(),
+        };
+        assert_eq!(
+            annotation("error", Some(&p), "t: x, y", "50%\nnext: a, b"),
+            "::error file=docs/a%2Cb%3Ac.md,line=3,col=7,title=t%3A x%2C y::50%25%0Anext: a, b\n"
+        );
+        let file_only = Place {
+            line_col: None,
+            ..p
+        };
+        assert_eq!(
+            annotation("notice", Some(&file_only), "t", "m"),
+            "::notice file=docs/a%2Cb%3Ac.md,title=t::m\n"
+        );
+        assert_eq!(
+            annotation("warning", None, "t", "m"),
+            "::warning title=t::m\n"
+        );
+    }
+}

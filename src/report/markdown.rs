@@ -1,0 +1,242 @@
+//! Markdown output (`--format markdown`): a pull-request comment body. A heading
+//! with the verdict, a table of the links, then per link its two commands, a table
+//! of findings (key, class, kind, docs value, recipe value, where) and the unified
+//! diff of the normalised commands in a `diff` block. The same body is the job
+//! summary of `--format github`.
+
+use std::fmt::Write;
+
+use super::{Failure, LinkReport, SideReport, class_name, kind_name, normalized_diff, value_place};
+use crate::compare::Severity;
+use crate::policy::Policy;
+use crate::waiver::Outcome;
+
+/// Renders the links as one Markdown document.
+pub fn render(
+    links: &[LinkReport],
+    failures: &[Failure],
+    waivers: &[Outcome],
+    policy: &Policy,
+) -> String {
+    let mut out = String::new();
+    for w in waivers.iter().filter(|w| w.status != "applied") {
+        let _ = writeln!(
+            out,
+            "> **{}**: {}\n",
+            if w.is_error() { "Error" } else { "Note" },
+            super::waiver_text(w)
+        );
+    }
+    let drift = links
+        .iter()
+        .filter(|l| super::json::status(l) == "drift")
+        .count();
+    let total = links.len() + failures.len();
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    if drift > 0 {
+        let _ = writeln!(
+            out,
+            "## recipe-drift: MAJOR drift in {drift} of {total} link{}\n",
+            plural(total)
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "## recipe-drift: no MAJOR drift in {total} link{}\n",
+            plural(total)
+        );
+    }
+    if !failures.is_empty() {
+        let _ = writeln!(
+            out,
+            "**{} link{} could not be compared** (input errors below).\n",
+            failures.len(),
+            plural(failures.len())
+        );
+    }
+    let _ = writeln!(out, "| link | status | errors | warnings | notes |");
+    let _ = writeln!(out, "| --- | --- | --- | --- | --- |");
+    for l in links {
+        let count = |s: Severity| {
+            l.comparison
+                .findings
+                .iter()
+                .filter(|f| f.severity == s)
+                .count()
+        };
+        let startup = l.docs.resolved.startup_errors.len() + l.recipe.resolved.startup_errors.len();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            text(&l.name),
+            status_cell(super::json::status(l)),
+            count(Severity::Error) + startup,
+            count(Severity::Warning),
+            count(Severity::Info)
+        );
+    }
+    for f in failures {
+        let _ = writeln!(out, "| {} | **error** | | | |", text(&f.name));
+    }
+    for l in links {
+        out.push('\n');
+        render_link(&mut out, l, policy);
+    }
+    for f in failures {
+        let _ = writeln!(out, "\n### {}: error\n", text(&f.name));
+        out.push_str(&fenced("text", &format!("{}\n", f.error)));
+    }
+    out
+}
+
+fn status_cell(status: &str) -> String {
+    match status {
+        "drift" => "**drift**".into(),
+        s => s.into(),
+    }
+}
+
+fn side_line(label: &str, s: &SideReport) -> String {
+    let platform = match &s.resolved.platform {
+        Some(p) => p.value.to_string(),
+        None => "platform unknown".into(),
+    };
+    format!(
+        "- {label}: {} {} ({} {}, {})",
+        code(&s.launch.span.to_string()),
+        code(&s.launch.launcher_text()),
+        s.resolved.engine,
+        s.resolved.version.version,
+        platform
+    )
+}
+
+fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
+    let _ = writeln!(out, "### {}: {}\n", text(&l.name), super::json::status(l));
+    let _ = writeln!(out, "{}", side_line("docs", &l.docs));
+    let _ = writeln!(out, "{}", side_line("recipe", &l.recipe));
+    for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
+        for e in &side.resolved.startup_errors {
+            let _ = writeln!(
+                out,
+                "- **the {label} command would not start**: {} (rule {})",
+                text(&e.message),
+                code(&e.rule)
+            );
+        }
+    }
+    out.push('\n');
+    if l.comparison.findings.is_empty() {
+        let _ = writeln!(out, "No findings.\n");
+    } else {
+        let _ = writeln!(out, "| key | class | kind | docs | recipe | where |");
+        let _ = writeln!(out, "| --- | --- | --- | --- | --- | --- |");
+        for f in &l.comparison.findings {
+            let mut places = Vec::new();
+            for (label, sv, side) in [("docs", &f.docs, &l.docs), ("recipe", &f.recipe, &l.recipe)]
+            {
+                if let Some(p) = value_place(sv, side) {
+                    places.push(format!("{label} {}", code(&p.shown)));
+                }
+            }
+            let class = match (f.severity, f.class) {
+                (Severity::Error, c) => format!("**{}**", class_name(c)),
+                (_, c) => class_name(c).to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {class} | {} | {} | {} | {} |",
+                code(&f.key),
+                kind_name(f.kind),
+                code(&f.docs.val.display()),
+                code(&f.recipe.val.display()),
+                places.join("<br>")
+            );
+        }
+        out.push('\n');
+    }
+    if !l.comparison.shared_unknowns.is_empty() {
+        let keys: Vec<String> = l
+            .comparison
+            .shared_unknowns
+            .iter()
+            .map(|u| code(&u.key))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Unknown on both sides for the same reason: {}.\n",
+            keys.join(", ")
+        );
+    }
+    match normalized_diff(l, policy) {
+        Some(diff) => out.push_str(&fenced("diff", &diff)),
+        None => {
+            let _ = writeln!(out, "The normalized commands are identical.");
+        }
+    }
+}
+
+/// A fenced code block whose fence is longer than any backtick run in `body`.
+fn fenced(info: &str, body: &str) -> String {
+    let fence = "`".repeat(longest_backtick_run(body).max(2) + 1);
+    let mut s = format!("{fence}{info}\n{body}");
+    if !body.ends_with('\n') {
+        s.push('\n');
+    }
+    s.push_str(&fence);
+    s.push('\n');
+    s
+}
+
+fn longest_backtick_run(s: &str) -> usize {
+    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+/// Inline code in a table cell: `|` escaped (GitHub reads `\|` inside code in a
+/// table as a pipe), newlines as spaces, a longer fence around backticks.
+pub fn code(s: &str) -> String {
+    let s = s.replace(['\r', '\n'], " ").replace('|', "\\|");
+    if s.contains('`') {
+        let fence = "`".repeat(longest_backtick_run(&s) + 1);
+        format!("{fence} {s} {fence}")
+    } else if s.is_empty() {
+        "` `".into()
+    } else {
+        format!("`{s}`")
+    }
+}
+
+/// Plain text with Markdown's active characters escaped.
+pub fn text(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~' | '&' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\r' | '\n' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_escape_pipes_and_backticks() {
+        assert_eq!(code("a|b"), "`a\\|b`");
+        assert_eq!(code("x`y"), "`` x`y ``");
+        assert_eq!(code(""), "` `");
+        assert_eq!(text("a <b> | *c*"), "a \\<b\\> \\| \\*c\\*");
+    }
+
+    #[test]
+    fn fences_outgrow_the_body() {
+        assert_eq!(fenced("diff", "-a\n+b\n"), "```diff\n-a\n+b\n```\n");
+        assert_eq!(fenced("text", "```x"), "````text\n```x\n````\n");
+    }
+}

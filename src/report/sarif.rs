@@ -1,0 +1,260 @@
+//! SARIF 2.1.0 output (`--format sarif`), for code-scanning tools.
+//!
+//! - One run; `tool.driver` is `recipe-drift` with the crate's version and one rule
+//!   per finding kind, with stable ids: `RD001` contradicts, `RD002` missing,
+//!   `RD003` unknown, `RD004` equivalent, `RD005` no-effect, and `RD006`
+//!   startup-error (a command the engine would refuse to start).
+//! - Levels follow the severity: error -> `error`, warning -> `warning`, info ->
+//!   `note`.
+//! - Each result's message holds the finding (with its key) and the link's name.
+//!   Its location is the docs side's first span, else the recipe side's, else the
+//!   docs launch line (the same choice as `--format github`); the recipe side's
+//!   span is a related location. A value in a rendered generator's text is located
+//!   on the generator file without a region (its lines are lines of the rendered
+//!   text), and the message names the rendered position.
+//! - Columns count characters: `run.columnKind` is `unicodeCodePoints`.
+//! - Links that could not be compared (input errors) are not results: no finding
+//!   was made for them. Each is a `toolExecutionNotifications` entry of level
+//!   `error` in the run's invocation (with the error's file position when it has
+//!   one), and the invocation's `executionSuccessful` is then false (the exit code
+//!   is 2).
+//! - Deterministic: no timestamps, no absolute paths beyond those the inputs name,
+//!   stable ordering (links in config order, findings as compared).
+
+use serde_json::{Value, json};
+
+use super::{Failure, LinkReport, Place, finding_place, finding_text, kind_name, value_place};
+use crate::compare::{Finding, Kind, Severity};
+use crate::waiver::Outcome;
+
+/// The schema URI written in `$schema`.
+pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// The rules: (id, kind name, short description, default level).
+const RULES: [(&str, &str, &str, &str); 6] = [
+    (
+        "RD001",
+        "contradicts",
+        "Both sides set the key, to different values.",
+        "error",
+    ),
+    (
+        "RD002",
+        "missing",
+        "One side sets a value the other leaves at a different default.",
+        "error",
+    ),
+    (
+        "RD003",
+        "unknown",
+        "The key cannot be compared from the text (it needs the GPU or the checkpoint).",
+        "warning",
+    ),
+    (
+        "RD004",
+        "equivalent",
+        "Written differently, the same after the engine's resolution.",
+        "note",
+    ),
+    (
+        "RD005",
+        "no-effect",
+        "A side sets something its engine release does not read.",
+        "warning",
+    ),
+    (
+        "RD006",
+        "startup-error",
+        "The command would not start: the engine rejects the combination.",
+        "error",
+    ),
+];
+
+fn rule_index(kind: Kind) -> usize {
+    match kind {
+        Kind::Contradicts => 0,
+        Kind::Missing => 1,
+        Kind::Unknown => 2,
+        Kind::Equivalent => 3,
+        Kind::NoEffect => 4,
+    }
+}
+
+const STARTUP_RULE: usize = 5;
+
+/// The SARIF level of a severity.
+pub fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// Renders the links as one SARIF 2.1.0 log.
+pub fn render(links: &[LinkReport], failures: &[Failure], waivers: &[Outcome]) -> String {
+    let rules: Vec<Value> = RULES
+        .iter()
+        .map(|(id, name, text, level)| {
+            json!({
+                "id": id,
+                "name": name,
+                "shortDescription": {"text": text},
+                "defaultConfiguration": {"level": level},
+            })
+        })
+        .collect();
+    let mut results = Vec::new();
+    for l in links {
+        for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
+            for e in &side.resolved.startup_errors {
+                let mut r = json!({
+                    "ruleId": RULES[STARTUP_RULE].0,
+                    "ruleIndex": STARTUP_RULE,
+                    "level": "error",
+                    "message": {"text": format!(
+                        "the {label} command would not start: {} (rule {}, {}) [link: {}]",
+                        e.message, e.rule, e.reference, l.name
+                    )},
+                });
+                if let Some(p) = super::place(&side.launch.span, side) {
+                    r["locations"] = json!([location(&p, None)]);
+                }
+                results.push(r);
+            }
+        }
+        for f in &l.comparison.findings {
+            results.push(result(l, f));
+        }
+    }
+    let notifications: Vec<Value> = failures
+        .iter()
+        .map(|f| {
+            let mut n = json!({
+                "level": "error",
+                "message": {"text": format!("link {} could not be compared: {}", f.name, f.error)},
+                "descriptor": {"id": "input-error"},
+            });
+            if let Some((p, _)) = super::error_place(&f.error) {
+                n["locations"] = json!([location(&p, None)]);
+            }
+            n
+        })
+        .collect();
+    // Waivers: an expired one is an error of the run, an unused one a note.
+    let mut notifications = notifications;
+    for w in waivers.iter().filter(|w| w.status != "applied") {
+        notifications.push(json!({
+            "level": if w.is_error() { "error" } else { "note" },
+            "message": {"text": super::waiver_text(w)},
+            "descriptor": {"id": "waiver"},
+        }));
+    }
+    let mut invocation = json!({"executionSuccessful": failures.is_empty()});
+    if !notifications.is_empty() {
+        invocation["toolExecutionNotifications"] = Value::Array(notifications);
+    }
+    let doc = json!({
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "recipe-drift",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "invocations": [invocation],
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
+    s.push('\n');
+    s
+}
+
+fn result(l: &LinkReport, f: &Finding) -> Value {
+    let i = rule_index(f.kind);
+    let docs = value_place(&f.docs, &l.docs);
+    let recipe = value_place(&f.recipe, &l.recipe);
+    let mut text = format!("{} ({})", finding_text(f), super::class_name(f.class));
+    // A rendered position is not a line of the file: say where it is.
+    if let Some(p) = docs.as_ref().filter(|p| p.line_col.is_none()) {
+        text.push_str(&format!("; docs at {}", p.shown));
+    }
+    text.push_str(&format!(" [link: {}]", l.name));
+    let mut r = json!({
+        "ruleId": RULES[i].0,
+        "ruleIndex": i,
+        "level": level(f.severity),
+        "message": {"text": text},
+        "properties": {
+            "link": l.name,
+            "key": f.key,
+            "kind": kind_name(f.kind),
+            "class": super::class_name(f.class),
+            "docs": f.docs.val.display(),
+            "recipe": f.recipe.val.display(),
+        },
+    });
+    if let Some(p) = finding_place(l, f) {
+        r["locations"] = json!([location(&p, None)]);
+    }
+    // The recipe side, when the primary location is the docs side.
+    if let (Some(_), Some(rp)) = (&docs, &recipe) {
+        let text = format!("recipe: {}", f.recipe.val.display());
+        r["relatedLocations"] = json!([related(1, rp, &text)]);
+    }
+    r
+}
+
+fn related(id: usize, p: &Place, text: &str) -> Value {
+    let mut v = location(p, Some(text));
+    v["id"] = json!(id);
+    v
+}
+
+fn location(p: &Place, message: Option<&str>) -> Value {
+    let mut phys = json!({"artifactLocation": {"uri": uri(&p.path)}});
+    if let Some((line, col)) = p.line_col {
+        phys["region"] = json!({"startLine": line, "startColumn": col});
+    }
+    let mut v = json!({"physicalLocation": phys});
+    if let Some(m) = message {
+        v["message"] = json!({"text": m});
+    }
+    v
+}
+
+/// A path as a URI reference: relative paths stay relative (`/` separated), an
+/// absolute path becomes a `file://` URI; bytes outside the unreserved set and `/`
+/// are percent-encoded.
+pub fn uri(path: &str) -> String {
+    let path = path.replace('\\', "/");
+    let mut out = String::new();
+    if path.starts_with('/') {
+        out.push_str("file://");
+    }
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uri;
+
+    #[test]
+    fn uris_are_relative_and_encoded() {
+        assert_eq!(uri("fixtures/demo/a.md"), "fixtures/demo/a.md");
+        assert_eq!(uri("docs/my page.md"), "docs/my%20page.md");
+        assert_eq!(uri("/abs/x#1.sh"), "file:///abs/x%231.sh");
+        assert_eq!(uri("a\\b.md"), "a/b.md");
+    }
+}
