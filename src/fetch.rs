@@ -231,7 +231,7 @@ impl Fetcher {
                 delay *= 2;
             }
             let mut req = client.get(parsed.clone());
-            if host == "api.github.com" || url.contains("/repos/") && github {
+            if host == "api.github.com" || (github && url.contains("/repos/")) {
                 req = req.header("Accept", "application/vnd.github+json");
             }
             if let Some(t) = &token {
@@ -252,9 +252,8 @@ impl Fetcher {
             };
             let status = resp.status();
             if status.as_u16() == 304
-                && let Some((meta, Some(body))) = &cached
+                && let Some((_, Some(body))) = &cached
             {
-                let _ = meta;
                 return Ok(Some(Arc::new(body.clone())));
             }
             if status.is_server_error() {

@@ -634,3 +634,41 @@ fn an_inferencex_root_on_github_fetches_only_what_the_entry_needs() {
     assert_eq!(out2, out);
     assert_eq!(server.paths().len(), 3);
 }
+
+#[test]
+fn a_timeout_is_retried_then_reported() {
+    let server = Server::start(|_, _| {
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        ok("sglang serve --model-path m\n")
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("{}/cmd.txt", server.base());
+    let cache = cache_arg(&dir);
+    let (code, _, err) = run(
+        &server,
+        &[("RECIPE_DRIFT_HTTP_TIMEOUT_MS", "200")],
+        &[
+            "extract",
+            &url,
+            "--allow-host",
+            "127.0.0.1",
+            "--cache-dir",
+            &cache,
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&url) && err.contains("timed out") && err.contains("3 tries"),
+        "{err}"
+    );
+    assert_eq!(server.paths().len(), 3);
+}
+
+#[test]
+fn a_remote_config_value_that_is_not_a_remote_form_is_an_error() {
+    let server = page_server();
+    let (code, _, err) = run(&server, &[], &["compare", "github:acme@main:x.md", "y.md"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("github:OWNER/REPO@REF:PATH"), "{err}");
+    assert!(server.paths().is_empty());
+}
