@@ -8,17 +8,18 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use crate::cli::{Cli, Command, ContextArgs};
+use crate::cli::{Cli, Command, ContextArgs, RemoteArgs};
 use crate::compare::compare;
 use crate::engine::sglang;
 use crate::error::Error;
 use crate::extract;
+use crate::fetch::{FetchOptions, Fetcher};
 use crate::launch::{Context, Engine, Launch, Platform, Provenance, Token};
 use crate::manifest::{Manifest, SideSpec};
 use crate::policy::Policy;
 use crate::report::{self, Format, LinkReport, ReportFormat, SideReport};
 use crate::resolve::{self, ResolveOptions, Val};
-use crate::source::{Origin, Source};
+use crate::source::{Location, Origin, Source};
 
 /// What a command prints and its exit code (0 or 1).
 pub struct Output {
@@ -40,9 +41,11 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             select,
             docs_root,
             context,
+            remote,
             format,
         } => {
             let vars = parse_kv(&env)?;
+            let fetcher = fetcher(&remote, &[]);
             let side = |file: &Path, launch| SideSpec {
                 file: Some(file.to_path_buf()),
                 launch,
@@ -62,6 +65,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                 &context,
                 &vars,
                 &policy,
+                &fetcher,
             )?;
             emit(&l, &[], &[], format, &policy)
         }
@@ -69,6 +73,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             config,
             format,
             no_waivers,
+            remote,
         } => {
             let path = match config.or_else(Manifest::discover) {
                 Some(p) => p,
@@ -95,6 +100,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                 Some(crate::waiver::Date::today()?)
             };
             let policy = Policy::with_overrides(m.policy.clone());
+            let fetcher = fetcher(&remote, &m.allow_hosts);
             let mut reports = Vec::new();
             let mut failures = Vec::new();
             let mut outcomes = Vec::new();
@@ -113,6 +119,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                     &ctx,
                     &BTreeMap::new(),
                     &policy,
+                    &fetcher,
                 ) {
                     Ok(mut r) => {
                         if let Some(today) = today {
@@ -147,8 +154,10 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             hardware_scope,
             docs_root,
             js_time_limit,
+            remote,
             format,
         } => {
+            let fetcher = fetcher(&remote, &[]);
             let limits = extract::jsx::Limits {
                 time: std::time::Duration::from_millis(js_time_limit),
                 ..extract::jsx::Limits::default()
@@ -156,7 +165,8 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             let vars = parse_kv(&env)?;
             if let (Some(root), Some(entry)) = (inferencex, entry) {
                 let filter = parse_kv(&filter)?;
-                let expanded = extract::inferencex::expand(&root, &entry, &filter)?;
+                let root = Location::parse(&root.to_string_lossy())?;
+                let expanded = extract::inferencex::expand_in(&root, &entry, &filter, &fetcher)?;
                 return Ok(Output {
                     code: 0,
                     stdout: render_points(&expanded, format),
@@ -188,7 +198,10 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                 docs_root,
                 limits,
             };
-            let found = extract::extract_file_with(&file, &opts)?;
+            let found = match Location::parse(&file.to_string_lossy())? {
+                Location::Path(p) => extract::extract_file_with(&p, &opts)?,
+                remote => extract::extract_remote(&remote, &opts, &fetcher)?,
+            };
             Ok(Output {
                 code: 0,
                 stdout: render_launches(&found.launches, &found.unsupported, format),
@@ -206,6 +219,18 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             stdout: crate::explain::explain(&keys)?,
         }),
     }
+}
+
+/// The fetcher for remote files, from the flags plus a config's `allow-hosts`.
+fn fetcher(args: &RemoteArgs, config_hosts: &[String]) -> Fetcher {
+    let mut allow_hosts = args.allow_hosts.clone();
+    allow_hosts.extend(config_hosts.iter().cloned());
+    Fetcher::new(FetchOptions {
+        cache_dir: args.cache_dir.clone(),
+        offline: args.offline,
+        allow_hosts,
+        ..FetchOptions::default()
+    })
 }
 
 /// Renders the reports; with `--format github` and `$GITHUB_STEP_SUMMARY` set,
@@ -381,11 +406,12 @@ fn load_side(
     side: &SideSpec,
     role: &str,
     vars: &BTreeMap<String, String>,
+    fetcher: &Fetcher,
 ) -> Result<Vec<(Points, Launch)>, Error> {
     if let Some(ix) = &side.inferencex {
-        return load_inferencex(ix, role);
+        return load_inferencex(ix, role, fetcher);
     }
-    load_file_side(side, role, vars).map(|l| vec![(Vec::new(), l)])
+    load_file_side(side, role, vars, fetcher).map(|l| vec![(Vec::new(), l)])
 }
 
 /// Matrix points (their search-space fields) a launch stands for; empty for a file.
@@ -420,8 +446,10 @@ fn points_label(points: &Points) -> Option<String> {
 fn load_inferencex(
     ix: &crate::manifest::InferencexSpec,
     role: &str,
+    fetcher: &Fetcher,
 ) -> Result<Vec<(Points, Launch)>, Error> {
-    let expanded = extract::inferencex::expand(&ix.root, &ix.entry, &ix.filter_strings())?;
+    let root = Location::parse(&ix.root.to_string_lossy())?;
+    let expanded = extract::inferencex::expand_in(&root, &ix.entry, &ix.filter_strings(), fetcher)?;
     if expanded.points.is_empty() {
         return Err(Error::usage(format!(
             "the {role} side: no point of entry {} matches where {:?}",
@@ -446,7 +474,7 @@ fn load_inferencex(
                     "entry {} point {}: the script {} starts {n} servers; a link needs exactly one",
                     ix.entry,
                     label.join(" "),
-                    p.script.display()
+                    p.script
                 )));
             }
         };
@@ -474,6 +502,7 @@ fn load_file_side(
     side: &SideSpec,
     role: &str,
     vars: &BTreeMap<String, String>,
+    fetcher: &Fetcher,
 ) -> Result<Launch, Error> {
     let mut vars = vars.clone();
     vars.extend(side.env.clone());
@@ -487,9 +516,13 @@ fn load_file_side(
         docs_root: side.docs_root.clone(),
         limits: extract::jsx::Limits::default(),
     };
-    let found = extract::extract_file_with(file, &opts)?;
+    let location = Location::parse(&file.to_string_lossy())?;
+    let found = match &location {
+        Location::Path(p) => extract::extract_file_with(p, &opts)?,
+        remote => extract::extract_remote(remote, &opts, fetcher)?,
+    };
     let launches = found.launches;
-    let label = file.display();
+    let label = location.display();
     if launches.is_empty()
         && let Some(u) = found.unsupported.first()
     {
@@ -540,9 +573,10 @@ fn run_link(
     ctx: &ContextArgs,
     vars: &BTreeMap<String, String>,
     policy: &Policy,
+    fetcher: &Fetcher,
 ) -> Result<Vec<LinkReport>, Error> {
-    let dls = load_side(docs, "docs", vars)?;
-    let rls = load_side(recipe, "recipe", vars)?;
+    let dls = load_side(docs, "docs", vars, fetcher)?;
+    let rls = load_side(recipe, "recipe", vars, fetcher)?;
     // Pairs whose findings and resolved MAJOR values are the same are one report.
     let mut merged: Vec<(String, Points, Points, LinkReport)> = Vec::new();
     for (dpoints, dl) in &dls {
@@ -707,7 +741,7 @@ fn render_points(e: &extract::inferencex::Expanded, format: Format) -> String {
             let mut out = format!(
                 "entry {} ({}): {} points\n",
                 e.entry,
-                e.config.display(),
+                e.config,
                 e.points.len()
             );
             for (i, p) in e.points.iter().enumerate() {
@@ -718,7 +752,7 @@ fn render_points(e: &extract::inferencex::Expanded, format: Format) -> String {
                     "\npoint {}: {}\n  script: {}",
                     i + 1,
                     fields.join(" "),
-                    p.script.display()
+                    p.script
                 );
                 for (k, r) in &p.unknown_env {
                     let _ = writeln!(out, "  unknown env {k}: {r}");

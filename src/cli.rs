@@ -35,14 +35,33 @@ pub struct ContextArgs {
     pub origin: Option<String>,
 }
 
+/// Where remote files come from: the cache, offline mode, extra hosts.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RemoteArgs {
+    /// Where fetched remote files are cached (default: the platform cache
+    /// folder, such as ~/.cache/recipe-drift).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Read remote files from the cache only; one missing from it is an error
+    /// (exit 2) naming its URL.
+    #[arg(long)]
+    pub offline: bool,
+    /// Also allow remote files from this host (`host` or `host:port`; plain
+    /// http only for hosts listed so). A config's `allow-hosts:` adds to these.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
+}
+
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Compare the serve command of a docs file with the one of a recipe file.
     Compare {
-        /// Docs side: a Markdown/MDX page, a cookbook generator (.jsx) or a command file.
+        /// Docs side: a Markdown/MDX page, a cookbook generator (.jsx) or a command
+        /// file; or a remote file (https://... or github:OWNER/REPO@REF:PATH).
         docs: PathBuf,
-        /// Recipe side: a command file or a Markdown/MDX page.
+        /// Recipe side: a command file, a bash script or a Markdown/MDX page; or a
+        /// remote file.
         recipe: PathBuf,
         /// Which launch of the docs file (1-based) when it has several.
         #[arg(long, value_name = "N")]
@@ -62,6 +81,9 @@ pub enum Command {
         /// Engine version, hardware and platform.
         #[command(flatten)]
         context: ContextArgs,
+        /// Remote files: cache, offline mode, hosts.
+        #[command(flatten)]
+        remote: RemoteArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: ReportFormat,
@@ -71,7 +93,8 @@ pub enum Command {
         /// A Markdown/MDX page, a cookbook generator (.jsx), a bash script or a command file.
         #[arg(required_unless_present = "inferencex")]
         file: Option<PathBuf>,
-        /// An InferenceX checkout: expand `--entry` of its master configs instead.
+        /// An InferenceX checkout (or github:OWNER/REPO@REF): expand `--entry` of
+        /// its master configs instead.
         #[arg(long, value_name = "ROOT", requires = "entry", conflicts_with = "file")]
         inferencex: Option<PathBuf>,
         /// The master-config entry key (with --inferencex).
@@ -107,6 +130,9 @@ pub enum Command {
         /// Time one JavaScript evaluation of a generator may take, in milliseconds.
         #[arg(long, value_name = "MS", default_value_t = 10_000)]
         js_time_limit: u64,
+        /// Remote files: cache, offline mode, hosts.
+        #[command(flatten)]
+        remote: RemoteArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
@@ -137,6 +163,9 @@ pub enum Command {
         /// Ignore the config's waivers: report every divergence.
         #[arg(long)]
         no_waivers: bool,
+        /// Remote files: cache, offline mode, hosts.
+        #[command(flatten)]
+        remote: RemoteArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: ReportFormat,

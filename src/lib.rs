@@ -13,6 +13,7 @@ pub mod engine;
 pub mod error;
 pub mod explain;
 pub mod extract;
+pub mod fetch;
 pub mod launch;
 pub mod manifest;
 pub mod policy;

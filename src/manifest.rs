@@ -14,7 +14,8 @@ use crate::source::Source;
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct SideSpec {
-    /// A command file, bash script or Markdown/MDX page, relative to the config file.
+    /// A command file, bash script or Markdown/MDX page, relative to the config
+    /// file, or a remote file (`https://...`, `github:OWNER/REPO@REF:PATH`).
     #[serde(default)]
     pub file: Option<PathBuf>,
     /// An InferenceX recipe: a master-config entry expanded into matrix points.
@@ -66,7 +67,8 @@ impl SideSpec {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InferencexSpec {
-    /// The checkout's root, relative to the config file.
+    /// The checkout's root, relative to the config file, or a repository at a
+    /// ref (`github:OWNER/REPO@REF`).
     pub root: PathBuf,
     /// The master-config entry key.
     pub entry: String,
@@ -121,6 +123,10 @@ pub struct Manifest {
     /// Divergences accepted on purpose, each with a reason and an expiry date.
     #[serde(default)]
     pub waivers: Vec<crate::waiver::Waiver>,
+    /// Hosts remote files may come from besides the built-in ones (`host` or
+    /// `host:port`); plain `http` is allowed only for hosts listed here.
+    #[serde(default, rename = "allow-hosts")]
+    pub allow_hosts: Vec<String>,
 }
 
 impl Manifest {
@@ -137,7 +143,11 @@ impl Manifest {
                 {
                     *root = normalize(&base.join(&*root));
                 }
+                let remote =
+                    |p: &Path| crate::source::RemoteRef::parse(&p.to_string_lossy()).is_some();
                 match (&mut side.file, &mut side.inferencex) {
+                    (Some(f), None) if remote(f) => {}
+                    (None, Some(ix)) if remote(&ix.root) => {}
                     (Some(f), None) if f.is_relative() => *f = normalize(&base.join(&*f)),
                     (None, Some(ix)) if ix.root.is_relative() => {
                         ix.root = normalize(&base.join(&ix.root))

@@ -2,7 +2,7 @@
 //! script -> launches, evaluated statically by the bash evaluator.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::bash;
 use crate::error::Error;
 use crate::launch::{Context, Known, Launch, Platform};
-use crate::source::Source;
+use crate::source::{Files, LocalFiles, Location};
 
 /// One master-config entry (single-node fields; others are ignored).
 #[derive(Debug, Clone, Deserialize)]
@@ -97,8 +97,8 @@ pub struct Point {
     pub env: BTreeMap<String, String>,
     /// Env variables set by the runner whose value is not knowable, with the reason.
     pub unknown_env: BTreeMap<String, String>,
-    /// The script it runs.
-    pub script: PathBuf,
+    /// The script it runs (a path, or a remote file as `github:...` / a URL).
+    pub script: String,
     /// Launches the script makes.
     pub launches: Vec<Launch>,
     /// Launches of engines recipe-drift does not resolve.
@@ -111,7 +111,7 @@ pub struct Expanded {
     /// The entry key.
     pub entry: String,
     /// The master config it was found in.
-    pub config: PathBuf,
+    pub config: String,
     /// The points, in matrix order.
     pub points: Vec<Point>,
 }
@@ -123,9 +123,26 @@ pub fn expand(
     entry_key: &str,
     filter: &BTreeMap<String, String>,
 ) -> Result<Expanded, Error> {
-    let (config, raw) = find_entry(root, entry_key)?;
+    expand_in(
+        &Location::Path(root.to_path_buf()),
+        entry_key,
+        filter,
+        &LocalFiles,
+    )
+}
+
+/// Like [`expand`], for a root on disk or remote (`github:OWNER/REPO@REF`),
+/// read through `files`: only the master configs up to the one holding the
+/// entry, each point's script and the scripts it delegates to are read.
+pub fn expand_in(
+    root: &Location,
+    entry_key: &str,
+    filter: &BTreeMap<String, String>,
+    files: &dyn Files,
+) -> Result<Expanded, Error> {
+    let (config, raw) = find_entry(root, entry_key, files)?;
     let entry: Entry = serde_json::from_value(raw).map_err(|e| Error::Input {
-        at: format!("{}:1:1", config.display()),
+        at: format!("{config}:1:1"),
         message: format!("entry {entry_key}: {e}"),
     })?;
     if entry.multinode {
@@ -210,15 +227,15 @@ pub fn expand(
             continue;
         }
         let mtp = sp.spec_decoding.as_deref() == Some("mtp");
-        let script = script_for(root, dir, &entry, &sku, mtp).ok_or_else(|| {
+        let script = script_for(root, dir, &entry, &sku, mtp, files)?.ok_or_else(|| {
             Error::usage(format!(
                 "entry {entry_key}: no script {} under {}",
                 script_names(&entry, &sku, mtp).join(" or "),
                 root.join("benchmarks/single_node").join(dir).display()
             ))
         })?;
-        let source = Source::read(&script)?;
-        let evaluated = bash::evaluate_with_unknowns(&source, &env, &unknown_env)?;
+        let source = files.read(&script)?;
+        let evaluated = bash::evaluate_with_unknowns_in(&source, &env, &unknown_env, files)?;
         let mut context = Context::from_image(&entry.image, &format!("image of entry {entry_key}"));
         context.hardware = Some(Known {
             value: sku.clone(),
@@ -242,7 +259,7 @@ pub fn expand(
             fields,
             env,
             unknown_env,
-            script,
+            script: script.display(),
             launches,
             unsupported: evaluated.unsupported,
         });
@@ -254,27 +271,27 @@ pub fn expand(
     })
 }
 
-fn find_entry(root: &Path, key: &str) -> Result<(PathBuf, Value), Error> {
+fn find_entry(root: &Location, key: &str, files: &dyn Files) -> Result<(String, Value), Error> {
     let dir = root.join("configs");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| Error::Input {
-            at: format!("{}:1:1", dir.display()),
-            message: format!(
-                "cannot read the master configs: {}",
-                crate::source::io_reason(&e)
-            ),
-        })?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with("-master.yaml"))
+    let names = files.list(&dir).map_err(|e| match e {
+        Error::Input { at, message } => Error::Input {
+            at,
+            message: format!("cannot read the master configs: {message}"),
+        },
+        other => other,
+    })?;
+    let files_in: Vec<Location> = names
+        .iter()
+        .filter(|n| n.ends_with("-master.yaml"))
+        .map(|n| dir.join(n))
         .collect();
-    files.sort();
     let mut keys = Vec::new();
-    for f in &files {
-        let source = Source::read(f)?;
+    for f in &files_in {
+        let source = files.read(f)?;
         let doc: BTreeMap<String, Value> = serde_saphyr::from_str(&source.text)
             .map_err(|e| crate::manifest::yaml_error(&source, &e.to_string()))?;
         if let Some(v) = doc.get(key) {
-            return Ok((f.clone(), v.clone()));
+            return Ok((f.display(), v.clone()));
         }
         keys.extend(doc.into_keys());
     }
@@ -375,17 +392,28 @@ fn script_names(entry: &Entry, sku: &str, mtp: bool) -> Vec<String> {
     vec![format!("{base}{fw}{mtp}.sh"), format!("{base}{mtp}.sh")]
 }
 
-fn script_for(root: &Path, dir: &str, entry: &Entry, sku: &str, mtp: bool) -> Option<PathBuf> {
+fn script_for(
+    root: &Location,
+    dir: &str,
+    entry: &Entry,
+    sku: &str,
+    mtp: bool,
+    files: &dyn Files,
+) -> Result<Option<Location>, Error> {
     let folder = root.join("benchmarks/single_node").join(dir);
-    script_names(entry, sku, mtp)
-        .into_iter()
-        .map(|n| folder.join(n))
-        .find(|p| p.is_file())
+    for name in script_names(entry, sku, mtp) {
+        let p = folder.join(&name);
+        if files.is_file(&p)? {
+            return Ok(Some(p));
+        }
+    }
+    Ok(None)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn root() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/inferencex")

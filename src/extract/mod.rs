@@ -150,6 +150,56 @@ pub fn extract_file_with(path: &Path, opts: &FileOptions) -> Result<Extracted, E
     }
 }
 
+/// Fetches a remote file and extracts its launches and notes: a Markdown page
+/// (its static blocks), a bash script (whose `bash other.sh` siblings are
+/// fetched too) or a command file. Generators and vLLM recipe YAMLs need the
+/// files beside them and are read from a checkout only.
+pub fn extract_remote(
+    at: &crate::source::Location,
+    opts: &FileOptions,
+    files: &dyn crate::source::Files,
+) -> Result<Extracted, Error> {
+    let name = at.kind_path();
+    let ext = name
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    if matches!(ext.as_str(), "yaml" | "yml" | "jsx" | "js") {
+        return Err(Error::usage(format!(
+            "{}: a {} is read with the files beside it; give a local checkout's path instead of a remote file",
+            at.display(),
+            if ext.starts_with('y') {
+                "vLLM recipe YAML"
+            } else {
+                "cookbook generator"
+            }
+        )));
+    }
+    if !opts.select.is_empty() {
+        return Err(Error::usage(format!(
+            "--select applies to local generators (.jsx) and pages (.mdx), not to {}",
+            at.display()
+        )));
+    }
+    let source = files.read(at)?;
+    let kind = InputKind::of(&name);
+    if kind == InputKind::Markdown && ext == "mdx" && jsx::page::has_components(&source.text) {
+        return Err(Error::input(
+            source.span(0, 0),
+            "this page renders a generator, which is read with the files beside it; give a local checkout's path",
+        ));
+    }
+    if kind == InputKind::Bash {
+        let e = bash::evaluate_in(&source, &opts.vars, files)?;
+        return Ok(Extracted {
+            launches: e.launches,
+            unsupported: e.unsupported,
+        });
+    }
+    extract_all(&source, kind, &opts.vars)
+}
+
 /// Reads a file and extracts its launches.
 pub fn extract_file(path: &Path, vars: &BTreeMap<String, String>) -> Result<Vec<Launch>, Error> {
     let source = Source::read(path)?;

@@ -841,6 +841,7 @@ impl Recipe {
                 Origin::File(p) => p.clone(),
                 Origin::Rendered { file, .. } => file.clone(),
                 Origin::Inline(l) => PathBuf::from(format!("<{l}>")),
+                Origin::Url(u) => PathBuf::from(u),
             },
             start: source.span(0, 0),
             root,

@@ -213,6 +213,12 @@ pub fn place(span: &Span, side: &SideReport) -> Option<Place> {
                 line_col: None,
                 shown,
             }),
+            // A remote file: its URL (or `github:` shorthand) is its path.
+            Origin::Url(u) => Some(Place {
+                path: u.clone(),
+                line_col: Some((span.pos.line, span.pos.col)),
+                shown,
+            }),
             Origin::Inline(_) => None,
         };
     }

@@ -40,6 +40,11 @@ pub fn read(launch: &Launch, file_token: &Token, file: &str) -> Result<Outcome, 
         Origin::File(p) | Origin::Rendered { file: p, .. } => {
             p.parent().map(Path::to_path_buf).unwrap_or_default()
         }
+        Origin::Url(_) => {
+            return Ok(Outcome::NotRead(
+                "the command is in a remote file; recipe-drift reads no remote config file beside it".into(),
+            ));
+        }
         Origin::Inline(_) => {
             return Ok(Outcome::NotRead(
                 "the command is not in a file, so the path has no folder to start from".into(),

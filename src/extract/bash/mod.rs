@@ -22,7 +22,7 @@ use brush_parser::{Parser, ParserOptions, SourcePosition};
 use self::expand::{Field, Val, expand_fields, expand_string, glob_match};
 use crate::error::Error;
 use crate::launch::{Context, Engine, EnvVar, Launch, Provenance, Token};
-use crate::source::Source;
+use crate::source::{Files, LocalFiles, Location, RemoteRef, Source};
 
 /// The shell state: variables (scalars are one-element arrays), exports, functions.
 #[derive(Debug, Clone, Default)]
@@ -136,6 +136,8 @@ const SIDE_EFFECTS: &[&str] = &[
 
 struct Interp<'a> {
     source: &'a Arc<Source>,
+    /// Where `bash other.sh` delegations are read from (disk, or a remote root).
+    files: &'a dyn Files,
     char_to_byte: Vec<usize>,
     st: State,
     out: Evaluation,
@@ -158,7 +160,17 @@ struct Interp<'a> {
 
 /// Evaluates a script with its environment (the benchmark's env contract).
 pub fn evaluate(source: &Arc<Source>, env: &BTreeMap<String, String>) -> Result<Evaluation, Error> {
-    evaluate_at(source, env, &BTreeMap::new(), 0, false)
+    evaluate_at(source, env, &BTreeMap::new(), 0, false, &LocalFiles)
+}
+
+/// Like [`evaluate`], reading the scripts it delegates to (`bash other.sh`)
+/// through `files` (a remote script's siblings are remote too).
+pub fn evaluate_in(
+    source: &Arc<Source>,
+    env: &BTreeMap<String, String>,
+    files: &dyn Files,
+) -> Result<Evaluation, Error> {
+    evaluate_at(source, env, &BTreeMap::new(), 0, false, files)
 }
 
 /// Runs of `(` longer than this are refused before parsing: the parser's
@@ -345,7 +357,17 @@ pub fn evaluate_with_unknowns(
     env: &BTreeMap<String, String>,
     unknown: &BTreeMap<String, String>,
 ) -> Result<Evaluation, Error> {
-    evaluate_at(source, env, unknown, 0, true)
+    evaluate_at(source, env, unknown, 0, true, &LocalFiles)
+}
+
+/// Like [`evaluate_with_unknowns`], reading delegated scripts through `files`.
+pub fn evaluate_with_unknowns_in(
+    source: &Arc<Source>,
+    env: &BTreeMap<String, String>,
+    unknown: &BTreeMap<String, String>,
+    files: &dyn Files,
+) -> Result<Evaluation, Error> {
+    evaluate_at(source, env, unknown, 0, true, files)
 }
 
 fn evaluate_at(
@@ -354,6 +376,7 @@ fn evaluate_at(
     unknown: &BTreeMap<String, String>,
     level: usize,
     complete_env: bool,
+    files: &dyn Files,
 ) -> Result<Evaluation, Error> {
     let program = parse_guarded(source)?;
     let mut st = State {
@@ -369,7 +392,7 @@ fn evaluate_at(
         st.set_scalar(k, Val::Unknown(reason.clone()));
         st.exported.insert(k.clone());
     }
-    let mut it = Interp::new(source, st, level, None);
+    let mut it = Interp::new(source, st, level, None, files);
     for cc in &program.complete_commands {
         it.list(cc)?;
         if it.stopped {
@@ -381,11 +404,18 @@ fn evaluate_at(
 
 impl<'a> Interp<'a> {
     /// A fresh interpreter over a source, with a starting state.
-    fn new(source: &'a Arc<Source>, st: State, level: usize, capture: Option<String>) -> Self {
+    fn new(
+        source: &'a Arc<Source>,
+        st: State,
+        level: usize,
+        capture: Option<String>,
+        files: &'a dyn Files,
+    ) -> Self {
         let mut char_to_byte: Vec<usize> = source.text.char_indices().map(|(i, _)| i).collect();
         char_to_byte.push(source.text.len());
         Interp {
             source,
+            files,
             char_to_byte,
             st,
             out: Evaluation::default(),
@@ -1271,7 +1301,7 @@ impl<'a> Interp<'a> {
         extra_env: &[(String, String, (usize, usize))],
         at: (usize, usize),
     ) -> Result<(), Error> {
-        let crate::source::Origin::File(me) = &self.source.origin else {
+        let Some(me) = Location::of_origin(&self.source.origin) else {
             return Err(self.err(
                 at.0,
                 format!("cannot locate {target}: this text is not a file"),
@@ -1280,15 +1310,24 @@ impl<'a> Interp<'a> {
         if self.level >= 8 {
             return Err(self.err(at.0, "scripts delegate to each other too deeply"));
         }
-        let dir = me.parent().unwrap_or(std::path::Path::new("."));
-        let direct = std::path::PathBuf::from(target);
-        let path = if direct.is_file() {
-            direct
-        } else {
-            dir.join(target)
+        let path = match (RemoteRef::parse(target), &me) {
+            (Some(Ok(r)), _) => Location::Remote(r),
+            (Some(Err(m)), _) => return Err(self.err(at.0, format!("`bash {target}`: {m}"))),
+            (None, Location::Path(_)) => {
+                let direct = std::path::PathBuf::from(target);
+                if direct.is_file() {
+                    Location::Path(direct)
+                } else {
+                    me.parent().join(target)
+                }
+            }
+            // A remote script's siblings are remote: never a file on this disk.
+            (None, Location::Remote(_)) => me.parent().join(target),
         };
-        let source =
-            Source::read(&path).map_err(|e| self.err(at.0, format!("`bash {target}`: {e}")))?;
+        let source = self
+            .files
+            .read(&path)
+            .map_err(|e| self.err(at.0, format!("`bash {target}`: {e}")))?;
         let mut env: BTreeMap<String, String> = BTreeMap::new();
         for name in &self.st.exported {
             if let Some(Val::Known(v)) = self.st.get(name).and_then(|v| v.into_iter().next()) {
@@ -1304,6 +1343,7 @@ impl<'a> Interp<'a> {
             &BTreeMap::new(),
             self.level + 1,
             self.st.complete_env,
+            self.files,
         )?;
         self.out.launches.extend(inner.launches);
         self.out.unsupported.extend(inner.unsupported);
@@ -1582,7 +1622,7 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Option<Val> {
     if let Some(v) = heredoc_cat(st, &program) {
         return Some(v);
     }
-    let mut it = Interp::new(&source, st.clone(), 0, Some(String::new()));
+    let mut it = Interp::new(&source, st.clone(), 0, Some(String::new()), &LocalFiles);
     for cc in &program.complete_commands {
         if it.list(cc).is_err() {
             return None;

@@ -303,7 +303,9 @@ fn compile_jsx(source: &Arc<Source>, text: &str) -> Result<String, Error> {
         crate::source::Origin::File(p) | crate::source::Origin::Rendered { file: p, .. } => {
             p.clone()
         }
-        crate::source::Origin::Inline(_) => Path::new("inline.jsx").to_path_buf(),
+        crate::source::Origin::Inline(_) | crate::source::Origin::Url(_) => {
+            Path::new("inline.jsx").to_path_buf()
+        }
     };
     let ret =
         Transformer::new(&allocator, &path, &options).build_with_scoping(scoping, &mut program);

@@ -1,0 +1,555 @@
+//! Remote sources over HTTP (reqwest, rustls): an allow-list of hosts, a disk
+//! cache keyed by URL with ETag revalidation, `--offline`, timeouts, bounded
+//! retries with backoff, and a size cap. Every failure is an error naming the URL
+//! and the cause (exit 2), never a panic.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use reqwest::Url;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::Error;
+use crate::source::{Files, Location, Origin, RemoteRef, Source};
+
+/// Hosts reachable without configuration (over https only).
+pub const DEFAULT_HOSTS: &[&str] = &[
+    "github.com",
+    "raw.githubusercontent.com",
+    "api.github.com",
+    "docs.sglang.io",
+    "recipes.vllm.ai",
+];
+
+/// Hosts that receive `GITHUB_TOKEN` (as `Authorization: Bearer`).
+const GITHUB_HOSTS: &[&str] = &["github.com", "raw.githubusercontent.com", "api.github.com"];
+
+/// The largest body accepted, by default (10 MiB).
+pub const DEFAULT_MAX_BYTES: u64 = 10 * 1024 * 1024;
+
+/// How remote files are fetched.
+#[derive(Debug, Clone)]
+pub struct FetchOptions {
+    /// The cache folder (default: the platform cache dir + `recipe-drift`).
+    pub cache_dir: Option<PathBuf>,
+    /// Use only the cache; a file missing from it is an error.
+    pub offline: bool,
+    /// Hosts allowed besides [`DEFAULT_HOSTS`] (`host` or `host:port`); plain
+    /// `http` is allowed only for these.
+    pub allow_hosts: Vec<String>,
+    /// How many times a request is tried (timeouts and 5xx are retried).
+    pub tries: u32,
+    /// The wait before the first retry; it doubles for each next one.
+    pub retry_delay: Duration,
+    /// The connect timeout.
+    pub connect_timeout: Duration,
+    /// The timeout of one whole request.
+    pub timeout: Duration,
+    /// The largest body accepted.
+    pub max_bytes: u64,
+}
+
+impl Default for FetchOptions {
+    fn default() -> Self {
+        let ms = |var: &str, default: u64| {
+            std::env::var(var)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        };
+        FetchOptions {
+            cache_dir: None,
+            offline: false,
+            allow_hosts: Vec::new(),
+            tries: 3,
+            // For tests only: RECIPE_DRIFT_RETRY_DELAY_MS shortens the backoff.
+            retry_delay: Duration::from_millis(ms("RECIPE_DRIFT_RETRY_DELAY_MS", 200)),
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::from_millis(ms("RECIPE_DRIFT_HTTP_TIMEOUT_MS", 30_000)),
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+}
+
+/// What the cache keeps beside a body.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Meta {
+    url: String,
+    #[serde(default)]
+    etag: Option<String>,
+    /// 200, or 404 for a file known to be absent.
+    status: u16,
+}
+
+/// Fetches remote files (and reads local ones), with a cache.
+pub struct Fetcher {
+    opts: FetchOptions,
+    cache_dir: Option<PathBuf>,
+    client: OnceLock<Result<reqwest::blocking::Client, String>>,
+    /// Bodies fetched in this run (`None`: not found).
+    memo: Mutex<HashMap<String, Option<Arc<String>>>>,
+    /// URLs missing from the cache in offline mode.
+    missing: Mutex<Vec<String>>,
+}
+
+impl Fetcher {
+    /// A fetcher with these options.
+    pub fn new(opts: FetchOptions) -> Fetcher {
+        let cache_dir = opts
+            .cache_dir
+            .clone()
+            .or_else(|| dirs::cache_dir().map(|d| d.join("recipe-drift")));
+        Fetcher {
+            opts,
+            cache_dir,
+            client: OnceLock::new(),
+            memo: Mutex::new(HashMap::new()),
+            missing: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// URLs that offline mode could not find in the cache, in order.
+    pub fn missing(&self) -> Vec<String> {
+        self.missing.lock().map(|m| m.clone()).unwrap_or_default()
+    }
+
+    /// The URL a remote reference is downloaded from.
+    pub fn raw_url(r: &RemoteRef) -> String {
+        match r {
+            RemoteRef::Url(u) => u.clone(),
+            RemoteRef::Github {
+                owner,
+                repo,
+                rev,
+                path,
+            } => format!("{}/{owner}/{repo}/{rev}/{path}", github_raw_base()),
+        }
+    }
+
+    /// Fetches a remote file's text; `None` when the server says it does not exist (404).
+    pub fn get(&self, r: &RemoteRef) -> Result<Option<Arc<String>>, Error> {
+        let url = Self::raw_url(r);
+        self.get_url(&url, matches!(r, RemoteRef::Github { .. }), &r.display())
+    }
+
+    fn get_url(&self, url: &str, github: bool, named: &str) -> Result<Option<Arc<String>>, Error> {
+        if let Some(hit) = self.memo.lock().ok().and_then(|m| m.get(url).cloned()) {
+            return Ok(hit);
+        }
+        let fail = |message: String| Error::Input {
+            at: if named == url {
+                url.to_string()
+            } else {
+                format!("{named} ({url})")
+            },
+            message,
+        };
+        let parsed = Url::parse(url).map_err(|e| fail(format!("not a valid URL: {e}")))?;
+        check_allowed(&parsed, &self.opts.allow_hosts).map_err(fail)?;
+        let cached = self.cache_read(url);
+        let body = if self.opts.offline {
+            match cached {
+                Some((meta, _)) if meta.status == 404 => None,
+                Some((_, Some(body))) => Some(Arc::new(body)),
+                _ => {
+                    if let Ok(mut m) = self.missing.lock()
+                        && !m.iter().any(|u| u == url)
+                    {
+                        m.push(url.to_string());
+                    }
+                    return Err(fail(
+                        "--offline: not in the cache (run once without --offline to fill it)"
+                            .into(),
+                    ));
+                }
+            }
+        } else {
+            self.download(&parsed, url, github, cached).map_err(fail)?
+        };
+        if let Ok(mut m) = self.memo.lock() {
+            m.insert(url.to_string(), body.clone());
+        }
+        Ok(body)
+    }
+
+    fn client(&self) -> Result<&reqwest::blocking::Client, String> {
+        self.client
+            .get_or_init(|| {
+                let allow = self.opts.allow_hosts.clone();
+                let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+                    if attempt.previous().len() >= 5 {
+                        return attempt.error("too many redirects");
+                    }
+                    match check_allowed(attempt.url(), &allow) {
+                        Ok(()) => attempt.follow(),
+                        Err(why) => {
+                            let to = attempt.url().to_string();
+                            attempt.error(format!("redirected to {to}: {why}"))
+                        }
+                    }
+                });
+                reqwest::blocking::Client::builder()
+                    .user_agent(concat!("recipe-drift/", env!("CARGO_PKG_VERSION")))
+                    .connect_timeout(self.opts.connect_timeout)
+                    .timeout(self.opts.timeout)
+                    .redirect(redirects)
+                    .build()
+                    .map_err(|e| format!("cannot start the HTTP client: {}", cause(&e)))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Downloads with retries; revalidates a cached body with its ETag.
+    fn download(
+        &self,
+        parsed: &Url,
+        url: &str,
+        github: bool,
+        cached: Option<(Meta, Option<String>)>,
+    ) -> Result<Option<Arc<String>>, String> {
+        let client = self.client()?;
+        let host = parsed.host_str().unwrap_or("").to_ascii_lowercase();
+        let token = std::env::var("GITHUB_TOKEN")
+            .ok()
+            .filter(|t| !t.trim().is_empty())
+            .filter(|_| github || GITHUB_HOSTS.contains(&host.as_str()));
+        let etag = match &cached {
+            Some((meta, Some(_))) if meta.status == 200 => meta.etag.clone(),
+            _ => None,
+        };
+        let mut delay = self.opts.retry_delay;
+        let tries = self.opts.tries.max(1);
+        let mut last = String::new();
+        for attempt in 1..=tries {
+            if attempt > 1 {
+                std::thread::sleep(delay);
+                delay *= 2;
+            }
+            let mut req = client.get(parsed.clone());
+            if host == "api.github.com" || (github && url.contains("/repos/")) {
+                req = req.header("Accept", "application/vnd.github+json");
+            }
+            if let Some(t) = &token {
+                req = req.header("Authorization", format!("Bearer {}", t.trim()));
+            }
+            if let Some(e) = &etag {
+                req = req.header("If-None-Match", e);
+            }
+            let resp = match req.send() {
+                Ok(r) => r,
+                Err(e) => {
+                    last = format!("network error: {}", cause(&e));
+                    if e.is_redirect() || e.is_builder() {
+                        return Err(last);
+                    }
+                    continue;
+                }
+            };
+            let status = resp.status();
+            if status.as_u16() == 304
+                && let Some((_, Some(body))) = &cached
+            {
+                return Ok(Some(Arc::new(body.clone())));
+            }
+            if status.is_server_error() {
+                last = format!("HTTP {status}");
+                continue;
+            }
+            if status.as_u16() == 404 {
+                self.cache_write(
+                    url,
+                    &Meta {
+                        url: url.to_string(),
+                        etag: None,
+                        status: 404,
+                    },
+                    None,
+                );
+                return Ok(None);
+            }
+            if !status.is_success() {
+                let hint = if matches!(status.as_u16(), 401 | 403) && github {
+                    " (a GitHub rate limit or a private repository: set GITHUB_TOKEN)"
+                } else {
+                    ""
+                };
+                return Err(format!("HTTP {status}{hint}"));
+            }
+            let max = self.opts.max_bytes;
+            let too_big = || format!("the response is larger than the size cap of {max} bytes");
+            if resp.content_length().is_some_and(|n| n > max) {
+                return Err(too_big());
+            }
+            let new_etag = resp
+                .headers()
+                .get("etag")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            let mut bytes = Vec::new();
+            if let Err(e) = resp.take(max + 1).read_to_end(&mut bytes) {
+                last = format!("network error while reading the body: {e}");
+                continue;
+            }
+            if bytes.len() as u64 > max {
+                return Err(too_big());
+            }
+            let text = String::from_utf8(bytes)
+                .map_err(|_| "the response is not valid UTF-8 text".to_string())?;
+            self.cache_write(
+                url,
+                &Meta {
+                    url: url.to_string(),
+                    etag: new_etag,
+                    status: 200,
+                },
+                Some(&text),
+            );
+            return Ok(Some(Arc::new(text)));
+        }
+        Err(format!(
+            "{last} (gave up after {tries} tr{})",
+            if tries == 1 { "y" } else { "ies" }
+        ))
+    }
+
+    fn cache_paths(&self, url: &str) -> Option<(PathBuf, PathBuf)> {
+        let dir = self.cache_dir.as_ref()?;
+        let hash = Sha256::digest(url.as_bytes());
+        let key: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+        Some((
+            dir.join(format!("{key}.body")),
+            dir.join(format!("{key}.meta.json")),
+        ))
+    }
+
+    fn cache_read(&self, url: &str) -> Option<(Meta, Option<String>)> {
+        let (body, meta) = self.cache_paths(url)?;
+        let meta: Meta = serde_json::from_str(&std::fs::read_to_string(meta).ok()?).ok()?;
+        if meta.url != url {
+            return None;
+        }
+        let body = if meta.status == 200 {
+            Some(std::fs::read_to_string(body).ok()?)
+        } else {
+            None
+        };
+        Some((meta, body))
+    }
+
+    /// Writes a cache entry; a cache that cannot be written only costs a refetch.
+    fn cache_write(&self, url: &str, meta: &Meta, body: Option<&str>) {
+        let Some((body_path, meta_path)) = self.cache_paths(url) else {
+            return;
+        };
+        let Some(dir) = body_path.parent() else {
+            return;
+        };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        let write = |path: &PathBuf, text: &str| {
+            let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+            std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path))
+        };
+        if let Some(b) = body
+            && write(&body_path, b).is_err()
+        {
+            return;
+        }
+        if let Ok(m) = serde_json::to_string_pretty(meta) {
+            let _ = write(&meta_path, &m);
+        }
+    }
+
+    /// The names of the files in a folder of a GitHub repository (contents API).
+    fn list_github(&self, r: &RemoteRef) -> Result<Vec<String>, Error> {
+        let RemoteRef::Github {
+            owner,
+            repo,
+            rev,
+            path,
+        } = r
+        else {
+            return Err(Error::usage(format!(
+                "{}: cannot list a folder at a plain URL; name the repository as github:OWNER/REPO@REF",
+                r.display()
+            )));
+        };
+        let url = format!(
+            "{}/repos/{owner}/{repo}/contents/{path}?ref={rev}",
+            github_api_base()
+        );
+        let named = r.display();
+        let body = self
+            .get_url(&url, true, &named)?
+            .ok_or_else(|| Error::Input {
+                at: format!("{named} ({url})"),
+                message: "no such folder (HTTP 404)".into(),
+            })?;
+        let bad = || Error::Input {
+            at: format!("{named} ({url})"),
+            message: "the folder listing is not the JSON array GitHub's contents API returns"
+                .into(),
+        };
+        let items: Vec<serde_json::Value> = serde_json::from_str(&body).map_err(|_| bad())?;
+        let mut names: Vec<String> = items
+            .iter()
+            .filter(|i| i.get("type").and_then(|t| t.as_str()) == Some("file"))
+            .filter_map(|i| i.get("name").and_then(|n| n.as_str()).map(str::to_string))
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+}
+
+impl Files for Fetcher {
+    fn read(&self, at: &Location) -> Result<Arc<Source>, Error> {
+        match at {
+            Location::Path(p) => Source::read(p),
+            Location::Remote(r) => match self.get(r)? {
+                Some(text) => Ok(Arc::new(Source::new(
+                    Origin::Url(r.display()),
+                    text.as_str().to_string(),
+                ))),
+                None => {
+                    let url = Self::raw_url(r);
+                    let at = if url == r.display() {
+                        url
+                    } else {
+                        format!("{} ({url})", r.display())
+                    };
+                    Err(Error::Input {
+                        at,
+                        message: "not found (HTTP 404)".into(),
+                    })
+                }
+            },
+        }
+    }
+
+    fn is_file(&self, at: &Location) -> Result<bool, Error> {
+        match at {
+            Location::Path(p) => Ok(p.is_file()),
+            Location::Remote(r) => Ok(self.get(r)?.is_some()),
+        }
+    }
+
+    fn list(&self, dir: &Location) -> Result<Vec<String>, Error> {
+        match dir {
+            Location::Path(_) => crate::source::LocalFiles.list(dir),
+            Location::Remote(r) => self.list_github(r),
+        }
+    }
+}
+
+/// Where `github:` files are downloaded from. `RECIPE_DRIFT_GITHUB_RAW_BASE`
+/// overrides it, for tests only.
+fn github_raw_base() -> String {
+    std::env::var("RECIPE_DRIFT_GITHUB_RAW_BASE")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .map(|v| v.trim_end_matches('/').to_string())
+        .unwrap_or_else(|| "https://raw.githubusercontent.com".into())
+}
+
+/// Where `github:` folders are listed. `RECIPE_DRIFT_GITHUB_API_BASE`
+/// overrides it, for tests only.
+fn github_api_base() -> String {
+    std::env::var("RECIPE_DRIFT_GITHUB_API_BASE")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .map(|v| v.trim_end_matches('/').to_string())
+        .unwrap_or_else(|| "https://api.github.com".into())
+}
+
+/// Whether a URL may be fetched: https to a default host or a listed one;
+/// plain http only to a host listed explicitly.
+pub fn check_allowed(url: &Url, extra: &[String]) -> Result<(), String> {
+    let host = url.host_str().unwrap_or("").to_ascii_lowercase();
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let with_port = url.port().map(|p| format!("{host}:{p}"));
+    let listed = extra.iter().any(|h| {
+        let h = h.trim().to_ascii_lowercase();
+        h == host || with_port.as_deref() == Some(h.as_str())
+    });
+    let how = format!(
+        "add it to `allow-hosts: [{host}]` in the config file (or pass --allow-host {host})"
+    );
+    match url.scheme() {
+        "https" if listed || (DEFAULT_HOSTS.contains(&host) && url.port().is_none()) => Ok(()),
+        "https" => Err(format!("host {host} is not allowed; {how}")),
+        "http" if listed => Ok(()),
+        "http" => Err(format!(
+            "plain http is allowed only for a host listed explicitly; {how}, or use https"
+        )),
+        other => Err(format!(
+            "scheme {other}: only https (and http to listed hosts)"
+        )),
+    }
+}
+
+/// An error and its causes, on one line.
+fn cause(e: &reqwest::Error) -> String {
+    let mut out = if e.is_timeout() {
+        "timed out".to_string()
+    } else if e.is_connect() {
+        "cannot connect".to_string()
+    } else {
+        String::new()
+    };
+    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(e);
+    let mut parts: Vec<String> = Vec::new();
+    while let Some(s) = src {
+        let t = s.to_string();
+        if !parts.contains(&t) {
+            parts.push(t);
+        }
+        src = s.source();
+    }
+    if parts.is_empty() {
+        parts.push(e.to_string());
+    }
+    if !out.is_empty() {
+        out.push_str(": ");
+    }
+    out.push_str(&parts.join(": "));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allow_list() {
+        let u = |s: &str| Url::parse(s).unwrap();
+        assert!(check_allowed(&u("https://raw.githubusercontent.com/a/b"), &[]).is_ok());
+        let e = check_allowed(&u("https://evil.example/x"), &[]).unwrap_err();
+        assert!(
+            e.contains("evil.example") && e.contains("allow-hosts"),
+            "{e}"
+        );
+        assert!(check_allowed(&u("http://raw.githubusercontent.com/a"), &[]).is_err());
+        let listed = vec!["127.0.0.1".to_string()];
+        assert!(check_allowed(&u("http://127.0.0.1:8080/a"), &listed).is_ok());
+        assert!(check_allowed(&u("https://docs.sglang.io:8443/a"), &[]).is_err());
+        assert!(check_allowed(&u("file:///etc/passwd"), &[]).is_err());
+    }
+
+    #[test]
+    fn github_refs() {
+        let r = RemoteRef::parse("github:o/r@main:a/b.sh").unwrap().unwrap();
+        assert_eq!(r.display(), "github:o/r@main:a/b.sh");
+        assert_eq!(r.parent().join("c.sh").display(), "github:o/r@main:a/c.sh");
+        let root = RemoteRef::parse("github:o/r@v1").unwrap().unwrap();
+        assert_eq!(root.join("configs").display(), "github:o/r@v1:configs");
+        assert!(RemoteRef::parse("github:o@main").unwrap().is_err());
+        let u = RemoteRef::Url("https://h.io/a/b/c.md?x=1".into());
+        assert_eq!(u.parent().join("../d.sh").display(), "https://h.io/a/d.sh");
+    }
+}

@@ -1,0 +1,674 @@
+//! Remote sources, against a loopback HTTP server started by each test (never
+//! the real network): URL and `github:` sides, the cache and ETag revalidation,
+//! `--offline`, retries, the size cap, the allow-list, and an InferenceX root
+//! served remotely that is read file by file.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use assert_cmd::Command;
+
+/// One request the server saw.
+#[derive(Debug, Clone)]
+struct Req {
+    path: String,
+    /// Header names in lower case.
+    headers: Vec<(String, String)>,
+}
+
+impl Req {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+struct Resp {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+fn ok(body: impl Into<Vec<u8>>) -> Resp {
+    Resp {
+        status: 200,
+        headers: vec![],
+        body: body.into(),
+    }
+}
+
+fn status(code: u16) -> Resp {
+    Resp {
+        status: code,
+        headers: vec![],
+        body: format!("status {code}").into_bytes(),
+    }
+}
+
+type Handler = Arc<dyn Fn(&Req, usize) -> Resp + Send + Sync>;
+
+/// A loopback HTTP/1.1 server: one thread per connection, `Connection: close`.
+struct Server {
+    port: u16,
+    log: Arc<Mutex<Vec<Req>>>,
+}
+
+impl Server {
+    /// Serves `handler(request, how many earlier requests had this path)`.
+    fn start(handler: impl Fn(&Req, usize) -> Resp + Send + Sync + 'static) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let log: Arc<Mutex<Vec<Req>>> = Arc::default();
+        let handler: Handler = Arc::new(handler);
+        let l2 = log.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let (log, handler) = (l2.clone(), handler.clone());
+                std::thread::spawn(move || serve_one(stream, &log, &handler));
+            }
+        });
+        Server { port, log }
+    }
+
+    fn base(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn requests(&self) -> Vec<Req> {
+        self.log.lock().unwrap().clone()
+    }
+
+    fn paths(&self) -> Vec<String> {
+        self.requests().into_iter().map(|r| r.path).collect()
+    }
+}
+
+fn serve_one(mut stream: TcpStream, log: &Mutex<Vec<Req>>, handler: &Handler) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let text = String::from_utf8_lossy(&buf).to_string();
+    let mut lines = text.split("\r\n");
+    let path = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .unwrap_or("/")
+        .to_string();
+    let headers = lines
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let req = Req { path, headers };
+    let seen = {
+        let mut log = log.lock().unwrap();
+        let n = log.iter().filter(|r| r.path == req.path).count();
+        log.push(req.clone());
+        n
+    };
+    let resp = handler(&req, seen);
+    let mut head = format!(
+        "HTTP/1.1 {} X\r\nContent-Length: {}\r\nConnection: close\r\n",
+        resp.status,
+        if resp.status == 304 {
+            0
+        } else {
+            resp.body.len()
+        }
+    );
+    for (k, v) in &resp.headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    let _ = stream.write_all(head.as_bytes());
+    if resp.status != 304 {
+        let _ = stream.write_all(&resp.body);
+    }
+    let _ = stream.flush();
+}
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(rel: &str) -> Vec<u8> {
+    std::fs::read(repo().join(rel)).unwrap()
+}
+
+/// Runs recipe-drift with the test-only bases pointing at `server` and short
+/// retry delays: (exit code, stdout, stderr).
+fn run(server: &Server, envs: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
+    let mut cmd = Command::cargo_bin("recipe-drift").unwrap();
+    cmd.current_dir(repo())
+        .env_remove("GITHUB_TOKEN")
+        .env("RECIPE_DRIFT_GITHUB_RAW_BASE", server.base())
+        .env("RECIPE_DRIFT_GITHUB_API_BASE", server.base())
+        .env("RECIPE_DRIFT_RETRY_DELAY_MS", "1")
+        .args(args);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        err,
+    )
+}
+
+/// A config linking a remote docs page with the local demo recipe.
+fn url_config(dir: &Path, docs: &str) -> PathBuf {
+    let recipe = repo().join("fixtures/demo/qwen35-mi355x-recipe.sh");
+    let path = dir.join("recipe-drift.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "allow-hosts: [127.0.0.1]\nlinks:\n  - name: remote page\n    docs:\n      file: {docs}\n    recipe:\n      file: {}\n",
+            recipe.display()
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn cache_arg(dir: &tempfile::TempDir) -> String {
+    dir.path().join("cache").display().to_string()
+}
+
+/// The demo's cookbook page, with an ETag.
+fn page_server() -> Server {
+    Server::start(|req, _| {
+        if req.path != "/docs/qwen35.md" {
+            return status(404);
+        }
+        if req.header("if-none-match") == Some("\"v1\"") {
+            return status(304);
+        }
+        let mut r = ok(fixture("fixtures/demo/qwen35-mi355x-cookbook.md"));
+        r.headers.push(("ETag".into(), "\"v1\"".into()));
+        r
+    })
+}
+
+#[test]
+fn a_link_side_from_a_url_is_compared_end_to_end() {
+    let server = page_server();
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("{}/docs/qwen35.md", server.base());
+    let config = url_config(dir.path(), &url);
+    let cache = cache_arg(&dir);
+    let (code, out, err) = run(
+        &server,
+        &[("GITHUB_TOKEN", "sekrit")],
+        &[
+            "check",
+            "--config",
+            config.to_str().unwrap(),
+            "--cache-dir",
+            &cache,
+        ],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(&format!("{url}:18:1")), "{out}");
+    assert!(out.contains("hicache_io_backend differs"), "{out}");
+    // The token goes to GitHub hosts only.
+    assert!(server.requests()[0].header("authorization").is_none());
+
+    // `compare` takes URLs too, with --allow-host.
+    let recipe = "fixtures/demo/qwen35-mi355x-recipe.sh";
+    let (code, out, err) = run(
+        &server,
+        &[],
+        &[
+            "compare",
+            &url,
+            recipe,
+            "--allow-host",
+            "127.0.0.1",
+            "--cache-dir",
+            &cache,
+        ],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(&format!("{url}:18:1")), "{out}");
+}
+
+#[test]
+fn the_cache_is_revalidated_with_the_etag() {
+    let server = page_server();
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("{}/docs/qwen35.md", server.base());
+    let config = url_config(dir.path(), &url);
+    let cache = cache_arg(&dir);
+    let args = [
+        "check",
+        "--config",
+        config.to_str().unwrap(),
+        "--cache-dir",
+        &cache,
+    ];
+    let (code1, out1, _) = run(&server, &[], &args);
+    let (code2, out2, err2) = run(&server, &[], &args);
+    assert_eq!((code1, code2), (1, 1), "{err2}");
+    assert_eq!(out1, out2);
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    assert_eq!(reqs[0].header("if-none-match"), None);
+    assert_eq!(reqs[1].header("if-none-match"), Some("\"v1\""));
+    // The cache holds the body and its metadata (URL and ETag).
+    let metas: Vec<String> = std::fs::read_dir(dir.path().join("cache"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".meta.json"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert_eq!(metas.len(), 1);
+    assert!(
+        metas[0].contains(&url) && metas[0].contains("v1"),
+        "{}",
+        metas[0]
+    );
+}
+
+#[test]
+fn offline_uses_the_cache_and_names_what_is_missing() {
+    let server = page_server();
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("{}/docs/qwen35.md", server.base());
+    let config = url_config(dir.path(), &url);
+    let cache = cache_arg(&dir);
+    let online = [
+        "check",
+        "--config",
+        config.to_str().unwrap(),
+        "--cache-dir",
+        &cache,
+    ];
+    let (code, online_out, _) = run(&server, &[], &online);
+    assert_eq!(code, 1);
+    let mut offline = online.to_vec();
+    offline.push("--offline");
+    let (code, out, err) = run(&server, &[], &offline);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(out, online_out);
+    assert_eq!(server.requests().len(), 1, "offline made a request");
+
+    // A cold cache: exit 2, naming the URL.
+    let cold = dir.path().join("cold").display().to_string();
+    let (code, out, err) = run(
+        &server,
+        &[],
+        &[
+            "check",
+            "--config",
+            config.to_str().unwrap(),
+            "--cache-dir",
+            &cold,
+            "--offline",
+        ],
+    );
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.contains(&url) && out.contains("--offline: not in the cache"),
+        "{out}"
+    );
+    assert!(out.contains("remote page"), "{out}");
+    assert_eq!(server.requests().len(), 1);
+    let recipe = "fixtures/demo/qwen35-mi355x-recipe.sh";
+    let (code, _, err) = run(
+        &server,
+        &[],
+        &[
+            "compare",
+            &url,
+            recipe,
+            "--allow-host",
+            "127.0.0.1",
+            "--cache-dir",
+            &cold,
+            "--offline",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&url) && err.contains("not in the cache"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_server_error_is_retried_then_succeeds() {
+    let server = Server::start(|_, seen| {
+        if seen == 0 {
+            status(500)
+        } else {
+            ok(fixture("fixtures/demo/qwen35-mi355x-cookbook.md"))
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("{}/docs/qwen35.md", server.base());
+    let recipe = "fixtures/demo/qwen35-mi355x-recipe.sh";
+    let cache = cache_arg(&dir);
+    let (code, out, err) = run(
+        &server,
+        &[],
+        &[
+            "compare",
+            &url,
+            recipe,
+            "--allow-host",
+            "127.0.0.1",
+            "--cache-dir",
+            &cache,
+        ],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(server.paths().len(), 2);
+}
+
+#[test]
+fn retries_are_bounded() {
+    let server = Server::start(|_, _| status(503));
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("{}/docs/qwen35.md", server.base());
+    let recipe = "fixtures/demo/qwen35-mi355x-recipe.sh";
+    let cache = cache_arg(&dir);
+    let (code, _, err) = run(
+        &server,
+        &[],
+        &[
+            "compare",
+            &url,
+            recipe,
+            "--allow-host",
+            "127.0.0.1",
+            "--cache-dir",
+            &cache,
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&url) && err.contains("HTTP 503") && err.contains("3 tries"),
+        "{err}"
+    );
+    assert_eq!(server.paths().len(), 3);
+
+    // A 404 is not retried, and says so.
+    let server = Server::start(|_, _| status(404));
+    let url = format!("{}/docs/gone.md", server.base());
+    let (code, _, err) = run(
+        &server,
+        &[],
+        &[
+            "compare",
+            &url,
+            recipe,
+            "--allow-host",
+            "127.0.0.1",
+            "--cache-dir",
+            &cache,
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains(&url) && err.contains("404"), "{err}");
+    assert_eq!(server.paths().len(), 1);
+}
+
+#[test]
+fn a_body_over_the_size_cap_is_refused() {
+    let server = Server::start(|_, _| ok(vec![b'#'; 10 * 1024 * 1024 + 1]));
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("{}/big.md", server.base());
+    let cache = cache_arg(&dir);
+    let (code, _, err) = run(
+        &server,
+        &[],
+        &[
+            "compare",
+            &url,
+            &url,
+            "--allow-host",
+            "127.0.0.1",
+            "--cache-dir",
+            &cache,
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains(&url) && err.contains("size cap"), "{err}");
+}
+
+#[test]
+fn hosts_outside_the_allow_list_are_refused() {
+    let server = page_server();
+    let dir = tempfile::tempdir().unwrap();
+    let cache = cache_arg(&dir);
+    let recipe = "fixtures/demo/qwen35-mi355x-recipe.sh";
+    let (code, _, err) = run(
+        &server,
+        &[],
+        &[
+            "compare",
+            "https://example.com/page.md",
+            recipe,
+            "--cache-dir",
+            &cache,
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("https://example.com/page.md")
+            && err.contains("host example.com is not allowed")
+            && err.contains("allow-hosts"),
+        "{err}"
+    );
+    // Plain http only to a host listed explicitly.
+    let url = format!("{}/docs/qwen35.md", server.base());
+    let (code, _, err) = run(
+        &server,
+        &[],
+        &["compare", &url, recipe, "--cache-dir", &cache],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("plain http") && err.contains("127.0.0.1"),
+        "{err}"
+    );
+    assert!(server.paths().is_empty());
+
+    // A redirect to a host not allowed is refused.
+    let redirecting = Server::start(|_, _| Resp {
+        status: 302,
+        headers: vec![("Location".into(), "https://evil.example/x.md".into())],
+        body: vec![],
+    });
+    let url = format!("{}/docs/qwen35.md", redirecting.base());
+    let (code, _, err) = run(
+        &redirecting,
+        &[],
+        &[
+            "compare",
+            &url,
+            recipe,
+            "--allow-host",
+            "127.0.0.1",
+            "--cache-dir",
+            &cache,
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("evil.example") && err.contains("not allowed"),
+        "{err}"
+    );
+}
+
+/// Serves `fixtures/inferencex` as the repository acme/InferenceX at `main`:
+/// raw files, and folder listings as GitHub's contents API gives them.
+fn inferencex_server() -> Server {
+    Server::start(|req, _| {
+        let root = repo().join("fixtures/inferencex");
+        if let Some(rest) = req.path.strip_prefix("/repos/acme/InferenceX/contents/") {
+            let (dir, query) = rest.split_once('?').unwrap_or((rest, ""));
+            if query != "ref=main" {
+                return status(404);
+            }
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+                return status(404);
+            };
+            let items: Vec<serde_json::Value> = entries
+                .map(|e| e.unwrap())
+                .map(|e| {
+                    let kind = if e.file_type().unwrap().is_dir() {
+                        "dir"
+                    } else {
+                        "file"
+                    };
+                    serde_json::json!({"name": e.file_name().to_string_lossy(), "type": kind})
+                })
+                .collect();
+            return ok(serde_json::to_vec(&items).unwrap());
+        }
+        match req.path.strip_prefix("/acme/InferenceX/main/") {
+            Some(rel) => match std::fs::read(root.join(rel)) {
+                Ok(body) => ok(body),
+                Err(_) => status(404),
+            },
+            None => status(404),
+        }
+    })
+}
+
+#[test]
+fn github_shorthand_maps_to_raw_files_with_the_token() {
+    let server = inferencex_server();
+    let dir = tempfile::tempdir().unwrap();
+    let cache = cache_arg(&dir);
+    let file =
+        "github:acme/InferenceX@main:benchmarks/single_node/fixed_seq_len/gptoss_fp4_mi300x.sh";
+    let (code, out, err) = run(
+        &server,
+        &[("GITHUB_TOKEN", "sekrit")],
+        &[
+            "extract",
+            file,
+            "--allow-host",
+            "127.0.0.1",
+            "--cache-dir",
+            &cache,
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    // The script delegates to a sibling (`bash "$(dirname "$0")/..."`), fetched too.
+    assert_eq!(
+        server.paths(),
+        [
+            "/acme/InferenceX/main/benchmarks/single_node/fixed_seq_len/gptoss_fp4_mi300x.sh",
+            "/acme/InferenceX/main/benchmarks/single_node/fixed_seq_len/gptoss_fp4_mi300x_vllm_inner.sh",
+        ]
+    );
+    assert!(
+        out.contains("github:acme/InferenceX@main:benchmarks/single_node/fixed_seq_len/gptoss_fp4_mi300x_vllm_inner.sh:"),
+        "{out}"
+    );
+    for r in server.requests() {
+        assert_eq!(r.header("authorization"), Some("Bearer sekrit"));
+    }
+}
+
+#[test]
+fn an_inferencex_root_on_github_fetches_only_what_the_entry_needs() {
+    let server = inferencex_server();
+    let dir = tempfile::tempdir().unwrap();
+    let cache = cache_arg(&dir);
+    let config = dir.path().join("recipe-drift.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "allow-hosts: [127.0.0.1]\nlinks:\n  - name: cookbook vs remote matrix\n    docs:\n      file: {}\n      hardware: mi355x\n    recipe:\n      inferencex: {{root: \"github:acme/InferenceX@main\", entry: qwen3.5-fp4-mi355x-sglang-agentic-mtp, where: {{kv-offloading: dram}}}}\n",
+            repo().join("fixtures/demo/qwen35-mi355x-cookbook.md").display()
+        ),
+    )
+    .unwrap();
+    let args = [
+        "check",
+        "--config",
+        config.to_str().unwrap(),
+        "--cache-dir",
+        &cache,
+    ];
+    let (code, out, err) = run(&server, &[], &args);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("hicache_io_backend differs"), "{out}");
+    let script = "benchmarks/single_node/agentic/qwen3.5_fp4_mi355x_sglang_mtp.sh";
+    assert!(
+        out.contains(&format!("github:acme/InferenceX@main:{script}:")),
+        "{out}"
+    );
+    let mut paths = server.paths();
+    paths.sort();
+    assert_eq!(
+        paths,
+        [
+            format!("/acme/InferenceX/main/{script}"),
+            "/acme/InferenceX/main/configs/amd-master.yaml".to_string(),
+            "/repos/acme/InferenceX/contents/configs?ref=main".to_string(),
+        ]
+    );
+    // The same, offline, from the cache alone.
+    let mut offline = args.to_vec();
+    offline.push("--offline");
+    let (code2, out2, err2) = run(&server, &[], &offline);
+    assert_eq!(code2, 1, "{err2}");
+    assert_eq!(out2, out);
+    assert_eq!(server.paths().len(), 3);
+}
+
+#[test]
+fn a_timeout_is_retried_then_reported() {
+    let server = Server::start(|_, _| {
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        ok("sglang serve --model-path m\n")
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("{}/cmd.txt", server.base());
+    let cache = cache_arg(&dir);
+    let (code, _, err) = run(
+        &server,
+        &[("RECIPE_DRIFT_HTTP_TIMEOUT_MS", "200")],
+        &[
+            "extract",
+            &url,
+            "--allow-host",
+            "127.0.0.1",
+            "--cache-dir",
+            &cache,
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&url) && err.contains("timed out") && err.contains("3 tries"),
+        "{err}"
+    );
+    assert_eq!(server.paths().len(), 3);
+}
+
+#[test]
+fn a_remote_config_value_that_is_not_a_remote_form_is_an_error() {
+    let server = page_server();
+    let (code, _, err) = run(&server, &[], &["compare", "github:acme@main:x.md", "y.md"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("github:OWNER/REPO@REF:PATH"), "{err}");
+    assert!(server.paths().is_empty());
+}
