@@ -1,7 +1,6 @@
 //! Waivers in the config: applied, unused, expired, ignored, and refused when
 //! malformed.
 
-
 const LINK: &str = "links:
   - name: layouts
     hardware: mi355x
