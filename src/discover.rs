@@ -277,6 +277,13 @@ fn changelog_line_items(text: &str) -> Vec<Option<usize>> {
     out
 }
 
+/// A selection (`key`, `value`) and the notes on what could not be mapped.
+type Mapped = (Vec<(String, String)>, Vec<String>);
+
+/// Proposals grouped by (entry, upstream page, `where`), with the combination
+/// they cover and the upstream link they came from.
+type Groups = BTreeMap<(String, String, Vec<(String, String)>), (Proposal, Combo, Upstream)>;
+
 /// A proposal: one link for the config file.
 #[derive(Debug, Clone)]
 struct Proposal {
@@ -569,8 +576,7 @@ fn propose(
     links: Vec<Attributed>,
 ) -> Result<Vec<Proposal>, Error> {
     // (entry, upstream page, where) -> proposal
-    let mut groups: BTreeMap<(String, String, Vec<(String, String)>), (Proposal, Combo, Upstream)> =
-        BTreeMap::new();
+    let mut groups: Groups = BTreeMap::new();
     for a in links {
         let e = by_key[a.entry.as_str()];
         let combos = a.combos.clone().unwrap_or_else(|| e.combos.clone());
@@ -640,7 +646,7 @@ fn propose(
         }
     }
     // SGLang pages: render each local page once, in the sandbox.
-    let mut mapped: BTreeMap<usize, (Vec<(String, String)>, Vec<String>)> = BTreeMap::new();
+    let mut mapped: BTreeMap<usize, Mapped> = BTreeMap::new();
     for (page, idx) in &cookbook_jobs {
         let reqs: Vec<(EntrySummary, Combo)> = idx
             .iter()
@@ -908,7 +914,7 @@ fn map_generator(
     page: PathBuf,
     docs_root: Option<PathBuf>,
     reqs: Vec<(EntrySummary, Combo)>,
-) -> Result<Vec<(Vec<(String, String)>, Vec<String>)>, Error> {
+) -> Result<Vec<Mapped>, Error> {
     jsx::on_render_thread(move || {
         let bundle = jsx::bundle(&page, docs_root.as_deref())?;
         let renderer = jsx::Renderer::new(&bundle, jsx::Limits::default())?;
@@ -931,12 +937,7 @@ fn map_generator(
     })
 }
 
-fn map_target(
-    r: &jsx::Renderer,
-    t: usize,
-    e: &EntrySummary,
-    c: &Combo,
-) -> Result<(Vec<(String, String)>, Vec<String>), Error> {
+fn map_target(r: &jsx::Renderer, t: usize, e: &EntrySummary, c: &Combo) -> Result<Mapped, Error> {
     let mut sel: Vec<(String, String)> = Vec::new();
     let mut notes = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
