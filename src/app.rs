@@ -214,6 +214,20 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             format,
             argv,
         } => resolve_cmd(&engine, &context, raw, format, argv),
+        Command::Discover {
+            root,
+            docs_root,
+            recipes_root,
+            format,
+        } => Ok(Output {
+            code: 0,
+            stdout: crate::discover::run(&crate::discover::Options {
+                root,
+                docs_root,
+                recipes_root,
+                json: format == crate::cli::DiscoverFormat::Json,
+            })?,
+        }),
         Command::Explain { keys } => Ok(Output {
             code: 0,
             stdout: crate::explain::explain(&keys)?,

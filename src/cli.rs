@@ -52,6 +52,15 @@ pub struct RemoteArgs {
     pub allow_hosts: Vec<String>,
 }
 
+/// Output formats of `discover`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiscoverFormat {
+    /// A ready-to-paste `links:` YAML with comments.
+    Yaml,
+    /// Versioned JSON.
+    Json,
+}
+
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -169,6 +178,22 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: ReportFormat,
+    },
+    /// Find links to upstream recipes in an InferenceX checkout and propose `links:`.
+    Discover {
+        /// The InferenceX checkout (its scripts, master configs and perf-changelog.yaml).
+        root: PathBuf,
+        /// A local SGLang docs folder (holding `cookbook/` and `src/snippets/`):
+        /// propose local pages and read their generators' options.
+        #[arg(long, value_name = "DIR")]
+        docs_root: Option<PathBuf>,
+        /// A local vllm-project/recipes checkout: propose local recipe files and
+        /// check the hardware against its taxonomy.yaml.
+        #[arg(long, value_name = "DIR")]
+        recipes_root: Option<PathBuf>,
+        /// Output format: a `links:` YAML to paste, or JSON.
+        #[arg(long, value_enum, default_value = "yaml")]
+        format: DiscoverFormat,
     },
     /// Explain a key: its class, option strings and defaults per release, and rules.
     Explain {

@@ -9,6 +9,7 @@
 pub mod app;
 pub mod cli;
 pub mod compare;
+pub mod discover;
 pub mod engine;
 pub mod error;
 pub mod explain;

@@ -2,7 +2,7 @@
 //! script -> launches, evaluated statically by the bash evaluator.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::bash;
 use crate::error::Error;
 use crate::launch::{Context, Known, Launch, Platform};
-use crate::source::{Files, LocalFiles, Location};
+use crate::source::{Files, LocalFiles, Location, Source};
 
 /// One master-config entry (single-node fields; others are ignored).
 #[derive(Debug, Clone, Deserialize)]
@@ -269,6 +269,142 @@ pub fn expand_in(
         config,
         points: out,
     })
+}
+
+/// One combination of the values that choose a script and its server features
+/// (spec-decoding, kv-offloading and its backend) among an entry's points.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Combo {
+    /// `fixed_seq_len` or `agentic`.
+    pub scenario: String,
+    /// `mtp`, `draft_model` or `none`.
+    pub spec_decoding: String,
+    /// `none` or `dram`.
+    pub kv_offloading: String,
+    /// The kv-offload backend's name, when the point names one.
+    pub kv_offload_backend: Option<String>,
+    /// The script these points run, when it exists.
+    pub script: Option<PathBuf>,
+}
+
+/// What a master-config entry is, without evaluating its scripts.
+#[derive(Debug, Clone, Serialize)]
+pub struct EntrySummary {
+    /// The entry key.
+    pub key: String,
+    /// The master config it is in.
+    pub config: PathBuf,
+    /// The HF model id.
+    pub model: String,
+    /// The runner label.
+    pub runner: String,
+    /// The SKU of the runner.
+    pub sku: String,
+    /// `fp4`, `fp8`, ...
+    pub precision: String,
+    /// `sglang`, `vllm`, ...
+    pub framework: String,
+    /// Multi-node entries are out of scope: they have no combos.
+    pub multinode: bool,
+    /// The distinct combinations of its points, in matrix order.
+    pub combos: Vec<Combo>,
+}
+
+/// Every entry of `ROOT/configs/*-master.yaml` (in file order, then key order),
+/// and the keys whose entry is not in the single-node shape, with the reason.
+#[allow(clippy::type_complexity)]
+pub fn list_entries(
+    root: &Path,
+) -> Result<(Vec<EntrySummary>, Vec<(String, PathBuf, String)>), Error> {
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    for f in master_configs(root)? {
+        let source = Source::read(&f)?;
+        let doc: BTreeMap<String, Value> = serde_saphyr::from_str(&source.text)
+            .map_err(|e| crate::manifest::yaml_error(&source, &e.to_string()))?;
+        for (key, raw) in doc {
+            let multinode = raw.get("multinode").and_then(Value::as_bool) == Some(true);
+            let entry: Entry = match serde_json::from_value(raw) {
+                Ok(e) => e,
+                Err(e) if !multinode => {
+                    skipped.push((key, f.clone(), e.to_string()));
+                    continue;
+                }
+                Err(_) => {
+                    skipped.push((key, f.clone(), "a multi-node entry".into()));
+                    continue;
+                }
+            };
+            let sku = sku_of(&entry.runner);
+            let mut combos: Vec<Combo> = Vec::new();
+            if !entry.multinode {
+                let mut add = |dir: &str, sp: &SearchPoint| {
+                    let spec = sp.spec_decoding.clone().unwrap_or_else(|| "none".into());
+                    let mtp = spec == "mtp";
+                    let c = Combo {
+                        scenario: dir.into(),
+                        spec_decoding: spec,
+                        kv_offloading: sp.kv_offloading.clone().unwrap_or_else(|| "none".into()),
+                        kv_offload_backend: sp.kv_offload_backend.as_ref().map(|b| b.name.clone()),
+                        script: match script_for(
+                            &Location::Path(root.to_path_buf()),
+                            dir,
+                            &entry,
+                            &sku,
+                            mtp,
+                            &LocalFiles,
+                        ) {
+                            Ok(Some(Location::Path(p))) => Some(p),
+                            _ => None,
+                        },
+                    };
+                    if !combos.contains(&c) {
+                        combos.push(c);
+                    }
+                };
+                for fixed in &entry.scenarios.fixed_seq_len {
+                    for sp in &fixed.search_space {
+                        add("fixed_seq_len", sp);
+                    }
+                }
+                for agentic in &entry.scenarios.agentic_coding {
+                    for sp in &agentic.search_space {
+                        add("agentic", sp);
+                    }
+                }
+            }
+            out.push(EntrySummary {
+                key,
+                config: f.clone(),
+                model: entry.model,
+                runner: entry.runner,
+                sku,
+                precision: entry.precision,
+                framework: entry.framework,
+                multinode: entry.multinode,
+                combos,
+            });
+        }
+    }
+    Ok((out, skipped))
+}
+
+/// `ROOT/configs/*-master.yaml`, sorted.
+pub fn master_configs(root: &Path) -> Result<Vec<PathBuf>, Error> {
+    let dir = root.join("configs");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| Error::Input {
+            at: format!("{}:1:1", dir.display()),
+            message: format!(
+                "cannot read the master configs: {}",
+                crate::source::io_reason(&e)
+            ),
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with("-master.yaml"))
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 fn find_entry(root: &Location, key: &str, files: &dyn Files) -> Result<(String, Value), Error> {

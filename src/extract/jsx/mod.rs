@@ -114,6 +114,17 @@ struct Choice {
     title: String,
 }
 
+/// A value an option offers in some state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Offered {
+    /// The value a selection names (an item id).
+    pub value: String,
+    /// Its label, when the control has one.
+    pub label: String,
+    /// Whether it is disabled in that state.
+    pub disabled: bool,
+}
+
 /// Builds the bundle of a component file or a page. `docs_root` resolves
 /// absolute imports (`/src/snippets/...`); without it, it is found upward from
 /// the file (the first folder holding `src/snippets`).
@@ -216,6 +227,49 @@ impl<'b> Renderer<'b> {
                 options,
                 available,
             } => Err(self.refusal(target, &error, &option, &value, &options, &available)),
+        }
+    }
+
+    /// The values option `key` offers after `prefix` is applied (each with its
+    /// label and whether it is disabled), or `None` when the component shows no
+    /// such option in that state. A text input offers no list (`Some(vec![])`).
+    pub fn choices(
+        &self,
+        target: usize,
+        prefix: &[(String, String)],
+        key: &str,
+    ) -> Result<Option<Vec<Offered>>, Error> {
+        let mut want = prefix.to_vec();
+        want.push((key.to_string(), "\u{1}recipe-drift-probe".to_string()));
+        let req = serde_json::json!({"want": want, "lenient": false}).to_string();
+        let out = self.call("select", target, &req)?;
+        let parsed: SelectJs = self.parse(out)?;
+        match parsed {
+            SelectJs::State { .. } => Ok(Some(vec![])),
+            SelectJs::Refused {
+                error,
+                option,
+                value,
+                options,
+                available,
+            } => {
+                if option != key {
+                    return Err(self.refusal(target, &error, &option, &value, &options, &available));
+                }
+                if error == "unknown-option" {
+                    return Ok(None);
+                }
+                Ok(Some(
+                    available
+                        .into_iter()
+                        .map(|c| Offered {
+                            value: c.value,
+                            label: c.label,
+                            disabled: c.disabled,
+                        })
+                        .collect(),
+                ))
+            }
         }
     }
 
