@@ -65,7 +65,12 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             )?;
             emit(&l, format, &policy)
         }
-        Command::Check { config, format } => {
+        Command::Check {
+            config,
+            format,
+            changed_from,
+            files,
+        } => {
             let path = match config.or_else(Manifest::discover) {
                 Some(p) => p,
                 None => {
@@ -77,9 +82,27 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             let m = Manifest::load(&path)?;
             validate_policy(&m.policy, &path)?;
             let policy = Policy::with_overrides(m.policy.clone());
+            // Only what changed: the links whose files are among the changed ones.
+            let changed = match changed_from {
+                Some(rev) => Some(crate::changed::git_changed(&rev, &path)?),
+                None if !files.is_empty() => Some(files),
+                None => None,
+            };
+            let skip = match &changed {
+                Some(c) => crate::changed::select(&m.links, &path, c),
+                None => vec![None; m.links.len()],
+            };
             let mut reports = Vec::new();
             let mut failures = Vec::new();
-            for link in &m.links {
+            let mut skipped = Vec::new();
+            for (link, skip) in m.links.iter().zip(skip) {
+                if let Some(reason) = skip {
+                    skipped.push(report::Skipped {
+                        name: link.name.clone(),
+                        reason,
+                    });
+                    continue;
+                }
                 let ctx = ContextArgs {
                     engine_version: link.engine_version.clone(),
                     hardware: link.hardware.clone(),
@@ -103,15 +126,17 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                 }
             }
             let mut out = emit(&reports, format, &policy)?;
-            if !failures.is_empty() {
+            if !failures.is_empty() || !skipped.is_empty() {
                 out.stdout = match format {
                     Format::Human => {
-                        report::human::render_with_failures(&reports, &failures, &policy)
+                        report::human::render_full(&reports, &failures, &skipped, &policy)
                     }
                     Format::Json => {
-                        report::json::render_with_failures(&reports, &failures, &policy)
+                        report::json::render_full(&reports, &failures, &skipped, &policy)
                     }
                 };
+            }
+            if !failures.is_empty() {
                 out.code = 2;
             }
             Ok(out)

@@ -134,6 +134,14 @@ pub enum Command {
         /// The config file (default: .recipe-drift.yaml or .github/.recipe-drift.yaml).
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
+        /// Run only the links that depend on the files changed between REV and
+        /// the working tree (`git diff --name-only REV`).
+        #[arg(long, value_name = "REV", conflicts_with = "files")]
+        changed_from: Option<String>,
+        /// Run only the links that depend on these changed files (paths relative
+        /// to the current directory, as pre-commit passes them).
+        #[arg(value_name = "FILES")]
+        files: Vec<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: Format,

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use similar::TextDiff;
 
-use super::{Failure, LinkReport, SideReport, finding_keys, normalized};
+use super::{Failure, LinkReport, SideReport, Skipped, finding_keys, normalized};
 use crate::compare::{Finding, Kind, Severity, SideValue};
 use crate::policy::{Class, Policy};
 use crate::resolve::{Source, Val};
@@ -18,6 +18,17 @@ pub fn render(links: &[LinkReport], policy: &Policy) -> String {
 
 /// Renders link reports, then the links that could not be compared.
 pub fn render_with_failures(links: &[LinkReport], failures: &[Failure], policy: &Policy) -> String {
+    render_full(links, failures, &[], policy)
+}
+
+/// Renders link reports, the links that could not be compared, and a line per
+/// link not run (`skipped: NAME (reason)`).
+pub fn render_full(
+    links: &[LinkReport],
+    failures: &[Failure],
+    skipped: &[Skipped],
+    policy: &Policy,
+) -> String {
     let mut out = String::new();
     for l in links {
         render_link(&mut out, l, policy);
@@ -32,6 +43,13 @@ pub fn render_with_failures(links: &[LinkReport], failures: &[Failure], policy: 
             failures.len(),
             if failures.len() == 1 { "" } else { "s" }
         );
+    }
+    for s in skipped {
+        let _ = writeln!(out, "skipped: {} ({})", s.name, s.reason);
+    }
+    if links.is_empty() && failures.is_empty() && !skipped.is_empty() {
+        let _ = writeln!(out, "no link depends on the changed files");
+        return out;
     }
     let drift = links
         .iter()

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::json;
 
-use super::{Failure, LinkReport, finding_keys, normalized};
+use super::{Failure, LinkReport, Skipped, finding_keys, normalized};
 use crate::compare::Severity;
 use crate::policy::Policy;
 
@@ -17,6 +17,18 @@ pub fn render(links: &[LinkReport], policy: &Policy) -> String {
 
 /// Renders link reports and the links that could not be compared (`status: error`).
 pub fn render_with_failures(links: &[LinkReport], failures: &[Failure], policy: &Policy) -> String {
+    render_full(links, failures, &[], policy)
+}
+
+/// Renders link reports, the links that could not be compared (`status:
+/// error`) and the links not run (`status: skipped`, with the reason; then
+/// the summary counts them as `skipped`).
+pub fn render_full(
+    links: &[LinkReport],
+    failures: &[Failure],
+    skipped: &[Skipped],
+    policy: &Policy,
+) -> String {
     let mut out = Vec::new();
     for l in links {
         let keys = finding_keys(&l.comparison);
@@ -45,9 +57,15 @@ pub fn render_with_failures(links: &[LinkReport], failures: &[Failure], policy: 
     for f in failures {
         out.push(json!({"name": f.name, "status": "error", "error": f.error}));
     }
+    for s in skipped {
+        out.push(json!({"name": s.name, "status": "skipped", "reason": s.reason}));
+    }
     let mut summary = summary(links);
     summary["links"] = json!(links.len() + failures.len());
     summary["failed"] = json!(failures.len());
+    if !skipped.is_empty() {
+        summary["skipped"] = json!(skipped.len());
+    }
     let doc = Doc {
         schema_version: SCHEMA_VERSION,
         tool: "recipe-drift",

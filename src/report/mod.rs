@@ -41,6 +41,15 @@ pub struct Failure {
     pub error: String,
 }
 
+/// A link that was not run, with the reason (`check FILES...`, `--changed-from`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Skipped {
+    /// The link's name.
+    pub name: String,
+    /// Why it was not run.
+    pub reason: String,
+}
+
 /// The output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
