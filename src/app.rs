@@ -67,13 +67,15 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                 &policy,
                 &fetcher,
             )?;
-            emit(&l, &[], &[], format, &policy)
+            emit(&l, &[], &[], &[], format, &policy)
         }
         Command::Check {
             config,
             format,
             no_waivers,
             remote,
+            changed_from,
+            files,
         } => {
             let path = match config.or_else(Manifest::discover) {
                 Some(p) => p,
@@ -101,10 +103,28 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             };
             let policy = Policy::with_overrides(m.policy.clone());
             let fetcher = fetcher(&remote, &m.allow_hosts);
+            // Only what changed: the links whose files are among the changed ones.
+            let changed = match changed_from {
+                Some(rev) => Some(crate::changed::git_changed(&rev, &path)?),
+                None if !files.is_empty() => Some(files),
+                None => None,
+            };
+            let skip = match &changed {
+                Some(c) => crate::changed::select(&m.links, &path, c),
+                None => vec![None; m.links.len()],
+            };
             let mut reports = Vec::new();
             let mut failures = Vec::new();
+            let mut skipped = Vec::new();
             let mut outcomes = Vec::new();
-            for link in &m.links {
+            for (link, skip) in m.links.iter().zip(skip) {
+                if let Some(reason) = skip {
+                    skipped.push(report::Skipped {
+                        name: link.name.clone(),
+                        reason,
+                    });
+                    continue;
+                }
                 let ctx = ContextArgs {
                     engine_version: link.engine_version.clone(),
                     hardware: link.hardware.clone(),
@@ -134,7 +154,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
                     }),
                 }
             }
-            let mut out = emit(&reports, &failures, &outcomes, format, &policy)?;
+            let mut out = emit(&reports, &failures, &skipped, &outcomes, format, &policy)?;
             if outcomes.iter().any(|o| o.is_error()) {
                 out.code = out.code.max(1);
             }
@@ -252,15 +272,16 @@ fn fetcher(args: &RemoteArgs, config_hosts: &[String]) -> Fetcher {
 fn emit(
     reports: &[LinkReport],
     failures: &[report::Failure],
+    skipped: &[report::Skipped],
     waivers: &[crate::waiver::Outcome],
     format: ReportFormat,
     policy: &Policy,
 ) -> Result<Output, Error> {
-    let text = report::render(format, reports, failures, waivers, policy);
+    let text = report::render(format, reports, failures, skipped, waivers, policy);
     if format == ReportFormat::Github
         && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
     {
-        let summary = report::markdown::render(reports, failures, waivers, policy);
+        let summary = report::markdown::render(reports, failures, skipped, waivers, policy);
         append(Path::new(&path), &summary).map_err(|e| {
             Error::usage(format!(
                 "cannot append the job summary to {} ($GITHUB_STEP_SUMMARY): {e}",

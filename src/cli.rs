@@ -175,6 +175,14 @@ pub enum Command {
         /// Remote files: cache, offline mode, hosts.
         #[command(flatten)]
         remote: RemoteArgs,
+        /// Run only the links that depend on the files changed between REV and
+        /// the working tree (`git diff --name-only REV`).
+        #[arg(long, value_name = "REV", conflicts_with = "files")]
+        changed_from: Option<String>,
+        /// Run only the links that depend on these changed files (paths relative
+        /// to the current directory, as pre-commit passes them).
+        #[arg(value_name = "FILES")]
+        files: Vec<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: ReportFormat,

@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod app;
+pub mod changed;
 pub mod cli;
 pub mod compare;
 pub mod discover;

@@ -389,6 +389,42 @@ pub fn list_entries(
     Ok((out, skipped))
 }
 
+/// The files an entry's expansion reads or would read: every master config
+/// (`ROOT/configs/*-master.yaml`: the first one holding the key wins) and, per
+/// scenario of the entry, each script name it would look for, found or not.
+pub fn dependencies(root: &Path, entry_key: &str) -> Result<Vec<PathBuf>, Error> {
+    let (config, raw) = find_entry(&Location::Path(root.to_path_buf()), entry_key, &LocalFiles)?;
+    let entry: Entry = serde_json::from_value(raw).map_err(|e| Error::Input {
+        at: format!("{config}:1:1"),
+        message: format!("entry {entry_key}: {e}"),
+    })?;
+    let mut out = master_configs(root)?;
+    let sku = sku_of(&entry.runner);
+    let mut wanted: Vec<(&str, bool)> = Vec::new();
+    let mtp = |sp: &SearchPoint| sp.spec_decoding.as_deref() == Some("mtp");
+    for fixed in &entry.scenarios.fixed_seq_len {
+        wanted.extend(
+            fixed
+                .search_space
+                .iter()
+                .map(|sp| ("fixed_seq_len", mtp(sp))),
+        );
+    }
+    for agentic in &entry.scenarios.agentic_coding {
+        wanted.extend(agentic.search_space.iter().map(|sp| ("agentic", mtp(sp))));
+    }
+    for (dir, mtp) in wanted {
+        let folder = root.join("benchmarks/single_node").join(dir);
+        for name in script_names(&entry, &sku, mtp) {
+            let p = folder.join(name);
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// `ROOT/configs/*-master.yaml`, sorted.
 pub fn master_configs(root: &Path) -> Result<Vec<PathBuf>, Error> {
     let dir = root.join("configs");

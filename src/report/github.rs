@@ -20,6 +20,7 @@ use std::fmt::Write;
 
 use super::{Failure, LinkReport, Place, finding_place, finding_text, kind_name, value_place};
 use crate::compare::Severity;
+use crate::report::Skipped;
 use crate::waiver::Outcome;
 
 /// Escapes a workflow command's message (data).
@@ -58,8 +59,21 @@ pub fn annotation(cmd: &str, place: Option<&Place>, title: &str, message: &str) 
 }
 
 /// Renders the links as workflow commands.
-pub fn render(links: &[LinkReport], failures: &[Failure], waivers: &[Outcome]) -> String {
+pub fn render(
+    links: &[LinkReport],
+    failures: &[Failure],
+    skipped: &[Skipped],
+    waivers: &[Outcome],
+) -> String {
     let mut out = String::new();
+    for sk in skipped {
+        out.push_str(&annotation(
+            "notice",
+            None,
+            "recipe-drift: skipped",
+            &super::skipped_text(sk),
+        ));
+    }
     for w in waivers.iter().filter(|w| w.status != "applied") {
         let cmd = if w.is_error() { "error" } else { "notice" };
         out.push_str(&annotation(

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use similar::TextDiff;
 
-use super::{Failure, LinkReport, SideReport, finding_keys, normalized};
+use super::{Failure, LinkReport, SideReport, Skipped, finding_keys, normalized};
 use crate::compare::{Severity, SideValue};
 use crate::policy::Policy;
 use crate::resolve::{Source, Val};
@@ -14,14 +14,15 @@ use crate::waiver::Outcome;
 
 /// Renders link reports as text.
 pub fn render(links: &[LinkReport], policy: &Policy) -> String {
-    render_with_failures(links, &[], &[], policy)
+    render_with_failures(links, &[], &[], &[], policy)
 }
 
-/// Renders link reports, the links that could not be compared, and what became
-/// of the config's waivers.
+/// Renders link reports, the links that could not be compared, a line per link
+/// not run (`skipped: NAME (reason)`), and what became of the config's waivers.
 pub fn render_with_failures(
     links: &[LinkReport],
     failures: &[Failure],
+    skipped: &[Skipped],
     waivers: &[Outcome],
     policy: &Policy,
 ) -> String {
@@ -46,6 +47,13 @@ pub fn render_with_failures(
             failures.len(),
             if failures.len() == 1 { "" } else { "s" }
         );
+    }
+    for s in skipped {
+        let _ = writeln!(out, "skipped: {} ({})", s.name, s.reason);
+    }
+    if links.is_empty() && failures.is_empty() && !skipped.is_empty() {
+        let _ = writeln!(out, "no link depends on the changed files");
+        return out;
     }
     let drift = links
         .iter()

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::json;
 
-use super::{Failure, LinkReport, finding_keys, normalized};
+use super::{Failure, LinkReport, Skipped, finding_keys, normalized};
 use crate::compare::Severity;
 use crate::policy::Policy;
 use crate::waiver::Outcome;
@@ -13,14 +13,17 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// Renders link reports as one JSON document.
 pub fn render(links: &[LinkReport], policy: &Policy) -> String {
-    render_with_failures(links, &[], &[], policy)
+    render_with_failures(links, &[], &[], &[], policy)
 }
 
 /// Renders link reports, the links that could not be compared (`status:
-/// error`) and what became of the config's waivers (`waivers`, when any).
+/// error`), the links not run (`status: skipped`, with the reason; the summary
+/// counts them as `skipped`) and what became of the config's waivers
+/// (`waivers`, when any).
 pub fn render_with_failures(
     links: &[LinkReport],
     failures: &[Failure],
+    skipped: &[Skipped],
     waivers: &[Outcome],
     policy: &Policy,
 ) -> String {
@@ -52,11 +55,17 @@ pub fn render_with_failures(
     for f in failures {
         out.push(json!({"name": f.name, "status": "error", "error": f.error}));
     }
+    for s in skipped {
+        out.push(json!({"name": s.name, "status": "skipped", "reason": s.reason}));
+    }
     let mut summary = summary(links);
     summary["links"] = json!(links.len() + failures.len());
     summary["failed"] = json!(failures.len());
     if !waivers.is_empty() {
         summary["expired_waivers"] = json!(waivers.iter().filter(|w| w.is_error()).count());
+    }
+    if !skipped.is_empty() {
+        summary["skipped"] = json!(skipped.len());
     }
     let doc = Doc {
         schema_version: SCHEMA_VERSION,

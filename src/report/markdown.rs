@@ -9,16 +9,21 @@ use std::fmt::Write;
 use super::{Failure, LinkReport, SideReport, class_name, kind_name, normalized_diff, value_place};
 use crate::compare::Severity;
 use crate::policy::Policy;
+use crate::report::Skipped;
 use crate::waiver::Outcome;
 
 /// Renders the links as one Markdown document.
 pub fn render(
     links: &[LinkReport],
     failures: &[Failure],
+    skipped: &[Skipped],
     waivers: &[Outcome],
     policy: &Policy,
 ) -> String {
     let mut out = String::new();
+    for sk in skipped {
+        let _ = writeln!(out, "> {}\n", super::skipped_text(sk));
+    }
     for w in waivers.iter().filter(|w| w.status != "applied") {
         let _ = writeln!(
             out,

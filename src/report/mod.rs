@@ -48,6 +48,15 @@ pub struct Failure {
     pub error: String,
 }
 
+/// A link that was not run, with the reason (`check FILES...`, `--changed-from`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Skipped {
+    /// The link's name.
+    pub name: String,
+    /// Why it was not run.
+    pub reason: String,
+}
+
 /// The output formats of `extract` and `resolve`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -78,16 +87,24 @@ pub fn render(
     format: ReportFormat,
     links: &[LinkReport],
     failures: &[Failure],
+    skipped: &[Skipped],
     waivers: &[Outcome],
     policy: &Policy,
 ) -> String {
     match format {
-        ReportFormat::Human => human::render_with_failures(links, failures, waivers, policy),
-        ReportFormat::Json => json::render_with_failures(links, failures, waivers, policy),
-        ReportFormat::Sarif => sarif::render(links, failures, waivers),
-        ReportFormat::Github => github::render(links, failures, waivers),
-        ReportFormat::Markdown => markdown::render(links, failures, waivers, policy),
+        ReportFormat::Human => {
+            human::render_with_failures(links, failures, skipped, waivers, policy)
+        }
+        ReportFormat::Json => json::render_with_failures(links, failures, skipped, waivers, policy),
+        ReportFormat::Sarif => sarif::render(links, failures, skipped, waivers),
+        ReportFormat::Github => github::render(links, failures, skipped, waivers),
+        ReportFormat::Markdown => markdown::render(links, failures, skipped, waivers, policy),
     }
+}
+
+/// A link not run, in one sentence.
+pub fn skipped_text(s: &Skipped) -> String {
+    format!("skipped: {} ({})", s.name, s.reason)
 }
 
 /// What became of a waiver, in one sentence.

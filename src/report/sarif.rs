@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 
 use super::{Failure, LinkReport, Place, finding_place, finding_text, kind_name, value_place};
 use crate::compare::{Finding, Kind, Severity};
+use crate::report::Skipped;
 use crate::waiver::Outcome;
 
 /// The schema URI written in `$schema`.
@@ -92,7 +93,12 @@ pub fn level(s: Severity) -> &'static str {
 }
 
 /// Renders the links as one SARIF 2.1.0 log.
-pub fn render(links: &[LinkReport], failures: &[Failure], waivers: &[Outcome]) -> String {
+pub fn render(
+    links: &[LinkReport],
+    failures: &[Failure],
+    skipped: &[Skipped],
+    waivers: &[Outcome],
+) -> String {
     let rules: Vec<Value> = RULES
         .iter()
         .map(|(id, name, text, level)| {
@@ -148,6 +154,13 @@ pub fn render(links: &[LinkReport], failures: &[Failure], waivers: &[Outcome]) -
             "level": if w.is_error() { "error" } else { "note" },
             "message": {"text": super::waiver_text(w)},
             "descriptor": {"id": "waiver"},
+        }));
+    }
+    for sk in skipped {
+        notifications.push(json!({
+            "level": "note",
+            "message": {"text": super::skipped_text(sk)},
+            "descriptor": {"id": "skipped"},
         }));
     }
     let mut invocation = json!({"executionSuccessful": failures.is_empty()});

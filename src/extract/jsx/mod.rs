@@ -39,6 +39,9 @@ pub struct Bundle {
     pub code: String,
     /// The targets, in the order of `__rd_targets`.
     pub targets: Vec<Target>,
+    /// Every file read to build it: the page or component and the modules it
+    /// imports, directly or not.
+    pub files: Vec<PathBuf>,
 }
 
 /// A rendered state: the selection shown and the commands printed.

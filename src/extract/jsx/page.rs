@@ -127,6 +127,19 @@ impl Loader {
         Ok(i)
     }
 
+    /// The page or component file, then the module files loaded, in load order.
+    fn files(&self, file: &Path) -> Vec<PathBuf> {
+        let mut out = vec![file.to_path_buf()];
+        let mut loaded: Vec<(&PathBuf, &usize)> = self.index.iter().collect();
+        loaded.sort_by_key(|(_, i)| **i);
+        for (p, _) in loaded {
+            if !out.contains(p) {
+                out.push(p.clone());
+            }
+        }
+        out
+    }
+
     /// JS that binds a module's imports inside its function.
     fn bindings(&self, module: &Module) -> Result<String, Error> {
         let mut out = String::new();
@@ -237,6 +250,7 @@ pub fn bundle_component(
         file: file.to_path_buf(),
         code,
         targets,
+        files: loader.files(file),
     })
 }
 
@@ -436,5 +450,6 @@ pub fn bundle_page(
         file: file.to_path_buf(),
         code,
         targets,
+        files: loader.files(file),
     })
 }

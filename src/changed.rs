@@ -1,0 +1,224 @@
+//! Only what changed: the files each link of a config depends on, the files
+//! changed since a git revision, and which links those changes touch.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::extract;
+use crate::manifest::{LinkSpec, SideSpec};
+
+/// Why a link is not run.
+pub const UNCHANGED: &str = "none of its files changed";
+
+/// What a link depends on: files, and folders whose new or changed files count.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Dependencies {
+    /// Files (found or not: a file that appears changes what is read).
+    pub files: BTreeSet<PathBuf>,
+    /// Folders: any changed file under one counts.
+    pub dirs: BTreeSet<PathBuf>,
+}
+
+impl Dependencies {
+    fn file(&mut self, p: &Path) {
+        self.files.insert(key(p));
+    }
+
+    /// Whether any of `changed` (already keyed) is one of these.
+    fn touched_by(&self, changed: &BTreeSet<PathBuf>) -> bool {
+        changed
+            .iter()
+            .any(|c| self.files.contains(c) || self.dirs.iter().any(|d| c.starts_with(d)))
+    }
+}
+
+/// The files a link's result depends on, or `None` when that cannot be known
+/// without running it (a generator whose imports do not resolve, a missing
+/// InferenceX entry, ...): such a link always runs, and reports its error.
+pub fn link_dependencies(link: &LinkSpec) -> Option<Dependencies> {
+    let mut deps = Dependencies::default();
+    for side in [&link.docs, &link.recipe] {
+        side_dependencies(side, &mut deps)?;
+    }
+    Some(deps)
+}
+
+fn side_dependencies(side: &SideSpec, deps: &mut Dependencies) -> Option<()> {
+    if let Some(ix) = &side.inferencex {
+        for p in extract::inferencex::dependencies(&ix.root, &ix.entry).ok()? {
+            if p.extension().is_some_and(|e| e == "sh") {
+                script_dependencies(&p, deps, 0);
+            } else {
+                deps.file(&p);
+            }
+        }
+        // A new master config can hold the entry first.
+        deps.dirs.insert(key(&ix.root.join("configs")));
+        return Some(());
+    }
+    let file = side.file.as_ref()?;
+    let ext = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    match ext.as_str() {
+        "sh" | "bash" => script_dependencies(file, deps, 0),
+        "jsx" | "mdx" => {
+            deps.file(file);
+            if ext == "mdx" {
+                let text = std::fs::read_to_string(file).ok()?;
+                if !extract::jsx::page::has_components(&text) {
+                    return Some(());
+                }
+            }
+            let (file, root) = (file.clone(), side.docs_root.clone());
+            let bundle = extract::jsx::on_render_thread(move || {
+                extract::jsx::bundle(&file, root.as_deref())
+            })
+            .ok()?;
+            for f in &bundle.files {
+                deps.file(f);
+            }
+        }
+        "yaml" | "yml" => {
+            deps.file(file);
+            taxonomy_dependencies(file, deps);
+        }
+        _ => deps.file(file),
+    }
+    Some(())
+}
+
+/// A vLLM recipe reads the nearest `taxonomy.yaml` above it and the
+/// `strategies/*.yaml` beside that.
+fn taxonomy_dependencies(model: &Path, deps: &mut Dependencies) {
+    let start = model.parent().unwrap_or(Path::new("."));
+    for dir in start.ancestors() {
+        let candidate = dir.join("taxonomy.yaml");
+        // One that appears nearer would be read instead.
+        deps.file(&candidate);
+        if candidate.is_file() {
+            deps.dirs.insert(key(&dir.join("strategies")));
+            return;
+        }
+    }
+}
+
+/// A script, and the scripts it runs with `bash FILE` or reads with `source
+/// FILE` / `. FILE` when FILE is written literally (or as `$(dirname "$0")/...`).
+fn script_dependencies(script: &Path, deps: &mut Dependencies, depth: usize) {
+    if !deps.files.insert(key(script)) || depth >= 8 {
+        return;
+    }
+    let Ok(text) = std::fs::read_to_string(script) else {
+        return;
+    };
+    let dir = script.parent().unwrap_or(Path::new("."));
+    let dir_text = dir.to_string_lossy();
+    let dir_text = if dir_text.is_empty() { "." } else { &dir_text };
+    let words = regex::Regex::new(
+        r#"(?m)(?:^|[;&|(]|\bthen|\bdo|\belse|\bexec)\s*(?:bash|sh|source|\.)\s+([^;&|\n]+)"#,
+    )
+    .expect("valid regex");
+    for c in words.captures_iter(&text) {
+        let mut target = c[1].replace(['"', '\''], "");
+        for here in [
+            "$(dirname $0)",
+            "$(dirname ${BASH_SOURCE[0]})",
+            "${BASH_SOURCE%/*}",
+            "$(cd $(dirname $0) && pwd)",
+        ] {
+            target = target.replace(here, dir_text);
+        }
+        let target = target.split_whitespace().next().unwrap_or_default();
+        if target.contains('$') || target.contains('`') || target.starts_with('-') {
+            continue;
+        }
+        let direct = PathBuf::from(target);
+        // As the evaluator does: the path as given, else beside the script.
+        for p in [direct.clone(), dir.join(&direct)] {
+            if p.is_file() {
+                script_dependencies(&p, deps, depth + 1);
+            } else {
+                deps.file(&p);
+            }
+        }
+    }
+}
+
+/// Which links to run for a set of changed files: per link, `None` to run it
+/// or `Some(reason)` to skip it. A changed config file runs every link.
+pub fn select(links: &[LinkSpec], config: &Path, changed: &[PathBuf]) -> Vec<Option<String>> {
+    let changed: BTreeSet<PathBuf> = changed.iter().map(|p| key(p)).collect();
+    if changed.contains(&key(config)) {
+        return vec![None; links.len()];
+    }
+    links
+        .iter()
+        .map(|l| match link_dependencies(l) {
+            Some(d) if !d.touched_by(&changed) => Some(UNCHANGED.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The files changed between `rev` and the working tree (`git diff --name-only
+/// REV`), run in the config file's folder; paths as the file system sees them.
+pub fn git_changed(rev: &str, config: &Path) -> Result<Vec<PathBuf>, Error> {
+    if rev.starts_with('-') || rev.is_empty() {
+        return Err(Error::usage(format!(
+            "--changed-from {rev:?}: a revision cannot be empty or start with `-`"
+        )));
+    }
+    let dir = match config.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let git = |args: &[&str]| -> Result<String, Error> {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .map_err(|e| Error::usage(format!("--changed-from: cannot run git: {e}")))?;
+        if !out.status.success() {
+            let msg = String::from_utf8_lossy(&out.stderr);
+            return Err(Error::usage(format!(
+                "--changed-from {rev}: `git {}` failed in {}: {}",
+                args.join(" "),
+                dir.display(),
+                msg.trim()
+            )));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let top = git(&["rev-parse", "--show-toplevel"])?;
+    let top = PathBuf::from(top.trim_end_matches(['\n', '\r']));
+    let names = git(&["diff", "--name-only", "--no-renames", rev, "--"])?;
+    Ok(names
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| top.join(l))
+        .collect())
+}
+
+/// A path as one key: absolute, without `.`/`..`, symlinks resolved where the
+/// file (or else its folder) exists.
+fn key(p: &Path) -> PathBuf {
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    let abs = crate::manifest::normalize(&abs);
+    if let Ok(c) = abs.canonicalize() {
+        return c;
+    }
+    match (abs.parent().map(Path::canonicalize), abs.file_name()) {
+        (Some(Ok(dir)), Some(name)) => dir.join(name),
+        _ => abs,
+    }
+}
