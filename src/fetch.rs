@@ -240,6 +240,9 @@ impl Fetcher {
             if let Some(e) = &etag {
                 req = req.header("If-None-Match", e);
             }
+            // The whole request, body included, must end by this time: the
+            // client's timeout bounds each read, not the sum of them.
+            let deadline = std::time::Instant::now() + self.opts.timeout;
             let resp = match req.send() {
                 Ok(r) => r,
                 Err(e) => {
@@ -291,8 +294,23 @@ impl Fetcher {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string);
             let mut bytes = Vec::new();
-            if let Err(e) = resp.take(max + 1).read_to_end(&mut bytes) {
-                last = format!("network error while reading the body: {e}");
+            let mut body = resp.take(max + 1);
+            let mut chunk = [0u8; 16 * 1024];
+            let read = loop {
+                if std::time::Instant::now() > deadline {
+                    break Err(format!(
+                        "timed out after {} ms reading the body",
+                        self.opts.timeout.as_millis()
+                    ));
+                }
+                match body.read(&mut chunk) {
+                    Ok(0) => break Ok(()),
+                    Ok(n) => bytes.extend_from_slice(&chunk[..n]),
+                    Err(e) => break Err(format!("network error while reading the body: {e}")),
+                }
+            };
+            if let Err(e) = read {
+                last = e;
                 continue;
             }
             if bytes.len() as u64 > max {

@@ -672,3 +672,54 @@ fn a_remote_config_value_that_is_not_a_remote_form_is_an_error() {
     assert!(err.contains("github:OWNER/REPO@REF:PATH"), "{err}");
     assert!(server.paths().is_empty());
 }
+
+#[test]
+fn a_body_that_trickles_in_is_cut_at_the_request_timeout() {
+    // A server that answers at once, then sends its 200-byte body one byte every
+    // 100 ms: each read is quick, the whole takes 20 s (and would succeed).
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let _ = stream.read(&mut buf);
+                let _ = stream.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 200\r\nConnection: close\r\n\r\n",
+                );
+                for _ in 0..200 {
+                    if stream.write_all(b"x").is_err() {
+                        return;
+                    }
+                    let _ = stream.flush();
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+            });
+        }
+    });
+    let url = format!("http://127.0.0.1:{port}/slow.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("recipe-drift")
+        .unwrap()
+        .env("RECIPE_DRIFT_HTTP_TIMEOUT_MS", "300")
+        .env("RECIPE_DRIFT_RETRY_DELAY_MS", "1")
+        .args([
+            "extract",
+            &url,
+            "--allow-host",
+            "127.0.0.1",
+            "--cache-dir",
+            dir.path().to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("timed out after 300 ms reading the body"),
+        "{err}"
+    );
+    // Three tries of about 300 ms each, not minutes.
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}
