@@ -165,7 +165,8 @@ pub fn select(links: &[LinkSpec], config: &Path, changed: &[PathBuf]) -> Vec<Opt
 }
 
 /// The files changed between `rev` and the working tree (`git diff --name-only
-/// REV`), run in the config file's folder; paths as the file system sees them.
+/// REV`), plus the untracked ones, run in the config file's folder; paths as
+/// the file system sees them.
 pub fn git_changed(rev: &str, config: &Path) -> Result<Vec<PathBuf>, Error> {
     if rev.starts_with('-') || rev.is_empty() {
         return Err(Error::usage(format!(
@@ -195,12 +196,34 @@ pub fn git_changed(rev: &str, config: &Path) -> Result<Vec<PathBuf>, Error> {
     };
     let top = git(&["rev-parse", "--show-toplevel"])?;
     let top = PathBuf::from(top.trim_end_matches(['\n', '\r']));
-    let names = git(&["diff", "--name-only", "--no-renames", rev, "--"])?;
-    Ok(names
-        .lines()
+    // NUL-separated and unquoted, so any file name comes through as written;
+    // files git does not track yet (and does not ignore) count as changed too.
+    let changed = git(&[
+        "-c",
+        "core.quotePath=false",
+        "diff",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        rev,
+        "--",
+    ])?;
+    let untracked = git(&[
+        "ls-files",
+        "-z",
+        "--others",
+        "--exclude-standard",
+        "--full-name",
+    ])?;
+    let mut out: Vec<PathBuf> = changed
+        .split('\0')
+        .chain(untracked.split('\0'))
         .filter(|l| !l.is_empty())
         .map(|l| top.join(l))
-        .collect())
+        .collect();
+    out.sort();
+    out.dedup();
+    Ok(out)
 }
 
 /// A path as one key: absolute, without `.`/`..`, symlinks resolved where the

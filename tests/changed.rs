@@ -371,7 +371,7 @@ fn git_failures_exit_2_with_its_message() {
     let (code, out, err) = check_in(t.path(), &["--changed-from", "no-such-rev"]);
     assert_eq!(code, 2, "{out}");
     assert!(
-        err.contains("no-such-rev") && err.contains("git diff"),
+        err.contains("no-such-rev") && err.contains("diff --name-only"),
         "{err}"
     );
     assert!(err.contains("fatal:"), "git's own message: {err}");
@@ -398,4 +398,33 @@ fn changed_from_and_files_exclude_each_other() {
         "README.md",
     ]);
     assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn changed_from_sees_unusual_names_and_untracked_files() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    std::fs::write(
+        d.join(".recipe-drift.yaml"),
+        "links:\n  - name: accent\n    docs: {file: \"pagé first.txt\"}\n    recipe: {file: recipe.txt}\n  - name: new\n    docs: {file: new.txt}\n    recipe: {file: recipe.txt}\n",
+    )
+    .unwrap();
+    let cmd = |tp: u8| format!("sglang serve --model-path Qwen/Qwen3-8B --tp {tp}\n");
+    std::fs::write(d.join("pagé first.txt"), cmd(2)).unwrap();
+    std::fs::write(d.join("recipe.txt"), cmd(2)).unwrap();
+    git(d, &["init", "-q"]);
+    git(
+        d,
+        &["add", ".recipe-drift.yaml", "pagé first.txt", "recipe.txt"],
+    );
+    git(d, &["commit", "-q", "-m", "init"]);
+    // A tracked file with a non-ASCII name changes (git would quote it), and a
+    // file git does not track yet appears.
+    std::fs::write(d.join("pagé first.txt"), cmd(4)).unwrap();
+    std::fs::write(d.join("new.txt"), cmd(2)).unwrap();
+    let (code, out, err) = check_in(d, &["--changed-from", "HEAD"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("link: accent  [drift]"), "{out}");
+    assert!(out.contains("link: new  [ok]"), "{out}");
+    assert!(skipped_lines(&out).is_empty(), "{out}");
 }
