@@ -116,7 +116,10 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             let mut reports = Vec::new();
             let mut failures = Vec::new();
             let mut skipped = Vec::new();
-            let mut outcomes = Vec::new();
+            let mut outcomes = match today {
+                Some(today) => crate::waiver::expired(waivers, today),
+                None => Vec::new(),
+            };
             for (link, skip) in m.links.iter().zip(skip) {
                 if let Some(reason) = skip {
                     skipped.push(report::Skipped {

@@ -144,3 +144,83 @@ fn malformed_waivers_are_input_errors() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+#[test]
+fn waivers_show_in_every_format() {
+    let (code, out, _) = check(WAIVERS, "2026-12-31", &["--format", "sarif"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let results = v["runs"][0]["results"].as_array().unwrap();
+    let waived = results
+        .iter()
+        .find(|r| {
+            r["message"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("hicache_mem_layout")
+        })
+        .unwrap();
+    assert_eq!(waived["suppressions"][0]["kind"], "external");
+    assert!(
+        waived["suppressions"][0]["justification"]
+            .as_str()
+            .unwrap()
+            .contains("layer_first is being rolled out")
+    );
+    let (_, out, _) = check(WAIVERS, "2026-12-31", &["--format", "github"]);
+    assert!(
+        out.contains("waived until 2026-12-31: layer_first is being rolled out"),
+        "{out}"
+    );
+    let (_, out, _) = check(WAIVERS, "2026-12-31", &["--format", "markdown"]);
+    assert!(
+        out.contains("(waived until 2026-12-31: layer\\_first is being rolled out)"),
+        "{out}"
+    );
+    // An expired one is counted in each summary.
+    let (code, out, _) = check(WAIVERS, "2027-01-01", &["--format", "markdown"]);
+    assert_eq!(code, 1);
+    assert!(out.contains(", 1 expired waiver"), "{out}");
+    let (_, out, _) = check(WAIVERS, "2027-01-01", &["--format", "github"]);
+    assert!(out.contains(", 1 expired waiver"), "{out}");
+    let (_, out, _) = check(WAIVERS, "2027-01-01", &["--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["runs"][0]["invocations"][0]["executionSuccessful"], false);
+}
+
+#[test]
+fn a_waiver_expires_even_when_its_link_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let root = env!("CARGO_MANIFEST_DIR");
+    for (name, from) in [
+        ("a.sh", "fixtures/demo/hicache-kernel-page-first.sh"),
+        ("b.sh", "fixtures/demo/hicache-kernel-layer-first.sh"),
+        ("c.sh", "fixtures/demo/hicache-kernel-page-first.sh"),
+    ] {
+        std::fs::copy(format!("{root}/{from}"), d.join(name)).unwrap();
+    }
+    std::fs::write(
+        d.join("cfg.yaml"),
+        format!(
+            "{LINK}  - name: other\n    hardware: mi355x\n    docs: {{file: c.sh}}\n    recipe: {{file: c.sh}}\n{}",
+            WAIVERS.replace("2026-12-31", "2026-01-31")
+        ),
+    )
+    .unwrap();
+    // Only c.sh changed: the `layouts` link is skipped, its waiver has expired.
+    let out = assert_cmd::Command::cargo_bin("recipe-drift")
+        .unwrap()
+        .current_dir(d)
+        .env("RECIPE_DRIFT_TODAY", "2026-11-30")
+        .args(["check", "--config", "cfg.yaml", "c.sh"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("skipped: layouts"), "{stdout}");
+    assert!(
+        stdout.contains("error[waiver]: the waiver of hicache_mem_layout"),
+        "{stdout}"
+    );
+}

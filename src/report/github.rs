@@ -106,6 +106,9 @@ pub fn render(
                 super::class_name(f.class)
             );
             let mut message = finding_text(f);
+            if let Some(w) = &f.waived {
+                let _ = write!(message, "\nwaived until {}: {}", w.until, w.reason);
+            }
             for (label, sv, side) in [("docs", &f.docs, &l.docs), ("recipe", &f.recipe, &l.recipe)]
             {
                 let _ = write!(message, "\n{label}: {}", sv.val.display());
@@ -160,6 +163,14 @@ pub fn render(
     );
     if !failures.is_empty() {
         let _ = write!(out, ", {} could not be compared", failures.len());
+    }
+    let expired = waivers.iter().filter(|w| w.is_error()).count();
+    if expired > 0 {
+        let _ = write!(
+            out,
+            ", {expired} expired waiver{}",
+            if expired == 1 { "" } else { "s" }
+        );
     }
     out.push('\n');
     out

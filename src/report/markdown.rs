@@ -22,14 +22,14 @@ pub fn render(
 ) -> String {
     let mut out = String::new();
     for sk in skipped {
-        let _ = writeln!(out, "> {}\n", super::skipped_text(sk));
+        let _ = writeln!(out, "> {}\n", text(&super::skipped_text(sk)));
     }
     for w in waivers.iter().filter(|w| w.status != "applied") {
         let _ = writeln!(
             out,
             "> **{}**: {}\n",
             if w.is_error() { "Error" } else { "Note" },
-            super::waiver_text(w)
+            text(&super::waiver_text(w))
         );
     }
     let drift = links
@@ -38,16 +38,21 @@ pub fn render(
         .count();
     let total = links.len() + failures.len();
     let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let expired = waivers.iter().filter(|w| w.is_error()).count();
+    let expired_note = match expired {
+        0 => String::new(),
+        n => format!(", {n} expired waiver{}", plural(n)),
+    };
     if drift > 0 {
         let _ = writeln!(
             out,
-            "## recipe-drift: MAJOR drift in {drift} of {total} link{}\n",
+            "## recipe-drift: MAJOR drift in {drift} of {total} link{}{expired_note}\n",
             plural(total)
         );
     } else {
         let _ = writeln!(
             out,
-            "## recipe-drift: no MAJOR drift in {total} link{}\n",
+            "## recipe-drift: no MAJOR drift in {total} link{}{expired_note}\n",
             plural(total)
         );
     }
@@ -144,10 +149,17 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
                     places.push(format!("{label} {}", code(&p.shown)));
                 }
             }
-            let class = match (f.severity, f.class) {
+            let mut class = match (f.severity, f.class) {
                 (Severity::Error, c) => format!("**{}**", class_name(c)),
                 (_, c) => class_name(c).to_string(),
             };
+            if let Some(w) = &f.waived {
+                class.push_str(&format!(
+                    " (waived until {}: {})",
+                    text(&w.until),
+                    text(&w.reason)
+                ));
+            }
             let _ = writeln!(
                 out,
                 "| {} | {class} | {} | {} | {} | {} |",

@@ -163,7 +163,9 @@ pub fn render(
             "descriptor": {"id": "skipped"},
         }));
     }
-    let mut invocation = json!({"executionSuccessful": failures.is_empty()});
+    // An expired waiver fails the run as an input error does.
+    let failed = !failures.is_empty() || waivers.iter().any(|w| w.is_error());
+    let mut invocation = json!({"executionSuccessful": !failed});
     if !notifications.is_empty() {
         invocation["toolExecutionNotifications"] = Value::Array(notifications);
     }
@@ -217,6 +219,13 @@ fn result(l: &LinkReport, f: &Finding) -> Value {
     if let (Some(_), Some(rp)) = (&docs, &recipe) {
         let text = format!("recipe: {}", f.recipe.val.display());
         r["relatedLocations"] = json!([related(1, rp, &text)]);
+    }
+    // A divergence the config accepts: an external suppression with its reason.
+    if let Some(w) = &f.waived {
+        r["suppressions"] = json!([{
+            "kind": "external",
+            "justification": format!("waived until {}: {}", w.until, w.reason),
+        }]);
     }
     r
 }
