@@ -281,7 +281,27 @@ impl RemoteRef {
                 && s.chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         };
-        if !seg_ok(owner) || !seg_ok(repo) || rev.is_empty() || rev.contains(char::is_whitespace) {
+        // A ref is a branch, tag or commit name: git's rules, so it cannot climb
+        // out of the repository's raw URL (`..`) or carry URL syntax.
+        let rev_ok = !rev.is_empty()
+            && !rev.starts_with(['/', '-'])
+            && !rev.ends_with(['/', '.'])
+            && !rev.contains("..")
+            && !rev.contains("//")
+            && !rev.split('/').any(|p| p.is_empty() || p.starts_with('.'))
+            && rev
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
+        let path_ok = !path.split('/').any(|p| {
+            p == ".." || p.contains(['?', '#', '%', '\\']) || p.chars().any(char::is_control)
+        });
+        if !seg_ok(owner)
+            || !seg_ok(repo)
+            || matches!(owner, "." | "..")
+            || matches!(repo, "." | "..")
+            || !rev_ok
+            || !path_ok
+        {
             return Some(Err(bad()));
         }
         Some(Ok(RemoteRef::Github {

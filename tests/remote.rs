@@ -721,3 +721,27 @@ fn a_body_that_trickles_in_is_cut_at_the_request_timeout() {
         "{err}"
     );
 }
+
+#[test]
+fn github_refs_cannot_climb_out_of_their_repository() {
+    for r in [
+        "github:o/r@../../evil/repo/main:x.sh",
+        "github:../r@main:x.sh",
+        "github:o/..@main:x.sh",
+        "github:o/r@main:../../x.sh",
+        "github:o/r@a#b:x.md",
+        "github:o/r@main:x%2e.md",
+    ] {
+        let out = Command::cargo_bin("recipe-drift")
+            .unwrap()
+            .args(["extract", r, "--offline"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{r}: {err}");
+        assert!(
+            err.contains("expected github:OWNER/REPO@REF:PATH"),
+            "{r}: {err}"
+        );
+    }
+}
