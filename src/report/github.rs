@@ -47,6 +47,9 @@ pub fn command(s: Severity) -> &'static str {
 /// One workflow command line (with its newline).
 pub fn annotation(cmd: &str, place: Option<&Place>, title: &str, message: &str) -> String {
     let mut props = Vec::new();
+    // A remote file is not a file of the repository the workflow runs on: the
+    // annotation goes to the run, and the message says where.
+    let place = place.filter(|p| !(p.path.starts_with("http") || p.path.starts_with("github:")));
     if let Some(p) = place {
         props.push(format!("file={}", escape_property(&p.path)));
         if let Some((line, col)) = p.line_col {
@@ -210,6 +213,15 @@ mod tests {
         assert_eq!(
             annotation("notice", Some(&file_only), "t", "m"),
             "::notice file=docs/a%2Cb%3Ac.md,title=t::m\n"
+        );
+        let remote = Place {
+            path: "github:o/r@main:a.md".into(),
+            line_col: Some((1, 1)),
+            shown: "github:o/r@main:a.md:1:1".into(),
+        };
+        assert_eq!(
+            annotation("error", Some(&remote), "t", "m"),
+            "::error title=t::m\n"
         );
         assert_eq!(
             annotation("warning", None, "t", "m"),

@@ -252,6 +252,21 @@ fn location(p: &Place, message: Option<&str>) -> Value {
 /// absolute path becomes a `file://` URI; bytes outside the unreserved set and `/`
 /// are percent-encoded.
 pub fn uri(path: &str) -> String {
+    // A remote file: its URL as it is, a `github:` file as its page on GitHub.
+    if path.starts_with("https://") || path.starts_with("http://") {
+        return path.to_string();
+    }
+    if let Some(Ok(crate::source::Location::Remote(crate::source::RemoteRef::Github {
+        owner,
+        repo,
+        rev,
+        path: file,
+    }))) = path
+        .starts_with("github:")
+        .then(|| crate::source::Location::parse(path))
+    {
+        return format!("https://github.com/{owner}/{repo}/blob/{rev}/{file}");
+    }
     let path = path.replace('\\', "/");
     let mut out = String::new();
     if path.starts_with('/') {
@@ -278,5 +293,13 @@ mod tests {
         assert_eq!(uri("docs/my page.md"), "docs/my%20page.md");
         assert_eq!(uri("/abs/x#1.sh"), "file:///abs/x%231.sh");
         assert_eq!(uri("a\\b.md"), "a/b.md");
+        assert_eq!(
+            uri("https://docs.sglang.io/x/y.md"),
+            "https://docs.sglang.io/x/y.md"
+        );
+        assert_eq!(
+            uri("github:sgl-project/sglang@main:docs/a.mdx"),
+            "https://github.com/sgl-project/sglang/blob/main/docs/a.mdx"
+        );
     }
 }
