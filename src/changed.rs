@@ -11,6 +11,9 @@ use crate::manifest::{LinkSpec, SideSpec};
 /// Why a link is not run.
 pub const UNCHANGED: &str = "none of its files changed";
 
+/// Why a link whose local files did not change is not run, when a side is remote.
+pub const REMOTE_UNCHANGED: &str = "none of its local files changed; its remote side is checked when the link runs (run check without FILES or --changed-from)";
+
 /// What a link depends on: files, and folders whose new or changed files count.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Dependencies {
@@ -18,6 +21,8 @@ pub struct Dependencies {
     pub files: BTreeSet<PathBuf>,
     /// Folders: any changed file under one counts.
     pub dirs: BTreeSet<PathBuf>,
+    /// A side is remote (a URL, `github:`): no local change touches it.
+    pub remote: bool,
 }
 
 impl Dependencies {
@@ -45,6 +50,16 @@ pub fn link_dependencies(link: &LinkSpec) -> Option<Dependencies> {
 }
 
 fn side_dependencies(side: &SideSpec, deps: &mut Dependencies) -> Option<()> {
+    let remote = |p: &Path| {
+        let t = p.to_string_lossy();
+        t.starts_with("https://") || t.starts_with("http://") || t.starts_with("github:")
+    };
+    if side.file.as_deref().is_some_and(remote)
+        || side.inferencex.as_ref().is_some_and(|ix| remote(&ix.root))
+    {
+        deps.remote = true;
+        return Some(());
+    }
     if let Some(ix) = &side.inferencex {
         for p in extract::inferencex::dependencies(&ix.root, &ix.entry).ok()? {
             if p.extension().is_some_and(|e| e == "sh") {
@@ -158,7 +173,14 @@ pub fn select(links: &[LinkSpec], config: &Path, changed: &[PathBuf]) -> Vec<Opt
     links
         .iter()
         .map(|l| match link_dependencies(l) {
-            Some(d) if !d.touched_by(&changed) => Some(UNCHANGED.to_string()),
+            Some(d) if !d.touched_by(&changed) => Some(
+                if d.remote {
+                    REMOTE_UNCHANGED
+                } else {
+                    UNCHANGED
+                }
+                .to_string(),
+            ),
             _ => None,
         })
         .collect()

@@ -428,3 +428,28 @@ fn changed_from_sees_unusual_names_and_untracked_files() {
     assert!(out.contains("link: new  [ok]"), "{out}");
     assert!(skipped_lines(&out).is_empty(), "{out}");
 }
+
+#[test]
+fn a_link_with_a_remote_side_depends_on_its_local_files_only() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    std::fs::write(
+        d.join(".recipe-drift.yaml"),
+        "links:\n  - name: remote docs\n    docs: {file: \"github:o/r@main:docs/a.md\"}\n    recipe: {file: recipe.txt}\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("recipe.txt"), "sglang serve --model-path o/m\n").unwrap();
+    std::fs::write(d.join("other.txt"), "x\n").unwrap();
+    let cache = d.join("cache");
+    let cache = cache.to_str().unwrap();
+    let (code, out, _) = check_in(d, &["--offline", "--cache-dir", cache, "other.txt"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("skipped: remote docs (none of its local files changed; its remote side is checked when the link runs"),
+        "{out}"
+    );
+    // Its local side changed: it runs (offline here, so the remote file is missing).
+    let (code, out, err) = check_in(d, &["--offline", "--cache-dir", cache, "recipe.txt"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.contains("github:o/r@main:docs/a.md"), "{out}");
+}
