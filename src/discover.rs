@@ -748,7 +748,9 @@ fn docs_side(opts: &Options, up: &Upstream) -> (String, String, Option<String>, 
                     format!("sglang:{path}"),
                     format!("github:sgl-project/sglang@main:docs/{rel}"),
                     None,
-                    vec![],
+                    vec![
+                        "read remotely, only the page's static serve blocks are seen; a page that renders a generator needs a local docs checkout (--docs-root)".into(),
+                    ],
                 ),
             }
         }
@@ -775,7 +777,9 @@ fn docs_side(opts: &Options, up: &Upstream) -> (String, String, Option<String>, 
                     format!("vllm:{org}/{model}"),
                     format!("github:vllm-project/recipes@main:{rel}"),
                     None,
-                    vec![],
+                    vec![
+                        "a vLLM recipe YAML is read from a local checkout (it needs taxonomy.yaml and strategies/ beside it): give --recipes-root and use the local path".into(),
+                    ],
                 ),
             }
         }

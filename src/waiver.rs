@@ -46,7 +46,14 @@ impl Date {
     pub fn parse(s: &str) -> Option<Date> {
         let mut it = s.split('-');
         let (y, m, d) = (it.next()?, it.next()?, it.next()?);
-        if it.next().is_some() || y.len() != 4 || m.len() != 2 || d.len() != 2 {
+        if it.next().is_some()
+            || y.len() != 4
+            || m.len() != 2
+            || d.len() != 2
+            || ![y, m, d]
+                .iter()
+                .all(|p| p.bytes().all(|b| b.is_ascii_digit()))
+        {
             return None;
         }
         let date = Date {
@@ -240,6 +247,8 @@ mod tests {
         assert!(Date::parse("2027-13-01").is_none());
         assert!(Date::parse("27-01-01").is_none());
         assert!(Date::parse("2027-1-01").is_none());
+        assert!(Date::parse("+027-01-01").is_none());
+        assert!(Date::parse("2027-+1-01").is_none());
         assert!(Date::parse("2027-01-01") < Date::parse("2027-01-02"));
         assert_eq!(Date::from_days(0).to_string(), "1970-01-01");
         assert_eq!(Date::from_days(20_787).to_string(), "2026-11-30");
