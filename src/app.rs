@@ -315,7 +315,7 @@ fn append(path: &Path, text: &str) -> std::io::Result<()> {
 /// Every canonical key of both engines' bundled releases.
 fn known_keys() -> std::collections::BTreeSet<String> {
     let mut known = sglang::all_keys();
-    known.extend(crate::engine::vllm::all_keys());
+    known.extend(crate::engine::vllm::all_keys().iter().cloned());
     known.insert("engine".into());
     known
 }

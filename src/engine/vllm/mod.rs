@@ -111,7 +111,7 @@ fn load_data() -> Result<Data, String> {
     if !file.env.is_empty() {
         return Err("vllm rules.yaml: env types come from envs.json, not an env: table".into());
     }
-    let envs: EnvFile = serde_json::from_str(ENVS).map_err(|e| format!("envs.json: {e}"))?;
+    let envs = env_file()?;
     let env_releases = envs
         .env
         .iter()
@@ -124,11 +124,15 @@ fn load_data() -> Result<Data, String> {
     })
 }
 
+/// `envs.json`, parsed.
+fn env_file() -> Result<EnvFile, String> {
+    serde_json::from_str(ENVS).map_err(|e| format!("envs.json: {e}"))
+}
+
 /// The env specs of one release from `envs.json`.
-fn env_specs(release: &str) -> Result<BTreeMap<String, EnvSpec>, String> {
-    let envs: EnvFile = serde_json::from_str(ENVS).map_err(|e| format!("envs.json: {e}"))?;
+fn env_specs(envs: &EnvFile, release: &str) -> BTreeMap<String, EnvSpec> {
     let mut out = BTreeMap::new();
-    for (name, e) in envs.env {
+    for (name, e) in &envs.env {
         if !e.releases.iter().any(|r| r == release) {
             continue;
         }
@@ -137,11 +141,11 @@ fn env_specs(release: &str) -> Result<BTreeMap<String, EnvSpec>, String> {
             _ => "str".to_string(),
         };
         out.insert(
-            name,
+            name.clone(),
             EnvSpec {
                 kind,
-                default: e.default,
-                choices: e.choices.map(|c| {
+                default: e.default.clone(),
+                choices: e.choices.as_ref().map(|c| {
                     c.iter()
                         .map(|v| v.as_str().map(str::to_string).unwrap_or(v.to_string()))
                         .collect()
@@ -150,7 +154,7 @@ fn env_specs(release: &str) -> Result<BTreeMap<String, EnvSpec>, String> {
             },
         );
     }
-    Ok(out)
+    out
 }
 
 /// The canonical key of a vLLM destination.
@@ -179,6 +183,7 @@ pub fn releases() -> &'static [Release] {
 }
 
 fn load() -> Result<Vec<Release>, String> {
+    let envs = env_file()?;
     let mut out = Vec::new();
     for (name, text) in SCHEMAS {
         let file: SchemaFile =
@@ -193,7 +198,7 @@ fn load() -> Result<Vec<Release>, String> {
             parser,
             steps: file.preprocess,
             keys,
-            env: env_specs(name)?,
+            env: env_specs(&envs, name),
             defaults: OnceLock::new(),
         });
     }
@@ -242,7 +247,12 @@ impl super::Bundled for Release {
 /// Every canonical key of every bundled release: options, the fields of JSON
 /// config options (`compilation_config.cudagraph_mode`), derived keys,
 /// `model`, `hardware`, `engine` and `env:` names.
-pub fn all_keys() -> BTreeSet<String> {
+pub fn all_keys() -> &'static BTreeSet<String> {
+    static K: OnceLock<BTreeSet<String>> = OnceLock::new();
+    K.get_or_init(collect_keys)
+}
+
+fn collect_keys() -> BTreeSet<String> {
     let mut keys = BTreeSet::new();
     for r in releases() {
         for (i, a) in r.parser.actions.iter().enumerate() {
