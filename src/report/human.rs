@@ -12,11 +12,6 @@ use crate::policy::Policy;
 use crate::resolve::{Source, Val};
 use crate::waiver::Outcome;
 
-/// Renders link reports as text.
-pub fn render(links: &[LinkReport], policy: &Policy) -> String {
-    render_with_failures(links, &[], &[], &[], policy)
-}
-
 /// Renders link reports, the links that could not be compared, a line per link
 /// not run (`skipped: NAME (reason)`), and what became of the config's waivers.
 pub fn render_with_failures(

@@ -11,11 +11,6 @@ use crate::waiver::Outcome;
 /// The JSON schema version of `compare`/`check` output.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// Renders link reports as one JSON document.
-pub fn render(links: &[LinkReport], policy: &Policy) -> String {
-    render_with_failures(links, &[], &[], &[], policy)
-}
-
 /// Renders link reports, the links that could not be compared (`status:
 /// error`), the links not run (`status: skipped`, with the reason; the summary
 /// counts them as `skipped`) and what became of the config's waivers
