@@ -9,10 +9,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use recipe_drift::compare::compare;
+use recipe_drift::engine::resolve;
 use recipe_drift::engine::{sglang, vllm};
 use recipe_drift::extract::{InputKind, extract_source};
 use recipe_drift::policy::Policy;
-use recipe_drift::resolve::{ResolveOptions, resolve};
+use recipe_drift::resolved::ResolveOptions;
 use recipe_drift::source::{Origin, Source};
 
 const N: usize = 10_000;

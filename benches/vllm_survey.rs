@@ -18,12 +18,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use recipe_drift::engine::resolve;
 use recipe_drift::error::Error;
 use recipe_drift::extract::inferencex::expand;
 use recipe_drift::extract::vllm_recipes::{Composed, HardwareScope, Recipe, Selection, Taxonomy};
 use recipe_drift::launch::Launch;
 use recipe_drift::policy::{Class, Policy};
-use recipe_drift::resolve::{ResolveOptions, Val, resolve};
+use recipe_drift::resolved::{ResolveOptions, Val};
 use recipe_drift::source::Source;
 
 /// How many rows of each group to print.

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::cli::{Cli, Command, ContextArgs, RemoteArgs};
 use crate::compare::compare;
-use crate::engine::sglang;
+use crate::engine::{self, ParseFailure};
 use crate::error::Error;
 use crate::extract;
 use crate::fetch::{FetchOptions, Fetcher};
@@ -18,7 +18,7 @@ use crate::launch::{Context, Engine, Launch, Platform, Provenance, Token};
 use crate::manifest::{Manifest, SideSpec};
 use crate::policy::Policy;
 use crate::report::{self, Format, LinkReport, ReportFormat, SideReport};
-use crate::resolve::{self, ResolveOptions, Val};
+use crate::resolved::{self, ResolveOptions, Val};
 use crate::source::{Location, Origin, Source};
 
 /// What a command prints and its exit code (0 or 1).
@@ -312,12 +312,9 @@ fn append(path: &Path, text: &str) -> std::io::Result<()> {
     f.flush()
 }
 
-/// Every canonical key of both engines' bundled releases.
+/// Every canonical key of every engine's bundled releases.
 fn known_keys() -> std::collections::BTreeSet<String> {
-    let mut known = sglang::all_keys();
-    known.extend(crate::engine::vllm::all_keys().iter().cloned());
-    known.insert("engine".into());
-    known
+    engine::all_keys()
 }
 
 /// `file:line:col` of `needle` after `section` in a config file (its start
@@ -348,13 +345,18 @@ fn validate_policy(lists: &crate::policy::ClassLists, path: &Path) -> Result<(),
                 e.starts_with("env:") || known.contains(e)
             };
             if !ok {
-                let hint = match sglang::key_for(e) {
-                    Ok(k) => format!(" (did you mean {k}?)"),
-                    Err(m) => m
-                        .find("(did you mean")
-                        .map(|i| format!(" {}", &m[i..]))
-                        .unwrap_or_default(),
-                };
+                let hint = engine::registry()
+                    .iter()
+                    .find_map(|en| match en.key(e) {
+                        Ok(k) => Some(format!(" (did you mean {k}?)")),
+                        Err(engine::KeyError::Unknown { suggestions, .. })
+                            if !suggestions.is_empty() =>
+                        {
+                            Some(format!(" (did you mean {}?)", suggestions.join(", ")))
+                        }
+                        Err(_) => None,
+                    })
+                    .unwrap_or_default();
                 return Err(Error::Input {
                     at: at(e),
                     message: format!(
@@ -391,7 +393,7 @@ pub fn parse_kv(items: &[String]) -> Result<BTreeMap<String, String>, Error> {
 
 fn options(ctx: &ContextArgs, side: &SideSpec) -> Result<ResolveOptions, Error> {
     let origin = ctx.origin.clone();
-    let from = |flag: &str| resolve::option_origin(origin.as_deref(), flag);
+    let from = |flag: &str| resolved::option_origin(origin.as_deref(), flag);
     let platform = match side.platform.as_ref().or(ctx.platform.as_ref()) {
         Some(p) => Some(Platform::parse(p).ok_or_else(|| {
             Error::usage(format!(
@@ -691,8 +693,8 @@ fn run_pair(
     borrow_version(&mut rl, &ropts, &dl, &dopts, "docs");
     borrow_platform(&mut dl, &dopts, &rl, &ropts, "recipe");
     borrow_platform(&mut rl, &ropts, &dl, &dopts, "docs");
-    let dr = resolve::resolve(&dl, &dopts)?;
-    let rr = resolve::resolve(&rl, &ropts)?;
+    let dr = engine::resolve(&dl, &dopts)?;
+    let rr = engine::resolve(&rl, &ropts)?;
     let comparison = compare(&dr, &rr, policy);
     Ok(LinkReport {
         name: name.to_string(),
@@ -994,11 +996,8 @@ fn render_selections(
 
 /// Builds a launch from an argv given on recipe-drift's command line.
 fn inline_launch(engine: Engine, argv: &[String]) -> Launch {
-    let launcher = match engine {
-        Engine::Sglang => "sglang serve",
-        Engine::Vllm => "vllm serve",
-    };
-    let mut text = launcher.to_string();
+    let launcher = engine.launcher();
+    let mut text = launcher.clone();
     let mut offsets = Vec::new();
     for a in argv {
         text.push(' ');
@@ -1019,7 +1018,7 @@ fn inline_launch(engine: Engine, argv: &[String]) -> Launch {
     Launch {
         engine,
         launcher: vec![Token {
-            text: launcher.into(),
+            text: launcher.clone(),
             span: source.span(0, launcher.len()),
             provenance: Provenance::Cli,
         }],
@@ -1040,68 +1039,48 @@ fn resolve_cmd(
 ) -> Result<Output, Error> {
     let mut out = String::new();
     let engine = Engine::parse(engine)
-        .ok_or_else(|| Error::usage(format!("unknown engine {engine:?} (sglang, vllm)")))?;
+        .filter(|e| engine::by_name(e.name()).is_some())
+        .ok_or_else(|| {
+            let names: Vec<&str> = engine::registry().iter().map(|e| e.name()).collect();
+            Error::usage(format!("unknown engine {engine:?} ({})", names.join(", ")))
+        })?;
     let launch = inline_launch(engine, &argv);
     let opts = options(ctx, &SideSpec::default())?;
-    if raw && engine == Engine::Vllm {
-        let (release, used) = crate::engine::vllm::pick_release(
-            opts.engine_version
-                .as_deref()
-                .map(|v| (v, "--engine-version")),
-        )?;
-        let ns = crate::engine::vllm::parse(release, &argv).map_err(|e| {
-            let message = match e {
-                crate::engine::vllm::ParseFailure::Error(m) => m,
-                crate::engine::vllm::ParseFailure::ConfigFile(f) => {
-                    format!("--config {f}: recipe-drift does not read vLLM config files yet")
-                }
-            };
-            Error::input(
-                launch.span.clone(),
-                format!("vllm {}: {message}", release.name),
-            )
-        })?;
-        let map: serde_json::Map<String, serde_json::Value> = ns.values().into_iter().collect();
-        match format {
-            Format::Json => {
-                let doc = json!({"schema_version": report::json::SCHEMA_VERSION, "engine": "vllm", "version": used, "namespace": map});
-                let _ = writeln!(out, "{}", serde_json::to_string_pretty(&doc).expect("json"));
-            }
-            Format::Human => {
-                let _ = writeln!(out, "# vllm {} ({})", used.version, used.from);
-                for (k, v) in &map {
-                    let _ = writeln!(out, "{k} = {v}");
-                }
-            }
-        }
-        return Ok(Output {
-            code: 0,
-            stdout: out,
-        });
-    }
     if raw {
-        let (release, used) = sglang::pick_release(
-            opts.engine_version
-                .as_deref()
-                .map(|v| (v, "--engine-version")),
-        )?;
-        let ns = sglang::parse_raw(release, &argv).map_err(|e| {
-            let span = e
-                .arg_index
-                .and_then(|i| launch.argv.get(i))
-                .map(|t| t.span.clone())
-                .unwrap_or(launch.span.clone());
-            Error::input(span, format!("sglang {}: {}", release.name, e.message))
+        let en = engine::by_name(engine.name())
+            .ok_or_else(|| Error::usage(format!("unknown engine {engine:?}")))?;
+        let requested = opts
+            .engine_version
+            .as_deref()
+            .map(|v| (v, "--engine-version"));
+        let parsed = en.parse_raw(requested, &argv).map_err(|e| match e {
+            ParseFailure::Release(e) => e,
+            ParseFailure::Refused {
+                release,
+                message,
+                arg_index,
+            } => {
+                let span = arg_index
+                    .and_then(|i| launch.argv.get(i))
+                    .map(|t| t.span.clone())
+                    .unwrap_or(launch.span.clone());
+                Error::input(span, format!("{} {release}: {message}", en.name()))
+            }
         })?;
-        let map: serde_json::Map<String, serde_json::Value> = ns.values().into_iter().collect();
         match format {
             Format::Json => {
-                let doc = json!({"schema_version": report::json::SCHEMA_VERSION, "engine": "sglang", "version": used, "namespace": map});
+                let doc = json!({"schema_version": report::json::SCHEMA_VERSION, "engine": en.name(), "version": parsed.version, "namespace": parsed.namespace});
                 let _ = writeln!(out, "{}", serde_json::to_string_pretty(&doc).expect("json"));
             }
             Format::Human => {
-                let _ = writeln!(out, "# sglang {} ({})", used.version, used.from);
-                for (k, v) in &map {
+                let _ = writeln!(
+                    out,
+                    "# {} {} ({})",
+                    en.name(),
+                    parsed.version.version,
+                    parsed.version.from
+                );
+                for (k, v) in &parsed.namespace {
                     let _ = writeln!(out, "{k} = {v}");
                 }
             }
@@ -1111,7 +1090,7 @@ fn resolve_cmd(
             stdout: out,
         });
     }
-    let r = resolve::resolve(&launch, &opts)?;
+    let r = engine::resolve(&launch, &opts)?;
     match format {
         Format::Json => {
             let doc = json!({"schema_version": report::json::SCHEMA_VERSION, "resolved": r});

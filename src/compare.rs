@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::engine::argparse::py_eq;
 use crate::policy::{Class, Policy};
-use crate::resolve::{Entry, Resolved, RuleHit, Source, Val};
+use crate::resolved::{Entry, Resolved, RuleHit, Val, ValueSource};
 use crate::source::Span;
 
 /// What kind of difference a finding is.
@@ -43,7 +43,7 @@ pub struct SideValue {
     #[serde(flatten)]
     pub val: Val,
     /// Where it came from.
-    pub source: Source,
+    pub source: ValueSource,
     /// How it was written, if written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub written: Option<String>,
@@ -71,7 +71,7 @@ impl SideValue {
             },
             None => SideValue {
                 val: side.absent(key),
-                source: Source::Default,
+                source: ValueSource::Default,
                 written: None,
                 spans: vec![],
                 rules: vec![],
@@ -82,7 +82,10 @@ impl SideValue {
 
     /// Whether the text decides this value (written, from context, or via a rule).
     pub fn is_set(&self) -> bool {
-        matches!(self.source, Source::Cli | Source::Env | Source::Context) || !self.rules.is_empty()
+        matches!(
+            self.source,
+            ValueSource::Cli | ValueSource::Env | ValueSource::Context
+        ) || !self.rules.is_empty()
     }
 }
 
@@ -180,8 +183,8 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
         let re = recipe.values.get(key);
         // Fast path: both sides at the same untouched default.
         if let (Some(d), Some(r)) = (de, re)
-            && d.source == Source::Default
-            && r.source == Source::Default
+            && d.source == ValueSource::Default
+            && r.source == ValueSource::Default
             && d.rules.is_empty()
             && r.rules.is_empty()
             && d.val == r.val
@@ -227,8 +230,8 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
                         || de.map(|e| e.source) != re.map(|e| e.source);
                     // Context (hardware, engine) equal on both sides is agreement,
                     // however each side learnt it.
-                    let both_context = de.is_some_and(|e| e.source == Source::Context)
-                        && re.is_some_and(|e| e.source == Source::Context);
+                    let both_context = de.is_some_and(|e| e.source == ValueSource::Context)
+                        && re.is_some_and(|e| e.source == ValueSource::Context);
                     if (d_set || r_set) && differs && !both_context {
                         Kind::Equivalent
                     } else {

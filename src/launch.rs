@@ -7,33 +7,177 @@ use serde::Serialize;
 
 use crate::source::{Source, Span};
 
-/// The serving engine a launcher starts.
+/// The serving engine a launcher starts, by its registry name (`sglang`, `vllm`).
+///
+/// The names come from the launcher table (`src/launchers.yaml`); the engine
+/// registry (`crate::engine`) holds one engine per name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Engine {
-    /// SGLang (`sglang serve`, `python -m sglang.launch_server`).
-    Sglang,
-    /// vLLM (`vllm serve`, `python -m vllm.entrypoints.openai.api_server`).
-    Vllm,
-}
+#[serde(transparent)]
+pub struct Engine(&'static str);
 
 impl Engine {
     /// The engine's lower-case name.
     pub fn name(self) -> &'static str {
-        match self {
-            Engine::Sglang => "sglang",
-            Engine::Vllm => "vllm",
-        }
+        self.0
     }
 
-    /// Parses an engine name.
+    /// The engine of that name, when a launcher of the table starts it.
     pub fn parse(s: &str) -> Option<Engine> {
-        match s {
-            "sglang" => Some(Engine::Sglang),
-            "vllm" => Some(Engine::Vllm),
+        launchers().iter().find_map(|l| match l.starts {
+            Starts::Engine(e) if e.0 == s => Some(e),
             _ => None,
+        })
+    }
+
+    /// The engine's first word launcher in the table (`vllm serve`), used to
+    /// show an argv given on recipe-drift's own command line as a command.
+    pub fn launcher(self) -> String {
+        launchers()
+            .iter()
+            .find_map(|l| match (&l.starts, &l.form) {
+                (Starts::Engine(e), LauncherForm::Words(w)) if *e == self => Some(w.join(" ")),
+                _ => None,
+            })
+            .unwrap_or_else(|| self.0.to_string())
+    }
+
+    /// Every engine the launcher table names, in table order, once each.
+    pub fn all() -> Vec<Engine> {
+        let mut out: Vec<Engine> = Vec::new();
+        for l in launchers() {
+            if let Starts::Engine(e) = l.starts
+                && !out.contains(&e)
+            {
+                out.push(e);
+            }
+        }
+        out
+    }
+}
+
+/// What a launcher starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Starts {
+    /// An engine recipe-drift resolves.
+    Engine(Engine),
+    /// An engine recipe-drift does not resolve (its display name).
+    Unsupported(&'static str),
+}
+
+/// One row of the launcher table.
+#[derive(Debug, Clone)]
+pub struct Launcher {
+    /// What it starts.
+    pub starts: Starts,
+    /// How it is written: words, or `python -m MODULE`.
+    pub form: LauncherForm,
+}
+
+/// How a launcher is written.
+#[derive(Debug, Clone)]
+pub enum LauncherForm {
+    /// The first word's base name and the words after it.
+    Words(Vec<String>),
+    /// `python -m MODULE`.
+    PythonModule(String),
+    /// `python -m` with a module under this prefix.
+    ModulePrefix(String),
+}
+
+impl Launcher {
+    /// How many words the launcher spans at the start of `words`, if it is there.
+    /// `python_head` says whether the first word may be a Python interpreter even
+    /// when it does not look like one (a variable whose value is unknown).
+    fn matches(&self, words: &[&str], python_head: bool) -> Option<usize> {
+        let base = |s: &str| s.rsplit('/').next().unwrap_or("").to_string();
+        let python = python_head || words.first().is_some_and(|w| is_python(&base(w)));
+        match &self.form {
+            LauncherForm::Words(ws) => {
+                let ok = words.len() >= ws.len()
+                    && words.first().is_some_and(|w| base(w) == ws[0])
+                    && words[1..ws.len()].iter().zip(&ws[1..]).all(|(a, b)| a == b);
+                ok.then_some(ws.len())
+            }
+            LauncherForm::PythonModule(m) => {
+                (python && words.get(1) == Some(&"-m") && words.get(2) == Some(&m.as_str()))
+                    .then_some(3)
+            }
+            LauncherForm::ModulePrefix(p) => (python
+                && words.get(1) == Some(&"-m")
+                && words.get(2).is_some_and(|w| w.starts_with(p.as_str())))
+            .then_some(3),
         }
     }
+}
+
+/// `python`, `python3`, `python3.12`.
+fn is_python(s: &str) -> bool {
+    s.strip_prefix("python")
+        .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+/// A launcher found at the start of a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Detected {
+    /// What it starts.
+    pub starts: Starts,
+    /// How many words the launcher spans.
+    pub len: usize,
+}
+
+/// Recognises a launcher at the start of `words` with the launcher table.
+/// `python_head`: the first word may be a Python interpreter (its value is unknown).
+pub fn detect_launcher(words: &[&str], python_head: bool) -> Option<Detected> {
+    launchers().iter().find_map(|l| {
+        l.matches(words, python_head).map(|len| Detected {
+            starts: l.starts,
+            len,
+        })
+    })
+}
+
+/// The launcher table, parsed once from `src/launchers.yaml`.
+pub fn launchers() -> &'static [Launcher] {
+    static TABLE: std::sync::OnceLock<Vec<Launcher>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Row {
+            engine: Option<String>,
+            unsupported: Option<String>,
+            words: Option<Vec<String>>,
+            python_module: Option<String>,
+            module_prefix: Option<String>,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Table {
+            launchers: Vec<Row>,
+        }
+        let table: Table = serde_saphyr::from_str(include_str!("launchers.yaml"))
+            .expect("src/launchers.yaml is valid (tested)");
+        let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        table
+            .launchers
+            .into_iter()
+            .map(|r| {
+                let starts = match (r.engine, r.unsupported) {
+                    (Some(e), None) => Starts::Engine(Engine(leak(e))),
+                    (None, Some(u)) => Starts::Unsupported(leak(u)),
+                    _ => panic!("src/launchers.yaml: a row names an engine or `unsupported`"),
+                };
+                let form = match (r.words, r.python_module, r.module_prefix) {
+                    (Some(w), None, None) if !w.is_empty() => LauncherForm::Words(w),
+                    (None, Some(m), None) => LauncherForm::PythonModule(m),
+                    (None, None, Some(p)) => LauncherForm::ModulePrefix(p),
+                    _ => panic!(
+                        "src/launchers.yaml: a row has one of words, python_module, module_prefix"
+                    ),
+                };
+                Launcher { starts, form }
+            })
+            .collect()
+    })
 }
 
 impl fmt::Display for Engine {

@@ -20,6 +20,6 @@ pub mod launch;
 pub mod manifest;
 pub mod policy;
 pub mod report;
-pub mod resolve;
+pub mod resolved;
 pub mod source;
 pub mod waiver;

@@ -203,13 +203,17 @@ fn recorded(record: &Path) -> Vec<(Engine, Vec<String>)> {
                 f.first().map(String::as_str),
                 f.get(1).map(String::as_str),
             ) {
-                ("sglang", Some("serve"), _) => Some((Engine::Sglang, f[1..].to_vec())),
-                ("vllm", Some("serve"), _) => Some((Engine::Vllm, f[1..].to_vec())),
+                ("sglang", Some("serve"), _) => {
+                    Some((Engine::parse("sglang").unwrap(), f[1..].to_vec()))
+                }
+                ("vllm", Some("serve"), _) => {
+                    Some((Engine::parse("vllm").unwrap(), f[1..].to_vec()))
+                }
                 (_, Some("-m"), Some("sglang.launch_server")) => {
-                    Some((Engine::Sglang, f[2..].to_vec()))
+                    Some((Engine::parse("sglang").unwrap(), f[2..].to_vec()))
                 }
                 (_, Some("-m"), Some("vllm.entrypoints.openai.api_server")) => {
-                    Some((Engine::Vllm, f[2..].to_vec()))
+                    Some((Engine::parse("vllm").unwrap(), f[2..].to_vec()))
                 }
                 _ => None,
             }

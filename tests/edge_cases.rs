@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use assert_cmd::Command;
+use recipe_drift::engine::resolve;
 use recipe_drift::extract::{InputKind, extract_source};
 use recipe_drift::launch::Provenance;
-use recipe_drift::resolve::{ResolveOptions, Val, resolve};
+use recipe_drift::resolved::{ResolveOptions, Val};
 use recipe_drift::source::{Origin, Source};
 
 fn launches(

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::engine::argparse::{Namespace, OptionSpec};
 use crate::engine::rules::EnvSpec;
 use crate::launch::{EnvVar, Known, Launch, Platform, Provenance, Token};
-use crate::resolve::{Entry, ResolveOptions, Source, Val, VersionUsed};
+use crate::resolved::{Entry, ResolveOptions, Val, ValueSource, VersionUsed};
 use crate::source::Span;
 
 /// Hardware and platform of a launch: recipe-drift's options first, then the
@@ -89,7 +89,7 @@ pub fn written_entry(name: &str, value: Value, words: &[&Token]) -> Entry {
             Some(reason) => Val::unknown(reason),
             None => Val::known(value),
         },
-        source: Source::Cli,
+        source: ValueSource::Cli,
         name: name.to_string(),
         spans,
         written: Some(written.join(" ")),
@@ -103,7 +103,7 @@ pub fn written_entry(name: &str, value: Value, words: &[&Token]) -> Entry {
 pub fn default_entry(name: &str, value: Value) -> Entry {
     Entry {
         val: Val::known(value),
-        source: Source::Default,
+        source: ValueSource::Default,
         name: name.to_string(),
         spans: vec![],
         written: None,
@@ -148,7 +148,7 @@ pub fn apply_namespace<'t>(
             continue;
         };
         match ns.set_by.get(&a.dest) {
-            Some(sb) if values.get(key).is_none_or(|e| e.source != Source::Cli) => {
+            Some(sb) if values.get(key).is_none_or(|e| e.source != ValueSource::Cli) => {
                 let mut idx = vec![sb.arg_index];
                 idx.extend(sb.value_indexes.iter().filter(|&&j| j != sb.arg_index));
                 let toks = words(&idx);
@@ -158,7 +158,7 @@ pub fn apply_namespace<'t>(
             None => {
                 // A string default converted by its type after parsing.
                 if let Some(e) = values.get_mut(key)
-                    && e.source == Source::Default
+                    && e.source == ValueSource::Default
                     && e.val.value() != Some(v)
                 {
                     e.val = Val::known(v.clone());
@@ -184,7 +184,7 @@ pub fn apply_env<'a>(
                     Provenance::Unknown { reason } => Val::unknown(reason.clone()),
                     _ => Val::known(env_value(spec, &e.value)),
                 },
-                source: Source::Env,
+                source: ValueSource::Env,
                 name,
                 spans: vec![e.span.clone()],
                 written: Some(format!("{}={}", e.name, e.value)),
@@ -234,7 +234,7 @@ pub fn hardware_entry(hardware: Option<&Known<String>>) -> Entry {
     match hardware {
         Some(h) => Entry {
             val: Val::known(Value::String(h.value.to_ascii_lowercase())),
-            source: Source::Context,
+            source: ValueSource::Context,
             name: "hardware".into(),
             spans: vec![],
             written: Some(format!("{} ({})", h.value, h.from)),
@@ -244,7 +244,7 @@ pub fn hardware_entry(hardware: Option<&Known<String>>) -> Entry {
         },
         None => Entry {
             val: Val::unknown("no hardware given (use --hardware, or hardware: on the link)"),
-            source: Source::Unknown,
+            source: ValueSource::Unknown,
             name: "hardware".into(),
             spans: vec![],
             written: None,
@@ -260,7 +260,7 @@ pub fn hardware_entry(hardware: Option<&Known<String>>) -> Entry {
 pub fn model_identity(values: &BTreeMap<String, Entry>, path_option: &str) -> Entry {
     let pick = |k: &str| {
         values.get(k).and_then(|e| {
-            if e.source != Source::Cli {
+            if e.source != ValueSource::Cli {
                 return None;
             }
             match e.val.value() {
@@ -275,7 +275,7 @@ pub fn model_identity(values: &BTreeMap<String, Entry>, path_option: &str) -> En
     };
     let unknown = |reason: String| Entry {
         val: Val::unknown(reason),
-        source: Source::Unknown,
+        source: ValueSource::Unknown,
         name: "model".into(),
         spans: vec![],
         written: None,
@@ -285,7 +285,7 @@ pub fn model_identity(values: &BTreeMap<String, Entry>, path_option: &str) -> En
     };
     let known = |name: &str, key: &str, e: &Entry| Entry {
         val: Val::known(Value::String(name.to_ascii_lowercase())),
-        source: Source::Cli,
+        source: ValueSource::Cli,
         name: key.into(),
         spans: e.spans.clone(),
         written: e.written.clone(),
@@ -297,7 +297,9 @@ pub fn model_identity(values: &BTreeMap<String, Entry>, path_option: &str) -> En
     // An HF id names the model; --served-model-name is only an API alias then.
     // A local path, or a path the text does not know, is named by the served
     // name when there is one.
-    let path_entry = values.get("model_path").filter(|e| e.source == Source::Cli);
+    let path_entry = values
+        .get("model_path")
+        .filter(|e| e.source == ValueSource::Cli);
     if let Some(e) = path_entry {
         if let Val::Unknown { reason, .. } = &e.val {
             return match served() {
@@ -339,7 +341,7 @@ pub fn is_hf_id(s: &str) -> bool {
 /// ids, else `x`.
 pub fn placeholder(a: &OptionSpec) -> String {
     if let Some(c) = a.choices.as_ref().and_then(|c| c.first()) {
-        return crate::resolve::display_value(c);
+        return crate::resolved::display_value(c);
     }
     let kind = a.type_kind.as_deref().unwrap_or("str");
     if kind.contains("json") || kind.contains("config") || kind.contains("dict") {
@@ -355,7 +357,7 @@ pub fn placeholder(a: &OptionSpec) -> String {
 /// default becomes unknown (the file is read at startup).
 pub fn config_file_unknowns(values: &mut BTreeMap<String, Entry>, file: &str) {
     for (key, e) in values.iter_mut() {
-        if e.source == Source::Default && !key.starts_with("env:") {
+        if e.source == ValueSource::Default && !key.starts_with("env:") {
             e.val = Val::unknown(format!(
                 "may be set by --config {file}, which is read at startup"
             ));

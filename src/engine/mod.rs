@@ -1,19 +1,27 @@
-//! Engines: one folder per engine with its bundled schemas and rules, plus the
-//! shared argparse re-implementation and rule evaluator.
+//! Engines: `trait Engine` and its registry, one folder per engine with its
+//! bundled schemas and rules, plus the shared argparse re-implementation and
+//! rule evaluator.
+//!
+//! Commands reach an engine only through [`Engine`]: [`registry`] lists them,
+//! [`by_name`] finds one by the name a launch carries (`crate::launch::Engine`,
+//! from the launcher table), and [`resolve`] resolves a launch with its engine.
 
 pub mod argparse;
 pub mod common;
+pub(crate) mod explain;
 pub mod rules;
 pub mod sglang;
 pub mod types;
 pub mod vllm;
 
+use std::collections::BTreeSet;
 use std::str::FromStr;
 
 use pep440_rs::Version;
 
 use crate::error::Error;
-use crate::resolve::VersionUsed;
+use crate::launch::Launch;
+use crate::resolved::{Entry, ResolveOptions, Resolved, Val, ValueSource, VersionUsed};
 
 /// A bundled release of an engine: its version and its file name.
 pub trait Bundled {
@@ -65,5 +73,199 @@ pub fn pick_release<'a, R: Bundled>(
             "{engine} {text} ({from}) is older than every bundled release (oldest: {})",
             releases[0].name()
         ))),
+    }
+}
+
+/// A serving engine recipe-drift resolves: what its releases parse and resolve,
+/// which keys it has, and what `explain` says about them.
+pub trait Engine: Sync {
+    /// The engine's registry name (`sglang`), as launches and `--engine` name it.
+    fn name(&self) -> &'static str;
+
+    /// Parses an argv exactly as a release's argparse would (`resolve --raw`):
+    /// the release used and every destination with its value, or why it does
+    /// not parse (with the index of the offending word when known).
+    fn parse_raw(
+        &self,
+        requested: Option<(&str, &str)>,
+        argv: &[String],
+    ) -> Result<RawParse, ParseFailure>;
+
+    /// Resolves a launch: parse, env, defaults and the engine's rules.
+    fn resolve(&self, launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error>;
+
+    /// The canonical key for a name (a key, a destination, an option string or,
+    /// where the engine's parser allows it, a unique prefix).
+    fn key(&self, name: &str) -> Result<String, KeyError>;
+
+    /// Every canonical key of every bundled release (options, env vars, context).
+    fn keys(&self) -> BTreeSet<String>;
+
+    /// Whether some bundled release reads this environment variable.
+    fn reads_env(&self, name: &str) -> bool;
+
+    /// `explain`'s lines for a canonical key (empty when the engine has none).
+    fn explain(&self, key: &str) -> Vec<String>;
+}
+
+/// `resolve --raw`: a release's parse of an argv.
+#[derive(Debug, Clone)]
+pub struct RawParse {
+    /// The release used.
+    pub version: VersionUsed,
+    /// Every destination with its value (defaults included), in parser order.
+    pub namespace: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Why an argv does not parse.
+#[derive(Debug)]
+pub enum ParseFailure {
+    /// The release could not be picked (bad or too old version).
+    Release(Error),
+    /// The release refuses the argv, with its message and the offending word.
+    Refused {
+        /// The release's name.
+        release: String,
+        /// The engine's message.
+        message: String,
+        /// The index of the offending argv word, when known.
+        arg_index: Option<usize>,
+    },
+}
+
+/// Why a name is not a key of an engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyError {
+    /// An option prefix that several options share in a release.
+    Ambiguous {
+        /// The engine.
+        engine: &'static str,
+        /// The prefix, as an option string.
+        option: String,
+        /// The release where it is ambiguous.
+        release: String,
+        /// The option strings it could be.
+        candidates: Vec<String>,
+    },
+    /// No bundled release has it.
+    Unknown {
+        /// The engine.
+        engine: &'static str,
+        /// The name asked for.
+        name: String,
+        /// Near keys (`did you mean`), best first.
+        suggestions: Vec<String>,
+    },
+}
+
+impl std::fmt::Display for KeyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeyError::Ambiguous {
+                engine,
+                option,
+                release,
+                candidates,
+            } => write!(
+                f,
+                "{option} is ambiguous in {engine} {release}: it could be {}",
+                candidates.join(", ")
+            ),
+            KeyError::Unknown {
+                engine,
+                name,
+                suggestions,
+            } if suggestions.is_empty() => {
+                write!(
+                    f,
+                    "no bundled {engine} release has an option or key {name:?}"
+                )
+            }
+            KeyError::Unknown {
+                engine,
+                name,
+                suggestions,
+            } => write!(
+                f,
+                "no bundled {engine} release has an option or key {name:?} (did you mean {}?)",
+                suggestions.join(", ")
+            ),
+        }
+    }
+}
+
+/// Every engine recipe-drift resolves, in a fixed order (reports and `explain`
+/// list engines in this order).
+pub fn registry() -> &'static [&'static dyn Engine] {
+    &[&sglang::Sglang, &vllm::Vllm]
+}
+
+/// The engine of a name, if registered.
+pub fn by_name(name: &str) -> Option<&'static dyn Engine> {
+    registry().iter().copied().find(|e| e.name() == name)
+}
+
+/// Every canonical key of every registered engine, plus `engine`.
+pub fn all_keys() -> BTreeSet<String> {
+    let mut keys: BTreeSet<String> = registry().iter().flat_map(|e| e.keys()).collect();
+    keys.insert("engine".into());
+    keys
+}
+
+/// Resolves a launch with its engine, and records the engine itself as the
+/// `engine` key (from the launcher words).
+pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
+    let engine = by_name(launch.engine.name()).ok_or_else(|| {
+        Error::input(
+            launch.span.clone(),
+            format!("no engine named {} is registered", launch.engine),
+        )
+    })?;
+    let mut r = engine.resolve(launch, opts)?;
+    if opts.engine_version.is_none()
+        && launch.context.engine_version.is_none()
+        && let Some(img) = &launch.context.image
+    {
+        r.version.from = format!(
+            "newest bundled release: the image {} names no release ({})",
+            img.value, img.from
+        );
+    }
+    r.values.insert(
+        "engine".into(),
+        Entry {
+            val: Val::known(serde_json::Value::String(launch.engine.name().into())),
+            source: ValueSource::Context,
+            name: "engine".into(),
+            spans: launch.launcher.iter().map(|t| t.span.clone()).collect(),
+            // Launchers of one engine are alike (`sglang serve`, `python -m ...`).
+            written: None,
+            rules: vec![],
+            inactive: None,
+            no_effect: None,
+        },
+    );
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_launcher_engine_is_registered_and_every_engine_has_a_launcher() {
+        for e in crate::launch::Engine::all() {
+            assert!(
+                by_name(e.name()).is_some(),
+                "launcher engine {e} not registered"
+            );
+        }
+        for e in registry() {
+            assert!(
+                crate::launch::Engine::parse(e.name()).is_some(),
+                "engine {} has no launcher in src/launchers.yaml",
+                e.name()
+            );
+        }
     }
 }

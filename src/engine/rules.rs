@@ -34,7 +34,7 @@ use serde_json::Value;
 
 use crate::engine::argparse::py_eq;
 use crate::launch::Platform;
-use crate::resolve::{Entry, RuleHit, StartupError, Val};
+use crate::resolved::{Entry, RuleHit, StartupError, Val};
 
 /// One rule.
 #[derive(Debug, Clone, Deserialize)]

@@ -10,8 +10,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::Extracted;
 use crate::error::Error;
-use crate::launch::{Context, Engine, EnvVar, Known, Launch, Platform, Provenance, Token};
+use crate::launch::{
+    Context, Detected, EnvVar, Known, Launch, Platform, Provenance, Starts, Token,
+};
 use crate::source::Source;
 
 /// A shell word before launch detection.
@@ -69,7 +72,8 @@ impl ShellState {
     }
 }
 
-/// Extracts every launch from `source.text[start..end]` read as shell text.
+/// Extracts every launch from `source.text[start..end]` read as shell text, and
+/// the launches of engines recipe-drift does not resolve.
 /// `console` strips transcript prompts (`$ `, `> `, `user@host:~$ `).
 pub fn extract_range(
     source: &Arc<Source>,
@@ -77,7 +81,7 @@ pub fn extract_range(
     end: usize,
     state: &mut ShellState,
     console: bool,
-) -> Result<Vec<Launch>, Error> {
+) -> Result<Extracted, Error> {
     let mut lexer = Lexer {
         source,
         text: &source.text[..end],
@@ -85,7 +89,7 @@ pub fn extract_range(
         at_line_start: true,
         console,
     };
-    let mut launches = Vec::new();
+    let mut found = Extracted::default();
     // Set while the commands run only if an earlier test (`[ ... ] &&`) succeeded.
     let mut guard: Option<(String, usize)> = None;
     while let Some(cmd) = lexer.next_command(state)? {
@@ -111,28 +115,59 @@ pub fn extract_range(
             Sep::Conditional | Sep::Pipe => guard.take(),
             Sep::Plain => None,
         };
-        if let Some(launch) = run_command(source, cmd.words, state)? {
-            launches.push(launch);
+        match run_command(source, cmd.words, state)? {
+            Ran::Launch(launch) => found.launches.push(*launch),
+            Ran::Unsupported(note) => found.unsupported.push(note),
+            Ran::Nothing => {}
         }
     }
-    Ok(launches)
+    Ok(found)
 }
 
-/// Extracts every launch of a whole shell text (a `.sh`/`.txt` command file).
-pub fn extract(
+/// What one simple command did.
+enum Ran {
+    /// It started a server of an engine recipe-drift resolves.
+    Launch(Box<Launch>),
+    /// It started an engine recipe-drift does not resolve (`file:line:col: ...`).
+    Unsupported(String),
+    /// Anything else (assignments, exports, other programs).
+    Nothing,
+}
+
+/// Extracts every launch of a whole shell text (a `.sh`/`.txt` command file),
+/// and the launches of engines recipe-drift does not resolve.
+pub fn extract_all(
     source: &Arc<Source>,
     vars: &BTreeMap<String, String>,
-) -> Result<Vec<Launch>, Error> {
+) -> Result<Extracted, Error> {
     let mut state = ShellState::with_vars(vars);
     extract_range(source, 0, source.text.len(), &mut state, false)
 }
 
-/// Applies one simple command to the shell state; returns a launch if it starts a server.
+/// The launches of a whole shell text; a launch of an engine recipe-drift does
+/// not resolve is an input error here (callers that list such launches use
+/// [`extract_all`]).
+pub fn extract(
+    source: &Arc<Source>,
+    vars: &BTreeMap<String, String>,
+) -> Result<Vec<Launch>, Error> {
+    launches_only(extract_all(source, vars)?)
+}
+
+/// The launches, or an error at the first launch of an unsupported engine.
+pub(crate) fn launches_only(found: Extracted) -> Result<Vec<Launch>, Error> {
+    match found.unsupported.first() {
+        Some(note) => Err(Error::Usage(note.clone())),
+        None => Ok(found.launches),
+    }
+}
+
+/// Applies one simple command to the shell state; says whether it starts a server.
 fn run_command(
     source: &Arc<Source>,
     words: Vec<Word>,
     state: &mut ShellState,
-) -> Result<Option<Launch>, Error> {
+) -> Result<Ran, Error> {
     let mut i = 0;
     let all_start = words.first().map(|w| w.start).unwrap_or(0);
     let mut env: Vec<EnvVar> = exported_env(source, state);
@@ -149,7 +184,7 @@ fn run_command(
         for (w, ((name, value), _, _)) in words.iter().zip(prefix) {
             state.assign(&name, &value, &w.provenance);
         }
-        return Ok(None);
+        return Ok(Ran::Nothing);
     }
     for (w, ((name, value), s, e)) in words.iter().zip(prefix) {
         push_env(&mut env, source, name, value, s, e, w.provenance.clone());
@@ -165,28 +200,44 @@ fn run_command(
                     mark_exported(state, &w.text, w.start, w.end);
                 }
             }
-            return Ok(None);
+            return Ok(Ran::Nothing);
         }
         "unset" => {
             for w in &rest[1..] {
                 state.vars.remove(&w.text);
                 state.exported.retain(|(n, _, _)| n != &w.text);
             }
-            return Ok(None);
+            return Ok(Ran::Nothing);
         }
         _ => {}
     }
     let mut context = Context::default();
     let words = unwrap_wrappers(source, rest, &mut env, &mut context, state)?;
-    let Some((engine, launcher_len)) = detect_launcher(words) else {
-        return Ok(None);
+    let Some(detected) = detect_launcher(words) else {
+        return Ok(Ran::Nothing);
+    };
+    let launcher_len = detected.len;
+    let engine = match detected.starts {
+        Starts::Engine(e) => e,
+        Starts::Unsupported(name) => {
+            let w = &words[0];
+            return Ok(Ran::Unsupported(format!(
+                "{}: `{}` starts {name}, an engine recipe-drift does not resolve",
+                source.span(w.start, w.start),
+                words[..launcher_len]
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )));
+        }
     };
     // `--help` / `--version` print and exit: not a server start.
     if words[launcher_len..]
         .iter()
         .any(|w| matches!(w.text.as_str(), "-h" | "--help" | "--version"))
     {
-        return Ok(None);
+        return Ok(Ran::Nothing);
     }
     let to_token = |w: &Word| Token {
         text: w.text.clone(),
@@ -195,7 +246,7 @@ fn run_command(
     };
     let first = words.first().map(|w| w.start).unwrap_or(0).min(all_start);
     let last = words.last().map(|w| w.end).unwrap_or(first);
-    Ok(Some(Launch {
+    Ok(Ran::Launch(Box::new(Launch {
         engine,
         launcher: words[..launcher_len].iter().map(to_token).collect(),
         argv: words[launcher_len..].iter().map(to_token).collect(),
@@ -203,7 +254,7 @@ fn run_command(
         context,
         span: source.span(first, last),
         source: source.clone(),
-    }))
+    })))
 }
 
 fn exported_env(source: &Source, state: &ShellState) -> Vec<EnvVar> {
@@ -475,29 +526,10 @@ fn docker_run<'w>(
     }
 }
 
-/// Recognises a launcher at the start of `words`: the engine and how many words it spans.
-fn detect_launcher(words: &[Word]) -> Option<(Engine, usize)> {
-    let w = |i: usize| words.get(i).map(|w| w.text.as_str()).unwrap_or("");
-    let base = |s: &str| s.rsplit('/').next().unwrap_or("").to_string();
-    let first = base(w(0));
-    match first.as_str() {
-        "sglang" if w(1) == "serve" => Some((Engine::Sglang, 2)),
-        "vllm" if w(1) == "serve" => Some((Engine::Vllm, 2)),
-        p if is_python(p) && w(1) == "-m" => match w(2) {
-            "sglang.launch_server" => Some((Engine::Sglang, 3)),
-            "vllm.entrypoints.openai.api_server" => Some((Engine::Vllm, 3)),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-fn is_python(s: &str) -> bool {
-    let rest = match s.strip_prefix("python") {
-        Some(r) => r,
-        None => return false,
-    };
-    rest.chars().all(|c| c.is_ascii_digit() || c == '.')
+/// Recognises a launcher at the start of `words` with the launcher table.
+fn detect_launcher(words: &[Word]) -> Option<Detected> {
+    let texts: Vec<&str> = words.iter().take(3).map(|w| w.text.as_str()).collect();
+    crate::launch::detect_launcher(&texts, false)
 }
 
 impl Context {
@@ -1252,8 +1284,8 @@ mod tests {
             "$ sglang serve --tp 1\n$ vllm serve x/y -tp 2 && echo done; python -m vllm.entrypoints.openai.api_server --model m",
         );
         assert_eq!(l.len(), 3);
-        assert_eq!(l[1].engine, Engine::Vllm);
-        assert_eq!(l[2].engine, Engine::Vllm);
+        assert_eq!(l[1].engine, crate::launch::Engine::parse("vllm").unwrap());
+        assert_eq!(l[2].engine, crate::launch::Engine::parse("vllm").unwrap());
     }
 
     #[test]

@@ -8,29 +8,24 @@ use std::sync::Arc;
 
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
 
-use super::command::{ShellState, extract_range};
+use super::Extracted;
+use super::command::{ShellState, extract_range, launches_only};
 use crate::error::Error;
 use crate::launch::Launch;
 use crate::source::Source;
 
 const SHELL_LANGS: &[&str] = &["bash", "sh", "shell", "zsh", "console", "shell-session"];
-const LAUNCHER_HINTS: &[&str] = &[
-    "sglang serve",
-    "sglang.launch_server",
-    "vllm serve",
-    "vllm.entrypoints.openai.api_server",
-];
 
 /// Extracts the launches of every shell code block of a Markdown/MDX page.
 ///
 /// Each block starts from the shell state left by the earlier blocks that start no
 /// server (an "Environment" block of `export`s before a "Launch" block); a block
 /// that starts a server keeps its own `export`s to itself.
-pub fn extract(
+pub fn extract_all(
     source: &Arc<Source>,
     vars: &std::collections::BTreeMap<String, String>,
-) -> Result<Vec<Launch>, Error> {
-    let mut launches = Vec::new();
+) -> Result<Extracted, Error> {
+    let mut launches = Extracted::default();
     let mut page_state = ShellState::with_vars(vars);
     // Some((read, console)) while inside a code block.
     let mut in_block: Option<(bool, bool)> = None;
@@ -56,7 +51,7 @@ pub fn extract(
                 };
                 let read = read.unwrap_or_else(|| {
                     let text = &source.text[range.clone()];
-                    LAUNCHER_HINTS.iter().any(|h| text.contains(h))
+                    names_a_launcher(text)
                 });
                 in_block = Some((read, console));
                 ranges.clear();
@@ -71,10 +66,11 @@ pub fn extract(
                     let start = ranges[0].0;
                     let end = ranges[ranges.len() - 1].1;
                     let found = extract_range(source, start, end, &mut state, console)?;
-                    if found.is_empty() {
+                    if found.launches.is_empty() && found.unsupported.is_empty() {
                         page_state = state;
                     }
-                    launches.extend(found);
+                    launches.launches.extend(found.launches);
+                    launches.unsupported.extend(found.unsupported);
                 }
                 in_block = None;
             }
@@ -82,6 +78,43 @@ pub fn extract(
         }
     }
     Ok(launches)
+}
+
+/// The launches of every shell code block of a page; a launch of an engine
+/// recipe-drift does not resolve is an input error here (see [`extract_all`]).
+pub fn extract(
+    source: &Arc<Source>,
+    vars: &std::collections::BTreeMap<String, String>,
+) -> Result<Vec<Launch>, Error> {
+    launches_only(extract_all(source, vars)?)
+}
+
+/// Whether an unlabelled code block starts a server: it contains a launcher of
+/// an engine recipe-drift resolves (`vllm serve`, `sglang.launch_server`), or a
+/// line of it starts with any launcher of the table (`trtllm-serve ...`), after
+/// `VAR=value` prefixes and a `$ ` prompt. Unsupported launchers are matched by
+/// line start only, so prose that merely mentions a word like `atom` is not shell.
+fn names_a_launcher(text: &str) -> bool {
+    use crate::launch::{LauncherForm, Starts, detect_launcher, launchers};
+    let contained = launchers().iter().any(|l| {
+        matches!(l.starts, Starts::Engine(_))
+            && match &l.form {
+                LauncherForm::Words(w) => text.contains(&w.join(" ")),
+                LauncherForm::PythonModule(m) => text.contains(m.as_str()),
+                LauncherForm::ModulePrefix(p) => text.contains(p.as_str()),
+            }
+    });
+    contained
+        || text.lines().any(|line| {
+            let line = line.trim_start();
+            let line = line.strip_prefix("$ ").unwrap_or(line);
+            let words: Vec<&str> = line
+                .split_whitespace()
+                .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+                .take(3)
+                .collect();
+            detect_launcher(&words, false).is_some()
+        })
 }
 
 #[cfg(test)]

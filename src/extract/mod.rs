@@ -70,14 +70,8 @@ pub fn extract_all(
     vars: &BTreeMap<String, String>,
 ) -> Result<Extracted, Error> {
     Ok(match kind {
-        InputKind::Markdown => Extracted {
-            launches: markdown::extract(source, vars)?,
-            unsupported: vec![],
-        },
-        InputKind::Command => Extracted {
-            launches: command::extract(source, vars)?,
-            unsupported: vec![],
-        },
+        InputKind::Markdown => markdown::extract_all(source, vars)?,
+        InputKind::Command => command::extract_all(source, vars)?,
         InputKind::Jsx => {
             return Err(Error::input(
                 source.span(0, 0),
@@ -215,9 +209,12 @@ fn extract_generator(path: &Path, opts: &FileOptions) -> Result<Extracted, Error
     jsx::on_render_thread(move || {
         let source = Source::read(&path)?;
         let mut found: Vec<(usize, Launch)> = Vec::new();
+        let mut unsupported: Vec<String> = Vec::new();
         let is_page = InputKind::of(&path) == InputKind::Markdown;
         if is_page {
-            for l in markdown::extract(&source, &opts.vars)? {
+            let page = markdown::extract_all(&source, &opts.vars)?;
+            unsupported.extend(page.unsupported);
+            for l in page.launches {
                 found.push((l.span.start, l));
             }
             if !jsx::page::has_components(&source.text) {
@@ -229,7 +226,7 @@ fn extract_generator(path: &Path, opts: &FileOptions) -> Result<Extracted, Error
                 }
                 return Ok(Extracted {
                     launches: found.into_iter().map(|(_, l)| l).collect(),
-                    unsupported: vec![],
+                    unsupported,
                 });
             }
         }
@@ -266,7 +263,9 @@ fn extract_generator(path: &Path, opts: &FileOptions) -> Result<Extracted, Error
         for (target, view) in bundle.targets.iter().zip(views) {
             for i in 0..view.commands.len() {
                 let src = jsx::view_source(&bundle, &view, i);
-                for mut l in command::extract(&src, &opts.vars)? {
+                let printed = command::extract_all(&src, &opts.vars)?;
+                unsupported.extend(printed.unsupported);
+                for mut l in printed.launches {
                     jsx::context_from_selection(&mut l.context, &view);
                     found.push((target.at.start, l));
                 }
@@ -275,7 +274,7 @@ fn extract_generator(path: &Path, opts: &FileOptions) -> Result<Extracted, Error
         found.sort_by_key(|(at, _)| *at);
         Ok(Extracted {
             launches: found.into_iter().map(|(_, l)| l).collect(),
-            unsupported: vec![],
+            unsupported,
         })
     })
 }

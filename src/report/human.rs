@@ -9,7 +9,7 @@ use similar::TextDiff;
 use super::{Failure, LinkReport, SideReport, Skipped, finding_keys, normalized};
 use crate::compare::{Severity, SideValue};
 use crate::policy::Policy;
-use crate::resolve::{Source, Val};
+use crate::resolved::{Val, ValueSource};
 use crate::waiver::Outcome;
 
 /// Renders link reports, the links that could not be compared, a line per link
@@ -168,12 +168,12 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
 
 fn describe(sv: &SideValue) -> String {
     let src = match sv.source {
-        Source::Cli => "command line",
-        Source::Env => "environment",
-        Source::Default => "release default",
-        Source::Rule => "resolver rule",
-        Source::Context => "context",
-        Source::Unknown => "unknown",
+        ValueSource::Cli => "command line",
+        ValueSource::Env => "environment",
+        ValueSource::Default => "release default",
+        ValueSource::Rule => "resolver rule",
+        ValueSource::Context => "context",
+        ValueSource::Unknown => "unknown",
     };
     let mut s = match &sv.val {
         Val::Known {

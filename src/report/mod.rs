@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::compare::{Comparison, Finding, Kind, SideValue};
 use crate::launch::Launch;
 use crate::policy::{Class, Policy};
-use crate::resolve::{Resolved, display_value};
+use crate::resolved::{Resolved, display_value};
 use crate::source::{Origin, Span};
 use crate::waiver::Outcome;
 

@@ -9,12 +9,15 @@ use pep440_rs::Version;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::engine::argparse::{ArgParser, Namespace, OptionSpec, ParseErrorKind};
+use crate::engine::argparse::{ArgParser, OptionSpec, ParseErrorKind};
 use crate::engine::common;
 use crate::engine::rules::{self, EnvSpec, RuleFile};
+use crate::engine::{KeyError, ParseFailure, RawParse};
 use crate::error::Error;
-use crate::launch::{Engine, Launch, Provenance};
-use crate::resolve::{Entry, ResolveOptions, Resolved, Source, VersionUsed};
+use crate::launch::{Launch, Provenance};
+use crate::resolved::{Entry, ResolveOptions, Resolved, ValueSource, VersionUsed};
+
+mod explain;
 
 const SCHEMAS: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/sglang_schemas.rs"));
 const RULES: &str = include_str!("rules.yaml");
@@ -149,14 +152,6 @@ impl super::Bundled for Release {
     }
 }
 
-/// Parses an argv exactly as that release's argparse would (for `resolve --raw`).
-pub fn parse_raw(
-    release: &Release,
-    argv: &[String],
-) -> Result<Namespace, crate::engine::argparse::ParseError> {
-    release.parser.parse(argv)
-}
-
 /// Resolves an SGLang launch.
 pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
     let b = bundle();
@@ -237,7 +232,10 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
 
     // `--config FILE` adds options from a YAML file read at startup (the command
     // line wins): every option not written here may come from it.
-    if let Some(cfg) = values.get("config").filter(|e| e.source == Source::Cli) {
+    if let Some(cfg) = values
+        .get("config")
+        .filter(|e| e.source == ValueSource::Cli)
+    {
         let file = cfg.val.display();
         common::config_file_unknowns(&mut values, &file);
     }
@@ -251,7 +249,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         &mut startup_errors,
     );
     Ok(Resolved {
-        engine: Engine::Sglang,
+        engine: launch.engine,
         version,
         platform,
         values,
@@ -383,7 +381,7 @@ fn choice_history(key: &str, value: &Value) -> Option<String> {
         .map(|&i| b.releases[i].name.as_str())
         .collect();
     let contiguous = accepting_idx.windows(2).all(|w| w[1] == w[0] + 1);
-    let shown = crate::resolve::display_value(value);
+    let shown = crate::resolved::display_value(value);
     match names.as_slice() {
         [] => Some(format!("no bundled release accepts {shown}")),
         [one] => Some(format!("{shown} is accepted by sglang {one} only")),
@@ -412,7 +410,7 @@ pub fn all_keys() -> std::collections::BTreeSet<String> {
 /// The canonical key for a name: a canonical key or destination of any bundled
 /// release, an option string, or a unique prefix of one (`--tp`, or `tp`) in the
 /// newest release that has a match. `Err` says why not (ambiguous, unknown).
-pub fn key_for(name: &str) -> Result<String, String> {
+pub fn key_for(name: &str) -> Result<String, KeyError> {
     let b = bundle();
     if matches!(name, "model" | "hardware") {
         return Ok(name.to_string());
@@ -442,12 +440,12 @@ pub fn key_for(name: &str) -> Result<String, String> {
         if hits.iter().all(|&(_, h)| h == first) {
             return Ok(r.keys[first].clone());
         }
-        let names: Vec<&str> = hits.iter().map(|(s, _)| *s).collect();
-        return Err(format!(
-            "{option} is ambiguous in sglang {}: it could be {}",
-            r.name,
-            names.join(", ")
-        ));
+        return Err(KeyError::Ambiguous {
+            engine: "sglang",
+            option,
+            release: r.name.clone(),
+            candidates: hits.iter().map(|(s, _)| s.to_string()).collect(),
+        });
     }
     let mut near: Vec<(f64, &str)> = b
         .releases
@@ -461,18 +459,63 @@ pub fn key_for(name: &str) -> Result<String, String> {
         .unwrap_or_default();
     near.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap().then(a.1.cmp(b.1)));
     near.dedup_by_key(|x| x.1);
-    let hint: Vec<&str> = near
-        .iter()
-        .filter(|x| x.0 > 0.85)
-        .take(3)
-        .map(|x| x.1)
-        .collect();
-    Err(if hint.is_empty() {
-        format!("no bundled sglang release has an option or key {name:?}")
-    } else {
-        format!(
-            "no bundled sglang release has an option or key {name:?} (did you mean {}?)",
-            hint.join(", ")
-        )
+    Err(KeyError::Unknown {
+        engine: "sglang",
+        name: name.to_string(),
+        suggestions: near
+            .iter()
+            .filter(|x| x.0 > 0.85)
+            .take(3)
+            .map(|x| x.1.to_string())
+            .collect(),
     })
+}
+
+/// The SGLang engine, as the registry holds it.
+pub struct Sglang;
+
+impl super::Engine for Sglang {
+    fn name(&self) -> &'static str {
+        "sglang"
+    }
+
+    fn parse_raw(
+        &self,
+        requested: Option<(&str, &str)>,
+        argv: &[String],
+    ) -> Result<RawParse, ParseFailure> {
+        let (release, version) = pick_release(requested).map_err(ParseFailure::Release)?;
+        let ns = release
+            .parser
+            .parse(argv)
+            .map_err(|e| ParseFailure::Refused {
+                release: release.name.clone(),
+                message: e.message,
+                arg_index: e.arg_index,
+            })?;
+        Ok(RawParse {
+            version,
+            namespace: ns.values().into_iter().collect(),
+        })
+    }
+
+    fn resolve(&self, launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
+        resolve(launch, opts)
+    }
+
+    fn key(&self, name: &str) -> Result<String, KeyError> {
+        key_for(name)
+    }
+
+    fn keys(&self) -> std::collections::BTreeSet<String> {
+        all_keys()
+    }
+
+    fn reads_env(&self, name: &str) -> bool {
+        bundle().env.contains_key(name)
+    }
+
+    fn explain(&self, key: &str) -> Vec<String> {
+        explain::lines(key)
+    }
 }

@@ -7,6 +7,7 @@
 //! `scripts/vllm_envs.py`) and applies the rules of `rules.yaml`.
 
 pub mod config;
+mod explain;
 pub mod preprocess;
 pub mod resolve;
 pub mod types;
@@ -21,7 +22,7 @@ use serde_json::Value;
 
 use crate::engine::argparse::{ArgParser, Namespace, OptionSpec};
 use crate::engine::rules::{self, EnvSpec, RuleFile};
-use crate::resolve::Entry;
+use crate::resolved::Entry;
 
 /// The bundled schema files: `(version, json)`.
 const SCHEMAS: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/vllm_schemas.rs"));
@@ -231,7 +232,7 @@ pub fn parse(release: &Release, argv: &[String]) -> Result<Namespace, ParseFailu
 /// Picks the release for a requested version: exact, else the nearest lower one.
 pub fn pick_release(
     requested: Option<(&str, &str)>,
-) -> Result<(&'static Release, crate::resolve::VersionUsed), crate::error::Error> {
+) -> Result<(&'static Release, crate::resolved::VersionUsed), crate::error::Error> {
     super::pick_release("vllm", releases(), requested)
 }
 
@@ -297,4 +298,63 @@ pub fn key_for(name: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The vLLM engine, as the registry holds it.
+pub struct Vllm;
+
+impl super::Engine for Vllm {
+    fn name(&self) -> &'static str {
+        "vllm"
+    }
+
+    fn parse_raw(
+        &self,
+        requested: Option<(&str, &str)>,
+        argv: &[String],
+    ) -> Result<super::RawParse, super::ParseFailure> {
+        let (release, version) = pick_release(requested).map_err(super::ParseFailure::Release)?;
+        let ns = parse(release, argv).map_err(|e| super::ParseFailure::Refused {
+            release: release.name.clone(),
+            message: match e {
+                ParseFailure::Error(m) => m,
+                ParseFailure::ConfigFile(f) => {
+                    format!("--config {f}: recipe-drift does not read vLLM config files yet")
+                }
+            },
+            arg_index: None,
+        })?;
+        Ok(super::RawParse {
+            version,
+            namespace: ns.values().into_iter().collect(),
+        })
+    }
+
+    fn resolve(
+        &self,
+        launch: &crate::launch::Launch,
+        opts: &crate::resolved::ResolveOptions,
+    ) -> Result<crate::resolved::Resolved, crate::error::Error> {
+        resolve::resolve(launch, opts)
+    }
+
+    fn key(&self, name: &str) -> Result<String, super::KeyError> {
+        key_for(name).ok_or_else(|| super::KeyError::Unknown {
+            engine: "vllm",
+            name: name.to_string(),
+            suggestions: vec![],
+        })
+    }
+
+    fn keys(&self) -> BTreeSet<String> {
+        all_keys().clone()
+    }
+
+    fn reads_env(&self, name: &str) -> bool {
+        data().env_releases.contains_key(name)
+    }
+
+    fn explain(&self, key: &str) -> Vec<String> {
+        explain::lines(key)
+    }
 }

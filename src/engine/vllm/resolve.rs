@@ -12,8 +12,8 @@ use super::{Release, data, pick_release};
 use crate::engine::common;
 use crate::engine::rules;
 use crate::error::Error;
-use crate::launch::{Engine, Launch, Provenance, Token};
-use crate::resolve::{Entry, ResolveOptions, Resolved, Source, Val};
+use crate::launch::{Launch, Provenance, Token};
+use crate::resolved::{Entry, ResolveOptions, Resolved, Val, ValueSource};
 
 /// Resolves a vLLM launch.
 pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
@@ -159,7 +159,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
 
     let mut identity = common::model_identity(&values, "model");
     if let Some(m) = values.get("model_path")
-        && m.source == Source::Default
+        && m.source == ValueSource::Default
         && let Some(Value::String(name)) = m.val.value()
     {
         identity = Entry {
@@ -183,7 +183,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         &mut startup_errors,
     );
     Ok(Resolved {
-        engine: Engine::Vllm,
+        engine: launch.engine,
         version,
         platform,
         values,
@@ -245,7 +245,7 @@ fn flatten_json(
     let keys = &data().keys;
     // An option whose text is not knowable: so is each of its keys.
     for (key, e) in values.iter() {
-        if let (Source::Cli, Val::Unknown { reason, .. }) = (e.source, &e.val) {
+        if let (ValueSource::Cli, Val::Unknown { reason, .. }) = (e.source, &e.val) {
             unlisted.insert(format!("{key}."), reason.clone());
         }
     }
@@ -281,7 +281,7 @@ fn flatten_json(
             let sub = format!("{key}.{path}");
             let mut e = entry.clone();
             e.val = Val::known(v);
-            if entry.source == Source::Cli {
+            if entry.source == ValueSource::Cli {
                 narrow_to_path(&mut e, tokens, &path);
             }
             values.insert(sub, e);

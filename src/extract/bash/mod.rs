@@ -21,7 +21,7 @@ use brush_parser::{Parser, ParserOptions, SourcePosition};
 
 use self::expand::{Field, Val, expand_fields, expand_string, glob_match};
 use crate::error::Error;
-use crate::launch::{Context, Engine, EnvVar, Launch, Provenance, Token};
+use crate::launch::{Context, EnvVar, Launch, Provenance, Token};
 use crate::source::{Files, LocalFiles, Location, RemoteRef, Source};
 
 /// The shell state: variables (scalars are one-element arrays), exports, functions.
@@ -1454,21 +1454,20 @@ impl<'a> Interp<'a> {
             return self.delegate(target, &extra_env, fields[i + 1].1);
         }
         let is_python = head.starts_with("python") || unknown_head;
-        let (engine, len) = match (head.as_str(), words.get(1).copied(), words.get(2).copied()) {
-            ("sglang", Some("serve"), _) => (Engine::Sglang, 2),
-            ("vllm", Some("serve"), _) => (Engine::Vllm, 2),
-            (_, Some("-m"), Some("sglang.launch_server")) if is_python => (Engine::Sglang, 3),
-            (_, Some("-m"), Some("vllm.entrypoints.openai.api_server")) if is_python => {
-                (Engine::Vllm, 3)
-            }
-            ("trtllm-serve", _, _) | ("atom", _, _) => {
+        let Some(detected) = crate::launch::detect_launcher(&words, is_python) else {
+            return Ok(());
+        };
+        let len = detected.len;
+        let engine = match detected.starts {
+            crate::launch::Starts::Engine(e) => e,
+            crate::launch::Starts::Unsupported(name) => {
                 let span = self.source.span(fields[i].1.0, fields[i].1.0);
                 self.out.unsupported.push(format!(
-                    "{span}: `{head}` starts an engine recipe-drift does not resolve"
+                    "{span}: `{}` starts {name}, an engine recipe-drift does not resolve",
+                    words[..len].join(" ")
                 ));
                 return Ok(());
             }
-            _ => return Ok(()),
         };
         let token = |(f, (s, e), var): &(Field, (usize, usize), Option<String>)| Token {
             text: f.text.clone(),

@@ -1,13 +1,12 @@
-//! `Launch` -> `Resolved`: what the engine would run with, key by key, with provenance.
+//! The resolved types that engines produce and `compare` reads: what the engine
+//! would run with, key by key, with provenance. A leaf: it imports no engine.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine;
-use crate::error::Error;
-use crate::launch::{Engine, Known, Launch, Platform};
+use crate::launch::{Engine, Known, Platform};
 use crate::source::Span;
 
 /// A resolved value: known, or unknown with the reason.
@@ -77,7 +76,7 @@ pub fn display_value(v: &Value) -> String {
 /// Where a resolved value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Source {
+pub enum ValueSource {
     /// Set on the command line.
     Cli,
     /// Set by an environment variable.
@@ -112,7 +111,7 @@ pub struct Entry {
     #[serde(flatten)]
     pub val: Val,
     /// Where the value (before rules) came from.
-    pub source: Source,
+    pub source: ValueSource,
     /// The engine's name for it in this release (destination or env var).
     pub name: String,
     /// The words that set it (option and values), if any.
@@ -137,7 +136,10 @@ pub struct Entry {
 impl Entry {
     /// Whether the text sets this key itself (CLI, env or context), as opposed to defaults.
     pub fn is_explicit(&self) -> bool {
-        matches!(self.source, Source::Cli | Source::Env | Source::Context)
+        matches!(
+            self.source,
+            ValueSource::Cli | ValueSource::Env | ValueSource::Context
+        )
     }
 }
 
@@ -225,40 +227,4 @@ pub fn option_origin(origin: Option<&str>, flag: &str) -> String {
         Some(o) => format!("{flag} in {o}"),
         None => format!("--{flag}"),
     }
-}
-
-/// Whether neither the options nor the launch name an engine version.
-fn requested_none(launch: &Launch, opts: &ResolveOptions) -> bool {
-    opts.engine_version.is_none() && launch.context.engine_version.is_none()
-}
-
-/// Resolves a launch with its engine.
-pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
-    let mut r = match launch.engine {
-        Engine::Sglang => engine::sglang::resolve(launch, opts)?,
-        Engine::Vllm => engine::vllm::resolve::resolve(launch, opts)?,
-    };
-    if requested_none(launch, opts)
-        && let Some(img) = &launch.context.image
-    {
-        r.version.from = format!(
-            "newest bundled release: the image {} names no release ({})",
-            img.value, img.from
-        );
-    }
-    r.values.insert(
-        "engine".into(),
-        Entry {
-            val: Val::known(Value::String(launch.engine.name().into())),
-            source: Source::Context,
-            name: "engine".into(),
-            spans: launch.launcher.iter().map(|t| t.span.clone()).collect(),
-            // Launchers of one engine are alike (`sglang serve`, `python -m ...`).
-            written: None,
-            rules: vec![],
-            inactive: None,
-            no_effect: None,
-        },
-    );
-    Ok(r)
 }

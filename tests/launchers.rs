@@ -1,0 +1,75 @@
+//! One launcher table for every extractor: a launch of an engine recipe-drift
+//! does not resolve is reported the same way from a command file, a Markdown
+//! page and a bash script, and never dropped.
+
+mod common;
+
+use common::run;
+
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+    let p = dir.path().join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn unsupported_launchers_are_reported_by_every_extractor() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        write(&dir, "cmd.txt", "trtllm-serve org/model --tp_size 8\n"),
+        write(
+            &dir,
+            "page.md",
+            "# Serve\n\n```bash\ntrtllm-serve org/model --tp_size 8\n```\n",
+        ),
+        write(
+            &dir,
+            "run.sh",
+            "#!/bin/bash\ntrtllm-serve org/model --tp_size 8\n",
+        ),
+        // An unlabelled block is read when a line starts with any launcher.
+        write(
+            &dir,
+            "plain.md",
+            "# Serve\n\n```\nSGLANG_X=1 trtllm-serve org/model\n```\n",
+        ),
+    ];
+    for f in &files {
+        let (code, out, err) = run(&["extract", f]);
+        assert_eq!(code, 0, "{f}: {err}");
+        assert!(
+            out.contains(
+                "`trtllm-serve` starts TensorRT-LLM, an engine recipe-drift does not resolve"
+            ),
+            "{f}: {out}"
+        );
+    }
+}
+
+#[test]
+fn python_module_launchers_of_unsupported_engines_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        &dir,
+        "cmd.txt",
+        "python3 -m sglang_router.launch_server --model-path org/m --dp 2\nvllm serve org/m\n",
+    );
+    let (code, out, err) = run(&["extract", &f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("starts the SGLang router"), "{out}");
+    assert!(out.contains("launch 1: vllm serve (vllm)"), "{out}");
+}
+
+#[test]
+fn prose_that_names_an_unsupported_engine_is_not_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        &dir,
+        "page.md",
+        "# Notes\n\n```\nan atom of text, not a command (\n```\n\n```bash\nvllm serve org/m\n```\n",
+    );
+    let (code, out, err) = run(&["extract", &f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("launch 1: vllm serve (vllm)"), "{out}");
+    assert!(!out.contains("unsupported"), "{out}");
+}
