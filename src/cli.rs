@@ -65,148 +65,172 @@ pub enum DiscoverFormat {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Compare the serve command of a docs file with the one of a recipe file.
-    Compare {
-        /// Docs side: a Markdown/MDX page, a cookbook generator (.jsx) or a command
-        /// file; or a remote file (https://... or github:OWNER/REPO@REF:PATH).
-        docs: PathBuf,
-        /// Recipe side: a command file, a bash script or a Markdown/MDX page; or a
-        /// remote file.
-        recipe: PathBuf,
-        /// Which launch of the docs file (1-based) when it has several.
-        #[arg(long, value_name = "N")]
-        docs_launch: Option<usize>,
-        /// Which launch of the recipe file (1-based) when it has several.
-        #[arg(long, value_name = "N")]
-        recipe_launch: Option<usize>,
-        /// Shell variable visible to both files while extracting (K=V).
-        #[arg(long, value_name = "K=V")]
-        env: Vec<String>,
-        /// Docs-side generator option to click (KEY=VALUE).
-        #[arg(long, value_name = "K=V")]
-        select: Vec<String>,
-        /// The docs root that `/src/...` imports resolve against.
-        #[arg(long, value_name = "DIR")]
-        docs_root: Option<PathBuf>,
-        /// Engine version, hardware and platform.
-        #[command(flatten)]
-        context: ContextArgs,
-        /// Remote files: cache, offline mode, hosts.
-        #[command(flatten)]
-        remote: RemoteArgs,
-        /// Output format.
-        #[arg(long, value_enum, default_value = "human")]
-        format: ReportFormat,
-    },
+    Compare(CompareArgs),
     /// Print the launches found in a file.
-    Extract {
-        /// A Markdown/MDX page, a cookbook generator (.jsx), a bash script or a command file.
-        #[arg(required_unless_present = "inferencex")]
-        file: Option<PathBuf>,
-        /// An InferenceX checkout (or github:OWNER/REPO@REF): expand `--entry` of
-        /// its master configs instead.
-        #[arg(long, value_name = "ROOT", requires = "entry", conflicts_with = "file")]
-        inferencex: Option<PathBuf>,
-        /// The master-config entry key (with --inferencex).
-        #[arg(long, value_name = "KEY")]
-        entry: Option<String>,
-        /// Keep only the matrix points with this search-space field (k=v).
-        #[arg(long = "where", value_name = "K=V")]
-        filter: Vec<String>,
-        /// Shell variable visible while extracting (K=V).
-        #[arg(long, value_name = "K=V")]
-        env: Vec<String>,
-        /// Generator option to click before reading the command (KEY=VALUE;
-        /// applied in the component's option order).
-        #[arg(long, value_name = "K=V")]
-        select: Vec<String>,
-        /// Print every selection reachable by clicks, with its command(s); for a
-        /// vLLM recipe YAML, every selection the site offers on its hardware.
-        #[arg(long, conflicts_with_all = ["select", "inferencex"])]
-        all_selections: bool,
-        /// With --all-selections on a vLLM recipe YAML: `verified` hardware only
-        /// (the recipe's `meta.hardware` marks), or all hardware the site `offered`.
-        #[arg(
-            long,
-            value_name = "SCOPE",
-            default_value = "verified",
-            requires = "all_selections"
-        )]
-        hardware_scope: String,
-        /// The docs root that `/src/...` imports resolve against (default: the
-        /// nearest folder above the file holding `src/snippets`).
-        #[arg(long, value_name = "DIR")]
-        docs_root: Option<PathBuf>,
-        /// Time one JavaScript evaluation of a generator may take, in milliseconds.
-        #[arg(long, value_name = "MS", default_value_t = 10_000)]
-        js_time_limit: u64,
-        /// Remote files: cache, offline mode, hosts.
-        #[command(flatten)]
-        remote: RemoteArgs,
-        /// Output format.
-        #[arg(long, value_enum, default_value = "human")]
-        format: Format,
-    },
+    Extract(ExtractArgs),
     /// Print what an engine release parses and resolves for an argv.
-    Resolve {
-        /// Engine: sglang (vllm is recognised but not resolved yet).
-        #[arg(long)]
-        engine: String,
-        /// Engine version, hardware and platform.
-        #[command(flatten)]
-        context: ContextArgs,
-        /// Print exactly what that release's argparse produces: every destination.
-        #[arg(long)]
-        raw: bool,
-        /// Output format.
-        #[arg(long, value_enum, default_value = "human")]
-        format: Format,
-        /// The arguments after the launcher (`--tp 2 --model-path X`); put them after `--`.
-        #[arg(last = true, allow_hyphen_values = true)]
-        argv: Vec<String>,
-    },
+    Resolve(ResolveArgs),
     /// Check every link of a config file.
-    Check {
-        /// The config file (default: .recipe-drift.yaml or .github/.recipe-drift.yaml).
-        #[arg(long, value_name = "FILE")]
-        config: Option<PathBuf>,
-        /// Ignore the config's waivers: report every divergence.
-        #[arg(long)]
-        no_waivers: bool,
-        /// Remote files: cache, offline mode, hosts.
-        #[command(flatten)]
-        remote: RemoteArgs,
-        /// Run only the links that depend on the files changed between REV and
-        /// the working tree (`git diff --name-only REV`).
-        #[arg(long, value_name = "REV", conflicts_with = "files")]
-        changed_from: Option<String>,
-        /// Run only the links that depend on these changed files (paths relative
-        /// to the current directory, as pre-commit passes them).
-        #[arg(value_name = "FILES")]
-        files: Vec<PathBuf>,
-        /// Output format.
-        #[arg(long, value_enum, default_value = "human")]
-        format: ReportFormat,
-    },
+    Check(CheckArgs),
     /// Find links to upstream recipes in an InferenceX checkout and propose `links:`.
-    Discover {
-        /// The InferenceX checkout (its scripts, master configs and perf-changelog.yaml).
-        root: PathBuf,
-        /// A local SGLang docs folder (holding `cookbook/` and `src/snippets/`):
-        /// propose local pages and read their generators' options.
-        #[arg(long, value_name = "DIR")]
-        docs_root: Option<PathBuf>,
-        /// A local vllm-project/recipes checkout: propose local recipe files and
-        /// check the hardware against its taxonomy.yaml.
-        #[arg(long, value_name = "DIR")]
-        recipes_root: Option<PathBuf>,
-        /// Output format: a `links:` YAML to paste, or JSON.
-        #[arg(long, value_enum, default_value = "yaml")]
-        format: DiscoverFormat,
-    },
+    Discover(DiscoverArgs),
     /// Explain a key: its class, option strings and defaults per release, and rules.
-    Explain {
-        /// Canonical keys, destinations, option strings (`--tp`) or `env:NAME`.
-        #[arg(required = true, allow_hyphen_values = true)]
-        keys: Vec<String>,
-    },
+    Explain(ExplainArgs),
+}
+
+/// The arguments of `recipe-drift compare`.
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// Docs side: a Markdown/MDX page, a cookbook generator (.jsx) or a command
+    /// file; or a remote file (https://... or github:OWNER/REPO@REF:PATH).
+    pub docs: PathBuf,
+    /// Recipe side: a command file, a bash script or a Markdown/MDX page; or a
+    /// remote file.
+    pub recipe: PathBuf,
+    /// Which launch of the docs file (1-based) when it has several.
+    #[arg(long, value_name = "N")]
+    pub docs_launch: Option<usize>,
+    /// Which launch of the recipe file (1-based) when it has several.
+    #[arg(long, value_name = "N")]
+    pub recipe_launch: Option<usize>,
+    /// Shell variable visible to both files while extracting (K=V).
+    #[arg(long, value_name = "K=V")]
+    pub env: Vec<String>,
+    /// Docs-side generator option to click (KEY=VALUE).
+    #[arg(long, value_name = "K=V")]
+    pub select: Vec<String>,
+    /// The docs root that `/src/...` imports resolve against.
+    #[arg(long, value_name = "DIR")]
+    pub docs_root: Option<PathBuf>,
+    /// Engine version, hardware and platform.
+    #[command(flatten)]
+    pub context: ContextArgs,
+    /// Remote files: cache, offline mode, hosts.
+    #[command(flatten)]
+    pub remote: RemoteArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: ReportFormat,
+}
+
+/// The arguments of `recipe-drift extract`.
+#[derive(Debug, clap::Args)]
+pub struct ExtractArgs {
+    /// A Markdown/MDX page, a cookbook generator (.jsx), a bash script or a command file.
+    #[arg(required_unless_present = "inferencex")]
+    pub file: Option<PathBuf>,
+    /// An InferenceX checkout (or github:OWNER/REPO@REF): expand `--entry` of
+    /// its master configs instead.
+    #[arg(long, value_name = "ROOT", requires = "entry", conflicts_with = "file")]
+    pub inferencex: Option<PathBuf>,
+    /// The master-config entry key (with --inferencex).
+    #[arg(long, value_name = "KEY")]
+    pub entry: Option<String>,
+    /// Keep only the matrix points with this search-space field (k=v).
+    #[arg(long = "where", value_name = "K=V")]
+    pub filter: Vec<String>,
+    /// Shell variable visible while extracting (K=V).
+    #[arg(long, value_name = "K=V")]
+    pub env: Vec<String>,
+    /// Generator option to click before reading the command (KEY=VALUE;
+    /// applied in the component's option order).
+    #[arg(long, value_name = "K=V")]
+    pub select: Vec<String>,
+    /// Print every selection reachable by clicks, with its command(s); for a
+    /// vLLM recipe YAML, every selection the site offers on its hardware.
+    #[arg(long, conflicts_with_all = ["select", "inferencex"])]
+    pub all_selections: bool,
+    /// With --all-selections on a vLLM recipe YAML: `verified` hardware only
+    /// (the recipe's `meta.hardware` marks), or all hardware the site `offered`.
+    #[arg(
+        long,
+        value_name = "SCOPE",
+        default_value = "verified",
+        requires = "all_selections"
+    )]
+    pub hardware_scope: String,
+    /// The docs root that `/src/...` imports resolve against (default: the
+    /// nearest folder above the file holding `src/snippets`).
+    #[arg(long, value_name = "DIR")]
+    pub docs_root: Option<PathBuf>,
+    /// Time one JavaScript evaluation of a generator may take, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    pub js_time_limit: u64,
+    /// Remote files: cache, offline mode, hosts.
+    #[command(flatten)]
+    pub remote: RemoteArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: Format,
+}
+
+/// The arguments of `recipe-drift resolve`.
+#[derive(Debug, clap::Args)]
+pub struct ResolveArgs {
+    /// Engine: a registered engine name (sglang, vllm).
+    #[arg(long)]
+    pub engine: String,
+    /// Engine version, hardware and platform.
+    #[command(flatten)]
+    pub context: ContextArgs,
+    /// Print exactly what that release's argparse produces: every destination.
+    #[arg(long)]
+    pub raw: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: Format,
+    /// The arguments after the launcher (`--tp 2 --model-path X`); put them after `--`.
+    #[arg(last = true, allow_hyphen_values = true)]
+    pub argv: Vec<String>,
+}
+
+/// The arguments of `recipe-drift check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// The config file (default: .recipe-drift.yaml or .github/.recipe-drift.yaml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Ignore the config's waivers: report every divergence.
+    #[arg(long)]
+    pub no_waivers: bool,
+    /// Remote files: cache, offline mode, hosts.
+    #[command(flatten)]
+    pub remote: RemoteArgs,
+    /// Run only the links that depend on the files changed between REV and
+    /// the working tree (`git diff --name-only REV`).
+    #[arg(long, value_name = "REV", conflicts_with = "files")]
+    pub changed_from: Option<String>,
+    /// Run only the links that depend on these changed files (paths relative
+    /// to the current directory, as pre-commit passes them).
+    #[arg(value_name = "FILES")]
+    pub files: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: ReportFormat,
+}
+
+/// The arguments of `recipe-drift discover`.
+#[derive(Debug, clap::Args)]
+pub struct DiscoverArgs {
+    /// The InferenceX checkout (its scripts, master configs and perf-changelog.yaml).
+    pub root: PathBuf,
+    /// A local SGLang docs folder (holding `cookbook/` and `src/snippets/`):
+    /// propose local pages and read their generators' options.
+    #[arg(long, value_name = "DIR")]
+    pub docs_root: Option<PathBuf>,
+    /// A local vllm-project/recipes checkout: propose local recipe files and
+    /// check the hardware against its taxonomy.yaml.
+    #[arg(long, value_name = "DIR")]
+    pub recipes_root: Option<PathBuf>,
+    /// Output format: a `links:` YAML to paste, or JSON.
+    #[arg(long, value_enum, default_value = "yaml")]
+    pub format: DiscoverFormat,
+}
+
+/// The arguments of `recipe-drift explain`.
+#[derive(Debug, clap::Args)]
+pub struct ExplainArgs {
+    /// Canonical keys, destinations, option strings (`--tp`) or `env:NAME`.
+    #[arg(required = true, allow_hyphen_values = true)]
+    pub keys: Vec<String>,
 }

@@ -6,17 +6,17 @@
 
 #![warn(missing_docs)]
 
-pub mod app;
 pub mod changed;
 pub mod cli;
+pub mod commands;
 pub mod compare;
 pub mod discover;
 pub mod engine;
 pub mod error;
-pub mod explain;
 pub mod extract;
 pub mod fetch;
 pub mod launch;
+pub mod link;
 pub mod manifest;
 pub mod policy;
 pub mod report;

@@ -7,7 +7,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = recipe_drift::cli::Cli::parse();
-    match recipe_drift::app::run(cli) {
+    match recipe_drift::commands::run(cli) {
         Ok(out) => {
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (`| head`) is not an error worth a message.

@@ -5,39 +5,16 @@
 pub mod github;
 pub mod human;
 pub mod json;
+pub mod launches;
 pub mod markdown;
 pub mod sarif;
 
-use serde::Serialize;
-
 use crate::compare::{Comparison, Finding, Kind, SideValue};
-use crate::launch::Launch;
+pub use crate::link::{LinkReport, SideReport};
 use crate::policy::{Class, Policy};
-use crate::resolved::{Resolved, display_value};
+use crate::resolved::display_value;
 use crate::source::{Origin, Span};
 use crate::waiver::Outcome;
-
-/// One side of a compared link.
-#[derive(Debug, Clone, Serialize)]
-pub struct SideReport {
-    /// The launch as extracted.
-    pub launch: Launch,
-    /// The launch after the resolver.
-    pub resolved: Resolved,
-}
-
-/// The result of comparing one link.
-#[derive(Debug, Clone, Serialize)]
-pub struct LinkReport {
-    /// The link's name.
-    pub name: String,
-    /// The docs side.
-    pub docs: SideReport,
-    /// The recipe side.
-    pub recipe: SideReport,
-    /// Findings.
-    pub comparison: Comparison,
-}
 
 /// A link that could not be compared (bad input on one side).
 #[derive(Debug, Clone, serde::Serialize)]

@@ -57,3 +57,11 @@ fn canonical(k: &str) -> Result<String, Error> {
         others.join(" or ")
     )))
 }
+
+/// Explains each key given.
+pub(super) fn run(args: crate::cli::ExplainArgs) -> Result<super::Output, Error> {
+    Ok(super::Output {
+        code: 0,
+        stdout: explain(&args.keys)?,
+    })
+}

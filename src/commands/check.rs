@@ -1,0 +1,179 @@
+//! `recipe-drift check`: every link of a config file (or only those whose
+//! files changed), with waivers.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::{Output, emit, fetcher};
+use crate::cli::{CheckArgs, ContextArgs};
+use crate::engine;
+use crate::error::Error;
+use crate::link::run_link;
+use crate::manifest::Manifest;
+use crate::policy::Policy;
+use crate::report;
+use crate::source::{Origin, Source};
+
+/// Checks every link of a config file.
+pub(super) fn run(args: CheckArgs) -> Result<Output, Error> {
+    let CheckArgs {
+        config,
+        format,
+        no_waivers,
+        remote,
+        changed_from,
+        files,
+    } = args;
+    let path = match config.or_else(Manifest::discover) {
+        Some(p) => p,
+        None => {
+            return Err(Error::usage(
+                "no config file: pass --config FILE, or add .recipe-drift.yaml here or in .github/",
+            ));
+        }
+    };
+    let m = Manifest::load(&path)?;
+    validate_policy(&m.policy, &path)?;
+    let waivers = if no_waivers { &[][..] } else { &m.waivers[..] };
+    let known = known_keys();
+    let names: Vec<&str> = m.links.iter().map(|l| l.name.as_str()).collect();
+    crate::waiver::validate(
+        waivers,
+        &names,
+        |k| k.starts_with("env:") || known.contains(k),
+        |needle| config_position(&path, "waivers:", needle),
+    )?;
+    let today = if waivers.is_empty() {
+        None
+    } else {
+        Some(crate::waiver::Date::today()?)
+    };
+    let policy = Policy::with_overrides(m.policy.clone());
+    let fetcher = fetcher(&remote, &m.allow_hosts);
+    // Only what changed: the links whose files are among the changed ones.
+    let changed = match changed_from {
+        Some(rev) => Some(crate::changed::git_changed(&rev, &path)?),
+        None if !files.is_empty() => Some(files),
+        None => None,
+    };
+    let skip = match &changed {
+        Some(c) => crate::changed::select(&m.links, &path, c),
+        None => vec![None; m.links.len()],
+    };
+    let mut reports = Vec::new();
+    let mut failures = Vec::new();
+    let mut skipped = Vec::new();
+    let mut outcomes = match today {
+        Some(today) => crate::waiver::expired(waivers, today),
+        None => Vec::new(),
+    };
+    for (link, skip) in m.links.iter().zip(skip) {
+        if let Some(reason) = skip {
+            skipped.push(report::Skipped {
+                name: link.name.clone(),
+                reason,
+            });
+            continue;
+        }
+        let ctx = ContextArgs {
+            engine_version: link.engine_version.clone(),
+            hardware: link.hardware.clone(),
+            platform: None,
+            origin: Some(path.display().to_string()),
+        };
+        // One broken link does not hide the others.
+        match run_link(
+            &link.name,
+            &link.docs,
+            &link.recipe,
+            &ctx,
+            &BTreeMap::new(),
+            &policy,
+            &fetcher,
+        ) {
+            Ok(mut r) => {
+                if let Some(today) = today {
+                    outcomes.extend(crate::waiver::apply(&link.name, &mut r, waivers, today));
+                }
+                reports.extend(r)
+            }
+            Err(e) => failures.push(report::Failure {
+                name: link.name.clone(),
+                error: e.to_string(),
+            }),
+        }
+    }
+    let mut out = emit(&reports, &failures, &skipped, &outcomes, format, &policy)?;
+    if outcomes.iter().any(|o| o.is_error()) {
+        out.code = out.code.max(1);
+    }
+    if !failures.is_empty() {
+        out.code = 2;
+    }
+    Ok(out)
+}
+
+/// Every canonical key of every engine's bundled releases.
+fn known_keys() -> std::collections::BTreeSet<String> {
+    engine::all_keys()
+}
+
+/// `file:line:col` of `needle` after `section` in a config file (its start
+/// when not found).
+fn config_position(path: &Path, section: &str, needle: &str) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let from = text.find(section).unwrap_or(0);
+    let offset = text[from..].find(needle).map(|o| o + from).unwrap_or(from);
+    let src = Source::new(Origin::File(path.to_path_buf()), text.clone());
+    src.span(offset, offset).to_string()
+}
+
+/// Checks a config's policy entries: each names a known key (or `env:NAME`), or is
+/// a `*` pattern that matches one; no key is in two classes.
+fn validate_policy(lists: &crate::policy::ClassLists, path: &Path) -> Result<(), Error> {
+    let at = |entry: &str| config_position(path, "policy:", entry);
+    let known = known_keys();
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    for (class, entries) in [
+        ("major", &lists.major),
+        ("minor", &lists.minor),
+        ("ignore", &lists.ignore),
+    ] {
+        for e in entries {
+            let ok = if e.contains('*') {
+                e.starts_with("env:") || known.iter().any(|k| crate::policy::glob(e, k))
+            } else {
+                e.starts_with("env:") || known.contains(e)
+            };
+            if !ok {
+                let hint = engine::registry()
+                    .iter()
+                    .find_map(|en| match en.key(e) {
+                        Ok(k) => Some(format!(" (did you mean {k}?)")),
+                        Err(engine::KeyError::Unknown { suggestions, .. })
+                            if !suggestions.is_empty() =>
+                        {
+                            Some(format!(" (did you mean {}?)", suggestions.join(", ")))
+                        }
+                        Err(_) => None,
+                    })
+                    .unwrap_or_default();
+                return Err(Error::Input {
+                    at: at(e),
+                    message: format!(
+                        "policy.{class}: {e:?} is not a canonical key of any bundled release{hint}; see `recipe-drift explain`"
+                    ),
+                });
+            }
+            if let Some(other) = seen.insert(e.as_str(), class)
+                && other != class
+            {
+                return Err(Error::Input {
+                    at: at(e),
+                    message: format!("policy: {e:?} is in both {other} and {class}"),
+                });
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,78 @@
+//! `recipe-drift extract`: the launches of a file, every selection of a
+//! generator or recipe YAML, or the points of an InferenceX entry.
+
+use super::{Output, fetcher, parse_kv};
+use crate::cli::ExtractArgs;
+use crate::error::Error;
+use crate::extract;
+use crate::report::launches::{
+    render_launches, render_points, render_recipe_selections, render_selections,
+};
+use crate::source::Location;
+
+/// Prints the launches found in a file.
+pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
+    let ExtractArgs {
+        file,
+        inferencex,
+        entry,
+        filter,
+        env,
+        select,
+        all_selections,
+        hardware_scope,
+        docs_root,
+        js_time_limit,
+        remote,
+        format,
+    } = args;
+    let fetcher = fetcher(&remote, &[]);
+    let limits = extract::jsx::Limits {
+        time: std::time::Duration::from_millis(js_time_limit),
+        ..extract::jsx::Limits::default()
+    };
+    let vars = parse_kv(&env)?;
+    if let (Some(root), Some(entry)) = (inferencex, entry) {
+        let filter = parse_kv(&filter)?;
+        let root = Location::parse(&root.to_string_lossy())?;
+        let expanded = extract::inferencex::expand_in(&root, &entry, &filter, &fetcher)?;
+        return Ok(Output {
+            code: 0,
+            stdout: render_points(&expanded, format),
+        });
+    }
+    let file = file.ok_or_else(|| Error::usage("extract needs FILE or --inferencex"))?;
+    if all_selections && extract::is_recipe_yaml(&file) {
+        let composed = extract::vllm_recipe_selections(&file, &hardware_scope)?;
+        return Ok(Output {
+            code: 0,
+            stdout: render_recipe_selections(&file, &composed, format),
+        });
+    }
+    if all_selections {
+        let (bundle, views) = extract::jsx::explore_file(
+            &file,
+            docs_root.as_deref(),
+            limits,
+            extract::jsx::MAX_STATES,
+        )?;
+        return Ok(Output {
+            code: 0,
+            stdout: render_selections(&bundle, &views, format),
+        });
+    }
+    let opts = extract::FileOptions {
+        vars,
+        select: extract::jsx::parse_selections(&select)?,
+        docs_root,
+        limits,
+    };
+    let found = match Location::parse(&file.to_string_lossy())? {
+        Location::Path(p) => extract::extract_file_with(&p, &opts)?,
+        remote => extract::extract_remote(&remote, &opts, &fetcher)?,
+    };
+    Ok(Output {
+        code: 0,
+        stdout: render_launches(&found.launches, &found.unsupported, format),
+    })
+}

@@ -1,0 +1,108 @@
+//! The commands: one small file per command. Each turns its parsed arguments
+//! into an [`Output`] (text and exit code) by calling the pipeline (extract ->
+//! resolve -> compare, in `crate::link`) and a renderer in `crate::report`.
+
+mod check;
+mod compare;
+mod discover;
+mod explain;
+mod extract;
+mod resolve;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::cli::{Cli, Command, RemoteArgs};
+use crate::error::Error;
+use crate::fetch::{FetchOptions, Fetcher};
+use crate::link::LinkReport;
+use crate::policy::Policy;
+use crate::report::{self, ReportFormat};
+
+/// What a command prints and its exit code (0 or 1).
+pub struct Output {
+    /// Exit code: 0 no MAJOR drift, 1 MAJOR drift.
+    pub code: u8,
+    /// Text for standard output.
+    pub stdout: String,
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<Output, Error> {
+    match cli.command {
+        Command::Compare(args) => compare::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Extract(args) => extract::run(args),
+        Command::Resolve(args) => resolve::run(args),
+        Command::Discover(args) => discover::run(args),
+        Command::Explain(args) => explain::run(args),
+    }
+}
+
+/// The fetcher for remote files, from the flags plus a config's `allow-hosts`.
+pub(crate) fn fetcher(args: &RemoteArgs, config_hosts: &[String]) -> Fetcher {
+    let mut allow_hosts = args.allow_hosts.clone();
+    allow_hosts.extend(config_hosts.iter().cloned());
+    Fetcher::new(FetchOptions {
+        cache_dir: args.cache_dir.clone(),
+        offline: args.offline,
+        allow_hosts,
+        ..FetchOptions::default()
+    })
+}
+
+/// Renders the reports; with `--format github` and `$GITHUB_STEP_SUMMARY` set,
+/// also appends the Markdown summary to that file (exit 2 if it cannot).
+pub(crate) fn emit(
+    reports: &[LinkReport],
+    failures: &[report::Failure],
+    skipped: &[report::Skipped],
+    waivers: &[crate::waiver::Outcome],
+    format: ReportFormat,
+    policy: &Policy,
+) -> Result<Output, Error> {
+    let text = report::render(format, reports, failures, skipped, waivers, policy);
+    if format == ReportFormat::Github
+        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
+    {
+        let summary = report::markdown::render(reports, failures, skipped, waivers, policy);
+        append(Path::new(&path), &summary).map_err(|e| {
+            Error::usage(format!(
+                "cannot append the job summary to {} ($GITHUB_STEP_SUMMARY): {e}",
+                Path::new(&path).display()
+            ))
+        })?;
+    }
+    let drift = reports.iter().any(|l| report::json::status(l) == "drift");
+    Ok(Output {
+        code: if drift { 1 } else { 0 },
+        stdout: text,
+    })
+}
+
+/// Appends `text` to a file, creating it if needed; a blank line separates it from
+/// what the file already holds.
+fn append(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    let sep = if f.metadata()?.len() > 0 { "\n" } else { "" };
+    f.write_all(format!("{sep}{text}").as_bytes())?;
+    f.flush()
+}
+
+/// Parses `K=V` flags.
+pub fn parse_kv(items: &[String]) -> Result<BTreeMap<String, String>, Error> {
+    let mut out = BTreeMap::new();
+    for it in items {
+        match it.split_once('=') {
+            Some((k, v)) if !k.is_empty() => {
+                out.insert(k.to_string(), v.to_string());
+            }
+            _ => return Err(Error::usage(format!("expected K=V, got {it:?}"))),
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,418 @@
+//! One link: load both sides, pick their launches, borrow context between
+//! them, group matrix points, resolve and compare. Returns typed link
+//! reports; rendering is `crate::report`'s.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::cli::ContextArgs;
+use crate::compare::{Comparison, compare};
+use crate::engine;
+use crate::error::Error;
+use crate::extract;
+use crate::fetch::Fetcher;
+use crate::launch::{Launch, Platform};
+use crate::manifest::SideSpec;
+use crate::policy::Policy;
+use crate::resolved::{self, ResolveOptions, Resolved};
+use crate::source::Location;
+
+/// One side of a compared link.
+#[derive(Debug, Clone, Serialize)]
+pub struct SideReport {
+    /// The launch as extracted.
+    pub launch: Launch,
+    /// The launch after the resolver.
+    pub resolved: Resolved,
+}
+
+/// The result of comparing one link.
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkReport {
+    /// The link's name.
+    pub name: String,
+    /// The docs side.
+    pub docs: SideReport,
+    /// The recipe side.
+    pub recipe: SideReport,
+    /// Findings.
+    pub comparison: Comparison,
+}
+
+/// The resolve options of one side: the side's own context over the command's.
+pub(crate) fn options(ctx: &ContextArgs, side: &SideSpec) -> Result<ResolveOptions, Error> {
+    let origin = ctx.origin.clone();
+    let from = |flag: &str| resolved::option_origin(origin.as_deref(), flag);
+    let platform = match side.platform.as_ref().or(ctx.platform.as_ref()) {
+        Some(p) => Some(Platform::parse(p).ok_or_else(|| {
+            Error::usage(format!(
+                "{}: unknown platform {p:?} (cuda, rocm, cpu)",
+                from("platform")
+            ))
+        })?),
+        None => None,
+    };
+    let hardware = side.hardware.clone().or(ctx.hardware.clone());
+    if let Some(h) = &hardware {
+        match (Platform::from_hardware(h), platform) {
+            (None, None) => {
+                return Err(Error::usage(format!(
+                    "{}: unknown hardware SKU {h:?}; known: mi300x, mi325x, mi355x, h100, h200, b200, b300, gb200, gb300, rtx6000pro, xeon (give --platform with other SKUs)",
+                    from("hardware")
+                )));
+            }
+            (Some(hp), Some(p)) if hp != p => {
+                return Err(Error::usage(format!(
+                    "{}: hardware {h} runs on {hp}, but the platform is given as {p}",
+                    from("hardware")
+                )));
+            }
+            _ => {}
+        }
+    }
+    let engine_version = side.engine_version.clone().or(ctx.engine_version.clone());
+    if let Some(v) = &engine_version
+        && v.trim_start_matches('v')
+            .parse::<pep440_rs::Version>()
+            .is_err()
+    {
+        return Err(Error::usage(format!(
+            "{}: {v:?} is not a PEP 440 version (for example 0.5.19 or 0.5.15.post1)",
+            from("engine-version")
+        )));
+    }
+    Ok(ResolveOptions {
+        engine_version,
+        platform,
+        hardware,
+        origin,
+    })
+}
+
+/// The launches a side stands for, each with a label when there are several
+/// (matrix points with identical launches are grouped).
+fn load_side(
+    side: &SideSpec,
+    role: &str,
+    vars: &BTreeMap<String, String>,
+    fetcher: &Fetcher,
+) -> Result<Vec<(Points, Launch)>, Error> {
+    if let Some(ix) = &side.inferencex {
+        return load_inferencex(ix, role, fetcher);
+    }
+    load_file_side(side, role, vars, fetcher).map(|l| vec![(Vec::new(), l)])
+}
+
+/// Matrix points (their search-space fields) a launch stands for; empty for a file.
+type Points = Vec<BTreeMap<String, String>>;
+
+/// `k=v1,v2 ...` over the fields of some points.
+fn points_label(points: &Points) -> Option<String> {
+    if points.is_empty() {
+        return None;
+    }
+    let mut summary: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for p in points {
+        for (k, v) in p {
+            let vs = summary.entry(k.clone()).or_default();
+            if !vs.contains(v) {
+                vs.push(v.clone());
+            }
+        }
+    }
+    let text: Vec<String> = summary
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.join(",")))
+        .collect();
+    Some(format!(
+        "{} point{}: {}",
+        points.len(),
+        if points.len() == 1 { "" } else { "s" },
+        text.join(" ")
+    ))
+}
+
+fn load_inferencex(
+    ix: &crate::manifest::InferencexSpec,
+    role: &str,
+    fetcher: &Fetcher,
+) -> Result<Vec<(Points, Launch)>, Error> {
+    let root = Location::parse(&ix.root.to_string_lossy())?;
+    let expanded = extract::inferencex::expand_in(&root, &ix.entry, &ix.filter_strings(), fetcher)?;
+    if expanded.points.is_empty() {
+        return Err(Error::usage(format!(
+            "the {role} side: no point of entry {} matches where {:?}",
+            ix.entry,
+            ix.filter_strings()
+        )));
+    }
+    // Group points whose launches are written identically.
+    let mut groups: Vec<(String, Points, Launch)> = Vec::new();
+    for p in expanded.points {
+        let fields = p.fields.clone();
+        let label: Vec<String> = fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let launch = match (p.launches.len(), p.unsupported.first()) {
+            (1, _) => p.launches.into_iter().next().unwrap(),
+            (0, Some(u)) => {
+                return Err(Error::usage(format!(
+                    "the {role} side cannot be compared: {u}"
+                )));
+            }
+            (n, _) => {
+                return Err(Error::usage(format!(
+                    "entry {} point {}: the script {} starts {n} servers; a link needs exactly one",
+                    ix.entry,
+                    label.join(" "),
+                    p.script
+                )));
+            }
+        };
+        let key = format!(
+            "{:?}|{:?}",
+            launch.argv.iter().map(|t| &t.text).collect::<Vec<_>>(),
+            launch
+                .env
+                .iter()
+                .map(|e| (&e.name, &e.value))
+                .collect::<Vec<_>>()
+        );
+        match groups.iter_mut().find(|g| g.0 == key) {
+            Some(g) => g.1.push(fields),
+            None => groups.push((key, vec![fields], launch)),
+        }
+    }
+    Ok(groups
+        .into_iter()
+        .map(|(_, points, launch)| (points, launch))
+        .collect())
+}
+
+fn load_file_side(
+    side: &SideSpec,
+    role: &str,
+    vars: &BTreeMap<String, String>,
+    fetcher: &Fetcher,
+) -> Result<Launch, Error> {
+    let mut vars = vars.clone();
+    vars.extend(side.env.clone());
+    let file = side
+        .file
+        .as_ref()
+        .ok_or_else(|| Error::usage(format!("the {role} side names no file")))?;
+    let opts = extract::FileOptions {
+        vars,
+        select: side.select_strings(),
+        docs_root: side.docs_root.clone(),
+        limits: extract::jsx::Limits::default(),
+    };
+    let location = Location::parse(&file.to_string_lossy())?;
+    let found = match &location {
+        Location::Path(p) => extract::extract_file_with(p, &opts)?,
+        remote => extract::extract_remote(remote, &opts, fetcher)?,
+    };
+    let launches = found.launches;
+    let label = location.display();
+    if launches.is_empty()
+        && let Some(u) = found.unsupported.first()
+    {
+        return Err(Error::usage(format!(
+            "the {role} side cannot be compared: {u}"
+        )));
+    }
+    let list = |msg: &mut String| {
+        for (i, l) in launches.iter().enumerate() {
+            let _ = write!(msg, "\n  {}: {} `{}`", i + 1, l.span, l.launcher_text());
+        }
+    };
+    match (side.launch, launches.len()) {
+        (_, 0) => Err(Error::Input {
+            at: format!("{label}:1:1"),
+            message: format!("no serve command found in the {role} file"),
+        }),
+        (None, 1) => Ok(launches.into_iter().next().unwrap()),
+        (None, n) => {
+            let mut msg = format!(
+                "the {role} file has {n} serve commands; choose one with --{role}-launch N (`launch: N` on the link's {role} side in a config):"
+            );
+            list(&mut msg);
+            Err(Error::Input {
+                at: launches[0].span.to_string(),
+                message: msg,
+            })
+        }
+        (Some(k), n) if k >= 1 && k <= n => Ok(launches.into_iter().nth(k - 1).unwrap()),
+        (Some(k), n) => {
+            let mut msg = format!(
+                "launch {k} requested, but the {role} file has {n} serve command{} (numbered from 1):",
+                if n == 1 { "" } else { "s" }
+            );
+            list(&mut msg);
+            Err(Error::Input {
+                at: launches[0].span.to_string(),
+                message: msg,
+            })
+        }
+    }
+}
+
+/// Runs one link: loads both sides, pairs their launches, resolves and
+/// compares each pair; pairs with the same MAJOR outcome are one report.
+pub(crate) fn run_link(
+    name: &str,
+    docs: &SideSpec,
+    recipe: &SideSpec,
+    ctx: &ContextArgs,
+    vars: &BTreeMap<String, String>,
+    policy: &Policy,
+    fetcher: &Fetcher,
+) -> Result<Vec<LinkReport>, Error> {
+    let dls = load_side(docs, "docs", vars, fetcher)?;
+    let rls = load_side(recipe, "recipe", vars, fetcher)?;
+    // Pairs whose findings and resolved MAJOR values are the same are one report.
+    let mut merged: Vec<(String, Points, Points, LinkReport)> = Vec::new();
+    for (dpoints, dl) in &dls {
+        for (rpoints, rl) in &rls {
+            let report = run_pair(name, dl.clone(), rl.clone(), docs, recipe, ctx, policy)?;
+            let sig = signature(&report, policy);
+            match merged.iter_mut().find(|m| m.0 == sig) {
+                Some(m) => {
+                    m.1.extend(dpoints.iter().cloned());
+                    m.2.extend(rpoints.iter().cloned());
+                }
+                None => merged.push((sig, dpoints.clone(), rpoints.clone(), report)),
+            }
+        }
+    }
+    Ok(merged
+        .into_iter()
+        .map(|(_, dp, rp, mut report)| {
+            report.name = match (points_label(&dp), points_label(&rp)) {
+                (None, None) => name.to_string(),
+                (Some(a), None) | (None, Some(a)) => format!("{name} [{a}]"),
+                (Some(a), Some(b)) => format!("{name} [docs {a}; recipe {b}]"),
+            };
+            report
+        })
+        .collect())
+}
+
+/// What makes two compared pairs one report: the same MAJOR findings and MAJOR
+/// values (minor differences between the points, such as concurrency-derived
+/// limits, are shown for the first point only).
+fn signature(r: &LinkReport, policy: &Policy) -> String {
+    let mut s = String::new();
+    for f in r
+        .comparison
+        .findings
+        .iter()
+        .filter(|f| f.class == crate::policy::Class::Major)
+    {
+        let _ = write!(
+            s,
+            "{}:{:?}:{}:{};",
+            f.key,
+            f.kind,
+            f.docs.val.display(),
+            f.recipe.val.display()
+        );
+    }
+    for side in [&r.docs.resolved, &r.recipe.resolved] {
+        for (k, e) in &side.values {
+            if policy.class(k) == crate::policy::Class::Major {
+                let _ = write!(s, "{k}={};", e.val.display());
+            }
+        }
+        s.push('|');
+    }
+    s
+}
+
+fn run_pair(
+    name: &str,
+    dl: Launch,
+    rl: Launch,
+    docs: &SideSpec,
+    recipe: &SideSpec,
+    ctx: &ContextArgs,
+    policy: &Policy,
+) -> Result<LinkReport, Error> {
+    let dopts = options(ctx, docs)?;
+    let ropts = options(ctx, recipe)?;
+    let mut dl = dl;
+    let mut rl = rl;
+    borrow_version(&mut dl, &dopts, &rl, &ropts, "recipe");
+    borrow_version(&mut rl, &ropts, &dl, &dopts, "docs");
+    borrow_platform(&mut dl, &dopts, &rl, &ropts, "recipe");
+    borrow_platform(&mut rl, &ropts, &dl, &dopts, "docs");
+    let dr = engine::resolve(&dl, &dopts)?;
+    let rr = engine::resolve(&rl, &ropts)?;
+    let comparison = compare(&dr, &rr, policy);
+    Ok(LinkReport {
+        name: name.to_string(),
+        docs: SideReport {
+            launch: dl,
+            resolved: dr,
+        },
+        recipe: SideReport {
+            launch: rl,
+            resolved: rr,
+        },
+        comparison,
+    })
+}
+
+/// A side that names no engine version runs the other side's, and says so.
+fn borrow_version(
+    side: &mut Launch,
+    opts: &ResolveOptions,
+    other: &Launch,
+    other_opts: &ResolveOptions,
+    other_role: &str,
+) {
+    if opts.engine_version.is_some() || side.context.engine_version.is_some() {
+        return;
+    }
+    let theirs = other_opts.engine_version.clone().or_else(|| {
+        other
+            .context
+            .engine_version
+            .as_ref()
+            .map(|k| k.value.clone())
+    });
+    if let Some(v) = theirs {
+        side.context.engine_version = Some(crate::launch::Known {
+            value: v,
+            from: format!("the {other_role} side's version (this side names none)"),
+        });
+    }
+}
+
+/// A side that names neither hardware nor platform runs on the other side's platform.
+fn borrow_platform(
+    side: &mut Launch,
+    opts: &ResolveOptions,
+    other: &Launch,
+    other_opts: &ResolveOptions,
+    other_role: &str,
+) {
+    if opts.platform.is_some() || opts.hardware.is_some() || side.context.platform.is_some() {
+        return;
+    }
+    let theirs = other_opts
+        .platform
+        .or_else(|| {
+            other_opts
+                .hardware
+                .as_deref()
+                .and_then(Platform::from_hardware)
+        })
+        .or_else(|| other.context.platform.as_ref().map(|k| k.value));
+    if let Some(p) = theirs {
+        side.context.platform = Some(crate::launch::Known {
+            value: p,
+            from: format!("the {other_role} side's platform (this side names none)"),
+        });
+    }
+}
