@@ -219,7 +219,9 @@ impl Effect {
         };
         let operands = |arg: Value| -> Result<Vec<Operand>, String> {
             let Value::Array(a) = arg else {
-                return Err(format!("`{op}` takes a list of keys and integers, not {arg}"));
+                return Err(format!(
+                    "`{op}` takes a list of keys and integers, not {arg}"
+                ));
             };
             a.into_iter()
                 .map(|x| match x {
@@ -227,9 +229,7 @@ impl Effect {
                     Value::Number(n) if n.as_i64().is_some() => {
                         Ok(Operand::Int(n.as_i64().expect("checked")))
                     }
-                    other => Err(format!(
-                        "`{op}` operands are keys or integers, not {other}"
-                    )),
+                    other => Err(format!("`{op}` operands are keys or integers, not {other}")),
                 })
                 .collect()
         };

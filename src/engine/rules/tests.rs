@@ -22,24 +22,56 @@ fn engines() -> [(Engine, &'static [Rule]); 2] {
 // ---- load errors -----------------------------------------------------------
 
 fn load_err(rule: &str) -> String {
-    let text = format!("rules:\n  - id: first\n    reference: r\n  - id: bad-one\n    reference: r\n{rule}");
+    let text = format!(
+        "rules:\n  - id: first\n    reference: r\n  - id: bad-one\n    reference: r\n{rule}"
+    );
     RuleFile::parse(&text, "t.yaml").expect_err("must not load")
 }
 
 #[test]
 fn unknown_operators_and_bad_operands_are_load_errors_naming_the_rule() {
     for (yaml, words) in [
-        ("    when: {tp_size: {gte: 4}}\n", &["unknown condition operator `gte`"][..]),
-        ("    set: {ep_size: {cpoy: tp_size}}\n", &["unknown value operator `cpoy`"]),
-        ("    set: {ep_size: {mul: [tp_size, 1.5]}}\n", &["operands are keys or integers"]),
-        ("    set: {ep_size: {mul: [tp_size, true]}}\n", &["operands are keys or integers"]),
-        ("    set: {ep_size: {add: [tp_size]}}\n", &["takes two operands"]),
+        (
+            "    when: {tp_size: {gte: 4}}\n",
+            &["unknown condition operator `gte`"][..],
+        ),
+        (
+            "    set: {ep_size: {cpoy: tp_size}}\n",
+            &["unknown value operator `cpoy`"],
+        ),
+        (
+            "    set: {ep_size: {mul: [tp_size, 1.5]}}\n",
+            &["operands are keys or integers"],
+        ),
+        (
+            "    set: {ep_size: {mul: [tp_size, true]}}\n",
+            &["operands are keys or integers"],
+        ),
+        (
+            "    set: {ep_size: {add: [tp_size]}}\n",
+            &["takes two operands"],
+        ),
         ("    when: {tp_size: {gt: four}}\n", &["takes a number"]),
-        ("    when: {tp_size: [1, 2]}\n", &["a list is not a condition"]),
-        ("    when: {tp_size: {a: 1, b: 2}}\n", &["for a literal mapping write {eq:"]),
-        ("    set: {tp_size: {a: 1, b: 2}}\n", &["for a literal mapping write {literal:"]),
-        ("    when: {x: {set: yes please}}\n", &["`set` takes true or false"]),
-        ("    unknown: {x: {reason: r, one_off: [1]}}\n", &["one_off"]),
+        (
+            "    when: {tp_size: [1, 2]}\n",
+            &["a list is not a condition"],
+        ),
+        (
+            "    when: {tp_size: {a: 1, b: 2}}\n",
+            &["for a literal mapping write {eq:"],
+        ),
+        (
+            "    set: {tp_size: {a: 1, b: 2}}\n",
+            &["for a literal mapping write {literal:"],
+        ),
+        (
+            "    when: {x: {set: yes please}}\n",
+            &["`set` takes true or false"],
+        ),
+        (
+            "    unknown: {x: {reason: r, one_off: [1]}}\n",
+            &["one_off"],
+        ),
         ("    unknown: {x: 3}\n", &["a reason or {reason, one_of}"]),
         ("    examples: [{argv: [], expekt: {}}]\n", &["expekt"]),
     ] {
@@ -178,7 +210,11 @@ fn check(engine: Engine, x: &Example) -> Result<(), String> {
             Val::Unknown {
                 one_of: Some(got), ..
             } if got.len() == want.len() && got.iter().zip(want).all(|(a, b)| same(a, b)) => {}
-            other => return Err(format!("{k}: expected unknown, one of {want:?}, got {other:?}")),
+            other => {
+                return Err(format!(
+                    "{k}: expected unknown, one of {want:?}, got {other:?}"
+                ));
+            }
         }
     }
     for k in &x.inactive {
@@ -188,7 +224,10 @@ fn check(engine: Engine, x: &Example) -> Result<(), String> {
         }
     }
     if let Some(want) = &x.error
-        && !r.startup_errors.iter().any(|e| e.message.contains(want.as_str()))
+        && !r
+            .startup_errors
+            .iter()
+            .any(|e| e.message.contains(want.as_str()))
     {
         return Err(format!(
             "expected a startup error with {want:?}, got {:?}",
@@ -289,7 +328,11 @@ fn every_key_a_rule_names_exists_in_every_release_it_covers() {
                 .filter(|(v, _, _)| rule.in_version(v))
                 .collect();
             if covered.is_empty() {
-                problems.push(format!("{} rule {}: covers no bundled release", engine.name(), rule.id));
+                problems.push(format!(
+                    "{} rule {}: covers no bundled release",
+                    engine.name(),
+                    rule.id
+                ));
             }
             for (_, name, keys) in covered {
                 // A declared key exists where its head (the JSON option) does.
