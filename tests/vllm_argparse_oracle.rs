@@ -30,7 +30,11 @@ const VECTORS_PER_RELEASE: usize = 400;
 /// Every how many generated vectors one is checked: all in CI, a quarter locally.
 /// The sample is a subset of CI's vectors, so a local run finds nothing CI misses.
 fn stride() -> usize {
-    if std::env::var_os("CI").is_some() { 1 } else { 4 }
+    if std::env::var_os("CI").is_some() {
+        1
+    } else {
+        4
+    }
 }
 
 fn value_for(rng: &mut Rng, a: &OptionSpec) -> String {
