@@ -10,6 +10,9 @@
 //! success or failure and on the whole namespace; error messages must match
 //! except for config-class values, whose deeper (pydantic) validation neither
 //! side reproduces.
+//!
+//! 400 vectors per release are generated; locally every fourth is checked, with
+//! the `CI` environment variable set (as in CI) all of them.
 
 mod common;
 
@@ -21,7 +24,18 @@ use recipe_drift::engine::argparse::OptionSpec;
 use recipe_drift::engine::vllm::{self, ParseFailure};
 use serde_json::{Value, json};
 
+/// Vectors generated per release (the full set, checked in CI).
 const VECTORS_PER_RELEASE: usize = 400;
+
+/// Every how many generated vectors one is checked: all in CI, a quarter locally.
+/// The sample is a subset of CI's vectors, so a local run finds nothing CI misses.
+fn stride() -> usize {
+    if std::env::var_os("CI").is_some() {
+        1
+    } else {
+        4
+    }
+}
 
 fn value_for(rng: &mut Rng, a: &OptionSpec) -> String {
     if let Some(choices) = &a.choices
@@ -196,10 +210,12 @@ fn config_valued(release: &vllm::Release, argv: &[String]) -> bool {
 #[test]
 fn vllm_parse_matches_the_oracle_for_every_bundled_release() {
     let mut rng = Rng(0x5EED_0001);
+    let stride = stride();
     let mut compared = 0;
     for release in vllm::releases() {
         let inputs: Vec<Vec<String>> = (0..VECTORS_PER_RELEASE)
             .map(|_| gen_argv(&mut rng, release))
+            .step_by(stride)
             .collect();
         let schema = format!(
             "{}/src/engine/vllm/schemas/{}.json",
@@ -237,5 +253,5 @@ fn vllm_parse_matches_the_oracle_for_every_bundled_release() {
             compared += 1;
         }
     }
-    assert!(compared >= 6 * VECTORS_PER_RELEASE);
+    assert!(compared >= 6 * VECTORS_PER_RELEASE / stride);
 }

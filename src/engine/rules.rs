@@ -1,6 +1,8 @@
 //! Resolver rules as data: an ordered YAML list per engine, applied after parsing.
 //!
 //! ```yaml
+//! keys:                              # optional: keys rules read beyond the key table
+//!   compilation_config.level: "a sub-key of --compilation-config, present when written"
 //! rules:
 //!   - id: hicache-page-first-direct-io
 //!     versions: ">=0.5.12"          # PEP 440 specifiers (optional)
@@ -10,31 +12,358 @@
 //!     any:                           # optional; at least one map must hold
 //!       - {enable_hierarchical_cache: true}
 //!       - {disaggregation_decode_enable_offload_kvcache: true}
-//!     set:   {hicache_mem_layout: page_first_direct}   # literal, {copy: k}, {upper: k},
-//!                                                      # {lower: k}, {snake: k} (lower, - -> _),
-//!                                                      # {add: [k, 1]}, {floordiv: [k, k2]},
-//!                                                      # {mul: [k, k2, ...]}, {int: k}
+//!     set:   {hicache_mem_layout: page_first_direct}
 //!     unknown: {key: "reason"}      # or {key: {reason: "...", one_of: [a, b]}}
+//!     inactive: ["hicache_*"]       # key globs that have no effect when the rule holds
 //!     error: "message"              # the engine refuses to start
 //!     reference: "sglang 0.5.19 server_args.py ..."
+//!     note: "short explanation"     # optional
+//!     examples:                      # at least one; checked by the rule-example test
+//!       - argv: [--enable-hierarchical-cache, --hicache-mem-layout, page_first]
+//!         version: "0.5.19"         # optional (default: the newest bundled release)
+//!         platform: cuda            # optional (default: unknown)
+//!         env: {SGLANG_USE_AITER: "1"}   # optional
+//!         expect: {hicache_mem_layout: page_first_direct}  # known values after resolution
+//!         unknown: [chunked_prefill_size]                 # keys that are unknown
+//!         one_of: {attention_backend: [aiter, triton]}    # unknown, with exactly this set
+//!         inactive: [hicache_io_backend]                  # keys marked as having no effect
+//!         error: "mutually exclusive"                     # a startup error containing this
 //! ```
 //!
-//! Conditions: a plain value (Python `==`), `{in: [..]}`, `{not_in: [..]}`, `{not: v}`,
-//! `{gt|ge|lt|le: n}`, `{contains_ci: text}`, `{set: true|false}` (written on the
-//! command line or in env).
+//! Conditions (`when`, `any`): a plain scalar (Python `==`), `{eq: v}` (any value,
+//! also a literal list or mapping), `{in: [..]}`, `{not_in: [..]}`, `{not: v}`,
+//! `{gt|ge|lt|le: number}`, `{contains_ci: text}`, `{set: true|false}` (written on
+//! the command line or in env). A plain list is not a condition (write `in` or `eq`).
 //! A condition on an unknown value is decided over the value's `one_of` set when it
 //! has one; otherwise the rule's outcome is unknown, never guessed.
+//!
+//! Values (`set`): a plain scalar or list, `{literal: v}` (any value, also a
+//! mapping), `{copy: k}`, `{upper: k}`, `{lower: k}`, `{snake: k}` (lower, `-` ->
+//! `_`), `{int: k}` (a string parsed as a Python int), `{add: [a, b]}`,
+//! `{floordiv: [a, b]}`, `{mul: [a, b, ...]}`, where each operand is a key or an
+//! integer. Arithmetic on a value that is not an integer (or a division by zero)
+//! gives an unknown value with the reason, never a number.
+//!
+//! Any other operator, or an operand of the wrong type, is a load error naming the
+//! file, line, column and rule id. Rules never create a key the release does not
+//! have; the keys a rule reads or writes must exist in every release its
+//! `versions` range covers (the engine's key table, the context keys, `env:` keys
+//! of variables the release reads, and the file's `keys:` declarations).
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
 use pep440_rs::{Version, VersionSpecifiers};
-use serde::Deserialize;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use crate::engine::argparse::py_eq;
 use crate::launch::Platform;
 use crate::resolved::{Entry, RuleHit, StartupError, Val};
+
+/// A condition on one key's resolved value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cond {
+    /// Equal (Python `==`) to this value.
+    Eq(Value),
+    /// Equal to one of these.
+    In(Vec<Value>),
+    /// Equal to none of these.
+    NotIn(Vec<Value>),
+    /// Not equal to this value.
+    Not(Value),
+    /// A number greater than this.
+    Gt(f64),
+    /// A number greater than or equal to this.
+    Ge(f64),
+    /// A number less than this.
+    Lt(f64),
+    /// A number less than or equal to this.
+    Le(f64),
+    /// A string containing this text, ignoring case.
+    ContainsCi(String),
+    /// Written on the command line or in env (`true`), or not (`false`).
+    Set(bool),
+}
+
+const COND_OPS: &str = "eq, in, not_in, not, gt, ge, lt, le, contains_ci, set";
+
+impl Cond {
+    fn from_value(v: Value) -> Result<Cond, String> {
+        match v {
+            Value::Array(_) => Err(format!(
+                "a list is not a condition: write {{in: {v}}} or {{eq: {v}}}"
+            )),
+            Value::Object(m) => {
+                if m.len() != 1 {
+                    return Err(format!(
+                        "a condition is a value or a mapping with one operator ({COND_OPS}); \
+                         for a literal mapping write {{eq: {}}}",
+                        Value::Object(m)
+                    ));
+                }
+                let (op, arg) = m.into_iter().next().expect("one entry");
+                let list = |arg: Value| match arg {
+                    Value::Array(a) => Ok(a),
+                    other => Err(format!("`{op}` takes a list, not {other}")),
+                };
+                let num = |arg: &Value| {
+                    arg.as_f64()
+                        .ok_or_else(|| format!("`{op}` takes a number, not {arg}"))
+                };
+                Ok(match op.as_str() {
+                    "eq" => Cond::Eq(arg),
+                    "in" => Cond::In(list(arg)?),
+                    "not_in" => Cond::NotIn(list(arg)?),
+                    "not" => Cond::Not(arg),
+                    "gt" => Cond::Gt(num(&arg)?),
+                    "ge" => Cond::Ge(num(&arg)?),
+                    "lt" => Cond::Lt(num(&arg)?),
+                    "le" => Cond::Le(num(&arg)?),
+                    "contains_ci" => match arg {
+                        Value::String(s) => Cond::ContainsCi(s),
+                        other => return Err(format!("`contains_ci` takes a string, not {other}")),
+                    },
+                    "set" => match arg {
+                        Value::Bool(b) => Cond::Set(b),
+                        other => return Err(format!("`set` takes true or false, not {other}")),
+                    },
+                    _ => {
+                        return Err(format!(
+                            "unknown condition operator `{op}` (expected one of {COND_OPS})"
+                        ));
+                    }
+                })
+            }
+            scalar => Ok(Cond::Eq(scalar)),
+        }
+    }
+
+    /// Whether a known value satisfies the condition (`Set` is decided by the caller).
+    fn test(&self, v: &Value) -> bool {
+        let num = v.as_f64();
+        match self {
+            Cond::Eq(x) => py_eq(x, v),
+            Cond::In(xs) => xs.iter().any(|c| py_eq(c, v)),
+            Cond::NotIn(xs) => !xs.iter().any(|c| py_eq(c, v)),
+            Cond::Not(x) => !py_eq(x, v),
+            Cond::Gt(n) => num.is_some_and(|a| a > *n),
+            Cond::Ge(n) => num.is_some_and(|a| a >= *n),
+            Cond::Lt(n) => num.is_some_and(|a| a < *n),
+            Cond::Le(n) => num.is_some_and(|a| a <= *n),
+            Cond::ContainsCi(needle) => v
+                .as_str()
+                .is_some_and(|s| s.to_lowercase().contains(&needle.to_lowercase())),
+            Cond::Set(_) => false,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Cond {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Cond::from_value(Value::deserialize(d)?).map_err(D::Error::custom)
+    }
+}
+
+/// An operand of arithmetic: a key's value or an integer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Operand {
+    /// The resolved value of a key.
+    Key(String),
+    /// An integer.
+    Int(i64),
+}
+
+/// A new value for a key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// This value.
+    Literal(Value),
+    /// The value of another key.
+    Copy(String),
+    /// A key's string value upper-cased.
+    Upper(String),
+    /// A key's string value lower-cased.
+    Lower(String),
+    /// A key's string value lower-cased with `-` replaced by `_`.
+    Snake(String),
+    /// A key's string value parsed as a Python int.
+    Int(String),
+    /// The sum of two integers.
+    Add(Operand, Operand),
+    /// Python `//` of two integers.
+    FloorDiv(Operand, Operand),
+    /// The product of integers.
+    Mul(Vec<Operand>),
+}
+
+const EFFECT_OPS: &str = "literal, copy, upper, lower, snake, int, add, floordiv, mul";
+
+impl Effect {
+    fn from_value(v: Value) -> Result<Effect, String> {
+        let Value::Object(m) = v else {
+            return Ok(Effect::Literal(v));
+        };
+        if m.len() != 1 {
+            return Err(format!(
+                "a value is a scalar, a list or a mapping with one operator ({EFFECT_OPS}); \
+                 for a literal mapping write {{literal: {}}}",
+                Value::Object(m)
+            ));
+        }
+        let (op, arg) = m.into_iter().next().expect("one entry");
+        let key = |arg: Value| match arg {
+            Value::String(k) => Ok(k),
+            other => Err(format!("`{op}` takes a key, not {other}")),
+        };
+        let operands = |arg: Value| -> Result<Vec<Operand>, String> {
+            let Value::Array(a) = arg else {
+                return Err(format!(
+                    "`{op}` takes a list of keys and integers, not {arg}"
+                ));
+            };
+            a.into_iter()
+                .map(|x| match x {
+                    Value::String(k) => Ok(Operand::Key(k)),
+                    Value::Number(n) if n.as_i64().is_some() => {
+                        Ok(Operand::Int(n.as_i64().expect("checked")))
+                    }
+                    other => Err(format!("`{op}` operands are keys or integers, not {other}")),
+                })
+                .collect()
+        };
+        let pair = |arg: Value| -> Result<(Operand, Operand), String> {
+            let mut a = operands(arg)?;
+            if a.len() != 2 {
+                return Err(format!("`{op}` takes two operands, not {}", a.len()));
+            }
+            let b = a.pop().expect("two");
+            Ok((a.pop().expect("two"), b))
+        };
+        Ok(match op.as_str() {
+            "literal" => Effect::Literal(arg),
+            "copy" => Effect::Copy(key(arg)?),
+            "upper" => Effect::Upper(key(arg)?),
+            "lower" => Effect::Lower(key(arg)?),
+            "snake" => Effect::Snake(key(arg)?),
+            "int" => Effect::Int(key(arg)?),
+            "add" => {
+                let (a, b) = pair(arg)?;
+                Effect::Add(a, b)
+            }
+            "floordiv" => {
+                let (a, b) = pair(arg)?;
+                Effect::FloorDiv(a, b)
+            }
+            "mul" => {
+                let a = operands(arg)?;
+                if a.is_empty() {
+                    return Err("`mul` takes at least one operand".into());
+                }
+                Effect::Mul(a)
+            }
+            _ => {
+                return Err(format!(
+                    "unknown value operator `{op}` (expected one of {EFFECT_OPS})"
+                ));
+            }
+        })
+    }
+
+    /// The keys whose values it reads.
+    pub fn reads(&self) -> Vec<&str> {
+        fn of(o: &Operand) -> Option<&str> {
+            match o {
+                Operand::Key(k) => Some(k.as_str()),
+                Operand::Int(_) => None,
+            }
+        }
+        match self {
+            Effect::Literal(_) => vec![],
+            Effect::Copy(k) | Effect::Upper(k) | Effect::Lower(k) | Effect::Snake(k) => {
+                vec![k.as_str()]
+            }
+            Effect::Int(k) => vec![k.as_str()],
+            Effect::Add(a, b) | Effect::FloorDiv(a, b) => of(a).into_iter().chain(of(b)).collect(),
+            Effect::Mul(xs) => xs.iter().filter_map(of).collect(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Effect {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Effect::from_value(Value::deserialize(d)?).map_err(D::Error::custom)
+    }
+}
+
+/// How a key becomes unknown: the reason, and the values it can take if known.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnknownSpec {
+    /// Why it is unknown.
+    pub reason: String,
+    /// The values it can take, when the engine picks from a known set.
+    pub one_of: Option<Vec<Value>>,
+}
+
+impl<'de> Deserialize<'de> for UnknownSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Detailed {
+            reason: String,
+            #[serde(default)]
+            one_of: Option<Vec<Value>>,
+        }
+        match Value::deserialize(d)? {
+            Value::String(reason) => Ok(UnknownSpec {
+                reason,
+                one_of: None,
+            }),
+            v @ Value::Object(_) => serde_json::from_value::<Detailed>(v)
+                .map(|x| UnknownSpec {
+                    reason: x.reason,
+                    one_of: x.one_of,
+                })
+                .map_err(|e| D::Error::custom(format!("an unknown is {{reason, one_of}}: {e}"))),
+            other => Err(D::Error::custom(format!(
+                "an unknown is a reason or {{reason, one_of}}, not {other}"
+            ))),
+        }
+    }
+}
+
+/// One example of a rule: an argv and what the resolver gives for it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Example {
+    /// The words after `sglang serve` / `vllm serve`.
+    pub argv: Vec<String>,
+    /// Environment variables that reach the server.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// The engine release (default: the newest bundled one).
+    #[serde(default)]
+    pub version: Option<String>,
+    /// The platform (default: unknown).
+    #[serde(default)]
+    pub platform: Option<String>,
+    /// Keys and their known values after resolution.
+    #[serde(default)]
+    pub expect: BTreeMap<String, Value>,
+    /// Keys that are unknown after resolution.
+    #[serde(default)]
+    pub unknown: Vec<String>,
+    /// Keys that are unknown with exactly this set of possible values.
+    #[serde(default)]
+    pub one_of: BTreeMap<String, Vec<Value>>,
+    /// Keys marked as having no effect.
+    #[serde(default)]
+    pub inactive: Vec<String>,
+    /// Text of a startup error the engine raises.
+    #[serde(default)]
+    pub error: Option<String>,
+}
 
 /// One rule.
 #[derive(Debug, Clone, Deserialize)]
@@ -50,16 +379,16 @@ pub struct Rule {
     pub platforms: Option<Vec<String>>,
     /// Conditions on resolved keys; all must hold.
     #[serde(default)]
-    pub when: BTreeMap<String, Value>,
+    pub when: BTreeMap<String, Cond>,
     /// Alternative condition maps; at least one must hold (absent: no constraint).
     #[serde(default)]
-    pub any: Vec<BTreeMap<String, Value>>,
+    pub any: Vec<BTreeMap<String, Cond>>,
     /// New values.
     #[serde(default)]
-    pub set: BTreeMap<String, Value>,
-    /// Keys that become unknown: a reason, or `{reason, one_of}`.
+    pub set: BTreeMap<String, Effect>,
+    /// Keys that become unknown.
     #[serde(default)]
-    pub unknown: BTreeMap<String, Value>,
+    pub unknown: BTreeMap<String, UnknownSpec>,
     /// Key patterns (`*` globs) that have no effect when the rule holds; the keys
     /// the rule's own conditions read are never included.
     #[serde(default)]
@@ -72,6 +401,9 @@ pub struct Rule {
     /// A short human explanation.
     #[serde(default)]
     pub note: Option<String>,
+    /// Argv -> resolved values that witness the rule (checked by a test).
+    #[serde(default)]
+    pub examples: Vec<Example>,
     /// `versions`, parsed once.
     #[serde(skip)]
     specifiers: Option<VersionSpecifiers>,
@@ -104,15 +436,20 @@ pub struct RuleFile {
     /// Environment variables the engine reads (kernel selection and the like).
     #[serde(default)]
     pub env: BTreeMap<String, EnvSpec>,
+    /// Keys the rules read that the key table does not list, each with why it
+    /// exists (a JSON sub-key present only when written).
+    #[serde(default)]
+    pub keys: BTreeMap<String, String>,
     /// Rules in order of application.
     pub rules: Vec<Rule>,
 }
 
 impl RuleFile {
-    /// Parses a rule file and checks its version specifiers and platforms.
+    /// Parses a rule file and checks its operators, version specifiers and platforms;
+    /// an error names `name:line:col` and the rule id.
     pub fn parse(text: &str, name: &str) -> Result<RuleFile, String> {
         let mut file: RuleFile =
-            serde_saphyr::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+            serde_saphyr::from_str(text).map_err(|e| load_error(text, name, &e))?;
         for r in &mut file.rules {
             if let Some(v) = &r.versions {
                 r.specifiers = Some(
@@ -131,9 +468,46 @@ impl RuleFile {
                 }
                 r.platform_set = Some(set);
             }
+            for p in r.examples.iter().filter_map(|x| x.platform.as_deref()) {
+                if Platform::parse(p).is_none() {
+                    return Err(format!(
+                        "{name}: rule {}: example with unknown platform {p:?}",
+                        r.id
+                    ));
+                }
+            }
         }
         Ok(file)
     }
+}
+
+/// A YAML or type error at `name:line:col`, naming the rule it is in.
+fn load_error(text: &str, name: &str, e: &serde_saphyr::Error) -> String {
+    #[derive(Deserialize)]
+    struct LooseRule {
+        #[serde(default)]
+        id: Option<String>,
+    }
+    #[derive(Deserialize)]
+    struct LooseFile {
+        #[serde(default)]
+        rules: Vec<serde_saphyr::Spanned<LooseRule>>,
+    }
+    let Some(at) = e.location() else {
+        return format!("{name}: {e}");
+    };
+    let rule = serde_saphyr::from_str::<LooseFile>(text)
+        .ok()
+        .and_then(|f| {
+            f.rules
+                .into_iter()
+                .take_while(|r| r.referenced.line() <= at.line())
+                .last()
+        })
+        .and_then(|r| r.value.id)
+        .map(|id| format!("rule {id}: "))
+        .unwrap_or_default();
+    format!("{name}:{}:{}: {rule}{e}", at.line(), at.column())
 }
 
 impl Rule {
@@ -161,6 +535,35 @@ impl Rule {
             || self.unknown.contains_key(key)
             || self.inactive.iter().any(|p| crate::policy::glob(p, key))
     }
+
+    /// Every key the rule names: conditions, values read, keys written.
+    pub fn keys(&self) -> std::collections::BTreeSet<&str> {
+        let mut out: std::collections::BTreeSet<&str> = self
+            .when
+            .keys()
+            .chain(self.any.iter().flat_map(|m| m.keys()))
+            .chain(self.set.keys())
+            .chain(self.unknown.keys())
+            .map(String::as_str)
+            .collect();
+        out.extend(self.set.values().flat_map(Effect::reads));
+        out
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// A rule id `apply` skips on this thread (the rule-example mutation check).
+    static SKIP: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with the rule `id` left out of every rule list `apply` sees on this thread.
+#[cfg(test)]
+pub(crate) fn without_rule<T>(id: &str, f: impl FnOnce() -> T) -> T {
+    SKIP.with(|s| *s.borrow_mut() = Some(id.to_string()));
+    let out = f();
+    SKIP.with(|s| *s.borrow_mut() = None);
+    out
 }
 
 enum Tri {
@@ -190,6 +593,10 @@ pub fn apply(
 ) {
     for rule in rules {
         if !rule.in_version(version) {
+            continue;
+        }
+        #[cfg(test)]
+        if SKIP.with(|s| s.borrow().as_deref() == Some(rule.id.as_str())) {
             continue;
         }
         let mut verdict = Tri::True;
@@ -227,7 +634,7 @@ pub fn apply(
         };
         let mut updates: Vec<(String, Val)> = Vec::new();
         for (key, effect) in &rule.set {
-            let new = eval_effect(values, effect);
+            let new = eval_effect(values, effect, &rule.id);
             let after = match &unknown {
                 Some(why) => {
                     let cur = get(values, key);
@@ -251,22 +658,11 @@ pub fn apply(
             updates.push((key.clone(), after));
         }
         for (key, spec) in &rule.unknown {
-            let (reason, one_of) = match spec {
-                Value::Object(m) => (
-                    m.get("reason")
-                        .and_then(|r| r.as_str())
-                        .unwrap_or("")
-                        .to_string(),
-                    m.get("one_of").and_then(|o| o.as_array()).cloned(),
-                ),
-                Value::String(r) => (r.clone(), None),
-                other => (other.to_string(), None),
-            };
             updates.push((
                 key.clone(),
                 Val::Unknown {
-                    reason: unknown.clone().unwrap_or(reason),
-                    one_of,
+                    reason: unknown.clone().unwrap_or(spec.reason.clone()),
+                    one_of: spec.one_of.clone(),
                 },
             ));
         }
@@ -305,7 +701,7 @@ pub fn apply(
     }
 }
 
-fn eval_map(values: &BTreeMap<String, Entry>, conds: &BTreeMap<String, Value>, id: &str) -> Tri {
+fn eval_map(values: &BTreeMap<String, Entry>, conds: &BTreeMap<String, Cond>, id: &str) -> Tri {
     let mut out = Tri::True;
     for (key, cond) in conds {
         match eval_cond(values.get(key), cond) {
@@ -326,21 +722,18 @@ fn eval_map(values: &BTreeMap<String, Entry>, conds: &BTreeMap<String, Value>, i
     out
 }
 
-fn eval_cond(entry: Option<&Entry>, cond: &Value) -> Tri {
+fn eval_cond(entry: Option<&Entry>, cond: &Cond) -> Tri {
+    if let Cond::Set(want) = cond {
+        let explicit = entry.is_some_and(|e| e.is_explicit());
+        return tri(explicit == *want);
+    }
     let null = Val::known(Value::Null);
     let val = entry.map(|e| &e.val).unwrap_or(&null);
-    if let Value::Object(m) = cond
-        && m.len() == 1
-        && m.keys().next().is_some_and(|k| k == "set")
-    {
-        let explicit = entry.is_some_and(|e| e.is_explicit());
-        return tri(explicit == (m["set"] == Value::Bool(true)));
-    }
     match val {
-        Val::Known { value } => tri(test(value, cond)),
+        Val::Known { value } => tri(cond.test(value)),
         Val::Unknown { reason, one_of } => match one_of {
             Some(cands) if !cands.is_empty() => {
-                let hits = cands.iter().filter(|c| test(c, cond)).count();
+                let hits = cands.iter().filter(|c| cond.test(c)).count();
                 if hits == cands.len() {
                     Tri::True
                 } else if hits == 0 {
@@ -354,37 +747,6 @@ fn eval_cond(entry: Option<&Entry>, cond: &Value) -> Tri {
     }
 }
 
-/// Whether a known value satisfies a condition.
-fn test(v: &Value, cond: &Value) -> bool {
-    if let Value::Object(m) = cond
-        && m.len() == 1
-    {
-        let (op, arg) = m.iter().next().unwrap();
-        let num = |x: &Value| x.as_f64();
-        let listed = || {
-            arg.as_array()
-                .is_some_and(|a| a.iter().any(|c| py_eq(c, v)))
-        };
-        match op.as_str() {
-            "in" => return listed(),
-            "not_in" => return !listed(),
-            "not" => return !py_eq(arg, v),
-            "contains_ci" => {
-                return match (v.as_str(), arg.as_str()) {
-                    (Some(s), Some(needle)) => s.to_lowercase().contains(&needle.to_lowercase()),
-                    _ => false,
-                };
-            }
-            "gt" => return matches!((num(v), num(arg)), (Some(a), Some(b)) if a > b),
-            "ge" => return matches!((num(v), num(arg)), (Some(a), Some(b)) if a >= b),
-            "lt" => return matches!((num(v), num(arg)), (Some(a), Some(b)) if a < b),
-            "le" => return matches!((num(v), num(arg)), (Some(a), Some(b)) if a <= b),
-            _ => {}
-        }
-    }
-    py_eq(cond, v)
-}
-
 fn tri(b: bool) -> Tri {
     if b { Tri::True } else { Tri::False }
 }
@@ -396,71 +758,76 @@ fn get(values: &BTreeMap<String, Entry>, key: &str) -> Val {
         .unwrap_or(Val::known(Value::Null))
 }
 
-fn eval_effect(values: &BTreeMap<String, Entry>, effect: &Value) -> Val {
-    if let Value::Object(m) = effect
-        && m.len() == 1
-    {
-        let (op, arg) = m.iter().next().unwrap();
-        let operand = |x: &Value| match x {
-            Value::String(k) => get(values, k),
-            other => Val::known(other.clone()),
-        };
-        match (op.as_str(), arg) {
-            ("copy", Value::String(k)) => return get(values, k),
-            ("upper" | "lower" | "snake", Value::String(k)) => {
-                return match get(values, k) {
-                    Val::Known {
-                        value: Value::String(s),
-                    } => Val::known(Value::String(match op.as_str() {
-                        "upper" => s.to_uppercase(),
-                        "lower" => s.to_lowercase(),
-                        _ => s.to_lowercase().replace('-', "_"),
-                    })),
-                    other => other,
-                };
-            }
-            ("int", Value::String(k)) => {
-                return match get(values, k) {
-                    Val::Known {
-                        value: Value::String(s),
-                    } => match crate::engine::types::py_int(&s) {
-                        Some(n) => Val::known(Value::from(n)),
-                        None => Val::known(Value::String(s)),
-                    },
-                    other => other,
-                };
-            }
-            ("mul", Value::Array(a)) if !a.is_empty() => {
-                let mut product: i64 = 1;
-                for x in a {
-                    match operand(x) {
-                        Val::Unknown { reason, .. } => return Val::unknown(reason),
-                        Val::Known { value } => match value.as_i64() {
-                            Some(n) => product = product.saturating_mul(n),
-                            None => return Val::known(value),
-                        },
-                    }
+/// An integer operand's value, or why it has none.
+fn integer(values: &BTreeMap<String, Entry>, o: &Operand, op: &str, id: &str) -> Result<i64, Val> {
+    match o {
+        Operand::Int(n) => Ok(*n),
+        Operand::Key(k) => match get(values, k) {
+            Val::Unknown { reason, .. } => Err(Val::unknown(reason)),
+            Val::Known { value } => value.as_i64().ok_or_else(|| {
+                Val::unknown(format!(
+                    "rule {id}: `{op}` needs an integer, but {k} is {}",
+                    crate::resolve::display_value(&value)
+                ))
+            }),
+        },
+    }
+}
+
+fn eval_effect(values: &BTreeMap<String, Entry>, effect: &Effect, id: &str) -> Val {
+    let string_op = |k: &str, f: fn(&str) -> String| match get(values, k) {
+        Val::Known {
+            value: Value::String(s),
+        } => Val::known(Value::String(f(&s))),
+        other => other,
+    };
+    match effect {
+        Effect::Literal(v) => Val::known(v.clone()),
+        Effect::Copy(k) => get(values, k),
+        Effect::Upper(k) => string_op(k, str::to_uppercase),
+        Effect::Lower(k) => string_op(k, str::to_lowercase),
+        Effect::Snake(k) => string_op(k, |s| s.to_lowercase().replace('-', "_")),
+        Effect::Int(k) => match get(values, k) {
+            Val::Known {
+                value: Value::String(s),
+            } => match crate::engine::types::py_int(&s) {
+                Some(n) => Val::known(Value::from(n)),
+                None => Val::unknown(format!(
+                    "rule {id}: `int` needs an integer, but {k} is {s:?}"
+                )),
+            },
+            other => other,
+        },
+        Effect::Mul(xs) => {
+            let mut product: i64 = 1;
+            for x in xs {
+                match integer(values, x, "mul", id) {
+                    Ok(n) => product = product.saturating_mul(n),
+                    Err(v) => return v,
                 }
-                return Val::known(Value::from(product));
             }
-            ("add" | "floordiv", Value::Array(a)) if a.len() == 2 => {
-                return match (operand(&a[0]), operand(&a[1])) {
-                    (Val::Unknown { reason, .. }, _) | (_, Val::Unknown { reason, .. }) => {
-                        Val::unknown(reason)
-                    }
-                    (Val::Known { value: x }, Val::Known { value: y }) => {
-                        match (x.as_i64(), y.as_i64()) {
-                            (Some(x), Some(y)) if op == "add" => Val::known(Value::from(x + y)),
-                            (Some(x), Some(y)) if y != 0 => {
-                                Val::known(Value::from(x.div_euclid(y)))
-                            }
-                            _ => Val::known(x),
-                        }
-                    }
-                };
+            Val::known(Value::from(product))
+        }
+        Effect::Add(a, b) | Effect::FloorDiv(a, b) => {
+            let op = if matches!(effect, Effect::Add(..)) {
+                "add"
+            } else {
+                "floordiv"
+            };
+            let (x, y) = match (integer(values, a, op, id), integer(values, b, op, id)) {
+                (Err(v), _) | (_, Err(v)) => return v,
+                (Ok(x), Ok(y)) => (x, y),
+            };
+            match op {
+                "add" => Val::known(Value::from(x.saturating_add(y))),
+                _ if y == 0 => Val::unknown(format!(
+                    "rule {id}: `floordiv` by zero (the engine raises ZeroDivisionError)"
+                )),
+                _ => Val::known(Value::from(x.div_euclid(y))),
             }
-            _ => {}
         }
     }
-    Val::known(effect.clone())
 }
+
+#[cfg(test)]
+mod tests;
