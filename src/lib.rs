@@ -16,6 +16,7 @@ pub mod error;
 pub mod explain;
 pub mod extract;
 pub mod fetch;
+pub mod hardware;
 pub mod launch;
 pub mod manifest;
 pub mod policy;
