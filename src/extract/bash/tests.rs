@@ -1,4 +1,5 @@
 use super::*;
+use crate::launch::Provenance;
 use crate::source::Origin;
 
 fn eval(script: &str, env: &[(&str, &str)]) -> Evaluation {
@@ -250,7 +251,7 @@ setsid sglang serve --l "$LIST" --c "$CFG" --x "$CHOICE" --last "$LAST" --ok "$O
 
 #[test]
 fn heredoc_operators_need_a_word() {
-    use super::heredoc_without_word as h;
+    use super::parse::heredoc_without_word as h;
     assert_eq!(h("cat <<EOF\nx\nEOF\n"), None);
     assert_eq!(h("cat <<-  EOF\n\tx\n\tEOF\n"), None);
     assert_eq!(h("cat <<<\"$X\""), None);
