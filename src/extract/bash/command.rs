@@ -7,30 +7,12 @@ use brush_parser::ast::{self, AssignmentName, AssignmentValue, CommandPrefixOrSu
 use super::capture::{printf, seq};
 use super::conditions::test_args;
 use super::expand::{self, Field, Val, expand_fields};
-use super::{Interp, State, Status, status_of};
+use super::{Interp, Status};
 use crate::error::Error;
 
-/// Commands and harness functions that only have side effects: skipped, and
-/// assumed to succeed.
+/// Commands that only have side effects: skipped, and assumed to succeed (a
+/// harness adds its own functions, [`super::Harness::side_effect`]).
 const SIDE_EFFECTS: &[&str] = &[
-    "check_env_vars",
-    "wait_for_server_ready",
-    "wait_for_ready",
-    "run_benchmark_serving",
-    "start_gpu_monitor",
-    "stop_gpu_monitor",
-    "wait_for_amd_gpu_clean",
-    "run_eval",
-    "append_lm_eval_summary",
-    "compute_eval_context_length",
-    "write_command",
-    "append_command",
-    "stop_background_process_tree",
-    "resolve_trace_source",
-    "install_agentic_deps",
-    "build_replay_cmd",
-    "run_agentic_replay_and_write_outputs",
-    "agentic_pip_install",
     "hf",
     "huggingface-cli",
     "pip",
@@ -190,24 +172,21 @@ impl Interp<'_> {
                 }
                 return Ok(test_args(&args));
             }
-            "require_agentic_kv_offload_backend"
-            | "require_agentic_kv_offload_none"
-            | "agentic_kv_offload_enabled" => {
-                let arg = fields
-                    .get(1)
-                    .map(|(f, _, _)| f.text.clone())
-                    .unwrap_or_default();
-                return Ok(self.harness_gate(&head, &arg));
-            }
-            "setup_eval_context" => {
-                self.st.set_scalar(
-                    "EVAL_MAX_MODEL_LEN",
-                    Val::Unknown("set by setup_eval_context from the model config".into()),
-                );
-                self.st.exported.insert("EVAL_MAX_MODEL_LEN".into());
-                return Ok(Status::Ok);
-            }
             _ => {}
+        }
+        // A function the harness models (before the script's own definitions).
+        let args: Vec<String> = fields[1..].iter().map(|(f, _, _)| f.text.clone()).collect();
+        let st = &self.st;
+        let var = |n: &str| st.get(n).and_then(|v| v.into_iter().next());
+        if let Some(call) = self.st.harness().call(&head, &args, &var) {
+            for (name, v) in call.exports {
+                self.st.set_scalar(&name, v);
+                self.st.exported.insert(name);
+            }
+            if call.exits {
+                self.stopped = true;
+            }
+            return Ok(call.status);
         }
         if let Some(f) = self.st.functions.get(&head).cloned() {
             return self.call(
@@ -225,6 +204,7 @@ impl Interp<'_> {
         self.maybe_launch(&assigns, &fields, at)?;
         if self.out.launches.len() + self.out.unsupported.len() > before
             || SIDE_EFFECTS.contains(&head.as_str())
+            || self.st.harness().side_effect(&head)
         {
             return Ok(Status::Ok);
         }
@@ -316,65 +296,17 @@ impl Interp<'_> {
         Ok(Status::Ok)
     }
 
+    /// `source FILE` / `. FILE`: not read; a harness library exports what the
+    /// harness says it does.
     fn source_file(&mut self, raw: &[(&ast::Word, Option<&ast::Assignment>)]) -> Status {
         let file = raw.get(1).map(|(w, _)| w.value.clone()).unwrap_or_default();
-        if file.contains("benchmark_lib.sh") {
-            // Modeled: the harness library exports a default port.
-            if !self.st.vars.contains_key("PORT") {
-                self.st.set_scalar("PORT", Val::Known("8888".into()));
+        for (name, default) in self.st.harness().sourced(&file) {
+            if !self.st.vars.contains_key(&name) {
+                self.st.set_scalar(&name, Val::Known(default));
             }
-            self.st.exported.insert("PORT".into());
+            self.st.exported.insert(name);
         }
         Status::Ok
-    }
-
-    fn harness_gate(&mut self, func: &str, backend: &str) -> Status {
-        let get = |st: &State, n: &str| st.get(n).and_then(|v| v.into_iter().next());
-        let offload = get(&self.st, "KV_OFFLOADING");
-        let Some(Val::Known(offload)) = offload else {
-            return Status::Unknown(format!(
-                "{func} depends on KV_OFFLOADING, which is not set (give it with --env)"
-            ));
-        };
-        match func {
-            "agentic_kv_offload_enabled" => status_of(offload != "none"),
-            "require_agentic_kv_offload_none" => {
-                if offload != "none" {
-                    self.stopped = true;
-                }
-                Status::Ok
-            }
-            _ => {
-                if offload == "none" {
-                    return Status::Fail;
-                }
-                let name = get(&self.st, "KV_OFFLOAD_BACKEND");
-                let dram = get(&self.st, "TOTAL_CPU_DRAM_GB");
-                match (name, dram) {
-                    (Some(Val::Known(n)), Some(Val::Known(d)))
-                        if offload == "dram"
-                            && n == backend
-                            && d.parse::<u64>().is_ok_and(|x| x > 0) =>
-                    {
-                        Status::Ok
-                    }
-                    // The runner sets the DRAM size from the machine: a positive
-                    // integer by contract, its value unknown.
-                    (Some(Val::Known(n)), Some(Val::Unknown(_)))
-                        if offload == "dram" && n == backend =>
-                    {
-                        Status::Ok
-                    }
-                    (Some(Val::Known(_)), Some(Val::Known(_))) => {
-                        self.stopped = true;
-                        Status::Fail
-                    }
-                    _ => Status::Unknown(format!(
-                        "{func} depends on KV_OFFLOAD_BACKEND/TOTAL_CPU_DRAM_GB, which are not set"
-                    )),
-                }
-            }
-        }
     }
 
     fn call(&mut self, f: &ast::FunctionDefinition, args: &[Val]) -> Result<Status, Error> {

@@ -65,6 +65,7 @@ impl Interp<'_> {
             self.level + 1,
             self.st.complete_env,
             self.files,
+            self.st.harness(),
         )?;
         self.out.launches.extend(inner.launches);
         self.out.unsupported.extend(inner.unsupported);

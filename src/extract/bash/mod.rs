@@ -6,17 +6,22 @@
 //! whatever differs between them becomes unknown, with the reason; a launch inside
 //! such a branch says which condition it depends on. External commands (downloads,
 //! installs, waits) are side effects: they are skipped and assumed to succeed.
+//!
+//! What the functions of a harness library do (InferenceX's `benchmark_lib.sh`:
+//! waits, benchmark clients, KV-offload gates) is not known here: the caller
+//! passes a [`Harness`] that models them.
 
 //!
 //! The rooms: `parse` (guarded parsing), `walk` (the statement walker),
 //! `command` (simple commands and builtins), `launch` (launch recognition and
 //! `bash other.sh` delegation), `capture` (`$(...)`), `conditions` (`[ ... ]`),
-//! `expand` (words and expansions).
+//! `expand` (words and expansions), `harness` (the hook for harness libraries).
 
 mod capture;
 mod command;
 mod conditions;
 pub mod expand;
+mod harness;
 mod launch;
 mod parse;
 mod walk;
@@ -33,6 +38,7 @@ use crate::launch::Launch;
 use crate::source::{Files, LocalFiles, Source};
 
 pub(crate) use self::capture::command_substitution;
+pub use self::harness::{Call, Harness, NoHarness};
 use self::parse::parse_guarded;
 pub(crate) use self::parse::{PARSER_THREAD, expansion_too_deep, quiet_parser_panics};
 
@@ -53,6 +59,8 @@ pub struct State {
     /// is not set expands to nothing, as in bash, instead of being unknown.
     pub complete_env: bool,
     functions: BTreeMap<String, Arc<ast::FunctionDefinition>>,
+    /// The harness whose functions are modeled (`None`: plain bash).
+    harness: Option<&'static dyn Harness>,
 }
 
 impl State {
@@ -72,13 +80,21 @@ impl State {
     pub fn spans_of(&self, name: &str) -> Vec<Option<expand::Range>> {
         self.spans.get(name).cloned().unwrap_or_default()
     }
+
+    /// The harness whose functions are modeled.
+    fn harness(&self) -> &'static dyn Harness {
+        self.harness.unwrap_or(&NoHarness)
+    }
 }
 
 /// Exit status of a command, statically.
 #[derive(Debug, Clone, PartialEq)]
-enum Status {
+pub enum Status {
+    /// Exit status 0.
     Ok,
+    /// A non-zero exit status.
     Fail,
+    /// Not knowable statically, with the reason.
     Unknown(String),
 }
 
@@ -120,9 +136,18 @@ struct Interp<'a> {
     capture_unknown: Option<String>,
 }
 
-/// Evaluates a script with its environment (the benchmark's env contract).
+/// The harness the entry points without a harness argument model: InferenceX's
+/// `benchmark_lib.sh`, because plain `.sh` recipes (`extract`/`compare` on a
+/// script) are InferenceX benchmark scripts and have always been read with it.
+/// Callers that know better pass their harness to [`evaluate_with`].
+fn default_harness() -> &'static dyn Harness {
+    &crate::extract::inferencex::HARNESS
+}
+
+/// Evaluates a script with its environment (the benchmark's env contract),
+/// modeling InferenceX's harness library.
 pub fn evaluate(source: &Arc<Source>, env: &BTreeMap<String, String>) -> Result<Evaluation, Error> {
-    evaluate_at(source, env, &BTreeMap::new(), 0, false, &LocalFiles)
+    evaluate_with(source, env, None, &LocalFiles, default_harness())
 }
 
 /// Like [`evaluate`], reading the scripts it delegates to (`bash other.sh`)
@@ -132,7 +157,7 @@ pub fn evaluate_in(
     env: &BTreeMap<String, String>,
     files: &dyn Files,
 ) -> Result<Evaluation, Error> {
-    evaluate_at(source, env, &BTreeMap::new(), 0, false, files)
+    evaluate_with(source, env, None, files, default_harness())
 }
 
 /// Like [`evaluate`], with environment variables whose value is not knowable
@@ -143,7 +168,7 @@ pub fn evaluate_with_unknowns(
     env: &BTreeMap<String, String>,
     unknown: &BTreeMap<String, String>,
 ) -> Result<Evaluation, Error> {
-    evaluate_at(source, env, unknown, 0, true, &LocalFiles)
+    evaluate_with(source, env, Some(unknown), &LocalFiles, default_harness())
 }
 
 /// Like [`evaluate_with_unknowns`], reading delegated scripts through `files`.
@@ -153,7 +178,31 @@ pub fn evaluate_with_unknowns_in(
     unknown: &BTreeMap<String, String>,
     files: &dyn Files,
 ) -> Result<Evaluation, Error> {
-    evaluate_at(source, env, unknown, 0, true, files)
+    evaluate_with(source, env, Some(unknown), files, default_harness())
+}
+
+/// Evaluates a script with its environment, modeling the functions of
+/// `harness` ([`NoHarness`] for plain bash) and reading delegated scripts
+/// through `files`. With `unknown` (variables whose value is not knowable,
+/// name -> reason) the environment is complete: variables it does not set are
+/// unset.
+pub fn evaluate_with(
+    source: &Arc<Source>,
+    env: &BTreeMap<String, String>,
+    unknown: Option<&BTreeMap<String, String>>,
+    files: &dyn Files,
+    harness: &'static dyn Harness,
+) -> Result<Evaluation, Error> {
+    let none = BTreeMap::new();
+    evaluate_at(
+        source,
+        env,
+        unknown.unwrap_or(&none),
+        0,
+        unknown.is_some(),
+        files,
+        harness,
+    )
 }
 
 fn evaluate_at(
@@ -163,11 +212,13 @@ fn evaluate_at(
     level: usize,
     complete_env: bool,
     files: &dyn Files,
+    harness: &'static dyn Harness,
 ) -> Result<Evaluation, Error> {
     let program = parse_guarded(source)?;
     let mut st = State {
         script: source.origin.label(),
         complete_env,
+        harness: Some(harness),
         ..State::default()
     };
     for (k, v) in env {
