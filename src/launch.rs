@@ -218,32 +218,10 @@ impl Platform {
         }
     }
 
-    /// The platform of a hardware SKU (`mi355x` -> rocm, `b200` -> cuda, `xeon` -> cpu).
+    /// The platform of a hardware SKU (`mi355x` -> rocm, `b200` -> cuda, `xeon` -> cpu),
+    /// from the table in `hardware.yaml` (see [`crate::hardware::platform_of`]).
     pub fn from_hardware(sku: &str) -> Option<Platform> {
-        let sku = sku.to_ascii_lowercase();
-        let sku = sku.rsplit(':').next().unwrap_or(&sku);
-        const ROCM: &[&str] = &["mi300x", "mi325x", "mi355x", "mi350x", "mi300a", "mi250x"];
-        const CUDA: &[&str] = &[
-            "h100",
-            "h200",
-            "h20",
-            "b200",
-            "b300",
-            "gb200",
-            "gb300",
-            "rtx6000pro",
-            "a100",
-            "l40s",
-        ];
-        if ROCM.iter().any(|p| sku.starts_with(p)) {
-            Some(Platform::Rocm)
-        } else if CUDA.iter().any(|p| sku.starts_with(p)) {
-            Some(Platform::Cuda)
-        } else if sku.starts_with("xeon") || sku == "cpu" {
-            Some(Platform::Cpu)
-        } else {
-            None
-        }
+        crate::hardware::platform_of(sku)
     }
 }
 

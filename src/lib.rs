@@ -15,6 +15,7 @@ pub mod engine;
 pub mod error;
 pub mod extract;
 pub mod fetch;
+pub mod hardware;
 pub mod launch;
 pub mod link;
 pub mod manifest;

@@ -767,7 +767,7 @@ fn integer(values: &BTreeMap<String, Entry>, o: &Operand, op: &str, id: &str) ->
             Val::Known { value } => value.as_i64().ok_or_else(|| {
                 Val::unknown(format!(
                     "rule {id}: `{op}` needs an integer, but {k} is {}",
-                    crate::resolve::display_value(&value)
+                    crate::resolved::display_value(&value)
                 ))
             }),
         },

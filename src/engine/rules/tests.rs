@@ -9,13 +9,19 @@ use serde_json::{Value, json};
 
 use super::{Example, Rule, RuleFile};
 use crate::launch::{Context, Engine, EnvVar, Launch, Platform, Provenance, Token};
-use crate::resolve::{Entry, ResolveOptions, Val};
+use crate::resolved::{Entry, ResolveOptions, Val};
 use crate::source::{Origin, Source as Text};
 
 fn engines() -> [(Engine, &'static [Rule]); 2] {
     [
-        (Engine::Sglang, &crate::engine::sglang::bundle().rules),
-        (Engine::Vllm, &crate::engine::vllm::data().rules),
+        (
+            Engine::parse("sglang").unwrap(),
+            &crate::engine::sglang::bundle().rules,
+        ),
+        (
+            Engine::parse("vllm").unwrap(),
+            &crate::engine::vllm::data().rules,
+        ),
     ]
 }
 
@@ -135,11 +141,8 @@ fn arithmetic_on_a_non_integer_is_unknown_with_a_reason() {
 
 /// A launch as `recipe-drift resolve --engine E -- ARGV` builds it, plus env.
 fn launch(engine: Engine, argv: &[String], env: &BTreeMap<String, String>) -> Launch {
-    let launcher = match engine {
-        Engine::Sglang => "sglang serve",
-        Engine::Vllm => "vllm serve",
-    };
-    let mut text = launcher.to_string();
+    let launcher = engine.launcher();
+    let mut text = launcher.clone();
     let mut offsets = Vec::new();
     for a in argv {
         text.push(' ');
@@ -155,7 +158,7 @@ fn launch(engine: Engine, argv: &[String], env: &BTreeMap<String, String>) -> La
     };
     Launch {
         engine,
-        launcher: vec![token(launcher, (0, launcher.len()))],
+        launcher: vec![token(&launcher, (0, launcher.len()))],
         argv: argv.iter().zip(offsets).map(|(a, o)| token(a, o)).collect(),
         env: env
             .iter()
@@ -187,7 +190,7 @@ fn check(engine: Engine, x: &Example) -> Result<(), String> {
         hardware: None,
         origin: None,
     };
-    let r = crate::resolve::resolve(&launch(engine, &x.argv, &x.env), &opts)
+    let r = crate::engine::resolve(&launch(engine, &x.argv, &x.env), &opts)
         .map_err(|e| format!("does not resolve: {e:?}"))?;
     let val = |k: &str| {
         r.values
@@ -276,8 +279,8 @@ fn every_rule_has_examples_that_hold_and_witness_it() {
 fn release_keys(engine: Engine) -> Vec<(pep440_rs::Version, String, BTreeSet<String>)> {
     let context = ["model", "hardware", "engine"];
     let mut out = Vec::new();
-    match engine {
-        Engine::Sglang => {
+    match engine.name() {
+        "sglang" => {
             let b = crate::engine::sglang::bundle();
             for r in &b.releases {
                 let mut keys: BTreeSet<String> = r.keys.iter().cloned().collect();
@@ -286,7 +289,7 @@ fn release_keys(engine: Engine) -> Vec<(pep440_rs::Version, String, BTreeSet<Str
                 out.push((r.version.clone(), r.name.clone(), keys));
             }
         }
-        Engine::Vllm => {
+        _ => {
             let d = crate::engine::vllm::data();
             for r in crate::engine::vllm::releases() {
                 let mut keys: BTreeSet<String> = r.keys.iter().cloned().collect();
@@ -310,9 +313,9 @@ fn release_keys(engine: Engine) -> Vec<(pep440_rs::Version, String, BTreeSet<Str
 
 /// The `keys:` declarations of an engine's rule file.
 fn declared(engine: Engine) -> BTreeMap<String, String> {
-    let text = match engine {
-        Engine::Sglang => include_str!("../sglang/rules.yaml"),
-        Engine::Vllm => include_str!("../vllm/rules.yaml"),
+    let text = match engine.name() {
+        "sglang" => include_str!("../sglang/rules.yaml"),
+        _ => include_str!("../vllm/rules.yaml"),
     };
     RuleFile::parse(text, "rules.yaml").unwrap().keys
 }

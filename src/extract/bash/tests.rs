@@ -1,4 +1,5 @@
 use super::*;
+use crate::launch::Provenance;
 use crate::source::Origin;
 
 fn eval(script: &str, env: &[(&str, &str)]) -> Evaluation {
@@ -250,7 +251,7 @@ setsid sglang serve --l "$LIST" --c "$CFG" --x "$CHOICE" --last "$LAST" --ok "$O
 
 #[test]
 fn heredoc_operators_need_a_word() {
-    use super::heredoc_without_word as h;
+    use super::parse::heredoc_without_word as h;
     assert_eq!(h("cat <<EOF\nx\nEOF\n"), None);
     assert_eq!(h("cat <<-  EOF\n\tx\n\tEOF\n"), None);
     assert_eq!(h("cat <<<\"$X\""), None);
@@ -304,4 +305,31 @@ vllm serve m -cc "{\"cudagraph_capture_sizes\": [${S}]}" --max-num-seqs "$W"
         err.contains("s.sh>:1:1") && err.contains("10,000 turns"),
         "{err}"
     );
+}
+
+#[test]
+fn without_a_harness_its_functions_are_plain_commands() {
+    let s = r#"
+source "$(dirname "$0")/../benchmark_lib.sh"
+CACHE_ARGS=()
+if require_agentic_kv_offload_backend hicache; then
+  CACHE_ARGS=(--enable-hierarchical-cache)
+fi
+sglang serve --model-path m/x --port "${PORT:-9}" "${CACHE_ARGS[@]}"
+"#;
+    let src = Arc::new(Source::new(Origin::Inline("s.sh".into()), s.to_string()));
+    let env: BTreeMap<String, String> = [("KV_OFFLOADING", "none")]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let plain = evaluate_with(&src, &env, None, &LocalFiles, &NoHarness).unwrap();
+    // No default port from the library, and the gate's exit status is not knowable.
+    let a = argv(&plain, 0);
+    assert_eq!(a[..4], ["--model-path", "m/x", "--port", "9"]);
+    assert!(matches!(
+        &plain.launches[0].argv[4].provenance,
+        Provenance::Unknown { reason } if reason.contains("require_agentic_kv_offload_backend")
+    ));
+    let modeled = evaluate(&src, &env).unwrap();
+    assert_eq!(argv(&modeled, 0), ["--model-path", "m/x", "--port", "8888"]);
 }

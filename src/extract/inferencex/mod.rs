@@ -12,6 +12,10 @@ use crate::error::Error;
 use crate::launch::{Context, Known, Launch, Platform};
 use crate::source::{Files, LocalFiles, Location, Source};
 
+mod harness;
+
+pub use harness::{BenchmarkLib, HARNESS};
+
 /// One master-config entry (single-node fields; others are ignored).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -235,7 +239,7 @@ pub fn expand_in(
             ))
         })?;
         let source = files.read(&script)?;
-        let evaluated = bash::evaluate_with_unknowns_in(&source, &env, &unknown_env, files)?;
+        let evaluated = bash::evaluate_with(&source, &env, Some(&unknown_env), files, &HARNESS)?;
         let mut context = Context::from_image(&entry.image, &format!("image of entry {entry_key}"));
         context.hardware = Some(Known {
             value: sku.clone(),

@@ -1,0 +1,413 @@
+//! Simple commands: builtins (`export`, `unset`, `exit`, `:`, `[`, ...),
+//! assignments, function calls, commands inside `$(...)`, and the side-effect
+//! commands that are skipped.
+
+use brush_parser::ast::{self, AssignmentName, AssignmentValue, CommandPrefixOrSuffixItem};
+
+use super::capture::{printf, seq};
+use super::conditions::test_args;
+use super::expand::{self, Field, Val, expand_fields};
+use super::{Interp, Status};
+use crate::error::Error;
+
+/// Commands that only have side effects: skipped, and assumed to succeed (a
+/// harness adds its own functions, [`super::Harness::side_effect`]).
+const SIDE_EFFECTS: &[&str] = &[
+    "hf",
+    "huggingface-cli",
+    "pip",
+    "nvidia-smi",
+    "rocm-smi",
+    "amd-smi",
+    "mkdir",
+    "rm",
+    "cp",
+    "mv",
+    "ln",
+    "touch",
+    "chmod",
+    "echo",
+    "printf",
+    "tee",
+    "cat",
+    "sleep",
+    "wait",
+    "kill",
+    "trap",
+    "cd",
+    "set",
+    "shift",
+    "ulimit",
+];
+
+impl Interp<'_> {
+    pub(super) fn simple(&mut self, sc: &ast::SimpleCommand) -> Result<Status, Error> {
+        let mut assigns: Vec<&ast::Assignment> = Vec::new();
+        for it in sc.prefix.iter().flat_map(|p| p.0.iter()) {
+            if let CommandPrefixOrSuffixItem::AssignmentWord(a, _) = it {
+                assigns.push(a);
+            }
+        }
+        let at = sc
+            .word_or_name
+            .as_ref()
+            .and_then(|w| w.loc.as_ref())
+            .map(|l| self.byte(&l.start))
+            .or_else(|| assigns.first().map(|a| self.byte(&a.loc.start)))
+            .unwrap_or(0);
+        self.tick(at)?;
+        let Some(name_word) = &sc.word_or_name else {
+            for a in assigns {
+                self.assign(a, false)?;
+            }
+            return Ok(Status::Ok);
+        };
+        // Command words, each with its range in the source.
+        let mut raw: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![(name_word, None)];
+        for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
+            match it {
+                CommandPrefixOrSuffixItem::Word(w) => raw.push((w, None)),
+                CommandPrefixOrSuffixItem::AssignmentWord(a, w) => raw.push((w, Some(a))),
+                _ => {}
+            }
+        }
+        let name = self.str_of(name_word)?;
+        let builtin = match &name {
+            Val::Known(n) => n.clone(),
+            Val::Unknown(_) => String::new(),
+        };
+        match builtin.as_str() {
+            "export" | "declare" | "typeset" | "local" | "readonly" => {
+                let export = builtin == "export"
+                    || raw
+                        .iter()
+                        .skip(1)
+                        .any(|(w, _)| w.value.starts_with('-') && w.value.contains('x'));
+                for (w, a) in raw.iter().skip(1) {
+                    match a {
+                        Some(a) => self.assign(a, export)?,
+                        None if export && !w.value.starts_with('-') => {
+                            self.st.exported.insert(w.value.clone());
+                        }
+                        None => {}
+                    }
+                }
+                return Ok(Status::Ok);
+            }
+            "unset" => {
+                for (w, _) in raw.iter().skip(1) {
+                    if !w.value.starts_with('-') {
+                        self.st.vars.remove(&w.value);
+                        self.st.exported.remove(&w.value);
+                    }
+                }
+                return Ok(Status::Ok);
+            }
+            "exit" => {
+                if self.conditions.is_empty() || self.depth == 0 {
+                    self.stopped = true;
+                }
+                return Ok(Status::Ok);
+            }
+            "return" => {
+                self.returning = true;
+                return Ok(Status::Ok);
+            }
+            "break" => {
+                self.breaking = true;
+                return Ok(Status::Ok);
+            }
+            "continue" => {
+                self.continuing = true;
+                return Ok(Status::Ok);
+            }
+            _ if self.capture.is_some()
+                && !matches!(builtin.as_str(), "true" | ":" | "false" | "[" | "test")
+                && !self.st.functions.contains_key(&builtin) =>
+            {
+                return self.captured_command(&raw, at);
+            }
+            ":" | "true" => {
+                // Arguments are still expanded: `: "${X:=default}"` assigns.
+                for (w, _) in raw.iter().skip(1) {
+                    let range = self.word_range(w, at);
+                    expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))?;
+                }
+                return Ok(Status::Ok);
+            }
+            "set" | "trap" | "echo" | "printf" | "cd" | "sleep" | "wait" | "kill" | "mkdir"
+            | "rm" | "cp" | "mv" | "cat" | "tee" | "pip" | "hf" | "huggingface-cli"
+            | "nvidia-smi" | "rocm-smi" | "amd-smi" => {
+                return Ok(Status::Ok);
+            }
+            "false" => return Ok(Status::Fail),
+            "source" | "." => return Ok(self.source_file(&raw)),
+            _ => {}
+        }
+        // Expand every word.
+        let mut fields: Vec<(Field, (usize, usize), Option<String>)> = Vec::new();
+        for (w, _) in &raw {
+            let range = self.word_range(w, at);
+            let var = first_var(&w.value);
+            for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))? {
+                let r = f.span.unwrap_or(range);
+                fields.push((f, r, var.clone()));
+            }
+        }
+        let Some(first) = fields.first() else {
+            return Ok(Status::Ok);
+        };
+        let head = first.0.text.clone();
+        match head.as_str() {
+            "[" | "test" => {
+                let mut args: Vec<Val> = fields[1..]
+                    .iter()
+                    .map(|(f, _, _)| match &f.unknown {
+                        Some(r) => Val::Unknown(r.clone()),
+                        None => Val::Known(f.text.clone()),
+                    })
+                    .collect();
+                if head == "[" && args.last() == Some(&Val::Known("]".into())) {
+                    args.pop();
+                }
+                return Ok(test_args(&args));
+            }
+            _ => {}
+        }
+        // A function the harness models (before the script's own definitions).
+        let args: Vec<String> = fields[1..].iter().map(|(f, _, _)| f.text.clone()).collect();
+        let st = &self.st;
+        let var = |n: &str| st.get(n).and_then(|v| v.into_iter().next());
+        if let Some(call) = self.st.harness().call(&head, &args, &var) {
+            for (name, v) in call.exports {
+                self.st.set_scalar(&name, v);
+                self.st.exported.insert(name);
+            }
+            if call.exits {
+                self.stopped = true;
+            }
+            return Ok(call.status);
+        }
+        if let Some(f) = self.st.functions.get(&head).cloned() {
+            return self.call(
+                &f,
+                &fields[1..]
+                    .iter()
+                    .map(|(f, _, _)| match &f.unknown {
+                        Some(r) => Val::Unknown(r.clone()),
+                        None => Val::Known(f.text.clone()),
+                    })
+                    .collect::<Vec<_>>(),
+            );
+        }
+        let before = self.out.launches.len() + self.out.unsupported.len();
+        self.maybe_launch(&assigns, &fields, at)?;
+        if self.out.launches.len() + self.out.unsupported.len() > before
+            || SIDE_EFFECTS.contains(&head.as_str())
+            || self.st.harness().side_effect(&head)
+        {
+            return Ok(Status::Ok);
+        }
+        // Another program: what it does is not evaluated, and neither is whether it
+        // succeeds (which matters only where it is used as a condition).
+        Ok(Status::Unknown(format!(
+            "the exit status of `{}` is not knowable (commands are never run)",
+            head.rsplit('/').next().unwrap_or(&head)
+        )))
+    }
+
+    /// A command inside `$(...)`: its output, when it is one we can know.
+    fn captured_command(
+        &mut self,
+        raw: &[(&ast::Word, Option<&ast::Assignment>)],
+        at: usize,
+    ) -> Result<Status, Error> {
+        let mut args: Vec<String> = Vec::new();
+        for (w, _) in raw {
+            for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(at, m))? {
+                if let Some(r) = f.unknown {
+                    self.capture_unknown.get_or_insert(r);
+                    return Ok(Status::Ok);
+                }
+                args.push(f.text);
+            }
+        }
+        let head = args.first().cloned().unwrap_or_default();
+        let out: Option<String> = match head.as_str() {
+            "echo" => {
+                let mut rest = &args[1..];
+                let mut newline = true;
+                while let Some(flag) = rest
+                    .first()
+                    .filter(|a| matches!(a.as_str(), "-n" | "-e" | "-E"))
+                {
+                    if flag == "-n" {
+                        newline = false;
+                    }
+                    rest = &rest[1..];
+                }
+                Some(rest.join(" ") + if newline { "\n" } else { "" })
+            }
+            "printf" => args.get(1).and_then(|fmt| printf(fmt, &args[2..])),
+            "seq" => seq(&args[1..]),
+            "dirname" => args.get(1).map(|p| {
+                let d = std::path::Path::new(p)
+                    .parent()
+                    .map(|d| d.display().to_string())
+                    .filter(|d| !d.is_empty())
+                    .unwrap_or_else(|| ".".into());
+                d + "\n"
+            }),
+            "basename" => args.get(1).map(|p| {
+                let b = p
+                    .trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+                let b = match args.get(2) {
+                    Some(suffix) if b.ends_with(suffix.as_str()) && b != *suffix => {
+                        b[..b.len() - suffix.len()].to_string()
+                    }
+                    _ => b,
+                };
+                b + "\n"
+            }),
+            _ => None,
+        };
+        match out {
+            Some(o) => {
+                if let Some(c) = self.conditions.last() {
+                    self.capture_unknown.get_or_insert(format!(
+                        "the output depends on a condition that is not knowable: {c}"
+                    ));
+                }
+                if let Some(buf) = &mut self.capture {
+                    buf.push_str(&o);
+                }
+            }
+            None => {
+                self.capture_unknown.get_or_insert(format!(
+                    "the output of `{}` is not knowable (commands are never run)",
+                    args.join(" ")
+                ));
+            }
+        }
+        Ok(Status::Ok)
+    }
+
+    /// `source FILE` / `. FILE`: not read; a harness library exports what the
+    /// harness says it does.
+    fn source_file(&mut self, raw: &[(&ast::Word, Option<&ast::Assignment>)]) -> Status {
+        let file = raw.get(1).map(|(w, _)| w.value.clone()).unwrap_or_default();
+        for (name, default) in self.st.harness().sourced(&file) {
+            if !self.st.vars.contains_key(&name) {
+                self.st.set_scalar(&name, Val::Known(default));
+            }
+            self.st.exported.insert(name);
+        }
+        Status::Ok
+    }
+
+    fn call(&mut self, f: &ast::FunctionDefinition, args: &[Val]) -> Result<Status, Error> {
+        if self.depth > 50 {
+            return Err(self.err(0, "functions recurse too deeply to evaluate statically"));
+        }
+        let saved = std::mem::replace(&mut self.st.positional, args.to_vec());
+        self.depth += 1;
+        let r = self.compound(&f.body.0);
+        self.depth -= 1;
+        self.returning = false;
+        self.st.positional = saved;
+        r
+    }
+
+    fn assign(&mut self, a: &ast::Assignment, export: bool) -> Result<(), Error> {
+        let name = match &a.name {
+            AssignmentName::VariableName(n) => n.clone(),
+            AssignmentName::ArrayElementName(n, _) => {
+                let at = self.byte(&a.loc.start);
+                return Err(self.err(
+                    at,
+                    format!("assignment to an element of array {n} is not evaluated"),
+                ));
+            }
+        };
+        let at = self.byte(&a.loc.start);
+        let end = self.byte(&a.loc.end);
+        let (new, new_spans): (Vec<Val>, Vec<Option<expand::Range>>) = match &a.value {
+            AssignmentValue::Scalar(w) => {
+                let (v, span) = expand::expand_string_spanned(&mut self.st, &w.value)
+                    .map_err(|m| self.err(at, m))?;
+                // The value word has no location: it ends where the assignment ends.
+                let written = (end.saturating_sub(w.value.len()), end);
+                (vec![v], vec![Some(span.unwrap_or(written))])
+            }
+            AssignmentValue::Array(items) => {
+                let element_ranges = self.array_element_ranges(at, end);
+                let mut out = Vec::new();
+                let mut spans = Vec::new();
+                for (k, (_, w)) in items.iter().enumerate() {
+                    let written = element_ranges.get(k).copied();
+                    for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(at, m))? {
+                        spans.push(f.span.or(written));
+                        out.push(match f.unknown {
+                            Some(r) => Val::Unknown(r),
+                            None => Val::Known(f.text),
+                        });
+                    }
+                }
+                (out, spans)
+            }
+        };
+        let mut spans = if a.append {
+            self.st.spans_of(&name)
+        } else {
+            Vec::new()
+        };
+        let scalar_append = a.append && matches!(a.value, AssignmentValue::Scalar(_));
+        if scalar_append {
+            spans = vec![None];
+        } else {
+            let len = self.st.get(&name).map(|v| v.len()).unwrap_or(0);
+            if a.append {
+                spans.resize(len, None);
+            }
+            spans.extend(new_spans);
+        }
+        let value = if a.append {
+            let mut cur = self.st.get(&name).unwrap_or_default();
+            match (&a.value, cur.last_mut(), new.first()) {
+                (AssignmentValue::Scalar(_), Some(Val::Known(c)), Some(Val::Known(n))) => {
+                    c.push_str(n);
+                    cur
+                }
+                (AssignmentValue::Scalar(_), Some(_), Some(u)) => vec![u.clone()],
+                _ => {
+                    cur.extend(new);
+                    cur
+                }
+            }
+        } else {
+            new
+        };
+        self.st.vars.insert(name.clone(), value);
+        self.st.spans.insert(name.clone(), spans);
+        self.st.assigned.insert(name.clone(), (at, end));
+        if export {
+            self.st.exported.insert(name);
+        }
+        Ok(())
+    }
+}
+
+/// The first variable a word expands, for provenance.
+fn first_var(raw: &str) -> Option<String> {
+    let i = raw.find('$')?;
+    let rest = raw[i + 1..].trim_start_matches('{');
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(name)
+}

@@ -1,0 +1,524 @@
+//! The statement walker: lists, `&&`/`||`, pipelines, compound commands
+//! (`if`, `case`, loops, subshells) and `[[ ... ]]`, forking and merging the
+//! state where a condition is not knowable.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use brush_parser::SourcePosition;
+use brush_parser::ast::{self, AndOr, Command, CompoundCommand, CompoundList, ExtendedTestExpr};
+
+use super::conditions::{binary_test, unary_test};
+use super::expand::{self, Val, expand_fields, expand_string, glob_match};
+use super::{Evaluation, Interp, State, Status, status_of};
+use crate::error::Error;
+use crate::source::{Files, Source};
+
+const STEP_LIMIT: usize = 200_000;
+
+impl<'a> Interp<'a> {
+    /// A fresh interpreter over a source, with a starting state.
+    pub(super) fn new(
+        source: &'a Arc<Source>,
+        st: State,
+        level: usize,
+        capture: Option<String>,
+        files: &'a dyn Files,
+    ) -> Self {
+        let mut char_to_byte: Vec<usize> = source.text.char_indices().map(|(i, _)| i).collect();
+        char_to_byte.push(source.text.len());
+        Interp {
+            source,
+            files,
+            char_to_byte,
+            st,
+            out: Evaluation::default(),
+            conditions: Vec::new(),
+            stopped: false,
+            returning: false,
+            breaking: false,
+            continuing: false,
+            steps: 0,
+            depth: 0,
+            level,
+            capture,
+            capture_unknown: None,
+        }
+    }
+
+    pub(super) fn byte(&self, p: &SourcePosition) -> usize {
+        self.char_to_byte
+            .get(p.index)
+            .copied()
+            .unwrap_or(self.source.text.len())
+    }
+
+    pub(super) fn err(&self, at: usize, msg: impl Into<String>) -> Error {
+        Error::input(self.source.span(at, at), msg)
+    }
+
+    /// Byte range of a word (the parser's start is unreliable after `\` newlines).
+    pub(super) fn word_range(&self, w: &ast::Word, fallback: usize) -> (usize, usize) {
+        match &w.loc {
+            Some(l) => {
+                let end = self.byte(&l.end);
+                let start = end.saturating_sub(w.value.len());
+                let start = if self.source.text.is_char_boundary(start) {
+                    start
+                } else {
+                    self.byte(&l.start)
+                };
+                (start, end)
+            }
+            None => (fallback, fallback),
+        }
+    }
+
+    /// Byte ranges of the elements of an array assignment written at `start..end`
+    /// (the parser gives array elements no location).
+    pub(super) fn array_element_ranges(&self, start: usize, end: usize) -> Vec<expand::Range> {
+        let text = &self.source.text[start..end];
+        let Ok(tokens) = brush_parser::tokenize_str(text) else {
+            return vec![];
+        };
+        let base_char = self.char_to_byte.partition_point(|&b| b < start);
+        let mut out = Vec::new();
+        let mut inside = false;
+        for t in tokens {
+            match t {
+                brush_parser::Token::Operator(op, _) if op == "(" => inside = true,
+                brush_parser::Token::Operator(op, _) if op == ")" => break,
+                brush_parser::Token::Word(w, span) if inside => {
+                    let e = self
+                        .char_to_byte
+                        .get(base_char + span.end.index)
+                        .copied()
+                        .unwrap_or(end);
+                    out.push((e.saturating_sub(w.len()), e));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// A reason prefixed with the line of the construct it decides.
+    fn at_line(&self, at: usize, reason: &str) -> String {
+        if reason.starts_with("line ") {
+            return reason.to_string();
+        }
+        format!("line {}: {reason}", self.source.line_col(at).line)
+    }
+
+    pub(super) fn tick(&mut self, at: usize) -> Result<(), Error> {
+        self.steps += 1;
+        if self.steps > STEP_LIMIT {
+            return Err(self.err(at, "the script needs too many steps to evaluate statically"));
+        }
+        Ok(())
+    }
+
+    pub(super) fn list(&mut self, cl: &CompoundList) -> Result<Status, Error> {
+        let mut last = Status::Ok;
+        for item in &cl.0 {
+            if self.stopped || self.returning || self.breaking || self.continuing {
+                break;
+            }
+            last = self.and_or(&item.0)?;
+        }
+        Ok(last)
+    }
+
+    fn and_or(&mut self, ao: &ast::AndOrList) -> Result<Status, Error> {
+        let mut status = self.pipeline(&ao.first)?;
+        for next in &ao.additional {
+            if self.stopped || self.returning || self.breaking || self.continuing {
+                break;
+            }
+            let (p, want) = match next {
+                AndOr::And(p) => (p, true),
+                AndOr::Or(p) => (p, false),
+            };
+            status = match status {
+                Status::Ok if want => self.pipeline(p)?,
+                Status::Fail if !want => self.pipeline(p)?,
+                Status::Ok | Status::Fail => status,
+                Status::Unknown(r) => {
+                    // Runs or not: both outcomes, merged.
+                    let before = self.fork();
+                    self.conditions.push(r.clone());
+                    let s = self.pipeline(p)?;
+                    self.conditions.pop();
+                    self.join(before, &r);
+                    match s {
+                        Status::Unknown(_) => s,
+                        _ => Status::Unknown(r),
+                    }
+                }
+            };
+        }
+        Ok(status)
+    }
+
+    /// Saves the state before a branch that may or may not run.
+    fn fork(&self) -> (State, bool) {
+        (self.st.clone(), self.stopped)
+    }
+
+    /// Merges the state after a maybe-branch with the state before it: a variable
+    /// that differs becomes unknown for `reason`.
+    fn join(&mut self, (before, was_stopped): (State, bool), reason: &str) {
+        let after = std::mem::replace(&mut self.st, before);
+        merge_into(&mut self.st, after, reason);
+        if self.stopped && !was_stopped {
+            // The branch may exit: what follows runs only if it did not.
+            self.stopped = false;
+            self.conditions
+                .push(format!("the script may have exited ({reason})"));
+        }
+    }
+
+    fn pipeline(&mut self, p: &ast::Pipeline) -> Result<Status, Error> {
+        let mut status = Status::Ok;
+        let n = p.seq.len();
+        for (i, c) in p.seq.iter().enumerate() {
+            if n > 1 && i + 1 < n {
+                // Earlier stages run in subshells.
+                let saved = self.st.clone();
+                self.command(c)?;
+                self.st = saved;
+            } else {
+                status = self.command(c)?;
+            }
+        }
+        if p.bang {
+            status = match status {
+                Status::Ok => Status::Fail,
+                Status::Fail => Status::Ok,
+                u => u,
+            };
+        }
+        Ok(status)
+    }
+
+    fn command(&mut self, c: &Command) -> Result<Status, Error> {
+        match c {
+            Command::Simple(sc) => self.simple(sc),
+            Command::Function(f) => {
+                self.st
+                    .functions
+                    .insert(f.fname.value.clone(), Arc::new(f.clone()));
+                Ok(Status::Ok)
+            }
+            Command::ExtendedTest(t, _) => self.ext_test(&t.expr),
+            Command::Compound(cc, _) => self.compound(cc),
+        }
+    }
+
+    pub(super) fn compound(&mut self, cc: &CompoundCommand) -> Result<Status, Error> {
+        match cc {
+            CompoundCommand::BraceGroup(b) => self.list(&b.list),
+            CompoundCommand::Subshell(s) => {
+                let saved = self.st.clone();
+                let r = self.list(&s.list);
+                self.st = saved;
+                self.stopped = false;
+                r
+            }
+            CompoundCommand::IfClause(i) => {
+                let mut branches: Vec<(Option<&CompoundList>, &CompoundList)> =
+                    vec![(Some(&i.condition), &i.then)];
+                for e in i.elses.iter().flatten() {
+                    branches.push((e.condition.as_ref(), &e.body));
+                }
+                let at = self.byte(&i.loc.start);
+                self.if_chain(&branches, at)
+            }
+            CompoundCommand::CaseClause(c) => self.case(c),
+            CompoundCommand::Arithmetic(a) => {
+                let at = self.byte(&a.loc.start);
+                match expand::arith_text(&mut self.st, &a.expr.value) {
+                    Ok(n) => Ok(status_of(n != 0)),
+                    Err(r) if r.starts_with("cannot parse") => Err(self.err(at, r)),
+                    Err(r) => Ok(Status::Unknown(r)),
+                }
+            }
+            CompoundCommand::ForClause(f) => {
+                let mut values = Vec::new();
+                let mut unknown = None;
+                for w in f.values.iter().flatten() {
+                    for fl in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(0, m))? {
+                        if let Some(r) = &fl.unknown {
+                            unknown.get_or_insert(r.clone());
+                        }
+                        values.push(fl.text);
+                    }
+                }
+                if let Some(r) = unknown {
+                    let before = self.fork();
+                    self.conditions.push(r.clone());
+                    self.st
+                        .set_scalar(&f.variable_name, Val::Unknown(r.clone()));
+                    self.list(&f.body.list)?;
+                    self.conditions.pop();
+                    self.join(before, &r);
+                    return Ok(Status::Ok);
+                }
+                for v in values.into_iter().take(10_000) {
+                    self.st.set_scalar(&f.variable_name, Val::Known(v));
+                    if !self.turn(&f.body.list)? {
+                        break;
+                    }
+                }
+                Ok(Status::Ok)
+            }
+            // Loops whose number of turns depends on running commands (waiting for a
+            // server): the body may run any number of times, so what it assigns
+            // is unknown afterwards and what it launches is conditional.
+            CompoundCommand::WhileClause(w) | CompoundCommand::UntilClause(w) => {
+                let kind = if matches!(cc, CompoundCommand::WhileClause(_)) {
+                    "while"
+                } else {
+                    "until"
+                };
+                let reason =
+                    format!("set inside a `{kind}` loop, whose turns depend on running commands");
+                self.maybe_run(&w.1.list, &reason)?;
+                Ok(Status::Ok)
+            }
+            CompoundCommand::ArithmeticForClause(f) => self.arithmetic_for(f),
+            // A coprocess runs in the background with its own copy of the state.
+            CompoundCommand::Coprocess(_) => Ok(Status::Ok),
+        }
+    }
+
+    /// One turn of a loop body; `false` when the loop ends here (`break`,
+    /// `exit`, `return`).
+    fn turn(&mut self, body: &CompoundList) -> Result<bool, Error> {
+        self.list(body)?;
+        self.continuing = false;
+        if self.breaking {
+            self.breaking = false;
+            return Ok(false);
+        }
+        Ok(!(self.stopped || self.returning))
+    }
+
+    /// Runs a body that may run or not, any number of times: afterwards every
+    /// variable it changes is unknown for `reason`.
+    fn maybe_run(&mut self, body: &CompoundList, reason: &str) -> Result<(), Error> {
+        let before = self.fork();
+        self.conditions.push(reason.to_string());
+        let r = self.list(body);
+        self.conditions.pop();
+        self.breaking = false;
+        self.continuing = false;
+        self.join(before, reason);
+        r.map(|_| ())
+    }
+
+    /// `for ((init; cond; step))`: evaluated turn by turn with 64-bit integers
+    /// (at most 10,000 turns); an unknown bound makes the body a maybe-run.
+    fn arithmetic_for(&mut self, f: &ast::ArithmeticForClauseCommand) -> Result<Status, Error> {
+        let at = self.byte(&f.loc.start);
+        let eval = |this: &mut Self, e: &Option<ast::UnexpandedArithmeticExpr>| match e {
+            None => Ok(Ok(1)),
+            Some(x) => match expand::arith_text(&mut this.st, &x.value) {
+                Ok(n) => Ok(Ok(n)),
+                Err(r) if r.starts_with("cannot parse") => Err(this.err(at, r)),
+                Err(r) => Ok(Err(r)),
+            },
+        };
+        let unknown = |this: &mut Self, r: String| -> Result<Status, Error> {
+            this.maybe_run(
+                &f.body.list,
+                &format!("set inside a `for ((...))` loop whose bound is not knowable: {r}"),
+            )?;
+            Ok(Status::Ok)
+        };
+        if let Err(r) = eval(self, &f.initializer)? {
+            return unknown(self, r);
+        }
+        let mut turns = 0;
+        loop {
+            match eval(self, &f.condition)? {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(r) => return unknown(self, r),
+            }
+            turns += 1;
+            if turns > 10_000 {
+                return Err(self.err(
+                    at,
+                    "this `for ((...))` loop runs more than 10,000 turns; it is not evaluated",
+                ));
+            }
+            if !self.turn(&f.body.list)? {
+                break;
+            }
+            if let Err(r) = eval(self, &f.updater)? {
+                return unknown(self, r);
+            }
+        }
+        Ok(Status::Ok)
+    }
+
+    fn if_chain(
+        &mut self,
+        branches: &[(Option<&CompoundList>, &CompoundList)],
+        at: usize,
+    ) -> Result<Status, Error> {
+        let Some(((cond, body), rest)) = branches.split_first() else {
+            return Ok(Status::Ok);
+        };
+        let status = match cond {
+            None => return self.list(body),
+            Some(c) => self.list(c)?,
+        };
+        match status {
+            Status::Ok => self.list(body),
+            Status::Fail => self.if_chain(rest, at),
+            Status::Unknown(r) => {
+                let r = self.at_line(at, &r);
+                let before = self.st.clone();
+                let was_stopped = self.stopped;
+                self.conditions.push(r.clone());
+                let s_then = self.list(body)?;
+                let then_state = std::mem::replace(&mut self.st, before);
+                let then_stopped = std::mem::replace(&mut self.stopped, was_stopped);
+                let s_else = self.if_chain(rest, at)?;
+                self.conditions.pop();
+                let else_stopped = self.stopped;
+                merge_into(&mut self.st, then_state, &r);
+                self.stopped = then_stopped && else_stopped;
+                if then_stopped != else_stopped {
+                    self.conditions
+                        .push(format!("the script may have exited ({r})"));
+                }
+                Ok(if s_then == s_else {
+                    s_then
+                } else {
+                    Status::Unknown(r)
+                })
+            }
+        }
+    }
+
+    fn case(&mut self, c: &ast::CaseClauseCommand) -> Result<Status, Error> {
+        let v = expand_string(&mut self.st, &c.value.value).map_err(|m| self.err(0, m))?;
+        let Val::Known(subject) = v else {
+            let Val::Unknown(r) = v else { unreachable!() };
+            let r = self.at_line(self.byte(&c.loc.start), &r);
+            // Every branch may run.
+            let start = self.st.clone();
+            let mut merged: Option<State> = None;
+            self.conditions.push(r.clone());
+            for item in &c.cases {
+                self.st = start.clone();
+                if let Some(cmd) = &item.cmd {
+                    self.list(cmd)?;
+                }
+                let s = std::mem::take(&mut self.st);
+                merged = Some(match merged {
+                    None => s,
+                    Some(mut m) => {
+                        merge_into(&mut m, s, &r);
+                        m
+                    }
+                });
+            }
+            self.conditions.pop();
+            let mut result = start;
+            if let Some(m) = merged {
+                merge_into(&mut result, m, &r);
+            }
+            self.st = result;
+            return Ok(Status::Unknown(r));
+        };
+        for item in &c.cases {
+            for p in &item.patterns {
+                let pat = expand_string(&mut self.st, &p.value).map_err(|m| self.err(0, m))?;
+                match pat {
+                    Val::Known(pat) if glob_match(&pat, &subject) => {
+                        return match &item.cmd {
+                            Some(cmd) => self.list(cmd),
+                            None => Ok(Status::Ok),
+                        };
+                    }
+                    Val::Known(_) => {}
+                    Val::Unknown(r) => {
+                        return Err(self.err(0, format!("a case pattern is not knowable: {r}")));
+                    }
+                }
+            }
+        }
+        Ok(Status::Ok)
+    }
+
+    pub(super) fn str_of(&mut self, w: &ast::Word) -> Result<Val, Error> {
+        expand_string(&mut self.st, &w.value).map_err(|m| {
+            let at = w.loc.as_ref().map(|l| self.byte(&l.start)).unwrap_or(0);
+            self.err(at, m)
+        })
+    }
+
+    fn ext_test(&mut self, e: &ExtendedTestExpr) -> Result<Status, Error> {
+        Ok(match e {
+            ExtendedTestExpr::And(a, b) => match self.ext_test(a)? {
+                Status::Fail => Status::Fail,
+                Status::Ok => self.ext_test(b)?,
+                u => match self.ext_test(b)? {
+                    Status::Fail => Status::Fail,
+                    _ => u,
+                },
+            },
+            ExtendedTestExpr::Or(a, b) => match self.ext_test(a)? {
+                Status::Ok => Status::Ok,
+                Status::Fail => self.ext_test(b)?,
+                u => match self.ext_test(b)? {
+                    Status::Ok => Status::Ok,
+                    _ => u,
+                },
+            },
+            ExtendedTestExpr::Not(a) => match self.ext_test(a)? {
+                Status::Ok => Status::Fail,
+                Status::Fail => Status::Ok,
+                u => u,
+            },
+            ExtendedTestExpr::Parenthesized(a) => self.ext_test(a)?,
+            ExtendedTestExpr::UnaryTest(pred, w) => {
+                let v = self.str_of(w)?;
+                unary_test(pred, &v)
+            }
+            ExtendedTestExpr::BinaryTest(pred, a, b) => {
+                let l = self.str_of(a)?;
+                let r = self.str_of(b)?;
+                binary_test(pred, &l, &r)
+            }
+        })
+    }
+}
+
+/// Merges `other` into `into`: variables that differ become unknown for `reason`.
+fn merge_into(into: &mut State, other: State, reason: &str) {
+    let names: BTreeSet<String> = into.vars.keys().chain(other.vars.keys()).cloned().collect();
+    for n in names {
+        let a = into.vars.get(&n);
+        let b = other.vars.get(&n);
+        if a != b {
+            into.vars.insert(
+                n,
+                vec![Val::Unknown(format!(
+                    "depends on a condition that is not knowable: {reason}"
+                ))],
+            );
+        }
+    }
+    into.exported.extend(other.exported);
+    for (n, at) in other.assigned {
+        into.assigned.entry(n).or_insert(at);
+    }
+    for (k, f) in other.functions {
+        into.functions.entry(k).or_insert(f);
+    }
+}

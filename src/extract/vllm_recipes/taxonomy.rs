@@ -1,0 +1,298 @@
+//! The hardware taxonomy: hardware profiles from `taxonomy.yaml` and the
+//! strategy definitions of the `strategies/` folder beside it.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::layer::{EnvEntry, Layer, Word, assign_env, push_args};
+use super::yaml::{Node, Val, parse_yaml};
+use crate::error::Error;
+use crate::launch::Platform;
+use crate::source::{Origin, Source, Span};
+
+/// One hardware profile of `taxonomy.yaml` (`hardware_profiles.<id>`).
+#[derive(Debug, Clone, Serialize)]
+pub struct HardwareProfile {
+    /// The profile id (`h200`, `mi355x`, ...).
+    pub id: String,
+    /// `NVIDIA`, `AMD`, `Intel`, `Google`, ...
+    pub brand: Option<String>,
+    /// The generation used for override lookups (`hopper`, `blackwell`, `amd`,
+    /// `cpu`, `tpu`, ...); the first one when the profile lists several.
+    pub generation: Option<String>,
+    /// All generations the profile lists (precision constraints match any).
+    pub generations: Vec<String>,
+    /// Display name.
+    pub display_name: Option<String>,
+    /// GPUs per node, when the profile gives a number.
+    pub gpu_count: Option<f64>,
+    /// VRAM per node in GB, when the profile gives a number.
+    pub vram_gb: Option<f64>,
+    /// Shown only to recipes that list it under `meta.hardware`.
+    pub restricted: bool,
+    /// Can be clustered into several nodes (`scalable: false` says no).
+    pub scalable: bool,
+}
+
+impl HardwareProfile {
+    /// GPUs per node as the site counts them for TP sizes (`1` when unknown).
+    pub(super) fn gpus(&self) -> f64 {
+        self.gpu_count.unwrap_or(1.0)
+    }
+
+    pub(super) fn brand_is(&self, b: &str) -> bool {
+        self.brand.as_deref() == Some(b)
+    }
+
+    pub(super) fn is_cpu(&self) -> bool {
+        self.generation.as_deref() == Some("cpu")
+    }
+
+    pub(super) fn platform(&self) -> Option<Platform> {
+        if self.is_cpu() {
+            Some(Platform::Cpu)
+        } else if self.brand_is("NVIDIA") {
+            Some(Platform::Cuda)
+        } else if self.brand_is("AMD") {
+            Some(Platform::Rocm)
+        } else {
+            None
+        }
+    }
+}
+
+/// A deployment strategy (`strategies/<name>.yaml`).
+#[derive(Debug, Clone, Serialize)]
+pub struct StrategySpec {
+    /// The strategy id (`single_node_tp`, ...).
+    pub name: String,
+    /// `single_node`, `multi_node`, `pd_cluster`, `kv_store_lb`.
+    pub deploy_type: Option<String>,
+    /// The flag that carries the parallel size (default `--tensor-parallel-size`).
+    pub parallel_flag: Option<String>,
+    /// The strategy's own vLLM arguments, in order.
+    pub args: Vec<String>,
+    /// The strategy's environment, in order.
+    pub env: Vec<(String, String)>,
+    #[serde(skip)]
+    pub(super) words: Vec<Word>,
+    #[serde(skip)]
+    pub(super) env_entries: Vec<EnvEntry>,
+}
+
+impl StrategySpec {
+    fn from_node(node: &Node, fallback_name: &str) -> Result<StrategySpec, Error> {
+        let name = node
+            .get("name")
+            .and_then(Node::truthy_string)
+            .unwrap_or_else(|| fallback_name.to_string());
+        let layer = format!("strategy {name}");
+        let mut words = Vec::new();
+        push_args(
+            node.get("vllm_args"),
+            &format!("{layer} vllm_args"),
+            &mut words,
+        )?;
+        let mut env_entries = Vec::new();
+        assign_env(node.get("env"), &format!("{layer} env"), &mut env_entries)?;
+        Ok(StrategySpec {
+            deploy_type: node.get("deploy_type").and_then(Node::truthy_string),
+            parallel_flag: node.get("parallel_flag").and_then(Node::truthy_string),
+            args: words.iter().map(|w| w.text.clone()).collect(),
+            env: env_entries
+                .iter()
+                .map(|e| (e.name.clone(), e.value.clone()))
+                .collect(),
+            name,
+            words,
+            env_entries,
+        })
+    }
+
+    /// The three single-node strategies as the site defines them, for a
+    /// taxonomy without a `strategies/` folder next to it.
+    fn builtin() -> Vec<StrategySpec> {
+        let mk = |name: &str, args: &[&str], flag: &str| {
+            let layer = Layer {
+                name: format!("strategy {name} vllm_args"),
+                span: None,
+                why: Some(
+                    "built-in definition (no strategies/ folder next to taxonomy.yaml)".into(),
+                ),
+            };
+            StrategySpec {
+                name: name.to_string(),
+                deploy_type: Some("single_node".into()),
+                parallel_flag: Some(flag.to_string()),
+                args: args.iter().map(|s| s.to_string()).collect(),
+                env: vec![],
+                words: args
+                    .iter()
+                    .map(|a| Word {
+                        text: a.to_string(),
+                        layer: layer.clone(),
+                    })
+                    .collect(),
+                env_entries: vec![],
+            }
+        };
+        vec![
+            mk("single_node_tp", &[], "--tensor-parallel-size"),
+            mk(
+                "single_node_tep",
+                &["--enable-expert-parallel"],
+                "--tensor-parallel-size",
+            ),
+            mk(
+                "single_node_dep",
+                &["--enable-expert-parallel"],
+                "--data-parallel-size",
+            ),
+        ]
+    }
+
+    pub(super) fn is_single_node(&self) -> bool {
+        self.deploy_type.as_deref() == Some("single_node")
+    }
+}
+
+/// The site's controlled vocabulary: hardware profiles from `taxonomy.yaml`
+/// and strategy definitions from the `strategies/` folder beside it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Taxonomy {
+    /// The `taxonomy.yaml` it was read from.
+    pub path: PathBuf,
+    /// Hardware profiles, in file order.
+    pub hardware: Vec<HardwareProfile>,
+    /// Strategy definitions, by file name order.
+    pub strategies: Vec<StrategySpec>,
+    /// The `strategies/` folder read, or `None` when the built-in single-node
+    /// definitions are used.
+    pub strategies_dir: Option<PathBuf>,
+    #[serde(skip)]
+    pub(super) profiles_span: Span,
+}
+
+impl Taxonomy {
+    /// Finds `taxonomy.yaml` in the model file's folder or any folder above it.
+    pub fn find_for(model_path: &Path) -> Result<Taxonomy, Error> {
+        let start = model_path.parent().unwrap_or(Path::new("."));
+        for dir in start.ancestors() {
+            let candidate = dir.join("taxonomy.yaml");
+            if candidate.is_file() {
+                return Taxonomy::load(&candidate);
+            }
+        }
+        Err(Error::Input {
+            at: format!("{}:1:1", model_path.display()),
+            message: "no taxonomy.yaml in this folder or any folder above it; give the taxonomy explicitly".into(),
+        })
+    }
+
+    /// Reads a `taxonomy.yaml` and the `strategies/*.yaml` beside it (the
+    /// built-in single-node definitions when there is no such folder).
+    pub fn load(path: &Path) -> Result<Taxonomy, Error> {
+        let source = Source::read(path)?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let sdir = dir.join("strategies");
+        let strategies = if sdir.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&sdir)
+                .map_err(|e| Error::Input {
+                    at: format!("{}:1:1", sdir.display()),
+                    message: format!("cannot read: {}", crate::source::io_reason(&e)),
+                })?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+                .collect();
+            files.sort();
+            let mut out = Vec::new();
+            for f in files {
+                let s = Source::read(&f)?;
+                let node = parse_yaml(&s)?;
+                let stem = f
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                out.push(StrategySpec::from_node(&node, &stem)?);
+            }
+            Some(out)
+        } else {
+            None
+        };
+        let mut t = Taxonomy::parse(&source, strategies)?;
+        if sdir.is_dir() {
+            t.strategies_dir = Some(sdir);
+        }
+        Ok(t)
+    }
+
+    /// Parses a taxonomy text; `strategies` are the strategy definitions
+    /// (`None`: the built-in single-node ones).
+    pub fn parse(
+        source: &Source,
+        strategies: Option<Vec<StrategySpec>>,
+    ) -> Result<Taxonomy, Error> {
+        let root = parse_yaml(source)?;
+        let profiles = root.get("hardware_profiles");
+        let profiles_span = root
+            .key_span("hardware_profiles")
+            .unwrap_or_else(|| source.span(0, 0));
+        let mut hardware = Vec::new();
+        if let Some(p) = profiles {
+            if !p.is_map() {
+                return Err(Error::input(
+                    p.span.clone(),
+                    "`hardware_profiles` must be a mapping",
+                ));
+            }
+            for (id, _, prof) in p.entries() {
+                let gens: Vec<String> = match prof
+                    .get("generation")
+                    .or_else(|| prof.get("gpu_generation"))
+                {
+                    Some(Node {
+                        val: Val::Seq(items),
+                        ..
+                    }) => items.iter().filter_map(Node::scalar_string).collect(),
+                    Some(n) => n.truthy_string().into_iter().collect(),
+                    None => vec![],
+                };
+                hardware.push(HardwareProfile {
+                    id: id.clone(),
+                    brand: prof.get("brand").and_then(Node::scalar_string),
+                    generation: gens.first().cloned(),
+                    generations: gens,
+                    display_name: prof.get("display_name").and_then(Node::scalar_string),
+                    gpu_count: prof.get("gpu_count").and_then(Node::as_num),
+                    vram_gb: prof.get("vram_gb").and_then(Node::as_num),
+                    restricted: prof.get("restricted").is_some_and(Node::truthy),
+                    scalable: !matches!(
+                        prof.get("scalable").map(|n| &n.val),
+                        Some(Val::Bool(false))
+                    ),
+                });
+            }
+        }
+        Ok(Taxonomy {
+            path: match &source.origin {
+                Origin::File(p) => p.clone(),
+                other => PathBuf::from(other.label()),
+            },
+            hardware,
+            strategies: strategies.unwrap_or_else(StrategySpec::builtin),
+            strategies_dir: None,
+            profiles_span,
+        })
+    }
+
+    /// The profile of a hardware id.
+    pub fn profile(&self, id: &str) -> Option<&HardwareProfile> {
+        self.hardware.iter().find(|h| h.id == id)
+    }
+
+    /// The definition of a strategy id.
+    pub fn strategy(&self, name: &str) -> Option<&StrategySpec> {
+        self.strategies.iter().rev().find(|s| s.name == name)
+    }
+}
