@@ -190,15 +190,13 @@ impl Tally {
 
 /// An error's message without its `file:line:col: ` location.
 fn message(e: &Error) -> String {
-    match e {
-        Error::Input { message, .. } => message.clone(),
-        Error::Usage(m) => m.clone(),
-    }
+    e.message().to_string()
 }
 
 fn location(e: &Error) -> String {
     match e {
-        Error::Input { at, .. } => at.clone(),
+        Error::Input { span, .. } => span.to_string(),
+        Error::Remote { location, .. } => location.clone(),
         Error::Usage(_) => "(usage error)".into(),
     }
 }

@@ -304,7 +304,7 @@ pub fn run(opts: &Options) -> Result<String, Error> {
     let root = &opts.root;
     if !root.is_dir() {
         return Err(Error::Input {
-            at: format!("{}:1:1", root.display()),
+            span: crate::span::Span::of_path(root),
             message: "no such directory: discover needs an InferenceX checkout".into(),
         });
     }
@@ -434,8 +434,8 @@ pub fn run(opts: &Options) -> Result<String, Error> {
     let changelog = root.join("perf-changelog.yaml");
     if changelog.is_file() {
         let source = Source::read(&changelog)?;
-        let items: Vec<ChangelogItem> = serde_saphyr::from_str(&source.text)
-            .map_err(|e| crate::manifest::yaml_error(&source, &e.to_string()))?;
+        let items: Vec<ChangelogItem> =
+            serde_saphyr::from_str(&source.text).map_err(|e| Error::yaml(&source, &e))?;
         let found = scan(&source.text, &shown_path(root, &changelog));
         if !found.is_empty() {
             files.insert(changelog.clone());

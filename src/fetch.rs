@@ -140,8 +140,8 @@ impl Fetcher {
         if let Some(hit) = self.memo.lock().ok().and_then(|m| m.get(url).cloned()) {
             return Ok(hit);
         }
-        let fail = |message: String| Error::Input {
-            at: if named == url {
+        let fail = |message: String| Error::Remote {
+            location: if named == url {
                 url.to_string()
             } else {
                 format!("{named} ({url})")
@@ -405,12 +405,12 @@ impl Fetcher {
         let named = r.display();
         let body = self
             .get_url(&url, true, &named)?
-            .ok_or_else(|| Error::Input {
-                at: format!("{named} ({url})"),
+            .ok_or_else(|| Error::Remote {
+                location: format!("{named} ({url})"),
                 message: "no such folder (HTTP 404)".into(),
             })?;
-        let bad = || Error::Input {
-            at: format!("{named} ({url})"),
+        let bad = || Error::Remote {
+            location: format!("{named} ({url})"),
             message: "the folder listing is not the JSON array GitHub's contents API returns"
                 .into(),
         };
@@ -441,8 +441,8 @@ impl Files for Fetcher {
                     } else {
                         format!("{} ({url})", r.display())
                     };
-                    Err(Error::Input {
-                        at,
+                    Err(Error::Remote {
+                        location: at,
                         message: "not found (HTTP 404)".into(),
                     })
                 }

@@ -213,7 +213,6 @@ fn load_file_side(
         remote => extract::extract_remote(remote, &opts, fetcher)?,
     };
     let launches = found.launches;
-    let label = location.display();
     if launches.is_empty()
         && let Some(u) = found.unsupported.first()
     {
@@ -228,7 +227,7 @@ fn load_file_side(
     };
     match (side.launch, launches.len()) {
         (_, 0) => Err(Error::Input {
-            at: format!("{label}:1:1"),
+            span: crate::span::Span::start_of(&location.origin()),
             message: format!("no serve command found in the {role} file"),
         }),
         (None, 1) => Ok(launches.into_iter().next().unwrap()),
@@ -238,7 +237,7 @@ fn load_file_side(
             );
             list(&mut msg);
             Err(Error::Input {
-                at: launches[0].span.to_string(),
+                span: launches[0].span.clone(),
                 message: msg,
             })
         }
@@ -250,7 +249,7 @@ fn load_file_side(
             );
             list(&mut msg);
             Err(Error::Input {
-                at: launches[0].span.to_string(),
+                span: launches[0].span.clone(),
                 message: msg,
             })
         }

@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use crate::error::Error;
 use crate::policy::ClassLists;
-use crate::source::Source;
+use crate::span::{Source, Span};
 
 /// One side of a link.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -127,16 +127,128 @@ pub struct Manifest {
     /// `host:port`); plain `http` is allowed only for hosts listed here.
     #[serde(default, rename = "allow-hosts")]
     pub allow_hosts: Vec<String>,
+    /// Where the entries are written, from serde-saphyr's locations.
+    #[serde(skip)]
+    pub positions: Positions,
+}
+
+/// Where a config's entries are written: read from serde-saphyr's own
+/// locations (a second, lenient pass over the same text), for messages.
+#[derive(Debug, Clone, Default)]
+pub struct Positions {
+    /// The file's start.
+    file: Option<Span>,
+    /// Each link's `name:` value.
+    links: Vec<Span>,
+    /// `policy.major` / `minor` / `ignore` entries, by class then index.
+    policy: BTreeMap<String, Vec<Span>>,
+    /// Each waiver's fields (`link`, `key`, `reason`, `until`), and the waiver itself.
+    waivers: Vec<(Span, BTreeMap<String, Span>)>,
+}
+
+impl Positions {
+    fn read(source: &Source) -> Positions {
+        use serde::de::IgnoredAny;
+        use serde_saphyr::Spanned;
+        #[derive(Deserialize)]
+        struct RawLink {
+            name: Spanned<IgnoredAny>,
+        }
+        #[derive(Deserialize, Default)]
+        struct RawPolicy {
+            #[serde(default)]
+            major: Vec<Spanned<IgnoredAny>>,
+            #[serde(default)]
+            minor: Vec<Spanned<IgnoredAny>>,
+            #[serde(default)]
+            ignore: Vec<Spanned<IgnoredAny>>,
+        }
+        #[derive(Deserialize)]
+        struct Raw {
+            #[serde(default)]
+            links: Vec<RawLink>,
+            #[serde(default)]
+            policy: RawPolicy,
+            #[serde(default)]
+            waivers: Vec<Spanned<BTreeMap<String, Spanned<IgnoredAny>>>>,
+        }
+        let file = Some(Span::start_of(&source.origin));
+        let Ok(raw) = serde_saphyr::from_str::<Raw>(&source.text) else {
+            return Positions {
+                file,
+                ..Positions::default()
+            };
+        };
+        let at = |s: &serde_saphyr::Location| source.yaml_span(s);
+        let mut policy = BTreeMap::new();
+        for (class, entries) in [
+            ("major", &raw.policy.major),
+            ("minor", &raw.policy.minor),
+            ("ignore", &raw.policy.ignore),
+        ] {
+            policy.insert(
+                class.to_string(),
+                entries.iter().map(|e| at(&e.referenced)).collect(),
+            );
+        }
+        Positions {
+            file,
+            links: raw.links.iter().map(|l| at(&l.name.referenced)).collect(),
+            policy,
+            waivers: raw
+                .waivers
+                .iter()
+                .map(|w| {
+                    (
+                        at(&w.referenced),
+                        w.value
+                            .iter()
+                            .map(|(k, v)| (k.clone(), at(&v.referenced)))
+                            .collect(),
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    fn file(&self) -> Span {
+        self.file
+            .clone()
+            .unwrap_or_else(|| Span::start_of(&crate::span::Origin::Inline("config".into())))
+    }
+
+    /// The `name:` of link `i` (the file's start when unknown).
+    pub fn link(&self, i: usize) -> Span {
+        self.links.get(i).cloned().unwrap_or_else(|| self.file())
+    }
+
+    /// Entry `i` of `policy.CLASS`.
+    pub fn policy_entry(&self, class: &str, i: usize) -> Span {
+        self.policy
+            .get(class)
+            .and_then(|v| v.get(i))
+            .cloned()
+            .unwrap_or_else(|| self.file())
+    }
+
+    /// Field `field` of waiver `i` (the waiver itself when the field is absent).
+    pub fn waiver_field(&self, i: usize, field: &str) -> Span {
+        match self.waivers.get(i) {
+            Some((whole, fields)) => fields.get(field).cloned().unwrap_or_else(|| whole.clone()),
+            None => self.file(),
+        }
+    }
 }
 
 impl Manifest {
     /// Loads a config file; relative paths in it are made relative to its folder.
     pub fn load(path: &Path) -> Result<Manifest, Error> {
         let source = Source::read(path)?;
-        let mut m: Manifest = serde_saphyr::from_str(&source.text)
-            .map_err(|e| yaml_error(&source, &e.to_string()))?;
+        let mut m: Manifest =
+            serde_saphyr::from_str(&source.text).map_err(|e| Error::yaml(&source, &e))?;
+        m.positions = Positions::read(&source);
         let base = path.parent().unwrap_or(Path::new("."));
-        for l in &mut m.links {
+        for (i, l) in m.links.iter_mut().enumerate() {
             for (role, side) in [("docs", &mut l.docs), ("recipe", &mut l.recipe)] {
                 if let Some(root) = &mut side.docs_root
                     && root.is_relative()
@@ -155,7 +267,7 @@ impl Manifest {
                     (Some(_), None) | (None, Some(_)) => {}
                     _ => {
                         return Err(Error::Input {
-                            at: format!("{}:1:1", path.display()),
+                            span: m.positions.link(i),
                             message: format!(
                                 "link {:?}: the {role} side needs exactly one of `file` or `inferencex`",
                                 l.name
@@ -199,44 +311,4 @@ pub fn normalize(p: &Path) -> PathBuf {
     } else {
         out.iter().collect()
     }
-}
-
-/// A YAML error as `file:line:col: message`, reading the position serde-saphyr reports.
-pub fn yaml_error(source: &Source, message: &str) -> Error {
-    let (line, col) = find_line_col(message).unwrap_or((1, 1));
-    let mut first = message.lines().next().unwrap_or(message).trim();
-    first = first.strip_prefix("error:").unwrap_or(first).trim();
-    // Drop a leading "line N column M:" (the position is already in front).
-    if first.starts_with("line ")
-        && let Some(at) = first.find(": ")
-    {
-        first = &first[at + 2..];
-    }
-    Error::Input {
-        at: format!("{}:{line}:{col}", source.origin.label()),
-        message: format!("invalid YAML: {first}"),
-    }
-}
-
-/// Extracts "line N column M" (or "line N, column M") from a message.
-fn find_line_col(msg: &str) -> Option<(usize, usize)> {
-    let lower = msg.to_ascii_lowercase();
-    let li = lower.find("line ")?;
-    let rest = &lower[li + 5..];
-    let line: usize = rest
-        .split(|c: char| !c.is_ascii_digit())
-        .next()?
-        .parse()
-        .ok()?;
-    let col = lower[li..]
-        .find("column ")
-        .and_then(|ci| {
-            lower[li + ci + 7..]
-                .split(|c: char| !c.is_ascii_digit())
-                .next()?
-                .parse()
-                .ok()
-        })
-        .unwrap_or(1);
-    Some((line, col))
 }

@@ -186,21 +186,21 @@ pub fn apply(
 }
 
 /// Checks each waiver: a link of the config, a known key, a reason, a date.
-/// `at(text)` gives the config position of a text, for messages.
+/// `at(i, field)` gives the config position of waiver `i`'s field, for messages.
 pub fn validate(
     waivers: &[Waiver],
     link_names: &[&str],
     is_key: impl Fn(&str) -> bool,
-    at: impl Fn(&str) -> String,
+    at: impl Fn(usize, &str) -> crate::span::Span,
 ) -> Result<(), Error> {
-    for w in waivers {
-        let fail = |needle: &str, message: String| Error::Input {
-            at: at(needle),
+    for (i, w) in waivers.iter().enumerate() {
+        let fail = |field: &str, message: String| Error::Input {
+            span: at(i, field),
             message,
         };
         if !link_names.contains(&w.link.as_str()) {
             return Err(fail(
-                &w.link,
+                "link",
                 format!(
                     "waivers: {:?} is not the name of a link in this config",
                     w.link
@@ -209,7 +209,7 @@ pub fn validate(
         }
         if !is_key(&w.key) {
             return Err(fail(
-                &w.key,
+                "key",
                 format!(
                     "waivers: {:?} is not a canonical key of any bundled release; see `recipe-drift explain`",
                     w.key
@@ -218,7 +218,7 @@ pub fn validate(
         }
         if w.reason.trim().is_empty() {
             return Err(fail(
-                &w.key,
+                "reason",
                 format!(
                     "waivers: the waiver of {} on {:?} needs a reason",
                     w.key, w.link
@@ -227,7 +227,7 @@ pub fn validate(
         }
         if Date::parse(&w.until).is_none() {
             return Err(fail(
-                &w.until,
+                "until",
                 format!("waivers: until {:?} is not a YYYY-MM-DD date", w.until),
             ));
         }

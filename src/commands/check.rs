@@ -2,7 +2,6 @@
 //! files changed), with waivers.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use super::{Output, emit, fetcher};
 use crate::cli::{CheckArgs, ContextArgs};
@@ -12,7 +11,6 @@ use crate::link::run_link;
 use crate::manifest::Manifest;
 use crate::policy::Policy;
 use crate::report;
-use crate::source::{Origin, Source};
 
 /// Checks every link of a config file.
 pub(super) fn run(args: CheckArgs) -> Result<Output, Error> {
@@ -33,7 +31,7 @@ pub(super) fn run(args: CheckArgs) -> Result<Output, Error> {
         }
     };
     let m = Manifest::load(&path)?;
-    validate_policy(&m.policy, &path)?;
+    validate_policy(&m)?;
     let waivers = if no_waivers { &[][..] } else { &m.waivers[..] };
     let known = known_keys();
     let names: Vec<&str> = m.links.iter().map(|l| l.name.as_str()).collect();
@@ -41,7 +39,7 @@ pub(super) fn run(args: CheckArgs) -> Result<Output, Error> {
         waivers,
         &names,
         |k| k.starts_with("env:") || known.contains(k),
-        |needle| config_position(&path, "waivers:", needle),
+        |i, field| m.positions.waiver_field(i, field),
     )?;
     let today = if waivers.is_empty() {
         None
@@ -99,7 +97,7 @@ pub(super) fn run(args: CheckArgs) -> Result<Output, Error> {
             }
             Err(e) => failures.push(report::Failure {
                 name: link.name.clone(),
-                error: e.to_string(),
+                error: e,
             }),
         }
     }
@@ -118,20 +116,10 @@ fn known_keys() -> std::collections::BTreeSet<String> {
     engine::all_keys()
 }
 
-/// `file:line:col` of `needle` after `section` in a config file (its start
-/// when not found).
-fn config_position(path: &Path, section: &str, needle: &str) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let from = text.find(section).unwrap_or(0);
-    let offset = text[from..].find(needle).map(|o| o + from).unwrap_or(from);
-    let src = Source::new(Origin::File(path.to_path_buf()), text.clone());
-    src.span(offset, offset).to_string()
-}
-
 /// Checks a config's policy entries: each names a known key (or `env:NAME`), or is
 /// a `*` pattern that matches one; no key is in two classes.
-fn validate_policy(lists: &crate::policy::ClassLists, path: &Path) -> Result<(), Error> {
-    let at = |entry: &str| config_position(path, "policy:", entry);
+fn validate_policy(m: &Manifest) -> Result<(), Error> {
+    let lists = &m.policy;
     let known = known_keys();
     let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
     for (class, entries) in [
@@ -139,7 +127,8 @@ fn validate_policy(lists: &crate::policy::ClassLists, path: &Path) -> Result<(),
         ("minor", &lists.minor),
         ("ignore", &lists.ignore),
     ] {
-        for e in entries {
+        for (i, e) in entries.iter().enumerate() {
+            let at = || m.positions.policy_entry(class, i);
             let ok = if e.contains('*') {
                 e.starts_with("env:") || known.iter().any(|k| crate::policy::glob(e, k))
             } else {
@@ -159,7 +148,7 @@ fn validate_policy(lists: &crate::policy::ClassLists, path: &Path) -> Result<(),
                     })
                     .unwrap_or_default();
                 return Err(Error::Input {
-                    at: at(e),
+                    span: at(),
                     message: format!(
                         "policy.{class}: {e:?} is not a canonical key of any bundled release{hint}; see `recipe-drift explain`"
                     ),
@@ -169,7 +158,7 @@ fn validate_policy(lists: &crate::policy::ClassLists, path: &Path) -> Result<(),
                 && other != class
             {
                 return Err(Error::Input {
-                    at: at(e),
+                    span: at(),
                     message: format!("policy: {e:?} is in both {other} and {class}"),
                 });
             }

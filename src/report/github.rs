@@ -144,7 +144,7 @@ pub fn render(
     for f in failures {
         let (place, message) = match super::error_place(&f.error) {
             Some((p, m)) => (Some(p), m),
-            None => (None, f.error.as_str()),
+            None => (None, f.error.message()),
         };
         out.push_str(&annotation(
             "error",

@@ -48,7 +48,7 @@ pub fn render_with_failures(
         }));
     }
     for f in failures {
-        out.push(json!({"name": f.name, "status": "error", "error": f.error}));
+        out.push(json!({"name": f.name, "status": "error", "error": f.error.to_string()}));
     }
     for s in skipped {
         out.push(json!({"name": s.name, "status": "skipped", "reason": s.reason}));

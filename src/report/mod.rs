@@ -21,8 +21,13 @@ use crate::waiver::Outcome;
 pub struct Failure {
     /// The link's name.
     pub name: String,
-    /// The error, with its `file:line:col`.
-    pub error: String,
+    /// The error, kept as a value: its span places it, its text is printed.
+    #[serde(serialize_with = "error_text")]
+    pub error: crate::error::Error,
+}
+
+fn error_text<S: serde::Serializer>(e: &crate::error::Error, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(e)
 }
 
 /// A link that was not run, with the reason (`check FILES...`, `--changed-from`).
@@ -190,41 +195,39 @@ pub struct Place {
     pub shown: String,
 }
 
-/// Where a span of `side` is, as a file place; `None` for text that is not a file
-/// (`<inline>` argv).
+/// Where a span is, as a file place, read from the span's typed origin; `None`
+/// for text that is not a file (`<inline>` argv). `side` is the side the span
+/// belongs to (its launch's file, or another file the command reads).
 pub fn place(span: &Span, side: &SideReport) -> Option<Place> {
+    let _ = side;
+    span_place(span)
+}
+
+/// A span's file place (see [`place`]).
+fn span_place(span: &Span) -> Option<Place> {
     let shown = span.to_string();
-    let src = &side.launch.source;
-    if *span.file == *src.label() {
-        return match &src.origin {
-            Origin::File(p) => Some(Place {
-                path: p.display().to_string(),
-                line_col: Some((span.pos.line, span.pos.col)),
-                shown,
-            }),
-            Origin::Rendered { file, .. } => Some(Place {
-                path: file.display().to_string(),
-                line_col: None,
-                shown,
-            }),
-            // A remote file: its URL (or `github:` shorthand) is its path.
-            Origin::Url(u) => Some(Place {
-                path: u.clone(),
-                line_col: Some((span.pos.line, span.pos.col)),
-                shown,
-            }),
-            Origin::Inline(_) => None,
-        };
+    let at = Some((span.pos.line, span.pos.col));
+    match &*span.origin {
+        Origin::File(p) => Some(Place {
+            path: p.display().to_string(),
+            line_col: at,
+            shown,
+        }),
+        // A rendered generator's text: the file, without a line (its lines
+        // are the rendered text's).
+        Origin::Rendered { file, .. } => Some(Place {
+            path: file.display().to_string(),
+            line_col: None,
+            shown,
+        }),
+        // A remote file: its URL (or `github:` shorthand) is its path.
+        Origin::Url(u) => Some(Place {
+            path: u.clone(),
+            line_col: at,
+            shown,
+        }),
+        Origin::Inline(_) => None,
     }
-    // Another file the command reads (a `--config FILE`, a sourced script).
-    if span.file.starts_with('<') || span.file.is_empty() {
-        return None;
-    }
-    Some(Place {
-        path: span.file.to_string(),
-        line_col: Some((span.pos.line, span.pos.col)),
-        shown,
-    })
 }
 
 /// The first place of a side value that is in a file.
@@ -247,30 +250,10 @@ pub fn launch_place(l: &LinkReport) -> Option<Place> {
     place(&l.docs.launch.span, &l.docs).or_else(|| place(&l.recipe.launch.span, &l.recipe))
 }
 
-/// Splits an error message `file:line:col: message` into a place and the message;
-/// errors without a position (usage errors) give `None`.
-pub fn error_place(error: &str) -> Option<(Place, &str)> {
-    let (at, message) = error.split_once(": ")?;
-    let mut parts = at.rsplitn(3, ':');
-    let col: usize = parts.next()?.parse().ok()?;
-    let line: usize = parts.next()?.parse().ok()?;
-    let path = parts.next()?;
-    if path.is_empty() || path.starts_with('<') {
-        return None;
-    }
-    // A rendered generator's position names the file and the view.
-    let (path, line_col) = match path.split_once(" [") {
-        Some((file, _)) => (file, None),
-        None => (path, Some((line, col))),
-    };
-    Some((
-        Place {
-            path: path.to_string(),
-            line_col,
-            shown: at.to_string(),
-        },
-        message,
-    ))
+/// Where an error is, read from its span, and its message; errors without a
+/// position in a text (usage errors, remote failures, inline text) give `None`.
+pub fn error_place(error: &crate::error::Error) -> Option<(Place, &str)> {
+    Some((span_place(error.span()?)?, error.message()))
 }
 
 /// The unified diff of the two normalised commands, `None` when they are equal.

@@ -184,10 +184,9 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                     continue;
                 }
                 return Err(match parse_error(launch, release, &argv, &tokens, e) {
-                    Error::Input { at, message } => Error::Input {
-                        at,
-                        message: message + &common::version_hint(&version, launch),
-                    },
+                    e @ Error::Input { .. } => {
+                        e.with_suffix(&common::version_hint(&version, launch))
+                    }
                     other => other,
                 });
             }

@@ -85,8 +85,7 @@ pub fn read(launch: &Launch, file_token: &Token, file: &str) -> Result<Outcome, 
         }
     }
     let source = Source::read(&path)?;
-    let doc: Value = serde_saphyr::from_str(&source.text)
-        .map_err(|e| crate::manifest::yaml_error(&source, &e.to_string()))?;
+    let doc: Value = serde_saphyr::from_str(&source.text).map_err(|e| Error::yaml(&source, &e))?;
     let map = match doc {
         Value::Object(m) => m,
         Value::Null => Map::new(),

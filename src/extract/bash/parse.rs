@@ -152,18 +152,18 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
             let _ = tx.send(r);
         })
         .map_err(|e| Error::usage(format!("cannot start the bash parser: {e}")))?;
-    let at = format!("{}:1:1", source.origin.label());
+    let at = crate::span::Span::start_of(&source.origin);
     let parsed = match rx.recv_timeout(PARSE_TIME_LIMIT) {
         Ok(Ok(r)) => r,
         Ok(Err(_)) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
             return Err(Error::Input {
-                at,
+                span: at,
                 message: "bash syntax error: the parser cannot read this script".into(),
             });
         }
         Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
             return Err(Error::Input {
-                at,
+                span: at,
                 message: format!(
                     "the bash parser did not finish within {} s on this script",
                     PARSE_TIME_LIMIT.as_secs()
@@ -180,7 +180,7 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
             _ => (source.text.lines().count().max(1), 1),
         };
         Error::Input {
-            at: format!("{}:{line}:{col}", source.origin.label()),
+            span: crate::span::Span::at(&source.origin, crate::span::LineCol { line, col }),
             message: format!("bash syntax error: {e}"),
         }
     })

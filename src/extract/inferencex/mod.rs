@@ -146,7 +146,7 @@ pub fn expand_in(
 ) -> Result<Expanded, Error> {
     let (config, raw) = find_entry(root, entry_key, files)?;
     let entry: Entry = serde_json::from_value(raw).map_err(|e| Error::Input {
-        at: format!("{config}:1:1"),
+        span: crate::span::Span::start_of(&config.origin()),
         message: format!("entry {entry_key}: {e}"),
     })?;
     if entry.multinode {
@@ -270,7 +270,7 @@ pub fn expand_in(
     }
     Ok(Expanded {
         entry: entry_key.to_string(),
-        config,
+        config: config.display(),
         points: out,
     })
 }
@@ -324,8 +324,8 @@ pub fn list_entries(
     let mut skipped = Vec::new();
     for f in master_configs(root)? {
         let source = Source::read(&f)?;
-        let doc: BTreeMap<String, Value> = serde_saphyr::from_str(&source.text)
-            .map_err(|e| crate::manifest::yaml_error(&source, &e.to_string()))?;
+        let doc: BTreeMap<String, Value> =
+            serde_saphyr::from_str(&source.text).map_err(|e| Error::yaml(&source, &e))?;
         for (key, raw) in doc {
             let multinode = raw.get("multinode").and_then(Value::as_bool) == Some(true);
             let entry: Entry = match serde_json::from_value(raw) {
@@ -399,7 +399,7 @@ pub fn list_entries(
 pub fn dependencies(root: &Path, entry_key: &str) -> Result<Vec<PathBuf>, Error> {
     let (config, raw) = find_entry(&Location::Path(root.to_path_buf()), entry_key, &LocalFiles)?;
     let entry: Entry = serde_json::from_value(raw).map_err(|e| Error::Input {
-        at: format!("{config}:1:1"),
+        span: crate::span::Span::start_of(&config.origin()),
         message: format!("entry {entry_key}: {e}"),
     })?;
     let mut out = master_configs(root)?;
@@ -434,7 +434,7 @@ pub fn master_configs(root: &Path) -> Result<Vec<PathBuf>, Error> {
     let dir = root.join("configs");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| Error::Input {
-            at: format!("{}:1:1", dir.display()),
+            span: crate::span::Span::of_path(&dir),
             message: format!(
                 "cannot read the master configs: {}",
                 crate::source::io_reason(&e)
@@ -447,11 +447,11 @@ pub fn master_configs(root: &Path) -> Result<Vec<PathBuf>, Error> {
     Ok(files)
 }
 
-fn find_entry(root: &Location, key: &str, files: &dyn Files) -> Result<(String, Value), Error> {
+fn find_entry(root: &Location, key: &str, files: &dyn Files) -> Result<(Location, Value), Error> {
     let dir = root.join("configs");
     let names = files.list(&dir).map_err(|e| match e {
-        Error::Input { at, message } => Error::Input {
-            at,
+        Error::Input { span, message } => Error::Input {
+            span,
             message: format!("cannot read the master configs: {message}"),
         },
         other => other,
@@ -464,10 +464,10 @@ fn find_entry(root: &Location, key: &str, files: &dyn Files) -> Result<(String, 
     let mut keys = Vec::new();
     for f in &files_in {
         let source = files.read(f)?;
-        let doc: BTreeMap<String, Value> = serde_saphyr::from_str(&source.text)
-            .map_err(|e| crate::manifest::yaml_error(&source, &e.to_string()))?;
+        let doc: BTreeMap<String, Value> =
+            serde_saphyr::from_str(&source.text).map_err(|e| Error::yaml(&source, &e))?;
         if let Some(v) = doc.get(key) {
-            return Ok((f.display(), v.clone()));
+            return Ok((f.clone(), v.clone()));
         }
         keys.extend(doc.into_keys());
     }

@@ -155,14 +155,17 @@ pub fn find_docs_root(file: &Path) -> Option<PathBuf> {
 
 fn js_error(bundle: &Bundle, target: Option<usize>, e: sandbox::JsError) -> Error {
     let at = match target.and_then(|t| bundle.targets.get(t)) {
-        Some(t) => format!("{}", t.at),
-        None => format!("{}:1:1", bundle.file.display()),
+        Some(t) => t.at.clone(),
+        None => crate::span::Span::of_path(&bundle.file),
     };
     let what = match target.and_then(|t| bundle.targets.get(t)) {
         Some(t) => format!("rendering <{} />: {e}", t.name),
         None => format!("evaluating the generator: {e}"),
     };
-    Error::Input { at, message: what }
+    Error::Input {
+        span: at,
+        message: what,
+    }
 }
 
 /// A bundle loaded into a sandbox, ready to render.
@@ -205,7 +208,7 @@ impl<'b> Renderer<'b> {
         let req = serde_json::json!({"want": select, "lenient": lenient}).to_string();
         let out = self.call("select", target, &req)?;
         let parsed: SelectJs = serde_json::from_str(&out).map_err(|e| Error::Input {
-            at: format!("{}:1:1", self.bundle.file.display()),
+            span: crate::span::Span::of_path(&self.bundle.file),
             message: format!("internal: bad render result: {e}"),
         })?;
         match parsed {
@@ -327,7 +330,7 @@ impl<'b> Renderer<'b> {
             }
         };
         Error::Input {
-            at: t.at.to_string(),
+            span: t.at.clone(),
             message,
         }
     }
@@ -350,7 +353,7 @@ impl<'b> Renderer<'b> {
             for c in children {
                 if views.len() >= max_states {
                     return Err(Error::Input {
-                        at: self.bundle.targets[target].at.to_string(),
+                        span: self.bundle.targets[target].at.clone(),
                         message: format!(
                             "<{}> has more than {max_states} reachable states",
                             self.bundle.targets[target].name
@@ -373,7 +376,7 @@ impl<'b> Renderer<'b> {
 
     fn parse<T: for<'de> Deserialize<'de>>(&self, s: String) -> Result<T, Error> {
         serde_json::from_str(&s).map_err(|e| Error::Input {
-            at: format!("{}:1:1", self.bundle.file.display()),
+            span: crate::span::Span::of_path(&self.bundle.file),
             message: format!("internal: bad render result: {e}"),
         })
     }

@@ -264,9 +264,9 @@ pub fn guide_launches(
         }
     };
     let launches = markdown::extract(&gsrc, vars).map_err(|e| match e {
-        Error::Input { at, message } => {
-            let at = relocate(&at, &gsrc, guide, model).unwrap_or(at);
-            Error::Input { at, message }
+        Error::Input { span, message } => {
+            let span = relocate(&span, &gsrc, guide, model).unwrap_or(span);
+            Error::Input { span, message }
         }
         other => other,
     })?;
@@ -286,11 +286,12 @@ pub fn guide_launches(
         .collect())
 }
 
-/// Rewrites a `guide-label:line:col` position into the model file.
-fn relocate(at: &str, gsrc: &Source, guide: &Guide, model: &Source) -> Option<String> {
-    let rest = at.strip_prefix(&gsrc.origin.label())?.strip_prefix(':')?;
-    let (line, col) = rest.split_once(':')?;
-    let (line, col): (usize, usize) = (line.parse().ok()?, col.parse().ok()?);
+/// Rewrites a position in the guide's text into the model file.
+fn relocate(at: &Span, gsrc: &Source, guide: &Guide, model: &Source) -> Option<Span> {
+    if *at.file != *gsrc.label() {
+        return None;
+    }
+    let (line, col) = (at.pos.line, at.pos.col);
     let line_start: usize = gsrc
         .text
         .split_inclusive('\n')
@@ -304,5 +305,5 @@ fn relocate(at: &str, gsrc: &Source, guide: &Guide, model: &Source) -> Option<St
         .map(char::len_utf8)
         .sum();
     let off = guide.file_offset(line_start + byte_col)?;
-    Some(model.span(off, off).to_string())
+    Some(model.span(off, off))
 }

@@ -185,7 +185,7 @@ impl Taxonomy {
             }
         }
         Err(Error::Input {
-            at: format!("{}:1:1", model_path.display()),
+            span: crate::span::Span::of_path(model_path),
             message: "no taxonomy.yaml in this folder or any folder above it; give the taxonomy explicitly".into(),
         })
     }
@@ -199,7 +199,7 @@ impl Taxonomy {
         let strategies = if sdir.is_dir() {
             let mut files: Vec<PathBuf> = std::fs::read_dir(&sdir)
                 .map_err(|e| Error::Input {
-                    at: format!("{}:1:1", sdir.display()),
+                    span: crate::span::Span::of_path(&sdir),
                     message: format!("cannot read: {}", crate::source::io_reason(&e)),
                 })?
                 .filter_map(|e| e.ok().map(|e| e.path()))

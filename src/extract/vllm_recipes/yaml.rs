@@ -107,7 +107,7 @@ pub(super) fn parse_yaml(source: &Source) -> Result<Node, Error> {
         with_snippet: false,
     };
     let raw: Spanned<Raw> = serde_saphyr::from_str_with_options(&source.text, options)
-        .map_err(|e| crate::manifest::yaml_error(source, &e.to_string()))?;
+        .map_err(|e| Error::yaml(source, &e))?;
     lower(raw, source)
 }
 
