@@ -1,0 +1,84 @@
+//! Typed positions: errors keep their span through every report (no position
+//! is recovered by splitting a message), and config positions come from the
+//! YAML parser's own locations.
+
+mod common;
+
+use common::run;
+
+fn write(dir: &std::path::Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+/// A folder whose name holds `: ` (and a digit after a colon) does not
+/// confuse the placement of an input error in SARIF and GitHub output.
+#[test]
+fn an_error_in_a_path_with_colons_is_placed_on_its_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("docs: v2:3");
+    std::fs::create_dir(&dir).unwrap();
+    write(&dir, "bad.sh", "#!/bin/bash\nsglang serve \\\n  --model-path org/m --tp-sizee 2\n");
+    write(&dir, "ok.sh", "sglang serve --model-path org/m\n");
+    write(
+        &dir,
+        "c.yaml",
+        "links:\n  - name: one\n    docs: {file: bad.sh}\n    recipe: {file: ok.sh}\n",
+    );
+    let cfg = dir.join("c.yaml");
+    let cfg = cfg.to_str().unwrap();
+    let (code, out, err) = run(&["check", "--config", cfg, "--format", "github"]);
+    assert_eq!(code, 2, "{err}");
+    let bad = dir.join("bad.sh");
+    let expected = format!(
+        "::error file={},line=3,col=",
+        bad.display().to_string().replace(':', "%3A")
+    );
+    assert!(out.contains(&expected), "{expected}\n{out}");
+    let (_, sarif, _) = run(&["check", "--config", cfg, "--format", "sarif"]);
+    let doc: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+    let note = &doc["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
+    let region = &note["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["startLine"], 3, "{note}");
+}
+
+/// Policy entries and waiver fields are placed where the YAML writes them,
+/// also when the same text appears earlier in the file (a comment, a link name).
+#[test]
+fn config_errors_point_at_the_entry_the_parser_located() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write(dir, "a.sh", "sglang serve --model-path org/m\n");
+    write(
+        dir,
+        "c.yaml",
+        "# page_sise appears in this comment first\nlinks:\n  - name: page_sise\n    docs: {file: a.sh}\n    recipe: {file: a.sh}\npolicy:\n  minor: [env:page_sise]\n  major: [hicache_io_backend, page_sise]\n",
+    );
+    let cfg = dir.join("c.yaml");
+    let (code, _, err) = run(&["check", "--config", cfg.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("c.yaml:8:31: policy.major: \"page_sise\""), "{err}");
+
+    write(
+        dir,
+        "w.yaml",
+        "links:\n  - name: x\n    docs: {file: a.sh}\n    recipe: {file: a.sh}\nwaivers:\n  - link: x\n    key: page_size\n    reason: \"because\"\n    until: 2027-02-30\n",
+    );
+    let cfg = dir.join("w.yaml");
+    let (code, _, err) = run(&["check", "--config", cfg.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("w.yaml:9:12: waivers: until"), "{err}");
+}
+
+/// A YAML syntax error is placed where serde-saphyr reports it.
+#[test]
+fn yaml_errors_are_placed_from_the_parser_location() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write(dir, "c.yaml", "links:\n  - name: x\n    docs: {file: a.sh\n");
+    let cfg = dir.join("c.yaml");
+    let (code, _, err) = run(&["check", "--config", cfg.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("c.yaml:"), "{err}");
+    assert!(err.contains("invalid YAML"), "{err}");
+    assert!(!err.contains("c.yaml:1:1:"), "placed at the file start: {err}");
+}
