@@ -30,9 +30,6 @@ pub struct ContextArgs {
     /// Platform: cuda, rocm or cpu.
     #[arg(long, value_name = "P")]
     pub platform: Option<String>,
-    /// Where these values come from when not from flags (a config file's link).
-    #[arg(skip)]
-    pub origin: Option<String>,
 }
 
 /// Where remote files come from: the cache, offline mode, extra hosts.

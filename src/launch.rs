@@ -217,12 +217,6 @@ impl Platform {
             _ => None,
         }
     }
-
-    /// The platform of a hardware SKU (`mi355x` -> rocm, `b200` -> cuda, `xeon` -> cpu),
-    /// from the table in `hardware.yaml` (see [`crate::hardware::platform_of`]).
-    pub fn from_hardware(sku: &str) -> Option<Platform> {
-        crate::hardware::platform_of(sku)
-    }
 }
 
 impl fmt::Display for Platform {

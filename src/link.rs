@@ -7,7 +7,6 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::cli::ContextArgs;
 use crate::compare::{Comparison, compare};
 use crate::engine;
 use crate::error::Error;
@@ -41,8 +40,23 @@ pub struct LinkReport {
     pub comparison: Comparison,
 }
 
+/// What recipe-drift's own command line (or a config's link) sets for both
+/// sides of a link: engine version, hardware and platform, and where they came
+/// from (`None`: flags; else the config file).
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// Engine version (PEP 440).
+    pub engine_version: Option<String>,
+    /// Hardware SKU.
+    pub hardware: Option<String>,
+    /// Platform name.
+    pub platform: Option<String>,
+    /// The config file that set them, for messages.
+    pub origin: Option<String>,
+}
+
 /// The resolve options of one side: the side's own context over the command's.
-pub(crate) fn options(ctx: &ContextArgs, side: &SideSpec) -> Result<ResolveOptions, Error> {
+pub(crate) fn options(ctx: &Overrides, side: &SideSpec) -> Result<ResolveOptions, Error> {
     let origin = ctx.origin.clone();
     let from = |flag: &str| resolved::option_origin(origin.as_deref(), flag);
     let platform = match side.platform.as_ref().or(ctx.platform.as_ref()) {
@@ -56,11 +70,13 @@ pub(crate) fn options(ctx: &ContextArgs, side: &SideSpec) -> Result<ResolveOptio
     };
     let hardware = side.hardware.clone().or(ctx.hardware.clone());
     if let Some(h) = &hardware {
-        match (Platform::from_hardware(h), platform) {
+        match (crate::hardware::platform_of(h), platform) {
             (None, None) => {
+                let known: Vec<&str> = crate::hardware::skus().filter(|s| *s != "cpu").collect();
                 return Err(Error::usage(format!(
-                    "{}: unknown hardware SKU {h:?}; known: mi300x, mi325x, mi355x, h100, h200, b200, b300, gb200, gb300, rtx6000pro, xeon (give --platform with other SKUs)",
-                    from("hardware")
+                    "{}: unknown hardware SKU {h:?}; known: {} (give --platform with other SKUs)",
+                    from("hardware"),
+                    known.join(", ")
                 )));
             }
             (Some(hp), Some(p)) if hp != p => {
@@ -262,7 +278,7 @@ pub(crate) fn run_link(
     name: &str,
     docs: &SideSpec,
     recipe: &SideSpec,
-    ctx: &ContextArgs,
+    ctx: &Overrides,
     vars: &BTreeMap<String, String>,
     policy: &Policy,
     fetcher: &Fetcher,
@@ -334,7 +350,7 @@ fn run_pair(
     rl: Launch,
     docs: &SideSpec,
     recipe: &SideSpec,
-    ctx: &ContextArgs,
+    ctx: &Overrides,
     policy: &Policy,
 ) -> Result<LinkReport, Error> {
     let dopts = options(ctx, docs)?;
@@ -405,7 +421,7 @@ fn borrow_platform(
             other_opts
                 .hardware
                 .as_deref()
-                .and_then(Platform::from_hardware)
+                .and_then(crate::hardware::platform_of)
         })
         .or_else(|| other.context.platform.as_ref().map(|k| k.value));
     if let Some(p) = theirs {

@@ -17,7 +17,11 @@ fn an_error_in_a_path_with_colons_is_placed_on_its_file() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("docs: v2:3");
     std::fs::create_dir(&dir).unwrap();
-    write(&dir, "bad.sh", "#!/bin/bash\nsglang serve \\\n  --model-path org/m --tp-sizee 2\n");
+    write(
+        &dir,
+        "bad.sh",
+        "#!/bin/bash\nsglang serve \\\n  --model-path org/m --tp-sizee 2\n",
+    );
     write(&dir, "ok.sh", "sglang serve --model-path org/m\n");
     write(
         &dir,
@@ -56,7 +60,10 @@ fn config_errors_point_at_the_entry_the_parser_located() {
     let cfg = dir.join("c.yaml");
     let (code, _, err) = run(&["check", "--config", cfg.to_str().unwrap()]);
     assert_eq!(code, 2);
-    assert!(err.contains("c.yaml:8:31: policy.major: \"page_sise\""), "{err}");
+    assert!(
+        err.contains("c.yaml:8:31: policy.major: \"page_sise\""),
+        "{err}"
+    );
 
     write(
         dir,
@@ -74,11 +81,18 @@ fn config_errors_point_at_the_entry_the_parser_located() {
 fn yaml_errors_are_placed_from_the_parser_location() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    write(dir, "c.yaml", "links:\n  - name: x\n    docs: {file: a.sh\n");
+    write(
+        dir,
+        "c.yaml",
+        "links:\n  - name: x\n    docs: {file: a.sh\n",
+    );
     let cfg = dir.join("c.yaml");
     let (code, _, err) = run(&["check", "--config", cfg.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("c.yaml:"), "{err}");
     assert!(err.contains("invalid YAML"), "{err}");
-    assert!(!err.contains("c.yaml:1:1:"), "placed at the file start: {err}");
+    assert!(
+        !err.contains("c.yaml:1:1:"),
+        "placed at the file start: {err}"
+    );
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::{Output, emit, fetcher};
-use crate::cli::{CheckArgs, ContextArgs};
+use crate::cli::CheckArgs;
 use crate::engine;
 use crate::error::Error;
 use crate::link::run_link;
@@ -73,7 +73,7 @@ pub(super) fn run(args: CheckArgs) -> Result<Output, Error> {
             });
             continue;
         }
-        let ctx = ContextArgs {
+        let ctx = crate::link::Overrides {
             engine_version: link.engine_version.clone(),
             hardware: link.hardware.clone(),
             platform: None,

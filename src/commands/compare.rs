@@ -42,7 +42,7 @@ pub(super) fn run(args: CompareArgs) -> Result<Output, Error> {
         &name,
         &docs_side,
         &side(&recipe, recipe_launch),
-        &context,
+        &super::overrides(&context),
         &vars,
         &policy,
         &fetcher,

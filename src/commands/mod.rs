@@ -93,6 +93,16 @@ fn append(path: &Path, text: &str) -> std::io::Result<()> {
     f.flush()
 }
 
+/// The context flags as the link layer takes them.
+pub(crate) fn overrides(ctx: &crate::cli::ContextArgs) -> crate::link::Overrides {
+    crate::link::Overrides {
+        engine_version: ctx.engine_version.clone(),
+        hardware: ctx.hardware.clone(),
+        platform: ctx.platform.clone(),
+        origin: None,
+    }
+}
+
 /// Parses `K=V` flags.
 pub fn parse_kv(items: &[String]) -> Result<BTreeMap<String, String>, Error> {
     let mut out = BTreeMap::new();

@@ -63,7 +63,7 @@ pub(super) fn run(args: ResolveArgs) -> Result<Output, Error> {
         argv,
     } = args;
     let engine = engine.as_str();
-    let ctx = &context;
+    let ctx = &super::overrides(&context);
     let mut out = String::new();
     let engine = Engine::parse(engine)
         .filter(|e| engine::by_name(e.name()).is_some())

@@ -35,7 +35,7 @@ pub fn context(
         .or_else(|| launch.context.platform.clone())
         .or_else(|| {
             hardware.as_ref().and_then(|h| {
-                Platform::from_hardware(&h.value).map(|p| Known {
+                crate::hardware::platform_of(&h.value).map(|p| Known {
                     value: p,
                     from: format!("hardware {} ({})", h.value, h.from),
                 })

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::bash;
 use crate::error::Error;
-use crate::launch::{Context, Known, Launch, Platform};
+use crate::launch::{Context, Known, Launch};
 use crate::source::{Files, LocalFiles, Location, Source};
 
 mod harness;
@@ -245,7 +245,7 @@ pub fn expand_in(
             value: sku.clone(),
             from: format!("runner {} of entry {entry_key}", entry.runner),
         });
-        if let Some(p) = Platform::from_hardware(&sku) {
+        if let Some(p) = crate::hardware::platform_of(&sku) {
             context.platform = Some(Known {
                 value: p,
                 from: format!("runner {} of entry {entry_key}", entry.runner),

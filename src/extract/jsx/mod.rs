@@ -436,19 +436,19 @@ const HARDWARE_KEYS: &[&str] = &["hardware", "hw", "gpu", "device", "platform"];
 /// The hardware (and so the platform) a reader picked, when an option named
 /// like [`HARDWARE_KEYS`] holds a known SKU and the command says nothing else.
 pub fn context_from_selection(ctx: &mut crate::launch::Context, view: &View) {
-    use crate::launch::{Known, Platform};
+    use crate::launch::Known;
     if ctx.hardware.is_some() {
         return;
     }
     let Some((key, sku)) = view.selection.iter().find(|(k, v)| {
         HARDWARE_KEYS.contains(&k.to_ascii_lowercase().as_str())
-            && Platform::from_hardware(v).is_some()
+            && crate::hardware::platform_of(v).is_some()
     }) else {
         return;
     };
     let from = format!("generator selection {key}={sku}");
     if ctx.platform.is_none() {
-        ctx.platform = Platform::from_hardware(sku).map(|p| Known {
+        ctx.platform = crate::hardware::platform_of(sku).map(|p| Known {
             value: p,
             from: from.clone(),
         });
