@@ -9,12 +9,12 @@ pub mod launches;
 pub mod markdown;
 pub mod sarif;
 
-use crate::compare::{Comparison, Finding, Kind, SideValue};
-pub use crate::link::{LinkReport, SideReport};
+use crate::compare::{Comparison, Finding, Kind, Severity, SideValue};
+pub use crate::link::{LinkReport, SideReport, Status};
 use crate::policy::{Class, Policy};
 use crate::resolved::display_value;
 use crate::source::{Origin, Span};
-use crate::waiver::Outcome;
+use crate::waiver::{self, Judged, Outcome};
 
 /// A link that could not be compared (bad input on one side).
 #[derive(Debug, Clone, serde::Serialize)]
@@ -91,9 +91,9 @@ pub fn waiver_text(w: &Outcome) -> String {
         w.waiver.key, w.waiver.link, w.waiver.until, w.waiver.reason
     );
     match w.status {
-        "expired" => format!("{what} has expired; renew it or fix the drift"),
-        "unused" => format!("{what} matches no finding; remove it"),
-        _ => format!(
+        waiver::Status::Expired => format!("{what} has expired; renew it or fix the drift"),
+        waiver::Status::Unused => format!("{what} matches no finding; remove it"),
+        waiver::Status::Applied => format!(
             "{what} waives {} finding{}",
             w.waived,
             if w.waived == 1 { "" } else { "s" }
@@ -101,16 +101,21 @@ pub fn waiver_text(w: &Outcome) -> String {
     }
 }
 
-/// The name of a finding kind as the JSON output spells it (`no_effect`) is for
-/// machines; this one (`no-effect`) is for messages.
-pub fn kind_name(k: Kind) -> &'static str {
-    match k {
-        Kind::Contradicts => "contradicts",
-        Kind::Missing => "missing",
-        Kind::Unknown => "unknown",
-        Kind::Equivalent => "equivalent",
-        Kind::NoEffect => "no-effect",
-    }
+/// How the formats name a severity: (severity, SARIF level, GitHub workflow
+/// command). The human output uses `annotate-snippets`' levels (error, warning,
+/// note).
+const SEVERITY_WORDS: [(Severity, &str, &str); 3] = [
+    (Severity::Error, "error", "error"),
+    (Severity::Warning, "warning", "warning"),
+    (Severity::Info, "note", "notice"),
+];
+
+fn severity_words(s: Severity) -> (&'static str, &'static str) {
+    SEVERITY_WORDS
+        .iter()
+        .find(|w| w.0 == s)
+        .map(|w| (w.1, w.2))
+        .expect("a row per severity")
 }
 
 /// The policy class as messages spell it.
@@ -162,16 +167,16 @@ pub fn finding_text(f: &Finding) -> String {
 }
 
 /// A finding's one-line title: `[contradicts] ... (MAJOR)`, and the waiver
-/// that accepts it, if any.
-pub fn finding_title(f: &Finding) -> String {
-    let waived = f
-        .waived
-        .as_ref()
+/// that suppressed it, if any.
+pub fn finding_title(j: &Judged) -> String {
+    let f = j.finding;
+    let waived = j
+        .waiver
         .map(|w| format!(" [waived until {}: {}]", w.until, w.reason))
         .unwrap_or_default();
     format!(
         "[{}] {} ({}){waived}",
-        kind_name(f.kind),
+        f.kind.name(),
         finding_text(f),
         class_name(f.class)
     )
