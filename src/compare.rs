@@ -247,7 +247,8 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// Whether any finding is an error (MAJOR drift).
+    /// Whether any finding is an error (MAJOR drift), as compared: waivers are the
+    /// reports' filter (`crate::waiver::filter`), not applied here.
     pub fn has_errors(&self) -> bool {
         self.findings.iter().any(|f| f.severity == Severity::Error)
     }
@@ -414,5 +415,111 @@ pub fn values_equal(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| values_equal(p, q))
         }
         _ => py_eq(a, b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::extract::{InputKind, extract_source};
+    use crate::policy::ClassLists;
+    use crate::resolved::ResolveOptions;
+    use crate::source::{Origin, Source};
+
+    /// The ids are stable (SARIF consumers key alerts on them): deleting, renaming or
+    /// renumbering a row fails here.
+    #[test]
+    fn the_table_names_every_kind_with_a_stable_id() {
+        let rows: Vec<(&str, &str)> = kinds()
+            .iter()
+            .map(|k| (k.id.as_str(), k.name.as_str()))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("RD001", "contradicts"),
+                ("RD002", "missing"),
+                ("RD003", "unknown"),
+                ("RD004", "equivalent"),
+                ("RD005", "no-effect"),
+                ("RD006", "startup-error"),
+            ]
+        );
+        for k in Kind::ALL {
+            assert_eq!(k.info().name, k.name());
+        }
+        for k in kinds() {
+            assert!(!k.help.trim().is_empty(), "{}: help", k.id);
+            assert!(!k.help.contains('\n'), "{}: help is one line", k.id);
+            assert!(!k.description.trim().is_empty(), "{}: description", k.id);
+        }
+    }
+
+    fn resolve(text: &str, ex: &Example) -> Resolved {
+        let src = Arc::new(Source::new(Origin::Inline("example".into()), text.into()));
+        let launch = extract_source(&src, InputKind::Command, &BTreeMap::new())
+            .unwrap()
+            .remove(0);
+        crate::engine::resolve(
+            &launch,
+            &ResolveOptions {
+                engine_version: Some(ex.engine_version.clone()),
+                platform: None,
+                hardware: ex.hardware.clone(),
+                origin: None,
+            },
+        )
+        .unwrap()
+    }
+
+    /// Each row's example makes a finding of that kind, with the row's severity on a
+    /// MAJOR key and its minor severity when the policy makes the key minor.
+    #[test]
+    fn every_example_makes_its_finding() {
+        for k in kinds() {
+            let ex = &k.example;
+            let (docs, recipe) = (resolve(&ex.docs, ex), resolve(&ex.recipe, ex));
+            if k.name == STARTUP_ERROR {
+                assert!(!docs.startup_errors.is_empty(), "{}: docs", k.id);
+                assert!(recipe.startup_errors.is_empty(), "{}: recipe", k.id);
+                continue;
+            }
+            let key = ex
+                .key
+                .as_deref()
+                .expect("a compare kind's example names its key");
+            let found = |policy: &Policy| {
+                compare(&docs, &recipe, policy)
+                    .findings
+                    .into_iter()
+                    .find(|f| f.key == key && f.kind.name() == k.name)
+                    .unwrap_or_else(|| panic!("{}: no {} finding on {key}", k.id, k.name))
+            };
+            let major = found(&Policy::default());
+            assert_eq!(major.class, Class::Major, "{}: the example's key", k.id);
+            assert_eq!(major.severity, k.severity, "{}", k.id);
+            let minor = found(&Policy::with_overrides(ClassLists {
+                minor: vec![key.to_string()],
+                ..ClassLists::default()
+            }));
+            assert_eq!(minor.severity, k.severity_for(Class::Minor), "{}", k.id);
+        }
+    }
+
+    /// `compare` knows nothing of waivers or reports (it sits below both).
+    #[test]
+    fn compare_imports_neither_waivers_nor_reports() {
+        let src = include_str!("compare.rs");
+        // Code, not comments, before the tests.
+        let code: String = src[..src.find("#[cfg(test)]").unwrap()]
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect();
+        for m in ["waiver", "report", "link"] {
+            assert!(!code.contains(&format!("crate::{m}")), "compare uses {m}");
+        }
     }
 }

@@ -326,4 +326,107 @@ mod tests {
         assert_eq!(Date::from_days(20_787).to_string(), "2026-11-30");
         assert_eq!(Date::from_days(11_016).to_string(), "2000-02-29");
     }
+
+    fn finding(key: &str, severity: Severity) -> Finding {
+        let side = |v: &str| crate::compare::SideValue {
+            val: crate::resolved::Val::Known {
+                value: serde_json::json!(v),
+            },
+            source: crate::resolved::ValueSource::Cli,
+            written: None,
+            spans: vec![],
+            rules: vec![],
+            no_effect: None,
+        };
+        Finding {
+            key: key.into(),
+            kind: crate::compare::Kind::Contradicts,
+            class: crate::policy::Class::Major,
+            severity,
+            docs: side("a"),
+            recipe: side("b"),
+        }
+    }
+
+    fn waiver(link: &str, key: &str, reason: &str, until: &str) -> Waiver {
+        Waiver {
+            link: link.into(),
+            key: key.into(),
+            reason: reason.into(),
+            until: until.into(),
+        }
+    }
+
+    #[test]
+    fn the_filter_sorts_findings_into_applied_and_suppressed() {
+        let c = Comparison {
+            findings: vec![
+                finding("page_size", Severity::Error),
+                finding("tp_size", Severity::Error),
+            ],
+            shared_unknowns: vec![],
+        };
+        let other = Comparison {
+            findings: vec![finding("page_size", Severity::Warning)],
+            shared_unknowns: vec![],
+        };
+        let waivers = [
+            waiver("l", "page_size", "accepted", "2027-01-31"),
+            waiver("l", "tp_size", "old", "2026-01-31"),
+            waiver("l", "dp_size", "nothing", "2027-01-31"),
+            waiver("other", "tp_size", "elsewhere", "2027-01-31"),
+        ];
+        let today = Date::parse("2026-06-01").unwrap();
+        let (filtered, outcomes) = filter("l", [&c, &other], &waivers, today);
+        // The comparison itself is untouched: the severity is compare's.
+        assert_eq!(c.findings[0].severity, Severity::Error);
+        let applied: Vec<&str> = filtered[0].applied(&c).map(|f| f.key.as_str()).collect();
+        assert_eq!(
+            applied,
+            ["tp_size"],
+            "the expired waiver suppresses nothing"
+        );
+        let suppressed: Vec<(&str, &str)> = filtered[0]
+            .suppressed(&c)
+            .map(|(f, w)| (f.key.as_str(), w.reason.as_str()))
+            .collect();
+        assert_eq!(suppressed, [("page_size", "accepted")]);
+        let severities: Vec<Severity> = filtered[0].judged(&c).map(|j| j.severity()).collect();
+        assert_eq!(severities, [Severity::Info, Severity::Error]);
+        assert_eq!(filtered[1].applied(&other).count(), 0);
+        let statuses: Vec<(&str, Status, usize)> = outcomes
+            .iter()
+            .map(|o| (o.waiver.key.as_str(), o.status, o.waived))
+            .collect();
+        assert_eq!(
+            statuses,
+            [
+                ("page_size", Status::Applied, 2),
+                ("dp_size", Status::Unused, 0)
+            ]
+        );
+        let expired = expired(&waivers, today);
+        assert_eq!(expired.len(), 1);
+        assert!(expired[0].is_error() && expired[0].status == Status::Expired);
+        assert_eq!(
+            serde_json::to_value(Status::Unused).unwrap(),
+            serde_json::json!("unused")
+        );
+        // Without waivers every finding applies.
+        assert_eq!(Filtered::default().applied(&c).count(), 2);
+    }
+
+    /// The filter sits below the reports and the link: it imports neither.
+    #[test]
+    fn waivers_import_neither_reports_nor_links() {
+        let src = include_str!("waiver.rs");
+        // Code, not comments, before the tests.
+        let code: String = src[..src.find("#[cfg(test)]").unwrap()]
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect();
+        for m in ["report", "link"] {
+            assert!(!code.contains(&format!("crate::{m}")), "waiver uses {m}");
+        }
+    }
 }

@@ -356,3 +356,64 @@ pub fn finding_keys(c: &Comparison) -> Vec<&str> {
 pub fn show(v: &serde_json::Value) -> String {
     display_value(v)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::compare::{Severity, kinds};
+
+    fn word(s: Severity) -> &'static str {
+        match s {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+
+    /// The README's table of finding kinds, as `findings.yaml` has them.
+    fn kinds_markdown() -> String {
+        let mut s = String::from(
+            "<!-- generated from src/findings.yaml; `cargo test --lib readme` checks it -->\n\
+             | id | kind | severity (MAJOR / minor key) | meaning |\n\
+             | --- | --- | --- | --- |\n",
+        );
+        for k in kinds() {
+            let severity = match k.minor {
+                Some(m) => format!("{} / {}", word(k.severity), word(m)),
+                None => word(k.severity).to_string(),
+            };
+            s.push_str(&format!(
+                "| `{}` | `{}` | {severity} | {} |\n",
+                k.id, k.name, k.description
+            ));
+        }
+        s.push_str("\nExamples (the tests resolve and compare each):\n\n");
+        for k in kinds() {
+            let ex = &k.example;
+            let hardware = ex
+                .hardware
+                .as_ref()
+                .map(|h| format!(", {h}"))
+                .unwrap_or_default();
+            let key = ex
+                .key
+                .as_ref()
+                .map(|k| format!(" on `{k}`"))
+                .unwrap_or_default();
+            s.push_str(&format!(
+                "- `{}` {}{key} (release {}{hardware}): docs `{}`, recipe `{}`\n",
+                k.id, k.name, ex.engine_version, ex.docs, ex.recipe
+            ));
+        }
+        s
+    }
+
+    #[test]
+    fn readme_lists_the_finding_kinds() {
+        let readme = include_str!("../../README.md");
+        let table = kinds_markdown();
+        assert!(
+            readme.contains(&table),
+            "README.md's table of finding kinds is out of date; it should read:\n{table}"
+        );
+    }
+}
