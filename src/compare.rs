@@ -1,6 +1,8 @@
 //! `Resolved` x `Resolved` -> `Finding`s under a policy.
 
-use serde::Serialize;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::engine::argparse::py_eq;
@@ -24,8 +26,128 @@ pub enum Kind {
     NoEffect,
 }
 
+impl Kind {
+    /// Every kind `compare` reports, in rule-id order.
+    pub const ALL: [Kind; 5] = [
+        Kind::Contradicts,
+        Kind::Missing,
+        Kind::Unknown,
+        Kind::Equivalent,
+        Kind::NoEffect,
+    ];
+
+    /// The kind as messages spell it (`no-effect`; JSON spells it `no_effect`), the
+    /// name of its row in the table.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Contradicts => "contradicts",
+            Kind::Missing => "missing",
+            Kind::Unknown => "unknown",
+            Kind::Equivalent => "equivalent",
+            Kind::NoEffect => "no-effect",
+        }
+    }
+
+    /// This kind's row of the table.
+    pub fn info(self) -> &'static KindInfo {
+        kind_info(self.name()).expect("findings.yaml has a row per kind (checked when loaded)")
+    }
+}
+
+/// The name of the table's row for a command the engine would not start (a finding
+/// of the resolver, not of `compare`).
+pub const STARTUP_ERROR: &str = "startup-error";
+
+/// A row of the table of finding kinds (`findings.yaml`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KindInfo {
+    /// Stable rule id (`RD001`), SARIF's `ruleId`.
+    pub id: String,
+    /// The kind as messages spell it (`contradicts`).
+    pub name: String,
+    /// Severity on a MAJOR key; SARIF's default level.
+    pub severity: Severity,
+    /// Severity on a minor key (`severity` when absent).
+    #[serde(default)]
+    pub minor: Option<Severity>,
+    /// One line of help (SARIF's `shortDescription`).
+    pub help: String,
+    /// What the kind means, in a few sentences.
+    pub description: String,
+    /// Two commands that make this finding.
+    pub example: Example,
+}
+
+impl KindInfo {
+    /// The severity of this kind on a key of `class` (ignored keys make no findings).
+    pub fn severity_for(&self, class: Class) -> Severity {
+        match class {
+            Class::Major => self.severity,
+            Class::Minor | Class::Ignore => self.minor.unwrap_or(self.severity),
+        }
+    }
+}
+
+/// A row's example: a docs and a recipe command that make a finding of that kind.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Example {
+    /// The engine release both sides run.
+    pub engine_version: String,
+    /// The hardware SKU of both sides, if any.
+    #[serde(default)]
+    pub hardware: Option<String>,
+    /// The docs command.
+    pub docs: String,
+    /// The recipe command.
+    pub recipe: String,
+    /// The key of the finding (none for a startup error).
+    #[serde(default)]
+    pub key: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KindTable {
+    kinds: Vec<KindInfo>,
+}
+
+const KINDS: &str = include_str!("findings.yaml");
+
+/// The table of finding kinds, in rule-id order (`RD001`, `RD002`, ...). Checked when
+/// loaded: ids numbered in order, a row for every [`Kind`] and for startup errors,
+/// no other row.
+pub fn kinds() -> &'static [KindInfo] {
+    static TABLE: OnceLock<Vec<KindInfo>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let table: KindTable = serde_saphyr::from_str(KINDS).expect("bundled findings.yaml");
+        let rows = table.kinds;
+        for (i, row) in rows.iter().enumerate() {
+            assert_eq!(
+                row.id,
+                format!("RD{:03}", i + 1),
+                "findings.yaml: ids in order"
+            );
+        }
+        let mut names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+        names.push(STARTUP_ERROR);
+        let rows_names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(
+            rows_names, names,
+            "findings.yaml: one row per kind, in order"
+        );
+        rows
+    })
+}
+
+/// The row of the table named `name` (`contradicts`, ..., `startup-error`).
+pub fn kind_info(name: &str) -> Option<&'static KindInfo> {
+    kinds().iter().find(|k| k.name == name)
+}
+
 /// How serious a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// MAJOR drift: fails the check.
@@ -104,9 +226,6 @@ pub struct Finding {
     pub docs: SideValue,
     /// The recipe side.
     pub recipe: SideValue,
-    /// The config's waiver that accepts this divergence, if one applies.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub waived: Option<crate::waiver::Waived>,
 }
 
 /// Keys unknown on both sides for the same reason: the same inputs decide them alike.
@@ -128,7 +247,8 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// Whether any finding is an error (MAJOR drift).
+    /// Whether any finding is an error (MAJOR drift), as compared: waivers are the
+    /// reports' filter (`crate::waiver::filter`), not applied here.
     pub fn has_errors(&self) -> bool {
         self.findings.iter().any(|f| f.severity == Severity::Error)
     }
@@ -172,10 +292,9 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
             key: (*key).clone(),
             kind: Kind::NoEffect,
             class,
-            severity: Severity::Warning,
+            severity: Kind::NoEffect.info().severity_for(class),
             docs: SideValue::from(de, docs, key),
             recipe: SideValue::from(re, recipe, key),
-            waived: None,
         });
     }
     for key in keys {
@@ -254,20 +373,13 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
             }
             _ => Kind::Unknown,
         };
-        let severity = match (kind, class) {
-            (Kind::Equivalent, _) => Severity::Info,
-            (Kind::Unknown, Class::Major) => Severity::Warning,
-            (_, Class::Major) => Severity::Error,
-            _ => Severity::Info,
-        };
         findings.push(Finding {
             key: key.clone(),
             kind,
             class,
-            severity,
+            severity: kind.info().severity_for(class),
             docs: SideValue::from(de, docs, key),
             recipe: SideValue::from(re, recipe, key),
-            waived: None,
         });
     }
     findings.sort_by(|a, b| (a.severity, a.kind, &a.key).cmp(&(b.severity, b.kind, &b.key)));
@@ -303,5 +415,111 @@ pub fn values_equal(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| values_equal(p, q))
         }
         _ => py_eq(a, b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::extract::{InputKind, extract_source};
+    use crate::policy::ClassLists;
+    use crate::resolved::ResolveOptions;
+    use crate::source::{Origin, Source};
+
+    /// The ids are stable (SARIF consumers key alerts on them): deleting, renaming or
+    /// renumbering a row fails here.
+    #[test]
+    fn the_table_names_every_kind_with_a_stable_id() {
+        let rows: Vec<(&str, &str)> = kinds()
+            .iter()
+            .map(|k| (k.id.as_str(), k.name.as_str()))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("RD001", "contradicts"),
+                ("RD002", "missing"),
+                ("RD003", "unknown"),
+                ("RD004", "equivalent"),
+                ("RD005", "no-effect"),
+                ("RD006", "startup-error"),
+            ]
+        );
+        for k in Kind::ALL {
+            assert_eq!(k.info().name, k.name());
+        }
+        for k in kinds() {
+            assert!(!k.help.trim().is_empty(), "{}: help", k.id);
+            assert!(!k.help.contains('\n'), "{}: help is one line", k.id);
+            assert!(!k.description.trim().is_empty(), "{}: description", k.id);
+        }
+    }
+
+    fn resolve(text: &str, ex: &Example) -> Resolved {
+        let src = Arc::new(Source::new(Origin::Inline("example".into()), text.into()));
+        let launch = extract_source(&src, InputKind::Command, &BTreeMap::new())
+            .unwrap()
+            .remove(0);
+        crate::engine::resolve(
+            &launch,
+            &ResolveOptions {
+                engine_version: Some(ex.engine_version.clone()),
+                platform: None,
+                hardware: ex.hardware.clone(),
+                origin: None,
+            },
+        )
+        .unwrap()
+    }
+
+    /// Each row's example makes a finding of that kind, with the row's severity on a
+    /// MAJOR key and its minor severity when the policy makes the key minor.
+    #[test]
+    fn every_example_makes_its_finding() {
+        for k in kinds() {
+            let ex = &k.example;
+            let (docs, recipe) = (resolve(&ex.docs, ex), resolve(&ex.recipe, ex));
+            if k.name == STARTUP_ERROR {
+                assert!(!docs.startup_errors.is_empty(), "{}: docs", k.id);
+                assert!(recipe.startup_errors.is_empty(), "{}: recipe", k.id);
+                continue;
+            }
+            let key = ex
+                .key
+                .as_deref()
+                .expect("a compare kind's example names its key");
+            let found = |policy: &Policy| {
+                compare(&docs, &recipe, policy)
+                    .findings
+                    .into_iter()
+                    .find(|f| f.key == key && f.kind.name() == k.name)
+                    .unwrap_or_else(|| panic!("{}: no {} finding on {key}", k.id, k.name))
+            };
+            let major = found(&Policy::default());
+            assert_eq!(major.class, Class::Major, "{}: the example's key", k.id);
+            assert_eq!(major.severity, k.severity, "{}", k.id);
+            let minor = found(&Policy::with_overrides(ClassLists {
+                minor: vec![key.to_string()],
+                ..ClassLists::default()
+            }));
+            assert_eq!(minor.severity, k.severity_for(Class::Minor), "{}", k.id);
+        }
+    }
+
+    /// `compare` knows nothing of waivers or reports (it sits below both).
+    #[test]
+    fn compare_imports_neither_waivers_nor_reports() {
+        let src = include_str!("compare.rs");
+        // Code, not comments, before the tests.
+        let code: String = src[..src.find("#[cfg(test)]").unwrap()]
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect();
+        for m in ["waiver", "report", "link"] {
+            assert!(!code.contains(&format!("crate::{m}")), "compare uses {m}");
+        }
     }
 }

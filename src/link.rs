@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::compare::{Comparison, compare};
+use crate::compare::{Comparison, Severity, compare};
 use crate::engine;
 use crate::error::Error;
 use crate::extract;
@@ -17,6 +17,7 @@ use crate::manifest::SideSpec;
 use crate::policy::Policy;
 use crate::resolved::{self, ResolveOptions, Resolved};
 use crate::source::Location;
+use crate::waiver::{Filtered, Judged};
 
 /// One side of a compared link.
 #[derive(Debug, Clone, Serialize)]
@@ -36,8 +37,68 @@ pub struct LinkReport {
     pub docs: SideReport,
     /// The recipe side.
     pub recipe: SideReport,
-    /// Findings.
+    /// Findings, as `compare` made them.
     pub comparison: Comparison,
+    /// The findings sorted by the config's waivers (all applied without waivers).
+    pub waivers: Filtered,
+}
+
+/// A link's status in the reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// MAJOR drift (an error finding that counts, or a command that would not start).
+    Drift,
+    /// No drift, but a MAJOR key that cannot be decided (a warning that counts).
+    Unknown,
+    /// Neither.
+    Ok,
+    /// The link could not be compared (bad input).
+    Error,
+    /// The link was not run.
+    Skipped,
+}
+
+impl Status {
+    /// The status as the reports spell it (`drift`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Drift => "drift",
+            Status::Unknown => "unknown",
+            Status::Ok => "ok",
+            Status::Error => "error",
+            Status::Skipped => "skipped",
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl LinkReport {
+    /// The findings in `compare`'s order, each with the waiver that suppressed it.
+    pub fn findings(&self) -> impl Iterator<Item = Judged<'_>> {
+        self.waivers.judged(&self.comparison)
+    }
+
+    /// The link's status: drift, unknown or ok, from the findings that count (a
+    /// suppressed finding counts as information) and the startup errors.
+    pub fn status(&self) -> Status {
+        let counts = |s: Severity| self.findings().any(|j| j.severity() == s);
+        if counts(Severity::Error)
+            || !self.docs.resolved.startup_errors.is_empty()
+            || !self.recipe.resolved.startup_errors.is_empty()
+        {
+            Status::Drift
+        } else if counts(Severity::Warning) {
+            Status::Unknown
+        } else {
+            Status::Ok
+        }
+    }
 }
 
 /// What recipe-drift's own command line (or a config's link) sets for both
@@ -375,6 +436,7 @@ fn run_pair(
             resolved: rr,
         },
         comparison,
+        waivers: Filtered::default(),
     })
 }
 

@@ -6,18 +6,20 @@
 //!   - {link: "qwen3.5 mi355x", key: page_size, reason: "...", until: 2027-01-31}
 //! ```
 //!
-//! A waiver in force turns the link's findings on that key into information
-//! (marked waived, with the reason). From the day after `until` it no longer
+//! Waivers are a filter over a link's findings ([`filter`]): `compare` makes the
+//! findings with the severities policy gives them, and a waiver in force
+//! suppresses the findings on its key (the reports show them as information,
+//! marked waived, with the reason). From the day after `until` a waiver no longer
 //! applies, and the expired waiver is itself an error. A waiver that matches no
 //! finding is reported as unused. `check --no-waivers` ignores them all.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::compare::Severity;
+use crate::compare::{Comparison, Finding, Severity};
 use crate::error::Error;
-use crate::report::LinkReport;
 
 /// One waiver as written in the config.
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -109,31 +111,34 @@ impl fmt::Display for Date {
 }
 
 /// What became of a waiver in one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// In force, and it suppressed at least one finding.
+    Applied,
+    /// In force, but it matched no finding.
+    Unused,
+    /// Past its `until` date: it suppresses nothing and fails the check.
+    Expired,
+}
+
+/// What became of a waiver in one run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Outcome {
     /// The waiver.
     #[serde(flatten)]
     pub waiver: Waiver,
-    /// `applied`, `unused` or `expired`.
-    pub status: &'static str,
-    /// How many findings it waived.
+    /// Applied, unused or expired.
+    pub status: Status,
+    /// How many findings it suppressed.
     pub waived: usize,
 }
 
 impl Outcome {
     /// Whether this outcome fails the check (an expired waiver).
     pub fn is_error(&self) -> bool {
-        self.status == "expired"
+        self.status == Status::Expired
     }
-}
-
-/// The finding's mark when a waiver applies to it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Waived {
-    /// The waiver's reason.
-    pub reason: String,
-    /// The last day it applies.
-    pub until: String,
 }
 
 /// The waivers past their date: errors of the run, whether or not their link
@@ -144,45 +149,112 @@ pub fn expired(waivers: &[Waiver], today: Date) -> Vec<Outcome> {
         .filter(|w| Date::parse(&w.until).is_some_and(|u| u < today))
         .map(|w| Outcome {
             waiver: w.clone(),
-            status: "expired",
+            status: Status::Expired,
             waived: 0,
         })
         .collect()
 }
 
-/// Applies the waivers of one link that are still in force to its reports (one per group of matrix
-/// points): matching findings become information, marked waived.
-pub fn apply(
+/// One comparison's findings sorted by the waivers: each finding is applied (it
+/// counts as `compare` made it) or suppressed by a waiver. Findings are named by
+/// their index in [`Comparison::findings`]; without waivers every finding applies.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Filtered {
+    /// The suppressed findings' indices, with the waiver that suppressed each.
+    suppressed: BTreeMap<usize, Waiver>,
+}
+
+/// A finding as the filter left it: the finding and the waiver that suppressed it,
+/// if one did.
+#[derive(Debug, Clone, Copy)]
+pub struct Judged<'a> {
+    /// The finding, as `compare` made it.
+    pub finding: &'a Finding,
+    /// The waiver that suppressed it, if any.
+    pub waiver: Option<&'a Waiver>,
+}
+
+impl Judged<'_> {
+    /// The severity it counts with: information when suppressed, else its own.
+    pub fn severity(&self) -> Severity {
+        match self.waiver {
+            Some(_) => Severity::Info,
+            None => self.finding.severity,
+        }
+    }
+}
+
+impl Filtered {
+    /// Every finding of `c` in `compare`'s order, each with its waiver if suppressed.
+    pub fn judged<'a>(&'a self, c: &'a Comparison) -> impl Iterator<Item = Judged<'a>> + 'a {
+        c.findings.iter().enumerate().map(|(i, f)| Judged {
+            finding: f,
+            waiver: self.suppressed.get(&i),
+        })
+    }
+
+    /// The findings of `c` that still count.
+    pub fn applied<'a>(&'a self, c: &'a Comparison) -> impl Iterator<Item = &'a Finding> + 'a {
+        self.judged(c)
+            .filter(|j| j.waiver.is_none())
+            .map(|j| j.finding)
+    }
+
+    /// The findings of `c` a waiver suppressed, with that waiver.
+    pub fn suppressed<'a>(
+        &'a self,
+        c: &'a Comparison,
+    ) -> impl Iterator<Item = (&'a Finding, &'a Waiver)> + 'a {
+        self.judged(c)
+            .filter_map(|j| j.waiver.map(|w| (j.finding, w)))
+    }
+}
+
+/// Sorts the findings of one link's comparisons (one per group of matrix points)
+/// by that link's waivers still in force on `today`: a finding on a waiver's key is
+/// suppressed by it. Returns each comparison's result and an outcome per waiver in
+/// force (applied or unused; expired ones are [`expired`]'s).
+pub fn filter<'c>(
     link: &str,
-    reports: &mut [LinkReport],
+    comparisons: impl IntoIterator<Item = &'c Comparison>,
     waivers: &[Waiver],
     today: Date,
-) -> Vec<Outcome> {
+) -> (Vec<Filtered>, Vec<Outcome>) {
+    let in_force: Vec<&Waiver> = waivers
+        .iter()
+        .filter(|w| w.link == link)
+        .filter(|w| {
+            let until = Date::parse(&w.until).expect("validated when the config was read");
+            until >= today
+        })
+        .collect();
+    let mut counts = vec![0usize; in_force.len()];
     let mut out = Vec::new();
-    for w in waivers.iter().filter(|w| w.link == link) {
-        let until = Date::parse(&w.until).expect("validated when the config was read");
-        if until < today {
-            // Reported once for the whole run by `expired`.
-            continue;
-        }
-        let mut n = 0;
-        for r in reports.iter_mut() {
-            for f in r.comparison.findings.iter_mut().filter(|f| f.key == w.key) {
-                f.severity = Severity::Info;
-                f.waived = Some(Waived {
-                    reason: w.reason.clone(),
-                    until: w.until.clone(),
-                });
-                n += 1;
+    for c in comparisons {
+        let mut filtered = Filtered::default();
+        for (i, f) in c.findings.iter().enumerate() {
+            // Every waiver on the key counts the finding; the config's last one names it.
+            for (n, w) in in_force.iter().enumerate().filter(|(_, w)| w.key == f.key) {
+                counts[n] += 1;
+                filtered.suppressed.insert(i, (*w).clone());
             }
         }
-        out.push(Outcome {
-            waiver: w.clone(),
-            status: if n > 0 { "applied" } else { "unused" },
-            waived: n,
-        });
+        out.push(filtered);
     }
-    out
+    let outcomes = in_force
+        .iter()
+        .zip(counts)
+        .map(|(w, n)| Outcome {
+            waiver: (*w).clone(),
+            status: if n > 0 {
+                Status::Applied
+            } else {
+                Status::Unused
+            },
+            waived: n,
+        })
+        .collect();
+    (out, outcomes)
 }
 
 /// Checks each waiver: a link of the config, a known key, a reason, a date.
@@ -253,5 +325,108 @@ mod tests {
         assert_eq!(Date::from_days(0).to_string(), "1970-01-01");
         assert_eq!(Date::from_days(20_787).to_string(), "2026-11-30");
         assert_eq!(Date::from_days(11_016).to_string(), "2000-02-29");
+    }
+
+    fn finding(key: &str, severity: Severity) -> Finding {
+        let side = |v: &str| crate::compare::SideValue {
+            val: crate::resolved::Val::Known {
+                value: serde_json::json!(v),
+            },
+            source: crate::resolved::ValueSource::Cli,
+            written: None,
+            spans: vec![],
+            rules: vec![],
+            no_effect: None,
+        };
+        Finding {
+            key: key.into(),
+            kind: crate::compare::Kind::Contradicts,
+            class: crate::policy::Class::Major,
+            severity,
+            docs: side("a"),
+            recipe: side("b"),
+        }
+    }
+
+    fn waiver(link: &str, key: &str, reason: &str, until: &str) -> Waiver {
+        Waiver {
+            link: link.into(),
+            key: key.into(),
+            reason: reason.into(),
+            until: until.into(),
+        }
+    }
+
+    #[test]
+    fn the_filter_sorts_findings_into_applied_and_suppressed() {
+        let c = Comparison {
+            findings: vec![
+                finding("page_size", Severity::Error),
+                finding("tp_size", Severity::Error),
+            ],
+            shared_unknowns: vec![],
+        };
+        let other = Comparison {
+            findings: vec![finding("page_size", Severity::Warning)],
+            shared_unknowns: vec![],
+        };
+        let waivers = [
+            waiver("l", "page_size", "accepted", "2027-01-31"),
+            waiver("l", "tp_size", "old", "2026-01-31"),
+            waiver("l", "dp_size", "nothing", "2027-01-31"),
+            waiver("other", "tp_size", "elsewhere", "2027-01-31"),
+        ];
+        let today = Date::parse("2026-06-01").unwrap();
+        let (filtered, outcomes) = filter("l", [&c, &other], &waivers, today);
+        // The comparison itself is untouched: the severity is compare's.
+        assert_eq!(c.findings[0].severity, Severity::Error);
+        let applied: Vec<&str> = filtered[0].applied(&c).map(|f| f.key.as_str()).collect();
+        assert_eq!(
+            applied,
+            ["tp_size"],
+            "the expired waiver suppresses nothing"
+        );
+        let suppressed: Vec<(&str, &str)> = filtered[0]
+            .suppressed(&c)
+            .map(|(f, w)| (f.key.as_str(), w.reason.as_str()))
+            .collect();
+        assert_eq!(suppressed, [("page_size", "accepted")]);
+        let severities: Vec<Severity> = filtered[0].judged(&c).map(|j| j.severity()).collect();
+        assert_eq!(severities, [Severity::Info, Severity::Error]);
+        assert_eq!(filtered[1].applied(&other).count(), 0);
+        let statuses: Vec<(&str, Status, usize)> = outcomes
+            .iter()
+            .map(|o| (o.waiver.key.as_str(), o.status, o.waived))
+            .collect();
+        assert_eq!(
+            statuses,
+            [
+                ("page_size", Status::Applied, 2),
+                ("dp_size", Status::Unused, 0)
+            ]
+        );
+        let expired = expired(&waivers, today);
+        assert_eq!(expired.len(), 1);
+        assert!(expired[0].is_error() && expired[0].status == Status::Expired);
+        assert_eq!(
+            serde_json::to_value(Status::Unused).unwrap(),
+            serde_json::json!("unused")
+        );
+        // Without waivers every finding applies.
+        assert_eq!(Filtered::default().applied(&c).count(), 2);
+    }
+
+    /// The filter sits below the reports and the link: it imports neither.
+    #[test]
+    fn waivers_import_neither_reports_nor_links() {
+        let src = include_str!("waiver.rs");
+        // Code, not comments, before the tests.
+        let code: String = src[..src.find("#[cfg(test)]").unwrap()]
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect();
+        for m in ["report", "link"] {
+            assert!(!code.contains(&format!("crate::{m}")), "waiver uses {m}");
+        }
     }
 }

@@ -91,7 +91,13 @@ pub(super) fn run(args: CheckArgs) -> Result<Output, Error> {
         ) {
             Ok(mut r) => {
                 if let Some(today) = today {
-                    outcomes.extend(crate::waiver::apply(&link.name, &mut r, waivers, today));
+                    let comparisons = r.iter().map(|r| &r.comparison);
+                    let (filtered, o) =
+                        crate::waiver::filter(&link.name, comparisons, waivers, today);
+                    for (r, f) in r.iter_mut().zip(filtered) {
+                        r.waivers = f;
+                    }
+                    outcomes.extend(o);
                 }
                 reports.extend(r)
             }

@@ -15,7 +15,7 @@ use std::path::Path;
 use crate::cli::{Cli, Command, RemoteArgs};
 use crate::error::Error;
 use crate::fetch::{FetchOptions, Fetcher};
-use crate::link::LinkReport;
+use crate::link::{LinkReport, Status};
 use crate::policy::Policy;
 use crate::report::{self, ReportFormat};
 
@@ -73,7 +73,7 @@ pub(crate) fn emit(
             ))
         })?;
     }
-    let drift = reports.iter().any(|l| report::json::status(l) == "drift");
+    let drift = reports.iter().any(|l| l.status() == Status::Drift);
     Ok(Output {
         code: if drift { 1 } else { 0 },
         stdout: text,

@@ -18,10 +18,10 @@
 
 use std::fmt::Write;
 
-use super::{Failure, LinkReport, Place, finding_place, finding_text, kind_name, value_place};
+use super::{Failure, LinkReport, Place, Status, finding_place, finding_text, value_place};
 use crate::compare::Severity;
 use crate::report::Skipped;
-use crate::waiver::Outcome;
+use crate::waiver::{self, Outcome};
 
 /// Escapes a workflow command's message (data).
 pub fn escape_data(s: &str) -> String {
@@ -37,11 +37,7 @@ pub fn escape_property(s: &str) -> String {
 
 /// The command of a severity.
 pub fn command(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Info => "notice",
-    }
+    super::severity_words(s).1
 }
 
 /// One workflow command line (with its newline).
@@ -77,7 +73,10 @@ pub fn render(
             &super::skipped_text(sk),
         ));
     }
-    for w in waivers.iter().filter(|w| w.status != "applied") {
+    for w in waivers
+        .iter()
+        .filter(|w| w.status != waiver::Status::Applied)
+    {
         let cmd = if w.is_error() { "error" } else { "notice" };
         out.push_str(&annotation(
             cmd,
@@ -101,15 +100,16 @@ pub fn render(
                 ));
             }
         }
-        for f in &l.comparison.findings {
+        for j in l.findings() {
+            let f = j.finding;
             let title = format!(
                 "recipe-drift: [{}] {} ({})",
-                kind_name(f.kind),
+                f.kind.name(),
                 f.key,
                 super::class_name(f.class)
             );
             let mut message = finding_text(f);
-            if let Some(w) = &f.waived {
+            if let Some(w) = j.waiver {
                 let _ = write!(message, "\nwaived until {}: {}", w.until, w.reason);
             }
             for (label, sv, side) in [("docs", &f.docs, &l.docs), ("recipe", &f.recipe, &l.recipe)]
@@ -134,7 +134,7 @@ pub fn render(
             let _ = write!(message, "\nlink: {}", l.name);
             let place = finding_place(l, f);
             out.push_str(&annotation(
-                command(f.severity),
+                command(j.severity()),
                 place.as_ref(),
                 &title,
                 &message,
@@ -153,10 +153,7 @@ pub fn render(
             &format!("{message}\nlink: {}", f.name),
         ));
     }
-    let drift = links
-        .iter()
-        .filter(|l| super::json::status(l) == "drift")
-        .count();
+    let drift = links.iter().filter(|l| l.status() == Status::Drift).count();
     let _ = write!(
         out,
         "recipe-drift: {} link{} checked, {} with MAJOR drift",

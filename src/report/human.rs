@@ -6,7 +6,7 @@ use std::fmt::Write;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use similar::TextDiff;
 
-use super::{Failure, LinkReport, SideReport, Skipped, finding_keys, normalized};
+use super::{Failure, LinkReport, SideReport, Skipped, Status, finding_keys, normalized};
 use crate::compare::{Severity, SideValue};
 use crate::policy::Policy;
 use crate::resolved::{Val, ValueSource};
@@ -26,10 +26,7 @@ pub fn render_with_failures(
         render_link(&mut out, l, policy);
     }
     for w in waivers {
-        let level = match w.status {
-            "expired" => "error",
-            _ => "note",
-        };
+        let level = if w.is_error() { "error" } else { "note" };
         let _ = writeln!(out, "{level}[waiver]: {}\n", super::waiver_text(w));
     }
     for f in failures {
@@ -50,10 +47,7 @@ pub fn render_with_failures(
         let _ = writeln!(out, "no link depends on the changed files");
         return out;
     }
-    let drift = links
-        .iter()
-        .filter(|l| super::json::status(l) == "drift")
-        .count();
+    let drift = links.iter().filter(|l| l.status() == Status::Drift).count();
     let expired = waivers.iter().filter(|w| w.is_error()).count();
     let _ = writeln!(
         out,
@@ -88,8 +82,7 @@ fn side_line(label: &str, s: &SideReport) -> String {
 }
 
 fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
-    let status = super::json::status(l);
-    let _ = writeln!(out, "link: {}  [{}]", l.name, status);
+    let _ = writeln!(out, "link: {}  [{}]", l.name, l.status());
     let _ = writeln!(out, "{}", side_line("docs:", &l.docs));
     let _ = writeln!(out, "{}", side_line("recipe:", &l.recipe));
     let _ = writeln!(out);
@@ -103,13 +96,14 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         }
     }
     let renderer = Renderer::plain();
-    for f in &l.comparison.findings {
-        let level = match f.severity {
+    for j in l.findings() {
+        let f = j.finding;
+        let level = match j.severity() {
             Severity::Error => Level::ERROR,
             Severity::Warning => Level::WARNING,
             Severity::Info => Level::NOTE,
         };
-        let title = super::finding_title(f);
+        let title = super::finding_title(&j);
         let mut group: Group = Group::with_title(level.primary_title(title));
         for (label, side, sv) in [("docs", &l.docs, &f.docs), ("recipe", &l.recipe, &f.recipe)] {
             if let Some(snippet) = snippet(label, side, sv) {

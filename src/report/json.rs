@@ -3,10 +3,10 @@
 use serde::Serialize;
 use serde_json::json;
 
-use super::{Failure, LinkReport, Skipped, finding_keys, normalized};
-use crate::compare::Severity;
-use crate::policy::Policy;
-use crate::waiver::Outcome;
+use super::{Failure, LinkReport, Skipped, Status, finding_keys, normalized};
+use crate::compare::{Kind, Severity, SideValue};
+use crate::policy::{Class, Policy};
+use crate::waiver::{Judged, Outcome};
 
 /// The JSON schema version of `compare`/`check` output.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -40,18 +40,18 @@ pub fn render_with_failures(
         };
         out.push(json!({
             "name": l.name,
-            "status": status(l),
+            "status": l.status(),
             "docs": side(&l.docs),
             "recipe": side(&l.recipe),
-            "findings": l.comparison.findings,
+            "findings": l.findings().map(FindingOut::from).collect::<Vec<_>>(),
             "shared_unknowns": l.comparison.shared_unknowns,
         }));
     }
     for f in failures {
-        out.push(json!({"name": f.name, "status": "error", "error": f.error.to_string()}));
+        out.push(json!({"name": f.name, "status": Status::Error, "error": f.error.to_string()}));
     }
     for s in skipped {
-        out.push(json!({"name": s.name, "status": "skipped", "reason": s.reason}));
+        out.push(json!({"name": s.name, "status": Status::Skipped, "reason": s.reason}));
     }
     let mut summary = summary(links);
     summary["links"] = json!(links.len() + failures.len());
@@ -84,22 +84,42 @@ struct Doc {
     summary: serde_json::Value,
 }
 
-/// `drift`, `unknown` or `ok`.
-pub fn status(l: &LinkReport) -> &'static str {
-    if l.comparison.has_errors()
-        || !l.docs.resolved.startup_errors.is_empty()
-        || !l.recipe.resolved.startup_errors.is_empty()
-    {
-        "drift"
-    } else if l
-        .comparison
-        .findings
-        .iter()
-        .any(|f| f.severity == Severity::Warning)
-    {
-        "unknown"
-    } else {
-        "ok"
+/// A finding as the JSON output has it: the severity it counts with (information
+/// when a waiver suppressed it) and the waiver's mark.
+#[derive(Serialize)]
+struct FindingOut<'a> {
+    key: &'a str,
+    kind: Kind,
+    class: Class,
+    severity: Severity,
+    docs: &'a SideValue,
+    recipe: &'a SideValue,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    waived: Option<Waived<'a>>,
+}
+
+/// The mark of a suppressed finding.
+#[derive(Serialize)]
+struct Waived<'a> {
+    reason: &'a str,
+    until: &'a str,
+}
+
+impl<'a> From<Judged<'a>> for FindingOut<'a> {
+    fn from(j: Judged<'a>) -> Self {
+        let f = j.finding;
+        FindingOut {
+            key: &f.key,
+            kind: f.kind,
+            class: f.class,
+            severity: j.severity(),
+            docs: &f.docs,
+            recipe: &f.recipe,
+            waived: j.waiver.map(|w| Waived {
+                reason: &w.reason,
+                until: &w.until,
+            }),
+        }
     }
 }
 
@@ -107,13 +127,13 @@ fn summary(links: &[LinkReport]) -> serde_json::Value {
     let count = |s: Severity| {
         links
             .iter()
-            .flat_map(|l| &l.comparison.findings)
-            .filter(|f| f.severity == s)
+            .flat_map(|l| l.findings())
+            .filter(|j| j.severity() == s)
             .count()
     };
     json!({
         "links": links.len(),
-        "drift": links.iter().filter(|l| status(l) == "drift").count(),
+        "drift": links.iter().filter(|l| l.status() == Status::Drift).count(),
         "errors": count(Severity::Error),
         "warnings": count(Severity::Warning),
         "infos": count(Severity::Info),

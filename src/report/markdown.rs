@@ -6,11 +6,11 @@
 
 use std::fmt::Write;
 
-use super::{Failure, LinkReport, SideReport, class_name, kind_name, normalized_diff, value_place};
+use super::{Failure, LinkReport, SideReport, Status, class_name, normalized_diff, value_place};
 use crate::compare::Severity;
 use crate::policy::Policy;
 use crate::report::Skipped;
-use crate::waiver::Outcome;
+use crate::waiver::{self, Outcome};
 
 /// Renders the links as one Markdown document.
 pub fn render(
@@ -24,7 +24,10 @@ pub fn render(
     for sk in skipped {
         let _ = writeln!(out, "> {}\n", text(&super::skipped_text(sk)));
     }
-    for w in waivers.iter().filter(|w| w.status != "applied") {
+    for w in waivers
+        .iter()
+        .filter(|w| w.status != waiver::Status::Applied)
+    {
         let _ = writeln!(
             out,
             "> **{}**: {}\n",
@@ -32,10 +35,7 @@ pub fn render(
             text(&super::waiver_text(w))
         );
     }
-    let drift = links
-        .iter()
-        .filter(|l| super::json::status(l) == "drift")
-        .count();
+    let drift = links.iter().filter(|l| l.status() == Status::Drift).count();
     let total = links.len() + failures.len();
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     let expired = waivers.iter().filter(|w| w.is_error()).count();
@@ -67,26 +67,25 @@ pub fn render(
     let _ = writeln!(out, "| link | status | errors | warnings | notes |");
     let _ = writeln!(out, "| --- | --- | --- | --- | --- |");
     for l in links {
-        let count = |s: Severity| {
-            l.comparison
-                .findings
-                .iter()
-                .filter(|f| f.severity == s)
-                .count()
-        };
+        let count = |s: Severity| l.findings().filter(|j| j.severity() == s).count();
         let startup = l.docs.resolved.startup_errors.len() + l.recipe.resolved.startup_errors.len();
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} |",
             text(&l.name),
-            status_cell(super::json::status(l)),
+            status_cell(l.status()),
             count(Severity::Error) + startup,
             count(Severity::Warning),
             count(Severity::Info)
         );
     }
     for f in failures {
-        let _ = writeln!(out, "| {} | **error** | | | |", text(&f.name));
+        let _ = writeln!(
+            out,
+            "| {} | {} | | | |",
+            text(&f.name),
+            status_cell(Status::Error)
+        );
     }
     for l in links {
         out.push('\n');
@@ -99,10 +98,11 @@ pub fn render(
     out
 }
 
-fn status_cell(status: &str) -> String {
+/// A status in the links table: drift and error in bold.
+fn status_cell(status: Status) -> String {
     match status {
-        "drift" => "**drift**".into(),
-        s => s.into(),
+        Status::Drift | Status::Error => format!("**{status}**"),
+        s => s.to_string(),
     }
 }
 
@@ -122,7 +122,7 @@ fn side_line(label: &str, s: &SideReport) -> String {
 }
 
 fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
-    let _ = writeln!(out, "### {}: {}\n", text(&l.name), super::json::status(l));
+    let _ = writeln!(out, "### {}: {}\n", text(&l.name), l.status());
     let _ = writeln!(out, "{}", side_line("docs", &l.docs));
     let _ = writeln!(out, "{}", side_line("recipe", &l.recipe));
     for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
@@ -141,7 +141,8 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
     } else {
         let _ = writeln!(out, "| key | class | kind | docs | recipe | where |");
         let _ = writeln!(out, "| --- | --- | --- | --- | --- | --- |");
-        for f in &l.comparison.findings {
+        for j in l.findings() {
+            let f = j.finding;
             let mut places = Vec::new();
             for (label, sv, side) in [("docs", &f.docs, &l.docs), ("recipe", &f.recipe, &l.recipe)]
             {
@@ -149,11 +150,11 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
                     places.push(format!("{label} {}", code(&p.shown)));
                 }
             }
-            let mut class = match (f.severity, f.class) {
+            let mut class = match (j.severity(), f.class) {
                 (Severity::Error, c) => format!("**{}**", class_name(c)),
                 (_, c) => class_name(c).to_string(),
             };
-            if let Some(w) = &f.waived {
+            if let Some(w) = j.waiver {
                 class.push_str(&format!(
                     " (waived until {}: {})",
                     text(&w.until),
@@ -164,7 +165,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
                 out,
                 "| {} | {class} | {} | {} | {} | {} |",
                 code(&f.key),
-                kind_name(f.kind),
+                f.kind.name(),
                 code(&f.docs.val.display()),
                 code(&f.recipe.val.display()),
                 places.join("<br>")

@@ -9,12 +9,12 @@ pub mod launches;
 pub mod markdown;
 pub mod sarif;
 
-use crate::compare::{Comparison, Finding, Kind, SideValue};
-pub use crate::link::{LinkReport, SideReport};
+use crate::compare::{Comparison, Finding, Kind, Severity, SideValue};
+pub use crate::link::{LinkReport, SideReport, Status};
 use crate::policy::{Class, Policy};
 use crate::resolved::display_value;
 use crate::source::{Origin, Span};
-use crate::waiver::Outcome;
+use crate::waiver::{self, Judged, Outcome};
 
 /// A link that could not be compared (bad input on one side).
 #[derive(Debug, Clone, serde::Serialize)]
@@ -96,9 +96,9 @@ pub fn waiver_text(w: &Outcome) -> String {
         w.waiver.key, w.waiver.link, w.waiver.until, w.waiver.reason
     );
     match w.status {
-        "expired" => format!("{what} has expired; renew it or fix the drift"),
-        "unused" => format!("{what} matches no finding; remove it"),
-        _ => format!(
+        waiver::Status::Expired => format!("{what} has expired; renew it or fix the drift"),
+        waiver::Status::Unused => format!("{what} matches no finding; remove it"),
+        waiver::Status::Applied => format!(
             "{what} waives {} finding{}",
             w.waived,
             if w.waived == 1 { "" } else { "s" }
@@ -106,16 +106,21 @@ pub fn waiver_text(w: &Outcome) -> String {
     }
 }
 
-/// The name of a finding kind as the JSON output spells it (`no_effect`) is for
-/// machines; this one (`no-effect`) is for messages.
-pub fn kind_name(k: Kind) -> &'static str {
-    match k {
-        Kind::Contradicts => "contradicts",
-        Kind::Missing => "missing",
-        Kind::Unknown => "unknown",
-        Kind::Equivalent => "equivalent",
-        Kind::NoEffect => "no-effect",
-    }
+/// How the formats name a severity: (severity, SARIF level, GitHub workflow
+/// command). The human output uses `annotate-snippets`' levels (error, warning,
+/// note).
+const SEVERITY_WORDS: [(Severity, &str, &str); 3] = [
+    (Severity::Error, "error", "error"),
+    (Severity::Warning, "warning", "warning"),
+    (Severity::Info, "note", "notice"),
+];
+
+fn severity_words(s: Severity) -> (&'static str, &'static str) {
+    SEVERITY_WORDS
+        .iter()
+        .find(|w| w.0 == s)
+        .map(|w| (w.1, w.2))
+        .expect("a row per severity")
 }
 
 /// The policy class as messages spell it.
@@ -167,16 +172,16 @@ pub fn finding_text(f: &Finding) -> String {
 }
 
 /// A finding's one-line title: `[contradicts] ... (MAJOR)`, and the waiver
-/// that accepts it, if any.
-pub fn finding_title(f: &Finding) -> String {
-    let waived = f
-        .waived
-        .as_ref()
+/// that suppressed it, if any.
+pub fn finding_title(j: &Judged) -> String {
+    let f = j.finding;
+    let waived = j
+        .waiver
         .map(|w| format!(" [waived until {}: {}]", w.until, w.reason))
         .unwrap_or_default();
     format!(
         "[{}] {} ({}){waived}",
-        kind_name(f.kind),
+        f.kind.name(),
         finding_text(f),
         class_name(f.class)
     )
@@ -333,4 +338,65 @@ pub fn finding_keys(c: &Comparison) -> Vec<&str> {
 /// A value for messages.
 pub fn show(v: &serde_json::Value) -> String {
     display_value(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compare::{Severity, kinds};
+
+    fn word(s: Severity) -> &'static str {
+        match s {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+
+    /// The README's table of finding kinds, as `findings.yaml` has them.
+    fn kinds_markdown() -> String {
+        let mut s = String::from(
+            "<!-- generated from src/findings.yaml; `cargo test --lib readme` checks it -->\n\
+             | id | kind | severity (MAJOR / minor key) | meaning |\n\
+             | --- | --- | --- | --- |\n",
+        );
+        for k in kinds() {
+            let severity = match k.minor {
+                Some(m) => format!("{} / {}", word(k.severity), word(m)),
+                None => word(k.severity).to_string(),
+            };
+            s.push_str(&format!(
+                "| `{}` | `{}` | {severity} | {} |\n",
+                k.id, k.name, k.description
+            ));
+        }
+        s.push_str("\nExamples (the tests resolve and compare each):\n\n");
+        for k in kinds() {
+            let ex = &k.example;
+            let hardware = ex
+                .hardware
+                .as_ref()
+                .map(|h| format!(", {h}"))
+                .unwrap_or_default();
+            let key = ex
+                .key
+                .as_ref()
+                .map(|k| format!(" on `{k}`"))
+                .unwrap_or_default();
+            s.push_str(&format!(
+                "- `{}` {}{key} (release {}{hardware}): docs `{}`, recipe `{}`\n",
+                k.id, k.name, ex.engine_version, ex.docs, ex.recipe
+            ));
+        }
+        s
+    }
+
+    #[test]
+    fn readme_lists_the_finding_kinds() {
+        let readme = include_str!("../../README.md");
+        let table = kinds_markdown();
+        assert!(
+            readme.contains(&table),
+            "README.md's table of finding kinds is out of date; it should read:\n{table}"
+        );
+    }
 }

@@ -1,9 +1,11 @@
 //! SARIF 2.1.0 output (`--format sarif`), for code-scanning tools.
 //!
 //! - One run; `tool.driver` is `recipe-drift` with the crate's version and one rule
-//!   per finding kind, with stable ids: `RD001` contradicts, `RD002` missing,
+//!   per row of the table of finding kinds ([`crate::compare::kinds`],
+//!   `findings.yaml`), with its stable id: `RD001` contradicts, `RD002` missing,
 //!   `RD003` unknown, `RD004` equivalent, `RD005` no-effect, and `RD006`
-//!   startup-error (a command the engine would refuse to start).
+//!   startup-error (a command the engine would refuse to start); the rule's level
+//!   is the row's MAJOR severity.
 //! - Levels follow the severity: error -> `error`, warning -> `warning`, info ->
 //!   `note`.
 //! - Each result's message holds the finding (with its key) and the link's name.
@@ -23,73 +25,25 @@
 
 use serde_json::{Value, json};
 
-use super::{Failure, LinkReport, Place, finding_place, finding_text, kind_name, value_place};
-use crate::compare::{Finding, Kind, Severity};
+use super::{Failure, LinkReport, Place, finding_place, finding_text, value_place};
+use crate::compare::{STARTUP_ERROR, Severity, kinds};
 use crate::report::Skipped;
-use crate::waiver::Outcome;
+use crate::waiver::{self, Judged, Outcome};
 
 /// The schema URI written in `$schema`.
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
-/// The rules: (id, kind name, short description, default level).
-const RULES: [(&str, &str, &str, &str); 6] = [
-    (
-        "RD001",
-        "contradicts",
-        "Both sides set the key, to different values.",
-        "error",
-    ),
-    (
-        "RD002",
-        "missing",
-        "One side sets a value the other leaves at a different default.",
-        "error",
-    ),
-    (
-        "RD003",
-        "unknown",
-        "The key cannot be compared from the text (it needs the GPU or the checkpoint).",
-        "warning",
-    ),
-    (
-        "RD004",
-        "equivalent",
-        "Written differently, the same after the engine's resolution.",
-        "note",
-    ),
-    (
-        "RD005",
-        "no-effect",
-        "A side sets something its engine release does not read.",
-        "warning",
-    ),
-    (
-        "RD006",
-        "startup-error",
-        "The command would not start: the engine rejects the combination.",
-        "error",
-    ),
-];
-
-fn rule_index(kind: Kind) -> usize {
-    match kind {
-        Kind::Contradicts => 0,
-        Kind::Missing => 1,
-        Kind::Unknown => 2,
-        Kind::Equivalent => 3,
-        Kind::NoEffect => 4,
-    }
+/// The index of a kind's rule in the driver's rules (its row of the table).
+fn rule_index(name: &str) -> usize {
+    kinds()
+        .iter()
+        .position(|k| k.name == name)
+        .expect("a row per kind in findings.yaml")
 }
-
-const STARTUP_RULE: usize = 5;
 
 /// The SARIF level of a severity.
 pub fn level(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Info => "note",
-    }
+    super::severity_words(s).0
 }
 
 /// Renders the links as one SARIF 2.1.0 log.
@@ -99,25 +53,26 @@ pub fn render(
     skipped: &[Skipped],
     waivers: &[Outcome],
 ) -> String {
-    let rules: Vec<Value> = RULES
+    let rules: Vec<Value> = kinds()
         .iter()
-        .map(|(id, name, text, level)| {
+        .map(|k| {
             json!({
-                "id": id,
-                "name": name,
-                "shortDescription": {"text": text},
-                "defaultConfiguration": {"level": level},
+                "id": k.id,
+                "name": k.name,
+                "shortDescription": {"text": k.help},
+                "defaultConfiguration": {"level": level(k.severity)},
             })
         })
         .collect();
+    let startup = rule_index(STARTUP_ERROR);
     let mut results = Vec::new();
     for l in links {
         for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
             for e in &side.resolved.startup_errors {
                 let mut r = json!({
-                    "ruleId": RULES[STARTUP_RULE].0,
-                    "ruleIndex": STARTUP_RULE,
-                    "level": "error",
+                    "ruleId": kinds()[startup].id,
+                    "ruleIndex": startup,
+                    "level": level(kinds()[startup].severity),
                     "message": {"text": format!(
                         "the {label} command would not start: {} (rule {}, {}) [link: {}]",
                         e.message, e.rule, e.reference, l.name
@@ -129,8 +84,8 @@ pub fn render(
                 results.push(r);
             }
         }
-        for f in &l.comparison.findings {
-            results.push(result(l, f));
+        for j in l.findings() {
+            results.push(result(l, &j));
         }
     }
     let notifications: Vec<Value> = failures
@@ -149,7 +104,10 @@ pub fn render(
         .collect();
     // Waivers: an expired one is an error of the run, an unused one a note.
     let mut notifications = notifications;
-    for w in waivers.iter().filter(|w| w.status != "applied") {
+    for w in waivers
+        .iter()
+        .filter(|w| w.status != waiver::Status::Applied)
+    {
         notifications.push(json!({
             "level": if w.is_error() { "error" } else { "note" },
             "message": {"text": super::waiver_text(w)},
@@ -188,8 +146,9 @@ pub fn render(
     s
 }
 
-fn result(l: &LinkReport, f: &Finding) -> Value {
-    let i = rule_index(f.kind);
+fn result(l: &LinkReport, j: &Judged) -> Value {
+    let f = j.finding;
+    let i = rule_index(f.kind.name());
     let docs = value_place(&f.docs, &l.docs);
     let recipe = value_place(&f.recipe, &l.recipe);
     let mut text = format!("{} ({})", finding_text(f), super::class_name(f.class));
@@ -199,14 +158,14 @@ fn result(l: &LinkReport, f: &Finding) -> Value {
     }
     text.push_str(&format!(" [link: {}]", l.name));
     let mut r = json!({
-        "ruleId": RULES[i].0,
+        "ruleId": kinds()[i].id,
         "ruleIndex": i,
-        "level": level(f.severity),
+        "level": level(j.severity()),
         "message": {"text": text},
         "properties": {
             "link": l.name,
             "key": f.key,
-            "kind": kind_name(f.kind),
+            "kind": f.kind.name(),
             "class": super::class_name(f.class),
             "docs": f.docs.val.display(),
             "recipe": f.recipe.val.display(),
@@ -221,7 +180,7 @@ fn result(l: &LinkReport, f: &Finding) -> Value {
         r["relatedLocations"] = json!([related(1, rp, &text)]);
     }
     // A divergence the config accepts: an external suppression with its reason.
-    if let Some(w) = &f.waived {
+    if let Some(w) = j.waiver {
         r["suppressions"] = json!([{
             "kind": "external",
             "justification": format!("waived until {}: {}", w.until, w.reason),
