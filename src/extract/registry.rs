@@ -225,6 +225,86 @@ mod tests {
         assert_eq!(kind_of("github:o/r@main:a/gen.jsx"), "generator");
     }
 
+    /// Remote files from a table, counting the reads.
+    struct Table(Vec<(&'static str, &'static str)>, std::cell::Cell<usize>);
+
+    impl Files for Table {
+        fn read(&self, at: &Location) -> Result<Arc<Source>, Error> {
+            self.1.set(self.1.get() + 1);
+            let name = at.display();
+            match self.0.iter().find(|(k, _)| *k == name) {
+                Some((_, text)) => Ok(Arc::new(Source::new(
+                    crate::source::Origin::Url(name),
+                    text.to_string(),
+                ))),
+                None => Err(Error::usage(format!("{name}: not found"))),
+            }
+        }
+        fn is_file(&self, at: &Location) -> Result<bool, Error> {
+            Ok(self.0.iter().any(|(k, _)| *k == at.display()))
+        }
+        fn list(&self, _: &Location) -> Result<Vec<String>, Error> {
+            Ok(vec![])
+        }
+    }
+
+    fn remote(files: &Table, at: &str, select: &[(&str, &str)]) -> Result<Extracted, Error> {
+        let opts = Options {
+            select: select
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..Options::default()
+        };
+        extract(&Location::parse(at).unwrap(), &opts, files)
+    }
+
+    #[test]
+    fn remote_sources_take_the_same_door_and_are_read_once() {
+        let files = Table(
+            vec![
+                (
+                    "github:o/r@m:a.md",
+                    "```bash\nsglang serve --model-path m --tp 2\n```\n",
+                ),
+                (
+                    "github:o/r@m:p.mdx",
+                    "import { G } from '/src/g.jsx'\n\n<G />\n",
+                ),
+                ("github:o/r@m:run.sh", "vllm serve m -tp 4\n"),
+            ],
+            std::cell::Cell::new(0),
+        );
+        let page = remote(&files, "github:o/r@m:a.md", &[]).unwrap();
+        assert_eq!(page.launches.len(), 1);
+        assert_eq!(files.1.get(), 1);
+        let script = remote(&files, "github:o/r@m:run.sh", &[]).unwrap();
+        assert_eq!(script.launches.len(), 1);
+        // A generator page is looked at once and refused; a generator is refused unread.
+        let err = remote(&files, "github:o/r@m:p.mdx", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("this page renders a generator"), "{err}");
+        assert_eq!(files.1.get(), 3);
+        let err = remote(&files, "github:o/r@m:g.jsx", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("a cookbook generator is read with the files beside it"),
+            "{err}"
+        );
+        assert_eq!(files.1.get(), 3);
+        // A selection on a page that cannot be read is refused before the read error.
+        let err = remote(&files, "github:o/r@m:gone.mdx", &[("a", "b")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("--select applies to local generators"),
+            "{err}"
+        );
+        assert_eq!(files.1.get(), 4);
+    }
+
     #[test]
     fn a_read_error_is_kept_for_the_extractor() {
         let input = Input::new(Location::parse("x/missing.mdx").unwrap(), &LocalFiles);
