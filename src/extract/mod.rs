@@ -40,7 +40,8 @@
 //! in [`command`] (and `vllm_recipes` reads a guide's blocks with [`markdown`]);
 //! [`inferencex`] evaluates its scripts with [`bash`] and implements bash's
 //! harness hook; [`bash`]'s harness-less entry points model InferenceX's harness
-//! (plain `.sh` recipes are InferenceX scripts).
+//! (plain `.sh` recipes are InferenceX scripts). [`vllm_recipes`] and
+//! [`inferencex`] place YAML errors with `crate::manifest::yaml_error`.
 
 pub mod bash;
 pub mod command;
