@@ -1027,13 +1027,13 @@ fn list(offered: &[jsx::Offered]) -> String {
 /// Reads the page with the proposed selection: the generator's launch number,
 /// or the reason it does not render.
 fn verify_docs(page: &Path, opts: &Options, p: &mut Proposal) {
-    let fo = extract::FileOptions {
-        vars: BTreeMap::new(),
+    let fo = extract::Options {
         select: p.select.clone(),
         docs_root: opts.docs_root.as_ref().map(|d| resolved_docs_root(d)),
-        limits: jsx::Limits::default(),
+        ..extract::Options::default()
     };
-    match extract::extract_file_with(page, &fo) {
+    let at = crate::source::Location::Path(page.to_path_buf());
+    match extract::extract(&at, &fo, &crate::source::LocalFiles) {
         Err(e) => p
             .notes
             .push(format!("the page does not render this selection: {e}")),
@@ -1143,11 +1143,12 @@ fn map_vllm(
     }
     p.select = sel;
     if let Some(file) = local {
-        let fo = extract::FileOptions {
+        let fo = extract::Options {
             select: p.select.clone(),
-            ..extract::FileOptions::default()
+            ..extract::Options::default()
         };
-        if let Err(err) = extract::extract_file_with(&file, &fo) {
+        let at = crate::source::Location::Path(file.clone());
+        if let Err(err) = extract::extract(&at, &fo, &crate::source::LocalFiles) {
             p.notes
                 .push(format!("the recipe does not compose this selection: {err}"));
         }

@@ -278,17 +278,14 @@ fn load_file_side(
         .file
         .as_ref()
         .ok_or_else(|| Error::usage(format!("the {role} side names no file")))?;
-    let opts = extract::FileOptions {
+    let opts = extract::Options {
         vars,
         select: side.select_strings(),
         docs_root: side.docs_root.clone(),
-        limits: extract::jsx::Limits::default(),
+        ..extract::Options::default()
     };
     let location = Location::parse(&file.to_string_lossy())?;
-    let found = match &location {
-        Location::Path(p) => extract::extract_file_with(p, &opts)?,
-        remote => extract::extract_remote(remote, &opts, fetcher)?,
-    };
+    let found = extract::extract(&location, &opts, fetcher)?;
     let launches = found.launches;
     if launches.is_empty()
         && let Some(u) = found.unsupported.first()

@@ -42,35 +42,32 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         });
     }
     let file = file.ok_or_else(|| Error::usage("extract needs FILE or --inferencex"))?;
-    if all_selections && extract::is_recipe_yaml(&file) {
-        let composed = extract::vllm_recipe_selections(&file, &hardware_scope)?;
-        return Ok(Output {
-            code: 0,
-            stdout: render_recipe_selections(&file, &composed, format),
-        });
-    }
+    let at = Location::parse(&file.to_string_lossy())?;
     if all_selections {
-        let (bundle, views) = extract::jsx::explore_file(
-            &file,
-            docs_root.as_deref(),
+        let opts = extract::Options {
+            docs_root,
             limits,
-            extract::jsx::MAX_STATES,
-        )?;
-        return Ok(Output {
-            code: 0,
-            stdout: render_selections(&bundle, &views, format),
-        });
+            hardware_scope: Some(hardware_scope),
+            ..extract::Options::default()
+        };
+        let stdout = match extract::selections(&at, &opts, &fetcher)? {
+            extract::Selections::Recipe(composed) => {
+                render_recipe_selections(&file, &composed, format)
+            }
+            extract::Selections::States { bundle, views } => {
+                render_selections(&bundle, &views, format)
+            }
+        };
+        return Ok(Output { code: 0, stdout });
     }
-    let opts = extract::FileOptions {
+    let opts = extract::Options {
         vars,
         select: extract::jsx::parse_selections(&select)?,
         docs_root,
         limits,
+        hardware_scope: None,
     };
-    let found = match Location::parse(&file.to_string_lossy())? {
-        Location::Path(p) => extract::extract_file_with(&p, &opts)?,
-        remote => extract::extract_remote(&remote, &opts, &fetcher)?,
-    };
+    let found = extract::extract(&at, &opts, &fetcher)?;
     Ok(Output {
         code: 0,
         stdout: render_launches(&found.launches, &found.unsupported, format),

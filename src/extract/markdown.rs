@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
 
-use super::Extracted;
-use super::command::{ShellState, extract_range, launches_only};
+use super::command::{ShellState, extract_range};
+use super::shared::Extracted;
+use super::shared::launches_only;
 use crate::error::Error;
 use crate::launch::Launch;
 use crate::source::Source;

@@ -114,7 +114,7 @@ impl Interp<'_> {
                         .iter()
                         .map(|(f, _, _)| f.text.as_str())
                         .collect();
-                    let parsed = crate::extract::command::docker_run_options(&texts);
+                    let parsed = crate::extract::shared::docker_run_options(&texts);
                     docker = Some(
                         parsed
                             .env

@@ -160,27 +160,6 @@ pub fn evaluate_in(
     evaluate_with(source, env, None, files, default_harness())
 }
 
-/// Like [`evaluate`], with environment variables whose value is not knowable
-/// (name -> reason), such as a machine's DRAM size.
-/// The environment is then complete: variables it does not set are unset.
-pub fn evaluate_with_unknowns(
-    source: &Arc<Source>,
-    env: &BTreeMap<String, String>,
-    unknown: &BTreeMap<String, String>,
-) -> Result<Evaluation, Error> {
-    evaluate_with(source, env, Some(unknown), &LocalFiles, default_harness())
-}
-
-/// Like [`evaluate_with_unknowns`], reading delegated scripts through `files`.
-pub fn evaluate_with_unknowns_in(
-    source: &Arc<Source>,
-    env: &BTreeMap<String, String>,
-    unknown: &BTreeMap<String, String>,
-    files: &dyn Files,
-) -> Result<Evaluation, Error> {
-    evaluate_with(source, env, Some(unknown), files, default_harness())
-}
-
 /// Evaluates a script with its environment, modeling the functions of
 /// `harness` ([`NoHarness`] for plain bash) and reading delegated scripts
 /// through `files`. With `unknown` (variables whose value is not knowable,

@@ -1,0 +1,415 @@
+//! One [`Extractor`] per input kind: each names the sources it accepts and
+//! calls its room's entry point. Composing rooms (a page's static blocks with
+//! its rendered generators) happens here, not inside a room.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::registry::{Extractor, Input, Options, Selections};
+use super::shared::Extracted;
+use super::{bash, command, jsx, markdown, vllm_recipes};
+use crate::error::Error;
+use crate::launch::Launch;
+use crate::source::{Files, Source};
+
+/// Plain command lines (`.txt`, `.cmd`, anything no other kind accepts).
+pub struct Command;
+
+/// Markdown and MDX pages (`.md`, `.mdx`, `.markdown`): their static code blocks.
+pub struct Markdown;
+
+/// Bash scripts (`.sh`, `.bash`), evaluated statically.
+pub struct Bash;
+
+/// Cookbook generator components (`.jsx`, `.js`), rendered headlessly.
+pub struct Generator;
+
+/// MDX pages that render generator components: their static blocks and the
+/// commands their components print, in page order.
+pub struct GeneratorPage;
+
+/// vLLM recipes model YAMLs (`.yaml`, `.yml`): the command the site composes.
+pub struct VllmRecipe;
+
+/// `--select` is for generators, pages and recipes only.
+fn no_select(input: &Input<'_>, opts: &Options) -> Result<(), Error> {
+    if opts.select.is_empty() {
+        return Ok(());
+    }
+    Err(Error::usage(format!(
+        "--select applies to {}generators (.jsx) and pages (.mdx), not to {}",
+        if input.local_path().is_some() {
+            ""
+        } else {
+            "local "
+        },
+        input.at().display()
+    )))
+}
+
+/// A generator or a recipe YAML on a remote host: refused, it needs the files
+/// beside it.
+fn needs_checkout(input: &Input<'_>, what: &str) -> Error {
+    Error::usage(format!(
+        "{}: a {what} is read with the files beside it; give a local checkout's path instead of a remote file",
+        input.at().display()
+    ))
+}
+
+impl Extractor for Command {
+    fn name(&self) -> &'static str {
+        "command"
+    }
+
+    fn accepts(&self, _: &Input<'_>) -> bool {
+        true
+    }
+
+    fn extract(&self, input: &Input<'_>, opts: &Options) -> Result<Extracted, Error> {
+        no_select(input, opts)?;
+        self.extract_text(&input.source()?, &opts.vars, input.files())
+    }
+
+    fn extract_text(
+        &self,
+        source: &Arc<Source>,
+        vars: &BTreeMap<String, String>,
+        _: &dyn Files,
+    ) -> Result<Extracted, Error> {
+        command::extract_all(source, vars)
+    }
+}
+
+impl Extractor for Markdown {
+    fn name(&self) -> &'static str {
+        "markdown"
+    }
+
+    fn accepts(&self, input: &Input<'_>) -> bool {
+        matches!(input.extension().as_str(), "md" | "mdx" | "markdown")
+    }
+
+    fn extract(&self, input: &Input<'_>, opts: &Options) -> Result<Extracted, Error> {
+        // A local `.mdx` is a page that could render a generator: a selection
+        // is refused only once the page shows it renders none.
+        let local_mdx = input.local_path().is_some() && input.extension() == "mdx";
+        if !local_mdx {
+            no_select(input, opts)?;
+        }
+        let source = input.source()?;
+        let found = markdown::extract_all(&source, &opts.vars)?;
+        if !opts.select.is_empty() {
+            return Err(Error::input(
+                source.span(0, 0),
+                "--select: this page renders no generator to click",
+            ));
+        }
+        Ok(found)
+    }
+
+    fn extract_text(
+        &self,
+        source: &Arc<Source>,
+        vars: &BTreeMap<String, String>,
+        _: &dyn Files,
+    ) -> Result<Extracted, Error> {
+        markdown::extract_all(source, vars)
+    }
+
+    fn selections(&self, input: &Input<'_>, opts: &Options) -> Result<Selections, Error> {
+        // A page without components: the generator room says so.
+        match input.local_path() {
+            Some(path) => explore(path, opts),
+            None => Err(needs_checkout(input, "page's generator")),
+        }
+    }
+}
+
+impl Extractor for Bash {
+    fn name(&self) -> &'static str {
+        "bash"
+    }
+
+    fn accepts(&self, input: &Input<'_>) -> bool {
+        matches!(input.extension().as_str(), "sh" | "bash")
+    }
+
+    fn extract(&self, input: &Input<'_>, opts: &Options) -> Result<Extracted, Error> {
+        no_select(input, opts)?;
+        self.extract_text(&input.source()?, &opts.vars, input.files())
+    }
+
+    fn extract_text(
+        &self,
+        source: &Arc<Source>,
+        vars: &BTreeMap<String, String>,
+        files: &dyn Files,
+    ) -> Result<Extracted, Error> {
+        let e = bash::evaluate_in(source, vars, files)?;
+        Ok(Extracted {
+            launches: e.launches,
+            unsupported: e.unsupported,
+        })
+    }
+}
+
+impl Extractor for Generator {
+    fn name(&self) -> &'static str {
+        "generator"
+    }
+
+    fn accepts(&self, input: &Input<'_>) -> bool {
+        matches!(input.extension().as_str(), "jsx" | "js")
+    }
+
+    fn extract(&self, input: &Input<'_>, opts: &Options) -> Result<Extracted, Error> {
+        match input.local_path() {
+            Some(path) => render(path, input.source()?, opts),
+            None => Err(needs_checkout(input, "cookbook generator")),
+        }
+    }
+
+    fn extract_text(
+        &self,
+        source: &Arc<Source>,
+        _: &BTreeMap<String, String>,
+        _: &dyn Files,
+    ) -> Result<Extracted, Error> {
+        Err(Error::input(
+            source.span(0, 0),
+            "a generator is rendered from its file, not from text",
+        ))
+    }
+
+    fn selections(&self, input: &Input<'_>, opts: &Options) -> Result<Selections, Error> {
+        match input.local_path() {
+            Some(path) => explore(path, opts),
+            None => Err(needs_checkout(input, "cookbook generator")),
+        }
+    }
+}
+
+impl Extractor for GeneratorPage {
+    fn name(&self) -> &'static str {
+        "generator-page"
+    }
+
+    fn accepts(&self, input: &Input<'_>) -> bool {
+        input.extension() == "mdx"
+            && input
+                .peek()
+                .is_some_and(|s| jsx::page::has_components(&s.text))
+    }
+
+    fn extract(&self, input: &Input<'_>, opts: &Options) -> Result<Extracted, Error> {
+        match input.local_path() {
+            Some(path) => render(path, input.source()?, opts),
+            None => {
+                no_select(input, opts)?;
+                Err(Error::input(
+                    input.source()?.span(0, 0),
+                    "this page renders a generator, which is read with the files beside it; give a local checkout's path",
+                ))
+            }
+        }
+    }
+
+    fn selections(&self, input: &Input<'_>, opts: &Options) -> Result<Selections, Error> {
+        match input.local_path() {
+            Some(path) => explore(path, opts),
+            None => Err(needs_checkout(input, "page's generator")),
+        }
+    }
+}
+
+impl Extractor for VllmRecipe {
+    fn name(&self) -> &'static str {
+        "vllm-recipe"
+    }
+
+    fn accepts(&self, input: &Input<'_>) -> bool {
+        matches!(input.extension().as_str(), "yaml" | "yml")
+    }
+
+    fn extract(&self, input: &Input<'_>, opts: &Options) -> Result<Extracted, Error> {
+        match input.local_path() {
+            Some(path) => compose_recipe(path, &input.source()?, opts),
+            None => Err(needs_checkout(input, "vLLM recipe YAML")),
+        }
+    }
+
+    fn selections(&self, input: &Input<'_>, opts: &Options) -> Result<Selections, Error> {
+        let Some(path) = input.local_path() else {
+            return Err(needs_checkout(input, "vLLM recipe YAML"));
+        };
+        let source = input.source()?;
+        let scope = hardware_scope(opts.hardware_scope.as_deref().unwrap_or("verified"))?;
+        let taxonomy = vllm_recipes::Taxonomy::find_for(path)?;
+        let recipe = vllm_recipes::Recipe::parse(&source)?;
+        let composed = recipe
+            .all_selections(&taxonomy, scope)?
+            .iter()
+            .map(|sel| recipe.compose(&taxonomy, sel, scope))
+            .collect::<Result<_, _>>()?;
+        Ok(Selections::Recipe(composed))
+    }
+}
+
+/// Every reachable state of the generators of a file.
+fn explore(path: &Path, opts: &Options) -> Result<Selections, Error> {
+    let (bundle, views) = jsx::explore_file(
+        path,
+        opts.docs_root.as_deref(),
+        opts.limits,
+        jsx::MAX_STATES,
+    )?;
+    Ok(Selections::States { bundle, views })
+}
+
+/// Renders a generator (or a page's generators, plus its static blocks) with
+/// the selection and extracts the launches of the printed commands, in page
+/// order.
+fn render(path: &Path, source: Arc<Source>, opts: &Options) -> Result<Extracted, Error> {
+    let path = path.to_path_buf();
+    let opts = opts.clone();
+    jsx::on_render_thread(move || {
+        let mut found: Vec<(usize, Launch)> = Vec::new();
+        let mut unsupported: Vec<String> = Vec::new();
+        let is_page = matches!(
+            path.extension()
+                .and_then(|e| e.to_str())
+                .map(str::to_ascii_lowercase)
+                .as_deref(),
+            Some("md" | "mdx" | "markdown")
+        );
+        if is_page {
+            let page = markdown::extract_all(&source, &opts.vars)?;
+            unsupported.extend(page.unsupported);
+            for l in page.launches {
+                found.push((l.span.start, l));
+            }
+        }
+        let bundle = jsx::bundle(&path, opts.docs_root.as_deref())?;
+        let renderer = jsx::Renderer::new(&bundle, opts.limits)?;
+        // With several components, each takes the keys it has; a key no
+        // component has is an error.
+        let lenient = bundle.targets.len() > 1;
+        let mut unmatched_everywhere: Option<Vec<String>> = None;
+        let mut all_options: Vec<String> = Vec::new();
+        let mut views = Vec::new();
+        for t in 0..bundle.targets.len() {
+            let (view, unmatched, options) = renderer.select_some(t, &opts.select, lenient)?;
+            unmatched_everywhere = Some(match unmatched_everywhere {
+                None => unmatched,
+                Some(prev) => prev.into_iter().filter(|k| unmatched.contains(k)).collect(),
+            });
+            for o in options {
+                if !all_options.contains(&o) {
+                    all_options.push(o);
+                }
+            }
+            views.push(view);
+        }
+        if let Some(k) = unmatched_everywhere.unwrap_or_default().first() {
+            return Err(Error::input(
+                source.span(0, 0),
+                format!(
+                    "no component of this page has an option `{k}`; their options are: {}",
+                    all_options.join(", ")
+                ),
+            ));
+        }
+        for (target, view) in bundle.targets.iter().zip(views) {
+            for i in 0..view.commands.len() {
+                let src = jsx::view_source(&bundle, &view, i);
+                let printed = command::extract_all(&src, &opts.vars)?;
+                unsupported.extend(printed.unsupported);
+                for mut l in printed.launches {
+                    jsx::context_from_selection(&mut l.context, &view);
+                    found.push((target.at.start, l));
+                }
+            }
+        }
+        found.sort_by_key(|(at, _)| *at);
+        Ok(Extracted {
+            launches: found.into_iter().map(|(_, l)| l).collect(),
+            unsupported,
+        })
+    })
+}
+
+/// A vLLM recipes model YAML: the command the site composes for the selection
+/// (`hardware` required; `variant`, `strategy`, and `features` as a
+/// comma-separated list of clicks, optional).
+fn compose_recipe(path: &Path, source: &Arc<Source>, opts: &Options) -> Result<Extracted, Error> {
+    let mut sel = vllm_recipes::Selection::default();
+    let mut scope = vllm_recipes::HardwareScope::Verified;
+    if let Some((_, view)) = opts.select.iter().find(|(k, _)| k == "view") {
+        match view.as_str() {
+            // The `vllm serve` blocks of the recipe's `guide` Markdown.
+            "guide" => {
+                if let Some((k, _)) = opts.select.iter().find(|(k, _)| k != "view") {
+                    return Err(Error::usage(format!(
+                        "--select {k}=...: view=guide reads the guide's own commands, which take no selection"
+                    )));
+                }
+                return Ok(Extracted {
+                    launches: vllm_recipes::guide_launches(source, &opts.vars)?,
+                    unsupported: vec![],
+                });
+            }
+            "builder" => {}
+            other => {
+                return Err(Error::usage(format!(
+                    "--select view={other}: a vLLM recipe's view is builder (the site's command builder, the default) or guide (the commands in its guide)"
+                )));
+            }
+        }
+    }
+    for (k, v) in &opts.select {
+        match k.as_str() {
+            "view" => {}
+            "hardware" => sel.hardware = v.clone(),
+            "scope" => scope = hardware_scope(v)?,
+            "variant" => sel.variant = Some(v.clone()),
+            "strategy" => sel.strategy = Some(v.clone()),
+            "features" => {
+                sel.features = v
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|f| !f.is_empty())
+                    .map(String::from)
+                    .collect()
+            }
+            other => {
+                return Err(Error::usage(format!(
+                    "--select {other}=...: a vLLM recipe takes hardware, variant, strategy, features, scope and view"
+                )));
+            }
+        }
+    }
+    if sel.hardware.is_empty() {
+        return Err(Error::input(
+            source.span(0, 0),
+            "a vLLM recipe needs a hardware to compose for: --select hardware=SKU (select: {hardware: SKU} in a config)",
+        ));
+    }
+    let taxonomy = vllm_recipes::Taxonomy::find_for(path)?;
+    let composed = vllm_recipes::compose_in(source, &taxonomy, &sel, scope)?;
+    Ok(Extracted {
+        launches: vec![composed.launch()?],
+        unsupported: vec![],
+    })
+}
+
+/// `scope=verified|offered`: which hardware a vLLM recipe is composed for.
+fn hardware_scope(v: &str) -> Result<vllm_recipes::HardwareScope, Error> {
+    match v {
+        "verified" => Ok(vllm_recipes::HardwareScope::Verified),
+        "offered" => Ok(vllm_recipes::HardwareScope::Offered),
+        other => Err(Error::usage(format!(
+            "--select scope={other}: a vLLM recipe's scope is verified (hardware the recipe marks verified) or offered (any hardware the site offers)"
+        ))),
+    }
+}
