@@ -14,7 +14,7 @@ use recipe_drift::engine::{sglang, vllm};
 use recipe_drift::extract::{InputKind, extract_source};
 use recipe_drift::policy::Policy;
 use recipe_drift::resolved::ResolveOptions;
-use recipe_drift::source::{Origin, Source};
+use recipe_drift::span::{Origin, Source};
 
 const N: usize = 10_000;
 

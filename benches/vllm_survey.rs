@@ -25,7 +25,7 @@ use recipe_drift::extract::vllm_recipes::{Composed, HardwareScope, Recipe, Selec
 use recipe_drift::launch::Launch;
 use recipe_drift::policy::{Class, Policy};
 use recipe_drift::resolved::{ResolveOptions, Val};
-use recipe_drift::source::Source;
+use recipe_drift::span::Source;
 
 /// How many rows of each group to print.
 const TOP: usize = 15;

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::engine::argparse::py_eq;
 use crate::policy::{Class, Policy};
 use crate::resolved::{Entry, Resolved, RuleHit, Val, ValueSource};
-use crate::source::Span;
+use crate::span::Span;
 
 /// What kind of difference a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -427,7 +427,7 @@ mod tests {
     use crate::extract::{InputKind, extract_source};
     use crate::policy::ClassLists;
     use crate::resolved::ResolveOptions;
-    use crate::source::{Origin, Source};
+    use crate::span::{Origin, Source};
 
     /// The ids are stable (SARIF consumers key alerts on them): deleting, renaming or
     /// renumbering a row fails here.

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::error::Error;
 use crate::extract::inferencex::{self, Combo, EntrySummary};
 use crate::extract::{self, jsx};
-use crate::source::Source;
+use crate::span::Source;
 
 /// What to scan and how to map it.
 #[derive(Debug, Clone)]
@@ -1032,8 +1032,8 @@ fn verify_docs(page: &Path, opts: &Options, p: &mut Proposal) {
         docs_root: opts.docs_root.as_ref().map(|d| resolved_docs_root(d)),
         ..extract::Options::default()
     };
-    let at = crate::source::Location::Path(page.to_path_buf());
-    match extract::extract(&at, &fo, &crate::source::LocalFiles) {
+    let at = crate::files::Location::Path(page.to_path_buf());
+    match extract::extract(&at, &fo, &crate::files::LocalFiles) {
         Err(e) => p
             .notes
             .push(format!("the page does not render this selection: {e}")),
@@ -1043,7 +1043,7 @@ fn verify_docs(page: &Path, opts: &Options, p: &mut Proposal) {
                 .launches
                 .iter()
                 .enumerate()
-                .filter(|(_, l)| matches!(l.source.origin, crate::source::Origin::Rendered { .. }))
+                .filter(|(_, l)| matches!(l.source.origin, crate::span::Origin::Rendered { .. }))
                 .map(|(i, _)| i + 1)
                 .collect();
             match (n, rendered.as_slice()) {
@@ -1147,8 +1147,8 @@ fn map_vllm(
             select: p.select.clone(),
             ..extract::Options::default()
         };
-        let at = crate::source::Location::Path(file.clone());
-        if let Err(err) = extract::extract(&at, &fo, &crate::source::LocalFiles) {
+        let at = crate::files::Location::Path(file.clone());
+        if let Err(err) = extract::extract(&at, &fo, &crate::files::LocalFiles) {
             p.notes
                 .push(format!("the recipe does not compose this selection: {err}"));
         }

@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::Error;
-use crate::source::{Files, Location, Origin, RemoteRef, Source};
+use crate::files::{Files, Location, RemoteRef};
+use crate::span::{Origin, Source};
 
 /// Hosts reachable without configuration (over https only).
 pub const DEFAULT_HOSTS: &[&str] = &[
@@ -459,7 +460,7 @@ impl Files for Fetcher {
 
     fn list(&self, dir: &Location) -> Result<Vec<String>, Error> {
         match dir {
-            Location::Path(_) => crate::source::LocalFiles.list(dir),
+            Location::Path(_) => crate::files::LocalFiles.list(dir),
             Location::Remote(r) => self.list_github(r),
         }
     }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::source::{Source, Span};
+use crate::span::{Source, Span};
 
 /// The serving engine a launcher starts, by its registry name (`sglang`, `vllm`).
 ///

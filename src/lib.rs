@@ -23,6 +23,5 @@ pub mod manifest;
 pub mod policy;
 pub mod report;
 pub mod resolved;
-pub mod source;
 pub mod span;
 pub mod waiver;

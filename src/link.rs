@@ -12,11 +12,11 @@ use crate::engine;
 use crate::error::Error;
 use crate::extract;
 use crate::fetch::Fetcher;
+use crate::files::Location;
 use crate::launch::{Launch, Platform};
 use crate::manifest::SideSpec;
 use crate::policy::Policy;
 use crate::resolved::{self, ResolveOptions, Resolved};
-use crate::source::Location;
 use crate::waiver::{Filtered, Judged};
 
 /// One side of a compared link.

@@ -256,7 +256,7 @@ impl Manifest {
                     *root = normalize(&base.join(&*root));
                 }
                 let remote =
-                    |p: &Path| crate::source::RemoteRef::parse(&p.to_string_lossy()).is_some();
+                    |p: &Path| crate::files::RemoteRef::parse(&p.to_string_lossy()).is_some();
                 match (&mut side.file, &mut side.inferencex) {
                     (Some(f), None) if remote(f) => {}
                     (None, Some(ix)) if remote(&ix.root) => {}

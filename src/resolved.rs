@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::launch::{Engine, Known, Platform};
-use crate::source::Span;
+use crate::span::Span;
 
 /// A resolved value: known, or unknown with the reason.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use recipe_drift::extract::{InputKind, extract_all};
 use recipe_drift::launch::Engine;
-use recipe_drift::source::Source;
+use recipe_drift::span::Source;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 

@@ -9,7 +9,7 @@ use recipe_drift::engine::resolve;
 use recipe_drift::extract::{InputKind, extract_source};
 use recipe_drift::launch::Provenance;
 use recipe_drift::resolved::{ResolveOptions, Val};
-use recipe_drift::source::{Origin, Source};
+use recipe_drift::span::{Origin, Source};
 
 fn launches(
     text: &str,

@@ -8,7 +8,7 @@ use recipe_drift::engine::resolve;
 use recipe_drift::extract::{InputKind, extract_source};
 use recipe_drift::policy::Policy;
 use recipe_drift::resolved::{ResolveOptions, Resolved, Val};
-use recipe_drift::source::{Origin, Source};
+use recipe_drift::span::{Origin, Source};
 use serde_json::{Value, json};
 
 fn resolved(text: &str, version: &str, hardware: Option<&str>) -> Resolved {

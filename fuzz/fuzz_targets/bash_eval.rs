@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
 use recipe_drift::extract::bash::evaluate;
-use recipe_drift::source::{Origin, Source};
+use recipe_drift::span::{Origin, Source};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

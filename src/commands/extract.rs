@@ -5,10 +5,10 @@ use super::{Output, fetcher, parse_kv};
 use crate::cli::ExtractArgs;
 use crate::error::Error;
 use crate::extract;
+use crate::files::Location;
 use crate::report::launches::{
     render_launches, render_points, render_recipe_selections, render_selections,
 };
-use crate::source::Location;
 
 /// Prints the launches found in a file.
 pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {

@@ -15,7 +15,7 @@ use crate::link::options;
 use crate::manifest::SideSpec;
 use crate::report::{self, Format};
 use crate::resolved::Val;
-use crate::source::{Origin, Source};
+use crate::span::{Origin, Source};
 
 /// Builds a launch from an argv given on recipe-drift's command line.
 fn inline_launch(engine: Engine, argv: &[String]) -> Launch {

@@ -10,7 +10,7 @@ use crate::engine::argparse::{Namespace, OptionSpec};
 use crate::engine::rules::EnvSpec;
 use crate::launch::{EnvVar, Known, Launch, Platform, Provenance, Token};
 use crate::resolved::{Entry, ResolveOptions, Val, ValueSource, VersionUsed};
-use crate::source::Span;
+use crate::span::Span;
 
 /// Hardware and platform of a launch: recipe-drift's options first, then the
 /// launch's own context, then the platform the hardware implies.

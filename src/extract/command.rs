@@ -15,7 +15,7 @@ use crate::error::Error;
 use crate::launch::{
     Context, Detected, EnvVar, Known, Launch, Platform, Provenance, Starts, Token,
 };
-use crate::source::Source;
+use crate::span::Source;
 
 /// A shell word before launch detection.
 #[derive(Debug, Clone)]
@@ -1140,7 +1140,7 @@ fn is_name(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::Origin;
+    use crate::span::Origin;
 
     fn launches(text: &str) -> Vec<Launch> {
         let src = Arc::new(Source::new(Origin::Inline("t".into()), text.to_string()));

@@ -10,8 +10,9 @@ use super::registry::{Extractor, Input, Options, Selections};
 use super::shared::Extracted;
 use super::{bash, command, jsx, markdown, vllm_recipes};
 use crate::error::Error;
+use crate::files::Files;
 use crate::launch::Launch;
-use crate::source::{Files, Source};
+use crate::span::Source;
 
 /// Plain command lines (`.txt`, `.cmd`, anything no other kind accepts).
 pub struct Command;

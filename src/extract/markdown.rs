@@ -13,7 +13,7 @@ use super::shared::Extracted;
 use super::shared::launches_only;
 use crate::error::Error;
 use crate::launch::Launch;
-use crate::source::Source;
+use crate::span::Source;
 
 const SHELL_LANGS: &[&str] = &["bash", "sh", "shell", "zsh", "console", "shell-session"];
 
@@ -121,7 +121,7 @@ fn names_a_launcher(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::Origin;
+    use crate::span::Origin;
 
     fn launches(text: &str) -> Vec<Launch> {
         let src = Arc::new(Source::new(Origin::Inline("page".into()), text.to_string()));

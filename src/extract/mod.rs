@@ -8,7 +8,7 @@
 //! and `.mdx` pages that render components) and vLLM recipe YAMLs. The first
 //! extractor that accepts a source reads it; that is the only place a kind is
 //! decided. Local and remote sources take the same path: the file layer
-//! ([`crate::source::Files`]) reads them, and the extractors that need the files
+//! ([`crate::files::Files`]) reads them, and the extractors that need the files
 //! beside a source (generators, recipe YAMLs) refuse a remote one. Commands and
 //! links reach extraction through [`extract`] and [`selections`] only; text
 //! already loaded (tests, benches, fuzzing) goes through [`extract_all`] with a
@@ -41,7 +41,7 @@
 //! [`inferencex`] evaluates its scripts with [`bash`] and implements bash's
 //! harness hook; [`bash`]'s harness-less entry points model InferenceX's harness
 //! (plain `.sh` recipes are InferenceX scripts). [`vllm_recipes`] and
-//! [`inferencex`] place YAML errors with `crate::manifest::yaml_error`.
+//! [`inferencex`] place YAML errors with `Error::yaml`.
 
 pub mod bash;
 pub mod command;
@@ -62,8 +62,9 @@ pub use registry::{
 pub use shared::Extracted;
 
 use crate::error::Error;
+use crate::files::LocalFiles;
 use crate::launch::Launch;
-use crate::source::{LocalFiles, Source};
+use crate::span::Source;
 
 /// The kinds of text [`extract_all`] reads from a source already loaded; a
 /// file's kind is decided by the [`registry`] instead.

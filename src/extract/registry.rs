@@ -12,7 +12,8 @@ use super::kinds;
 use super::shared::Extracted;
 use super::{jsx, vllm_recipes};
 use crate::error::Error;
-use crate::source::{Files, Location, Source};
+use crate::files::{Files, Location};
+use crate::span::Source;
 
 /// How to read a source beyond its text: variables, and for generators the
 /// selection to click and where the docs root is.
@@ -197,7 +198,7 @@ pub fn selections(at: &Location, opts: &Options, files: &dyn Files) -> Result<Se
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::LocalFiles;
+    use crate::files::LocalFiles;
 
     fn kind_of(path: &str) -> &'static str {
         let input = Input::new(Location::parse(path).unwrap(), &LocalFiles);
@@ -234,7 +235,7 @@ mod tests {
             let name = at.display();
             match self.0.iter().find(|(k, _)| *k == name) {
                 Some((_, text)) => Ok(Arc::new(Source::new(
-                    crate::source::Origin::Url(name),
+                    crate::span::Origin::Url(name),
                     text.to_string(),
                 ))),
                 None => Err(Error::usage(format!("{name}: not found"))),

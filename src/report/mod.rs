@@ -13,7 +13,7 @@ use crate::compare::{Comparison, Finding, Kind, Severity, SideValue};
 pub use crate::link::{LinkReport, SideReport, Status};
 use crate::policy::{Class, Policy};
 use crate::resolved::display_value;
-use crate::source::{Origin, Span};
+use crate::span::{Origin, Span};
 use crate::waiver::{self, Judged, Outcome};
 
 /// A link that could not be compared (bad input on one side).

@@ -215,14 +215,14 @@ pub fn uri(path: &str) -> String {
     if path.starts_with("https://") || path.starts_with("http://") {
         return path.to_string();
     }
-    if let Some(Ok(crate::source::Location::Remote(crate::source::RemoteRef::Github {
+    if let Some(Ok(crate::files::Location::Remote(crate::files::RemoteRef::Github {
         owner,
         repo,
         rev,
         path: file,
     }))) = path
         .starts_with("github:")
-        .then(|| crate::source::Location::parse(path))
+        .then(|| crate::files::Location::parse(path))
     {
         return format!("https://github.com/{owner}/{repo}/blob/{rev}/{file}");
     }

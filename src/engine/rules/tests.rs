@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::{Example, Rule, RuleFile};
 use crate::launch::{Context, Engine, EnvVar, Launch, Platform, Provenance, Token};
 use crate::resolved::{Entry, ResolveOptions, Val};
-use crate::source::{Origin, Source as Text};
+use crate::span::{Origin, Source as Text};
 
 fn engines() -> [(Engine, &'static [Rule]); 2] {
     [

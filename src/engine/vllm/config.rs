@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use super::preprocess::python_json_dumps;
 use crate::error::Error;
 use crate::launch::{Launch, Provenance, Token};
-use crate::source::{Origin, Source};
+use crate::span::{Origin, Source};
 
 /// The largest config file read.
 const MAX_BYTES: u64 = 1 << 20;
@@ -149,7 +149,7 @@ fn py_str(v: &Value) -> String {
 }
 
 /// Where a top-level key is written (`key:` at the start of a line).
-fn key_span(source: &Source, key: &str) -> crate::source::Span {
+fn key_span(source: &Source, key: &str) -> crate::span::Span {
     let mut offset = 0;
     for line in source.text.split_inclusive('\n') {
         let t = line.trim_end();

@@ -8,14 +8,15 @@ use brush_parser::ast::{self, Command, CommandPrefixOrSuffixItem};
 use super::expand::{Val, expand_string};
 use super::parse::parse_guarded;
 use super::{Interp, State};
-use crate::source::{LocalFiles, Source};
+use crate::files::LocalFiles;
+use crate::span::Source;
 
 /// `$(...)`: the inner commands are evaluated in a subshell whose output is
 /// captured; `echo`, `printf`, `seq`, `dirname`, `basename` and `cat` of a heredoc
 /// write known text, anything else makes the output unknown.
 pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Option<Val> {
     let source = Arc::new(Source::new(
-        crate::source::Origin::Inline("$(...)".into()),
+        crate::span::Origin::Inline("$(...)".into()),
         cmd.to_string(),
     ));
     let program = parse_guarded(&source).ok()?;

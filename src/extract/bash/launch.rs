@@ -10,8 +10,8 @@ use super::Interp;
 use super::evaluate_at;
 use super::expand::{Field, Val, expand_string};
 use crate::error::Error;
+use crate::files::{Location, RemoteRef};
 use crate::launch::{Context, EnvVar, Launch, Provenance, Token};
-use crate::source::{Location, RemoteRef};
 
 impl Interp<'_> {
     /// Evaluates a script run with `bash FILE`, relative to this script's folder,
@@ -281,7 +281,7 @@ impl Interp<'_> {
     }
 }
 
-fn env_var(name: &str, v: &Val, span: crate::source::Span) -> EnvVar {
+fn env_var(name: &str, v: &Val, span: crate::span::Span) -> EnvVar {
     EnvVar {
         name: name.to_string(),
         value: v.text().to_string(),

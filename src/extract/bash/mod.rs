@@ -34,8 +34,9 @@ use brush_parser::ast;
 
 use self::expand::Val;
 use crate::error::Error;
+use crate::files::{Files, LocalFiles};
 use crate::launch::Launch;
-use crate::source::{Files, LocalFiles, Source};
+use crate::span::Source;
 
 pub(crate) use self::capture::command_substitution;
 pub use self::harness::{Call, Harness, NoHarness};

@@ -8,7 +8,7 @@ use brush_parser::ast;
 use brush_parser::{Parser, ParserOptions};
 
 use crate::error::Error;
-use crate::source::Source;
+use crate::span::Source;
 
 /// Runs of `(` longer than this are refused before parsing: the parser's
 /// backtracking over `((` (arithmetic or nested subshells) is exponential in it.

@@ -1,6 +1,6 @@
 use super::*;
 use crate::launch::Provenance;
-use crate::source::Origin;
+use crate::span::Origin;
 
 fn eval(script: &str, env: &[(&str, &str)]) -> Evaluation {
     let src = Arc::new(Source::new(

@@ -12,7 +12,8 @@ use super::conditions::{binary_test, unary_test};
 use super::expand::{self, Val, expand_fields, expand_string, glob_match};
 use super::{Evaluation, Interp, State, Status, status_of};
 use crate::error::Error;
-use crate::source::{Files, Source};
+use crate::files::Files;
+use crate::span::Source;
 
 const STEP_LIMIT: usize = 200_000;
 

@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use super::bash;
 use crate::error::Error;
+use crate::files::{Files, LocalFiles, Location};
 use crate::launch::{Context, Known, Launch};
-use crate::source::{Files, LocalFiles, Location, Source};
+use crate::span::Source;
 
 mod harness;
 
@@ -437,7 +438,7 @@ pub fn master_configs(root: &Path) -> Result<Vec<PathBuf>, Error> {
             span: crate::span::Span::of_path(&dir),
             message: format!(
                 "cannot read the master configs: {}",
-                crate::source::io_reason(&e)
+                crate::files::io_reason(&e)
             ),
         })?
         .filter_map(|e| e.ok().map(|e| e.path()))

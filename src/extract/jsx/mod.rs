@@ -17,7 +17,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use crate::error::Error;
-use crate::source::{Origin, Source};
+use crate::span::{Origin, Source};
 
 pub use sandbox::Limits;
 
@@ -27,7 +27,7 @@ pub struct Target {
     /// The component's name.
     pub name: String,
     /// Where the component is used (the page's tag) or defined (its file).
-    pub at: crate::source::Span,
+    pub at: crate::span::Span,
 }
 
 /// A page or a component file made into one plain JS script.

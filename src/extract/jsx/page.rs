@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::transform::{self, Module};
 use super::{Bundle, Target};
 use crate::error::Error;
-use crate::source::{Origin, Source};
+use crate::span::{Origin, Source};
 
 /// Loads modules and their imports, dependencies first.
 struct Loader {

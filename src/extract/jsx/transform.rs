@@ -21,7 +21,7 @@ use oxc_transformer::{
 };
 
 use crate::error::Error;
-use crate::source::Source;
+use crate::span::Source;
 
 /// One imported binding: `import { imported as local } from 'source'`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -300,10 +300,8 @@ fn compile_jsx(source: &Arc<Source>, text: &str) -> Result<String, Error> {
         ..TransformOptions::default()
     };
     let path = match &source.origin {
-        crate::source::Origin::File(p) | crate::source::Origin::Rendered { file: p, .. } => {
-            p.clone()
-        }
-        crate::source::Origin::Inline(_) | crate::source::Origin::Url(_) => {
+        crate::span::Origin::File(p) | crate::span::Origin::Rendered { file: p, .. } => p.clone(),
+        crate::span::Origin::Inline(_) | crate::span::Origin::Url(_) => {
             Path::new("inline.jsx").to_path_buf()
         }
     };

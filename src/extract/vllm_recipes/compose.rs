@@ -12,7 +12,7 @@ use super::taxonomy::{HardwareProfile, StrategySpec, Taxonomy};
 use super::yaml::{Node, Val, js_num};
 use super::{Composed, EnabledFeature, HardwareScope, InstallMode, Selection, list};
 use crate::error::Error;
-use crate::source::{Origin, Source};
+use crate::span::{Origin, Source};
 
 impl Recipe {
     fn resolve_hardware<'t>(

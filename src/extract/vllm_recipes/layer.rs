@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::yaml::{Node, Val};
 use crate::error::Error;
-use crate::source::Span;
+use crate::span::Span;
 
 /// Where an argument or environment variable of a composed command came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

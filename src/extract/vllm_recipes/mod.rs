@@ -25,7 +25,7 @@ use serde::Serialize;
 use super::{command, markdown};
 use crate::error::Error;
 use crate::launch::{Context, Known, Launch, Platform};
-use crate::source::{Origin, Source, Span};
+use crate::span::{Origin, Source, Span};
 
 mod compose;
 mod format;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::taxonomy::{HardwareProfile, StrategySpec, Taxonomy};
 use super::yaml::{Node, Val, parse_yaml};
 use crate::error::Error;
-use crate::source::{Origin, Source, Span};
+use crate::span::{Origin, Source, Span};
 
 /// The `guide` of a recipe: free Markdown, held in a literal block scalar.
 #[derive(Debug, Clone)]

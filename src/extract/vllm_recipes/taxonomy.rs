@@ -9,7 +9,7 @@ use super::layer::{EnvEntry, Layer, Word, assign_env, push_args};
 use super::yaml::{Node, Val, parse_yaml};
 use crate::error::Error;
 use crate::launch::Platform;
-use crate::source::{Origin, Source, Span};
+use crate::span::{Origin, Source, Span};
 
 /// One hardware profile of `taxonomy.yaml` (`hardware_profiles.<id>`).
 #[derive(Debug, Clone, Serialize)]
@@ -200,7 +200,7 @@ impl Taxonomy {
             let mut files: Vec<PathBuf> = std::fs::read_dir(&sdir)
                 .map_err(|e| Error::Input {
                     span: crate::span::Span::of_path(&sdir),
-                    message: format!("cannot read: {}", crate::source::io_reason(&e)),
+                    message: format!("cannot read: {}", crate::files::io_reason(&e)),
                 })?
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.extension().is_some_and(|e| e == "yaml"))

@@ -5,7 +5,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
 use crate::error::Error;
-use crate::source::{Source, Span};
+use crate::span::{Source, Span};
 
 /// A YAML value as the site sees it after `js-yaml` (numbers are doubles,
 /// mapping keys are strings, order is kept), with where it is written.
