@@ -93,8 +93,6 @@ pub struct Fetcher {
     client: OnceLock<Result<reqwest::blocking::Client, String>>,
     /// Bodies fetched in this run (`None`: not found).
     memo: Mutex<HashMap<String, Option<Arc<String>>>>,
-    /// URLs missing from the cache in offline mode.
-    missing: Mutex<Vec<String>>,
 }
 
 impl Fetcher {
@@ -109,13 +107,7 @@ impl Fetcher {
             cache_dir,
             client: OnceLock::new(),
             memo: Mutex::new(HashMap::new()),
-            missing: Mutex::new(Vec::new()),
         }
-    }
-
-    /// URLs that offline mode could not find in the cache, in order.
-    pub fn missing(&self) -> Vec<String> {
-        self.missing.lock().map(|m| m.clone()).unwrap_or_default()
     }
 
     /// The URL a remote reference is downloaded from.
@@ -157,11 +149,6 @@ impl Fetcher {
                 Some((meta, _)) if meta.status == 404 => None,
                 Some((_, Some(body))) => Some(Arc::new(body)),
                 _ => {
-                    if let Ok(mut m) = self.missing.lock()
-                        && !m.iter().any(|u| u == url)
-                    {
-                        m.push(url.to_string());
-                    }
                     return Err(fail(
                         "--offline: not in the cache (run once without --offline to fill it)"
                             .into(),

@@ -6,22 +6,22 @@
 
 #![warn(missing_docs)]
 
-pub mod changed;
+pub(crate) mod changed;
 pub mod cli;
 pub mod commands;
 pub mod compare;
-pub mod discover;
+pub(crate) mod discover;
 pub mod engine;
 pub mod error;
 pub mod extract;
-pub mod fetch;
-pub mod files;
-pub mod hardware;
+pub(crate) mod fetch;
+pub(crate) mod files;
+pub(crate) mod hardware;
 pub mod launch;
-pub mod link;
-pub mod manifest;
+pub(crate) mod link;
+pub(crate) mod manifest;
 pub mod policy;
-pub mod report;
+pub(crate) mod report;
 pub mod resolved;
 pub mod span;
-pub mod waiver;
+pub(crate) mod waiver;

@@ -87,7 +87,11 @@ impl LinkReport {
     /// The link's status: drift, unknown or ok, from the findings that count (a
     /// suppressed finding counts as information) and the startup errors.
     pub fn status(&self) -> Status {
-        let counts = |s: Severity| self.findings().any(|j| j.severity() == s);
+        let counts = |s: Severity| {
+            self.waivers
+                .applied(&self.comparison)
+                .any(|f| f.severity == s)
+        };
         if counts(Severity::Error)
             || !self.docs.resolved.startup_errors.is_empty()
             || !self.recipe.resolved.startup_errors.is_empty()

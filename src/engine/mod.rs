@@ -106,7 +106,32 @@ pub trait Engine: Sync {
 
     /// `explain`'s lines for a canonical key (empty when the engine has none).
     fn explain(&self, key: &str) -> Vec<String>;
+
+    /// The resolver rules, in order of application (`rules.yaml`).
+    fn rules(&self) -> &'static [rules::Rule];
+
+    /// Keys the rule file declares that rules create (`keys:`), with why.
+    fn declared_rule_keys(&self) -> &'static std::collections::BTreeMap<String, String>;
+
+    /// Per bundled release (oldest first): its version, name, and the keys it
+    /// resolves before rules (options, sub-keys, context and env keys). Rules may
+    /// read and write only these and the declared keys.
+    fn release_keys(&self) -> Vec<ReleaseKeys>;
 }
+
+/// The keys a bundled release resolves before its rules.
+#[derive(Debug, Clone)]
+pub struct ReleaseKeys {
+    /// The release's version.
+    pub version: Version,
+    /// The release's name (`0.5.19`).
+    pub name: String,
+    /// Its keys.
+    pub keys: BTreeSet<String>,
+}
+
+/// Keys every engine resolves from the launch context.
+pub const CONTEXT_KEYS: &[&str] = &["model", "hardware", "engine"];
 
 /// `resolve --raw`: a release's parse of an argv.
 #[derive(Debug, Clone)]

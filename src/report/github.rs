@@ -88,7 +88,7 @@ pub fn render(
     for l in links {
         for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
             for e in &side.resolved.startup_errors {
-                let place = super::place(&side.launch.span, side);
+                let place = super::place(&side.launch.span);
                 out.push_str(&annotation(
                     "error",
                     place.as_ref(),
@@ -112,13 +112,12 @@ pub fn render(
             if let Some(w) = j.waiver {
                 let _ = write!(message, "\nwaived until {}: {}", w.until, w.reason);
             }
-            for (label, sv, side) in [("docs", &f.docs, &l.docs), ("recipe", &f.recipe, &l.recipe)]
-            {
+            for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
                 let _ = write!(message, "\n{label}: {}", sv.val.display());
                 if let Some(w) = &sv.written {
                     let _ = write!(message, " from `{w}`");
                 }
-                if let Some(p) = value_place(sv, side) {
+                if let Some(p) = value_place(sv) {
                     let _ = write!(message, " at {}", p.shown);
                 }
                 for hit in &sv.rules {

@@ -144,9 +144,8 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         for j in l.findings() {
             let f = j.finding;
             let mut places = Vec::new();
-            for (label, sv, side) in [("docs", &f.docs, &l.docs), ("recipe", &f.recipe, &l.recipe)]
-            {
-                if let Some(p) = value_place(sv, side) {
+            for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
+                if let Some(p) = value_place(sv) {
                     places.push(format!("{label} {}", code(&p.shown)));
                 }
             }

@@ -12,7 +12,6 @@ pub mod sarif;
 use crate::compare::{Comparison, Finding, Kind, Severity, SideValue};
 pub use crate::link::{LinkReport, SideReport, Status};
 use crate::policy::{Class, Policy};
-use crate::resolved::display_value;
 use crate::span::{Origin, Span};
 use crate::waiver::{self, Judged, Outcome};
 
@@ -200,16 +199,10 @@ pub struct Place {
     pub shown: String,
 }
 
-/// Where a span is, as a file place, read from the span's typed origin; `None`
-/// for text that is not a file (`<inline>` argv). `side` is the side the span
-/// belongs to (its launch's file, or another file the command reads).
-pub fn place(span: &Span, side: &SideReport) -> Option<Place> {
-    let _ = side;
-    span_place(span)
-}
-
-/// A span's file place (see [`place`]).
-fn span_place(span: &Span) -> Option<Place> {
+/// Where a span is, as a file place, read from the span's typed origin (the
+/// launch's file, another file the command reads, a URL, a rendered view);
+/// `None` for text that is not a file (`<inline>` argv).
+pub fn place(span: &Span) -> Option<Place> {
     let shown = span.to_string();
     let at = Some((span.pos.line, span.pos.col));
     match &*span.origin {
@@ -236,8 +229,8 @@ fn span_place(span: &Span) -> Option<Place> {
 }
 
 /// The first place of a side value that is in a file.
-pub fn value_place(sv: &SideValue, side: &SideReport) -> Option<Place> {
-    sv.spans.iter().find_map(|s| place(s, side))
+pub fn value_place(sv: &SideValue) -> Option<Place> {
+    sv.spans.iter().find_map(place)
 }
 
 /// Where a finding is annotated: the docs side's first span in a file, else the
@@ -245,20 +238,20 @@ pub fn value_place(sv: &SideValue, side: &SideReport) -> Option<Place> {
 /// value in a rendered generator's text is placed on the generator file itself
 /// (no line): the docs side is the one a docs change fixes.
 pub fn finding_place(l: &LinkReport, f: &Finding) -> Option<Place> {
-    let docs = value_place(&f.docs, &l.docs);
-    let recipe = value_place(&f.recipe, &l.recipe);
+    let docs = value_place(&f.docs);
+    let recipe = value_place(&f.recipe);
     docs.or(recipe).or_else(|| launch_place(l))
 }
 
 /// The docs launch line, else the recipe launch line.
 pub fn launch_place(l: &LinkReport) -> Option<Place> {
-    place(&l.docs.launch.span, &l.docs).or_else(|| place(&l.recipe.launch.span, &l.recipe))
+    place(&l.docs.launch.span).or_else(|| place(&l.recipe.launch.span))
 }
 
 /// Where an error is, read from its span, and its message; errors without a
 /// position in a text (usage errors, remote failures, inline text) give `None`.
 pub fn error_place(error: &crate::error::Error) -> Option<(Place, &str)> {
-    Some((span_place(error.span()?)?, error.message()))
+    Some((place(error.span()?)?, error.message()))
 }
 
 /// The unified diff of the two normalised commands, `None` when they are equal.
@@ -333,11 +326,6 @@ pub fn normalized(side: &SideReport, policy: &Policy, extra_keys: &[&str]) -> St
 /// Keys that appear in findings (shown in both normalised commands).
 pub fn finding_keys(c: &Comparison) -> Vec<&str> {
     c.findings.iter().map(|f| f.key.as_str()).collect()
-}
-
-/// A value for messages.
-pub fn show(v: &serde_json::Value) -> String {
-    display_value(v)
 }
 
 #[cfg(test)]

@@ -78,7 +78,7 @@ pub fn render(
                         e.message, e.rule, e.reference, l.name
                     )},
                 });
-                if let Some(p) = super::place(&side.launch.span, side) {
+                if let Some(p) = super::place(&side.launch.span) {
                     r["locations"] = json!([location(&p, None)]);
                 }
                 results.push(r);
@@ -149,8 +149,8 @@ pub fn render(
 fn result(l: &LinkReport, j: &Judged) -> Value {
     let f = j.finding;
     let i = rule_index(f.kind.name());
-    let docs = value_place(&f.docs, &l.docs);
-    let recipe = value_place(&f.recipe, &l.recipe);
+    let docs = value_place(&f.docs);
+    let recipe = value_place(&f.recipe);
     let mut text = format!("{} ({})", finding_text(f), super::class_name(f.class));
     // A rendered position is not a line of the file: say where it is.
     if let Some(p) = docs.as_ref().filter(|p| p.line_col.is_none()) {

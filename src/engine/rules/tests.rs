@@ -12,17 +12,16 @@ use crate::launch::{Context, Engine, EnvVar, Launch, Platform, Provenance, Token
 use crate::resolved::{Entry, ResolveOptions, Val};
 use crate::span::{Origin, Source as Text};
 
-fn engines() -> [(Engine, &'static [Rule]); 2] {
-    [
-        (
-            Engine::parse("sglang").unwrap(),
-            &crate::engine::sglang::bundle().rules,
-        ),
-        (
-            Engine::parse("vllm").unwrap(),
-            &crate::engine::vllm::data().rules,
-        ),
-    ]
+fn engines() -> Vec<(Engine, &'static [Rule])> {
+    crate::engine::registry()
+        .iter()
+        .map(|e| {
+            (
+                Engine::parse(e.name()).expect("a registered engine"),
+                e.rules(),
+            )
+        })
+        .collect()
 }
 
 // ---- load errors -----------------------------------------------------------
@@ -277,47 +276,20 @@ fn every_rule_has_examples_that_hold_and_witness_it() {
 
 /// The keys a release resolves before rules: key table, context keys, env keys.
 fn release_keys(engine: Engine) -> Vec<(pep440_rs::Version, String, BTreeSet<String>)> {
-    let context = ["model", "hardware", "engine"];
-    let mut out = Vec::new();
-    match engine.name() {
-        "sglang" => {
-            let b = crate::engine::sglang::bundle();
-            for r in &b.releases {
-                let mut keys: BTreeSet<String> = r.keys.iter().cloned().collect();
-                keys.extend(context.iter().map(|k| k.to_string()));
-                keys.extend(b.env.keys().map(|n| format!("env:{n}")));
-                out.push((r.version.clone(), r.name.clone(), keys));
-            }
-        }
-        _ => {
-            let d = crate::engine::vllm::data();
-            for r in crate::engine::vllm::releases() {
-                let mut keys: BTreeSet<String> = r.keys.iter().cloned().collect();
-                let heads = keys.clone();
-                keys.extend(
-                    d.keys
-                        .subkeys
-                        .keys()
-                        .filter(|s| heads.contains(s.split('.').next().unwrap_or_default()))
-                        .cloned(),
-                );
-                keys.extend(d.keys.derived.keys().cloned());
-                keys.extend(context.iter().map(|k| k.to_string()));
-                keys.extend(r.env.keys().map(|n| format!("env:{n}")));
-                out.push((r.version.clone(), r.name.clone(), keys));
-            }
-        }
-    }
-    out
+    by_name(engine)
+        .release_keys()
+        .into_iter()
+        .map(|r| (r.version, r.name, r.keys))
+        .collect()
 }
 
 /// The `keys:` declarations of an engine's rule file.
 fn declared(engine: Engine) -> BTreeMap<String, String> {
-    let text = match engine.name() {
-        "sglang" => include_str!("../sglang/rules.yaml"),
-        _ => include_str!("../vllm/rules.yaml"),
-    };
-    RuleFile::parse(text, "rules.yaml").unwrap().keys
+    by_name(engine).declared_rule_keys().clone()
+}
+
+fn by_name(engine: Engine) -> &'static dyn crate::engine::Engine {
+    crate::engine::by_name(engine.name()).expect("a registered engine")
 }
 
 #[test]

@@ -71,6 +71,8 @@ pub struct Bundle {
     pub rules: Vec<rules::Rule>,
     /// Known environment variables.
     pub env: BTreeMap<String, EnvSpec>,
+    /// Keys the rule file declares that rules create.
+    pub rule_keys: BTreeMap<String, String>,
 }
 
 /// The bundled SGLang data (schemas, rules); parsed on first use.
@@ -106,6 +108,7 @@ fn load() -> Result<Bundle, String> {
         releases,
         rules: file.rules,
         env: file.env,
+        rule_keys: file.keys,
     })
 }
 
@@ -516,5 +519,30 @@ impl super::Engine for Sglang {
 
     fn explain(&self, key: &str) -> Vec<String> {
         explain::lines(key)
+    }
+
+    fn rules(&self) -> &'static [rules::Rule] {
+        &bundle().rules
+    }
+
+    fn declared_rule_keys(&self) -> &'static BTreeMap<String, String> {
+        &bundle().rule_keys
+    }
+
+    fn release_keys(&self) -> Vec<super::ReleaseKeys> {
+        let b = bundle();
+        b.releases
+            .iter()
+            .map(|r| {
+                let mut keys: std::collections::BTreeSet<String> = r.keys.iter().cloned().collect();
+                keys.extend(super::CONTEXT_KEYS.iter().map(|k| k.to_string()));
+                keys.extend(b.env.keys().map(|n| format!("env:{n}")));
+                super::ReleaseKeys {
+                    version: r.version.clone(),
+                    name: r.name.clone(),
+                    keys,
+                }
+            })
+            .collect()
     }
 }

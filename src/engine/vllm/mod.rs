@@ -94,6 +94,8 @@ pub struct Data {
     pub rules: Vec<rules::Rule>,
     /// Env var name -> the bundled releases that read it.
     pub env_releases: BTreeMap<String, BTreeSet<String>>,
+    /// Keys the rule file declares that rules create.
+    pub rule_keys: BTreeMap<String, String>,
 }
 
 const KEYS: &str = include_str!("keys.yaml");
@@ -122,6 +124,7 @@ fn load_data() -> Result<Data, String> {
         keys,
         rules: file.rules,
         env_releases,
+        rule_keys: file.keys,
     })
 }
 
@@ -356,5 +359,39 @@ impl super::Engine for Vllm {
 
     fn explain(&self, key: &str) -> Vec<String> {
         explain::lines(key)
+    }
+
+    fn rules(&self) -> &'static [rules::Rule] {
+        &data().rules
+    }
+
+    fn declared_rule_keys(&self) -> &'static BTreeMap<String, String> {
+        &data().rule_keys
+    }
+
+    fn release_keys(&self) -> Vec<super::ReleaseKeys> {
+        let d = data();
+        releases()
+            .iter()
+            .map(|r| {
+                let mut keys: BTreeSet<String> = r.keys.iter().cloned().collect();
+                let heads = keys.clone();
+                keys.extend(
+                    d.keys
+                        .subkeys
+                        .keys()
+                        .filter(|s| heads.contains(s.split('.').next().unwrap_or_default()))
+                        .cloned(),
+                );
+                keys.extend(d.keys.derived.keys().cloned());
+                keys.extend(super::CONTEXT_KEYS.iter().map(|k| k.to_string()));
+                keys.extend(r.env.keys().map(|n| format!("env:{n}")));
+                super::ReleaseKeys {
+                    version: r.version.clone(),
+                    name: r.name.clone(),
+                    keys,
+                }
+            })
+            .collect()
     }
 }
