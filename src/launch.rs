@@ -330,6 +330,45 @@ pub struct Launch {
 }
 
 impl Launch {
+    /// A launch from an argv given on recipe-drift's own command line (`resolve
+    /// -- ARGV`): the engine's launcher, then the words shell-quoted, in an inline
+    /// source so every word has a span; `env` reaches the server.
+    pub fn inline(engine: Engine, argv: &[String], env: &[(String, String)]) -> Launch {
+        use crate::span::Origin;
+        let launcher = engine.launcher();
+        let mut text = launcher.clone();
+        let mut offsets = Vec::new();
+        for a in argv {
+            text.push(' ');
+            let start = text.len();
+            text.push_str(&shell_words::quote(a));
+            offsets.push((start, text.len()));
+        }
+        let source = Arc::new(Source::new(Origin::Inline("argv".into()), text));
+        let token = |text: &str, (s, e): (usize, usize)| Token {
+            text: text.to_string(),
+            span: source.span(s, e),
+            provenance: Provenance::Cli,
+        };
+        Launch {
+            engine,
+            launcher: vec![token(&launcher, (0, launcher.len()))],
+            argv: argv.iter().zip(offsets).map(|(a, o)| token(a, o)).collect(),
+            env: env
+                .iter()
+                .map(|(name, value)| EnvVar {
+                    name: name.clone(),
+                    value: value.clone(),
+                    span: source.span(0, 0),
+                    provenance: Provenance::Cli,
+                })
+                .collect(),
+            context: Context::default(),
+            span: source.span(0, source.text.len()),
+            source: source.clone(),
+        }
+    }
+
     /// The launcher as one string.
     pub fn launcher_text(&self) -> String {
         self.launcher

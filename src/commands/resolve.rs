@@ -2,7 +2,6 @@
 //! resolves for an argv given on the command line.
 
 use std::fmt::Write;
-use std::sync::Arc;
 
 use serde_json::json;
 
@@ -10,48 +9,11 @@ use super::Output;
 use crate::cli::ResolveArgs;
 use crate::engine::{self, ParseFailure};
 use crate::error::Error;
-use crate::launch::{Context, Engine, Launch, Provenance, Token};
+use crate::launch::{Engine, Launch};
 use crate::link::options;
 use crate::manifest::SideSpec;
 use crate::report::{self, Format};
 use crate::resolved::Val;
-use crate::span::{Origin, Source};
-
-/// Builds a launch from an argv given on recipe-drift's command line.
-fn inline_launch(engine: Engine, argv: &[String]) -> Launch {
-    let launcher = engine.launcher();
-    let mut text = launcher.clone();
-    let mut offsets = Vec::new();
-    for a in argv {
-        text.push(' ');
-        let start = text.len();
-        text.push_str(&shell_words::quote(a));
-        offsets.push((start, text.len()));
-    }
-    let source = Arc::new(Source::new(Origin::Inline("argv".into()), text));
-    let argv = argv
-        .iter()
-        .zip(offsets)
-        .map(|(a, (s, e))| Token {
-            text: a.clone(),
-            span: source.span(s, e),
-            provenance: Provenance::Cli,
-        })
-        .collect();
-    Launch {
-        engine,
-        launcher: vec![Token {
-            text: launcher.clone(),
-            span: source.span(0, launcher.len()),
-            provenance: Provenance::Cli,
-        }],
-        argv,
-        env: vec![],
-        context: Context::default(),
-        span: source.span(0, source.text.len()),
-        source,
-    }
-}
 
 /// Prints what an engine release parses and resolves for an argv.
 pub(super) fn run(args: ResolveArgs) -> Result<Output, Error> {
@@ -71,7 +33,7 @@ pub(super) fn run(args: ResolveArgs) -> Result<Output, Error> {
             let names: Vec<&str> = engine::registry().iter().map(|e| e.name()).collect();
             Error::usage(format!("unknown engine {engine:?} ({})", names.join(", ")))
         })?;
-    let launch = inline_launch(engine, &argv);
+    let launch = Launch::inline(engine, &argv, &[]);
     let opts = options(ctx, &SideSpec::default())?;
     if raw {
         let en = engine::by_name(engine.name())

@@ -34,7 +34,7 @@
 //!
 //! # Rooms
 //!
-//! Each room depends on the leaf modules (`source`, `error`, `launch`) and on
+//! Each room depends on the leaf modules (`span`, `files`, `error`, `launch`) and on
 //! [`shared`] (the result type and the `docker run` option walk). Allowed
 //! compositions: [`markdown`] and [`vllm_recipes`] use the plain shell front end
 //! in [`command`] (and `vllm_recipes` reads a guide's blocks with [`markdown`]);

@@ -3,14 +3,12 @@
 //! against the bundled releases, and a snapshot of the rule catalogue.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 use serde_json::{Value, json};
 
 use super::{Example, Rule, RuleFile};
-use crate::launch::{Context, Engine, EnvVar, Launch, Platform, Provenance, Token};
+use crate::launch::{Engine, Launch, Platform};
 use crate::resolved::{Entry, ResolveOptions, Val};
-use crate::span::{Origin, Source as Text};
 
 fn engines() -> Vec<(Engine, &'static [Rule])> {
     crate::engine::registry()
@@ -140,38 +138,8 @@ fn arithmetic_on_a_non_integer_is_unknown_with_a_reason() {
 
 /// A launch as `recipe-drift resolve --engine E -- ARGV` builds it, plus env.
 fn launch(engine: Engine, argv: &[String], env: &BTreeMap<String, String>) -> Launch {
-    let launcher = engine.launcher();
-    let mut text = launcher.clone();
-    let mut offsets = Vec::new();
-    for a in argv {
-        text.push(' ');
-        let start = text.len();
-        text.push_str(&shell_words::quote(a));
-        offsets.push((start, text.len()));
-    }
-    let source = Arc::new(Text::new(Origin::Inline("argv".into()), text));
-    let token = |text: &str, (s, e): (usize, usize)| Token {
-        text: text.to_string(),
-        span: source.span(s, e),
-        provenance: Provenance::Cli,
-    };
-    Launch {
-        engine,
-        launcher: vec![token(&launcher, (0, launcher.len()))],
-        argv: argv.iter().zip(offsets).map(|(a, o)| token(a, o)).collect(),
-        env: env
-            .iter()
-            .map(|(name, value)| EnvVar {
-                name: name.clone(),
-                value: value.clone(),
-                span: source.span(0, 0),
-                provenance: Provenance::Cli,
-            })
-            .collect(),
-        context: Context::default(),
-        span: source.span(0, source.text.len()),
-        source: source.clone(),
-    }
+    let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    Launch::inline(engine, argv, &env)
 }
 
 fn same(a: &Value, b: &Value) -> bool {
