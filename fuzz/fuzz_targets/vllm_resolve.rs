@@ -9,7 +9,7 @@ use std::sync::Arc;
 use libfuzzer_sys::fuzz_target;
 use recipe_drift::extract::{InputKind, extract_source};
 use recipe_drift::engine::resolve;
-use recipe_drift::resolved::{ResolveOptions};
+use recipe_drift::resolved::ResolveOptions;
 use recipe_drift::span::{Origin, Source};
 
 const VERSIONS: &[&str] = &["0.17.0", "0.20.0", "0.25.0", "0.29.0", "0.33.0"];
