@@ -102,10 +102,25 @@ pub struct ArgParser {
     dest_names: Arc<[String]>,
     dest_lookup: Arc<HashMap<String, usize>>,
     converter: Converter,
+    custom: &'static [(&'static str, CustomAction)],
 }
 
 /// Converts one argument string with an action's type (per engine).
 pub type Converter = fn(&OptionSpec, &str) -> Result<Value, String>;
+
+/// An engine's own argparse action (a custom `argparse.Action` subclass, named
+/// in the schema's `action`): the destination's new value from the converted
+/// value. Engines plug theirs in with [`ArgParser::with_actions`].
+pub type CustomAction = fn(&OptionSpec, Value) -> Result<Value, ActionError>;
+
+/// Why a custom action refused a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActionError {
+    /// A bad value, reported as argparse does (`argument --x: ...`).
+    Value(String),
+    /// The action calls `parser.error` or raises: the message stands alone.
+    Fatal(String),
+}
 
 /// Where and how a destination was last set from the command line.
 #[derive(Debug, Clone, PartialEq)]
@@ -239,12 +254,19 @@ impl ArgParser {
             dest_names: names.into(),
             dest_lookup: Arc::new(lookup),
             converter: convert,
+            custom: &[],
         })
     }
 
     /// The same parser with another engine's type converters.
     pub fn with_converter(mut self, converter: Converter) -> ArgParser {
         self.converter = converter;
+        self
+    }
+
+    /// The same parser with an engine's own actions (by schema action name).
+    pub fn with_actions(mut self, actions: &'static [(&'static str, CustomAction)]) -> ArgParser {
+        self.custom = actions;
         self
     }
 
@@ -734,9 +756,6 @@ impl ArgParser {
                 });
             }
             "store_const_consuming_value" => a.const_value.clone(),
-            "lora_paths" => {
-                lora_paths(value).map_err(|m| value_err(m, ParseErrorKind::InvalidValue, at))?
-            }
             "store" => value,
             "store_const" | "store_true" | "store_false" => a.const_value.clone(),
             "append" => {
@@ -775,15 +794,6 @@ impl ArgParser {
                 let opt = option.as_ref().map(|o| o.0.as_str()).unwrap_or("");
                 Value::Bool(!opt.starts_with("--no-"))
             }
-            "lora_modules_v1" | "lora_modules_v2" => {
-                // parser.error(...) and crashes: the message stands alone.
-                lora_modules(a, value, a.action == "lora_modules_v1").map_err(|m| ParseError {
-                    message: m,
-                    arg_index: Some(at),
-                    kind: ParseErrorKind::InvalidValue,
-                    rejected: None,
-                })?
-            }
             "enable_disable" => {
                 // vLLM EnableDisableAction: the negative strings store false.
                 let opt = option.as_ref().map(|o| o.0.as_str()).unwrap_or("");
@@ -794,13 +804,25 @@ impl ArgParser {
                     .is_some_and(|n| n.iter().any(|x| x.as_str() == Some(opt)));
                 Value::Bool(!negative)
             }
-            other => {
-                return Err(value_err(
-                    format!("recipe-drift does not know the action kind '{other}'"),
-                    ParseErrorKind::InvalidValue,
-                    at,
-                ));
-            }
+            other => match self.custom.iter().find(|(name, _)| *name == other) {
+                Some((_, custom)) => custom(a, value).map_err(|e| match e {
+                    ActionError::Value(m) => value_err(m, ParseErrorKind::InvalidValue, at),
+                    // parser.error(...) or a crash: the message stands alone.
+                    ActionError::Fatal(m) => ParseError {
+                        message: m,
+                        arg_index: Some(at),
+                        kind: ParseErrorKind::InvalidValue,
+                        rejected: None,
+                    },
+                })?,
+                None => {
+                    return Err(value_err(
+                        format!("recipe-drift does not know the action kind '{other}'"),
+                        ParseErrorKind::InvalidValue,
+                        at,
+                    ));
+                }
+            },
         };
         st.ns.set_id(dest, new);
         set_by(st);
@@ -813,107 +835,6 @@ struct State {
     seen: BTreeSet<usize>,
     extras: Vec<usize>,
     positionals: Vec<usize>,
-}
-
-/// SGLang `LoRAPathAction`: `name=path`-free strings or `{"lora_name", "lora_path"}` objects.
-fn lora_paths(value: Value) -> Result<Value, String> {
-    let items = match value {
-        Value::Array(a) => a,
-        other => vec![other],
-    };
-    let mut out = Vec::new();
-    for v in items {
-        let s = v.as_str().unwrap_or_default().trim().to_string();
-        if s.starts_with('{') && s.ends_with('}') {
-            let obj: Value =
-                serde_json::from_str(&s).map_err(|e| format!("invalid LoRA JSON {s:?}: {e}"))?;
-            if obj.get("lora_path").is_none() || obj.get("lora_name").is_none() {
-                return Err(format!("LoRA JSON {s:?} needs lora_name and lora_path"));
-            }
-            out.push(obj);
-        } else {
-            out.push(Value::String(s));
-        }
-    }
-    Ok(Value::Array(out))
-}
-
-/// vLLM `LoRAParserAction`: `name=path` values and JSON objects become
-/// `LoRAModulePath` dataclasses (`{"$dataclass", "fields"}`), in order.
-fn lora_modules(a: &OptionSpec, value: Value, split_every: bool) -> Result<Value, String> {
-    let params = a.extra.get("type_params");
-    let class = params
-        .and_then(|p| p.get("class"))
-        .and_then(Value::as_str)
-        .unwrap_or("LoRAModulePath")
-        .to_string();
-    let fields: Vec<Value> = params
-        .and_then(|p| p.get("fields"))
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let make = |given: serde_json::Map<String, Value>, raw: &str| -> Result<Value, String> {
-        let mut out = serde_json::Map::new();
-        for k in given.keys() {
-            if !fields
-                .iter()
-                .any(|f| f.get("name").and_then(Value::as_str) == Some(k))
-            {
-                return Err(format!(
-                    "Invalid fields for --lora-modules: {raw} - {class}.__init__() got an unexpected keyword argument '{k}'"
-                ));
-            }
-        }
-        for f in &fields {
-            let name = f.get("name").and_then(Value::as_str).unwrap_or_default();
-            match (given.get(name), f.get("default")) {
-                (Some(v), _) => out.insert(name.to_string(), v.clone()),
-                (None, Some(d)) => out.insert(name.to_string(), d.clone()),
-                (None, None) => {
-                    return Err(format!(
-                        "Invalid fields for --lora-modules: {raw} - {class}.__init__() missing 1 required positional argument: '{name}'"
-                    ));
-                }
-            };
-        }
-        Ok(serde_json::json!({"$dataclass": class, "fields": out}))
-    };
-    let items = match value {
-        Value::Array(a) => a,
-        other => vec![other],
-    };
-    let mut out = Vec::new();
-    for item in items {
-        let Some(s) = item.as_str() else { continue };
-        if s.is_empty() {
-            continue;
-        }
-        if s.contains('=') && !s.contains(',') {
-            let (name, path) = if split_every {
-                let parts: Vec<&str> = s.split('=').collect();
-                if parts.len() != 2 {
-                    return Err("ValueError: too many values to unpack (expected 2)".into());
-                }
-                (parts[0], parts[1])
-            } else {
-                s.split_once('=').expect("has =")
-            };
-            let mut m = serde_json::Map::new();
-            m.insert("name".into(), Value::String(name.into()));
-            m.insert("path".into(), Value::String(path.into()));
-            out.push(make(m, s)?);
-            continue;
-        }
-        let parsed: Value = serde_json::from_str(s.trim_matches([' ', '\t', '\n', '\r']))
-            .map_err(|_| format!("Invalid JSON format for --lora-modules: {s}"))?;
-        let Value::Object(m) = parsed else {
-            return Err(format!(
-                "Invalid fields for --lora-modules: {s} - argument after ** must be a mapping"
-            ));
-        };
-        out.push(make(m, s)?);
-    }
-    Ok(Value::Array(out))
 }
 
 fn list_or_empty(v: Option<Value>) -> Vec<Value> {

@@ -17,6 +17,7 @@ use crate::error::Error;
 use crate::launch::{Launch, Provenance};
 use crate::resolved::{Entry, ResolveOptions, Resolved, ValueSource, VersionUsed};
 
+mod actions;
 mod explain;
 
 const SCHEMAS: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/sglang_schemas.rs"));
@@ -91,7 +92,7 @@ fn load() -> Result<Bundle, String> {
         if file.help {
             options.insert(0, OptionSpec::help());
         }
-        let parser = ArgParser::new(options, file.allow_abbrev)?;
+        let parser = ArgParser::new(options, file.allow_abbrev)?.with_actions(actions::ACTIONS);
         releases.push(Release {
             version,
             name: name.to_string(),
