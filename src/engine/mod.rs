@@ -7,11 +7,11 @@
 //! from the launcher table), and [`resolve`] resolves a launch with its engine.
 
 pub mod argparse;
-pub mod common;
+pub(crate) mod common;
 pub(crate) mod explain;
-pub mod rules;
+pub(crate) mod rules;
 pub mod sglang;
-pub mod types;
+pub(crate) mod types;
 pub mod vllm;
 
 use std::collections::BTreeSet;

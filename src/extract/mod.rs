@@ -44,13 +44,13 @@
 //! [`inferencex`] place YAML errors with `Error::yaml`.
 
 pub mod bash;
-pub mod command;
+pub(crate) mod command;
 pub mod inferencex;
 pub mod jsx;
-pub mod kinds;
-pub mod markdown;
+pub(crate) mod kinds;
+pub(crate) mod markdown;
 pub mod registry;
-pub mod shared;
+pub(crate) mod shared;
 pub mod vllm_recipes;
 
 use std::collections::BTreeMap;

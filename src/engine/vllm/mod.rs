@@ -7,11 +7,11 @@
 //! `scripts/vllm_envs.py`) and applies the rules of `rules.yaml`.
 
 mod actions;
-pub mod config;
+pub(crate) mod config;
 mod explain;
-pub mod preprocess;
-pub mod resolve;
-pub mod types;
+pub(crate) mod preprocess;
+pub(crate) mod resolve;
+pub(crate) mod types;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::str::FromStr;
