@@ -52,11 +52,25 @@ fn python_module_launchers_of_unsupported_engines_are_reported() {
     let f = write(
         &dir,
         "cmd.txt",
-        "python3 -m sglang_router.launch_server --model-path org/m --dp 2\nvllm serve org/m\n",
+        "python3 -m sglang_router.launch_server --model-path org/m --dp 2\nvllm serve org/m\npython -m tensorrt_llm.commands.serve org/m\npython3.12 -m atom.entrypoints.openai_server --model org/m\natom --model org/m\n",
     );
     let (code, out, err) = run(&["extract", &f]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("starts the SGLang router"), "{out}");
+    assert!(
+        out.contains(
+            "cmd.txt:1:1: `python3 -m sglang_router.launch_server` starts the SGLang router"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("cmd.txt:3:1: `python -m tensorrt_llm.commands.serve` starts TensorRT-LLM"),
+        "{out}"
+    );
+    assert!(
+        out.contains("cmd.txt:4:1: `python3.12 -m atom.entrypoints.openai_server` starts ATOM"),
+        "{out}"
+    );
+    assert!(out.contains("cmd.txt:5:1: `atom` starts ATOM"), "{out}");
     assert!(out.contains("launch 1: vllm serve (vllm)"), "{out}");
 }
 
@@ -72,4 +86,19 @@ fn prose_that_names_an_unsupported_engine_is_not_shell() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("launch 1: vllm serve (vllm)"), "{out}");
     assert!(!out.contains("unsupported"), "{out}");
+}
+
+#[test]
+fn a_side_whose_only_launch_is_unsupported_cannot_be_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = write(&dir, "docs.md", "```bash\ntrtllm-serve org/model\n```\n");
+    let recipe = write(&dir, "recipe.txt", "vllm serve org/model\n");
+    let (code, _, err) = run(&["compare", &docs, &recipe]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the docs side cannot be compared:")
+            && err.contains("docs.md:2:1")
+            && err.contains("starts TensorRT-LLM"),
+        "{err}"
+    );
 }
