@@ -86,15 +86,13 @@ pub enum LauncherForm {
 
 impl Launcher {
     /// How many words the launcher spans at the start of `words`, if it is there.
-    /// `python_head` says whether the first word may be a Python interpreter even
-    /// when it does not look like one (a variable whose value is unknown).
-    fn matches(&self, words: &[&str], python_head: bool) -> Option<usize> {
-        let base = |s: &str| s.rsplit('/').next().unwrap_or("").to_string();
-        let python = python_head || words.first().is_some_and(|w| is_python(&base(w)));
+    /// `head` is the first word's base name (`/usr/bin/vllm` -> `vllm`); `python`
+    /// says whether the first word is (or may be) a Python interpreter.
+    fn matches(&self, words: &[&str], head: &str, python: bool) -> Option<usize> {
         match &self.form {
             LauncherForm::Words(ws) => {
                 let ok = words.len() >= ws.len()
-                    && words.first().is_some_and(|w| base(w) == ws[0])
+                    && head == ws[0]
                     && words[1..ws.len()].iter().zip(&ws[1..]).all(|(a, b)| a == b);
                 ok.then_some(ws.len())
             }
@@ -128,8 +126,11 @@ pub struct Detected {
 /// Recognises a launcher at the start of `words` with the launcher table.
 /// `python_head`: the first word may be a Python interpreter (its value is unknown).
 pub fn detect_launcher(words: &[&str], python_head: bool) -> Option<Detected> {
+    let first = words.first()?;
+    let head = first.rsplit('/').next().unwrap_or("");
+    let python = python_head || is_python(head);
     launchers().iter().find_map(|l| {
-        l.matches(words, python_head).map(|len| Detected {
+        l.matches(words, head, python).map(|len| Detected {
             starts: l.starts,
             len,
         })

@@ -49,13 +49,15 @@ fn no_select(input: &Input<'_>, opts: &Options) -> Result<(), Error> {
     )))
 }
 
-/// A generator or a recipe YAML on a remote host: refused, it needs the files
-/// beside it.
-fn needs_checkout(input: &Input<'_>, what: &str) -> Error {
-    Error::usage(format!(
-        "{}: a {what} is read with the files beside it; give a local checkout's path instead of a remote file",
-        input.at().display()
-    ))
+/// The path of a source read with the files beside it (a generator, a recipe
+/// YAML); on a remote host it is refused.
+fn local<'a>(input: &'a Input<'_>, what: &str) -> Result<&'a Path, Error> {
+    input.local_path().ok_or_else(|| {
+        Error::usage(format!(
+            "{}: a {what} is read with the files beside it; give a local checkout's path instead of a remote file",
+            input.at().display()
+        ))
+    })
 }
 
 impl Extractor for Command {
@@ -120,10 +122,7 @@ impl Extractor for Markdown {
 
     fn selections(&self, input: &Input<'_>, opts: &Options) -> Result<Selections, Error> {
         // A page without components: the generator room says so.
-        match input.local_path() {
-            Some(path) => explore(path, opts),
-            None => Err(needs_checkout(input, "page's generator")),
-        }
+        explore(local(input, "page's generator")?, opts)
     }
 }
 
@@ -165,10 +164,7 @@ impl Extractor for Generator {
     }
 
     fn extract(&self, input: &Input<'_>, opts: &Options) -> Result<Extracted, Error> {
-        match input.local_path() {
-            Some(path) => render(path, input.source()?, opts),
-            None => Err(needs_checkout(input, "cookbook generator")),
-        }
+        render(local(input, "cookbook generator")?, input.source()?, opts)
     }
 
     fn extract_text(
@@ -184,10 +180,7 @@ impl Extractor for Generator {
     }
 
     fn selections(&self, input: &Input<'_>, opts: &Options) -> Result<Selections, Error> {
-        match input.local_path() {
-            Some(path) => explore(path, opts),
-            None => Err(needs_checkout(input, "cookbook generator")),
-        }
+        explore(local(input, "cookbook generator")?, opts)
     }
 }
 
@@ -217,10 +210,7 @@ impl Extractor for GeneratorPage {
     }
 
     fn selections(&self, input: &Input<'_>, opts: &Options) -> Result<Selections, Error> {
-        match input.local_path() {
-            Some(path) => explore(path, opts),
-            None => Err(needs_checkout(input, "page's generator")),
-        }
+        explore(local(input, "page's generator")?, opts)
     }
 }
 
@@ -234,16 +224,11 @@ impl Extractor for VllmRecipe {
     }
 
     fn extract(&self, input: &Input<'_>, opts: &Options) -> Result<Extracted, Error> {
-        match input.local_path() {
-            Some(path) => compose_recipe(path, &input.source()?, opts),
-            None => Err(needs_checkout(input, "vLLM recipe YAML")),
-        }
+        compose_recipe(local(input, "vLLM recipe YAML")?, &input.source()?, opts)
     }
 
     fn selections(&self, input: &Input<'_>, opts: &Options) -> Result<Selections, Error> {
-        let Some(path) = input.local_path() else {
-            return Err(needs_checkout(input, "vLLM recipe YAML"));
-        };
+        let path = local(input, "vLLM recipe YAML")?;
         let source = input.source()?;
         let scope = hardware_scope(opts.hardware_scope.as_deref().unwrap_or("verified"))?;
         let taxonomy = vllm_recipes::Taxonomy::find_for(path)?;
