@@ -46,10 +46,18 @@ pub struct Source {
     /// The whole text.
     pub text: String,
     line_starts: Vec<usize>,
+    /// The character index of every [`CHAR_STRIDE`]-th byte boundary (the
+    /// first char boundary at or after `i * CHAR_STRIDE`), so a column is
+    /// found in bounded time however long the line.
+    char_marks: Vec<(usize, usize)>,
     /// The origin and its label, shared by every span of this source.
     shared: Arc<Origin>,
     label: Arc<str>,
 }
+
+/// Bytes between two entries of a source's character index: a column costs at
+/// most this many bytes of counting, so a file of one long line stays linear.
+const CHAR_STRIDE: usize = 512;
 
 /// A 1-based line and column (columns count characters, not bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -143,12 +151,14 @@ impl Source {
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         let label = Arc::from(origin.label());
+        let char_marks = char_marks(&text);
         Source {
             shared: Arc::new(origin.clone()),
             label,
             origin,
             text,
             line_starts,
+            char_marks,
         }
     }
 
@@ -159,17 +169,32 @@ impl Source {
 
     /// Line and column of a byte offset.
     pub fn line_col(&self, offset: usize) -> LineCol {
-        let offset = offset.min(self.text.len());
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
         let line = match self.line_starts.binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i - 1,
         };
         let start = self.line_starts[line];
-        let col = self.text[start..offset].chars().count() + 1;
+        let col = self.char_index(offset) - self.char_index(start) + 1;
         LineCol {
             line: line + 1,
             col,
         }
+    }
+
+    /// The number of characters before byte `offset` (a char boundary):
+    /// the nearest mark at or before it, then counting at most
+    /// [`CHAR_STRIDE`] bytes or so.
+    fn char_index(&self, offset: usize) -> usize {
+        let i = match self.char_marks.binary_search_by_key(&offset, |m| m.0) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let (byte, chars) = self.char_marks[i];
+        chars + self.text[byte..offset].chars().count()
     }
 
     /// A span for a byte range.
@@ -181,6 +206,20 @@ impl Source {
             pos: self.line_col(start),
             origin: self.shared.clone(),
         }
+    }
+
+    /// The whole lines that hold the byte range `start..end`: the 1-based
+    /// number of the first one and their byte range (without the last newline).
+    pub fn lines_of(&self, start: usize, end: usize) -> (usize, std::ops::Range<usize>) {
+        let first = self.line_col(start).line;
+        let last = self.line_col(end.max(start)).line;
+        let from = self.line_starts[first - 1];
+        let to = self
+            .line_starts
+            .get(last)
+            .map(|e| e - 1)
+            .unwrap_or(self.text.len());
+        (first, from..to.max(from))
     }
 
     /// The text of a 1-based line, without its newline.
@@ -195,5 +234,44 @@ impl Source {
             .map(|e| e - 1)
             .unwrap_or(self.text.len());
         self.text[start..end].trim_end_matches('\r')
+    }
+}
+
+/// The character index of `text` at every [`CHAR_STRIDE`] bytes (at the next
+/// char boundary), starting with `(0, 0)`.
+fn char_marks(text: &str) -> Vec<(usize, usize)> {
+    let mut marks = vec![(0, 0)];
+    let mut chars = 0;
+    let mut byte = 0;
+    while byte + CHAR_STRIDE < text.len() {
+        let mut next = byte + CHAR_STRIDE;
+        while !text.is_char_boundary(next) {
+            next += 1;
+        }
+        chars += text[byte..next].chars().count();
+        byte = next;
+        marks.push((byte, chars));
+    }
+    marks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Columns from the character index agree with counting from the line's
+    /// start, on long lines of mixed-width characters.
+    #[test]
+    fn columns_count_characters_on_long_lines() {
+        let mut text = String::new();
+        for i in 0..3000 {
+            text.push_str(["a", "é", "漢", "🙂", " ", "\n", "\r\n"][i % 7]);
+        }
+        let src = Source::new(Origin::Inline("t".into()), text.clone());
+        for (offset, _) in text.char_indices().chain([(text.len(), ' ')]) {
+            let line_start = text[..offset].rfind('\n').map(|i| i + 1).unwrap_or(0);
+            let want = text[line_start..offset].chars().count() + 1;
+            assert_eq!(src.line_col(offset).col, want, "at byte {offset}");
+        }
     }
 }

@@ -106,7 +106,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         let title = super::finding_title(&j);
         let mut group: Group = Group::with_title(level.primary_title(title));
         for (label, side, sv) in [("docs", &l.docs, &f.docs), ("recipe", &l.recipe, &f.recipe)] {
-            if let Some(snippet) = snippet(label, side, sv) {
+            for snippet in snippets(label, side, sv) {
                 group = group.element(snippet);
             }
         }
@@ -193,44 +193,78 @@ fn describe(sv: &SideValue) -> String {
     s
 }
 
-fn snippet<'a>(
+/// Context marks shown per side of a finding; the rest are counted.
+const MAX_CONTEXT_MARKS: usize = 8;
+
+fn snippets<'a>(
     label: &str,
     side: &'a SideReport,
     sv: &SideValue,
-) -> Option<Snippet<'a, annotate_snippets::Annotation<'a>>> {
-    let first = sv.spans.first()?;
-    let last = sv.spans.last()?;
+) -> Vec<Snippet<'a, annotate_snippets::Annotation<'a>>> {
+    let (Some(first), Some(last)) = (sv.spans.first(), sv.spans.last()) else {
+        return Vec::new();
+    };
     let src = &side.launch.source;
     // Words from another file (a `--config FILE`) are named by position only.
     let here = src.label();
     if sv.spans.iter().any(|s| s.file != here) {
-        return None;
+        return Vec::new();
     }
     let value = sv.val.display();
-    let mut snippet = Snippet::source(src.text.as_str())
-        .path(first.file.to_string())
-        .fold(true);
+    // (range, primary?, label): at most 1 + MAX_CONTEXT_MARKS marks, each shown
+    // with its own lines only, so rendering stays linear in what is shown.
+    let mut marks: Vec<(std::ops::Range<usize>, bool, String)> = Vec::new();
     if last.start >= first.end && src.text[first.end..last.start].trim().len() < 2 {
         // Option and value written together: one annotation over both.
-        snippet = snippet.annotation(
-            AnnotationKind::Primary
-                .span(first.start..last.end)
-                .label(format!("{label}: {value}")),
-        );
+        marks.push((first.start..last.end, true, format!("{label}: {value}")));
     } else {
         // The value comes from elsewhere (a variable): mark both places.
-        snippet = snippet.annotation(
-            AnnotationKind::Primary
-                .span(first.start..first.end)
-                .label(format!("{label}: {value}")),
-        );
-        for s in &sv.spans[1..] {
-            snippet = snippet.annotation(
-                AnnotationKind::Context
-                    .span(s.start..s.end)
-                    .label("value written here"),
-            );
+        marks.push((first.start..first.end, true, format!("{label}: {value}")));
+        let rest = &sv.spans[1..];
+        for (i, s) in rest.iter().take(MAX_CONTEXT_MARKS).enumerate() {
+            let more = rest.len() - MAX_CONTEXT_MARKS.min(rest.len());
+            let text = if i + 1 == MAX_CONTEXT_MARKS && more > 0 {
+                format!("value written here (and {more} more places)")
+            } else {
+                "value written here".to_string()
+            };
+            marks.push((s.start..s.end, false, text));
         }
     }
-    Some(snippet)
+    // Marks on the same or neighbouring lines share one snippet.
+    marks.sort_by_key(|m| (m.0.start, m.0.end));
+    let mut windows: Vec<(usize, std::ops::Range<usize>, Vec<usize>)> = Vec::new();
+    for (i, (range, _, _)) in marks.iter().enumerate() {
+        let (line, bytes) = src.lines_of(range.start, range.end);
+        match windows.last_mut() {
+            Some((_, w, members)) if bytes.start <= w.end + 1 && bytes.end >= w.start => {
+                w.start = w.start.min(bytes.start);
+                w.end = w.end.max(bytes.end);
+                members.push(i);
+            }
+            _ => windows.push((line, bytes, vec![i])),
+        }
+    }
+    windows
+        .into_iter()
+        .map(|(line, w, members)| {
+            let mut snippet = Snippet::source(&src.text[w.clone()])
+                .line_start(line)
+                .path(first.file.to_string())
+                .fold(true);
+            for i in members {
+                let (range, primary, text) = &marks[i];
+                let kind = if *primary {
+                    AnnotationKind::Primary
+                } else {
+                    AnnotationKind::Context
+                };
+                snippet = snippet.annotation(
+                    kind.span(range.start - w.start..range.end - w.start)
+                        .label(text.clone()),
+                );
+            }
+            snippet
+        })
+        .collect()
 }

@@ -340,9 +340,12 @@ fn leaves_of(v: &Value, prefix: String, out: &mut Vec<(String, Value)>) {
 /// Keeps the words of a dotted argument for this sub-key (`--cc.mode 3`), when the
 /// option was written in the dotted form; a full JSON keeps its one word.
 fn narrow_to_path(e: &mut Entry, tokens: &[Token], path: &str) {
+    // A set, not `spans.contains`: tens of thousands of dotted words stay linear.
+    let written: std::collections::HashSet<(&str, usize, usize)> =
+        e.spans.iter().map(|s| (&*s.file, s.start, s.end)).collect();
     let tokens: Vec<&Token> = tokens
         .iter()
-        .filter(|t| e.spans.contains(&t.span))
+        .filter(|t| written.contains(&(&*t.span.file, t.span.start, t.span.end)))
         .collect();
     let needle = format!(".{path}");
     let mut keep: Vec<&Token> = Vec::new();
