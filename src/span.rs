@@ -44,16 +44,41 @@ pub struct Source {
     /// Where the text came from.
     pub origin: Origin,
     /// The whole text.
-    pub text: String,
+    pub text: Arc<str>,
+    /// The entry of the source map every span of this source points to.
+    file: Arc<SourceFile>,
+}
+
+/// One entry of the source map: a loaded text with its origin, label and line
+/// index. Every [`Span`] holds its source's entry, so any report can show the
+/// lines of any file a value came from (the launch's own file, a sourced
+/// script, a `--config` YAML), and line:col is computed from the index.
+pub struct SourceFile {
+    origin: Origin,
+    label: Arc<str>,
+    text: Arc<str>,
     line_starts: Vec<usize>,
     /// The character index of every [`CHAR_STRIDE`]-th byte boundary (the
     /// first char boundary at or after `i * CHAR_STRIDE`), so a column is
     /// found in bounded time however long the line.
     char_marks: Vec<(usize, usize)>,
-    /// The origin and its label, shared by every span of this source.
-    shared: Arc<Origin>,
-    label: Arc<str>,
 }
+
+impl std::fmt::Debug for SourceFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The text is left out: a span's debug form names its file only.
+        write!(f, "SourceFile({:?})", self.origin)
+    }
+}
+
+/// Two entries are the same source when they have the same origin.
+impl PartialEq for SourceFile {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other) || self.origin == other.origin
+    }
+}
+
+impl Eq for SourceFile {}
 
 /// Bytes between two entries of a source's character index: a column costs at
 /// most this many bytes of counting, so a file of one long line stays linear.
@@ -69,8 +94,9 @@ pub struct LineCol {
 }
 
 /// A byte range in one source, with its resolved start position. It names its
-/// source by the source's [`Origin`] (typed: a file, a URL, a rendered view,
-/// inline text), so reports place it without parsing its label.
+/// source by the source's entry in the source map ([`SourceFile`]: a typed
+/// [`Origin`] — a file, a URL, a rendered view, inline text — and the text),
+/// so reports place it and show its lines without parsing its label.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Span {
     /// The source's label (path or `<inline>`), as printed.
@@ -82,9 +108,9 @@ pub struct Span {
     /// Line and column of `start`.
     #[serde(flatten)]
     pub pos: LineCol,
-    /// The source's origin.
+    /// The source's entry in the source map.
     #[serde(skip)]
-    pub origin: Arc<Origin>,
+    source: Arc<SourceFile>,
 }
 
 impl Span {
@@ -100,13 +126,24 @@ impl Span {
 
     /// A position given as a line and column (a parser that reports no offset).
     pub fn at(origin: &Origin, pos: LineCol) -> Span {
+        let file = SourceFile::new(origin.clone(), Arc::from(""));
         Span {
-            file: Arc::from(origin.label()),
+            file: file.label.clone(),
             start: 0,
             end: 0,
             pos,
-            origin: Arc::new(origin.clone()),
+            source: Arc::new(file),
         }
+    }
+
+    /// The origin of the span's source.
+    pub fn origin(&self) -> &Origin {
+        &self.source.origin
+    }
+
+    /// The span's source (empty for a position without text at hand).
+    pub fn source(&self) -> &SourceFile {
+        &self.source
     }
 }
 
@@ -148,23 +185,68 @@ impl std::fmt::Display for Span {
 impl Source {
     /// Wraps a text with its origin.
     pub fn new(origin: Origin, text: String) -> Self {
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        let label = Arc::from(origin.label());
-        let char_marks = char_marks(&text);
+        let text: Arc<str> = Arc::from(text);
         Source {
-            shared: Arc::new(origin.clone()),
-            label,
+            file: Arc::new(SourceFile::new(origin.clone(), text.clone())),
             origin,
             text,
-            line_starts,
-            char_marks,
         }
     }
 
     /// The label used in spans and messages.
     pub fn label(&self) -> Arc<str> {
-        self.label.clone()
+        self.file.label.clone()
+    }
+
+    /// Line and column of a byte offset.
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        self.file.line_col(offset)
+    }
+
+    /// A span for a byte range.
+    pub fn span(&self, start: usize, end: usize) -> Span {
+        Span {
+            file: self.label(),
+            start,
+            end,
+            pos: self.file.line_col(start),
+            source: self.file.clone(),
+        }
+    }
+
+    /// The whole lines that hold the byte range `start..end`: the 1-based
+    /// number of the first one and their byte range (without the last newline).
+    pub fn lines_of(&self, start: usize, end: usize) -> (usize, std::ops::Range<usize>) {
+        self.file.lines_of(start, end)
+    }
+
+    /// The text of a 1-based line, without its newline.
+    pub fn line_text(&self, line: usize) -> &str {
+        self.file.line_text(line)
+    }
+}
+
+impl SourceFile {
+    fn new(origin: Origin, text: Arc<str>) -> SourceFile {
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        SourceFile {
+            label: Arc::from(origin.label()),
+            char_marks: char_marks(&text),
+            origin,
+            text,
+            line_starts,
+        }
+    }
+
+    /// Where the text came from.
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
+
+    /// The whole text (empty when the position had no text at hand).
+    pub fn text(&self) -> &str {
+        &self.text
     }
 
     /// Line and column of a byte offset.
@@ -195,17 +277,6 @@ impl Source {
         };
         let (byte, chars) = self.char_marks[i];
         chars + self.text[byte..offset].chars().count()
-    }
-
-    /// A span for a byte range.
-    pub fn span(&self, start: usize, end: usize) -> Span {
-        Span {
-            file: self.label(),
-            start,
-            end,
-            pos: self.line_col(start),
-            origin: self.shared.clone(),
-        }
     }
 
     /// The whole lines that hold the byte range `start..end`: the 1-based

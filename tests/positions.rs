@@ -96,3 +96,25 @@ fn yaml_errors_are_placed_from_the_parser_location() {
         "placed at the file start: {err}"
     );
 }
+
+/// Every span names its source in the source map, so the human report shows
+/// the lines of a file other than the launch's own: a vLLM `--config` YAML
+/// that sets the value.
+#[test]
+fn a_value_from_a_config_file_is_shown_with_its_own_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write(dir, "serve.yaml", "# serving\ntensor-parallel-size: 4\n");
+    write(dir, "a.sh", "vllm serve org/m --config serve.yaml\n");
+    write(dir, "b.sh", "vllm serve org/m -tp 2\n");
+    let (a, b) = (dir.join("a.sh"), dir.join("b.sh"));
+    let (code, out, err) = run(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    let yaml = dir.join("serve.yaml");
+    assert!(
+        out.contains(&format!("--> {}:2:1", yaml.display())),
+        "{out}"
+    );
+    assert!(out.contains("2 | tensor-parallel-size: 4"), "{out}");
+    assert!(out.contains("docs: 4"), "{out}");
+}

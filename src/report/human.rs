@@ -10,6 +10,7 @@ use super::{Failure, LinkReport, SideReport, Skipped, Status, finding_keys, norm
 use crate::compare::{Severity, SideValue};
 use crate::policy::Policy;
 use crate::resolved::{Val, ValueSource};
+use crate::span::Span;
 use crate::waiver::Outcome;
 
 /// Renders link reports, the links that could not be compared, a line per link
@@ -105,8 +106,8 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         };
         let title = super::finding_title(&j);
         let mut group: Group = Group::with_title(level.primary_title(title));
-        for (label, side, sv) in [("docs", &l.docs, &f.docs), ("recipe", &l.recipe, &f.recipe)] {
-            for snippet in snippets(label, side, sv) {
+        for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
+            for snippet in snippets(label, sv) {
                 group = group.element(snippet);
             }
         }
@@ -198,62 +199,86 @@ const MAX_CONTEXT_MARKS: usize = 8;
 
 fn snippets<'a>(
     label: &str,
-    side: &'a SideReport,
-    sv: &SideValue,
+    sv: &'a SideValue,
 ) -> Vec<Snippet<'a, annotate_snippets::Annotation<'a>>> {
     let (Some(first), Some(last)) = (sv.spans.first(), sv.spans.last()) else {
         return Vec::new();
     };
-    let src = &side.launch.source;
-    // Words from another file (a `--config FILE`) are named by position only.
-    let here = src.label();
-    if sv.spans.iter().any(|s| s.file != here) {
-        return Vec::new();
-    }
     let value = sv.val.display();
-    // (range, primary?, label): at most 1 + MAX_CONTEXT_MARKS marks, each shown
-    // with its own lines only, so rendering stays linear in what is shown.
-    let mut marks: Vec<(std::ops::Range<usize>, bool, String)> = Vec::new();
-    if last.start >= first.end && src.text[first.end..last.start].trim().len() < 2 {
+    // (span, range, primary?, label): at most 1 + MAX_CONTEXT_MARKS marks,
+    // each shown with its own lines of its own file (the source map), so
+    // rendering stays linear in what is shown.
+    let mut marks: Vec<(&Span, std::ops::Range<usize>, bool, String)> = Vec::new();
+    let text = first.source().text();
+    let together = first.source() == last.source()
+        && last.start >= first.end
+        && last.end <= text.len()
+        && text
+            .get(first.end..last.start)
+            .is_some_and(|between| between.trim().len() < 2);
+    if together {
         // Option and value written together: one annotation over both.
-        marks.push((first.start..last.end, true, format!("{label}: {value}")));
+        marks.push((
+            first,
+            first.start..last.end,
+            true,
+            format!("{label}: {value}"),
+        ));
     } else {
-        // The value comes from elsewhere (a variable): mark both places.
-        marks.push((first.start..first.end, true, format!("{label}: {value}")));
+        // The value comes from elsewhere (a variable, a `--config` file):
+        // mark both places.
+        marks.push((
+            first,
+            first.start..first.end,
+            true,
+            format!("{label}: {value}"),
+        ));
         let rest = &sv.spans[1..];
+        let more = rest.len().saturating_sub(MAX_CONTEXT_MARKS);
         for (i, s) in rest.iter().take(MAX_CONTEXT_MARKS).enumerate() {
-            let more = rest.len() - MAX_CONTEXT_MARKS.min(rest.len());
             let text = if i + 1 == MAX_CONTEXT_MARKS && more > 0 {
                 format!("value written here (and {more} more places)")
             } else {
                 "value written here".to_string()
             };
-            marks.push((s.start..s.end, false, text));
+            marks.push((s, s.start..s.end, false, text));
         }
     }
-    // Marks on the same or neighbouring lines share one snippet.
-    marks.sort_by_key(|m| (m.0.start, m.0.end));
-    let mut windows: Vec<(usize, std::ops::Range<usize>, Vec<usize>)> = Vec::new();
-    for (i, (range, _, _)) in marks.iter().enumerate() {
-        let (line, bytes) = src.lines_of(range.start, range.end);
-        match windows.last_mut() {
-            Some((_, w, members)) if bytes.start <= w.end + 1 && bytes.end >= w.start => {
-                w.start = w.start.min(bytes.start);
-                w.end = w.end.max(bytes.end);
-                members.push(i);
+    // A position without text at hand (a file that could not be shown) is
+    // named by the `= docs`/`= recipe` line only.
+    marks.retain(|(s, r, _, _)| r.end <= s.source().text().len() && !s.source().text().is_empty());
+    // Marks on the same or neighbouring lines of one file share a snippet;
+    // files keep the order of their first mark.
+    let mut files: Vec<&Span> = Vec::new();
+    for (s, ..) in &marks {
+        if !files.iter().any(|f| f.source() == s.source()) {
+            files.push(s);
+        }
+    }
+    let mut out = Vec::new();
+    for file in files {
+        let src = file.source();
+        let mut mine: Vec<&(&Span, std::ops::Range<usize>, bool, String)> =
+            marks.iter().filter(|m| m.0.source() == src).collect();
+        mine.sort_by_key(|m| (m.1.start, m.1.end));
+        let mut windows: Vec<(usize, std::ops::Range<usize>, Vec<usize>)> = Vec::new();
+        for (i, (_, range, _, _)) in mine.iter().enumerate() {
+            let (line, bytes) = src.lines_of(range.start, range.end);
+            match windows.last_mut() {
+                Some((_, w, members)) if bytes.start <= w.end + 1 => {
+                    w.end = w.end.max(bytes.end);
+                    members.push(i);
+                }
+                _ => windows.push((line, bytes, vec![i])),
             }
-            _ => windows.push((line, bytes, vec![i])),
         }
-    }
-    windows
-        .into_iter()
-        .map(|(line, w, members)| {
-            let mut snippet = Snippet::source(&src.text[w.clone()])
+        for (line, w, members) in windows {
+            let mut snippet = Snippet::source(&src.text()[w.clone()])
                 .line_start(line)
-                .path(first.file.to_string())
+                .path(file.file.to_string())
                 .fold(true);
             for i in members {
-                let (range, primary, text) = &marks[i];
+                let (_, range, primary, text) = mine[i];
                 let kind = if *primary {
                     AnnotationKind::Primary
                 } else {
@@ -264,7 +289,8 @@ fn snippets<'a>(
                         .label(text.clone()),
                 );
             }
-            snippet
-        })
-        .collect()
+            out.push(snippet);
+        }
+    }
+    out
 }

@@ -205,7 +205,7 @@ pub struct Place {
 pub fn place(span: &Span) -> Option<Place> {
     let shown = span.to_string();
     let at = Some((span.pos.line, span.pos.col));
-    match &*span.origin {
+    match span.origin() {
         Origin::File(p) => Some(Place {
             path: p.display().to_string(),
             line_col: at,
