@@ -105,6 +105,11 @@ pub struct CompareArgs {
     /// Remote files: cache, offline mode, hosts.
     #[command(flatten)]
     pub remote: RemoteArgs,
+    /// How a MAJOR value one side writes is judged against a value the other
+    /// side cannot decide: `missing` (an error, the default) or `warning`
+    /// (wins over the config's `policy: {unknown: ...}`).
+    #[arg(long, value_enum, value_name = "RULE")]
+    pub unknown: Option<crate::policy::UnknownRule>,
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     pub format: ReportFormat,
@@ -190,6 +195,11 @@ pub struct CheckArgs {
     /// Ignore the config's waivers: report every divergence.
     #[arg(long)]
     pub no_waivers: bool,
+    /// How a MAJOR value one side writes is judged against a value the other
+    /// side cannot decide: `missing` (an error, the default) or `warning`
+    /// (wins over the config's `policy: {unknown: ...}`).
+    #[arg(long, value_enum, value_name = "RULE")]
+    pub unknown: Option<crate::policy::UnknownRule>,
     /// Remote files: cache, offline mode, hosts.
     #[command(flatten)]
     pub remote: RemoteArgs,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::engine::argparse::py_eq;
-use crate::policy::{Class, Policy};
+use crate::policy::{Class, Policy, UnknownRule};
 use crate::resolved::{Entry, Resolved, RuleHit, Val, ValueSource};
 use crate::span::Span;
 
@@ -371,6 +371,20 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
                 }
                 continue;
             }
+            // One side sets a MAJOR value, the other cannot be decided: the
+            // equivalence is not shown, so it counts as missing (InferenceX's
+            // rule), unless the policy relaxes it to a warning.
+            (Val::Known { .. }, Val::Unknown { .. }) | (Val::Unknown { .. }, Val::Known { .. })
+                if class == Class::Major
+                    && policy.unknown() == UnknownRule::Missing
+                    && if matches!(dv, Val::Known { .. }) {
+                        de.is_some_and(written)
+                    } else {
+                        re.is_some_and(written)
+                    } =>
+            {
+                Kind::Missing
+            }
             _ => Kind::Unknown,
         };
         findings.push(Finding {
@@ -387,6 +401,12 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
         findings,
         shared_unknowns,
     }
+}
+
+/// Whether the command itself writes an entry (an option or an env var; not
+/// the context, a default or a rule).
+fn written(e: &Entry) -> bool {
+    matches!(e.source, ValueSource::Cli | ValueSource::Env)
 }
 
 /// Whether the text decides an entry (written, from context, or via a rule).
@@ -502,6 +522,7 @@ mod tests {
             assert_eq!(major.class, Class::Major, "{}: the example's key", k.id);
             assert_eq!(major.severity, k.severity, "{}", k.id);
             let minor = found(&Policy::with_overrides(ClassLists {
+                unknown: None,
                 minor: vec![key.to_string()],
                 ..ClassLists::default()
             }));

@@ -32,6 +32,23 @@ pub struct ClassLists {
     /// Ignored keys.
     #[serde(default)]
     pub ignore: Vec<String>,
+    /// How a MAJOR value one side sets is judged against a value the other side
+    /// cannot decide (`missing`, the default, or `warning`).
+    #[serde(default)]
+    pub unknown: Option<UnknownRule>,
+}
+
+/// How a MAJOR value set on one side is judged when the other side's value
+/// cannot be decided from the text (it needs the checkpoint or the GPU).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum UnknownRule {
+    /// A `missing` finding at error severity: equivalence must be shown
+    /// (InferenceX's rule for MAJOR args). The default.
+    #[default]
+    Missing,
+    /// An `unknown` finding at warning severity: reported, does not fail.
+    Warning,
 }
 
 /// The effective policy: user overrides, then the built-in table.
@@ -39,6 +56,7 @@ pub struct ClassLists {
 pub struct Policy {
     user: ClassLists,
     builtin: ClassLists,
+    unknown: UnknownRule,
     cache: Mutex<HashMap<String, Class>>,
 }
 
@@ -56,10 +74,25 @@ impl Policy {
         let builtin: ClassLists =
             serde_saphyr::from_str(BUILTIN).expect("bundled policy.yaml is valid");
         Policy {
+            unknown: user.unknown.unwrap_or_default(),
             user,
             builtin,
             cache: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The same policy with the unknown rule given on the command line, which
+    /// wins over the config file's.
+    pub fn with_unknown(mut self, rule: Option<UnknownRule>) -> Policy {
+        if let Some(rule) = rule {
+            self.unknown = rule;
+        }
+        self
+    }
+
+    /// How a MAJOR value one side sets is judged against an undecidable one.
+    pub fn unknown(&self) -> UnknownRule {
+        self.unknown
     }
 
     /// The class of a canonical key.
@@ -155,6 +188,7 @@ mod tests {
             ignore: vec!["page_size".into()],
             major: vec!["chunked_prefill_size".into()],
             minor: vec![],
+            unknown: None,
         });
         assert_eq!(p.class("page_size"), Class::Ignore);
         assert_eq!(p.class("chunked_prefill_size"), Class::Major);

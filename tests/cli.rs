@@ -115,7 +115,7 @@ fn rocm_fallback_only_in_0_5_15() {
 }
 
 #[test]
-fn rocm_fallback_is_unknown_without_platform() {
+fn rocm_fallback_without_platform_is_not_shown_equal() {
     let (code, out, _) = run(&[
         "compare",
         "fixtures/demo/hicache-kernel-page-first.sh",
@@ -129,11 +129,34 @@ fn rocm_fallback_is_unknown_without_platform() {
         &out,
         "fixtures/demo/hicache-kernel-page-first.sh <-> fixtures/demo/hicache-kernel-layer-first.sh",
     );
+    // The recipe's layer_first against a layout that depends on the unknown
+    // platform: the equivalence is not shown, so it is missing (MAJOR) ...
+    assert!(
+        findings.contains(&("hicache_mem_layout".into(), "missing".into())),
+        "{findings:?}"
+    );
+    assert_eq!(code, 1, "a MAJOR value against an undecidable one fails");
+    // ... and a warning under `--unknown warning`.
+    let (code, out, _) = run(&[
+        "compare",
+        "fixtures/demo/hicache-kernel-page-first.sh",
+        "fixtures/demo/hicache-kernel-layer-first.sh",
+        "--engine-version",
+        "0.5.15",
+        "--unknown",
+        "warning",
+        "--format",
+        "json",
+    ]);
+    let (_, findings) = link_status(
+        &out,
+        "fixtures/demo/hicache-kernel-page-first.sh <-> fixtures/demo/hicache-kernel-layer-first.sh",
+    );
     assert!(
         findings.contains(&("hicache_mem_layout".into(), "unknown".into())),
         "{findings:?}"
     );
-    assert_eq!(code, 0, "an unknown is a warning, not MAJOR drift");
+    assert_eq!(code, 0, "an unknown is a warning under --unknown warning");
 }
 
 #[test]
@@ -762,4 +785,52 @@ fn a_parenthesis_after_a_command_word_is_an_error_not_a_hang() {
         "fixtures/bad/paren-after-word.txt:2:29",
         &["bash syntax error: unexpected `(` after a command word"],
     );
+}
+
+/// `policy: {unknown: warning}` in the config relaxes a MAJOR value against an
+/// undecidable one from `missing` (exit 1) to `unknown` (exit 0); `--unknown`
+/// wins over the config.
+#[test]
+fn the_unknown_rule_comes_from_the_config_and_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(
+        p.join("a.sh"),
+        "sglang serve --model-path org/m --kv-cache-dtype fp8_e4m3\n",
+    )
+    .unwrap();
+    std::fs::write(p.join("b.sh"), "sglang serve --model-path org/m\n").unwrap();
+    let link = "links:\n  - name: one\n    engine-version: \"0.5.19\"\n    hardware: b200\n    docs: {file: a.sh}\n    recipe: {file: b.sh}\n";
+    std::fs::write(p.join("strict.yaml"), link).unwrap();
+    std::fs::write(
+        p.join("relaxed.yaml"),
+        format!("{link}policy:\n  unknown: warning\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("typo.yaml"),
+        format!("{link}policy:\n  unknown: warn\n"),
+    )
+    .unwrap();
+    let cfg = |name: &str| p.join(name).to_str().unwrap().to_string();
+    let (code, out, err) = run(&["check", "--config", &cfg("strict.yaml")]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("error: [missing] kv_cache_dtype is set to fp8_e4m3 by docs; recipe's value cannot be decided"), "{out}");
+    let (code, out, err) = run(&["check", "--config", &cfg("relaxed.yaml")]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("warning: [unknown] kv_cache_dtype cannot be compared"),
+        "{out}"
+    );
+    let (code, out, err) = run(&[
+        "check",
+        "--config",
+        &cfg("relaxed.yaml"),
+        "--unknown",
+        "missing",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    let (code, _, err) = run(&["check", "--config", &cfg("typo.yaml")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("typo.yaml:"), "{err}");
 }

@@ -301,8 +301,19 @@ fn compare_kinds() {
     let c = compare(&a, &b, &policy);
     let kind = |k: &str| c.findings.iter().find(|f| f.key == k).map(|f| f.kind);
     assert_eq!(kind("tp_size"), Some(Kind::Contradicts));
-    // One side sets fp8, the other leaves auto (from the checkpoint): unknown, not equal.
-    assert_eq!(kind("kv_cache_dtype"), Some(Kind::Unknown));
+    // One side sets fp8, the other leaves auto (from the checkpoint): never
+    // equal; missing (the equivalence is not shown), or unknown when the policy
+    // relaxes it.
+    assert_eq!(kind("kv_cache_dtype"), Some(Kind::Missing));
+    let relaxed = Policy::default().with_unknown(Some(recipe_drift::policy::UnknownRule::Warning));
+    let c2 = compare(&a, &b, &relaxed);
+    assert_eq!(
+        c2.findings
+            .iter()
+            .find(|f| f.key == "kv_cache_dtype")
+            .map(|f| f.kind),
+        Some(Kind::Unknown)
+    );
     let d = resolved(
         &format!("{M} --enable-hierarchical-cache"),
         "0.5.19",

@@ -355,11 +355,25 @@ fn human_readable_lengths_and_checkpoint_values() {
         (&"contradicts".into(), &"info".into())
     );
     // An omitted quantization / kv-cache dtype auto come from the checkpoint:
-    // unknown against a stated value, never equal.
+    // never equal to a stated value. A stated MAJOR value against one the text
+    // cannot decide is missing (the equivalence is not shown) ...
     let (code, link) = compare(
         "vllm serve org/m --quantization fp8 --kv-cache-dtype fp8",
         "vllm serve org/m",
         &["--platform", "cuda"],
+    );
+    assert_eq!(code, 1);
+    for key in ["quantization", "kv_cache_dtype"] {
+        let f = finding(&link, key).unwrap();
+        assert_eq!(f["kind"], "missing", "{key}");
+        assert_eq!(f["severity"], "error", "{key}");
+        assert_eq!(f["recipe"]["state"], "unknown", "{key}: {f:#}");
+    }
+    // ... unless the policy relaxes it to a warning.
+    let (code, link) = compare(
+        "vllm serve org/m --quantization fp8 --kv-cache-dtype fp8",
+        "vllm serve org/m",
+        &["--platform", "cuda", "--unknown", "warning"],
     );
     assert_eq!(code, 0);
     for key in ["quantization", "kv_cache_dtype"] {
@@ -382,6 +396,15 @@ fn api_server_and_serve_spellings_of_the_model_agree() {
 
 /// Compares two commands next to extra files (name, text) in one temp folder.
 fn compare_with_files(docs: &str, recipe: &str, files: &[(&str, &str)]) -> (i32, String, String) {
+    compare_with_files_and(docs, recipe, files, &[])
+}
+
+fn compare_with_files_and(
+    docs: &str,
+    recipe: &str,
+    files: &[(&str, &str)],
+    flags: &[&str],
+) -> (i32, String, String) {
     let dir = tempfile::tempdir().unwrap();
     for (name, text) in files {
         std::fs::write(dir.path().join(name), text).unwrap();
@@ -390,7 +413,9 @@ fn compare_with_files(docs: &str, recipe: &str, files: &[(&str, &str)]) -> (i32,
     let r = dir.path().join("recipe.sh");
     std::fs::write(&d, format!("{docs}\n")).unwrap();
     std::fs::write(&r, format!("{recipe}\n")).unwrap();
-    run(&["compare", d.to_str().unwrap(), r.to_str().unwrap()])
+    let mut args = vec!["compare", d.to_str().unwrap(), r.to_str().unwrap()];
+    args.extend_from_slice(flags);
+    run(&args)
 }
 
 #[test]
@@ -422,10 +447,22 @@ fn config_file_options_are_read_and_the_command_line_wins() {
 
 #[test]
 fn a_config_file_that_is_not_there_leaves_its_options_unknown() {
+    // tp 8 against a value the missing file may set: not shown equal, so missing.
     let (code, out, err) = compare_with_files(
         "vllm serve org/m --config missing.yaml",
         "vllm serve org/m -tp 8",
         &[],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("tp_size is set to 8 by recipe; docs's value cannot be decided from the text (may be set by --config missing.yaml"),
+        "{out}"
+    );
+    let (code, out, err) = compare_with_files_and(
+        "vllm serve org/m --config missing.yaml",
+        "vllm serve org/m -tp 8",
+        &[],
+        &["--unknown", "warning"],
     );
     assert_eq!(code, 0, "{out}{err}");
     assert!(
@@ -496,8 +533,10 @@ fn an_unknowable_model_path_is_named_by_the_served_name() {
         "vllm serve org/model",
         &[],
     );
+    // The recipe names the model, the docs' cannot be known: missing (MAJOR).
     let f = finding(&link, "model").unwrap();
-    assert_eq!(f["kind"], "unknown");
+    assert_eq!(f["kind"], "missing");
+    assert_eq!(f["docs"]["state"], "unknown");
     assert!(
         f["docs"]["reason"]
             .as_str()

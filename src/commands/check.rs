@@ -18,6 +18,7 @@ pub(super) fn run(args: CheckArgs) -> Result<Output, Error> {
         config,
         format,
         no_waivers,
+        unknown,
         remote,
         changed_from,
         files,
@@ -46,7 +47,7 @@ pub(super) fn run(args: CheckArgs) -> Result<Output, Error> {
     } else {
         Some(crate::waiver::Date::today()?)
     };
-    let policy = Policy::with_overrides(m.policy.clone());
+    let policy = Policy::with_overrides(m.policy.clone()).with_unknown(unknown);
     let fetcher = fetcher(&remote, &m.allow_hosts);
     // Only what changed: the links whose files are among the changed ones.
     let changed = match changed_from {

@@ -22,6 +22,7 @@ pub(super) fn run(args: CompareArgs) -> Result<Output, Error> {
         docs_root,
         context,
         remote,
+        unknown,
         format,
     } = args;
     let vars = parse_kv(&env)?;
@@ -36,7 +37,7 @@ pub(super) fn run(args: CompareArgs) -> Result<Output, Error> {
         docs_side.select.insert(k, serde_json::Value::String(v));
     }
     docs_side.docs_root = docs_root;
-    let policy = Policy::default();
+    let policy = Policy::default().with_unknown(unknown);
     let name = format!("{} <-> {}", docs.display(), recipe.display());
     let l = run_link(
         &name,

@@ -12,6 +12,7 @@ pub mod sarif;
 use crate::compare::{Comparison, Finding, Kind, Severity, SideValue};
 pub use crate::link::{LinkReport, SideReport, Status};
 use crate::policy::{Class, Policy};
+use crate::resolved::Val;
 use crate::span::{Origin, Span};
 use crate::waiver::{self, Judged, Outcome};
 
@@ -141,6 +142,26 @@ pub fn finding_text(f: &Finding) -> String {
             f.docs.val.display(),
             f.recipe.val.display()
         ),
+        Kind::Missing
+            if matches!(f.docs.val, Val::Unknown { .. })
+                != matches!(f.recipe.val, Val::Unknown { .. }) =>
+        {
+            // A written MAJOR value against one the text cannot decide.
+            let (set, other, sv, ov) = if matches!(f.recipe.val, Val::Unknown { .. }) {
+                ("docs", "recipe", &f.docs, &f.recipe)
+            } else {
+                ("recipe", "docs", &f.recipe, &f.docs)
+            };
+            let reason = match &ov.val {
+                Val::Unknown { reason, .. } => reason.as_str(),
+                Val::Known { .. } => "",
+            };
+            format!(
+                "{} is set to {} by {set}; {other}'s value cannot be decided from the text ({reason}), so the equivalence is not shown",
+                f.key,
+                sv.val.display(),
+            )
+        }
         Kind::Missing => {
             let (set, other, sv, ov) = if f.docs.is_set() {
                 ("docs", "recipe", &f.docs, &f.recipe)
