@@ -84,6 +84,7 @@ export const Grid = () => {{
 }
 
 fn ours(file: &Path) -> (String, usize, f64) {
+    jsx::set_worker_program(env!("CARGO_BIN_EXE_recipe-drift").into());
     let bundle = jsx::bundle(file, None).expect("bundle");
     let code = bundle.code.clone();
     let b = bundle.clone();

@@ -21,8 +21,11 @@ fuzz_target!(|data: &[u8]| {
     };
     let limits = Limits {
         time: Duration::from_millis(200),
+        total: Duration::from_secs(2),
         memory: 64 << 20,
         stack: 256 << 10,
+        isolation: jsx::Isolation::InProcess,
+        states: 32,
     };
     let Ok(renderer) = Renderer::new(&bundle, limits) else {
         return;

@@ -248,7 +248,7 @@ fn explore(path: &Path, opts: &Options) -> Result<Selections, Error> {
         path,
         opts.docs_root.as_deref(),
         opts.limits,
-        jsx::MAX_STATES,
+        opts.limits.states,
     )?;
     Ok(Selections::States { bundle, views })
 }

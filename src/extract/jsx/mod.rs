@@ -9,6 +9,7 @@
 pub mod page;
 pub mod sandbox;
 pub mod transform;
+pub mod worker;
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,8 @@ use serde::Deserialize;
 use crate::error::Error;
 use crate::span::{Origin, Source};
 
-pub use sandbox::Limits;
+pub use sandbox::{Isolation, Limits};
+pub use worker::set_program as set_worker_program;
 
 /// One thing to render: a component element made by the bundle.
 #[derive(Debug, Clone)]
@@ -216,16 +218,19 @@ impl<'b> Renderer<'b> {
                 state,
                 unmatched,
                 options,
-            } => Ok((
-                View {
-                    target,
-                    selection: state.selection,
-                    commands: state.commands,
-                    path: vec![],
-                },
-                unmatched,
-                options,
-            )),
+            } => {
+                self.check_output(target, &state.commands)?;
+                Ok((
+                    View {
+                        target,
+                        selection: state.selection,
+                        commands: state.commands,
+                        path: vec![],
+                    },
+                    unmatched,
+                    options,
+                ))
+            }
             SelectJs::Refused {
                 error,
                 option,
@@ -336,9 +341,13 @@ impl<'b> Renderer<'b> {
     }
 
     /// Every state reachable by clicks from the initial one, breadth-first,
-    /// deduplicated by what is rendered. More than `max_states` is an error.
+    /// deduplicated by what is rendered. More than `max_states` states, a
+    /// state more than [`MAX_DEPTH`] clicks deep or more than
+    /// [`MAX_RENDERED_BYTES`] of commands in all is an error naming the budget.
     pub fn explore(&self, target: usize, max_states: usize) -> Result<Vec<View>, Error> {
         let first: FirstJs = self.parse(self.call("explore", target, "")?)?;
+        self.check_output(target, &first.commands)?;
+        let mut rendered = first.commands.iter().map(String::len).sum::<usize>();
         let mut views = vec![View {
             target,
             selection: first.selection,
@@ -352,13 +361,31 @@ impl<'b> Renderer<'b> {
             let children: Vec<ChildJs> = self.parse(self.call("expand", target, &arg)?)?;
             for c in children {
                 if views.len() >= max_states {
-                    return Err(Error::Input {
-                        span: self.bundle.targets[target].at.clone(),
-                        message: format!(
-                            "<{}> has more than {max_states} reachable states",
-                            self.bundle.targets[target].name
+                    return Err(self.over_budget(
+                        target,
+                        format!(
+                            "has more than {max_states} reachable states (the state budget of --all-selections; raise it with --max-states)"
                         ),
-                    });
+                    ));
+                }
+                if path.len() >= MAX_DEPTH {
+                    return Err(self.over_budget(
+                        target,
+                        format!(
+                            "has states more than {MAX_DEPTH} clicks away from the initial one (the click-depth budget of --all-selections)"
+                        ),
+                    ));
+                }
+                self.check_output(target, &c.commands)?;
+                rendered += c.commands.iter().map(String::len).sum::<usize>();
+                if rendered > MAX_RENDERED_BYTES {
+                    return Err(self.over_budget(
+                        target,
+                        format!(
+                            "prints more than {} MiB of commands over its states (the output budget of --all-selections)",
+                            MAX_RENDERED_BYTES >> 20
+                        ),
+                    ));
                 }
                 let mut p = path.clone();
                 p.push(c.action);
@@ -374,6 +401,39 @@ impl<'b> Renderer<'b> {
         Ok(views)
     }
 
+    /// The commands of one state within [`MAX_COMMANDS`] and
+    /// [`MAX_COMMAND_BYTES`].
+    fn check_output(&self, target: usize, commands: &[String]) -> Result<(), Error> {
+        if commands.len() > MAX_COMMANDS {
+            return Err(self.over_budget(
+                target,
+                format!(
+                    "prints {} commands in one state, over the budget of {MAX_COMMANDS}",
+                    commands.len()
+                ),
+            ));
+        }
+        if let Some(c) = commands.iter().find(|c| c.len() > MAX_COMMAND_BYTES) {
+            return Err(self.over_budget(
+                target,
+                format!(
+                    "prints a command of {} bytes, over the budget of {} KiB per command",
+                    c.len(),
+                    MAX_COMMAND_BYTES >> 10
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn over_budget(&self, target: usize, what: String) -> Error {
+        let t = &self.bundle.targets[target];
+        Error::Input {
+            span: t.at.clone(),
+            message: format!("<{}> {what}", t.name),
+        }
+    }
+
     fn parse<T: for<'de> Deserialize<'de>>(&self, s: String) -> Result<T, Error> {
         serde_json::from_str(&s).map_err(|e| Error::Input {
             span: crate::span::Span::of_path(&self.bundle.file),
@@ -382,8 +442,24 @@ impl<'b> Renderer<'b> {
     }
 }
 
-/// The most states `--all-selections` explores per component.
-pub const MAX_STATES: usize = 100_000;
+/// The most states `--all-selections` explores per component, by default
+/// (`--max-states`). Real generators have tens; a synthetic grid of four
+/// six-value options has 1,116.
+pub const MAX_STATES: usize = 5_000;
+
+/// The most clicks between the initial state and any state `--all-selections`
+/// explores (real generators: one per option).
+pub const MAX_DEPTH: usize = 200;
+
+/// The most bytes one printed command may have (real ones: a few KiB).
+pub const MAX_COMMAND_BYTES: usize = 256 << 10;
+
+/// The most commands (`<pre>` or `<code>` blocks) one state may print.
+pub const MAX_COMMANDS: usize = 64;
+
+/// The most bytes of commands all the states of one component may print
+/// together.
+pub const MAX_RENDERED_BYTES: usize = 32 << 20;
 
 /// Runs `f` on a thread with a stack big enough for the sandbox's limit.
 pub fn on_render_thread<T: Send + 'static>(

@@ -55,9 +55,25 @@ pub struct Module {
 /// The local name given to an anonymous `export default` expression.
 const DEFAULT_LOCAL: &str = "__rd_def";
 
+/// The largest module (a generator, a config module or a page's script) that
+/// is parsed, in bytes. Real ones are tens of KiB; parsing and transforming
+/// take time and memory proportional to the size (about 1.5 s and 80 MiB per
+/// MiB in a debug build), so the cap bounds both before anything is parsed.
+pub const MAX_MODULE_BYTES: usize = 1 << 20;
+
 /// Parses a JSX (or JS) module and makes it plain.
 pub fn transform(source: &Arc<Source>) -> Result<Module, Error> {
     let text = &source.text;
+    if text.len() > MAX_MODULE_BYTES {
+        return Err(Error::input(
+            source.span(0, 0),
+            format!(
+                "this module is {} bytes, over the {} KiB budget for a generator module",
+                text.len(),
+                MAX_MODULE_BYTES >> 10
+            ),
+        ));
+    }
     let allocator = Allocator::default();
     let source_type = source_type(source);
     let parsed = Parser::new(&allocator, text, source_type).parse();
