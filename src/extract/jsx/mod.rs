@@ -430,7 +430,7 @@ impl<'b> Renderer<'b> {
         let t = &self.bundle.targets[target];
         Error::Input {
             span: t.at.clone(),
-            message: format!("<{}> {what}", t.name),
+            message: format!("<{} /> {what}", t.name),
         }
     }
 

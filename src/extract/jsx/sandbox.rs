@@ -101,12 +101,12 @@ impl std::fmt::Display for JsError {
         match self {
             JsError::Timeout(d) => write!(
                 f,
-                "JavaScript did not finish within the time limit ({} ms; --js-time-limit)",
+                "JavaScript did not finish within the time limit ({} ms); raise it with --js-time-limit",
                 d.as_millis()
             ),
             JsError::TotalTimeout(d) => write!(
                 f,
-                "JavaScript used up the time budget of this file ({} ms for loading, rendering and exploring; --js-total-time-limit)",
+                "JavaScript used up the time budget of this file ({} ms for loading, rendering and exploring); raise it with --js-total-time-limit",
                 d.as_millis()
             ),
             JsError::OutOfMemory(m) => {
