@@ -11,6 +11,7 @@ use recipe_drift::extract::jsx::{self, Limits, Renderer};
 use recipe_drift::span::{Origin, Source};
 
 fuzz_target!(|data: &[u8]| {
+    jsx::set_isolation(jsx::Isolation::InProcess);
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
@@ -24,7 +25,6 @@ fuzz_target!(|data: &[u8]| {
         total: Duration::from_secs(2),
         memory: 64 << 20,
         stack: 256 << 10,
-        isolation: jsx::Isolation::InProcess,
         states: 32,
     };
     let Ok(renderer) = Renderer::new(&bundle, limits) else {

@@ -58,6 +58,26 @@ fn an_oversized_module_is_refused_before_parsing() {
     assert!(o.wall.as_secs() < 10, "{}", o.both());
 }
 
+/// Nesting too deep for the parser's stack is an error at the module, not a
+/// crash: the transform runs in the worker process too.
+#[test]
+fn nesting_too_deep_for_the_parser_is_an_error() {
+    let repo = Repo::new();
+    let n = 200_000;
+    for (name, expr) in [
+        ("arrays.jsx", format!("{}{}", "[".repeat(n), "]".repeat(n))),
+        ("unary.jsx", format!("{}1", "-".repeat(n))),
+        ("sum.jsx", format!("1{}", "+1".repeat(n))),
+    ] {
+        repo.write(name, format!("const x = {expr};\n{}", generator("")));
+        repo.run_deterministic(&["extract", name])
+            .assert_input_error(
+                &format!("{name}:1:1"),
+                &["cannot transform this module", "nest too deeply"],
+            );
+    }
+}
+
 /// Printed output is capped: one huge command, too many commands.
 #[test]
 fn rendered_output_is_capped() {

@@ -21,7 +21,7 @@ use crate::error::Error;
 use crate::span::{Origin, Source};
 
 pub use sandbox::{Isolation, Limits};
-pub use worker::set_program as set_worker_program;
+pub use worker::{set_isolation, set_program as set_worker_program};
 
 /// One thing to render: a component element made by the bundle.
 #[derive(Debug, Clone)]

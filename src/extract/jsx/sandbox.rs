@@ -9,7 +9,7 @@
 //!   engine did, never by the text of a message a script can forge.
 //! - [`Sandbox`] is what the renderer uses. By default
 //!   ([`Isolation::Process`]) it runs the engine in a worker process of our
-//!   own binary (see `worker.rs`): QuickJS's C builtins (`Array.prototype.join`
+//!   own binary (see `worker.rs`, which also runs the JSX transform): QuickJS's C builtins (`Array.prototype.join`
 //!   on a 2^32-element array, `reverse` on an array-like of length 2^53) do not
 //!   reach the interrupt handler, so only a process the parent kills at the
 //!   deadline bounds wall time by construction; the worker also runs under an
@@ -25,14 +25,16 @@ use rquickjs::{CatchResultExt, CaughtError, Context, Function, Object, Runtime, 
 
 use super::worker::Worker;
 
-/// Where evaluations run.
+/// Where untrusted JavaScript is parsed and evaluated (one setting for the
+/// process: [`super::set_isolation`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Isolation {
     /// In a worker process of our own binary, killed at the deadline (the
     /// default; see [`super::set_worker_program`] for library users).
     Process,
-    /// In this process: the interrupt handler is the only time limit, so a
-    /// C builtin can run past it. For fuzzing and tests of the engine itself.
+    /// In this process: the interrupt handler is the only time limit (a C
+    /// builtin can run past it) and a parser stack overflow aborts. For
+    /// fuzzing only.
     InProcess,
 }
 
@@ -49,8 +51,6 @@ pub struct Limits {
     pub memory: usize,
     /// Bytes of native stack JS may use (deep recursion ends here).
     pub stack: usize,
-    /// Where evaluations run.
-    pub isolation: Isolation,
     /// The most states `--all-selections` explores per component
     /// (`--max-states`; the exploration's budget, not the engine's).
     pub states: usize,
@@ -63,7 +63,6 @@ impl Default for Limits {
             total: Duration::from_secs(20),
             memory: 256 << 20,
             stack: 1 << 20,
-            isolation: Isolation::Process,
             states: super::MAX_STATES,
         }
     }
@@ -147,7 +146,7 @@ impl Sandbox {
     pub fn new(limits: Limits) -> Result<Sandbox, JsError> {
         let until = Instant::now().checked_add(limits.total);
         let time = slice(&limits, until)?;
-        let inner = match limits.isolation {
+        let inner = match super::worker::isolation() {
             Isolation::InProcess => {
                 Engine::new(limits.memory, limits.stack, time).map(|e| Inner::Here(Box::new(e)))
             }

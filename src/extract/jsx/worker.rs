@@ -19,12 +19,14 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::sandbox::{Engine, JsError, Limits, MAX_REPLY};
+use super::sandbox::{Engine, Isolation, JsError, Limits, MAX_REPLY};
+use super::transform::Plain;
 
 /// The hidden subcommand that makes our binary a worker.
 pub const SUBCOMMAND: &str = "__js-worker";
@@ -41,7 +43,31 @@ const ADDRESS_SPACE_HEADROOM: u64 = 640 << 20;
 /// [`MAX_REPLY`] bytes, JSON-escaped).
 const MAX_LINE: u64 = 6 * MAX_REPLY as u64 + 1024;
 
+/// The time a worker may take to transform one module (within
+/// [`super::transform::MAX_MODULE_BYTES`] it takes well under a second).
+pub const TRANSFORM_TIME: Duration = Duration::from_secs(15);
+
+/// The address space a worker transforming a module may map (the parser
+/// takes about 80 bytes per byte of source).
+const TRANSFORM_ADDRESS_SPACE: u64 = 768 << 20;
+
 static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
+static IN_PROCESS: AtomicBool = AtomicBool::new(false);
+
+/// Sets where untrusted JavaScript is parsed and evaluated, for the whole
+/// process (default: [`Isolation::Process`]).
+pub fn set_isolation(isolation: Isolation) {
+    IN_PROCESS.store(isolation == Isolation::InProcess, Ordering::Relaxed);
+}
+
+/// Where untrusted JavaScript is parsed and evaluated.
+pub(crate) fn isolation() -> Isolation {
+    if IN_PROCESS.load(Ordering::Relaxed) {
+        Isolation::InProcess
+    } else {
+        Isolation::Process
+    }
+}
 
 /// Sets the executable started as the worker (default: the running
 /// executable). Programs other than `recipe-drift` that render generators with
@@ -65,6 +91,12 @@ enum Request {
         memory: usize,
         stack: usize,
         time: Duration,
+        address_space: u64,
+        cpu_secs: u64,
+    },
+    Transform {
+        text: String,
+        path: PathBuf,
         address_space: u64,
         cpu_secs: u64,
     },
@@ -103,6 +135,24 @@ impl Worker {
     /// Starts a worker and loads the prelude and React runtime in it, within
     /// `time`.
     pub(crate) fn spawn(limits: &Limits, time: Duration) -> Result<Worker, JsError> {
+        let address_space = (limits.memory as u64).saturating_add(ADDRESS_SPACE_HEADROOM);
+        let cpu_secs = limits.total.as_secs().saturating_add(5);
+        let worker = Self::launch(address_space, cpu_secs)?;
+        worker.request(
+            &Request::Start {
+                memory: limits.memory,
+                stack: limits.stack,
+                time,
+                address_space,
+                cpu_secs,
+            },
+            time,
+        )?;
+        Ok(worker)
+    }
+
+    /// Starts a worker process with nothing loaded.
+    fn launch(address_space: u64, cpu_secs: u64) -> Result<Worker, JsError> {
         let exe = program()
             .map_err(|e| JsError::Crashed(format!("cannot find our own executable: {e}")))?;
         let mut child = Command::new(&exe)
@@ -120,8 +170,6 @@ impl Worker {
         let reader = std::thread::Builder::new()
             .name("jsx-worker-reader".into())
             .spawn(move || read_lines(stdout, tx));
-        let address_space = (limits.memory as u64).saturating_add(ADDRESS_SPACE_HEADROOM);
-        let cpu_secs = limits.total.as_secs().saturating_add(5);
         let worker = Worker {
             child: RefCell::new(child),
             stdin: RefCell::new(stdin),
@@ -133,16 +181,6 @@ impl Worker {
         if let Err(e) = reader {
             return Err(worker.stop(JsError::Crashed(format!("cannot read its output: {e}"))));
         }
-        worker.request(
-            &Request::Start {
-                memory: limits.memory,
-                stack: limits.stack,
-                time,
-                address_space,
-                cpu_secs,
-            },
-            time,
-        )?;
         Ok(worker)
     }
 
@@ -238,6 +276,34 @@ impl Drop for Worker {
     }
 }
 
+/// Transforms a module in a worker of its own: the result (or the
+/// transform's error: byte offset and message), or why the worker failed.
+pub(crate) fn transform(text: &str, path: &std::path::Path) -> Result<TransformReply, String> {
+    let cpu_secs = TRANSFORM_TIME.as_secs().saturating_add(5);
+    let worker = Worker::launch(TRANSFORM_ADDRESS_SPACE, cpu_secs).map_err(|e| e.to_string())?;
+    let req = Request::Transform {
+        text: text.to_string(),
+        path: path.to_path_buf(),
+        address_space: TRANSFORM_ADDRESS_SPACE,
+        cpu_secs,
+    };
+    let describe = |e: JsError| match e {
+        JsError::Timeout(d) => format!(
+            "it did not finish within the parser's time budget ({} s)",
+            d.as_secs()
+        ),
+        JsError::Crashed(why) => format!(
+            "the parser's process ended ({why}); the module may nest too deeply for the parser's 16 MiB stack"
+        ),
+        e => e.to_string(),
+    };
+    let text = worker.request(&req, TRANSFORM_TIME).map_err(describe)?;
+    serde_json::from_str(&text).map_err(|e| format!("unreadable answer: {e}"))
+}
+
+/// What a worker answers to a transform.
+pub(crate) type TransformReply = Result<Plain, (usize, String)>;
+
 fn describe_exit(s: ExitStatus, address_space: u64, cpu_secs: u64) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (s.code(), s.signal()) {
@@ -321,6 +387,19 @@ fn serve_requests() -> u8 {
                     engine = Some(e);
                     String::new()
                 })
+            }
+            (
+                Request::Transform {
+                    text,
+                    path,
+                    address_space,
+                    cpu_secs,
+                },
+                None,
+            ) => {
+                limit_self(address_space, cpu_secs);
+                let reply: TransformReply = super::transform::plain(&text, &path);
+                Ok(serde_json::to_string(&reply).expect("plain data"))
             }
             (Request::Eval { code, time }, Some(e)) => e.eval(&code, time).map(|()| String::new()),
             (
