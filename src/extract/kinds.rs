@@ -312,6 +312,15 @@ fn render(path: &Path, source: Arc<Source>, opts: &Options) -> Result<Extracted,
                 let printed = command::extract_all(&src, &opts.vars)?;
                 unsupported.extend(printed.unsupported);
                 for mut l in printed.launches {
+                    if found.len() >= jsx::MAX_LAUNCHES {
+                        return Err(Error::input(
+                            l.span.clone(),
+                            format!(
+                                "the generators of this file print more than {} launches (the launch budget of a rendered generator)",
+                                jsx::MAX_LAUNCHES
+                            ),
+                        ));
+                    }
                     jsx::context_from_selection(&mut l.context, &view);
                     found.push((target.at.start, l));
                 }

@@ -105,6 +105,16 @@ fn rendered_output_is_capped() {
             "more.jsx:1:14",
             &["returned more than the output limit of one evaluation (16 MiB)"],
         );
+    // 25 commands of 10,000 launches each: over the launch budget.
+    repo.write(
+        "launches.jsx",
+        "export const Gen = () => <div>{Array.from({ length: 25 }, (_, i) => <pre key={i}>{'sglang serve --tp 2\\n'.repeat(10000)}</pre>)}</div>;\n",
+    );
+    repo.run_deterministic(&["extract", "launches.jsx"])
+        .assert_input_error(
+            "launches.jsx [<Gen /> #1]:1001:1",
+            &["print more than 1000 launches (the launch budget"],
+        );
     repo.write(
         "many.jsx",
         "export const Gen = () => <div>{Array.from({ length: 500 }, (_, i) => <pre key={i}>sglang serve --model-path m{i}</pre>)}</div>;\n",
