@@ -115,6 +115,21 @@ fn rendered_output_is_capped() {
             "launches.jsx [<Gen /> #1]:1001:1",
             &["print more than 1000 launches (the launch budget"],
         );
+    // A page rendering a generator three times, each state printing
+    // 60 commands of 200 KB: over the output budget of one file.
+    repo.write(
+        "pg/gen.jsx",
+        "export const Gen = () => <div>{Array.from({ length: 60 }, (_, i) => <pre key={i}>{'sglang serve --model-path m' + ' --w x'.repeat(33000)}</pre>)}</div>;\n",
+    );
+    repo.write(
+        "pg/page.mdx",
+        "import { Gen } from './gen.jsx';\n\n<Gen />\n\n<Gen />\n\n<Gen />\n",
+    );
+    repo.run_deterministic(&["extract", "pg/page.mdx"])
+        .assert_input_error(
+            "page.mdx:7:1",
+            &["<Gen /> renders more than 32 MiB in all (the output budget"],
+        );
     repo.write(
         "many.jsx",
         "export const Gen = () => <div>{Array.from({ length: 500 }, (_, i) => <pre key={i}>sglang serve --model-path m{i}</pre>)}</div>;\n",

@@ -174,6 +174,8 @@ fn js_error(bundle: &Bundle, target: Option<usize>, e: sandbox::JsError) -> Erro
 pub struct Renderer<'b> {
     bundle: &'b Bundle,
     sandbox: sandbox::Sandbox,
+    /// Bytes of answers received so far (see [`MAX_RENDERED_BYTES`]).
+    received: std::cell::Cell<usize>,
 }
 
 impl<'b> Renderer<'b> {
@@ -183,13 +185,32 @@ impl<'b> Renderer<'b> {
         sandbox
             .eval(&bundle.code)
             .map_err(|e| js_error(bundle, None, e))?;
-        Ok(Renderer { bundle, sandbox })
+        Ok(Renderer {
+            bundle,
+            sandbox,
+            received: std::cell::Cell::new(0),
+        })
     }
 
+    /// One call into the sandbox; its answer counts toward the file's
+    /// [`MAX_RENDERED_BYTES`].
     fn call(&self, name: &str, target: usize, arg: &str) -> Result<String, Error> {
-        self.sandbox
+        let out = self
+            .sandbox
             .call(name, target, arg)
-            .map_err(|e| js_error(self.bundle, Some(target), e))
+            .map_err(|e| js_error(self.bundle, Some(target), e))?;
+        let received = self.received.get().saturating_add(out.len());
+        self.received.set(received);
+        if received > MAX_RENDERED_BYTES {
+            return Err(self.over_budget(
+                target,
+                format!(
+                    "renders more than {} MiB in all (the output budget of one file's renders and states)",
+                    MAX_RENDERED_BYTES >> 20
+                ),
+            ));
+        }
+        Ok(out)
     }
 
     /// Renders a target with a selection applied by clicking, in the component's
@@ -341,13 +362,12 @@ impl<'b> Renderer<'b> {
     }
 
     /// Every state reachable by clicks from the initial one, breadth-first,
-    /// deduplicated by what is rendered. More than `max_states` states, a
-    /// state more than [`MAX_DEPTH`] clicks deep or more than
-    /// [`MAX_RENDERED_BYTES`] of commands in all is an error naming the budget.
+    /// deduplicated by what is rendered. More than `max_states` states or a
+    /// state more than [`MAX_DEPTH`] clicks deep is an error naming the budget
+    /// (as is more than [`MAX_RENDERED_BYTES`] received in all).
     pub fn explore(&self, target: usize, max_states: usize) -> Result<Vec<View>, Error> {
         let first: FirstJs = self.parse(self.call("explore", target, "")?)?;
         self.check_output(target, &first.commands)?;
-        let mut rendered = first.commands.iter().map(String::len).sum::<usize>();
         let mut views = vec![View {
             target,
             selection: first.selection,
@@ -377,16 +397,6 @@ impl<'b> Renderer<'b> {
                     ));
                 }
                 self.check_output(target, &c.commands)?;
-                rendered += c.commands.iter().map(String::len).sum::<usize>();
-                if rendered > MAX_RENDERED_BYTES {
-                    return Err(self.over_budget(
-                        target,
-                        format!(
-                            "prints more than {} MiB of commands over its states (the output budget of --all-selections)",
-                            MAX_RENDERED_BYTES >> 20
-                        ),
-                    ));
-                }
                 let mut p = path.clone();
                 p.push(c.action);
                 views.push(View {
@@ -461,8 +471,9 @@ pub const MAX_LAUNCHES: usize = 1_000;
 /// The most commands (`<pre>` or `<code>` blocks) one state may print.
 pub const MAX_COMMANDS: usize = 64;
 
-/// The most bytes of commands all the states of one component may print
-/// together.
+/// The most bytes the renders of one file may return in all (commands,
+/// selections and the bookkeeping of every state explored): bounds the
+/// memory of an exploration and of a page with many components.
 pub const MAX_RENDERED_BYTES: usize = 32 << 20;
 
 /// Runs `f` on a thread with a stack big enough for the sandbox's limit.
