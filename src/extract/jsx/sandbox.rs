@@ -455,3 +455,67 @@ fn describe(v: &Value<'_>) -> String {
     };
     format!("{kind} was thrown (not an Error)")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine() -> Engine {
+        Engine::new(64 << 20, 256 << 10, Duration::from_secs(10)).unwrap()
+    }
+
+    const SHORT: Duration = Duration::from_millis(100);
+
+    #[test]
+    fn a_script_cannot_forge_the_engines_limits() {
+        let e = engine();
+        for (code, want) in [
+            ("throw new Error('interrupted')", "Error: interrupted"),
+            (
+                "throw new InternalError('out of memory')",
+                "InternalError: out of memory",
+            ),
+        ] {
+            assert_eq!(e.eval(code, SHORT), Err(JsError::Thrown(want.into())));
+        }
+    }
+
+    #[test]
+    fn the_limits_are_read_from_the_engines_flags() {
+        let e = engine();
+        assert_eq!(e.eval("for (;;) {}", SHORT), Err(JsError::Timeout(SHORT)));
+        assert_eq!(
+            e.eval("'x'.repeat(2 ** 27)", SHORT),
+            Err(JsError::OutOfMemory(64 << 20))
+        );
+        // A later evaluation starts with the flags down.
+        assert_eq!(e.eval("1 + 1", SHORT), Ok(()));
+    }
+
+    #[test]
+    fn thrown_values_print_without_addresses() {
+        let e = engine();
+        for (code, want) in [
+            ("throw Symbol('s')", "a Symbol was thrown (not an Error)"),
+            (
+                "throw new Proxy({}, {})",
+                "an object was thrown (not an Error)",
+            ),
+            ("throw 42", "42"),
+            ("throw 'text'", "text"),
+        ] {
+            assert_eq!(e.eval(code, SHORT), Err(JsError::Thrown(want.into())));
+        }
+    }
+
+    #[test]
+    fn the_clock_is_fixed() {
+        let e = engine();
+        let code = format!(
+            "if (Date.now() !== {FIXED_EPOCH_MS} || new Date().getTime() !== {FIXED_EPOCH_MS} \
+             || performance.now() !== 0 || new Date(0).getTime() !== 0 \
+             || !(new Date() instanceof Date)) throw new Error('clock')"
+        );
+        assert_eq!(e.eval(&code, SHORT), Ok(()));
+    }
+}
