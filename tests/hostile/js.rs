@@ -189,6 +189,18 @@ fn exploration_has_a_state_budget_and_a_time_budget() {
         &["time budget of this file (1500 ms", "--js-total-time-limit"],
     );
     assert!(o.wall.as_secs() < 10, "{}", o.both());
+    // With time to spare, the click-depth budget ends it.
+    repo.run_deterministic(&[
+        "extract",
+        "counter.jsx",
+        "--all-selections",
+        "--js-total-time-limit",
+        "600000",
+    ])
+    .assert_input_error(
+        "counter.jsx:1:14",
+        &["more than 200 clicks away from the initial one (the click-depth budget"],
+    );
 }
 
 /// Time limits too large to represent are a usage error, not a deadline in

@@ -308,7 +308,9 @@ fn describe_exit(s: ExitStatus, address_space: u64, cpu_secs: u64) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (s.code(), s.signal()) {
         (_, Some(sig)) if sig == libc::SIGXCPU || sig == libc::SIGKILL => {
-            format!("stopped by signal {sig} after its CPU-time limit ({cpu_secs} s)")
+            format!(
+                "stopped by signal {sig}: its CPU-time limit ({cpu_secs} s) or the system's out-of-memory killer"
+            )
         }
         (_, Some(sig)) => format!(
             "stopped by signal {sig}: out of memory (its address-space limit is {} MiB) or a native stack overflow",
