@@ -18,6 +18,10 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The largest value the JavaScript time limits take, in milliseconds (an
+/// hour): larger values are a usage error rather than an overflow.
+pub const MAX_TIME_LIMIT_MS: u64 = 3_600_000;
+
 /// Context flags shared by commands that resolve launches.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ContextArgs {
@@ -73,6 +77,10 @@ pub enum Command {
     Discover(DiscoverArgs),
     /// Explain a key: its class, option strings and defaults per release, and rules.
     Explain(ExplainArgs),
+    /// Internal: the sandboxed JavaScript worker process (requests on stdin,
+    /// answers on stdout).
+    #[command(name = "__js-worker", hide = true)]
+    JsWorker,
 }
 
 /// The arguments of `recipe-drift compare`.
@@ -155,9 +163,22 @@ pub struct ExtractArgs {
     /// nearest folder above the file holding `src/snippets`).
     #[arg(long, value_name = "DIR")]
     pub docs_root: Option<PathBuf>,
-    /// Time one JavaScript evaluation of a generator may take, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    /// Time one JavaScript evaluation of a generator may take, in milliseconds
+    /// (1 to 3,600,000).
+    #[arg(long, value_name = "MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_TIME_LIMIT_MS))]
     pub js_time_limit: u64,
+    /// Time all the JavaScript of one file may take together (loading,
+    /// rendering, every click of --all-selections), in milliseconds (1 to
+    /// 3,600,000).
+    #[arg(long, value_name = "MS", default_value_t = 20_000,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_TIME_LIMIT_MS))]
+    pub js_total_time_limit: u64,
+    /// With --all-selections: the most states explored per generator
+    /// component (more is an error).
+    #[arg(long, value_name = "N", default_value_t = 5_000, requires = "all_selections",
+          value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub max_states: u64,
     /// Remote files: cache, offline mode, hosts.
     #[command(flatten)]
     pub remote: RemoteArgs,

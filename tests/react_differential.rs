@@ -67,6 +67,7 @@ fn oracle_ready() -> bool {
 
 /// Our states per target, in the oracle's JSON shape.
 fn ours(file: &Path) -> (String, Value) {
+    jsx::set_worker_program(env!("CARGO_BIN_EXE_recipe-drift").into());
     let (bundle, views) = jsx::explore_file(file, None, jsx::Limits::default(), jsx::MAX_STATES)
         .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let targets: Vec<Value> = bundle

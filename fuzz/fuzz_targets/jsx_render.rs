@@ -11,6 +11,7 @@ use recipe_drift::extract::jsx::{self, Limits, Renderer};
 use recipe_drift::span::{Origin, Source};
 
 fuzz_target!(|data: &[u8]| {
+    jsx::set_isolation(jsx::Isolation::InProcess);
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
@@ -21,8 +22,10 @@ fuzz_target!(|data: &[u8]| {
     };
     let limits = Limits {
         time: Duration::from_millis(200),
+        total: Duration::from_secs(2),
         memory: 64 << 20,
         stack: 256 << 10,
+        states: 32,
     };
     let Ok(renderer) = Renderer::new(&bundle, limits) else {
         return;

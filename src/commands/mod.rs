@@ -36,6 +36,10 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
         Command::Resolve(args) => resolve::run(args),
         Command::Discover(args) => discover::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::JsWorker => Ok(Output {
+            code: crate::extract::jsx::worker::serve(),
+            stdout: String::new(),
+        }),
     }
 }
 

@@ -248,7 +248,7 @@ fn explore(path: &Path, opts: &Options) -> Result<Selections, Error> {
         path,
         opts.docs_root.as_deref(),
         opts.limits,
-        jsx::MAX_STATES,
+        opts.limits.states,
     )?;
     Ok(Selections::States { bundle, views })
 }
@@ -312,6 +312,15 @@ fn render(path: &Path, source: Arc<Source>, opts: &Options) -> Result<Extracted,
                 let printed = command::extract_all(&src, &opts.vars)?;
                 unsupported.extend(printed.unsupported);
                 for mut l in printed.launches {
+                    if found.len() >= jsx::MAX_LAUNCHES {
+                        return Err(Error::input(
+                            l.span.clone(),
+                            format!(
+                                "the generators of this file print more than {} launches (the launch budget of a rendered generator)",
+                                jsx::MAX_LAUNCHES
+                            ),
+                        ));
+                    }
                     jsx::context_from_selection(&mut l.context, &view);
                     found.push((target.at.start, l));
                 }

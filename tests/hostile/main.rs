@@ -6,6 +6,7 @@
 //! runs. Large inputs are generated here, never committed.
 
 mod harness;
+mod js;
 mod scale;
 
 pub use harness::*;

@@ -9,6 +9,7 @@
 pub mod page;
 pub mod sandbox;
 pub mod transform;
+pub mod worker;
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,8 @@ use serde::Deserialize;
 use crate::error::Error;
 use crate::span::{Origin, Source};
 
-pub use sandbox::Limits;
+pub use sandbox::{Isolation, Limits};
+pub use worker::{set_isolation, set_program as set_worker_program};
 
 /// One thing to render: a component element made by the bundle.
 #[derive(Debug, Clone)]
@@ -172,6 +174,8 @@ fn js_error(bundle: &Bundle, target: Option<usize>, e: sandbox::JsError) -> Erro
 pub struct Renderer<'b> {
     bundle: &'b Bundle,
     sandbox: sandbox::Sandbox,
+    /// Bytes of answers received so far (see [`MAX_RENDERED_BYTES`]).
+    received: std::cell::Cell<usize>,
 }
 
 impl<'b> Renderer<'b> {
@@ -181,13 +185,32 @@ impl<'b> Renderer<'b> {
         sandbox
             .eval(&bundle.code)
             .map_err(|e| js_error(bundle, None, e))?;
-        Ok(Renderer { bundle, sandbox })
+        Ok(Renderer {
+            bundle,
+            sandbox,
+            received: std::cell::Cell::new(0),
+        })
     }
 
+    /// One call into the sandbox; its answer counts toward the file's
+    /// [`MAX_RENDERED_BYTES`].
     fn call(&self, name: &str, target: usize, arg: &str) -> Result<String, Error> {
-        self.sandbox
+        let out = self
+            .sandbox
             .call(name, target, arg)
-            .map_err(|e| js_error(self.bundle, Some(target), e))
+            .map_err(|e| js_error(self.bundle, Some(target), e))?;
+        let received = self.received.get().saturating_add(out.len());
+        self.received.set(received);
+        if received > MAX_RENDERED_BYTES {
+            return Err(self.over_budget(
+                target,
+                format!(
+                    "renders more than {} MiB in all (the output budget of one file's renders and states)",
+                    MAX_RENDERED_BYTES >> 20
+                ),
+            ));
+        }
+        Ok(out)
     }
 
     /// Renders a target with a selection applied by clicking, in the component's
@@ -216,16 +239,19 @@ impl<'b> Renderer<'b> {
                 state,
                 unmatched,
                 options,
-            } => Ok((
-                View {
-                    target,
-                    selection: state.selection,
-                    commands: state.commands,
-                    path: vec![],
-                },
-                unmatched,
-                options,
-            )),
+            } => {
+                self.check_output(target, &state.commands)?;
+                Ok((
+                    View {
+                        target,
+                        selection: state.selection,
+                        commands: state.commands,
+                        path: vec![],
+                    },
+                    unmatched,
+                    options,
+                ))
+            }
             SelectJs::Refused {
                 error,
                 option,
@@ -336,9 +362,12 @@ impl<'b> Renderer<'b> {
     }
 
     /// Every state reachable by clicks from the initial one, breadth-first,
-    /// deduplicated by what is rendered. More than `max_states` is an error.
+    /// deduplicated by what is rendered. More than `max_states` states or a
+    /// state more than [`MAX_DEPTH`] clicks deep is an error naming the budget
+    /// (as is more than [`MAX_RENDERED_BYTES`] received in all).
     pub fn explore(&self, target: usize, max_states: usize) -> Result<Vec<View>, Error> {
         let first: FirstJs = self.parse(self.call("explore", target, "")?)?;
+        self.check_output(target, &first.commands)?;
         let mut views = vec![View {
             target,
             selection: first.selection,
@@ -352,14 +381,22 @@ impl<'b> Renderer<'b> {
             let children: Vec<ChildJs> = self.parse(self.call("expand", target, &arg)?)?;
             for c in children {
                 if views.len() >= max_states {
-                    return Err(Error::Input {
-                        span: self.bundle.targets[target].at.clone(),
-                        message: format!(
-                            "<{}> has more than {max_states} reachable states",
-                            self.bundle.targets[target].name
+                    return Err(self.over_budget(
+                        target,
+                        format!(
+                            "has more than {max_states} reachable states (the state budget of --all-selections; raise it with --max-states)"
                         ),
-                    });
+                    ));
                 }
+                if path.len() >= MAX_DEPTH {
+                    return Err(self.over_budget(
+                        target,
+                        format!(
+                            "has states more than {MAX_DEPTH} clicks away from the initial one (the click-depth budget of --all-selections)"
+                        ),
+                    ));
+                }
+                self.check_output(target, &c.commands)?;
                 let mut p = path.clone();
                 p.push(c.action);
                 views.push(View {
@@ -374,6 +411,39 @@ impl<'b> Renderer<'b> {
         Ok(views)
     }
 
+    /// The commands of one state within [`MAX_COMMANDS`] and
+    /// [`MAX_COMMAND_BYTES`].
+    fn check_output(&self, target: usize, commands: &[String]) -> Result<(), Error> {
+        if commands.len() > MAX_COMMANDS {
+            return Err(self.over_budget(
+                target,
+                format!(
+                    "prints {} commands in one state, over the budget of {MAX_COMMANDS}",
+                    commands.len()
+                ),
+            ));
+        }
+        if let Some(c) = commands.iter().find(|c| c.len() > MAX_COMMAND_BYTES) {
+            return Err(self.over_budget(
+                target,
+                format!(
+                    "prints a command of {} bytes, over the budget of {} KiB per command",
+                    c.len(),
+                    MAX_COMMAND_BYTES >> 10
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn over_budget(&self, target: usize, what: String) -> Error {
+        let t = &self.bundle.targets[target];
+        Error::Input {
+            span: t.at.clone(),
+            message: format!("<{} /> {what}", t.name),
+        }
+    }
+
     fn parse<T: for<'de> Deserialize<'de>>(&self, s: String) -> Result<T, Error> {
         serde_json::from_str(&s).map_err(|e| Error::Input {
             span: crate::span::Span::of_path(&self.bundle.file),
@@ -382,8 +452,29 @@ impl<'b> Renderer<'b> {
     }
 }
 
-/// The most states `--all-selections` explores per component.
-pub const MAX_STATES: usize = 100_000;
+/// The most states `--all-selections` explores per component, by default
+/// (`--max-states`). Real generators have tens; a synthetic grid of four
+/// six-value options has 1,116.
+pub const MAX_STATES: usize = 5_000;
+
+/// The most clicks between the initial state and any state `--all-selections`
+/// explores (real generators: one per option).
+pub const MAX_DEPTH: usize = 200;
+
+/// The most bytes one printed command may have (real ones: a few KiB).
+pub const MAX_COMMAND_BYTES: usize = 256 << 10;
+
+/// The most launches the generators of one file may print for one selection
+/// (page blocks included); real ones print one to four.
+pub const MAX_LAUNCHES: usize = 1_000;
+
+/// The most commands (`<pre>` or `<code>` blocks) one state may print.
+pub const MAX_COMMANDS: usize = 64;
+
+/// The most bytes the renders of one file may return in all (commands,
+/// selections and the bookkeeping of every state explored): bounds the
+/// memory of an exploration and of a page with many components.
+pub const MAX_RENDERED_BYTES: usize = 32 << 20;
 
 /// Runs `f` on a thread with a stack big enough for the sandbox's limit.
 pub fn on_render_thread<T: Send + 'static>(

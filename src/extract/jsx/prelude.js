@@ -94,7 +94,25 @@
   G.cancelAnimationFrame = noop;
   G.console = { log: noop, warn: noop, error: noop, info: noop, debug: noop };
 
-  // Determinism: the same input renders the same bytes.
+  // Determinism: the same input renders the same bytes. The clock is fixed:
+  // `Date.now()` and `new Date()` are 2025-01-01T00:00:00Z (recipe-drift's
+  // worker runs with TZ=UTC), `Date()` is that date's string, and
+  // `performance.now()` is 0. Dates built from explicit parts are untouched.
+  var FIXED = 1735689600000;
+  var RealDate = G.Date;
+  var FixedDate = function Date() {
+    if (new.target === undefined) return new RealDate(FIXED).toString();
+    var args = arguments.length ? Array.prototype.slice.call(arguments) : [FIXED];
+    return Reflect.construct(RealDate, args, new.target);
+  };
+  FixedDate.prototype = RealDate.prototype;
+  Object.defineProperty(RealDate.prototype, 'constructor', { value: FixedDate, writable: true, configurable: true });
+  FixedDate.now = function now() { return FIXED; };
+  FixedDate.parse = RealDate.parse;
+  FixedDate.UTC = RealDate.UTC;
+  G.Date = FixedDate;
+  G.performance = { now: function now() { return 0; }, timeOrigin: FIXED };
+
   var seed = 0x2545f491;
   Math.random = function () {
     seed ^= seed << 13; seed >>>= 0;

@@ -608,6 +608,11 @@
     };
   }
 
+  // What a reader sees of a state (what `select` answers).
+  function shown(s) {
+    return { selection: selection(s.controls), commands: commands(s.nodes) };
+  }
+
   function target(i) {
     var ts = G.__rd_targets;
     if (!Array.isArray(ts) || !ts[i]) throw new Error('no render target ' + i);
@@ -676,7 +681,7 @@
         var keys = [];
         for (var q = 0; q < cs.length; q++) if (keys.indexOf(cs[q].key) < 0) keys.push(cs[q].key);
         if (req.lenient) {
-          return JSON.stringify({ state: describe(snapshot(r)), unmatched: pending.map(function (p) { return p[0]; }), options: keys });
+          return JSON.stringify({ state: shown(snapshot(r)), unmatched: pending.map(function (p) { return p[0]; }), options: keys });
         }
         return JSON.stringify({ error: 'unknown-option', option: pending[0][0], options: keys, applied: applied });
       }
@@ -721,7 +726,7 @@
       }
       applied.push([key, value]);
     }
-    return JSON.stringify({ state: describe(snapshot(r)), unmatched: [], options: [] });
+    return JSON.stringify({ state: shown(snapshot(r)), unmatched: [], options: [] });
   }
 
   // ---- globals --------------------------------------------------------------

@@ -1,42 +1,96 @@
-//! A QuickJS sandbox: no I/O globals, a memory limit, a stack limit and a time
-//! limit per evaluation (an interrupt handler checks a deadline).
+//! A QuickJS sandbox: no I/O globals, a memory limit, a stack limit, a time
+//! limit per evaluation and a time budget for all the evaluations of one file.
+//!
+//! Two layers:
+//!
+//! - [`Engine`] is QuickJS in this process: an interrupt handler checks the
+//!   deadline and an allocator of our own enforces the memory limit. Both set a
+//!   flag when they stop the script, so an error is classified by what the
+//!   engine did, never by the text of a message a script can forge.
+//! - [`Sandbox`] is what the renderer uses. By default
+//!   ([`Isolation::Process`]) it runs the engine in a worker process of our
+//!   own binary (see `worker.rs`, which also runs the JSX transform): QuickJS's C builtins (`Array.prototype.join`
+//!   on a 2^32-element array, `reverse` on an array-like of length 2^53) do not
+//!   reach the interrupt handler, so only a process the parent kills at the
+//!   deadline bounds wall time by construction; the worker also runs under an
+//!   address-space and a CPU-time rlimit.
 
+use std::cell::Cell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use rquickjs::{CatchResultExt, CaughtError, Context, Function, Object, Runtime};
+use rquickjs::allocator::{Allocator, RustAllocator};
+use rquickjs::{CatchResultExt, CaughtError, Context, Function, Object, Runtime, Type, Value};
+
+use super::worker::Worker;
+
+/// Where untrusted JavaScript is parsed and evaluated (one setting for the
+/// process: [`super::set_isolation`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isolation {
+    /// In a worker process of our own binary, killed at the deadline (the
+    /// default; see [`super::set_worker_program`] for library users).
+    Process,
+    /// In this process: the interrupt handler is the only time limit (a C
+    /// builtin can run past it) and a parser stack overflow aborts. For
+    /// fuzzing only.
+    InProcess,
+}
 
 /// The limits a sandbox runs under.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// Wall time one evaluation may take.
+    /// Wall time one evaluation may take (`--js-time-limit`).
     pub time: Duration,
+    /// Wall time all the evaluations of one file may take together, loading
+    /// and every render and click of the exploration included
+    /// (`--js-total-time-limit`).
+    pub total: Duration,
     /// Bytes the JS heap may hold.
     pub memory: usize,
     /// Bytes of native stack JS may use (deep recursion ends here).
     pub stack: usize,
+    /// The most states `--all-selections` explores per component
+    /// (`--max-states`; the exploration's budget, not the engine's).
+    pub states: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             time: Duration::from_secs(10),
+            total: Duration::from_secs(20),
             memory: 256 << 20,
             stack: 1 << 20,
+            states: super::MAX_STATES,
         }
     }
 }
 
+/// The most bytes one evaluation may return (a render's JSON).
+pub const MAX_REPLY: usize = 16 << 20;
+
+/// The fixed time the sandbox's clock shows: `Date.now()` and `new Date()`
+/// are 2025-01-01T00:00:00Z (in UTC in the worker), `performance.now()` is 0.
+pub const FIXED_EPOCH_MS: u64 = 1_735_689_600_000;
+
 /// Why an evaluation failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum JsError {
-    /// The time limit was reached.
+    /// One evaluation reached the time limit (`--js-time-limit`).
     Timeout(Duration),
+    /// The file's evaluations together reached the time budget
+    /// (`--js-total-time-limit`).
+    TotalTimeout(Duration),
     /// The memory limit was reached.
     OutOfMemory(usize),
     /// The stack limit was reached (deep recursion).
     StackOverflow,
+    /// An evaluation returned more than [`MAX_REPLY`] bytes.
+    Reply(usize),
+    /// The worker process ended without an answer.
+    Crashed(String),
     /// The script threw.
     Thrown(String),
 }
@@ -46,7 +100,12 @@ impl std::fmt::Display for JsError {
         match self {
             JsError::Timeout(d) => write!(
                 f,
-                "JavaScript did not finish within the time limit ({} ms)",
+                "JavaScript did not finish within the time limit ({} ms); raise it with --js-time-limit",
+                d.as_millis()
+            ),
+            JsError::TotalTimeout(d) => write!(
+                f,
+                "JavaScript used up the time budget of this file ({} ms for loading, rendering and exploring); raise it with --js-total-time-limit",
                 d.as_millis()
             ),
             JsError::OutOfMemory(m) => {
@@ -56,64 +115,251 @@ impl std::fmt::Display for JsError {
                 f,
                 "JavaScript exceeded the stack limit (recursion too deep)"
             ),
+            JsError::Reply(n) => write!(
+                f,
+                "JavaScript returned more than the output limit of one evaluation ({} MiB)",
+                n >> 20
+            ),
+            JsError::Crashed(why) => write!(f, "the JavaScript worker process ended: {why}"),
             JsError::Thrown(m) => write!(f, "JavaScript error: {m}"),
         }
     }
 }
 
-/// One QuickJS runtime and context with limits; not `Send`: use it on the
-/// thread that made it.
+/// A sandbox for one file: an engine here or in a worker process, and the
+/// file's time budget; not `Send`.
 pub struct Sandbox {
-    // The context must drop before the runtime.
-    ctx: Context,
-    _rt: Runtime,
+    inner: Inner,
     limits: Limits,
-    /// The deadline, in nanoseconds since `epoch`; 0 = none.
-    deadline: Arc<AtomicU64>,
-    epoch: Instant,
+    /// When the file's time budget ends (`None`: too far to represent).
+    until: Option<Instant>,
+}
+
+enum Inner {
+    Here(Box<Engine>),
+    Worker(Worker),
 }
 
 impl Sandbox {
     /// A fresh sandbox with the prelude (inert browser stand-ins) and the
     /// headless React runtime loaded.
     pub fn new(limits: Limits) -> Result<Sandbox, JsError> {
-        let rt = Runtime::new().map_err(|e| JsError::Thrown(e.to_string()))?;
-        rt.set_memory_limit(limits.memory);
-        rt.set_max_stack_size(limits.stack);
-        rt.set_gc_threshold(limits.memory / 8);
-        let deadline = Arc::new(AtomicU64::new(0));
-        let epoch = Instant::now();
-        let d = deadline.clone();
-        rt.set_interrupt_handler(Some(Box::new(move || {
-            let limit = d.load(Ordering::Relaxed);
-            limit != 0 && epoch.elapsed().as_nanos() as u64 > limit
-        })));
-        let ctx = Context::full(&rt).map_err(|e| JsError::Thrown(e.to_string()))?;
-        let sandbox = Sandbox {
-            ctx,
-            _rt: rt,
-            limits,
-            deadline,
-            epoch,
+        let until = Instant::now().checked_add(limits.total);
+        let time = slice(&limits, until)?;
+        let inner = match super::worker::isolation() {
+            Isolation::InProcess => {
+                Engine::new(limits.memory, limits.stack, time).map(|e| Inner::Here(Box::new(e)))
+            }
+            Isolation::Process => Worker::spawn(&limits, time).map(Inner::Worker),
         };
-        sandbox.eval(include_str!("prelude.js"))?;
-        sandbox.eval(include_str!("react.js"))?;
-        Ok(sandbox)
+        let inner = remap(&limits, inner, time)?;
+        Ok(Sandbox {
+            inner,
+            limits,
+            until,
+        })
     }
 
-    fn arm(&self) {
-        let until = self.epoch.elapsed() + self.limits.time;
-        self.deadline
-            .store(until.as_nanos().max(1) as u64, Ordering::Relaxed);
+    /// Evaluates a script (global code) within the limits.
+    pub fn eval(&self, code: &str) -> Result<(), JsError> {
+        let time = slice(&self.limits, self.until)?;
+        let r = match &self.inner {
+            Inner::Here(e) => e.eval(code, time),
+            Inner::Worker(w) => w.eval(code, time),
+        };
+        remap(&self.limits, r, time)
+    }
+
+    /// Calls `__rd.<name>(target, arg)` and returns the string it returns.
+    pub fn call(&self, name: &str, target: usize, arg: &str) -> Result<String, JsError> {
+        let time = slice(&self.limits, self.until)?;
+        let r = match &self.inner {
+            Inner::Here(e) => e.call(name, target, arg, time),
+            Inner::Worker(w) => w.call(name, target, arg, time),
+        };
+        remap(&self.limits, r, time)
+    }
+}
+
+/// The time the next evaluation may take: the per-evaluation limit, or what
+/// is left of the file's budget when that is less.
+fn slice(limits: &Limits, until: Option<Instant>) -> Result<Duration, JsError> {
+    let left = match until {
+        Some(until) => until.saturating_duration_since(Instant::now()),
+        None => Duration::MAX,
+    };
+    if left.is_zero() {
+        return Err(JsError::TotalTimeout(limits.total));
+    }
+    Ok(left.min(limits.time))
+}
+
+/// A timeout of a slice cut short by the file's budget is the budget's.
+fn remap<T>(limits: &Limits, r: Result<T, JsError>, slice: Duration) -> Result<T, JsError> {
+    r.map_err(|e| match e {
+        JsError::Timeout(_) if slice < limits.time => JsError::TotalTimeout(limits.total),
+        JsError::Timeout(_) => JsError::Timeout(limits.time),
+        other => other,
+    })
+}
+
+/// QuickJS's allocations, counted against the memory limit; a refusal sets
+/// a flag (the engine's own out-of-memory signal).
+struct Counted {
+    used: usize,
+    limit: usize,
+    refused: Arc<AtomicBool>,
+}
+
+impl Counted {
+    fn admit(&mut self, more: usize) -> bool {
+        if self.used.saturating_add(more) > self.limit {
+            self.refused.store(true, Ordering::Relaxed);
+            false
+        } else {
+            true
+        }
+    }
+}
+
+// SAFETY: every pointer comes from and goes back to `RustAllocator`, whose
+// contract this forwards unchanged; only the accounting is added.
+unsafe impl Allocator for Counted {
+    fn alloc(&mut self, size: usize) -> *mut u8 {
+        if !self.admit(size) {
+            return std::ptr::null_mut();
+        }
+        let p = RustAllocator.alloc(size);
+        if !p.is_null() {
+            self.used += unsafe { RustAllocator::usable_size(p) };
+        }
+        p
+    }
+
+    fn calloc(&mut self, count: usize, size: usize) -> *mut u8 {
+        let Some(total) = count.checked_mul(size) else {
+            self.refused.store(true, Ordering::Relaxed);
+            return std::ptr::null_mut();
+        };
+        if !self.admit(total) {
+            return std::ptr::null_mut();
+        }
+        let p = RustAllocator.calloc(count, size);
+        if !p.is_null() {
+            self.used += unsafe { RustAllocator::usable_size(p) };
+        }
+        p
+    }
+
+    unsafe fn dealloc(&mut self, ptr: *mut u8) {
+        unsafe {
+            self.used = self.used.saturating_sub(RustAllocator::usable_size(ptr));
+            RustAllocator.dealloc(ptr);
+        }
+    }
+
+    unsafe fn realloc(&mut self, ptr: *mut u8, new_size: usize) -> *mut u8 {
+        unsafe {
+            let old = if ptr.is_null() {
+                0
+            } else {
+                RustAllocator::usable_size(ptr)
+            };
+            if new_size > old && !self.admit(new_size - old) {
+                return std::ptr::null_mut();
+            }
+            let p = RustAllocator.realloc(ptr, new_size);
+            if !p.is_null() {
+                self.used = self.used.saturating_sub(old) + RustAllocator::usable_size(p);
+            }
+            p
+        }
+    }
+
+    unsafe fn usable_size(ptr: *mut u8) -> usize {
+        unsafe { RustAllocator::usable_size(ptr) }
+    }
+}
+
+/// QuickJS in this process, with flags set by the interrupt handler and the
+/// allocator when they stop a script.
+pub(crate) struct Engine {
+    // The context must drop before the runtime.
+    ctx: Context,
+    _rt: Runtime,
+    /// The deadline, in nanoseconds since `epoch`; 0 = none.
+    deadline: Arc<AtomicU64>,
+    epoch: Instant,
+    /// Set when the interrupt handler stopped the script.
+    interrupted: Arc<AtomicBool>,
+    /// Set when the allocator refused an allocation over the limit.
+    refused: Arc<AtomicBool>,
+    limit: Cell<Duration>,
+    memory: usize,
+}
+
+impl Engine {
+    fn bare(memory: usize, stack: usize) -> Result<Engine, JsError> {
+        let refused = Arc::new(AtomicBool::new(false));
+        let rt = Runtime::new_with_alloc(Counted {
+            used: 0,
+            limit: memory,
+            refused: refused.clone(),
+        })
+        .map_err(|e| JsError::Thrown(e.to_string()))?;
+        rt.set_max_stack_size(stack);
+        rt.set_gc_threshold(memory / 8);
+        let deadline = Arc::new(AtomicU64::new(0));
+        let interrupted = Arc::new(AtomicBool::new(false));
+        let epoch = Instant::now();
+        let (d, fired) = (deadline.clone(), interrupted.clone());
+        rt.set_interrupt_handler(Some(Box::new(move || {
+            let limit = d.load(Ordering::Relaxed);
+            let stop = limit != 0 && epoch.elapsed().as_nanos() > u128::from(limit);
+            if stop {
+                fired.store(true, Ordering::Relaxed);
+            }
+            stop
+        })));
+        let ctx = Context::full(&rt).map_err(|e| JsError::Thrown(e.to_string()))?;
+        Ok(Engine {
+            ctx,
+            _rt: rt,
+            deadline,
+            epoch,
+            interrupted,
+            refused,
+            limit: Cell::new(Duration::ZERO),
+            memory,
+        })
+    }
+
+    /// An engine with the prelude and the headless React loaded, the loading
+    /// taking at most `time`.
+    pub(crate) fn new(memory: usize, stack: usize, time: Duration) -> Result<Engine, JsError> {
+        let engine = Self::bare(memory, stack)?;
+        engine.eval(include_str!("prelude.js"), time)?;
+        engine.eval(include_str!("react.js"), time)?;
+        Ok(engine)
+    }
+
+    fn arm(&self, time: Duration) {
+        self.interrupted.store(false, Ordering::Relaxed);
+        self.refused.store(false, Ordering::Relaxed);
+        self.limit.set(time);
+        // Saturates: a deadline past u64 nanoseconds (584 years) is none.
+        let until = self.epoch.elapsed().saturating_add(time).as_nanos();
+        let until = u64::try_from(until).unwrap_or(u64::MAX).max(1);
+        self.deadline.store(until, Ordering::Relaxed);
     }
 
     fn disarm(&self) {
         self.deadline.store(0, Ordering::Relaxed);
     }
 
-    /// Evaluates a script (global code) within the limits.
-    pub fn eval(&self, code: &str) -> Result<(), JsError> {
-        self.arm();
+    /// Evaluates a script (global code) within `time`.
+    pub(crate) fn eval(&self, code: &str, time: Duration) -> Result<(), JsError> {
+        self.arm(time);
         let r = self.ctx.with(|ctx| {
             ctx.eval::<(), _>(code)
                 .catch(&ctx)
@@ -123,50 +369,153 @@ impl Sandbox {
         r
     }
 
-    /// Calls `__rd.<name>(target, arg)` and returns the string it returns.
-    pub fn call(&self, name: &str, target: usize, arg: &str) -> Result<String, JsError> {
-        self.arm();
+    /// Calls `__rd.<name>(target, arg)` within `time` and returns the string
+    /// it returns.
+    pub(crate) fn call(
+        &self,
+        name: &str,
+        target: usize,
+        arg: &str,
+        time: Duration,
+    ) -> Result<String, JsError> {
+        self.arm(time);
         let r = self.ctx.with(|ctx| {
             let run = || -> rquickjs::Result<String> {
                 let rd: Object = ctx.globals().get("__rd")?;
                 let f: Function = rd.get(name)?;
-                f.call((target as u32, arg.to_string()))
+                f.call((u32::try_from(target).unwrap_or(u32::MAX), arg.to_string()))
             };
             run().catch(&ctx).map_err(|e| self.classify(e))
         });
         self.disarm();
-        r
+        match r {
+            Ok(s) if s.len() > MAX_REPLY => Err(JsError::Reply(MAX_REPLY)),
+            r => r,
+        }
     }
 
+    /// What stopped the script: the interrupt handler's and the allocator's
+    /// flags first, then what was thrown. (Runs still armed: reading a thrown
+    /// object's properties can run its getters.)
     fn classify(&self, e: CaughtError<'_>) -> JsError {
-        let text = match &e {
+        if self.interrupted.load(Ordering::Relaxed) {
+            return JsError::Timeout(self.limit.get());
+        }
+        if self.refused.load(Ordering::Relaxed) {
+            return JsError::OutOfMemory(self.memory);
+        }
+        match &e {
             CaughtError::Exception(ex) => {
                 let msg = ex.message().unwrap_or_default();
                 let name: String = ex
                     .get::<_, rquickjs::Coerced<String>>("name")
                     .map(|c| c.0)
                     .unwrap_or_default();
-                if name.is_empty() {
+                // QuickJS's own stack-overflow error has no engine flag; a
+                // script throwing the same error is told the same.
+                if name == "RangeError" && msg == "Maximum call stack size exceeded" {
+                    return JsError::StackOverflow;
+                }
+                JsError::Thrown(if name.is_empty() {
                     msg
                 } else {
                     format!("{name}: {msg}")
-                }
+                })
             }
-            CaughtError::Value(v) => v
+            CaughtError::Value(v) => JsError::Thrown(describe(v)),
+            CaughtError::Error(e) => JsError::Thrown(e.to_string()),
+        }
+    }
+}
+
+/// A thrown value that is not an `Error`, as stable text: never a heap
+/// address (a Symbol or a Proxy has no other printable identity).
+fn describe(v: &Value<'_>) -> String {
+    let kind = match v.type_of() {
+        Type::String => {
+            return v
                 .as_string()
                 .and_then(|s| s.to_string().ok())
-                .unwrap_or_else(|| format!("{v:?}")),
-            CaughtError::Error(e) => e.to_string(),
-        };
-        let lower = text.to_ascii_lowercase();
-        if lower.contains("interrupted") {
-            JsError::Timeout(self.limits.time)
-        } else if lower.contains("out of memory") {
-            JsError::OutOfMemory(self.limits.memory)
-        } else if lower.contains("stack overflow") || lower.contains("call stack size") {
-            JsError::StackOverflow
-        } else {
-            JsError::Thrown(text)
+                .unwrap_or_default();
         }
+        Type::Int | Type::Float => {
+            return v
+                .as_number()
+                .map(|n| n.to_string())
+                .unwrap_or_else(|| "a number".into());
+        }
+        Type::Bool => return v.as_bool().unwrap_or_default().to_string(),
+        Type::Null => "null",
+        Type::Undefined | Type::Uninitialized => "undefined",
+        Type::Symbol => "a Symbol",
+        Type::BigInt => "a BigInt",
+        Type::Function | Type::Constructor => "a function",
+        Type::Array => "an array",
+        _ => "an object",
+    };
+    format!("{kind} was thrown (not an Error)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine() -> Engine {
+        Engine::new(64 << 20, 256 << 10, Duration::from_secs(10)).unwrap()
+    }
+
+    const SHORT: Duration = Duration::from_millis(100);
+
+    #[test]
+    fn a_script_cannot_forge_the_engines_limits() {
+        let e = engine();
+        for (code, want) in [
+            ("throw new Error('interrupted')", "Error: interrupted"),
+            (
+                "throw new InternalError('out of memory')",
+                "InternalError: out of memory",
+            ),
+        ] {
+            assert_eq!(e.eval(code, SHORT), Err(JsError::Thrown(want.into())));
+        }
+    }
+
+    #[test]
+    fn the_limits_are_read_from_the_engines_flags() {
+        let e = engine();
+        assert_eq!(e.eval("for (;;) {}", SHORT), Err(JsError::Timeout(SHORT)));
+        assert_eq!(
+            e.eval("'x'.repeat(2 ** 27)", SHORT),
+            Err(JsError::OutOfMemory(64 << 20))
+        );
+        // A later evaluation starts with the flags down.
+        assert_eq!(e.eval("1 + 1", SHORT), Ok(()));
+    }
+
+    #[test]
+    fn thrown_values_print_without_addresses() {
+        let e = engine();
+        for (code, want) in [
+            ("throw Symbol('s')", "a Symbol was thrown (not an Error)"),
+            (
+                "throw new Proxy({}, {})",
+                "an object was thrown (not an Error)",
+            ),
+            ("throw 42", "42"),
+            ("throw 'text'", "text"),
+        ] {
+            assert_eq!(e.eval(code, SHORT), Err(JsError::Thrown(want.into())));
+        }
+    }
+
+    #[test]
+    fn the_clock_is_fixed() {
+        let e = engine();
+        let code = format!(
+            "if (Date.now() !== {FIXED_EPOCH_MS} || new Date().getTime() !== {FIXED_EPOCH_MS} \
+             || performance.now() !== 0 || new Date(0).getTime() !== 0 \
+             || !(new Date() instanceof Date)) throw new Error('clock')"
+        );
+        assert_eq!(e.eval(&code, SHORT), Ok(()));
     }
 }

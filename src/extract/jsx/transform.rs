@@ -24,7 +24,7 @@ use crate::error::Error;
 use crate::span::Source;
 
 /// One imported binding: `import { imported as local } from 'source'`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Import {
     /// The module path as written.
     pub source: String,
@@ -55,8 +55,90 @@ pub struct Module {
 /// The local name given to an anonymous `export default` expression.
 const DEFAULT_LOCAL: &str = "__rd_def";
 
-/// Parses a JSX (or JS) module and makes it plain.
+/// The largest module (a generator, a config module or a page's script) that
+/// is parsed, in bytes. Real ones are tens of KiB; parsing and transforming
+/// take time and memory proportional to the size (a 24 MB array literal took
+/// 35 s and 2 GB; a 1 MiB one takes 2 s and under 50 MiB in a debug build,
+/// rendering included), so the cap bounds both before anything is parsed.
+pub const MAX_MODULE_BYTES: usize = 1 << 20;
+
+/// Parses a JSX (or JS) module and makes it plain: within the size budget,
+/// in the worker process (see [`super::Isolation`]), so a module nested too
+/// deeply for the parser's stack is an error, not a crash.
 pub fn transform(source: &Arc<Source>) -> Result<Module, Error> {
+    let text = &source.text;
+    if text.len() > MAX_MODULE_BYTES {
+        return Err(Error::input(
+            source.span(0, 0),
+            format!(
+                "this module is {} bytes, over the {} KiB budget for a generator module",
+                text.len(),
+                MAX_MODULE_BYTES >> 10
+            ),
+        ));
+    }
+    match super::worker::isolation() {
+        super::Isolation::InProcess => transform_here(source),
+        super::Isolation::Process => {
+            let path = match &source.origin {
+                crate::span::Origin::File(p) | crate::span::Origin::Rendered { file: p, .. } => {
+                    p.clone()
+                }
+                _ => Path::new("inline.jsx").to_path_buf(),
+            };
+            let plain = super::worker::transform(text, &path).map_err(|e| {
+                Error::input(
+                    source.span(0, 0),
+                    format!("cannot transform this module: {e}"),
+                )
+            })?;
+            match plain {
+                Ok(p) => Ok(Module {
+                    source: source.clone(),
+                    code: p.code,
+                    imports: p.imports,
+                    exports: p.exports,
+                    components: p.components,
+                }),
+                Err((at, message)) => {
+                    let at = at.min(text.len());
+                    Err(Error::input(source.span(at, at), message))
+                }
+            }
+        }
+    }
+}
+
+/// A module made plain, without its source (what the worker sends back).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Plain {
+    code: String,
+    imports: Vec<Import>,
+    exports: Vec<(String, String)>,
+    components: Vec<(String, usize)>,
+}
+
+/// The transform of `text` (read from `path`) in this process; an error is
+/// its byte offset and message.
+pub(crate) fn plain(text: &str, path: &Path) -> Result<Plain, (usize, String)> {
+    let source = Arc::new(Source::new(
+        crate::span::Origin::File(path.to_path_buf()),
+        text.to_string(),
+    ));
+    match transform_here(&source) {
+        Ok(m) => Ok(Plain {
+            code: m.code,
+            imports: m.imports,
+            exports: m.exports,
+            components: m.components,
+        }),
+        Err(Error::Input { span, message }) => Err((span.start, message)),
+        Err(e) => Err((0, e.to_string())),
+    }
+}
+
+/// [`transform`] in this process.
+fn transform_here(source: &Arc<Source>) -> Result<Module, Error> {
     let text = &source.text;
     let allocator = Allocator::default();
     let source_type = source_type(source);

@@ -1,0 +1,282 @@
+//! Hostile generators: the JS sandbox and the exploration of `--all-selections`.
+//! Each class of failure has one case; every generator is written here.
+
+use super::*;
+
+/// A protocol-A-like generator whose render runs `body` first.
+fn generator(body: &str) -> String {
+    format!(
+        "export const Gen = () => {{\n  {body}\n  return <pre>sglang serve --model-path m --tp 2</pre>;\n}};\n"
+    )
+}
+
+/// A C builtin that never reaches QuickJS's interrupt handler is still
+/// stopped at the deadline: the worker process is killed.
+#[test]
+fn builtins_that_ignore_the_interrupt_handler_end_at_the_deadline() {
+    let repo = Repo::new();
+    for (name, body) in [
+        (
+            "reverse.jsx",
+            "Array.prototype.reverse.call({ length: 2 ** 53 - 1 });",
+        ),
+        (
+            "join.jsx",
+            "const a = []; a.length = 2 ** 32 - 1; a.join('');",
+        ),
+    ] {
+        repo.write(name, generator(body));
+        let o = repo.run(&["extract", name, "--js-time-limit", "400"]);
+        o.assert_input_error(
+            &format!("{name}:1:14"),
+            &[
+                "rendering <Gen />",
+                "did not finish within the time limit (400 ms)",
+                "--js-time-limit",
+            ],
+        );
+        assert!(o.wall.as_secs() < 10, "{}", o.both());
+    }
+}
+
+/// A module over the size budget is refused before it is parsed.
+#[test]
+fn an_oversized_module_is_refused_before_parsing() {
+    let repo = Repo::new();
+    let mut text = String::from("const big = [");
+    while text.len() < (2 << 20) {
+        text.push_str("1234567,");
+    }
+    text.push_str("];\n");
+    text.push_str(&generator(""));
+    repo.write("big.jsx", &text);
+    let o = repo.run_deterministic(&["extract", "big.jsx"]);
+    o.assert_input_error(
+        "big.jsx:1:1",
+        &["over the 1024 KiB budget for a generator module"],
+    );
+    assert!(o.wall.as_secs() < 10, "{}", o.both());
+}
+
+/// Nesting too deep for the parser's stack is an error at the module, not a
+/// crash: the transform runs in the worker process too.
+#[test]
+fn nesting_too_deep_for_the_parser_is_an_error() {
+    let repo = Repo::new();
+    let n = 200_000;
+    for (name, expr) in [
+        ("arrays.jsx", format!("{}{}", "[".repeat(n), "]".repeat(n))),
+        ("unary.jsx", format!("{}1", "-".repeat(n))),
+        ("sum.jsx", format!("1{}", "+1".repeat(n))),
+    ] {
+        repo.write(name, format!("const x = {expr};\n{}", generator("")));
+        repo.run_deterministic(&["extract", name])
+            .assert_input_error(
+                &format!("{name}:1:1"),
+                &["cannot transform this module", "nest too deeply"],
+            );
+    }
+}
+
+/// Printed output is capped: one huge command, too many commands.
+#[test]
+fn rendered_output_is_capped() {
+    let repo = Repo::new();
+    // A million words: over the budget of one command.
+    repo.write(
+        "words.jsx",
+        "export const Gen = () => <pre>{'sglang serve --model-path m' + ' --w x'.repeat(1000000)}</pre>;\n",
+    );
+    repo.run_deterministic(&["extract", "words.jsx"])
+        .assert_input_error(
+            "words.jsx:1:14",
+            &[
+                "<Gen /> prints a command of 6000027 bytes",
+                "256 KiB per command",
+            ],
+        );
+    // Five million words: over the budget of what one evaluation returns.
+    repo.write(
+        "more.jsx",
+        "export const Gen = () => <pre>{'sglang serve --model-path m' + ' --w x'.repeat(5000000)}</pre>;\n",
+    );
+    repo.run_deterministic(&["extract", "more.jsx"])
+        .assert_input_error(
+            "more.jsx:1:14",
+            &["returned more than the output limit of one evaluation (16 MiB)"],
+        );
+    // 25 commands of 10,000 launches each: over the launch budget.
+    repo.write(
+        "launches.jsx",
+        "export const Gen = () => <div>{Array.from({ length: 25 }, (_, i) => <pre key={i}>{'sglang serve --tp 2\\n'.repeat(10000)}</pre>)}</div>;\n",
+    );
+    repo.run_deterministic(&["extract", "launches.jsx"])
+        .assert_input_error(
+            "launches.jsx [<Gen /> #1]:1001:1",
+            &["print more than 1000 launches (the launch budget"],
+        );
+    // A page rendering a generator three times, each state printing
+    // 60 commands of 200 KB: over the output budget of one file.
+    repo.write(
+        "pg/gen.jsx",
+        "export const Gen = () => <div>{Array.from({ length: 60 }, (_, i) => <pre key={i}>{'sglang serve --model-path m' + ' --w x'.repeat(33000)}</pre>)}</div>;\n",
+    );
+    repo.write(
+        "pg/page.mdx",
+        "import { Gen } from './gen.jsx';\n\n<Gen />\n\n<Gen />\n\n<Gen />\n",
+    );
+    repo.run_deterministic(&["extract", "pg/page.mdx"])
+        .assert_input_error(
+            "page.mdx:7:1",
+            &["<Gen /> renders more than 32 MiB in all (the output budget"],
+        );
+    repo.write(
+        "many.jsx",
+        "export const Gen = () => <div>{Array.from({ length: 500 }, (_, i) => <pre key={i}>sglang serve --model-path m{i}</pre>)}</div>;\n",
+    );
+    repo.run_deterministic(&["extract", "many.jsx", "--all-selections"])
+        .assert_input_error(
+            "many.jsx:1:14",
+            &["prints 500 commands in one state, over the budget of 64"],
+        );
+}
+
+/// `--all-selections` has a state budget and a time budget, each named with
+/// the flag that raises it.
+#[test]
+fn exploration_has_a_state_budget_and_a_time_budget() {
+    let repo = Repo::new();
+    // 17 independent checkboxes: 2^17 states.
+    let boxes: Vec<String> = (0..17)
+        .map(|i| {
+            format!(
+                "<input type=\"checkbox\" name=\"c{i}\" checked={{!!on[{i}]}} onChange={{() => setOn({{ ...on, {i}: !on[{i}] }})}} />"
+            )
+        })
+        .collect();
+    repo.write(
+        "boxes.jsx",
+        format!(
+            "export const Gen = () => {{\n  const [on, setOn] = useState({{}});\n  return <div>{}<pre>{{'sglang serve --model-path m --tp ' + Object.keys(on).filter((k) => on[k]).length}}</pre></div>;\n}};\n",
+            boxes.join("")
+        ),
+    );
+    repo.run_deterministic(&[
+        "extract",
+        "boxes.jsx",
+        "--all-selections",
+        "--max-states",
+        "40",
+    ])
+    .assert_input_error(
+        "boxes.jsx:1:14",
+        &["has more than 40 reachable states", "--max-states"],
+    );
+    // A click counter: every click is a new state, one click deeper.
+    repo.write(
+        "counter.jsx",
+        "export const Gen = () => {\n  const [n, setN] = useState(0);\n  return <div><input type=\"checkbox\" name=\"more\" checked={n % 2 === 1} onChange={() => setN(n + 1)} /><pre>{'sglang serve --model-path m --tp ' + n}</pre></div>;\n};\n",
+    );
+    let o = repo.run(&[
+        "extract",
+        "counter.jsx",
+        "--all-selections",
+        "--js-total-time-limit",
+        "1500",
+    ]);
+    o.assert_input_error(
+        "counter.jsx:1:14",
+        &["time budget of this file (1500 ms", "--js-total-time-limit"],
+    );
+    assert!(o.wall.as_secs() < 10, "{}", o.both());
+    // With time to spare, the click-depth budget ends it.
+    repo.run_deterministic(&[
+        "extract",
+        "counter.jsx",
+        "--all-selections",
+        "--js-total-time-limit",
+        "600000",
+    ])
+    .assert_input_error(
+        "counter.jsx:1:14",
+        &["more than 200 clicks away from the initial one (the click-depth budget"],
+    );
+}
+
+/// Time limits too large to represent are a usage error, not a deadline in
+/// the past; the largest accepted one works.
+#[test]
+fn huge_time_limits_are_validated() {
+    let repo = Repo::new();
+    repo.write("gen.jsx", generator(""));
+    let o = repo.run(&["extract", "gen.jsx", "--js-time-limit", "18446744073710"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(2), "{}", o.both());
+    assert!(o.stderr.contains("--js-time-limit"), "{}", o.both());
+    let o = repo.run_deterministic(&[
+        "extract",
+        "gen.jsx",
+        "--js-time-limit",
+        "3600000",
+        "--js-total-time-limit",
+        "3600000",
+    ]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("--tp"), "{}", o.both());
+}
+
+/// The clock and `Math.random` are fixed; thrown values print without heap
+/// addresses.
+#[test]
+fn clock_random_and_thrown_values_are_deterministic() {
+    let repo = Repo::new();
+    repo.write(
+        "clock.jsx",
+        "export const Gen = () => <pre>{['sglang serve --model-path m', '--now', Date.now(), '--iso', new Date().toISOString(), '--str', JSON.stringify(Date()), '--perf', performance.now(), '--rand', Math.random(), '--hour', new Date().getHours()].join(' ')}</pre>;\n",
+    );
+    let o = repo.run_deterministic(&["extract", "clock.jsx", "--format", "json"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    for want in ["1735689600000", "2025-01-01T00:00:00.000Z", "Jan 01 2025"] {
+        assert!(o.stdout.contains(want), "{want}: {}", o.both());
+    }
+    for (name, thrown, said) in [
+        ("symbol.jsx", "Symbol('x')", "a Symbol was thrown"),
+        ("proxy.jsx", "new Proxy({}, {})", "an object was thrown"),
+    ] {
+        repo.write(name, generator(&format!("throw {thrown};")));
+        let o = repo.run_deterministic(&["extract", name]);
+        o.assert_input_error(&format!("{name}:1:14"), &[said]);
+        assert!(!o.stderr.contains("0x"), "{}", o.both());
+    }
+}
+
+/// A script's own error is never taken for the engine's timeout or memory
+/// limit: classification reads the engine's flags, not the message.
+#[test]
+fn errors_are_classified_by_the_engine_not_by_the_message() {
+    let repo = Repo::new();
+    for (name, body, said) in [
+        (
+            "interrupted.jsx",
+            "throw new Error('interrupted');",
+            "JavaScript error: Error: interrupted",
+        ),
+        (
+            "oom.jsx",
+            "throw new InternalError('out of memory');",
+            "JavaScript error: InternalError: out of memory",
+        ),
+    ] {
+        repo.write(name, generator(body));
+        let o = repo.run_deterministic(&["extract", name]);
+        o.assert_input_error(&format!("{name}:1:14"), &[said]);
+        assert!(!o.stderr.contains("time limit"), "{}", o.both());
+        assert!(!o.stderr.contains("memory limit"), "{}", o.both());
+    }
+    // The real limits still say so.
+    repo.write("bomb.jsx", generator("'x'.repeat(2 ** 29);"));
+    repo.run_deterministic(&["extract", "bomb.jsx"])
+        .assert_input_error("bomb.jsx:1:14", &["exceeded the memory limit (256 MiB)"]);
+}
