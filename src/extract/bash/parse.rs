@@ -1,6 +1,13 @@
 //! Parsing with brush-parser, guarded: inputs that would take the parser
-//! exponential time or unbounded memory are refused first, and the parser runs
-//! on its own thread with a time limit.
+//! exponential time, unbounded memory or unbounded stack are refused first,
+//! and the parser runs on its own thread, with a large stack and a time limit.
+//!
+//! brush-parser is a recursive-descent (PEG) parser: its stack grows with the
+//! nesting of the script (about 15 KiB per level of `if` in a debug build).
+//! [`nesting_too_deep`] bounds that nesting before parsing to the nesting
+//! budget (100), and the parser thread's stack ([`PARSER_STACK`], 256 MiB,
+//! reserved and touched only as used) holds over 10,000 levels: the bound fits
+//! with a wide margin, whatever the build.
 
 use std::sync::Arc;
 
@@ -78,6 +85,255 @@ pub(crate) fn heredoc_without_word(text: &str) -> Option<usize> {
     None
 }
 
+/// The stack of the parser threads (script and word parsers).
+pub(crate) const PARSER_STACK: usize = 256 << 20;
+
+/// An open construct, for [`nesting_too_deep`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    /// `if`, `case`, `for`, `select`, `while`, `until`.
+    Keyword,
+    /// `{ ... }`.
+    Brace,
+    /// `( ... )`, `$( ... )`.
+    Paren,
+    /// `[[ ... ]]`.
+    Test,
+}
+
+/// The byte offset where the nesting of compound commands first exceeds
+/// `max`: `if`/`case`/`for`/`select`/`while`/`until` (reserved words in
+/// command position, as bash reads them), `{ }`, `( )` and `[[ ]]`, where each
+/// `&&`, `||`, `!` and `(` inside `[[ ]]` counts as one more level (the parser
+/// nests them too). Quotes, comments and here-document bodies are skipped. A
+/// cheap linear scan, so that the recursive parser never sees more nesting
+/// than its stack holds.
+pub(crate) fn nesting_too_deep(text: &str, max: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut frames: Vec<(Open, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let mut command_position = true;
+    let mut after_function = false;
+    let mut heredocs: Vec<(String, bool)> = Vec::new();
+    let mut i = 0;
+    let open = |frames: &mut Vec<(Open, usize)>, depth: &mut usize, kind: Open, at: usize| {
+        frames.push((kind, 1));
+        *depth += 1;
+        (*depth > max).then_some(at)
+    };
+    let close = |frames: &mut Vec<(Open, usize)>, depth: &mut usize, kind: Open| {
+        if let Some(&(k, w)) = frames.last()
+            && k == kind
+        {
+            frames.pop();
+            *depth -= w;
+        }
+    };
+    let is_meta = |c: u8| {
+        matches!(
+            c,
+            b' ' | b'\t' | b'\n' | b'\r' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
+        )
+    };
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b' ' | b'\t' | b'\r' => i += 1,
+            b'\n' => {
+                i += 1;
+                command_position = true;
+                // Here-document bodies start on the next line: skipped whole.
+                for (tag, strip) in std::mem::take(&mut heredocs) {
+                    while i < b.len() {
+                        let end = text[i..].find('\n').map_or(b.len(), |n| i + n);
+                        let line = &text[i..end];
+                        let line = if strip {
+                            line.trim_start_matches('\t')
+                        } else {
+                            line
+                        };
+                        i = (end + 1).min(b.len());
+                        if line == tag {
+                            break;
+                        }
+                    }
+                }
+            }
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b';' | b'&' | b'|' => {
+                let pair = b.get(i + 1) == Some(&c);
+                if pair && c != b';' {
+                    if let Some((Open::Test, w)) = frames.last_mut() {
+                        *w += 1;
+                        depth += 1;
+                        if depth > max {
+                            return Some(i);
+                        }
+                    }
+                }
+                i += if pair { 2 } else { 1 };
+                command_position = true;
+            }
+            b'(' => {
+                if let Some((Open::Test, w)) = frames.last_mut() {
+                    *w += 1;
+                    depth += 1;
+                    if depth > max {
+                        return Some(i);
+                    }
+                } else if let Some(at) = open(&mut frames, &mut depth, Open::Paren, i) {
+                    return Some(at);
+                }
+                i += 1;
+                command_position = true;
+            }
+            b')' => {
+                close(&mut frames, &mut depth, Open::Paren);
+                i += 1;
+                command_position = true;
+            }
+            b'<' | b'>' => {
+                if text[i..].starts_with("<<") && !text[i..].starts_with("<<<") {
+                    // `<<TAG` / `<<-TAG`: the body is text, not code.
+                    let mut j = i + 2;
+                    let strip = b.get(j) == Some(&b'-');
+                    if strip {
+                        j += 1;
+                    }
+                    while matches!(b.get(j), Some(b' ' | b'\t')) {
+                        j += 1;
+                    }
+                    let start = j;
+                    while j < b.len() && !is_meta(b[j]) {
+                        j += 1;
+                    }
+                    let tag: String = text[start..j]
+                        .chars()
+                        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+                        .collect();
+                    if !tag.is_empty() {
+                        heredocs.push((tag, strip));
+                    }
+                    i = j;
+                } else {
+                    i += 1;
+                }
+                command_position = false;
+            }
+            _ => {
+                // A word: quotes and escapes are part of it.
+                let start = i;
+                while i < b.len() && !is_meta(b[i]) {
+                    match b[i] {
+                        b'\\' => i += 2,
+                        b'\'' => {
+                            i += 1;
+                            while i < b.len() && b[i] != b'\'' {
+                                i += 1;
+                            }
+                            i += 1;
+                        }
+                        b'"' => {
+                            i += 1;
+                            while i < b.len() && b[i] != b'"' {
+                                i += if b[i] == b'\\' { 2 } else { 1 };
+                            }
+                            i += 1;
+                        }
+                        b'`' => {
+                            i += 1;
+                            while i < b.len() && b[i] != b'`' {
+                                i += if b[i] == b'\\' { 2 } else { 1 };
+                            }
+                            i += 1;
+                        }
+                        b'$' if b.get(i + 1) == Some(&b'(') => break,
+                        _ => i += 1,
+                    }
+                }
+                i = i.min(b.len());
+                if i == start {
+                    // `$(`: the `$` alone; the `(` opens next.
+                    i += 1;
+                    continue;
+                }
+                let word = &text[start..i];
+                let in_test = matches!(frames.last(), Some((Open::Test, _)));
+                if in_test {
+                    match word {
+                        "]]" => close(&mut frames, &mut depth, Open::Test),
+                        "!" => {
+                            if let Some((_, w)) = frames.last_mut() {
+                                *w += 1;
+                            }
+                            depth += 1;
+                            if depth > max {
+                                return Some(start);
+                            }
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
+                if after_function {
+                    // `function NAME {`: the body follows the name.
+                    after_function = false;
+                    command_position = true;
+                    continue;
+                }
+                if !command_position {
+                    continue;
+                }
+                command_position = false;
+                let kind = match word {
+                    "if" | "while" | "until" => {
+                        command_position = true;
+                        Some(Open::Keyword)
+                    }
+                    "case" | "for" | "select" => Some(Open::Keyword),
+                    "{" => {
+                        command_position = true;
+                        Some(Open::Brace)
+                    }
+                    "[[" => Some(Open::Test),
+                    "fi" | "done" | "esac" => {
+                        close(&mut frames, &mut depth, Open::Keyword);
+                        None
+                    }
+                    "}" => {
+                        close(&mut frames, &mut depth, Open::Brace);
+                        None
+                    }
+                    "then" | "do" | "else" | "elif" | "!" | "time" => {
+                        command_position = true;
+                        None
+                    }
+                    "function" => {
+                        after_function = true;
+                        None
+                    }
+                    // `NAME=value cmd`: the command comes after.
+                    w if w.contains('=') && !w.starts_with('=') => {
+                        command_position = true;
+                        None
+                    }
+                    _ => None,
+                };
+                if let Some(k) = kind
+                    && let Some(at) = open(&mut frames, &mut depth, k, start)
+                {
+                    return Some(at);
+                }
+            }
+        }
+    }
+    None
+}
+
 /// The name of the thread the parser runs on.
 pub(crate) const PARSER_THREAD: &str = "bash-parser";
 
@@ -118,9 +374,20 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
         if run > MAX_PAREN_RUN || depth > MAX_PAREN_DEPTH {
             return Err(Error::input(
                 source.span(i, i),
-                "`(` nested too deeply to parse safely",
+                format!(
+                    "bash parse budget exceeded: `(` nested too deeply to parse safely (more than {MAX_PAREN_DEPTH} open, or {MAX_PAREN_RUN} in a row: nesting budget)"
+                ),
             ));
         }
+    }
+    let max = super::budget::budget().max_nesting;
+    if let Some(at) = nesting_too_deep(&source.text, max) {
+        return Err(Error::input(
+            source.span(at, at),
+            format!(
+                "bash parse budget exceeded: compound commands nested too deeply (more than {max} levels: nesting budget)"
+            ),
+        ));
     }
     if let Some(at) = heredoc_without_word(&source.text) {
         // bash rejects it too; brush-parser loops on it inside `$(`, allocating
@@ -133,7 +400,9 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
     if let Some(at) = expansion_too_deep(&source.text) {
         return Err(Error::input(
             source.span(at, at),
-            "`${` expansions nested too deeply to parse safely",
+            format!(
+                "bash parse budget exceeded: `${{` expansions nested too deeply to parse safely (more than {MAX_EXPANSION_DEPTH}: nesting budget)"
+            ),
         ));
     }
     let text = source.text.clone();
@@ -143,6 +412,7 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
     quiet_parser_panics();
     std::thread::Builder::new()
         .name(PARSER_THREAD.into())
+        .stack_size(PARSER_STACK)
         .spawn(move || {
             // brush-parser can panic on some malformed input (found by fuzzing):
             // that is a parse failure of this script, not of the tool.

@@ -6,16 +6,17 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use brush_parser::SourcePosition;
-use brush_parser::ast::{self, AndOr, Command, CompoundCommand, CompoundList, ExtendedTestExpr};
+use brush_parser::ast::{
+    self, AndOr, Command, CompoundCommand, CompoundList, ExtendedTestExpr, SourceLocation,
+};
 
+use super::budget;
 use super::conditions::{binary_test, unary_test};
 use super::expand::{self, Val, expand_fields, expand_string, glob_match};
 use super::{Evaluation, Interp, State, Status, status_of};
 use crate::error::Error;
 use crate::files::Files;
 use crate::span::Source;
-
-const STEP_LIMIT: usize = 200_000;
 
 impl<'a> Interp<'a> {
     /// A fresh interpreter over a source, with a starting state.
@@ -39,7 +40,6 @@ impl<'a> Interp<'a> {
             returning: false,
             breaking: false,
             continuing: false,
-            steps: 0,
             depth: 0,
             level,
             capture,
@@ -111,15 +111,16 @@ impl<'a> Interp<'a> {
         format!("line {}: {reason}", self.source.line_col(at).line)
     }
 
+    /// Counts one step of the evaluation against the budgets.
     pub(super) fn tick(&mut self, at: usize) -> Result<(), Error> {
-        self.steps += 1;
-        if self.steps > STEP_LIMIT {
-            return Err(self.err(at, "the script needs too many steps to evaluate statically"));
-        }
-        Ok(())
+        budget::step().map_err(|m| self.err(at, m))
     }
 
     pub(super) fn list(&mut self, cl: &CompoundList) -> Result<Status, Error> {
+        budget::stack(|| self.list_inner(cl))
+    }
+
+    fn list_inner(&mut self, cl: &CompoundList) -> Result<Status, Error> {
         let mut last = Status::Ok;
         for item in &cl.0 {
             if self.stopped || self.returning || self.breaking || self.continuing {
@@ -203,6 +204,12 @@ impl<'a> Interp<'a> {
     }
 
     fn command(&mut self, c: &Command) -> Result<Status, Error> {
+        if !matches!(c, Command::Simple(_)) {
+            // Simple commands count themselves; this counts loop turns of
+            // bodies without one (`((i++))`).
+            let at = c.location().map(|l| self.byte(&l.start)).unwrap_or(0);
+            self.tick(at)?;
+        }
         match c {
             Command::Simple(sc) => self.simple(sc),
             Command::Function(f) => {
@@ -240,7 +247,9 @@ impl<'a> Interp<'a> {
                 let at = self.byte(&a.loc.start);
                 match expand::arith_text(&mut self.st, &a.expr.value) {
                     Ok(n) => Ok(status_of(n != 0)),
-                    Err(r) if r.starts_with("cannot parse") => Err(self.err(at, r)),
+                    Err(r) if r.starts_with("cannot parse") || budget::tripped().is_some() => {
+                        Err(self.err(at, r))
+                    }
                     Err(r) => Ok(Status::Unknown(r)),
                 }
             }
@@ -326,7 +335,9 @@ impl<'a> Interp<'a> {
             None => Ok(Ok(1)),
             Some(x) => match expand::arith_text(&mut this.st, &x.value) {
                 Ok(n) => Ok(Ok(n)),
-                Err(r) if r.starts_with("cannot parse") => Err(this.err(at, r)),
+                Err(r) if r.starts_with("cannot parse") || budget::tripped().is_some() => {
+                    Err(this.err(at, r))
+                }
                 Err(r) => Ok(Err(r)),
             },
         };

@@ -44,6 +44,7 @@ fn spawn_worker() -> Result<Worker, String> {
     super::quiet_parser_panics();
     std::thread::Builder::new()
         .name(super::PARSER_THREAD.into())
+        .stack_size(super::parse::PARSER_STACK)
         .spawn(move || {
             let opts = ParserOptions::default();
             for raw in req_rx {

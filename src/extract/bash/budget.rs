@@ -1,0 +1,298 @@
+//! The budgets of static bash evaluation, in one place.
+//!
+//! A script is attacker-controlled input: every resource its evaluation can
+//! spend is bounded here, by construction, and exceeding a bound is an input
+//! error naming the budget (never a crash, a hang or a confident wrong value).
+//!
+//! Syntactic limits (nesting, parser time) are checked before or around
+//! parsing; dynamic limits (steps, call depth, bytes built, matching work,
+//! time) are counted by one [`Meter`] per top-level evaluation, shared by the
+//! command substitutions and the delegated scripts it runs. The meter is
+//! thread-local: an evaluation runs on one thread, and the expansion helpers
+//! reach it without threading it through every signature.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+/// The limits of one evaluation (see [`Budget::DEFAULT`] for the values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Nesting of compound commands (`if`, `for`, `while`, `case`, `{ }`,
+    /// `( )`, `[[ ]]` and the `&&`/`||`/`!` inside it) in one script text,
+    /// checked before parsing.
+    pub max_nesting: usize,
+    /// Function calls and command substitutions (`$(...)`) active at once.
+    pub max_call_depth: usize,
+    /// Commands evaluated, over the whole evaluation.
+    pub max_steps: usize,
+    /// Turns of one `for` loop.
+    pub max_loop_turns: usize,
+    /// Bytes of one value (an expanded word, a variable, a `$(...)` output).
+    pub max_value_bytes: usize,
+    /// Bytes built over the whole evaluation (expansions and state copies):
+    /// bounds peak memory and the time spent copying.
+    pub max_built_bytes: usize,
+    /// Pattern-matching work (text length times pattern length, summed).
+    pub max_match_work: usize,
+    /// Operators in one arithmetic expression.
+    pub max_arith_operators: usize,
+    /// Wall-clock time of the whole evaluation.
+    pub max_time: Duration,
+}
+
+impl Budget {
+    /// The budgets every evaluation runs with. Real recipes stay far below
+    /// each (they nest under 10, run under 10,000 commands and build
+    /// kilobytes); the values keep a hostile script within 30 s and 1 GiB.
+    pub const DEFAULT: Budget = Budget {
+        max_nesting: 100,
+        max_call_depth: 32,
+        max_steps: 200_000,
+        max_loop_turns: 10_000,
+        max_value_bytes: 1 << 20,
+        max_built_bytes: 256 << 20,
+        max_match_work: 50_000_000,
+        max_arith_operators: 256,
+        max_time: Duration::from_secs(10),
+    };
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget::DEFAULT
+    }
+}
+
+/// What one evaluation has spent so far.
+#[derive(Debug)]
+pub(crate) struct Meter {
+    budget: Budget,
+    start: Instant,
+    steps: usize,
+    built: usize,
+    work: usize,
+    calls: usize,
+    /// The first budget exceeded: every later check fails with it too, so a
+    /// budget exceeded inside `$(...)` cannot be mistaken for an unknown output.
+    tripped: Option<String>,
+}
+
+thread_local! {
+    static METER: RefCell<Option<Rc<RefCell<Meter>>>> = const { RefCell::new(None) };
+}
+
+/// Keeps the meter of an evaluation installed; the outermost guard removes it.
+pub(crate) struct Installed {
+    owner: bool,
+}
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        if self.owner {
+            METER.with(|m| *m.borrow_mut() = None);
+        }
+    }
+}
+
+/// Installs a fresh meter for a top-level evaluation, or keeps the one
+/// already installed (a delegated script shares its caller's budget).
+pub(crate) fn install(budget: Budget) -> Installed {
+    METER.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.is_some() {
+            return Installed { owner: false };
+        }
+        *m = Some(Rc::new(RefCell::new(Meter {
+            budget,
+            start: Instant::now(),
+            steps: 0,
+            built: 0,
+            work: 0,
+            calls: 0,
+            tripped: None,
+        })));
+        Installed { owner: true }
+    })
+}
+
+/// Runs `f` on the installed meter; outside an evaluation (unit tests of the
+/// helpers) a fresh meter is installed for the call.
+fn with<R>(f: impl FnOnce(&mut Meter) -> R) -> R {
+    let meter = METER.with(|m| m.borrow().clone());
+    match meter {
+        Some(m) => f(&mut m.borrow_mut()),
+        None => {
+            let _guard = install(Budget::DEFAULT);
+            let m = METER.with(|m| m.borrow().clone()).expect("just installed");
+            f(&mut m.borrow_mut())
+        }
+    }
+}
+
+impl Meter {
+    fn trip(&mut self, message: String) -> String {
+        self.tripped.get_or_insert(message).clone()
+    }
+
+    fn check_time(&mut self) -> Result<(), String> {
+        if let Some(t) = &self.tripped {
+            return Err(t.clone());
+        }
+        if self.start.elapsed() > self.budget.max_time {
+            let s = self.budget.max_time.as_secs();
+            return Err(self.trip(format!(
+                "bash evaluation budget exceeded: the script takes more than {s} s to evaluate statically (time budget)"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The budgets of the evaluation running on this thread.
+pub(crate) fn budget() -> Budget {
+    with(|m| m.budget)
+}
+
+/// The budget exceeded so far in this evaluation, if any.
+pub(crate) fn tripped() -> Option<String> {
+    with(|m| m.tripped.clone())
+}
+
+/// Counts one evaluation step (a command).
+pub(crate) fn step() -> Result<(), String> {
+    with(|m| {
+        m.check_time()?;
+        m.steps += 1;
+        if m.steps > m.budget.max_steps {
+            let n = m.budget.max_steps;
+            return Err(m.trip(format!(
+                "bash evaluation budget exceeded: the script runs more than {n} commands (step budget)"
+            )));
+        }
+        Ok(())
+    })
+}
+
+/// Counts `bytes` built (an expansion, a copy of the state).
+pub(crate) fn built(bytes: usize) -> Result<(), String> {
+    with(|m| {
+        m.check_time()?;
+        m.built = m.built.saturating_add(bytes);
+        if m.built > m.budget.max_built_bytes {
+            let n = m.budget.max_built_bytes >> 20;
+            return Err(m.trip(format!(
+                "bash evaluation budget exceeded: the script builds more than {n} MiB of text (built-bytes budget)"
+            )));
+        }
+        Ok(())
+    })
+}
+
+/// Checks that one value of `bytes` fits the value budget.
+pub(crate) fn value(bytes: usize) -> Result<(), String> {
+    with(|m| {
+        if bytes > m.budget.max_value_bytes {
+            let n = m.budget.max_value_bytes >> 10;
+            return Err(m.trip(format!(
+                "bash evaluation budget exceeded: a value would be longer than {n} KiB (value-size budget)"
+            )));
+        }
+        Ok(())
+    })
+}
+
+/// Counts `units` of pattern-matching work.
+pub(crate) fn work(units: usize) -> Result<(), String> {
+    with(|m| {
+        m.check_time()?;
+        m.work = m.work.saturating_add(units);
+        if m.work > m.budget.max_match_work {
+            let n = m.budget.max_match_work;
+            return Err(m.trip(format!(
+                "bash evaluation budget exceeded: pattern matching needs more than {n} character comparisons (matching budget)"
+            )));
+        }
+        Ok(())
+    })
+}
+
+/// Checks the operator count of one arithmetic expression.
+pub(crate) fn arith_operators(text: &str) -> Result<(), String> {
+    let ops = text
+        .bytes()
+        .filter(|b| b"+-*/%<>=!&|^~?:,(".contains(b))
+        .count();
+    with(|m| {
+        if ops > m.budget.max_arith_operators {
+            let n = m.budget.max_arith_operators;
+            return Err(m.trip(format!(
+                "bash evaluation budget exceeded: an arithmetic expression has more than {n} operators (arithmetic budget)"
+            )));
+        }
+        Ok(())
+    })
+}
+
+/// One active function call or command substitution; dropping it ends it.
+#[derive(Debug)]
+pub(crate) struct Call(());
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        with(|m| m.calls = m.calls.saturating_sub(1));
+    }
+}
+
+/// Enters a function call or command substitution.
+pub(crate) fn enter_call() -> Result<Call, String> {
+    with(|m| {
+        m.check_time()?;
+        if m.calls >= m.budget.max_call_depth {
+            let n = m.budget.max_call_depth;
+            return Err(m.trip(format!(
+                "bash evaluation budget exceeded: functions and `$(...)` nest more than {n} deep (call-depth budget)"
+            )));
+        }
+        m.calls += 1;
+        Ok(Call(()))
+    })
+}
+
+/// Runs `f` with enough stack for the bounded recursion of the evaluator:
+/// the stack grows on the heap when less than 256 KiB is left.
+pub(crate) fn stack<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(256 << 10, 4 << 20, f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tripped_budget_stays_tripped_until_the_evaluation_ends() {
+        let _g = install(Budget {
+            max_steps: 2,
+            ..Budget::DEFAULT
+        });
+        assert!(step().is_ok());
+        assert!(step().is_ok());
+        let e = step().unwrap_err();
+        assert!(e.contains("step budget"), "{e}");
+        assert_eq!(built(1).unwrap_err(), e);
+        assert_eq!(tripped(), Some(e));
+    }
+
+    #[test]
+    fn call_depth_is_released_on_drop() {
+        let _g = install(Budget {
+            max_call_depth: 1,
+            ..Budget::DEFAULT
+        });
+        {
+            let _c = enter_call().unwrap();
+        }
+        let _c = enter_call().unwrap();
+        assert!(enter_call().unwrap_err().contains("call-depth budget"));
+    }
+}
