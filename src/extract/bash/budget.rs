@@ -64,6 +64,100 @@ impl Default for Budget {
     }
 }
 
+/// The budgets a user can raise or lower (`--bash-budget NAME=N`): name,
+/// what it counts, and how to read and set it. The parser's own guards
+/// (`(` runs, `${` depth, parser time) are not here: past them brush-parser
+/// takes exponential time.
+const KNOBS: &[(&str, &str)] = &[
+    (
+        "nesting",
+        "levels of nesting of compound commands (at most 1,000)",
+    ),
+    ("call-depth", "functions and `$(...)` active at once"),
+    ("steps", "commands evaluated"),
+    ("loop-turns", "turns of one loop"),
+    ("value-kib", "KiB of one value"),
+    ("built-mib", "MiB of text built in all"),
+    ("match-work", "character comparisons of pattern matching"),
+    ("arith-operators", "operators of one arithmetic expression"),
+    ("seconds", "seconds of evaluation"),
+];
+
+/// The largest nesting budget the parser's stack holds with a wide margin.
+const MAX_NESTING_KNOB: usize = 1_000;
+
+impl Budget {
+    /// The budget with `NAME=N` applied (the names of `--bash-budget`).
+    pub fn with(mut self, setting: &str) -> Result<Budget, String> {
+        let names = || {
+            KNOBS
+                .iter()
+                .map(|(n, what)| format!("{n} ({what})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let Some((name, value)) = setting.split_once('=') else {
+            return Err(format!(
+                "--bash-budget {setting:?}: expected NAME=N, with NAME one of {}",
+                names()
+            ));
+        };
+        let n: usize =
+            value.trim().replace('_', "").parse().map_err(|_| {
+                format!("--bash-budget {setting:?}: {value:?} is not a whole number")
+            })?;
+        if n == 0 {
+            return Err(format!(
+                "--bash-budget {setting:?}: a budget must be at least 1"
+            ));
+        }
+        match name.trim() {
+            "nesting" if n > MAX_NESTING_KNOB => {
+                return Err(format!(
+                    "--bash-budget {setting:?}: the nesting budget is at most {} (the parser's stack)",
+                    grouped(MAX_NESTING_KNOB)
+                ));
+            }
+            "nesting" => self.max_nesting = n,
+            "call-depth" => self.max_call_depth = n,
+            "steps" => self.max_steps = n,
+            "loop-turns" => self.max_loop_turns = n,
+            "value-kib" => self.max_value_bytes = n.saturating_mul(1 << 10),
+            "built-mib" => self.max_built_bytes = n.saturating_mul(1 << 20),
+            "match-work" => self.max_match_work = n,
+            "arith-operators" => self.max_arith_operators = n,
+            "seconds" => self.max_time = Duration::from_secs(n as u64),
+            other => {
+                return Err(format!(
+                    "--bash-budget: unknown budget {other:?}; the budgets are {}",
+                    names()
+                ));
+            }
+        }
+        Ok(self)
+    }
+}
+
+static CONFIGURED: std::sync::RwLock<Budget> = std::sync::RwLock::new(Budget::DEFAULT);
+
+/// Sets the budgets of every later evaluation in this process (the
+/// `--bash-budget` flags).
+pub fn configure(budget: Budget) {
+    *CONFIGURED.write().unwrap_or_else(|e| e.into_inner()) = budget;
+}
+
+/// The budgets evaluations start with.
+pub fn configured() -> Budget {
+    *CONFIGURED.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The message of an exceeded budget: what happened, and how to raise it.
+fn exceeded(what: String, knob: &str) -> String {
+    format!(
+        "bash evaluation budget exceeded: {what} ({knob} budget; raise with --bash-budget {knob}=N)"
+    )
+}
+
 /// What one evaluation has spent so far.
 #[derive(Debug)]
 pub(crate) struct Meter {
@@ -97,7 +191,8 @@ impl Drop for Installed {
 
 /// Installs a fresh meter for a top-level evaluation, or keeps the one
 /// already installed (a delegated script shares its caller's budget).
-pub(crate) fn install(budget: Budget) -> Installed {
+pub(crate) fn install() -> Installed {
+    let budget = configured();
     METER.with(|m| {
         let mut m = m.borrow_mut();
         if m.is_some() {
@@ -123,7 +218,7 @@ fn with<R>(f: impl FnOnce(&mut Meter) -> R) -> R {
     match meter {
         Some(m) => f(&mut m.borrow_mut()),
         None => {
-            let _guard = install(Budget::DEFAULT);
+            let _guard = install();
             let m = METER.with(|m| m.borrow().clone()).expect("just installed");
             f(&mut m.borrow_mut())
         }
@@ -141,12 +236,26 @@ impl Meter {
         }
         if self.start.elapsed() > self.budget.max_time {
             let s = self.budget.max_time.as_secs();
-            return Err(self.trip(format!(
-                "bash evaluation budget exceeded: the script takes more than {s} s to evaluate statically (time budget)"
+            return Err(self.trip(exceeded(
+                format!("the script takes more than {s} s to evaluate statically"),
+                "seconds",
             )));
         }
         Ok(())
     }
+}
+
+/// `n` with thousands separators (`200,000`), for messages.
+pub(crate) fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The budgets of the evaluation running on this thread.
@@ -159,15 +268,22 @@ pub(crate) fn tripped() -> Option<String> {
     with(|m| m.tripped.clone())
 }
 
+/// Fails when a budget was exceeded or the time is up (before slow work,
+/// such as parsing a word).
+pub(crate) fn check() -> Result<(), String> {
+    with(|m| m.check_time())
+}
+
 /// Counts one evaluation step (a command).
 pub(crate) fn step() -> Result<(), String> {
     with(|m| {
         m.check_time()?;
         m.steps += 1;
         if m.steps > m.budget.max_steps {
-            let n = m.budget.max_steps;
-            return Err(m.trip(format!(
-                "bash evaluation budget exceeded: the script runs more than {n} commands (step budget)"
+            let n = grouped(m.budget.max_steps);
+            return Err(m.trip(exceeded(
+                format!("the script runs more than {n} commands"),
+                "steps",
             )));
         }
         Ok(())
@@ -180,9 +296,10 @@ pub(crate) fn built(bytes: usize) -> Result<(), String> {
         m.check_time()?;
         m.built = m.built.saturating_add(bytes);
         if m.built > m.budget.max_built_bytes {
-            let n = m.budget.max_built_bytes >> 20;
-            return Err(m.trip(format!(
-                "bash evaluation budget exceeded: the script builds more than {n} MiB of text (built-bytes budget)"
+            let n = grouped(m.budget.max_built_bytes >> 20);
+            return Err(m.trip(exceeded(
+                format!("the script builds more than {n} MiB of text"),
+                "built-mib",
             )));
         }
         Ok(())
@@ -193,9 +310,10 @@ pub(crate) fn built(bytes: usize) -> Result<(), String> {
 pub(crate) fn value(bytes: usize) -> Result<(), String> {
     with(|m| {
         if bytes > m.budget.max_value_bytes {
-            let n = m.budget.max_value_bytes >> 10;
-            return Err(m.trip(format!(
-                "bash evaluation budget exceeded: a value would be longer than {n} KiB (value-size budget)"
+            let n = grouped(m.budget.max_value_bytes >> 10);
+            return Err(m.trip(exceeded(
+                format!("a value would be longer than {n} KiB"),
+                "value-kib",
             )));
         }
         Ok(())
@@ -208,9 +326,10 @@ pub(crate) fn work(units: usize) -> Result<(), String> {
         m.check_time()?;
         m.work = m.work.saturating_add(units);
         if m.work > m.budget.max_match_work {
-            let n = m.budget.max_match_work;
-            return Err(m.trip(format!(
-                "bash evaluation budget exceeded: pattern matching needs more than {n} character comparisons (matching budget)"
+            let n = grouped(m.budget.max_match_work);
+            return Err(m.trip(exceeded(
+                format!("pattern matching needs more than {n} character comparisons"),
+                "match-work",
             )));
         }
         Ok(())
@@ -226,8 +345,9 @@ pub(crate) fn arith_operators(text: &str) -> Result<(), String> {
     with(|m| {
         if ops > m.budget.max_arith_operators {
             let n = m.budget.max_arith_operators;
-            return Err(m.trip(format!(
-                "bash evaluation budget exceeded: an arithmetic expression has more than {n} operators (arithmetic budget)"
+            return Err(m.trip(exceeded(
+                format!("an arithmetic expression has more than {n} operators"),
+                "arith-operators",
             )));
         }
         Ok(())
@@ -250,8 +370,9 @@ pub(crate) fn enter_call() -> Result<Call, String> {
         m.check_time()?;
         if m.calls >= m.budget.max_call_depth {
             let n = m.budget.max_call_depth;
-            return Err(m.trip(format!(
-                "bash evaluation budget exceeded: functions and `$(...)` nest more than {n} deep (call-depth budget)"
+            return Err(m.trip(exceeded(
+                format!("functions and `$(...)` nest more than {n} deep"),
+                "call-depth",
             )));
         }
         m.calls += 1;
@@ -271,21 +392,69 @@ mod tests {
 
     #[test]
     fn a_tripped_budget_stays_tripped_until_the_evaluation_ends() {
-        let _g = install(Budget {
+        let _g = install_with(Budget {
             max_steps: 2,
             ..Budget::DEFAULT
         });
         assert!(step().is_ok());
         assert!(step().is_ok());
         let e = step().unwrap_err();
-        assert!(e.contains("step budget"), "{e}");
+        assert!(e.contains("steps budget"), "{e}");
         assert_eq!(built(1).unwrap_err(), e);
         assert_eq!(tripped(), Some(e));
     }
 
+    fn install_with(budget: Budget) -> Installed {
+        let g = install();
+        METER.with(|m| m.borrow().as_ref().unwrap().borrow_mut().budget = budget);
+        g
+    }
+
+    #[test]
+    fn settings_name_the_budgets() {
+        let b = Budget::DEFAULT.with("steps=1_000_000").unwrap();
+        assert_eq!(b.max_steps, 1_000_000);
+        assert_eq!(
+            Budget::DEFAULT.with("value-kib=2").unwrap().max_value_bytes,
+            2048
+        );
+        assert!(
+            Budget::DEFAULT
+                .with("nesting=5000")
+                .unwrap_err()
+                .contains("at most 1,000")
+        );
+        assert!(
+            Budget::DEFAULT
+                .with("bogus=1")
+                .unwrap_err()
+                .contains("call-depth")
+        );
+        assert!(
+            Budget::DEFAULT
+                .with("steps")
+                .unwrap_err()
+                .contains("NAME=N")
+        );
+        assert!(
+            Budget::DEFAULT
+                .with("steps=0")
+                .unwrap_err()
+                .contains("at least 1")
+        );
+    }
+
+    #[test]
+    fn numbers_are_grouped() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(10_000), "10,000");
+        assert_eq!(grouped(50_000_000), "50,000,000");
+    }
+
     #[test]
     fn call_depth_is_released_on_drop() {
-        let _g = install(Budget {
+        let _g = install_with(Budget {
             max_call_depth: 1,
             ..Budget::DEFAULT
         });

@@ -207,6 +207,7 @@ fn expand_word(st: &mut State, raw: &str, no_split: bool) -> Result<Expansion, S
             super::parse::MAX_EXPANSION_DEPTH
         ));
     }
+    budget::check()?;
     let pieces = super::word_parser::parse(raw)?;
     let mut exp = Expansion::default();
     for p in &pieces {

@@ -42,7 +42,7 @@ use crate::files::{Files, LocalFiles};
 use crate::launch::Launch;
 use crate::span::Source;
 
-pub use self::budget::Budget;
+pub use self::budget::{Budget, configure as configure_budget, configured as configured_budget};
 pub(crate) use self::capture::command_substitution;
 pub use self::harness::{Call, Harness, NoHarness};
 use self::parse::parse_guarded;
@@ -229,7 +229,7 @@ fn evaluate_at(
     harness: &'static dyn Harness,
 ) -> Result<Evaluation, Error> {
     // A delegated script (`bash other.sh`) shares its caller's budget.
-    let _meter = budget::install(Budget::DEFAULT);
+    let _meter = budget::install();
     let program = parse_guarded(source)?;
     let mut st = State {
         script: source.origin.label(),

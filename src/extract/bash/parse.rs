@@ -385,7 +385,7 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
         return Err(Error::input(
             source.span(at, at),
             format!(
-                "bash parse budget exceeded: compound commands nested too deeply (more than {max} levels: nesting budget)"
+                "bash parse budget exceeded: compound commands nested too deeply (more than {max} levels; nesting budget; raise with --bash-budget nesting=N)"
             ),
         ));
     }
@@ -435,7 +435,7 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
             return Err(Error::Input {
                 span: at,
                 message: format!(
-                    "the bash parser did not finish within {} s on this script",
+                    "bash parse budget exceeded: the bash parser did not finish within {} s on this script (parser time budget)",
                     PARSE_TIME_LIMIT.as_secs()
                 ),
             });

@@ -254,10 +254,11 @@ impl<'a> Interp<'a> {
                 }
             }
             CompoundCommand::ForClause(f) => {
+                let at = self.byte(&f.loc.start);
                 let mut values = Vec::new();
                 let mut unknown = None;
                 for w in f.values.iter().flatten() {
-                    for fl in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(0, m))? {
+                    for fl in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(at, m))? {
                         if let Some(r) = &fl.unknown {
                             unknown.get_or_insert(r.clone());
                         }
@@ -274,7 +275,11 @@ impl<'a> Interp<'a> {
                     self.join(before, &r);
                     return Ok(Status::Ok);
                 }
-                for v in values.into_iter().take(10_000) {
+                let max = budget::budget().max_loop_turns;
+                for (turn, v) in values.into_iter().enumerate() {
+                    if turn == max {
+                        return Err(self.err(at, loop_budget(max)));
+                    }
                     self.st.set_scalar(&f.variable_name, Val::Known(v));
                     if !self.turn(&f.body.list)? {
                         break;
@@ -328,7 +333,7 @@ impl<'a> Interp<'a> {
     }
 
     /// `for ((init; cond; step))`: evaluated turn by turn with 64-bit integers
-    /// (at most 10,000 turns); an unknown bound makes the body a maybe-run.
+    /// (within the loop budget); an unknown bound makes the body a maybe-run.
     fn arithmetic_for(&mut self, f: &ast::ArithmeticForClauseCommand) -> Result<Status, Error> {
         let at = self.byte(&f.loc.start);
         let eval = |this: &mut Self, e: &Option<ast::UnexpandedArithmeticExpr>| match e {
@@ -359,11 +364,9 @@ impl<'a> Interp<'a> {
                 Err(r) => return unknown(self, r),
             }
             turns += 1;
-            if turns > 10_000 {
-                return Err(self.err(
-                    at,
-                    "this `for ((...))` loop runs more than 10,000 turns; it is not evaluated",
-                ));
+            let max = budget::budget().max_loop_turns;
+            if turns > max {
+                return Err(self.err(at, loop_budget(max)));
             }
             if !self.turn(&f.body.list)? {
                 break;
@@ -417,7 +420,8 @@ impl<'a> Interp<'a> {
     }
 
     fn case(&mut self, c: &ast::CaseClauseCommand) -> Result<Status, Error> {
-        let v = expand_string(&mut self.st, &c.value.value).map_err(|m| self.err(0, m))?;
+        let at = self.byte(&c.loc.start);
+        let v = expand_string(&mut self.st, &c.value.value).map_err(|m| self.err(at, m))?;
         let Val::Known(subject) = v else {
             let Val::Unknown(r) = v else { unreachable!() };
             let r = self.at_line(self.byte(&c.loc.start), &r);
@@ -449,7 +453,7 @@ impl<'a> Interp<'a> {
         };
         for item in &c.cases {
             for p in &item.patterns {
-                let pat = expand_string(&mut self.st, &p.value).map_err(|m| self.err(0, m))?;
+                let pat = expand_string(&mut self.st, &p.value).map_err(|m| self.err(at, m))?;
                 match pat {
                     Val::Known(pat) if glob_match(&pat, &subject) => {
                         return match &item.cmd {
@@ -459,7 +463,7 @@ impl<'a> Interp<'a> {
                     }
                     Val::Known(_) => {}
                     Val::Unknown(r) => {
-                        return Err(self.err(0, format!("a case pattern is not knowable: {r}")));
+                        return Err(self.err(at, format!("a case pattern is not knowable: {r}")));
                     }
                 }
             }
@@ -509,6 +513,14 @@ impl<'a> Interp<'a> {
             }
         })
     }
+}
+
+/// The error of a loop over its turn budget.
+fn loop_budget(max: usize) -> String {
+    format!(
+        "bash evaluation budget exceeded: this loop runs more than {} turns (loop-turns budget; raise with --bash-budget loop-turns=N)",
+        budget::grouped(max)
+    )
 }
 
 /// Merges `other` into `into`: variables that differ become unknown for `reason`.

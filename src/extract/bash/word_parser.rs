@@ -84,7 +84,7 @@ pub(crate) fn parse(raw: &str) -> Parsed {
             Err(RecvTimeoutError::Timeout) => {
                 *slot = None;
                 Err(format!(
-                    "the bash word parser did not finish within {} s on this word",
+                    "bash parse budget exceeded: the bash word parser did not finish within {} s on this word (parser time budget)",
                     WORD_PARSE_LIMIT.as_secs()
                 ))
             }
