@@ -277,9 +277,7 @@ fn loops_end_within_the_step_and_loop_budgets() {
     // silent stop after 10,000 turns.
     repo.write(
         "turns.sh",
-        format!(
-            "N=0\nfor i in $(seq 1 20000); do N=$i; done\nsglang serve --model-path m --tp $N\n"
-        ),
+        "N=0\nfor i in $(seq 1 20000); do N=$i; done\nsglang serve --model-path m --tp $N\n",
     );
     repo.run_deterministic(&["extract", "turns.sh"])
         .assert_input_error("turns.sh:2:1:", &["loop-turns budget", "10,000"]);

@@ -172,10 +172,10 @@ impl Glob {
                 set[0] = Some(pos);
                 self.close(&mut set);
             }
-            if let Some(s) = set[k] {
-                if best.is_none_or(|(bs, _)| s <= bs) {
-                    best = Some((s, pos));
-                }
+            if let Some(s) = set[k]
+                && best.is_none_or(|(bs, _)| s <= bs)
+            {
+                best = Some((s, pos));
             }
             if pos == t.len() {
                 break;

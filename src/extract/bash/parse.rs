@@ -121,6 +121,15 @@ pub(crate) fn nesting_too_deep(text: &str, max: usize) -> Option<usize> {
         *depth += 1;
         (*depth > max).then_some(at)
     };
+    // Inside `[[ ]]`: one more level for the innermost test; false elsewhere.
+    let deepen = |frames: &mut Vec<(Open, usize)>, depth: &mut usize| match frames.last_mut() {
+        Some((Open::Test, w)) => {
+            *w += 1;
+            *depth += 1;
+            true
+        }
+        _ => false,
+    };
     let close = |frames: &mut Vec<(Open, usize)>, depth: &mut usize, kind: Open| {
         if let Some(&(k, w)) = frames.last()
             && k == kind
@@ -166,22 +175,14 @@ pub(crate) fn nesting_too_deep(text: &str, max: usize) -> Option<usize> {
             }
             b';' | b'&' | b'|' => {
                 let pair = b.get(i + 1) == Some(&c);
-                if pair && c != b';' {
-                    if let Some((Open::Test, w)) = frames.last_mut() {
-                        *w += 1;
-                        depth += 1;
-                        if depth > max {
-                            return Some(i);
-                        }
-                    }
+                if pair && c != b';' && deepen(&mut frames, &mut depth) && depth > max {
+                    return Some(i);
                 }
                 i += if pair { 2 } else { 1 };
                 command_position = true;
             }
             b'(' => {
-                if let Some((Open::Test, w)) = frames.last_mut() {
-                    *w += 1;
-                    depth += 1;
+                if deepen(&mut frames, &mut depth) {
                     if depth > max {
                         return Some(i);
                     }
@@ -266,14 +267,8 @@ pub(crate) fn nesting_too_deep(text: &str, max: usize) -> Option<usize> {
                 if in_test {
                     match word {
                         "]]" => close(&mut frames, &mut depth, Open::Test),
-                        "!" => {
-                            if let Some((_, w)) = frames.last_mut() {
-                                *w += 1;
-                            }
-                            depth += 1;
-                            if depth > max {
-                                return Some(start);
-                            }
+                        "!" if deepen(&mut frames, &mut depth) && depth > max => {
+                            return Some(start);
                         }
                         _ => {}
                     }
