@@ -262,6 +262,21 @@ fn growing_arrays_and_copied_state_hit_the_built_bytes_budget() {
 }
 
 #[test]
+fn reasons_that_grow_each_turn_count_as_built_bytes() {
+    // Each turn wraps the unknown value's reason in one more condition: the
+    // copies of the state grow quadratically until the budget ends them.
+    let repo = Repo::new();
+    repo.write(
+        "reason.sh",
+        format!(
+            "X=$(curl foo)\nfor i in $(seq 1 10000); do\n  if [ \"$X\" = 1 ]; then X=a; fi\ndone\n{LAUNCH}"
+        ),
+    );
+    repo.run_deterministic(&["extract", "reason.sh"])
+        .assert_input_error("reason.sh:3:3:", &["built-mib budget"]);
+}
+
+#[test]
 fn loops_end_within_the_step_and_loop_budgets() {
     let repo = Repo::new();
     // Nested loops whose bodies have no simple command still count steps.

@@ -268,12 +268,6 @@ pub(crate) fn tripped() -> Option<String> {
     with(|m| m.tripped.clone())
 }
 
-/// Fails when a budget was exceeded or the time is up (before slow work,
-/// such as parsing a word).
-pub(crate) fn check() -> Result<(), String> {
-    with(|m| m.check_time())
-}
-
 /// Counts one evaluation step (a command).
 pub(crate) fn step() -> Result<(), String> {
     with(|m| {

@@ -18,6 +18,8 @@ use crate::span::Source;
 /// evaluated). An exceeded budget is an error: it ends the evaluation.
 pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<Val>, String> {
     let _call = budget::enter_call()?;
+    // Its text is copied and parsed again each time it runs.
+    budget::built(cmd.len())?;
     let source = Arc::new(Source::new(
         crate::span::Origin::Inline("$(...)".into()),
         cmd.to_string(),

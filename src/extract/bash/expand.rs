@@ -207,7 +207,8 @@ fn expand_word(st: &mut State, raw: &str, no_split: bool) -> Result<Expansion, S
             super::parse::MAX_EXPANSION_DEPTH
         ));
     }
-    budget::check()?;
+    // The word is copied to the word parser each time it is expanded.
+    budget::built(raw.len())?;
     let pieces = super::word_parser::parse(raw)?;
     let mut exp = Expansion::default();
     for p in &pieces {

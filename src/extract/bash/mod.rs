@@ -71,12 +71,21 @@ pub struct State {
     harness: Option<&'static dyn Harness>,
 }
 
+/// The bytes a copy of a variable's values takes (text or reason).
+fn values_bytes(v: &[Val]) -> usize {
+    v.iter()
+        .map(|x| match x {
+            Val::Known(t) | Val::Unknown(t) => t.len() + 32,
+        })
+        .sum()
+}
+
 impl Clone for State {
     fn clone(&self) -> Self {
         let bytes: usize = self
             .vars
             .iter()
-            .map(|(k, v)| k.len() + v.iter().map(|x| x.text().len() + 32).sum::<usize>() + 64)
+            .map(|(k, v)| k.len() + values_bytes(v) + 64)
             .sum();
         // An exceeded budget stays tripped: the evaluation ends at its next step.
         let _ = budget::built(bytes);
@@ -100,7 +109,7 @@ impl State {
     /// step).
     pub fn get(&self, name: &str) -> Option<Vec<Val>> {
         let v = self.vars.get(name)?;
-        let _ = budget::built(v.iter().map(|x| x.text().len() + 32).sum());
+        let _ = budget::built(values_bytes(v));
         Some(v.clone())
     }
 
