@@ -129,6 +129,23 @@ fn self_referring_arithmetic_variables_end() {
 }
 
 #[test]
+fn variables_read_as_arithmetic_cannot_multiply_work() {
+    // V0=V1+V1+..., V1=V2+V2+..., ...: 120^8 evaluations in bash.
+    let repo = Repo::new();
+    let mut s = String::new();
+    for i in 0..8 {
+        s.push_str(&format!(
+            "V{i}={}\n",
+            vec![format!("V{}", i + 1); 120].join("+")
+        ));
+    }
+    s.push_str(&format!("V8=1\nX=$((V0))\n{LAUNCH}"));
+    repo.write("expo.sh", s);
+    repo.run_deterministic(&["extract", "expo.sh"])
+        .assert_input_error("expo.sh:10:1:", &["steps budget", "200,000"]);
+}
+
+#[test]
 fn recursion_through_command_substitution_hits_the_call_depth_budget() {
     let repo = Repo::new();
     repo.write("rec.sh", format!("f() {{ echo $(f); }}\nX=$(f)\n{LAUNCH}"));

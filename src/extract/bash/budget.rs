@@ -24,7 +24,8 @@ pub struct Budget {
     pub max_nesting: usize,
     /// Function calls and command substitutions (`$(...)`) active at once.
     pub max_call_depth: usize,
-    /// Commands evaluated, over the whole evaluation.
+    /// Steps over the whole evaluation: commands, plus the operators of each
+    /// variable whose text arithmetic reads as an expression.
     pub max_steps: usize,
     /// Turns of one `for` loop.
     pub max_loop_turns: usize,
@@ -74,7 +75,7 @@ const KNOBS: &[(&str, &str)] = &[
         "levels of nesting of compound commands (at most 1,000)",
     ),
     ("call-depth", "functions and `$(...)` active at once"),
-    ("steps", "commands evaluated"),
+    ("steps", "commands and arithmetic operators evaluated"),
     ("loop-turns", "turns of one loop"),
     ("value-kib", "KiB of one value"),
     ("built-mib", "MiB of text built in all"),
@@ -270,13 +271,18 @@ pub(crate) fn tripped() -> Option<String> {
 
 /// Counts one evaluation step (a command).
 pub(crate) fn step() -> Result<(), String> {
+    steps(1)
+}
+
+/// Counts `n` evaluation steps (work worth `n` commands).
+pub(crate) fn steps(n: usize) -> Result<(), String> {
     with(|m| {
         m.check_time()?;
-        m.steps += 1;
+        m.steps = m.steps.saturating_add(n);
         if m.steps > m.budget.max_steps {
             let n = grouped(m.budget.max_steps);
             return Err(m.trip(exceeded(
-                format!("the script runs more than {n} commands"),
+                format!("evaluating the script takes more than {n} steps (commands, and operators of variables read as arithmetic)"),
                 "steps",
             )));
         }
@@ -330,12 +336,17 @@ pub(crate) fn work(units: usize) -> Result<(), String> {
     })
 }
 
+/// The operators of an arithmetic expression (each a level of the parser's
+/// recursion and a node to evaluate).
+pub(crate) fn operators(text: &str) -> usize {
+    text.bytes()
+        .filter(|b| b"+-*/%<>=!&|^~?:,(".contains(b))
+        .count()
+}
+
 /// Checks the operator count of one arithmetic expression.
 pub(crate) fn arith_operators(text: &str) -> Result<(), String> {
-    let ops = text
-        .bytes()
-        .filter(|b| b"+-*/%<>=!&|^~?:,(".contains(b))
-        .count();
+    let ops = operators(text);
     with(|m| {
         if ops > m.budget.max_arith_operators {
             let n = m.budget.max_arith_operators;

@@ -747,8 +747,11 @@ fn var_int(st: &mut State, name: &str, depth: u32) -> Result<i64, String> {
             if depth >= MAX_VAR_EXPR_DEPTH {
                 return Err(format!("${name} recurses too deeply in arithmetic"));
             }
-            // Bash evaluates a variable's text as an expression.
+            // Bash evaluates a variable's text as an expression: each
+            // operator costs a step (`A=B+B`, `B=C+C`, ... is exponential).
             budget::arith_operators(t)?;
+            budget::steps(budget::operators(t) + 1)?;
+            budget::built(t.len())?;
             let e = brush_parser::arithmetic::parse(t)
                 .map_err(|_| format!("${name}={t:?} is not a number"))?;
             arith(st, &e, depth + 1)
