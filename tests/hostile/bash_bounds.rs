@@ -321,6 +321,28 @@ fn loops_end_within_the_step_and_loop_budgets() {
 }
 
 #[test]
+fn the_time_budget_ends_what_the_other_budgets_allow() {
+    // With the step budget raised out of reach, the time budget ends it.
+    let repo = Repo::new();
+    repo.write(
+        "slow.sh",
+        format!(
+            "for a in $(seq 1 10000); do for b in $(seq 1 10000); do ((x++)); done; done\n{LAUNCH}"
+        ),
+    );
+    let o = repo.run(&[
+        "extract",
+        "slow.sh",
+        "--bash-budget",
+        "steps=1000000000",
+        "--bash-budget",
+        "seconds=1",
+    ]);
+    o.assert_input_error("slow.sh:1:", &["seconds budget", "more than 1 s"]);
+    assert!(o.wall.as_secs() < 10, "{}", o.both());
+}
+
+#[test]
 fn budgets_can_be_lowered_and_raised_from_the_command_line() {
     let repo = Repo::new();
     repo.write(

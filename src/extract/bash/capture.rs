@@ -227,7 +227,8 @@ pub(super) fn seq(args: &[String]) -> Option<String> {
     if turns > 100_000 {
         return None;
     }
-    budget::value((turns.max(0) as usize + 1).saturating_mul(sep.len() + 20)).ok()?;
+    let digits = first.to_string().len().max(last.to_string().len());
+    budget::value((turns.max(0) as usize + 1).saturating_mul(sep.len() + digits)).ok()?;
     let mut v = Vec::new();
     let mut x = i128::from(first);
     while (incr > 0 && x <= i128::from(last)) || (incr < 0 && x >= i128::from(last)) {
