@@ -188,12 +188,11 @@ pub(crate) struct Installed {
 
 impl Drop for Installed {
     fn drop(&mut self) {
-        if self.owner {
-            if let Some(m) = METER.with(|m| m.borrow_mut().take()) {
-                let nanos =
-                    u64::try_from(m.borrow().start.elapsed().as_nanos()).unwrap_or(u64::MAX);
-                SPENT_NANOS.fetch_add(nanos, Ordering::Relaxed);
-            }
+        if self.owner
+            && let Some(m) = METER.with(|m| m.borrow_mut().take())
+        {
+            let nanos = u64::try_from(m.borrow().start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            SPENT_NANOS.fetch_add(nanos, Ordering::Relaxed);
         }
     }
 }
