@@ -45,6 +45,25 @@ fn compound_commands_nested_400_deep_are_refused_before_parsing() {
 }
 
 #[test]
+fn nesting_is_counted_on_the_parsers_own_tokens() {
+    // Text a character scan could misread (an apostrophe in a here-document
+    // or a comment, `<<` as a shift) must not hide 20,000 levels from the
+    // count: past the parser's stack they would crash it.
+    let repo = Repo::new();
+    let deep = nested("if", 20_000);
+    for (file, head, line) in [
+        ("heredoc.sh", "cat <<EOF\nit's\nEOF\n", 104),
+        ("shift.sh", "X=$((1<<2))\n", 102),
+        ("comment.sh", "# it's\n", 102),
+        ("quoted.sh", "echo \"if if if ( ( {\"\n", 102),
+    ] {
+        repo.write(file, format!("{head}{deep}"));
+        repo.run_deterministic(&["extract", file])
+            .assert_input_error(&format!("{file}:{line}:1:"), &["nesting budget"]);
+    }
+}
+
+#[test]
 fn nesting_within_the_budget_is_evaluated() {
     let repo = Repo::new();
     repo.write("deep.sh", nested("if", 100));

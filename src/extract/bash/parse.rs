@@ -4,15 +4,16 @@
 //!
 //! brush-parser is a recursive-descent (PEG) parser: its stack grows with the
 //! nesting of the script (about 15 KiB per level of `if` in a debug build).
-//! [`nesting_too_deep`] bounds that nesting before parsing to the nesting
-//! budget (100), and the parser thread's stack ([`PARSER_STACK`], 256 MiB,
-//! reserved and touched only as used) holds over 10,000 levels: the bound fits
-//! with a wide margin, whatever the build.
+//! [`nesting_too_deep`] bounds that nesting, on the parser's own tokens,
+//! between tokenizing and parsing, to the nesting budget (100, at most 1,000),
+//! and the parser thread's stack ([`PARSER_STACK`], 256 MiB, reserved and
+//! touched only as used) holds over 10,000 levels: the bound fits with a wide
+//! margin, whatever the build.
 
 use std::sync::Arc;
 
 use brush_parser::ast;
-use brush_parser::{Parser, ParserOptions};
+use brush_parser::{Parser, ParserOptions, Token};
 
 use crate::error::Error;
 use crate::span::Source;
@@ -95,238 +96,162 @@ enum Open {
     Keyword,
     /// `{ ... }`.
     Brace,
-    /// `( ... )`, `$( ... )`.
+    /// `( ... )`, and each `(` of `((`.
     Paren,
     /// `[[ ... ]]`.
     Test,
 }
 
-/// The byte offset where the nesting of compound commands first exceeds
-/// `max`: `if`/`case`/`for`/`select`/`while`/`until` (reserved words in
-/// command position, as bash reads them), `{ }`, `( )` and `[[ ]]`, where each
-/// `&&`, `||`, `!` and `(` inside `[[ ]]` counts as one more level (the parser
-/// nests them too). Quotes, comments and here-document bodies are skipped. A
-/// cheap linear scan, so that the recursive parser never sees more nesting
-/// than its stack holds.
-pub(crate) fn nesting_too_deep(text: &str, max: usize) -> Option<usize> {
-    let b = text.as_bytes();
+/// The position of the token where the nesting of compound commands first
+/// exceeds `max`: `if`/`case`/`for`/`select`/`while`/`until` (reserved words
+/// in command position, as the grammar reads them), `{ }`, `( )` and
+/// `[[ ]]`, where each `&&`, `||`, `!` and `(` inside `[[ ]]` counts as one
+/// more level (the parser nests them too). It reads brush-parser's own tokens,
+/// so quotes, here-documents and `$(...)` are seen exactly as the parser sees
+/// them; a word counts in command position after an operator (`;`, newline,
+/// `&&`, `|`, `(`, `)`, ...) or a reserved word that starts a command list.
+fn nesting_too_deep(tokens: &[Token], max: usize) -> Option<brush_parser::SourcePosition> {
     let mut frames: Vec<(Open, usize)> = Vec::new();
     let mut depth = 0usize;
     let mut command_position = true;
     let mut after_function = false;
-    let mut heredocs: Vec<(String, bool)> = Vec::new();
-    let mut i = 0;
-    let open = |frames: &mut Vec<(Open, usize)>, depth: &mut usize, kind: Open, at: usize| {
-        frames.push((kind, 1));
-        *depth += 1;
-        (*depth > max).then_some(at)
-    };
-    // Inside `[[ ]]`: one more level for the innermost test; false elsewhere.
-    let deepen = |frames: &mut Vec<(Open, usize)>, depth: &mut usize| match frames.last_mut() {
-        Some((Open::Test, w)) => {
-            *w += 1;
+    for t in tokens {
+        let (text, span) = match t {
+            Token::Operator(o, span) => (o.as_str(), span),
+            Token::Word(w, span) => (w.as_str(), span),
+        };
+        let at = || (*span.start).clone();
+        let in_test = matches!(frames.last(), Some((Open::Test, _)));
+        // One more level: a new frame, or one more inside the innermost.
+        // True when the budget is exceeded.
+        let deepen = |frames: &mut Vec<(Open, usize)>, depth: &mut usize, kind: Option<Open>| {
+            match kind {
+                Some(k) => frames.push((k, 1)),
+                None => {
+                    if let Some((_, w)) = frames.last_mut() {
+                        *w += 1;
+                    }
+                }
+            }
             *depth += 1;
-            true
+            *depth > max
+        };
+        if let Token::Operator(..) = t {
+            match text {
+                "&&" | "||" | "(" if in_test => {
+                    if deepen(&mut frames, &mut depth, None) {
+                        return Some(at());
+                    }
+                }
+                "(" => {
+                    if deepen(&mut frames, &mut depth, Some(Open::Paren)) {
+                        return Some(at());
+                    }
+                }
+                ")" => {
+                    if let Some(&(Open::Paren, w)) = frames.last() {
+                        frames.pop();
+                        depth -= w;
+                    }
+                }
+                _ => {}
+            }
+            // After a redirection comes its target, not a command.
+            command_position = !text.contains(['<', '>']);
+            continue;
         }
-        _ => false,
-    };
-    let close = |frames: &mut Vec<(Open, usize)>, depth: &mut usize, kind: Open| {
-        if let Some(&(k, w)) = frames.last()
-            && k == kind
-        {
-            frames.pop();
-            *depth -= w;
+        if in_test {
+            match text {
+                "]]" => {
+                    if let Some((_, w)) = frames.pop() {
+                        depth -= w;
+                    }
+                }
+                "!" if deepen(&mut frames, &mut depth, None) => return Some(at()),
+                _ => {}
+            }
+            continue;
         }
-    };
-    let is_meta = |c: u8| {
-        matches!(
-            c,
-            b' ' | b'\t' | b'\n' | b'\r' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
-        )
-    };
-    while i < b.len() {
-        let c = b[i];
-        match c {
-            b' ' | b'\t' | b'\r' => i += 1,
-            b'\n' => {
-                i += 1;
+        if after_function {
+            // `function NAME`: the body follows the name.
+            after_function = false;
+            command_position = true;
+            continue;
+        }
+        if !command_position {
+            continue;
+        }
+        command_position = false;
+        let opens = match text {
+            "if" | "while" | "until" => {
                 command_position = true;
-                // Here-document bodies start on the next line: skipped whole.
-                for (tag, strip) in std::mem::take(&mut heredocs) {
-                    while i < b.len() {
-                        let end = text[i..].find('\n').map_or(b.len(), |n| i + n);
-                        let line = &text[i..end];
-                        let line = if strip {
-                            line.trim_start_matches('\t')
-                        } else {
-                            line
-                        };
-                        i = (end + 1).min(b.len());
-                        if line == tag {
-                            break;
-                        }
-                    }
-                }
+                Some(Open::Keyword)
             }
-            b'#' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b';' | b'&' | b'|' => {
-                let pair = b.get(i + 1) == Some(&c);
-                if pair && c != b';' && deepen(&mut frames, &mut depth) && depth > max {
-                    return Some(i);
-                }
-                i += if pair { 2 } else { 1 };
+            "case" | "for" | "select" => Some(Open::Keyword),
+            "{" => {
                 command_position = true;
+                Some(Open::Brace)
             }
-            b'(' => {
-                if deepen(&mut frames, &mut depth) {
-                    if depth > max {
-                        return Some(i);
-                    }
-                } else if let Some(at) = open(&mut frames, &mut depth, Open::Paren, i) {
-                    return Some(at);
-                }
-                i += 1;
-                command_position = true;
-            }
-            b')' => {
-                close(&mut frames, &mut depth, Open::Paren);
-                i += 1;
-                command_position = true;
-            }
-            b'<' | b'>' => {
-                if text[i..].starts_with("<<") && !text[i..].starts_with("<<<") {
-                    // `<<TAG` / `<<-TAG`: the body is text, not code.
-                    let mut j = i + 2;
-                    let strip = b.get(j) == Some(&b'-');
-                    if strip {
-                        j += 1;
-                    }
-                    while matches!(b.get(j), Some(b' ' | b'\t')) {
-                        j += 1;
-                    }
-                    let start = j;
-                    while j < b.len() && !is_meta(b[j]) {
-                        j += 1;
-                    }
-                    let tag: String = text[start..j]
-                        .chars()
-                        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-                        .collect();
-                    if !tag.is_empty() {
-                        heredocs.push((tag, strip));
-                    }
-                    i = j;
+            "[[" => Some(Open::Test),
+            "fi" | "done" | "esac" | "}" => {
+                let kind = if text == "}" {
+                    Open::Brace
                 } else {
-                    i += 1;
-                }
-                command_position = false;
-            }
-            _ => {
-                // A word: quotes and escapes are part of it.
-                let start = i;
-                while i < b.len() && !is_meta(b[i]) {
-                    match b[i] {
-                        b'\\' => i += 2,
-                        b'\'' => {
-                            i += 1;
-                            while i < b.len() && b[i] != b'\'' {
-                                i += 1;
-                            }
-                            i += 1;
-                        }
-                        b'"' => {
-                            i += 1;
-                            while i < b.len() && b[i] != b'"' {
-                                i += if b[i] == b'\\' { 2 } else { 1 };
-                            }
-                            i += 1;
-                        }
-                        b'`' => {
-                            i += 1;
-                            while i < b.len() && b[i] != b'`' {
-                                i += if b[i] == b'\\' { 2 } else { 1 };
-                            }
-                            i += 1;
-                        }
-                        b'$' if b.get(i + 1) == Some(&b'(') => break,
-                        _ => i += 1,
-                    }
-                }
-                i = i.min(b.len());
-                if i == start {
-                    // `$(`: the `$` alone; the `(` opens next.
-                    i += 1;
-                    continue;
-                }
-                let word = &text[start..i];
-                let in_test = matches!(frames.last(), Some((Open::Test, _)));
-                if in_test {
-                    match word {
-                        "]]" => close(&mut frames, &mut depth, Open::Test),
-                        "!" if deepen(&mut frames, &mut depth) && depth > max => {
-                            return Some(start);
-                        }
-                        _ => {}
-                    }
-                    continue;
-                }
-                if after_function {
-                    // `function NAME {`: the body follows the name.
-                    after_function = false;
-                    command_position = true;
-                    continue;
-                }
-                if !command_position {
-                    continue;
-                }
-                command_position = false;
-                let kind = match word {
-                    "if" | "while" | "until" => {
-                        command_position = true;
-                        Some(Open::Keyword)
-                    }
-                    "case" | "for" | "select" => Some(Open::Keyword),
-                    "{" => {
-                        command_position = true;
-                        Some(Open::Brace)
-                    }
-                    "[[" => Some(Open::Test),
-                    "fi" | "done" | "esac" => {
-                        close(&mut frames, &mut depth, Open::Keyword);
-                        None
-                    }
-                    "}" => {
-                        close(&mut frames, &mut depth, Open::Brace);
-                        None
-                    }
-                    "then" | "do" | "else" | "elif" | "!" | "time" => {
-                        command_position = true;
-                        None
-                    }
-                    "function" => {
-                        after_function = true;
-                        None
-                    }
-                    // `NAME=value cmd`: the command comes after.
-                    w if w.contains('=') && !w.starts_with('=') => {
-                        command_position = true;
-                        None
-                    }
-                    _ => None,
+                    Open::Keyword
                 };
-                if let Some(k) = kind
-                    && let Some(at) = open(&mut frames, &mut depth, k, start)
+                if let Some(&(k, w)) = frames.last()
+                    && k == kind
                 {
-                    return Some(at);
+                    frames.pop();
+                    depth -= w;
                 }
+                None
             }
+            "then" | "do" | "else" | "elif" | "!" | "time" | "coproc" => {
+                command_position = true;
+                None
+            }
+            "function" => {
+                after_function = true;
+                None
+            }
+            // `NAME=value cmd`: the command comes after.
+            w if w.contains('=') && !w.starts_with('=') => {
+                command_position = true;
+                None
+            }
+            _ => None,
+        };
+        if let Some(k) = opens
+            && deepen(&mut frames, &mut depth, Some(k))
+        {
+            return Some(at());
         }
     }
     None
+}
+
+/// What the parser thread found.
+enum Parsed {
+    /// The program, or brush-parser's syntax error.
+    Done(Result<ast::Program, brush_parser::ParseError>),
+    /// Nesting beyond the budget, where it first is.
+    TooDeep(brush_parser::SourcePosition),
+}
+
+/// Tokenizes and parses a script as `Parser::parse_program` does, refusing
+/// nesting beyond `max` between the two (the parser's recursion follows it).
+fn parse_bounded(text: &str, max: usize) -> Parsed {
+    let options = ParserOptions::default();
+    match brush_parser::uncached_tokenize_str(text, &options.tokenizer_options()) {
+        Ok(tokens) => match nesting_too_deep(&tokens, max) {
+            Some(at) => Parsed::TooDeep(at),
+            None => Parsed::Done(brush_parser::parse_tokens(&tokens, &options)),
+        },
+        // The parser's own run gives the error its position (it stops at
+        // the same place, before any nesting).
+        Err(_) => Parsed::Done(Parser::new(text.as_bytes(), &options).parse_program()),
+    }
 }
 
 /// The name of the thread the parser runs on.
@@ -375,15 +300,6 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
             ));
         }
     }
-    let max = super::budget::budget().max_nesting;
-    if let Some(at) = nesting_too_deep(&source.text, max) {
-        return Err(Error::input(
-            source.span(at, at),
-            format!(
-                "bash parse budget exceeded: compound commands nested too deeply (more than {max} levels; nesting budget; raise with --bash-budget nesting=N)"
-            ),
-        ));
-    }
     if let Some(at) = heredoc_without_word(&source.text) {
         // bash rejects it too; brush-parser loops on it inside `$(`, allocating
         // without bound (found by fuzzing).
@@ -401,6 +317,7 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
         ));
     }
     let text = source.text.clone();
+    let max = super::budget::budget().max_nesting;
     let (tx, rx) = std::sync::mpsc::channel();
     // The parser runs on its own thread so that a pathological input cannot
     // hang the tool; a parser still running at the limit is abandoned.
@@ -412,14 +329,28 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
             // brush-parser can panic on some malformed input (found by fuzzing):
             // that is a parse failure of this script, not of the tool.
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                Parser::new(text.as_bytes(), &ParserOptions::default()).parse_program()
+                parse_bounded(&text, max)
             }));
             let _ = tx.send(r);
         })
         .map_err(|e| Error::usage(format!("cannot start the bash parser: {e}")))?;
     let at = crate::span::Span::start_of(&source.origin);
     let parsed = match rx.recv_timeout(PARSE_TIME_LIMIT) {
-        Ok(Ok(r)) => r,
+        Ok(Ok(Parsed::Done(r))) => r,
+        Ok(Ok(Parsed::TooDeep(p))) => {
+            return Err(Error::Input {
+                span: crate::span::Span::at(
+                    &source.origin,
+                    crate::span::LineCol {
+                        line: p.line,
+                        col: p.column,
+                    },
+                ),
+                message: format!(
+                    "bash parse budget exceeded: compound commands nested too deeply (more than {max} levels; nesting budget; raise with --bash-budget nesting=N)"
+                ),
+            });
+        }
         Ok(Err(_)) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
             return Err(Error::Input {
                 span: at,
