@@ -137,24 +137,20 @@ fn nesting_too_deep(tokens: &[Token], max: usize) -> Option<brush_parser::Source
             *depth > max
         };
         if let Token::Operator(..) = t {
-            match text {
-                "&&" | "||" | "(" if in_test => {
-                    if deepen(&mut frames, &mut depth, None) {
-                        return Some(at());
-                    }
-                }
-                "(" => {
-                    if deepen(&mut frames, &mut depth, Some(Open::Paren)) {
-                        return Some(at());
-                    }
-                }
+            let over = match text {
+                "&&" | "||" | "(" if in_test => deepen(&mut frames, &mut depth, None),
+                "(" => deepen(&mut frames, &mut depth, Some(Open::Paren)),
                 ")" => {
                     if let Some(&(Open::Paren, w)) = frames.last() {
                         frames.pop();
                         depth -= w;
                     }
+                    false
                 }
-                _ => {}
+                _ => false,
+            };
+            if over {
+                return Some(at());
             }
             // After a redirection comes its target, not a command.
             command_position = !text.contains(['<', '>']);
