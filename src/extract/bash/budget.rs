@@ -66,6 +66,37 @@ impl Default for Budget {
     }
 }
 
+/// Fixed guards of the parsers and of a few evaluator constructs. They are
+/// not knobs: past the parser guards brush-parser takes exponential time, and
+/// the others bound constructs real scripts use shallowly.
+pub(crate) mod fixed {
+    use std::time::Duration;
+
+    /// Runs of `(` longer than this are refused before parsing: the parser's
+    /// backtracking over `((` (arithmetic or nested subshells) is exponential
+    /// in it.
+    pub(crate) const MAX_PAREN_RUN: usize = 12;
+    /// Unclosed `(` deeper than this are refused too (real scripts stay
+    /// below 8).
+    pub(crate) const MAX_PAREN_DEPTH: usize = 16;
+    /// `${...}` nested deeper than this are refused: the word parser's
+    /// backtracking is exponential in it (found by fuzzing). Real scripts nest
+    /// at most two.
+    pub(crate) const MAX_EXPANSION_DEPTH: usize = 3;
+    /// How long the parser may take on one script (or one `$(...)`).
+    pub(crate) const PARSE_TIME: Duration = Duration::from_secs(5);
+    /// How long the word parser may take on one word (real words take
+    /// microseconds).
+    pub(crate) const WORD_PARSE_TIME: Duration = Duration::from_secs(1);
+    /// `bash other.sh` delegations that may lead to a script.
+    pub(crate) const MAX_DELEGATION_DEPTH: usize = 8;
+    /// How deeply variables whose text is an expression may refer to each
+    /// other in arithmetic (`A=B+1`, `B=C+1`); deeper is unknown.
+    pub(crate) const MAX_VAR_EXPR_DEPTH: u32 = 8;
+    /// Numbers `seq` writes in `$(...)`; more is an unknown output.
+    pub(crate) const MAX_SEQ: i128 = 100_000;
+}
+
 /// The budgets a user can raise or lower (`--bash-budget NAME=N`): name,
 /// what it counts, and how to read and set it. The parser's own guards
 /// (`(` runs, `${` depth, parser time) are not here: past them brush-parser

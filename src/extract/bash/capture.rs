@@ -224,7 +224,7 @@ pub(super) fn seq(args: &[String]) -> Option<String> {
         return None;
     }
     let turns = (i128::from(last) - i128::from(first)) / i128::from(incr);
-    if turns > 100_000 {
+    if turns > budget::fixed::MAX_SEQ {
         return None;
     }
     let digits = first.to_string().len().max(last.to_string().len());

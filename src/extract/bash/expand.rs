@@ -12,6 +12,7 @@ use brush_parser::word::{
 
 use super::State;
 use super::budget;
+use super::budget::fixed::MAX_VAR_EXPR_DEPTH;
 pub use super::glob::glob_match;
 use super::glob::{self, Replace};
 
@@ -204,7 +205,7 @@ fn expand_word(st: &mut State, raw: &str, no_split: bool) -> Result<Expansion, S
     if super::expansion_too_deep(raw).is_some() {
         return Err(format!(
             "bash parse budget exceeded: `${{` expansions nested too deeply to parse safely (more than {}: nesting budget)",
-            super::parse::MAX_EXPANSION_DEPTH
+            budget::fixed::MAX_EXPANSION_DEPTH
         ));
     }
     // The word is copied to the word parser each time it is expanded.
@@ -724,10 +725,6 @@ pub fn arith_text(st: &mut State, text: &str) -> Result<i64, String> {
         .map_err(|e| format!("cannot parse arithmetic {text:?}: {e}"))?;
     arith(st, &expr, 0)
 }
-
-/// How deeply variables whose text is an expression may refer to each other
-/// (`A=B+1`, `B=A+1`): bash itself stops at 1024 levels.
-const MAX_VAR_EXPR_DEPTH: u32 = 8;
 
 fn var_int(st: &mut State, name: &str, depth: u32) -> Result<i64, String> {
     match st.get(name).and_then(|v| v.into_iter().next()) {

@@ -15,19 +15,9 @@ use std::sync::Arc;
 use brush_parser::ast;
 use brush_parser::{Parser, ParserOptions, Token};
 
+use super::budget::fixed::{MAX_EXPANSION_DEPTH, MAX_PAREN_DEPTH, MAX_PAREN_RUN, PARSE_TIME};
 use crate::error::Error;
 use crate::span::Source;
-
-/// Runs of `(` longer than this are refused before parsing: the parser's
-/// backtracking over `((` (arithmetic or nested subshells) is exponential in it.
-const MAX_PAREN_RUN: usize = 12;
-
-/// Unclosed `(` deeper than this are refused too (real scripts stay below 8).
-const MAX_PAREN_DEPTH: usize = 16;
-
-/// `${...}` nested deeper than this are refused: the word parser's backtracking
-/// is exponential in it (found by fuzzing). Real scripts nest at most two.
-pub(crate) const MAX_EXPANSION_DEPTH: usize = 3;
 
 /// The byte offset where `${` nesting first exceeds [`MAX_EXPANSION_DEPTH`].
 pub(crate) fn expansion_too_deep(text: &str) -> Option<usize> {
@@ -267,9 +257,6 @@ pub(crate) fn quiet_parser_panics() {
     });
 }
 
-/// How long the parser may take on one script.
-const PARSE_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
-
 /// Parses a script with brush-parser, refusing inputs that would take it
 /// exponential time and bounding the time it may take.
 pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error> {
@@ -331,7 +318,7 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
         })
         .map_err(|e| Error::usage(format!("cannot start the bash parser: {e}")))?;
     let at = crate::span::Span::start_of(&source.origin);
-    let parsed = match rx.recv_timeout(PARSE_TIME_LIMIT) {
+    let parsed = match rx.recv_timeout(PARSE_TIME) {
         Ok(Ok(Parsed::Done(r))) => r,
         Ok(Ok(Parsed::TooDeep(p))) => {
             return Err(Error::Input {
@@ -358,7 +345,7 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
                 span: at,
                 message: format!(
                     "bash parse budget exceeded: the bash parser did not finish within {} s on this script (parser time budget)",
-                    PARSE_TIME_LIMIT.as_secs()
+                    PARSE_TIME.as_secs()
                 ),
             });
         }
