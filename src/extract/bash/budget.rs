@@ -358,6 +358,21 @@ pub(crate) fn built(bytes: usize) -> Result<(), String> {
     })
 }
 
+/// What one word of a launch (launcher, argument or environment variable)
+/// counts against the built-bytes budget: it is kept with its provenance and
+/// rendered in every report, at about that cost.
+pub(crate) const LAUNCH_WORD_BYTES: usize = 4 << 10;
+
+/// Counts new launches against the built-bytes budget, by their words (a
+/// loop that launches, or a launch with a huge word list, is bounded).
+pub(crate) fn launched(launches: &[crate::launch::Launch]) -> Result<(), String> {
+    let words: usize = launches
+        .iter()
+        .map(|l| l.launcher.len() + l.argv.len() + l.env.len())
+        .sum();
+    built(words.saturating_mul(LAUNCH_WORD_BYTES))
+}
+
 /// Checks that one value of `bytes` fits the value budget.
 pub(crate) fn value(bytes: usize) -> Result<(), String> {
     with(|m| {

@@ -202,7 +202,9 @@ impl Interp<'_> {
             );
         }
         let before = self.out.launches.len() + self.out.unsupported.len();
+        let launches = self.out.launches.len();
         self.maybe_launch(&assigns, &fields, at)?;
+        super::budget::launched(&self.out.launches[launches..]).map_err(|m| self.err(at, m))?;
         if self.out.launches.len() + self.out.unsupported.len() > before
             || SIDE_EFFECTS.contains(&head.as_str())
             || self.st.harness().side_effect(&head)

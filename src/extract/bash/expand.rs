@@ -154,8 +154,14 @@ pub fn expand_fields(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
     if have || !cur.is_empty() {
         finish(&mut fields, &mut cur, &mut src, &mut unknown);
     }
+    // A field costs far more than its text where it is kept (a launch's
+    // argument with its provenance): each counts as that much built.
+    budget::built(fields.len().saturating_mul(FIELD_BYTES))?;
     Ok(fields)
 }
+
+/// What one field counts against the built-bytes budget besides its text.
+const FIELD_BYTES: usize = 256;
 
 /// The first reason a piece of the expansion is unknown.
 fn first_unknown(exp: &Expansion) -> Option<String> {
