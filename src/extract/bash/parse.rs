@@ -364,3 +364,56 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The least nesting budget `text` fits.
+    fn depth(text: &str) -> usize {
+        let options = ParserOptions::default();
+        let tokens =
+            brush_parser::uncached_tokenize_str(text, &options.tokenizer_options()).unwrap();
+        (0..)
+            .find(|&max| nesting_too_deep(&tokens, max).is_none())
+            .unwrap()
+    }
+
+    #[test]
+    fn nesting_counts_what_the_grammar_nests() {
+        assert_eq!(depth("echo if for while {\n"), 0);
+        assert_eq!(
+            depth("if a; then if b; then :; fi; fi\nif c; then :; fi\n"),
+            2
+        );
+        assert_eq!(depth("for i in if for; do { :; }; done\n"), 2);
+        assert_eq!(depth("case $x in (a) :;; b) if c; then :; fi;; esac\n"), 2);
+        assert_eq!(
+            depth("function f { while x; do :; done; }\nf() ( :; )\n"),
+            2
+        );
+        assert_eq!(depth("[[ a && ( b || ! c ) ]]\n"), 5);
+        assert_eq!(depth("X=1 if a; then :; fi\n"), 1);
+        assert_eq!(depth("cat <<EOF\nif if if\nEOF\n"), 0);
+        assert_eq!(depth("echo \"$(if a; then :; fi)\"\n"), 0);
+    }
+
+    #[test]
+    fn the_recipes_of_the_fixtures_nest_shallowly() {
+        let mut checked = 0;
+        let mut stack = vec![std::path::PathBuf::from("fixtures")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() && !path.ends_with("bad") {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "sh") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    assert!(depth(&text) <= 8, "{}", path.display());
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10);
+    }
+}
