@@ -17,7 +17,7 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
     /// Raise or lower a budget of the static bash evaluation (repeatable):
-    /// nesting, call-depth, steps, loop-turns, value-kib, built-mib,
+    /// script-kib, nesting, call-depth, steps, loop-turns, value-kib, built-mib,
     /// match-work, arith-operators, seconds. An exceeded budget is an input
     /// error (exit 2) naming it.
     #[arg(long = "bash-budget", value_name = "NAME=N", global = true)]

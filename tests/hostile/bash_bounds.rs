@@ -47,10 +47,10 @@ fn compound_commands_nested_400_deep_are_refused_before_parsing() {
 #[test]
 fn nesting_is_counted_on_the_parsers_own_tokens() {
     // Text a character scan could misread (an apostrophe in a here-document
-    // or a comment, `<<` as a shift) must not hide 20,000 levels from the
+    // or a comment, `<<` as a shift) must not hide 30,000 levels from the
     // count: past the parser's stack they would crash it.
     let repo = Repo::new();
-    let deep = nested("if", 20_000);
+    let deep = nested("brace", 30_000);
     for (file, head, line) in [
         ("heredoc.sh", "cat <<EOF\nit's\nEOF\n", 104),
         ("shift.sh", "X=$((1<<2))\n", 102),
@@ -61,6 +61,24 @@ fn nesting_is_counted_on_the_parsers_own_tokens() {
         repo.run_deterministic(&["extract", file])
             .assert_input_error(&format!("{file}:{line}:1:"), &["nesting budget"]);
     }
+}
+
+#[test]
+fn scripts_past_the_parser_size_budget_are_refused_before_parsing() {
+    // 2 MB of `X=1` lines took the parser past 5 s and 1.1 GB.
+    let repo = Repo::new();
+    repo.write("big.sh", format!("{}{LAUNCH}", "X=1\n".repeat(500_000)));
+    // Byte 262,144 is the start of line 65,537.
+    repo.run_deterministic(&["extract", "big.sh"])
+        .assert_input_error(
+            "big.sh:65537:1:",
+            &["longer than 256 KiB", "script-kib budget"],
+        );
+    // Within the budget, a dense script parses within time and memory.
+    repo.write("dense.sh", format!("{}{LAUNCH}", "a\n".repeat(130_000)));
+    let o = repo.run(&["extract", "dense.sh"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
 }
 
 #[test]

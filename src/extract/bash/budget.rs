@@ -19,6 +19,10 @@ use std::time::{Duration, Instant};
 /// The limits of one evaluation (see [`Budget::DEFAULT`] for the values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
+    /// Bytes of one script text given to the parser (a file, or a `$(...)`):
+    /// brush-parser's tokens and tree take about 800 bytes of memory per byte
+    /// of a dense script.
+    pub max_script_bytes: usize,
     /// Nesting of compound commands (`if`, `for`, `while`, `case`, `{ }`,
     /// `( )`, `[[ ]]` and the `&&`/`||`/`!` inside it) in one script text,
     /// checked before parsing.
@@ -48,6 +52,7 @@ impl Budget {
     /// each (they nest under 10, run under 10,000 commands and build
     /// kilobytes); the values keep a hostile script within 30 s and 1 GiB.
     pub const DEFAULT: Budget = Budget {
+        max_script_bytes: 256 << 10,
         max_nesting: 100,
         max_call_depth: 32,
         max_steps: 200_000,
@@ -102,6 +107,7 @@ pub(crate) mod fixed {
 /// (`(` runs, `${` depth, parser time) are not here: past them brush-parser
 /// takes exponential time.
 const KNOBS: &[(&str, &str)] = &[
+    ("script-kib", "KiB of one script text to parse"),
     (
         "nesting",
         "levels of nesting of compound commands (at most 1,000)",
@@ -155,6 +161,7 @@ impl Budget {
                 ));
             }
             "nesting" => self.max_nesting = n,
+            "script-kib" => self.max_script_bytes = n.saturating_mul(1 << 10),
             "call-depth" => self.max_call_depth = n,
             "steps" => self.max_steps = n,
             "loop-turns" => self.max_loop_turns = n,

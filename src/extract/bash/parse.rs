@@ -260,6 +260,20 @@ pub(crate) fn quiet_parser_panics() {
 /// Parses a script with brush-parser, refusing inputs that would take it
 /// exponential time and bounding the time it may take.
 pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error> {
+    let budget = super::budget::budget();
+    if source.text.len() > budget.max_script_bytes {
+        let mut at = budget.max_script_bytes;
+        while !source.text.is_char_boundary(at) {
+            at -= 1;
+        }
+        return Err(Error::input(
+            source.span(at, at),
+            format!(
+                "bash parse budget exceeded: the script is longer than {} KiB (script-kib budget; raise with --bash-budget script-kib=N)",
+                super::budget::grouped(budget.max_script_bytes >> 10)
+            ),
+        ));
+    }
     let mut run = 0;
     let mut depth: usize = 0;
     for (i, c) in source.text.char_indices() {
@@ -300,7 +314,7 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
         ));
     }
     let text = source.text.clone();
-    let max = super::budget::budget().max_nesting;
+    let max = budget.max_nesting;
     let (tx, rx) = std::sync::mpsc::channel();
     // The parser runs on its own thread so that a pathological input cannot
     // hang the tool; a parser still running at the limit is abandoned.
