@@ -204,6 +204,10 @@ fn exceeded(what: String, knob: &str) -> String {
 /// What one evaluation has spent so far.
 #[derive(Debug)]
 pub(crate) struct Meter {
+    /// Which evaluation of the process this is (caches charge once per
+    /// evaluation, so that what one evaluation may do does not depend on the
+    /// ones before it).
+    id: u64,
     budget: Budget,
     start: Instant,
     steps: usize,
@@ -259,6 +263,7 @@ pub(crate) fn install() -> Installed {
             return Installed { owner: false };
         }
         *m = Some(Rc::new(RefCell::new(Meter {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             budget,
             start: Instant::now(),
             steps: 0,
@@ -269,6 +274,13 @@ pub(crate) fn install() -> Installed {
         })));
         Installed { owner: true }
     })
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+/// Which evaluation is running on this thread (see [`Meter`]'s `id`).
+pub(crate) fn evaluation() -> u64 {
+    with(|m| m.id)
 }
 
 /// Runs `f` on the installed meter; outside an evaluation (unit tests of the

@@ -1,6 +1,8 @@
 //! `$(...)`: command substitution, with the few commands whose output is
 //! knowable (`echo`, `printf`, `seq`, `dirname`, `basename`, `cat` of a heredoc).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use brush_parser::ast::{self, Command, CommandPrefixOrSuffixItem};
@@ -18,17 +20,12 @@ use crate::span::Source;
 /// evaluated). An exceeded budget is an error: it ends the evaluation.
 pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<Val>, String> {
     let _call = budget::enter_call()?;
-    // Its text is copied and parsed again each time it runs.
-    budget::built(cmd.len())?;
     let source = Arc::new(Source::new(
         crate::span::Origin::Inline("$(...)".into()),
         cmd.to_string(),
     ));
-    let program = match parse_guarded(&source) {
-        Ok(p) => p,
-        // The limits of parsing are budgets too: the word ends the evaluation.
-        Err(e) if e.to_string().contains("budget") => return Err(plain_message(&e)),
-        Err(_) => return Ok(None),
+    let Some(program) = parsed(&source)? else {
+        return Ok(None);
     };
     // `cat <<EOF ... EOF`: the heredoc body, expanded unless its tag is quoted.
     if let Some(v) = heredoc_cat(st, &program)? {
@@ -53,6 +50,65 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<V
     let out = it.capture.unwrap_or_default();
     budget::value(out.len())?;
     Ok(Some(Val::Known(out.trim_end_matches('\n').to_string())))
+}
+
+/// Parsed `$(...)` texts of this thread, and the evaluation that last paid
+/// for each: a loop runs the same substitution many times, and a parse costs
+/// a thread and about 800 bytes of memory per byte of text.
+#[derive(Default)]
+struct Parsed {
+    programs: HashMap<String, (Arc<ast::Program>, u64)>,
+    bytes: usize,
+}
+
+thread_local! {
+    static PARSED: RefCell<Parsed> = RefCell::new(Parsed::default());
+}
+
+/// Texts kept parsed at most (bytes); past it the cache starts over.
+const PARSED_CACHE_BYTES: usize = 1 << 20;
+
+/// What parsing one byte of a `$(...)` text counts against the built-bytes
+/// budget, once per text and evaluation.
+const PARSE_BYTES_PER_BYTE: usize = 256;
+
+/// The program of a `$(...)` text: `None` when it does not parse; an exceeded
+/// budget (of parsing too) is an error.
+fn parsed(source: &Arc<Source>) -> Result<Option<Arc<ast::Program>>, String> {
+    let text = &source.text;
+    let evaluation = budget::evaluation();
+    let charge = || budget::built(text.len().saturating_mul(PARSE_BYTES_PER_BYTE));
+    let hit = PARSED.with(|c| c.borrow().programs.get(text).cloned());
+    if let Some((program, paid_by)) = hit {
+        if paid_by != evaluation {
+            charge()?;
+            PARSED.with(|c| {
+                if let Some(e) = c.borrow_mut().programs.get_mut(text) {
+                    e.1 = evaluation;
+                }
+            });
+        }
+        return Ok(Some(program));
+    }
+    charge()?;
+    let program = match parse_guarded(source) {
+        Ok(p) => Arc::new(p),
+        // The limits of parsing are budgets too: the word ends the evaluation.
+        Err(e) if e.to_string().contains("budget") => return Err(plain_message(&e)),
+        Err(_) => return Ok(None),
+    };
+    PARSED.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.bytes + text.len() > PARSED_CACHE_BYTES {
+            *c = Parsed::default();
+        }
+        if text.len() <= PARSED_CACHE_BYTES {
+            c.bytes += text.len();
+            c.programs
+                .insert(text.clone(), (program.clone(), evaluation));
+        }
+    });
+    Ok(Some(program))
 }
 
 /// The message of an error without its position (the caller places it).
