@@ -52,12 +52,14 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<V
     Ok(Some(Val::Known(out.trim_end_matches('\n').to_string())))
 }
 
-/// Parsed `$(...)` texts of this thread, and the evaluation that last paid
-/// for each: a loop runs the same substitution many times, and a parse costs
-/// a thread and about 800 bytes of memory per byte of text.
+/// Parsed `$(...)` texts of the evaluation running on this thread: a loop
+/// runs the same substitution many times, and a parse costs a thread and
+/// about 800 bytes of memory per byte of text. The cache starts empty with
+/// each evaluation, so that what one may do does not depend on earlier ones.
 #[derive(Default)]
 struct Parsed {
-    programs: HashMap<String, (Arc<ast::Program>, u64)>,
+    evaluation: u64,
+    programs: HashMap<String, Arc<ast::Program>>,
     bytes: usize,
 }
 
@@ -69,7 +71,7 @@ thread_local! {
 const PARSED_CACHE_BYTES: usize = 1 << 20;
 
 /// What parsing one byte of a `$(...)` text counts against the built-bytes
-/// budget, once per text and evaluation.
+/// budget.
 const PARSE_BYTES_PER_BYTE: usize = 256;
 
 /// The program of a `$(...)` text: `None` when it does not parse; an exceeded
@@ -77,20 +79,20 @@ const PARSE_BYTES_PER_BYTE: usize = 256;
 fn parsed(source: &Arc<Source>) -> Result<Option<Arc<ast::Program>>, String> {
     let text = &source.text;
     let evaluation = budget::evaluation();
-    let charge = || budget::built(text.len().saturating_mul(PARSE_BYTES_PER_BYTE));
-    let hit = PARSED.with(|c| c.borrow().programs.get(text).cloned());
-    if let Some((program, paid_by)) = hit {
-        if paid_by != evaluation {
-            charge()?;
-            PARSED.with(|c| {
-                if let Some(e) = c.borrow_mut().programs.get_mut(text) {
-                    e.1 = evaluation;
-                }
-            });
+    let hit = PARSED.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.evaluation != evaluation {
+            *c = Parsed {
+                evaluation,
+                ..Parsed::default()
+            };
         }
+        c.programs.get(text).cloned()
+    });
+    if let Some(program) = hit {
         return Ok(Some(program));
     }
-    charge()?;
+    budget::built(text.len().saturating_mul(PARSE_BYTES_PER_BYTE))?;
     let program = match parse_guarded(source) {
         Ok(p) => Arc::new(p),
         // The limits of parsing are budgets too: the word ends the evaluation.
@@ -100,12 +102,12 @@ fn parsed(source: &Arc<Source>) -> Result<Option<Arc<ast::Program>>, String> {
     PARSED.with(|c| {
         let mut c = c.borrow_mut();
         if c.bytes + text.len() > PARSED_CACHE_BYTES {
-            *c = Parsed::default();
+            c.programs.clear();
+            c.bytes = 0;
         }
         if text.len() <= PARSED_CACHE_BYTES {
             c.bytes += text.len();
-            c.programs
-                .insert(text.clone(), (program.clone(), evaluation));
+            c.programs.insert(text.clone(), program.clone());
         }
     });
     Ok(Some(program))
