@@ -279,6 +279,13 @@ fn huge_printf_widths_are_refused_before_allocating() {
     );
     repo.run_deterministic(&["extract", "width.sh"])
         .assert_input_error("width.sh:1:1:", &["value-kib budget"]);
+    // A width near the largest number once overflowed the size check.
+    repo.write(
+        "max.sh",
+        format!("X=$(printf \"ab%018446744073709551615d\" 12)\n{LAUNCH}"),
+    );
+    repo.run_deterministic(&["extract", "max.sh"])
+        .assert_input_error("max.sh:1:1:", &["value-kib budget"]);
     repo.write(
         "prec.sh",
         format!("X=$(printf \"%.999999999f\" 1)\n{LAUNCH}"),

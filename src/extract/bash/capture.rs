@@ -229,7 +229,7 @@ pub(super) fn printf(fmt: &str, args: &[String]) -> Option<String> {
                     let pad = width.saturating_sub(text.chars().count());
                     // A width beyond the value budget: the budget trips and
                     // the evaluation ends with it.
-                    budget::value(out.len() + pad + text.len()).ok()?;
+                    budget::value(out.len().saturating_add(pad).saturating_add(text.len())).ok()?;
                     if left {
                         out.push_str(&text);
                         out.push_str(&" ".repeat(pad));
