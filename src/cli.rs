@@ -16,6 +16,12 @@ pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
+    /// Raise or lower a budget of the static bash evaluation (repeatable):
+    /// script-kib, nesting, call-depth, steps, loop-turns, value-kib, built-mib,
+    /// match-work, arith-operators, seconds. An exceeded budget is an input
+    /// error (exit 2) naming it.
+    #[arg(long = "bash-budget", value_name = "NAME=N", global = true)]
+    pub bash_budget: Vec<String>,
 }
 
 /// The largest value the JavaScript time limits take, in milliseconds (an

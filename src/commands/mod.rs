@@ -29,6 +29,11 @@ pub struct Output {
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<Output, Error> {
+    let mut budget = crate::extract::bash::configured_budget();
+    for setting in &cli.bash_budget {
+        budget = budget.with(setting).map_err(Error::usage)?;
+    }
+    crate::extract::bash::configure_budget(budget);
     match cli.command {
         Command::Compare(args) => compare::run(args),
         Command::Check(args) => check::run(args),

@@ -1,10 +1,13 @@
 //! `$(...)`: command substitution, with the few commands whose output is
 //! knowable (`echo`, `printf`, `seq`, `dirname`, `basename`, `cat` of a heredoc).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use brush_parser::ast::{self, Command, CommandPrefixOrSuffixItem};
 
+use super::budget;
 use super::expand::{Val, expand_string};
 use super::parse::parse_guarded;
 use super::{Interp, State};
@@ -13,65 +16,147 @@ use crate::span::Source;
 
 /// `$(...)`: the inner commands are evaluated in a subshell whose output is
 /// captured; `echo`, `printf`, `seq`, `dirname`, `basename` and `cat` of a heredoc
-/// write known text, anything else makes the output unknown.
-pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Option<Val> {
+/// write known text, anything else makes the output unknown (`None`: not
+/// evaluated). An exceeded budget is an error: it ends the evaluation.
+pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<Val>, String> {
+    let _call = budget::enter_call()?;
     let source = Arc::new(Source::new(
         crate::span::Origin::Inline("$(...)".into()),
         cmd.to_string(),
     ));
-    let program = parse_guarded(&source).ok()?;
+    let Some(program) = parsed(&source)? else {
+        return Ok(None);
+    };
     // `cat <<EOF ... EOF`: the heredoc body, expanded unless its tag is quoted.
-    if let Some(v) = heredoc_cat(st, &program) {
-        return Some(v);
+    if let Some(v) = heredoc_cat(st, &program)? {
+        return Ok(Some(v));
     }
     let mut it = Interp::new(&source, st.clone(), 0, Some(String::new()), &LocalFiles);
     for cc in &program.complete_commands {
-        if it.list(cc).is_err() {
-            return None;
+        let r = it.list(cc);
+        if let Some(t) = budget::tripped() {
+            return Err(t);
+        }
+        if r.is_err() {
+            return Ok(None);
         }
         if it.stopped {
             break;
         }
     }
     if let Some(r) = it.capture_unknown {
-        return Some(Val::Unknown(r));
+        return Ok(Some(Val::Unknown(r)));
     }
     let out = it.capture.unwrap_or_default();
-    Some(Val::Known(out.trim_end_matches('\n').to_string()))
+    budget::value(out.len())?;
+    Ok(Some(Val::Known(out.trim_end_matches('\n').to_string())))
 }
 
-fn heredoc_cat(st: &mut State, program: &ast::Program) -> Option<Val> {
+/// Parsed `$(...)` texts of the evaluation running on this thread: a loop
+/// runs the same substitution many times, and a parse costs a thread and
+/// about 800 bytes of memory per byte of text. The cache starts empty with
+/// each evaluation, so that what one may do does not depend on earlier ones.
+#[derive(Default)]
+struct Parsed {
+    evaluation: u64,
+    programs: HashMap<String, Arc<ast::Program>>,
+    bytes: usize,
+}
+
+thread_local! {
+    static PARSED: RefCell<Parsed> = RefCell::new(Parsed::default());
+}
+
+/// Texts kept parsed at most (bytes); past it the cache starts over.
+const PARSED_CACHE_BYTES: usize = 1 << 20;
+
+/// What parsing one byte of a `$(...)` text counts against the built-bytes
+/// budget.
+const PARSE_BYTES_PER_BYTE: usize = 256;
+
+/// The program of a `$(...)` text: `None` when it does not parse; an exceeded
+/// budget (of parsing too) is an error.
+fn parsed(source: &Arc<Source>) -> Result<Option<Arc<ast::Program>>, String> {
+    let text = &source.text;
+    let evaluation = budget::evaluation();
+    let hit = PARSED.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.evaluation != evaluation {
+            *c = Parsed {
+                evaluation,
+                ..Parsed::default()
+            };
+        }
+        c.programs.get(text).cloned()
+    });
+    if let Some(program) = hit {
+        return Ok(Some(program));
+    }
+    budget::built(text.len().saturating_mul(PARSE_BYTES_PER_BYTE))?;
+    let program = match parse_guarded(source) {
+        Ok(p) => Arc::new(p),
+        // The limits of parsing are budgets too: the word ends the evaluation.
+        Err(e) if e.to_string().contains("budget") => return Err(plain_message(&e)),
+        Err(_) => return Ok(None),
+    };
+    PARSED.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.bytes + text.len() > PARSED_CACHE_BYTES {
+            c.programs.clear();
+            c.bytes = 0;
+        }
+        if text.len() <= PARSED_CACHE_BYTES {
+            c.bytes += text.len();
+            c.programs.insert(text.clone(), program.clone());
+        }
+    });
+    Ok(Some(program))
+}
+
+/// The message of an error without its position (the caller places it).
+fn plain_message(e: &crate::error::Error) -> String {
+    match e {
+        crate::error::Error::Input { message, .. } => message.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn heredoc_cat(st: &mut State, program: &ast::Program) -> Result<Option<Val>, String> {
     let [cc] = program.complete_commands.as_slice() else {
-        return None;
+        return Ok(None);
     };
     let [item] = cc.0.as_slice() else {
-        return None;
+        return Ok(None);
     };
     if !item.0.additional.is_empty() || item.0.first.seq.len() != 1 {
-        return None;
+        return Ok(None);
     }
     let Command::Simple(sc) = &item.0.first.seq[0] else {
-        return None;
+        return Ok(None);
     };
-    if sc.word_or_name.as_ref()?.value != "cat" {
-        return None;
+    if sc.word_or_name.as_ref().map(|w| w.value.as_str()) != Some("cat") {
+        return Ok(None);
     }
     for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
         if let CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereDocument(_, h)) = it {
             if !h.requires_expansion {
-                return Some(Val::Known(h.doc.value.trim_end_matches('\n').to_string()));
+                return Ok(Some(Val::Known(
+                    h.doc.value.trim_end_matches('\n').to_string(),
+                )));
             }
             let body = format!(
                 "\"{}\"",
                 h.doc.value.replace('\\', "\\\\").replace('"', "\\\"")
             );
-            return expand_string(st, &body).ok().map(|v| match v {
-                Val::Known(t) => Val::Known(t.trim_end_matches('\n').to_string()),
-                u => u,
-            });
+            return match expand_string(st, &body) {
+                Ok(Val::Known(t)) => Ok(Some(Val::Known(t.trim_end_matches('\n').to_string()))),
+                Ok(u) => Ok(Some(u)),
+                Err(m) if budget::tripped().is_some() => Err(m),
+                Err(_) => Ok(None),
+            };
         }
     }
-    None
+    Ok(None)
 }
 
 /// `printf FORMAT ARGS...` for `%s`, `%d`, `%f` (with width and precision), `%%`
@@ -120,6 +205,9 @@ pub(super) fn printf(fmt: &str, args: &[String]) -> Option<String> {
                         ),
                         None => (body.parse::<usize>().unwrap_or(0), None),
                     };
+                    if let Some(p) = prec {
+                        budget::value(p).ok()?;
+                    }
                     let arg = args.get(i).map(String::as_str);
                     i += 1;
                     used += 1;
@@ -139,6 +227,9 @@ pub(super) fn printf(fmt: &str, args: &[String]) -> Option<String> {
                         _ => return None,
                     };
                     let pad = width.saturating_sub(text.chars().count());
+                    // A width beyond the value budget: the budget trips and
+                    // the evaluation ends with it.
+                    budget::value(out.len().saturating_add(pad).saturating_add(text.len())).ok()?;
                     if left {
                         out.push_str(&text);
                         out.push_str(&" ".repeat(pad));
@@ -153,6 +244,7 @@ pub(super) fn printf(fmt: &str, args: &[String]) -> Option<String> {
                 c => out.push(c),
             }
         }
+        budget::value(out.len()).ok()?;
         if used == 0 || i >= args.len() {
             break;
         }
@@ -186,14 +278,20 @@ pub(super) fn seq(args: &[String]) -> Option<String> {
         [f, s, l] => (*f, *s, *l),
         _ => return None,
     };
-    if incr == 0 || (last - first) / incr > 100_000 {
+    if incr == 0 {
         return None;
     }
+    let turns = (i128::from(last) - i128::from(first)) / i128::from(incr);
+    if turns > budget::fixed::MAX_SEQ {
+        return None;
+    }
+    let digits = first.to_string().len().max(last.to_string().len());
+    budget::value((turns.max(0) as usize + 1).saturating_mul(sep.len() + digits)).ok()?;
     let mut v = Vec::new();
-    let mut x = first;
-    while (incr > 0 && x <= last) || (incr < 0 && x >= last) {
+    let mut x = i128::from(first);
+    while (incr > 0 && x <= i128::from(last)) || (incr < 0 && x >= i128::from(last)) {
         v.push(x.to_string());
-        x += incr;
+        x += i128::from(incr);
     }
     Some(v.join(&sep) + "\n")
 }

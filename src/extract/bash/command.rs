@@ -198,10 +198,13 @@ impl Interp<'_> {
                         None => Val::Known(f.text.clone()),
                     })
                     .collect::<Vec<_>>(),
+                at,
             );
         }
         let before = self.out.launches.len() + self.out.unsupported.len();
+        let launches = self.out.launches.len();
         self.maybe_launch(&assigns, &fields, at)?;
+        super::budget::launched(&self.out.launches[launches..]).map_err(|m| self.err(at, m))?;
         if self.out.launches.len() + self.out.unsupported.len() > before
             || SIDE_EFFECTS.contains(&head.as_str())
             || self.st.harness().side_effect(&head)
@@ -309,10 +312,13 @@ impl Interp<'_> {
         Status::Ok
     }
 
-    fn call(&mut self, f: &ast::FunctionDefinition, args: &[Val]) -> Result<Status, Error> {
-        if self.depth > 50 {
-            return Err(self.err(0, "functions recurse too deeply to evaluate statically"));
-        }
+    fn call(
+        &mut self,
+        f: &ast::FunctionDefinition,
+        args: &[Val],
+        at: usize,
+    ) -> Result<Status, Error> {
+        let _call = super::budget::enter_call().map_err(|m| self.err(at, m))?;
         let saved = std::mem::replace(&mut self.st.positional, args.to_vec());
         self.depth += 1;
         let r = self.compound(&f.body.0);

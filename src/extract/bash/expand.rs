@@ -11,6 +11,10 @@ use brush_parser::word::{
 };
 
 use super::State;
+use super::budget;
+use super::budget::fixed::MAX_VAR_EXPR_DEPTH;
+pub use super::glob::glob_match;
+use super::glob::{self, Replace};
 
 /// A value: known text, or unknown with the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +68,25 @@ struct Expansion {
     chunks: Vec<Chunk>,
     /// The word had a quoted part: it yields a field even when empty.
     quoted: bool,
+    /// How many chunks are counted against the budgets so far.
+    counted: usize,
+    /// The bytes of text of the counted chunks.
+    bytes: usize,
+}
+
+impl Expansion {
+    /// Counts the chunks added since the last call: their bytes are built,
+    /// and the word so far must fit the value budget.
+    fn count(&mut self) -> Result<(), String> {
+        let new: usize = self.chunks[self.counted..]
+            .iter()
+            .map(|c| c.text.len())
+            .sum();
+        self.counted = self.chunks.len();
+        self.bytes += new;
+        budget::built(new)?;
+        budget::value(self.bytes)
+    }
 }
 
 /// Expands a word into fields (word splitting on unquoted expansions, `"${A[@]}"`
@@ -131,8 +154,14 @@ pub fn expand_fields(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
     if have || !cur.is_empty() {
         finish(&mut fields, &mut cur, &mut src, &mut unknown);
     }
+    // A field costs far more than its text where it is kept (a launch's
+    // argument with its provenance): each counts as that much built.
+    budget::built(fields.len().saturating_mul(FIELD_BYTES))?;
     Ok(fields)
 }
+
+/// What one field counts against the built-bytes budget besides its text.
+const FIELD_BYTES: usize = 256;
 
 /// The first reason a piece of the expansion is unknown.
 fn first_unknown(exp: &Expansion) -> Option<String> {
@@ -180,8 +209,13 @@ pub fn expand_string(st: &mut State, raw: &str) -> Result<Val, String> {
 
 fn expand_word(st: &mut State, raw: &str, no_split: bool) -> Result<Expansion, String> {
     if super::expansion_too_deep(raw).is_some() {
-        return Err("`${` expansions nested too deeply to parse safely".into());
+        return Err(format!(
+            "bash parse budget exceeded: `${{` expansions nested too deeply to parse safely (more than {}: nesting budget)",
+            budget::fixed::MAX_EXPANSION_DEPTH
+        ));
     }
+    // The word is copied to the word parser each time it is expanded.
+    budget::built(raw.len())?;
     let pieces = super::word_parser::parse(raw)?;
     let mut exp = Expansion::default();
     for p in &pieces {
@@ -216,6 +250,17 @@ fn push_unknown(exp: &mut Expansion, reason: String, break_before: bool) {
 }
 
 fn expand_piece(
+    st: &mut State,
+    p: &WordPieceWithSource,
+    quoted: bool,
+    no_split: bool,
+    exp: &mut Expansion,
+) -> Result<(), String> {
+    budget::stack(|| expand_piece_inner(st, p, quoted, no_split, exp))?;
+    exp.count()
+}
+
+fn expand_piece_inner(
     st: &mut State,
     p: &WordPieceWithSource,
     quoted: bool,
@@ -261,7 +306,7 @@ fn expand_piece(
             push(exp, "~".into(), false);
         }
         WordPiece::CommandSubstitution(cmd) | WordPiece::BackquotedCommandSubstitution(cmd) => {
-            match super::command_substitution(st, cmd) {
+            match super::command_substitution(st, cmd)? {
                 Some(Val::Known(t)) => push(exp, t, !quoted && !no_split),
                 Some(Val::Unknown(r)) => mark_unknown(exp, r),
                 None => mark_unknown(
@@ -275,6 +320,8 @@ fn expand_piece(
         }
         WordPiece::ArithmeticExpression(e) => match arith_text(st, &e.value) {
             Ok(n) => push(exp, n.to_string(), !quoted && !no_split),
+            // An exceeded budget ends the evaluation; anything else is unknown.
+            Err(r) if budget::tripped().is_some() => return Err(r),
             Err(r) => mark_unknown(exp, r),
         },
         WordPiece::ParameterExpansion(pe) => parameter(st, pe, quoted, no_split, exp)?,
@@ -594,7 +641,10 @@ fn parameter(
                 ParameterExpr::RemoveSmallestSuffixPattern { .. }
                     | ParameterExpr::RemoveLargestSuffixPattern { .. }
             );
-            emit(exp, Val::Known(remove_pattern(t, p, suffix, largest)));
+            emit(
+                exp,
+                Val::Known(glob::remove_pattern(t, p, suffix, largest)?),
+            );
         }
         ParameterExpr::ReplaceSubstring {
             parameter,
@@ -616,24 +666,16 @@ fn parameter(
                 );
                 return Ok(());
             };
-            if p.contains(['*', '?', '[']) {
-                mark_unknown(
-                    exp,
-                    "pattern substitution with glob characters is not evaluated".into(),
-                );
-                return Ok(());
-            }
-            let out = match match_kind {
-                SubstringMatchKind::FirstOccurrence => t.replacen(p.as_str(), r, 1),
-                SubstringMatchKind::Anywhere => t.replace(p.as_str(), r),
-                SubstringMatchKind::Prefix => match t.strip_prefix(p.as_str()) {
-                    Some(rest) => format!("{r}{rest}"),
-                    None => t.clone(),
-                },
-                SubstringMatchKind::Suffix => match t.strip_suffix(p.as_str()) {
-                    Some(rest) => format!("{rest}{r}"),
-                    None => t.clone(),
-                },
+            let kind = match match_kind {
+                SubstringMatchKind::FirstOccurrence => Replace::First,
+                SubstringMatchKind::Anywhere => Replace::All,
+                SubstringMatchKind::Prefix => Replace::Prefix,
+                SubstringMatchKind::Suffix => Replace::Suffix,
+            };
+            let out = if p.contains(['*', '?', '[', '\\']) {
+                glob::replace(t, p, r, kind)?
+            } else {
+                literal_replace(t, p, r, kind)?
             };
             emit(exp, Val::Known(out));
         }
@@ -642,70 +684,34 @@ fn parameter(
     Ok(())
 }
 
-/// `${V%p}` and friends with glob patterns (`*`, `?`, literal text).
-fn remove_pattern(t: &str, p: &str, suffix: bool, largest: bool) -> String {
-    let idx: Vec<usize> = t.char_indices().map(|(i, _)| i).chain([t.len()]).collect();
-    let cands: Vec<usize> = if suffix {
-        if largest {
-            idx.clone()
-        } else {
-            idx.iter().rev().copied().collect()
+/// `${V/p/r}` and its forms with a literal pattern, within the value budget.
+fn literal_replace(t: &str, p: &str, r: &str, kind: Replace) -> Result<String, String> {
+    let out_len = |n: usize| (t.len() - n * p.len()).saturating_add(n.saturating_mul(r.len()));
+    Ok(match kind {
+        Replace::First if t.contains(p) && !p.is_empty() => {
+            budget::value(out_len(1))?;
+            t.replacen(p, r, 1)
         }
-    } else if largest {
-        idx.iter().rev().copied().collect()
-    } else {
-        idx.clone()
-    };
-    for i in cands {
-        let (part, keep) = if suffix {
-            (&t[i..], &t[..i])
-        } else {
-            (&t[..i], &t[i..])
-        };
-        if glob_match(p, part) {
-            return keep.to_string();
+        Replace::All if !p.is_empty() => {
+            budget::value(out_len(t.matches(p).count()))?;
+            t.replace(p, r)
         }
-    }
-    t.to_string()
-}
-
-/// Shell pattern matching: `*`, `?`, `[...]`, literal text.
-pub fn glob_match(p: &str, t: &str) -> bool {
-    let p: Vec<char> = p.chars().collect();
-    let t: Vec<char> = t.chars().collect();
-    fn go(p: &[char], t: &[char]) -> bool {
-        match p.first() {
-            None => t.is_empty(),
-            Some('*') => (0..=t.len()).any(|i| go(&p[1..], &t[i..])),
-            Some('?') => !t.is_empty() && go(&p[1..], &t[1..]),
-            Some('[') => {
-                let Some(close) = p.iter().skip(1).position(|&c| c == ']').map(|i| i + 1) else {
-                    return t.first() == Some(&'[') && go(&p[1..], &t[1..]);
-                };
-                let Some(&c) = t.first() else { return false };
-                let set = &p[1..close];
-                let (neg, set) = match set.first() {
-                    Some('!' | '^') => (true, &set[1..]),
-                    _ => (false, set),
-                };
-                let mut hit = false;
-                let mut i = 0;
-                while i < set.len() {
-                    if i + 2 < set.len() && set[i + 1] == '-' {
-                        hit |= set[i] <= c && c <= set[i + 2];
-                        i += 3;
-                    } else {
-                        hit |= set[i] == c;
-                        i += 1;
-                    }
-                }
-                hit != neg && go(&p[close + 1..], &t[1..])
+        Replace::Prefix => match t.strip_prefix(p) {
+            Some(rest) => {
+                budget::value(out_len(1))?;
+                format!("{r}{rest}")
             }
-            Some('\\') if p.len() > 1 => t.first() == Some(&p[1]) && go(&p[2..], &t[1..]),
-            Some(&c) => t.first() == Some(&c) && go(&p[1..], &t[1..]),
-        }
-    }
-    go(&p, &t)
+            None => t.to_string(),
+        },
+        Replace::Suffix => match t.strip_suffix(p) {
+            Some(rest) => {
+                budget::value(out_len(1))?;
+                format!("{rest}{r}")
+            }
+            None => t.to_string(),
+        },
+        _ => t.to_string(),
+    })
 }
 
 /// Evaluates `$((...))` / `((...))` text: `$` references are expanded first, then
@@ -719,9 +725,11 @@ pub fn arith_text(st: &mut State, text: &str) -> Result<i64, String> {
     } else {
         text.to_string()
     };
+    // The parser and the evaluator recurse once per operator.
+    budget::arith_operators(&pre)?;
     let expr = brush_parser::arithmetic::parse(pre.trim())
         .map_err(|e| format!("cannot parse arithmetic {text:?}: {e}"))?;
-    arith(st, &expr)
+    arith(st, &expr, 0)
 }
 
 fn var_int(st: &mut State, name: &str, depth: u32) -> Result<i64, String> {
@@ -739,24 +747,31 @@ fn var_int(st: &mut State, name: &str, depth: u32) -> Result<i64, String> {
             if let Ok(n) = t.parse::<i64>() {
                 return Ok(n);
             }
-            if depth > 8 {
+            if depth >= MAX_VAR_EXPR_DEPTH {
                 return Err(format!("${name} recurses too deeply in arithmetic"));
             }
-            // Bash evaluates a variable's text as an expression.
+            // Bash evaluates a variable's text as an expression: each
+            // operator costs a step (`A=B+B`, `B=C+C`, ... is exponential).
+            budget::arith_operators(t)?;
+            budget::steps(budget::operators(t) + 1)?;
+            budget::built(t.len())?;
             let e = brush_parser::arithmetic::parse(t)
                 .map_err(|_| format!("${name}={t:?} is not a number"))?;
-            let _ = depth;
-            arith(st, &e)
+            arith(st, &e, depth + 1)
         }
     }
 }
 
-fn arith(st: &mut State, e: &ArithmeticExpr) -> Result<i64, String> {
+fn arith(st: &mut State, e: &ArithmeticExpr, depth: u32) -> Result<i64, String> {
+    budget::stack(|| arith_inner(st, e, depth))
+}
+
+fn arith_inner(st: &mut State, e: &ArithmeticExpr, depth: u32) -> Result<i64, String> {
     Ok(match e {
         ArithmeticExpr::Literal(n) => *n,
-        ArithmeticExpr::Reference(ArithmeticTarget::Variable(n)) => var_int(st, n, 0)?,
+        ArithmeticExpr::Reference(ArithmeticTarget::Variable(n)) => var_int(st, n, depth)?,
         ArithmeticExpr::Reference(ArithmeticTarget::ArrayElement(n, i)) => {
-            let i = arith(st, i)?;
+            let i = arith(st, i, depth)?;
             match st.get(n).and_then(|v| v.get(i as usize).cloned()) {
                 Some(Val::Known(t)) => t.trim().parse().unwrap_or(0),
                 Some(Val::Unknown(r)) => return Err(r),
@@ -764,7 +779,7 @@ fn arith(st: &mut State, e: &ArithmeticExpr) -> Result<i64, String> {
             }
         }
         ArithmeticExpr::UnaryOp(op, x) => {
-            let x = arith(st, x)?;
+            let x = arith(st, x, depth)?;
             match op {
                 UnaryOperator::UnaryPlus => x,
                 UnaryOperator::UnaryMinus => x.wrapping_neg(),
@@ -773,41 +788,45 @@ fn arith(st: &mut State, e: &ArithmeticExpr) -> Result<i64, String> {
             }
         }
         ArithmeticExpr::BinaryOp(op, a, b) => {
-            let a = arith(st, a)?;
+            let a = arith(st, a, depth)?;
             // && and || short-circuit.
             match op {
                 BinaryOperator::LogicalAnd if a == 0 => return Ok(0),
                 BinaryOperator::LogicalOr if a != 0 => return Ok(1),
                 _ => {}
             }
-            let b = arith(st, b)?;
+            let b = arith(st, b, depth)?;
             binop(op, a, b)?
         }
         ArithmeticExpr::Conditional(c, a, b) => {
-            if arith(st, c)? != 0 {
-                arith(st, a)?
+            if arith(st, c, depth)? != 0 {
+                arith(st, a, depth)?
             } else {
-                arith(st, b)?
+                arith(st, b, depth)?
             }
         }
         ArithmeticExpr::Assignment(ArithmeticTarget::Variable(n), x) => {
-            let v = arith(st, x)?;
+            let v = arith(st, x, depth)?;
             st.set_scalar(n, Val::Known(v.to_string()));
             v
         }
         ArithmeticExpr::BinaryAssignment(op, ArithmeticTarget::Variable(n), x) => {
-            let cur = var_int(st, n, 0)?;
-            let v = binop(op, cur, arith(st, x)?)?;
+            let cur = var_int(st, n, depth)?;
+            let v = binop(op, cur, arith(st, x, depth)?)?;
             st.set_scalar(n, Val::Known(v.to_string()));
             v
         }
         ArithmeticExpr::UnaryAssignment(op, ArithmeticTarget::Variable(n)) => {
-            let cur = var_int(st, n, 0)?;
+            let cur = var_int(st, n, depth)?;
             let (new, ret) = match op {
-                UnaryAssignmentOperator::PrefixIncrement => (cur + 1, cur + 1),
-                UnaryAssignmentOperator::PrefixDecrement => (cur - 1, cur - 1),
-                UnaryAssignmentOperator::PostfixIncrement => (cur + 1, cur),
-                UnaryAssignmentOperator::PostfixDecrement => (cur - 1, cur),
+                UnaryAssignmentOperator::PrefixIncrement => {
+                    (cur.wrapping_add(1), cur.wrapping_add(1))
+                }
+                UnaryAssignmentOperator::PrefixDecrement => {
+                    (cur.wrapping_sub(1), cur.wrapping_sub(1))
+                }
+                UnaryAssignmentOperator::PostfixIncrement => (cur.wrapping_add(1), cur),
+                UnaryAssignmentOperator::PostfixDecrement => (cur.wrapping_sub(1), cur),
             };
             st.set_scalar(n, Val::Known(new.to_string()));
             ret

@@ -28,8 +28,14 @@ impl Interp<'_> {
                 format!("cannot locate {target}: this text is not a file"),
             ));
         };
-        if self.level >= 8 {
-            return Err(self.err(at.0, "scripts delegate to each other too deeply"));
+        let max = super::budget::fixed::MAX_DELEGATION_DEPTH;
+        if self.level >= max {
+            return Err(self.err(
+                at.0,
+                format!(
+                    "scripts delegate to each other too deeply (more than {max} `bash other.sh`)"
+                ),
+            ));
         }
         let path = match (RemoteRef::parse(target), &me) {
             (Some(Ok(r)), _) => Location::Remote(r),

@@ -15,12 +15,16 @@
 //! The rooms: `parse` (guarded parsing), `walk` (the statement walker),
 //! `command` (simple commands and builtins), `launch` (launch recognition and
 //! `bash other.sh` delegation), `capture` (`$(...)`), `conditions` (`[ ... ]`),
-//! `expand` (words and expansions), `harness` (the hook for harness libraries).
+//! `expand` (words and expansions), `glob` (shell patterns in linear time),
+//! `budget` (every limit of the evaluation), `harness` (the hook for harness
+//! libraries).
 
+mod budget;
 mod capture;
 mod command;
 mod conditions;
 pub mod expand;
+mod glob;
 mod harness;
 mod launch;
 mod parse;
@@ -38,13 +42,16 @@ use crate::files::{Files, LocalFiles};
 use crate::launch::Launch;
 use crate::span::Source;
 
+pub use self::budget::{Budget, configure as configure_budget, configured as configured_budget};
 pub(crate) use self::capture::command_substitution;
 pub use self::harness::{Call, Harness, NoHarness};
 use self::parse::parse_guarded;
 pub(crate) use self::parse::{PARSER_THREAD, expansion_too_deep, quiet_parser_panics};
 
 /// The shell state: variables (scalars are one-element arrays), exports, functions.
-#[derive(Debug, Clone, Default)]
+/// A copy (a branch, a subshell, a `$(...)`) counts its bytes against the
+/// built-bytes budget.
+#[derive(Debug, Default)]
 pub struct State {
     vars: BTreeMap<String, Vec<Val>>,
     /// Where each element of a variable's value was written.
@@ -64,10 +71,46 @@ pub struct State {
     harness: Option<&'static dyn Harness>,
 }
 
+/// The bytes a copy of a variable's values takes (text or reason).
+fn values_bytes(v: &[Val]) -> usize {
+    v.iter()
+        .map(|x| match x {
+            Val::Known(t) | Val::Unknown(t) => t.len() + 32,
+        })
+        .sum()
+}
+
+impl Clone for State {
+    fn clone(&self) -> Self {
+        let bytes: usize = self
+            .vars
+            .iter()
+            .map(|(k, v)| k.len() + values_bytes(v) + 64)
+            .sum();
+        // An exceeded budget stays tripped: the evaluation ends at its next step.
+        let _ = budget::built(bytes);
+        State {
+            vars: self.vars.clone(),
+            spans: self.spans.clone(),
+            exported: self.exported.clone(),
+            assigned: self.assigned.clone(),
+            positional: self.positional.clone(),
+            script: self.script.clone(),
+            complete_env: self.complete_env,
+            functions: self.functions.clone(),
+            harness: self.harness,
+        }
+    }
+}
+
 impl State {
-    /// A variable's values (`None` when unset).
+    /// A variable's values (`None` when unset). The copy counts against the
+    /// built-bytes budget (an exceeded budget ends the evaluation at its next
+    /// step).
     pub fn get(&self, name: &str) -> Option<Vec<Val>> {
-        self.vars.get(name).cloned()
+        let v = self.vars.get(name)?;
+        let _ = budget::built(values_bytes(v));
+        Some(v.clone())
     }
 
     /// Sets a scalar.
@@ -127,7 +170,7 @@ struct Interp<'a> {
     /// `break` / `continue` seen inside a loop body.
     breaking: bool,
     continuing: bool,
-    steps: usize,
+    /// Function calls active in this interpreter (`exit` inside one).
     depth: usize,
     /// How many `bash other.sh` delegations led here.
     level: usize,
@@ -194,6 +237,8 @@ fn evaluate_at(
     files: &dyn Files,
     harness: &'static dyn Harness,
 ) -> Result<Evaluation, Error> {
+    // A delegated script (`bash other.sh`) shares its caller's budget.
+    let _meter = budget::install();
     let program = parse_guarded(source)?;
     let mut st = State {
         script: source.origin.label(),
@@ -215,6 +260,14 @@ fn evaluate_at(
         if it.stopped {
             break;
         }
+    }
+    // A budget exceeded where the error could not be returned (a pattern
+    // match, a copy of the state) still ends the evaluation.
+    if let Some(message) = budget::tripped() {
+        return Err(Error::input(
+            source.span(source.text.len(), source.text.len()),
+            message,
+        ));
     }
     Ok(it.out)
 }

@@ -1,25 +1,23 @@
 //! Parsing with brush-parser, guarded: inputs that would take the parser
-//! exponential time or unbounded memory are refused first, and the parser runs
-//! on its own thread with a time limit.
+//! exponential time, unbounded memory or unbounded stack are refused first,
+//! and the parser runs on its own thread, with a large stack and a time limit.
+//!
+//! brush-parser is a recursive-descent (PEG) parser: its stack grows with the
+//! nesting of the script (about 15 KiB per level of `if` in a debug build).
+//! [`nesting_too_deep`] bounds that nesting, on the parser's own tokens,
+//! between tokenizing and parsing, to the nesting budget (100, at most 1,000),
+//! and the parser thread's stack ([`PARSER_STACK`], 256 MiB, reserved and
+//! touched only as used) holds over 10,000 levels: the bound fits with a wide
+//! margin, whatever the build.
 
 use std::sync::Arc;
 
 use brush_parser::ast;
-use brush_parser::{Parser, ParserOptions};
+use brush_parser::{Parser, ParserOptions, Token};
 
+use super::budget::fixed::{MAX_EXPANSION_DEPTH, MAX_PAREN_DEPTH, MAX_PAREN_RUN, PARSE_TIME};
 use crate::error::Error;
 use crate::span::Source;
-
-/// Runs of `(` longer than this are refused before parsing: the parser's
-/// backtracking over `((` (arithmetic or nested subshells) is exponential in it.
-const MAX_PAREN_RUN: usize = 12;
-
-/// Unclosed `(` deeper than this are refused too (real scripts stay below 8).
-const MAX_PAREN_DEPTH: usize = 16;
-
-/// `${...}` nested deeper than this are refused: the word parser's backtracking
-/// is exponential in it (found by fuzzing). Real scripts nest at most two.
-pub(crate) const MAX_EXPANSION_DEPTH: usize = 3;
 
 /// The byte offset where `${` nesting first exceeds [`MAX_EXPANSION_DEPTH`].
 pub(crate) fn expansion_too_deep(text: &str) -> Option<usize> {
@@ -78,6 +76,170 @@ pub(crate) fn heredoc_without_word(text: &str) -> Option<usize> {
     None
 }
 
+/// The stack of the parser threads (script and word parsers).
+pub(crate) const PARSER_STACK: usize = 256 << 20;
+
+/// An open construct, for [`nesting_too_deep`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    /// `if`, `case`, `for`, `select`, `while`, `until`.
+    Keyword,
+    /// `{ ... }`.
+    Brace,
+    /// `( ... )`, and each `(` of `((`.
+    Paren,
+    /// `[[ ... ]]`.
+    Test,
+}
+
+/// The position of the token where the nesting of compound commands first
+/// exceeds `max`: `if`/`case`/`for`/`select`/`while`/`until` (reserved words
+/// in command position, as the grammar reads them), `{ }`, `( )` and
+/// `[[ ]]`, where each `&&`, `||`, `!` and `(` inside `[[ ]]` counts as one
+/// more level (the parser nests them too). It reads brush-parser's own tokens,
+/// so quotes, here-documents and `$(...)` are seen exactly as the parser sees
+/// them; a word counts in command position after an operator (`;`, newline,
+/// `&&`, `|`, `(`, `)`, ...) or a reserved word that starts a command list.
+fn nesting_too_deep(tokens: &[Token], max: usize) -> Option<brush_parser::SourcePosition> {
+    let mut frames: Vec<(Open, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let mut command_position = true;
+    let mut after_function = false;
+    for t in tokens {
+        let (text, span) = match t {
+            Token::Operator(o, span) => (o.as_str(), span),
+            Token::Word(w, span) => (w.as_str(), span),
+        };
+        let at = || (*span.start).clone();
+        let in_test = matches!(frames.last(), Some((Open::Test, _)));
+        // One more level: a new frame, or one more inside the innermost.
+        // True when the budget is exceeded.
+        let deepen = |frames: &mut Vec<(Open, usize)>, depth: &mut usize, kind: Option<Open>| {
+            match kind {
+                Some(k) => frames.push((k, 1)),
+                None => {
+                    if let Some((_, w)) = frames.last_mut() {
+                        *w += 1;
+                    }
+                }
+            }
+            *depth += 1;
+            *depth > max
+        };
+        if let Token::Operator(..) = t {
+            let over = match text {
+                "&&" | "||" | "(" if in_test => deepen(&mut frames, &mut depth, None),
+                "(" => deepen(&mut frames, &mut depth, Some(Open::Paren)),
+                ")" => {
+                    if let Some(&(Open::Paren, w)) = frames.last() {
+                        frames.pop();
+                        depth -= w;
+                    }
+                    false
+                }
+                _ => false,
+            };
+            if over {
+                return Some(at());
+            }
+            // After a redirection comes its target, not a command.
+            command_position = !text.contains(['<', '>']);
+            continue;
+        }
+        if in_test {
+            match text {
+                "]]" => {
+                    if let Some((_, w)) = frames.pop() {
+                        depth -= w;
+                    }
+                }
+                "!" if deepen(&mut frames, &mut depth, None) => return Some(at()),
+                _ => {}
+            }
+            continue;
+        }
+        if after_function {
+            // `function NAME`: the body follows the name.
+            after_function = false;
+            command_position = true;
+            continue;
+        }
+        if !command_position {
+            continue;
+        }
+        command_position = false;
+        let opens = match text {
+            "if" | "while" | "until" => {
+                command_position = true;
+                Some(Open::Keyword)
+            }
+            "case" | "for" | "select" => Some(Open::Keyword),
+            "{" => {
+                command_position = true;
+                Some(Open::Brace)
+            }
+            "[[" => Some(Open::Test),
+            "fi" | "done" | "esac" | "}" => {
+                let kind = if text == "}" {
+                    Open::Brace
+                } else {
+                    Open::Keyword
+                };
+                if let Some(&(k, w)) = frames.last()
+                    && k == kind
+                {
+                    frames.pop();
+                    depth -= w;
+                }
+                None
+            }
+            "then" | "do" | "else" | "elif" | "!" | "time" | "coproc" => {
+                command_position = true;
+                None
+            }
+            "function" => {
+                after_function = true;
+                None
+            }
+            // `NAME=value cmd`: the command comes after.
+            w if w.contains('=') && !w.starts_with('=') => {
+                command_position = true;
+                None
+            }
+            _ => None,
+        };
+        if let Some(k) = opens
+            && deepen(&mut frames, &mut depth, Some(k))
+        {
+            return Some(at());
+        }
+    }
+    None
+}
+
+/// What the parser thread found.
+enum Parsed {
+    /// The program, or brush-parser's syntax error.
+    Done(Result<ast::Program, brush_parser::ParseError>),
+    /// Nesting beyond the budget, where it first is.
+    TooDeep(brush_parser::SourcePosition),
+}
+
+/// Tokenizes and parses a script as `Parser::parse_program` does, refusing
+/// nesting beyond `max` between the two (the parser's recursion follows it).
+fn parse_bounded(text: &str, max: usize) -> Parsed {
+    let options = ParserOptions::default();
+    match brush_parser::uncached_tokenize_str(text, &options.tokenizer_options()) {
+        Ok(tokens) => match nesting_too_deep(&tokens, max) {
+            Some(at) => Parsed::TooDeep(at),
+            None => Parsed::Done(brush_parser::parse_tokens(&tokens, &options)),
+        },
+        // The parser's own run gives the error its position (it stops at
+        // the same place, before any nesting).
+        Err(_) => Parsed::Done(Parser::new(text.as_bytes(), &options).parse_program()),
+    }
+}
+
 /// The name of the thread the parser runs on.
 pub(crate) const PARSER_THREAD: &str = "bash-parser";
 
@@ -95,12 +257,23 @@ pub(crate) fn quiet_parser_panics() {
     });
 }
 
-/// How long the parser may take on one script.
-const PARSE_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
-
 /// Parses a script with brush-parser, refusing inputs that would take it
 /// exponential time and bounding the time it may take.
 pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error> {
+    let budget = super::budget::budget();
+    if source.text.len() > budget.max_script_bytes {
+        let mut at = budget.max_script_bytes;
+        while !source.text.is_char_boundary(at) {
+            at -= 1;
+        }
+        return Err(Error::input(
+            source.span(at, at),
+            format!(
+                "bash parse budget exceeded: the script is longer than {} KiB (script-kib budget; raise with --bash-budget script-kib=N)",
+                super::budget::grouped(budget.max_script_bytes >> 10)
+            ),
+        ));
+    }
     let mut run = 0;
     let mut depth: usize = 0;
     for (i, c) in source.text.char_indices() {
@@ -118,7 +291,9 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
         if run > MAX_PAREN_RUN || depth > MAX_PAREN_DEPTH {
             return Err(Error::input(
                 source.span(i, i),
-                "`(` nested too deeply to parse safely",
+                format!(
+                    "bash parse budget exceeded: `(` nested too deeply to parse safely (more than {MAX_PAREN_DEPTH} open, or {MAX_PAREN_RUN} in a row: nesting budget)"
+                ),
             ));
         }
     }
@@ -133,28 +308,46 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
     if let Some(at) = expansion_too_deep(&source.text) {
         return Err(Error::input(
             source.span(at, at),
-            "`${` expansions nested too deeply to parse safely",
+            format!(
+                "bash parse budget exceeded: `${{` expansions nested too deeply to parse safely (more than {MAX_EXPANSION_DEPTH}: nesting budget)"
+            ),
         ));
     }
     let text = source.text.clone();
+    let max = budget.max_nesting;
     let (tx, rx) = std::sync::mpsc::channel();
     // The parser runs on its own thread so that a pathological input cannot
     // hang the tool; a parser still running at the limit is abandoned.
     quiet_parser_panics();
     std::thread::Builder::new()
         .name(PARSER_THREAD.into())
+        .stack_size(PARSER_STACK)
         .spawn(move || {
             // brush-parser can panic on some malformed input (found by fuzzing):
             // that is a parse failure of this script, not of the tool.
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                Parser::new(text.as_bytes(), &ParserOptions::default()).parse_program()
+                parse_bounded(&text, max)
             }));
             let _ = tx.send(r);
         })
         .map_err(|e| Error::usage(format!("cannot start the bash parser: {e}")))?;
     let at = crate::span::Span::start_of(&source.origin);
-    let parsed = match rx.recv_timeout(PARSE_TIME_LIMIT) {
-        Ok(Ok(r)) => r,
+    let parsed = match rx.recv_timeout(PARSE_TIME) {
+        Ok(Ok(Parsed::Done(r))) => r,
+        Ok(Ok(Parsed::TooDeep(p))) => {
+            return Err(Error::Input {
+                span: crate::span::Span::at(
+                    &source.origin,
+                    crate::span::LineCol {
+                        line: p.line,
+                        col: p.column,
+                    },
+                ),
+                message: format!(
+                    "bash parse budget exceeded: compound commands nested too deeply (more than {max} levels; nesting budget; raise with --bash-budget nesting=N)"
+                ),
+            });
+        }
         Ok(Err(_)) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
             return Err(Error::Input {
                 span: at,
@@ -165,8 +358,8 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
             return Err(Error::Input {
                 span: at,
                 message: format!(
-                    "the bash parser did not finish within {} s on this script",
-                    PARSE_TIME_LIMIT.as_secs()
+                    "bash parse budget exceeded: the bash parser did not finish within {} s on this script (parser time budget)",
+                    PARSE_TIME.as_secs()
                 ),
             });
         }
@@ -184,4 +377,57 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
             message: format!("bash syntax error: {e}"),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The least nesting budget `text` fits.
+    fn depth(text: &str) -> usize {
+        let options = ParserOptions::default();
+        let tokens =
+            brush_parser::uncached_tokenize_str(text, &options.tokenizer_options()).unwrap();
+        (0..)
+            .find(|&max| nesting_too_deep(&tokens, max).is_none())
+            .unwrap()
+    }
+
+    #[test]
+    fn nesting_counts_what_the_grammar_nests() {
+        assert_eq!(depth("echo if for while {\n"), 0);
+        assert_eq!(
+            depth("if a; then if b; then :; fi; fi\nif c; then :; fi\n"),
+            2
+        );
+        assert_eq!(depth("for i in if for; do { :; }; done\n"), 2);
+        assert_eq!(depth("case $x in (a) :;; b) if c; then :; fi;; esac\n"), 2);
+        assert_eq!(
+            depth("function f { while x; do :; done; }\nf() ( :; )\n"),
+            2
+        );
+        assert_eq!(depth("[[ a && ( b || ! c ) ]]\n"), 5);
+        assert_eq!(depth("X=1 if a; then :; fi\n"), 1);
+        assert_eq!(depth("cat <<EOF\nif if if\nEOF\n"), 0);
+        assert_eq!(depth("echo \"$(if a; then :; fi)\"\n"), 0);
+    }
+
+    #[test]
+    fn the_recipes_of_the_fixtures_nest_shallowly() {
+        let mut checked = 0;
+        let mut stack = vec![std::path::PathBuf::from("fixtures")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() && !path.ends_with("bad") {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "sh") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    assert!(depth(&text) <= 8, "{}", path.display());
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10);
+    }
 }

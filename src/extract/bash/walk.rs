@@ -6,16 +6,17 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use brush_parser::SourcePosition;
-use brush_parser::ast::{self, AndOr, Command, CompoundCommand, CompoundList, ExtendedTestExpr};
+use brush_parser::ast::{
+    self, AndOr, Command, CompoundCommand, CompoundList, ExtendedTestExpr, SourceLocation,
+};
 
+use super::budget;
 use super::conditions::{binary_test, unary_test};
 use super::expand::{self, Val, expand_fields, expand_string, glob_match};
 use super::{Evaluation, Interp, State, Status, status_of};
 use crate::error::Error;
 use crate::files::Files;
 use crate::span::Source;
-
-const STEP_LIMIT: usize = 200_000;
 
 impl<'a> Interp<'a> {
     /// A fresh interpreter over a source, with a starting state.
@@ -39,7 +40,6 @@ impl<'a> Interp<'a> {
             returning: false,
             breaking: false,
             continuing: false,
-            steps: 0,
             depth: 0,
             level,
             capture,
@@ -111,15 +111,16 @@ impl<'a> Interp<'a> {
         format!("line {}: {reason}", self.source.line_col(at).line)
     }
 
+    /// Counts one step of the evaluation against the budgets.
     pub(super) fn tick(&mut self, at: usize) -> Result<(), Error> {
-        self.steps += 1;
-        if self.steps > STEP_LIMIT {
-            return Err(self.err(at, "the script needs too many steps to evaluate statically"));
-        }
-        Ok(())
+        budget::step().map_err(|m| self.err(at, m))
     }
 
     pub(super) fn list(&mut self, cl: &CompoundList) -> Result<Status, Error> {
+        budget::stack(|| self.list_inner(cl))
+    }
+
+    fn list_inner(&mut self, cl: &CompoundList) -> Result<Status, Error> {
         let mut last = Status::Ok;
         for item in &cl.0 {
             if self.stopped || self.returning || self.breaking || self.continuing {
@@ -203,6 +204,12 @@ impl<'a> Interp<'a> {
     }
 
     fn command(&mut self, c: &Command) -> Result<Status, Error> {
+        if !matches!(c, Command::Simple(_)) {
+            // Simple commands count themselves; this counts loop turns of
+            // bodies without one (`((i++))`).
+            let at = c.location().map(|l| self.byte(&l.start)).unwrap_or(0);
+            self.tick(at)?;
+        }
         match c {
             Command::Simple(sc) => self.simple(sc),
             Command::Function(f) => {
@@ -240,15 +247,18 @@ impl<'a> Interp<'a> {
                 let at = self.byte(&a.loc.start);
                 match expand::arith_text(&mut self.st, &a.expr.value) {
                     Ok(n) => Ok(status_of(n != 0)),
-                    Err(r) if r.starts_with("cannot parse") => Err(self.err(at, r)),
+                    Err(r) if r.starts_with("cannot parse") || budget::tripped().is_some() => {
+                        Err(self.err(at, r))
+                    }
                     Err(r) => Ok(Status::Unknown(r)),
                 }
             }
             CompoundCommand::ForClause(f) => {
+                let at = self.byte(&f.loc.start);
                 let mut values = Vec::new();
                 let mut unknown = None;
                 for w in f.values.iter().flatten() {
-                    for fl in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(0, m))? {
+                    for fl in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(at, m))? {
                         if let Some(r) = &fl.unknown {
                             unknown.get_or_insert(r.clone());
                         }
@@ -265,7 +275,11 @@ impl<'a> Interp<'a> {
                     self.join(before, &r);
                     return Ok(Status::Ok);
                 }
-                for v in values.into_iter().take(10_000) {
+                let max = budget::budget().max_loop_turns;
+                for (turn, v) in values.into_iter().enumerate() {
+                    if turn == max {
+                        return Err(self.err(at, loop_budget(max)));
+                    }
                     self.st.set_scalar(&f.variable_name, Val::Known(v));
                     if !self.turn(&f.body.list)? {
                         break;
@@ -319,14 +333,16 @@ impl<'a> Interp<'a> {
     }
 
     /// `for ((init; cond; step))`: evaluated turn by turn with 64-bit integers
-    /// (at most 10,000 turns); an unknown bound makes the body a maybe-run.
+    /// (within the loop budget); an unknown bound makes the body a maybe-run.
     fn arithmetic_for(&mut self, f: &ast::ArithmeticForClauseCommand) -> Result<Status, Error> {
         let at = self.byte(&f.loc.start);
         let eval = |this: &mut Self, e: &Option<ast::UnexpandedArithmeticExpr>| match e {
             None => Ok(Ok(1)),
             Some(x) => match expand::arith_text(&mut this.st, &x.value) {
                 Ok(n) => Ok(Ok(n)),
-                Err(r) if r.starts_with("cannot parse") => Err(this.err(at, r)),
+                Err(r) if r.starts_with("cannot parse") || budget::tripped().is_some() => {
+                    Err(this.err(at, r))
+                }
                 Err(r) => Ok(Err(r)),
             },
         };
@@ -348,11 +364,9 @@ impl<'a> Interp<'a> {
                 Err(r) => return unknown(self, r),
             }
             turns += 1;
-            if turns > 10_000 {
-                return Err(self.err(
-                    at,
-                    "this `for ((...))` loop runs more than 10,000 turns; it is not evaluated",
-                ));
+            let max = budget::budget().max_loop_turns;
+            if turns > max {
+                return Err(self.err(at, loop_budget(max)));
             }
             if !self.turn(&f.body.list)? {
                 break;
@@ -406,7 +420,8 @@ impl<'a> Interp<'a> {
     }
 
     fn case(&mut self, c: &ast::CaseClauseCommand) -> Result<Status, Error> {
-        let v = expand_string(&mut self.st, &c.value.value).map_err(|m| self.err(0, m))?;
+        let at = self.byte(&c.loc.start);
+        let v = expand_string(&mut self.st, &c.value.value).map_err(|m| self.err(at, m))?;
         let Val::Known(subject) = v else {
             let Val::Unknown(r) = v else { unreachable!() };
             let r = self.at_line(self.byte(&c.loc.start), &r);
@@ -438,7 +453,7 @@ impl<'a> Interp<'a> {
         };
         for item in &c.cases {
             for p in &item.patterns {
-                let pat = expand_string(&mut self.st, &p.value).map_err(|m| self.err(0, m))?;
+                let pat = expand_string(&mut self.st, &p.value).map_err(|m| self.err(at, m))?;
                 match pat {
                     Val::Known(pat) if glob_match(&pat, &subject) => {
                         return match &item.cmd {
@@ -448,7 +463,7 @@ impl<'a> Interp<'a> {
                     }
                     Val::Known(_) => {}
                     Val::Unknown(r) => {
-                        return Err(self.err(0, format!("a case pattern is not knowable: {r}")));
+                        return Err(self.err(at, format!("a case pattern is not knowable: {r}")));
                     }
                 }
             }
@@ -498,6 +513,14 @@ impl<'a> Interp<'a> {
             }
         })
     }
+}
+
+/// The error of a loop over its turn budget.
+fn loop_budget(max: usize) -> String {
+    format!(
+        "bash evaluation budget exceeded: this loop runs more than {} turns (loop-turns budget; raise with --bash-budget loop-turns=N)",
+        budget::grouped(max)
+    )
 }
 
 /// Merges `other` into `into`: variables that differ become unknown for `reason`.

@@ -3,20 +3,18 @@
 //! The word parser is a backtracking PEG: fuzzing found words on which it takes
 //! seconds or more (exponential in nested, unclosed quotes and expansions). It
 //! runs on a worker thread of its own; a parse that does not finish within
-//! [`WORD_PARSE_LIMIT`] fails the word, and the worker is abandoned (it stops
+//! [`WORD_PARSE_TIME`] fails the word, and the worker is abandoned (it stops
 //! once the parse ends). Results are cached per thread, as the same words recur
 //! across the points of a matrix.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::time::Duration;
 
 use brush_parser::ParserOptions;
 use brush_parser::word::{self, WordPieceWithSource};
 
-/// How long the word parser may take on one word (real words take microseconds).
-pub(crate) const WORD_PARSE_LIMIT: Duration = Duration::from_secs(1);
+use super::budget::fixed::WORD_PARSE_TIME;
 
 /// Cached parses kept per thread before the cache is emptied.
 const CACHE_CAPACITY: usize = 4_096;
@@ -44,6 +42,7 @@ fn spawn_worker() -> Result<Worker, String> {
     super::quiet_parser_panics();
     std::thread::Builder::new()
         .name(super::PARSER_THREAD.into())
+        .stack_size(super::parse::PARSER_STACK)
         .spawn(move || {
             let opts = ParserOptions::default();
             for raw in req_rx {
@@ -63,7 +62,7 @@ fn spawn_worker() -> Result<Worker, String> {
     })
 }
 
-/// Parses one word into pieces, within [`WORD_PARSE_LIMIT`].
+/// Parses one word into pieces, within [`WORD_PARSE_TIME`].
 pub(crate) fn parse(raw: &str) -> Parsed {
     if let Some(hit) = CACHE.with(|c| c.borrow().get(raw).cloned()) {
         return hit;
@@ -78,13 +77,13 @@ pub(crate) fn parse(raw: &str) -> Parsed {
             *slot = None;
             return Err("the bash word parser stopped".to_string());
         }
-        match worker.replies.recv_timeout(WORD_PARSE_LIMIT) {
+        match worker.replies.recv_timeout(WORD_PARSE_TIME) {
             Ok(parsed) => Ok(parsed),
             Err(RecvTimeoutError::Timeout) => {
                 *slot = None;
                 Err(format!(
-                    "the bash word parser did not finish within {} s on this word",
-                    WORD_PARSE_LIMIT.as_secs()
+                    "bash parse budget exceeded: the bash word parser did not finish within {} s on this word (parser time budget)",
+                    WORD_PARSE_TIME.as_secs()
                 ))
             }
             Err(RecvTimeoutError::Disconnected) => {
