@@ -87,7 +87,7 @@ fn parsed(source: &Arc<Source>) -> Result<Option<Arc<ast::Program>>, String> {
                 ..Parsed::default()
             };
         }
-        c.programs.get(text).cloned()
+        c.programs.get(&**text).cloned()
     });
     if let Some(program) = hit {
         return Ok(Some(program));
@@ -107,7 +107,7 @@ fn parsed(source: &Arc<Source>) -> Result<Option<Arc<ast::Program>>, String> {
         }
         if text.len() <= PARSED_CACHE_BYTES {
             c.bytes += text.len();
-            c.programs.insert(text.clone(), program.clone());
+            c.programs.insert(text.to_string(), program.clone());
         }
     });
     Ok(Some(program))
