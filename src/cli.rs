@@ -16,6 +16,22 @@ pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
+    /// Where files may be read from.
+    #[command(flatten)]
+    pub files: FilesArgs,
+}
+
+/// The confined file layer: the roots reads stay inside, and the file size cap.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct FilesArgs {
+    /// Read local files only inside this folder (repeatable), instead of the
+    /// repository (git top level, else folder) of the config or of the files
+    /// named on the command line.
+    #[arg(long, value_name = "DIR", global = true)]
+    pub root: Vec<PathBuf>,
+    /// The largest local file read, in bytes; a larger one is an error.
+    #[arg(long, value_name = "BYTES", global = true, default_value_t = crate::files::DEFAULT_MAX_FILE_BYTES)]
+    pub max_file_bytes: u64,
 }
 
 /// Context flags shared by commands that resolve launches.

@@ -440,7 +440,7 @@ impl Files for Fetcher {
 
     fn is_file(&self, at: &Location) -> Result<bool, Error> {
         match at {
-            Location::Path(p) => Ok(p.is_file()),
+            Location::Path(p) => crate::files::is_file(p),
             Location::Remote(r) => Ok(self.get(r)?.is_some()),
         }
     }

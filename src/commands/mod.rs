@@ -10,9 +10,9 @@ mod extract;
 mod resolve;
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::cli::{Cli, Command, RemoteArgs};
+use crate::cli::{Cli, Command, FilesArgs, RemoteArgs};
 use crate::error::Error;
 use crate::fetch::{FetchOptions, Fetcher};
 use crate::link::{LinkReport, Status};
@@ -29,14 +29,55 @@ pub struct Output {
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<Output, Error> {
+    let files = cli.files;
+    // Every local read of the run stays inside the roots set here: the
+    // repositories of what the user named (a config sets its own, in `check`).
+    let named: Vec<PathBuf> = match &cli.command {
+        Command::Compare(a) => [Some(&a.docs), Some(&a.recipe), a.docs_root.as_ref()]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect(),
+        Command::Extract(a) => [a.file.as_ref(), a.inferencex.as_ref(), a.docs_root.as_ref()]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect(),
+        Command::Discover(a) => [Some(&a.root), a.docs_root.as_ref(), a.recipes_root.as_ref()]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect(),
+        Command::Check(_) => Vec::new(),
+        Command::Resolve(_) | Command::Explain(_) => vec![PathBuf::from(".")],
+    };
+    if !matches!(cli.command, Command::Check(_)) {
+        confine(&files, &named)?;
+    }
     match cli.command {
         Command::Compare(args) => compare::run(args),
-        Command::Check(args) => check::run(args),
+        Command::Check(args) => check::run(args, &files),
         Command::Extract(args) => extract::run(args),
         Command::Resolve(args) => resolve::run(args),
         Command::Discover(args) => discover::run(args),
         Command::Explain(args) => explain::run(args),
     }
+}
+
+/// Confines the run's local reads: to `--root` when given, else to the
+/// repository (git top level, else folder) of each local path the user named.
+/// Remote references name no local root.
+pub(crate) fn confine(files: &FilesArgs, named: &[PathBuf]) -> Result<(), Error> {
+    let roots: Vec<PathBuf> = if files.root.is_empty() {
+        named
+            .iter()
+            .filter(|p| crate::files::RemoteRef::parse(&p.to_string_lossy()).is_none())
+            .map(|p| crate::files::repository_root(p))
+            .collect()
+    } else {
+        files.root.clone()
+    };
+    crate::files::confine(&roots, files.max_file_bytes)
 }
 
 /// The fetcher for remote files, from the flags plus a config's `allow-hosts`.
