@@ -184,3 +184,213 @@ fn a_fifo_or_device_is_not_read() {
     let o = repo.run_deterministic(&["extract", "serve.sh"]);
     o.assert_input_error("serve.sh:1:1", &["not a regular file"]);
 }
+
+/// A loopback HTTP server: `route(path)` gives the status, extra headers and
+/// body; every request's path and headers are logged.
+struct Server {
+    port: u16,
+    log: std::sync::Arc<std::sync::Mutex<Vec<(String, Vec<String>)>>>,
+}
+
+type Route = dyn Fn(&str) -> (u16, Vec<String>, Vec<u8>) + Send + Sync;
+
+impl Server {
+    fn start(
+        route: impl Fn(&str) -> (u16, Vec<String>, Vec<u8>) + Send + Sync + 'static,
+    ) -> Server {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (log2, route): (_, std::sync::Arc<Route>) = (log.clone(), std::sync::Arc::new(route));
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut line = String::new();
+                if reader.read_line(&mut line).is_err() {
+                    continue;
+                }
+                let target = line.split_whitespace().nth(1).unwrap_or("/");
+                let path = target.split('?').next().unwrap_or("/").to_string();
+                let mut headers = Vec::new();
+                loop {
+                    let mut h = String::new();
+                    if reader.read_line(&mut h).unwrap_or(0) == 0 || h.trim().is_empty() {
+                        break;
+                    }
+                    headers.push(h.trim().to_ascii_lowercase());
+                }
+                log2.lock().unwrap().push((path.clone(), headers));
+                let (code, extra, body) = route(&path);
+                let mut out = stream;
+                let mut head = format!(
+                    "HTTP/1.1 {code} X\r\nContent-Length: {}\r\nConnection: close\r\n",
+                    body.len()
+                );
+                for e in extra {
+                    head.push_str(&e);
+                    head.push_str("\r\n");
+                }
+                head.push_str("\r\n");
+                let _ = out.write_all(head.as_bytes());
+                let _ = out.write_all(&body);
+            }
+        });
+        Server { port, log }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+/// The cache file names of a URL (as `fetch.rs` names them).
+fn cache_key(url: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(url.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+const SERVE: &str = "sglang serve --model-path m --tp 8\n";
+
+#[test]
+fn the_cache_never_writes_or_reads_through_a_planted_symlink() {
+    let repo = Repo::new();
+    let server = Server::start(|_| (200, vec![], SERVE.as_bytes().to_vec()));
+    let url = server.url("/serve.sh");
+    let cache = repo.root().join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let key = cache_key(&url);
+    // Every name the cache uses (or used) for this URL is a symlink to a file
+    // outside: the entry to the canary, the temporary names (`.tmpPID`, for
+    // the pids the next runs are likely to get) to a victim.
+    let victim = repo.outside().join("victim.txt");
+    std::fs::write(&victim, "untouched\n").unwrap();
+    let meta_outside = repo.outside().join("meta.json");
+    std::fs::write(
+        &meta_outside,
+        format!("{{\"url\": \"{url}\", \"status\": 200}}"),
+    )
+    .unwrap();
+    let link = |name: String, to: &std::path::Path| {
+        std::os::unix::fs::symlink(to, cache.join(name)).unwrap()
+    };
+    link(format!("{key}.body"), &repo.outside().join("secret.txt"));
+    link(format!("{key}.meta.json"), &meta_outside);
+    let me = std::process::id();
+    for pid in me..me + 3000 {
+        link(format!("{key}.tmp{pid}"), &victim);
+        link(format!("{key}.meta.tmp{pid}"), &victim);
+    }
+    let meta = cache.join(format!("{key}.meta.json"));
+    let args = [
+        "extract",
+        &url,
+        "--allow-host",
+        &server.host(),
+        "--cache-dir",
+        cache.to_str().unwrap(),
+    ];
+    // Offline: the symlinked entry is not read (a miss naming the URL).
+    let mut offline = args.to_vec();
+    offline.push("--offline");
+    let o = repo.run_deterministic(&offline);
+    o.assert_bounded().assert_no_leak();
+    assert_eq!(o.code, Some(2), "{}", o.both());
+    assert!(o.stderr.contains("not in the cache"), "{}", o.both());
+    // Online: fetched and cached, the symlinks replaced, never followed.
+    let o = repo.run(&args);
+    o.assert_bounded().assert_no_leak();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched\n");
+    assert!(std::fs::symlink_metadata(&meta).unwrap().is_file());
+    let body = cache.join(format!("{key}.body"));
+    assert_eq!(std::fs::read_to_string(body).unwrap(), SERVE);
+    // And the cache now serves offline.
+    let o = repo.run(&offline);
+    assert_eq!(o.code, Some(0), "{}", o.both());
+}
+
+#[test]
+fn a_cached_body_over_the_size_cap_is_not_read() {
+    let repo = Repo::new();
+    let url = "http://127.0.0.1:9/serve.sh".to_string();
+    let cache = repo.root().join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let key = cache_key(&url);
+    std::fs::write(
+        cache.join(format!("{key}.meta.json")),
+        format!("{{\"url\": \"{url}\", \"status\": 200}}"),
+    )
+    .unwrap();
+    // 200 MiB, sparse: reading it whole would blow the memory budget.
+    let f = std::fs::File::create(cache.join(format!("{key}.body"))).unwrap();
+    f.set_len(200 << 20).unwrap();
+    let o = repo.run_deterministic(&[
+        "extract",
+        &url,
+        "--allow-host",
+        "127.0.0.1:9",
+        "--cache-dir",
+        cache.to_str().unwrap(),
+        "--offline",
+    ]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(2), "{}", o.both());
+    assert!(
+        o.stderr.contains("size cap of 10485760 bytes"),
+        "{}",
+        o.both()
+    );
+    assert!(o.max_rss_kib < 100 * 1024, "{}", o.both());
+}
+
+#[test]
+fn five_redirects_are_followed_without_a_referer_and_a_sixth_is_refused() {
+    let repo = Repo::new();
+    // /r/N redirects to /r/N-1; /r/0 is the file.
+    let server = Server::start(|path| match path.strip_prefix("/r/") {
+        Some("0") => (200, vec![], SERVE.as_bytes().to_vec()),
+        Some(n) => {
+            let n: u32 = n.parse().unwrap();
+            (302, vec![format!("Location: /r/{}", n - 1)], vec![])
+        }
+        None => (404, vec![], vec![]),
+    });
+    let cache = repo.root().join("cache");
+    let run = |n: u32| {
+        repo.run(&[
+            "extract",
+            &server.url(&format!("/r/{n}?secret=1")),
+            "--allow-host",
+            &server.host(),
+            "--cache-dir",
+            cache.to_str().unwrap(),
+        ])
+    };
+    let o = run(5);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    let log = server.log.lock().unwrap().clone();
+    assert_eq!(log.len(), 6, "{log:?}");
+    for (path, headers) in &log {
+        assert!(
+            !headers.iter().any(|h| h.starts_with("referer:")),
+            "{path} got a Referer: {headers:?}"
+        );
+    }
+    let o = run(6);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(2), "{}", o.both());
+    assert!(
+        o.stderr.contains("too many redirects (more than 5)"),
+        "{}",
+        o.both()
+    );
+}
