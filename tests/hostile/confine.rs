@@ -189,8 +189,11 @@ fn a_fifo_or_device_is_not_read() {
 /// body; every request's path and headers are logged.
 struct Server {
     port: u16,
-    log: std::sync::Arc<std::sync::Mutex<Vec<(String, Vec<String>)>>>,
+    log: std::sync::Arc<std::sync::Mutex<Vec<Request>>>,
 }
+
+/// A request's path and its header lines (lower-cased).
+type Request = (String, Vec<String>);
 
 type Route = dyn Fn(&str) -> (u16, Vec<String>, Vec<u8>) + Send + Sync;
 
