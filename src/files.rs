@@ -93,7 +93,8 @@ fn canonical_root(r: &Path) -> Result<PathBuf, Error> {
 
 /// The repository a path belongs to: the nearest folder at or above it
 /// holding `.git` (a folder or a worktree's file), else the path's own folder
-/// (the path itself when it is a folder).
+/// (the path itself when it is a folder; the folder above a `.github` one,
+/// where a config may live).
 pub fn repository_root(path: &Path) -> PathBuf {
     let abs = absolute(path);
     let start = if abs.is_dir() {
@@ -109,7 +110,10 @@ pub fn repository_root(path: &Path) -> PathBuf {
         }
         dir = d.parent();
     }
-    start
+    match (start.file_name(), start.parent()) {
+        (Some(n), Some(parent)) if n == ".github" => parent.to_path_buf(),
+        _ => start,
+    }
 }
 
 /// `path` made absolute against the current folder, `.` and `..` applied

@@ -140,6 +140,8 @@ impl std::fmt::Display for Span {
 impl Source {
     /// Wraps a text with its origin.
     pub fn new(origin: Origin, text: String) -> Self {
+        // Every text entering the run is scanned for secrets, masked in output.
+        crate::secret::note_text(&text);
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         let label = Arc::from(origin.label());

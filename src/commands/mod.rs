@@ -106,7 +106,9 @@ pub(crate) fn emit(
     if format == ReportFormat::Github
         && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
     {
-        let summary = report::markdown::render(reports, failures, skipped, waivers, policy);
+        let summary = crate::secret::sanitize(&report::markdown::render(
+            reports, failures, skipped, waivers, policy,
+        ));
         append(Path::new(&path), &summary).map_err(|e| {
             Error::usage(format!(
                 "cannot append the job summary to {} ($GITHUB_STEP_SUMMARY): {e}",

@@ -7,6 +7,7 @@
 
 mod confine;
 mod harness;
+mod output;
 
 pub use harness::*;
 
