@@ -27,7 +27,7 @@ pub struct FilesArgs {
     /// Read local files only inside this folder (repeatable), instead of the
     /// repository (git top level, else folder) of the config or of the files
     /// named on the command line.
-    #[arg(long, value_name = "DIR", global = true)]
+    #[arg(long = "root", id = "confine_root", value_name = "DIR", global = true)]
     pub root: Vec<PathBuf>,
     /// The largest local file read, in bytes; a larger one is an error.
     #[arg(long, value_name = "BYTES", global = true, default_value_t = crate::files::DEFAULT_MAX_FILE_BYTES)]

@@ -58,10 +58,11 @@ pub fn is_secret_option(option: &str) -> bool {
 }
 
 /// Whether an environment variable (`HF_TOKEN`, `OPENAI_API_KEY`,
-/// `DB_PASSWORD`) holds a secret: a secret name, or one ending in `_KEY`.
+/// `DB_PASSWORD`, `WANDB_KEY`) holds a secret: a secret name, or an
+/// upper-case one ending in `_KEY`.
 pub fn is_secret_env(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    is_secret_name(name) || upper == "KEY" || upper.ends_with("_KEY")
+    is_secret_name(name)
+        || (name.len() > 4 && name.ends_with("_KEY") && name == name.to_ascii_uppercase())
 }
 
 /// Records a secret value (quotes around it dropped); short values and
@@ -121,7 +122,9 @@ pub fn note_text(text: &str) {
             let secret = match k {
                 0 => is_secret_option(name),
                 1 => is_secret_env(name),
-                _ => is_secret_env(name) || is_secret_name(name),
+                // A YAML / JSON key: a secret name (`api-key`, `hf_token`);
+                // not a bare `key:` (waivers and policy entries name keys).
+                _ => is_secret_name(name),
             };
             if secret {
                 note(&c[2]);
@@ -224,10 +227,12 @@ mod tests {
         }
         assert!(!is_secret_env("SGLANG_USE_AITER"));
         assert!(!is_secret_env("MAX_TOKENS"));
+        assert!(!is_secret_env("KEY") && !is_secret_env("key"));
     }
 
     #[test]
     fn text_values_are_noted_and_masked() {
+        note_text("waivers:\n  - {link: l, key: page_size_x, reason: r}\n");
         note_text(
             "sglang serve --api-key s3cr3t-A --tp 2\nexport HF_TOKEN='hf_abcdef'\napi-key: yamlsecret9\n",
         );
@@ -238,10 +243,12 @@ mod tests {
             "--token",
             "spaced_1234",
         ]);
-        let out = sanitize("a s3cr3t-A b hf_abcdef c yamlsecret9 d tok_12345 e spaced_1234 --tp 2");
+        let out = sanitize(
+            "page_size_x a s3cr3t-A b hf_abcdef c yamlsecret9 d tok_12345 e spaced_1234 --tp 2",
+        );
         assert_eq!(
             out,
-            "a ******** b ********* c *********** d ********* e *********** --tp 2"
+            "page_size_x a ******** b ********* c *********** d ********* e *********** --tp 2"
         );
     }
 
