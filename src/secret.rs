@@ -140,29 +140,41 @@ pub fn sanitize(text: &str) -> String {
 }
 
 /// Replaces every recorded secret value in `text` with as many [`MASK`]s,
-/// longest first.
+/// the longest at each place first. One Aho-Corasick pass: linear in the
+/// text and the secrets, however many an input plants.
 pub fn mask(text: &str) -> String {
     let secrets: Vec<String> = match SECRETS.lock() {
         Ok(s) => s.iter().cloned().collect(),
         Err(_) => return text.to_string(),
     };
-    let mut forms: Vec<String> = Vec::new();
+    if secrets.is_empty() {
+        return text.to_string();
+    }
+    let mut forms: BTreeSet<String> = BTreeSet::new();
     for s in secrets {
         if let Ok(json) = serde_json::to_string(&s) {
-            let inner = json[1..json.len() - 1].to_string();
-            if inner != s {
-                forms.push(inner);
-            }
+            forms.insert(json[1..json.len() - 1].to_string());
         }
-        forms.push(s);
+        forms.insert(s);
     }
-    forms.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
-    let mut out = text.to_string();
-    for f in forms {
-        if out.contains(&f) {
-            out = out.replace(&f, &MASK.to_string().repeat(f.chars().count()));
-        }
+    let forms: Vec<String> = forms.into_iter().collect();
+    let Ok(ac) = aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(&forms)
+    else {
+        // Too many secrets to build an automaton for: print nothing of the
+        // text rather than a secret.
+        return "(output withheld: too many secret values to mask)\n".into();
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for m in ac.find_iter(text) {
+        out.push_str(&text[last..m.start()]);
+        let n = text[m.start()..m.end()].chars().count();
+        out.extend(std::iter::repeat_n(MASK, n));
+        last = m.end();
     }
+    out.push_str(&text[last..]);
     out
 }
 

@@ -148,3 +148,20 @@ fn a_closed_stdout_or_stderr_is_not_a_panic() {
         Some(0)
     );
 }
+
+#[test]
+fn masking_many_secrets_stays_linear() {
+    let repo = Repo::new();
+    let mut text = String::new();
+    for i in 0..20_000 {
+        text.push_str(&format!(
+            "sglang serve --model-path m --api-key sec{i:06}\n"
+        ));
+    }
+    repo.write("many.txt", text);
+    let o = repo.run(&["extract", "many.txt", "--format", "json"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(!o.stdout.contains("sec0"), "a secret was printed");
+    assert!(o.wall < std::time::Duration::from_secs(15), "{:?}", o.wall);
+}
