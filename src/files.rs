@@ -67,14 +67,23 @@ pub fn confine(roots: &[PathBuf], max_bytes: u64) -> Result<(), Error> {
 }
 
 /// Adds a root (a second repository, such as an InferenceX checkout named by
-/// the config) to a confined run; nothing when the run is not confined.
+/// the config) to a confined run; nothing when the run is not confined. A
+/// folder holding a root already there (`/`, `..` of the repository) would
+/// widen the run to everything below it: that is an error.
 pub fn add_root(root: &Path) -> Result<(), Error> {
     let canon = canonical_root(root)?;
     let mut jail = JAIL.write().unwrap_or_else(|p| p.into_inner());
-    if let Some(roots) = &mut jail.roots
-        && !roots.contains(&canon)
-    {
-        roots.push(canon);
+    if let Some(roots) = &mut jail.roots {
+        if let Some(r) = roots.iter().find(|r| r.starts_with(&canon) && **r != canon) {
+            return Err(Error::usage(format!(
+                "{} holds the repository root {}: a second root must be a folder of its own (--root DIR widens the run on purpose)",
+                root.display(),
+                r.display()
+            )));
+        }
+        if !roots.contains(&canon) {
+            roots.push(canon);
+        }
     }
     Ok(())
 }
@@ -172,8 +181,23 @@ pub fn admit(path: &Path) -> Result<PathBuf, Error> {
     let Some(roots) = &jail.roots else {
         return Ok(real);
     };
-    if roots.iter().any(|r| real.starts_with(r)) {
-        return Ok(real);
+    let inside = roots.iter().find(|r| real.starts_with(r));
+    if let Some(root) = inside {
+        // Git's own folder holds credentials (a CI checkout's token in
+        // `.git/config`): never an input.
+        let in_git = real
+            .strip_prefix(root)
+            .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == ".git"));
+        if !in_git {
+            return Ok(real);
+        }
+        return Err(Error::Input {
+            span: Span::of_path(path),
+            message: format!(
+                "refused to read {}: files inside a .git folder are never read",
+                path.display()
+            ),
+        });
     }
     let how = if roots.iter().any(|r| abs.starts_with(r)) {
         "a symlink on the way leads outside the repository root"
@@ -532,5 +556,48 @@ pub fn io_reason(e: &std::io::Error) -> String {
         std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
         std::io::ErrorKind::IsADirectory => "is a directory".to_string(),
         _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The jail is the process's: these tests never set it (other tests of
+    // this binary read the crate's fixtures unconfined).
+
+    #[test]
+    fn absolute_applies_dots_lexically() {
+        assert_eq!(
+            absolute(Path::new("/a/b/../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
+        assert_eq!(absolute(Path::new("/a/../../x")), PathBuf::from("/x"));
+    }
+
+    #[test]
+    fn real_path_places_a_missing_file_below_its_real_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        std::os::unix::fs::symlink(&real, dir.path().join("link")).unwrap();
+        let canon = real.canonicalize().unwrap();
+        assert_eq!(
+            real_path(&dir.path().join("link/missing/x.sh")),
+            canon.join("missing/x.sh")
+        );
+    }
+
+    #[test]
+    fn the_repository_is_the_git_top_level_else_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(top.join("a/b")).unwrap();
+        std::fs::create_dir_all(top.join(".github")).unwrap();
+        assert_eq!(repository_root(&top.join("a/b/x.sh")), top.join("a/b"));
+        assert_eq!(repository_root(&top.join(".github/c.yaml")), top);
+        std::fs::create_dir(top.join(".git")).unwrap();
+        assert_eq!(repository_root(&top.join("a/b/x.sh")), top);
+        assert_eq!(repository_root(&top.join("a")), top);
     }
 }

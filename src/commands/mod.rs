@@ -29,6 +29,10 @@ pub struct Output {
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<Output, Error> {
+    // The token sent to GitHub is a secret of the run, whatever echoes it.
+    if let Ok(token) = std::env::var("GITHUB_TOKEN") {
+        crate::secret::note(&token);
+    }
     let files = cli.files;
     // Every local read of the run stays inside the roots set here: the
     // repositories of what the user named (a config sets its own, in `check`).

@@ -49,6 +49,53 @@ fn a_link_file_outside_the_root_is_refused_at_the_config() {
 }
 
 #[test]
+fn a_git_folder_is_never_read() {
+    let repo = Repo::new();
+    // A CI checkout keeps its token in .git/config.
+    repo.write(
+        ".git/config",
+        format!("[http]\n\textraheader = AUTHORIZATION: basic {CANARY}\nsglang serve --model-path {CANARY}\n"),
+    );
+    config(&repo, ".git/config", "recipe.sh");
+    let o = repo.run_deterministic(&["check"]);
+    o.assert_input_error(
+        ".recipe-drift.yaml:4:13",
+        &["refused to read", ".git folder"],
+    )
+    .assert_no_leak();
+    repo.write(
+        ".git/hooks/run.sh",
+        format!("sglang serve --model-path m --api-key {CANARY}\n"),
+    );
+    repo.write("serve.sh", "bash .git/hooks/run.sh\n");
+    let o = repo.run_deterministic(&["extract", "serve.sh"]);
+    o.assert_input_error("serve.sh:1:6", &["refused to read", ".git folder"])
+        .assert_no_leak();
+}
+
+#[test]
+fn an_inferencex_root_holding_the_repository_is_refused() {
+    let repo = Repo::new();
+    repo.write("docs.sh", "sglang serve --model-path m --tp 8\n");
+    for root in ["..", "/", "."] {
+        repo.write(
+            ".recipe-drift.yaml",
+            format!("links:\n  - name: l\n    docs:\n      file: docs.sh\n    recipe:\n      inferencex: {{root: \"{root}\", entry: e}}\n"),
+        );
+        let o = repo.run_deterministic(&["check"]);
+        o.assert_bounded().assert_no_leak();
+        assert_eq!(o.code, Some(2), "{}", o.both());
+        if root != "." {
+            assert!(
+                o.stderr.contains("holds the repository root"),
+                "{}",
+                o.both()
+            );
+        }
+    }
+}
+
+#[test]
 fn bash_delegation_outside_the_root_is_refused_at_the_command() {
     let repo = Repo::new();
     let abs = repo.outside().join("secret.sh");
