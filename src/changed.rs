@@ -83,8 +83,8 @@ fn side_dependencies(side: &SideSpec, deps: &mut Dependencies) -> Option<()> {
         "jsx" | "mdx" => {
             deps.file(file);
             if ext == "mdx" {
-                let text = std::fs::read_to_string(file).ok()?;
-                if !extract::jsx::page::has_components(&text) {
+                let text = crate::span::Source::read(file).ok()?;
+                if !extract::jsx::page::has_components(&text.text) {
                     return Some(());
                 }
             }
@@ -127,9 +127,12 @@ fn script_dependencies(script: &Path, deps: &mut Dependencies, depth: usize) {
     if !deps.files.insert(key(script)) || depth >= 8 {
         return;
     }
-    let Ok(text) = std::fs::read_to_string(script) else {
+    // Through the confined layer: a script outside the roots is not read
+    // (running the link then reports the refusal).
+    let Ok(source) = crate::span::Source::read(script) else {
         return;
     };
+    let text = &source.text;
     let dir = script.parent().unwrap_or(Path::new("."));
     let dir_text = dir.to_string_lossy();
     let dir_text = if dir_text.is_empty() { "." } else { &dir_text };
@@ -137,7 +140,7 @@ fn script_dependencies(script: &Path, deps: &mut Dependencies, depth: usize) {
         r#"(?m)(?:^|[;&|(]|\bthen|\bdo|\belse|\bexec)\s*(?:bash|sh|source|\.)\s+([^;&|\n]+)"#,
     )
     .expect("valid regex");
-    for c in words.captures_iter(&text) {
+    for c in words.captures_iter(text) {
         let mut target = c[1].replace(['"', '\''], "");
         for here in [
             "$(dirname $0)",

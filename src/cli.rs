@@ -22,6 +22,22 @@ pub struct Cli {
     /// error (exit 2) naming it.
     #[arg(long = "bash-budget", value_name = "NAME=N", global = true)]
     pub bash_budget: Vec<String>,
+    /// Where files may be read from.
+    #[command(flatten)]
+    pub files: FilesArgs,
+}
+
+/// The confined file layer: the roots reads stay inside, and the file size cap.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct FilesArgs {
+    /// Read local files only inside this folder (repeatable), instead of the
+    /// repository (git top level, else folder) of the config or of the files
+    /// named on the command line.
+    #[arg(long = "root", id = "confine_root", value_name = "DIR", global = true)]
+    pub root: Vec<PathBuf>,
+    /// The largest local file read, in bytes; a larger one is an error.
+    #[arg(long, value_name = "BYTES", global = true, default_value_t = crate::files::DEFAULT_MAX_FILE_BYTES)]
+    pub max_file_bytes: u64,
 }
 
 /// The largest value the JavaScript time limits take, in milliseconds (an

@@ -32,6 +32,9 @@ const GITHUB_HOSTS: &[&str] = &["github.com", "raw.githubusercontent.com", "api.
 /// The largest body accepted, by default (10 MiB).
 pub const DEFAULT_MAX_BYTES: u64 = 10 * 1024 * 1024;
 
+/// The most redirects followed for one request.
+pub const MAX_REDIRECTS: usize = 5;
+
 /// How remote files are fetched.
 #[derive(Debug, Clone)]
 pub struct FetchOptions {
@@ -149,10 +152,10 @@ impl Fetcher {
                 Some((meta, _)) if meta.status == 404 => None,
                 Some((_, Some(body))) => Some(Arc::new(body)),
                 _ => {
-                    return Err(fail(
-                        "--offline: not in the cache (run once without --offline to fill it)"
-                            .into(),
-                    ));
+                    return Err(fail(format!(
+                        "--offline: not in the cache, or the cached copy is unusable (a symlink, not a regular file, over the size cap of {} bytes, or not UTF-8); run once without --offline to fill it",
+                        self.opts.max_bytes
+                    )));
                 }
             }
         } else {
@@ -169,8 +172,11 @@ impl Fetcher {
             .get_or_init(|| {
                 let allow = self.opts.allow_hosts.clone();
                 let redirects = reqwest::redirect::Policy::custom(move |attempt| {
-                    if attempt.previous().len() >= 5 {
-                        return attempt.error("too many redirects");
+                    // `previous()` holds the URLs asked before this one: the
+                    // original and the redirects followed so far.
+                    if attempt.previous().len() > MAX_REDIRECTS {
+                        return attempt
+                            .error(format!("too many redirects (more than {MAX_REDIRECTS})"));
                     }
                     match check_allowed(attempt.url(), &allow) {
                         Ok(()) => attempt.follow(),
@@ -185,6 +191,8 @@ impl Fetcher {
                     .connect_timeout(self.opts.connect_timeout)
                     .timeout(self.opts.timeout)
                     .redirect(redirects)
+                    // A redirect target does not learn where it was linked from.
+                    .referer(false)
                     .build()
                     .map_err(|e| format!("cannot start the HTTP client: {}", cause(&e)))
             })
@@ -333,14 +341,18 @@ impl Fetcher {
         ))
     }
 
+    /// A cache entry, read with the same size cap as the network; an entry
+    /// that is a symlink, not a regular file, over the cap or not UTF-8 is a
+    /// miss (it is fetched again and replaced).
     fn cache_read(&self, url: &str) -> Option<(Meta, Option<String>)> {
         let (body, meta) = self.cache_paths(url)?;
-        let meta: Meta = serde_json::from_str(&std::fs::read_to_string(meta).ok()?).ok()?;
+        let meta = read_cache_file(&meta, 64 * 1024)?;
+        let meta: Meta = serde_json::from_str(&meta).ok()?;
         if meta.url != url {
             return None;
         }
         let body = if meta.status == 200 {
-            Some(std::fs::read_to_string(body).ok()?)
+            Some(read_cache_file(&body, self.opts.max_bytes)?)
         } else {
             None
         };
@@ -358,10 +370,7 @@ impl Fetcher {
         if std::fs::create_dir_all(dir).is_err() {
             return;
         }
-        let write = |path: &PathBuf, text: &str| {
-            let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-            std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path))
-        };
+        let write = |path: &PathBuf, text: &str| write_cache_file(path, text);
         if let Some(b) = body
             && write(&body_path, b).is_err()
         {
@@ -440,7 +449,7 @@ impl Files for Fetcher {
 
     fn is_file(&self, at: &Location) -> Result<bool, Error> {
         match at {
-            Location::Path(p) => Ok(p.is_file()),
+            Location::Path(p) => crate::files::is_file(p),
             Location::Remote(r) => Ok(self.get(r)?.is_some()),
         }
     }
@@ -451,6 +460,67 @@ impl Files for Fetcher {
             Location::Remote(r) => self.list_github(r),
         }
     }
+}
+
+/// Reads a cache file of at most `max` bytes without following a symlink:
+/// `None` for a symlink, a non-regular file, one over `max`, or bad UTF-8.
+fn read_cache_file(path: &std::path::Path, max: u64) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_file() || meta.len() > max {
+        return None;
+    }
+    let f = std::fs::File::open(path).ok()?;
+    // The file opened is the one checked (not a symlink swapped in since).
+    let opened = f.metadata().ok()?;
+    if (opened.dev(), opened.ino()) != (meta.dev(), meta.ino()) {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    f.take(max + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > max {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// Writes a cache file: the text goes to a new temporary file beside it,
+/// created exclusively (`O_EXCL`: never through a planted symlink or into a
+/// file someone else holds open), then renamed into place (a rename replaces a
+/// symlink at `path` itself, never its target).
+fn write_cache_file(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut last = std::io::Error::other("no temporary name tried");
+    for _ in 0..16 {
+        let nonce = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = path.with_extension(format!("tmp{}-{n}-{nonce:08x}", std::process::id()));
+        let mut f = match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                last = e;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let written = f
+            .write_all(text.as_bytes())
+            .and_then(|_| f.sync_all())
+            .and_then(|_| std::fs::rename(&tmp, path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        return written;
+    }
+    Err(last)
 }
 
 /// Where `github:` files are downloaded from. `RECIPE_DRIFT_GITHUB_RAW_BASE`

@@ -1,36 +1,257 @@
 //! The file layer: where a file is (a path or a remote reference), and how it
 //! is read ([`Files`]: on disk, or through `crate::fetch` from the network).
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use crate::error::Error;
 use crate::span::{Origin, Source, Span};
 
 impl Source {
-    /// Reads a file; a missing or unreadable file is an input error naming the path.
+    /// Reads a file through the confined layer ([`admit`]): inside a root, a
+    /// regular file, at most the file size cap, valid UTF-8. Every failure is
+    /// an input error naming the path, never its content.
     pub fn read(path: &Path) -> Result<Arc<Source>, Error> {
-        match std::fs::read(path) {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => Ok(Arc::new(Source::new(
+        let real = admit(path)?;
+        let bytes = read_capped(path, &real)?;
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(Arc::new(Source::new(
+                Origin::File(path.to_path_buf()),
+                text,
+            ))),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let src = Source::new(
                     Origin::File(path.to_path_buf()),
-                    text,
-                ))),
-                Err(e) => {
-                    let at = e.utf8_error().valid_up_to();
-                    let src = Source::new(
-                        Origin::File(path.to_path_buf()),
-                        String::from_utf8_lossy(&e.into_bytes()[..at]).into_owned(),
-                    );
-                    Err(Error::input(src.span(at, at), "file is not valid UTF-8"))
-                }
-            },
-            Err(e) => Err(Error::Input {
-                span: Span::of_path(path),
-                message: format!("cannot read file: {}", io_reason(&e)),
-            }),
+                    String::from_utf8_lossy(&e.into_bytes()[..at]).into_owned(),
+                );
+                Err(Error::input(src.span(at, at), "file is not valid UTF-8"))
+            }
         }
     }
+}
+
+/// The largest local file read, by default (8 MiB): far above any docs page,
+/// script or config, far below the memory budget. `--max-file-bytes` changes it.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The roots reads are confined to, and the file size cap, for this run.
+#[derive(Debug, Clone)]
+struct Jail {
+    /// Canonical folders; `None`: not confined (library use, unit tests).
+    roots: Option<Vec<PathBuf>>,
+    /// The largest file read.
+    max_bytes: u64,
+}
+
+/// The run's jail. A command sets it once, before it reads anything, from the
+/// roots the user chose (the config's repository, the files named on the
+/// command line, `--root`); every local read checks it ([`admit`]).
+static JAIL: RwLock<Jail> = RwLock::new(Jail {
+    roots: None,
+    max_bytes: DEFAULT_MAX_FILE_BYTES,
+});
+
+/// Confines every later local read to these folders (canonicalised; a folder
+/// that does not exist is a usage error) and caps file sizes at `max_bytes`.
+pub fn confine(roots: &[PathBuf], max_bytes: u64) -> Result<(), Error> {
+    let mut canon = Vec::new();
+    for r in roots {
+        canon.push(canonical_root(r)?);
+    }
+    let mut jail = JAIL.write().unwrap_or_else(|p| p.into_inner());
+    jail.roots = Some(canon);
+    jail.max_bytes = max_bytes;
+    Ok(())
+}
+
+/// Adds a root (a second repository, such as an InferenceX checkout named by
+/// the config) to a confined run; nothing when the run is not confined. A
+/// folder holding a root already there (`/`, `..` of the repository) would
+/// widen the run to everything below it: that is an error.
+pub fn add_root(root: &Path) -> Result<(), Error> {
+    let canon = canonical_root(root)?;
+    let mut jail = JAIL.write().unwrap_or_else(|p| p.into_inner());
+    if let Some(roots) = &mut jail.roots {
+        if let Some(r) = roots.iter().find(|r| r.starts_with(&canon) && **r != canon) {
+            return Err(Error::usage(format!(
+                "{} holds the repository root {}: a second root must be a folder of its own (--root DIR widens the run on purpose)",
+                root.display(),
+                r.display()
+            )));
+        }
+        if !roots.contains(&canon) {
+            roots.push(canon);
+        }
+    }
+    Ok(())
+}
+
+fn canonical_root(r: &Path) -> Result<PathBuf, Error> {
+    match r.canonicalize() {
+        Ok(c) if c.is_dir() => Ok(c),
+        Ok(_) => Err(Error::usage(format!("root {}: not a folder", r.display()))),
+        Err(e) => Err(Error::usage(format!(
+            "root {}: {}",
+            r.display(),
+            io_reason(&e)
+        ))),
+    }
+}
+
+/// The repository a path belongs to: the nearest folder at or above it
+/// holding `.git` (a folder or a worktree's file), else the path's own folder
+/// (the path itself when it is a folder; the folder above a `.github` one,
+/// where a config may live).
+pub fn repository_root(path: &Path) -> PathBuf {
+    let abs = absolute(path);
+    let start = if abs.is_dir() {
+        abs.clone()
+    } else {
+        abs.parent().map(Path::to_path_buf).unwrap_or(abs.clone())
+    };
+    let start = start.canonicalize().unwrap_or(start);
+    let mut dir = Some(start.as_path());
+    while let Some(d) = dir {
+        if d.join(".git").exists() {
+            return d.to_path_buf();
+        }
+        dir = d.parent();
+    }
+    match (start.file_name(), start.parent()) {
+        (Some(n), Some(parent)) if n == ".github" => parent.to_path_buf(),
+        _ => start,
+    }
+}
+
+/// `path` made absolute against the current folder, `.` and `..` applied
+/// lexically.
+fn absolute(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Where a path really leads: the canonical form of its longest existing
+/// ancestor plus the rest (so a path that does not exist is placed too).
+fn real_path(abs: &Path) -> PathBuf {
+    let mut head = abs.to_path_buf();
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    loop {
+        if let Ok(c) = head.canonicalize() {
+            let mut out = c;
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+        match (head.file_name().map(|n| n.to_os_string()), head.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                head = parent.to_path_buf();
+            }
+            _ => return abs.to_path_buf(),
+        }
+    }
+}
+
+/// The confinement check every local read and listing goes through: the path
+/// (made absolute, symlinks followed) must stay inside a root of the run.
+/// Returns the real path to open. The error names the path as written and the
+/// root, never what the path holds.
+pub fn admit(path: &Path) -> Result<PathBuf, Error> {
+    let abs = absolute(path);
+    let real = real_path(&abs);
+    let jail = JAIL.read().unwrap_or_else(|p| p.into_inner());
+    let Some(roots) = &jail.roots else {
+        return Ok(real);
+    };
+    let inside = roots.iter().find(|r| real.starts_with(r));
+    if let Some(root) = inside {
+        // Git's own folder holds credentials (a CI checkout's token in
+        // `.git/config`): never an input.
+        let in_git = real
+            .strip_prefix(root)
+            .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == ".git"));
+        if !in_git {
+            return Ok(real);
+        }
+        return Err(Error::Input {
+            span: Span::of_path(path),
+            message: format!(
+                "refused to read {}: files inside a .git folder are never read",
+                path.display()
+            ),
+        });
+    }
+    let how = if roots.iter().any(|r| abs.starts_with(r)) {
+        "a symlink on the way leads outside the repository root"
+    } else {
+        "the path leads outside the repository root"
+    };
+    let named: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+    Err(Error::Input {
+        span: Span::of_path(path),
+        message: format!(
+            "refused to read {}: {how} ({}); only files inside it are read (--root DIR widens it)",
+            path.display(),
+            named.join(", ")
+        ),
+    })
+}
+
+/// The file size cap of this run.
+pub fn max_file_bytes() -> u64 {
+    JAIL.read().unwrap_or_else(|p| p.into_inner()).max_bytes
+}
+
+/// Reads a regular file (`real`, admitted) of at most the size cap; errors
+/// name `path` as written.
+fn read_capped(path: &Path, real: &Path) -> Result<Vec<u8>, Error> {
+    let fail = |message: String| Error::Input {
+        span: Span::of_path(path),
+        message,
+    };
+    let meta = std::fs::metadata(real)
+        .map_err(|e| fail(format!("cannot read file: {}", io_reason(&e))))?;
+    if meta.is_dir() {
+        return Err(fail("cannot read file: is a directory".into()));
+    }
+    if !meta.is_file() {
+        return Err(fail("cannot read file: not a regular file".into()));
+    }
+    let max = max_file_bytes();
+    let too_big = || {
+        fail(format!(
+            "the file is larger than the file size cap of {max} bytes (--max-file-bytes)"
+        ))
+    };
+    if meta.len() > max {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(real)
+        .and_then(|f| f.take(max + 1).read_to_end(&mut bytes))
+        .map_err(|e| fail(format!("cannot read file: {}", io_reason(&e))))?;
+    if bytes.len() as u64 > max {
+        return Err(too_big());
+    }
+    Ok(bytes)
 }
 
 /// Where a file is: on disk, or remote (fetched through [`crate::fetch`]).
@@ -297,7 +518,7 @@ impl Files for LocalFiles {
 
     fn is_file(&self, at: &Location) -> Result<bool, Error> {
         match at {
-            Location::Path(p) => Ok(p.is_file()),
+            Location::Path(p) => is_file(p),
             Location::Remote(r) => Err(Self::no_remote(r)),
         }
     }
@@ -307,7 +528,8 @@ impl Files for LocalFiles {
             Location::Path(d) => d,
             Location::Remote(r) => return Err(Self::no_remote(r)),
         };
-        let mut names: Vec<String> = std::fs::read_dir(d)
+        let real = admit(d)?;
+        let mut names: Vec<String> = std::fs::read_dir(real)
             .map_err(|e| Error::Input {
                 span: Span::of_path(d),
                 message: format!("cannot read the folder: {}", io_reason(&e)),
@@ -321,6 +543,12 @@ impl Files for LocalFiles {
     }
 }
 
+/// Whether a path is a file, checked through the confined layer: a path
+/// outside the roots is the refusal error, not a quiet `false`.
+pub fn is_file(path: &Path) -> Result<bool, Error> {
+    Ok(admit(path)?.is_file())
+}
+
 /// A short reason for an I/O error, without the OS error number.
 pub fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {
@@ -328,5 +556,48 @@ pub fn io_reason(e: &std::io::Error) -> String {
         std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
         std::io::ErrorKind::IsADirectory => "is a directory".to_string(),
         _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The jail is the process's: these tests never set it (other tests of
+    // this binary read the crate's fixtures unconfined).
+
+    #[test]
+    fn absolute_applies_dots_lexically() {
+        assert_eq!(
+            absolute(Path::new("/a/b/../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
+        assert_eq!(absolute(Path::new("/a/../../x")), PathBuf::from("/x"));
+    }
+
+    #[test]
+    fn real_path_places_a_missing_file_below_its_real_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        std::os::unix::fs::symlink(&real, dir.path().join("link")).unwrap();
+        let canon = real.canonicalize().unwrap();
+        assert_eq!(
+            real_path(&dir.path().join("link/missing/x.sh")),
+            canon.join("missing/x.sh")
+        );
+    }
+
+    #[test]
+    fn the_repository_is_the_git_top_level_else_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(top.join("a/b")).unwrap();
+        std::fs::create_dir_all(top.join(".github")).unwrap();
+        assert_eq!(repository_root(&top.join("a/b/x.sh")), top.join("a/b"));
+        assert_eq!(repository_root(&top.join(".github/c.yaml")), top);
+        std::fs::create_dir(top.join(".git")).unwrap();
+        assert_eq!(repository_root(&top.join("a/b/x.sh")), top);
+        assert_eq!(repository_root(&top.join("a")), top);
     }
 }

@@ -126,6 +126,9 @@ pub struct Detected {
 /// Recognises a launcher at the start of `words` with the launcher table.
 /// `python_head`: the first word may be a Python interpreter (its value is unknown).
 pub fn detect_launcher(words: &[&str], python_head: bool) -> Option<Detected> {
+    // The expanded words of every command pass here: their secrets are masked
+    // in all output (`crate::secret`).
+    crate::secret::note_words(words);
     let first = words.first()?;
     let head = first.rsplit('/').next().unwrap_or("");
     let python = python_head || is_python(head);
@@ -357,6 +360,11 @@ impl Launch {
             argv: argv.iter().zip(offsets).map(|(a, o)| token(a, o)).collect(),
             env: env
                 .iter()
+                .inspect(|(name, value)| {
+                    if crate::secret::is_secret_env(name) {
+                        crate::secret::note(value);
+                    }
+                })
                 .map(|(name, value)| EnvVar {
                     name: name.clone(),
                     value: value.clone(),

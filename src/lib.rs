@@ -23,5 +23,6 @@ pub(crate) mod manifest;
 pub mod policy;
 pub(crate) mod report;
 pub mod resolved;
+pub mod secret;
 pub mod span;
 pub(crate) mod waiver;

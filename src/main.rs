@@ -9,23 +9,36 @@ fn main() -> ExitCode {
     let cli = recipe_drift::cli::Cli::parse();
     match recipe_drift::commands::run(cli) {
         Ok(out) => {
+            // Everything printed passes the one output filter: secrets masked,
+            // control characters escaped.
+            let text = recipe_drift::secret::sanitize(&out.stdout);
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (`| head`) is not an error worth a message.
             match stdout
-                .write_all(out.stdout.as_bytes())
+                .write_all(text.as_bytes())
                 .and_then(|_| stdout.flush())
             {
                 Ok(()) => ExitCode::from(out.code),
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(out.code),
                 Err(e) => {
-                    eprintln!("error: cannot write output: {e}");
+                    error(&format!("cannot write output: {e}"));
                     ExitCode::from(2)
                 }
             }
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            error(&e.to_string());
             ExitCode::from(2)
         }
     }
+}
+
+/// Writes an error line to standard error, sanitized; a closed or broken
+/// stderr is ignored (`eprintln!` would panic on it).
+fn error(message: &str) {
+    let line = recipe_drift::secret::sanitize(&format!("error: {message}\n"));
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr
+        .write_all(line.as_bytes())
+        .and_then(|_| stderr.flush());
 }

@@ -140,6 +140,9 @@ pub struct Positions {
     file: Option<Span>,
     /// Each link's `name:` value.
     links: Vec<Span>,
+    /// Each link's side fields that name local paths (`docs.file`,
+    /// `recipe.docs-root`, ...).
+    paths: Vec<BTreeMap<String, Span>>,
     /// `policy.major` / `minor` / `ignore` entries, by class then index.
     policy: BTreeMap<String, Vec<Span>>,
     /// Each waiver's fields (`link`, `key`, `reason`, `until`), and the waiver itself.
@@ -150,9 +153,20 @@ impl Positions {
     fn read(source: &Source) -> Positions {
         use serde::de::IgnoredAny;
         use serde_saphyr::Spanned;
+        #[derive(Deserialize, Default)]
+        struct RawSide {
+            #[serde(default)]
+            file: Option<Spanned<IgnoredAny>>,
+            #[serde(default, rename = "docs-root")]
+            docs_root: Option<Spanned<IgnoredAny>>,
+        }
         #[derive(Deserialize)]
         struct RawLink {
             name: Spanned<IgnoredAny>,
+            #[serde(default)]
+            docs: RawSide,
+            #[serde(default)]
+            recipe: RawSide,
         }
         #[derive(Deserialize, Default)]
         struct RawPolicy {
@@ -194,6 +208,21 @@ impl Positions {
         Positions {
             file,
             links: raw.links.iter().map(|l| at(&l.name.referenced)).collect(),
+            paths: raw
+                .links
+                .iter()
+                .map(|l| {
+                    let mut m = BTreeMap::new();
+                    for (role, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
+                        for (field, v) in [("file", &side.file), ("docs-root", &side.docs_root)] {
+                            if let Some(v) = v {
+                                m.insert(format!("{role}.{field}"), at(&v.referenced));
+                            }
+                        }
+                    }
+                    m
+                })
+                .collect(),
             policy,
             waivers: raw
                 .waivers
@@ -220,6 +249,15 @@ impl Positions {
     /// The `name:` of link `i` (the file's start when unknown).
     pub fn link(&self, i: usize) -> Span {
         self.links.get(i).cloned().unwrap_or_else(|| self.file())
+    }
+
+    /// Field `field` (`docs.file`, ...) of link `i` (the link when unknown).
+    pub fn link_field(&self, i: usize, field: &str) -> Span {
+        self.paths
+            .get(i)
+            .and_then(|m| m.get(field))
+            .cloned()
+            .unwrap_or_else(|| self.link(i))
     }
 
     /// Entry `i` of `policy.CLASS`.
@@ -278,6 +316,37 @@ impl Manifest {
             }
         }
         Ok(m)
+    }
+
+    /// Checks the config against the run's confined file layer: each link's
+    /// local `file:` and `docs-root:` must lie inside a root (an error at the
+    /// field, naming the path); each local InferenceX `root:` becomes a root
+    /// of its own (a checkout of another repository).
+    pub fn confine(&self) -> Result<(), Error> {
+        let remote = |p: &Path| crate::files::RemoteRef::parse(&p.to_string_lossy()).is_some();
+        for (i, l) in self.links.iter().enumerate() {
+            for (role, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
+                if let Some(ix) = &side.inferencex
+                    && !remote(&ix.root)
+                {
+                    crate::files::add_root(&ix.root).map_err(|e| Error::Input {
+                        span: self.positions.link(i),
+                        message: format!("link {:?}: inferencex root: {}", l.name, e.message()),
+                    })?;
+                }
+                for (field, path) in [("file", &side.file), ("docs-root", &side.docs_root)] {
+                    if let Some(p) = path
+                        && !remote(p)
+                    {
+                        crate::files::admit(p).map_err(|e| Error::Input {
+                            span: self.positions.link_field(i, &format!("{role}.{field}")),
+                            message: format!("link {:?}: {role} {field}: {}", l.name, e.message()),
+                        })?;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Finds `.recipe-drift.yaml` at the current directory or in `.github/`.

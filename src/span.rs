@@ -185,6 +185,8 @@ impl std::fmt::Display for Span {
 impl Source {
     /// Wraps a text with its origin.
     pub fn new(origin: Origin, text: String) -> Self {
+        // Every text entering the run is scanned for secrets, masked in output.
+        crate::secret::note_text(&text);
         let text: Arc<str> = Arc::from(text);
         Source {
             file: Arc::new(SourceFile::new(origin.clone(), text.clone())),

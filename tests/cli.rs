@@ -465,6 +465,11 @@ fn config_is_discovered() {
         .unwrap()
         .current_dir(dir.path())
         .arg("check")
+        // The config names the crate's fixtures, outside its own folder.
+        .arg("--root")
+        .arg(dir.path())
+        .arg("--root")
+        .arg(&demo)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));

@@ -156,7 +156,17 @@ fn proposals_run_under_check() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("links.yaml");
     std::fs::write(&config, &yaml).unwrap();
-    let (code, out, err) = run(&["check", "--config", config.to_str().unwrap()]);
+    // The config (in a scratch folder) names the fixtures by absolute paths:
+    // both are roots of the confined file layer.
+    let (code, out, err) = run(&[
+        "check",
+        "--config",
+        config.to_str().unwrap(),
+        "--root",
+        dir.path().to_str().unwrap(),
+        "--root",
+        env!("CARGO_MANIFEST_DIR"),
+    ]);
     assert!(code == 0 || code == 1, "exit {code}\n{out}\n{err}\n{yaml}");
     for name in [
         "qwen3.5-fp4-mi355x-sglang-agentic-mtp kv-offloading=dram <-> autoregressive/Qwen/Qwen3.5",

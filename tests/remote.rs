@@ -154,7 +154,13 @@ fn run(server: &Server, envs: &[(&str, &str)], args: &[&str]) -> (i32, String, S
         .env("RECIPE_DRIFT_GITHUB_RAW_BASE", server.base())
         .env("RECIPE_DRIFT_GITHUB_API_BASE", server.base())
         .env("RECIPE_DRIFT_RETRY_DELAY_MS", "1")
-        .args(args);
+        .args(args)
+        // The configs live in a scratch folder and name the crate's fixtures:
+        // both are roots of the confined file layer.
+        .arg("--root")
+        .arg(repo())
+        .arg("--root")
+        .arg(std::env::temp_dir());
     for (k, v) in envs {
         cmd.env(k, v);
     }

@@ -13,7 +13,7 @@ use crate::policy::Policy;
 use crate::report;
 
 /// Checks every link of a config file.
-pub(super) fn run(args: CheckArgs) -> Result<Output, Error> {
+pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Output, Error> {
     let CheckArgs {
         config,
         format,
@@ -31,7 +31,11 @@ pub(super) fn run(args: CheckArgs) -> Result<Output, Error> {
             ));
         }
     };
+    // The config's repository is the root; an InferenceX checkout the config
+    // names is a second one (reads under it stay inside it).
+    super::confine(jail, std::slice::from_ref(&path))?;
     let m = Manifest::load(&path)?;
+    m.confine()?;
     validate_policy(&m)?;
     let waivers = if no_waivers { &[][..] } else { &m.waivers[..] };
     let known = known_keys();

@@ -10,9 +10,9 @@ mod extract;
 mod resolve;
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::cli::{Cli, Command, RemoteArgs};
+use crate::cli::{Cli, Command, FilesArgs, RemoteArgs};
 use crate::error::Error;
 use crate::fetch::{FetchOptions, Fetcher};
 use crate::link::{LinkReport, Status};
@@ -34,9 +34,39 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
         budget = budget.with(setting).map_err(Error::usage)?;
     }
     crate::extract::bash::configure_budget(budget);
+    // The token sent to GitHub is a secret of the run, whatever echoes it.
+    if let Ok(token) = std::env::var("GITHUB_TOKEN") {
+        crate::secret::note(&token);
+    }
+    let files = cli.files;
+    // Every local read of the run stays inside the roots set here: the
+    // repositories of what the user named (a config sets its own, in `check`).
+    let named: Vec<PathBuf> = match &cli.command {
+        Command::Compare(a) => [Some(&a.docs), Some(&a.recipe), a.docs_root.as_ref()]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect(),
+        Command::Extract(a) => [a.file.as_ref(), a.inferencex.as_ref(), a.docs_root.as_ref()]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect(),
+        Command::Discover(a) => [Some(&a.root), a.docs_root.as_ref(), a.recipes_root.as_ref()]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect(),
+        // The JavaScript worker reads nothing but its standard input: no roots.
+        Command::Check(_) | Command::JsWorker => Vec::new(),
+        Command::Resolve(_) | Command::Explain(_) => vec![PathBuf::from(".")],
+    };
+    if !matches!(cli.command, Command::Check(_)) {
+        confine(&files, &named)?;
+    }
     match cli.command {
         Command::Compare(args) => compare::run(args),
-        Command::Check(args) => check::run(args),
+        Command::Check(args) => check::run(args, &files),
         Command::Extract(args) => extract::run(args),
         Command::Resolve(args) => resolve::run(args),
         Command::Discover(args) => discover::run(args),
@@ -46,6 +76,22 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             stdout: String::new(),
         }),
     }
+}
+
+/// Confines the run's local reads: to `--root` when given, else to the
+/// repository (git top level, else folder) of each local path the user named.
+/// Remote references name no local root.
+pub(crate) fn confine(files: &FilesArgs, named: &[PathBuf]) -> Result<(), Error> {
+    let roots: Vec<PathBuf> = if files.root.is_empty() {
+        named
+            .iter()
+            .filter(|p| crate::files::RemoteRef::parse(&p.to_string_lossy()).is_none())
+            .map(|p| crate::files::repository_root(p))
+            .collect()
+    } else {
+        files.root.clone()
+    };
+    crate::files::confine(&roots, files.max_file_bytes)
 }
 
 /// The fetcher for remote files, from the flags plus a config's `allow-hosts`.
@@ -74,7 +120,9 @@ pub(crate) fn emit(
     if format == ReportFormat::Github
         && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
     {
-        let summary = report::markdown::render(reports, failures, skipped, waivers, policy);
+        let summary = crate::secret::sanitize(&report::markdown::render(
+            reports, failures, skipped, waivers, policy,
+        ));
         append(Path::new(&path), &summary).map_err(|e| {
             Error::usage(format!(
                 "cannot append the job summary to {} ($GITHUB_STEP_SUMMARY): {e}",

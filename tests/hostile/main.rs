@@ -6,8 +6,10 @@
 //! runs. Large inputs are generated here, never committed.
 
 mod bash_bounds;
+mod confine;
 mod harness;
 mod js;
+mod output;
 mod scale;
 
 pub use harness::*;

@@ -41,7 +41,9 @@ fn forty_thousand_continued_dotted_lines() {
     repo.write("cc.sh", format!("vllm serve m \\\n{lines}\n"));
     repo.write("plain.sh", "vllm serve m\n");
     for format in ["human", "json", "sarif", "github"] {
-        let o = repo.run(&with_raised(&["compare", "cc.sh", "plain.sh", "--format", format]));
+        let o = repo.run(&with_raised(&[
+            "compare", "cc.sh", "plain.sh", "--format", format,
+        ]));
         o.assert_bounded();
         assert_eq!(o.code, Some(0), "{format}: {}", o.both());
     }

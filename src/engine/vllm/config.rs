@@ -84,7 +84,10 @@ pub fn read(launch: &Launch, file_token: &Token, file: &str) -> Result<Outcome, 
             )));
         }
     }
-    let source = Source::read(&path)?;
+    // Read through the confined layer; a refusal (a symlink leading outside
+    // the repository) is placed at the `--config` value.
+    let source = Source::read(&path)
+        .map_err(|e| Error::input(file_token.span.clone(), format!("--config {file}: {e}")))?;
     let doc: Value = serde_saphyr::from_str(&source.text).map_err(|e| Error::yaml(&source, &e))?;
     let map = match doc {
         Value::Object(m) => m,

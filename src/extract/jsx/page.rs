@@ -103,7 +103,11 @@ impl Loader {
                 format!("import cycle through {}", path.display()),
             ));
         }
-        let source = Source::read(path)?;
+        // Read through the confined layer; a refusal is placed at the import.
+        let source = Source::read(path).map_err(|e| match from {
+            Some((src, at)) => Error::input(src.span(at, at), e.to_string()),
+            None => e,
+        })?;
         self.load_source(path, &source)
     }
 

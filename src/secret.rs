@@ -1,0 +1,274 @@
+//! Secrets and terminal safety of everything recipe-drift prints.
+//!
+//! One mechanism for secrets: values are *collected* where text enters the
+//! run (every [`crate::span::Source`] is scanned when it is made) and where a
+//! command line is recognised (`crate::launch::detect_launcher` sees the
+//! expanded words), and *masked* in the one place output leaves the process
+//! ([`sanitize`], called by `main.rs` for standard output and errors and by
+//! the job summary writer). A value is a secret when it follows an option
+//! whose name says so (`--api-key`, `--hf-token`, `--password`, ...) or is
+//! assigned to an environment variable named `*_TOKEN`, `*_KEY`, `*_SECRET`,
+//! `*_PASSWORD` (and the like). Every format and every error message is
+//! masked the same way, because masking happens after rendering.
+//!
+//! [`sanitize`] also escapes control characters (ESC, CR, OSC sequences, C1
+//! controls, bidirectional overrides) as `\uXXXX`, which is valid inside a
+//! JSON string and inert on a terminal.
+
+use std::collections::BTreeSet;
+use std::sync::{Mutex, OnceLock};
+
+/// The character a masked secret is written with, once per character of the
+/// secret (so carets under a masked source line stay aligned).
+pub const MASK: char = '*';
+
+/// Secret values shorter than this are not masked: masking every `1` or `no`
+/// in the output would garble it, and such a value protects nothing.
+pub const MIN_SECRET_LEN: usize = 4;
+
+/// The secret values seen so far in this run.
+static SECRETS: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// Name segments (split at `-` and `_`) that mark a value as a secret.
+const SEGMENTS: &[&str] = &[
+    "token",
+    "password",
+    "passwd",
+    "secret",
+    "credential",
+    "credentials",
+    "apikey",
+];
+
+/// Whether a name (`api-key`, `hf_token`, `OPENAI_API_KEY`) names a secret:
+/// one of its segments is a secret word, or it holds `api key` / `private
+/// key`. Whole segments only: `--max-tokens` and `--tokenizer` are not secrets.
+fn is_secret_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let segs: Vec<&str> = lower.split(['-', '_']).filter(|s| !s.is_empty()).collect();
+    segs.iter().any(|s| SEGMENTS.contains(s))
+        || segs
+            .windows(2)
+            .any(|w| w[1] == "key" && matches!(w[0], "api" | "private" | "access" | "secret"))
+}
+
+/// Whether an option (`--api-key`, `--hf-token`, `-api_key`) takes a secret.
+pub fn is_secret_option(option: &str) -> bool {
+    option.starts_with('-') && is_secret_name(option.trim_start_matches('-'))
+}
+
+/// Whether an environment variable (`HF_TOKEN`, `OPENAI_API_KEY`,
+/// `DB_PASSWORD`, `WANDB_KEY`) holds a secret: a secret name, or an
+/// upper-case one ending in `_KEY`.
+pub fn is_secret_env(name: &str) -> bool {
+    is_secret_name(name)
+        || (name.len() > 4 && name.ends_with("_KEY") && name == name.to_ascii_uppercase())
+}
+
+/// Records a secret value (quotes around it dropped); short values and
+/// references to variables (`$KEY`) are not recorded.
+pub fn note(value: &str) {
+    let v = value.trim().trim_matches(['"', '\'']);
+    if v.chars().count() < MIN_SECRET_LEN || v.starts_with(['$', '-']) {
+        return;
+    }
+    if let Ok(mut s) = SECRETS.lock() {
+        s.insert(v.to_string());
+    }
+}
+
+/// Records the secrets of a command's words: the word after a secret option,
+/// or the value of `--option=value`; `NAME=value` words of secret variables.
+pub fn note_words(words: &[&str]) {
+    for (i, w) in words.iter().enumerate() {
+        if let Some((k, v)) = w.split_once('=') {
+            if is_secret_option(k) || (!k.starts_with('-') && is_secret_env(k)) {
+                note(v);
+            }
+        } else if is_secret_option(w)
+            && let Some(next) = words.get(i + 1)
+        {
+            note(next);
+        }
+    }
+}
+
+/// Records the secrets written in a text: `--secret-option VALUE`,
+/// `--secret-option=VALUE`, `SECRET_VAR=VALUE`, and `secret-key: VALUE` in
+/// YAML or JSON.
+pub fn note_text(text: &str) {
+    static PATTERNS: OnceLock<Vec<regex::Regex>> = OnceLock::new();
+    let patterns = PATTERNS.get_or_init(|| {
+        [
+            // An option and its value (`=`, spaces, or a line continuation).
+            r#"(-{1,2}[A-Za-z0-9_-]+)(?:=|(?:[ \t]|\\\r?\n)+)("[^"\n]*"|'[^'\n]*'|[^\s"'\\;|&)]+)"#,
+            // An environment assignment.
+            r#"\b([A-Za-z_][A-Za-z0-9_]*)=("[^"\n]*"|'[^'\n]*'|[^\s"'\\;|&)]+)"#,
+            // A YAML / JSON key and its value.
+            r#"["']?([A-Za-z0-9_-]+)["']?[ \t]*:[ \t]*("[^"\n]*"|'[^'\n]*'|[^\s,}\]#]+)"#,
+        ]
+        .iter()
+        .map(|p| regex::Regex::new(p).expect("valid secret pattern"))
+        .collect()
+    });
+    // Cheap test first: most texts name no secret at all.
+    let lower = text.to_ascii_lowercase();
+    if !SEGMENTS.iter().any(|w| lower.contains(w)) && !lower.contains("key") {
+        return;
+    }
+    for (k, re) in patterns.iter().enumerate() {
+        for c in re.captures_iter(text) {
+            let name = &c[1];
+            let secret = match k {
+                0 => is_secret_option(name),
+                1 => is_secret_env(name),
+                // A YAML / JSON key: a secret name (`api-key`, `hf_token`);
+                // not a bare `key:` (waivers and policy entries name keys).
+                _ => is_secret_name(name),
+            };
+            if secret {
+                note(&c[2]);
+            }
+        }
+    }
+}
+
+/// Masks every recorded secret (as written, and as a JSON string holds it)
+/// and escapes control characters. The one filter all output goes through.
+pub fn sanitize(text: &str) -> String {
+    escape_controls(&mask(text))
+}
+
+/// Replaces every recorded secret value in `text` with as many [`MASK`]s,
+/// the longest at each place first. One Aho-Corasick pass: linear in the
+/// text and the secrets, however many an input plants.
+pub fn mask(text: &str) -> String {
+    let secrets: Vec<String> = match SECRETS.lock() {
+        Ok(s) => s.iter().cloned().collect(),
+        Err(_) => return text.to_string(),
+    };
+    if secrets.is_empty() {
+        return text.to_string();
+    }
+    let mut forms: BTreeSet<String> = BTreeSet::new();
+    for s in secrets {
+        if let Ok(json) = serde_json::to_string(&s) {
+            forms.insert(json[1..json.len() - 1].to_string());
+        }
+        forms.insert(s);
+    }
+    let forms: Vec<String> = forms.into_iter().collect();
+    let Ok(ac) = aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(&forms)
+    else {
+        // Too many secrets to build an automaton for: print nothing of the
+        // text rather than a secret.
+        return "(output withheld: too many secret values to mask)\n".into();
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for m in ac.find_iter(text) {
+        out.push_str(&text[last..m.start()]);
+        let n = text[m.start()..m.end()].chars().count();
+        out.extend(std::iter::repeat_n(MASK, n));
+        last = m.end();
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// Whether a character must not reach a terminal raw: C0 and C1 controls
+/// other than newline and tab, DEL, and the bidirectional overrides and
+/// isolates that reorder what a reader sees.
+fn is_unsafe(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+}
+
+/// Escapes unsafe characters as `\uXXXX`.
+pub fn escape_controls(text: &str) -> String {
+    if !text.chars().any(is_unsafe) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if is_unsafe(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        for o in [
+            "--api-key",
+            "--hf-token",
+            "--password",
+            "--ssl-keyfile-password",
+            "-api_key",
+        ] {
+            assert!(is_secret_option(o), "{o}");
+        }
+        for o in [
+            "--tp",
+            "--model-path",
+            "--max-tokens",
+            "--tokenizer",
+            "api-key",
+            "--ssl-keyfile",
+        ] {
+            assert!(!is_secret_option(o), "{o}");
+        }
+        for e in [
+            "HF_TOKEN",
+            "OPENAI_API_KEY",
+            "DB_PASSWORD",
+            "AWS_SECRET",
+            "TOKEN",
+            "WANDB_KEY",
+        ] {
+            assert!(is_secret_env(e), "{e}");
+        }
+        assert!(!is_secret_env("SGLANG_USE_AITER"));
+        assert!(!is_secret_env("MAX_TOKENS"));
+        assert!(!is_secret_env("KEY") && !is_secret_env("key"));
+    }
+
+    #[test]
+    fn text_values_are_noted_and_masked() {
+        note_text("waivers:\n  - {link: l, key: page_size_x, reason: r}\n");
+        note_text(
+            "sglang serve --api-key s3cr3t-A --tp 2\nexport HF_TOKEN='hf_abcdef'\napi-key: yamlsecret9\n",
+        );
+        note_words(&[
+            "vllm",
+            "serve",
+            "--hf-token=tok_12345",
+            "--token",
+            "spaced_1234",
+        ]);
+        let out = sanitize(
+            "page_size_x a s3cr3t-A b hf_abcdef c yamlsecret9 d tok_12345 e spaced_1234 --tp 2",
+        );
+        assert_eq!(
+            out,
+            "page_size_x a ******** b ********* c *********** d ********* e *********** --tp 2"
+        );
+    }
+
+    #[test]
+    fn controls_are_escaped() {
+        assert_eq!(
+            escape_controls("a\u{1b}]0;x\u{7}b\r\n\tc\u{202e}"),
+            "a\\u001b]0;x\\u0007b\\u000d\n\tc\\u202e"
+        );
+    }
+}
