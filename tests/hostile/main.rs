@@ -6,6 +6,7 @@
 //! runs. Large inputs are generated here, never committed.
 
 mod harness;
+mod matrix;
 
 pub use harness::*;
 
