@@ -7,6 +7,7 @@
 
 mod harness;
 mod matrix;
+mod pages;
 
 pub use harness::*;
 
