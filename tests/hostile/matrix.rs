@@ -205,3 +205,17 @@ fn deep_and_aliased_vllm_recipes_hit_the_yaml_budget() {
     ]);
     o.assert_input_error("bomb.yaml:6:15", &["invalid YAML", "budget"]);
 }
+
+/// Fields that name a script file cannot leave its folder.
+#[test]
+fn script_name_fields_cannot_hold_a_path() {
+    let repo = root_with("isl: 1024\n        osl: 1024", "{tp: 8, conc-list: [1]}");
+    let config = std::fs::read_to_string(repo.root().join("configs/x-master.yaml")).unwrap();
+    repo.write(
+        "configs/x-master.yaml",
+        config.replace("model-prefix: m", "model-prefix: ../../../outside/secret"),
+    );
+    let o = repo.run_deterministic(&["extract", "--inferencex", ".", "--entry", "e"]);
+    o.assert_input_error(&at(4, 17), &["model-prefix", "must not contain"])
+        .assert_no_leak();
+}

@@ -317,6 +317,22 @@ fn string(n: &Node, key: &str) -> Result<String, Error> {
     Ok(s)
 }
 
+/// A field that becomes part of a script's file name: a string without a
+/// path separator (or NUL), so that a point's script stays in its folder.
+fn name_part(f: &Fields<'_>, key: &str) -> Result<String, Error> {
+    let s = f.string(key)?;
+    if s.contains(['/', '\\', '\0']) {
+        let n = f.required(key)?;
+        return Err(Error::input(
+            n.span.clone(),
+            format!(
+                "`{key}` names part of a script's file name and must not contain `/`, `\\` or NUL"
+            ),
+        ));
+    }
+    Ok(s)
+}
+
 /// An integer in `min..=u64::MAX`.
 fn int(n: &Node, key: &str, min: u64) -> Result<Int, Error> {
     let what = if min == 0 {
@@ -372,10 +388,10 @@ pub(super) fn entry(key: &str, node: &Node) -> Result<Entry, Error> {
     let mut entry = Entry {
         image: f.string("image")?,
         model: f.string("model")?,
-        model_prefix: f.string("model-prefix")?,
-        runner: f.string("runner")?,
-        precision: f.string("precision")?,
-        framework: f.string("framework")?,
+        model_prefix: name_part(&f, "model-prefix")?,
+        runner: name_part(&f, "runner")?,
+        precision: name_part(&f, "precision")?,
+        framework: name_part(&f, "framework")?,
         multinode,
         fixed_seq_len: Vec::new(),
         agentic_coding: Vec::new(),
