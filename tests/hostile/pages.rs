@@ -112,7 +112,7 @@ fn fences_inside_layout_components() {
     let repo = Repo::new();
     repo.write(
         "docs/tabs.mdx",
-        "<Tabs>\n  <Tab title=\"AMD\">\n    ```bash\n    sglang serve --model-path org/m --tp 4\n    ```\n  </Tab>\n  <Tab title=\"NVIDIA\">\n    ```bash\n    sglang serve --model-path org/m --tp 8\n    ```\n  </Tab>\n</Tabs>\n\n```text\n<NotATag>\n```\n",
+        "<Tabs>\n  <Tab title=\"AMD\">\n    ```bash\n    sglang serve --model-path org/m --tp 4\n    ```\n  </Tab>\n  <Tab title=\"NVIDIA\">\n    ```bash\n    sglang serve --model-path org/m --tp 8\n    ```\n  </Tab>\n</Tabs>\n\n```text\n<NotATag>\n```\n\n<Tree>\n  <Tree.Folder name=\"a\">\n  </Tree.Folder>\n</Tree>\n",
     );
     let o = extract(&repo, "docs/tabs.mdx");
     o.assert_bounded();

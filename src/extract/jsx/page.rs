@@ -262,6 +262,7 @@ pub const LAYOUT_COMPONENTS: &[&str] = &[
     "Accordion",
     "AccordionGroup",
     "Badge",
+    "Banner",
     "Callout",
     "Card",
     "CardGroup",
@@ -296,6 +297,11 @@ pub const LAYOUT_COMPONENTS: &[&str] = &[
     "View",
     "Warning",
 ];
+
+/// Whether a tag is a layout component or one of its parts (`Tree.Folder`).
+fn is_layout(name: &str) -> bool {
+    LAYOUT_COMPONENTS.contains(&name.split('.').next().unwrap_or(name))
+}
 
 /// A component tag found on a page: `<Name ... />` or `<Name ...>...</Name>`.
 struct Tag {
@@ -460,10 +466,7 @@ fn open_tag_end(bytes: &[u8], mut i: usize) -> Option<(usize, bool)> {
 pub fn has_components(text: &str) -> bool {
     let source = Source::new(Origin::Inline("page.mdx".into()), text.to_string());
     match scan_page(&source) {
-        Ok(scan) => scan
-            .tags
-            .iter()
-            .any(|t| !LAYOUT_COMPONENTS.contains(&t.name.as_str())),
+        Ok(scan) => scan.tags.iter().any(|t| !is_layout(&t.name)),
         Err(_) => true,
     }
 }
@@ -508,7 +511,7 @@ pub fn bundle_page(
         }
         if locals.contains(&t.name.split('.').next().unwrap_or("")) {
             used.push(t);
-        } else if !LAYOUT_COMPONENTS.contains(&t.name.as_str()) {
+        } else if !is_layout(&t.name) {
             return Err(Error::input(
                 source.span(t.start, t.start + 1 + t.name.len()),
                 format!(
