@@ -99,7 +99,9 @@ fn inline_component_is_rendered() {
     let repo = docs();
     repo.write(
         "docs/inline.mdx",
-        format!("{IMPORT}\nSee <Gen /> for the command.\n"),
+        format!(
+            "{IMPORT}\nSee <Gen /> for the command. Before it you can\nimport the weights (prose, not ESM).\n"
+        ),
     );
     renders_gen(&extract(&repo, "docs/inline.mdx"));
 }

@@ -342,7 +342,7 @@ fn scan_page(source: &Source) -> Result<Scan, Error> {
             continue;
         }
         let rest = &bytes[i..];
-        if line_start(i) && is_esm_start(rest) {
+        if line_start(i) && is_esm_start(rest) && !continues_paragraph(text, i, excluded) {
             let end = esm_end(text, i);
             esm.push((i, end));
             i = end.max(i + 1);
@@ -399,6 +399,17 @@ fn scan_page(source: &Source) -> Result<Scan, Error> {
         tags.push(Tag { name, start, end });
     }
     Ok(Scan { esm, tags })
+}
+
+/// Whether the line at `i` continues a paragraph (the line before it is
+/// prose), where MDX does not start ESM: `you can\nimport the weights` is text.
+fn continues_paragraph(text: &str, i: usize, excluded: &[(usize, usize)]) -> bool {
+    let before = text[..i].strip_suffix('\n').unwrap_or(&text[..i]);
+    let start = before.rfind('\n').map_or(0, |p| p + 1);
+    let prev = before[start..].trim_start_matches('\u{feff}').trim();
+    let k = excluded.partition_point(|r| r.0 <= start);
+    let in_code = k > 0 && start < excluded[k - 1].1;
+    !(prev.is_empty() || in_code || prev.starts_with('#') || markdown::starts_jsx_tag(prev))
 }
 
 /// Whether a line starts an ESM statement (`import`/`export` and a space,
