@@ -219,3 +219,63 @@ fn script_name_fields_cannot_hold_a_path() {
     o.assert_input_error(&at(4, 17), &["model-prefix", "must not contain"])
         .assert_no_leak();
 }
+
+/// A vLLM recipe built from the Pebble fixture with `n` features `f0..`,
+/// the first `opt_in` of them opt-in.
+fn recipe_with_features(n: usize, opt_in: usize) -> String {
+    let base = include_str!("../../fixtures/vllm-recipes/models/pebble/Pebble-8B-Instruct.yaml");
+    let feats: String = (0..n)
+        .map(|i| format!("  f{i}:\n    args: [\"--a{i}\"]\n"))
+        .collect();
+    let names: Vec<String> = (0..opt_in).map(|i| format!("f{i}")).collect();
+    base.replacen("features:\n", &format!("features:\n{feats}"), 1)
+        .replacen(
+            "opt_in_features: []",
+            &format!("opt_in_features: [{}]", names.join(", ")),
+            1,
+        )
+}
+
+/// `--all-selections` on a recipe: a mapping too large to scan, too many
+/// opt-in features to explore every subset of, and too many selections are
+/// each an error naming the budget (it used to explore the first 12 opt-in
+/// features silently, and to take minutes on a wide `features` mapping).
+#[test]
+fn recipe_selection_budgets() {
+    let repo = Repo::new();
+    repo.write(
+        "recipes/taxonomy.yaml",
+        include_str!("../../fixtures/vllm-recipes/taxonomy.yaml"),
+    );
+    for (name, text, at, words) in [
+        (
+            "wide",
+            recipe_with_features(5000, 0),
+            "wide.yaml:28:3",
+            &["5001 entries", "at most 1024"][..],
+        ),
+        (
+            "optin",
+            recipe_with_features(13, 13),
+            "optin.yaml:27:1",
+            &["13 optional features", "at most 12"][..],
+        ),
+        (
+            "many",
+            recipe_with_features(12, 12),
+            "many.yaml:27:1",
+            &["more than 8192 selections"][..],
+        ),
+    ] {
+        let file = format!("recipes/models/org/{name}.yaml");
+        repo.write(&file, text);
+        let o = repo.run_deterministic(&["extract", &file, "--all-selections"]);
+        o.assert_input_error(at, words);
+    }
+    // Within budget: every subset of 3 opt-in features, deterministically.
+    repo.write("recipes/models/org/few.yaml", recipe_with_features(3, 3));
+    let o = repo.run_deterministic(&["extract", "recipes/models/org/few.yaml", "--all-selections"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("--a2"), "{}", o.both());
+}
