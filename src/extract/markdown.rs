@@ -1,21 +1,194 @@
 //! Markdown and MDX pages: the serve commands in their fenced code blocks.
 //!
 //! Blocks labelled `bash`, `sh`, `shell`, `zsh` or `console` are read as shell text;
-//! unlabelled blocks are read only when they contain a launcher. `export` lines in a
-//! block reach the commands after them in the same block only.
+//! unlabelled and indented blocks are read only when they contain a launcher. `export`
+//! lines in a block reach the commands after them in the same block only.
+//!
+//! What is a code block is decided by pulldown-cmark (CommonMark). An `.mdx` page is
+//! read the way MDX reads it: MDX has no indented code and no HTML blocks, JSX tags
+//! are containers whose children are Markdown. pulldown-cmark reads a view of the
+//! page in which every line is dedented and every line that starts with a JSX tag is
+//! blank (so `<Tabs>` does not open an HTML block that hides the fences after it,
+//! and a fence indented inside `<Tab>` is a fence); positions are mapped back to the
+//! page. A byte-order mark is skipped; a bare carriage return (CR-only line endings)
+//! is an error, since spans count lines by LF.
 
 use std::sync::Arc;
 
-use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 use super::command::{ShellState, extract_range};
 use super::shared::Extracted;
 use super::shared::launches_only;
 use crate::error::Error;
 use crate::launch::Launch;
-use crate::span::Source;
+use crate::span::{Origin, Source};
 
 const SHELL_LANGS: &[&str] = &["bash", "sh", "shell", "zsh", "console", "shell-session"];
+
+/// One code block of a page.
+#[derive(Debug, Clone)]
+pub(crate) struct CodeBlock {
+    /// The info string's first word, lower-cased; `None` for an unlabelled or
+    /// indented block.
+    pub(crate) lang: Option<String>,
+    /// Byte range of its content in the page.
+    pub(crate) content: (usize, usize),
+}
+
+/// What a page's Markdown structure says: its code blocks, and every byte
+/// range that is code or front matter (not prose, so no JSX is looked for there).
+#[derive(Debug, Default)]
+pub(crate) struct Blocks {
+    /// Code blocks with content, in page order.
+    pub(crate) code: Vec<CodeBlock>,
+    /// Code blocks, inline code spans and front matter, as sorted byte ranges.
+    pub(crate) excluded: Vec<(usize, usize)>,
+}
+
+/// Whether a source is an MDX page (by its file name).
+pub(crate) fn is_mdx(source: &Source) -> bool {
+    let name = match &source.origin {
+        Origin::File(p) | Origin::Rendered { file: p, .. } => p.to_string_lossy().into_owned(),
+        Origin::Url(u) => u.split(['?', '#']).next().unwrap_or(u).to_string(),
+        Origin::Inline(_) => return false,
+    };
+    name.to_ascii_lowercase().ends_with(".mdx")
+}
+
+/// The text pulldown-cmark reads, and where each of its lines starts on the page.
+struct View {
+    text: String,
+    /// (offset in the view, offset on the page) of each line start, ascending.
+    lines: Vec<(usize, usize)>,
+}
+
+impl View {
+    /// The page as CommonMark reads it from `base` (after a BOM); for MDX,
+    /// dedented with JSX tag lines blank.
+    fn new(text: &str, base: usize, mdx: bool) -> View {
+        if !mdx {
+            return View {
+                text: text[base..].to_string(),
+                lines: vec![(0, base)],
+            };
+        }
+        let mut view = String::with_capacity(text.len() - base);
+        let mut lines = Vec::new();
+        let mut at = base;
+        for line in text[base..].split_inclusive('\n') {
+            let body = line.trim_start_matches([' ', '\t']);
+            let indent = line.len() - body.len();
+            lines.push((view.len(), at + indent));
+            if starts_jsx_tag(body) {
+                if body.ends_with('\n') {
+                    view.push('\n');
+                }
+            } else {
+                view.push_str(body);
+            }
+            at += line.len();
+        }
+        View { text: view, lines }
+    }
+
+    /// The page offset of a view offset.
+    fn page(&self, v: usize) -> usize {
+        let i = match self.lines.binary_search_by_key(&v, |l| l.0) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        self.lines[i].1 + (v - self.lines[i].0)
+    }
+
+    /// The page range of a view range.
+    fn range(&self, start: usize, end: usize) -> (usize, usize) {
+        let s = self.page(start);
+        let e = if end > start {
+            self.page(end - 1) + 1
+        } else {
+            s
+        };
+        (s, e.max(s))
+    }
+}
+
+/// Whether a (dedented) line starts with a JSX/HTML tag: `<` then a letter,
+/// `/` or `>`.
+pub(crate) fn starts_jsx_tag(line: &str) -> bool {
+    let mut c = line.chars();
+    c.next() == Some('<')
+        && c.next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '/' || c == '>')
+}
+
+/// The code blocks and code ranges of a page (see the module doc).
+pub(crate) fn blocks(source: &Source) -> Result<Blocks, Error> {
+    blocks_as(source, is_mdx(source))
+}
+
+/// [`blocks`], read as MDX or as CommonMark.
+pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
+    let text = &source.text;
+    if let Some(i) = text
+        .bytes()
+        .enumerate()
+        .position(|(i, b)| b == b'\r' && text.as_bytes().get(i + 1) != Some(&b'\n'))
+    {
+        return Err(Error::input(
+            source.span(i, i + 1),
+            "a carriage return that is not followed by a line feed: CR-only (classic Mac) line endings are not read; save the page with LF or CRLF line endings",
+        ));
+    }
+    let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let view = View::new(text, base, mdx);
+    let mut out = Blocks::default();
+    // Inside a code block: its language and the view range of its text so far.
+    type Open = (Option<String>, Option<(usize, usize)>);
+    let mut open: Option<Open> = None;
+    let options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+    for (event, range) in Parser::new_ext(&view.text, options).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let lang = match &kind {
+                    CodeBlockKind::Fenced(info) => Some(
+                        info.split(|c: char| c.is_whitespace() || c == ',' || c == '{')
+                            .next()
+                            .unwrap_or("")
+                            .to_ascii_lowercase(),
+                    )
+                    .filter(|l| !l.is_empty()),
+                    CodeBlockKind::Indented => None,
+                };
+                out.excluded.push(view.range(range.start, range.end));
+                open = Some((lang, None));
+            }
+            Event::Text(_) if open.is_some() => {
+                if let Some((_, span)) = &mut open {
+                    let first = span.map_or(range.start, |s| s.0);
+                    *span = Some((first, range.end));
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some((lang, Some((start, end)))) = open.take() {
+                    out.code.push(CodeBlock {
+                        lang,
+                        content: view.range(start, end),
+                    });
+                }
+            }
+            Event::Code(_) | Event::InlineMath(_) | Event::DisplayMath(_) => {
+                out.excluded.push(view.range(range.start, range.end));
+            }
+            Event::Start(Tag::MetadataBlock(_)) => {
+                out.excluded.push(view.range(range.start, range.end));
+            }
+            _ => {}
+        }
+    }
+    out.excluded.sort();
+    Ok(out)
+}
 
 /// Extracts the launches of every shell code block of a Markdown/MDX page.
 ///
@@ -28,55 +201,25 @@ pub fn extract_all(
 ) -> Result<Extracted, Error> {
     let mut launches = Extracted::default();
     let mut page_state = ShellState::with_vars(vars);
-    // Some((read, console)) while inside a code block.
-    let mut in_block: Option<(bool, bool)> = None;
-    let mut ranges: Vec<(usize, usize)> = Vec::new();
-    for (event, range) in Parser::new(&source.text).into_offset_iter() {
-        match event {
-            Event::Start(Tag::CodeBlock(kind)) => {
-                let (read, console) = match &kind {
-                    CodeBlockKind::Fenced(info) => {
-                        let lang = info
-                            .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
-                            .next()
-                            .unwrap_or("")
-                            .to_ascii_lowercase();
-                        let console = matches!(lang.as_str(), "console" | "shell-session");
-                        if lang.is_empty() {
-                            (None, false)
-                        } else {
-                            (Some(SHELL_LANGS.contains(&lang.as_str())), console)
-                        }
-                    }
-                    CodeBlockKind::Indented => (Some(false), false),
-                };
-                let read = read.unwrap_or_else(|| {
-                    let text = &source.text[range.clone()];
-                    names_a_launcher(text)
-                });
-                in_block = Some((read, console));
-                ranges.clear();
-            }
-            Event::Text(_) if in_block.is_some() => ranges.push((range.start, range.end)),
-            Event::End(TagEnd::CodeBlock) => {
-                if let Some((true, console)) = in_block
-                    && !ranges.is_empty()
-                {
-                    let mut state = page_state.clone();
-                    // Text events of one block are contiguous lines of the source.
-                    let start = ranges[0].0;
-                    let end = ranges[ranges.len() - 1].1;
-                    let found = extract_range(source, start, end, &mut state, console)?;
-                    if found.launches.is_empty() && found.unsupported.is_empty() {
-                        page_state = state;
-                    }
-                    launches.launches.extend(found.launches);
-                    launches.unsupported.extend(found.unsupported);
-                }
-                in_block = None;
-            }
-            _ => {}
+    for block in blocks(source)?.code {
+        let (start, end) = block.content;
+        let (read, console) = match block.lang.as_deref() {
+            Some(lang) => (
+                SHELL_LANGS.contains(&lang),
+                matches!(lang, "console" | "shell-session"),
+            ),
+            None => (names_a_launcher(&source.text[start..end]), false),
+        };
+        if !read {
+            continue;
         }
+        let mut state = page_state.clone();
+        let found = extract_range(source, start, end, &mut state, console)?;
+        if found.launches.is_empty() && found.unsupported.is_empty() {
+            page_state = state;
+        }
+        launches.launches.extend(found.launches);
+        launches.unsupported.extend(found.unsupported);
     }
     Ok(launches)
 }
@@ -174,5 +317,87 @@ cmd: vllm serve x
         let l = launches(page);
         assert_eq!(l.len(), 1);
         assert_eq!(l[0].span.pos.line, 9);
+    }
+
+    /// Pieces that stress byte offsets: multi-byte text next to every
+    /// character the page, MDX and shell readers look at.
+    const PIECES: &[&str] = &[
+        "```bash\n",
+        "```\n",
+        "~~~\n",
+        "    ",
+        "\t",
+        "\n",
+        "\r\n",
+        " ",
+        "é",
+        "日本",
+        "🚀",
+        "\u{feff}",
+        "sglang serve ",
+        "--tp ",
+        "2 ",
+        "\\\n",
+        "\"",
+        "'",
+        "`",
+        "$",
+        "${X:-é}",
+        "$(",
+        ")",
+        "{",
+        "}",
+        "<",
+        ">",
+        "/>",
+        "</",
+        "<Gen",
+        "<Tab>",
+        "</Tab>",
+        "<Gen />",
+        "import { Gen } from 'é'",
+        "export X=é\n",
+        "> ",
+        "- ",
+        "# ",
+        "=",
+        "é=é ",
+        "&&",
+        "|",
+        ";",
+        "#é",
+        "$ ",
+        "---\n",
+    ];
+
+    /// A deterministic sweep: no input built from [`PIECES`] panics the
+    /// Markdown reader (as CommonMark and as MDX) or an MDX page's bundling.
+    #[test]
+    fn no_panic_on_mixed_non_ascii_input() {
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for _ in 0..3000 {
+            let len = next() % 40;
+            let text: String = (0..len).map(|_| PIECES[next() % PIECES.len()]).collect();
+            for origin in [
+                Origin::Inline("page".into()),
+                Origin::File("page.mdx".into()),
+            ] {
+                let src = Arc::new(Source::new(origin, text.clone()));
+                let _ = extract_all(&src, &Default::default());
+                let _ = blocks_as(&src, true);
+                let _ = crate::extract::jsx::page::bundle_page(
+                    &src,
+                    std::path::Path::new("page.mdx"),
+                    None,
+                );
+            }
+            let _ = crate::extract::jsx::page::has_components(&text);
+        }
     }
 }

@@ -40,7 +40,9 @@
 //! in [`command`] (and `vllm_recipes` reads a guide's blocks with [`markdown`]);
 //! [`inferencex`] evaluates its scripts with [`bash`] and implements bash's
 //! harness hook; [`bash`]'s harness-less entry points model InferenceX's harness
-//! (plain `.sh` recipes are InferenceX scripts). [`vllm_recipes`] and
+//! (plain `.sh` recipes are InferenceX scripts); [`jsx`]'s page reader takes a
+//! page's code ranges from [`markdown`] (one reading of what is code, for the
+//! static blocks and the component tags alike). [`vllm_recipes`] and
 //! [`inferencex`] place YAML errors with `Error::yaml`.
 
 pub mod bash;

@@ -9,7 +9,9 @@ mod bash_bounds;
 mod confine;
 mod harness;
 mod js;
+mod matrix;
 mod output;
+mod pages;
 mod scale;
 
 pub use harness::*;

@@ -4,8 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Serialize;
 
 use super::bash;
 use crate::error::Error;
@@ -13,85 +12,13 @@ use crate::files::{Files, LocalFiles, Location};
 use crate::launch::{Context, Known, Launch};
 use crate::span::Source;
 
+mod config;
 mod harness;
 
+pub use config::MAX_FIELD_BYTES;
+use config::{Entry, SearchPoint};
+
 pub use harness::{BenchmarkLib, HARNESS};
-
-/// One master-config entry (single-node fields; others are ignored).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-struct Entry {
-    image: String,
-    model: String,
-    model_prefix: String,
-    runner: String,
-    precision: String,
-    framework: String,
-    #[serde(default)]
-    multinode: bool,
-    #[serde(default)]
-    scenarios: Scenarios,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-struct Scenarios {
-    #[serde(default)]
-    fixed_seq_len: Vec<FixedSeqLen>,
-    #[serde(default)]
-    agentic_coding: Vec<Agentic>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-struct FixedSeqLen {
-    isl: u64,
-    osl: u64,
-    #[serde(default)]
-    search_space: Vec<SearchPoint>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-struct Agentic {
-    #[serde(default)]
-    dram_utilization: Option<f64>,
-    #[serde(default)]
-    search_space: Vec<SearchPoint>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-struct SearchPoint {
-    tp: u64,
-    #[serde(default)]
-    ep: Option<u64>,
-    #[serde(default)]
-    dp_attn: Option<bool>,
-    #[serde(default)]
-    spec_decoding: Option<String>,
-    #[serde(default)]
-    conc_start: Option<u64>,
-    #[serde(default)]
-    conc_end: Option<u64>,
-    #[serde(default)]
-    conc_list: Option<Vec<u64>>,
-    #[serde(default)]
-    pp: Option<u64>,
-    #[serde(default)]
-    dcp_size: Option<u64>,
-    #[serde(default)]
-    pcp_size: Option<u64>,
-    #[serde(default)]
-    kv_offloading: Option<String>,
-    #[serde(default)]
-    kv_offload_backend: Option<Backend>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct Backend {
-    name: String,
-}
 
 /// One point of an entry's benchmark matrix.
 #[derive(Debug, Clone, Serialize)]
@@ -145,11 +72,7 @@ pub fn expand_in(
     filter: &BTreeMap<String, String>,
     files: &dyn Files,
 ) -> Result<Expanded, Error> {
-    let (config, raw) = find_entry(root, entry_key, files)?;
-    let entry: Entry = serde_json::from_value(raw).map_err(|e| Error::Input {
-        span: crate::span::Span::start_of(&config.origin()),
-        message: format!("entry {entry_key}: {e}"),
-    })?;
+    let (config, entry) = find_entry(root, entry_key, files)?;
     if entry.multinode {
         return Err(Error::usage(format!(
             "entry {entry_key} is multi-node; only single-node recipes are in scope"
@@ -157,6 +80,7 @@ pub fn expand_in(
     }
     let sku = sku_of(&entry.runner);
     let mut points = Vec::new();
+    let mut budget = PointBudget::default();
     let common = |env: &mut BTreeMap<String, String>| {
         for (k, v) in [
             ("MODEL", entry.model.as_str()),
@@ -172,30 +96,40 @@ pub fn expand_in(
             env.insert(k.into(), v.into());
         }
     };
-    for fixed in &entry.scenarios.fixed_seq_len {
+    for fixed in &entry.fixed_seq_len {
+        let (isl, osl) = (fixed.isl.value, fixed.osl.value);
+        let max_model_len = isl
+            .checked_add(osl)
+            .and_then(|n| n.checked_add(256))
+            .ok_or_else(|| {
+                Error::input(
+                    fixed.osl.span.clone(),
+                    format!(
+                        "isl + osl + 256 (the MAX_MODEL_LEN the harness sets) is over {}",
+                        u64::MAX
+                    ),
+                )
+            })?;
         for sp in &fixed.search_space {
-            for conc in concurrencies(sp, entry_key)? {
+            for conc in concurrencies(sp, &mut budget)? {
                 let mut env = BTreeMap::new();
                 common(&mut env);
                 point_env(sp, conc, &mut env);
-                env.insert("ISL".into(), fixed.isl.to_string());
-                env.insert("OSL".into(), fixed.osl.to_string());
-                env.insert(
-                    "MAX_MODEL_LEN".into(),
-                    (fixed.isl + fixed.osl + 256).to_string(),
-                );
+                env.insert("ISL".into(), isl.to_string());
+                env.insert("OSL".into(), osl.to_string());
+                env.insert("MAX_MODEL_LEN".into(), max_model_len.to_string());
                 env.insert("KV_OFFLOADING".into(), "none".into());
                 env.insert("KV_OFFLOAD_BACKEND".into(), String::new());
                 let mut fields = point_fields(sp, conc);
-                fields.insert("isl".into(), fixed.isl.to_string());
-                fields.insert("osl".into(), fixed.osl.to_string());
+                fields.insert("isl".into(), isl.to_string());
+                fields.insert("osl".into(), osl.to_string());
                 points.push((fields, env, BTreeMap::new(), "fixed_seq_len", sp.clone()));
             }
         }
     }
-    for agentic in &entry.scenarios.agentic_coding {
+    for agentic in &entry.agentic_coding {
         for sp in &agentic.search_space {
-            for conc in concurrencies(sp, entry_key)? {
+            for conc in concurrencies(sp, &mut budget)? {
                 let mut env = BTreeMap::new();
                 common(&mut env);
                 point_env(sp, conc, &mut env);
@@ -203,10 +137,7 @@ pub fn expand_in(
                 env.insert("KV_OFFLOADING".into(), offload.clone());
                 env.insert(
                     "KV_OFFLOAD_BACKEND".into(),
-                    sp.kv_offload_backend
-                        .as_ref()
-                        .map(|b| b.name.clone())
-                        .unwrap_or_default(),
+                    sp.kv_offload_backend.clone().unwrap_or_default(),
                 );
                 let mut unknown = BTreeMap::new();
                 if offload != "none" {
@@ -325,11 +256,16 @@ pub fn list_entries(
     let mut skipped = Vec::new();
     for f in master_configs(root)? {
         let source = Source::read(&f)?;
-        let doc: BTreeMap<String, Value> =
-            serde_saphyr::from_str(&source.text).map_err(|e| Error::yaml(&source, &e))?;
-        for (key, raw) in doc {
-            let multinode = raw.get("multinode").and_then(Value::as_bool) == Some(true);
-            let entry: Entry = match serde_json::from_value(raw) {
+        let mut doc = config::entries(&source)?;
+        // Key order, as the earlier map-based reading listed them.
+        doc.sort_by(|a, b| a.0.cmp(&b.0));
+        for (key, _, raw) in doc {
+            let multinode = matches!(
+                raw.val,
+                config::Val::Map(ref m)
+                    if m.iter().any(|(k, _, v)| k == "multinode" && matches!(v.val, config::Val::Bool(true)))
+            );
+            let entry: Entry = match config::entry(&key, &raw) {
                 Ok(e) => e,
                 Err(e) if !multinode => {
                     skipped.push((key, f.clone(), e.to_string()));
@@ -350,7 +286,7 @@ pub fn list_entries(
                         scenario: dir.into(),
                         spec_decoding: spec,
                         kv_offloading: sp.kv_offloading.clone().unwrap_or_else(|| "none".into()),
-                        kv_offload_backend: sp.kv_offload_backend.as_ref().map(|b| b.name.clone()),
+                        kv_offload_backend: sp.kv_offload_backend.clone(),
                         script: match script_for(
                             &Location::Path(root.to_path_buf()),
                             dir,
@@ -367,12 +303,12 @@ pub fn list_entries(
                         combos.push(c);
                     }
                 };
-                for fixed in &entry.scenarios.fixed_seq_len {
+                for fixed in &entry.fixed_seq_len {
                     for sp in &fixed.search_space {
                         add("fixed_seq_len", sp);
                     }
                 }
-                for agentic in &entry.scenarios.agentic_coding {
+                for agentic in &entry.agentic_coding {
                     for sp in &agentic.search_space {
                         add("agentic", sp);
                     }
@@ -398,16 +334,12 @@ pub fn list_entries(
 /// (`ROOT/configs/*-master.yaml`: the first one holding the key wins) and, per
 /// scenario of the entry, each script name it would look for, found or not.
 pub fn dependencies(root: &Path, entry_key: &str) -> Result<Vec<PathBuf>, Error> {
-    let (config, raw) = find_entry(&Location::Path(root.to_path_buf()), entry_key, &LocalFiles)?;
-    let entry: Entry = serde_json::from_value(raw).map_err(|e| Error::Input {
-        span: crate::span::Span::start_of(&config.origin()),
-        message: format!("entry {entry_key}: {e}"),
-    })?;
+    let (_, entry) = find_entry(&Location::Path(root.to_path_buf()), entry_key, &LocalFiles)?;
     let mut out = master_configs(root)?;
     let sku = sku_of(&entry.runner);
     let mut wanted: Vec<(&str, bool)> = Vec::new();
     let mtp = |sp: &SearchPoint| sp.spec_decoding.as_deref() == Some("mtp");
-    for fixed in &entry.scenarios.fixed_seq_len {
+    for fixed in &entry.fixed_seq_len {
         wanted.extend(
             fixed
                 .search_space
@@ -415,7 +347,7 @@ pub fn dependencies(root: &Path, entry_key: &str) -> Result<Vec<PathBuf>, Error>
                 .map(|sp| ("fixed_seq_len", mtp(sp))),
         );
     }
-    for agentic in &entry.scenarios.agentic_coding {
+    for agentic in &entry.agentic_coding {
         wanted.extend(agentic.search_space.iter().map(|sp| ("agentic", mtp(sp))));
     }
     for (dir, mtp) in wanted {
@@ -448,7 +380,8 @@ pub fn master_configs(root: &Path) -> Result<Vec<PathBuf>, Error> {
     Ok(files)
 }
 
-fn find_entry(root: &Location, key: &str, files: &dyn Files) -> Result<(Location, Value), Error> {
+/// The first master config holding `key`, and its entry read with positions.
+fn find_entry(root: &Location, key: &str, files: &dyn Files) -> Result<(Location, Entry), Error> {
     let dir = root.join("configs");
     let names = files.list(&dir).map_err(|e| match e {
         Error::Input { span, message } => Error::Input {
@@ -465,12 +398,12 @@ fn find_entry(root: &Location, key: &str, files: &dyn Files) -> Result<(Location
     let mut keys = Vec::new();
     for f in &files_in {
         let source = files.read(f)?;
-        let doc: BTreeMap<String, Value> =
-            serde_saphyr::from_str(&source.text).map_err(|e| Error::yaml(&source, &e))?;
-        if let Some(v) = doc.get(key) {
-            return Ok((f.clone(), v.clone()));
+        let doc = config::entries(&source)?;
+        // The last of duplicate keys wins, as in a map.
+        if let Some((_, _, v)) = doc.iter().rev().find(|(k, _, _)| k == key) {
+            return Ok((f.clone(), config::entry(key, v)?));
         }
-        keys.extend(doc.into_keys());
+        keys.extend(doc.into_iter().map(|(k, _, _)| k));
     }
     let mut near: Vec<(f64, String)> = keys
         .into_iter()
@@ -494,23 +427,63 @@ pub fn sku_of(runner: &str) -> String {
     r.split(['-', '_']).next().unwrap_or(r).to_ascii_lowercase()
 }
 
-fn concurrencies(sp: &SearchPoint, key: &str) -> Result<Vec<u64>, Error> {
-    if let Some(list) = &sp.conc_list {
-        return Ok(list.clone());
+/// The most matrix points an entry may expand to (before the `where` filter):
+/// each point carries its own env, so the count bounds memory and the work
+/// of evaluating scripts (1024 points of a small script: about 4 s and
+/// 170 MiB in a debug build). Real entries have tens to a few hundred points.
+pub const MAX_MATRIX_POINTS: usize = 1024;
+
+/// Counts the points of an entry against [`MAX_MATRIX_POINTS`].
+#[derive(Default)]
+struct PointBudget {
+    used: usize,
+}
+
+impl PointBudget {
+    fn take(&mut self, n: usize, at: &SearchPoint) -> Result<(), Error> {
+        self.used = self.used.saturating_add(n);
+        if self.used > MAX_MATRIX_POINTS {
+            return Err(Error::input(
+                at.span.clone(),
+                format!(
+                    "this entry expands to more than {MAX_MATRIX_POINTS} matrix points (the budget for one entry); split it into smaller entries"
+                ),
+            ));
+        }
+        Ok(())
     }
-    match (sp.conc_start, sp.conc_end) {
-        (Some(start), Some(end)) if start > 0 && start <= end => {
+}
+
+/// A point's concurrencies: its `conc-list`, or `conc-start` doubling up to
+/// `conc-end` (inclusive); every count is taken from `budget`.
+fn concurrencies(sp: &SearchPoint, budget: &mut PointBudget) -> Result<Vec<u64>, Error> {
+    if let Some(list) = &sp.conc_list {
+        budget.take(list.len(), sp)?;
+        return Ok(list.iter().map(|c| c.value).collect());
+    }
+    match (&sp.conc_start, &sp.conc_end) {
+        (Some(start), Some(end)) if start.value <= end.value => {
+            // At most 64 doublings fit in a u64.
             let mut out = Vec::new();
-            let mut c = start;
-            while c <= end {
+            let mut c = start.value;
+            while c <= end.value {
                 out.push(c);
-                c *= 2;
+                match c.checked_mul(2) {
+                    Some(next) => c = next,
+                    None => break,
+                }
             }
+            budget.take(out.len(), sp)?;
             Ok(out)
         }
-        _ => Err(Error::usage(format!(
-            "entry {key}: a search-space point needs conc-list or conc-start <= conc-end"
-        ))),
+        (Some(start), Some(end)) => Err(Error::input(
+            end.span.clone(),
+            format!("conc-end {} is below conc-start {}", end.value, start.value),
+        )),
+        _ => Err(Error::input(
+            sp.span.clone(),
+            "a search-space point needs conc-list, or conc-start and conc-end",
+        )),
     }
 }
 
@@ -546,7 +519,7 @@ fn point_fields(sp: &SearchPoint, conc: u64) -> BTreeMap<String, String> {
         sp.kv_offloading.clone().unwrap_or_else(|| "none".into()),
     );
     if let Some(b) = &sp.kv_offload_backend {
-        f.insert("kv-offload-backend".into(), b.name.clone());
+        f.insert("kv-offload-backend".into(), b.clone());
     }
     f
 }

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use super::transform::{self, Module};
 use super::{Bundle, Target};
 use crate::error::Error;
+use crate::extract::markdown;
 use crate::span::{Origin, Source};
 
 /// Loads modules and their imports, dependencies first.
@@ -258,93 +259,193 @@ pub fn bundle_component(
     })
 }
 
-/// A component tag found on a page.
+/// Components a docs site (Mintlify) provides without an import; their
+/// children are Markdown, read like the rest of the page. Any other
+/// capitalized tag must be imported by the page.
+pub const LAYOUT_COMPONENTS: &[&str] = &[
+    "Accordion",
+    "AccordionGroup",
+    "Badge",
+    "Banner",
+    "Callout",
+    "Card",
+    "CardGroup",
+    "Check",
+    "CodeGroup",
+    "Color",
+    "Columns",
+    "Danger",
+    "Expandable",
+    "Frame",
+    "Icon",
+    "Info",
+    "Latex",
+    "Mermaid",
+    "Note",
+    "Panel",
+    "ParamField",
+    "Prompt",
+    "RequestExample",
+    "ResponseExample",
+    "ResponseField",
+    "Snippet",
+    "Step",
+    "Steps",
+    "Tab",
+    "Tabs",
+    "Tile",
+    "Tip",
+    "Tooltip",
+    "Tree",
+    "Update",
+    "View",
+    "Warning",
+];
+
+/// Whether a tag is a layout component or one of its parts (`Tree.Folder`).
+fn is_layout(name: &str) -> bool {
+    LAYOUT_COMPONENTS.contains(&name.split('.').next().unwrap_or(name))
+}
+
+/// A component tag found on a page: `<Name ... />` or `<Name ...>...</Name>`.
 struct Tag {
     name: String,
     start: usize,
     end: usize,
 }
 
-/// Import statements and component tags of an `.mdx` page, outside code fences.
-fn scan_page(text: &str) -> (Vec<(usize, usize)>, Vec<Tag>) {
-    let mut imports = Vec::new();
-    let mut tags = Vec::new();
-    let mut fence: Option<String> = None;
-    let mut offset = 0;
-    let lines = text.split_inclusive('\n');
-    let mut skip_until = 0;
-    for line in lines {
-        let start = offset;
-        offset += line.len();
-        if start < skip_until {
-            continue;
-        }
-        let trimmed = line.trim_start();
-        if let Some(f) = &fence {
-            if trimmed.starts_with(f.as_str()) {
-                fence = None;
-            }
-            continue;
-        }
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            fence = Some(trimmed[..3].to_string());
-            continue;
-        }
-        let indent = line.len() - trimmed.len();
-        if trimmed.starts_with("import ") {
-            let end = statement_end(text, start + indent);
-            imports.push((start + indent, end));
-            skip_until = end;
-        } else if trimmed.starts_with('<')
-            && trimmed[1..].starts_with(|c: char| c.is_ascii_uppercase())
-        {
-            let name: String = trimmed[1..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.')
-                .collect();
-            if let Some(end) = tag_end(text, start + indent, &name) {
-                tags.push(Tag {
-                    name,
-                    start: start + indent,
-                    end,
-                });
-            }
-        }
-    }
-    (imports, tags)
+/// What an `.mdx` page holds outside its code (as its Markdown structure
+/// decides): ESM blocks and capitalized component tags.
+struct Scan {
+    /// ESM blocks (`import`/`export` at a line start, up to a blank line).
+    esm: Vec<(usize, usize)>,
+    /// Every component tag in page order, nested ones included.
+    tags: Vec<Tag>,
 }
 
-/// The end of an import statement: after its `from '...'` string (and `;`).
-fn statement_end(text: &str, start: usize) -> usize {
-    let rest = &text[start..];
-    let mut i = 0;
-    let bytes = rest.as_bytes();
-    let mut seen_from = false;
+/// Scans a page. Work is linear in its length: closing tags are indexed
+/// once, and each opening tag's attributes are read once.
+fn scan_page(source: &Source) -> Result<Scan, Error> {
+    let text = &*source.text;
+    let bytes = text.as_bytes();
+    let blocks = markdown::blocks_as(source, true)?;
+    let excluded = &blocks.excluded;
+    let mut esm = Vec::new();
+    let mut opens: Vec<(String, usize)> = Vec::new();
+    let mut closes: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut x = 0; // next excluded range
+    let mut i = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let line_start =
+        |i: usize| i == 0 || bytes[i - 1] == b'\n' || (i == 3 && text.starts_with('\u{feff}'));
     while i < bytes.len() {
-        let c = bytes[i];
-        if (c == b'\'' || c == b'"') && (seen_from || rest[..i].trim_end().ends_with("import")) {
-            if let Some(j) = rest[i + 1..].find(c as char) {
-                i += j + 2;
-                if rest[i..].starts_with(';') {
-                    i += 1;
-                }
-                return start + i;
-            }
-            return text.len();
+        while x < excluded.len() && excluded[x].1 <= i {
+            x += 1;
         }
-        if rest[i..].starts_with("from") {
-            seen_from = true;
+        if x < excluded.len() && excluded[x].0 <= i {
+            i = excluded[x].1.max(i + 1);
+            continue;
+        }
+        let rest = &bytes[i..];
+        if line_start(i) && is_esm_start(rest) && !continues_paragraph(text, i, excluded) {
+            let end = esm_end(text, i);
+            esm.push((i, end));
+            i = end.max(i + 1);
+            continue;
+        }
+        if rest[0] == b'<' {
+            let (close, from) = match rest.get(1) {
+                Some(b'/') => (true, i + 2),
+                _ => (false, i + 1),
+            };
+            if bytes.get(from).is_some_and(u8::is_ascii_uppercase) {
+                let len = bytes[from..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_' || **c == b'.')
+                    .count();
+                let name = &text[from..from + len];
+                if close {
+                    if bytes.get(from + len) == Some(&b'>') {
+                        closes.entry(name).or_default().push(from + len + 1);
+                    }
+                } else {
+                    opens.push((name.to_string(), i));
+                }
+                i = from + len;
+                continue;
+            }
         }
         i += 1;
+    }
+    let mut tags = Vec::with_capacity(opens.len());
+    for (name, start) in opens {
+        let after = start + 1 + name.len();
+        let end = match open_tag_end(bytes, after) {
+            Some((end, true)) => end,
+            Some((end, false)) => {
+                let list = closes.get(name.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+                match list.get(list.partition_point(|&c| c <= end)) {
+                    Some(&c) => c,
+                    None => {
+                        return Err(Error::input(
+                            source.span(start, after),
+                            format!("`<{name}>` is never closed: no `</{name}>` after it"),
+                        ));
+                    }
+                }
+            }
+            None => {
+                return Err(Error::input(
+                    source.span(start, after),
+                    format!("the tag `<{name}` never ends: no `>` or `/>` after its attributes"),
+                ));
+            }
+        };
+        tags.push(Tag { name, start, end });
+    }
+    Ok(Scan { esm, tags })
+}
+
+/// Whether the line at `i` continues a paragraph (the line before it is
+/// prose), where MDX does not start ESM: `you can\nimport the weights` is text.
+fn continues_paragraph(text: &str, i: usize, excluded: &[(usize, usize)]) -> bool {
+    let before = text[..i].strip_suffix('\n').unwrap_or(&text[..i]);
+    let start = before.rfind('\n').map_or(0, |p| p + 1);
+    let prev = before[start..].trim_start_matches('\u{feff}').trim();
+    let k = excluded.partition_point(|r| r.0 <= start);
+    let in_code = k > 0 && start < excluded[k - 1].1;
+    !(prev.is_empty() || in_code || prev.starts_with('#') || markdown::starts_jsx_tag(prev))
+}
+
+/// Whether a line starts an ESM statement (`import`/`export` and a space,
+/// `{` or `*`), as MDX reads them: at the start of a line, not indented.
+fn is_esm_start(line: &[u8]) -> bool {
+    ["import", "export"].iter().any(|k| {
+        line.starts_with(k.as_bytes())
+            && line
+                .get(k.len())
+                .is_some_and(|c| matches!(c, b' ' | b'\t' | b'{' | b'*'))
+    })
+}
+
+/// The end of an ESM block starting at `start`: the start of the first blank
+/// line after it (MDX's rule), or the end of the page. oxc parses the block,
+/// so an unterminated string in it is a syntax error at its position.
+fn esm_end(text: &str, start: usize) -> usize {
+    let mut at = start;
+    for line in text[start..].split_inclusive('\n') {
+        if at > start && line.trim().is_empty() {
+            return at;
+        }
+        at += line.len();
     }
     text.len()
 }
 
-/// The end of a JSX tag starting at `start` (`<Name ... />` or `<Name ...>...</Name>`).
-fn tag_end(text: &str, start: usize, name: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let mut i = start + 1 + name.len();
-    let mut depth = 0i32;
+/// The end of an opening tag whose attributes start at `i`: `(after "/>", true)`
+/// for a self-closing tag, `(after ">", false)` otherwise; `None` when it never
+/// ends. Quotes and `{...}` expressions (with their strings) are skipped.
+fn open_tag_end(bytes: &[u8], mut i: usize) -> Option<(usize, bool)> {
+    let mut depth = 0usize;
     let mut quote: Option<u8> = None;
     while i < bytes.len() {
         let c = bytes[i];
@@ -363,11 +464,8 @@ fn tag_end(text: &str, start: usize, name: &str) -> Option<usize> {
             match c {
                 b'{' => depth += 1,
                 b'"' | b'\'' => quote = Some(c),
-                b'/' if bytes.get(i + 1) == Some(&b'>') => return Some(i + 2),
-                b'>' => {
-                    let close = format!("</{name}>");
-                    return text[i..].find(&close).map(|j| i + j + close.len());
-                }
+                b'/' if bytes.get(i + 1) == Some(&b'>') => return Some((i + 2, true)),
+                b'>' => return Some((i + 1, false)),
                 _ => {}
             }
         }
@@ -376,10 +474,16 @@ fn tag_end(text: &str, start: usize, name: &str) -> Option<usize> {
     None
 }
 
-/// Whether a page imports something and uses a component tag.
+/// Whether an `.mdx` page renders components: it uses a capitalized tag that
+/// is not a layout component (imported or not; an undefined one is reported
+/// when the page is read), or its structure is broken (an unclosed tag, a bare
+/// CR), which reading it reports.
 pub fn has_components(text: &str) -> bool {
-    let (imports, tags) = scan_page(text);
-    !imports.is_empty() && !tags.is_empty()
+    let source = Source::new(Origin::Inline("page.mdx".into()), text.to_string());
+    match scan_page(&source) {
+        Ok(scan) => scan.tags.iter().any(|t| !is_layout(&t.name)),
+        Err(_) => true,
+    }
 }
 
 /// A page: its imported components used as tags are the targets.
@@ -392,34 +496,53 @@ pub fn bundle_page(
         .map(Path::to_path_buf)
         .or_else(|| super::find_docs_root(file));
     let text = &source.text;
-    let (imports, tags) = scan_page(text);
-    // A module of the page: its imports and, per tag, a push of the element, at
-    // the same lines as on the page so that errors point there.
+    let scan = scan_page(source)?;
+    // A module of the page: its ESM and, per target tag, a push of the
+    // element, at the same lines as on the page so that errors point there.
+    // Every other byte becomes a space (a line feed stays), so the copied
+    // ranges keep their offsets.
     let mut synthetic: Vec<u8> = text
         .bytes()
         .map(|b| if b == b'\n' { b'\n' } else { b' ' })
         .collect();
-    for &(s, e) in &imports {
+    for &(s, e) in &scan.esm {
         synthetic[s..e].copy_from_slice(&text.as_bytes()[s..e]);
     }
-    let mut synthetic = String::from_utf8(synthetic).expect("ascii and copied utf-8 ranges");
+    let mut synthetic = String::from_utf8(synthetic)
+        .expect("spaces, and ranges copied from line starts to line starts");
     let page_module = Arc::new(Source::new(
         Origin::File(file.to_path_buf()),
         synthetic.clone(),
     ));
     let imported = transform::transform(&page_module)?;
     let locals: Vec<&str> = imported.imports.iter().map(|i| i.local.as_str()).collect();
-    let used: Vec<&Tag> = tags
-        .iter()
-        .filter(|t| locals.contains(&t.name.split('.').next().unwrap_or("")))
-        .collect();
+    // Targets: imported components not inside another target (a nested one is
+    // part of its parent's element). Layout components are containers; any
+    // other capitalized tag is an error.
+    let mut used: Vec<&Tag> = Vec::new();
+    for t in &scan.tags {
+        if used.last().is_some_and(|u| t.start < u.end) {
+            continue;
+        }
+        if locals.contains(&t.name.split('.').next().unwrap_or("")) {
+            used.push(t);
+        } else if !is_layout(&t.name) {
+            return Err(Error::input(
+                source.span(t.start, t.start + 1 + t.name.len()),
+                format!(
+                    "`<{}>` is not imported by this page and is not a component the docs site provides; import it from its snippet",
+                    t.name
+                ),
+            ));
+        }
+    }
     if used.is_empty() {
         return Err(Error::input(
             source.span(0, 0),
             "this page renders no imported component",
         ));
     }
-    // Insert the pushes, last first so offsets stay valid.
+    // Insert the pushes, last first so offsets stay valid (targets do not overlap).
     for t in used.iter().rev() {
         let body = format!("__rd_t.push({});", &text[t.start..t.end]);
         synthetic.replace_range(t.start..t.end, &body);

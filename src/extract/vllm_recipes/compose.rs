@@ -624,8 +624,9 @@ impl Recipe {
                     })
                     .collect();
                 for s in strategies {
-                    let mut seen: Vec<Vec<(String, Option<String>)>> = Vec::new();
-                    for clicks in self.feature_clicks(hw, &vk, v, &s) {
+                    let mut seen: std::collections::BTreeSet<Vec<(String, Option<String>)>> =
+                        std::collections::BTreeSet::new();
+                    for clicks in self.feature_clicks(hw, &vk, v, &s)? {
                         let (enabled, picks) = self.resolve_features(hw, &vk, &s, &clicks)?;
                         let state: Vec<(String, Option<String>)> = enabled
                             .iter()
@@ -643,10 +644,17 @@ impl Recipe {
                                 (f.clone(), mode)
                             })
                             .collect();
-                        if seen.contains(&state) {
+                        if !seen.insert(state) {
                             continue;
                         }
-                        seen.push(state);
+                        if out.len() >= MAX_SELECTIONS {
+                            return Err(Error::input(
+                                self.span_of(&["features"]),
+                                format!(
+                                    "this recipe offers more than {MAX_SELECTIONS} selections (the --all-selections budget); compose one selection with --select instead"
+                                ),
+                            ));
+                        }
                         out.push(Selection {
                             variant: Some(vk.clone()),
                             strategy: Some(s.clone()),
@@ -663,13 +671,17 @@ impl Recipe {
     /// Click lists: each subset of the opt-in features that can be turned on
     /// (declaration order), times each mode of every enabled single-select
     /// feature (a mode is written only when it differs from the default).
+    ///
+    /// Budgets: at most [`MAX_OPTIONAL_FEATURES`] optional features (every
+    /// subset is explored) and [`MAX_FEATURE_CLICKS`] click lists per node;
+    /// over either is an error at `features` rather than a partial list.
     fn feature_clicks(
         &self,
         hw: &HardwareProfile,
         vk: &str,
         v: &Node,
         strategy: &str,
-    ) -> Vec<Vec<String>> {
+    ) -> Result<Vec<Vec<String>>, Error> {
         let defaults = self.default_features(&hw.id, vk);
         let usable = |f: &str| {
             self.root.path(&["features", f]).is_some_and(|feat| {
@@ -683,7 +695,25 @@ impl Recipe {
             .into_iter()
             .filter(|f| !defaults.contains(f) && usable(f))
             .collect();
-        let n = optional.len().min(12);
+        let n = optional.len();
+        if n > MAX_OPTIONAL_FEATURES {
+            return Err(Error::input(
+                self.span_of(&["features"]),
+                format!(
+                    "{n} optional features on {} / {vk} / {strategy}: every selection is explored for at most {MAX_OPTIONAL_FEATURES} (the --all-selections budget); compose one selection with --select instead",
+                    hw.id
+                ),
+            ));
+        }
+        let over = || {
+            Error::input(
+                self.span_of(&["features"]),
+                format!(
+                    "the features of this recipe combine into more than {MAX_FEATURE_CLICKS} selections on {} / {vk} / {strategy} (the --all-selections budget); compose one selection with --select instead",
+                    hw.id
+                ),
+            )
+        };
         let mut out = Vec::new();
         for mask in 0u32..(1u32 << n) {
             let on: Vec<&String> = (0..n)
@@ -708,6 +738,9 @@ impl Recipe {
             }
             let mut combos: Vec<Vec<(String, String)>> = vec![vec![]];
             for (f, allowed, _) in &modal {
+                if combos.len().saturating_mul(allowed.len()) > MAX_FEATURE_CLICKS {
+                    return Err(over());
+                }
                 let mut next = Vec::new();
                 for c in &combos {
                     for m in allowed {
@@ -717,6 +750,9 @@ impl Recipe {
                     }
                 }
                 combos = next;
+            }
+            if out.len() + combos.len() > MAX_FEATURE_CLICKS {
+                return Err(over());
             }
             for combo in combos {
                 let mode_of = |f: &str| -> Option<String> {
@@ -742,9 +778,21 @@ impl Recipe {
                 out.push(clicks);
             }
         }
-        out
+        Ok(out)
     }
 }
+
+/// The most optional features `--all-selections` explores every subset of
+/// (2^12 = 4096 subsets per hardware, variant and strategy).
+pub const MAX_OPTIONAL_FEATURES: usize = 12;
+
+/// The most selections `--all-selections` lists for one recipe (each is
+/// composed into a command: about 10 KiB apiece in memory).
+pub const MAX_SELECTIONS: usize = 8192;
+
+/// The most feature click lists (subsets times mode combinations)
+/// `--all-selections` composes per hardware, variant and strategy.
+pub const MAX_FEATURE_CLICKS: usize = 4096;
 
 /// The layers of one resolved selection, in the site's order.
 struct Layers<'a> {

@@ -99,6 +99,11 @@ impl<'de> Deserialize<'de> for Raw {
     }
 }
 
+/// The most entries one mapping of a recipe may hold: keys are looked up by
+/// a scan (document order matters), so this bounds every lookup. Real
+/// recipes have tens.
+pub const MAX_MAP_ENTRIES: usize = 1024;
+
 /// Parses a YAML text into a spanned tree; syntax errors are `file:line:col`.
 pub(super) fn parse_yaml(source: &Source) -> Result<Node, Error> {
     let options = serde_saphyr::options! {
@@ -140,6 +145,15 @@ fn lower(raw: Spanned<Raw>, source: &Source) -> Result<Node, Error> {
                 .collect::<Result<_, _>>()?,
         ),
         Raw::Map(entries) => {
+            if entries.len() > MAX_MAP_ENTRIES {
+                return Err(Error::input(
+                    span,
+                    format!(
+                        "a mapping of {} entries; a recipe's mappings hold at most {MAX_MAP_ENTRIES} (the budget that keeps key lookups cheap)",
+                        entries.len()
+                    ),
+                ));
+            }
             let mut out = Vec::with_capacity(entries.len());
             for (k, v) in entries {
                 let key = lower(k, source)?;

@@ -1,0 +1,476 @@
+//! Master configs read with positions: serde-saphyr's spanned values (under its
+//! default anti-DoS budget: depth, nodes, events, aliases) become a small tree,
+//! and an entry is read from it field by field, so that every bad value (a
+//! negative or too large integer, a missing field, a string over
+//! [`MAX_FIELD_BYTES`]) is an error at its own `file:line:col`.
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_saphyr::Spanned;
+
+use crate::error::Error;
+use crate::span::{Source, Span};
+
+/// The longest string an entry field may hold (image, model, runner, ...):
+/// each point's env copies them, so they are bounded like the point count.
+pub const MAX_FIELD_BYTES: usize = 1024;
+
+/// A YAML value with where it is written.
+#[derive(Debug, Clone)]
+pub(super) struct Node {
+    pub(super) span: Span,
+    pub(super) val: Val,
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum Val {
+    Null,
+    Bool(bool),
+    /// Integers are kept exactly (YAML allows any size; beyond `i128` they
+    /// are read as floats).
+    Int(i128),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Node>),
+    /// Entries in document order: key, key span, value.
+    Map(Vec<(String, Span, Node)>),
+}
+
+/// What serde-saphyr hands us: values wrapped with their locations.
+enum Raw {
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Spanned<Raw>>),
+    Map(Vec<(Spanned<Raw>, Spanned<Raw>)>),
+}
+
+impl<'de> Deserialize<'de> for Raw {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Raw;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any YAML value")
+            }
+            fn visit_unit<E>(self) -> Result<Raw, E> {
+                Ok(Raw::Null)
+            }
+            fn visit_none<E>(self) -> Result<Raw, E> {
+                Ok(Raw::Null)
+            }
+            fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Raw, D2::Error> {
+                Raw::deserialize(d)
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Raw, E> {
+                Ok(Raw::Bool(b))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Raw, E> {
+                Ok(Raw::Int(n.into()))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Raw, E> {
+                Ok(Raw::Int(n.into()))
+            }
+            fn visit_i128<E>(self, n: i128) -> Result<Raw, E> {
+                Ok(Raw::Int(n))
+            }
+            fn visit_u128<E>(self, n: u128) -> Result<Raw, E> {
+                Ok(i128::try_from(n).map_or(Raw::Float(n as f64), Raw::Int))
+            }
+            fn visit_f64<E>(self, n: f64) -> Result<Raw, E> {
+                Ok(Raw::Float(n))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Raw, E> {
+                Ok(Raw::Str(s.to_string()))
+            }
+            fn visit_string<E>(self, s: String) -> Result<Raw, E> {
+                Ok(Raw::Str(s))
+            }
+            fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<Raw, E> {
+                Ok(Raw::Str(String::from_utf8_lossy(b).into_owned()))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Raw, A::Error> {
+                let mut v = Vec::new();
+                while let Some(x) = a.next_element()? {
+                    v.push(x);
+                }
+                Ok(Raw::Seq(v))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Raw, A::Error> {
+                let mut v = Vec::new();
+                while let Some(kv) = a.next_entry()? {
+                    v.push(kv);
+                }
+                Ok(Raw::Map(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The entries of a master config (key, key span, value), in document order.
+/// Syntax errors and serde-saphyr's budget breaches are `file:line:col`.
+pub(super) fn entries(source: &Source) -> Result<Vec<(String, Span, Node)>, Error> {
+    let options = serde_saphyr::options! { with_snippet: false };
+    let raw: Spanned<Raw> = serde_saphyr::from_str_with_options(&source.text, options)
+        .map_err(|e| Error::yaml(source, &e))?;
+    let doc = lower(raw, source)?;
+    match doc.val {
+        Val::Map(m) => Ok(m),
+        Val::Null => Ok(Vec::new()),
+        _ => Err(Error::input(
+            doc.span,
+            "a master config is a mapping of entry keys to entries",
+        )),
+    }
+}
+
+fn lower(raw: Spanned<Raw>, source: &Source) -> Result<Node, Error> {
+    let span = source.yaml_span(&raw.referenced);
+    let val = match raw.value {
+        Raw::Null => Val::Null,
+        Raw::Bool(b) => Val::Bool(b),
+        Raw::Int(n) => Val::Int(n),
+        Raw::Float(n) => Val::Float(n),
+        Raw::Str(s) => Val::Str(s),
+        Raw::Seq(items) => Val::Seq(
+            items
+                .into_iter()
+                .map(|i| lower(i, source))
+                .collect::<Result<_, _>>()?,
+        ),
+        Raw::Map(entries) => {
+            let mut out = Vec::with_capacity(entries.len());
+            for (k, v) in entries {
+                let key = lower(k, source)?;
+                let name = match &key.val {
+                    Val::Str(s) => s.clone(),
+                    Val::Int(n) => n.to_string(),
+                    Val::Bool(b) => b.to_string(),
+                    _ => return Err(Error::input(key.span, "a mapping key must be a scalar")),
+                };
+                out.push((name, key.span, lower(v, source)?));
+            }
+            Val::Map(out)
+        }
+    };
+    Ok(Node { span, val })
+}
+
+/// An unsigned integer of the config with where it is written.
+#[derive(Debug, Clone)]
+pub(super) struct Int {
+    pub(super) value: u64,
+    pub(super) span: Span,
+}
+
+/// One master-config entry (single-node fields; others are ignored).
+#[derive(Debug, Clone)]
+pub(super) struct Entry {
+    pub(super) image: String,
+    pub(super) model: String,
+    pub(super) model_prefix: String,
+    pub(super) runner: String,
+    pub(super) precision: String,
+    pub(super) framework: String,
+    pub(super) multinode: bool,
+    pub(super) fixed_seq_len: Vec<FixedSeqLen>,
+    pub(super) agentic_coding: Vec<Agentic>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct FixedSeqLen {
+    pub(super) isl: Int,
+    pub(super) osl: Int,
+    pub(super) search_space: Vec<SearchPoint>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Agentic {
+    pub(super) dram_utilization: Option<f64>,
+    pub(super) search_space: Vec<SearchPoint>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct SearchPoint {
+    /// Where the point is written.
+    pub(super) span: Span,
+    pub(super) tp: u64,
+    pub(super) ep: Option<u64>,
+    pub(super) dp_attn: Option<bool>,
+    pub(super) spec_decoding: Option<String>,
+    pub(super) conc_start: Option<Int>,
+    pub(super) conc_end: Option<Int>,
+    pub(super) conc_list: Option<Vec<Int>>,
+    pub(super) pp: Option<u64>,
+    pub(super) dcp_size: Option<u64>,
+    pub(super) pcp_size: Option<u64>,
+    pub(super) kv_offloading: Option<String>,
+    pub(super) kv_offload_backend: Option<String>,
+}
+
+/// A mapping being read: its fields by name, and what it is (for messages).
+struct Fields<'a> {
+    node: &'a Node,
+    what: &'a str,
+}
+
+impl<'a> Fields<'a> {
+    fn of(node: &'a Node, what: &'a str) -> Result<Self, Error> {
+        match node.val {
+            Val::Map(_) => Ok(Fields { node, what }),
+            _ => Err(Error::input(
+                node.span.clone(),
+                format!("{what} must be a mapping"),
+            )),
+        }
+    }
+
+    /// A field's value; a null value counts as absent.
+    fn get(&self, key: &str) -> Option<&'a Node> {
+        match &self.node.val {
+            Val::Map(m) => m
+                .iter()
+                .rev()
+                .find(|(k, _, _)| k == key)
+                .map(|(_, _, v)| v)
+                .filter(|v| !matches!(v.val, Val::Null)),
+            _ => None,
+        }
+    }
+
+    fn required(&self, key: &str) -> Result<&'a Node, Error> {
+        self.get(key).ok_or_else(|| {
+            Error::input(
+                self.node.span.clone(),
+                format!("{} has no `{key}`", self.what),
+            )
+        })
+    }
+
+    fn string(&self, key: &str) -> Result<String, Error> {
+        string(self.required(key)?, key)
+    }
+
+    fn opt_string(&self, key: &str) -> Result<Option<String>, Error> {
+        self.get(key).map(|n| string(n, key)).transpose()
+    }
+
+    fn opt_bool(&self, key: &str) -> Result<Option<bool>, Error> {
+        self.get(key)
+            .map(|n| match n.val {
+                Val::Bool(b) => Ok(b),
+                _ => Err(Error::input(
+                    n.span.clone(),
+                    format!("`{key}` must be true or false"),
+                )),
+            })
+            .transpose()
+    }
+
+    fn int(&self, key: &str, min: u64) -> Result<Int, Error> {
+        int(self.required(key)?, key, min)
+    }
+
+    fn opt_int(&self, key: &str, min: u64) -> Result<Option<Int>, Error> {
+        self.get(key).map(|n| int(n, key, min)).transpose()
+    }
+
+    fn list(&self, key: &str) -> Result<&'a [Node], Error> {
+        match self.get(key) {
+            None => Ok(&[]),
+            Some(Node {
+                val: Val::Seq(s), ..
+            }) => Ok(s),
+            Some(n) => Err(Error::input(
+                n.span.clone(),
+                format!("`{key}` must be a list"),
+            )),
+        }
+    }
+}
+
+/// A scalar as text (numbers as written by YAML's reading of them), at most
+/// [`MAX_FIELD_BYTES`] long.
+fn string(n: &Node, key: &str) -> Result<String, Error> {
+    let s = match &n.val {
+        Val::Str(s) => s.clone(),
+        Val::Int(i) => i.to_string(),
+        Val::Float(f) => f.to_string(),
+        _ => {
+            return Err(Error::input(
+                n.span.clone(),
+                format!("`{key}` must be a string"),
+            ));
+        }
+    };
+    if s.len() > MAX_FIELD_BYTES {
+        return Err(Error::input(
+            n.span.clone(),
+            format!(
+                "`{key}` is {} bytes long, over the budget of {MAX_FIELD_BYTES} bytes for a master-config field",
+                s.len()
+            ),
+        ));
+    }
+    Ok(s)
+}
+
+/// A field that becomes part of a script's file name: a string without a
+/// path separator (or NUL), so that a point's script stays in its folder.
+fn name_part(f: &Fields<'_>, key: &str) -> Result<String, Error> {
+    let s = f.string(key)?;
+    if s.contains(['/', '\\', '\0']) {
+        let n = f.required(key)?;
+        return Err(Error::input(
+            n.span.clone(),
+            format!(
+                "`{key}` names part of a script's file name and must not contain `/`, `\\` or NUL"
+            ),
+        ));
+    }
+    Ok(s)
+}
+
+/// An integer in `min..=u64::MAX`.
+fn int(n: &Node, key: &str, min: u64) -> Result<Int, Error> {
+    let what = if min == 0 {
+        "a non-negative integer"
+    } else {
+        "a positive integer"
+    };
+    match n.val {
+        Val::Int(i) if i >= min as i128 && i <= u64::MAX as i128 => Ok(Int {
+            value: i as u64,
+            span: n.span.clone(),
+        }),
+        Val::Int(i) if i > u64::MAX as i128 => Err(Error::input(
+            n.span.clone(),
+            format!("`{key}` must be {what} up to {}, not {i}", u64::MAX),
+        )),
+        Val::Int(i) => Err(Error::input(
+            n.span.clone(),
+            format!("`{key}` must be {what}, not {i}"),
+        )),
+        _ => Err(Error::input(
+            n.span.clone(),
+            format!(
+                "`{key}` must be {what} up to {}, not {}",
+                u64::MAX,
+                describe(n)
+            ),
+        )),
+    }
+}
+
+/// A short description of a value for messages (long strings cut).
+fn describe(n: &Node) -> String {
+    match &n.val {
+        Val::Null => "null".into(),
+        Val::Bool(b) => b.to_string(),
+        Val::Int(i) => i.to_string(),
+        Val::Float(f) => f.to_string(),
+        Val::Str(s) if s.chars().count() > 40 => {
+            format!("{:?}...", s.chars().take(40).collect::<String>())
+        }
+        Val::Str(s) => format!("{s:?}"),
+        Val::Seq(_) => "a list".into(),
+        Val::Map(_) => "a mapping".into(),
+    }
+}
+
+/// Reads an entry; every error is at the value (or mapping) it is about.
+pub(super) fn entry(key: &str, node: &Node) -> Result<Entry, Error> {
+    let what = format!("entry {key}");
+    let f = Fields::of(node, &what)?;
+    let multinode = f.opt_bool("multinode")?.unwrap_or(false);
+    let mut entry = Entry {
+        image: f.string("image")?,
+        model: f.string("model")?,
+        model_prefix: name_part(&f, "model-prefix")?,
+        runner: name_part(&f, "runner")?,
+        precision: name_part(&f, "precision")?,
+        framework: name_part(&f, "framework")?,
+        multinode,
+        fixed_seq_len: Vec::new(),
+        agentic_coding: Vec::new(),
+    };
+    if multinode {
+        // Out of scope: its scenarios have another shape.
+        return Ok(entry);
+    }
+    let Some(scenarios) = f.get("scenarios") else {
+        return Ok(entry);
+    };
+    let what = format!("entry {key}: scenarios");
+    let s = Fields::of(scenarios, &what)?;
+    for n in s.list("fixed-seq-len")? {
+        let f = Fields::of(n, "a fixed-seq-len scenario")?;
+        entry.fixed_seq_len.push(FixedSeqLen {
+            isl: f.int("isl", 1)?,
+            osl: f.int("osl", 1)?,
+            search_space: search_space(&f)?,
+        });
+    }
+    for n in s.list("agentic-coding")? {
+        let f = Fields::of(n, "an agentic-coding scenario")?;
+        let dram_utilization = match f.get("dram-utilization") {
+            None => None,
+            Some(n) => match n.val {
+                Val::Float(x) if x.is_finite() => Some(x),
+                Val::Int(i) => Some(i as f64),
+                _ => {
+                    return Err(Error::input(
+                        n.span.clone(),
+                        "`dram-utilization` must be a number",
+                    ));
+                }
+            },
+        };
+        entry.agentic_coding.push(Agentic {
+            dram_utilization,
+            search_space: search_space(&f)?,
+        });
+    }
+    Ok(entry)
+}
+
+fn search_space(scenario: &Fields<'_>) -> Result<Vec<SearchPoint>, Error> {
+    let mut out = Vec::new();
+    for n in scenario.list("search-space")? {
+        let f = Fields::of(n, "a search-space point")?;
+        let value = |k: &str, min| -> Result<Option<u64>, Error> {
+            Ok(f.opt_int(k, min)?.map(|i| i.value))
+        };
+        let conc_list = match f.get("conc-list") {
+            None => None,
+            Some(_) => Some(
+                f.list("conc-list")?
+                    .iter()
+                    .map(|c| int(c, "conc-list", 1))
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+        };
+        let kv_offload_backend = match f.get("kv-offload-backend") {
+            None => None,
+            Some(b) => Some(Fields::of(b, "`kv-offload-backend`")?.string("name")?),
+        };
+        out.push(SearchPoint {
+            span: n.span.clone(),
+            tp: f.int("tp", 1)?.value,
+            ep: value("ep", 1)?,
+            dp_attn: f.opt_bool("dp-attn")?,
+            spec_decoding: f.opt_string("spec-decoding")?,
+            conc_start: f.opt_int("conc-start", 1)?,
+            conc_end: f.opt_int("conc-end", 1)?,
+            conc_list,
+            pp: value("pp", 1)?,
+            dcp_size: value("dcp-size", 1)?,
+            pcp_size: value("pcp-size", 1)?,
+            kv_offloading: f.opt_string("kv-offloading")?,
+            kv_offload_backend,
+        });
+    }
+    Ok(out)
+}

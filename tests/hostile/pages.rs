@@ -1,0 +1,202 @@
+//! Markdown and MDX pages: non-ASCII text around component tags, broken ESM
+//! and JSX, components used inline or never imported, fences MDX reads that
+//! CommonMark alone would not (indented inside `<Tabs>`), a BOM, CR-only line
+//! endings, and inputs built to make a scanner quadratic. Each is read
+//! correctly or is an error at `file:line:col`; nothing is skipped silently.
+
+use super::*;
+
+/// A scratch docs tree with a generator `Gen` (prints one command) and a
+/// plain component `Other`.
+fn docs() -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        "src/snippets/gen.jsx",
+        "export const Gen = ({ children }) => {\n  return <div>{children}<pre>{`sglang serve --model-path org/m --tp 2`}</pre></div>;\n};\nexport const Other = ({ title }) => <span>{title}</span>;\n",
+    );
+    repo
+}
+
+const IMPORT: &str = "import { Gen, Other } from '/src/snippets/gen.jsx';\n";
+
+fn extract(repo: &Repo, page: &str) -> Outcome {
+    repo.run_deterministic(&["extract", page])
+}
+
+/// The generator's command was read from the page.
+fn renders_gen(o: &Outcome) {
+    o.assert_bounded().assert_no_leak();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("[<Gen />]"), "{}", o.both());
+    assert!(o.stdout.contains("--tp"), "{}", o.both());
+}
+
+/// A nested component tag with non-ASCII text (used to panic on a char
+/// boundary), and non-ASCII text everywhere around the tags.
+#[test]
+fn non_ascii_text_around_nested_tags() {
+    let repo = docs();
+    repo.write(
+        "docs/nested.mdx",
+        format!("{IMPORT}\n<Gen>\n<Other title=\"é\" />\n</Gen>\n"),
+    );
+    renders_gen(&extract(&repo, "docs/nested.mdx"));
+    repo.write(
+        "docs/unicode.mdx",
+        "# Modèle — 模型 🚀\n\nimport { Gen } from '/src/snippets/gen.jsx'; // é\n\nDéjà vu <Gen title=\"日本\" /> ünïcödé `<Gen />` 🚀\n\n<Tip>ça</Tip>\n",
+    );
+    renders_gen(&extract(&repo, "docs/unicode.mdx"));
+}
+
+/// Broken ESM or JSX is an error at its position, never a page read as if
+/// it had no generator.
+#[test]
+fn broken_imports_and_tags_are_positioned_errors() {
+    let repo = docs();
+    for (name, page, at, words) in [
+        (
+            "unterminated",
+            "import { Gen } from '/src/snippets/gen.jsx\n\n<Gen />\n".to_string(),
+            "unterminated.mdx:1:21",
+            &["Unterminated string"][..],
+        ),
+        (
+            "unclosed",
+            format!("{IMPORT}\n<Gen>\n\ntext\n"),
+            "unclosed.mdx:3:1",
+            &["<Gen>", "never closed"][..],
+        ),
+        (
+            "unended",
+            format!("{IMPORT}\n<Gen title=\"x\n"),
+            "unended.mdx:3:1",
+            &["never ends"][..],
+        ),
+        (
+            "undefined",
+            "# Page\n\nSome text.\n\n<Gen />\n".to_string(),
+            "undefined.mdx:5:1",
+            &["<Gen>", "not imported"][..],
+        ),
+        (
+            "nested-undefined",
+            format!("{IMPORT}\n<Tabs>\n<Tab title=\"A\">\n<Missing />\n</Tab>\n</Tabs>\n<Gen />\n"),
+            "nested-undefined.mdx:5:1",
+            &["<Missing>", "not imported"][..],
+        ),
+    ] {
+        let file = format!("docs/{name}.mdx");
+        repo.write(&file, page);
+        extract(&repo, &file)
+            .assert_input_error(at, words)
+            .assert_no_leak();
+    }
+}
+
+/// A component used inline, in a paragraph, is rendered.
+#[test]
+fn inline_component_is_rendered() {
+    let repo = docs();
+    repo.write(
+        "docs/inline.mdx",
+        format!(
+            "{IMPORT}\nSee <Gen /> for the command. Before it you can\nimport the weights (prose, not ESM).\n"
+        ),
+    );
+    renders_gen(&extract(&repo, "docs/inline.mdx"));
+}
+
+/// MDX reads fences inside `<Tabs>` even when indented or not separated by
+/// blank lines (CommonMark alone would make them an HTML block or indented
+/// code); a fence in a code span or inside another fence is not a tag.
+#[test]
+fn fences_inside_layout_components() {
+    let repo = Repo::new();
+    repo.write(
+        "docs/tabs.mdx",
+        "<Tabs>\n  <Tab title=\"AMD\">\n    ```bash\n    sglang serve --model-path org/m --tp 4\n    ```\n  </Tab>\n  <Tab title=\"NVIDIA\">\n    ```bash\n    sglang serve --model-path org/m --tp 8\n    ```\n  </Tab>\n</Tabs>\n\n```text\n<NotATag>\n```\n\n<Tree>\n  <Tree.Folder name=\"a\">\n  </Tree.Folder>\n</Tree>\n",
+    );
+    let o = extract(&repo, "docs/tabs.mdx");
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("docs/tabs.mdx:4:5"), "{}", o.both());
+    assert!(o.stdout.contains("docs/tabs.mdx:9:5"), "{}", o.both());
+    assert_eq!(o.stdout.matches("launch ").count(), 2, "{}", o.both());
+}
+
+/// A byte-order mark before the first fence; CRLF is read; CR-only line
+/// endings are an error at the first bare CR.
+#[test]
+fn bom_and_line_endings() {
+    let repo = Repo::new();
+    for ext in ["md", "mdx"] {
+        let bom = format!("docs/bom.{ext}");
+        repo.write(
+            &bom,
+            "\u{feff}```bash\nsglang serve --model-path org/m --tp 8\n```\n",
+        );
+        let o = extract(&repo, &bom);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(0), "{}", o.both());
+        assert!(o.stdout.contains(&format!("{bom}:2:1")), "{}", o.both());
+
+        let crlf = format!("docs/crlf.{ext}");
+        repo.write(
+            &crlf,
+            "# T\r\n\r\n```bash\r\nsglang serve --model-path org/m --tp 8\r\n```\r\n",
+        );
+        let o = extract(&repo, &crlf);
+        assert_eq!(o.code, Some(0), "{}", o.both());
+        assert!(o.stdout.contains(&format!("{crlf}:4:1")), "{}", o.both());
+
+        let cr = format!("docs/cr.{ext}");
+        repo.write(
+            &cr,
+            "# T\r\r```bash\rsglang serve --model-path org/m --tp 8\r```\r",
+        );
+        extract(&repo, &cr).assert_input_error(&format!("{cr}:1:4"), &["carriage return"]);
+    }
+}
+
+/// An indented code block in a Markdown page is read when it starts a server
+/// (like an unlabelled fence), not skipped.
+#[test]
+fn indented_code_in_markdown_is_read() {
+    let repo = Repo::new();
+    repo.write(
+        "docs/indented.md",
+        "Run:\n\n    sglang serve --model-path org/m --tp 2\n\nText.\n",
+    );
+    let o = extract(&repo, "docs/indented.md");
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("docs/indented.md:3:5"), "{}", o.both());
+}
+
+/// Inputs that make a per-tag search quadratic: many opened and closed
+/// tags, many unclosed layout tags, deep nesting. Linear work, bounded.
+#[test]
+fn many_tags_stay_linear() {
+    let repo = docs();
+    let n = 50_000;
+    let page = format!(
+        "{IMPORT}\n{}{}\n<Gen />\n",
+        "<Tab>\n".repeat(n),
+        "</Tab>\n".repeat(n)
+    );
+    repo.write("docs/many.mdx", &page);
+    let o = repo.run(&["extract", "docs/many.mdx"]);
+    renders_gen(&o);
+    assert!(o.wall < std::time::Duration::from_secs(10), "{}", o.both());
+
+    let page = format!("{IMPORT}\n<Gen />\n{}", "<Tab> ".repeat(n));
+    repo.write("docs/unclosed-many.mdx", &page);
+    let o = repo.run(&["extract", "docs/unclosed-many.mdx"]);
+    o.assert_input_error("unclosed-many.mdx:4:1", &["never closed"]);
+    assert!(o.wall < std::time::Duration::from_secs(10), "{}", o.both());
+
+    let page = format!("{IMPORT}\n<Gen />\n\n{}\n", ">".repeat(200_000));
+    repo.write("docs/quotes.mdx", &page);
+    let o = repo.run(&["extract", "docs/quotes.mdx"]);
+    renders_gen(&o);
+}
