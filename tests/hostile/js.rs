@@ -177,15 +177,22 @@ fn exploration_has_a_state_budget_and_a_time_budget() {
         "counter.jsx",
         "export const Gen = () => {\n  const [n, setN] = useState(0);\n  return <div><input type=\"checkbox\" name=\"more\" checked={n % 2 === 1} onChange={() => setN(n + 1)} /><pre>{'sglang serve --model-path m --tp ' + n}</pre></div>;\n};\n",
     );
+    // The same counter with a costly render: the file's time budget ends it
+    // long before the click-depth budget (timing-independent: 200 renders of
+    // millions of loop turns never fit in 1.5 s).
+    repo.write(
+        "slow.jsx",
+        "export const Gen = () => {\n  const [n, setN] = useState(0);\n  let s = 0;\n  for (let i = 0; i < 3000000; i++) { s += i % 7; }\n  return <div><input type=\"checkbox\" name=\"more\" checked={n % 2 === 1} onChange={() => setN(n + 1)} /><pre>{'sglang serve --model-path m --tp ' + (n + s * 0)}</pre></div>;\n};\n",
+    );
     let o = repo.run(&[
         "extract",
-        "counter.jsx",
+        "slow.jsx",
         "--all-selections",
         "--js-total-time-limit",
         "1500",
     ]);
     o.assert_input_error(
-        "counter.jsx:1:14",
+        "slow.jsx:1:14",
         &["time budget of this file (1500 ms", "--js-total-time-limit"],
     );
     assert!(o.wall.as_secs() < 10, "{}", o.both());
