@@ -7,7 +7,7 @@ use brush_parser::ast::{self, AssignmentName, AssignmentValue, CommandPrefixOrSu
 use super::capture::{printf, seq};
 use super::conditions::test_args;
 use super::expand::{self, Field, Val, expand_fields};
-use super::{Interp, Status};
+use super::{Interp, Status, status_of};
 use crate::error::Error;
 
 /// Commands that only have side effects: skipped, and assumed to succeed (a
@@ -35,8 +35,6 @@ const SIDE_EFFECTS: &[&str] = &[
     "kill",
     "trap",
     "cd",
-    "set",
-    "shift",
     "ulimit",
 ];
 
@@ -58,7 +56,12 @@ impl Interp<'_> {
         self.tick(at)?;
         let Some(name_word) = &sc.word_or_name else {
             for a in assigns {
-                self.assign(a, false)?;
+                if !self.assign(a, false)? {
+                    // An assignment statement to a readonly variable ends a
+                    // non-interactive bash.
+                    self.stopped = true;
+                    return Ok(Status::Fail);
+                }
             }
             return Ok(Status::Ok);
         };
@@ -78,30 +81,34 @@ impl Interp<'_> {
         };
         match builtin.as_str() {
             "export" | "declare" | "typeset" | "local" | "readonly" => {
-                let export = builtin == "export"
-                    || raw
-                        .iter()
-                        .skip(1)
-                        .any(|(w, _)| w.value.starts_with('-') && w.value.contains('x'));
-                for (w, a) in raw.iter().skip(1) {
-                    match a {
-                        Some(a) => self.assign(a, export)?,
-                        None if export && !w.value.starts_with('-') => {
-                            self.st.exported.insert(w.value.clone());
-                        }
-                        None => {}
-                    }
-                }
-                return Ok(Status::Ok);
+                return self.declare(&builtin, &raw);
             }
             "unset" => {
+                let mut status = Status::Ok;
+                let flag = |f: char| {
+                    raw.iter()
+                        .skip(1)
+                        .any(|(w, _)| w.value.starts_with('-') && w.value.contains(f))
+                };
+                let (refs, funcs) = (flag('n'), flag('f'));
                 for (w, _) in raw.iter().skip(1) {
-                    if !w.value.starts_with('-') {
-                        self.st.vars.remove(&w.value);
-                        self.st.exported.remove(&w.value);
+                    let n = &w.value;
+                    if n.starts_with('-') {
+                        continue;
+                    }
+                    if funcs {
+                        self.st.functions.remove(n);
+                    } else if refs {
+                        self.st.namerefs.remove(n);
+                    } else if self.st.is_readonly(n) {
+                        status = Status::Fail;
+                    } else {
+                        let target = self.st.resolve(n).unwrap_or_else(|_| n.clone());
+                        self.st.vars.remove(&target);
+                        self.st.exported.remove(&target);
                     }
                 }
-                return Ok(Status::Ok);
+                return Ok(status);
             }
             "exit" => {
                 if self.conditions.is_empty() || self.depth == 0 {
@@ -110,8 +117,19 @@ impl Interp<'_> {
                 return Ok(Status::Ok);
             }
             "return" => {
+                // `return N`, or the status of the last command.
+                let status = match raw.get(1) {
+                    None => self.last_status.clone(),
+                    Some((w, _)) => match self.str_of(w)? {
+                        Val::Known(n) => match n.trim().parse::<i64>() {
+                            Ok(n) => status_of(n % 256 == 0),
+                            Err(_) => Status::Fail,
+                        },
+                        Val::Unknown(r) => Status::Unknown(r),
+                    },
+                };
                 self.returning = true;
-                return Ok(Status::Ok);
+                return Ok(status);
             }
             "break" => {
                 self.breaking = true;
@@ -135,9 +153,10 @@ impl Interp<'_> {
                 }
                 return Ok(Status::Ok);
             }
-            "set" | "trap" | "echo" | "printf" | "cd" | "sleep" | "wait" | "kill" | "mkdir"
-            | "rm" | "cp" | "mv" | "cat" | "tee" | "pip" | "hf" | "huggingface-cli"
-            | "nvidia-smi" | "rocm-smi" | "amd-smi" => {
+            "set" | "shift" => return self.set_or_shift(&builtin, &raw, at),
+            "trap" | "echo" | "printf" | "cd" | "sleep" | "wait" | "kill" | "mkdir" | "rm"
+            | "cp" | "mv" | "cat" | "tee" | "pip" | "hf" | "huggingface-cli" | "nvidia-smi"
+            | "rocm-smi" | "amd-smi" => {
                 return Ok(Status::Ok);
             }
             "false" => return Ok(Status::Fail),
@@ -173,6 +192,21 @@ impl Interp<'_> {
                 return Ok(test_args(&args));
             }
             _ => {}
+        }
+        // `exec CMD`: CMD replaces the shell (a launch, or anything else), so
+        // nothing after it runs; `exec` alone (redirections only) changes nothing.
+        if head == "exec" && fields.len() > 1 {
+            self.maybe_launch(&assigns, &fields, at)?;
+            match &fields[1].0.unknown {
+                None => self.stopped = true,
+                Some(r) => {
+                    let line = self.source.line_col(at).line;
+                    self.conditions.push(format!(
+                        "the script may have ended at the `exec` on line {line}, whose command is not knowable: {r}"
+                    ));
+                }
+            }
+            return Ok(Status::Ok);
         }
         // A function the harness models (before the script's own definitions).
         let args: Vec<String> = fields[1..].iter().map(|(f, _, _)| f.text.clone()).collect();
@@ -322,7 +356,9 @@ impl Interp<'_> {
         r
     }
 
-    fn assign(&mut self, a: &ast::Assignment, export: bool) -> Result<(), Error> {
+    /// Assigns `NAME=value` / `NAME+=value` / `NAME=(...)`; `false` (and no
+    /// change) when NAME is readonly.
+    fn assign(&mut self, a: &ast::Assignment, export: bool) -> Result<bool, Error> {
         let name = match &a.name {
             AssignmentName::VariableName(n) => n.clone(),
             AssignmentName::ArrayElementName(n, _) => {
@@ -335,6 +371,15 @@ impl Interp<'_> {
         };
         let at = self.byte(&a.loc.start);
         let end = self.byte(&a.loc.end);
+        if self.st.is_readonly(&name) {
+            return Ok(false);
+        }
+        let name = self.st.resolve(&name).map_err(|r| {
+            self.err(
+                at,
+                format!("cannot know which variable this assignment sets: {r}"),
+            )
+        })?;
         let (new, new_spans): (Vec<Val>, Vec<Option<expand::Range>>) = match &a.value {
             AssignmentValue::Scalar(w) => {
                 let (v, span) = expand::expand_string_spanned(&mut self.st, &w.value)
@@ -397,7 +442,163 @@ impl Interp<'_> {
         if export {
             self.st.exported.insert(name);
         }
-        Ok(())
+        Ok(true)
+    }
+
+    /// `export` / `declare` / `typeset` / `local` / `readonly` with their
+    /// attributes: `-x` exports, `-r` (and `readonly`) makes readonly, `-n`
+    /// makes a reference to another variable. Fails (and changes nothing) for
+    /// a readonly variable, as bash does.
+    fn declare(
+        &mut self,
+        builtin: &str,
+        raw: &[(&ast::Word, Option<&ast::Assignment>)],
+    ) -> Result<Status, Error> {
+        let flag = |f: char| {
+            raw.iter()
+                .skip(1)
+                .any(|(w, _)| w.value.starts_with('-') && w.value.contains(f))
+        };
+        let export = builtin == "export" || flag('x');
+        let readonly = builtin == "readonly" || flag('r');
+        let nameref = builtin != "export" && flag('n');
+        let mut status = Status::Ok;
+        for (w, a) in raw.iter().skip(1) {
+            match a {
+                Some(a) if nameref => {
+                    let AssignmentName::VariableName(n) = &a.name else {
+                        continue;
+                    };
+                    let target = match &a.value {
+                        AssignmentValue::Scalar(v) => self.str_of(v)?,
+                        AssignmentValue::Array(_) => continue,
+                    };
+                    self.st.namerefs.insert(n.clone(), target);
+                }
+                Some(a) => {
+                    if !self.assign(a, export)? {
+                        status = Status::Fail;
+                        continue;
+                    }
+                    if readonly && let AssignmentName::VariableName(n) = &a.name {
+                        let n = self.st.resolve(n).unwrap_or_else(|_| n.clone());
+                        self.st.readonly.insert(n);
+                    }
+                }
+                None if w.value.starts_with('-') || w.value.starts_with('+') => {}
+                None => {
+                    let n = self
+                        .st
+                        .resolve(&w.value)
+                        .unwrap_or_else(|_| w.value.clone());
+                    if export {
+                        self.st.exported.insert(n.clone());
+                    }
+                    if readonly {
+                        self.st.readonly.insert(n);
+                    }
+                }
+            }
+        }
+        Ok(status)
+    }
+
+    /// `set` (options `-e`, `-f` and their `-o` names; `set -- ARGS` and `set
+    /// ARGS` replace the positional parameters) and `shift [N]`.
+    fn set_or_shift(
+        &mut self,
+        builtin: &str,
+        raw: &[(&ast::Word, Option<&ast::Assignment>)],
+        at: usize,
+    ) -> Result<Status, Error> {
+        let mut args: Vec<Field> = Vec::new();
+        for (w, _) in raw.iter().skip(1) {
+            let range = self.word_range(w, at);
+            args.extend(expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))?);
+        }
+        let val = |f: &Field| match &f.unknown {
+            Some(r) => Val::Unknown(r.clone()),
+            None => Val::Known(f.text.clone()),
+        };
+        if builtin == "shift" {
+            let n = match args.first() {
+                None => Val::Known("1".into()),
+                Some(f) => val(f),
+            };
+            let pos = &mut self.st.positional;
+            let first_unknown = pos.iter().position(|v| matches!(v, Val::Unknown(_)));
+            return Ok(match n {
+                Val::Unknown(r) => {
+                    *pos = vec![Val::Unknown(format!(
+                        "`shift` by a count that is not knowable: {r}"
+                    ))];
+                    Status::Unknown(r)
+                }
+                Val::Known(t) => match t.trim().parse::<usize>() {
+                    Err(_) => Status::Fail,
+                    Ok(n) => match first_unknown {
+                        Some(k) if n > k => {
+                            let Val::Unknown(r) = pos[k].clone() else {
+                                unreachable!()
+                            };
+                            *pos = vec![Val::Unknown(r)];
+                            Status::Ok
+                        }
+                        _ if n > pos.len() => Status::Fail,
+                        _ => {
+                            pos.drain(..n);
+                            Status::Ok
+                        }
+                    },
+                },
+            });
+        }
+        let mut i = 0;
+        while let Some(f) = args.get(i) {
+            if f.unknown.is_some() {
+                break;
+            }
+            let t = f.text.as_str();
+            if t == "--" {
+                i += 1;
+                self.st.positional = args[i..].iter().map(val).collect();
+                return Ok(Status::Ok);
+            }
+            let Some(on) = (match t.chars().next() {
+                Some('-') => Some(true),
+                Some('+') => Some(false),
+                _ => None,
+            }) else {
+                break;
+            };
+            if t == "-" {
+                // `set -`: the rest are positional parameters.
+                i += 1;
+                self.st.positional = args[i..].iter().map(val).collect();
+                return Ok(Status::Ok);
+            }
+            i += 1;
+            for c in t[1..].chars() {
+                match c {
+                    'e' => self.st.errexit = on,
+                    'f' => self.st.noglob = on,
+                    'o' => {
+                        let name = args.get(i).map(|f| f.text.clone()).unwrap_or_default();
+                        i += 1;
+                        match name.as_str() {
+                            "errexit" => self.st.errexit = on,
+                            "noglob" => self.st.noglob = on,
+                            _ => {}
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if i < args.len() {
+            self.st.positional = args[i..].iter().map(val).collect();
+        }
+        Ok(Status::Ok)
     }
 }
 

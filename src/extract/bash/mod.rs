@@ -17,10 +17,12 @@
 //! `bash other.sh` delegation), `capture` (`$(...)`), `conditions` (`[ ... ]`),
 //! `expand` (words and expansions), `harness` (the hook for harness libraries).
 
+mod brace;
 mod capture;
 mod command;
 mod conditions;
 pub mod expand;
+mod fields;
 mod harness;
 mod launch;
 mod parse;
@@ -52,7 +54,10 @@ pub struct State {
     exported: BTreeSet<String>,
     /// Where each variable was last assigned (`NAME=value`), for env reports.
     assigned: BTreeMap<String, expand::Range>,
-    /// Positional parameters (`$1`...), inside functions.
+    /// Positional parameters (`$1`...): the script's own (none: InferenceX runs
+    /// its scripts as `bash SCRIPT`), a function's arguments, or `set --`. An
+    /// unknown element may stand for any number of words: from there on `$N`
+    /// and `$#` are unknown.
     pub positional: Vec<Val>,
     /// `$0`: the script's path as given.
     pub script: String,
@@ -60,26 +65,103 @@ pub struct State {
     /// is not set expands to nothing, as in bash, instead of being unknown.
     pub complete_env: bool,
     functions: BTreeMap<String, Arc<ast::FunctionDefinition>>,
+    /// `set -e`: a command whose known status is a failure ends the script.
+    errexit: bool,
+    /// `set -f`: no pathname expansion.
+    pub noglob: bool,
+    /// Variables marked `readonly` / `declare -r`.
+    readonly: BTreeSet<String>,
+    /// `declare -n NAME=TARGET`: NAME refers to TARGET (unknown when TARGET is).
+    namerefs: BTreeMap<String, Val>,
     /// The harness whose functions are modeled (`None`: plain bash).
     harness: Option<&'static dyn Harness>,
 }
 
+/// How many `declare -n` references a name may go through (bash warns about a
+/// circular reference; we make it unknown).
+const NAMEREF_CHAIN: usize = 8;
+
 impl State {
-    /// A variable's values (`None` when unset).
-    pub fn get(&self, name: &str) -> Option<Vec<Val>> {
-        self.vars.get(name).cloned()
+    /// The variable a name stands for, through `declare -n` references; `Err`
+    /// with the reason when the reference is not knowable.
+    pub fn resolve(&self, name: &str) -> Result<String, String> {
+        let mut cur = name.to_string();
+        for _ in 0..NAMEREF_CHAIN {
+            match self.namerefs.get(&cur) {
+                None => return Ok(cur),
+                Some(Val::Known(t)) => cur = t.clone(),
+                Some(Val::Unknown(r)) => {
+                    return Err(format!(
+                        "${name} is a reference (declare -n) to a variable that is not knowable: {r}"
+                    ));
+                }
+            }
+        }
+        Err(format!(
+            "${name} is a reference (declare -n) through more than {NAMEREF_CHAIN} names (circular?)"
+        ))
     }
 
-    /// Sets a scalar.
+    /// A variable's values (`None` when unset), through `declare -n` references.
+    pub fn get(&self, name: &str) -> Option<Vec<Val>> {
+        match self.resolve(name) {
+            Ok(n) => self.vars.get(&n).cloned(),
+            Err(r) => Some(vec![Val::Unknown(r)]),
+        }
+    }
+
+    /// Sets a scalar (through `declare -n` references). A readonly variable keeps
+    /// its value, as in bash (where the assignment is an error).
     pub fn set_scalar(&mut self, name: &str, v: Val) {
+        let name = match self.resolve(name) {
+            Ok(n) => n,
+            Err(_) => return,
+        };
+        if self.readonly.contains(&name) {
+            return;
+        }
         self.vars.insert(name.to_string(), vec![v]);
-        self.spans.remove(name);
-        self.assigned.remove(name);
+        self.spans.remove(&name);
+        self.assigned.remove(&name);
     }
 
     /// Where each element of a variable's value was written.
     pub fn spans_of(&self, name: &str) -> Vec<Option<expand::Range>> {
-        self.spans.get(name).cloned().unwrap_or_default()
+        let name = self.resolve(name).unwrap_or_else(|_| name.to_string());
+        self.spans.get(&name).cloned().unwrap_or_default()
+    }
+
+    /// Whether a variable is readonly.
+    fn is_readonly(&self, name: &str) -> bool {
+        self.resolve(name)
+            .map(|n| self.readonly.contains(&n))
+            .unwrap_or(false)
+    }
+
+    /// The separators of word splitting: `$IFS` (space, tab, newline when
+    /// unset); `Err` with the reason when it is not knowable.
+    pub fn ifs(&self) -> Result<String, String> {
+        match self.vars.get("IFS").and_then(|v| v.first()) {
+            None => Ok(" \t\n".into()),
+            Some(Val::Known(t)) => Ok(t.clone()),
+            Some(Val::Unknown(r)) => Err(format!(
+                "word splitting uses $IFS, which is not knowable: {r}"
+            )),
+        }
+    }
+
+    /// What `"$*"` and `"${A[*]}"` join elements with: the first character of
+    /// `$IFS` (a space when unset, nothing when empty).
+    pub fn ifs_join(&self) -> String {
+        match self.vars.get("IFS").and_then(|v| v.first()) {
+            None => " ".into(),
+            Some(v) => v
+                .text()
+                .chars()
+                .next()
+                .map(String::from)
+                .unwrap_or_default(),
+        }
     }
 
     /// The harness whose functions are modeled.
@@ -129,6 +211,10 @@ struct Interp<'a> {
     continuing: bool,
     steps: usize,
     depth: usize,
+    /// The status of the last `&&`/`||` list (what a bare `return` returns).
+    last_status: Status,
+    /// Inside a condition or a non-final `&&`/`||` operand: `set -e` is ignored.
+    errexit_ignored: usize,
     /// How many `bash other.sh` delegations led here.
     level: usize,
     /// Inside `$(...)`: the output written so far.
@@ -176,6 +262,7 @@ pub fn evaluate_with(
     let none = BTreeMap::new();
     evaluate_at(
         source,
+        Vec::new(),
         env,
         unknown.unwrap_or(&none),
         0,
@@ -185,8 +272,12 @@ pub fn evaluate_with(
     )
 }
 
+/// Evaluates a script run as `bash SCRIPT ARGS...`: `positional` are its
+/// arguments (none for a benchmark script, which InferenceX runs without any).
+#[allow(clippy::too_many_arguments)]
 fn evaluate_at(
     source: &Arc<Source>,
+    positional: Vec<Val>,
     env: &BTreeMap<String, String>,
     unknown: &BTreeMap<String, String>,
     level: usize,
@@ -197,6 +288,7 @@ fn evaluate_at(
     let program = parse_guarded(source)?;
     let mut st = State {
         script: source.origin.label(),
+        positional,
         complete_env,
         harness: Some(harness),
         ..State::default()

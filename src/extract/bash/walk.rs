@@ -17,6 +17,14 @@ use crate::span::Source;
 
 const STEP_LIMIT: usize = 200_000;
 
+/// Turns a `while` / `until` / `for ((...))` loop is evaluated for before it is
+/// taken to possibly never end (what follows it becomes conditional).
+pub(super) const LOOP_TURNS: usize = 10_000;
+
+/// How many steps one loop may take before it is taken to possibly never end
+/// (a share of the script's step budget, so the rest of the script still fits).
+const LOOP_STEPS: usize = STEP_LIMIT / 4;
+
 impl<'a> Interp<'a> {
     /// A fresh interpreter over a source, with a starting state.
     pub(super) fn new(
@@ -41,6 +49,8 @@ impl<'a> Interp<'a> {
             continuing: false,
             steps: 0,
             depth: 0,
+            last_status: Status::Ok,
+            errexit_ignored: 0,
             level,
             capture,
             capture_unknown: None,
@@ -131,24 +141,26 @@ impl<'a> Interp<'a> {
     }
 
     fn and_or(&mut self, ao: &ast::AndOrList) -> Result<Status, Error> {
-        let mut status = self.pipeline(&ao.first)?;
-        for next in &ao.additional {
+        let n = ao.additional.len();
+        let mut status = self.pipeline_in_list(&ao.first, n == 0)?;
+        for (k, next) in ao.additional.iter().enumerate() {
             if self.stopped || self.returning || self.breaking || self.continuing {
                 break;
             }
+            let last = k + 1 == n;
             let (p, want) = match next {
                 AndOr::And(p) => (p, true),
                 AndOr::Or(p) => (p, false),
             };
             status = match status {
-                Status::Ok if want => self.pipeline(p)?,
-                Status::Fail if !want => self.pipeline(p)?,
+                Status::Ok if want => self.pipeline_in_list(p, last)?,
+                Status::Fail if !want => self.pipeline_in_list(p, last)?,
                 Status::Ok | Status::Fail => status,
                 Status::Unknown(r) => {
                     // Runs or not: both outcomes, merged.
                     let before = self.fork();
                     self.conditions.push(r.clone());
-                    let s = self.pipeline(p)?;
+                    let s = self.pipeline_in_list(p, last)?;
                     self.conditions.pop();
                     self.join(before, &r);
                     match s {
@@ -158,7 +170,57 @@ impl<'a> Interp<'a> {
                 }
             };
         }
+        self.last_status = status.clone();
         Ok(status)
+    }
+
+    /// One pipeline of an `&&` / `||` list. Only the `last` one is subject to
+    /// `set -e` (bash ignores failures of the others): a known failure there
+    /// ends the script.
+    fn pipeline_in_list(&mut self, p: &ast::Pipeline, last: bool) -> Result<Status, Error> {
+        if !last {
+            self.errexit_ignored += 1;
+        }
+        let status = self.pipeline(p);
+        if !last {
+            self.errexit_ignored -= 1;
+        }
+        let status = status?;
+        if last && status == Status::Fail && self.errexit_applies(p) {
+            self.stopped = true;
+        }
+        Ok(status)
+    }
+
+    /// Whether `set -e` ends the script when `p` fails: it is on, not ignored
+    /// here (conditions, `&&`/`||` operands, functions called from them), not
+    /// inside `$(...)` (which does not inherit it), not negated with `!`, and
+    /// the failure is the pipeline's own (a simple command, a subshell, a test),
+    /// not that of a compound command whose inner commands were checked already.
+    fn errexit_applies(&self, p: &ast::Pipeline) -> bool {
+        self.st.errexit
+            && self.errexit_ignored == 0
+            && self.capture.is_none()
+            && !p.bang
+            && matches!(
+                p.seq.last(),
+                Some(
+                    Command::Simple(_)
+                        | Command::ExtendedTest(..)
+                        | Command::Compound(
+                            CompoundCommand::Subshell(_) | CompoundCommand::Arithmetic(_),
+                            _
+                        )
+                )
+            )
+    }
+
+    /// A condition list (`if`, `while`, `until`): `set -e` does not apply in it.
+    fn condition(&mut self, c: &CompoundList) -> Result<Status, Error> {
+        self.errexit_ignored += 1;
+        let r = self.list(c);
+        self.errexit_ignored -= 1;
+        r
     }
 
     /// Saves the state before a branch that may or may not run.
@@ -182,6 +244,7 @@ impl<'a> Interp<'a> {
     fn pipeline(&mut self, p: &ast::Pipeline) -> Result<Status, Error> {
         let mut status = Status::Ok;
         let n = p.seq.len();
+        let was_stopped = self.stopped;
         for (i, c) in p.seq.iter().enumerate() {
             if n > 1 && i + 1 < n {
                 // Earlier stages run in subshells.
@@ -190,6 +253,11 @@ impl<'a> Interp<'a> {
                 self.st = saved;
             } else {
                 status = self.command(c)?;
+            }
+            if n > 1 {
+                // Every stage of a pipeline runs in a subshell: its `exit` or
+                // `exec` ends only that stage.
+                self.stopped = was_stopped;
             }
         }
         if p.bang {
@@ -245,14 +313,35 @@ impl<'a> Interp<'a> {
                 }
             }
             CompoundCommand::ForClause(f) => {
+                if self.st.is_readonly(&f.variable_name) {
+                    // bash: "readonly variable", the loop does not run.
+                    return Ok(Status::Fail);
+                }
                 let mut values = Vec::new();
                 let mut unknown = None;
-                for w in f.values.iter().flatten() {
-                    for fl in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(0, m))? {
-                        if let Some(r) = &fl.unknown {
-                            unknown.get_or_insert(r.clone());
+                match &f.values {
+                    Some(words) => {
+                        for w in words {
+                            for fl in
+                                expand_fields(&mut self.st, &w.value).map_err(|m| self.err(0, m))?
+                            {
+                                if let Some(r) = &fl.unknown {
+                                    unknown.get_or_insert(r.clone());
+                                }
+                                values.push(fl.text);
+                            }
                         }
-                        values.push(fl.text);
+                    }
+                    // `for NAME; do`: over the positional parameters.
+                    None => {
+                        for v in &self.st.positional {
+                            match v {
+                                Val::Known(t) => values.push(t.clone()),
+                                Val::Unknown(r) => {
+                                    unknown.get_or_insert(r.clone());
+                                }
+                            }
+                        }
                     }
                 }
                 if let Some(r) = unknown {
@@ -273,19 +362,10 @@ impl<'a> Interp<'a> {
                 }
                 Ok(Status::Ok)
             }
-            // Loops whose number of turns depends on running commands (waiting for a
-            // server): the body may run any number of times, so what it assigns
-            // is unknown afterwards and what it launches is conditional.
             CompoundCommand::WhileClause(w) | CompoundCommand::UntilClause(w) => {
-                let kind = if matches!(cc, CompoundCommand::WhileClause(_)) {
-                    "while"
-                } else {
-                    "until"
-                };
-                let reason =
-                    format!("set inside a `{kind}` loop, whose turns depend on running commands");
-                self.maybe_run(&w.1.list, &reason)?;
-                Ok(Status::Ok)
+                let until = matches!(cc, CompoundCommand::UntilClause(_));
+                let at = self.byte(&w.2.start);
+                self.while_loop(&w.0, &w.1.list, until, at)
             }
             CompoundCommand::ArithmeticForClause(f) => self.arithmetic_for(f),
             // A coprocess runs in the background with its own copy of the state.
@@ -318,8 +398,84 @@ impl<'a> Interp<'a> {
         r.map(|_| ())
     }
 
+    /// `while` / `until`, evaluated turn by turn while the condition is known.
+    /// A condition that is not knowable (waiting for a server) makes the body
+    /// a maybe-run, any number of times. A loop that cannot end (its condition
+    /// stays true and a turn changes nothing) or does not end within the loop
+    /// budget makes what follows conditional: it runs only if the loop ends.
+    fn while_loop(
+        &mut self,
+        cond: &CompoundList,
+        body: &CompoundList,
+        until: bool,
+        at: usize,
+    ) -> Result<Status, Error> {
+        let kind = if until { "until" } else { "while" };
+        let line = self.source.line_col(at).line;
+        let before = self.fork();
+        let start_steps = self.steps;
+        let mut turns = 0;
+        // The state at the top of the previous turn, for the first few turns: the
+        // same state twice means the loop repeats itself forever.
+        let mut previous = None;
+        loop {
+            if turns < 4 {
+                let now = (
+                    self.st.vars.clone(),
+                    self.st.positional.clone(),
+                    self.conditions.len(),
+                );
+                if previous.as_ref() == Some(&now) {
+                    self.conditions.push(format!(
+                        "line {line}: the `{kind}` loop never ends (its condition stays {} and a turn changes nothing): what follows runs only if the script is interrupted there",
+                        if until { "false" } else { "true" }
+                    ));
+                    return Ok(Status::Ok);
+                }
+                previous = Some(now);
+            }
+            let c = self.condition(cond)?;
+            if self.stopped || self.returning {
+                return Ok(Status::Ok);
+            }
+            let go = match c {
+                Status::Ok => !until,
+                Status::Fail => until,
+                Status::Unknown(_) => {
+                    let reason = format!(
+                        "set inside a `{kind}` loop, whose turns depend on running commands"
+                    );
+                    self.maybe_run(body, &reason)?;
+                    return Ok(Status::Ok);
+                }
+            };
+            if !go {
+                return Ok(Status::Ok);
+            }
+            turns += 1;
+            if turns > LOOP_TURNS || self.steps - start_steps > LOOP_STEPS {
+                self.may_never_end(before, kind, line);
+                return Ok(Status::Ok);
+            }
+            if !self.turn(body)? {
+                return Ok(Status::Ok);
+            }
+        }
+    }
+
+    /// A loop still running after the loop budget: it may never end. What it
+    /// changed is unknown, and what follows runs only if it ends.
+    fn may_never_end(&mut self, before: (State, bool), kind: &str, line: usize) {
+        let reason = format!(
+            "line {line}: the `{kind}` loop did not end within {LOOP_TURNS} turns or {LOOP_STEPS} steps (it may never end)"
+        );
+        self.join(before, &reason);
+        self.conditions
+            .push(format!("{reason}: what follows runs only if it ends"));
+    }
+
     /// `for ((init; cond; step))`: evaluated turn by turn with 64-bit integers
-    /// (at most 10,000 turns); an unknown bound makes the body a maybe-run.
+    /// (see [`LOOP_TURNS`]); an unknown bound makes the body a maybe-run.
     fn arithmetic_for(&mut self, f: &ast::ArithmeticForClauseCommand) -> Result<Status, Error> {
         let at = self.byte(&f.loc.start);
         let eval = |this: &mut Self, e: &Option<ast::UnexpandedArithmeticExpr>| match e {
@@ -340,6 +496,8 @@ impl<'a> Interp<'a> {
         if let Err(r) = eval(self, &f.initializer)? {
             return unknown(self, r);
         }
+        let before = self.fork();
+        let start_steps = self.steps;
         let mut turns = 0;
         loop {
             match eval(self, &f.condition)? {
@@ -348,11 +506,10 @@ impl<'a> Interp<'a> {
                 Err(r) => return unknown(self, r),
             }
             turns += 1;
-            if turns > 10_000 {
-                return Err(self.err(
-                    at,
-                    "this `for ((...))` loop runs more than 10,000 turns; it is not evaluated",
-                ));
+            if turns > LOOP_TURNS || self.steps - start_steps > LOOP_STEPS {
+                let line = self.source.line_col(at).line;
+                self.may_never_end(before, "for ((...))", line);
+                return Ok(Status::Ok);
             }
             if !self.turn(&f.body.list)? {
                 break;
@@ -374,7 +531,7 @@ impl<'a> Interp<'a> {
         };
         let status = match cond {
             None => return self.list(body),
-            Some(c) => self.list(c)?,
+            Some(c) => self.condition(c)?,
         };
         match status {
             Status::Ok => self.list(body),
