@@ -491,7 +491,7 @@ fn parameter(
                 }
                 return Ok(());
             }
-            if is_all(parameter) {
+            if is_all(parameter) && split {
                 if let Some(vals) = lookup(st, parameter) {
                     for (i, v) in vals.into_iter().enumerate() {
                         match v {

@@ -186,6 +186,7 @@ impl<'a> Interp<'a> {
             self.errexit_ignored -= 1;
         }
         let status = status?;
+        self.last_status = status.clone();
         if last && status == Status::Fail && self.errexit_applies(p) {
             self.stopped = true;
         }
