@@ -111,9 +111,9 @@ impl Interp<'_> {
                 return Ok(status);
             }
             "exit" => {
-                if self.conditions.is_empty() || self.depth == 0 {
-                    self.stopped = true;
-                }
+                // Under a condition that is not knowable, the branch's join
+                // makes what follows conditional.
+                self.stopped = true;
                 return Ok(Status::Ok);
             }
             "return" => {
@@ -311,7 +311,7 @@ impl Interp<'_> {
         };
         match out {
             Some(o) => {
-                if let Some(c) = self.conditions.last() {
+                if let Some(c) = self.condition() {
                     self.capture_unknown.get_or_insert(format!(
                         "the output depends on a condition that is not knowable: {c}"
                     ));
@@ -348,10 +348,13 @@ impl Interp<'_> {
             return Err(self.err(0, "functions recurse too deeply to evaluate statically"));
         }
         let saved = std::mem::replace(&mut self.st.positional, args.to_vec());
+        let flow = self.flow.len();
         self.depth += 1;
         let r = self.compound(&f.body.0);
         self.depth -= 1;
         self.returning = false;
+        // A `return` that may have run concerns this function only.
+        self.flow.truncate(flow);
         self.st.positional = saved;
         r
     }

@@ -279,7 +279,7 @@ impl Interp<'_> {
             span: whole,
             source: self.source.clone(),
         };
-        if let Some(r) = self.conditions.last() {
+        if let Some(r) = self.condition() {
             // The whole launch depends on an unknown condition: its launcher says so.
             launch.launcher[0].provenance = Provenance::Unknown {
                 reason: format!(

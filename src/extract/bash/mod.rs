@@ -181,6 +181,14 @@ pub enum Status {
     Unknown(String),
 }
 
+/// A jump out of a loop turn or a function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Break,
+    Continue,
+    Return,
+}
+
 fn status_of(b: bool) -> Status {
     if b { Status::Ok } else { Status::Fail }
 }
@@ -204,6 +212,12 @@ struct Interp<'a> {
     out: Evaluation,
     /// Reasons of the unknown conditions the current code runs under.
     conditions: Vec<String>,
+    /// `break` / `continue` / `return` that may or may not have run, with what
+    /// a launch after it says and the reason: what follows them runs under that condition, up to the end of
+    /// the loop turn (`break`, `continue`) or the function (`return`).
+    flow: Vec<(Flow, String, String)>,
+    /// The last loop turn may have ended at a `break`, for the reason given.
+    maybe_broke: Option<String>,
     stopped: bool,
     returning: bool,
     /// `break` / `continue` seen inside a loop body.

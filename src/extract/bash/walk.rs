@@ -10,7 +10,7 @@ use brush_parser::ast::{self, AndOr, Command, CompoundCommand, CompoundList, Ext
 
 use super::conditions::{binary_test, unary_test};
 use super::expand::{self, Val, expand_fields, expand_string, glob_match};
-use super::{Evaluation, Interp, State, Status, status_of};
+use super::{Evaluation, Flow, Interp, State, Status, status_of};
 use crate::error::Error;
 use crate::files::Files;
 use crate::span::Source;
@@ -43,6 +43,8 @@ impl<'a> Interp<'a> {
             st,
             out: Evaluation::default(),
             conditions: Vec::new(),
+            flow: Vec::new(),
+            maybe_broke: None,
             stopped: false,
             returning: false,
             breaking: false,
@@ -159,9 +161,10 @@ impl<'a> Interp<'a> {
                 Status::Unknown(r) => {
                     // Runs or not: both outcomes, merged.
                     let before = self.fork();
+                    let n = self.conditions.len();
                     self.conditions.push(r.clone());
                     let s = self.pipeline_in_list(p, last)?;
-                    self.conditions.pop();
+                    self.conditions.remove(n);
                     self.join(before, &r);
                     match s {
                         Status::Unknown(_) => s,
@@ -217,7 +220,7 @@ impl<'a> Interp<'a> {
     }
 
     /// A condition list (`if`, `while`, `until`): `set -e` does not apply in it.
-    fn condition(&mut self, c: &CompoundList) -> Result<Status, Error> {
+    fn test_list(&mut self, c: &CompoundList) -> Result<Status, Error> {
         self.errexit_ignored += 1;
         let r = self.list(c);
         self.errexit_ignored -= 1;
@@ -229,9 +232,46 @@ impl<'a> Interp<'a> {
         (self.st.clone(), self.stopped)
     }
 
+    /// The innermost condition the current code runs under, if any.
+    pub(super) fn condition(&self) -> Option<&String> {
+        self.conditions
+            .last()
+            .or_else(|| self.flow.last().map(|(_, r, _)| r))
+    }
+
+    /// The `break` / `continue` / `return` flags.
+    fn flags(&self) -> [bool; 3] {
+        [self.breaking, self.continuing, self.returning]
+    }
+
+    /// After outcomes of which one runs, not knowably which (`reason`): a
+    /// jump taken in `all` of them is taken; one taken in only some of them
+    /// (`taken`) is not, and what follows it runs under a condition.
+    fn settle_flow(&mut self, taken: [bool; 3], all: [bool; 3], reason: &str) {
+        let kinds = [
+            (Flow::Break, "break"),
+            (Flow::Continue, "continue"),
+            (Flow::Return, "return"),
+        ];
+        let mut set = [false; 3];
+        for (i, (flow, word)) in kinds.into_iter().enumerate() {
+            set[i] = all[i];
+            if taken[i] && !all[i] {
+                self.flow.push((
+                    flow,
+                    format!("a `{word}` before this may have run ({reason})"),
+                    reason.to_string(),
+                ));
+            }
+        }
+        [self.breaking, self.continuing, self.returning] = set;
+    }
+
     /// Merges the state after a maybe-branch with the state before it: a variable
     /// that differs becomes unknown for `reason`.
     fn join(&mut self, (before, was_stopped): (State, bool), reason: &str) {
+        let taken = self.flags();
+        self.settle_flow(taken, [false; 3], reason);
         let after = std::mem::replace(&mut self.st, before);
         merge_into(&mut self.st, after, reason);
         if self.stopped && !was_stopped {
@@ -346,18 +386,29 @@ impl<'a> Interp<'a> {
                     }
                 }
                 if let Some(r) = unknown {
-                    let before = self.fork();
-                    self.conditions.push(r.clone());
                     self.st
                         .set_scalar(&f.variable_name, Val::Unknown(r.clone()));
-                    self.list(&f.body.list)?;
-                    self.conditions.pop();
-                    self.join(before, &r);
+                    self.maybe_run(&f.body.list, &r)?;
                     return Ok(Status::Ok);
                 }
-                for v in values.into_iter().take(10_000) {
+                let n = values.len();
+                for (k, v) in values.into_iter().take(10_000).enumerate() {
                     self.st.set_scalar(&f.variable_name, Val::Known(v));
+                    self.maybe_broke = None;
                     if !self.turn(&f.body.list)? {
+                        break;
+                    }
+                    if let Some(r) = self.maybe_broke.take() {
+                        // The other turns may run or not.
+                        if k + 1 < n {
+                            self.st.set_scalar(
+                                &f.variable_name,
+                                Val::Unknown(format!(
+                                    "the `for` loop may have ended at a `break` ({r})"
+                                )),
+                            );
+                            self.maybe_run(&f.body.list, &r)?;
+                        }
                         break;
                     }
                 }
@@ -377,7 +428,9 @@ impl<'a> Interp<'a> {
     /// One turn of a loop body; `false` when the loop ends here (`break`,
     /// `exit`, `return`).
     fn turn(&mut self, body: &CompoundList) -> Result<bool, Error> {
+        let flow = self.flow.len();
         self.list(body)?;
+        self.end_turn(flow);
         self.continuing = false;
         if self.breaking {
             self.breaking = false;
@@ -386,13 +439,31 @@ impl<'a> Interp<'a> {
         Ok(!(self.stopped || self.returning))
     }
 
+    /// The end of a loop turn that started with `flow` jumps that may have run:
+    /// those of this turn's `break` / `continue` end here (a `break` is kept in
+    /// `maybe_broke`).
+    fn end_turn(&mut self, flow: usize) {
+        let tail = self.flow.split_off(flow);
+        for (f, shown, r) in tail {
+            match f {
+                Flow::Return => self.flow.push((f, shown, r)),
+                Flow::Break => self.maybe_broke = Some(r),
+                Flow::Continue => {}
+            }
+        }
+    }
+
     /// Runs a body that may run or not, any number of times: afterwards every
     /// variable it changes is unknown for `reason`.
     fn maybe_run(&mut self, body: &CompoundList, reason: &str) -> Result<(), Error> {
         let before = self.fork();
+        let flow = self.flow.len();
+        let n = self.conditions.len();
         self.conditions.push(reason.to_string());
         let r = self.list(body);
-        self.conditions.pop();
+        self.conditions.remove(n);
+        self.end_turn(flow);
+        self.maybe_broke = None;
         self.breaking = false;
         self.continuing = false;
         self.join(before, reason);
@@ -435,7 +506,7 @@ impl<'a> Interp<'a> {
                 }
                 previous = Some(now);
             }
-            let c = self.condition(cond)?;
+            let c = self.test_list(cond)?;
             if self.stopped || self.returning {
                 return Ok(Status::Ok);
             }
@@ -458,10 +529,40 @@ impl<'a> Interp<'a> {
                 self.may_never_end(before, kind, line);
                 return Ok(Status::Ok);
             }
+            self.maybe_broke = None;
             if !self.turn(body)? {
                 return Ok(Status::Ok);
             }
+            if let Some(r) = self.maybe_broke.take() {
+                // It may end here or go on: the other turns may run or not.
+                let reason = format!(
+                    "set inside the `{kind}` loop on line {line}, which may end at a `break` ({r})"
+                );
+                self.maybe_run(body, &reason)?;
+                if self.condition_list_stays(cond, until)? {
+                    self.conditions.push(format!(
+                        "line {line}: the `{kind}` loop ends only at a `break` that runs only if a condition that is not knowable holds ({r})"
+                    ));
+                }
+                return Ok(Status::Ok);
+            }
         }
+    }
+
+    /// Whether a loop condition is known to let the loop go on (in a copy of
+    /// the state: its side effects are not kept).
+    fn condition_list_stays(&mut self, cond: &CompoundList, until: bool) -> Result<bool, Error> {
+        let saved = (
+            self.st.clone(),
+            self.stopped,
+            self.flags(),
+            self.conditions.len(),
+        );
+        let c = self.test_list(cond)?;
+        (self.st, self.stopped) = (saved.0, saved.1);
+        [self.breaking, self.continuing, self.returning] = saved.2;
+        self.conditions.truncate(saved.3);
+        Ok(c == if until { Status::Fail } else { Status::Ok })
     }
 
     /// A loop still running after the loop budget: it may never end. What it
@@ -532,7 +633,7 @@ impl<'a> Interp<'a> {
         };
         let status = match cond {
             None => return self.list(body),
-            Some(c) => self.condition(c)?,
+            Some(c) => self.test_list(c)?,
         };
         match status {
             Status::Ok => self.list(body),
@@ -541,12 +642,16 @@ impl<'a> Interp<'a> {
                 let r = self.at_line(at, &r);
                 let before = self.st.clone();
                 let was_stopped = self.stopped;
+                let n = self.conditions.len();
                 self.conditions.push(r.clone());
                 let s_then = self.list(body)?;
                 let then_state = std::mem::replace(&mut self.st, before);
                 let then_stopped = std::mem::replace(&mut self.stopped, was_stopped);
+                let then_flags = self.flags();
+                [self.breaking, self.continuing, self.returning] = [false; 3];
                 let s_else = self.if_chain(rest, at)?;
-                self.conditions.pop();
+                self.conditions.remove(n);
+                let else_flags = self.flags();
                 let else_stopped = self.stopped;
                 merge_into(&mut self.st, then_state, &r);
                 self.stopped = then_stopped && else_stopped;
@@ -554,6 +659,9 @@ impl<'a> Interp<'a> {
                     self.conditions
                         .push(format!("the script may have exited ({r})"));
                 }
+                let taken = [0, 1, 2].map(|i| then_flags[i] || else_flags[i]);
+                let all = [0, 1, 2].map(|i| then_flags[i] && else_flags[i]);
+                self.settle_flow(taken, all, &r);
                 Ok(if s_then == s_else {
                     s_then
                 } else {
@@ -568,15 +676,24 @@ impl<'a> Interp<'a> {
         let Val::Known(subject) = v else {
             let Val::Unknown(r) = v else { unreachable!() };
             let r = self.at_line(self.byte(&c.loc.start), &r);
-            // Every branch may run.
+            // Every branch may run, or none.
             let start = self.st.clone();
+            let was_stopped = self.stopped;
             let mut merged: Option<State> = None;
+            let mut taken = [false; 3];
+            let mut stopped = false;
+            let n = self.conditions.len();
             self.conditions.push(r.clone());
             for item in &c.cases {
                 self.st = start.clone();
+                self.stopped = was_stopped;
+                [self.breaking, self.continuing, self.returning] = [false; 3];
                 if let Some(cmd) = &item.cmd {
                     self.list(cmd)?;
                 }
+                let flags = self.flags();
+                taken = [0, 1, 2].map(|i| taken[i] || flags[i]);
+                stopped |= self.stopped && !was_stopped;
                 let s = std::mem::take(&mut self.st);
                 merged = Some(match merged {
                     None => s,
@@ -586,7 +703,13 @@ impl<'a> Interp<'a> {
                     }
                 });
             }
-            self.conditions.pop();
+            self.conditions.remove(n);
+            self.stopped = was_stopped;
+            if stopped {
+                self.conditions
+                    .push(format!("the script may have exited ({r})"));
+            }
+            self.settle_flow(taken, [false; 3], &r);
             let mut result = start;
             if let Some(m) = merged {
                 merge_into(&mut result, m, &r);
