@@ -110,14 +110,8 @@ impl Interp<'_> {
                 }
                 return Ok(status);
             }
-            "exit" => {
-                // Under a condition that is not knowable, the branch's join
-                // makes what follows conditional.
-                self.stopped = true;
-                return Ok(Status::Ok);
-            }
-            "return" => {
-                // `return N`, or the status of the last command.
+            "exit" | "return" => {
+                // `exit N` / `return N`, or the status of the last command.
                 let status = match raw.get(1) {
                     None => self.last_status.clone(),
                     Some((w, _)) => match self.str_of(w)? {
@@ -128,7 +122,13 @@ impl Interp<'_> {
                         Val::Unknown(r) => Status::Unknown(r),
                     },
                 };
-                self.returning = true;
+                if builtin == "exit" {
+                    // Under a condition that is not knowable, the branch's join
+                    // makes what follows conditional.
+                    self.stopped = true;
+                } else {
+                    self.returning = true;
+                }
                 return Ok(status);
             }
             "break" => {
