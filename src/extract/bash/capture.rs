@@ -33,6 +33,7 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Option<Val> {
             break;
         }
     }
+    st.subst_status = Some(it.last_status.clone());
     if let Some(r) = it.capture_unknown {
         return Some(Val::Unknown(r));
     }

@@ -55,6 +55,8 @@ impl Interp<'_> {
             .unwrap_or(0);
         self.tick(at)?;
         let Some(name_word) = &sc.word_or_name else {
+            // Its status is that of the last `$(...)` in it (0 without one).
+            self.st.subst_status = None;
             for a in assigns {
                 if !self.assign(a, false)? {
                     // An assignment statement to a readonly variable ends a
@@ -63,7 +65,7 @@ impl Interp<'_> {
                     return Ok(Status::Fail);
                 }
             }
-            return Ok(Status::Ok);
+            return Ok(self.st.subst_status.take().unwrap_or(Status::Ok));
         };
         // Command words, each with its range in the source.
         let mut raw: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![(name_word, None)];

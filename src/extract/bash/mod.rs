@@ -73,6 +73,8 @@ pub struct State {
     readonly: BTreeSet<String>,
     /// `declare -n NAME=TARGET`: NAME refers to TARGET (unknown when TARGET is).
     namerefs: BTreeMap<String, Val>,
+    /// The status of the last `$(...)` evaluated (an assignment's status).
+    subst_status: Option<Status>,
     /// The harness whose functions are modeled (`None`: plain bash).
     harness: Option<&'static dyn Harness>,
 }

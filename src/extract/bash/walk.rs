@@ -137,9 +137,36 @@ impl<'a> Interp<'a> {
             if self.stopped || self.returning || self.breaking || self.continuing {
                 break;
             }
-            last = self.and_or(&item.0)?;
+            last = match item.1 {
+                ast::SeparatorOperator::Sequence => self.and_or(&item.0)?,
+                ast::SeparatorOperator::Async => self.background(&item.0)?,
+            };
         }
         Ok(last)
+    }
+
+    /// `CMD &`: runs in a subshell of its own (launches in it are launches),
+    /// its status is 0, and nothing it does (assignments, `exit`, `exec`, a
+    /// failure under `set -e`) reaches the script.
+    fn background(&mut self, ao: &ast::AndOrList) -> Result<Status, Error> {
+        let saved = (
+            self.st.clone(),
+            self.stopped,
+            self.flags(),
+            self.last_status.clone(),
+        );
+        let conditions = self.conditions.len();
+        let flow = self.flow.len();
+        self.errexit_ignored += 1;
+        let r = self.and_or(ao);
+        self.errexit_ignored -= 1;
+        r?;
+        (self.st, self.stopped) = (saved.0, saved.1);
+        [self.breaking, self.continuing, self.returning] = saved.2;
+        self.last_status = saved.3;
+        self.conditions.truncate(conditions);
+        self.flow.truncate(flow);
+        Ok(Status::Ok)
     }
 
     fn and_or(&mut self, ao: &ast::AndOrList) -> Result<Status, Error> {
@@ -286,19 +313,18 @@ impl<'a> Interp<'a> {
         let mut status = Status::Ok;
         let n = p.seq.len();
         let was_stopped = self.stopped;
-        for (i, c) in p.seq.iter().enumerate() {
-            if n > 1 && i + 1 < n {
-                // Earlier stages run in subshells.
-                let saved = self.st.clone();
-                self.command(c)?;
-                self.st = saved;
+        for c in &p.seq {
+            if n > 1 {
+                // Every stage of a pipeline runs in a subshell (bash's default,
+                // without `lastpipe`): what it assigns, and its `exit` or
+                // `exec`, end with it.
+                let saved = (self.st.clone(), self.flags());
+                status = self.command(c)?;
+                self.st = saved.0;
+                [self.breaking, self.continuing, self.returning] = saved.1;
+                self.stopped = was_stopped;
             } else {
                 status = self.command(c)?;
-            }
-            if n > 1 {
-                // Every stage of a pipeline runs in a subshell: its `exit` or
-                // `exec` ends only that stage.
-                self.stopped = was_stopped;
             }
         }
         if p.bang {
@@ -392,7 +418,19 @@ impl<'a> Interp<'a> {
                     return Ok(Status::Ok);
                 }
                 let n = values.len();
-                for (k, v) in values.into_iter().take(10_000).enumerate() {
+                if n > LOOP_TURNS {
+                    // Not evaluated turn by turn: any turn may run.
+                    let at = self.byte(&f.loc.start);
+                    let line = self.source.line_col(at).line;
+                    let r = format!(
+                        "line {line}: the `for` loop has {n} values, more than the {LOOP_TURNS} turns a loop is evaluated for"
+                    );
+                    self.st
+                        .set_scalar(&f.variable_name, Val::Unknown(r.clone()));
+                    self.maybe_run(&f.body.list, &r)?;
+                    return Ok(Status::Ok);
+                }
+                for (k, v) in values.into_iter().enumerate() {
                     self.st.set_scalar(&f.variable_name, Val::Known(v));
                     self.maybe_broke = None;
                     if !self.turn(&f.body.list)? {
