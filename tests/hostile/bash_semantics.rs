@@ -268,12 +268,15 @@ fn readonly_variables_keep_their_value() {
     );
     assert_eq!(o.code, Some(1), "{}", o.both());
     assert!(o.stdout.contains("tp_size"), "{}", o.both());
-    // An assignment statement to it ends a non-interactive bash.
+    // An assignment statement to it aborts the top-level command it is in;
+    // bash goes on with the next one.
     repo.write(
         "r.sh",
-        "declare -r TP=2\nTP=4\nsglang serve --model-path m --tp \"$TP\"\n",
+        "declare -r TP=2\nTP=4; sglang serve --model-path m --tp 8\nsglang serve --model-path m --tp \"$TP\"\n",
     );
-    assert!(launches(&repo, "r.sh").is_empty());
+    let l = launches(&repo, "r.sh");
+    assert_eq!(l.len(), 1);
+    assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp", "2"]);
     // unset, for and arithmetic leave it alone too.
     repo.write(
         "r2.sh",

@@ -59,9 +59,11 @@ impl Interp<'_> {
             self.st.subst_status = None;
             for a in assigns {
                 if !self.assign(a, false)? {
-                    // An assignment statement to a readonly variable ends a
-                    // non-interactive bash.
+                    // An assignment statement to a readonly variable aborts the
+                    // top-level command it is part of (bash goes on with the
+                    // next one).
                     self.stopped = true;
+                    self.abort_only = true;
                     return Ok(Status::Fail);
                 }
             }
@@ -128,6 +130,7 @@ impl Interp<'_> {
                     // Under a condition that is not knowable, the branch's join
                     // makes what follows conditional.
                     self.stopped = true;
+                    self.abort_only = false;
                 } else {
                     self.returning = true;
                 }
@@ -200,7 +203,7 @@ impl Interp<'_> {
         if head == "exec" && fields.len() > 1 {
             self.maybe_launch(&assigns, &fields, at)?;
             match &fields[1].0.unknown {
-                None => self.stopped = true,
+                None => (self.stopped, self.abort_only) = (true, false),
                 Some(r) => {
                     let line = self.source.line_col(at).line;
                     self.conditions.push(format!(
@@ -220,7 +223,7 @@ impl Interp<'_> {
                 self.st.exported.insert(name);
             }
             if call.exits {
-                self.stopped = true;
+                (self.stopped, self.abort_only) = (true, false);
             }
             return Ok(call.status);
         }

@@ -231,6 +231,9 @@ struct Interp<'a> {
     last_status: Status,
     /// Inside a condition or a non-final `&&`/`||` operand: `set -e` is ignored.
     errexit_ignored: usize,
+    /// `stopped` ends only the current top-level command (an assignment to a
+    /// readonly variable), not the script.
+    abort_only: bool,
     /// How many `bash other.sh` delegations led here.
     level: usize,
     /// Inside `$(...)`: the output written so far.
@@ -320,6 +323,10 @@ fn evaluate_at(
     let mut it = Interp::new(source, st, level, None, files);
     for cc in &program.complete_commands {
         it.list(cc)?;
+        if it.stopped && it.abort_only {
+            it.stopped = false;
+            it.abort_only = false;
+        }
         if it.stopped {
             break;
         }

@@ -53,6 +53,7 @@ impl<'a> Interp<'a> {
             depth: 0,
             last_status: Status::Ok,
             errexit_ignored: 0,
+            abort_only: false,
             level,
             capture,
             capture_unknown: None,
@@ -218,7 +219,7 @@ impl<'a> Interp<'a> {
         let status = status?;
         self.last_status = status.clone();
         if last && status == Status::Fail && self.errexit_applies(p) {
-            self.stopped = true;
+            (self.stopped, self.abort_only) = (true, false);
         }
         Ok(status)
     }
