@@ -246,6 +246,10 @@ fn a_loop_that_may_never_end_makes_the_launch_after_it_conditional() {
             c.as_deref().is_some_and(|r| r.contains(reason)),
             "{script}: {c:?}"
         );
+        // The human listing says so too.
+        let o = repo.run(&["extract", "loop.sh"]);
+        o.assert_bounded();
+        assert!(o.stdout.contains("may not run:"), "{}", o.both());
     }
     // Loops that end are evaluated turn by turn, and what follows is certain.
     repo.write(
