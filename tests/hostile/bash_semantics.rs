@@ -163,6 +163,14 @@ fn brace_expansion_is_evaluated_within_a_budget() {
     );
     repo.run(&["extract", "product.sh"])
         .assert_input_error("product.sh:1:29", &["brace expansion budget"]);
+    // The budget is the script's: many words each under it add up.
+    repo.write(
+        "lines.sh",
+        "sglang serve --model-path m {1..9999}\n".repeat(300),
+    );
+    let o = repo.run(&["extract", "lines.sh", "--format", "json"]);
+    o.assert_input_error("lines.sh:2:29", &["brace expansion budget"]);
+    assert!(o.max_rss_kib < 256 * 1024, "{}", o.both());
     repo.write(
         "deep.sh",
         format!(

@@ -4,13 +4,36 @@
 //! raw text, so quoted braces, `${...}`, `$(...)`, `$'...'` and backquotes are
 //! left alone, and what it makes is expanded further as ordinary words.
 //!
-//! The number of words and bytes one word may make is budgeted: a word that
-//! makes more is an error naming the budget, never a partial list.
+//! The number of words and bytes brace expansion may make in one script is
+//! budgeted: a word that makes more is an error naming the budget, never a
+//! partial list.
 
-/// At most this many words from one word.
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// At most this many words made by brace expansion in one script.
 pub(super) const BRACE_WORDS: usize = 10_000;
-/// At most this many bytes of text from one word.
+/// At most this many bytes of text made by brace expansion in one script.
 pub(super) const BRACE_BYTES: usize = 1 << 20;
+
+/// What brace expansion has made so far in a script.
+#[derive(Debug, Default)]
+pub(super) struct Usage {
+    words: AtomicUsize,
+    bytes: AtomicUsize,
+}
+
+impl Usage {
+    /// Counts the words one word made; an error past the script's budget.
+    pub(super) fn add(&self, words: &[String]) -> Result<(), String> {
+        let bytes: usize = words.iter().map(String::len).sum();
+        let w = self.words.fetch_add(words.len(), Ordering::Relaxed) + words.len();
+        let b = self.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        if w > BRACE_WORDS || b > BRACE_BYTES {
+            return Err(too_many());
+        }
+        Ok(())
+    }
+}
 /// At most this many brace expressions nested in one another in one word.
 pub(super) const BRACE_DEPTH: usize = 32;
 
@@ -206,7 +229,7 @@ fn parse(
 
 fn too_many() -> String {
     format!(
-        "brace expansion of this word makes more than {BRACE_WORDS} words or {BRACE_BYTES} bytes (the brace expansion budget)"
+        "brace expansion makes more than {BRACE_WORDS} words or {BRACE_BYTES} bytes in this script (the brace expansion budget)"
     )
 }
 

@@ -76,6 +76,7 @@ pub fn expand_fields(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
     {
         return expand_one(st, raw);
     }
+    st.brace_used.add(&words)?;
     let mut out = Vec::new();
     for w in &words {
         out.extend(expand_one(st, w)?);

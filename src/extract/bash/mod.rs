@@ -75,6 +75,9 @@ pub struct State {
     namerefs: BTreeMap<String, Val>,
     /// The status of the last `$(...)` evaluated (an assignment's status).
     subst_status: Option<Status>,
+    /// What brace expansion has made in this script so far (shared by every
+    /// copy of the state: the budget is the script's).
+    brace_used: Arc<brace::Usage>,
     /// The harness whose functions are modeled (`None`: plain bash).
     harness: Option<&'static dyn Harness>,
 }
