@@ -337,6 +337,13 @@ sglang serve --model-path c
 f
 sglang serve --model-path never
 "#,
+    r#"set -eo pipefail
+true | true
+if false | true; then sglang serve --model-path never; fi
+sglang serve --model-path p
+false | true
+sglang serve --model-path never
+"#,
     r#"exec >/dev/null
 exec sglang serve --model-path b
 sglang serve --model-path never

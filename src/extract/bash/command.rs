@@ -467,7 +467,9 @@ impl Interp<'_> {
                 .skip(1)
                 .any(|(w, _)| w.value.starts_with('-') && w.value.contains(f))
         };
-        let export = builtin == "export" || flag('x');
+        // `export -n NAME`: no longer exported.
+        let unexport = builtin == "export" && flag('n');
+        let export = !unexport && (builtin == "export" || flag('x'));
         let readonly = builtin == "readonly" || flag('r');
         let nameref = builtin != "export" && flag('n');
         let mut status = Status::Ok;
@@ -501,6 +503,9 @@ impl Interp<'_> {
                         .unwrap_or_else(|_| w.value.clone());
                     if export {
                         self.st.exported.insert(n.clone());
+                    }
+                    if unexport {
+                        self.st.exported.remove(&n);
                     }
                     if readonly {
                         self.st.readonly.insert(n);
@@ -596,6 +601,7 @@ impl Interp<'_> {
                         match name.as_str() {
                             "errexit" => self.st.errexit = on,
                             "noglob" => self.st.noglob = on,
+                            "pipefail" => self.st.pipefail = on,
                             _ => {}
                         }
                     }

@@ -69,6 +69,8 @@ pub struct State {
     errexit: bool,
     /// `set -f`: no pathname expansion.
     pub noglob: bool,
+    /// `set -o pipefail`: a pipeline fails when any of its commands fails.
+    pipefail: bool,
     /// Variables marked `readonly` / `declare -r`.
     readonly: BTreeSet<String>,
     /// `declare -n NAME=TARGET`: NAME refers to TARGET (unknown when TARGET is).

@@ -311,21 +311,34 @@ impl<'a> Interp<'a> {
     }
 
     fn pipeline(&mut self, p: &ast::Pipeline) -> Result<Status, Error> {
-        let mut status = Status::Ok;
         let n = p.seq.len();
         let was_stopped = self.stopped;
+        let pipefail = self.st.pipefail;
+        let mut statuses = Vec::with_capacity(n);
         for c in &p.seq {
             if n > 1 {
                 // Every stage of a pipeline runs in a subshell (bash's default,
                 // without `lastpipe`): what it assigns, and its `exit` or
                 // `exec`, end with it.
                 let saved = (self.st.clone(), self.flags());
-                status = self.command(c)?;
+                statuses.push(self.command(c)?);
                 self.st = saved.0;
                 [self.breaking, self.continuing, self.returning] = saved.1;
                 self.stopped = was_stopped;
             } else {
-                status = self.command(c)?;
+                statuses.push(self.command(c)?);
+            }
+        }
+        let last = statuses.pop().unwrap_or(Status::Ok);
+        // `set -o pipefail`: the last failure, else the first unknown, else 0.
+        let mut status = last.clone();
+        if pipefail && last != Status::Fail {
+            if statuses.contains(&Status::Fail) {
+                status = Status::Fail;
+            } else if last == Status::Ok
+                && let Some(u) = statuses.into_iter().find(|s| *s != Status::Ok)
+            {
+                status = u;
             }
         }
         if p.bang {
