@@ -292,8 +292,8 @@ fn static_evaluation_matches_real_bash() {
 
 /// Scripts that use the bash semantics the evaluator models beyond the
 /// fixtures: positional parameters, brace expansion, `$IFS`, `set -e`,
-/// `exec`, readonly variables and namerefs, loops evaluated turn by turn,
-/// subshells. Each must give bash's launches exactly.
+/// `exec`, readonly variables and namerefs, `local` variables, loops
+/// evaluated turn by turn, subshells. Each must give bash's launches exactly.
 const SEMANTICS: &[&str] = &[
     r#"set -- --tp-size 2 "--served-model-name" "a b"
 serve() { local m=$1; shift; sglang serve --model-path "$m" "$@" --seed "$#"; }
@@ -343,6 +343,24 @@ if false | true; then sglang serve --model-path never; fi
 sglang serve --model-path p
 false | true
 sglang serve --model-path never
+"#,
+    r#"TP=8
+f() { local TP=$1; sglang serve --model-path "tp$TP"; }
+f 2
+sglang serve --model-path "tp$TP"
+X=g
+h() { local X; sglang serve --model-path "${X-unset}"; X=in; local X=$X-again; sglang serve --model-path "$X"; }
+h
+sglang serve --model-path "$X"
+A=(--a 1)
+add() { local -n arr=$1; arr+=(--b 2); }
+add A
+arr=(zz)
+sglang serve --model-path m "${A[@]}" "${arr[@]}"
+k() { declare Y=1; declare -g W=2; Z=3; local i; for i in 1 2; do :; done; }
+Y=0; i=9
+k
+sglang serve --model-path "$Y$W$Z$i"
 "#,
     r#"exec >/dev/null
 exec sglang serve --model-path b

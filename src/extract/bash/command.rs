@@ -355,7 +355,12 @@ impl Interp<'_> {
         let saved = std::mem::replace(&mut self.st.positional, args.to_vec());
         let flow = self.flow.len();
         self.depth += 1;
+        self.frames.push(Vec::new());
         let r = self.compound(&f.body.0);
+        // Its `local`s end with it.
+        for (name, s) in self.frames.pop().unwrap_or_default().into_iter().rev() {
+            self.st.restore(name, s);
+        }
         self.depth -= 1;
         self.returning = false;
         // A `return` that may have run concerns this function only.
@@ -472,8 +477,32 @@ impl Interp<'_> {
         let export = !unexport && (builtin == "export" || flag('x'));
         let readonly = builtin == "readonly" || flag('r');
         let nameref = builtin != "export" && flag('n');
+        // `local`, and `declare` / `typeset` inside a function (without -g),
+        // make variables of the function's own.
+        let local = builtin == "local"
+            || (matches!(builtin, "declare" | "typeset") && self.depth > 0 && !flag('g'));
         let mut status = Status::Ok;
         for (w, a) in raw.iter().skip(1) {
+            let name = match a {
+                Some(a) => match &a.name {
+                    AssignmentName::VariableName(n) => Some(n.clone()),
+                    AssignmentName::ArrayElementName(..) => None,
+                },
+                None if w.value.starts_with(['-', '+']) => None,
+                None => Some(w.value.clone()),
+            };
+            if local
+                && let Some(n) = name
+                && !self.st.is_readonly(&n)
+                && let Some(frame) = self.frames.last()
+                && !frame.iter().any(|(k, _)| *k == n)
+            {
+                // The value (`local X=$X`) is expanded before X is shadowed.
+                let shadowed = self.st.shadow(&n, a.is_some());
+                if let Some(frame) = self.frames.last_mut() {
+                    frame.push((n, shadowed));
+                }
+            }
             match a {
                 Some(a) if nameref => {
                     let AssignmentName::VariableName(n) = &a.name else {

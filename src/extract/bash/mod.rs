@@ -188,6 +188,56 @@ pub enum Status {
     Unknown(String),
 }
 
+/// A variable as it was before a function's `local` shadowed it.
+#[derive(Debug, Clone)]
+struct Shadowed {
+    value: Option<Vec<Val>>,
+    spans: Option<Vec<Option<expand::Range>>>,
+    assigned: Option<expand::Range>,
+    exported: bool,
+    nameref: Option<Val>,
+}
+
+impl State {
+    /// A variable as it is now, for a `local` of the same name to shadow: a
+    /// local is not a reference, keeps the export attribute (as in bash), and
+    /// without a value it is unset.
+    fn shadow(&mut self, name: &str, keep_value: bool) -> Shadowed {
+        let s = Shadowed {
+            value: self.vars.get(name).cloned(),
+            spans: self.spans.get(name).cloned(),
+            assigned: self.assigned.get(name).copied(),
+            exported: self.exported.contains(name),
+            nameref: self.namerefs.remove(name),
+        };
+        if !keep_value {
+            self.vars.remove(name);
+            self.spans.remove(name);
+            self.assigned.remove(name);
+        }
+        s
+    }
+
+    /// Puts a shadowed variable back.
+    fn restore(&mut self, name: String, s: Shadowed) {
+        fn put<T>(map: &mut BTreeMap<String, T>, name: &str, v: Option<T>) {
+            match v {
+                Some(v) => map.insert(name.to_string(), v),
+                None => map.remove(name),
+            };
+        }
+        put(&mut self.vars, &name, s.value);
+        put(&mut self.spans, &name, s.spans);
+        put(&mut self.assigned, &name, s.assigned);
+        put(&mut self.namerefs, &name, s.nameref);
+        if s.exported {
+            self.exported.insert(name);
+        } else {
+            self.exported.remove(&name);
+        }
+    }
+}
+
 /// A jump out of a loop turn or a function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Flow {
@@ -239,6 +289,9 @@ struct Interp<'a> {
     /// `stopped` ends only the current top-level command (an assignment to a
     /// readonly variable), not the script.
     abort_only: bool,
+    /// One frame per function call: the variables its `local`s shadow, restored
+    /// when it returns.
+    frames: Vec<Vec<(String, Shadowed)>>,
     /// How many `bash other.sh` delegations led here.
     level: usize,
     /// Inside `$(...)`: the output written so far.

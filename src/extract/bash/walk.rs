@@ -54,6 +54,7 @@ impl<'a> Interp<'a> {
             last_status: Status::Ok,
             errexit_ignored: 0,
             abort_only: false,
+            frames: Vec::new(),
             level,
             capture,
             capture_unknown: None,
