@@ -330,7 +330,7 @@ true | false || :
 sglang serve --model-path a
 X=$(false) || true
 (exit 0)
-echo x | exit 3
+exit 3 | true
 sglang serve --model-path b
 false &
 sglang serve --model-path c
@@ -373,8 +373,8 @@ declare -n R=B
 B=x; R=y
 (( A=3 )) || true
 sglang serve --model-path "$A" --served-model-name "$B" "$R"
-A=5
-sglang serve --model-path never
+A=5; sglang serve --model-path aborted
+sglang serve --model-path next
 "#,
     r#"i=0
 while [ $i -lt 3 ]; do i=$((i+1)); sglang serve --model-path "m$i"; done
