@@ -362,6 +362,13 @@ Y=0; i=9
 k
 sglang serve --model-path "$Y$W$Z$i"
 "#,
+    r#"break; sglang serve --model-path a; return; continue
+f() { break; }
+for i in 1 2; do f; sglang serve --model-path "in$i"; done
+for i in 1 2; do for j in 1 2; do sglang serve --model-path "$i$j"; break 2; done; done
+for i in 1 2 3; do for j in 1 2; do [ $j = 2 ] && continue 2; sglang serve --model-path "c$i$j"; done; sglang serve --model-path never; done
+for i in 1 2; do break 5; done; sglang serve --model-path after
+"#,
     r#"exec >/dev/null
 exec sglang serve --model-path b
 sglang serve --model-path never

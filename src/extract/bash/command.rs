@@ -131,17 +131,42 @@ impl Interp<'_> {
                     // makes what follows conditional.
                     self.stopped = true;
                     self.abort_only = false;
+                } else if self.depth == 0 {
+                    // `return` outside a function: an error, nothing happens.
+                    return Ok(Status::Fail);
                 } else {
                     self.returning = true;
                 }
                 return Ok(status);
             }
-            "break" => {
-                self.breaking = true;
-                return Ok(Status::Ok);
-            }
-            "continue" => {
-                self.continuing = true;
+            "break" | "continue" => {
+                // Outside a loop (a function's caller's loop counts as
+                // outside): an error, and nothing happens.
+                if self.loops == 0 {
+                    return Ok(Status::Fail);
+                }
+                // `break N` / `continue N`: N enclosing loops.
+                let levels = match raw.get(1) {
+                    None => 1,
+                    Some((w, _)) => match self.str_of(w)? {
+                        Val::Known(n) => match n.trim().parse::<usize>() {
+                            Ok(n) if n >= 1 => n,
+                            _ => return Ok(Status::Fail),
+                        },
+                        Val::Unknown(r) => {
+                            return Err(self.err(
+                                at,
+                                format!("cannot know how many loops `{builtin}` leaves: {r}"),
+                            ));
+                        }
+                    },
+                };
+                self.jump_levels = levels.min(self.loops) - 1;
+                if builtin == "break" {
+                    self.breaking = true;
+                } else {
+                    self.continuing = true;
+                }
                 return Ok(Status::Ok);
             }
             _ if self.capture.is_some()
@@ -356,7 +381,10 @@ impl Interp<'_> {
         let flow = self.flow.len();
         self.depth += 1;
         self.frames.push(Vec::new());
+        // The caller's loops are not the function's: `break` there is an error.
+        let loops = std::mem::replace(&mut self.loops, 0);
         let r = self.compound(&f.body.0);
+        self.loops = loops;
         // Its `local`s end with it.
         for (name, s) in self.frames.pop().unwrap_or_default().into_iter().rev() {
             self.st.restore(name, s);

@@ -63,8 +63,11 @@ pub(super) fn is_pattern(t: &str) -> bool {
 
 /// Why a word with an unquoted pattern is unknown.
 pub(super) fn glob_reason(t: &str) -> String {
+    // A long word is shown by its start only.
+    let shown: String = t.chars().take(60).collect();
+    let more = if shown.len() < t.len() { "..." } else { "" };
     format!(
-        "{t:?} is an unquoted pathname pattern: bash replaces it with the names of matching files, and files are never read (quote it, or `set -f`)"
+        "{shown:?}{more} is an unquoted pathname pattern: bash replaces it with the names of matching files, and files are never read (quote it, or `set -f`)"
     )
 }
 

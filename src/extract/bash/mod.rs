@@ -292,6 +292,10 @@ struct Interp<'a> {
     /// One frame per function call: the variables its `local`s shadow, restored
     /// when it returns.
     frames: Vec<Vec<(String, Shadowed)>>,
+    /// How many loops the current code is in (within the current function).
+    loops: usize,
+    /// `break N` / `continue N`: how many more enclosing loops the jump leaves.
+    jump_levels: usize,
     /// How many `bash other.sh` delegations led here.
     level: usize,
     /// Inside `$(...)`: the output written so far.

@@ -55,6 +55,8 @@ impl<'a> Interp<'a> {
             errexit_ignored: 0,
             abort_only: false,
             frames: Vec::new(),
+            loops: 0,
+            jump_levels: 0,
             level,
             capture,
             capture_unknown: None,
@@ -482,8 +484,17 @@ impl<'a> Interp<'a> {
     /// `exit`, `return`).
     fn turn(&mut self, body: &CompoundList) -> Result<bool, Error> {
         let flow = self.flow.len();
-        self.list(body)?;
+        self.loops += 1;
+        let r = self.list(body);
+        self.loops -= 1;
+        r?;
         self.end_turn(flow);
+        if self.jump_levels > 0 && (self.breaking || self.continuing) {
+            // `break N` / `continue N`: this loop ends, the jump goes on to
+            // the enclosing one.
+            self.jump_levels -= 1;
+            return Ok(false);
+        }
         self.continuing = false;
         if self.breaking {
             self.breaking = false;
@@ -513,10 +524,15 @@ impl<'a> Interp<'a> {
         let flow = self.flow.len();
         let n = self.conditions.len();
         self.conditions.push(reason.to_string());
+        self.loops += 1;
         let r = self.list(body);
+        self.loops -= 1;
         self.conditions.remove(n);
         self.end_turn(flow);
         self.maybe_broke = None;
+        // A jump out of enclosing loops from a turn that may not run is not
+        // followed (approximation: the enclosing loops go on).
+        self.jump_levels = 0;
         self.breaking = false;
         self.continuing = false;
         self.join(before, reason);
