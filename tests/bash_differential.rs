@@ -300,6 +300,10 @@ serve() { local m=$1; shift; sglang serve --model-path "$m" "$@" --seed "$#"; }
 serve org/m "$@"
 shift 2; sglang serve --model-path x "$@" "${1}" "$*"
 for a; do sglang serve --model-path "$a"; done
+IFS=,; X="$@"; Y=$@; Z="$*"; B=(p q); W="${B[@]}"; unset IFS
+sglang serve --model-path "$X" "$Y" "$Z" "$W"
+case "$@" in "--served-model-name a b") sglang serve --model-path case-joined;; esac
+[[ "$@" == "--served-model-name a b" ]] && sglang serve --model-path test-joined
 set -- 1 2 3 4 5 6 7 8 9 10 11
 sglang serve --model-path "${10}" --seed "$#"
 "#,

@@ -473,6 +473,20 @@ fn parameter(
             parameter,
             indirect: false,
         } => {
+            if is_all(parameter) && !concatenated(parameter) && no_split {
+                // "$@" / "${A[@]}" where words are not split (assignments,
+                // `case`, `[[ ]]`): the elements joined with spaces.
+                if let Some(vals) = lookup(st, parameter) {
+                    let joined = match vals.iter().find(|v| matches!(v, Val::Unknown(_))) {
+                        Some(u) => u.clone(),
+                        None => {
+                            Val::Known(vals.iter().map(|v| v.text()).collect::<Vec<_>>().join(" "))
+                        }
+                    };
+                    emit(exp, joined);
+                }
+                return Ok(());
+            }
             if is_all(parameter) && !concatenated(parameter) && quoted {
                 // "${A[@]}": one field per element.
                 if let Some(vals) = lookup(st, parameter) {
