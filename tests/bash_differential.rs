@@ -410,3 +410,106 @@ fn semantics_match_real_bash() {
         assert_eq!(ours, real, "{script}: static evaluation differs from bash");
     }
 }
+
+/// A small deterministic generator (an LCG: no dependency, same scripts on
+/// every run).
+struct Gen(u64);
+
+impl Gen {
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        items[((self.0 >> 33) as usize) % items.len()]
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n
+    }
+}
+
+/// A generated script: statements over positional parameters, `$IFS`,
+/// brace expansion, functions with locals, loops, and launches that splice
+/// all of them.
+fn generated(g: &mut Gen) -> String {
+    const WORDS: &[&str] = &["a", "\"b c\"", "d,e", "''", "f{g,h}", "{1..3}", "' i '"];
+    const VALUES: &[&str] = &["\"a b,c\"", "' x  y '", "p,,q", "\"\"", "w"];
+    const SPLICES: &[&str] = &[
+        "\"$@\"",
+        "$@",
+        "\"$*\"",
+        "$*",
+        "\"$1\"",
+        "${2}",
+        "$#",
+        "$V",
+        "\"$V\"",
+        "x{a,b}y",
+        "--k{=u,=v}",
+        "{3..1}",
+        "\"${A[@]}\"",
+        "${A[*]}",
+        "\"${A[*]}\"",
+        "${#A[@]}",
+    ];
+    let mut s = String::from(
+        "V=init\nA=(one \"two three\")\nf() { local V=$1; shift || true; sglang serve --model-path \"f$V\" \"$@\" \"$#\"; }\n",
+    );
+    for _ in 0..3 + g.below(6) {
+        let line = match g.below(9) {
+            0 => {
+                let n = g.below(4);
+                let words: Vec<&str> = (0..n).map(|_| g.pick(WORDS)).collect();
+                format!("set -- {}", words.join(" "))
+            }
+            1 => format!("shift {} || true", g.below(3)),
+            2 => format!("V={}", g.pick(VALUES)),
+            3 => g
+                .pick(&["IFS=,", "IFS=' '", "unset IFS", "IFS=", "IFS=', '"])
+                .to_string(),
+            4 => format!("f {} {}", g.pick(WORDS), g.pick(SPLICES)),
+            5 => format!("A+=({} {})", g.pick(WORDS), g.pick(SPLICES)),
+            6 => format!(
+                "for x in {}; do sglang serve --model-path \"loop$x\" {}; done",
+                g.pick(WORDS),
+                g.pick(SPLICES)
+            ),
+            7 => format!("B=({})\nset -- \"${{B[@]}}\"", g.pick(SPLICES)),
+            _ => {
+                let n = 1 + g.below(4);
+                let args: Vec<&str> = (0..n).map(|_| g.pick(SPLICES)).collect();
+                format!("sglang serve --model-path m {}", args.join(" "))
+            }
+        };
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s.push_str("sglang serve --model-path last \"$@\" $* \"$V\" $V \"${A[@]}\"\n");
+    s
+}
+
+#[test]
+fn generated_scripts_match_real_bash() {
+    let (dir, bin) = sandbox();
+    let mut g = Gen(std::env::var("GEN_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(12));
+    for k in 0..std::env::var("GEN_COUNT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60)
+    {
+        let script = generated(&mut g);
+        let rel = format!("generated_{k}.sh");
+        std::fs::write(dir.path().join(&rel), &script).unwrap();
+        let _ = std::fs::remove_file(dir.path().join("record"));
+        let (ours, real) = run_both(dir.path(), &bin, &rel, &BTreeMap::new());
+        assert_eq!(ours, real, "{script}: static evaluation differs from bash");
+    }
+}

@@ -506,6 +506,19 @@ fn parameter(
                 }
                 return Ok(());
             }
+            if is_all(parameter)
+                && split
+                && let Some(vals) = lookup(st, parameter)
+                && !vals.iter().any(|v| matches!(v, Val::Unknown(_)))
+                && st.ifs().is_ok_and(|ifs| !ifs.is_empty())
+            {
+                // Unquoted $* / $@ / ${A[*]}: bash joins the elements with the
+                // first character of $IFS, then splits (so with a comma in
+                // $IFS an empty element is an empty word).
+                let joined = vals.iter().map(|v| v.text()).collect::<Vec<_>>();
+                push(exp, joined.join(&st.ifs_join()), true);
+                return Ok(());
+            }
             if is_all(parameter) && split {
                 if let Some(vals) = lookup(st, parameter) {
                     for (i, v) in vals.into_iter().enumerate() {
