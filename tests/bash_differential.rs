@@ -513,3 +513,108 @@ fn generated_scripts_match_real_bash() {
         assert_eq!(ours, real, "{script}: static evaluation differs from bash");
     }
 }
+
+/// A generated script of control flow: `set -e` / `pipefail`, statuses of
+/// tests, functions, subshells, pipelines and `$(...)`, `&&` / `||` / `!`,
+/// `if`, loops with `break N` / `continue N`, `return`, readonly variables,
+/// locals and `exec`, with numbered launches between them.
+fn generated_control(g: &mut Gen) -> String {
+    const STATUS: &[&str] = &[
+        "true",
+        "false",
+        "[ 1 = 1 ]",
+        "[ a = b ]",
+        "(( 0 ))",
+        "(( 2 ))",
+        "! true",
+        "(exit 3)",
+        "true | false",
+        "false | true",
+        "X=$(false)",
+        "X=$(true)",
+        "ok",
+        "bad",
+        "{ false && true; }",
+        "[[ $N -gt 1 ]]",
+        "R=2",
+        "local Q=1",
+    ];
+    let mut s = String::from("N=0\nreadonly R=1\nok() { return 0; }\nbad() { return 4; }\n");
+    let mut n = 0;
+    let mut launch = |s: &mut String| {
+        n += 1;
+        s.push_str(&format!("sglang serve --model-path L{n} --seed \"$N$R\"\n"));
+    };
+    for _ in 0..4 + g.below(8) {
+        match g.below(10) {
+            0 => s.push_str(g.pick(&[
+                "set -e\n",
+                "set +e\n",
+                "set -o pipefail\n",
+                "set +o pipefail\n",
+            ])),
+            1 | 2 => {
+                s.push_str(g.pick(STATUS));
+                s.push('\n');
+            }
+            3 => s.push_str(&format!(
+                "{} {} {}\n",
+                g.pick(STATUS),
+                g.pick(&["&&", "||"]),
+                g.pick(STATUS)
+            )),
+            4 => {
+                s.push_str(&format!("if {}; then\n", g.pick(STATUS)));
+                launch(&mut s);
+                s.push_str("else\n");
+                launch(&mut s);
+                s.push_str("fi\n");
+            }
+            5 => {
+                s.push_str("for i in 1 2 3; do\n  for j in a b; do\n    N=$((N+1))\n");
+                s.push_str(&format!(
+                    "    [ $i = {} ] && {}\n",
+                    1 + g.below(3),
+                    g.pick(&["break", "continue", "break 2", "continue 2"])
+                ));
+                launch(&mut s);
+                s.push_str("  done\ndone\n");
+            }
+            6 => {
+                s.push_str(&format!(
+                    "w() {{ local N=9; {} || return 5; N=$((N+1)); }}\nw {}\n",
+                    g.pick(STATUS),
+                    g.pick(&["", "|| true", "&& true"])
+                ));
+            }
+            7 => s.push_str(&format!(
+                "while [ $N -lt {} ]; do N=$((N+1)); {}; done\n",
+                g.below(5),
+                g.pick(STATUS)
+            )),
+            _ => launch(&mut s),
+        }
+    }
+    launch(&mut s);
+    if g.below(3) == 0 {
+        s.push_str("exec sglang serve --model-path exec\n");
+        launch(&mut s);
+    }
+    s
+}
+
+#[test]
+fn generated_control_flow_matches_real_bash() {
+    let (dir, bin) = sandbox();
+    let seed = std::env::var("GEN_SEED").ok().and_then(|s| s.parse().ok());
+    let count = std::env::var("GEN_COUNT").ok().and_then(|s| s.parse().ok());
+    let mut g = Gen(seed.unwrap_or(5));
+    for k in 0..count.unwrap_or(60) {
+        let script = generated_control(&mut g);
+        let rel = format!("control_{k}.sh");
+        std::fs::write(dir.path().join(&rel), &script).unwrap();
+        let _ = std::fs::remove_file(dir.path().join("record"));
+        let (ours, real) = run_both(dir.path(), &bin, &rel, &BTreeMap::new());
+        assert_eq!(ours, real, "{script}: static evaluation differs from bash");
+    }
+}

@@ -61,9 +61,9 @@ impl Interp<'_> {
                 if !self.assign(a, false)? {
                     // An assignment statement to a readonly variable aborts the
                     // top-level command it is part of (bash goes on with the
-                    // next one).
+                    // next one), or under `set -e` the script.
                     self.stopped = true;
-                    self.abort_only = true;
+                    self.abort_only = !self.st.errexit;
                     return Ok(Status::Fail);
                 }
             }
@@ -495,6 +495,10 @@ impl Interp<'_> {
         builtin: &str,
         raw: &[(&ast::Word, Option<&ast::Assignment>)],
     ) -> Result<Status, Error> {
+        if builtin == "local" && self.depth == 0 {
+            // "can only be used in a function": an error, nothing is set.
+            return Ok(Status::Fail);
+        }
         let flag = |f: char| {
             raw.iter()
                 .skip(1)
