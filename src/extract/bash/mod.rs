@@ -12,10 +12,17 @@
 //! passes a [`Harness`] that models them.
 
 //!
-//! The rooms: `parse` (guarded parsing), `walk` (the statement walker),
-//! `command` (simple commands and builtins), `launch` (launch recognition and
-//! `bash other.sh` delegation), `capture` (`$(...)`), `conditions` (`[ ... ]`),
-//! `expand` (words and expansions), `harness` (the hook for harness libraries).
+//! The rooms: `parse` (guarded parsing), `walk` (the statement walker: lists,
+//! `set -e`, subshells, loops), `command` (simple commands and builtins:
+//! `set`/`shift`, `declare`/`local`/`readonly`, `exec`), `launch` (launch
+//! recognition and `bash other.sh` delegation), `capture` (`$(...)`),
+//! `conditions` (`[ ... ]`), `expand` (words and expansions), `brace` (brace
+//! expansion), `fields` (`$IFS` splitting, glob patterns, positional
+//! parameters), `harness` (the hook for harness libraries).
+//!
+//! Control flow that is not knowable is never decided either: an `exit`,
+//! `break` or `return` that may or may not run, and a loop that may never end,
+//! make what follows conditional, with the reason.
 
 mod brace;
 mod capture;
