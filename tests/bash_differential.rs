@@ -373,6 +373,14 @@ for i in 1 2; do for j in 1 2; do sglang serve --model-path "$i$j"; break 2; don
 for i in 1 2 3; do for j in 1 2; do [ $j = 2 ] && continue 2; sglang serve --model-path "c$i$j"; done; sglang serve --model-path never; done
 for i in 1 2; do break 5; done; sglang serve --model-path after
 "#,
+    r#"IFS=',' read -ra ARR <<< "a,b,,c"
+read -r x y <<< "  one two three  "
+read -r z <<< "  four five  "
+let X=2+3 "Y=X<<1"
+let "Z=0" || sglang serve --model-path let-fails
+printf -v P '%s-%d' ab 7
+sglang serve --model-path m "${ARR[@]}" "${#ARR[@]}" "$x" "$y" "$z" "$X" "$Y" "$P"
+"#,
     r#"exec >/dev/null
 exec sglang serve --model-path b
 sglang serve --model-path never

@@ -184,6 +184,12 @@ impl Interp<'_> {
                 return Ok(Status::Ok);
             }
             "set" | "shift" => return self.set_or_shift(&builtin, &raw, at),
+            "read" | "mapfile" | "readarray" | "let" => {
+                return self.assigning_builtin(&builtin, sc, &raw, at);
+            }
+            "printf" if raw.get(1).is_some_and(|(w, _)| w.value == "-v") => {
+                return self.assigning_builtin(&builtin, sc, &raw, at);
+            }
             "trap" | "echo" | "printf" | "cd" | "sleep" | "wait" | "kill" | "mkdir" | "rm"
             | "cp" | "mv" | "cat" | "tee" | "pip" | "hf" | "huggingface-cli" | "nvidia-smi"
             | "rocm-smi" | "amd-smi" => {
@@ -486,6 +492,201 @@ impl Interp<'_> {
         Ok(true)
     }
 
+    /// Builtins that write variables: `read` (known from a here-string, else
+    /// unknown: standard input is not knowable), `mapfile` / `readarray`
+    /// (unknown), `let` (arithmetic) and `printf -v`.
+    fn assigning_builtin(
+        &mut self,
+        builtin: &str,
+        sc: &ast::SimpleCommand,
+        raw: &[(&ast::Word, Option<&ast::Assignment>)],
+        at: usize,
+    ) -> Result<Status, Error> {
+        let mut args: Vec<Val> = Vec::new();
+        for (w, _) in raw.iter().skip(1) {
+            let range = self.word_range(w, at);
+            for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))? {
+                args.push(match f.unknown {
+                    Some(r) => Val::Unknown(r),
+                    None => Val::Known(f.text),
+                });
+            }
+        }
+        let set = |this: &mut Self, name: &str, vals: Vec<Val>| -> bool {
+            if this.st.is_readonly(name) {
+                return false;
+            }
+            let name = this.st.resolve(name).unwrap_or_else(|_| name.to_string());
+            this.st.vars.insert(name.clone(), vals);
+            this.st.spans.remove(&name);
+            this.st.assigned.insert(name, (at, at));
+            true
+        };
+        match builtin {
+            "let" => {
+                let mut status = Status::Ok;
+                for a in &args {
+                    status = match a {
+                        Val::Known(e) => match expand::arith_text(&mut self.st, e) {
+                            Ok(n) => status_of(n != 0),
+                            Err(r) if r.starts_with("cannot parse") => {
+                                return Err(self.err(at, r));
+                            }
+                            Err(r) => Status::Unknown(r),
+                        },
+                        Val::Unknown(r) => Status::Unknown(r.clone()),
+                    };
+                }
+                Ok(status)
+            }
+            "printf" => {
+                // printf -v NAME FORMAT ARGS...
+                let (Some(Val::Known(name)), Some(fmt)) = (args.get(1), args.get(2)) else {
+                    return Ok(Status::Fail);
+                };
+                let name = name.clone();
+                let texts: Option<Vec<String>> = args[3..]
+                    .iter()
+                    .map(|v| match v {
+                        Val::Known(t) => Some(t.clone()),
+                        Val::Unknown(_) => None,
+                    })
+                    .collect();
+                let v = match (fmt, texts) {
+                    (Val::Known(f), Some(t)) => match printf(f, &t) {
+                        Some(out) => Val::Known(out),
+                        None => Val::Unknown(format!(
+                            "`printf -v {name}` with format {f:?} is not evaluated"
+                        )),
+                    },
+                    _ => Val::Unknown(format!(
+                        "`printf -v {name}` prints a value that is not knowable"
+                    )),
+                };
+                Ok(if set(self, &name, vec![v]) {
+                    Status::Ok
+                } else {
+                    Status::Fail
+                })
+            }
+            _ => {
+                // read [-r] [-a ARRAY] [opts] NAME... / mapfile [opts] [ARRAY]
+                let takes_arg = |o: &str| {
+                    matches!(
+                        o,
+                        "-d" | "-p" | "-t" | "-n" | "-N" | "-u" | "-i" | "-C" | "-c" | "-O" | "-s"
+                    ) && !(builtin == "read" && o == "-s")
+                };
+                let mut names: Vec<String> = Vec::new();
+                let mut array: Option<String> = None;
+                let mut raw_mode = false;
+                let mut i = 0;
+                while let Some(a) = args.get(i) {
+                    let Val::Known(t) = a else {
+                        return Err(
+                            self.err(at, format!("cannot know which variables `{builtin}` sets"))
+                        );
+                    };
+                    if t.starts_with('-') && t.len() > 1 {
+                        raw_mode |= t.contains('r');
+                        if builtin == "read" && t.ends_with('a') {
+                            array = args.get(i + 1).map(|v| v.text().to_string());
+                            i += 2;
+                            continue;
+                        }
+                        i += if takes_arg(t) { 2 } else { 1 };
+                        continue;
+                    }
+                    names.push(t.clone());
+                    i += 1;
+                }
+                if builtin != "read" {
+                    let name = names.first().cloned().unwrap_or_else(|| "MAPFILE".into());
+                    let reason = format!("`{builtin}` reads standard input, which is not knowable");
+                    set(self, &name, vec![Val::Unknown(reason)]);
+                    return Ok(Status::Unknown(format!(
+                        "the status of `{builtin}` is not knowable"
+                    )));
+                }
+                // A here-string gives the input.
+                let mut input: Option<Val> = None;
+                for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
+                    if let CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereString(
+                        _,
+                        w,
+                    )) = it
+                    {
+                        input = Some(self.str_of(w)?);
+                    }
+                }
+                // `IFS=, read ...`: the prefix assignment is read's IFS.
+                let mut ifs = self.st.ifs();
+                for it in sc.prefix.iter().flat_map(|p| p.0.iter()) {
+                    if let CommandPrefixOrSuffixItem::AssignmentWord(a, _) = it
+                        && matches!(&a.name, AssignmentName::VariableName(n) if n == "IFS")
+                        && let AssignmentValue::Scalar(w) = &a.value
+                    {
+                        ifs = match self.str_of(w)? {
+                            Val::Known(t) => Ok(t),
+                            Val::Unknown(r) => Err(r),
+                        };
+                    }
+                }
+                let known = match (input, ifs) {
+                    (Some(Val::Known(t)), Ok(ifs)) if raw_mode || !t.contains('\\') => {
+                        Some((t, ifs))
+                    }
+                    _ => None,
+                };
+                if names.is_empty() && array.is_none() {
+                    names.push("REPLY".into());
+                }
+                let Some((text, ifs)) = known else {
+                    let reason = format!("`{builtin}` reads standard input, which is not knowable");
+                    for n in array.iter().chain(&names) {
+                        set(self, n, vec![Val::Unknown(reason.clone())]);
+                    }
+                    return Ok(Status::Unknown(format!(
+                        "the status of `{builtin}` is not knowable"
+                    )));
+                };
+                let line = text.lines().next().unwrap_or("").to_string();
+                let words = split_like_read(&line, &ifs);
+                let mut ok = true;
+                if let Some(a) = array {
+                    ok &= set(self, &a, words.into_iter().map(Val::Known).collect());
+                } else if names.len() == 1 {
+                    let blank: &[char] = &[' ', '\t', '\n'];
+                    let trimmed = line
+                        .trim_matches(|c: char| blank.contains(&c) && ifs.contains(c))
+                        .to_string();
+                    ok &= set(self, &names[0], vec![Val::Known(trimmed)]);
+                } else if ifs.chars().all(|c| matches!(c, ' ' | '\t' | '\n')) {
+                    // The last name takes the rest of the line.
+                    let mut rest = line.trim_start_matches(|c: char| ifs.contains(c));
+                    for (k, n) in names.iter().enumerate() {
+                        let v = if k + 1 == names.len() {
+                            rest.trim_end_matches(|c: char| ifs.contains(c)).to_string()
+                        } else {
+                            let end = rest.find(|c: char| ifs.contains(c)).unwrap_or(rest.len());
+                            let w = rest[..end].to_string();
+                            rest = rest[end..].trim_start_matches(|c: char| ifs.contains(c));
+                            w
+                        };
+                        ok &= set(self, n, vec![Val::Known(v)]);
+                    }
+                } else {
+                    let reason =
+                        format!("`{builtin}` into several names with this $IFS is not evaluated");
+                    for n in &names {
+                        set(self, n, vec![Val::Unknown(reason.clone())]);
+                    }
+                }
+                Ok(if ok { Status::Ok } else { Status::Fail })
+            }
+        }
+    }
+
     /// `export` / `declare` / `typeset` / `local` / `readonly` with their
     /// attributes: `-x` exports, `-r` (and `readonly`) makes readonly, `-n`
     /// makes a reference to another variable. Fails (and changes nothing) for
@@ -675,6 +876,25 @@ impl Interp<'_> {
         }
         Ok(Status::Ok)
     }
+}
+
+/// A line split into words as `read -a` does with `ifs`.
+fn split_like_read(line: &str, ifs: &str) -> Vec<String> {
+    use super::fields::{Sep, ifs_split};
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for (piece, sep) in ifs_split(line, ifs) {
+        match sep {
+            Sep::Blank if !cur.is_empty() => out.push(std::mem::take(&mut cur)),
+            Sep::Hard => out.push(std::mem::take(&mut cur)),
+            _ => {}
+        }
+        cur.push_str(piece);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
 }
 
 /// The first variable a word expands, for provenance.
