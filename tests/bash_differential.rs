@@ -381,6 +381,18 @@ let "Z=0" || sglang serve --model-path let-fails
 printf -v P '%s-%d' ab 7
 sglang serve --model-path m "${ARR[@]}" "${#ARR[@]}" "$x" "$y" "$z" "$X" "$Y" "$P"
 "#,
+    r#"CMD="sglang serve --model-path m --tp-size 4"
+eval "$CMD" > /dev/null 2>&1
+eval X=5 'Y="a b"'
+f() { eval 'return 3'; sglang serve --model-path never; }
+f || sglang serve --model-path "ret$X$Y"
+for i in 1 2 3; do eval '[ $i = 2 ] && break'; sglang serve --model-path "i$i"; done
+eval 'set -- a b'
+sglang serve --model-path "$@"
+set -e
+eval false
+sglang serve --model-path never
+"#,
     r#"exec >/dev/null
 exec sglang serve --model-path b
 sglang serve --model-path never

@@ -1,7 +1,7 @@
 //! Bash semantics a recipe can use to make the static evaluator confidently
 //! wrong: positional parameters, brace expansion, `set -e` / `exec` / loops
-//! that never end before the launch, readonly variables, namerefs, `$IFS`
-//! and unquoted glob patterns. Each is evaluated as bash does, or what it
+//! that never end before the launch, readonly variables, namerefs, `$IFS`,
+//! unquoted glob patterns and `eval`. Each is evaluated as bash does, or what it
 //! affects is unknown with the reason; never a confident wrong value.
 
 use crate::{Outcome, Repo};
@@ -362,4 +362,26 @@ fn unquoted_glob_patterns_are_unknown() {
         argv(&launches(&repo, "f.sh")[0]),
         ["--model-path", "model-*", "--x", "[ab]"]
     );
+}
+
+#[test]
+fn eval_runs_its_text() {
+    let repo = Repo::new();
+    // A launch run through `eval` is a launch (it was silently missed).
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp 2\n",
+        "CMD=\"sglang serve --model-path m --tp 4\"\neval \"$CMD\" > server.log 2>&1 &\n",
+    );
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("tp_size"), "{}", o.both());
+    assert!(o.stdout.contains("recipe.sh:2:1 eval"), "{}", o.both());
+    // Text that is not knowable cannot be run: an error at the `eval`.
+    repo.write("u.sh", "sglang serve --model-path m\neval \"$SETUP\"\n");
+    repo.run(&["extract", "u.sh"])
+        .assert_input_error("u.sh:2:1", &["eval", "not knowable"]);
+    // eval of eval of ...: the eval depth budget.
+    repo.write("deep.sh", "X='eval \"$X\"'\neval \"$X\"\n");
+    repo.run(&["extract", "deep.sh"])
+        .assert_input_error("deep.sh:2:1", &["eval depth budget"]);
 }

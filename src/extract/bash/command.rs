@@ -10,6 +10,9 @@ use super::expand::{self, Field, Val, expand_fields};
 use super::{Interp, Status, status_of};
 use crate::error::Error;
 
+/// How deeply `eval` may run `eval`.
+const EVAL_DEPTH: usize = 16;
+
 /// Commands that only have side effects: skipped, and assumed to succeed (a
 /// harness adds its own functions, [`super::Harness::side_effect`]).
 const SIDE_EFFECTS: &[&str] = &[
@@ -228,6 +231,9 @@ impl Interp<'_> {
                 return Ok(test_args(&args));
             }
             _ => {}
+        }
+        if head == "eval" {
+            return self.eval(&fields[1..], at);
         }
         // `exec CMD`: CMD replaces the shell (a launch, or anything else), so
         // nothing after it runs; `exec` alone (redirections only) changes nothing.
@@ -490,6 +496,88 @@ impl Interp<'_> {
             self.st.exported.insert(name);
         }
         Ok(true)
+    }
+
+    /// `eval ARGS...`: the arguments joined with spaces are parsed and run as
+    /// code here, with this state and these conditions; what it launches is
+    /// placed in the eval'd text (`<FILE:LINE:COL eval>`). Text that is not
+    /// knowable cannot be run: an error at the `eval`.
+    fn eval(
+        &mut self,
+        args: &[(Field, (usize, usize), Option<String>)],
+        at: usize,
+    ) -> Result<Status, Error> {
+        let mut words = Vec::new();
+        for (f, _, _) in args {
+            if let Some(r) = &f.unknown {
+                return Err(self.err(
+                    at,
+                    format!("cannot evaluate `eval` of text that is not knowable: {r}"),
+                ));
+            }
+            words.push(f.text.as_str());
+        }
+        if self.evals >= EVAL_DEPTH {
+            return Err(self.err(
+                at,
+                format!("`eval` nested more than {EVAL_DEPTH} deep (the eval depth budget)"),
+            ));
+        }
+        let pos = self.source.line_col(at);
+        let label = format!(
+            "{}:{}:{} eval",
+            self.source.origin.label(),
+            pos.line,
+            pos.col
+        );
+        let source = std::sync::Arc::new(crate::span::Source::new(
+            crate::span::Origin::Inline(label),
+            words.join(" "),
+        ));
+        let program = super::parse::parse_guarded(&source)?;
+        let st = std::mem::take(&mut self.st);
+        let mut child =
+            super::Interp::new(&source, st, self.level, self.capture.take(), self.files);
+        child.conditions = std::mem::take(&mut self.conditions);
+        child.flow = std::mem::take(&mut self.flow);
+        child.frames = std::mem::take(&mut self.frames);
+        child.capture_unknown = self.capture_unknown.take();
+        child.depth = self.depth;
+        child.loops = self.loops;
+        child.errexit_ignored = self.errexit_ignored;
+        child.steps = self.steps;
+        child.evals = self.evals + 1;
+        child.last_status = self.last_status.clone();
+        let mut status = Status::Ok;
+        let mut result = Ok(());
+        for cc in &program.complete_commands {
+            match child.list(cc) {
+                Ok(s) => status = s,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+            if child.stopped || child.returning || child.breaking || child.continuing {
+                break;
+            }
+        }
+        self.st = std::mem::take(&mut child.st);
+        self.conditions = std::mem::take(&mut child.conditions);
+        self.flow = std::mem::take(&mut child.flow);
+        self.frames = std::mem::take(&mut child.frames);
+        self.capture = child.capture.take();
+        self.capture_unknown = child.capture_unknown.take();
+        self.steps = child.steps;
+        (self.stopped, self.abort_only) = (child.stopped, child.abort_only);
+        [self.breaking, self.continuing, self.returning] =
+            [child.breaking, child.continuing, child.returning];
+        self.jump_levels = child.jump_levels;
+        self.maybe_broke = child.maybe_broke.take();
+        self.out.launches.append(&mut child.out.launches);
+        self.out.unsupported.append(&mut child.out.unsupported);
+        result?;
+        Ok(status)
     }
 
     /// Builtins that write variables: `read` (known from a here-string, else

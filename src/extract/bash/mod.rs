@@ -303,6 +303,8 @@ struct Interp<'a> {
     loops: usize,
     /// `break N` / `continue N`: how many more enclosing loops the jump leaves.
     jump_levels: usize,
+    /// How many `eval`s led here.
+    evals: usize,
     /// How many `bash other.sh` delegations led here.
     level: usize,
     /// Inside `$(...)`: the output written so far.

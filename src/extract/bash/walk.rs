@@ -57,6 +57,7 @@ impl<'a> Interp<'a> {
             frames: Vec::new(),
             loops: 0,
             jump_levels: 0,
+            evals: 0,
             level,
             capture,
             capture_unknown: None,
