@@ -103,7 +103,17 @@ impl State {
         for _ in 0..NAMEREF_CHAIN {
             match self.namerefs.get(&cur) {
                 None => return Ok(cur),
-                Some(Val::Known(t)) => cur = t.clone(),
+                Some(Val::Known(t))
+                    if !t.is_empty()
+                        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+                {
+                    cur = t.clone()
+                }
+                Some(Val::Known(t)) => {
+                    return Err(format!(
+                        "${name} is a reference (declare -n) to {t:?}, which is not evaluated (only plain variable names are)"
+                    ));
+                }
                 Some(Val::Unknown(r)) => {
                     return Err(format!(
                         "${name} is a reference (declare -n) to a variable that is not knowable: {r}"
