@@ -379,7 +379,9 @@ read -r z <<< "  four five  "
 let X=2+3 "Y=X<<1"
 let "Z=0" || sglang serve --model-path let-fails
 printf -v P '%s-%d' ab 7
-sglang serve --model-path m "${ARR[@]}" "${#ARR[@]}" "$x" "$y" "$z" "$X" "$Y" "$P"
+declare -i I=2*3; I+=4; J=1; J+=1
+f() { local -i k=7+1; echo "$k"; }
+sglang serve --model-path m "${ARR[@]}" "${#ARR[@]}" "$x" "$y" "$z" "$X" "$Y" "$P" "$I" "$J" "$(f)"
 "#,
     r#"CMD="sglang serve --model-path m --tp-size 4"
 eval "$CMD" > /dev/null 2>&1

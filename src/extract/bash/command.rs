@@ -473,12 +473,35 @@ impl Interp<'_> {
             }
             spans.extend(new_spans);
         }
-        let value = if a.append {
+        let integer =
+            self.st.integers.contains(&name) && matches!(a.value, AssignmentValue::Scalar(_));
+        let value = if integer {
+            // `declare -i`: the value is arithmetic (`+=` adds).
+            let cur = self.st.get(&name).and_then(|v| v.into_iter().next());
+            let expr = match (a.append, cur.as_ref(), new.first()) {
+                (_, _, Some(Val::Unknown(r))) | (true, Some(Val::Unknown(r)), _) => Err(r.clone()),
+                (true, Some(Val::Known(c)), Some(Val::Known(n))) if !c.trim().is_empty() => {
+                    Ok(format!("({c}) + ({n})"))
+                }
+                (_, _, Some(Val::Known(n))) => Ok(n.clone()),
+                (_, _, None) => Ok("0".to_string()),
+            };
+            vec![
+                match expr.and_then(|e| expand::arith_text(&mut self.st, &e)) {
+                    Ok(n) => Val::Known(n.to_string()),
+                    Err(r) => Val::Unknown(format!("${name} is an integer (declare -i): {r}")),
+                },
+            ]
+        } else if a.append {
             let mut cur = self.st.get(&name).unwrap_or_default();
             match (&a.value, cur.last_mut(), new.first()) {
                 (AssignmentValue::Scalar(_), Some(Val::Known(c)), Some(Val::Known(n))) => {
                     c.push_str(n);
                     cur
+                }
+                // Text appended to an unknown value is unknown.
+                (AssignmentValue::Scalar(_), Some(Val::Unknown(r)), Some(_)) => {
+                    vec![Val::Unknown(r.clone())]
                 }
                 (AssignmentValue::Scalar(_), Some(_), Some(u)) => vec![u.clone()],
                 _ => {
@@ -797,6 +820,7 @@ impl Interp<'_> {
         let unexport = builtin == "export" && flag('n');
         let export = !unexport && (builtin == "export" || flag('x'));
         let readonly = builtin == "readonly" || flag('r');
+        let integer = builtin != "export" && builtin != "readonly" && flag('i');
         let nameref = builtin != "export" && flag('n');
         // `local`, and `declare` / `typeset` inside a function (without -g),
         // make variables of the function's own.
@@ -823,6 +847,10 @@ impl Interp<'_> {
                 if let Some(frame) = self.frames.last_mut() {
                     frame.push((n, shadowed));
                 }
+            }
+            if integer && let Some(n) = name_of_item(a, w) {
+                let n = self.st.resolve(&n).unwrap_or(n);
+                self.st.integers.insert(n);
             }
             match a {
                 Some(a) if nameref => {
@@ -963,6 +991,18 @@ impl Interp<'_> {
             self.st.positional = args[i..].iter().map(val).collect();
         }
         Ok(Status::Ok)
+    }
+}
+
+/// The variable a `declare` argument names.
+fn name_of_item(a: &Option<&ast::Assignment>, w: &ast::Word) -> Option<String> {
+    match a {
+        Some(a) => match &a.name {
+            AssignmentName::VariableName(n) => Some(n.clone()),
+            AssignmentName::ArrayElementName(..) => None,
+        },
+        None if w.value.starts_with(['-', '+']) => None,
+        None => Some(w.value.clone()),
     }
 }
 

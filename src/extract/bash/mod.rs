@@ -80,6 +80,8 @@ pub struct State {
     pipefail: bool,
     /// Variables marked `readonly` / `declare -r`.
     readonly: BTreeSet<String>,
+    /// Variables marked `declare -i`: assignments are arithmetic.
+    integers: BTreeSet<String>,
     /// `declare -n NAME=TARGET`: NAME refers to TARGET (unknown when TARGET is).
     namerefs: BTreeMap<String, Val>,
     /// The status of the last `$(...)` evaluated (an assignment's status).
@@ -213,6 +215,7 @@ struct Shadowed {
     assigned: Option<expand::Range>,
     exported: bool,
     nameref: Option<Val>,
+    integer: bool,
 }
 
 impl State {
@@ -226,6 +229,7 @@ impl State {
             assigned: self.assigned.get(name).copied(),
             exported: self.exported.contains(name),
             nameref: self.namerefs.remove(name),
+            integer: self.integers.remove(name),
         };
         if !keep_value {
             self.vars.remove(name);
@@ -247,6 +251,11 @@ impl State {
         put(&mut self.spans, &name, s.spans);
         put(&mut self.assigned, &name, s.assigned);
         put(&mut self.namerefs, &name, s.nameref);
+        if s.integer {
+            self.integers.insert(name.clone());
+        } else {
+            self.integers.remove(&name);
+        }
         if s.exported {
             self.exported.insert(name);
         } else {
