@@ -2,6 +2,8 @@
 //! assignments, function calls, commands inside `$(...)`, and the side-effect
 //! commands that are skipped.
 
+use std::sync::Arc;
+
 use brush_parser::ast::{self, AssignmentName, AssignmentValue, CommandPrefixOrSuffixItem};
 
 use super::capture::{printf, seq};
@@ -512,8 +514,8 @@ impl Interp<'_> {
         } else {
             new
         };
-        self.st.vars.insert(name.clone(), value);
-        self.st.spans.insert(name.clone(), spans);
+        self.st.vars.insert(name.clone(), Arc::new(value));
+        self.st.spans.insert(name.clone(), Arc::new(spans));
         self.st.assigned.insert(name.clone(), (at, end));
         if export {
             self.st.exported.insert(name);
@@ -628,7 +630,7 @@ impl Interp<'_> {
                 return false;
             }
             let name = this.st.resolve(name).unwrap_or_else(|_| name.to_string());
-            this.st.vars.insert(name.clone(), vals);
+            this.st.vars.insert(name.clone(), Arc::new(vals));
             this.st.spans.remove(&name);
             this.st.assigned.insert(name, (at, at));
             true

@@ -55,9 +55,11 @@ pub(crate) use self::parse::{PARSER_THREAD, expansion_too_deep, quiet_parser_pan
 /// The shell state: variables (scalars are one-element arrays), exports, functions.
 #[derive(Debug, Clone, Default)]
 pub struct State {
-    vars: BTreeMap<String, Vec<Val>>,
+    /// Values are shared between copies of the state (a subshell's copy costs
+    /// one pointer per variable, not its whole value).
+    vars: BTreeMap<String, Arc<Vec<Val>>>,
     /// Where each element of a variable's value was written.
-    spans: BTreeMap<String, Vec<Option<expand::Range>>>,
+    spans: BTreeMap<String, Arc<Vec<Option<expand::Range>>>>,
     exported: BTreeSet<String>,
     /// Where each variable was last assigned (`NAME=value`), for env reports.
     assigned: BTreeMap<String, expand::Range>,
@@ -131,7 +133,7 @@ impl State {
     /// A variable's values (`None` when unset), through `declare -n` references.
     pub fn get(&self, name: &str) -> Option<Vec<Val>> {
         match self.resolve(name) {
-            Ok(n) => self.vars.get(&n).cloned(),
+            Ok(n) => self.vars.get(&n).map(|v| v.as_ref().clone()),
             Err(r) => Some(vec![Val::Unknown(r)]),
         }
     }
@@ -146,7 +148,7 @@ impl State {
         if self.readonly.contains(&name) {
             return;
         }
-        self.vars.insert(name.to_string(), vec![v]);
+        self.vars.insert(name.to_string(), Arc::new(vec![v]));
         self.spans.remove(&name);
         self.assigned.remove(&name);
     }
@@ -154,7 +156,10 @@ impl State {
     /// Where each element of a variable's value was written.
     pub fn spans_of(&self, name: &str) -> Vec<Option<expand::Range>> {
         let name = self.resolve(name).unwrap_or_else(|_| name.to_string());
-        self.spans.get(&name).cloned().unwrap_or_default()
+        self.spans
+            .get(&name)
+            .map(|v| v.as_ref().clone())
+            .unwrap_or_default()
     }
 
     /// Whether a variable is readonly.
@@ -210,8 +215,8 @@ pub enum Status {
 /// A variable as it was before a function's `local` shadowed it.
 #[derive(Debug, Clone)]
 struct Shadowed {
-    value: Option<Vec<Val>>,
-    spans: Option<Vec<Option<expand::Range>>>,
+    value: Option<Arc<Vec<Val>>>,
+    spans: Option<Arc<Vec<Option<expand::Range>>>>,
     assigned: Option<expand::Range>,
     exported: bool,
     nameref: Option<Val>,

@@ -860,9 +860,9 @@ fn merge_into(into: &mut State, other: State, reason: &str) {
         if a != b {
             into.vars.insert(
                 n,
-                vec![Val::Unknown(format!(
+                Arc::new(vec![Val::Unknown(format!(
                     "depends on a condition that is not knowable: {reason}"
-                ))],
+                ))]),
             );
         }
     }
