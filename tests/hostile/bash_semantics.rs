@@ -259,6 +259,17 @@ fn a_loop_that_may_never_end_makes_the_launch_after_it_conditional() {
         o.assert_bounded();
         assert!(o.stdout.contains("may not run:"), "{}", o.both());
     }
+    // `compare` says so beside the side.
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m\n",
+        "while true; do :; done\nsglang serve --model-path m\n",
+    );
+    assert!(
+        o.stdout.contains("note: the recipe launch may not run") && o.stdout.contains("never ends"),
+        "{}",
+        o.both()
+    );
     // Loops that end are evaluated turn by turn, and what follows is certain.
     repo.write(
         "ends.sh",
