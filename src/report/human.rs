@@ -86,6 +86,14 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
     let _ = writeln!(out, "link: {}  [{}]", l.name, l.status());
     let _ = writeln!(out, "{}", side_line("docs:", &l.docs));
     let _ = writeln!(out, "{}", side_line("recipe:", &l.recipe));
+    for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
+        // A launch that runs only under a condition that is not knowable.
+        if let Some(crate::launch::Provenance::Unknown { reason }) =
+            side.launch.launcher.first().map(|t| &t.provenance)
+        {
+            let _ = writeln!(out, "  note: the {label} launch may not run: {reason}");
+        }
+    }
     let _ = writeln!(out);
     for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
         for e in &side.resolved.startup_errors {

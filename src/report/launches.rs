@@ -75,6 +75,11 @@ pub fn render_launches(launches: &[Launch], unsupported: &[String], format: Form
                     l.engine,
                     l.span
                 );
+                if let Some(Provenance::Unknown { reason }) =
+                    l.launcher.first().map(|t| &t.provenance)
+                {
+                    let _ = writeln!(out, "  may not run: {reason}");
+                }
                 if let Some(img) = &l.context.image {
                     let _ = writeln!(out, "  image: {}", img.value);
                 }
@@ -90,6 +95,7 @@ pub fn render_launches(launches: &[Launch], unsupported: &[String], format: Form
                 for t in &l.argv {
                     let from = match &t.provenance {
                         Provenance::Var { name } => format!("  (from ${name})"),
+                        Provenance::Unknown { reason } => format!("  (unknown: {reason})"),
                         _ => String::new(),
                     };
                     let _ = writeln!(

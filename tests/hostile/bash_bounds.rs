@@ -370,14 +370,27 @@ fn loops_end_within_the_step_and_loop_budgets() {
     );
     repo.run_deterministic(&["extract", "loops.sh"])
         .assert_input_error("loops.sh:1:", &["steps budget", "200,000"]);
-    // A `for` over more values than the loop budget is an error, not a
-    // silent stop after 10,000 turns.
+    // A `for` over more values than the loop budget is not evaluated turn by
+    // turn: what it sets is unknown, with the budget named (not a silent stop
+    // after 10,000 turns).
     repo.write(
         "turns.sh",
         "N=0\nfor i in $(seq 1 20000); do N=$i; done\nsglang serve --model-path m --tp $N\n",
     );
-    repo.run_deterministic(&["extract", "turns.sh"])
-        .assert_input_error("turns.sh:2:1:", &["loop-turns budget", "10,000"]);
+    let o = repo.run_deterministic(&["extract", "turns.sh"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(
+        o.stdout.contains("'$N'")
+            && o.stdout.contains("more than the 10000 turns")
+            && o.stdout.contains("--bash-budget loop-turns=N"),
+        "{}",
+        o.both()
+    );
+    // Raised, the loop is evaluated and N is known.
+    let o = repo.run(&["extract", "turns.sh", "--bash-budget", "loop-turns=30000"]);
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("20000"), "{}", o.both());
     // `while true` ends (its body is evaluated once, as a maybe-run).
     repo.write("while.sh", format!("while true; do X=1; done\n{LAUNCH}"));
     let o = repo.run_deterministic(&["extract", "while.sh"]);

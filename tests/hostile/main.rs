@@ -6,6 +6,7 @@
 //! runs. Large inputs are generated here, never committed.
 
 mod bash_bounds;
+mod bash_semantics;
 mod confine;
 mod harness;
 mod js;

@@ -340,6 +340,12 @@ pub(crate) fn tripped() -> Option<String> {
     with(|m| m.tripped.clone())
 }
 
+/// The steps counted so far in this evaluation (a loop compares it with its
+/// share of the `steps` budget).
+pub(crate) fn steps_taken() -> usize {
+    with(|m| m.steps)
+}
+
 /// Counts one evaluation step (a command).
 pub(crate) fn step() -> Result<(), String> {
     steps(1)

@@ -44,6 +44,7 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<V
             break;
         }
     }
+    st.subst_status = Some(it.last_status.clone());
     if let Some(r) = it.capture_unknown {
         return Ok(Some(Val::Unknown(r)));
     }

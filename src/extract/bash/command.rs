@@ -2,13 +2,18 @@
 //! assignments, function calls, commands inside `$(...)`, and the side-effect
 //! commands that are skipped.
 
+use std::sync::Arc;
+
 use brush_parser::ast::{self, AssignmentName, AssignmentValue, CommandPrefixOrSuffixItem};
 
 use super::capture::{printf, seq};
 use super::conditions::test_args;
 use super::expand::{self, Field, Val, expand_fields};
-use super::{Interp, Status};
+use super::{Interp, Status, status_of};
 use crate::error::Error;
+
+/// How deeply `eval` may run `eval`.
+const EVAL_DEPTH: usize = 16;
 
 /// Commands that only have side effects: skipped, and assumed to succeed (a
 /// harness adds its own functions, [`super::Harness::side_effect`]).
@@ -35,8 +40,6 @@ const SIDE_EFFECTS: &[&str] = &[
     "kill",
     "trap",
     "cd",
-    "set",
-    "shift",
     "ulimit",
 ];
 
@@ -57,10 +60,19 @@ impl Interp<'_> {
             .unwrap_or(0);
         self.tick(at)?;
         let Some(name_word) = &sc.word_or_name else {
+            // Its status is that of the last `$(...)` in it (0 without one).
+            self.st.subst_status = None;
             for a in assigns {
-                self.assign(a, false)?;
+                if !self.assign(a, false)? {
+                    // An assignment statement to a readonly variable aborts the
+                    // top-level command it is part of (bash goes on with the
+                    // next one), or under `set -e` the script.
+                    self.stopped = true;
+                    self.abort_only = !self.st.errexit;
+                    return Ok(Status::Fail);
+                }
             }
-            return Ok(Status::Ok);
+            return Ok(self.st.subst_status.take().unwrap_or(Status::Ok));
         };
         // Command words, each with its range in the source.
         let mut raw: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![(name_word, None)];
@@ -78,47 +90,88 @@ impl Interp<'_> {
         };
         match builtin.as_str() {
             "export" | "declare" | "typeset" | "local" | "readonly" => {
-                let export = builtin == "export"
-                    || raw
-                        .iter()
-                        .skip(1)
-                        .any(|(w, _)| w.value.starts_with('-') && w.value.contains('x'));
-                for (w, a) in raw.iter().skip(1) {
-                    match a {
-                        Some(a) => self.assign(a, export)?,
-                        None if export && !w.value.starts_with('-') => {
-                            self.st.exported.insert(w.value.clone());
-                        }
-                        None => {}
-                    }
-                }
-                return Ok(Status::Ok);
+                return self.declare(&builtin, &raw);
             }
             "unset" => {
+                let mut status = Status::Ok;
+                let flag = |f: char| {
+                    raw.iter()
+                        .skip(1)
+                        .any(|(w, _)| w.value.starts_with('-') && w.value.contains(f))
+                };
+                let (refs, funcs) = (flag('n'), flag('f'));
                 for (w, _) in raw.iter().skip(1) {
-                    if !w.value.starts_with('-') {
-                        self.st.vars.remove(&w.value);
-                        self.st.exported.remove(&w.value);
+                    let n = &w.value;
+                    if n.starts_with('-') {
+                        continue;
+                    }
+                    if funcs {
+                        self.st.functions.remove(n);
+                    } else if refs {
+                        self.st.namerefs.remove(n);
+                    } else if self.st.is_readonly(n) {
+                        status = Status::Fail;
+                    } else {
+                        let target = self.st.resolve(n).unwrap_or_else(|_| n.clone());
+                        self.st.vars.remove(&target);
+                        self.st.exported.remove(&target);
                     }
                 }
-                return Ok(Status::Ok);
+                return Ok(status);
             }
-            "exit" => {
-                if self.conditions.is_empty() || self.depth == 0 {
+            "exit" | "return" => {
+                // `exit N` / `return N`, or the status of the last command.
+                let status = match raw.get(1) {
+                    None => self.last_status.clone(),
+                    Some((w, _)) => match self.str_of(w)? {
+                        Val::Known(n) => match n.trim().parse::<i64>() {
+                            Ok(n) => status_of(n % 256 == 0),
+                            Err(_) => Status::Fail,
+                        },
+                        Val::Unknown(r) => Status::Unknown(r),
+                    },
+                };
+                if builtin == "exit" {
+                    // Under a condition that is not knowable, the branch's join
+                    // makes what follows conditional.
                     self.stopped = true;
+                    self.abort_only = false;
+                } else if self.depth == 0 {
+                    // `return` outside a function: an error, nothing happens.
+                    return Ok(Status::Fail);
+                } else {
+                    self.returning = true;
                 }
-                return Ok(Status::Ok);
+                return Ok(status);
             }
-            "return" => {
-                self.returning = true;
-                return Ok(Status::Ok);
-            }
-            "break" => {
-                self.breaking = true;
-                return Ok(Status::Ok);
-            }
-            "continue" => {
-                self.continuing = true;
+            "break" | "continue" => {
+                // Outside a loop (a function's caller's loop counts as
+                // outside): an error, and nothing happens.
+                if self.loops == 0 {
+                    return Ok(Status::Fail);
+                }
+                // `break N` / `continue N`: N enclosing loops.
+                let levels = match raw.get(1) {
+                    None => 1,
+                    Some((w, _)) => match self.str_of(w)? {
+                        Val::Known(n) => match n.trim().parse::<usize>() {
+                            Ok(n) if n >= 1 => n,
+                            _ => return Ok(Status::Fail),
+                        },
+                        Val::Unknown(r) => {
+                            return Err(self.err(
+                                at,
+                                format!("cannot know how many loops `{builtin}` leaves: {r}"),
+                            ));
+                        }
+                    },
+                };
+                self.jump_levels = levels.min(self.loops) - 1;
+                if builtin == "break" {
+                    self.breaking = true;
+                } else {
+                    self.continuing = true;
+                }
                 return Ok(Status::Ok);
             }
             _ if self.capture.is_some()
@@ -135,9 +188,16 @@ impl Interp<'_> {
                 }
                 return Ok(Status::Ok);
             }
-            "set" | "trap" | "echo" | "printf" | "cd" | "sleep" | "wait" | "kill" | "mkdir"
-            | "rm" | "cp" | "mv" | "cat" | "tee" | "pip" | "hf" | "huggingface-cli"
-            | "nvidia-smi" | "rocm-smi" | "amd-smi" => {
+            "set" | "shift" => return self.set_or_shift(&builtin, &raw, at),
+            "read" | "mapfile" | "readarray" | "let" => {
+                return self.assigning_builtin(&builtin, sc, &raw, at);
+            }
+            "printf" if raw.get(1).is_some_and(|(w, _)| w.value == "-v") => {
+                return self.assigning_builtin(&builtin, sc, &raw, at);
+            }
+            "trap" | "echo" | "printf" | "cd" | "sleep" | "wait" | "kill" | "mkdir" | "rm"
+            | "cp" | "mv" | "cat" | "tee" | "pip" | "hf" | "huggingface-cli" | "nvidia-smi"
+            | "rocm-smi" | "amd-smi" => {
                 return Ok(Status::Ok);
             }
             "false" => return Ok(Status::Fail),
@@ -174,6 +234,24 @@ impl Interp<'_> {
             }
             _ => {}
         }
+        if head == "eval" {
+            return self.eval(&fields[1..], at);
+        }
+        // `exec CMD`: CMD replaces the shell (a launch, or anything else), so
+        // nothing after it runs; `exec` alone (redirections only) changes nothing.
+        if head == "exec" && fields.len() > 1 {
+            self.maybe_launch(&assigns, &fields, at)?;
+            match &fields[1].0.unknown {
+                None => (self.stopped, self.abort_only) = (true, false),
+                Some(r) => {
+                    let line = self.source.line_col(at).line;
+                    self.conditions.push(format!(
+                        "the script may have ended at the `exec` on line {line}, whose command is not knowable: {r}"
+                    ));
+                }
+            }
+            return Ok(Status::Ok);
+        }
         // A function the harness models (before the script's own definitions).
         let args: Vec<String> = fields[1..].iter().map(|(f, _, _)| f.text.clone()).collect();
         let st = &self.st;
@@ -184,7 +262,7 @@ impl Interp<'_> {
                 self.st.exported.insert(name);
             }
             if call.exits {
-                self.stopped = true;
+                (self.stopped, self.abort_only) = (true, false);
             }
             return Ok(call.status);
         }
@@ -280,7 +358,7 @@ impl Interp<'_> {
         };
         match out {
             Some(o) => {
-                if let Some(c) = self.conditions.last() {
+                if let Some(c) = self.condition() {
                     self.capture_unknown.get_or_insert(format!(
                         "the output depends on a condition that is not knowable: {c}"
                     ));
@@ -320,15 +398,28 @@ impl Interp<'_> {
     ) -> Result<Status, Error> {
         let _call = super::budget::enter_call().map_err(|m| self.err(at, m))?;
         let saved = std::mem::replace(&mut self.st.positional, args.to_vec());
+        let flow = self.flow.len();
         self.depth += 1;
+        self.frames.push(Vec::new());
+        // The caller's loops are not the function's: `break` there is an error.
+        let loops = std::mem::replace(&mut self.loops, 0);
         let r = self.compound(&f.body.0);
+        self.loops = loops;
+        // Its `local`s end with it.
+        for (name, s) in self.frames.pop().unwrap_or_default().into_iter().rev() {
+            self.st.restore(name, s);
+        }
         self.depth -= 1;
         self.returning = false;
+        // A `return` that may have run concerns this function only.
+        self.flow.truncate(flow);
         self.st.positional = saved;
         r
     }
 
-    fn assign(&mut self, a: &ast::Assignment, export: bool) -> Result<(), Error> {
+    /// Assigns `NAME=value` / `NAME+=value` / `NAME=(...)`; `false` (and no
+    /// change) when NAME is readonly.
+    fn assign(&mut self, a: &ast::Assignment, export: bool) -> Result<bool, Error> {
         let name = match &a.name {
             AssignmentName::VariableName(n) => n.clone(),
             AssignmentName::ArrayElementName(n, _) => {
@@ -341,6 +432,15 @@ impl Interp<'_> {
         };
         let at = self.byte(&a.loc.start);
         let end = self.byte(&a.loc.end);
+        if self.st.is_readonly(&name) {
+            return Ok(false);
+        }
+        let name = self.st.resolve(&name).map_err(|r| {
+            self.err(
+                at,
+                format!("cannot know which variable this assignment sets: {r}"),
+            )
+        })?;
         let (new, new_spans): (Vec<Val>, Vec<Option<expand::Range>>) = match &a.value {
             AssignmentValue::Scalar(w) => {
                 let (v, span) = expand::expand_string_spanned(&mut self.st, &w.value)
@@ -381,12 +481,35 @@ impl Interp<'_> {
             }
             spans.extend(new_spans);
         }
-        let value = if a.append {
+        let integer =
+            self.st.integers.contains(&name) && matches!(a.value, AssignmentValue::Scalar(_));
+        let value = if integer {
+            // `declare -i`: the value is arithmetic (`+=` adds).
+            let cur = self.st.get(&name).and_then(|v| v.into_iter().next());
+            let expr = match (a.append, cur.as_ref(), new.first()) {
+                (_, _, Some(Val::Unknown(r))) | (true, Some(Val::Unknown(r)), _) => Err(r.clone()),
+                (true, Some(Val::Known(c)), Some(Val::Known(n))) if !c.trim().is_empty() => {
+                    Ok(format!("({c}) + ({n})"))
+                }
+                (_, _, Some(Val::Known(n))) => Ok(n.clone()),
+                (_, _, None) => Ok("0".to_string()),
+            };
+            vec![
+                match expr.and_then(|e| expand::arith_text(&mut self.st, &e)) {
+                    Ok(n) => Val::Known(n.to_string()),
+                    Err(r) => Val::Unknown(format!("${name} is an integer (declare -i): {r}")),
+                },
+            ]
+        } else if a.append {
             let mut cur = self.st.get(&name).unwrap_or_default();
             match (&a.value, cur.last_mut(), new.first()) {
                 (AssignmentValue::Scalar(_), Some(Val::Known(c)), Some(Val::Known(n))) => {
                     c.push_str(n);
                     cur
+                }
+                // Text appended to an unknown value is unknown.
+                (AssignmentValue::Scalar(_), Some(Val::Unknown(r)), Some(_)) => {
+                    vec![Val::Unknown(r.clone())]
                 }
                 (AssignmentValue::Scalar(_), Some(_), Some(u)) => vec![u.clone()],
                 _ => {
@@ -397,14 +520,515 @@ impl Interp<'_> {
         } else {
             new
         };
-        self.st.vars.insert(name.clone(), value);
-        self.st.spans.insert(name.clone(), spans);
+        self.st.vars.insert(name.clone(), Arc::new(value));
+        self.st.spans.insert(name.clone(), Arc::new(spans));
         self.st.assigned.insert(name.clone(), (at, end));
         if export {
             self.st.exported.insert(name);
         }
-        Ok(())
+        Ok(true)
     }
+
+    /// `eval ARGS...`: the arguments joined with spaces are parsed and run as
+    /// code here, with this state and these conditions; what it launches is
+    /// placed in the eval'd text (`<FILE:LINE:COL eval>`). Text that is not
+    /// knowable cannot be run: an error at the `eval`.
+    fn eval(
+        &mut self,
+        args: &[(Field, (usize, usize), Option<String>)],
+        at: usize,
+    ) -> Result<Status, Error> {
+        let mut words = Vec::new();
+        for (f, _, _) in args {
+            if let Some(r) = &f.unknown {
+                return Err(self.err(
+                    at,
+                    format!("cannot evaluate `eval` of text that is not knowable: {r}"),
+                ));
+            }
+            words.push(f.text.as_str());
+        }
+        if self.evals >= EVAL_DEPTH {
+            return Err(self.err(
+                at,
+                format!("`eval` nested more than {EVAL_DEPTH} deep (the eval depth budget)"),
+            ));
+        }
+        let pos = self.source.line_col(at);
+        let label = format!(
+            "{}:{}:{} eval",
+            self.source.origin.label(),
+            pos.line,
+            pos.col
+        );
+        let source = std::sync::Arc::new(crate::span::Source::new(
+            crate::span::Origin::Inline(label),
+            words.join(" "),
+        ));
+        let program = super::parse::parse_guarded(&source)?;
+        let st = std::mem::take(&mut self.st);
+        let mut child =
+            super::Interp::new(&source, st, self.level, self.capture.take(), self.files);
+        child.conditions = std::mem::take(&mut self.conditions);
+        child.flow = std::mem::take(&mut self.flow);
+        child.frames = std::mem::take(&mut self.frames);
+        child.capture_unknown = self.capture_unknown.take();
+        child.depth = self.depth;
+        child.loops = self.loops;
+        child.errexit_ignored = self.errexit_ignored;
+        child.evals = self.evals + 1;
+        child.last_status = self.last_status.clone();
+        let mut status = Status::Ok;
+        let mut result = Ok(());
+        for cc in &program.complete_commands {
+            match child.list(cc) {
+                Ok(s) => status = s,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+            if child.stopped || child.returning || child.breaking || child.continuing {
+                break;
+            }
+        }
+        self.st = std::mem::take(&mut child.st);
+        self.conditions = std::mem::take(&mut child.conditions);
+        self.flow = std::mem::take(&mut child.flow);
+        self.frames = std::mem::take(&mut child.frames);
+        self.capture = child.capture.take();
+        self.capture_unknown = child.capture_unknown.take();
+        (self.stopped, self.abort_only) = (child.stopped, child.abort_only);
+        [self.breaking, self.continuing, self.returning] =
+            [child.breaking, child.continuing, child.returning];
+        self.jump_levels = child.jump_levels;
+        self.maybe_broke = child.maybe_broke.take();
+        self.out.launches.append(&mut child.out.launches);
+        self.out.unsupported.append(&mut child.out.unsupported);
+        result?;
+        Ok(status)
+    }
+
+    /// Builtins that write variables: `read` (known from a here-string, else
+    /// unknown: standard input is not knowable), `mapfile` / `readarray`
+    /// (unknown), `let` (arithmetic) and `printf -v`.
+    fn assigning_builtin(
+        &mut self,
+        builtin: &str,
+        sc: &ast::SimpleCommand,
+        raw: &[(&ast::Word, Option<&ast::Assignment>)],
+        at: usize,
+    ) -> Result<Status, Error> {
+        let mut args: Vec<Val> = Vec::new();
+        for (w, _) in raw.iter().skip(1) {
+            let range = self.word_range(w, at);
+            for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))? {
+                args.push(match f.unknown {
+                    Some(r) => Val::Unknown(r),
+                    None => Val::Known(f.text),
+                });
+            }
+        }
+        let set = |this: &mut Self, name: &str, vals: Vec<Val>| -> bool {
+            if this.st.is_readonly(name) {
+                return false;
+            }
+            let name = this.st.resolve(name).unwrap_or_else(|_| name.to_string());
+            this.st.vars.insert(name.clone(), Arc::new(vals));
+            this.st.spans.remove(&name);
+            this.st.assigned.insert(name, (at, at));
+            true
+        };
+        match builtin {
+            "let" => {
+                let mut status = Status::Ok;
+                for a in &args {
+                    status = match a {
+                        Val::Known(e) => match expand::arith_text(&mut self.st, e) {
+                            Ok(n) => status_of(n != 0),
+                            Err(r) if r.starts_with("cannot parse") => {
+                                return Err(self.err(at, r));
+                            }
+                            Err(r) => Status::Unknown(r),
+                        },
+                        Val::Unknown(r) => Status::Unknown(r.clone()),
+                    };
+                }
+                Ok(status)
+            }
+            "printf" => {
+                // printf -v NAME FORMAT ARGS...
+                let (Some(Val::Known(name)), Some(fmt)) = (args.get(1), args.get(2)) else {
+                    return Ok(Status::Fail);
+                };
+                let name = name.clone();
+                let texts: Option<Vec<String>> = args[3..]
+                    .iter()
+                    .map(|v| match v {
+                        Val::Known(t) => Some(t.clone()),
+                        Val::Unknown(_) => None,
+                    })
+                    .collect();
+                let v = match (fmt, texts) {
+                    (Val::Known(f), Some(t)) => match printf(f, &t) {
+                        Some(out) => Val::Known(out),
+                        None => Val::Unknown(format!(
+                            "`printf -v {name}` with format {f:?} is not evaluated"
+                        )),
+                    },
+                    _ => Val::Unknown(format!(
+                        "`printf -v {name}` prints a value that is not knowable"
+                    )),
+                };
+                Ok(if set(self, &name, vec![v]) {
+                    Status::Ok
+                } else {
+                    Status::Fail
+                })
+            }
+            _ => {
+                // read [-r] [-a ARRAY] [opts] NAME... / mapfile [opts] [ARRAY]
+                let takes_arg = |o: &str| {
+                    matches!(
+                        o,
+                        "-d" | "-p" | "-t" | "-n" | "-N" | "-u" | "-i" | "-C" | "-c" | "-O" | "-s"
+                    ) && !(builtin == "read" && o == "-s")
+                };
+                let mut names: Vec<String> = Vec::new();
+                let mut array: Option<String> = None;
+                let mut raw_mode = false;
+                let mut i = 0;
+                while let Some(a) = args.get(i) {
+                    let Val::Known(t) = a else {
+                        return Err(
+                            self.err(at, format!("cannot know which variables `{builtin}` sets"))
+                        );
+                    };
+                    if t.starts_with('-') && t.len() > 1 {
+                        raw_mode |= t.contains('r');
+                        if builtin == "read" && t.ends_with('a') {
+                            array = args.get(i + 1).map(|v| v.text().to_string());
+                            i += 2;
+                            continue;
+                        }
+                        i += if takes_arg(t) { 2 } else { 1 };
+                        continue;
+                    }
+                    names.push(t.clone());
+                    i += 1;
+                }
+                if builtin != "read" {
+                    let name = names.first().cloned().unwrap_or_else(|| "MAPFILE".into());
+                    let reason = format!("`{builtin}` reads standard input, which is not knowable");
+                    set(self, &name, vec![Val::Unknown(reason)]);
+                    return Ok(Status::Unknown(format!(
+                        "the status of `{builtin}` is not knowable"
+                    )));
+                }
+                // A here-string gives the input.
+                let mut input: Option<Val> = None;
+                for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
+                    if let CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereString(
+                        _,
+                        w,
+                    )) = it
+                    {
+                        input = Some(self.str_of(w)?);
+                    }
+                }
+                // `IFS=, read ...`: the prefix assignment is read's IFS.
+                let mut ifs = self.st.ifs();
+                for it in sc.prefix.iter().flat_map(|p| p.0.iter()) {
+                    if let CommandPrefixOrSuffixItem::AssignmentWord(a, _) = it
+                        && matches!(&a.name, AssignmentName::VariableName(n) if n == "IFS")
+                        && let AssignmentValue::Scalar(w) = &a.value
+                    {
+                        ifs = match self.str_of(w)? {
+                            Val::Known(t) => Ok(t),
+                            Val::Unknown(r) => Err(r),
+                        };
+                    }
+                }
+                let known = match (input, ifs) {
+                    (Some(Val::Known(t)), Ok(ifs)) if raw_mode || !t.contains('\\') => {
+                        Some((t, ifs))
+                    }
+                    _ => None,
+                };
+                if names.is_empty() && array.is_none() {
+                    names.push("REPLY".into());
+                }
+                let Some((text, ifs)) = known else {
+                    let reason = format!("`{builtin}` reads standard input, which is not knowable");
+                    for n in array.iter().chain(&names) {
+                        set(self, n, vec![Val::Unknown(reason.clone())]);
+                    }
+                    return Ok(Status::Unknown(format!(
+                        "the status of `{builtin}` is not knowable"
+                    )));
+                };
+                let line = text.lines().next().unwrap_or("").to_string();
+                let words = split_like_read(&line, &ifs);
+                let mut ok = true;
+                if let Some(a) = array {
+                    ok &= set(self, &a, words.into_iter().map(Val::Known).collect());
+                } else if names.len() == 1 {
+                    let blank: &[char] = &[' ', '\t', '\n'];
+                    let trimmed = line
+                        .trim_matches(|c: char| blank.contains(&c) && ifs.contains(c))
+                        .to_string();
+                    ok &= set(self, &names[0], vec![Val::Known(trimmed)]);
+                } else if ifs.chars().all(|c| matches!(c, ' ' | '\t' | '\n')) {
+                    // The last name takes the rest of the line.
+                    let mut rest = line.trim_start_matches(|c: char| ifs.contains(c));
+                    for (k, n) in names.iter().enumerate() {
+                        let v = if k + 1 == names.len() {
+                            rest.trim_end_matches(|c: char| ifs.contains(c)).to_string()
+                        } else {
+                            let end = rest.find(|c: char| ifs.contains(c)).unwrap_or(rest.len());
+                            let w = rest[..end].to_string();
+                            rest = rest[end..].trim_start_matches(|c: char| ifs.contains(c));
+                            w
+                        };
+                        ok &= set(self, n, vec![Val::Known(v)]);
+                    }
+                } else {
+                    let reason =
+                        format!("`{builtin}` into several names with this $IFS is not evaluated");
+                    for n in &names {
+                        set(self, n, vec![Val::Unknown(reason.clone())]);
+                    }
+                }
+                Ok(if ok { Status::Ok } else { Status::Fail })
+            }
+        }
+    }
+
+    /// `export` / `declare` / `typeset` / `local` / `readonly` with their
+    /// attributes: `-x` exports, `-r` (and `readonly`) makes readonly, `-n`
+    /// makes a reference to another variable. Fails (and changes nothing) for
+    /// a readonly variable, as bash does.
+    fn declare(
+        &mut self,
+        builtin: &str,
+        raw: &[(&ast::Word, Option<&ast::Assignment>)],
+    ) -> Result<Status, Error> {
+        if builtin == "local" && self.depth == 0 {
+            // "can only be used in a function": an error, nothing is set.
+            return Ok(Status::Fail);
+        }
+        let flag = |f: char| {
+            raw.iter()
+                .skip(1)
+                .any(|(w, _)| w.value.starts_with('-') && w.value.contains(f))
+        };
+        // `export -n NAME`: no longer exported.
+        let unexport = builtin == "export" && flag('n');
+        let export = !unexport && (builtin == "export" || flag('x'));
+        let readonly = builtin == "readonly" || flag('r');
+        let integer = builtin != "export" && builtin != "readonly" && flag('i');
+        let nameref = builtin != "export" && flag('n');
+        // `local`, and `declare` / `typeset` inside a function (without -g),
+        // make variables of the function's own.
+        let local = builtin == "local"
+            || (matches!(builtin, "declare" | "typeset") && self.depth > 0 && !flag('g'));
+        let mut status = Status::Ok;
+        for (w, a) in raw.iter().skip(1) {
+            let name = match a {
+                Some(a) => match &a.name {
+                    AssignmentName::VariableName(n) => Some(n.clone()),
+                    AssignmentName::ArrayElementName(..) => None,
+                },
+                None if w.value.starts_with(['-', '+']) => None,
+                None => Some(w.value.clone()),
+            };
+            if local
+                && let Some(n) = name
+                && !self.st.is_readonly(&n)
+                && let Some(frame) = self.frames.last()
+                && !frame.iter().any(|(k, _)| *k == n)
+            {
+                // The value (`local X=$X`) is expanded before X is shadowed.
+                let shadowed = self.st.shadow(&n, a.is_some());
+                if let Some(frame) = self.frames.last_mut() {
+                    frame.push((n, shadowed));
+                }
+            }
+            if integer && let Some(n) = name_of_item(a, w) {
+                let n = self.st.resolve(&n).unwrap_or(n);
+                self.st.integers.insert(n);
+            }
+            match a {
+                Some(a) if nameref => {
+                    let AssignmentName::VariableName(n) = &a.name else {
+                        continue;
+                    };
+                    let target = match &a.value {
+                        AssignmentValue::Scalar(v) => self.str_of(v)?,
+                        AssignmentValue::Array(_) => continue,
+                    };
+                    self.st.namerefs.insert(n.clone(), target);
+                }
+                Some(a) => {
+                    if !self.assign(a, export)? {
+                        status = Status::Fail;
+                        continue;
+                    }
+                    if readonly && let AssignmentName::VariableName(n) = &a.name {
+                        let n = self.st.resolve(n).unwrap_or_else(|_| n.clone());
+                        self.st.readonly.insert(n);
+                    }
+                }
+                None if w.value.starts_with('-') || w.value.starts_with('+') => {}
+                None => {
+                    let n = self
+                        .st
+                        .resolve(&w.value)
+                        .unwrap_or_else(|_| w.value.clone());
+                    if export {
+                        self.st.exported.insert(n.clone());
+                    }
+                    if unexport {
+                        self.st.exported.remove(&n);
+                    }
+                    if readonly {
+                        self.st.readonly.insert(n);
+                    }
+                }
+            }
+        }
+        Ok(status)
+    }
+
+    /// `set` (options `-e`, `-f` and their `-o` names; `set -- ARGS` and `set
+    /// ARGS` replace the positional parameters) and `shift [N]`.
+    fn set_or_shift(
+        &mut self,
+        builtin: &str,
+        raw: &[(&ast::Word, Option<&ast::Assignment>)],
+        at: usize,
+    ) -> Result<Status, Error> {
+        let mut args: Vec<Field> = Vec::new();
+        for (w, _) in raw.iter().skip(1) {
+            let range = self.word_range(w, at);
+            args.extend(expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))?);
+        }
+        let val = |f: &Field| match &f.unknown {
+            Some(r) => Val::Unknown(r.clone()),
+            None => Val::Known(f.text.clone()),
+        };
+        if builtin == "shift" {
+            let n = match args.first() {
+                None => Val::Known("1".into()),
+                Some(f) => val(f),
+            };
+            let pos = &mut self.st.positional;
+            let first_unknown = pos.iter().position(|v| matches!(v, Val::Unknown(_)));
+            return Ok(match n {
+                Val::Unknown(r) => {
+                    *pos = vec![Val::Unknown(format!(
+                        "`shift` by a count that is not knowable: {r}"
+                    ))];
+                    Status::Unknown(r)
+                }
+                Val::Known(t) => match t.trim().parse::<usize>() {
+                    Err(_) => Status::Fail,
+                    Ok(n) => match first_unknown {
+                        Some(k) if n > k => {
+                            let Val::Unknown(r) = pos[k].clone() else {
+                                unreachable!()
+                            };
+                            *pos = vec![Val::Unknown(r)];
+                            Status::Ok
+                        }
+                        _ if n > pos.len() => Status::Fail,
+                        _ => {
+                            pos.drain(..n);
+                            Status::Ok
+                        }
+                    },
+                },
+            });
+        }
+        let mut i = 0;
+        while let Some(f) = args.get(i) {
+            if f.unknown.is_some() {
+                break;
+            }
+            let t = f.text.as_str();
+            if t == "--" {
+                i += 1;
+                self.st.positional = args[i..].iter().map(val).collect();
+                return Ok(Status::Ok);
+            }
+            let Some(on) = (match t.chars().next() {
+                Some('-') => Some(true),
+                Some('+') => Some(false),
+                _ => None,
+            }) else {
+                break;
+            };
+            if t == "-" {
+                // `set -`: the rest are positional parameters.
+                i += 1;
+                self.st.positional = args[i..].iter().map(val).collect();
+                return Ok(Status::Ok);
+            }
+            i += 1;
+            for c in t[1..].chars() {
+                match c {
+                    'e' => self.st.errexit = on,
+                    'f' => self.st.noglob = on,
+                    'o' => {
+                        let name = args.get(i).map(|f| f.text.clone()).unwrap_or_default();
+                        i += 1;
+                        match name.as_str() {
+                            "errexit" => self.st.errexit = on,
+                            "noglob" => self.st.noglob = on,
+                            "pipefail" => self.st.pipefail = on,
+                            _ => {}
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if i < args.len() {
+            self.st.positional = args[i..].iter().map(val).collect();
+        }
+        Ok(Status::Ok)
+    }
+}
+
+/// The variable a `declare` argument names.
+fn name_of_item(a: &Option<&ast::Assignment>, w: &ast::Word) -> Option<String> {
+    match a {
+        Some(a) => match &a.name {
+            AssignmentName::VariableName(n) => Some(n.clone()),
+            AssignmentName::ArrayElementName(..) => None,
+        },
+        None if w.value.starts_with(['-', '+']) => None,
+        None => Some(w.value.clone()),
+    }
+}
+
+/// A line split into words as `read -a` does with `ifs`.
+fn split_like_read(line: &str, ifs: &str) -> Vec<String> {
+    use super::fields::{Sep, ifs_split};
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for (piece, sep) in ifs_split(line, ifs) {
+        match sep {
+            Sep::Blank if !cur.is_empty() => out.push(std::mem::take(&mut cur)),
+            Sep::Hard => out.push(std::mem::take(&mut cur)),
+            _ => {}
+        }
+        cur.push_str(piece);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
 }
 
 /// The first variable a word expands, for provenance.

@@ -89,10 +89,28 @@ impl Expansion {
     }
 }
 
-/// Expands a word into fields (word splitting on unquoted expansions, `"${A[@]}"`
-/// into elements, empty unquoted expansions removed).
+/// Expands a word into fields (brace expansion, word splitting on unquoted
+/// expansions with `$IFS`, `"${A[@]}"` into elements, empty unquoted expansions
+/// removed, unquoted glob patterns unknown).
 pub fn expand_fields(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
+    let words = super::brace::expand(raw)?;
+    if let [one] = words.as_slice()
+        && one == raw
+    {
+        return expand_one(st, raw);
+    }
+    st.brace_used.add(&words)?;
+    let mut out = Vec::new();
+    for w in &words {
+        out.extend(expand_one(st, w)?);
+    }
+    Ok(out)
+}
+
+fn expand_one(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
     let exp = expand_word(st, raw, false)?;
+    let ifs = st.ifs();
+    let noglob = st.noglob;
     let mut fields: Vec<Field> = Vec::new();
     let mut cur = String::new();
     let mut have = exp.quoted;
@@ -135,15 +153,33 @@ pub fn expand_fields(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
             continue;
         }
         if c.splittable {
-            let mut first = true;
-            for piece in c.text.split([' ', '\t', '\n']) {
-                if !first && (have || !cur.is_empty()) {
-                    finish(&mut fields, &mut cur, &mut src, &mut unknown);
-                    have = false;
+            let ifs = match &ifs {
+                Ok(ifs) => ifs,
+                Err(r) if !c.text.is_empty() => {
+                    unknown.get_or_insert(r.clone());
+                    have = true;
+                    continue;
+                }
+                Err(_) => continue,
+            };
+            for (piece, sep) in super::fields::ifs_split(&c.text, ifs) {
+                match sep {
+                    super::fields::Sep::Blank if have || !cur.is_empty() => {
+                        finish(&mut fields, &mut cur, &mut src, &mut unknown);
+                        have = false;
+                    }
+                    super::fields::Sep::Hard => {
+                        finish(&mut fields, &mut cur, &mut src, &mut unknown);
+                        have = false;
+                    }
+                    _ => {}
+                }
+                if !noglob && super::fields::is_pattern(piece) {
+                    unknown.get_or_insert(super::fields::glob_reason(piece));
+                    have = true;
                 }
                 note(&mut src, c.span, piece);
                 cur.push_str(piece);
-                first = false;
             }
         } else {
             note(&mut src, c.span, &c.text);
@@ -268,7 +304,12 @@ fn expand_piece_inner(
     exp: &mut Expansion,
 ) -> Result<(), String> {
     match &p.piece {
-        WordPiece::Text(t) => push(exp, t.clone(), false),
+        WordPiece::Text(t) => {
+            push(exp, t.clone(), false);
+            if !quoted && !no_split && !st.noglob && super::fields::is_pattern(t) {
+                mark_unknown(exp, super::fields::glob_reason(t));
+            }
+        }
         WordPiece::SingleQuotedText(t) => {
             exp.quoted = true;
             push(exp, t.clone(), false);
@@ -369,12 +410,12 @@ fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
         }
         Parameter::NamedWithAllIndices { name, .. } => st.get(name),
         Parameter::Positional(0) => Some(vec![Val::Known(st.script.clone())]),
-        Parameter::Positional(i) => st.positional.get(*i as usize - 1).cloned().map(|v| vec![v]),
+        Parameter::Positional(i) => super::fields::positional(st, *i as usize),
         Parameter::Special(SpecialParameter::AllPositionalParameters { .. }) => {
             Some(st.positional.clone())
         }
         Parameter::Special(SpecialParameter::PositionalParameterCount) => {
-            Some(vec![Val::Known(st.positional.len().to_string())])
+            Some(vec![super::fields::positional_count(st)])
         }
         Parameter::Special(SpecialParameter::ShellName) => {
             Some(vec![Val::Known(st.script.clone())])
@@ -432,7 +473,10 @@ fn scalar(st: &State, p: &Parameter) -> Option<Val> {
     }
     if is_all(p) {
         Some(Val::Known(
-            vals.iter().map(|v| v.text()).collect::<Vec<_>>().join(" "),
+            vals.iter()
+                .map(|v| v.text())
+                .collect::<Vec<_>>()
+                .join(&st.ifs_join()),
         ))
     } else {
         Some(vals.into_iter().next().unwrap_or(Val::Known(String::new())))
@@ -476,6 +520,20 @@ fn parameter(
             parameter,
             indirect: false,
         } => {
+            if is_all(parameter) && !concatenated(parameter) && no_split {
+                // "$@" / "${A[@]}" where words are not split (assignments,
+                // `case`, `[[ ]]`): the elements joined with spaces.
+                if let Some(vals) = lookup(st, parameter) {
+                    let joined = match vals.iter().find(|v| matches!(v, Val::Unknown(_))) {
+                        Some(u) => u.clone(),
+                        None => {
+                            Val::Known(vals.iter().map(|v| v.text()).collect::<Vec<_>>().join(" "))
+                        }
+                    };
+                    emit(exp, joined);
+                }
+                return Ok(());
+            }
             if is_all(parameter) && !concatenated(parameter) && quoted {
                 // "${A[@]}": one field per element.
                 if let Some(vals) = lookup(st, parameter) {
@@ -495,7 +553,20 @@ fn parameter(
                 }
                 return Ok(());
             }
-            if is_all(parameter) {
+            if is_all(parameter)
+                && split
+                && let Some(vals) = lookup(st, parameter)
+                && !vals.iter().any(|v| matches!(v, Val::Unknown(_)))
+                && st.ifs().is_ok_and(|ifs| !ifs.is_empty())
+            {
+                // Unquoted $* / $@ / ${A[*]}: bash joins the elements with the
+                // first character of $IFS, then splits (so with a comma in
+                // $IFS an empty element is an empty word).
+                let joined = vals.iter().map(|v| v.text()).collect::<Vec<_>>();
+                push(exp, joined.join(&st.ifs_join()), true);
+                return Ok(());
+            }
+            if is_all(parameter) && split {
                 if let Some(vals) = lookup(st, parameter) {
                     for (i, v) in vals.into_iter().enumerate() {
                         match v {
@@ -528,7 +599,7 @@ fn parameter(
                     });
                 }
                 Some(v) => emit(exp, v),
-                None if st.complete_env => {}
+                None if st.complete_env || matches!(parameter, Parameter::Positional(_)) => {}
                 None => mark_unknown(exp, unset_reason(&name_of(parameter))),
             }
         }

@@ -14,11 +14,13 @@ use crate::files::{Location, RemoteRef};
 use crate::launch::{Context, EnvVar, Launch, Provenance, Token};
 
 impl Interp<'_> {
-    /// Evaluates a script run with `bash FILE`, relative to this script's folder,
-    /// with the variables exported here plus `env K=V`.
+    /// Evaluates a script run with `bash FILE ARGS...`, relative to this
+    /// script's folder, with the variables exported here plus `env K=V`, and
+    /// `ARGS` as its positional parameters.
     fn delegate(
         &mut self,
         target: &str,
+        args: Vec<Val>,
         extra_env: &[(String, String, (usize, usize))],
         at: (usize, usize),
     ) -> Result<(), Error> {
@@ -66,6 +68,7 @@ impl Interp<'_> {
         }
         let inner = evaluate_at(
             &source,
+            args,
             &env,
             &BTreeMap::new(),
             self.level + 1,
@@ -179,7 +182,14 @@ impl Interp<'_> {
                     format!("cannot know which script `{head}` runs: {r}"),
                 ));
             }
-            return self.delegate(target, &extra_env, fields[i + 1].1);
+            let args = fields[i + 2..]
+                .iter()
+                .map(|(f, _, _)| match &f.unknown {
+                    Some(r) => Val::Unknown(r.clone()),
+                    None => Val::Known(f.text.clone()),
+                })
+                .collect();
+            return self.delegate(target, args, &extra_env, fields[i + 1].1);
         }
         let is_python = head.starts_with("python") || unknown_head;
         let Some(detected) = crate::launch::detect_launcher(&words, is_python) else {
@@ -226,6 +236,7 @@ impl Interp<'_> {
         for a in assigns {
             if let AssignmentName::VariableName(n) = &a.name
                 && let AssignmentValue::Scalar(w) = &a.value
+                && !self.st.is_readonly(n)
             {
                 let s = self.byte(&a.loc.start);
                 let v = expand_string(&mut self.st, &w.value).map_err(|m| self.err(s, m))?;
@@ -274,7 +285,7 @@ impl Interp<'_> {
             span: whole,
             source: self.source.clone(),
         };
-        if let Some(r) = self.conditions.last() {
+        if let Some(r) = self.condition() {
             // The whole launch depends on an unknown condition: its launcher says so.
             launch.launcher[0].provenance = Provenance::Unknown {
                 reason: format!(

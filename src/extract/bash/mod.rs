@@ -12,18 +12,26 @@
 //! passes a [`Harness`] that models them.
 
 //!
-//! The rooms: `parse` (guarded parsing), `walk` (the statement walker),
-//! `command` (simple commands and builtins), `launch` (launch recognition and
-//! `bash other.sh` delegation), `capture` (`$(...)`), `conditions` (`[ ... ]`),
-//! `expand` (words and expansions), `glob` (shell patterns in linear time),
-//! `budget` (every limit of the evaluation), `harness` (the hook for harness
-//! libraries).
+//! The rooms: `parse` (guarded parsing), `walk` (the statement walker: lists,
+//! `set -e`, subshells, loops), `command` (simple commands and builtins:
+//! `set`/`shift`, `declare`/`local`/`readonly`, `exec`), `launch` (launch
+//! recognition and `bash other.sh` delegation), `capture` (`$(...)`),
+//! `conditions` (`[ ... ]`), `expand` (words and expansions), `brace` (brace
+//! expansion), `fields` (`$IFS` splitting, glob patterns, positional
+//! parameters), `glob` (shell patterns in linear time), `budget` (every limit
+//! of the evaluation), `harness` (the hook for harness libraries).
+//!
+//! Control flow that is not knowable is never decided either: an `exit`,
+//! `break` or `return` that may or may not run, and a loop that may never end,
+//! make what follows conditional, with the reason.
 
+mod brace;
 mod budget;
 mod capture;
 mod command;
 mod conditions;
 pub mod expand;
+mod fields;
 mod glob;
 mod harness;
 mod launch;
@@ -53,13 +61,18 @@ pub(crate) use self::parse::{PARSER_THREAD, expansion_too_deep, quiet_parser_pan
 /// built-bytes budget.
 #[derive(Debug, Default)]
 pub struct State {
-    vars: BTreeMap<String, Vec<Val>>,
+    /// Values are shared between copies of the state (a subshell's copy costs
+    /// one pointer per variable, not its whole value).
+    vars: BTreeMap<String, Arc<Vec<Val>>>,
     /// Where each element of a variable's value was written.
-    spans: BTreeMap<String, Vec<Option<expand::Range>>>,
+    spans: BTreeMap<String, Arc<Vec<Option<expand::Range>>>>,
     exported: BTreeSet<String>,
     /// Where each variable was last assigned (`NAME=value`), for env reports.
     assigned: BTreeMap<String, expand::Range>,
-    /// Positional parameters (`$1`...), inside functions.
+    /// Positional parameters (`$1`...): the script's own (none: InferenceX runs
+    /// its scripts as `bash SCRIPT`), a function's arguments, or `set --`. An
+    /// unknown element may stand for any number of words: from there on `$N`
+    /// and `$#` are unknown.
     pub positional: Vec<Val>,
     /// `$0`: the script's path as given.
     pub script: String,
@@ -67,6 +80,23 @@ pub struct State {
     /// is not set expands to nothing, as in bash, instead of being unknown.
     pub complete_env: bool,
     functions: BTreeMap<String, Arc<ast::FunctionDefinition>>,
+    /// `set -e`: a command whose known status is a failure ends the script.
+    errexit: bool,
+    /// `set -f`: no pathname expansion.
+    pub noglob: bool,
+    /// `set -o pipefail`: a pipeline fails when any of its commands fails.
+    pipefail: bool,
+    /// Variables marked `readonly` / `declare -r`.
+    readonly: BTreeSet<String>,
+    /// Variables marked `declare -i`: assignments are arithmetic.
+    integers: BTreeSet<String>,
+    /// `declare -n NAME=TARGET`: NAME refers to TARGET (unknown when TARGET is).
+    namerefs: BTreeMap<String, Val>,
+    /// The status of the last `$(...)` evaluated (an assignment's status).
+    subst_status: Option<Status>,
+    /// What brace expansion has made in this script so far (shared by every
+    /// copy of the state: the budget is the script's).
+    brace_used: Arc<brace::Usage>,
     /// The harness whose functions are modeled (`None`: plain bash).
     harness: Option<&'static dyn Harness>,
 }
@@ -81,13 +111,17 @@ fn values_bytes(v: &[Val]) -> usize {
 }
 
 impl Clone for State {
+    /// A copy shares the variables' values; it costs a pointer and a name per
+    /// variable, counted against the built-bytes budget (an exceeded budget
+    /// ends the evaluation at its next step).
     fn clone(&self) -> Self {
-        let bytes: usize = self
-            .vars
-            .iter()
-            .map(|(k, v)| k.len() + values_bytes(v) + 64)
-            .sum();
-        // An exceeded budget stays tripped: the evaluation ends at its next step.
+        let bytes: usize = self.vars.keys().map(|k| k.len() + 64).sum::<usize>()
+            + self
+                .namerefs
+                .iter()
+                .map(|(k, v)| k.len() + values_bytes(std::slice::from_ref(v)) + 64)
+                .sum::<usize>()
+            + values_bytes(&self.positional);
         let _ = budget::built(bytes);
         State {
             vars: self.vars.clone(),
@@ -98,31 +132,122 @@ impl Clone for State {
             script: self.script.clone(),
             complete_env: self.complete_env,
             functions: self.functions.clone(),
+            errexit: self.errexit,
+            noglob: self.noglob,
+            pipefail: self.pipefail,
+            readonly: self.readonly.clone(),
+            integers: self.integers.clone(),
+            namerefs: self.namerefs.clone(),
+            subst_status: self.subst_status.clone(),
+            brace_used: self.brace_used.clone(),
             harness: self.harness,
         }
     }
 }
 
+/// How many `declare -n` references a name may go through (bash warns about a
+/// circular reference; we make it unknown).
+const NAMEREF_CHAIN: usize = 8;
+
 impl State {
-    /// A variable's values (`None` when unset). The copy counts against the
-    /// built-bytes budget (an exceeded budget ends the evaluation at its next
-    /// step).
-    pub fn get(&self, name: &str) -> Option<Vec<Val>> {
-        let v = self.vars.get(name)?;
-        let _ = budget::built(values_bytes(v));
-        Some(v.clone())
+    /// The variable a name stands for, through `declare -n` references; `Err`
+    /// with the reason when the reference is not knowable.
+    pub fn resolve(&self, name: &str) -> Result<String, String> {
+        let mut cur = name.to_string();
+        for _ in 0..NAMEREF_CHAIN {
+            match self.namerefs.get(&cur) {
+                None => return Ok(cur),
+                Some(Val::Known(t))
+                    if !t.is_empty()
+                        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+                {
+                    cur = t.clone()
+                }
+                Some(Val::Known(t)) => {
+                    return Err(format!(
+                        "${name} is a reference (declare -n) to {t:?}, which is not evaluated (only plain variable names are)"
+                    ));
+                }
+                Some(Val::Unknown(r)) => {
+                    return Err(format!(
+                        "${name} is a reference (declare -n) to a variable that is not knowable: {r}"
+                    ));
+                }
+            }
+        }
+        Err(format!(
+            "${name} is a reference (declare -n) through more than {NAMEREF_CHAIN} names (circular?)"
+        ))
     }
 
-    /// Sets a scalar.
+    /// A variable's values (`None` when unset), through `declare -n` references.
+    /// The copy counts against the built-bytes budget (an exceeded budget ends
+    /// the evaluation at its next step).
+    pub fn get(&self, name: &str) -> Option<Vec<Val>> {
+        match self.resolve(name) {
+            Ok(n) => self.vars.get(&n).map(|v| {
+                let _ = budget::built(values_bytes(v));
+                v.as_ref().clone()
+            }),
+            Err(r) => Some(vec![Val::Unknown(r)]),
+        }
+    }
+
+    /// Sets a scalar (through `declare -n` references). A readonly variable keeps
+    /// its value, as in bash (where the assignment is an error).
     pub fn set_scalar(&mut self, name: &str, v: Val) {
-        self.vars.insert(name.to_string(), vec![v]);
-        self.spans.remove(name);
-        self.assigned.remove(name);
+        let name = match self.resolve(name) {
+            Ok(n) => n,
+            Err(_) => return,
+        };
+        if self.readonly.contains(&name) {
+            return;
+        }
+        self.vars.insert(name.to_string(), Arc::new(vec![v]));
+        self.spans.remove(&name);
+        self.assigned.remove(&name);
     }
 
     /// Where each element of a variable's value was written.
     pub fn spans_of(&self, name: &str) -> Vec<Option<expand::Range>> {
-        self.spans.get(name).cloned().unwrap_or_default()
+        let name = self.resolve(name).unwrap_or_else(|_| name.to_string());
+        self.spans
+            .get(&name)
+            .map(|v| v.as_ref().clone())
+            .unwrap_or_default()
+    }
+
+    /// Whether a variable is readonly.
+    fn is_readonly(&self, name: &str) -> bool {
+        self.resolve(name)
+            .map(|n| self.readonly.contains(&n))
+            .unwrap_or(false)
+    }
+
+    /// The separators of word splitting: `$IFS` (space, tab, newline when
+    /// unset); `Err` with the reason when it is not knowable.
+    pub fn ifs(&self) -> Result<String, String> {
+        match self.vars.get("IFS").and_then(|v| v.first()) {
+            None => Ok(" \t\n".into()),
+            Some(Val::Known(t)) => Ok(t.clone()),
+            Some(Val::Unknown(r)) => Err(format!(
+                "word splitting uses $IFS, which is not knowable: {r}"
+            )),
+        }
+    }
+
+    /// What `"$*"` and `"${A[*]}"` join elements with: the first character of
+    /// `$IFS` (a space when unset, nothing when empty).
+    pub fn ifs_join(&self) -> String {
+        match self.vars.get("IFS").and_then(|v| v.first()) {
+            None => " ".into(),
+            Some(v) => v
+                .text()
+                .chars()
+                .next()
+                .map(String::from)
+                .unwrap_or_default(),
+        }
     }
 
     /// The harness whose functions are modeled.
@@ -140,6 +265,71 @@ pub enum Status {
     Fail,
     /// Not knowable statically, with the reason.
     Unknown(String),
+}
+
+/// A variable as it was before a function's `local` shadowed it.
+#[derive(Debug, Clone)]
+struct Shadowed {
+    value: Option<Arc<Vec<Val>>>,
+    spans: Option<Arc<Vec<Option<expand::Range>>>>,
+    assigned: Option<expand::Range>,
+    exported: bool,
+    nameref: Option<Val>,
+    integer: bool,
+}
+
+impl State {
+    /// A variable as it is now, for a `local` of the same name to shadow: a
+    /// local is not a reference, keeps the export attribute (as in bash), and
+    /// without a value it is unset.
+    fn shadow(&mut self, name: &str, keep_value: bool) -> Shadowed {
+        let s = Shadowed {
+            value: self.vars.get(name).cloned(),
+            spans: self.spans.get(name).cloned(),
+            assigned: self.assigned.get(name).copied(),
+            exported: self.exported.contains(name),
+            nameref: self.namerefs.remove(name),
+            integer: self.integers.remove(name),
+        };
+        if !keep_value {
+            self.vars.remove(name);
+            self.spans.remove(name);
+            self.assigned.remove(name);
+        }
+        s
+    }
+
+    /// Puts a shadowed variable back.
+    fn restore(&mut self, name: String, s: Shadowed) {
+        fn put<T>(map: &mut BTreeMap<String, T>, name: &str, v: Option<T>) {
+            match v {
+                Some(v) => map.insert(name.to_string(), v),
+                None => map.remove(name),
+            };
+        }
+        put(&mut self.vars, &name, s.value);
+        put(&mut self.spans, &name, s.spans);
+        put(&mut self.assigned, &name, s.assigned);
+        put(&mut self.namerefs, &name, s.nameref);
+        if s.integer {
+            self.integers.insert(name.clone());
+        } else {
+            self.integers.remove(&name);
+        }
+        if s.exported {
+            self.exported.insert(name);
+        } else {
+            self.exported.remove(&name);
+        }
+    }
+}
+
+/// A jump out of a loop turn or a function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Break,
+    Continue,
+    Return,
 }
 
 fn status_of(b: bool) -> Status {
@@ -165,6 +355,12 @@ struct Interp<'a> {
     out: Evaluation,
     /// Reasons of the unknown conditions the current code runs under.
     conditions: Vec<String>,
+    /// `break` / `continue` / `return` that may or may not have run, with what
+    /// a launch after it says and the reason: what follows them runs under that condition, up to the end of
+    /// the loop turn (`break`, `continue`) or the function (`return`).
+    flow: Vec<(Flow, String, String)>,
+    /// The last loop turn may have ended at a `break`, for the reason given.
+    maybe_broke: Option<String>,
     stopped: bool,
     returning: bool,
     /// `break` / `continue` seen inside a loop body.
@@ -172,6 +368,22 @@ struct Interp<'a> {
     continuing: bool,
     /// Function calls active in this interpreter (`exit` inside one).
     depth: usize,
+    /// The status of the last `&&`/`||` list (what a bare `return` returns).
+    last_status: Status,
+    /// Inside a condition or a non-final `&&`/`||` operand: `set -e` is ignored.
+    errexit_ignored: usize,
+    /// `stopped` ends only the current top-level command (an assignment to a
+    /// readonly variable), not the script.
+    abort_only: bool,
+    /// One frame per function call: the variables its `local`s shadow, restored
+    /// when it returns.
+    frames: Vec<Vec<(String, Shadowed)>>,
+    /// How many loops the current code is in (within the current function).
+    loops: usize,
+    /// `break N` / `continue N`: how many more enclosing loops the jump leaves.
+    jump_levels: usize,
+    /// How many `eval`s led here.
+    evals: usize,
     /// How many `bash other.sh` delegations led here.
     level: usize,
     /// Inside `$(...)`: the output written so far.
@@ -219,6 +431,7 @@ pub fn evaluate_with(
     let none = BTreeMap::new();
     evaluate_at(
         source,
+        Vec::new(),
         env,
         unknown.unwrap_or(&none),
         0,
@@ -228,8 +441,12 @@ pub fn evaluate_with(
     )
 }
 
+/// Evaluates a script run as `bash SCRIPT ARGS...`: `positional` are its
+/// arguments (none for a benchmark script, which InferenceX runs without any).
+#[allow(clippy::too_many_arguments)]
 fn evaluate_at(
     source: &Arc<Source>,
+    positional: Vec<Val>,
     env: &BTreeMap<String, String>,
     unknown: &BTreeMap<String, String>,
     level: usize,
@@ -242,6 +459,7 @@ fn evaluate_at(
     let program = parse_guarded(source)?;
     let mut st = State {
         script: source.origin.label(),
+        positional,
         complete_env,
         harness: Some(harness),
         ..State::default()
@@ -257,6 +475,10 @@ fn evaluate_at(
     let mut it = Interp::new(source, st, level, None, files);
     for cc in &program.complete_commands {
         it.list(cc)?;
+        if it.stopped && it.abort_only {
+            it.stopped = false;
+            it.abort_only = false;
+        }
         if it.stopped {
             break;
         }

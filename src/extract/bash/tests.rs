@@ -295,16 +295,20 @@ vllm serve m -cc "{\"cudagraph_capture_sizes\": [${S}]}" --max-num-seqs "$W"
         &e.launches[0].argv[2].provenance,
         Provenance::Unknown { reason } if reason.contains("for ((...))")
     ));
-    // A loop that does not end is refused at its position.
-    let src = Arc::new(Source::new(
-        Origin::Inline("s.sh".into()),
-        "for ((i=0; 1; i++)); do :; done\n".to_string(),
-    ));
-    let err = evaluate(&src, &BTreeMap::new()).unwrap_err().to_string();
-    assert!(
-        err.contains("s.sh>:1:1") && err.contains("10,000 turns"),
-        "{err}"
+    // A loop that does not end within the loop budget may never end: what
+    // follows runs only if it does.
+    let e = eval(
+        "for ((i=0; 1; i++)); do :; done\nvllm serve m --seed \"$i\"\n",
+        &[],
     );
+    assert!(matches!(
+        &e.launches[0].launcher[0].provenance,
+        Provenance::Unknown { reason } if reason.contains("may never end")
+    ));
+    assert!(matches!(
+        &e.launches[0].argv[2].provenance,
+        Provenance::Unknown { .. }
+    ));
 }
 
 #[test]
@@ -332,4 +336,94 @@ sglang serve --model-path m/x --port "${PORT:-9}" "${CACHE_ARGS[@]}"
     ));
     let modeled = evaluate(&src, &env).unwrap();
     assert_eq!(argv(&modeled, 0), ["--model-path", "m/x", "--port", "8888"]);
+}
+
+/// The reason a launch runs only under a condition, if it does.
+fn condition_of(e: &Evaluation, i: usize) -> Option<String> {
+    match &e.launches[i].launcher[0].provenance {
+        Provenance::Unknown { reason } => Some(reason.clone()),
+        _ => None,
+    }
+}
+
+#[test]
+fn positional_parameters_and_functions() {
+    let s = r#"
+set -- --tp 4 "a b"
+serve() { local m=$1; shift; sglang serve --model-path "$m" "$@" --seed "$#"; }
+serve m "$@"
+sglang serve --model-path "${1}" "$*" "$#"
+shift 5 || sglang serve --model-path shift-failed
+for a; do sglang serve --model-path "$a"; done
+"#;
+    let e = eval(s, &[]);
+    assert_eq!(
+        argv(&e, 0),
+        ["--model-path", "m", "--tp", "4", "a b", "--seed", "3"]
+    );
+    assert_eq!(argv(&e, 1), ["--model-path", "--tp", "--tp 4 a b", "3"]);
+    assert_eq!(argv(&e, 2), ["--model-path", "shift-failed"]);
+    assert_eq!(e.launches.len(), 6);
+    // The script's own parameters: none.
+    let e = eval("sglang serve --model-path \"${1:-d}\" --seed \"$#\"\n", &[]);
+    assert_eq!(argv(&e, 0), ["--model-path", "d", "--seed", "0"]);
+}
+
+#[test]
+fn a_jump_that_may_run_makes_what_follows_it_conditional() {
+    // A `return` under a condition that is not knowable: the launch after it
+    // may run; after the function, nothing is conditional any more.
+    let s = r#"
+f() { [ "$SKIP" = 1 ] && return; sglang serve --model-path inner; }
+f
+sglang serve --model-path after
+"#;
+    let e = eval(s, &[]);
+    assert_eq!(e.launches.len(), 2);
+    assert!(condition_of(&e, 0).is_some_and(|r| r.contains("`return`")));
+    assert_eq!(condition_of(&e, 1), None);
+    // A `continue` concerns its turn only.
+    let s = "for i in 1 2; do [ \"$X\" = $i ] && continue; sglang serve --model-path m$i; done\nsglang serve --model-path end\n";
+    let e = eval(s, &[]);
+    assert!(condition_of(&e, 0).is_some());
+    assert_eq!(condition_of(&e, 2), None);
+}
+
+#[test]
+fn subshells_keep_their_effects() {
+    // Pipeline stages and background commands run in subshells.
+    let s = r#"
+set -e
+X=1
+echo | X=2
+X=3 &
+false &
+exit 4 | true
+exec true &
+sglang serve --model-path "m$X"
+"#;
+    let e = eval(s, &[]);
+    assert_eq!(argv(&e, 0), ["--model-path", "m1"]);
+    assert_eq!(condition_of(&e, 0), None);
+    // An assignment's status is that of its `$(...)`.
+    let e = eval("set -e\nX=$(false)\nsglang serve --model-path m\n", &[]);
+    assert!(e.launches.is_empty());
+    let e = eval(
+        "if X=$(exit 3); then sglang serve --model-path t; else sglang serve --model-path f; fi\n",
+        &[],
+    );
+    assert_eq!(argv(&e, 0), ["--model-path", "f"]);
+}
+
+#[test]
+fn locals_end_with_their_function() {
+    let s = r#"
+TP=8
+f() { local TP=$1; sglang serve --model-path m --tp "$TP"; }
+f 2
+sglang serve --model-path m --tp "$TP"
+"#;
+    let e = eval(s, &[]);
+    assert_eq!(argv(&e, 0)[3], "2");
+    assert_eq!(argv(&e, 1)[3], "8");
 }

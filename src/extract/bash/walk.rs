@@ -13,10 +13,23 @@ use brush_parser::ast::{
 use super::budget;
 use super::conditions::{binary_test, unary_test};
 use super::expand::{self, Val, expand_fields, expand_string, glob_match};
-use super::{Evaluation, Interp, State, Status, status_of};
+use super::{Evaluation, Flow, Interp, State, Status, status_of};
 use crate::error::Error;
 use crate::files::Files;
 use crate::span::Source;
+
+/// Turns a `while` / `until` / `for` loop is evaluated for before it is taken
+/// to possibly never end (what follows it becomes conditional): the
+/// `loop-turns` budget.
+fn loop_turns() -> usize {
+    budget::budget().max_loop_turns
+}
+
+/// How many steps one loop may take before it is taken to possibly never end
+/// (a quarter of the `steps` budget, so the rest of the script still fits).
+fn loop_steps() -> usize {
+    budget::budget().max_steps / 4
+}
 
 impl<'a> Interp<'a> {
     /// A fresh interpreter over a source, with a starting state.
@@ -36,11 +49,20 @@ impl<'a> Interp<'a> {
             st,
             out: Evaluation::default(),
             conditions: Vec::new(),
+            flow: Vec::new(),
+            maybe_broke: None,
             stopped: false,
             returning: false,
             breaking: false,
             continuing: false,
             depth: 0,
+            last_status: Status::Ok,
+            errexit_ignored: 0,
+            abort_only: false,
+            frames: Vec::new(),
+            loops: 0,
+            jump_levels: 0,
+            evals: 0,
             level,
             capture,
             capture_unknown: None,
@@ -126,31 +148,61 @@ impl<'a> Interp<'a> {
             if self.stopped || self.returning || self.breaking || self.continuing {
                 break;
             }
-            last = self.and_or(&item.0)?;
+            last = match item.1 {
+                ast::SeparatorOperator::Sequence => self.and_or(&item.0)?,
+                ast::SeparatorOperator::Async => self.background(&item.0)?,
+            };
         }
         Ok(last)
     }
 
+    /// `CMD &`: runs in a subshell of its own (launches in it are launches),
+    /// its status is 0, and nothing it does (assignments, `exit`, `exec`, a
+    /// failure under `set -e`) reaches the script.
+    fn background(&mut self, ao: &ast::AndOrList) -> Result<Status, Error> {
+        let saved = (
+            self.st.clone(),
+            self.stopped,
+            self.flags(),
+            self.last_status.clone(),
+        );
+        let conditions = self.conditions.len();
+        let flow = self.flow.len();
+        self.errexit_ignored += 1;
+        let r = self.and_or(ao);
+        self.errexit_ignored -= 1;
+        r?;
+        (self.st, self.stopped) = (saved.0, saved.1);
+        [self.breaking, self.continuing, self.returning] = saved.2;
+        self.last_status = saved.3;
+        self.conditions.truncate(conditions);
+        self.flow.truncate(flow);
+        Ok(Status::Ok)
+    }
+
     fn and_or(&mut self, ao: &ast::AndOrList) -> Result<Status, Error> {
-        let mut status = self.pipeline(&ao.first)?;
-        for next in &ao.additional {
+        let n = ao.additional.len();
+        let mut status = self.pipeline_in_list(&ao.first, n == 0)?;
+        for (k, next) in ao.additional.iter().enumerate() {
             if self.stopped || self.returning || self.breaking || self.continuing {
                 break;
             }
+            let last = k + 1 == n;
             let (p, want) = match next {
                 AndOr::And(p) => (p, true),
                 AndOr::Or(p) => (p, false),
             };
             status = match status {
-                Status::Ok if want => self.pipeline(p)?,
-                Status::Fail if !want => self.pipeline(p)?,
+                Status::Ok if want => self.pipeline_in_list(p, last)?,
+                Status::Fail if !want => self.pipeline_in_list(p, last)?,
                 Status::Ok | Status::Fail => status,
                 Status::Unknown(r) => {
                     // Runs or not: both outcomes, merged.
                     let before = self.fork();
+                    let n = self.conditions.len();
                     self.conditions.push(r.clone());
-                    let s = self.pipeline(p)?;
-                    self.conditions.pop();
+                    let s = self.pipeline_in_list(p, last)?;
+                    self.conditions.remove(n);
                     self.join(before, &r);
                     match s {
                         Status::Unknown(_) => s,
@@ -159,7 +211,58 @@ impl<'a> Interp<'a> {
                 }
             };
         }
+        self.last_status = status.clone();
         Ok(status)
+    }
+
+    /// One pipeline of an `&&` / `||` list. Only the `last` one is subject to
+    /// `set -e` (bash ignores failures of the others): a known failure there
+    /// ends the script.
+    fn pipeline_in_list(&mut self, p: &ast::Pipeline, last: bool) -> Result<Status, Error> {
+        if !last {
+            self.errexit_ignored += 1;
+        }
+        let status = self.pipeline(p);
+        if !last {
+            self.errexit_ignored -= 1;
+        }
+        let status = status?;
+        self.last_status = status.clone();
+        if last && status == Status::Fail && self.errexit_applies(p) {
+            (self.stopped, self.abort_only) = (true, false);
+        }
+        Ok(status)
+    }
+
+    /// Whether `set -e` ends the script when `p` fails: it is on, not ignored
+    /// here (conditions, `&&`/`||` operands, functions called from them), not
+    /// inside `$(...)` (which does not inherit it), not negated with `!`, and
+    /// the failure is the pipeline's own (a simple command, a subshell, a test),
+    /// not that of a compound command whose inner commands were checked already.
+    fn errexit_applies(&self, p: &ast::Pipeline) -> bool {
+        self.st.errexit
+            && self.errexit_ignored == 0
+            && self.capture.is_none()
+            && !p.bang
+            && matches!(
+                p.seq.last(),
+                Some(
+                    Command::Simple(_)
+                        | Command::ExtendedTest(..)
+                        | Command::Compound(
+                            CompoundCommand::Subshell(_) | CompoundCommand::Arithmetic(_),
+                            _
+                        )
+                )
+            )
+    }
+
+    /// A condition list (`if`, `while`, `until`): `set -e` does not apply in it.
+    fn test_list(&mut self, c: &CompoundList) -> Result<Status, Error> {
+        self.errexit_ignored += 1;
+        let r = self.list(c);
+        self.errexit_ignored -= 1;
+        r
     }
 
     /// Saves the state before a branch that may or may not run.
@@ -167,9 +270,46 @@ impl<'a> Interp<'a> {
         (self.st.clone(), self.stopped)
     }
 
+    /// The innermost condition the current code runs under, if any.
+    pub(super) fn condition(&self) -> Option<&String> {
+        self.conditions
+            .last()
+            .or_else(|| self.flow.last().map(|(_, r, _)| r))
+    }
+
+    /// The `break` / `continue` / `return` flags.
+    fn flags(&self) -> [bool; 3] {
+        [self.breaking, self.continuing, self.returning]
+    }
+
+    /// After outcomes of which one runs, not knowably which (`reason`): a
+    /// jump taken in `all` of them is taken; one taken in only some of them
+    /// (`taken`) is not, and what follows it runs under a condition.
+    fn settle_flow(&mut self, taken: [bool; 3], all: [bool; 3], reason: &str) {
+        let kinds = [
+            (Flow::Break, "break"),
+            (Flow::Continue, "continue"),
+            (Flow::Return, "return"),
+        ];
+        let mut set = [false; 3];
+        for (i, (flow, word)) in kinds.into_iter().enumerate() {
+            set[i] = all[i];
+            if taken[i] && !all[i] {
+                self.flow.push((
+                    flow,
+                    format!("a `{word}` before this may have run ({reason})"),
+                    reason.to_string(),
+                ));
+            }
+        }
+        [self.breaking, self.continuing, self.returning] = set;
+    }
+
     /// Merges the state after a maybe-branch with the state before it: a variable
     /// that differs becomes unknown for `reason`.
     fn join(&mut self, (before, was_stopped): (State, bool), reason: &str) {
+        let taken = self.flags();
+        self.settle_flow(taken, [false; 3], reason);
         let after = std::mem::replace(&mut self.st, before);
         merge_into(&mut self.st, after, reason);
         if self.stopped && !was_stopped {
@@ -181,16 +321,34 @@ impl<'a> Interp<'a> {
     }
 
     fn pipeline(&mut self, p: &ast::Pipeline) -> Result<Status, Error> {
-        let mut status = Status::Ok;
         let n = p.seq.len();
-        for (i, c) in p.seq.iter().enumerate() {
-            if n > 1 && i + 1 < n {
-                // Earlier stages run in subshells.
-                let saved = self.st.clone();
-                self.command(c)?;
-                self.st = saved;
+        let was_stopped = self.stopped;
+        let pipefail = self.st.pipefail;
+        let mut statuses = Vec::with_capacity(n);
+        for c in &p.seq {
+            if n > 1 {
+                // Every stage of a pipeline runs in a subshell (bash's default,
+                // without `lastpipe`): what it assigns, and its `exit` or
+                // `exec`, end with it.
+                let saved = (self.st.clone(), self.flags());
+                statuses.push(self.command(c)?);
+                self.st = saved.0;
+                [self.breaking, self.continuing, self.returning] = saved.1;
+                self.stopped = was_stopped;
             } else {
-                status = self.command(c)?;
+                statuses.push(self.command(c)?);
+            }
+        }
+        let last = statuses.pop().unwrap_or(Status::Ok);
+        // `set -o pipefail`: the last failure, else the first unknown, else 0.
+        let mut status = last.clone();
+        if pipefail && last != Status::Fail {
+            if statuses.contains(&Status::Fail) {
+                status = Status::Fail;
+            } else if last == Status::Ok
+                && let Some(u) = statuses.into_iter().find(|s| *s != Status::Ok)
+            {
+                status = u;
             }
         }
         if p.bang {
@@ -254,52 +412,83 @@ impl<'a> Interp<'a> {
                 }
             }
             CompoundCommand::ForClause(f) => {
+                if self.st.is_readonly(&f.variable_name) {
+                    // bash: "readonly variable", the loop does not run.
+                    return Ok(Status::Fail);
+                }
                 let at = self.byte(&f.loc.start);
                 let mut values = Vec::new();
                 let mut unknown = None;
-                for w in f.values.iter().flatten() {
-                    for fl in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(at, m))? {
-                        if let Some(r) = &fl.unknown {
-                            unknown.get_or_insert(r.clone());
+                match &f.values {
+                    Some(words) => {
+                        for w in words {
+                            for fl in expand_fields(&mut self.st, &w.value)
+                                .map_err(|m| self.err(at, m))?
+                            {
+                                if let Some(r) = &fl.unknown {
+                                    unknown.get_or_insert(r.clone());
+                                }
+                                values.push(fl.text);
+                            }
                         }
-                        values.push(fl.text);
+                    }
+                    // `for NAME; do`: over the positional parameters.
+                    None => {
+                        for v in &self.st.positional {
+                            match v {
+                                Val::Known(t) => values.push(t.clone()),
+                                Val::Unknown(r) => {
+                                    unknown.get_or_insert(r.clone());
+                                }
+                            }
+                        }
                     }
                 }
                 if let Some(r) = unknown {
-                    let before = self.fork();
-                    self.conditions.push(r.clone());
                     self.st
                         .set_scalar(&f.variable_name, Val::Unknown(r.clone()));
-                    self.list(&f.body.list)?;
-                    self.conditions.pop();
-                    self.join(before, &r);
+                    self.maybe_run(&f.body.list, &r)?;
                     return Ok(Status::Ok);
                 }
-                let max = budget::budget().max_loop_turns;
-                for (turn, v) in values.into_iter().enumerate() {
-                    if turn == max {
-                        return Err(self.err(at, loop_budget(max)));
-                    }
+                let n = values.len();
+                let max = loop_turns();
+                if n > max {
+                    // Not evaluated turn by turn: any turn may run.
+                    let line = self.source.line_col(at).line;
+                    let r = format!(
+                        "line {line}: the `for` loop has {n} values, more than the {max} turns a loop is evaluated for (the loop-turns budget, raised with --bash-budget loop-turns=N)"
+                    );
+                    self.st
+                        .set_scalar(&f.variable_name, Val::Unknown(r.clone()));
+                    self.maybe_run(&f.body.list, &r)?;
+                    return Ok(Status::Ok);
+                }
+                for (k, v) in values.into_iter().enumerate() {
                     self.st.set_scalar(&f.variable_name, Val::Known(v));
+                    self.maybe_broke = None;
                     if !self.turn(&f.body.list)? {
+                        break;
+                    }
+                    if let Some(r) = self.maybe_broke.take() {
+                        // The other turns may run or not.
+                        if k + 1 < n {
+                            self.st.set_scalar(
+                                &f.variable_name,
+                                Val::Unknown(format!(
+                                    "the `for` loop may have ended at a `break` ({r})"
+                                )),
+                            );
+                            self.maybe_run(&f.body.list, &r)?;
+                        }
                         break;
                     }
                 }
                 Ok(Status::Ok)
             }
-            // Loops whose number of turns depends on running commands (waiting for a
-            // server): the body may run any number of times, so what it assigns
-            // is unknown afterwards and what it launches is conditional.
             CompoundCommand::WhileClause(w) | CompoundCommand::UntilClause(w) => {
-                let kind = if matches!(cc, CompoundCommand::WhileClause(_)) {
-                    "while"
-                } else {
-                    "until"
-                };
-                let reason =
-                    format!("set inside a `{kind}` loop, whose turns depend on running commands");
-                self.maybe_run(&w.1.list, &reason)?;
-                Ok(Status::Ok)
+                let until = matches!(cc, CompoundCommand::UntilClause(_));
+                let at = self.byte(&w.2.start);
+                self.while_loop(&w.0, &w.1.list, until, at)
             }
             CompoundCommand::ArithmeticForClause(f) => self.arithmetic_for(f),
             // A coprocess runs in the background with its own copy of the state.
@@ -310,7 +499,18 @@ impl<'a> Interp<'a> {
     /// One turn of a loop body; `false` when the loop ends here (`break`,
     /// `exit`, `return`).
     fn turn(&mut self, body: &CompoundList) -> Result<bool, Error> {
-        self.list(body)?;
+        let flow = self.flow.len();
+        self.loops += 1;
+        let r = self.list(body);
+        self.loops -= 1;
+        r?;
+        self.end_turn(flow);
+        if self.jump_levels > 0 && (self.breaking || self.continuing) {
+            // `break N` / `continue N`: this loop ends, the jump goes on to
+            // the enclosing one.
+            self.jump_levels -= 1;
+            return Ok(false);
+        }
         self.continuing = false;
         if self.breaking {
             self.breaking = false;
@@ -319,21 +519,152 @@ impl<'a> Interp<'a> {
         Ok(!(self.stopped || self.returning))
     }
 
+    /// The end of a loop turn that started with `flow` jumps that may have run:
+    /// those of this turn's `break` / `continue` end here (a `break` is kept in
+    /// `maybe_broke`).
+    fn end_turn(&mut self, flow: usize) {
+        let tail = self.flow.split_off(flow);
+        for (f, shown, r) in tail {
+            match f {
+                Flow::Return => self.flow.push((f, shown, r)),
+                Flow::Break => self.maybe_broke = Some(r),
+                Flow::Continue => {}
+            }
+        }
+    }
+
     /// Runs a body that may run or not, any number of times: afterwards every
     /// variable it changes is unknown for `reason`.
     fn maybe_run(&mut self, body: &CompoundList, reason: &str) -> Result<(), Error> {
         let before = self.fork();
+        let flow = self.flow.len();
+        let n = self.conditions.len();
         self.conditions.push(reason.to_string());
+        self.loops += 1;
         let r = self.list(body);
-        self.conditions.pop();
+        self.loops -= 1;
+        self.conditions.remove(n);
+        self.end_turn(flow);
+        self.maybe_broke = None;
+        // A jump out of enclosing loops from a turn that may not run is not
+        // followed (approximation: the enclosing loops go on).
+        self.jump_levels = 0;
         self.breaking = false;
         self.continuing = false;
         self.join(before, reason);
         r.map(|_| ())
     }
 
+    /// `while` / `until`, evaluated turn by turn while the condition is known.
+    /// A condition that is not knowable (waiting for a server) makes the body
+    /// a maybe-run, any number of times. A loop that cannot end (its condition
+    /// stays true and a turn changes nothing) or does not end within the loop
+    /// budget makes what follows conditional: it runs only if the loop ends.
+    fn while_loop(
+        &mut self,
+        cond: &CompoundList,
+        body: &CompoundList,
+        until: bool,
+        at: usize,
+    ) -> Result<Status, Error> {
+        let kind = if until { "until" } else { "while" };
+        let line = self.source.line_col(at).line;
+        let before = self.fork();
+        let start_steps = budget::steps_taken();
+        let mut turns = 0;
+        // The state at the top of the previous turn, for the first few turns: the
+        // same state twice means the loop repeats itself forever.
+        let mut previous = None;
+        loop {
+            if turns < 4 {
+                let now = (
+                    self.st.vars.clone(),
+                    self.st.positional.clone(),
+                    self.conditions.len(),
+                );
+                if previous.as_ref() == Some(&now) {
+                    self.conditions.push(format!(
+                        "line {line}: the `{kind}` loop never ends (its condition stays {} and a turn changes nothing): what follows runs only if the script is interrupted there",
+                        if until { "false" } else { "true" }
+                    ));
+                    return Ok(Status::Ok);
+                }
+                previous = Some(now);
+            }
+            let c = self.test_list(cond)?;
+            if self.stopped || self.returning {
+                return Ok(Status::Ok);
+            }
+            let go = match c {
+                Status::Ok => !until,
+                Status::Fail => until,
+                Status::Unknown(_) => {
+                    let reason = format!(
+                        "set inside a `{kind}` loop, whose turns depend on running commands"
+                    );
+                    self.maybe_run(body, &reason)?;
+                    return Ok(Status::Ok);
+                }
+            };
+            if !go {
+                return Ok(Status::Ok);
+            }
+            turns += 1;
+            if turns > loop_turns() || budget::steps_taken() - start_steps > loop_steps() {
+                self.may_never_end(before, kind, line);
+                return Ok(Status::Ok);
+            }
+            self.maybe_broke = None;
+            if !self.turn(body)? {
+                return Ok(Status::Ok);
+            }
+            if let Some(r) = self.maybe_broke.take() {
+                // It may end here or go on: the other turns may run or not.
+                let reason = format!(
+                    "set inside the `{kind}` loop on line {line}, which may end at a `break` ({r})"
+                );
+                self.maybe_run(body, &reason)?;
+                if self.condition_list_stays(cond, until)? {
+                    self.conditions.push(format!(
+                        "line {line}: the `{kind}` loop ends only at a `break` that runs only if a condition that is not knowable holds ({r})"
+                    ));
+                }
+                return Ok(Status::Ok);
+            }
+        }
+    }
+
+    /// Whether a loop condition is known to let the loop go on (in a copy of
+    /// the state: its side effects are not kept).
+    fn condition_list_stays(&mut self, cond: &CompoundList, until: bool) -> Result<bool, Error> {
+        let saved = (
+            self.st.clone(),
+            self.stopped,
+            self.flags(),
+            self.conditions.len(),
+        );
+        let c = self.test_list(cond)?;
+        (self.st, self.stopped) = (saved.0, saved.1);
+        [self.breaking, self.continuing, self.returning] = saved.2;
+        self.conditions.truncate(saved.3);
+        Ok(c == if until { Status::Fail } else { Status::Ok })
+    }
+
+    /// A loop still running after the loop budget: it may never end. What it
+    /// changed is unknown, and what follows runs only if it ends.
+    fn may_never_end(&mut self, before: (State, bool), kind: &str, line: usize) {
+        let reason = format!(
+            "line {line}: the `{kind}` loop did not end within {} turns or {} steps (it may never end; the loop-turns and steps budgets, raised with --bash-budget)",
+            loop_turns(),
+            loop_steps()
+        );
+        self.join(before, &reason);
+        self.conditions
+            .push(format!("{reason}: what follows runs only if it ends"));
+    }
+
     /// `for ((init; cond; step))`: evaluated turn by turn with 64-bit integers
-    /// (within the loop budget); an unknown bound makes the body a maybe-run.
+    /// (the `loop-turns` budget); an unknown bound makes the body a maybe-run.
     fn arithmetic_for(&mut self, f: &ast::ArithmeticForClauseCommand) -> Result<Status, Error> {
         let at = self.byte(&f.loc.start);
         let eval = |this: &mut Self, e: &Option<ast::UnexpandedArithmeticExpr>| match e {
@@ -356,6 +687,8 @@ impl<'a> Interp<'a> {
         if let Err(r) = eval(self, &f.initializer)? {
             return unknown(self, r);
         }
+        let before = self.fork();
+        let start_steps = budget::steps_taken();
         let mut turns = 0;
         loop {
             match eval(self, &f.condition)? {
@@ -364,9 +697,10 @@ impl<'a> Interp<'a> {
                 Err(r) => return unknown(self, r),
             }
             turns += 1;
-            let max = budget::budget().max_loop_turns;
-            if turns > max {
-                return Err(self.err(at, loop_budget(max)));
+            if turns > loop_turns() || budget::steps_taken() - start_steps > loop_steps() {
+                let line = self.source.line_col(at).line;
+                self.may_never_end(before, "for ((...))", line);
+                return Ok(Status::Ok);
             }
             if !self.turn(&f.body.list)? {
                 break;
@@ -388,7 +722,7 @@ impl<'a> Interp<'a> {
         };
         let status = match cond {
             None => return self.list(body),
-            Some(c) => self.list(c)?,
+            Some(c) => self.test_list(c)?,
         };
         match status {
             Status::Ok => self.list(body),
@@ -397,12 +731,16 @@ impl<'a> Interp<'a> {
                 let r = self.at_line(at, &r);
                 let before = self.st.clone();
                 let was_stopped = self.stopped;
+                let n = self.conditions.len();
                 self.conditions.push(r.clone());
                 let s_then = self.list(body)?;
                 let then_state = std::mem::replace(&mut self.st, before);
                 let then_stopped = std::mem::replace(&mut self.stopped, was_stopped);
+                let then_flags = self.flags();
+                [self.breaking, self.continuing, self.returning] = [false; 3];
                 let s_else = self.if_chain(rest, at)?;
-                self.conditions.pop();
+                self.conditions.remove(n);
+                let else_flags = self.flags();
                 let else_stopped = self.stopped;
                 merge_into(&mut self.st, then_state, &r);
                 self.stopped = then_stopped && else_stopped;
@@ -410,6 +748,9 @@ impl<'a> Interp<'a> {
                     self.conditions
                         .push(format!("the script may have exited ({r})"));
                 }
+                let taken = [0, 1, 2].map(|i| then_flags[i] || else_flags[i]);
+                let all = [0, 1, 2].map(|i| then_flags[i] && else_flags[i]);
+                self.settle_flow(taken, all, &r);
                 Ok(if s_then == s_else {
                     s_then
                 } else {
@@ -425,15 +766,24 @@ impl<'a> Interp<'a> {
         let Val::Known(subject) = v else {
             let Val::Unknown(r) = v else { unreachable!() };
             let r = self.at_line(self.byte(&c.loc.start), &r);
-            // Every branch may run.
+            // Every branch may run, or none.
             let start = self.st.clone();
+            let was_stopped = self.stopped;
             let mut merged: Option<State> = None;
+            let mut taken = [false; 3];
+            let mut stopped = false;
+            let n = self.conditions.len();
             self.conditions.push(r.clone());
             for item in &c.cases {
                 self.st = start.clone();
+                self.stopped = was_stopped;
+                [self.breaking, self.continuing, self.returning] = [false; 3];
                 if let Some(cmd) = &item.cmd {
                     self.list(cmd)?;
                 }
+                let flags = self.flags();
+                taken = [0, 1, 2].map(|i| taken[i] || flags[i]);
+                stopped |= self.stopped && !was_stopped;
                 let s = std::mem::take(&mut self.st);
                 merged = Some(match merged {
                     None => s,
@@ -443,7 +793,13 @@ impl<'a> Interp<'a> {
                     }
                 });
             }
-            self.conditions.pop();
+            self.conditions.remove(n);
+            self.stopped = was_stopped;
+            if stopped {
+                self.conditions
+                    .push(format!("the script may have exited ({r})"));
+            }
+            self.settle_flow(taken, [false; 3], &r);
             let mut result = start;
             if let Some(m) = merged {
                 merge_into(&mut result, m, &r);
@@ -515,14 +871,6 @@ impl<'a> Interp<'a> {
     }
 }
 
-/// The error of a loop over its turn budget.
-fn loop_budget(max: usize) -> String {
-    format!(
-        "bash evaluation budget exceeded: this loop runs more than {} turns (loop-turns budget; raise with --bash-budget loop-turns=N)",
-        budget::grouped(max)
-    )
-}
-
 /// Merges `other` into `into`: variables that differ become unknown for `reason`.
 fn merge_into(into: &mut State, other: State, reason: &str) {
     let names: BTreeSet<String> = into.vars.keys().chain(other.vars.keys()).cloned().collect();
@@ -532,9 +880,9 @@ fn merge_into(into: &mut State, other: State, reason: &str) {
         if a != b {
             into.vars.insert(
                 n,
-                vec![Val::Unknown(format!(
+                Arc::new(vec![Val::Unknown(format!(
                     "depends on a condition that is not knowable: {reason}"
-                ))],
+                ))]),
             );
         }
     }

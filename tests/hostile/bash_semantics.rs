@@ -1,0 +1,415 @@
+//! Bash semantics a recipe can use to make the static evaluator confidently
+//! wrong: positional parameters, brace expansion, `set -e` / `exec` / loops
+//! that never end before the launch, readonly variables, namerefs, `$IFS`,
+//! unquoted glob patterns and `eval`. Each is evaluated as bash does, or what it
+//! affects is unknown with the reason; never a confident wrong value.
+
+use crate::{Outcome, Repo};
+
+const DOCS: &str = "docs.sh";
+
+/// The launches of `extract --format json` on `file`, run twice.
+fn launches(repo: &Repo, file: &str) -> Vec<serde_json::Value> {
+    let o = repo.run_deterministic(&["extract", file, "--format", "json"]);
+    o.assert_bounded().assert_no_leak();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    v["launches"].as_array().cloned().unwrap_or_default()
+}
+
+/// The argv texts of a launch, unknown tokens prefixed with `?`.
+fn argv(launch: &serde_json::Value) -> Vec<String> {
+    launch["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let unknown = t["provenance"]["kind"] == "unknown";
+            format!(
+                "{}{}",
+                if unknown { "?" } else { "" },
+                t["text"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+/// Why a launch runs only under a condition, if it does.
+fn condition(launch: &serde_json::Value) -> Option<String> {
+    let p = &launch["launcher"][0]["provenance"];
+    (p["kind"] == "unknown").then(|| p["reason"].as_str().unwrap().to_string())
+}
+
+/// `compare docs.sh recipe` (both in the repo), run twice.
+fn compare(repo: &Repo, docs: &str, recipe: &str) -> Outcome {
+    repo.write(DOCS, docs);
+    repo.write("recipe.sh", recipe);
+    let o = repo.run_deterministic(&["compare", DOCS, "recipe.sh"]);
+    o.assert_bounded().assert_no_leak();
+    o
+}
+
+#[test]
+fn positional_parameters_are_evaluated() {
+    let repo = Repo::new();
+    // `set --` then "$@": bash runs --tp 4.
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m\n",
+        "set -- --tp 4\nsglang serve --model-path m \"$@\"\n",
+    );
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("tp_size"), "{}", o.both());
+
+    // Function arguments (bound per call, restored after), shift, $#, ${10},
+    // and the script's own parameters: none (InferenceX runs `bash SCRIPT`).
+    repo.write(
+        "fn.sh",
+        r#"set -- a b c d e f g h i j k
+serve() {
+  local model=$1; shift
+  sglang serve --model-path "$model" --tp "$#" "$@"
+}
+serve m --seed 1
+sglang serve --model-path "${1}" --served-model-name "${10}" --seed "$#"
+shift 20 || sglang serve --model-path x --seed "$#"
+"#,
+    );
+    let l = launches(&repo, "fn.sh");
+    assert_eq!(
+        argv(&l[0]),
+        ["--model-path", "m", "--tp", "2", "--seed", "1"]
+    );
+    assert_eq!(
+        argv(&l[1]),
+        [
+            "--model-path",
+            "a",
+            "--served-model-name",
+            "j",
+            "--seed",
+            "11"
+        ]
+    );
+    assert_eq!(argv(&l[2]), ["--model-path", "x", "--seed", "11"]);
+    repo.write(
+        "own.sh",
+        "sglang serve --model-path \"${1:-fallback}\" --seed \"$#\"\n",
+    );
+    let l = launches(&repo, "own.sh");
+    assert_eq!(argv(&l[0]), ["--model-path", "fallback", "--seed", "0"]);
+
+    // `bash other.sh ARGS` gives other.sh its parameters.
+    repo.write("inner.sh", "sglang serve --model-path m \"$@\"\n");
+    repo.write("outer.sh", "bash inner.sh --tp 8\n");
+    let l = launches(&repo, "outer.sh");
+    assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp", "8"]);
+
+    // Parameters set from a value that is not knowable: unknown, not shifted.
+    repo.write(
+        "unknown.sh",
+        "set -- $EXTRA --tp 2\nsglang serve --model-path m --seed \"$#\" \"$2\"\n",
+    );
+    let l = launches(&repo, "unknown.sh");
+    let a = argv(&l[0]);
+    assert!(a[3].starts_with('?') && a[4].starts_with('?'), "{a:?}");
+}
+
+#[test]
+fn brace_expansion_is_evaluated_within_a_budget() {
+    let repo = Repo::new();
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp-size 1\n",
+        "sglang serve --model-path m --tp-size={1,4}\n",
+    );
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("tp_size"), "{}", o.both());
+
+    repo.write(
+        "b.sh",
+        "sglang serve --model-path m --hicache-io-backend{=direct,=kernel} x{a,b{c,d}}y {1..7..3} {a..c} \"{q,r}\" '{s,t}' {u}\n",
+    );
+    let l = launches(&repo, "b.sh");
+    assert_eq!(
+        argv(&l[0]),
+        [
+            "--model-path",
+            "m",
+            "--hicache-io-backend=direct",
+            "--hicache-io-backend=kernel",
+            "xay",
+            "xbcy",
+            "xbdy",
+            "1",
+            "4",
+            "7",
+            "a",
+            "b",
+            "c",
+            "{q,r}",
+            "{s,t}",
+            "{u}"
+        ]
+    );
+
+    // Budgets: a sequence and a product too large, each at the word.
+    repo.write("seq.sh", "sglang serve --model-path m {1..100000000}\n");
+    repo.run(&["extract", "seq.sh"])
+        .assert_input_error("seq.sh:1:29", &["brace expansion budget", "10000 words"]);
+    repo.write(
+        "product.sh",
+        format!("sglang serve --model-path m {}\n", "{a,b}".repeat(40)),
+    );
+    repo.run(&["extract", "product.sh"])
+        .assert_input_error("product.sh:1:29", &["brace expansion budget"]);
+    // The budget is the script's: many words each under it add up.
+    repo.write(
+        "lines.sh",
+        "sglang serve --model-path m {1..9999}\n".repeat(300),
+    );
+    let o = repo.run(&["extract", "lines.sh", "--format", "json"]);
+    o.assert_input_error("lines.sh:2:29", &["brace expansion budget"]);
+    assert!(o.max_rss_kib < 256 * 1024, "{}", o.both());
+    repo.write(
+        "deep.sh",
+        format!(
+            "sglang serve --model-path m {}x{}\n",
+            "{a,".repeat(200),
+            "}".repeat(200)
+        ),
+    );
+    repo.run(&["extract", "deep.sh"])
+        .assert_input_error("deep.sh:1:29", &["brace depth budget"]);
+}
+
+#[test]
+fn set_e_and_exec_end_the_script() {
+    let repo = Repo::new();
+    // A known failure under `set -e`: the launch after it never runs.
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp 4\n",
+        "set -euo pipefail\nfalse\nsglang serve --model-path m --tp 4\n",
+    );
+    o.assert_input_error("recipe.sh:1:1", &["no serve command"]);
+    for (script, runs) in [
+        ("set -e\n[ 1 = 2 ]\n", false),
+        ("set -e\nf() { false && true; }\nf\n", false),
+        ("set -e\n(exit 3)\n", false),
+        (
+            "set -e\nfalse || true\n! true\nif false; then :; fi\n",
+            true,
+        ),
+        ("set -e\n{ false && true; }\ntrue | false || :\n", true),
+        ("set -e\nset +e\nfalse\n", true),
+        // `exec` of another program replaces the shell; `exec` alone does not.
+        ("exec /bin/true\n", false),
+        ("exec >/dev/null 2>&1\n", true),
+    ] {
+        repo.write("s.sh", format!("{script}sglang serve --model-path m\n"));
+        let l = launches(&repo, "s.sh");
+        assert_eq!(l.len(), usize::from(runs), "{script}");
+        if runs {
+            assert_eq!(condition(&l[0]), None, "{script}");
+        }
+    }
+    // `exec` of the launcher is the launch, and the last thing the script does.
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp 2\n",
+        "exec sglang serve --model-path m --tp 2\nsglang serve --model-path m --tp 4\n",
+    );
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    // Under a condition that is not knowable: the launch after may not run.
+    repo.write(
+        "maybe.sh",
+        "set -e\nif [ \"$MODE\" = x ]; then false; fi\nsglang serve --model-path m\n",
+    );
+    let l = launches(&repo, "maybe.sh");
+    assert!(
+        condition(&l[0]).is_some_and(|r| r.contains("may have exited")),
+        "{l:?}"
+    );
+}
+
+#[test]
+fn a_loop_that_may_never_end_makes_the_launch_after_it_conditional() {
+    let repo = Repo::new();
+    for (script, reason) in [
+        ("while true; do :; done\n", "never ends"),
+        ("until false; do sleep 1; done\n", "never ends"),
+        ("i=0\nwhile :; do i=$((i+1)); done\n", "may never end"),
+        ("for ((i=0; 1; i++)); do :; done\n", "may never end"),
+        (
+            "while true; do if [ \"$READY\" = 1 ]; then break; fi; done\n",
+            "ends only at a `break`",
+        ),
+    ] {
+        repo.write("loop.sh", format!("{script}sglang serve --model-path m\n"));
+        let l = launches(&repo, "loop.sh");
+        assert_eq!(l.len(), 1, "{script}");
+        let c = condition(&l[0]);
+        assert!(
+            c.as_deref().is_some_and(|r| r.contains(reason)),
+            "{script}: {c:?}"
+        );
+        // The human listing says so too.
+        let o = repo.run(&["extract", "loop.sh"]);
+        o.assert_bounded();
+        assert!(o.stdout.contains("may not run:"), "{}", o.both());
+    }
+    // `compare` says so beside the side.
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m\n",
+        "while true; do :; done\nsglang serve --model-path m\n",
+    );
+    assert!(
+        o.stdout.contains("note: the recipe launch may not run") && o.stdout.contains("never ends"),
+        "{}",
+        o.both()
+    );
+    // Loops that end are evaluated turn by turn, and what follows is certain.
+    repo.write(
+        "ends.sh",
+        "i=0\nwhile [ $i -lt 3 ]; do i=$((i+1)); done\nuntil false; do break; done\nsglang serve --model-path m --tp \"$i\"\n",
+    );
+    let l = launches(&repo, "ends.sh");
+    assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp", "3"]);
+    assert_eq!(condition(&l[0]), None);
+}
+
+#[test]
+fn readonly_variables_keep_their_value() {
+    let repo = Repo::new();
+    // `export` of a readonly variable fails and changes nothing.
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp 4\n",
+        "readonly TP=2\nexport TP=4 || true\nsglang serve --model-path m --tp \"$TP\"\n",
+    );
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("tp_size"), "{}", o.both());
+    // An assignment statement to it aborts the top-level command it is in;
+    // bash goes on with the next one.
+    repo.write(
+        "r.sh",
+        "declare -r TP=2\nTP=4; sglang serve --model-path m --tp 8\nsglang serve --model-path m --tp \"$TP\"\n",
+    );
+    let l = launches(&repo, "r.sh");
+    assert_eq!(l.len(), 1);
+    assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp", "2"]);
+    // unset, for and arithmetic leave it alone too.
+    repo.write(
+        "r2.sh",
+        "TP=2; readonly TP\nunset TP\nfor TP in 8; do :; done\n(( TP=4 ))\nsglang serve --model-path m --tp \"$TP\"\n",
+    );
+    assert_eq!(
+        argv(&launches(&repo, "r2.sh")[0]),
+        ["--model-path", "m", "--tp", "2"]
+    );
+}
+
+#[test]
+fn namerefs_read_and_assign_their_target() {
+    let repo = Repo::new();
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp 1\n",
+        "declare -n P=TP\nTP=1\nP=4\nsglang serve --model-path m --tp \"$TP\"\n",
+    );
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("tp_size"), "{}", o.both());
+    // A reference to a name that is not knowable is unknown.
+    repo.write(
+        "n.sh",
+        "declare -n P=$WHICH\nsglang serve --model-path m --tp \"$P\"\n",
+    );
+    let a = argv(&launches(&repo, "n.sh")[0]);
+    assert!(a[3].starts_with('?'), "{a:?}");
+}
+
+#[test]
+fn word_splitting_uses_the_current_ifs() {
+    let repo = Repo::new();
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp 4\n",
+        "IFS=,\nARGS=\"--tp,4\"\nsglang serve --model-path m $ARGS\n",
+    );
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    repo.write(
+        "ifs.sh",
+        "IFS=,\nX=\"a,,b,\"\nset -- 1 2\nsglang serve $X \"$*\"\nIFS=\nY=\"c d\"\nsglang serve $Y\nIFS=$(pick_ifs)\nsglang serve $Y\n",
+    );
+    let l = launches(&repo, "ifs.sh");
+    assert_eq!(argv(&l[0]), ["a", "", "b", "1,2"]);
+    assert_eq!(argv(&l[1]), ["c d"]);
+    assert!(argv(&l[2])[0].starts_with('?'), "{:?}", argv(&l[2]));
+}
+
+#[test]
+fn unquoted_glob_patterns_are_unknown() {
+    let repo = Repo::new();
+    // Files are never read for pathname expansion: the word is unknown...
+    repo.write("model-a", "");
+    repo.write(
+        "g.sh",
+        "P='model-*'\nsglang serve --model-path model-* --served-model-name $P --x '*' \"$P\"\n",
+    );
+    let l = launches(&repo, "g.sh");
+    let a = argv(&l[0]);
+    assert!(a[1].starts_with('?') && a[3].starts_with('?'), "{a:?}");
+    assert_eq!(a[4..], ["--x", "*", "model-*"]);
+    let reason = l[0]["argv"][1]["provenance"]["reason"].as_str().unwrap();
+    assert!(reason.contains("pathname pattern"), "{reason}");
+    // ...unless pathname expansion is off.
+    repo.write(
+        "f.sh",
+        "set -f\nsglang serve --model-path model-* --x [ab]\n",
+    );
+    assert_eq!(
+        argv(&launches(&repo, "f.sh")[0]),
+        ["--model-path", "model-*", "--x", "[ab]"]
+    );
+}
+
+#[test]
+fn eval_runs_its_text() {
+    let repo = Repo::new();
+    // A launch run through `eval` is a launch (it was silently missed).
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp 2\n",
+        "CMD=\"sglang serve --model-path m --tp 4\"\neval \"$CMD\" > server.log 2>&1 &\n",
+    );
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("tp_size"), "{}", o.both());
+    assert!(o.stdout.contains("recipe.sh:2:1 eval"), "{}", o.both());
+    // Text that is not knowable cannot be run: an error at the `eval`.
+    repo.write("u.sh", "sglang serve --model-path m\neval \"$SETUP\"\n");
+    repo.run(&["extract", "u.sh"])
+        .assert_input_error("u.sh:2:1", &["eval", "not knowable"]);
+    // eval of eval of ...: the eval depth budget.
+    repo.write("deep.sh", "X='eval \"$X\"'\neval \"$X\"\n");
+    repo.run(&["extract", "deep.sh"])
+        .assert_input_error("deep.sh:2:1", &["eval depth budget"]);
+}
+
+#[test]
+fn subshells_are_cheap_copies() {
+    // Every pipeline stage and `&` runs in a copy of the state: a copy shares
+    // the values (it took 28 s here with a 50,000-element array and 5,000
+    // pipelines in a debug build).
+    let repo = Repo::new();
+    let mut s = String::from("A=($(seq 1 50000))\n");
+    s.push_str(&"echo x | cat\ntrue &\n".repeat(5000));
+    s.push_str("sglang serve --model-path m --seed \"${#A[@]}\"\n");
+    repo.write("pipes.sh", s);
+    let o = repo.run(&["extract", "pipes.sh", "--format", "json"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.wall < std::time::Duration::from_secs(10), "{}", o.both());
+    assert!(o.stdout.contains("\"50000\""), "{}", o.both());
+}
