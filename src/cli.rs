@@ -25,6 +25,26 @@ pub struct Cli {
     /// Where files may be read from.
     #[command(flatten)]
     pub files: FilesArgs,
+    /// Time limits of the JavaScript sandbox (every command that renders a
+    /// generator).
+    #[command(flatten)]
+    pub js: JsArgs,
+}
+
+/// The time limits of the JavaScript sandbox.
+#[derive(Debug, Clone, clap::Args)]
+pub struct JsArgs {
+    /// Time one JavaScript evaluation of a generator may take, in milliseconds
+    /// (1 to 3,600,000).
+    #[arg(long, global = true, value_name = "MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_TIME_LIMIT_MS))]
+    pub js_time_limit: u64,
+    /// Time all the JavaScript of one file may take together (loading,
+    /// rendering, every click of --all-selections), in milliseconds (1 to
+    /// 3,600,000).
+    #[arg(long, global = true, value_name = "MS", default_value_t = 20_000,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_TIME_LIMIT_MS))]
+    pub js_total_time_limit: u64,
 }
 
 /// The confined file layer: the roots reads stay inside, and the file size cap.
@@ -185,17 +205,6 @@ pub struct ExtractArgs {
     /// nearest folder above the file holding `src/snippets`).
     #[arg(long, value_name = "DIR")]
     pub docs_root: Option<PathBuf>,
-    /// Time one JavaScript evaluation of a generator may take, in milliseconds
-    /// (1 to 3,600,000).
-    #[arg(long, value_name = "MS", default_value_t = 10_000,
-          value_parser = clap::value_parser!(u64).range(1..=MAX_TIME_LIMIT_MS))]
-    pub js_time_limit: u64,
-    /// Time all the JavaScript of one file may take together (loading,
-    /// rendering, every click of --all-selections), in milliseconds (1 to
-    /// 3,600,000).
-    #[arg(long, value_name = "MS", default_value_t = 20_000,
-          value_parser = clap::value_parser!(u64).range(1..=MAX_TIME_LIMIT_MS))]
-    pub js_total_time_limit: u64,
     /// With --all-selections: the most states explored per generator
     /// component (more is an error).
     #[arg(long, value_name = "N", default_value_t = 5_000, requires = "all_selections",

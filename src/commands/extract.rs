@@ -22,16 +22,12 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         all_selections,
         hardware_scope,
         docs_root,
-        js_time_limit,
-        js_total_time_limit,
         max_states,
         remote,
         format,
     } = args;
     let fetcher = fetcher(&remote, &[]);
     let limits = extract::jsx::Limits {
-        time: std::time::Duration::from_millis(js_time_limit),
-        total: std::time::Duration::from_millis(js_total_time_limit),
         states: usize::try_from(max_states).unwrap_or(usize::MAX),
         ..extract::jsx::Limits::default()
     };

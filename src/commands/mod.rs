@@ -34,6 +34,10 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
         budget = budget.with(setting).map_err(Error::usage)?;
     }
     crate::extract::bash::configure_budget(budget);
+    crate::extract::jsx::configure_time_limits(
+        std::time::Duration::from_millis(cli.js.js_time_limit),
+        std::time::Duration::from_millis(cli.js.js_total_time_limit),
+    );
     // The token sent to GitHub is a secret of the run, whatever echoes it.
     if let Ok(token) = std::env::var("GITHUB_TOKEN") {
         crate::secret::note(&token);

@@ -287,3 +287,32 @@ fn errors_are_classified_by_the_engine_not_by_the_message() {
     repo.run_deterministic(&["extract", "bomb.jsx"])
         .assert_input_error("bomb.jsx:1:14", &["exceeded the memory limit (256 MiB)"]);
 }
+
+/// The JavaScript time limits are global flags: `compare` and `check` take
+/// them too (a config's links render generators with them).
+#[test]
+fn check_and_compare_take_the_javascript_time_limits() {
+    let repo = Repo::new();
+    repo.write(
+        "gen.jsx",
+        "export const Gen = () => {\n  let s = 0;\n  for (let i = 0; i < 20000000; i++) { s += i % 7; }\n  return <pre>{'sglang serve --model-path m --tp ' + (2 + s * 0)}</pre>;\n};\n",
+    );
+    repo.write("recipe.sh", "sglang serve --model-path m --tp 2\n");
+    repo.write(
+        ".recipe-drift.yaml",
+        "links:\n  - name: gen\n    docs: {file: gen.jsx}\n    recipe: {file: recipe.sh}\n",
+    );
+    for args in [
+        &["compare", "gen.jsx", "recipe.sh", "--js-time-limit", "20"][..],
+        &["check", "--js-time-limit", "20"][..],
+    ] {
+        let o = repo.run(args);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(2), "{args:?}: {}", o.both());
+        let text = format!("{}{}", o.stdout, o.stderr);
+        assert!(text.contains("--js-time-limit"), "{args:?}: {}", o.both());
+    }
+    let o = repo.run(&["compare", "gen.jsx", "recipe.sh"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+}

@@ -56,11 +56,32 @@ pub struct Limits {
     pub states: usize,
 }
 
+/// The time limits the command line set for this run (`--js-time-limit`,
+/// `--js-total-time-limit`), in milliseconds; zero: the built-in ones.
+static CONFIGURED_TIME_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static CONFIGURED_TOTAL_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Sets the time limits [`Limits::default`] gives for the rest of the run (the
+/// command line's `--js-time-limit` and `--js-total-time-limit`).
+pub fn configure_time_limits(time: Duration, total: Duration) {
+    use std::sync::atomic::Ordering::Relaxed;
+    CONFIGURED_TIME_MS.store(u64::try_from(time.as_millis()).unwrap_or(u64::MAX), Relaxed);
+    CONFIGURED_TOTAL_MS.store(
+        u64::try_from(total.as_millis()).unwrap_or(u64::MAX),
+        Relaxed,
+    );
+}
+
 impl Default for Limits {
+    /// The built-in limits, with the run's configured time limits when the
+    /// command line set them.
     fn default() -> Self {
+        use std::sync::atomic::Ordering::Relaxed;
+        let configured =
+            |ms: u64, builtin: u64| Duration::from_millis(if ms == 0 { builtin } else { ms });
         Limits {
-            time: Duration::from_secs(10),
-            total: Duration::from_secs(20),
+            time: configured(CONFIGURED_TIME_MS.load(Relaxed), 10_000),
+            total: configured(CONFIGURED_TOTAL_MS.load(Relaxed), 20_000),
             memory: 256 << 20,
             stack: 1 << 20,
             states: super::MAX_STATES,
