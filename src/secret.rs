@@ -22,9 +22,10 @@ use std::sync::{Mutex, OnceLock};
 /// secret (so carets under a masked source line stay aligned).
 pub const MASK: char = '*';
 
-/// Secret values shorter than this are not masked: masking every `1` or `no`
-/// in the output would garble it, and such a value protects nothing.
-pub const MIN_SECRET_LEN: usize = 4;
+/// Secret values shorter than this are not masked: masking every `1`, `EMPTY`
+/// or `dummy` (the placeholders of local servers) in the output would garble
+/// it, and such a value protects nothing.
+pub const MIN_SECRET_LEN: usize = 8;
 
 /// The secret values seen so far in this run.
 static SECRETS: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
@@ -41,15 +42,18 @@ const SEGMENTS: &[&str] = &[
 ];
 
 /// Whether a name (`api-key`, `hf_token`, `OPENAI_API_KEY`) names a secret:
-/// one of its segments is a secret word, or it holds `api key` / `private
-/// key`. Whole segments only: `--max-tokens` and `--tokenizer` are not secrets.
+/// its last segment is a secret word, or it ends in `api key` / `private key`
+/// / `access key` / `secret key`. Whole segments, and the last one only: what a
+/// name ends with says what it holds, so `--max-tokens`, `--tokenizer` and
+/// `SGLANG_SIMULATE_ACC_TOKEN_MODE` (a mode) are not secrets.
 fn is_secret_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    let segs: Vec<&str> = lower.split(['-', '_']).filter(|s| !s.is_empty()).collect();
-    segs.iter().any(|s| SEGMENTS.contains(s))
-        || segs
-            .windows(2)
-            .any(|w| w[1] == "key" && matches!(w[0], "api" | "private" | "access" | "secret"))
+    let segs: Vec<&str> = lower.split(['-', '_', '.']).filter(|s| !s.is_empty()).collect();
+    match segs.as_slice() {
+        [.., last] if SEGMENTS.contains(last) => true,
+        [.., before, "key"] => matches!(*before, "api" | "private" | "access" | "secret"),
+        _ => false,
+    }
 }
 
 /// Whether an option (`--api-key`, `--hf-token`, `-api_key`) takes a secret.
@@ -101,7 +105,7 @@ pub fn note_text(text: &str) {
     let patterns = PATTERNS.get_or_init(|| {
         [
             // An option and its value (`=`, spaces, or a line continuation).
-            r#"(-{1,2}[A-Za-z0-9_-]+)(?:=|(?:[ \t]|\\\r?\n)+)("[^"\n]*"|'[^'\n]*'|[^\s"'\\;|&)]+)"#,
+            r#"(?:^|[\s"'=(\[])(-{1,2}[A-Za-z][A-Za-z0-9_.-]*)(?:=|(?:[ \t]|\\\r?\n)+)("[^"\n]*"|'[^'\n]*'|[^\s"'\\;|&)]+)"#,
             // An environment assignment.
             r#"\b([A-Za-z_][A-Za-z0-9_]*)=("[^"\n]*"|'[^'\n]*'|[^\s"'\\;|&)]+)"#,
             // A YAML / JSON key and its value.
@@ -238,6 +242,11 @@ mod tests {
             assert!(is_secret_env(e), "{e}");
         }
         assert!(!is_secret_env("SGLANG_USE_AITER"));
+        // What a name ends with says what it holds.
+        assert!(!is_secret_env("SGLANG_SIMULATE_ACC_TOKEN_MODE"));
+        assert!(!is_secret_env("HF_TOKEN_PATH"));
+        assert!(!is_secret_option("--token-file"));
+        assert!(is_secret_env("AWS_SECRET_ACCESS_KEY"));
         assert!(!is_secret_env("MAX_TOKENS"));
         assert!(!is_secret_env("KEY") && !is_secret_env("key"));
     }
@@ -262,6 +271,18 @@ mod tests {
             out,
             "page_size_x a ******** b ********* c *********** d ********* e *********** --tp 2"
         );
+    }
+
+    /// Prose and non-secret settings are not taken for secrets: an option
+    /// inside a word (`one-token requests`), a mode named `..._TOKEN_MODE`,
+    /// and placeholders shorter than [`MIN_SECRET_LEN`].
+    #[test]
+    fn prose_and_placeholders_are_not_secrets() {
+        note_text(
+            "# issue this many additional one-token requests; per-token defaults\nSGLANG_SIMULATE_ACC_TOKEN_MODE=real-draft-token\nOPENAI_API_KEY=dummy\n",
+        );
+        let text = "--max-running-requests default real-draft-token dummy";
+        assert_eq!(sanitize(text), text);
     }
 
     #[test]
