@@ -48,7 +48,10 @@ const SEGMENTS: &[&str] = &[
 /// `SGLANG_SIMULATE_ACC_TOKEN_MODE` (a mode) are not secrets.
 fn is_secret_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    let segs: Vec<&str> = lower.split(['-', '_', '.']).filter(|s| !s.is_empty()).collect();
+    let segs: Vec<&str> = lower
+        .split(['-', '_', '.'])
+        .filter(|s| !s.is_empty())
+        .collect();
     match segs.as_slice() {
         [.., last] if SEGMENTS.contains(last) => true,
         [.., before, "key"] => matches!(*before, "api" | "private" | "access" | "secret"),

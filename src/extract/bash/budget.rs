@@ -195,6 +195,9 @@ pub fn configured() -> Budget {
 }
 
 /// The message of an exceeded budget: what happened, and how to raise it.
+/// How every error of a parse budget starts (the parser's guards write it).
+pub(crate) const PARSE_BUDGET_EXCEEDED: &str = "bash parse budget exceeded";
+
 fn exceeded(what: String, knob: &str) -> String {
     format!(
         "bash evaluation budget exceeded: {what} ({knob} budget; raise with --bash-budget {knob}=N)"

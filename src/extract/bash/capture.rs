@@ -97,7 +97,14 @@ fn parsed(source: &Arc<Source>) -> Result<Option<Arc<ast::Program>>, String> {
     let program = match parse_guarded(source) {
         Ok(p) => Arc::new(p),
         // The limits of parsing are budgets too: the word ends the evaluation.
-        Err(e) if e.to_string().contains("budget") => return Err(plain_message(&e)),
+        // Recognised by the message's own prefix (ours, at its start), never by
+        // words anywhere in it: a syntax error quotes the script's text.
+        Err(e @ crate::error::Error::Input { .. })
+            if matches!(&e, crate::error::Error::Input { message, .. }
+                if message.starts_with(budget::PARSE_BUDGET_EXCEEDED)) =>
+        {
+            return Err(plain_message(&e));
+        }
         Err(_) => return Ok(None),
     };
     PARSED.with(|c| {
