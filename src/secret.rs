@@ -190,7 +190,25 @@ pub fn mask(text: &str) -> String {
 /// isolates that reorder what a reader sees.
 fn is_unsafe(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+        // Invisible format characters (Unicode Cf: bidi marks, embeddings,
+        // overrides and isolates, zero-width characters, the BOM, tag
+        // characters) and the line / paragraph separators: they reorder or
+        // hide what a terminal shows.
+        || matches!(
+            c,
+            '\u{00ad}'
+                | '\u{061c}'
+                | '\u{070f}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{206f}'
+                | '\u{feff}'
+                | '\u{fff9}'..='\u{fffb}'
+                | '\u{e0001}'
+                | '\u{e0020}'..='\u{e007f}'
+        )
 }
 
 /// Escapes unsafe characters as `\uXXXX`.
@@ -201,7 +219,12 @@ pub fn escape_controls(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
         if is_unsafe(c) {
-            out.push_str(&format!("\\u{:04x}", c as u32));
+            // As JSON spells it: one `\uXXXX` per UTF-16 unit (a surrogate
+            // pair above U+FFFF), so JSON output stays valid and exact.
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
         } else {
             out.push(c);
         }
@@ -294,5 +317,11 @@ mod tests {
             escape_controls("a\u{1b}]0;x\u{7}b\r\n\tc\u{202e}"),
             "a\\u001b]0;x\\u0007b\\u000d\n\tc\\u202e"
         );
+        // Invisible format characters and separators are escaped too.
+        assert_eq!(
+            escape_controls("a\u{2028}b\u{061c}c\u{200b}d\u{feff}é"),
+            "a\\u2028b\\u061cc\\u200bd\\ufeffé"
+        );
+        assert_eq!(escape_controls("x\u{e0041}"), "x\\udb40\\udc41");
     }
 }

@@ -441,3 +441,25 @@ fn budgets_can_be_lowered_and_raised_from_the_command_line() {
         o.both()
     );
 }
+
+/// Nested array subscripts in arithmetic made brush's arithmetic parser
+/// backtrack exponentially (seven levels: 31 s): a nesting budget ends it at
+/// once, and ordinary subscripts still evaluate.
+#[test]
+fn nested_arithmetic_subscripts_are_bounded() {
+    let repo = Repo::new();
+    repo.write(
+        "x7.sh",
+        "X=$(( x[x[x[x[x[x[x[0]]]]]]] ))\nsglang serve --model-path m --tp $X\n",
+    );
+    repo.run_deterministic(&["extract", "x7.sh"])
+        .assert_input_error("x7.sh:1:", &["subscripts nested more than 4 deep"]);
+    repo.write(
+        "x2.sh",
+        "x=(1 2 3); X=$(( x[x[0]] ))\nsglang serve --model-path m --tp $X\n",
+    );
+    let o = repo.run(&["extract", "x2.sh", "--format", "json"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("\"text\": \"2\""), "{}", o.both());
+}

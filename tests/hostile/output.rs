@@ -73,8 +73,9 @@ fn secrets_are_masked_in_every_format_and_error() {
 #[test]
 fn control_characters_from_inputs_are_escaped() {
     let repo = Repo::new();
-    // An OSC title sequence, a screen clear and a bidi override in a word.
-    let evil = "m\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}x";
+    // An OSC title sequence, a screen clear, a bidi override, an Arabic
+    // letter mark, a line separator and a zero-width space in a word.
+    let evil = "m\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}x\u{61c}y\u{2028}z\u{200b}w";
     repo.write(
         "serve.sh",
         format!("sglang serve --model-path '{evil}' --tp 8\n"),
@@ -91,7 +92,9 @@ fn control_characters_from_inputs_are_escaped() {
         // Shown escaped (`\u001b`, a control picture in source excerpts, or
         // a debug escape in messages), never raw.
         assert!(o.stdout.contains("]0;pwned"), "{}", o.both());
-        for c in ['\u{1b}', '\u{7}', '\u{202e}'] {
+        for c in [
+            '\u{1b}', '\u{7}', '\u{202e}', '\u{61c}', '\u{2028}', '\u{200b}',
+        ] {
             assert!(
                 !o.stdout.contains(c) && !o.stderr.contains(c),
                 "{:?}",

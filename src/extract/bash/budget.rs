@@ -432,16 +432,41 @@ pub(crate) fn work(units: usize) -> Result<(), String> {
 }
 
 /// The operators of an arithmetic expression (each a level of the parser's
-/// recursion and a node to evaluate).
+/// recursion and a node to evaluate; an array subscript `[` is one too).
 pub(crate) fn operators(text: &str) -> usize {
     text.bytes()
-        .filter(|b| b"+-*/%<>=!&|^~?:,(".contains(b))
+        .filter(|b| b"+-*/%<>=!&|^~?:,([".contains(b))
         .count()
 }
 
-/// Checks the operator count of one arithmetic expression.
+/// How deep array subscripts may nest in one arithmetic expression: brush's
+/// arithmetic parser backtracks on each level (`x[x[x[x[x[x[x[0]]]]]]]`, seven
+/// levels, took 31 s; real scripts nest one or two).
+const MAX_SUBSCRIPT_DEPTH: usize = 4;
+
+/// Checks the operator count (and subscript nesting) of one arithmetic
+/// expression.
 pub(crate) fn arith_operators(text: &str) -> Result<(), String> {
     let ops = operators(text);
+    let mut depth = 0usize;
+    let mut deepest = 0usize;
+    for b in text.bytes() {
+        match b {
+            b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if deepest > MAX_SUBSCRIPT_DEPTH {
+        return Err(with(|m| {
+            m.trip(format!(
+                "{PARSE_BUDGET_EXCEEDED}: array subscripts nested more than {MAX_SUBSCRIPT_DEPTH} deep in an arithmetic expression (nesting budget)"
+            ))
+        }));
+    }
     with(|m| {
         if ops > m.budget.max_arith_operators {
             let n = m.budget.max_arith_operators;
