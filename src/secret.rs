@@ -59,6 +59,13 @@ fn is_secret_name(name: &str) -> bool {
     }
 }
 
+/// Whether a parsed destination (`api_key`, `hf_token`) holds a secret: the
+/// parser resolves abbreviations (`--api-k`) and spellings, so a value is
+/// recognised by where it lands, not only by how its option was written.
+pub fn is_secret_dest(dest: &str) -> bool {
+    is_secret_name(dest)
+}
+
 /// Whether an option (`--api-key`, `--hf-token`, `-api_key`) takes a secret.
 pub fn is_secret_option(option: &str) -> bool {
     option.starts_with('-') && is_secret_name(option.trim_start_matches('-'))

@@ -68,8 +68,22 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         hardware_scope: None,
     };
     let found = extract::extract(&at, &opts, &fetcher)?;
+    note_parsed_secrets(&found.launches);
     Ok(Output {
         code: 0,
         stdout: render_launches(&found.launches, &found.unsupported, format),
     })
+}
+
+/// Parses each launch's argv with its engine (the newest release), only so
+/// that a secret is recognised by the destination it lands in, whatever its
+/// spelling (`--api-k` is `--api-key`): `extract` prints words, not resolved
+/// values, and masking needs to know them. A parse error changes nothing here.
+fn note_parsed_secrets(launches: &[crate::launch::Launch]) {
+    for launch in launches {
+        if let Some(engine) = crate::engine::by_name(launch.engine.name()) {
+            let argv: Vec<String> = launch.argv.iter().map(|t| t.text.clone()).collect();
+            let _ = engine.parse_raw(None, &argv);
+        }
+    }
 }

@@ -422,6 +422,13 @@ impl ArgParser {
                 rejected: None,
             });
         }
+        // A secret is recognised by the destination it lands in, whatever the
+        // spelling (`--api-k` is `--api-key`): it is masked in every output.
+        for dest in state.ns.set_by.keys() {
+            if crate::secret::is_secret_dest(dest) {
+                note_secret_value(state.ns.get(dest));
+            }
+        }
         Ok(state.ns)
     }
 
@@ -1013,5 +1020,14 @@ pub fn py_repr(v: &Value) -> String {
         Value::Bool(true) => "True".into(),
         Value::Bool(false) => "False".into(),
         other => other.to_string(),
+    }
+}
+
+/// Records a parsed secret value (a string, or the strings of a list).
+fn note_secret_value(v: Option<&Value>) {
+    match v {
+        Some(Value::String(t)) => crate::secret::note(t),
+        Some(Value::Array(items)) => items.iter().for_each(|i| note_secret_value(Some(i))),
+        _ => {}
     }
 }

@@ -168,3 +168,53 @@ fn masking_many_secrets_stays_linear() {
     assert!(!o.stdout.contains("sec0"), "a secret was printed");
     assert!(o.wall < std::time::Duration::from_secs(15), "{:?}", o.wall);
 }
+
+/// A secret is recognised by the destination the engine's parser puts it in,
+/// so an abbreviated or respelled option (`--api-k`, vLLM `--api_k`) is masked
+/// too, in `extract` and in `resolve`.
+#[test]
+fn abbreviated_secret_options_are_masked() {
+    let repo = Repo::new();
+    repo.write(
+        "d.txt",
+        "sglang serve --model-path org/m --tp 2 --api-k sk-abbrevsecret1\n",
+    );
+    for args in [
+        &["extract", "d.txt"][..],
+        &["extract", "d.txt", "--format", "json"],
+        &[
+            "resolve",
+            "--engine",
+            "sglang",
+            "--",
+            "--model-path",
+            "org/m",
+            "--api-k",
+            "sk-abbrevsecret1",
+        ],
+        &[
+            "resolve",
+            "--engine",
+            "vllm",
+            "--raw",
+            "--",
+            "org/m",
+            "--api_k",
+            "sk-abbrevsecret1",
+        ],
+    ] {
+        let o = repo.run(args);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(0), "{args:?}: {}", o.both());
+        assert!(
+            !o.stdout.contains("sk-abbrevsecret1") && !o.stderr.contains("sk-abbrevsecret1"),
+            "{args:?}: {}",
+            o.both()
+        );
+        assert!(
+            o.stdout.contains("****************"),
+            "{args:?}: {}",
+            o.both()
+        );
+    }
+}
