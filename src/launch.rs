@@ -334,6 +334,17 @@ pub struct Launch {
 }
 
 impl Launch {
+    /// Records the values of the secret-named variables in this launch's
+    /// environment (`HF_TOKEN`, `OPENAI_API_KEY`), however the script set them
+    /// (`read`, `printf -v`, `+=`, `${X:=...}`), so every output masks them.
+    pub fn note_env_secrets(&self) {
+        for e in &self.env {
+            if crate::secret::is_secret_env(&e.name) {
+                crate::secret::note(&e.value);
+            }
+        }
+    }
+
     /// A launch from an argv given on recipe-drift's own command line (`resolve
     /// -- ARGV`): the engine's launcher, then the words shell-quoted, in an inline
     /// source so every word has a span; `env` reaches the server.

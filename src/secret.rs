@@ -82,7 +82,11 @@ pub fn is_secret_env(name: &str) -> bool {
 /// Records a secret value (quotes around it dropped); short values and
 /// references to variables (`$KEY`) are not recorded.
 pub fn note(value: &str) {
-    let v = value.trim().trim_matches(['"', '\'']);
+    // `${NAME:=value}` reads as a YAML-like `NAME: =value` to the text scan.
+    let v = value
+        .trim()
+        .trim_start_matches('=')
+        .trim_matches(['"', '\'']);
     if v.chars().count() < MIN_SECRET_LEN || v.starts_with(['$', '-']) {
         return;
     }

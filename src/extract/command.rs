@@ -238,7 +238,7 @@ fn run_command(
     };
     let first = words.first().map(|w| w.start).unwrap_or(0).min(all_start);
     let last = words.last().map(|w| w.end).unwrap_or(first);
-    Ok(Ran::Launch(Box::new(Launch {
+    let launch = Launch {
         engine,
         launcher: words[..launcher_len].iter().map(to_token).collect(),
         argv: words[launcher_len..].iter().map(to_token).collect(),
@@ -246,7 +246,9 @@ fn run_command(
         context,
         span: source.span(first, last),
         source: source.clone(),
-    })))
+    };
+    launch.note_env_secrets();
+    Ok(Ran::Launch(Box::new(launch)))
 }
 
 fn exported_env(source: &Source, state: &ShellState) -> Vec<EnvVar> {

@@ -218,3 +218,24 @@ fn abbreviated_secret_options_are_masked() {
         );
     }
 }
+
+/// Secret-named variables in a launch's environment are masked however the
+/// script set them: `read`, `printf -v`, `+=`, `${X:=...}`, `$(...)`, `${X:-...}`.
+#[test]
+fn secret_env_values_set_indirectly_are_masked() {
+    let repo = Repo::new();
+    repo.write(
+        "e1.sh",
+        "read -r HF_TOKEN <<< \"hf_readsecret_AAAA\"\nexport HF_TOKEN\nprintf -v OPENAI_API_KEY '%s' \"sk_printfsecret_BBBB\"\nexport OPENAI_API_KEY\nexport WANDB_API_KEY\nWANDB_API_KEY+=wandb_appendsecret_CCCC\n: ${MY_SECRET:=mysecret_default_DDDD}\nexport MY_SECRET\nX=tok_sub_EEEE\nexport DB_PASSWORD=\"$(echo \"$X\")\"\nexport HF_HUB_TOKEN=${HF_HUB_TOKEN:-hub_default_FFFF}\nsglang serve --model-path org/m --tp 4\n",
+    );
+    for format in ["human", "json"] {
+        let o = repo.run(&["extract", "e1.sh", "--format", format]);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(0), "{}", o.both());
+        for s in ["_AAAA", "_BBBB", "_CCCC", "_DDDD", "_EEEE", "_FFFF"] {
+            assert!(!o.stdout.contains(s), "{format} {s}: {}", o.both());
+        }
+    }
+    let o = repo.run(&["extract", "e1.sh"]);
+    assert!(o.stdout.contains("env MY_SECRET=*"), "{}", o.both());
+}

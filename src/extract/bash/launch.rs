@@ -293,6 +293,7 @@ impl Interp<'_> {
                 ),
             };
         }
+        launch.note_env_secrets();
         self.out.launches.push(launch);
         Ok(())
     }
