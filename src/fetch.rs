@@ -221,12 +221,22 @@ impl Fetcher {
         let mut delay = self.opts.retry_delay;
         let tries = self.opts.tries.max(1);
         let mut last = String::new();
+        // One remote file gets one timeout in all, its retries included: a
+        // server that trickles bytes cannot make each try take the whole
+        // timeout again (three tries took 90 s).
+        let overall = std::time::Instant::now() + self.opts.timeout;
+        let mut made = 0;
         for attempt in 1..=tries {
             if attempt > 1 {
+                if std::time::Instant::now() + delay >= overall {
+                    break;
+                }
                 std::thread::sleep(delay);
                 delay *= 2;
             }
-            let mut req = client.get(parsed.clone());
+            made = attempt;
+            let left = overall.saturating_duration_since(std::time::Instant::now());
+            let mut req = client.get(parsed.clone()).timeout(left);
             if host == "api.github.com" || (github && url.contains("/repos/")) {
                 req = req.header("Accept", "application/vnd.github+json");
             }
@@ -238,7 +248,7 @@ impl Fetcher {
             }
             // The whole request, body included, must end by this time: the
             // client's timeout bounds each read, not the sum of them.
-            let deadline = std::time::Instant::now() + self.opts.timeout;
+            let deadline = overall;
             let resp = match req.send() {
                 Ok(r) => r,
                 Err(e) => {
@@ -302,6 +312,14 @@ impl Fetcher {
                 match body.read(&mut chunk) {
                     Ok(0) => break Ok(()),
                     Ok(n) => bytes.extend_from_slice(&chunk[..n]),
+                    // The request's own timeout (the time left) ends a read
+                    // past the deadline: say so, as above.
+                    Err(_) if std::time::Instant::now() >= deadline => {
+                        break Err(format!(
+                            "timed out after {} ms reading the body",
+                            self.opts.timeout.as_millis()
+                        ));
+                    }
                     Err(e) => break Err(format!("network error while reading the body: {e}")),
                 }
             };
@@ -326,8 +344,9 @@ impl Fetcher {
             return Ok(Some(Arc::new(text)));
         }
         Err(format!(
-            "{last} (gave up after {tries} tr{})",
-            if tries == 1 { "y" } else { "ies" }
+            "{last} (gave up after {made} tr{}, within the {} ms timeout of one remote file)",
+            if made == 1 { "y" } else { "ies" },
+            self.opts.timeout.as_millis()
         ))
     }
 
