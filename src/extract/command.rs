@@ -302,7 +302,15 @@ fn unwrap_wrappers<'w>(
             return Ok(words);
         };
         match first.text.as_str() {
-            "exec" | "nohup" | "time" | "command" => words = &words[1..],
+            // `exec [-cl] [-a NAME] CMD`: its options come before the command.
+            "exec" => {
+                let mut i = 1;
+                while i < words.len() && words[i].text.starts_with('-') {
+                    i += if words[i].text == "-a" { 2 } else { 1 };
+                }
+                words = &words[i.min(words.len())..];
+            }
+            "nohup" | "time" | "command" => words = &words[1..],
             "sudo" => {
                 // sudo [-E] [-u USER] [--preserve-env[=..]] CMD
                 let mut i = 1;

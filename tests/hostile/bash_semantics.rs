@@ -413,3 +413,23 @@ fn subshells_are_cheap_copies() {
     assert!(o.wall < std::time::Duration::from_secs(10), "{}", o.both());
     assert!(o.stdout.contains("\"50000\""), "{}", o.both());
 }
+
+/// `exec -a NAME CMD` runs CMD (its options come first): the launch is found,
+/// in a script and in a plain command file, not silently missed.
+#[test]
+fn exec_with_options_still_launches() {
+    let repo = Repo::new();
+    let cmd = "exec -a foo sglang serve --model-path m --tp 2\n";
+    repo.write("ex.sh", cmd);
+    repo.write("ex.txt", cmd);
+    for file in ["ex.sh", "ex.txt"] {
+        let o = repo.run_deterministic(&["extract", file]);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(0), "{}", o.both());
+        assert!(
+            o.stdout.contains("launch 1: sglang serve"),
+            "{file}: {}",
+            o.both()
+        );
+    }
+}

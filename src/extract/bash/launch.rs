@@ -97,7 +97,17 @@ impl Interp<'_> {
                 return Ok(());
             };
             match f.text.as_str() {
-                "exec" | "nohup" | "time" | "command" | "setsid" => i += 1,
+                // `exec [-cl] [-a NAME] CMD`: its options come before the command.
+                "exec" => {
+                    i += 1;
+                    while let Some((f, _, _)) = fields.get(i)
+                        && f.text.starts_with('-')
+                    {
+                        let takes_name = f.text == "-a";
+                        i += if takes_name { 2 } else { 1 };
+                    }
+                }
+                "nohup" | "time" | "command" | "setsid" => i += 1,
                 "sudo" | "uv" | "numactl" | "taskset" | "timeout" => {
                     // sudo [-E], uv run [opts], numactl/taskset/timeout [opts] ARG
                     let takes_arg = matches!(f.text.as_str(), "taskset" | "timeout");
