@@ -433,3 +433,30 @@ fn exec_with_options_still_launches() {
         );
     }
 }
+
+/// In `[[ ]]` the operands of `-eq` and friends are arithmetic (`010` is
+/// octal 8, `1+1` is 2); in `[ ]` they are decimal integers, as in bash.
+#[test]
+fn double_bracket_integer_tests_are_arithmetic() {
+    let repo = Repo::new();
+    repo.write(
+        "oct.sh",
+        "TP=2\n[[ 010 -eq 8 ]] && TP=8\nDP=1\n[ 010 -eq 8 ] && DP=8\nEP=1\n[[ 1+1 -eq 2 ]] && EP=4\nsglang serve --model-path m --tp $TP --dp $DP --ep $EP\n",
+    );
+    let o = repo.run_deterministic(&["extract", "oct.sh", "--format", "json"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let argv: Vec<&str> = v["launches"][0]["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        argv,
+        ["--model-path", "m", "--tp", "8", "--dp", "1", "--ep", "4"],
+        "{}",
+        o.both()
+    );
+}

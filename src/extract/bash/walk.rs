@@ -862,6 +862,28 @@ impl<'a> Interp<'a> {
                 let v = self.str_of(w)?;
                 unary_test(pred, &v)
             }
+            // Inside `[[ ]]`, the operands of -eq, -lt, ... are arithmetic
+            // expressions (`010` is octal 8, `1+1` is 2), unlike in `[ ]`.
+            ExtendedTestExpr::BinaryTest(pred, a, b) if is_arithmetic(pred) => {
+                let l = self.str_of(a)?;
+                let r = self.str_of(b)?;
+                match (&l, &r) {
+                    (Val::Known(x), Val::Known(y)) => {
+                        match (
+                            super::expand::arith_text(&mut self.st, x),
+                            super::expand::arith_text(&mut self.st, y),
+                        ) {
+                            (Ok(p), Ok(q)) => binary_test(
+                                pred,
+                                &Val::Known(p.to_string()),
+                                &Val::Known(q.to_string()),
+                            ),
+                            (Err(e), _) | (_, Err(e)) => Status::Unknown(e),
+                        }
+                    }
+                    _ => binary_test(pred, &l, &r),
+                }
+            }
             ExtendedTestExpr::BinaryTest(pred, a, b) => {
                 let l = self.str_of(a)?;
                 let r = self.str_of(b)?;
@@ -893,4 +915,19 @@ fn merge_into(into: &mut State, other: State, reason: &str) {
     for (k, f) in other.functions {
         into.functions.entry(k).or_insert(f);
     }
+}
+
+/// Whether a test operator compares integers (`-eq`, `-ne`, `-lt`, `-le`,
+/// `-gt`, `-ge`).
+fn is_arithmetic(pred: &brush_parser::ast::BinaryPredicate) -> bool {
+    use brush_parser::ast::BinaryPredicate as P;
+    matches!(
+        pred,
+        P::ArithmeticEqualTo
+            | P::ArithmeticNotEqualTo
+            | P::ArithmeticLessThan
+            | P::ArithmeticLessThanOrEqualTo
+            | P::ArithmeticGreaterThan
+            | P::ArithmeticGreaterThanOrEqualTo
+    )
 }
