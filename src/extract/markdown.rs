@@ -10,8 +10,10 @@
 //! page in which every line is dedented and every line that starts with a JSX tag is
 //! blank (so `<Tabs>` does not open an HTML block that hides the fences after it,
 //! and a fence indented inside `<Tab>` is a fence); positions are mapped back to the
-//! page. A byte-order mark is skipped; a bare carriage return (CR-only line endings)
-//! is an error, since spans count lines by LF.
+//! page. MDX comments (`{/* ... */}`, `<!-- ... -->`) hide what they hold, a fence
+//! too: the page is read again with them blanked. A byte-order mark is skipped; a
+//! bare carriage return (CR-only line endings) is an error, since spans count lines
+//! by LF.
 
 use std::sync::Arc;
 
@@ -37,12 +39,14 @@ pub(crate) struct CodeBlock {
 }
 
 /// What a page's Markdown structure says: its code blocks, and every byte
-/// range that is code or front matter (not prose, so no JSX is looked for there).
+/// range that is code, front matter or (MDX) a comment (not prose, so no JSX
+/// is looked for there).
 #[derive(Debug, Default)]
 pub(crate) struct Blocks {
     /// Code blocks with content, in page order.
     pub(crate) code: Vec<CodeBlock>,
-    /// Code blocks, inline code spans and front matter, as sorted byte ranges.
+    /// Code blocks, inline code spans, front matter and MDX comments, as
+    /// sorted byte ranges.
     pub(crate) excluded: Vec<(usize, usize)>,
 }
 
@@ -141,7 +145,32 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
         ));
     }
     let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let view = View::new(text, base, mdx);
+    let mut out = read_view(&View::new(text, base, mdx));
+    if mdx {
+        // MDX comments hide what they hold (a fence too): read the page again
+        // with them blanked. Comments are looked for outside the code found
+        // first; inside a comment, only its end is looked for.
+        let comments = mdx_comments(source, base, &out.excluded)?;
+        if !comments.is_empty() {
+            let mut masked = text.as_bytes().to_vec();
+            for &(s, e) in &comments {
+                for b in &mut masked[s..e] {
+                    if *b != b'\n' {
+                        *b = b' ';
+                    }
+                }
+            }
+            let masked = String::from_utf8(masked).expect("whole comments blanked with spaces");
+            out = read_view(&View::new(&masked, base, mdx));
+            out.excluded.extend(comments);
+            out.excluded.sort();
+        }
+    }
+    Ok(out)
+}
+
+/// The code blocks and code ranges pulldown-cmark finds in a view.
+fn read_view(view: &View) -> Blocks {
     let mut out = Blocks::default();
     // Inside a code block: its language and the view range of its text so far.
     type Open = (Option<String>, Option<(usize, usize)>);
@@ -187,6 +216,81 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
         }
     }
     out.excluded.sort();
+    out
+}
+
+/// The comments of an MDX page outside its code (`code`: sorted ranges), as
+/// byte ranges in page order: an expression that holds only comments
+/// (`{/* ... */}`, `{// ...}`, the whole expression), the comments that
+/// start an expression (`{/* ... */ x}`, the comments), and HTML comments
+/// (`<!-- ... -->`). React renders none of them, so no tag or fence in them
+/// is read. Linear: every byte is looked at once. A comment that never ends
+/// is an error at its start.
+fn mdx_comments(
+    source: &Source,
+    base: usize,
+    code: &[(usize, usize)],
+) -> Result<Vec<(usize, usize)>, Error> {
+    let bytes = source.text.as_bytes();
+    let never_closed = |at: usize, what: &str, end: &str| {
+        Error::input(
+            source.span(at, at + what.len()),
+            format!("a comment `{what}` is never closed: no `{end}` after it"),
+        )
+    };
+    let find = |from: usize, needle: &[u8]| {
+        bytes[from.min(bytes.len())..]
+            .windows(needle.len())
+            .position(|w| w == needle)
+            .map(|p| from + p)
+    };
+    let mut out = Vec::new();
+    let mut x = 0; // next code range
+    let mut i = base;
+    while i < bytes.len() {
+        while x < code.len() && code[x].1 <= i {
+            x += 1;
+        }
+        if x < code.len() && code[x].0 <= i {
+            i = code[x].1.max(i + 1);
+            continue;
+        }
+        if bytes[i] == b'{' {
+            // Whitespace and comments after the brace.
+            let mut j = i + 1;
+            let mut commented = false;
+            loop {
+                while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                if bytes[j..].starts_with(b"/*") {
+                    let end = find(j + 2, b"*/").ok_or_else(|| never_closed(j, "/*", "*/"))?;
+                    j = end + 2;
+                    commented = true;
+                } else if bytes[j..].starts_with(b"//") {
+                    j = find(j + 2, b"\n").unwrap_or(bytes.len());
+                    commented = true;
+                } else {
+                    break;
+                }
+            }
+            if commented && bytes.get(j) == Some(&b'}') {
+                out.push((i, j + 1));
+                i = j + 1;
+            } else {
+                if commented {
+                    out.push((i + 1, j));
+                }
+                i = j.max(i + 1);
+            }
+        } else if bytes[i..].starts_with(b"<!--") {
+            let end = find(i + 4, b"-->").ok_or_else(|| never_closed(i, "<!--", "-->"))?;
+            out.push((i, end + 3));
+            i = end + 3;
+        } else {
+            i += 1;
+        }
+    }
     Ok(out)
 }
 

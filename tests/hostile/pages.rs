@@ -200,3 +200,116 @@ fn many_tags_stay_linear() {
     let o = repo.run(&["extract", "docs/quotes.mdx"]);
     renders_gen(&o);
 }
+
+/// What React and MDX do not render is not read: tags and fences in MDX
+/// comments (`{/* */}`, `{// ...}`), HTML comments, code fences and inline
+/// code. A comment that never ends is an error at its start.
+#[test]
+fn comments_and_code_hide_tags_and_fences() {
+    let repo = docs();
+    repo.write(
+        "docs/comments.mdx",
+        format!(
+            "{IMPORT}\n{{/* <Missing /> */}}\n\nText {{/* <Gen /> */}} and {{// <Gen />\n}} inline.\n\n<!-- <Missing /> -->\n\n{{/*\n```bash\nsglang serve --model-path org/hidden --tp 9\n```\n*/}}\n\n<!--\n```bash\nsglang serve --model-path org/hidden --tp 9\n```\n-->\n\n`<Missing />`\n\n```jsx\n<Missing />\n```\n\n<Gen />\n"
+        ),
+    );
+    let o = extract(&repo, "docs/comments.mdx");
+    renders_gen(&o);
+    assert_eq!(o.stdout.matches("launch ").count(), 1, "{}", o.both());
+    assert!(!o.stdout.contains("hidden"), "{}", o.both());
+
+    for (name, page, at) in [
+        (
+            "open-mdx",
+            format!("{IMPORT}\n<Gen />\n\n{{/* <Gen />\n"),
+            "open-mdx.mdx:5:2",
+        ),
+        (
+            "open-html",
+            format!("{IMPORT}\n<Gen />\n\n<!-- <Gen />\n"),
+            "open-html.mdx:5:1",
+        ),
+    ] {
+        let file = format!("docs/{name}.mdx");
+        repo.write(&file, page);
+        extract(&repo, &file).assert_input_error(at, &["comment", "never closed"]);
+    }
+}
+
+/// A tag nested in a tag of its own name is matched with its own closing
+/// tag (the outer one used to end at the inner one's `</Gen>`); closing
+/// tags that do not nest are errors at the closing tag.
+#[test]
+fn nested_tags_of_one_name_are_matched() {
+    let repo = docs();
+    repo.write(
+        "docs/same-name.mdx",
+        format!(
+            "{IMPORT}\n<Tabs>\n<Tab title=\"a\">\n<Tabs>\n<Tab title=\"b\">\n<Gen>\n<Gen>\n<Other title=\"x\" />\n</Gen>\n</Gen>\n</Tab>\n</Tabs>\n</Tab>\n</Tabs>\n"
+        ),
+    );
+    let o = extract(&repo, "docs/same-name.mdx");
+    o.assert_bounded().assert_no_leak();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("[<Gen /> #1]"), "{}", o.both());
+
+    for (name, page, at, words) in [
+        (
+            "crossed",
+            format!("{IMPORT}\n<Tabs>\n<Tab>\n</Tabs>\n</Tab>\n<Gen />\n"),
+            "crossed.mdx:5:1",
+            &["</Tabs>", "<Tab>", "line 4, column 1", "nest"][..],
+        ),
+        (
+            "stray",
+            format!("{IMPORT}\n<Gen />\n</Tab>\n"),
+            "stray.mdx:4:1",
+            &["</Tab>", "closes no open tag"][..],
+        ),
+    ] {
+        let file = format!("docs/{name}.mdx");
+        repo.write(&file, page);
+        extract(&repo, &file).assert_input_error(at, words);
+    }
+}
+
+/// Budgets of a page: component tags, rendered components, imports per
+/// module and module files per bundle; each is an error at the first tag or
+/// import past it, naming the budget.
+#[test]
+fn page_budgets() {
+    let repo = docs();
+    let page = format!("{IMPORT}\n{}<Gen />\n", "<Tab />\n".repeat(100_000));
+    repo.write("docs/tags.mdx", page);
+    let o = repo.run(&["extract", "docs/tags.mdx"]);
+    o.assert_input_error("tags.mdx:100003:1", &["100000 component tags", "budget"]);
+
+    let page = format!("{IMPORT}\n{}", "<Gen />\n".repeat(65));
+    repo.write("docs/targets.mdx", page);
+    extract(&repo, "docs/targets.mdx")
+        .assert_input_error("targets.mdx:67:1", &["64 imported components", "budget"]);
+
+    let imports: String = (0..257)
+        .map(|i| format!("import {{ Gen as G{i} }} from '/src/snippets/gen.jsx';\n"))
+        .collect();
+    repo.write("docs/imports.mdx", format!("{imports}\n<G0 />\n"));
+    extract(&repo, "docs/imports.mdx")
+        .assert_input_error("imports.mdx:257:1", &["256 imports", "budget"]);
+
+    // A chain of 65 modules, each importing the next.
+    for i in 0..65 {
+        repo.write(
+            &format!("src/snippets/m{i}.jsx"),
+            format!(
+                "import {{ X }} from './m{}.jsx';\nexport const X = 1;\n",
+                i + 1
+            ),
+        );
+    }
+    repo.write(
+        "docs/modules.mdx",
+        "import { Gen } from '/src/snippets/gen.jsx';\nimport { X } from '/src/snippets/m0.jsx';\n\n<Gen />\n",
+    );
+    extract(&repo, "docs/modules.mdx")
+        .assert_input_error("m62.jsx:1:1", &["64 module files", "budget"]);
+}
