@@ -23,6 +23,7 @@ use super::command::{ShellState, extract_range};
 use super::shared::Extracted;
 use super::shared::launches_only;
 use crate::error::Error;
+use crate::files::{LineEndings, check_line_endings};
 use crate::launch::Launch;
 use crate::span::{Origin, Source};
 
@@ -134,16 +135,7 @@ pub(crate) fn blocks(source: &Source) -> Result<Blocks, Error> {
 /// [`blocks`], read as MDX or as CommonMark.
 pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     let text = &source.text;
-    if let Some(i) = text
-        .bytes()
-        .enumerate()
-        .position(|(i, b)| b == b'\r' && text.as_bytes().get(i + 1) != Some(&b'\n'))
-    {
-        return Err(Error::input(
-            source.span(i, i + 1),
-            "a carriage return that is not followed by a line feed: CR-only (classic Mac) line endings are not read; save the page with LF or CRLF line endings",
-        ));
-    }
+    check_line_endings(source, LineEndings::Text)?;
     let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let mut out = read_view(&View::new(text, base, mdx));
     if mdx {

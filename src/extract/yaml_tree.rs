@@ -9,6 +9,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
 use crate::error::Error;
+use crate::files::{LineEndings, check_line_endings};
 use crate::span::{Source, Span};
 
 /// A YAML value with where it is written.
@@ -136,6 +137,7 @@ impl<'de> Deserialize<'de> for Raw {
 /// Parses a YAML text into a spanned tree; syntax errors, serde-saphyr's
 /// budget breaches and refused keys are `file:line:col`.
 pub(crate) fn parse(source: &Source, options: &Options) -> Result<Node, Error> {
+    check_line_endings(source, LineEndings::Text)?;
     let saphyr = serde_saphyr::options! {
         strict_booleans: options.strict_booleans,
         with_snippet: false,
