@@ -211,6 +211,16 @@ fn read_view(view: &View) -> Blocks {
     out
 }
 
+/// Where a scan at `i` goes on when `i` is inside one of `ranges` (sorted,
+/// not overlapping): past that range; `None` outside them. `x`, the index of
+/// the next range, is kept by the caller so that a whole scan is linear.
+pub(crate) fn past_ranges(ranges: &[(usize, usize)], x: &mut usize, i: usize) -> Option<usize> {
+    while *x < ranges.len() && ranges[*x].1 <= i {
+        *x += 1;
+    }
+    (*x < ranges.len() && ranges[*x].0 <= i).then(|| ranges[*x].1.max(i + 1))
+}
+
 /// The comments of an MDX page outside its code (`code`: sorted ranges), as
 /// byte ranges in page order: an expression that holds only comments
 /// (`{/* ... */}`, `{// ...}`, the whole expression), the comments that
@@ -240,11 +250,8 @@ fn mdx_comments(
     let mut x = 0; // next code range
     let mut i = base;
     while i < bytes.len() {
-        while x < code.len() && code[x].1 <= i {
-            x += 1;
-        }
-        if x < code.len() && code[x].0 <= i {
-            i = code[x].1.max(i + 1);
+        if let Some(next) = past_ranges(code, &mut x, i) {
+            i = next;
             continue;
         }
         if bytes[i] == b'{' {

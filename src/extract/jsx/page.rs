@@ -383,11 +383,8 @@ fn scan_page(source: &Source) -> Result<Scan, Error> {
     let line_start =
         |i: usize| i == 0 || bytes[i - 1] == b'\n' || (i == 3 && text.starts_with('\u{feff}'));
     while i < bytes.len() {
-        while x < excluded.len() && excluded[x].1 <= i {
-            x += 1;
-        }
-        if x < excluded.len() && excluded[x].0 <= i {
-            i = excluded[x].1.max(i + 1);
+        if let Some(next) = markdown::past_ranges(excluded, &mut x, i) {
+            i = next;
             continue;
         }
         let rest = &bytes[i..];
