@@ -274,8 +274,8 @@ fn nested_tags_of_one_name_are_matched() {
 }
 
 /// Budgets of a page: component tags, rendered components, imports per
-/// module and module files per bundle; each is an error at the first tag or
-/// import past it, naming the budget.
+/// module, module files and their bytes per bundle; each is an error at the
+/// first tag or import past it, naming the budget.
 #[test]
 fn page_budgets() {
     let repo = docs();
@@ -312,6 +312,24 @@ fn page_budgets() {
     );
     extract(&repo, "docs/modules.mdx")
         .assert_input_error("m62.jsx:1:1", &["64 module files", "budget"]);
+
+    // Three modules of 800 KiB (a comment each), chained: the third is
+    // past the 2 MiB of imported modules.
+    let comment = format!("// {}\n", "x".repeat(800 << 10));
+    for i in 0..3 {
+        repo.write(
+            &format!("src/snippets/big{i}.jsx"),
+            format!(
+                "import {{ X }} from './big{}.jsx';\n{comment}export const X = 1;\n",
+                i + 1
+            ),
+        );
+    }
+    repo.write(
+        "docs/bytes.mdx",
+        "import { Gen } from '/src/snippets/gen.jsx';\nimport { X } from '/src/snippets/big0.jsx';\n\n<Gen />\n",
+    );
+    extract(&repo, "docs/bytes.mdx").assert_input_error("big1.jsx:1:1", &["2048 KiB", "budget"]);
 }
 
 /// `text` as a Windows editor saves it: a byte-order mark, CRLF line endings.

@@ -21,6 +21,8 @@ struct Loader {
     modules: Vec<Module>,
     index: HashMap<PathBuf, usize>,
     visiting: Vec<PathBuf>,
+    /// The bytes of the module files read for imports so far.
+    bytes: usize,
 }
 
 /// The module specifiers bound to the React runtime.
@@ -33,6 +35,7 @@ impl Loader {
             modules: vec![],
             index: HashMap::new(),
             visiting: vec![],
+            bytes: 0,
         }
     }
 
@@ -119,6 +122,18 @@ impl Loader {
             Some((src, at)) => Error::input(src.span(at, at), e.to_string()),
             None => e,
         })?;
+        self.bytes += source.text.len();
+        if self.bytes > MAX_BUNDLE_BYTES
+            && let Some((src, at)) = from
+        {
+            return Err(Error::input(
+                src.span(at, at),
+                format!(
+                    "this import brings the module files imported for one page or component over {} KiB (the budget of imported module bytes per bundle)",
+                    MAX_BUNDLE_BYTES >> 10
+                ),
+            ));
+        }
         self.load_source(path, &source)
     }
 
@@ -364,6 +379,12 @@ pub const MAX_MODULE_IMPORTS: usize = 256;
 /// included. Each is transformed in a worker of its own; real bundles have
 /// a few.
 pub const MAX_BUNDLE_MODULES: usize = 64;
+
+/// The most bytes of module files one page or component imports, its
+/// imports' imports included. Transforming and loading take time in
+/// proportion (2 MiB in 64 files: about 6 s in a debug build, page and
+/// rendering included); real generators import a few KiB.
+pub const MAX_BUNDLE_BYTES: usize = 2 << 20;
 
 /// Scans a page. Work is linear in its length: each byte is read once (an
 /// opening tag's attributes by [`open_tag_end`], then the scan goes on after
