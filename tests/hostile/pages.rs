@@ -218,6 +218,16 @@ fn comments_and_code_hide_tags_and_fences() {
     assert_eq!(o.stdout.matches("launch ").count(), 1, "{}", o.both());
     assert!(!o.stdout.contains("hidden"), "{}", o.both());
 
+    // Many comments and expressions: linear work.
+    repo.write(
+        "docs/many-comments.mdx",
+        format!(
+            "{IMPORT}\n<Gen />\n\n{}\n",
+            "{/**/} {x} {/* a */ y} {// z\n} <!-- c --> ".repeat(10_000)
+        ),
+    );
+    renders_gen(&repo.run(&["extract", "docs/many-comments.mdx"]));
+
     for (name, page, at) in [
         (
             "open-mdx",
