@@ -422,6 +422,20 @@ cmd: vllm serve x
         assert_eq!(l[0].span.pos.line, 9);
     }
 
+    /// MDX comments hide their fences; in CommonMark `{/*` is text and an
+    /// HTML comment is an HTML block, which hides them too.
+    #[test]
+    fn mdx_comments_hide_fences() {
+        let page = "{/*\n```bash\nsglang serve --tp 1\n```\n*/}\n\n<!--\n```bash\nsglang serve --tp 2\n```\n-->\n\n```bash\nsglang serve --tp 3\n```\n";
+        for (name, fences) in [("page.mdx", 1), ("page.md", 2)] {
+            let src = Source::new(Origin::File(name.into()), page.to_string());
+            let blocks = blocks(&src).unwrap();
+            assert_eq!(blocks.code.len(), fences, "{name}");
+            let (s, e) = blocks.code.last().unwrap().content;
+            assert_eq!(&page[s..e], "sglang serve --tp 3\n", "{name}");
+        }
+    }
+
     /// Pieces that stress byte offsets: multi-byte text next to every
     /// character the page, MDX and shell readers look at.
     const PIECES: &[&str] = &[
@@ -458,6 +472,14 @@ cmd: vllm serve x
         "<Tab>",
         "</Tab>",
         "<Gen />",
+        "<Gen>",
+        "</Gen>",
+        "{/* ",
+        " */}",
+        "{// ",
+        "<!-- ",
+        " -->",
+        "\r",
         "import { Gen } from 'é'",
         "export X=é\n",
         "> ",
