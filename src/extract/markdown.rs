@@ -7,10 +7,10 @@
 //! What is a code block is decided by pulldown-cmark (CommonMark). An `.mdx` page is
 //! read the way MDX reads it: MDX has no indented code and no HTML blocks, JSX tags
 //! are containers whose children are Markdown. pulldown-cmark reads a view of the
-//! page in which every line is dedented and every line that starts with a JSX tag is
-//! blank (so `<Tabs>` does not open an HTML block that hides the fences after it,
-//! and a fence indented inside `<Tab>` is a fence); positions are mapped back to the
-//! page. MDX comments (`{/* ... */}`, `<!-- ... -->`) hide what they hold, a fence
+//! page in which every line is dedented and the JSX tags a line starts with are left
+//! out (so `<Tabs>` does not open an HTML block that hides the fences after it, a
+//! fence indented inside `<Tab>` is a fence, and in `<Tip>Use `x`</Tip>` the code
+//! span is code); positions are mapped back to the page. MDX comments (`{/* ... */}`, `<!-- ... -->`) hide what they hold, a fence
 //! too: the page is read again with them blanked. A byte-order mark is skipped; a
 //! bare carriage return (CR-only line endings) is an error, since spans count lines
 //! by LF.
@@ -70,7 +70,9 @@ struct View {
 
 impl View {
     /// The page as CommonMark reads it from `base` (after a BOM); for MDX,
-    /// dedented with JSX tag lines blank.
+    /// dedented, with the JSX tags a line starts with left out: a line of
+    /// tags only is blank, and the text after them on their line is read as
+    /// Markdown (`<Tip>Use `x`</Tip>`: its code span is code).
     fn new(text: &str, base: usize, mdx: bool) -> View {
         if !mdx {
             return View {
@@ -82,16 +84,19 @@ impl View {
         let mut lines = Vec::new();
         let mut at = base;
         for line in text[base..].split_inclusive('\n') {
-            let body = line.trim_start_matches([' ', '\t']);
-            let indent = line.len() - body.len();
-            lines.push((view.len(), at + indent));
+            let mut body = line.trim_start_matches([' ', '\t']);
+            let mut indent = line.len() - body.len();
             if starts_jsx_tag(body) {
-                if body.ends_with('\n') {
-                    view.push('\n');
+                let rest = leading_tags_end(body).map_or("", |k| &body[k..]);
+                if rest.trim().is_empty() {
+                    body = if body.ends_with('\n') { "\n" } else { "" };
+                } else {
+                    indent = line.len() - rest.len();
+                    body = rest;
                 }
-            } else {
-                view.push_str(body);
             }
+            lines.push((view.len(), at + indent));
+            view.push_str(body);
             at += line.len();
         }
         View { text: view, lines }
@@ -116,6 +121,52 @@ impl View {
         };
         (s, e.max(s))
     }
+}
+
+/// The end of an opening tag whose attributes start at `i`: `(after "/>", true)`
+/// for a self-closing tag, `(after ">", false)` otherwise; `None` when it never
+/// ends. Quotes and `{...}` expressions (with their strings) are skipped.
+pub(crate) fn open_tag_end(bytes: &[u8], mut i: usize) -> Option<(usize, bool)> {
+    let mut depth = 0usize;
+    let mut quote: Option<u8> = None;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+        } else if depth > 0 {
+            match c {
+                b'{' => depth += 1,
+                b'}' => depth -= 1,
+                b'\'' | b'"' | b'`' => quote = Some(c),
+                _ => {}
+            }
+        } else {
+            match c {
+                b'{' => depth += 1,
+                b'"' | b'\'' => quote = Some(c),
+                b'/' if bytes.get(i + 1) == Some(&b'>') => return Some((i + 2, true)),
+                b'>' => return Some((i + 1, false)),
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The end of the JSX/HTML tags a (dedented) line starts with (`<Tip>`,
+/// `<Tabs><Tab title="a">`, `</Tab>`), when they end on the line.
+fn leading_tags_end(line: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while starts_jsx_tag(&line[i..]) {
+        let name = i + 1 + usize::from(bytes[i + 1] == b'/');
+        let (end, _) = open_tag_end(bytes, name)?;
+        i = end + line[end..].len() - line[end..].trim_start_matches([' ', '\t']).len();
+    }
+    Some(i)
 }
 
 /// Whether a (dedented) line starts with a JSX/HTML tag: `<` then a letter,

@@ -203,14 +203,16 @@ fn many_tags_stay_linear() {
 
 /// What React and MDX do not render is not read: tags and fences in MDX
 /// comments (`{/* */}`, `{// ...}`), HTML comments, code fences and inline
-/// code. A comment that never ends is an error at its start.
+/// code (also on a line that starts with a tag, which used to be blanked
+/// whole before Markdown read it). A comment that never ends is an error at
+/// its start.
 #[test]
 fn comments_and_code_hide_tags_and_fences() {
     let repo = docs();
     repo.write(
         "docs/comments.mdx",
         format!(
-            "{IMPORT}\n{{/* <Missing /> */}}\n\nText {{/* <Gen /> */}} and {{// <Gen />\n}} inline.\n\n<!-- <Missing /> -->\n\n{{/*\n```bash\nsglang serve --model-path org/hidden --tp 9\n```\n*/}}\n\n<!--\n```bash\nsglang serve --model-path org/hidden --tp 9\n```\n-->\n\n`<Missing />`\n\n```jsx\n<Missing />\n```\n\n<Gen />\n"
+            "{IMPORT}\n{{/* <Missing /> */}}\n\nText {{/* <Gen /> */}} and {{// <Gen />\n}} inline.\n\n<!-- <Missing /> -->\n\n{{/*\n```bash\nsglang serve --model-path org/hidden --tp 9\n```\n*/}}\n\n<!--\n```bash\nsglang serve --model-path org/hidden --tp 9\n```\n-->\n\n`<Missing />`\n\n<Tip>Inline code after a tag: `<Missing />`.</Tip>\n\n```jsx\n<Missing />\n```\n\n<Gen />\n"
         ),
     );
     let o = extract(&repo, "docs/comments.mdx");

@@ -387,7 +387,7 @@ pub const MAX_BUNDLE_MODULES: usize = 64;
 pub const MAX_BUNDLE_BYTES: usize = 2 << 20;
 
 /// Scans a page. Work is linear in its length: each byte is read once (an
-/// opening tag's attributes by [`open_tag_end`], then the scan goes on after
+/// opening tag's attributes by [`markdown::open_tag_end`], then the scan goes on after
 /// the tag), and a closing tag closes the innermost open tag, which must have
 /// its name (JSX's rule), so a tag nested in one of its own name is matched.
 fn scan_page(source: &Source) -> Result<Scan, Error> {
@@ -475,7 +475,7 @@ fn scan_page(source: &Source) -> Result<Scan, Error> {
                 ),
             ));
         }
-        let Some((end, self_closing)) = open_tag_end(bytes, after) else {
+        let Some((end, self_closing)) = markdown::open_tag_end(bytes, after) else {
             return Err(Error::input(
                 source.span(i, after),
                 format!("the tag `<{name}` never ends: no `>` or `/>` after its attributes"),
@@ -535,39 +535,6 @@ fn esm_end(text: &str, start: usize) -> usize {
         at += line.len();
     }
     text.len()
-}
-
-/// The end of an opening tag whose attributes start at `i`: `(after "/>", true)`
-/// for a self-closing tag, `(after ">", false)` otherwise; `None` when it never
-/// ends. Quotes and `{...}` expressions (with their strings) are skipped.
-fn open_tag_end(bytes: &[u8], mut i: usize) -> Option<(usize, bool)> {
-    let mut depth = 0usize;
-    let mut quote: Option<u8> = None;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            }
-        } else if depth > 0 {
-            match c {
-                b'{' => depth += 1,
-                b'}' => depth -= 1,
-                b'\'' | b'"' | b'`' => quote = Some(c),
-                _ => {}
-            }
-        } else {
-            match c {
-                b'{' => depth += 1,
-                b'"' | b'\'' => quote = Some(c),
-                b'/' if bytes.get(i + 1) == Some(&b'>') => return Some((i + 2, true)),
-                b'>' => return Some((i + 1, false)),
-                _ => {}
-            }
-        }
-        i += 1;
-    }
-    None
 }
 
 /// Whether an `.mdx` page renders components: it uses a capitalized tag that
