@@ -601,3 +601,50 @@ mod tests {
         assert_eq!(repository_root(&top.join("a")), top);
     }
 }
+
+/// How a format reads a leading byte-order mark (U+FEFF) and carriage
+/// returns, decided as its own tool reads them ([`check_line_endings`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineEndings {
+    /// Markdown, MDX, YAML, JavaScript and plain command lines: a leading
+    /// BOM is skipped and CRLF ends a line; a bare CR (CR-only line endings)
+    /// is an error, since positions count lines by LF.
+    Text,
+    /// Bash: a BOM is part of the first word and a CR part of the word it
+    /// ends (`--tp 8\r` passes `8\r`, `\` then CRLF continues nothing), so a
+    /// script holding either does not run as written: both are errors.
+    Bash,
+}
+
+/// Checks a text's byte-order mark and carriage returns as its format reads
+/// them ([`LineEndings`]): the one check every reader of a format makes
+/// before parsing. The error is at the first character it is about.
+pub fn check_line_endings(source: &Source, format: LineEndings) -> Result<(), Error> {
+    let text = &*source.text;
+    if format == LineEndings::Bash && text.starts_with('\u{feff}') {
+        return Err(Error::input(
+            source.span(0, 3),
+            "the script starts with a byte-order mark (U+FEFF), which bash reads as part of the first word, so it does not run as written; save it without the mark",
+        ));
+    }
+    let bytes = text.as_bytes();
+    let bad = match format {
+        LineEndings::Text => bytes
+            .iter()
+            .enumerate()
+            .position(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n')),
+        LineEndings::Bash => bytes.iter().position(|&b| b == b'\r'),
+    };
+    let Some(at) = bad else {
+        return Ok(());
+    };
+    let message = match format {
+        LineEndings::Text => {
+            "a carriage return that is not followed by a line feed: CR-only (classic Mac) line endings are not read; save the file with LF or CRLF line endings"
+        }
+        LineEndings::Bash => {
+            "a carriage return (CRLF line endings?): bash reads it as part of the word before it (`--tp 8\\r` passes `8\\r`, and a `\\` before it continues no line), so the script does not run as written; save it with LF line endings"
+        }
+    };
+    Err(Error::input(source.span(at, at + 1), message))
+}

@@ -282,6 +282,7 @@ impl Manifest {
     /// Loads a config file; relative paths in it are made relative to its folder.
     pub fn load(path: &Path) -> Result<Manifest, Error> {
         let source = Source::read(path)?;
+        crate::files::check_line_endings(&source, crate::files::LineEndings::Text)?;
         let mut m: Manifest =
             serde_saphyr::from_str(&source.text).map_err(|e| Error::yaml(&source, &e))?;
         m.positions = Positions::read(&source);

@@ -230,7 +230,9 @@ impl Source {
 
 impl SourceFile {
     fn new(origin: Origin, text: Arc<str>) -> SourceFile {
-        let mut line_starts = vec![0];
+        // The first line starts after a byte-order mark, which editors do
+        // not show: columns of line 1 count from after it.
+        let mut line_starts = vec![if text.starts_with('\u{feff}') { 3 } else { 0 }];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         SourceFile {
             label: Arc::from(origin.label()),
@@ -253,7 +255,7 @@ impl SourceFile {
 
     /// Line and column of a byte offset.
     pub fn line_col(&self, offset: usize) -> LineCol {
-        let mut offset = offset.min(self.text.len());
+        let mut offset = offset.min(self.text.len()).max(self.line_starts[0]);
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
         }
@@ -282,16 +284,20 @@ impl SourceFile {
     }
 
     /// The whole lines that hold the byte range `start..end`: the 1-based
-    /// number of the first one and their byte range (without the last newline).
+    /// number of the first one and their byte range (without the last line
+    /// ending, LF or CRLF).
     pub fn lines_of(&self, start: usize, end: usize) -> (usize, std::ops::Range<usize>) {
         let first = self.line_col(start).line;
         let last = self.line_col(end.max(start)).line;
         let from = self.line_starts[first - 1];
-        let to = self
+        let mut to = self
             .line_starts
             .get(last)
             .map(|e| e - 1)
             .unwrap_or(self.text.len());
+        if to > from && self.text.as_bytes()[to - 1] == b'\r' && to > end.max(start) {
+            to -= 1;
+        }
         (first, from..to.max(from))
     }
 
@@ -346,5 +352,20 @@ mod tests {
             let want = text[line_start..offset].chars().count() + 1;
             assert_eq!(src.line_col(offset).col, want, "at byte {offset}");
         }
+    }
+
+    /// Line 1 starts after a byte-order mark: its columns are those an
+    /// editor shows, and its text and shown lines leave the mark (and a
+    /// CRLF's CR) out.
+    #[test]
+    fn a_byte_order_mark_is_not_a_column() {
+        let src = Source::new(Origin::Inline("t".into()), "\u{feff}ab\r\ncd\n".into());
+        assert_eq!(src.line_col(0), LineCol { line: 1, col: 1 });
+        assert_eq!(src.line_col(3), LineCol { line: 1, col: 1 });
+        assert_eq!(src.line_col(4), LineCol { line: 1, col: 2 });
+        assert_eq!(src.line_col(7), LineCol { line: 2, col: 1 });
+        assert_eq!(src.line_text(1), "ab");
+        let (line, range) = src.lines_of(3, 5);
+        assert_eq!((line, &src.text[range]), (1, "ab"));
     }
 }

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::shared::{Extracted, docker_run_options, launches_only};
 use crate::error::Error;
+use crate::files::{LineEndings, check_line_endings};
 use crate::launch::{
     Context, Detected, EnvVar, Known, Launch, Platform, Provenance, Starts, Token,
 };
@@ -140,8 +141,14 @@ pub fn extract_all(
     source: &Arc<Source>,
     vars: &BTreeMap<String, String>,
 ) -> Result<Extracted, Error> {
+    check_line_endings(source, LineEndings::Text)?;
     let mut state = ShellState::with_vars(vars);
-    extract_range(source, 0, source.text.len(), &mut state, false)
+    let start = if source.text.starts_with('\u{feff}') {
+        3
+    } else {
+        0
+    };
+    extract_range(source, start, source.text.len(), &mut state, false)
 }
 
 /// The launches of a whole shell text; a launch of an engine recipe-drift does

@@ -7,11 +7,13 @@
 //! What is a code block is decided by pulldown-cmark (CommonMark). An `.mdx` page is
 //! read the way MDX reads it: MDX has no indented code and no HTML blocks, JSX tags
 //! are containers whose children are Markdown. pulldown-cmark reads a view of the
-//! page in which every line is dedented and every line that starts with a JSX tag is
-//! blank (so `<Tabs>` does not open an HTML block that hides the fences after it,
-//! and a fence indented inside `<Tab>` is a fence); positions are mapped back to the
-//! page. A byte-order mark is skipped; a bare carriage return (CR-only line endings)
-//! is an error, since spans count lines by LF.
+//! page in which every line is dedented and the JSX tags a line starts with are left
+//! out (so `<Tabs>` does not open an HTML block that hides the fences after it, a
+//! fence indented inside `<Tab>` is a fence, and in `<Tip>Use `x`</Tip>` the code
+//! span is code); positions are mapped back to the page. MDX comments (`{/* ... */}`, `<!-- ... -->`) hide what they hold, a fence
+//! too: the page is read again with them blanked. A byte-order mark is skipped; a
+//! bare carriage return (CR-only line endings) is an error, since spans count lines
+//! by LF.
 
 use std::sync::Arc;
 
@@ -21,6 +23,7 @@ use super::command::{ShellState, extract_range};
 use super::shared::Extracted;
 use super::shared::launches_only;
 use crate::error::Error;
+use crate::files::{LineEndings, check_line_endings};
 use crate::launch::Launch;
 use crate::span::{Origin, Source};
 
@@ -37,12 +40,14 @@ pub(crate) struct CodeBlock {
 }
 
 /// What a page's Markdown structure says: its code blocks, and every byte
-/// range that is code or front matter (not prose, so no JSX is looked for there).
+/// range that is code, front matter or (MDX) a comment (not prose, so no JSX
+/// is looked for there).
 #[derive(Debug, Default)]
 pub(crate) struct Blocks {
     /// Code blocks with content, in page order.
     pub(crate) code: Vec<CodeBlock>,
-    /// Code blocks, inline code spans and front matter, as sorted byte ranges.
+    /// Code blocks, inline code spans, front matter and MDX comments, as
+    /// sorted byte ranges.
     pub(crate) excluded: Vec<(usize, usize)>,
 }
 
@@ -65,7 +70,9 @@ struct View {
 
 impl View {
     /// The page as CommonMark reads it from `base` (after a BOM); for MDX,
-    /// dedented with JSX tag lines blank.
+    /// dedented, with the JSX tags a line starts with left out: a line of
+    /// tags only is blank, and the text after them on their line is read as
+    /// Markdown (`<Tip>Use `x`</Tip>`: its code span is code).
     fn new(text: &str, base: usize, mdx: bool) -> View {
         if !mdx {
             return View {
@@ -77,16 +84,19 @@ impl View {
         let mut lines = Vec::new();
         let mut at = base;
         for line in text[base..].split_inclusive('\n') {
-            let body = line.trim_start_matches([' ', '\t']);
-            let indent = line.len() - body.len();
-            lines.push((view.len(), at + indent));
+            let mut body = line.trim_start_matches([' ', '\t']);
+            let mut indent = line.len() - body.len();
             if starts_jsx_tag(body) {
-                if body.ends_with('\n') {
-                    view.push('\n');
+                let rest = leading_tags_end(body).map_or("", |k| &body[k..]);
+                if rest.trim().is_empty() {
+                    body = if body.ends_with('\n') { "\n" } else { "" };
+                } else {
+                    indent = line.len() - rest.len();
+                    body = rest;
                 }
-            } else {
-                view.push_str(body);
             }
+            lines.push((view.len(), at + indent));
+            view.push_str(body);
             at += line.len();
         }
         View { text: view, lines }
@@ -113,6 +123,52 @@ impl View {
     }
 }
 
+/// The end of an opening tag whose attributes start at `i`: `(after "/>", true)`
+/// for a self-closing tag, `(after ">", false)` otherwise; `None` when it never
+/// ends. Quotes and `{...}` expressions (with their strings) are skipped.
+pub(crate) fn open_tag_end(bytes: &[u8], mut i: usize) -> Option<(usize, bool)> {
+    let mut depth = 0usize;
+    let mut quote: Option<u8> = None;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+        } else if depth > 0 {
+            match c {
+                b'{' => depth += 1,
+                b'}' => depth -= 1,
+                b'\'' | b'"' | b'`' => quote = Some(c),
+                _ => {}
+            }
+        } else {
+            match c {
+                b'{' => depth += 1,
+                b'"' | b'\'' => quote = Some(c),
+                b'/' if bytes.get(i + 1) == Some(&b'>') => return Some((i + 2, true)),
+                b'>' => return Some((i + 1, false)),
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The end of the JSX/HTML tags a (dedented) line starts with (`<Tip>`,
+/// `<Tabs><Tab title="a">`, `</Tab>`), when they end on the line.
+fn leading_tags_end(line: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while starts_jsx_tag(&line[i..]) {
+        let name = i + 1 + usize::from(bytes[i + 1] == b'/');
+        let (end, _) = open_tag_end(bytes, name)?;
+        i = end + line[end..].len() - line[end..].trim_start_matches([' ', '\t']).len();
+    }
+    Some(i)
+}
+
 /// Whether a (dedented) line starts with a JSX/HTML tag: `<` then a letter,
 /// `/` or `>`.
 pub(crate) fn starts_jsx_tag(line: &str) -> bool {
@@ -130,18 +186,34 @@ pub(crate) fn blocks(source: &Source) -> Result<Blocks, Error> {
 /// [`blocks`], read as MDX or as CommonMark.
 pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     let text = &source.text;
-    if let Some(i) = text
-        .bytes()
-        .enumerate()
-        .position(|(i, b)| b == b'\r' && text.as_bytes().get(i + 1) != Some(&b'\n'))
-    {
-        return Err(Error::input(
-            source.span(i, i + 1),
-            "a carriage return that is not followed by a line feed: CR-only (classic Mac) line endings are not read; save the page with LF or CRLF line endings",
-        ));
-    }
+    check_line_endings(source, LineEndings::Text)?;
     let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let view = View::new(text, base, mdx);
+    let mut out = read_view(&View::new(text, base, mdx));
+    if mdx {
+        // MDX comments hide what they hold (a fence too): read the page again
+        // with them blanked. Comments are looked for outside the code found
+        // first; inside a comment, only its end is looked for.
+        let comments = mdx_comments(source, base, &out.excluded)?;
+        if !comments.is_empty() {
+            let mut masked = text.as_bytes().to_vec();
+            for &(s, e) in &comments {
+                for b in &mut masked[s..e] {
+                    if *b != b'\n' {
+                        *b = b' ';
+                    }
+                }
+            }
+            let masked = String::from_utf8(masked).expect("whole comments blanked with spaces");
+            out = read_view(&View::new(&masked, base, mdx));
+            out.excluded.extend(comments);
+            out.excluded.sort();
+        }
+    }
+    Ok(out)
+}
+
+/// The code blocks and code ranges pulldown-cmark finds in a view.
+fn read_view(view: &View) -> Blocks {
     let mut out = Blocks::default();
     // Inside a code block: its language and the view range of its text so far.
     type Open = (Option<String>, Option<(usize, usize)>);
@@ -187,6 +259,88 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
         }
     }
     out.excluded.sort();
+    out
+}
+
+/// Where a scan at `i` goes on when `i` is inside one of `ranges` (sorted,
+/// not overlapping): past that range; `None` outside them. `x`, the index of
+/// the next range, is kept by the caller so that a whole scan is linear.
+pub(crate) fn past_ranges(ranges: &[(usize, usize)], x: &mut usize, i: usize) -> Option<usize> {
+    while *x < ranges.len() && ranges[*x].1 <= i {
+        *x += 1;
+    }
+    (*x < ranges.len() && ranges[*x].0 <= i).then(|| ranges[*x].1.max(i + 1))
+}
+
+/// The comments of an MDX page outside its code (`code`: sorted ranges), as
+/// byte ranges in page order: an expression that holds only comments
+/// (`{/* ... */}`, `{// ...}`, the whole expression), the comments that
+/// start an expression (`{/* ... */ x}`, the comments), and HTML comments
+/// (`<!-- ... -->`). React renders none of them, so no tag or fence in them
+/// is read. Linear: every byte is looked at once. A comment that never ends
+/// is an error at its start.
+fn mdx_comments(
+    source: &Source,
+    base: usize,
+    code: &[(usize, usize)],
+) -> Result<Vec<(usize, usize)>, Error> {
+    let bytes = source.text.as_bytes();
+    let never_closed = |at: usize, what: &str, end: &str| {
+        Error::input(
+            source.span(at, at + what.len()),
+            format!("a comment `{what}` is never closed: no `{end}` after it"),
+        )
+    };
+    let find = |from: usize, needle: &[u8]| {
+        bytes[from.min(bytes.len())..]
+            .windows(needle.len())
+            .position(|w| w == needle)
+            .map(|p| from + p)
+    };
+    let mut out = Vec::new();
+    let mut x = 0; // next code range
+    let mut i = base;
+    while i < bytes.len() {
+        if let Some(next) = past_ranges(code, &mut x, i) {
+            i = next;
+            continue;
+        }
+        if bytes[i] == b'{' {
+            // Whitespace and comments after the brace.
+            let mut j = i + 1;
+            let mut commented = false;
+            loop {
+                while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                if bytes[j..].starts_with(b"/*") {
+                    let end = find(j + 2, b"*/").ok_or_else(|| never_closed(j, "/*", "*/"))?;
+                    j = end + 2;
+                    commented = true;
+                } else if bytes[j..].starts_with(b"//") {
+                    j = find(j + 2, b"\n").unwrap_or(bytes.len());
+                    commented = true;
+                } else {
+                    break;
+                }
+            }
+            if commented && bytes.get(j) == Some(&b'}') {
+                out.push((i, j + 1));
+                i = j + 1;
+            } else {
+                if commented {
+                    out.push((i + 1, j));
+                }
+                i = j.max(i + 1);
+            }
+        } else if bytes[i..].starts_with(b"<!--") {
+            let end = find(i + 4, b"-->").ok_or_else(|| never_closed(i, "<!--", "-->"))?;
+            out.push((i, end + 3));
+            i = end + 3;
+        } else {
+            i += 1;
+        }
+    }
     Ok(out)
 }
 
@@ -319,6 +473,20 @@ cmd: vllm serve x
         assert_eq!(l[0].span.pos.line, 9);
     }
 
+    /// MDX comments hide their fences; in CommonMark `{/*` is text and an
+    /// HTML comment is an HTML block, which hides them too.
+    #[test]
+    fn mdx_comments_hide_fences() {
+        let page = "{/*\n```bash\nsglang serve --tp 1\n```\n*/}\n\n<!--\n```bash\nsglang serve --tp 2\n```\n-->\n\n```bash\nsglang serve --tp 3\n```\n";
+        for (name, fences) in [("page.mdx", 1), ("page.md", 2)] {
+            let src = Source::new(Origin::File(name.into()), page.to_string());
+            let blocks = blocks(&src).unwrap();
+            assert_eq!(blocks.code.len(), fences, "{name}");
+            let (s, e) = blocks.code.last().unwrap().content;
+            assert_eq!(&page[s..e], "sglang serve --tp 3\n", "{name}");
+        }
+    }
+
     /// Pieces that stress byte offsets: multi-byte text next to every
     /// character the page, MDX and shell readers look at.
     const PIECES: &[&str] = &[
@@ -355,6 +523,14 @@ cmd: vllm serve x
         "<Tab>",
         "</Tab>",
         "<Gen />",
+        "<Gen>",
+        "</Gen>",
+        "{/* ",
+        " */}",
+        "{// ",
+        "<!-- ",
+        " -->",
+        "\r",
         "import { Gen } from 'é'",
         "export X=é\n",
         "> ",

@@ -54,6 +54,7 @@ pub(crate) mod markdown;
 pub mod registry;
 pub(crate) mod shared;
 pub mod vllm_recipes;
+pub(crate) mod yaml_tree;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

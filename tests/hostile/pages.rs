@@ -200,3 +200,305 @@ fn many_tags_stay_linear() {
     let o = repo.run(&["extract", "docs/quotes.mdx"]);
     renders_gen(&o);
 }
+
+/// What React and MDX do not render is not read: tags and fences in MDX
+/// comments (`{/* */}`, `{// ...}`), HTML comments, code fences and inline
+/// code (also on a line that starts with a tag, which used to be blanked
+/// whole before Markdown read it). A comment that never ends is an error at
+/// its start.
+#[test]
+fn comments_and_code_hide_tags_and_fences() {
+    let repo = docs();
+    repo.write(
+        "docs/comments.mdx",
+        format!(
+            "{IMPORT}\n{{/* <Missing /> */}}\n\nText {{/* <Gen /> */}} and {{// <Gen />\n}} inline.\n\n<!-- <Missing /> -->\n\n{{/*\n```bash\nsglang serve --model-path org/hidden --tp 9\n```\n*/}}\n\n<!--\n```bash\nsglang serve --model-path org/hidden --tp 9\n```\n-->\n\n`<Missing />`\n\n<Tip>Inline code after a tag: `<Missing />`.</Tip>\n\n```jsx\n<Missing />\n```\n\n<Gen />\n"
+        ),
+    );
+    let o = extract(&repo, "docs/comments.mdx");
+    renders_gen(&o);
+    assert_eq!(o.stdout.matches("launch ").count(), 1, "{}", o.both());
+    assert!(!o.stdout.contains("hidden"), "{}", o.both());
+
+    // Many comments and expressions: linear work.
+    repo.write(
+        "docs/many-comments.mdx",
+        format!(
+            "{IMPORT}\n<Gen />\n\n{}\n",
+            "{/**/} {x} {/* a */ y} {// z\n} <!-- c --> ".repeat(10_000)
+        ),
+    );
+    renders_gen(&repo.run(&["extract", "docs/many-comments.mdx"]));
+
+    for (name, page, at) in [
+        (
+            "open-mdx",
+            format!("{IMPORT}\n<Gen />\n\n{{/* <Gen />\n"),
+            "open-mdx.mdx:5:2",
+        ),
+        (
+            "open-html",
+            format!("{IMPORT}\n<Gen />\n\n<!-- <Gen />\n"),
+            "open-html.mdx:5:1",
+        ),
+    ] {
+        let file = format!("docs/{name}.mdx");
+        repo.write(&file, page);
+        extract(&repo, &file).assert_input_error(at, &["comment", "never closed"]);
+    }
+}
+
+/// A tag nested in a tag of its own name is matched with its own closing
+/// tag (the outer one used to end at the inner one's `</Gen>`); closing
+/// tags that do not nest are errors at the closing tag.
+#[test]
+fn nested_tags_of_one_name_are_matched() {
+    let repo = docs();
+    repo.write(
+        "docs/same-name.mdx",
+        format!(
+            "{IMPORT}\n<Tabs>\n<Tab title=\"a\">\n<Tabs>\n<Tab title=\"b\">\n<Gen>\n<Gen>\n<Other title=\"x\" />\n</Gen>\n</Gen>\n</Tab>\n</Tabs>\n</Tab>\n</Tabs>\n"
+        ),
+    );
+    let o = extract(&repo, "docs/same-name.mdx");
+    o.assert_bounded().assert_no_leak();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("[<Gen /> #1]"), "{}", o.both());
+
+    for (name, page, at, words) in [
+        (
+            "crossed",
+            format!("{IMPORT}\n<Tabs>\n<Tab>\n</Tabs>\n</Tab>\n<Gen />\n"),
+            "crossed.mdx:5:1",
+            &["</Tabs>", "<Tab>", "line 4, column 1", "nest"][..],
+        ),
+        (
+            "stray",
+            format!("{IMPORT}\n<Gen />\n</Tab>\n"),
+            "stray.mdx:4:1",
+            &["</Tab>", "closes no open tag"][..],
+        ),
+    ] {
+        let file = format!("docs/{name}.mdx");
+        repo.write(&file, page);
+        extract(&repo, &file).assert_input_error(at, words);
+    }
+}
+
+/// Budgets of a page: component tags, rendered components, imports per
+/// module, module files and their bytes per bundle; each is an error at the
+/// first tag or import past it, naming the budget.
+#[test]
+fn page_budgets() {
+    let repo = docs();
+    let page = format!("{IMPORT}\n{}<Gen />\n", "<Tab />\n".repeat(100_000));
+    repo.write("docs/tags.mdx", page);
+    let o = repo.run(&["extract", "docs/tags.mdx"]);
+    o.assert_input_error("tags.mdx:100003:1", &["100000 component tags", "budget"]);
+
+    let page = format!("{IMPORT}\n{}", "<Gen />\n".repeat(65));
+    repo.write("docs/targets.mdx", page);
+    extract(&repo, "docs/targets.mdx")
+        .assert_input_error("targets.mdx:67:1", &["64 imported components", "budget"]);
+
+    let imports: String = (0..257)
+        .map(|i| format!("import {{ Gen as G{i} }} from '/src/snippets/gen.jsx';\n"))
+        .collect();
+    repo.write("docs/imports.mdx", format!("{imports}\n<G0 />\n"));
+    extract(&repo, "docs/imports.mdx")
+        .assert_input_error("imports.mdx:257:1", &["256 imports", "budget"]);
+
+    // A chain of 65 modules, each importing the next.
+    for i in 0..65 {
+        repo.write(
+            &format!("src/snippets/m{i}.jsx"),
+            format!(
+                "import {{ X }} from './m{}.jsx';\nexport const X = 1;\n",
+                i + 1
+            ),
+        );
+    }
+    repo.write(
+        "docs/modules.mdx",
+        "import { Gen } from '/src/snippets/gen.jsx';\nimport { X } from '/src/snippets/m0.jsx';\n\n<Gen />\n",
+    );
+    extract(&repo, "docs/modules.mdx")
+        .assert_input_error("m62.jsx:1:1", &["64 module files", "budget"]);
+
+    // Three modules of 800 KiB (a comment each), chained: the third is
+    // past the 2 MiB of imported modules.
+    let comment = format!("// {}\n", "x".repeat(800 << 10));
+    for i in 0..3 {
+        repo.write(
+            &format!("src/snippets/big{i}.jsx"),
+            format!(
+                "import {{ X }} from './big{}.jsx';\n{comment}export const X = 1;\n",
+                i + 1
+            ),
+        );
+    }
+    repo.write(
+        "docs/bytes.mdx",
+        "import { Gen } from '/src/snippets/gen.jsx';\nimport { X } from '/src/snippets/big0.jsx';\n\n<Gen />\n",
+    );
+    extract(&repo, "docs/bytes.mdx").assert_input_error("big1.jsx:1:1", &["2048 KiB", "budget"]);
+}
+
+/// `text` as a Windows editor saves it: a byte-order mark, CRLF line endings.
+fn bom_crlf(text: &str) -> String {
+    format!("\u{feff}{}", text.replace('\n', "\r\n"))
+}
+
+/// Every format but bash reads a leading byte-order mark and CRLF line
+/// endings as its own tool does (CommonMark and MDX, YAML, JavaScript, a
+/// shell reading a pasted command): the same launches at the same
+/// positions as the LF text (columns of line 1 count after the mark). A bare
+/// CR is an error at its position in each of them. In bash a BOM is part of
+/// the first word and a CR part of a word (`--tp 8\r` passes `8\r`), so a
+/// script holding either (or a script it runs) is an error at it, not a
+/// silently missed launch.
+#[test]
+fn bom_and_line_endings_in_every_format() {
+    let repo = Repo::new();
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vllm-recipes");
+    let mut recipes = Vec::new();
+    for dir in ["", "strategies", "models/pebble"] {
+        for e in std::fs::read_dir(fixtures.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "yaml") {
+                let rel = p.strip_prefix(&fixtures).unwrap().display().to_string();
+                recipes.push((rel, std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+    }
+    let files: Vec<(String, String)> = [
+        ("cmd.txt", "sglang serve --model-path org/m \\\n  --tp 2\n"),
+        ("page.md", "# T\n\n```bash\nsglang serve --model-path org/m --tp 4\n```\n"),
+        (
+            "src/snippets/gen.jsx",
+            "export const Gen = () => {\n  const cmd = `sglang serve --model-path org/m \\\\\n  --tp 2`;\n  return <pre>{cmd}</pre>;\n};\n",
+        ),
+        ("docs/page.mdx", "import { Gen } from '/src/snippets/gen.jsx';\n\n<Gen />\n"),
+        (
+            "ix/configs/x-master.yaml",
+            "e:\n  image: vllm/vllm-openai:v0.25.0\n  model: org/m\n  model-prefix: m\n  runner: h200\n  precision: fp8\n  framework: vllm\n  scenarios:\n    fixed-seq-len:\n      - isl: 1024\n        osl: 1024\n        search-space:\n          - {tp: 8, conc-start: 4, conc-end: 4}\n",
+        ),
+        (
+            "recipe-drift.yaml",
+            "links:\n  - name: a\n    docs: {file: page.md}\n    recipe: {file: cmd.txt}\n",
+        ),
+        ("bad.yaml", "bogus: 1\nlinks: []\n"),
+    ]
+    .into_iter()
+    .map(|(p, t)| (p.to_string(), t.to_string()))
+    .chain(recipes.into_iter().map(|(p, t)| (format!("recipes/{p}"), t)))
+    .collect();
+    for (variant, conv) in [
+        ("lf", str::to_string as fn(&str) -> String),
+        ("crlf", bom_crlf),
+    ] {
+        for (path, text) in &files {
+            repo.write(&format!("{variant}/{path}"), conv(text));
+        }
+        // The InferenceX script is bash: LF in both.
+        repo.write(
+            &format!("{variant}/ix/benchmarks/single_node/fixed_seq_len/m_fp8_h200_vllm.sh"),
+            "vllm serve \"$MODEL\" -tp \"$TP\"\n",
+        );
+    }
+    let runs: &[&[&str]] = &[
+        &["extract", "V/cmd.txt"],
+        &["extract", "V/page.md"],
+        &["extract", "V/src/snippets/gen.jsx"],
+        &["extract", "V/docs/page.mdx"],
+        &["extract", "--inferencex", "V/ix", "--entry", "e"],
+        &[
+            "extract",
+            "--select",
+            "hardware=h100",
+            "V/recipes/models/pebble/Pebble-8B-Instruct.yaml",
+        ],
+        &["check", "--config", "V/recipe-drift.yaml"],
+        &["check", "--config", "V/bad.yaml"],
+    ];
+    for args in runs {
+        let with = |v: &str| -> Vec<String> {
+            args.iter()
+                .map(|a| a.replace("V/", &format!("{v}/")))
+                .collect()
+        };
+        let (lf, crlf) = (with("lf"), with("crlf"));
+        let lf = repo.run_deterministic(&lf.iter().map(String::as_str).collect::<Vec<_>>());
+        let crlf = repo.run_deterministic(&crlf.iter().map(String::as_str).collect::<Vec<_>>());
+        crlf.assert_bounded();
+        assert!(
+            lf.stdout.contains("launch") || lf.code == Some(2) || args[0] == "check",
+            "{args:?}: {}",
+            lf.both()
+        );
+        assert_eq!(
+            lf.code,
+            crlf.code,
+            "{args:?}: {}\n{}",
+            lf.both(),
+            crlf.both()
+        );
+        assert_eq!(lf.stdout, crlf.stdout.replace("crlf/", "lf/"), "{args:?}");
+        assert_eq!(lf.stderr, crlf.stderr.replace("crlf/", "lf/"), "{args:?}");
+    }
+
+    // A bare CR in each format but bash: an error at it.
+    for (path, text, at) in [
+        (
+            "cr/cmd.txt",
+            "sglang serve --tp 2\rsglang serve --tp 4\r",
+            "cr/cmd.txt:1:20",
+        ),
+        (
+            "cr/page.md",
+            "# T\r\r```bash\rsglang serve --tp 2\r```\r",
+            "cr/page.md:1:4",
+        ),
+        (
+            "cr/gen.jsx",
+            "export const Gen = () => <pre>x</pre>;\r",
+            "cr/gen.jsx:1:39",
+        ),
+        (
+            "cr/recipe-drift.yaml",
+            "links: []\r",
+            "cr/recipe-drift.yaml:1:10",
+        ),
+    ] {
+        repo.write(path, text);
+        let o = if path.ends_with("recipe-drift.yaml") {
+            repo.run(&["check", "--config", path])
+        } else {
+            repo.run(&["extract", path])
+        };
+        o.assert_input_error(at, &["carriage return", "line feed"]);
+    }
+    repo.write("cr/ix/configs/x-master.yaml", "e:\r  image: x\r");
+    repo.run(&["extract", "--inferencex", "cr/ix", "--entry", "e"])
+        .assert_input_error("x-master.yaml:1:3", &["carriage return"]);
+
+    // Bash: a BOM, a CRLF line ending, a CR in a script it runs.
+    repo.write(
+        "sh/bom.sh",
+        "\u{feff}sglang serve --model-path org/m --tp 8\n",
+    );
+    repo.run(&["extract", "sh/bom.sh"])
+        .assert_input_error("sh/bom.sh:1:1", &["byte-order mark", "bash"]);
+    repo.write(
+        "sh/crlf.sh",
+        "sglang serve --model-path org/m \\\r\n  --tp 8\r\n",
+    );
+    repo.run(&["extract", "sh/crlf.sh"]).assert_input_error(
+        "sh/crlf.sh:1:34",
+        &["carriage return", "bash", "LF line endings"],
+    );
+    repo.write("sh/main.sh", "bash ./inner.sh\n");
+    repo.write("sh/inner.sh", "sglang serve --model-path org/m --tp 8\r\n");
+    repo.run(&["extract", "sh/main.sh"])
+        .assert_input_error("inner.sh:1:39", &["carriage return"]);
+}

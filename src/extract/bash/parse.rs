@@ -260,6 +260,7 @@ pub(crate) fn quiet_parser_panics() {
 /// Parses a script with brush-parser, refusing inputs that would take it
 /// exponential time and bounding the time it may take.
 pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error> {
+    crate::files::check_line_endings(source, crate::files::LineEndings::Bash)?;
     let budget = super::budget::budget();
     if source.text.len() > budget.max_script_bytes {
         let mut at = budget.max_script_bytes;

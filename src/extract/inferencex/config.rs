@@ -1,121 +1,34 @@
-//! Master configs read with positions: serde-saphyr's spanned values (under its
-//! default anti-DoS budget: depth, nodes, events, aliases) become a small tree,
-//! and an entry is read from it field by field, so that every bad value (a
-//! negative or too large integer, a missing field, a string over
-//! [`MAX_FIELD_BYTES`]) is an error at its own `file:line:col`.
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_saphyr::Spanned;
+//! Master configs read with positions: the spanned YAML tree of
+//! [`crate::extract::yaml_tree`] (under serde-saphyr's default anti-DoS
+//! budget: depth, nodes, events, aliases), from which an entry is read field
+//! by field, so that every bad value (a negative or too large integer, a
+//! missing field, a string over [`MAX_FIELD_BYTES`]) is an error at its own
+//! `file:line:col`.
 
 use crate::error::Error;
+use crate::extract::yaml_tree::{self, Options, Place};
+pub(super) use crate::extract::yaml_tree::{Node, Val};
 use crate::span::{Source, Span};
 
 /// The longest string an entry field may hold (image, model, runner, ...):
 /// each point's env copies them, so they are bounded like the point count.
 pub const MAX_FIELD_BYTES: usize = 1024;
 
-/// A YAML value with where it is written.
-#[derive(Debug, Clone)]
-pub(super) struct Node {
-    pub(super) span: Span,
-    pub(super) val: Val,
-}
-
-#[derive(Debug, Clone)]
-pub(super) enum Val {
-    Null,
-    Bool(bool),
-    /// Integers are kept exactly (YAML allows any size; beyond `i128` they
-    /// are read as floats).
-    Int(i128),
-    Float(f64),
-    Str(String),
-    Seq(Vec<Node>),
-    /// Entries in document order: key, key span, value.
-    Map(Vec<(String, Span, Node)>),
-}
-
-/// What serde-saphyr hands us: values wrapped with their locations.
-enum Raw {
-    Null,
-    Bool(bool),
-    Int(i128),
-    Float(f64),
-    Str(String),
-    Seq(Vec<Spanned<Raw>>),
-    Map(Vec<(Spanned<Raw>, Spanned<Raw>)>),
-}
-
-impl<'de> Deserialize<'de> for Raw {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Raw;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("any YAML value")
-            }
-            fn visit_unit<E>(self) -> Result<Raw, E> {
-                Ok(Raw::Null)
-            }
-            fn visit_none<E>(self) -> Result<Raw, E> {
-                Ok(Raw::Null)
-            }
-            fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Raw, D2::Error> {
-                Raw::deserialize(d)
-            }
-            fn visit_bool<E>(self, b: bool) -> Result<Raw, E> {
-                Ok(Raw::Bool(b))
-            }
-            fn visit_i64<E>(self, n: i64) -> Result<Raw, E> {
-                Ok(Raw::Int(n.into()))
-            }
-            fn visit_u64<E>(self, n: u64) -> Result<Raw, E> {
-                Ok(Raw::Int(n.into()))
-            }
-            fn visit_i128<E>(self, n: i128) -> Result<Raw, E> {
-                Ok(Raw::Int(n))
-            }
-            fn visit_u128<E>(self, n: u128) -> Result<Raw, E> {
-                Ok(i128::try_from(n).map_or(Raw::Float(n as f64), Raw::Int))
-            }
-            fn visit_f64<E>(self, n: f64) -> Result<Raw, E> {
-                Ok(Raw::Float(n))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<Raw, E> {
-                Ok(Raw::Str(s.to_string()))
-            }
-            fn visit_string<E>(self, s: String) -> Result<Raw, E> {
-                Ok(Raw::Str(s))
-            }
-            fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<Raw, E> {
-                Ok(Raw::Str(String::from_utf8_lossy(b).into_owned()))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Raw, A::Error> {
-                let mut v = Vec::new();
-                while let Some(x) = a.next_element()? {
-                    v.push(x);
-                }
-                Ok(Raw::Seq(v))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Raw, A::Error> {
-                let mut v = Vec::new();
-                while let Some(kv) = a.next_entry()? {
-                    v.push(kv);
-                }
-                Ok(Raw::Map(v))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
 /// The entries of a master config (key, key span, value), in document order.
 /// Syntax errors and serde-saphyr's budget breaches are `file:line:col`.
 pub(super) fn entries(source: &Source) -> Result<Vec<(String, Span, Node)>, Error> {
-    let options = serde_saphyr::options! { with_snippet: false };
-    let raw: Spanned<Raw> = serde_saphyr::from_str_with_options(&source.text, options)
-        .map_err(|e| Error::yaml(source, &e))?;
-    let doc = lower(raw, source)?;
+    let options = Options {
+        strict_booleans: false,
+        place: Place::Referenced,
+        max_map_entries: None,
+        key_name: |key| match &key.val {
+            Val::Str(s) => Some(s.clone()),
+            Val::Int(n) => Some(n.to_string()),
+            Val::Bool(b) => Some(b.to_string()),
+            _ => None,
+        },
+    };
+    let doc = yaml_tree::parse(source, &options)?;
     match doc.val {
         Val::Map(m) => Ok(m),
         Val::Null => Ok(Vec::new()),
@@ -124,38 +37,6 @@ pub(super) fn entries(source: &Source) -> Result<Vec<(String, Span, Node)>, Erro
             "a master config is a mapping of entry keys to entries",
         )),
     }
-}
-
-fn lower(raw: Spanned<Raw>, source: &Source) -> Result<Node, Error> {
-    let span = source.yaml_span(&raw.referenced);
-    let val = match raw.value {
-        Raw::Null => Val::Null,
-        Raw::Bool(b) => Val::Bool(b),
-        Raw::Int(n) => Val::Int(n),
-        Raw::Float(n) => Val::Float(n),
-        Raw::Str(s) => Val::Str(s),
-        Raw::Seq(items) => Val::Seq(
-            items
-                .into_iter()
-                .map(|i| lower(i, source))
-                .collect::<Result<_, _>>()?,
-        ),
-        Raw::Map(entries) => {
-            let mut out = Vec::with_capacity(entries.len());
-            for (k, v) in entries {
-                let key = lower(k, source)?;
-                let name = match &key.val {
-                    Val::Str(s) => s.clone(),
-                    Val::Int(n) => n.to_string(),
-                    Val::Bool(b) => b.to_string(),
-                    _ => return Err(Error::input(key.span, "a mapping key must be a scalar")),
-                };
-                out.push((name, key.span, lower(v, source)?));
-            }
-            Val::Map(out)
-        }
-    };
-    Ok(Node { span, val })
 }
 
 /// An unsigned integer of the config with where it is written.
@@ -229,15 +110,7 @@ impl<'a> Fields<'a> {
 
     /// A field's value; a null value counts as absent.
     fn get(&self, key: &str) -> Option<&'a Node> {
-        match &self.node.val {
-            Val::Map(m) => m
-                .iter()
-                .rev()
-                .find(|(k, _, _)| k == key)
-                .map(|(_, _, v)| v)
-                .filter(|v| !matches!(v.val, Val::Null)),
-            _ => None,
-        }
+        self.node.get(key)
     }
 
     fn required(&self, key: &str) -> Result<&'a Node, Error> {

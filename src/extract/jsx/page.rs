@@ -21,6 +21,8 @@ struct Loader {
     modules: Vec<Module>,
     index: HashMap<PathBuf, usize>,
     visiting: Vec<PathBuf>,
+    /// The bytes of the module files read for imports so far.
+    bytes: usize,
 }
 
 /// The module specifiers bound to the React runtime.
@@ -33,6 +35,7 @@ impl Loader {
             modules: vec![],
             index: HashMap::new(),
             visiting: vec![],
+            bytes: 0,
         }
     }
 
@@ -104,11 +107,33 @@ impl Loader {
                 format!("import cycle through {}", path.display()),
             ));
         }
+        if self.modules.len() + self.visiting.len() >= MAX_BUNDLE_MODULES
+            && let Some((src, at)) = from
+        {
+            return Err(Error::input(
+                src.span(at, at),
+                format!(
+                    "this import would load more than {MAX_BUNDLE_MODULES} module files for one page or component (the budget of modules per bundle)"
+                ),
+            ));
+        }
         // Read through the confined layer; a refusal is placed at the import.
         let source = Source::read(path).map_err(|e| match from {
             Some((src, at)) => Error::input(src.span(at, at), e.to_string()),
             None => e,
         })?;
+        self.bytes += source.text.len();
+        if self.bytes > MAX_BUNDLE_BYTES
+            && let Some((src, at)) = from
+        {
+            return Err(Error::input(
+                src.span(at, at),
+                format!(
+                    "this import brings the module files imported for one page or component over {} KiB (the budget of imported module bytes per bundle)",
+                    MAX_BUNDLE_BYTES >> 10
+                ),
+            ));
+        }
         self.load_source(path, &source)
     }
 
@@ -119,6 +144,7 @@ impl Loader {
             return Ok(i);
         }
         let module = transform::transform(source)?;
+        check_imports(&module)?;
         self.visiting.push(key.clone());
         for imp in &module.imports {
             if let Some(dep) = self.resolve(source, imp)? {
@@ -211,6 +237,20 @@ impl Loader {
             );
         }
         Ok(out)
+    }
+}
+
+/// A module's imports within [`MAX_MODULE_IMPORTS`]; the error is at the
+/// first one past it.
+fn check_imports(module: &Module) -> Result<(), Error> {
+    match module.imports.get(MAX_MODULE_IMPORTS) {
+        Some(imp) => Err(Error::input(
+            module.source.span(imp.at, imp.at),
+            format!(
+                "this module has more than {MAX_MODULE_IMPORTS} imports (the budget of import specifiers per module)"
+            ),
+        )),
+        None => Ok(()),
     }
 }
 
@@ -323,26 +363,49 @@ struct Scan {
     tags: Vec<Tag>,
 }
 
-/// Scans a page. Work is linear in its length: closing tags are indexed
-/// once, and each opening tag's attributes are read once.
+/// The most component tags (capitalized, opening or self-closing) a page
+/// may hold. Real pages have tens; the scan is linear, this bounds its memory.
+pub const MAX_PAGE_TAGS: usize = 100_000;
+
+/// The most imported components a page may render (its targets). Real pages
+/// render one or two generators; each target is rendered in the sandbox.
+pub const MAX_PAGE_TARGETS: usize = 64;
+
+/// The most import specifiers one module (a page, a component file or a
+/// module it imports) may have. Real modules have a handful.
+pub const MAX_MODULE_IMPORTS: usize = 256;
+
+/// The most module files one page or component loads, its imports' imports
+/// included. Each is transformed in a worker of its own; real bundles have
+/// a few.
+pub const MAX_BUNDLE_MODULES: usize = 64;
+
+/// The most bytes of module files one page or component imports, its
+/// imports' imports included. Transforming and loading take time in
+/// proportion (2 MiB in 64 files: about 6 s in a debug build, page and
+/// rendering included); real generators import a few KiB.
+pub const MAX_BUNDLE_BYTES: usize = 2 << 20;
+
+/// Scans a page. Work is linear in its length: each byte is read once (an
+/// opening tag's attributes by [`markdown::open_tag_end`], then the scan goes on after
+/// the tag), and a closing tag closes the innermost open tag, which must have
+/// its name (JSX's rule), so a tag nested in one of its own name is matched.
 fn scan_page(source: &Source) -> Result<Scan, Error> {
     let text = &*source.text;
     let bytes = text.as_bytes();
     let blocks = markdown::blocks_as(source, true)?;
     let excluded = &blocks.excluded;
     let mut esm = Vec::new();
-    let mut opens: Vec<(String, usize)> = Vec::new();
-    let mut closes: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut tags: Vec<Tag> = Vec::new();
+    // Tags opened and not closed yet, innermost last (indices into `tags`).
+    let mut open: Vec<usize> = Vec::new();
     let mut x = 0; // next excluded range
     let mut i = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let line_start =
         |i: usize| i == 0 || bytes[i - 1] == b'\n' || (i == 3 && text.starts_with('\u{feff}'));
     while i < bytes.len() {
-        while x < excluded.len() && excluded[x].1 <= i {
-            x += 1;
-        }
-        if x < excluded.len() && excluded[x].0 <= i {
-            i = excluded[x].1.max(i + 1);
+        if let Some(next) = markdown::past_ranges(excluded, &mut x, i) {
+            i = next;
             continue;
         }
         let rest = &bytes[i..];
@@ -352,55 +415,88 @@ fn scan_page(source: &Source) -> Result<Scan, Error> {
             i = end.max(i + 1);
             continue;
         }
-        if rest[0] == b'<' {
-            let (close, from) = match rest.get(1) {
-                Some(b'/') => (true, i + 2),
-                _ => (false, i + 1),
-            };
-            if bytes.get(from).is_some_and(u8::is_ascii_uppercase) {
-                let len = bytes[from..]
-                    .iter()
-                    .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_' || **c == b'.')
-                    .count();
-                let name = &text[from..from + len];
-                if close {
-                    if bytes.get(from + len) == Some(&b'>') {
-                        closes.entry(name).or_default().push(from + len + 1);
-                    }
-                } else {
-                    opens.push((name.to_string(), i));
-                }
-                i = from + len;
-                continue;
-            }
+        if rest[0] != b'<' {
+            i += 1;
+            continue;
         }
-        i += 1;
-    }
-    let mut tags = Vec::with_capacity(opens.len());
-    for (name, start) in opens {
-        let after = start + 1 + name.len();
-        let end = match open_tag_end(bytes, after) {
-            Some((end, true)) => end,
-            Some((end, false)) => {
-                let list = closes.get(name.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-                match list.get(list.partition_point(|&c| c <= end)) {
-                    Some(&c) => c,
-                    None => {
-                        return Err(Error::input(
-                            source.span(start, after),
-                            format!("`<{name}>` is never closed: no `</{name}>` after it"),
-                        ));
-                    }
-                }
-            }
-            None => {
+        let (close, from) = match rest.get(1) {
+            Some(b'/') => (true, i + 2),
+            _ => (false, i + 1),
+        };
+        if !bytes.get(from).is_some_and(u8::is_ascii_uppercase) {
+            i += 1;
+            continue;
+        }
+        let len = bytes[from..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_' || **c == b'.')
+            .count();
+        let name = &text[from..from + len];
+        let after = from + len;
+        if close {
+            let gt = after
+                + bytes[after..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_whitespace())
+                    .count();
+            if bytes.get(gt) != Some(&b'>') {
                 return Err(Error::input(
-                    source.span(start, after),
-                    format!("the tag `<{name}` never ends: no `>` or `/>` after its attributes"),
+                    source.span(i, after),
+                    format!("the closing tag `</{name}` never ends: no `>` after its name"),
                 ));
             }
+            match open.pop() {
+                Some(t) if tags[t].name == name => tags[t].end = gt + 1,
+                Some(t) => {
+                    let opened = source.line_col(tags[t].start);
+                    return Err(Error::input(
+                        source.span(i, gt + 1),
+                        format!(
+                            "`</{name}>` closes `<{}>` (opened at line {}, column {}): tags must nest",
+                            tags[t].name, opened.line, opened.col
+                        ),
+                    ));
+                }
+                None => {
+                    return Err(Error::input(
+                        source.span(i, gt + 1),
+                        format!("`</{name}>` closes no open tag"),
+                    ));
+                }
+            }
+            i = gt + 1;
+            continue;
+        }
+        if tags.len() == MAX_PAGE_TAGS {
+            return Err(Error::input(
+                source.span(i, after),
+                format!(
+                    "this page has more than {MAX_PAGE_TAGS} component tags (the budget of component tags per page)"
+                ),
+            ));
+        }
+        let Some((end, self_closing)) = markdown::open_tag_end(bytes, after) else {
+            return Err(Error::input(
+                source.span(i, after),
+                format!("the tag `<{name}` never ends: no `>` or `/>` after its attributes"),
+            ));
         };
-        tags.push(Tag { name, start, end });
+        if !self_closing {
+            open.push(tags.len());
+        }
+        tags.push(Tag {
+            name: name.to_string(),
+            start: i,
+            end,
+        });
+        i = end;
+    }
+    if let Some(&t) = open.first() {
+        let Tag { name, start, .. } = &tags[t];
+        return Err(Error::input(
+            source.span(*start, start + 1 + name.len()),
+            format!("`<{name}>` is never closed: no `</{name}>` after it"),
+        ));
     }
     Ok(Scan { esm, tags })
 }
@@ -439,39 +535,6 @@ fn esm_end(text: &str, start: usize) -> usize {
         at += line.len();
     }
     text.len()
-}
-
-/// The end of an opening tag whose attributes start at `i`: `(after "/>", true)`
-/// for a self-closing tag, `(after ">", false)` otherwise; `None` when it never
-/// ends. Quotes and `{...}` expressions (with their strings) are skipped.
-fn open_tag_end(bytes: &[u8], mut i: usize) -> Option<(usize, bool)> {
-    let mut depth = 0usize;
-    let mut quote: Option<u8> = None;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            }
-        } else if depth > 0 {
-            match c {
-                b'{' => depth += 1,
-                b'}' => depth -= 1,
-                b'\'' | b'"' | b'`' => quote = Some(c),
-                _ => {}
-            }
-        } else {
-            match c {
-                b'{' => depth += 1,
-                b'"' | b'\'' => quote = Some(c),
-                b'/' if bytes.get(i + 1) == Some(&b'>') => return Some((i + 2, true)),
-                b'>' => return Some((i + 1, false)),
-                _ => {}
-            }
-        }
-        i += 1;
-    }
-    None
 }
 
 /// Whether an `.mdx` page renders components: it uses a capitalized tag that
@@ -515,6 +578,7 @@ pub fn bundle_page(
         synthetic.clone(),
     ));
     let imported = transform::transform(&page_module)?;
+    check_imports(&imported)?;
     let locals: Vec<&str> = imported.imports.iter().map(|i| i.local.as_str()).collect();
     // Targets: imported components not inside another target (a nested one is
     // part of its parent's element). Layout components are containers; any
@@ -525,6 +589,14 @@ pub fn bundle_page(
             continue;
         }
         if locals.contains(&t.name.split('.').next().unwrap_or("")) {
+            if used.len() == MAX_PAGE_TARGETS {
+                return Err(Error::input(
+                    source.span(t.start, t.start + 1 + t.name.len()),
+                    format!(
+                        "this page renders more than {MAX_PAGE_TARGETS} imported components (the budget of rendered components per page)"
+                    ),
+                ));
+            }
             used.push(t);
         } else if !is_layout(&t.name) {
             return Err(Error::input(

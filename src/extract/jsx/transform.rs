@@ -21,6 +21,7 @@ use oxc_transformer::{
 };
 
 use crate::error::Error;
+use crate::files::{LineEndings, check_line_endings};
 use crate::span::Source;
 
 /// One imported binding: `import { imported as local } from 'source'`.
@@ -67,6 +68,7 @@ pub const MAX_MODULE_BYTES: usize = 1 << 20;
 /// deeply for the parser's stack is an error, not a crash.
 pub fn transform(source: &Arc<Source>) -> Result<Module, Error> {
     let text = &source.text;
+    check_line_endings(source, LineEndings::Text)?;
     if text.len() > MAX_MODULE_BYTES {
         return Err(Error::input(
             source.span(0, 0),
