@@ -15,7 +15,8 @@
 //! controls, bidirectional overrides) as `\uXXXX`, which is valid inside a
 //! JSON string and inert on a terminal.
 
-use std::collections::BTreeSet;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, OnceLock};
 
 /// The character a masked secret is written with, once per character of the
@@ -29,6 +30,11 @@ pub const MIN_SECRET_LEN: usize = 8;
 
 /// The secret values seen so far in this run.
 static SECRETS: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// The byte ranges of secret words as they are written in their sources, by
+/// source label: what a source excerpt masks whatever the spelling
+/// (`sk\-x`, `sk-"a"b`, `$'\x41'`, a tab in quotes) of the parsed value.
+static SPANS: Mutex<BTreeMap<String, BTreeSet<(usize, usize)>>> = Mutex::new(BTreeMap::new());
 
 /// Name segments (split at `-` and `_`) that mark a value as a secret.
 const SEGMENTS: &[&str] = &[
@@ -149,6 +155,156 @@ pub fn note_text(text: &str) {
             }
         }
     }
+}
+
+/// Records that bytes `start..end` of the source labelled `label` spell a
+/// secret: every excerpt of that source masks them ([`mask_excerpt`]),
+/// however the value is quoted or escaped there. No length threshold: a
+/// piece of a secret is masked too.
+pub fn note_span(label: &str, start: usize, end: usize) {
+    if start >= end {
+        return;
+    }
+    if let Ok(mut s) = SPANS.lock() {
+        s.entry(label.to_string()).or_default().insert((start, end));
+    }
+}
+
+/// Records a secret word written at bytes `start..end` of the source
+/// labelled `label` (whose text is `text`): the word as spelled there (after
+/// its first `=` when `after_eq`, for `--api-key=VALUE` and `NAME=VALUE`) and,
+/// for each variable the word reads (`$A`, `${B}`), the words assigned to that
+/// variable in the same text (`A=...`, `export A=...`): a value built from
+/// variables is secret in every piece. One scan per source, however many
+/// secret words it holds.
+pub fn note_written_word(label: &str, text: &str, start: usize, end: usize, after_eq: bool) {
+    let Some(word) = text.get(start..end) else {
+        return;
+    };
+    let from = match word.find('=') {
+        Some(i) if after_eq => start + i + 1,
+        _ => start,
+    };
+    note_span(label, from, end);
+    static REFS: OnceLock<regex::Regex> = OnceLock::new();
+    let refs = REFS.get_or_init(|| {
+        regex::Regex::new(r"\$\{?#?!?([A-Za-z_][A-Za-z0-9_]*)").expect("valid regex")
+    });
+    let names: BTreeSet<&str> = refs
+        .captures_iter(&text[from..end])
+        .filter_map(|c| c.get(1).map(|m| m.as_str()))
+        .collect();
+    if names.is_empty() {
+        return;
+    }
+    let index = assignments(label, text);
+    for name in names {
+        for &(a, b) in index.get(name).into_iter().flatten() {
+            note_span(label, a, b);
+            if let Some(v) = text.get(a..b) {
+                note(v);
+            }
+        }
+    }
+}
+
+/// The index of a source's shell assignments, by variable: the byte range of
+/// each assigned word (`NAME=WORD`, `NAME+=WORD`, also after `export`,
+/// `local`, `declare`, `readonly`). Built once per source label.
+#[allow(clippy::type_complexity)]
+fn assignments(label: &str, text: &str) -> std::sync::Arc<BTreeMap<String, Vec<(usize, usize)>>> {
+    static CACHE: Mutex<BTreeMap<String, std::sync::Arc<BTreeMap<String, Vec<(usize, usize)>>>>> =
+        Mutex::new(BTreeMap::new());
+    if let Some(hit) = CACHE.lock().ok().and_then(|c| c.get(label).cloned()) {
+        return hit;
+    }
+    static ASSIGN: OnceLock<regex::Regex> = OnceLock::new();
+    let re = ASSIGN.get_or_init(|| {
+        regex::Regex::new(r"(?:^|[\s;&|(`])([A-Za-z_][A-Za-z0-9_]*)\+?=").expect("valid regex")
+    });
+    let mut index: BTreeMap<String, Vec<(usize, usize)>> = BTreeMap::new();
+    for c in re.captures_iter(text) {
+        let (Some(name), Some(all)) = (c.get(1), c.get(0)) else {
+            continue;
+        };
+        let start = all.end();
+        let end = shell_word_end(text, start);
+        if end > start {
+            index
+                .entry(name.as_str().to_string())
+                .or_default()
+                .push((start, end));
+        }
+    }
+    let index = std::sync::Arc::new(index);
+    if let Ok(mut c) = CACHE.lock() {
+        c.insert(label.to_string(), index.clone());
+    }
+    index
+}
+
+/// Where the shell word starting at byte `start` ends: at unquoted blank,
+/// `;`, `&`, `|`, `)`, `<`, `>` or a newline; quotes and backslashes as the
+/// shell reads them. Linear in the word.
+fn shell_word_end(text: &str, start: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = start;
+    let mut quote: Option<u8> = None;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(b'"') if b == b'\\' => i += 1,
+            Some(_) => {}
+            None => match b {
+                b'\\' => i += 1,
+                b'"' | b'\'' => quote = Some(b),
+                b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b')' | b'<' | b'>' => break,
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    i.min(bytes.len())
+}
+
+/// Masks the secret spans ([`note_span`]) of the source labelled `label` in
+/// `text`, its excerpt starting at byte `offset`. Each masked byte becomes one
+/// [`MASK`], so byte offsets into the excerpt (annotations) stay valid.
+pub fn mask_excerpt<'a>(label: &str, offset: usize, text: &'a str) -> Cow<'a, str> {
+    let end = offset + text.len();
+    let ranges: Vec<(usize, usize)> = match SPANS.lock() {
+        Ok(s) => match s.get(label) {
+            Some(r) => r
+                .iter()
+                .filter(|(a, b)| *a < end && *b > offset)
+                .map(|(a, b)| ((*a).max(offset) - offset, (*b).min(end) - offset))
+                .collect(),
+            None => return Cow::Borrowed(text),
+        },
+        Err(_) => return Cow::Owned(MASK.to_string().repeat(text.len())),
+    };
+    if ranges.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for (mut a, mut b) in ranges {
+        // Whole characters: a range is widened to the characters it touches,
+        // so what is left is valid UTF-8 of the same length.
+        while !text.is_char_boundary(a) {
+            a -= 1;
+        }
+        while !text.is_char_boundary(b) {
+            b += 1;
+        }
+        for x in &mut bytes[a..b] {
+            // A newline inside a span (a continued word) stays a newline.
+            if *x != b'\n' {
+                *x = MASK as u8;
+            }
+        }
+    }
+    Cow::Owned(String::from_utf8(bytes).unwrap_or_else(|_| MASK.to_string().repeat(text.len())))
 }
 
 /// Masks every recorded secret (as written, and as a JSON string holds it)

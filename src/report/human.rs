@@ -114,10 +114,12 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         };
         let title = super::finding_title(&j);
         let mut group: Group = Group::with_title(level.primary_title(title));
-        for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
-            for snippet in snippets(label, sv) {
-                group = group.element(snippet);
-            }
+        let shown: Vec<Excerpt> = [("docs", &f.docs), ("recipe", &f.recipe)]
+            .into_iter()
+            .flat_map(|(label, sv)| excerpts(label, sv))
+            .collect();
+        for e in &shown {
+            group = group.element(e.snippet());
         }
         let _ = writeln!(out, "{}", renderer.render(&[group]));
         for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
@@ -205,10 +207,29 @@ fn describe(sv: &SideValue) -> String {
 /// Context marks shown per side of a finding; the rest are counted.
 const MAX_CONTEXT_MARKS: usize = 8;
 
-fn snippets<'a>(
-    label: &str,
-    sv: &'a SideValue,
-) -> Vec<Snippet<'a, annotate_snippets::Annotation<'a>>> {
+/// Lines of one source shown for a finding, with their marks: the text is
+/// the source's excerpt (secret words masked however they are spelled).
+struct Excerpt {
+    path: String,
+    line: usize,
+    text: String,
+    marks: Vec<(AnnotationKind, std::ops::Range<usize>, String)>,
+}
+
+impl Excerpt {
+    fn snippet(&self) -> Snippet<'_, annotate_snippets::Annotation<'_>> {
+        let mut snippet = Snippet::source(self.text.as_str())
+            .line_start(self.line)
+            .path(self.path.as_str())
+            .fold(true);
+        for (kind, range, text) in &self.marks {
+            snippet = snippet.annotation(kind.span(range.clone()).label(text.as_str()));
+        }
+        snippet
+    }
+}
+
+fn excerpts(label: &str, sv: &SideValue) -> Vec<Excerpt> {
     let (Some(first), Some(last)) = (sv.spans.first(), sv.spans.last()) else {
         return Vec::new();
     };
@@ -281,10 +302,12 @@ fn snippets<'a>(
             }
         }
         for (line, w, members) in windows {
-            let mut snippet = Snippet::source(&src.text()[w.clone()])
-                .line_start(line)
-                .path(file.file.to_string())
-                .fold(true);
+            let mut excerpt = Excerpt {
+                path: file.file.to_string(),
+                line,
+                text: src.excerpt(w.clone()).into_owned(),
+                marks: Vec::new(),
+            };
             for i in members {
                 let (_, range, primary, text) = mine[i];
                 let kind = if *primary {
@@ -292,12 +315,13 @@ fn snippets<'a>(
                 } else {
                     AnnotationKind::Context
                 };
-                snippet = snippet.annotation(
-                    kind.span(range.start - w.start..range.end - w.start)
-                        .label(text.clone()),
-                );
+                excerpt.marks.push((
+                    kind,
+                    range.start - w.start..range.end - w.start,
+                    text.clone(),
+                ));
             }
-            out.push(snippet);
+            out.push(excerpt);
         }
     }
     out
