@@ -219,10 +219,7 @@ pub fn note_secrets<'a>(launches: impl IntoIterator<Item = &'a Launch>) {
         }
         *known
             .entry((engine.to_string(), name.to_string()))
-            .or_insert_with(|| {
-                e.key(name)
-                    .is_ok_and(|k| crate::secret::is_secret_dest(&k))
-            })
+            .or_insert_with(|| e.key(name).is_ok_and(|k| crate::secret::is_secret_dest(&k)))
     };
     let written = |t: &crate::span::Span, after_eq: bool| {
         let src = t.source();

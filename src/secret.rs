@@ -479,6 +479,30 @@ mod tests {
     }
 
     #[test]
+    fn written_words_and_the_variables_they_read_are_masked_in_excerpts() {
+        let text = "A=sk-ab; B=\"cd ef\"\nrun --api-key \"$A${B}\" --api-k=x\\-yz --tp 2\n";
+        let word = text.find("\"$A").unwrap();
+        note_written_word("unit.sh", text, word, word + 8, false);
+        let eq = text.find("--api-k=").unwrap();
+        note_written_word("unit.sh", text, eq, eq + 13, true);
+        let masked = mask_excerpt("unit.sh", 0, text);
+        assert_eq!(
+            masked,
+            "A=*****; B=*******\nrun --api-key ******** --api-k=***** --tp 2\n"
+        );
+        // An excerpt of a line: offsets are the source's.
+        let line2 = text.find("run").unwrap();
+        assert_eq!(
+            mask_excerpt("unit.sh", line2, &text[line2..line2 + 22]),
+            "run --api-key ********"
+        );
+        // Another source is untouched; a multi-byte character is masked whole.
+        assert_eq!(mask_excerpt("other.sh", 0, "A=sk-ab"), "A=sk-ab");
+        note_span("utf.sh", 1, 2);
+        assert_eq!(mask_excerpt("utf.sh", 0, "aéb"), "a**b");
+    }
+
+    #[test]
     fn controls_are_escaped() {
         assert_eq!(
             escape_controls("a\u{1b}]0;x\u{7}b\r\n\tc\u{202e}"),

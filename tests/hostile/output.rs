@@ -240,3 +240,98 @@ fn secret_env_values_set_indirectly_are_masked() {
     let o = repo.run(&["extract", "e1.sh"]);
     assert!(o.stdout.contains("env MY_SECRET=*"), "{}", o.both());
 }
+
+/// A secret whose spelling in the source differs from its parsed value
+/// (escapes, inner quotes, `=` with empty quotes, a tab inside quotes, `$'...'`
+/// escapes, a value built from two variables, an abbreviated option, a secret
+/// env var with inner quotes): the source excerpts of every format mask the
+/// word where it is written, so no piece of the value is printed.
+#[test]
+fn secrets_spelled_unlike_their_value_are_masked_in_excerpts() {
+    const PIECES: [&str; 2] = ["Qa7r", "Zq9pLw"];
+    let cases: [(&str, &str); 9] = [
+        (
+            "escaped",
+            "sglang serve --model-path m --api-key sk\\-Qa7rZq9pLw --tp 8\n",
+        ),
+        (
+            "quoted",
+            "sglang serve --model-path m --api-key sk-\"Qa7r\"Zq9pLw --tp 8\n",
+        ),
+        (
+            "eq",
+            "sglang serve --model-path m --api-key=sk\"\"-Qa7rZq9pLw --tp 8\n",
+        ),
+        (
+            "tab",
+            "sglang serve --model-path m --api-key \"sk-Qa7r\tZq9pLw\" --tp 8\n",
+        ),
+        (
+            "ansi",
+            "sglang serve --model-path m --api-key $'sk-Qa7r\\x41Zq9pLw' --tp 8\n",
+        ),
+        (
+            "vars",
+            "A=sk-Qa7r; B=Zq9pLw; sglang serve --model-path m --api-key \"$A$B\" --tp 8\n",
+        ),
+        (
+            "vars-lines",
+            "A=sk-Qa7r\nB=Zq9pLw\nsglang serve --model-path m --api-key \"${A}$B\" \\\n  --tp 8\n",
+        ),
+        (
+            "abbrev",
+            "sglang serve --model-path m --api-k sk-\"Qa7r\"Zq9pLw --tp 8\n",
+        ),
+        (
+            "env",
+            "HF_TOKEN=hf_\"Qa7r\"Zq9pLw sglang serve --model-path m --tp 8\n",
+        ),
+    ];
+    let repo = Repo::new();
+    repo.write("recipe.sh", "sglang serve --model-path m --tp 4\n");
+    for (name, text) in cases {
+        let file = format!("{name}.sh");
+        repo.write(&file, text);
+        // Every format for one case; the human one (the excerpts) for each.
+        let formats: &[&str] = if name == "quoted" {
+            &["human", "json", "sarif", "github", "markdown"]
+        } else {
+            &["human"]
+        };
+        for &format in formats {
+            let o = repo.run_deterministic(&["compare", &file, "recipe.sh", "--format", format]);
+            o.assert_bounded();
+            assert_eq!(o.code, Some(1), "{name} {format}: {}", o.both());
+            if format == "human" && name != "vars-lines" {
+                // The excerpt is shown, with the word masked.
+                assert!(o.stdout.contains("--tp 8"), "{name}: {}", o.both());
+                assert!(o.stdout.contains("****"), "{name}: {}", o.both());
+            }
+            for p in PIECES {
+                assert!(
+                    !o.stdout.contains(p) && !o.stderr.contains(p),
+                    "{name} {format}: leaked {p}: {}",
+                    o.both()
+                );
+            }
+        }
+        for &format in &formats[..formats.len().min(2)] {
+            let o = repo.run(&["extract", &file, "--format", format]);
+            assert_eq!(o.code, Some(0), "{name}: {}", o.both());
+            for p in PIECES {
+                assert!(!o.stdout.contains(p), "{name}: leaked {p}: {}", o.both());
+            }
+        }
+    }
+    // The same in a Markdown page's code block.
+    repo.write(
+        "page.md",
+        "# Serve\n\n```bash\nsglang serve --model-path m --api-key sk-\"Qa7r\"Zq9pLw --tp 8\n```\n",
+    );
+    let o = repo.run_deterministic(&["compare", "page.md", "recipe.sh"]);
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("page.md:4:"), "{}", o.both());
+    for p in PIECES {
+        assert!(!o.stdout.contains(p), "page: leaked {p}: {}", o.both());
+    }
+}
