@@ -444,3 +444,93 @@ fn five_redirects_are_followed_without_a_referer_and_a_sixth_is_refused() {
         o.both()
     );
 }
+
+/// Optional files looked up above or beside an input (a vLLM recipe's
+/// `taxonomy.yaml` in any folder above it, its `strategies/` folder) are
+/// probed through the confined layer: one outside the root is absent exactly
+/// like a missing one, so the output does not tell whether it exists.
+#[test]
+fn optional_files_outside_the_root_look_missing() {
+    let model = include_str!("../../fixtures/vllm-recipes/models/pebble/Pebble-8B-Instruct.yaml");
+    let repo = Repo::new();
+    repo.write("models/pebble/Pebble-8B-Instruct.yaml", model);
+    let run = || {
+        repo.run_deterministic(&[
+            "extract",
+            "models/pebble/Pebble-8B-Instruct.yaml",
+            "--select",
+            "hardware=h100",
+        ])
+    };
+    let missing = run();
+    missing.assert_input_error("Pebble-8B-Instruct.yaml", &["no taxonomy.yaml"]);
+    // A taxonomy.yaml in the folder above the root (outside it).
+    let above = repo.outside().parent().unwrap().join("taxonomy.yaml");
+    std::fs::write(&above, format!("# {CANARY}\nhardware: [\n")).unwrap();
+    let planted = run();
+    planted.assert_no_leak();
+    assert_eq!(
+        (planted.code, &planted.stdout, &planted.stderr),
+        (missing.code, &missing.stdout, &missing.stderr),
+        "an outside taxonomy.yaml changed the outcome: {}",
+        planted.both()
+    );
+    std::fs::remove_file(&above).unwrap();
+    // A strategies folder symlinked outside: absent like a missing one.
+    repo.write(
+        "taxonomy.yaml",
+        include_str!("../../fixtures/vllm-recipes/taxonomy.yaml"),
+    );
+    let without = run();
+    without.assert_bounded();
+    let outside_dir = repo.outside().join("strategies");
+    repo.symlink("strategies", &outside_dir);
+    let dangling = run();
+    std::fs::create_dir_all(&outside_dir).unwrap();
+    std::fs::write(
+        outside_dir.join("single_node_tp.yaml"),
+        format!("{CANARY}: [\n"),
+    )
+    .unwrap();
+    let existing = run();
+    existing.assert_no_leak();
+    for o in [&dangling, &existing] {
+        assert_eq!(
+            (o.code, &o.stdout, &o.stderr),
+            (without.code, &without.stdout, &without.stderr),
+            "an outside strategies folder changed the outcome: {}",
+            o.both()
+        );
+    }
+    // An MDX import of a file outside the root, and the docs root (a folder
+    // holding `src/snippets`) looked for above the page: the same outcome
+    // whether or not the outside file or folder exists.
+    repo.write(
+        "page.mdx",
+        "import {X} from '../outside/gen.jsx'\n\n# Serve\n\n<X />\n",
+    );
+    repo.write(
+        "docs/page.mdx",
+        "import {X} from '/src/snippets/gen.jsx'\n\n# Serve\n\n<X />\n",
+    );
+    let snippets = repo.outside().parent().unwrap().join("src/snippets");
+    let module = "export const X = () => <pre>sglang serve --model-path m</pre>;\n";
+    for page in ["page.mdx", "docs/page.mdx"] {
+        let absent = repo.run_deterministic(&["extract", page]);
+        absent.assert_bounded();
+        assert_eq!(absent.code, Some(2), "{}", absent.both());
+        std::fs::write(repo.outside().join("gen.jsx"), module).unwrap();
+        std::fs::create_dir_all(&snippets).unwrap();
+        std::fs::write(snippets.join("gen.jsx"), module).unwrap();
+        let present = repo.run_deterministic(&["extract", page]);
+        present.assert_no_leak();
+        assert_eq!(
+            (present.code, &present.stdout, &present.stderr),
+            (absent.code, &absent.stdout, &absent.stderr),
+            "{page}: an outside file changed the outcome: {}",
+            present.both()
+        );
+        std::fs::remove_file(repo.outside().join("gen.jsx")).unwrap();
+        std::fs::remove_dir_all(snippets.parent().unwrap()).unwrap();
+    }
+}
