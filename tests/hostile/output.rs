@@ -335,3 +335,68 @@ fn secrets_spelled_unlike_their_value_are_masked_in_excerpts() {
         assert!(!o.stdout.contains(p), "page: leaked {p}: {}", o.both());
     }
 }
+
+/// A YAML input over one of serde-saphyr's budgets (depth, nodes with aliases
+/// expanded, aliases) is an input error in our words, naming the budget and
+/// placed at `file:line:col`, in every YAML the run reads: the config file, a
+/// vLLM `--config` file, a vLLM recipe and an InferenceX master config.
+#[test]
+fn yaml_over_a_budget_is_an_error_naming_the_budget() {
+    let deep = format!("a: {}{}\n", "[".repeat(100), "]".repeat(100));
+    let mut laughs = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..12 {
+        laughs.push_str(&format!(
+            "a{i}: &a{i} [{}]\n",
+            vec![format!("*a{}", i - 1); 10].join(", ")
+        ));
+    }
+    let aliases = format!("x: &x 1\ny: [{}]\n", vec!["*x"; 60_000].join(","));
+    let cases: [(&str, &str, &[&str]); 3] = [
+        (&deep, "1:67", &["deeper than 64 levels"]),
+        (&laughs, "6:", &["more than 250,000 nodes"]),
+        (&aliases, "2:", &["more than 50,000 aliases"]),
+    ];
+    let repo = Repo::new();
+    repo.write("recipe.sh", "vllm serve m\n");
+    repo.write("configs/x-master.yaml", "");
+    repo.write(
+        "taxonomy.yaml",
+        include_str!("../../fixtures/vllm-recipes/taxonomy.yaml"),
+    );
+    for (i, (text, at, words)) in cases.iter().enumerate() {
+        let mut words = words.to_vec();
+        words.push("YAML budget");
+        // A vLLM --config file.
+        repo.write(&format!("c{i}.yaml"), text);
+        repo.write("docs.sh", format!("vllm serve m --config c{i}.yaml\n"));
+        let o = repo.run(&["compare", "docs.sh", "recipe.sh"]);
+        o.assert_input_error(&format!("c{i}.yaml:{at}"), &words);
+        assert!(!o.stderr.contains("budget breached"), "{}", o.both());
+        // A vLLM recipe and an InferenceX master config.
+        repo.write("models/org/model.yaml", text);
+        let o = repo.run(&[
+            "extract",
+            "models/org/model.yaml",
+            "--select",
+            "hardware=h100",
+        ]);
+        o.assert_input_error(&format!("model.yaml:{at}"), &words);
+        repo.write("configs/x-master.yaml", text);
+        let o = repo.run(&["extract", "--inferencex", ".", "--entry", "e"]);
+        o.assert_input_error(&format!("x-master.yaml:{at}"), &words);
+    }
+    // The config file (typed: its lists of strings carry the load).
+    let many = format!("allow-hosts: [{}]\n", vec!["h.example"; 260_000].join(","));
+    let aliased = format!(
+        "allow-hosts: [&x h.example, {}]\n",
+        vec!["*x"; 60_000].join(",")
+    );
+    for (text, words) in [
+        (many, "more than 250,000 nodes"),
+        (aliased, "more than 50,000 aliases"),
+    ] {
+        repo.write(".recipe-drift.yaml", text);
+        let o = repo.run(&["check"]);
+        o.assert_input_error(".recipe-drift.yaml:1:", &[words, "YAML budget"]);
+    }
+}
