@@ -534,3 +534,95 @@ fn optional_files_outside_the_root_look_missing() {
         std::fs::remove_dir_all(snippets.parent().unwrap()).unwrap();
     }
 }
+
+/// SSRF: a config file (attacker-controlled in a fork's pull request) may
+/// allow public DNS names only. Loopback, link-local (cloud metadata),
+/// private and IPv6 local addresses, `localhost` and single-label or internal
+/// names are refused at the entry's position; a URL to an IP address is
+/// fetched only when the user allowed it on the command line, and a redirect
+/// is re-checked, so nothing is requested from the internal address.
+#[test]
+fn a_config_cannot_open_the_network_to_internal_hosts() {
+    let repo = Repo::new();
+    repo.write("recipe.sh", SERVE);
+    for (host, why) in [
+        ("127.0.0.1", "IP address"),
+        ("127.0.0.1:8080", "IP address"),
+        ("169.254.169.254", "IP address"),
+        ("10.0.0.7", "IP address"),
+        ("'[::1]'", "IP address"),
+        ("'[fd00::1]:443'", "IP address"),
+        ("localhost", "single-label"),
+        ("metadata", "single-label"),
+        ("metadata.google.internal", "local or special-use"),
+        ("db.localhost", "local or special-use"),
+        ("127.1", "local or special-use"),
+    ] {
+        repo.write(
+            ".recipe-drift.yaml",
+            format!(
+                "allow-hosts:\n  - docs.example.org\n  - {host}\nlinks:\n  - name: l\n    docs:\n      file: recipe.sh\n    recipe:\n      file: recipe.sh\n"
+            ),
+        );
+        let o = repo.run_deterministic(&["check"]);
+        o.assert_input_error(
+            ".recipe-drift.yaml:3:5",
+            &["allow-hosts", why, "--allow-host"],
+        );
+    }
+    // A link to an address the config could not allow: refused before any
+    // request; the same URL with the user's --allow-host is fetched.
+    let server = Server::start(|path| match path {
+        "/page.sh" => (200, vec![], SERVE.as_bytes().to_vec()),
+        "/to-metadata.sh" => (
+            302,
+            vec!["Location: http://169.254.169.254/latest/meta-data/".into()],
+            vec![],
+        ),
+        "/to-localhost.sh" => (302, vec!["Location: http://localhost/x.sh".into()], vec![]),
+        _ => (404, vec![], vec![]),
+    });
+    let cache = repo.root().join("cache");
+    let cache = cache.to_str().unwrap();
+    repo.write(
+        ".recipe-drift.yaml",
+        format!(
+            "links:\n  - name: l\n    docs:\n      file: {}\n    recipe:\n      file: recipe.sh\n",
+            server.url("/page.sh")
+        ),
+    );
+    let o = repo.run_deterministic(&["check", "--cache-dir", cache]);
+    assert_eq!(o.code, Some(2), "{}", o.both());
+    assert!(
+        o.stdout.contains("is an IP address") && o.stdout.contains("--allow-host 127.0.0.1"),
+        "{}",
+        o.both()
+    );
+    assert!(server.log.lock().unwrap().is_empty(), "a request was made");
+    let o = repo.run(&[
+        "check",
+        "--cache-dir",
+        cache,
+        "--allow-host",
+        &server.host(),
+    ]);
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    // Redirects to the metadata address or to localhost are refused.
+    for (path, words) in [
+        ("/to-metadata.sh", "169.254.169.254 is an IP address"),
+        ("/to-localhost.sh", "redirected to http://localhost/x.sh"),
+    ] {
+        let o = repo.run(&[
+            "extract",
+            &server.url(path),
+            "--allow-host",
+            &server.host(),
+            "--cache-dir",
+            cache,
+        ]);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(2), "{}", o.both());
+        assert!(o.stderr.contains(words), "{}", o.both());
+        assert!(!o.stderr.contains("allow-hosts: ["), "{}", o.both());
+    }
+}
