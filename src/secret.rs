@@ -268,6 +268,78 @@ fn shell_word_end(text: &str, start: usize) -> usize {
     i.min(bytes.len())
 }
 
+/// A command line printed as text (a generator's rendered `<pre>`, a
+/// composed recipe command) with its secret words masked where they are
+/// written, however they are quoted: the word after a secret option, the
+/// value of `--secret-option=VALUE` and of `SECRET_VAR=VALUE`. Each value is
+/// also recorded ([`note`]) as the shell reads it, so every other output masks
+/// it too. Linear in the text.
+pub fn mask_command(text: &str) -> String {
+    let bytes = text.as_bytes();
+    // Raw words: their byte ranges, split at unquoted blanks and newlines
+    // (a backslash-newline is a blank).
+    let mut words: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'\\' if matches!(bytes.get(i + 1), Some(b'\n')) => i += 2,
+            _ => {
+                let end = shell_word_end(text, i).max(i + 1).min(bytes.len());
+                words.push((i, end));
+                i = end;
+            }
+        }
+    }
+    let unquote = |w: &str| -> String {
+        let mut out = String::with_capacity(w.len());
+        let mut quote: Option<char> = None;
+        let mut chars = w.chars();
+        while let Some(c) = chars.next() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (None, '"' | '\'') => quote = Some(c),
+                (None | Some('"'), '\\') => out.extend(chars.next()),
+                (_, c) => out.push(c),
+            }
+        }
+        out
+    };
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    let mut k = 0;
+    while k < words.len() {
+        let (a, b) = words[k];
+        let word = unquote(&text[a..b]);
+        if let Some((name, value)) = word.split_once('=') {
+            if is_secret_option(name) || (!name.starts_with('-') && is_secret_env(name)) {
+                note(value);
+                let eq = text[a..b].find('=').map_or(a, |e| a + e + 1);
+                ranges.push((eq, b));
+            }
+        } else if is_secret_option(&word)
+            && let Some(&(c, d)) = words.get(k + 1)
+        {
+            note(&unquote(&text[c..d]));
+            ranges.push((c, d));
+            k += 1;
+        }
+        k += 1;
+    }
+    if ranges.is_empty() {
+        return text.to_string();
+    }
+    let mut out = bytes.to_vec();
+    for (a, b) in ranges {
+        for x in &mut out[a..b] {
+            if *x != b'\n' {
+                *x = MASK as u8;
+            }
+        }
+    }
+    // Whole words are masked, so no character is cut.
+    String::from_utf8(out).unwrap_or_else(|_| MASK.to_string().repeat(text.len()))
+}
+
 /// Masks the secret spans ([`note_span`]) of the source labelled `label` in
 /// `text`, its excerpt starting at byte `offset`. Each masked byte becomes one
 /// [`MASK`], so byte offsets into the excerpt (annotations) stay valid.
@@ -500,6 +572,20 @@ mod tests {
         assert_eq!(mask_excerpt("other.sh", 0, "A=sk-ab"), "A=sk-ab");
         note_span("utf.sh", 1, 2);
         assert_eq!(mask_excerpt("utf.sh", 0, "aéb"), "a**b");
+    }
+
+    #[test]
+    fn command_text_masks_secret_words_as_written() {
+        let text = "vllm serve m --api-key sk-\"Mq\"Rt7vWx9 \\\n  --hf-token='a b c d e f' HF_TOKEN=x\\y12345678 --tp 2";
+        assert_eq!(
+            mask_command(text),
+            "vllm serve m --api-key ************** \\\n  --hf-token=************* HF_TOKEN=*********** --tp 2"
+        );
+        // The values as the shell reads them are masked everywhere.
+        assert_eq!(
+            sanitize("sk-MqRt7vWx9 a b c d e f"),
+            "************ ***********"
+        );
     }
 
     #[test]

@@ -138,7 +138,7 @@ pub fn render_recipe_selections(
                         "env": c.env.iter().map(|e| json!([e.name, e.value])).collect::<Vec<_>>(),
                         "argv": c.argv,
                         "docker_image": c.docker_image,
-                        "command": c.command,
+                        "command": crate::secret::mask_command(&c.command),
                     })
                 })
                 .collect();
@@ -170,7 +170,7 @@ pub fn render_recipe_selections(
                         " (hardware not verified)"
                     }
                 );
-                for line in c.text.trim_end().lines() {
+                for line in crate::secret::mask_command(&c.text).trim_end().lines() {
                     let _ = writeln!(out, "  {line}");
                 }
             }
@@ -203,7 +203,7 @@ pub fn render_selections(
                             json!({
                                 "selection": selection,
                                 "clicks": v.path.iter().map(|(i, x)| json!([i, x])).collect::<Vec<_>>(),
-                                "commands": v.commands,
+                                "commands": v.commands.iter().map(|c| crate::secret::mask_command(c)).collect::<Vec<_>>(),
                             })
                         })
                         .collect();
@@ -236,7 +236,7 @@ pub fn render_selections(
                         out.push_str("  (no command)\n");
                     }
                     for c in &v.commands {
-                        for line in c.trim_end().lines() {
+                        for line in crate::secret::mask_command(c).trim_end().lines() {
                             let _ = writeln!(out, "  {line}");
                         }
                     }

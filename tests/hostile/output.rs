@@ -400,3 +400,44 @@ fn yaml_over_a_budget_is_an_error_naming_the_budget() {
         o.assert_input_error(".recipe-drift.yaml:1:", &[words, "YAML budget"]);
     }
 }
+
+/// Commands printed as text (`extract --all-selections` of a generator and
+/// of a vLLM recipe, whose arguments are YAML list items) mask the secret
+/// words where they are written, however they are quoted.
+#[test]
+fn printed_commands_mask_secret_words_as_written() {
+    const PIECES: [&str; 2] = ["Qa7r", "Zq9pLw"];
+    let repo = Repo::new();
+    repo.write(
+        "gen.jsx",
+        "export const Gen = () => {\n  return <pre>{\"sglang serve --model-path m --api-key sk-\\\"Qa7r\\\"Zq9pLw --tp 8\"}</pre>;\n};\n",
+    );
+    repo.write(
+        "taxonomy.yaml",
+        include_str!("../../fixtures/vllm-recipes/taxonomy.yaml"),
+    );
+    let model = include_str!("../../fixtures/vllm-recipes/models/pebble/Pebble-8B-Instruct.yaml")
+        .replacen(
+            "    - \"--enforce-eager\"\n",
+            "    - \"--enforce-eager\"\n    - \"--api-key\"\n    - 'sk-\"Qa7r\"Zq9pLw'\n",
+            1,
+        );
+    assert!(model.contains("Qa7r"));
+    repo.write("models/p/P.yaml", model);
+    for file in ["gen.jsx", "models/p/P.yaml"] {
+        for format in ["human", "json"] {
+            let o =
+                repo.run_deterministic(&["extract", file, "--all-selections", "--format", format]);
+            o.assert_bounded();
+            assert_eq!(o.code, Some(0), "{file}: {}", o.both());
+            assert!(o.stdout.contains("--api-key"), "{file}: {}", o.both());
+            for p in PIECES {
+                assert!(
+                    !o.stdout.contains(p),
+                    "{file} {format}: leaked {p}: {}",
+                    o.both()
+                );
+            }
+        }
+    }
+}
