@@ -801,7 +801,7 @@ fn host_name(h: &str) -> String {
 impl reqwest::dns::Resolve for PublicOnly {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
         let host = name.as_str().to_ascii_lowercase();
-        let trusted = self.trusted.iter().any(|t| *t == host);
+        let trusted = self.trusted.contains(&host);
         Box::pin(async move {
             let addrs = Lookup::start(host.clone()).await?;
             let (public, refused): (Vec<_>, Vec<_>) = addrs
