@@ -341,21 +341,24 @@ pub fn mask_command(text: &str) -> String {
 }
 
 /// Masks the secret spans ([`note_span`]) of the source labelled `label` in
-/// `text`, its excerpt starting at byte `offset`. Each masked byte becomes one
-/// [`MASK`], so byte offsets into the excerpt (annotations) stay valid.
+/// `text`, its excerpt starting at byte `offset`, and every piece of a
+/// recorded secret value found in it ([`secret_ranges`]). Each masked byte
+/// becomes one [`MASK`], so byte offsets into the excerpt (annotations) stay
+/// valid.
 pub fn mask_excerpt<'a>(label: &str, offset: usize, text: &'a str) -> Cow<'a, str> {
     let end = offset + text.len();
-    let ranges: Vec<(usize, usize)> = match SPANS.lock() {
+    let mut ranges: Vec<(usize, usize)> = match SPANS.lock() {
         Ok(s) => match s.get(label) {
             Some(r) => r
                 .iter()
                 .filter(|(a, b)| *a < end && *b > offset)
                 .map(|(a, b)| ((*a).max(offset) - offset, (*b).min(end) - offset))
                 .collect(),
-            None => return Cow::Borrowed(text),
+            None => Vec::new(),
         },
         Err(_) => return Cow::Owned(MASK.to_string().repeat(text.len())),
     };
+    ranges.extend(secret_ranges(text));
     if ranges.is_empty() {
         return Cow::Borrowed(text);
     }
@@ -379,34 +382,199 @@ pub fn mask_excerpt<'a>(label: &str, offset: usize, text: &'a str) -> Cow<'a, st
     Cow::Owned(String::from_utf8(bytes).unwrap_or_else(|_| MASK.to_string().repeat(text.len())))
 }
 
-/// Masks every recorded secret (as written, and as a JSON string holds it)
-/// and escapes control characters. The one filter all output goes through.
+/// A value taken from an input, as a text format (human, Markdown, GitHub)
+/// prints it: secrets masked ([`mask_value`]) and then every control
+/// character escaped as `\uXXXX`, newline, carriage return and tab included,
+/// so a value is always one line of the report and cannot start a line of
+/// its own (a workflow command, a forged summary). Called where a value is
+/// rendered, BEFORE the format escapes it (`%25`, `\|`, shell quoting), so
+/// no format's escaping hides a secret from the masker.
+pub fn value(text: &str) -> String {
+    escape_value_controls(&mask_value(text))
+}
+
+/// A value taken from an input, masked: every recorded secret, and every run
+/// of at least [`MIN_SECRET_LEN`] characters that is also a piece of a
+/// recorded secret (ASCII case ignored: `${HF_TOKEN#hf_}`, `${HF_TOKEN^^}`),
+/// becomes as many [`MASK`]s. JSON output masks its input strings with this
+/// before serializing them (serde escapes controls there). Linear in the text.
+pub fn mask_value(text: &str) -> String {
+    let ranges = secret_ranges(text);
+    if ranges.is_empty() {
+        return text.to_string();
+    }
+    let mut hit = vec![false; text.len()];
+    for (a, b) in ranges {
+        for h in &mut hit[a..b] {
+            *h = true;
+        }
+    }
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        out.push(if hit[i..i + c.len_utf8()].iter().any(|h| *h) {
+            MASK
+        } else {
+            c
+        });
+    }
+    out
+}
+
+/// Masks [`mask_value`]'s way the string values of a JSON tree built from
+/// inputs, except those under the keys in `vocabulary` (the report's own
+/// words: a status, a kind). Object keys are never changed, so the document
+/// keeps its shape and always parses.
+pub fn mask_json(v: &mut serde_json::Value, vocabulary: &[&str]) {
+    match v {
+        serde_json::Value::String(s) => {
+            let m = mask_value(s);
+            if m != *s {
+                *s = m;
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| mask_json(x, vocabulary)),
+        serde_json::Value::Object(o) => {
+            for (k, x) in o.iter_mut() {
+                if !(vocabulary.contains(&k.as_str()) && x.is_string()) {
+                    mask_json(x, vocabulary);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Secrets longer than this are masked whole only, not by their pieces (a
+/// real credential is far shorter; the piece table stays small).
+const MAX_PIECED_SECRET: usize = 4096;
+
+/// What [`secret_ranges`] matches with, built once per set of secrets.
+struct Matcher {
+    /// How many secrets it was built from (the set only grows).
+    built_from: usize,
+    /// Whole secrets, ASCII case ignored.
+    whole: Option<aho_corasick::AhoCorasick>,
+    /// Hashes of every window of [`MIN_SECRET_LEN`] characters (ASCII
+    /// lower-cased) of every secret up to [`MAX_PIECED_SECRET`] characters.
+    pieces: std::collections::HashSet<u64>,
+}
+
+/// A hash of a window of characters, ASCII case folded. A collision masks a
+/// few characters too many, never too few.
+fn window_hash(chars: &[char]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for c in chars {
+        h ^= c.to_ascii_lowercase() as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+fn matcher() -> Option<std::sync::Arc<Matcher>> {
+    static CACHE: Mutex<Option<std::sync::Arc<Matcher>>> = Mutex::new(None);
+    let secrets = SECRETS.lock().ok()?;
+    if secrets.is_empty() {
+        return None;
+    }
+    let mut cache = CACHE.lock().ok()?;
+    if let Some(m) = cache.as_ref().filter(|m| m.built_from == secrets.len()) {
+        return Some(m.clone());
+    }
+    let whole = aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .ascii_case_insensitive(true)
+        .build(secrets.iter())
+        .ok();
+    let mut pieces = std::collections::HashSet::new();
+    for s in secrets.iter() {
+        let chars: Vec<char> = s.chars().collect();
+        // Pieces of credential-like secrets only (a letter and a digit): a
+        // placeholder such as `your_hf_token` would mask option names.
+        let credential =
+            chars.iter().any(|c| c.is_alphabetic()) && chars.iter().any(|c| c.is_ascii_digit());
+        if credential && chars.len() <= MAX_PIECED_SECRET {
+            for w in chars.windows(MIN_SECRET_LEN) {
+                pieces.insert(window_hash(w));
+            }
+        }
+    }
+    let m = std::sync::Arc::new(Matcher {
+        built_from: secrets.len(),
+        whole,
+        pieces,
+    });
+    *cache = Some(m.clone());
+    Some(m)
+}
+
+/// The byte ranges of `text` that hold a recorded secret or a piece of one:
+/// every whole secret, and every window of [`MIN_SECRET_LEN`] characters
+/// that is also a window of a secret, so any run of that many characters or
+/// more that a value shares with a secret (a prefix or suffix stripped, a
+/// substitution, a slice) is covered. Linear in the text.
+pub fn secret_ranges(text: &str) -> Vec<(usize, usize)> {
+    let Some(m) = matcher() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    match &m.whole {
+        Some(ac) => out.extend(ac.find_iter(text).map(|x| (x.start(), x.end()))),
+        // Too many secrets for an automaton: mask the whole text.
+        None => return vec![(0, text.len())],
+    }
+    if !m.pieces.is_empty() {
+        let idx: Vec<(usize, char)> = text.char_indices().collect();
+        let chars: Vec<char> = idx.iter().map(|(_, c)| *c).collect();
+        for (i, w) in chars.windows(MIN_SECRET_LEN).enumerate() {
+            if m.pieces.contains(&window_hash(w)) {
+                let end = idx.get(i + MIN_SECRET_LEN).map_or(text.len(), |(b, _)| *b);
+                out.push((idx[i].0, end));
+            }
+        }
+    }
+    out
+}
+
+/// Masks recorded secrets and escapes control characters: the backstop all
+/// output goes through where it leaves the process, after the formats have
+/// masked each value where they render it ([`value`], [`mask_json`]). It
+/// never changes the report's own structure: it masks only a secret that
+/// looks like a credential (at least [`MIN_SECRET_LEN`] characters of
+/// letters, digits and `-_./+~`, with a letter and a digit), and only where it
+/// stands as a whole word (not after `\` or `%`, which would cut an escape),
+/// so no quote, colon, comma, line or escape of any format is ever changed.
 pub fn sanitize(text: &str) -> String {
     escape_controls(&mask(text))
 }
 
-/// Replaces every recorded secret value in `text` with as many [`MASK`]s,
-/// the longest at each place first. One Aho-Corasick pass: linear in the
-/// text and the secrets, however many an input plants.
+/// Whether a character can be part of a credential-like word.
+fn is_word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | '+' | '~')
+}
+
+/// Whether a secret looks like a credential: the only secrets the
+/// final-text backstop ([`sanitize`]) masks.
+fn credential_like(s: &str) -> bool {
+    s.chars().count() >= MIN_SECRET_LEN
+        && s.chars().all(is_word_char)
+        && s.chars().any(|c| c.is_ascii_alphabetic())
+        && s.chars().any(|c| c.is_ascii_digit())
+}
+
+/// The backstop's masking ([`sanitize`]): credential-like secrets standing as
+/// whole words, each replaced with as many [`MASK`]s. One Aho-Corasick pass:
+/// linear in the text and the secrets, however many an input plants.
 pub fn mask(text: &str) -> String {
     let secrets: Vec<String> = match SECRETS.lock() {
-        Ok(s) => s.iter().cloned().collect(),
+        Ok(s) => s.iter().filter(|s| credential_like(s)).cloned().collect(),
         Err(_) => return text.to_string(),
     };
     if secrets.is_empty() {
         return text.to_string();
     }
-    let mut forms: BTreeSet<String> = BTreeSet::new();
-    for s in secrets {
-        if let Ok(json) = serde_json::to_string(&s) {
-            forms.insert(json[1..json.len() - 1].to_string());
-        }
-        forms.insert(s);
-    }
-    let forms: Vec<String> = forms.into_iter().collect();
     let Ok(ac) = aho_corasick::AhoCorasick::builder()
         .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-        .build(&forms)
+        .build(&secrets)
     else {
         // Too many secrets to build an automaton for: print nothing of the
         // text rather than a secret.
@@ -415,9 +583,15 @@ pub fn mask(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     for m in ac.find_iter(text) {
+        let before = text[..m.start()].chars().next_back();
+        let after = text[m.end()..].chars().next();
+        if before.is_some_and(|c| is_word_char(c) || c == '\\' || c == '%')
+            || after.is_some_and(is_word_char)
+        {
+            continue;
+        }
         out.push_str(&text[last..m.start()]);
-        let n = text[m.start()..m.end()].chars().count();
-        out.extend(std::iter::repeat_n(MASK, n));
+        out.extend(std::iter::repeat_n(MASK, m.end() - m.start()));
         last = m.end();
     }
     out.push_str(&text[last..]);
@@ -452,7 +626,17 @@ fn is_unsafe(c: char) -> bool {
 
 /// Escapes unsafe characters as `\uXXXX`.
 pub fn escape_controls(text: &str) -> String {
-    if !text.chars().any(is_unsafe) {
+    escape_with(text, is_unsafe)
+}
+
+/// Escapes unsafe characters, newline, carriage return and tab as `\uXXXX`:
+/// what an input value may hold in a text format ([`value`]).
+fn escape_value_controls(text: &str) -> String {
+    escape_with(text, |c| is_unsafe(c) || matches!(c, '\n' | '\r' | '\t'))
+}
+
+fn escape_with(text: &str, is_unsafe: impl Fn(char) -> bool) -> String {
+    if !text.chars().any(&is_unsafe) {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len() + 16);
@@ -529,7 +713,7 @@ mod tests {
             "--token",
             "spaced_1234",
         ]);
-        let out = sanitize(
+        let out = mask_value(
             "page_size_x a s3cr3t-A b hf_abcdef c yamlsecret9 d tok_12345 e spaced_1234 --tp 2",
         );
         assert_eq!(
@@ -547,7 +731,7 @@ mod tests {
             "# issue this many additional one-token requests; per-token defaults\nSGLANG_SIMULATE_ACC_TOKEN_MODE=real-draft-token\nOPENAI_API_KEY=dummy\n",
         );
         let text = "--max-running-requests default real-draft-token dummy";
-        assert_eq!(sanitize(text), text);
+        assert_eq!(value(text), text);
     }
 
     #[test]
@@ -583,8 +767,39 @@ mod tests {
         );
         // The values as the shell reads them are masked everywhere.
         assert_eq!(
-            sanitize("sk-MqRt7vWx9 a b c d e f"),
+            value("sk-MqRt7vWx9 a b c d e f"),
             "************ ***********"
+        );
+    }
+
+    /// A value derived from a secret (a prefix or suffix stripped, a
+    /// substitution, upper-cased) is masked in every piece of at least
+    /// [`MIN_SECRET_LEN`] characters it shares with the secret; newlines in
+    /// a value are escaped.
+    #[test]
+    fn values_mask_pieces_of_secrets_and_stay_on_one_line() {
+        note("hf_Derived9876543210");
+        assert_eq!(
+            value("Derived98765 HF_DERIVED9876 x\n::error"),
+            "************ ************** x\\u000a::error"
+        );
+        // Seven characters in common are not a piece.
+        assert_eq!(value("Derived"), "Derived");
+    }
+
+    /// The backstop never touches the report's own text: only
+    /// credential-like secrets, as whole words, not after `\\` or `%`.
+    #[test]
+    fn the_backstop_masks_whole_credential_words_only() {
+        note("::error file");
+        note("MAJOR drift");
+        note("schema_version\": 1");
+        note("u0001abcd1234");
+        note("tok9Backstop");
+        let text = "::error file=a\n1 with MAJOR drift\n{\"schema_version\": 1, \"a\": \"\\u0001abcd1234\"}\ntok9Backstop %tok9Backstop";
+        assert_eq!(
+            sanitize(text),
+            text.replacen("tok9Backstop", "************", 1)
         );
     }
 

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use similar::TextDiff;
 
-use super::{Failure, LinkReport, SideReport, Skipped, Status, finding_keys, normalized};
+use super::{Failure, LinkReport, SideReport, Skipped, Status, finding_keys, normalized, v};
 use crate::compare::{Severity, SideValue};
 use crate::policy::Policy;
 use crate::resolved::{Val, ValueSource};
@@ -31,7 +31,12 @@ pub fn render_with_failures(
         let _ = writeln!(out, "{level}[waiver]: {}\n", super::waiver_text(w));
     }
     for f in failures {
-        let _ = writeln!(out, "link: {}  [error]\nerror: {}\n", f.name, f.error);
+        let _ = writeln!(
+            out,
+            "link: {}  [error]\nerror: {}\n",
+            v(&f.name),
+            v(&f.error.to_string())
+        );
     }
     if !failures.is_empty() {
         let _ = writeln!(
@@ -42,7 +47,7 @@ pub fn render_with_failures(
         );
     }
     for s in skipped {
-        let _ = writeln!(out, "skipped: {} ({})", s.name, s.reason);
+        let _ = writeln!(out, "{}", super::skipped_text(s));
     }
     if links.is_empty() && failures.is_empty() && !skipped.is_empty() {
         let _ = writeln!(out, "no link depends on the changed files");
@@ -67,23 +72,23 @@ pub fn render_with_failures(
 
 fn side_line(label: &str, s: &SideReport) -> String {
     let platform = match &s.resolved.platform {
-        Some(p) => format!("{} ({})", p.value, p.from),
+        Some(p) => format!("{} ({})", v(&p.value.to_string()), v(&p.from.to_string())),
         None => "platform unknown".to_string(),
     };
-    let v = &s.resolved.version;
+    let ver = &s.resolved.version;
     format!(
         "  {label:<7} {}  `{}`  {} {} ({}), {}",
-        s.launch.span,
-        s.launch.launcher_text(),
+        v(&s.launch.span.to_string()),
+        v(&s.launch.launcher_text()),
         s.resolved.engine,
-        v.version,
-        v.from,
+        v(&ver.version),
+        v(&ver.from.to_string()),
         platform
     )
 }
 
 fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
-    let _ = writeln!(out, "link: {}  [{}]", l.name, l.status());
+    let _ = writeln!(out, "link: {}  [{}]", v(&l.name), l.status());
     let _ = writeln!(out, "{}", side_line("docs:", &l.docs));
     let _ = writeln!(out, "{}", side_line("recipe:", &l.recipe));
     for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
@@ -91,7 +96,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         if let Some(crate::launch::Provenance::Unknown { reason }) =
             side.launch.launcher.first().map(|t| &t.provenance)
         {
-            let _ = writeln!(out, "  note: the {label} launch may not run: {reason}");
+            let _ = writeln!(out, "  note: the {label} launch may not run: {}", v(reason));
         }
     }
     let _ = writeln!(out);
@@ -100,7 +105,9 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
             let _ = writeln!(
                 out,
                 "error[startup]: the {label} command would not start: {}\n  = rule {} ({})\n",
-                e.message, e.rule, e.reference
+                v(&e.message),
+                e.rule,
+                e.reference
             );
         }
     }
@@ -129,8 +136,8 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
                     out,
                     "             rule {}: {} -> {} ({})",
                     hit.id,
-                    hit.before.display(),
-                    hit.after.display(),
+                    v(&hit.before.display()),
+                    v(&hit.after.display()),
                     hit.reference
                 );
             }
@@ -149,7 +156,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
             }
         );
         for u in &l.comparison.shared_unknowns {
-            let _ = writeln!(out, "  {}: {}", u.key, u.reason);
+            let _ = writeln!(out, "  {}: {}", v(&u.key), v(&u.reason));
         }
         let _ = writeln!(out);
     }
@@ -184,15 +191,15 @@ fn describe(sv: &SideValue) -> String {
         Val::Known {
             value: serde_json::Value::Null,
         } => "unset".to_string(),
-        Val::Known { .. } => sv.val.display(),
-        Val::Unknown { reason, .. } => format!("unknown: {reason}"),
+        Val::Known { .. } => v(&sv.val.display()),
+        Val::Unknown { reason, .. } => format!("unknown: {}", v(reason)),
     };
     match (&sv.written, sv.spans.first()) {
         (Some(w), Some(span)) => {
-            let _ = write!(s, "  from `{w}` at {span}");
+            let _ = write!(s, "  from `{}` at {}", v(w), v(&span.to_string()));
         }
         (Some(w), None) => {
-            let _ = write!(s, "  from {w}");
+            let _ = write!(s, "  from {}", v(w));
         }
         _ if !sv.rules.is_empty() => {
             let _ = write!(s, "  ({src}, then rules)");
@@ -233,7 +240,7 @@ fn excerpts(label: &str, sv: &SideValue) -> Vec<Excerpt> {
     let (Some(first), Some(last)) = (sv.spans.first(), sv.spans.last()) else {
         return Vec::new();
     };
-    let value = sv.val.display();
+    let value = v(&sv.val.display());
     // (span, range, primary?, label): at most 1 + MAX_CONTEXT_MARKS marks,
     // each shown with its own lines of its own file (the source map), so
     // rendering stays linear in what is shown.
@@ -303,7 +310,7 @@ fn excerpts(label: &str, sv: &SideValue) -> Vec<Excerpt> {
         }
         for (line, w, members) in windows {
             let mut excerpt = Excerpt {
-                path: file.file.to_string(),
+                path: v(&file.file),
                 line,
                 text: src.excerpt(w.clone()).into_owned(),
                 marks: Vec::new(),
