@@ -585,7 +585,7 @@ pub fn mask(text: &str) -> String {
     for m in ac.find_iter(text) {
         let before = text[..m.start()].chars().next_back();
         let after = text[m.end()..].chars().next();
-        if before.is_some_and(|c| is_word_char(c) || c == '\\' || c == '%')
+        if before.is_some_and(|c| is_word_char(c) || matches!(c, '\\' | '%' | ':'))
             || after.is_some_and(is_word_char)
         {
             continue;
