@@ -72,7 +72,7 @@ pub fn render(
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} |",
-            code(&v(&l.name)),
+            text(&v(&l.name)),
             status_cell(l.status()),
             count(Severity::Error) + startup,
             count(Severity::Warning),
@@ -83,7 +83,7 @@ pub fn render(
         let _ = writeln!(
             out,
             "| {} | {} | | | |",
-            code(&v(&f.name)),
+            text(&v(&f.name)),
             status_cell(Status::Error)
         );
     }
@@ -92,7 +92,7 @@ pub fn render(
         render_link(&mut out, l, policy);
     }
     for f in failures {
-        let _ = writeln!(out, "\n### {}: error\n", code(&v(&f.name)));
+        let _ = writeln!(out, "\n### {}: error\n", text(&v(&f.name)));
         out.push_str(&fenced("text", &format!("{}\n", v(&f.error.to_string()))));
     }
     out
@@ -122,7 +122,7 @@ fn side_line(label: &str, s: &SideReport) -> String {
 }
 
 fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
-    let _ = writeln!(out, "### {}: {}\n", code(&v(&l.name)), l.status());
+    let _ = writeln!(out, "### {}: {}\n", text(&v(&l.name)), l.status());
     let _ = writeln!(out, "{}", side_line("docs", &l.docs));
     let _ = writeln!(out, "{}", side_line("recipe", &l.recipe));
     for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
