@@ -395,7 +395,8 @@ pub fn value(text: &str) -> String {
 
 /// A value taken from an input, masked: every recorded secret, and every run
 /// of at least [`MIN_SECRET_LEN`] characters that is also a piece of a
-/// recorded secret (ASCII case ignored: `${HF_TOKEN#hf_}`, `${HF_TOKEN^^}`),
+/// recorded secret holding a letter and a digit (ASCII case ignored:
+/// `${HF_TOKEN#hf_}`, `${HF_TOKEN^^}`),
 /// becomes as many [`MASK`]s. JSON output masks its input strings with this
 /// before serializing them (serde escapes controls there). Linear in the text.
 pub fn mask_value(text: &str) -> String {
@@ -452,7 +453,7 @@ const MAX_PIECED_SECRET: usize = 4096;
 struct Matcher {
     /// How many secrets it was built from (the set only grows).
     built_from: usize,
-    /// Whole secrets, ASCII case ignored.
+    /// Whole secrets, as written.
     whole: Option<aho_corasick::AhoCorasick>,
     /// Hashes of every window of [`MIN_SECRET_LEN`] characters (ASCII
     /// lower-cased) of every secret up to [`MAX_PIECED_SECRET`] characters.
@@ -482,7 +483,6 @@ fn matcher() -> Option<std::sync::Arc<Matcher>> {
     }
     let whole = aho_corasick::AhoCorasick::builder()
         .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-        .ascii_case_insensitive(true)
         .build(secrets.iter())
         .ok();
     let mut pieces = std::collections::HashSet::new();
@@ -800,6 +800,25 @@ mod tests {
         assert_eq!(
             sanitize(text),
             text.replacen("tok9Backstop", "************", 1)
+        );
+    }
+
+    /// JSON trees: input strings masked, keys and the report's words kept.
+    #[test]
+    fn json_trees_mask_values_not_keys_or_vocabulary() {
+        note("contradicts-and-more");
+        note("jsonSecret42xyz");
+        let mut v = serde_json::json!({
+            "kind": "contradicts-and-more",
+            "jsonSecret42xyz": ["a jsonSecret42xyz b", {"docs": "contradicts-and-more"}],
+        });
+        mask_json(&mut v, &["kind"]);
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "kind": "contradicts-and-more",
+                "jsonSecret42xyz": ["a *************** b", {"docs": "********************"}],
+            })
         );
     }
 
