@@ -174,13 +174,19 @@ pub fn render_recipe_selections(
             s
         }
         Format::Human => {
+            // Every command masked (which records its secrets) before any
+            // value is rendered: the masker is built once, not per command.
+            let masked: Vec<String> = composed
+                .iter()
+                .map(|c| crate::secret::mask_command(&c.text))
+                .collect();
             let mut out = format!(
                 "{}: {} selection{}\n",
                 v(&file.display().to_string()),
                 composed.len(),
                 if composed.len() == 1 { "" } else { "s" }
             );
-            for (i, c) in composed.iter().enumerate() {
+            for (i, (c, command)) in composed.iter().zip(&masked).enumerate() {
                 let _ = writeln!(
                     out,
                     "\nselection {}: {}{}",
@@ -192,7 +198,7 @@ pub fn render_recipe_selections(
                         " (hardware not verified)"
                     }
                 );
-                for line in crate::secret::mask_command(&c.text).trim_end().lines() {
+                for line in command.trim_end().lines() {
                     let _ = writeln!(out, "  {}", v(line));
                 }
             }
@@ -243,8 +249,23 @@ pub fn render_selections(
             s
         }
         Format::Human => {
+            // Every command masked (which records its secrets) before any
+            // value is rendered: the masker is built once, not per command.
+            let masked: Vec<Vec<Vec<String>>> = views
+                .iter()
+                .map(|vs| {
+                    vs.iter()
+                        .map(|view| {
+                            view.commands
+                                .iter()
+                                .map(|c| crate::secret::mask_command(c))
+                                .collect()
+                        })
+                        .collect()
+                })
+                .collect();
             let mut out = String::new();
-            for (t, vs) in bundle.targets.iter().zip(views) {
+            for ((t, vs), masked) in bundle.targets.iter().zip(views).zip(&masked) {
                 let _ = writeln!(
                     out,
                     "<{} /> at {}: {} reachable selection{}",
@@ -253,13 +274,13 @@ pub fn render_selections(
                     vs.len(),
                     if vs.len() == 1 { "" } else { "s" }
                 );
-                for (i, view) in vs.iter().enumerate() {
+                for (i, (view, commands)) in vs.iter().zip(masked).enumerate() {
                     let _ = writeln!(out, "\nselection {}: {}", i + 1, v(&view.selection_label()));
                     if view.commands.is_empty() {
                         out.push_str("  (no command)\n");
                     }
-                    for c in &view.commands {
-                        for line in crate::secret::mask_command(c).trim_end().lines() {
+                    for c in commands {
+                        for line in c.trim_end().lines() {
                             let _ = writeln!(out, "  {}", v(line));
                         }
                     }
