@@ -114,7 +114,7 @@ fn taxonomy_dependencies(model: &Path, deps: &mut Dependencies) {
         let candidate = dir.join("taxonomy.yaml");
         // One that appears nearer would be read instead.
         deps.file(&candidate);
-        if candidate.is_file() {
+        if crate::files::is_readable_file(&candidate) {
             deps.dirs.insert(key(&dir.join("strategies")));
             return;
         }
@@ -157,7 +157,7 @@ fn script_dependencies(script: &Path, deps: &mut Dependencies, depth: usize) {
         let direct = PathBuf::from(target);
         // As the evaluator does: the path as given, else beside the script.
         for p in [direct.clone(), dir.join(&direct)] {
-            if p.is_file() {
+            if crate::files::is_readable_file(&p) {
                 script_dependencies(&p, deps, depth + 1);
             } else {
                 deps.file(&p);

@@ -81,6 +81,14 @@ impl Error {
             Some(loc) if loc.line() > 0 => source.yaml_span(&loc),
             _ => Span::start_of(&source.origin),
         };
+        if let Some(what) = budget_breach(e) {
+            return Error::Input {
+                span,
+                message: format!(
+                    "invalid YAML: over a YAML budget: {what} (a fixed budget of every YAML read)"
+                ),
+            };
+        }
         let message = e.to_string();
         let mut first = message.lines().next().unwrap_or(&message).trim();
         first = first.strip_prefix("error:").unwrap_or(first).trim();
@@ -95,4 +103,62 @@ impl Error {
             message: format!("invalid YAML: {first}"),
         }
     }
+}
+
+/// Our wording of a serde-saphyr budget breach (the budget and its limit),
+/// or `None` for another error. The limits are serde-saphyr's defaults, which
+/// every YAML read of recipe-drift uses.
+fn budget_breach(e: &serde_saphyr::Error) -> Option<String> {
+    use serde_saphyr::budget::BudgetBreach as B;
+    let mut e = e;
+    #[allow(deprecated)]
+    while let serde_saphyr::Error::AliasError { error, .. }
+    | serde_saphyr::Error::WithSnippet { error, .. } = e
+    {
+        e = error;
+    }
+    let serde_saphyr::Error::Budget { breach, .. } = e else {
+        return None;
+    };
+    let b = serde_saphyr::Budget::default();
+    let n = |v: usize| {
+        let s = v.to_string();
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    Some(match breach {
+        B::Events { .. } => format!("more than {} parser events", n(b.max_events)),
+        B::Aliases { .. } => format!("more than {} aliases (`*name`)", n(b.max_aliases)),
+        B::Anchors { .. } => format!("more than {} anchors (`&name`)", n(b.max_anchors)),
+        B::Depth { .. } => format!(
+            "nested deeper than {} levels of lists and mappings",
+            b.max_depth
+        ),
+        B::Documents { .. } => format!("more than {} documents", n(b.max_documents)),
+        B::Nodes { .. } => format!(
+            "more than {} nodes (values, lists and mappings, with aliases expanded)",
+            n(b.max_nodes)
+        ),
+        B::ScalarBytes { .. } => format!(
+            "more than {} bytes of values in all",
+            n(b.max_total_scalar_bytes)
+        ),
+        B::MergeKeys { .. } => format!("more than {} merge keys (`<<`)", n(b.max_merge_keys)),
+        B::AliasAnchorRatio { .. } => format!(
+            "more than {} aliases per anchor",
+            b.alias_anchor_ratio_multiplier
+        ),
+        B::RecordedAnchorEvents { .. } | B::RecordedAnchorBytes { .. } => format!(
+            "anchors hold too much for their aliases (more than {} events or {} bytes kept)",
+            n(b.max_recorded_anchor_events),
+            n(b.max_recorded_anchor_bytes)
+        ),
+        other => format!("the YAML reader's limit {other:?}"),
+    })
 }

@@ -26,6 +26,10 @@ pub const DEFAULT_HOSTS: &[&str] = &[
     "recipes.vllm.ai",
 ];
 
+/// The environment variable that allows more hosts, like `--allow-host`
+/// (comma- or space-separated): the user's own setting, so trusted.
+pub const ALLOW_HOSTS_ENV: &str = "RECIPE_DRIFT_ALLOW_HOSTS";
+
 /// Hosts that receive `GITHUB_TOKEN` (as `Authorization: Bearer`).
 const GITHUB_HOSTS: &[&str] = &["github.com", "raw.githubusercontent.com", "api.github.com"];
 
@@ -42,9 +46,16 @@ pub struct FetchOptions {
     pub cache_dir: Option<PathBuf>,
     /// Use only the cache; a file missing from it is an error.
     pub offline: bool,
-    /// Hosts allowed besides [`DEFAULT_HOSTS`] (`host` or `host:port`); plain
-    /// `http` is allowed only for these.
+    /// Hosts the user allowed besides [`DEFAULT_HOSTS`] (`host` or
+    /// `host:port`: `--allow-host`, and [`ALLOW_HOSTS_ENV`] is added by
+    /// [`Fetcher::new`]). Trusted: they may be IP addresses and may resolve to
+    /// loopback, link-local or private addresses; plain `http` is allowed.
     pub allow_hosts: Vec<String>,
+    /// Hosts a config file allowed (`allow-hosts:`): public DNS names only
+    /// ([`check_config_host`]), and every address they resolve to must be
+    /// public (checked when connecting, [`is_public`]); plain `http` is
+    /// allowed.
+    pub config_hosts: Vec<String>,
     /// How many times a request is tried (timeouts and 5xx are retried).
     pub tries: u32,
     /// The wait before the first retry; it doubles for each next one.
@@ -69,6 +80,7 @@ impl Default for FetchOptions {
             cache_dir: None,
             offline: false,
             allow_hosts: Vec::new(),
+            config_hosts: Vec::new(),
             tries: 3,
             // For tests only: RECIPE_DRIFT_RETRY_DELAY_MS shortens the backoff.
             retry_delay: Duration::from_millis(ms("RECIPE_DRIFT_RETRY_DELAY_MS", 200)),
@@ -100,7 +112,14 @@ pub struct Fetcher {
 
 impl Fetcher {
     /// A fetcher with these options.
-    pub fn new(opts: FetchOptions) -> Fetcher {
+    pub fn new(mut opts: FetchOptions) -> Fetcher {
+        if let Ok(more) = std::env::var(ALLOW_HOSTS_ENV) {
+            opts.allow_hosts.extend(
+                more.split([',', ' ', '\t', '\n'])
+                    .filter(|h| !h.trim().is_empty())
+                    .map(|h| h.trim().to_string()),
+            );
+        }
         let cache_dir = opts
             .cache_dir
             .clone()
@@ -145,7 +164,7 @@ impl Fetcher {
             message,
         };
         let parsed = Url::parse(url).map_err(|e| fail(format!("not a valid URL: {e}")))?;
-        check_allowed(&parsed, &self.opts.allow_hosts).map_err(fail)?;
+        allowed(&parsed, &self.opts.allow_hosts, &self.opts.config_hosts).map_err(fail)?;
         let cached = self.cache_read(url);
         let body = if self.opts.offline {
             match cached {
@@ -171,6 +190,8 @@ impl Fetcher {
         self.client
             .get_or_init(|| {
                 let allow = self.opts.allow_hosts.clone();
+                let config = self.opts.config_hosts.clone();
+                let resolver = Arc::new(PublicOnly::new(&allow));
                 let redirects = reqwest::redirect::Policy::custom(move |attempt| {
                     // `previous()` holds the URLs asked before this one: the
                     // original and the redirects followed so far.
@@ -178,7 +199,7 @@ impl Fetcher {
                         return attempt
                             .error(format!("too many redirects (more than {MAX_REDIRECTS})"));
                     }
-                    match check_allowed(attempt.url(), &allow) {
+                    match allowed(attempt.url(), &allow, &config) {
                         Ok(()) => attempt.follow(),
                         Err(why) => {
                             let to = attempt.url().to_string();
@@ -193,6 +214,9 @@ impl Fetcher {
                     .redirect(redirects)
                     // A redirect target does not learn where it was linked from.
                     .referer(false)
+                    // Every name is resolved here: only public addresses,
+                    // unless the user allowed the host (SSRF, DNS rebinding).
+                    .dns_resolver(resolver)
                     .build()
                     .map_err(|e| format!("cannot start the HTTP client: {}", cause(&e)))
             })
@@ -562,19 +586,49 @@ fn github_api_base() -> String {
         .unwrap_or_else(|| "https://api.github.com".into())
 }
 
-/// Whether a URL may be fetched: https to a default host or a listed one;
-/// plain http only to a host listed explicitly.
+/// Whether a URL may be fetched, with only user-allowed hosts besides the
+/// defaults (`extra`: `--allow-host`): see [`allowed`].
+#[allow(dead_code)] // the module's stable entry point; the fetcher calls `allowed`
 pub fn check_allowed(url: &Url, extra: &[String]) -> Result<(), String> {
+    allowed(url, extra, &[])
+}
+
+/// Whether a URL may be fetched: https to a default host or a listed one;
+/// plain http only to a host listed explicitly. `trusted` are the hosts the
+/// user allowed (flags, environment), `config` those a config file allowed.
+/// An IP address is allowed only when the user listed it: a config file names
+/// public DNS names only, and the addresses a name resolves to are checked
+/// when connecting ([`is_public`]).
+pub fn allowed(url: &Url, trusted: &[String], config: &[String]) -> Result<(), String> {
     let host = url.host_str().unwrap_or("").to_ascii_lowercase();
     let host = host.trim_start_matches('[').trim_end_matches(']');
     let with_port = url.port().map(|p| format!("{host}:{p}"));
-    let listed = extra.iter().any(|h| {
-        let h = h.trim().to_ascii_lowercase();
-        h == host || with_port.as_deref() == Some(h.as_str())
-    });
-    let how = format!(
-        "add it to `allow-hosts: [{host}]` in the config file (or pass --allow-host {host})"
-    );
+    let listed_in = |hosts: &[String]| {
+        hosts.iter().any(|h| {
+            let h = h.trim().to_ascii_lowercase();
+            let h = h.replace(['[', ']'], "");
+            h == host || with_port.as_deref() == Some(h.as_str())
+        })
+    };
+    let user = listed_in(trusted);
+    // The URL parser writes every IPv4 spelling (`0x7f.1`, `2130706433`)
+    // in dotted form.
+    let is_ip = host.parse::<std::net::IpAddr>().is_ok();
+    if is_ip && !user {
+        return Err(format!(
+            "host {host} is an IP address; addresses are fetched only when allowed on the command line (--allow-host {host}) or in {ALLOW_HOSTS_ENV}, never by a config file"
+        ));
+    }
+    let listed = user || listed_in(config);
+    // A config file can allow public DNS names only: for any other host the
+    // way is the user's own.
+    let how = if check_config_host(host).is_some() {
+        format!("pass --allow-host {host} (or list it in {ALLOW_HOSTS_ENV})")
+    } else {
+        format!(
+            "add it to `allow-hosts: [{host}]` in the config file (or pass --allow-host {host})"
+        )
+    };
     match url.scheme() {
         "https" if listed || (DEFAULT_HOSTS.contains(&host) && url.port().is_none()) => Ok(()),
         "https" => Err(format!("host {host} is not allowed; {how}")),
@@ -585,6 +639,246 @@ pub fn check_allowed(url: &Url, extra: &[String]) -> Result<(), String> {
         other => Err(format!(
             "scheme {other}: only https (and http to listed hosts)"
         )),
+    }
+}
+
+/// Why a config file may not allow `host` (`host` or `host:port`), or
+/// `None`: a config file (attacker-controlled in a fork's pull request) may
+/// add public DNS names only: no IP address, no `localhost`, no single-label
+/// name (a search domain could make it internal) and no name under a
+/// special-use or internal suffix (`.local`, `.internal`, `.arpa`, ...).
+/// Anything else is for `--allow-host` or [`ALLOW_HOSTS_ENV`].
+pub fn check_config_host(host: &str) -> Option<String> {
+    let h = host.trim().to_ascii_lowercase();
+    let how = format!(
+        "a config file may allow public DNS names only; allow it on the command line (--allow-host {}) or in {ALLOW_HOSTS_ENV}",
+        host.trim()
+    );
+    // `host`, `host:port`, `[v6]` or `[v6]:port`.
+    let name = if let Some(rest) = h.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("").to_string()
+    } else {
+        match h.rsplit_once(':') {
+            Some((n, port)) if !n.contains(':') && port.parse::<u16>().is_ok() => n.to_string(),
+            _ => h.clone(),
+        }
+    };
+    if name.parse::<std::net::IpAddr>().is_ok() {
+        return Some(format!("{host} is an IP address; {how}"));
+    }
+    let labels: Vec<&str> = name.trim_end_matches('.').split('.').collect();
+    let valid = !name.is_empty()
+        && labels.iter().all(|l| {
+            !l.is_empty()
+                && l.len() <= 63
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+                && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        });
+    if !valid {
+        return Some(format!("{host} is not a DNS name; {how}"));
+    }
+    if labels.len() < 2 {
+        return Some(format!("{host} is a single-label name; {how}"));
+    }
+    let last = labels[labels.len() - 1];
+    // All-numeric last labels are how some resolvers read IPv4 shorthands.
+    if last.chars().all(|c| c.is_ascii_digit())
+        || labels.first() == Some(&"localhost")
+        || matches!(
+            last,
+            "localhost"
+                | "local"
+                | "internal"
+                | "localdomain"
+                | "lan"
+                | "home"
+                | "arpa"
+                | "test"
+                | "invalid"
+        )
+    {
+        return Some(format!("{host} is a local or special-use name; {how}"));
+    }
+    None
+}
+
+/// Whether an address is public: not loopback, unspecified, link-local
+/// (`169.254.0.0/16`, cloud metadata; `fe80::/10`), private (`10/8`,
+/// `172.16/12`, `192.168/16`, `fc00::/7`), shared (`100.64/10`), multicast,
+/// broadcast, benchmarking or reserved; IPv4-mapped and -compatible IPv6
+/// addresses are judged by their IPv4 address.
+pub fn is_public(ip: std::net::IpAddr) -> bool {
+    use std::net::IpAddr;
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_multicast()
+                || v4.is_broadcast()
+                || v4.is_documentation()
+                || a == 0
+                || (a == 100 && (64..128).contains(&b))
+                || (a == 198 && (b == 18 || b == 19))
+                || (a == 192 && b == 0 && v4.octets()[2] == 0)
+                || a >= 240)
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public(IpAddr::V4(v4));
+            }
+            let seg = v6.segments();
+            // IPv4-compatible (`::a.b.c.d`, deprecated) and NAT64 (`64:ff9b::/96`).
+            if seg[..6] == [0, 0, 0, 0, 0, 0] || seg[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+                let v4 = std::net::Ipv4Addr::new(
+                    (seg[6] >> 8) as u8,
+                    seg[6] as u8,
+                    (seg[7] >> 8) as u8,
+                    seg[7] as u8,
+                );
+                return !v6.is_loopback() && !v6.is_unspecified() && is_public(IpAddr::V4(v4));
+            }
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (seg[0] & 0xfe00) == 0xfc00
+                || (seg[0] & 0xffc0) == 0xfe80
+                || (seg[0] & 0xffc0) == 0xfec0
+                || (seg[0] == 0x2001 && seg[1] == 0x0db8))
+        }
+    }
+}
+
+/// The DNS resolver of every connection: the system's resolver, then only
+/// public addresses ([`is_public`]) unless the user allowed the host (or it
+/// is the proxy the environment names). The check is at connect time, on the
+/// addresses actually used, so a name that resolves differently later (DNS
+/// rebinding) or a redirect cannot reach an internal address.
+struct PublicOnly {
+    /// Host names (no port) allowed any address.
+    trusted: Vec<String>,
+}
+
+impl PublicOnly {
+    fn new(allow: &[String]) -> PublicOnly {
+        let mut trusted: Vec<String> = allow.iter().map(|h| host_name(h)).collect();
+        // The proxy the user's environment names is theirs too.
+        for var in [
+            "HTTPS_PROXY",
+            "https_proxy",
+            "HTTP_PROXY",
+            "http_proxy",
+            "ALL_PROXY",
+            "all_proxy",
+        ] {
+            if let Some(h) = std::env::var(var)
+                .ok()
+                .and_then(|v| Url::parse(&v).ok())
+                .and_then(|u| u.host_str().map(str::to_string))
+            {
+                trusted.push(host_name(&h));
+            }
+        }
+        PublicOnly { trusted }
+    }
+}
+
+/// The host name of `host`, `host:port` or `[v6]:port`, lower case.
+fn host_name(h: &str) -> String {
+    let h = h.trim().to_ascii_lowercase();
+    if let Some(rest) = h.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or("").to_string();
+    }
+    match h.rsplit_once(':') {
+        Some((n, port)) if !n.contains(':') && port.parse::<u16>().is_ok() => n.to_string(),
+        _ => h,
+    }
+}
+
+impl reqwest::dns::Resolve for PublicOnly {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let host = name.as_str().to_ascii_lowercase();
+        let trusted = self.trusted.contains(&host);
+        Box::pin(async move {
+            let addrs = Lookup::start(host.clone()).await?;
+            let (public, refused): (Vec<_>, Vec<_>) = addrs
+                .into_iter()
+                .partition(|a| trusted || is_public(a.ip()));
+            if public.is_empty() {
+                let shown: Vec<String> = refused.iter().map(|a| a.ip().to_string()).collect();
+                let message = format!(
+                    "host {host} resolves only to non-public addresses ({}); loopback, link-local, private and other internal addresses are reached only for a host allowed on the command line (--allow-host {host}) or in {ALLOW_HOSTS_ENV}",
+                    shown.join(", ")
+                );
+                return Err(message.into());
+            }
+            Ok(Box::new(public.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// A system DNS lookup on a thread of its own, as a future (the blocking
+/// client's runtime is not blocked; the request's timeouts still apply).
+struct Lookup {
+    state: Arc<Mutex<LookupState>>,
+}
+
+type LookupResult = Result<Vec<std::net::SocketAddr>, Box<dyn std::error::Error + Send + Sync>>;
+
+#[derive(Default)]
+struct LookupState {
+    done: Option<LookupResult>,
+    waker: Option<std::task::Waker>,
+}
+
+impl Lookup {
+    fn start(host: String) -> Lookup {
+        let state = Arc::new(Mutex::new(LookupState::default()));
+        let shared = state.clone();
+        let spawned = std::thread::Builder::new()
+            .name("dns".into())
+            .spawn(move || {
+                use std::net::ToSocketAddrs as _;
+                let result: LookupResult = (host.as_str(), 0)
+                    .to_socket_addrs()
+                    .map(|a| a.collect())
+                    .map_err(|e| e.into());
+                if let Ok(mut s) = shared.lock() {
+                    s.done = Some(result);
+                    if let Some(w) = s.waker.take() {
+                        w.wake();
+                    }
+                }
+            });
+        if let Err(e) = spawned
+            && let Ok(mut s) = state.lock()
+        {
+            s.done = Some(Err(e.into()));
+        }
+        Lookup { state }
+    }
+}
+
+impl std::future::Future for Lookup {
+    type Output = LookupResult;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let Ok(mut s) = self.state.lock() else {
+            return std::task::Poll::Ready(Err("the DNS lookup failed".into()));
+        };
+        match s.done.take() {
+            Some(r) => std::task::Poll::Ready(r),
+            None => {
+                s.waker = Some(cx.waker().clone());
+                std::task::Poll::Pending
+            }
+        }
     }
 }
 
@@ -630,10 +924,128 @@ mod tests {
             "{e}"
         );
         assert!(check_allowed(&u("http://raw.githubusercontent.com/a"), &[]).is_err());
+        let e = allowed(&u("http://docs.example.org/a"), &[], &[]).unwrap_err();
+        assert!(e.contains("plain http"), "{e}");
+        // A config may list names, never addresses: an address is the user's.
+        let config = vec!["127.0.0.1".to_string(), "docs.example.org".to_string()];
+        let e = allowed(&u("http://127.0.0.1/a"), &[], &config).unwrap_err();
+        assert!(e.contains("IP address"), "{e}");
+        assert!(allowed(&u("http://docs.example.org/a"), &[], &config).is_ok());
+        let e = allowed(&u("http://0x7f.1/a"), &[], &config).unwrap_err();
+        assert!(e.contains("IP address"), "{e}");
         let listed = vec!["127.0.0.1".to_string()];
         assert!(check_allowed(&u("http://127.0.0.1:8080/a"), &listed).is_ok());
         assert!(check_allowed(&u("https://docs.sglang.io:8443/a"), &[]).is_err());
         assert!(check_allowed(&u("file:///etc/passwd"), &[]).is_err());
+    }
+
+    #[test]
+    fn config_hosts_are_public_dns_names() {
+        for ok in [
+            "docs.example.org",
+            "recipes.vllm.ai:8443",
+            "a-b.example.com.",
+        ] {
+            assert_eq!(check_config_host(ok), None, "{ok}");
+        }
+        for bad in [
+            "127.0.0.1",
+            "127.0.0.1:8080",
+            "169.254.169.254",
+            "10.0.0.1",
+            "[::1]",
+            "[fd00::1]:443",
+            "::1",
+            "localhost",
+            "localhost:80",
+            "x.localhost",
+            "localhost.example.com",
+            "metadata",
+            "metadata.google.internal",
+            "printer.local",
+            "127.1",
+            "0x7f.1",
+            "2130706433",
+            "1.1.1.1.in-addr.arpa",
+            "bad_name.example",
+            "",
+        ] {
+            let why = check_config_host(bad).unwrap_or_else(|| panic!("{bad} accepted"));
+            assert!(why.contains("--allow-host"), "{why}");
+        }
+    }
+
+    #[test]
+    fn internal_addresses_are_not_public() {
+        for ip in [
+            "127.0.0.1",
+            "127.8.9.1",
+            "0.0.0.0",
+            "10.1.2.3",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "224.0.0.1",
+            "255.255.255.255",
+            "240.0.0.1",
+            "::1",
+            "::",
+            "fe80::1",
+            "fd00::1",
+            "fc00::1",
+            "ff02::1",
+            "::ffff:127.0.0.1",
+            "::ffff:169.254.169.254",
+            "::127.0.0.1",
+            "64:ff9b::a9fe:a9fe",
+        ] {
+            assert!(!is_public(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["1.1.1.1", "140.82.112.3", "172.32.0.1", "2606:4700::1111"] {
+            assert!(is_public(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    /// The resolver refuses a name that resolves to loopback (`localhost`,
+    /// from the hosts file: no network) unless the user allowed the host; a
+    /// config's allowance is not enough, and the check is at connect time.
+    #[test]
+    fn a_name_resolving_to_loopback_is_refused_at_connect_time() {
+        use std::io::{Read as _, Write as _};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for mut s in listener.incoming().flatten() {
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf);
+                let _ = s.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n",
+                );
+            }
+        });
+        let host = format!("localhost:{port}");
+        let url = format!("http://{host}/x");
+        let dir = tempfile::tempdir().unwrap();
+        let fetch = |allow: Vec<String>, config: Vec<String>| {
+            Fetcher::new(FetchOptions {
+                cache_dir: Some(dir.path().to_path_buf()),
+                allow_hosts: allow,
+                config_hosts: config,
+                tries: 1,
+                ..FetchOptions::default()
+            })
+            .get(&RemoteRef::Url(url.clone()))
+        };
+        let e = fetch(vec![], vec![host.clone()]).unwrap_err().to_string();
+        assert!(
+            e.contains("resolves only to non-public addresses")
+                && e.contains("--allow-host localhost"),
+            "{e}"
+        );
+        let body = fetch(vec![host.clone()], vec![]).unwrap().unwrap();
+        assert_eq!(body.as_str(), "ok\n");
     }
 
     #[test]

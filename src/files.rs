@@ -549,6 +549,38 @@ pub fn is_file(path: &Path) -> Result<bool, Error> {
     Ok(admit(path)?.is_file())
 }
 
+/// What is at a path, as the confined layer lets a run see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Probe {
+    /// Nothing readable: missing, or outside the roots, or inside a `.git`
+    /// folder, or neither a regular file nor a folder. One answer for all of
+    /// them, so a probe never tells whether something exists outside.
+    Absent,
+    /// A regular file inside a root.
+    File,
+    /// A folder inside a root.
+    Dir,
+}
+
+/// The one confined existence query: what `path` is, where a path outside
+/// the roots (or under `.git/`) is [`Probe::Absent`] exactly like a missing
+/// one. Code that looks for an optional file (a `taxonomy.yaml` above a
+/// recipe, an import's candidates) asks this, never `Path::is_file`.
+pub fn probe(path: &Path) -> Probe {
+    match admit(path)
+        .and_then(|real| std::fs::metadata(real).map_err(|e| Error::usage(io_reason(&e))))
+    {
+        Ok(m) if m.is_file() => Probe::File,
+        Ok(m) if m.is_dir() => Probe::Dir,
+        _ => Probe::Absent,
+    }
+}
+
+/// Whether `path` is a regular file inside the roots ([`probe`]).
+pub fn is_readable_file(path: &Path) -> bool {
+    probe(path) == Probe::File
+}
+
 /// A short reason for an I/O error, without the OS error number.
 pub fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {

@@ -180,10 +180,85 @@ fn load_side(
     vars: &BTreeMap<String, String>,
     fetcher: &Fetcher,
 ) -> Result<Vec<(Points, Launch)>, Error> {
-    if let Some(ix) = &side.inferencex {
-        return load_inferencex(ix, role, fetcher);
+    let launches = match &side.inferencex {
+        Some(ix) => load_inferencex(ix, role, fetcher)?,
+        None => vec![(Vec::new(), load_file_side(side, role, vars, fetcher)?)],
+    };
+    note_secrets(launches.iter().map(|(_, l)| l));
+    Ok(launches)
+}
+
+/// The launch-level secret hook: records each secret word of these launches
+/// (the value of an option that is secret by its name or by the destination
+/// its engine parses it into, so `--api-k` counts; a secret-named env var) as
+/// a value and as the span where it is written, so source excerpts mask it
+/// however it is spelled there (`crate::secret::note_written_word`).
+pub fn note_secrets<'a>(launches: impl IntoIterator<Item = &'a Launch>) {
+    // Whether an option name is secret, per engine: by its name, else by the
+    // key the engine resolves it to (abbreviations). The engine is asked only
+    // for a name that abbreviates a secret key's option, once per name.
+    let mut known: BTreeMap<(String, String), bool> = BTreeMap::new();
+    let mut secret_opts: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut is_secret = |engine: &str, name: &str| -> bool {
+        if crate::secret::is_secret_option(name) {
+            return true;
+        }
+        let Some(e) = engine::by_name(engine) else {
+            return false;
+        };
+        let opts = secret_opts.entry(engine.to_string()).or_insert_with(|| {
+            e.keys()
+                .into_iter()
+                .filter(|k| crate::secret::is_secret_dest(k))
+                .map(|k| format!("--{}", k.replace('_', "-")))
+                .collect()
+        });
+        let spelled = name.replace('_', "-");
+        if spelled.len() < 3 || !opts.iter().any(|o| o.starts_with(&spelled)) {
+            return false;
+        }
+        *known
+            .entry((engine.to_string(), name.to_string()))
+            .or_insert_with(|| e.key(name).is_ok_and(|k| crate::secret::is_secret_dest(&k)))
+    };
+    let written = |t: &crate::span::Span, after_eq: bool| {
+        let src = t.source();
+        crate::secret::note_written_word(&t.file, src.text(), t.start, t.end, after_eq);
+    };
+    for launch in launches {
+        let engine = launch.engine.name();
+        let argv = &launch.argv;
+        let mut i = 0;
+        while i < argv.len() {
+            let t = &argv[i];
+            if t.text == "--" {
+                break;
+            }
+            if t.text.starts_with('-') && t.text.len() > 1 {
+                match t.text.split_once('=') {
+                    Some((name, value)) if is_secret(engine, name) => {
+                        crate::secret::note(value);
+                        written(&t.span, true);
+                    }
+                    None if is_secret(engine, &t.text) => {
+                        if let Some(v) = argv.get(i + 1) {
+                            crate::secret::note(&v.text);
+                            written(&v.span, false);
+                            i += 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        for e in &launch.env {
+            if crate::secret::is_secret_env(&e.name) {
+                crate::secret::note(&e.value);
+                written(&e.span, true);
+            }
+        }
     }
-    load_file_side(side, role, vars, fetcher).map(|l| vec![(Vec::new(), l)])
 }
 
 /// Matrix points (their search-space fields) a launch stands for; empty for a file.

@@ -33,10 +33,14 @@ fn main() -> ExitCode {
     }
 }
 
-/// Writes an error line to standard error, sanitized; a closed or broken
-/// stderr is ignored (`eprintln!` would panic on it).
+/// Writes an error line to standard error: the message (which quotes
+/// inputs) masked and kept on one line (`secret::value`), then the backstop;
+/// a closed or broken stderr is ignored (`eprintln!` would panic on it).
 fn error(message: &str) {
-    let line = recipe_drift::secret::sanitize(&format!("error: {message}\n"));
+    let line = recipe_drift::secret::sanitize(&format!(
+        "error: {}\n",
+        recipe_drift::secret::value(message)
+    ));
     let mut stderr = std::io::stderr().lock();
     let _ = stderr
         .write_all(line.as_bytes())

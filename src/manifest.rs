@@ -138,6 +138,8 @@ pub struct Manifest {
 pub struct Positions {
     /// The file's start.
     file: Option<Span>,
+    /// Each `allow-hosts:` entry.
+    hosts: Vec<Span>,
     /// Each link's `name:` value.
     links: Vec<Span>,
     /// Each link's side fields that name local paths (`docs.file`,
@@ -185,6 +187,8 @@ impl Positions {
             policy: RawPolicy,
             #[serde(default)]
             waivers: Vec<Spanned<BTreeMap<String, Spanned<IgnoredAny>>>>,
+            #[serde(default, rename = "allow-hosts")]
+            allow_hosts: Vec<Spanned<IgnoredAny>>,
         }
         let file = Some(Span::start_of(&source.origin));
         let Ok(raw) = serde_saphyr::from_str::<Raw>(&source.text) else {
@@ -207,6 +211,7 @@ impl Positions {
         }
         Positions {
             file,
+            hosts: raw.allow_hosts.iter().map(|h| at(&h.referenced)).collect(),
             links: raw.links.iter().map(|l| at(&l.name.referenced)).collect(),
             paths: raw
                 .links
@@ -286,6 +291,20 @@ impl Manifest {
         let mut m: Manifest =
             serde_saphyr::from_str(&source.text).map_err(|e| Error::yaml(&source, &e))?;
         m.positions = Positions::read(&source);
+        // A config file may widen the network to public DNS names only.
+        for (i, host) in m.allow_hosts.iter().enumerate() {
+            if let Some(why) = crate::fetch::check_config_host(host) {
+                return Err(Error::Input {
+                    span: m
+                        .positions
+                        .hosts
+                        .get(i)
+                        .cloned()
+                        .unwrap_or_else(|| m.positions.file()),
+                    message: format!("allow-hosts: {why}"),
+                });
+            }
+        }
         let base = path.parent().unwrap_or(Path::new("."));
         for (i, l) in m.links.iter_mut().enumerate() {
             for (role, side) in [("docs", &mut l.docs), ("recipe", &mut l.recipe)] {

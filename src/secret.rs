@@ -15,7 +15,8 @@
 //! controls, bidirectional overrides) as `\uXXXX`, which is valid inside a
 //! JSON string and inert on a terminal.
 
-use std::collections::BTreeSet;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, OnceLock};
 
 /// The character a masked secret is written with, once per character of the
@@ -29,6 +30,11 @@ pub const MIN_SECRET_LEN: usize = 8;
 
 /// The secret values seen so far in this run.
 static SECRETS: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// The byte ranges of secret words as they are written in their sources, by
+/// source label: what a source excerpt masks whatever the spelling
+/// (`sk\-x`, `sk-"a"b`, `$'\x41'`, a tab in quotes) of the parsed value.
+static SPANS: Mutex<BTreeMap<String, BTreeSet<(usize, usize)>>> = Mutex::new(BTreeMap::new());
 
 /// Name segments (split at `-` and `_`) that mark a value as a secret.
 const SEGMENTS: &[&str] = &[
@@ -151,34 +157,424 @@ pub fn note_text(text: &str) {
     }
 }
 
-/// Masks every recorded secret (as written, and as a JSON string holds it)
-/// and escapes control characters. The one filter all output goes through.
+/// Records that bytes `start..end` of the source labelled `label` spell a
+/// secret: every excerpt of that source masks them ([`mask_excerpt`]),
+/// however the value is quoted or escaped there. No length threshold: a
+/// piece of a secret is masked too.
+pub fn note_span(label: &str, start: usize, end: usize) {
+    if start >= end {
+        return;
+    }
+    if let Ok(mut s) = SPANS.lock() {
+        s.entry(label.to_string()).or_default().insert((start, end));
+    }
+}
+
+/// Records a secret word written at bytes `start..end` of the source
+/// labelled `label` (whose text is `text`): the word as spelled there (after
+/// its first `=` when `after_eq`, for `--api-key=VALUE` and `NAME=VALUE`) and,
+/// for each variable the word reads (`$A`, `${B}`), the words assigned to that
+/// variable in the same text (`A=...`, `export A=...`): a value built from
+/// variables is secret in every piece. One scan per source, however many
+/// secret words it holds.
+pub fn note_written_word(label: &str, text: &str, start: usize, end: usize, after_eq: bool) {
+    let Some(word) = text.get(start..end) else {
+        return;
+    };
+    let from = match word.find('=') {
+        Some(i) if after_eq => start + i + 1,
+        _ => start,
+    };
+    note_span(label, from, end);
+    static REFS: OnceLock<regex::Regex> = OnceLock::new();
+    let refs = REFS.get_or_init(|| {
+        regex::Regex::new(r"\$\{?#?!?([A-Za-z_][A-Za-z0-9_]*)").expect("valid regex")
+    });
+    let names: BTreeSet<&str> = refs
+        .captures_iter(&text[from..end])
+        .filter_map(|c| c.get(1).map(|m| m.as_str()))
+        .collect();
+    if names.is_empty() {
+        return;
+    }
+    let index = assignments(label, text);
+    for name in names {
+        for &(a, b) in index.get(name).into_iter().flatten() {
+            note_span(label, a, b);
+            if let Some(v) = text.get(a..b) {
+                note(v);
+            }
+        }
+    }
+}
+
+/// The index of a source's shell assignments, by variable: the byte range of
+/// each assigned word (`NAME=WORD`, `NAME+=WORD`, also after `export`,
+/// `local`, `declare`, `readonly`). Built once per source label.
+#[allow(clippy::type_complexity)]
+fn assignments(label: &str, text: &str) -> std::sync::Arc<BTreeMap<String, Vec<(usize, usize)>>> {
+    static CACHE: Mutex<BTreeMap<String, std::sync::Arc<BTreeMap<String, Vec<(usize, usize)>>>>> =
+        Mutex::new(BTreeMap::new());
+    if let Some(hit) = CACHE.lock().ok().and_then(|c| c.get(label).cloned()) {
+        return hit;
+    }
+    static ASSIGN: OnceLock<regex::Regex> = OnceLock::new();
+    let re = ASSIGN.get_or_init(|| {
+        regex::Regex::new(r"(?:^|[\s;&|(`])([A-Za-z_][A-Za-z0-9_]*)\+?=").expect("valid regex")
+    });
+    let mut index: BTreeMap<String, Vec<(usize, usize)>> = BTreeMap::new();
+    for c in re.captures_iter(text) {
+        let (Some(name), Some(all)) = (c.get(1), c.get(0)) else {
+            continue;
+        };
+        let start = all.end();
+        let end = shell_word_end(text, start);
+        if end > start {
+            index
+                .entry(name.as_str().to_string())
+                .or_default()
+                .push((start, end));
+        }
+    }
+    let index = std::sync::Arc::new(index);
+    if let Ok(mut c) = CACHE.lock() {
+        c.insert(label.to_string(), index.clone());
+    }
+    index
+}
+
+/// Where the shell word starting at byte `start` ends: at unquoted blank,
+/// `;`, `&`, `|`, `)`, `<`, `>` or a newline; quotes and backslashes as the
+/// shell reads them. Linear in the word.
+fn shell_word_end(text: &str, start: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = start;
+    let mut quote: Option<u8> = None;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(b'"') if b == b'\\' => i += 1,
+            Some(_) => {}
+            None => match b {
+                b'\\' => i += 1,
+                b'"' | b'\'' => quote = Some(b),
+                b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b')' | b'<' | b'>' => break,
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    i.min(bytes.len())
+}
+
+/// A command line printed as text (a generator's rendered `<pre>`, a
+/// composed recipe command) with its secret words masked where they are
+/// written, however they are quoted: the word after a secret option, the
+/// value of `--secret-option=VALUE` and of `SECRET_VAR=VALUE`. Each value is
+/// also recorded ([`note`]) as the shell reads it, so every other output masks
+/// it too. Linear in the text.
+pub fn mask_command(text: &str) -> String {
+    let bytes = text.as_bytes();
+    // Raw words: their byte ranges, split at unquoted blanks and newlines
+    // (a backslash-newline is a blank).
+    let mut words: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'\\' if matches!(bytes.get(i + 1), Some(b'\n')) => i += 2,
+            _ => {
+                let end = shell_word_end(text, i).max(i + 1).min(bytes.len());
+                words.push((i, end));
+                i = end;
+            }
+        }
+    }
+    let unquote = |w: &str| -> String {
+        let mut out = String::with_capacity(w.len());
+        let mut quote: Option<char> = None;
+        let mut chars = w.chars();
+        while let Some(c) = chars.next() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (None, '"' | '\'') => quote = Some(c),
+                (None | Some('"'), '\\') => out.extend(chars.next()),
+                (_, c) => out.push(c),
+            }
+        }
+        out
+    };
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    let mut k = 0;
+    while k < words.len() {
+        let (a, b) = words[k];
+        let word = unquote(&text[a..b]);
+        if let Some((name, value)) = word.split_once('=') {
+            if is_secret_option(name) || (!name.starts_with('-') && is_secret_env(name)) {
+                note(value);
+                let eq = text[a..b].find('=').map_or(a, |e| a + e + 1);
+                ranges.push((eq, b));
+            }
+        } else if is_secret_option(&word)
+            && let Some(&(c, d)) = words.get(k + 1)
+        {
+            note(&unquote(&text[c..d]));
+            ranges.push((c, d));
+            k += 1;
+        }
+        k += 1;
+    }
+    if ranges.is_empty() {
+        return text.to_string();
+    }
+    let mut out = bytes.to_vec();
+    for (a, b) in ranges {
+        for x in &mut out[a..b] {
+            if *x != b'\n' {
+                *x = MASK as u8;
+            }
+        }
+    }
+    // Whole words are masked, so no character is cut.
+    String::from_utf8(out).unwrap_or_else(|_| MASK.to_string().repeat(text.len()))
+}
+
+/// Masks the secret spans ([`note_span`]) of the source labelled `label` in
+/// `text`, its excerpt starting at byte `offset`, and every piece of a
+/// recorded secret value found in it ([`secret_ranges`]). Each masked byte
+/// becomes one [`MASK`], so byte offsets into the excerpt (annotations) stay
+/// valid.
+pub fn mask_excerpt<'a>(label: &str, offset: usize, text: &'a str) -> Cow<'a, str> {
+    let end = offset + text.len();
+    let mut ranges: Vec<(usize, usize)> = match SPANS.lock() {
+        Ok(s) => match s.get(label) {
+            Some(r) => r
+                .iter()
+                .filter(|(a, b)| *a < end && *b > offset)
+                .map(|(a, b)| ((*a).max(offset) - offset, (*b).min(end) - offset))
+                .collect(),
+            None => Vec::new(),
+        },
+        Err(_) => return Cow::Owned(MASK.to_string().repeat(text.len())),
+    };
+    ranges.extend(secret_ranges(text));
+    if ranges.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for (mut a, mut b) in ranges {
+        // Whole characters: a range is widened to the characters it touches,
+        // so what is left is valid UTF-8 of the same length.
+        while !text.is_char_boundary(a) {
+            a -= 1;
+        }
+        while !text.is_char_boundary(b) {
+            b += 1;
+        }
+        for x in &mut bytes[a..b] {
+            // A newline inside a span (a continued word) stays a newline.
+            if *x != b'\n' {
+                *x = MASK as u8;
+            }
+        }
+    }
+    Cow::Owned(String::from_utf8(bytes).unwrap_or_else(|_| MASK.to_string().repeat(text.len())))
+}
+
+/// A value taken from an input, as a text format (human, Markdown, GitHub)
+/// prints it: secrets masked ([`mask_value`]) and then every control
+/// character escaped as `\uXXXX`, newline, carriage return and tab included,
+/// so a value is always one line of the report and cannot start a line of
+/// its own (a workflow command, a forged summary). Called where a value is
+/// rendered, BEFORE the format escapes it (`%25`, `\|`, shell quoting), so
+/// no format's escaping hides a secret from the masker.
+pub fn value(text: &str) -> String {
+    escape_value_controls(&mask_value(text))
+}
+
+/// A value taken from an input, masked: every recorded secret, and every run
+/// of at least [`MIN_SECRET_LEN`] characters that is also a piece of a
+/// recorded secret holding a letter and a digit (ASCII case ignored:
+/// `${HF_TOKEN#hf_}`, `${HF_TOKEN^^}`),
+/// becomes as many [`MASK`]s. JSON output masks its input strings with this
+/// before serializing them (serde escapes controls there). Linear in the text.
+pub fn mask_value(text: &str) -> String {
+    let ranges = secret_ranges(text);
+    if ranges.is_empty() {
+        return text.to_string();
+    }
+    let mut hit = vec![false; text.len()];
+    for (a, b) in ranges {
+        for h in &mut hit[a..b] {
+            *h = true;
+        }
+    }
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        out.push(if hit[i..i + c.len_utf8()].iter().any(|h| *h) {
+            MASK
+        } else {
+            c
+        });
+    }
+    out
+}
+
+/// Masks [`mask_value`]'s way the string values of a JSON tree built from
+/// inputs, except those under the keys in `vocabulary` (the report's own
+/// words: a status, a kind). Object keys are never changed, so the document
+/// keeps its shape and always parses.
+pub fn mask_json(v: &mut serde_json::Value, vocabulary: &[&str]) {
+    match v {
+        serde_json::Value::String(s) => {
+            let m = mask_value(s);
+            if m != *s {
+                *s = m;
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| mask_json(x, vocabulary)),
+        serde_json::Value::Object(o) => {
+            for (k, x) in o.iter_mut() {
+                if !(vocabulary.contains(&k.as_str()) && x.is_string()) {
+                    mask_json(x, vocabulary);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Secrets longer than this are masked whole only, not by their pieces (a
+/// real credential is far shorter; the piece table stays small).
+const MAX_PIECED_SECRET: usize = 4096;
+
+/// What [`secret_ranges`] matches with, built once per set of secrets.
+struct Matcher {
+    /// How many secrets it was built from (the set only grows).
+    built_from: usize,
+    /// Whole secrets, as written.
+    whole: Option<aho_corasick::AhoCorasick>,
+    /// Hashes of every window of [`MIN_SECRET_LEN`] characters (ASCII
+    /// lower-cased) of every secret up to [`MAX_PIECED_SECRET`] characters.
+    pieces: std::collections::HashSet<u64>,
+}
+
+/// A hash of a window of characters, ASCII case folded. A collision masks a
+/// few characters too many, never too few.
+fn window_hash(chars: &[char]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for c in chars {
+        h ^= c.to_ascii_lowercase() as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+fn matcher() -> Option<std::sync::Arc<Matcher>> {
+    static CACHE: Mutex<Option<std::sync::Arc<Matcher>>> = Mutex::new(None);
+    let secrets = SECRETS.lock().ok()?;
+    if secrets.is_empty() {
+        return None;
+    }
+    let mut cache = CACHE.lock().ok()?;
+    if let Some(m) = cache.as_ref().filter(|m| m.built_from == secrets.len()) {
+        return Some(m.clone());
+    }
+    let whole = aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(secrets.iter())
+        .ok();
+    let mut pieces = std::collections::HashSet::new();
+    for s in secrets.iter() {
+        let chars: Vec<char> = s.chars().collect();
+        // Pieces of credential-like secrets only (a letter and a digit): a
+        // placeholder such as `your_hf_token` would mask option names.
+        let credential =
+            chars.iter().any(|c| c.is_alphabetic()) && chars.iter().any(|c| c.is_ascii_digit());
+        if credential && chars.len() <= MAX_PIECED_SECRET {
+            for w in chars.windows(MIN_SECRET_LEN) {
+                pieces.insert(window_hash(w));
+            }
+        }
+    }
+    let m = std::sync::Arc::new(Matcher {
+        built_from: secrets.len(),
+        whole,
+        pieces,
+    });
+    *cache = Some(m.clone());
+    Some(m)
+}
+
+/// The byte ranges of `text` that hold a recorded secret or a piece of one:
+/// every whole secret, and every window of [`MIN_SECRET_LEN`] characters
+/// that is also a window of a secret, so any run of that many characters or
+/// more that a value shares with a secret (a prefix or suffix stripped, a
+/// substitution, a slice) is covered. Linear in the text.
+pub fn secret_ranges(text: &str) -> Vec<(usize, usize)> {
+    let Some(m) = matcher() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    match &m.whole {
+        Some(ac) => out.extend(ac.find_iter(text).map(|x| (x.start(), x.end()))),
+        // Too many secrets for an automaton: mask the whole text.
+        None => return vec![(0, text.len())],
+    }
+    if !m.pieces.is_empty() {
+        let idx: Vec<(usize, char)> = text.char_indices().collect();
+        let chars: Vec<char> = idx.iter().map(|(_, c)| *c).collect();
+        for (i, w) in chars.windows(MIN_SECRET_LEN).enumerate() {
+            if m.pieces.contains(&window_hash(w)) {
+                let end = idx.get(i + MIN_SECRET_LEN).map_or(text.len(), |(b, _)| *b);
+                out.push((idx[i].0, end));
+            }
+        }
+    }
+    out
+}
+
+/// Masks recorded secrets and escapes control characters: the backstop all
+/// output goes through where it leaves the process, after the formats have
+/// masked each value where they render it ([`value`], [`mask_json`]). It
+/// never changes the report's own structure: it masks only a secret that
+/// looks like a credential (at least [`MIN_SECRET_LEN`] characters of
+/// letters, digits and `-_./+~`, with a letter and a digit), and only where it
+/// stands as a whole word (not after `\` or `%`, which would cut an escape),
+/// so no quote, colon, comma, line or escape of any format is ever changed.
 pub fn sanitize(text: &str) -> String {
     escape_controls(&mask(text))
 }
 
-/// Replaces every recorded secret value in `text` with as many [`MASK`]s,
-/// the longest at each place first. One Aho-Corasick pass: linear in the
-/// text and the secrets, however many an input plants.
+/// Whether a character can be part of a credential-like word.
+fn is_word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | '+' | '~')
+}
+
+/// Whether a secret looks like a credential: the only secrets the
+/// final-text backstop ([`sanitize`]) masks.
+fn credential_like(s: &str) -> bool {
+    s.chars().count() >= MIN_SECRET_LEN
+        && s.chars().all(is_word_char)
+        && s.chars().any(|c| c.is_ascii_alphabetic())
+        && s.chars().any(|c| c.is_ascii_digit())
+}
+
+/// The backstop's masking ([`sanitize`]): credential-like secrets standing as
+/// whole words, each replaced with as many [`MASK`]s. One Aho-Corasick pass:
+/// linear in the text and the secrets, however many an input plants.
 pub fn mask(text: &str) -> String {
     let secrets: Vec<String> = match SECRETS.lock() {
-        Ok(s) => s.iter().cloned().collect(),
+        Ok(s) => s.iter().filter(|s| credential_like(s)).cloned().collect(),
         Err(_) => return text.to_string(),
     };
     if secrets.is_empty() {
         return text.to_string();
     }
-    let mut forms: BTreeSet<String> = BTreeSet::new();
-    for s in secrets {
-        if let Ok(json) = serde_json::to_string(&s) {
-            forms.insert(json[1..json.len() - 1].to_string());
-        }
-        forms.insert(s);
-    }
-    let forms: Vec<String> = forms.into_iter().collect();
     let Ok(ac) = aho_corasick::AhoCorasick::builder()
         .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-        .build(&forms)
+        .build(&secrets)
     else {
         // Too many secrets to build an automaton for: print nothing of the
         // text rather than a secret.
@@ -187,9 +583,15 @@ pub fn mask(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     for m in ac.find_iter(text) {
+        let before = text[..m.start()].chars().next_back();
+        let after = text[m.end()..].chars().next();
+        if before.is_some_and(|c| is_word_char(c) || matches!(c, '\\' | '%' | ':'))
+            || after.is_some_and(is_word_char)
+        {
+            continue;
+        }
         out.push_str(&text[last..m.start()]);
-        let n = text[m.start()..m.end()].chars().count();
-        out.extend(std::iter::repeat_n(MASK, n));
+        out.extend(std::iter::repeat_n(MASK, m.end() - m.start()));
         last = m.end();
     }
     out.push_str(&text[last..]);
@@ -224,7 +626,17 @@ fn is_unsafe(c: char) -> bool {
 
 /// Escapes unsafe characters as `\uXXXX`.
 pub fn escape_controls(text: &str) -> String {
-    if !text.chars().any(is_unsafe) {
+    escape_with(text, is_unsafe)
+}
+
+/// Escapes unsafe characters, newline, carriage return and tab as `\uXXXX`:
+/// what an input value may hold in a text format ([`value`]).
+fn escape_value_controls(text: &str) -> String {
+    escape_with(text, |c| is_unsafe(c) || matches!(c, '\n' | '\r' | '\t'))
+}
+
+fn escape_with(text: &str, is_unsafe: impl Fn(char) -> bool) -> String {
+    if !text.chars().any(&is_unsafe) {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len() + 16);
@@ -301,7 +713,7 @@ mod tests {
             "--token",
             "spaced_1234",
         ]);
-        let out = sanitize(
+        let out = mask_value(
             "page_size_x a s3cr3t-A b hf_abcdef c yamlsecret9 d tok_12345 e spaced_1234 --tp 2",
         );
         assert_eq!(
@@ -319,7 +731,95 @@ mod tests {
             "# issue this many additional one-token requests; per-token defaults\nSGLANG_SIMULATE_ACC_TOKEN_MODE=real-draft-token\nOPENAI_API_KEY=dummy\n",
         );
         let text = "--max-running-requests default real-draft-token dummy";
-        assert_eq!(sanitize(text), text);
+        assert_eq!(value(text), text);
+    }
+
+    #[test]
+    fn written_words_and_the_variables_they_read_are_masked_in_excerpts() {
+        let text = "A=sk-ab; B=\"cd ef\"\nrun --api-key \"$A${B}\" --api-k=x\\-yz --tp 2\n";
+        let word = text.find("\"$A").unwrap();
+        note_written_word("unit.sh", text, word, word + 8, false);
+        let eq = text.find("--api-k=").unwrap();
+        note_written_word("unit.sh", text, eq, eq + 13, true);
+        let masked = mask_excerpt("unit.sh", 0, text);
+        assert_eq!(
+            masked,
+            "A=*****; B=*******\nrun --api-key ******** --api-k=***** --tp 2\n"
+        );
+        // An excerpt of a line: offsets are the source's.
+        let line2 = text.find("run").unwrap();
+        assert_eq!(
+            mask_excerpt("unit.sh", line2, &text[line2..line2 + 22]),
+            "run --api-key ********"
+        );
+        // Another source is untouched; a multi-byte character is masked whole.
+        assert_eq!(mask_excerpt("other.sh", 0, "A=sk-ab"), "A=sk-ab");
+        note_span("utf.sh", 1, 2);
+        assert_eq!(mask_excerpt("utf.sh", 0, "aéb"), "a**b");
+    }
+
+    #[test]
+    fn command_text_masks_secret_words_as_written() {
+        let text = "vllm serve m --api-key sk-\"Mq\"Rt7vWx9 \\\n  --hf-token='a b c d e f' HF_TOKEN=x\\y12345678 --tp 2";
+        assert_eq!(
+            mask_command(text),
+            "vllm serve m --api-key ************** \\\n  --hf-token=************* HF_TOKEN=*********** --tp 2"
+        );
+        // The values as the shell reads them are masked everywhere.
+        assert_eq!(
+            value("sk-MqRt7vWx9 a b c d e f"),
+            "************ ***********"
+        );
+    }
+
+    /// A value derived from a secret (a prefix or suffix stripped, a
+    /// substitution, upper-cased) is masked in every piece of at least
+    /// [`MIN_SECRET_LEN`] characters it shares with the secret; newlines in
+    /// a value are escaped.
+    #[test]
+    fn values_mask_pieces_of_secrets_and_stay_on_one_line() {
+        note("hf_Derived9876543210");
+        assert_eq!(
+            value("Derived98765 HF_DERIVED9876 x\n::error"),
+            "************ ************** x\\u000a::error"
+        );
+        // Seven characters in common are not a piece.
+        assert_eq!(value("Derived"), "Derived");
+    }
+
+    /// The backstop never touches the report's own text: only
+    /// credential-like secrets, as whole words, not after `\\` or `%`.
+    #[test]
+    fn the_backstop_masks_whole_credential_words_only() {
+        note("::error file");
+        note("MAJOR drift");
+        note("schema_version\": 1");
+        note("u0001abcd1234");
+        note("tok9Backstop");
+        let text = "::error file=a\n1 with MAJOR drift\n{\"schema_version\": 1, \"a\": \"\\u0001abcd1234\"}\ntok9Backstop %tok9Backstop";
+        assert_eq!(
+            sanitize(text),
+            text.replacen("tok9Backstop", "************", 1)
+        );
+    }
+
+    /// JSON trees: input strings masked, keys and the report's words kept.
+    #[test]
+    fn json_trees_mask_values_not_keys_or_vocabulary() {
+        note("contradicts-and-more");
+        note("jsonSecret42xyz");
+        let mut v = serde_json::json!({
+            "kind": "contradicts-and-more",
+            "jsonSecret42xyz": ["a jsonSecret42xyz b", {"docs": "contradicts-and-more"}],
+        });
+        mask_json(&mut v, &["kind"]);
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "kind": "contradicts-and-more",
+                "jsonSecret42xyz": ["a *************** b", {"docs": "********************"}],
+            })
+        );
     }
 
     #[test]

@@ -301,6 +301,15 @@ impl SourceFile {
         (first, from..to.max(from))
     }
 
+    /// The text of a byte range as reports show it: the secret words written
+    /// in it masked (`crate::secret::mask_excerpt`), whatever their spelling.
+    pub fn excerpt(&self, range: std::ops::Range<usize>) -> std::borrow::Cow<'_, str> {
+        match self.text.get(range.clone()) {
+            Some(t) => crate::secret::mask_excerpt(&self.label, range.start, t),
+            None => std::borrow::Cow::Borrowed(""),
+        }
+    }
+
     /// The text of a 1-based line, without its newline.
     pub fn line_text(&self, line: usize) -> &str {
         if line == 0 || line > self.line_starts.len() {

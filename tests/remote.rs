@@ -155,6 +155,13 @@ fn run(server: &Server, envs: &[(&str, &str)], args: &[&str]) -> (i32, String, S
         .env("RECIPE_DRIFT_GITHUB_API_BASE", server.base())
         .env("RECIPE_DRIFT_RETRY_DELAY_MS", "1")
         .args(args)
+        // Configs cannot allow the loopback test server (a config file may
+        // allow public DNS names only): the user allows it here.
+        .args(if args.first() == Some(&"check") {
+            &["--allow-host", "127.0.0.1"][..]
+        } else {
+            &[]
+        })
         // The configs live in a scratch folder and name the crate's fixtures:
         // both are roots of the confined file layer.
         .arg("--root")
@@ -181,7 +188,7 @@ fn url_config(dir: &Path, docs: &str) -> PathBuf {
     std::fs::write(
         &path,
         format!(
-            "allow-hosts: [127.0.0.1]\nlinks:\n  - name: remote page\n    docs:\n      file: {docs}\n    recipe:\n      file: {}\n",
+            "links:\n  - name: remote page\n    docs:\n      file: {docs}\n    recipe:\n      file: {}\n",
             recipe.display()
         ),
     )
@@ -479,7 +486,8 @@ fn hosts_outside_the_allow_list_are_refused() {
             && err.contains("allow-hosts"),
         "{err}"
     );
-    // Plain http only to a host listed explicitly.
+    // An IP address only when the user lists it (plain http, too, only to a
+    // host listed explicitly).
     let url = format!("{}/docs/qwen35.md", server.base());
     let (code, _, err) = run(
         &server,
@@ -488,7 +496,7 @@ fn hosts_outside_the_allow_list_are_refused() {
     );
     assert_eq!(code, 2);
     assert!(
-        err.contains("plain http") && err.contains("127.0.0.1"),
+        err.contains("is an IP address") && err.contains("--allow-host 127.0.0.1"),
         "{err}"
     );
     assert!(server.paths().is_empty());
@@ -602,7 +610,7 @@ fn an_inferencex_root_on_github_fetches_only_what_the_entry_needs() {
     std::fs::write(
         &config,
         format!(
-            "allow-hosts: [127.0.0.1]\nlinks:\n  - name: cookbook vs remote matrix\n    docs:\n      file: {}\n      hardware: mi355x\n    recipe:\n      inferencex: {{root: \"github:acme/InferenceX@main\", entry: qwen3.5-fp4-mi355x-sglang-agentic-mtp, where: {{kv-offloading: dram}}}}\n",
+            "links:\n  - name: cookbook vs remote matrix\n    docs:\n      file: {}\n      hardware: mi355x\n    recipe:\n      inferencex: {{root: \"github:acme/InferenceX@main\", entry: qwen3.5-fp4-mi355x-sglang-agentic-mtp, where: {{kv-offloading: dram}}}}\n",
             repo().join("fixtures/demo/qwen35-mi355x-cookbook.md").display()
         ),
     )
@@ -754,4 +762,52 @@ fn github_refs_cannot_climb_out_of_their_repository() {
             "{r}: {err}"
         );
     }
+}
+
+/// The user can allow a host in the environment too (`RECIPE_DRIFT_ALLOW_HOSTS`,
+/// like `--allow-host`): the loopback test server is then fetched, by
+/// `compare` and by a config's link; a config file alone cannot allow it.
+#[test]
+fn the_environment_allows_hosts_like_the_flag() {
+    let server = page_server();
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("{}/docs/qwen35.md", server.base());
+    let cache = cache_arg(&dir);
+    let recipe = "fixtures/demo/qwen35-mi355x-recipe.sh";
+    let args = ["compare", &url, recipe, "--cache-dir", &cache];
+    let (code, _, err) = run(&server, &[], &args);
+    assert_eq!(code, 2, "{err}");
+    let (code, out, err) = run(
+        &server,
+        &[("RECIPE_DRIFT_ALLOW_HOSTS", "example.org, 127.0.0.1")],
+        &args,
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(&format!("{url}:18:1")), "{out}");
+    // A config naming the address is refused at the entry.
+    let config = dir.path().join("bad.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "allow-hosts: [127.0.0.1]\nlinks:\n  - name: l\n    docs:\n      file: {url}\n    recipe:\n      file: {}\n",
+            repo().join(recipe).display()
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = run(
+        &server,
+        &[],
+        &[
+            "check",
+            "--config",
+            config.to_str().unwrap(),
+            "--cache-dir",
+            &cache,
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("bad.yaml:1:15") && err.contains("IP address"),
+        "{err}"
+    );
 }

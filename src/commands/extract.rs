@@ -36,6 +36,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         let filter = parse_kv(&filter)?;
         let root = Location::parse(&root.to_string_lossy())?;
         let expanded = extract::inferencex::expand_in(&root, &entry, &filter, &fetcher)?;
+        crate::link::note_secrets(expanded.points.iter().flat_map(|p| &p.launches));
         return Ok(Output {
             code: 0,
             stdout: render_points(&expanded, format),
@@ -68,22 +69,9 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         hardware_scope: None,
     };
     let found = extract::extract(&at, &opts, &fetcher)?;
-    note_parsed_secrets(&found.launches);
+    crate::link::note_secrets(&found.launches);
     Ok(Output {
         code: 0,
         stdout: render_launches(&found.launches, &found.unsupported, format),
     })
-}
-
-/// Parses each launch's argv with its engine (the newest release), only so
-/// that a secret is recognised by the destination it lands in, whatever its
-/// spelling (`--api-k` is `--api-key`): `extract` prints words, not resolved
-/// values, and masking needs to know them. A parse error changes nothing here.
-fn note_parsed_secrets(launches: &[crate::launch::Launch]) {
-    for launch in launches {
-        if let Some(engine) = crate::engine::by_name(launch.engine.name()) {
-            let argv: Vec<String> = launch.argv.iter().map(|t| t.text.clone()).collect();
-            let _ = engine.parse_raw(None, &argv);
-        }
-    }
 }

@@ -98,14 +98,14 @@ pub(crate) fn confine(files: &FilesArgs, named: &[PathBuf]) -> Result<(), Error>
     crate::files::confine(&roots, files.max_file_bytes)
 }
 
-/// The fetcher for remote files, from the flags plus a config's `allow-hosts`.
+/// The fetcher for remote files: the hosts the user allowed (`--allow-host`,
+/// trusted) and a config's `allow-hosts` (public DNS names only).
 pub(crate) fn fetcher(args: &RemoteArgs, config_hosts: &[String]) -> Fetcher {
-    let mut allow_hosts = args.allow_hosts.clone();
-    allow_hosts.extend(config_hosts.iter().cloned());
     Fetcher::new(FetchOptions {
         cache_dir: args.cache_dir.clone(),
         offline: args.offline,
-        allow_hosts,
+        allow_hosts: args.allow_hosts.clone(),
+        config_hosts: config_hosts.to_vec(),
         ..FetchOptions::default()
     })
 }

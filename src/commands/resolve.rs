@@ -58,7 +58,8 @@ pub(super) fn run(args: ResolveArgs) -> Result<Output, Error> {
         })?;
         match format {
             Format::Json => {
-                let doc = json!({"schema_version": report::json::SCHEMA_VERSION, "engine": en.name(), "version": parsed.version, "namespace": parsed.namespace});
+                let mut doc = json!({"schema_version": report::json::SCHEMA_VERSION, "engine": en.name(), "version": parsed.version, "namespace": parsed.namespace});
+                report::mask_json(&mut doc);
                 let _ = writeln!(out, "{}", serde_json::to_string_pretty(&doc).expect("json"));
             }
             Format::Human => {
@@ -66,11 +67,11 @@ pub(super) fn run(args: ResolveArgs) -> Result<Output, Error> {
                     out,
                     "# {} {} ({})",
                     en.name(),
-                    parsed.version.version,
-                    parsed.version.from
+                    report::v(&parsed.version.version),
+                    report::v(&parsed.version.from)
                 );
                 for (k, v) in &parsed.namespace {
-                    let _ = writeln!(out, "{k} = {v}");
+                    let _ = writeln!(out, "{} = {}", report::v(k), report::v(&v.to_string()));
                 }
             }
         }
@@ -82,25 +83,38 @@ pub(super) fn run(args: ResolveArgs) -> Result<Output, Error> {
     let r = engine::resolve(&launch, &opts)?;
     match format {
         Format::Json => {
-            let doc = json!({"schema_version": report::json::SCHEMA_VERSION, "resolved": r});
+            let mut doc = json!({"schema_version": report::json::SCHEMA_VERSION, "resolved": r});
+            report::mask_json(&mut doc);
             let _ = writeln!(out, "{}", serde_json::to_string_pretty(&doc).expect("json"));
         }
         Format::Human => {
             let _ = writeln!(
                 out,
                 "# {} {} ({})",
-                r.engine, r.version.version, r.version.from
+                r.engine,
+                report::v(&r.version.version),
+                report::v(&r.version.from)
             );
             match &r.platform {
                 Some(p) => {
-                    let _ = writeln!(out, "# platform: {} ({})", p.value, p.from);
+                    let _ = writeln!(
+                        out,
+                        "# platform: {} ({})",
+                        report::v(&p.value.to_string()),
+                        report::v(&p.from)
+                    );
                 }
                 None => {
                     let _ = writeln!(out, "# platform: unknown (give --platform or --hardware)");
                 }
             }
             for e in &r.startup_errors {
-                let _ = writeln!(out, "# startup error: {} (rule {})", e.message, e.rule);
+                let _ = writeln!(
+                    out,
+                    "# startup error: {} (rule {})",
+                    report::v(&e.message),
+                    e.rule
+                );
             }
             for (k, e) in &r.values {
                 let set =
@@ -112,7 +126,11 @@ pub(super) fn run(args: ResolveArgs) -> Result<Output, Error> {
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_string))
                     .unwrap_or_default();
-                let mut line = format!("{k} = {}  [{source}]", e.val.display());
+                let mut line = format!(
+                    "{} = {}  [{source}]",
+                    report::v(k),
+                    report::v(&e.val.display())
+                );
                 for h in &e.rules {
                     line.push_str(&format!("  <- rule {}", h.id));
                 }

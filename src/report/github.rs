@@ -18,7 +18,7 @@
 
 use std::fmt::Write;
 
-use super::{Failure, LinkReport, Place, Status, finding_place, finding_text, value_place};
+use super::{Failure, LinkReport, Place, Status, finding_place, finding_text, v, value_place};
 use crate::compare::Severity;
 use crate::report::Skipped;
 use crate::waiver::{self, Outcome};
@@ -95,7 +95,10 @@ pub fn render(
                     &format!("recipe-drift: the {label} command would not start"),
                     &format!(
                         "{}\nrule {} ({})\nlink: {}",
-                        e.message, e.rule, e.reference, l.name
+                        v(&e.message),
+                        e.rule,
+                        e.reference,
+                        v(&l.name)
                     ),
                 ));
             }
@@ -105,32 +108,32 @@ pub fn render(
             let title = format!(
                 "recipe-drift: [{}] {} ({})",
                 f.kind.name(),
-                f.key,
+                v(&f.key),
                 super::class_name(f.class)
             );
             let mut message = finding_text(f);
             if let Some(w) = j.waiver {
-                let _ = write!(message, "\nwaived until {}: {}", w.until, w.reason);
+                let _ = write!(message, "\nwaived until {}: {}", v(&w.until), v(&w.reason));
             }
             for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
-                let _ = write!(message, "\n{label}: {}", sv.val.display());
+                let _ = write!(message, "\n{label}: {}", v(&sv.val.display()));
                 if let Some(w) = &sv.written {
-                    let _ = write!(message, " from `{w}`");
+                    let _ = write!(message, " from `{}`", v(w));
                 }
                 if let Some(p) = value_place(sv) {
-                    let _ = write!(message, " at {}", p.shown);
+                    let _ = write!(message, " at {}", v(&p.shown));
                 }
                 for hit in &sv.rules {
                     let _ = write!(
                         message,
                         "\n  rule {}: {} -> {}",
                         hit.id,
-                        hit.before.display(),
-                        hit.after.display()
+                        v(&hit.before.display()),
+                        v(&hit.after.display())
                     );
                 }
             }
-            let _ = write!(message, "\nlink: {}", l.name);
+            let _ = write!(message, "\nlink: {}", v(&l.name));
             let place = finding_place(l, f);
             out.push_str(&annotation(
                 command(j.severity()),
@@ -149,7 +152,7 @@ pub fn render(
             "error",
             place.as_ref(),
             "recipe-drift: input error",
-            &format!("{message}\nlink: {}", f.name),
+            &format!("{}\nlink: {}", v(message), v(&f.name)),
         ));
     }
     let drift = links.iter().filter(|l| l.status() == Status::Drift).count();

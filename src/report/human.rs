@@ -6,7 +6,7 @@ use std::fmt::Write;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use similar::TextDiff;
 
-use super::{Failure, LinkReport, SideReport, Skipped, Status, finding_keys, normalized};
+use super::{Failure, LinkReport, SideReport, Skipped, Status, finding_keys, normalized, v};
 use crate::compare::{Severity, SideValue};
 use crate::policy::Policy;
 use crate::resolved::{Val, ValueSource};
@@ -31,7 +31,12 @@ pub fn render_with_failures(
         let _ = writeln!(out, "{level}[waiver]: {}\n", super::waiver_text(w));
     }
     for f in failures {
-        let _ = writeln!(out, "link: {}  [error]\nerror: {}\n", f.name, f.error);
+        let _ = writeln!(
+            out,
+            "link: {}  [error]\nerror: {}\n",
+            v(&f.name),
+            v(&f.error.to_string())
+        );
     }
     if !failures.is_empty() {
         let _ = writeln!(
@@ -42,7 +47,7 @@ pub fn render_with_failures(
         );
     }
     for s in skipped {
-        let _ = writeln!(out, "skipped: {} ({})", s.name, s.reason);
+        let _ = writeln!(out, "{}", super::skipped_text(s));
     }
     if links.is_empty() && failures.is_empty() && !skipped.is_empty() {
         let _ = writeln!(out, "no link depends on the changed files");
@@ -67,23 +72,23 @@ pub fn render_with_failures(
 
 fn side_line(label: &str, s: &SideReport) -> String {
     let platform = match &s.resolved.platform {
-        Some(p) => format!("{} ({})", p.value, p.from),
+        Some(p) => format!("{} ({})", v(&p.value.to_string()), v(&p.from.to_string())),
         None => "platform unknown".to_string(),
     };
-    let v = &s.resolved.version;
+    let ver = &s.resolved.version;
     format!(
         "  {label:<7} {}  `{}`  {} {} ({}), {}",
-        s.launch.span,
-        s.launch.launcher_text(),
+        v(&s.launch.span.to_string()),
+        v(&s.launch.launcher_text()),
         s.resolved.engine,
-        v.version,
-        v.from,
+        v(&ver.version),
+        v(&ver.from.to_string()),
         platform
     )
 }
 
 fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
-    let _ = writeln!(out, "link: {}  [{}]", l.name, l.status());
+    let _ = writeln!(out, "link: {}  [{}]", v(&l.name), l.status());
     let _ = writeln!(out, "{}", side_line("docs:", &l.docs));
     let _ = writeln!(out, "{}", side_line("recipe:", &l.recipe));
     for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
@@ -91,7 +96,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         if let Some(crate::launch::Provenance::Unknown { reason }) =
             side.launch.launcher.first().map(|t| &t.provenance)
         {
-            let _ = writeln!(out, "  note: the {label} launch may not run: {reason}");
+            let _ = writeln!(out, "  note: the {label} launch may not run: {}", v(reason));
         }
     }
     let _ = writeln!(out);
@@ -100,7 +105,9 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
             let _ = writeln!(
                 out,
                 "error[startup]: the {label} command would not start: {}\n  = rule {} ({})\n",
-                e.message, e.rule, e.reference
+                v(&e.message),
+                e.rule,
+                e.reference
             );
         }
     }
@@ -114,10 +121,12 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         };
         let title = super::finding_title(&j);
         let mut group: Group = Group::with_title(level.primary_title(title));
-        for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
-            for snippet in snippets(label, sv) {
-                group = group.element(snippet);
-            }
+        let shown: Vec<Excerpt> = [("docs", &f.docs), ("recipe", &f.recipe)]
+            .into_iter()
+            .flat_map(|(label, sv)| excerpts(label, sv))
+            .collect();
+        for e in &shown {
+            group = group.element(e.snippet());
         }
         let _ = writeln!(out, "{}", renderer.render(&[group]));
         for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
@@ -127,8 +136,8 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
                     out,
                     "             rule {}: {} -> {} ({})",
                     hit.id,
-                    hit.before.display(),
-                    hit.after.display(),
+                    v(&hit.before.display()),
+                    v(&hit.after.display()),
                     hit.reference
                 );
             }
@@ -147,7 +156,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
             }
         );
         for u in &l.comparison.shared_unknowns {
-            let _ = writeln!(out, "  {}: {}", u.key, u.reason);
+            let _ = writeln!(out, "  {}: {}", v(&u.key), v(&u.reason));
         }
         let _ = writeln!(out);
     }
@@ -182,15 +191,15 @@ fn describe(sv: &SideValue) -> String {
         Val::Known {
             value: serde_json::Value::Null,
         } => "unset".to_string(),
-        Val::Known { .. } => sv.val.display(),
-        Val::Unknown { reason, .. } => format!("unknown: {reason}"),
+        Val::Known { .. } => v(&sv.val.display()),
+        Val::Unknown { reason, .. } => format!("unknown: {}", v(reason)),
     };
     match (&sv.written, sv.spans.first()) {
         (Some(w), Some(span)) => {
-            let _ = write!(s, "  from `{w}` at {span}");
+            let _ = write!(s, "  from `{}` at {}", v(w), v(&span.to_string()));
         }
         (Some(w), None) => {
-            let _ = write!(s, "  from {w}");
+            let _ = write!(s, "  from {}", v(w));
         }
         _ if !sv.rules.is_empty() => {
             let _ = write!(s, "  ({src}, then rules)");
@@ -205,14 +214,33 @@ fn describe(sv: &SideValue) -> String {
 /// Context marks shown per side of a finding; the rest are counted.
 const MAX_CONTEXT_MARKS: usize = 8;
 
-fn snippets<'a>(
-    label: &str,
-    sv: &'a SideValue,
-) -> Vec<Snippet<'a, annotate_snippets::Annotation<'a>>> {
+/// Lines of one source shown for a finding, with their marks: the text is
+/// the source's excerpt (secret words masked however they are spelled).
+struct Excerpt {
+    path: String,
+    line: usize,
+    text: String,
+    marks: Vec<(AnnotationKind, std::ops::Range<usize>, String)>,
+}
+
+impl Excerpt {
+    fn snippet(&self) -> Snippet<'_, annotate_snippets::Annotation<'_>> {
+        let mut snippet = Snippet::source(self.text.as_str())
+            .line_start(self.line)
+            .path(self.path.as_str())
+            .fold(true);
+        for (kind, range, text) in &self.marks {
+            snippet = snippet.annotation(kind.span(range.clone()).label(text.as_str()));
+        }
+        snippet
+    }
+}
+
+fn excerpts(label: &str, sv: &SideValue) -> Vec<Excerpt> {
     let (Some(first), Some(last)) = (sv.spans.first(), sv.spans.last()) else {
         return Vec::new();
     };
-    let value = sv.val.display();
+    let value = v(&sv.val.display());
     // (span, range, primary?, label): at most 1 + MAX_CONTEXT_MARKS marks,
     // each shown with its own lines of its own file (the source map), so
     // rendering stays linear in what is shown.
@@ -281,10 +309,12 @@ fn snippets<'a>(
             }
         }
         for (line, w, members) in windows {
-            let mut snippet = Snippet::source(&src.text()[w.clone()])
-                .line_start(line)
-                .path(file.file.to_string())
-                .fold(true);
+            let mut excerpt = Excerpt {
+                path: v(&file.file),
+                line,
+                text: src.excerpt(w.clone()).into_owned(),
+                marks: Vec::new(),
+            };
             for i in members {
                 let (_, range, primary, text) = mine[i];
                 let kind = if *primary {
@@ -292,12 +322,13 @@ fn snippets<'a>(
                 } else {
                     AnnotationKind::Context
                 };
-                snippet = snippet.annotation(
-                    kind.span(range.start - w.start..range.end - w.start)
-                        .label(text.clone()),
-                );
+                excerpt.marks.push((
+                    kind,
+                    range.start - w.start..range.end - w.start,
+                    text.clone(),
+                ));
             }
-            out.push(snippet);
+            out.push(excerpt);
         }
     }
     out

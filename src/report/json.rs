@@ -69,6 +69,14 @@ pub fn render_with_failures(
         waivers: waivers.to_vec(),
         summary,
     };
+    // Every string from the inputs is masked before serde escapes it; the
+    // keys and the report's own words are not touched.
+    let mut doc = serde_json::to_value(&doc).expect("serializable");
+    for part in ["links", "waivers"] {
+        if let Some(p) = doc.get_mut(part) {
+            super::mask_json(p);
+        }
+    }
     let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
     s.push('\n');
     s

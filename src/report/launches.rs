@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::Format;
+use super::{Format, mask_json, v};
 use crate::extract;
 use crate::launch::{Launch, Provenance};
 
@@ -14,12 +14,13 @@ use crate::launch::{Launch, Provenance};
 pub fn render_points(e: &extract::inferencex::Expanded, format: Format) -> String {
     match format {
         Format::Json => {
-            let doc = json!({
+            let mut doc = json!({
                 "schema_version": super::json::SCHEMA_VERSION,
                 "entry": e.entry,
                 "config": e.config,
                 "points": e.points,
             });
+            mask_json(&mut doc);
             let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
             s.push('\n');
             s
@@ -27,22 +28,25 @@ pub fn render_points(e: &extract::inferencex::Expanded, format: Format) -> Strin
         Format::Human => {
             let mut out = format!(
                 "entry {} ({}): {} points\n",
-                e.entry,
-                e.config,
+                v(&e.entry.to_string()),
+                v(&e.config.to_string()),
                 e.points.len()
             );
             for (i, p) in e.points.iter().enumerate() {
-                let fields: Vec<String> =
-                    p.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let fields: Vec<String> = p
+                    .fields
+                    .iter()
+                    .map(|(k, x)| format!("{}={}", v(k), v(&x.to_string())))
+                    .collect();
                 let _ = writeln!(
                     out,
                     "\npoint {}: {}\n  script: {}",
                     i + 1,
                     fields.join(" "),
-                    p.script
+                    v(&p.script.to_string())
                 );
                 for (k, r) in &p.unknown_env {
-                    let _ = writeln!(out, "  unknown env {k}: {r}");
+                    let _ = writeln!(out, "  unknown env {}: {}", v(k), v(r));
                 }
                 out.push_str(&render_launches(&p.launches, &p.unsupported, Format::Human));
             }
@@ -55,11 +59,12 @@ pub fn render_points(e: &extract::inferencex::Expanded, format: Format) -> Strin
 pub fn render_launches(launches: &[Launch], unsupported: &[String], format: Format) -> String {
     match format {
         Format::Json => {
-            let doc = json!({
+            let mut doc = json!({
                 "schema_version": super::json::SCHEMA_VERSION,
                 "launches": launches,
                 "unsupported": unsupported,
             });
+            mask_json(&mut doc);
             let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
             s.push('\n');
             s
@@ -71,44 +76,60 @@ pub fn render_launches(launches: &[Launch], unsupported: &[String], format: Form
                     out,
                     "launch {}: {} ({}) at {}",
                     i + 1,
-                    l.launcher_text(),
+                    v(&l.launcher_text()),
                     l.engine,
-                    l.span
+                    v(&l.span.to_string())
                 );
                 if let Some(Provenance::Unknown { reason }) =
                     l.launcher.first().map(|t| &t.provenance)
                 {
-                    let _ = writeln!(out, "  may not run: {reason}");
+                    let _ = writeln!(out, "  may not run: {}", v(reason));
                 }
                 if let Some(img) = &l.context.image {
-                    let _ = writeln!(out, "  image: {}", img.value);
+                    let _ = writeln!(out, "  image: {}", v(&img.value.to_string()));
                 }
-                if let Some(v) = &l.context.engine_version {
-                    let _ = writeln!(out, "  engine version: {} ({})", v.value, v.from);
+                if let Some(ev) = &l.context.engine_version {
+                    let _ = writeln!(
+                        out,
+                        "  engine version: {} ({})",
+                        v(&ev.value.to_string()),
+                        v(&ev.from)
+                    );
                 }
                 if let Some(p) = &l.context.platform {
-                    let _ = writeln!(out, "  platform: {} ({})", p.value, p.from);
+                    let _ = writeln!(
+                        out,
+                        "  platform: {} ({})",
+                        v(&p.value.to_string()),
+                        v(&p.from)
+                    );
                 }
                 for e in &l.env {
-                    let _ = writeln!(out, "  env {}={}  {}", e.name, e.value, e.span);
+                    let _ = writeln!(
+                        out,
+                        "  env {}={}  {}",
+                        v(&e.name),
+                        v(&e.value),
+                        v(&e.span.to_string())
+                    );
                 }
                 for t in &l.argv {
                     let from = match &t.provenance {
-                        Provenance::Var { name } => format!("  (from ${name})"),
-                        Provenance::Unknown { reason } => format!("  (unknown: {reason})"),
+                        Provenance::Var { name } => format!("  (from ${})", v(name)),
+                        Provenance::Unknown { reason } => format!("  (unknown: {})", v(reason)),
                         _ => String::new(),
                     };
                     let _ = writeln!(
                         out,
                         "  {:<40} {}{}",
-                        shell_words::quote(&t.text),
-                        t.span,
+                        shell_words::quote(&v(&t.text)),
+                        v(&t.span.to_string()),
                         from
                     );
                 }
             }
             for u in unsupported {
-                let _ = writeln!(out, "unsupported: {u}");
+                let _ = writeln!(out, "unsupported: {}", v(u));
             }
             if launches.is_empty() && unsupported.is_empty() {
                 out.push_str("no serve commands found\n");
@@ -138,40 +159,47 @@ pub fn render_recipe_selections(
                         "env": c.env.iter().map(|e| json!([e.name, e.value])).collect::<Vec<_>>(),
                         "argv": c.argv,
                         "docker_image": c.docker_image,
-                        "command": c.command,
+                        "command": crate::secret::mask_command(&c.command),
                     })
                 })
                 .collect();
-            let doc = json!({
+            let mut doc = json!({
                 "schema_version": super::json::SCHEMA_VERSION,
                 "file": file.display().to_string(),
                 "selections": selections,
             });
+            mask_json(&mut doc);
             let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
             s.push('\n');
             s
         }
         Format::Human => {
+            // Every command masked (which records its secrets) before any
+            // value is rendered: the masker is built once, not per command.
+            let masked: Vec<String> = composed
+                .iter()
+                .map(|c| crate::secret::mask_command(&c.text))
+                .collect();
             let mut out = format!(
                 "{}: {} selection{}\n",
-                file.display(),
+                v(&file.display().to_string()),
                 composed.len(),
                 if composed.len() == 1 { "" } else { "s" }
             );
-            for (i, c) in composed.iter().enumerate() {
+            for (i, (c, command)) in composed.iter().zip(&masked).enumerate() {
                 let _ = writeln!(
                     out,
                     "\nselection {}: {}{}",
                     i + 1,
-                    c.selection.describe(),
+                    v(&c.selection.describe()),
                     if c.verified {
                         ""
                     } else {
                         " (hardware not verified)"
                     }
                 );
-                for line in c.text.trim_end().lines() {
-                    let _ = writeln!(out, "  {line}");
+                for line in command.trim_end().lines() {
+                    let _ = writeln!(out, "  {}", v(line));
                 }
             }
             out
@@ -194,50 +222,66 @@ pub fn render_selections(
                 .map(|(t, vs)| {
                     let states: Vec<serde_json::Value> = vs
                         .iter()
-                        .map(|v| {
-                            let selection: serde_json::Map<String, serde_json::Value> = v
+                        .map(|view| {
+                            let selection: serde_json::Map<String, serde_json::Value> = view
                                 .selection
                                 .iter()
                                 .map(|(k, x)| (k.clone(), json!(x)))
                                 .collect();
                             json!({
                                 "selection": selection,
-                                "clicks": v.path.iter().map(|(i, x)| json!([i, x])).collect::<Vec<_>>(),
-                                "commands": v.commands,
+                                "clicks": view.path.iter().map(|(i, x)| json!([i, x])).collect::<Vec<_>>(),
+                                "commands": view.commands.iter().map(|c| crate::secret::mask_command(c)).collect::<Vec<_>>(),
                             })
                         })
                         .collect();
                     json!({"component": t.name, "at": t.at, "states": states})
                 })
                 .collect();
-            let doc = json!({
+            let mut doc = json!({
                 "schema_version": super::json::SCHEMA_VERSION,
                 "file": bundle.file.display().to_string(),
                 "components": targets,
             });
+            mask_json(&mut doc);
             let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
             s.push('\n');
             s
         }
         Format::Human => {
+            // Every command masked (which records its secrets) before any
+            // value is rendered: the masker is built once, not per command.
+            let masked: Vec<Vec<Vec<String>>> = views
+                .iter()
+                .map(|vs| {
+                    vs.iter()
+                        .map(|view| {
+                            view.commands
+                                .iter()
+                                .map(|c| crate::secret::mask_command(c))
+                                .collect()
+                        })
+                        .collect()
+                })
+                .collect();
             let mut out = String::new();
-            for (t, vs) in bundle.targets.iter().zip(views) {
+            for ((t, vs), masked) in bundle.targets.iter().zip(views).zip(&masked) {
                 let _ = writeln!(
                     out,
                     "<{} /> at {}: {} reachable selection{}",
-                    t.name,
-                    t.at,
+                    v(&t.name),
+                    v(&t.at.to_string()),
                     vs.len(),
                     if vs.len() == 1 { "" } else { "s" }
                 );
-                for (i, v) in vs.iter().enumerate() {
-                    let _ = writeln!(out, "\nselection {}: {}", i + 1, v.selection_label());
-                    if v.commands.is_empty() {
+                for (i, (view, commands)) in vs.iter().zip(masked).enumerate() {
+                    let _ = writeln!(out, "\nselection {}: {}", i + 1, v(&view.selection_label()));
+                    if view.commands.is_empty() {
                         out.push_str("  (no command)\n");
                     }
-                    for c in &v.commands {
+                    for c in commands {
                         for line in c.trim_end().lines() {
-                            let _ = writeln!(out, "  {line}");
+                            let _ = writeln!(out, "  {}", v(line));
                         }
                     }
                 }

@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use super::{Failure, LinkReport, SideReport, Status, class_name, normalized_diff, value_place};
+use super::{Failure, LinkReport, SideReport, Status, class_name, normalized_diff, v, value_place};
 use crate::compare::Severity;
 use crate::policy::Policy;
 use crate::report::Skipped;
@@ -72,7 +72,7 @@ pub fn render(
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} |",
-            text(&l.name),
+            text(&v(&l.name)),
             status_cell(l.status()),
             count(Severity::Error) + startup,
             count(Severity::Warning),
@@ -83,7 +83,7 @@ pub fn render(
         let _ = writeln!(
             out,
             "| {} | {} | | | |",
-            text(&f.name),
+            text(&v(&f.name)),
             status_cell(Status::Error)
         );
     }
@@ -92,8 +92,8 @@ pub fn render(
         render_link(&mut out, l, policy);
     }
     for f in failures {
-        let _ = writeln!(out, "\n### {}: error\n", text(&f.name));
-        out.push_str(&fenced("text", &format!("{}\n", f.error)));
+        let _ = writeln!(out, "\n### {}: error\n", text(&v(&f.name)));
+        out.push_str(&fenced("text", &format!("{}\n", v(&f.error.to_string()))));
     }
     out
 }
@@ -108,21 +108,21 @@ fn status_cell(status: Status) -> String {
 
 fn side_line(label: &str, s: &SideReport) -> String {
     let platform = match &s.resolved.platform {
-        Some(p) => p.value.to_string(),
+        Some(p) => text(&v(&p.value.to_string())),
         None => "platform unknown".into(),
     };
     format!(
         "- {label}: {} {} ({} {}, {})",
-        code(&s.launch.span.to_string()),
-        code(&s.launch.launcher_text()),
+        code(&v(&s.launch.span.to_string())),
+        code(&v(&s.launch.launcher_text())),
         s.resolved.engine,
-        s.resolved.version.version,
+        text(&v(&s.resolved.version.version)),
         platform
     )
 }
 
 fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
-    let _ = writeln!(out, "### {}: {}\n", text(&l.name), l.status());
+    let _ = writeln!(out, "### {}: {}\n", text(&v(&l.name)), l.status());
     let _ = writeln!(out, "{}", side_line("docs", &l.docs));
     let _ = writeln!(out, "{}", side_line("recipe", &l.recipe));
     for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
@@ -130,7 +130,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
             let _ = writeln!(
                 out,
                 "- **the {label} command would not start**: {} (rule {})",
-                text(&e.message),
+                text(&v(&e.message)),
                 code(&e.rule)
             );
         }
@@ -146,7 +146,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
             let mut places = Vec::new();
             for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
                 if let Some(p) = value_place(sv) {
-                    places.push(format!("{label} {}", code(&p.shown)));
+                    places.push(format!("{label} {}", code(&v(&p.shown))));
                 }
             }
             let mut class = match (j.severity(), f.class) {
@@ -156,17 +156,17 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
             if let Some(w) = j.waiver {
                 class.push_str(&format!(
                     " (waived until {}: {})",
-                    text(&w.until),
-                    text(&w.reason)
+                    text(&v(&w.until)),
+                    text(&v(&w.reason))
                 ));
             }
             let _ = writeln!(
                 out,
                 "| {} | {class} | {} | {} | {} | {} |",
-                code(&f.key),
+                code(&v(&f.key)),
                 f.kind.name(),
-                code(&f.docs.val.display()),
-                code(&f.recipe.val.display()),
+                code(&v(&f.docs.val.display())),
+                code(&v(&f.recipe.val.display())),
                 places.join("<br>")
             );
         }
@@ -177,7 +177,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
             .comparison
             .shared_unknowns
             .iter()
-            .map(|u| code(&u.key))
+            .map(|u| code(&v(&u.key)))
             .collect();
         let _ = writeln!(
             out,
@@ -223,11 +223,14 @@ pub fn code(s: &str) -> String {
     }
 }
 
-/// Plain text with Markdown's active characters escaped.
+/// Plain text with Markdown's active characters escaped, and `@` in a code
+/// span (`` `@`name ``): GitHub makes no mention in code, so input text cannot
+/// notify anyone.
 pub fn text(s: &str) -> String {
     let mut out = String::new();
     for c in s.chars() {
         match c {
+            '@' => out.push_str("`@`"),
             '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~' | '&' => {
                 out.push('\\');
                 out.push(c);
@@ -249,6 +252,7 @@ mod tests {
         assert_eq!(code("x`y"), "`` x`y ``");
         assert_eq!(code(""), "` `");
         assert_eq!(text("a <b> | *c*"), "a \\<b\\> \\| \\*c\\*");
+        assert_eq!(text("cc @team x@y"), "cc `@`team x`@`y");
     }
 
     #[test]

@@ -84,16 +84,52 @@ pub fn render(
     }
 }
 
+/// A value taken from an input as the text formats print it: secrets and
+/// pieces of secrets masked, control characters (newlines too) escaped
+/// (`crate::secret::value`). Every renderer passes input text through this
+/// (or, for JSON, `crate::secret::mask_json`) where it renders it, before
+/// its own escaping; the report's own words never are.
+pub fn v(text: &str) -> String {
+    crate::secret::value(text)
+}
+
+/// Keys whose string values are the report's own words (a status, a kind,
+/// a level), which `crate::secret::mask_json` leaves as they are.
+pub const VOCABULARY_KEYS: &[&str] = &[
+    "status",
+    "kind",
+    "class",
+    "severity",
+    "level",
+    "ruleId",
+    "source",
+    "columnKind",
+    "$schema",
+    "tool",
+    "id",
+    "type",
+    "engine",
+];
+
+/// Masks the input strings of a JSON tree the report built
+/// (`crate::secret::mask_json`), before it is serialized.
+pub fn mask_json(v: &mut serde_json::Value) {
+    crate::secret::mask_json(v, VOCABULARY_KEYS);
+}
+
 /// A link not run, in one sentence.
 pub fn skipped_text(s: &Skipped) -> String {
-    format!("skipped: {} ({})", s.name, s.reason)
+    format!("skipped: {} ({})", v(&s.name), v(&s.reason))
 }
 
 /// What became of a waiver, in one sentence.
 pub fn waiver_text(w: &Outcome) -> String {
     let what = format!(
-        "the waiver of {} on link {:?} (until {}: {})",
-        w.waiver.key, w.waiver.link, w.waiver.until, w.waiver.reason
+        "the waiver of {} on link \"{}\" (until {}: {})",
+        v(&w.waiver.key),
+        v(&w.waiver.link),
+        v(&w.waiver.until),
+        v(&w.waiver.reason)
     );
     match w.status {
         waiver::Status::Expired => format!("{what} has expired; renew it or fix the drift"),
@@ -138,9 +174,9 @@ pub fn finding_text(f: &Finding) -> String {
     match f.kind {
         Kind::Contradicts => format!(
             "{} differs: docs {} vs recipe {}",
-            f.key,
-            f.docs.val.display(),
-            f.recipe.val.display()
+            v(&f.key),
+            v(&f.docs.val.display()),
+            v(&f.recipe.val.display())
         ),
         Kind::Missing
             if matches!(f.docs.val, Val::Unknown { .. })
@@ -153,13 +189,13 @@ pub fn finding_text(f: &Finding) -> String {
                 ("recipe", "docs", &f.recipe, &f.docs)
             };
             let reason = match &ov.val {
-                Val::Unknown { reason, .. } => reason.as_str(),
-                Val::Known { .. } => "",
+                Val::Unknown { reason, .. } => v(reason),
+                Val::Known { .. } => String::new(),
             };
             format!(
                 "{} is set to {} by {set}; {other}'s value cannot be decided from the text ({reason}), so the equivalence is not shown",
-                f.key,
-                sv.val.display(),
+                v(&f.key),
+                v(&sv.val.display()),
             )
         }
         Kind::Missing => {
@@ -170,23 +206,25 @@ pub fn finding_text(f: &Finding) -> String {
             };
             format!(
                 "{} is set to {} by {set} only; {other} leaves {}",
-                f.key,
-                sv.val.display(),
-                ov.val.display()
+                v(&f.key),
+                v(&sv.val.display()),
+                v(&ov.val.display())
             )
         }
-        Kind::Unknown => format!("{} cannot be compared from the text", f.key),
+        Kind::Unknown => format!("{} cannot be compared from the text", v(&f.key)),
         Kind::Equivalent => format!(
             "{} is written differently but resolves to the same value ({})",
-            f.key,
-            f.docs.val.display()
+            v(&f.key),
+            v(&f.docs.val.display())
         ),
         Kind::NoEffect => {
             let sides: Vec<String> = [("docs", &f.docs), ("recipe", &f.recipe)]
                 .iter()
-                .filter_map(|(label, sv)| sv.no_effect.as_ref().map(|m| format!("{label}: {m}")))
+                .filter_map(|(label, sv)| {
+                    sv.no_effect.as_ref().map(|m| format!("{label}: {}", v(m)))
+                })
                 .collect();
-            format!("{} has no effect ({})", f.key, sides.join("; "))
+            format!("{} has no effect ({})", v(&f.key), sides.join("; "))
         }
     }
 }
@@ -197,7 +235,7 @@ pub fn finding_title(j: &Judged) -> String {
     let f = j.finding;
     let waived = j
         .waiver
-        .map(|w| format!(" [waived until {}: {}]", w.until, w.reason))
+        .map(|w| format!(" [waived until {}: {}]", v(&w.until), v(&w.reason)))
         .unwrap_or_default();
     format!(
         "[{}] {} ({}){waived}",
@@ -308,11 +346,12 @@ pub fn normalized(side: &SideReport, policy: &Policy, extra_keys: &[&str]) -> St
         if !set && !extra_keys.contains(&key.as_str()) {
             continue;
         }
-        let v = e.val.display();
+        let val = v(&e.val.display());
+        let key = v(key);
         if let Some(name) = key.strip_prefix("env:") {
-            env_lines.push(format!("{name}={v}"));
+            env_lines.push(format!("{name}={val}"));
         } else if key == "model" || key == "hardware" {
-            arg_lines.push(format!("# {key}: {v}"));
+            arg_lines.push(format!("# {key}: {val}"));
         } else {
             // Dashes in the option's name, not in a JSON sub-key (vLLM's dotted form).
             let opt = match key.split_once('.') {
@@ -323,7 +362,7 @@ pub fn normalized(side: &SideReport, policy: &Policy, extra_keys: &[&str]) -> St
                 Some(serde_json::Value::Bool(true)) => format!("--{opt}"),
                 Some(serde_json::Value::Bool(false)) => format!("--{opt}=false"),
                 Some(serde_json::Value::Null) => format!("--{opt} (unset)"),
-                _ => format!("--{opt} {v}"),
+                _ => format!("--{opt} {val}"),
             });
         }
     }
@@ -334,7 +373,8 @@ pub fn normalized(side: &SideReport, policy: &Policy, extra_keys: &[&str]) -> St
     }
     out.push_str(&format!(
         "{} {}\n",
-        side.resolved.engine, side.resolved.version.version
+        side.resolved.engine,
+        v(&side.resolved.version.version)
     ));
     for l in arg_lines {
         out.push_str("  ");

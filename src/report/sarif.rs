@@ -65,7 +65,7 @@ pub fn render(
         })
         .collect();
     let startup = rule_index(STARTUP_ERROR);
-    let mut results = Vec::new();
+    let mut results = Value::Array(Vec::new());
     for l in links {
         for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
             for e in &side.resolved.startup_errors {
@@ -81,11 +81,11 @@ pub fn render(
                 if let Some(p) = super::place(&side.launch.span) {
                     r["locations"] = json!([location(&p, None)]);
                 }
-                results.push(r);
+                push(&mut results, r);
             }
         }
         for j in l.findings() {
-            results.push(result(l, &j));
+            push(&mut results, result(l, &j));
         }
     }
     let notifications: Vec<Value> = failures
@@ -103,29 +103,38 @@ pub fn render(
         })
         .collect();
     // Waivers: an expired one is an error of the run, an unused one a note.
-    let mut notifications = notifications;
+    let mut notifications = Value::Array(notifications);
     for w in waivers
         .iter()
         .filter(|w| w.status != waiver::Status::Applied)
     {
-        notifications.push(json!({
-            "level": if w.is_error() { "error" } else { "note" },
-            "message": {"text": super::waiver_text(w)},
-            "descriptor": {"id": "waiver"},
-        }));
+        push(
+            &mut notifications,
+            json!({
+                "level": if w.is_error() { "error" } else { "note" },
+                "message": {"text": super::waiver_text(w)},
+                "descriptor": {"id": "waiver"},
+            }),
+        );
     }
     for sk in skipped {
-        notifications.push(json!({
-            "level": "note",
-            "message": {"text": super::skipped_text(sk)},
-            "descriptor": {"id": "skipped"},
-        }));
+        push(
+            &mut notifications,
+            json!({
+                "level": "note",
+                "message": {"text": super::skipped_text(sk)},
+                "descriptor": {"id": "skipped"},
+            }),
+        );
     }
     // An expired waiver fails the run as an input error does.
+    // Every string from the inputs is masked before serde escapes it.
+    super::mask_json(&mut results);
+    super::mask_json(&mut notifications);
     let failed = !failures.is_empty() || waivers.iter().any(|w| w.is_error());
     let mut invocation = json!({"executionSuccessful": !failed});
-    if !notifications.is_empty() {
-        invocation["toolExecutionNotifications"] = Value::Array(notifications);
+    if notifications.as_array().is_some_and(|n| !n.is_empty()) {
+        invocation["toolExecutionNotifications"] = notifications;
     }
     let doc = json!({
         "$schema": SCHEMA_URI,
@@ -144,6 +153,13 @@ pub fn render(
     let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
     s.push('\n');
     s
+}
+
+/// Appends to a JSON array.
+fn push(array: &mut Value, item: Value) {
+    if let Value::Array(a) = array {
+        a.push(item);
+    }
 }
 
 fn result(l: &LinkReport, j: &Judged) -> Value {

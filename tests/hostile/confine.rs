@@ -444,3 +444,185 @@ fn five_redirects_are_followed_without_a_referer_and_a_sixth_is_refused() {
         o.both()
     );
 }
+
+/// Optional files looked up above or beside an input (a vLLM recipe's
+/// `taxonomy.yaml` in any folder above it, its `strategies/` folder) are
+/// probed through the confined layer: one outside the root is absent exactly
+/// like a missing one, so the output does not tell whether it exists.
+#[test]
+fn optional_files_outside_the_root_look_missing() {
+    let model = include_str!("../../fixtures/vllm-recipes/models/pebble/Pebble-8B-Instruct.yaml");
+    let repo = Repo::new();
+    repo.write("models/pebble/Pebble-8B-Instruct.yaml", model);
+    let run = || {
+        repo.run_deterministic(&[
+            "extract",
+            "models/pebble/Pebble-8B-Instruct.yaml",
+            "--select",
+            "hardware=h100",
+        ])
+    };
+    let missing = run();
+    missing.assert_input_error("Pebble-8B-Instruct.yaml", &["no taxonomy.yaml"]);
+    // A taxonomy.yaml in the folder above the root (outside it).
+    let above = repo.outside().parent().unwrap().join("taxonomy.yaml");
+    std::fs::write(&above, format!("# {CANARY}\nhardware: [\n")).unwrap();
+    let planted = run();
+    planted.assert_no_leak();
+    assert_eq!(
+        (planted.code, &planted.stdout, &planted.stderr),
+        (missing.code, &missing.stdout, &missing.stderr),
+        "an outside taxonomy.yaml changed the outcome: {}",
+        planted.both()
+    );
+    std::fs::remove_file(&above).unwrap();
+    // A strategies folder symlinked outside: absent like a missing one.
+    repo.write(
+        "taxonomy.yaml",
+        include_str!("../../fixtures/vllm-recipes/taxonomy.yaml"),
+    );
+    let without = run();
+    without.assert_bounded();
+    let outside_dir = repo.outside().join("strategies");
+    repo.symlink("strategies", &outside_dir);
+    let dangling = run();
+    std::fs::create_dir_all(&outside_dir).unwrap();
+    std::fs::write(
+        outside_dir.join("single_node_tp.yaml"),
+        format!("{CANARY}: [\n"),
+    )
+    .unwrap();
+    let existing = run();
+    existing.assert_no_leak();
+    for o in [&dangling, &existing] {
+        assert_eq!(
+            (o.code, &o.stdout, &o.stderr),
+            (without.code, &without.stdout, &without.stderr),
+            "an outside strategies folder changed the outcome: {}",
+            o.both()
+        );
+    }
+    // An MDX import of a file outside the root, and the docs root (a folder
+    // holding `src/snippets`) looked for above the page: the same outcome
+    // whether or not the outside file or folder exists.
+    repo.write(
+        "page.mdx",
+        "import {X} from '../outside/gen.jsx'\n\n# Serve\n\n<X />\n",
+    );
+    repo.write(
+        "docs/page.mdx",
+        "import {X} from '/src/snippets/gen.jsx'\n\n# Serve\n\n<X />\n",
+    );
+    let snippets = repo.outside().parent().unwrap().join("src/snippets");
+    let module = "export const X = () => <pre>sglang serve --model-path m</pre>;\n";
+    for page in ["page.mdx", "docs/page.mdx"] {
+        let absent = repo.run_deterministic(&["extract", page]);
+        absent.assert_bounded();
+        assert_eq!(absent.code, Some(2), "{}", absent.both());
+        std::fs::write(repo.outside().join("gen.jsx"), module).unwrap();
+        std::fs::create_dir_all(&snippets).unwrap();
+        std::fs::write(snippets.join("gen.jsx"), module).unwrap();
+        let present = repo.run_deterministic(&["extract", page]);
+        present.assert_no_leak();
+        assert_eq!(
+            (present.code, &present.stdout, &present.stderr),
+            (absent.code, &absent.stdout, &absent.stderr),
+            "{page}: an outside file changed the outcome: {}",
+            present.both()
+        );
+        std::fs::remove_file(repo.outside().join("gen.jsx")).unwrap();
+        std::fs::remove_dir_all(snippets.parent().unwrap()).unwrap();
+    }
+}
+
+/// SSRF: a config file (attacker-controlled in a fork's pull request) may
+/// allow public DNS names only. Loopback, link-local (cloud metadata),
+/// private and IPv6 local addresses, `localhost` and single-label or internal
+/// names are refused at the entry's position; a URL to an IP address is
+/// fetched only when the user allowed it on the command line, and a redirect
+/// is re-checked, so nothing is requested from the internal address.
+#[test]
+fn a_config_cannot_open_the_network_to_internal_hosts() {
+    let repo = Repo::new();
+    repo.write("recipe.sh", SERVE);
+    for (host, why) in [
+        ("127.0.0.1", "IP address"),
+        ("127.0.0.1:8080", "IP address"),
+        ("169.254.169.254", "IP address"),
+        ("10.0.0.7", "IP address"),
+        ("'[::1]'", "IP address"),
+        ("'[fd00::1]:443'", "IP address"),
+        ("localhost", "single-label"),
+        ("metadata", "single-label"),
+        ("metadata.google.internal", "local or special-use"),
+        ("db.localhost", "local or special-use"),
+        ("127.1", "local or special-use"),
+    ] {
+        repo.write(
+            ".recipe-drift.yaml",
+            format!(
+                "allow-hosts:\n  - docs.example.org\n  - {host}\nlinks:\n  - name: l\n    docs:\n      file: recipe.sh\n    recipe:\n      file: recipe.sh\n"
+            ),
+        );
+        let o = repo.run_deterministic(&["check"]);
+        o.assert_input_error(
+            ".recipe-drift.yaml:3:5",
+            &["allow-hosts", why, "--allow-host"],
+        );
+    }
+    // A link to an address the config could not allow: refused before any
+    // request; the same URL with the user's --allow-host is fetched.
+    let server = Server::start(|path| match path {
+        "/page.sh" => (200, vec![], SERVE.as_bytes().to_vec()),
+        "/to-metadata.sh" => (
+            302,
+            vec!["Location: http://169.254.169.254/latest/meta-data/".into()],
+            vec![],
+        ),
+        "/to-localhost.sh" => (302, vec!["Location: http://localhost/x.sh".into()], vec![]),
+        _ => (404, vec![], vec![]),
+    });
+    let cache = repo.root().join("cache");
+    let cache = cache.to_str().unwrap();
+    repo.write(
+        ".recipe-drift.yaml",
+        format!(
+            "links:\n  - name: l\n    docs:\n      file: {}\n    recipe:\n      file: recipe.sh\n",
+            server.url("/page.sh")
+        ),
+    );
+    let o = repo.run_deterministic(&["check", "--cache-dir", cache]);
+    assert_eq!(o.code, Some(2), "{}", o.both());
+    assert!(
+        o.stdout.contains("is an IP address") && o.stdout.contains("--allow-host 127.0.0.1"),
+        "{}",
+        o.both()
+    );
+    assert!(server.log.lock().unwrap().is_empty(), "a request was made");
+    let o = repo.run(&[
+        "check",
+        "--cache-dir",
+        cache,
+        "--allow-host",
+        &server.host(),
+    ]);
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    // Redirects to the metadata address or to localhost are refused.
+    for (path, words) in [
+        ("/to-metadata.sh", "169.254.169.254 is an IP address"),
+        ("/to-localhost.sh", "redirected to http://localhost/x.sh"),
+    ] {
+        let o = repo.run(&[
+            "extract",
+            &server.url(path),
+            "--allow-host",
+            &server.host(),
+            "--cache-dir",
+            cache,
+        ]);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(2), "{}", o.both());
+        assert!(o.stderr.contains(words), "{}", o.both());
+        assert!(!o.stderr.contains("allow-hosts: ["), "{}", o.both());
+    }
+}

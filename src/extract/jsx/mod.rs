@@ -151,7 +151,7 @@ pub fn find_docs_root(file: &Path) -> Option<PathBuf> {
     let start = file.parent()?;
     start
         .ancestors()
-        .find(|d| d.join("src").join("snippets").is_dir())
+        .find(|d| crate::files::probe(&d.join("src").join("snippets")) == crate::files::Probe::Dir)
         .map(Path::to_path_buf)
 }
 

@@ -80,7 +80,7 @@ impl Loader {
         ];
         let has_ext = base.extension().is_some();
         for c in candidates.iter().skip(if has_ext { 0 } else { 1 }) {
-            if c.is_file() {
+            if crate::files::is_file(c).map_err(|e| Error::input(at.clone(), e.to_string()))? {
                 return Ok(Some(c.clone()));
             }
         }

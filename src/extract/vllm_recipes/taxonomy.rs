@@ -180,7 +180,9 @@ impl Taxonomy {
         let start = model_path.parent().unwrap_or(Path::new("."));
         for dir in start.ancestors() {
             let candidate = dir.join("taxonomy.yaml");
-            if candidate.is_file() {
+            // Confined: one outside the roots counts as missing (the same
+            // message whether or not it exists).
+            if crate::files::is_readable_file(&candidate) {
                 return Taxonomy::load(&candidate);
             }
         }
@@ -196,13 +198,15 @@ impl Taxonomy {
         let source = Source::read(path)?;
         let dir = path.parent().unwrap_or(Path::new("."));
         let sdir = dir.join("strategies");
-        let strategies = if sdir.is_dir() {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(&sdir)
-                .map_err(|e| Error::Input {
-                    span: crate::span::Span::of_path(&sdir),
-                    message: format!("cannot read: {}", crate::files::io_reason(&e)),
-                })?
-                .filter_map(|e| e.ok().map(|e| e.path()))
+        // Through the confined layer: a `strategies` folder outside the
+        // roots is absent, like a missing one, and is never listed.
+        let has_dir = crate::files::probe(&sdir) == crate::files::Probe::Dir;
+        let strategies = if has_dir {
+            use crate::files::Files as _;
+            let mut files: Vec<PathBuf> = crate::files::LocalFiles
+                .list(&crate::files::Location::Path(sdir.clone()))?
+                .into_iter()
+                .map(|name| sdir.join(name))
                 .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
                 .collect();
             files.sort();
@@ -221,7 +225,7 @@ impl Taxonomy {
             None
         };
         let mut t = Taxonomy::parse(&source, strategies)?;
-        if sdir.is_dir() {
+        if has_dir {
             t.strategies_dir = Some(sdir);
         }
         Ok(t)
