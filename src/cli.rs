@@ -93,6 +93,12 @@ pub struct RemoteArgs {
     /// http only for hosts listed so). A config's `allow-hosts:` adds to these.
     #[arg(long = "allow-host", value_name = "HOST")]
     pub allow_hosts: Vec<String>,
+    /// Do not read checkpoint facts (config.json, hf_quant_config.json) from
+    /// the Hugging Face Hub ($HF_ENDPOINT, $HF_TOKEN) or local model folders:
+    /// settings that follow the checkpoint (`auto`) stay unknown unless the
+    /// config's `checkpoints:` states the facts.
+    #[arg(long)]
+    pub no_checkpoint_facts: bool,
 }
 
 /// Output formats of `discover`.
@@ -230,6 +236,9 @@ pub struct ResolveArgs {
     /// Print exactly what that release's argparse produces: every destination.
     #[arg(long)]
     pub raw: bool,
+    /// Remote files (checkpoint facts): cache, offline mode, hosts.
+    #[command(flatten)]
+    pub remote: RemoteArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,

@@ -100,14 +100,35 @@ pub(crate) fn confine(files: &FilesArgs, named: &[PathBuf]) -> Result<(), Error>
 
 /// The fetcher for remote files, from the flags plus a config's `allow-hosts`.
 pub(crate) fn fetcher(args: &RemoteArgs, config_hosts: &[String]) -> Fetcher {
+    Fetcher::new(fetch_options(args, config_hosts))
+}
+
+fn fetch_options(args: &RemoteArgs, config_hosts: &[String]) -> FetchOptions {
     let mut allow_hosts = args.allow_hosts.clone();
     allow_hosts.extend(config_hosts.iter().cloned());
-    Fetcher::new(FetchOptions {
+    FetchOptions {
         cache_dir: args.cache_dir.clone(),
         offline: args.offline,
         allow_hosts,
         ..FetchOptions::default()
-    })
+    }
+}
+
+/// The run's checkpoint facts: a config's `checkpoints:` (from `config`), then
+/// local model folders and the Hub unless `--no-checkpoint-facts`.
+pub(crate) fn checkpoints(
+    args: &RemoteArgs,
+    config_hosts: &[String],
+    by_hand: &[crate::checkpoint::CheckpointSpec],
+    config: Option<&Path>,
+) -> Result<std::sync::Arc<dyn crate::resolved::FactSource>, Error> {
+    let src = crate::checkpoint::Checkpoints::new(crate::checkpoint::Lookup {
+        by_hand: by_hand.to_vec(),
+        config: config.map(|p| p.display().to_string()),
+        hub: !args.no_checkpoint_facts,
+        fetch: Some(fetch_options(args, config_hosts)),
+    })?;
+    Ok(src)
 }
 
 /// Renders the reports; with `--format github` and `$GITHUB_STEP_SUMMARY` set,
@@ -161,6 +182,7 @@ pub(crate) fn overrides(ctx: &crate::cli::ContextArgs) -> crate::link::Overrides
         hardware: ctx.hardware.clone(),
         platform: ctx.platform.clone(),
         origin: None,
+        checkpoints: None,
     }
 }
 

@@ -149,6 +149,45 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// An example's checkpoint facts: the listed ones, the others absent.
+#[derive(Debug)]
+struct ExampleFacts(BTreeMap<String, Value>);
+
+impl crate::resolved::FactSource for ExampleFacts {
+    fn facts(
+        &self,
+        _model: &str,
+        _revision: Option<&str>,
+    ) -> Result<BTreeMap<String, crate::resolved::Entry>, crate::resolved::FactError> {
+        for k in self.0.keys() {
+            let full = format!("checkpoint.{k}");
+            if !crate::resolved::CHECKPOINT_KEYS
+                .iter()
+                .any(|(c, _)| *c == full)
+            {
+                return Err(crate::resolved::FactError {
+                    location: "example".into(),
+                    message: format!("{full} is not a checkpoint key"),
+                });
+            }
+        }
+        Ok(crate::resolved::CHECKPOINT_KEYS
+            .iter()
+            .map(|(k, _)| {
+                let v = self
+                    .0
+                    .get(&k["checkpoint.".len()..])
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                let mut e = crate::engine::common::default_entry(k, v);
+                e.source = crate::resolved::ValueSource::Context;
+                e.written = Some("the example".into());
+                (k.to_string(), e)
+            })
+            .collect())
+    }
+}
+
 /// Runs one example through the resolver; `Err` says what differs.
 fn check(engine: Engine, x: &Example) -> Result<(), String> {
     let opts = ResolveOptions {
@@ -156,6 +195,10 @@ fn check(engine: Engine, x: &Example) -> Result<(), String> {
         platform: x.platform.as_deref().and_then(Platform::parse),
         hardware: None,
         origin: None,
+        checkpoints: x
+            .checkpoint
+            .as_ref()
+            .map(|f| std::sync::Arc::new(ExampleFacts(f.clone())) as _),
     };
     let r = crate::engine::resolve(&launch(engine, &x.argv, &x.env), &opts)
         .map_err(|e| format!("does not resolve: {e:?}"))?;
