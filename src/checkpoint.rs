@@ -354,8 +354,17 @@ pub struct Checkpoints {
     endpoint: String,
     token: Option<String>,
     fetcher: Option<Fetcher>,
-    memo: Mutex<BTreeMap<(String, Option<String>), Result<BTreeMap<String, Entry>, FactError>>>,
+    memo: Mutex<BTreeMap<(String, Option<String>), Looked>>,
 }
+
+/// One model's lookup: its facts, or why they could not be had.
+type Looked = Result<BTreeMap<String, Entry>, FactError>;
+
+/// The most distinct checkpoints (model, revision) one run reads from the Hub
+/// or local folders: each costs up to two requests of one remote timeout each,
+/// so an input naming thousands of models cannot make a run take hours. The
+/// models past it get unknown facts with the reason.
+pub const MAX_CHECKPOINTS: usize = 64;
 
 impl std::fmt::Debug for Checkpoints {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -567,8 +576,20 @@ impl FactSource for Checkpoints {
         revision: Option<&str>,
     ) -> Result<BTreeMap<String, Entry>, FactError> {
         let key = (model.to_string(), revision.map(str::to_string));
-        if let Some(hit) = self.memo.lock().ok().and_then(|m| m.get(&key).cloned()) {
-            return hit;
+        let seen = match self.memo.lock() {
+            Ok(m) => {
+                if let Some(hit) = m.get(&key) {
+                    return hit.clone();
+                }
+                m.len()
+            }
+            Err(_) => 0,
+        };
+        if seen >= MAX_CHECKPOINTS && self.by_hand(model, revision).is_none() {
+            return Ok(unknown_facts(&format!(
+                "depends on the checkpoint of {model}, and this run already read the facts of \
+                 {MAX_CHECKPOINTS} checkpoints (the budget per run); state them in the config's `checkpoints:`"
+            )));
         }
         let out = self.lookup(model, revision);
         if let Ok(mut m) = self.memo.lock() {

@@ -114,6 +114,13 @@ fn fetch_options(args: &RemoteArgs, config_hosts: &[String]) -> FetchOptions {
     }
 }
 
+/// `RECIPE_DRIFT_NO_CHECKPOINT_FACTS` set (not empty, not `0`): the same as
+/// `--no-checkpoint-facts` (the test suite sets it in `.cargo/config.toml`, so
+/// no test reads the real Hub).
+fn no_checkpoint_facts_env() -> bool {
+    std::env::var_os("RECIPE_DRIFT_NO_CHECKPOINT_FACTS").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
 /// The run's checkpoint facts: a config's `checkpoints:` (from `config`), then
 /// local model folders and the Hub unless `--no-checkpoint-facts`.
 pub(crate) fn checkpoints(
@@ -125,7 +132,7 @@ pub(crate) fn checkpoints(
     let src = crate::checkpoint::Checkpoints::new(crate::checkpoint::Lookup {
         by_hand: by_hand.to_vec(),
         config: config.map(|p| p.display().to_string()),
-        hub: !args.no_checkpoint_facts,
+        hub: !(args.no_checkpoint_facts || no_checkpoint_facts_env()),
         fetch: Some(fetch_options(args, config_hosts)),
     })?;
     Ok(src)

@@ -119,6 +119,9 @@ pub(super) fn run(args: ResolveArgs) -> Result<Output, Error> {
                 let mut line = format!("{k} = {}  [{source}]", e.val.display());
                 for h in &e.rules {
                     line.push_str(&format!("  <- rule {}", h.id));
+                    for f in &h.facts {
+                        line.push_str(&format!(" [{f}]"));
+                    }
                 }
                 let _ = writeln!(out, "{line}");
             }

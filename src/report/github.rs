@@ -128,6 +128,9 @@ pub fn render(
                         hit.before.display(),
                         hit.after.display()
                     );
+                    for fact in &hit.facts {
+                        let _ = write!(message, "\n    checkpoint fact: {fact}");
+                    }
                 }
             }
             let _ = write!(message, "\nlink: {}", l.name);

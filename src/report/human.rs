@@ -131,6 +131,9 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
                     hit.after.display(),
                     hit.reference
                 );
+                for fact in &hit.facts {
+                    let _ = writeln!(out, "               checkpoint fact: {fact}");
+                }
             }
         }
         let _ = writeln!(out);
