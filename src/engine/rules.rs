@@ -718,6 +718,19 @@ pub fn apply_with_facts(
                         (Val::Known { value: a }, Val::Known { value: b }) => {
                             Some(vec![a, b.clone()])
                         }
+                        // Already one of a set: that set or the new value.
+                        (
+                            Val::Unknown {
+                                one_of: Some(mut set),
+                                ..
+                            },
+                            Val::Known { value: b },
+                        ) => {
+                            if !set.contains(b) {
+                                set.push(b.clone());
+                            }
+                            Some(set)
+                        }
                         _ => None,
                     };
                     Val::Unknown {
@@ -730,13 +743,17 @@ pub fn apply_with_facts(
             updates.push((key.clone(), after));
         }
         for (key, spec) in &rule.unknown {
-            updates.push((
-                key.clone(),
-                Val::Unknown {
+            let after = match (&unknown, get(values, key)) {
+                // Whether the rule holds is unknown, and the value already is:
+                // it stays as it is (its own reason and set), rather than
+                // taking the set of a rule that may not apply.
+                (Some(_), cur @ Val::Unknown { .. }) => cur,
+                _ => Val::Unknown {
                     reason: unknown.clone().unwrap_or(spec.reason.clone()),
                     one_of: spec.one_of.clone(),
                 },
-            ));
+            };
+            updates.push((key.clone(), after));
         }
         for (key, after) in updates {
             // A rule never creates a key the release does not have.
@@ -777,7 +794,13 @@ pub fn apply_with_facts(
 
 fn eval_map(values: &BTreeMap<String, Entry>, conds: &BTreeMap<String, Cond>, id: &str) -> Tri {
     let mut out = Tri::True;
-    for (key, cond) in conds {
+    // The text's own keys first: when a launch value is unknown, its reason
+    // (not the checkpoint's) is the root cause to report.
+    let ordered = conds
+        .iter()
+        .filter(|(k, _)| !is_fact(k))
+        .chain(conds.iter().filter(|(k, _)| is_fact(k)));
+    for (key, cond) in ordered {
         match eval_cond(values.get(key), cond) {
             Tri::True => {}
             Tri::False => return Tri::False,
