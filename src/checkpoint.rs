@@ -457,7 +457,7 @@ impl Checkpoints {
             )));
         }
         if !crate::engine::common::is_hf_id(model) {
-            return Ok(self.local(model));
+            return self.local(model);
         }
         let Some(fetcher) = &self.fetcher else {
             return Ok(unknown_facts(&format!(
@@ -476,12 +476,7 @@ impl Checkpoints {
                 }),
             }
         };
-        let parse = |u: &str, body: &str| -> Result<Value, FactError> {
-            serde_json::from_str(body).map_err(|e| FactError {
-                location: u.to_string(),
-                message: format!("not JSON at line {} column {}: {e}", e.line(), e.column()),
-            })
-        };
+        let parse = |u: &str, body: &str| parse_json(u, body);
         let config_url = url("config.json");
         let config = match get(&config_url) {
             Ok(Some(b)) => parse(&config_url, &b)?,
@@ -525,30 +520,33 @@ impl Checkpoints {
         Ok(facts.entries(&config_url, &quant_from))
     }
 
-    /// The facts of a model folder inside the repository root, else unknown.
-    fn local(&self, model: &str) -> BTreeMap<String, Entry> {
-        let why = |w: &str| {
-            unknown_facts(&format!(
-                "depends on the checkpoint at the local path {model:?}, {w}; state its facts in the config's `checkpoints:`"
-            ))
-        };
+    /// The facts of a model folder inside the repository root (read through
+    /// the confined file layer), else unknown with the reason. A config.json
+    /// there that cannot be read or parsed is an error at its position.
+    fn local(&self, model: &str) -> Result<BTreeMap<String, Entry>, FactError> {
         let path = Path::new(model).join("config.json");
         if crate::files::admit(&path).is_err() || !crate::files::is_file(&path).unwrap_or(false) {
-            return why("which is not a folder with a config.json inside the repository");
+            return Ok(unknown_facts(&format!(
+                "depends on the checkpoint at the local path {model:?}, which is not a folder with a \
+                 config.json inside the repository; state its facts in the config's `checkpoints:`"
+            )));
         }
-        let read = |p: &Path| -> Result<Value, String> {
-            let src = crate::span::Source::read(p).map_err(|e| e.message().to_string())?;
-            serde_json::from_str(&src.text).map_err(|e| format!("{}: {e}", p.display()))
+        let read = |p: &Path| -> Result<Value, FactError> {
+            let src = crate::span::Source::read(p).map_err(|e| FactError {
+                location: p.display().to_string(),
+                message: e.message().to_string(),
+            })?;
+            parse_json(&p.display().to_string(), &src.text)
         };
-        let config = match read(&path) {
-            Ok(c) => c,
-            Err(e) => return why(&format!("whose config.json cannot be read ({e})")),
-        };
+        let config = read(&path)?;
         let qpath = Path::new(model).join("hf_quant_config.json");
-        let hf_quant = if crate::files::admit(&qpath).is_ok()
+        let needs_hf_quant = config.get("quantization_config").is_none_or(Value::is_null)
+            && config.get("compression_config").is_none_or(Value::is_null);
+        let hf_quant = if needs_hf_quant
+            && crate::files::admit(&qpath).is_ok()
             && crate::files::is_file(&qpath).unwrap_or(false)
         {
-            read(&qpath).ok()
+            Some(read(&qpath)?)
         } else {
             None
         };
@@ -558,7 +556,7 @@ impl Checkpoints {
             Some(QuantSource::HfQuantConfig) => qpath.display().to_string(),
             _ => c.clone(),
         };
-        facts.entries(&c, &q)
+        Ok(facts.entries(&c, &q))
     }
 
     /// The bearer token and the only host it may go to.
@@ -597,6 +595,15 @@ impl FactSource for Checkpoints {
         }
         out
     }
+}
+
+/// A JSON file's value, or an error at `WHERE:line:col` (serde_json's bounded
+/// recursion turns a deeply nested file into an error, not a crash).
+fn parse_json(at: &str, body: &str) -> Result<Value, FactError> {
+    serde_json::from_str(body).map_err(|e| FactError {
+        location: format!("{at}:{}:{}", e.line(), e.column()),
+        message: format!("not a JSON checkpoint file: {e}"),
+    })
 }
 
 /// `host` or `host:port` of a URL, lower-cased.

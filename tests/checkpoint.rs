@@ -517,3 +517,105 @@ fn resolve_shows_the_facts() {
     );
     assert!(out.contains("quantization = modelopt_fp4"), "{out}");
 }
+
+// ---- untrusted checkpoint files and model paths --------------------------------------
+
+#[test]
+fn a_hostile_config_json_from_the_hub_is_exit_2_at_its_position_within_budget() {
+    let deep = "[".repeat(200_000);
+    let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(11 * 1024 * 1024));
+    let hub = Server::start(move |req| {
+        if req.path.starts_with("/org/deep/") && req.path.ends_with("/config.json") {
+            (200, vec![], deep.clone())
+        } else if req.path.starts_with("/org/huge/") && req.path.ends_with("/config.json") {
+            (200, vec![], huge.clone())
+        } else {
+            (404, vec![], String::new())
+        }
+    });
+    for (model, words) in [
+        (
+            "org/deep",
+            &["/org/deep/resolve/main/config.json:1:", "recursion limit"][..],
+        ),
+        (
+            "org/huge",
+            &["/org/huge/resolve/main/config.json", "size cap"][..],
+        ),
+    ] {
+        let d = pair(" --kv-cache-dtype fp8_e4m3", model);
+        let start = std::time::Instant::now();
+        let (code, out, err) = compare(d.path(), &hub.base(), &[]);
+        assert!(start.elapsed().as_secs() < 30);
+        assert_eq!(code, 2, "{model}: {out}\n{err}");
+        for w in words {
+            assert!(err.contains(w), "{model}: expected {w:?} in {err}");
+        }
+    }
+}
+
+#[test]
+fn local_model_folders_are_read_inside_the_root_only() {
+    let top = tempfile::tempdir().unwrap();
+    let repo = top.path().join("repo");
+    let outside = top.path().join("outside/model");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(repo.join("models/good")).unwrap();
+    std::fs::create_dir_all(repo.join("models/bad")).unwrap();
+    std::fs::create_dir(repo.join(".git")).unwrap();
+    std::fs::write(
+        outside.join("config.json"),
+        r#"{"torch_dtype": "CANARY-outside", "architectures": ["CANARY"]}"#,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&outside, repo.join("models/evil")).unwrap();
+    std::fs::write(
+        repo.join("models/good/config.json"),
+        json!({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "torch_dtype": "bfloat16"}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(repo.join("models/good/hf_quant_config.json"), json!({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}}).to_string()).unwrap();
+    std::fs::write(
+        repo.join("models/bad/config.json"),
+        "{\"torch_dtype\": bfloat16}",
+    )
+    .unwrap();
+    let hub = hub();
+    let write = |model: &str| {
+        std::fs::write(
+            repo.join("docs.sh"),
+            format!("sglang serve --model-path {model} --kv-cache-dtype fp8_e4m3\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            repo.join("recipe.sh"),
+            format!("sglang serve --model-path {model}\n"),
+        )
+        .unwrap();
+    };
+    // A folder inside the repository: its config.json and hf_quant_config.json.
+    write("./models/good");
+    let (code, out, err) = compare(&repo, &hub.base(), &[]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("models/good/hf_quant_config.json"), "{out}");
+    // A symlink or a path leading outside: not read, the facts are unknown.
+    for model in ["./models/evil", "../outside/model"] {
+        write(model);
+        let (code, out, err) = compare(&repo, &hub.base(), &[]);
+        assert_ne!(code, 2, "{model}: {err}");
+        assert!(
+            !out.contains("CANARY") && !err.contains("CANARY"),
+            "{out}{err}"
+        );
+        assert!(
+            out.contains("not a folder with a config.json inside the repository"),
+            "{out}"
+        );
+    }
+    // Not JSON: exit 2 at its position.
+    write("./models/bad");
+    let (code, out, err) = compare(&repo, &hub.base(), &[]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(err.contains("models/bad/config.json:1:"), "{err}");
+    assert!(hub.requests().is_empty());
+}

@@ -336,3 +336,29 @@ fn sg() -> Engine {
 fn vl() -> Engine {
     Engine::parse("vllm").unwrap()
 }
+
+#[test]
+fn one_run_reads_at_most_the_budget_of_checkpoints() {
+    let cache = tempfile::tempdir().unwrap();
+    let src = Checkpoints::new(Lookup {
+        by_hand: vec![],
+        config: None,
+        hub: true,
+        fetch: Some(FetchOptions {
+            cache_dir: Some(cache.path().to_path_buf()),
+            offline: true,
+            ..FetchOptions::default()
+        }),
+    })
+    .unwrap();
+    let reason = |model: &str| match &src.facts(model, None).unwrap()["checkpoint.dtype"].val {
+        Val::Unknown { reason, .. } => reason.clone(),
+        other => panic!("{other:?}"),
+    };
+    for i in 0..MAX_CHECKPOINTS {
+        assert!(reason(&format!("org/m{i}")).contains("not in the cache"));
+    }
+    assert!(reason("org/one-more").contains("the budget per run"));
+    // One already read is still answered.
+    assert!(reason("org/m0").contains("not in the cache"));
+}
