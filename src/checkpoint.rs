@@ -485,6 +485,14 @@ impl Checkpoints {
                     "depends on the checkpoint of {model}, and {config_url} does not exist (404)"
                 )));
             }
+            // A gated or private model: the Hub answers, it refuses to show the files.
+            Err(e) if refused(&e.message) => {
+                return Ok(unknown_facts(&format!(
+                    "depends on the checkpoint of {model}, and the Hub refused {} ({}): a gated or \
+                     private model needs HF_TOKEN, or its facts in the config's `checkpoints:`",
+                    e.location, e.message
+                )));
+            }
             Err(e) if offline => {
                 return Ok(unknown_facts(&format!(
                     "depends on the checkpoint of {model}, which is not in the cache ({}: {})",
@@ -595,6 +603,11 @@ impl FactSource for Checkpoints {
         }
         out
     }
+}
+
+/// Whether a fetch error is the Hub refusing access (401, 403), not a failure.
+fn refused(message: &str) -> bool {
+    message.starts_with("HTTP 401") || message.starts_with("HTTP 403")
 }
 
 /// A JSON file's value, or an error at `WHERE:line:col` (serde_json's bounded

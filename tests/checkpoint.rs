@@ -378,6 +378,18 @@ fn a_network_failure_is_exit_2_with_the_url_and_no_checkpoint_facts_turns_it_off
 }
 
 #[test]
+fn a_gated_model_is_unknown_with_the_reason_not_an_error() {
+    let hub = Server::start(|_| (401, vec![], "gated".into()));
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "meta/gated");
+    let (code, out, err) = compare(d.path(), &hub.base(), &[]);
+    assert_ne!(code, 2, "{err}");
+    let f = finding(&out, "kv_cache_dtype").expect("a finding");
+    let text = f.to_string();
+    assert!(text.contains("the Hub refused"), "{text}");
+    assert!(text.contains("HF_TOKEN"), "{text}");
+}
+
+#[test]
 fn the_token_does_not_follow_a_redirect_to_another_host() {
     let other = Server::start(|req| {
         if req.path.ends_with("config.json") && !req.path.contains("hf_quant") {
@@ -472,6 +484,41 @@ fn check_reads_facts_from_the_config_first_and_never_asks_the_hub_for_them() {
         human.contains("checkpoint fact: checkpoint.kv_cache_quant_algo = FP8"),
         "{human}"
     );
+}
+
+#[test]
+fn check_reads_the_hub_and_then_works_offline_from_the_cache() {
+    let hub = hub();
+    let d = pair(
+        " --kv-cache-dtype fp8_e4m3 --quantization modelopt_fp4",
+        "org/nvfp4-legacy",
+    );
+    config(d.path(), "");
+    let cache = d.path().join("cache").display().to_string();
+    let (code, out, err) = run(
+        d.path(),
+        &hub.base(),
+        &["check", "--format", "sarif", "--cache-dir", &cache],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(!hub.requests().is_empty());
+    assert!(out.contains("decided by checkpoint facts"), "{out}");
+    let n = hub.requests().len();
+    let (code, again, err) = run(
+        d.path(),
+        &hub.base(),
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "--cache-dir",
+            &cache,
+            "--offline",
+        ],
+    );
+    assert_eq!(code, 0, "{again}\n{err}");
+    assert_eq!(hub.requests().len(), n);
+    assert_eq!(out, again);
 }
 
 #[test]
