@@ -748,6 +748,20 @@ pub fn apply_with_facts(
                 // it stays as it is (its own reason and set), rather than
                 // taking the set of a rule that may not apply.
                 (Some(_), cur @ Val::Unknown { .. }) => cur,
+                // Whether the rule holds is unknown, and the value was known: it
+                // stays or becomes one of the rule's set.
+                (Some(why), Val::Known { value }) => Val::Unknown {
+                    reason: why.clone(),
+                    one_of: spec.one_of.as_ref().map(|extra| {
+                        let mut set = vec![value];
+                        for v in extra {
+                            if !set.contains(v) {
+                                set.push(v.clone());
+                            }
+                        }
+                        set
+                    }),
+                },
                 _ => Val::Unknown {
                     reason: unknown.clone().unwrap_or(spec.reason.clone()),
                     one_of: spec.one_of.clone(),

@@ -369,3 +369,47 @@ fn rule_catalogue() {
     }
     insta::assert_json_snapshot!(rows);
 }
+
+#[test]
+fn an_unknown_rule_outcome_widens_a_value_instead_of_narrowing_it() {
+    let f = RuleFile::parse(
+        "rules:\n  - id: u\n    when: {c: 1}\n    unknown: {k: {reason: r, one_of: [a, b]}}\n    reference: x\n",
+        "t",
+    )
+    .unwrap();
+    let mut values: BTreeMap<String, crate::resolved::Entry> = [
+        ("c", Val::unknown("c is not knowable")),
+        ("k", Val::known(json!("z"))),
+    ]
+    .into_iter()
+    .map(|(k, v)| {
+        let mut e = entry(json!(null));
+        e.val = v;
+        (k.to_string(), e)
+    })
+    .collect();
+    let v = pep440_rs::Version::new([1]);
+    super::apply(&f.rules, &v, None, &mut values, &mut vec![]);
+    match &values["k"].val {
+        Val::Unknown { one_of, .. } => {
+            assert_eq!(
+                one_of.as_deref(),
+                Some(&[json!("z"), json!("a"), json!("b")][..])
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    // Already unknown: it keeps its own reason and set.
+    values.get_mut("k").unwrap().val = Val::Unknown {
+        reason: "own".into(),
+        one_of: Some(vec![json!("q")]),
+    };
+    super::apply(&f.rules, &v, None, &mut values, &mut vec![]);
+    assert_eq!(
+        values["k"].val,
+        Val::Unknown {
+            reason: "own".into(),
+            one_of: Some(vec![json!("q")])
+        }
+    );
+}
