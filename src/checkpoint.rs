@@ -54,6 +54,9 @@ pub struct CheckpointFacts {
     /// `index_topk` (DSA/NSA sparse attention).
     #[serde(default)]
     pub index_topk: Option<i64>,
+    /// `learnable_sink` (DSA attention sinks).
+    #[serde(default)]
+    pub learnable_sink: Option<bool>,
     /// The quantization config, if the checkpoint has one.
     #[serde(default)]
     pub quantization: Option<QuantFacts>,
@@ -221,6 +224,13 @@ impl CheckpointFacts {
             text_dtype: txt.and_then(dtype_of),
             kv_lora_rank: int("kv_lora_rank"),
             index_topk: int("index_topk"),
+            learnable_sink: config
+                .get("learnable_sink")
+                .and_then(Value::as_bool)
+                .or_else(|| {
+                    txt.and_then(|t| t.get("learnable_sink"))
+                        .and_then(Value::as_bool)
+                }),
             quantization,
         }
     }
@@ -262,6 +272,10 @@ impl CheckpointFacts {
             ),
             ("kv_lora_rank", i(self.kv_lora_rank)),
             ("index_topk", i(self.index_topk)),
+            (
+                "learnable_sink",
+                self.learnable_sink.map(Value::Bool).unwrap_or(Value::Null),
+            ),
         ];
         let lower = |v: &Option<String>| {
             v.as_ref()

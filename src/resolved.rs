@@ -247,6 +247,10 @@ pub const CHECKPOINT_KEYS: &[(&str, &str)] = &[
         "index_topk: the DSA/NSA sparse-attention flag",
     ),
     (
+        "checkpoint.learnable_sink",
+        "learnable_sink (DSA attention sinks)",
+    ),
+    (
         "checkpoint.quant_source",
         "where the quantization config is: config.json, compression_config or hf_quant_config.json",
     ),

@@ -168,7 +168,7 @@ fn worked_outcomes_deepseek_v32_dsa() {
     c["architectures"] = json!(["DeepseekV32ForCausalLM"]);
     c["index_topk"] = json!(2048);
     let (s, _) = outcomes(c, None);
-    assert_eq!(s[2]["one_of"], json!(["fp8_e4m3", "bfloat16"]));
+    assert_eq!(s[2]["one_of"], json!(["fp8_e4m3", "bf16"]));
 }
 
 #[test]

@@ -362,6 +362,9 @@ pub struct Example {
     /// The platform (default: unknown).
     #[serde(default)]
     pub platform: Option<String>,
+    /// The hardware SKU (default: none), as `--hardware` gives it.
+    #[serde(default)]
+    pub hardware: Option<String>,
     /// Checkpoint facts (`kv_cache_quant_algo: FP8`, without the `checkpoint.`
     /// prefix); facts not listed are absent from the checkpoint. Without this
     /// field the example has no checkpoint facts (every fact unknown).

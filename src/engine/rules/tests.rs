@@ -193,7 +193,7 @@ fn check(engine: Engine, x: &Example) -> Result<(), String> {
     let opts = ResolveOptions {
         engine_version: x.version.clone(),
         platform: x.platform.as_deref().and_then(Platform::parse),
-        hardware: None,
+        hardware: x.hardware.clone(),
         origin: None,
         checkpoints: x
             .checkpoint
