@@ -350,7 +350,7 @@ pub struct CheckpointSpec {
 }
 
 /// How checkpoint facts are looked up in a run.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Lookup {
     /// Facts by hand (a config's `checkpoints:`), and the config file's name.
     pub by_hand: Vec<CheckpointSpec>,
@@ -360,6 +360,9 @@ pub struct Lookup {
     pub hub: bool,
     /// The fetch options (cache, offline, hosts, size cap) for the Hub.
     pub fetch: Option<FetchOptions>,
+    /// The most checkpoints read from the Hub or model folders in one run
+    /// (`--max-checkpoints`, default [`MAX_CHECKPOINTS`]).
+    pub max: usize,
 }
 
 /// The fact source of a run: facts by hand, local model folders, the Hub.
@@ -368,16 +371,19 @@ pub struct Checkpoints {
     endpoint: String,
     token: Option<String>,
     fetcher: Option<Fetcher>,
+    /// Offline (`--offline` or `HF_HUB_OFFLINE`): a cache miss is unknown, not an error.
+    offline: bool,
     memo: Mutex<BTreeMap<(String, Option<String>), Looked>>,
 }
 
 /// One model's lookup: its facts, or why they could not be had.
 type Looked = Result<BTreeMap<String, Entry>, FactError>;
 
-/// The most distinct checkpoints (model, revision) one run reads from the Hub
-/// or local folders: each costs up to two requests of one remote timeout each,
-/// so an input naming thousands of models cannot make a run take hours. The
-/// models past it get unknown facts with the reason.
+/// The default of the most distinct checkpoints (model, revision) one run
+/// reads from the Hub or local folders (`--max-checkpoints`): each costs up to
+/// two requests of one remote timeout each, so an input naming thousands of
+/// models cannot make a run take hours. The models past it get unknown facts
+/// with the reason.
 pub const MAX_CHECKPOINTS: usize = 64;
 
 impl std::fmt::Debug for Checkpoints {
@@ -408,13 +414,24 @@ impl Checkpoints {
         if let Some(t) = &token {
             crate::secret::note(t);
         }
+        let mut offline = false;
         let fetcher = match (&lookup.fetch, lookup.hub) {
             (Some(opts), true) => {
                 let mut opts = opts.clone();
+                // huggingface_hub's own offline switch.
+                if std::env::var("HF_HUB_OFFLINE").is_ok_and(|v| {
+                    matches!(
+                        v.trim().to_ascii_lowercase().as_str(),
+                        "1" | "true" | "yes" | "on"
+                    )
+                }) {
+                    opts.offline = true;
+                }
                 if endpoint != DEFAULT_ENDPOINT {
                     // The user's own environment names this host.
                     opts.allow_hosts.push(host_port(&url));
                 }
+                offline = opts.offline;
                 Some(Fetcher::new(opts))
             }
             _ => None,
@@ -424,6 +441,7 @@ impl Checkpoints {
             endpoint,
             token,
             fetcher,
+            offline,
             memo: Mutex::new(BTreeMap::new()),
         }))
     }
@@ -480,7 +498,7 @@ impl Checkpoints {
         };
         let rev = revision.unwrap_or("main");
         let url = |file: &str| format!("{}/{model}/resolve/{}/{file}", self.endpoint, percent(rev));
-        let offline = self.lookup.fetch.as_ref().is_some_and(|o| o.offline);
+        let offline = self.offline;
         let get = |u: &str| -> Result<Option<Arc<String>>, FactError> {
             match fetcher.get_url_bearer(u, self.bearer()) {
                 Ok(b) => Ok(b),
@@ -605,10 +623,11 @@ impl FactSource for Checkpoints {
             }
             Err(_) => 0,
         };
-        if seen >= MAX_CHECKPOINTS && self.by_hand(model, revision).is_none() {
+        let max = self.lookup.max;
+        if seen >= max && self.by_hand(model, revision).is_none() {
             return Ok(unknown_facts(&format!(
                 "depends on the checkpoint of {model}, and this run already read the facts of \
-                 {MAX_CHECKPOINTS} checkpoints (the budget per run); state them in the config's `checkpoints:`"
+                 {max} checkpoints (the budget per run, --max-checkpoints); state them in the config's `checkpoints:`"
             )));
         }
         let out = self.lookup(model, revision);

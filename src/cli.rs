@@ -79,7 +79,7 @@ pub struct ContextArgs {
 }
 
 /// Where remote files come from: the cache, offline mode, extra hosts.
-#[derive(Debug, Clone, Default, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct RemoteArgs {
     /// Where fetched remote files are cached (default: the platform cache
     /// folder, such as ~/.cache/recipe-drift).
@@ -99,6 +99,10 @@ pub struct RemoteArgs {
     /// config's `checkpoints:` states the facts.
     #[arg(long)]
     pub no_checkpoint_facts: bool,
+    /// The most checkpoints (model, revision) whose facts one run reads from
+    /// the Hub or model folders; past it their settings stay unknown.
+    #[arg(long, value_name = "N", default_value_t = crate::checkpoint::MAX_CHECKPOINTS)]
+    pub max_checkpoints: usize,
 }
 
 /// Output formats of `discover`.

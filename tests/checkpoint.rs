@@ -356,6 +356,40 @@ fn offline_reads_the_cache_and_a_miss_is_unknown_with_the_reason() {
 }
 
 #[test]
+fn the_checkpoint_budget_and_hf_hub_offline() {
+    let hub = hub();
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/nvfp4-legacy");
+    let (code, out, err) = compare(d.path(), &hub.base(), &["--max-checkpoints", "0"]);
+    assert_ne!(code, 2, "{err}");
+    assert!(hub.requests().is_empty());
+    assert!(out.contains("--max-checkpoints"), "{out}");
+    // HF_HUB_OFFLINE=1: like --offline for checkpoint facts.
+    let cache = d.path().join("cache").display().to_string();
+    let out = assert_cmd::Command::cargo_bin("recipe-drift")
+        .unwrap()
+        .current_dir(d.path())
+        .env_remove("RECIPE_DRIFT_NO_CHECKPOINT_FACTS")
+        .env("HF_ENDPOINT", hub.base())
+        .env("HF_HUB_OFFLINE", "1")
+        .args([
+            "compare",
+            "docs.sh",
+            "recipe.sh",
+            "--engine-version",
+            "0.5.23",
+            "--format",
+            "json",
+            "--cache-dir",
+            &cache,
+        ])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(2));
+    assert!(hub.requests().is_empty());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not in the cache"));
+}
+
+#[test]
 fn a_network_failure_is_exit_2_with_the_url_and_no_checkpoint_facts_turns_it_off() {
     let hub = Server::start(|_| (500, vec![], "boom".into()));
     let d = pair(" --kv-cache-dtype fp8_e4m3", "org/nvfp4-legacy");

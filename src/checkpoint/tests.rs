@@ -349,6 +349,7 @@ fn one_run_reads_at_most_the_budget_of_checkpoints() {
             offline: true,
             ..FetchOptions::default()
         }),
+        max: MAX_CHECKPOINTS,
     })
     .unwrap();
     let reason = |model: &str| match &src.facts(model, None).unwrap()["checkpoint.dtype"].val {

@@ -134,6 +134,7 @@ pub(crate) fn checkpoints(
         config: config.map(|p| p.display().to_string()),
         hub: !(args.no_checkpoint_facts || no_checkpoint_facts_env()),
         fetch: Some(fetch_options(args, config_hosts)),
+        max: args.max_checkpoints,
     })?;
     Ok(src)
 }
