@@ -447,16 +447,16 @@ impl Checkpoints {
     }
 
     fn by_hand(&self, model: &str, revision: Option<&str>) -> Option<BTreeMap<String, Entry>> {
-        let spec = self
-            .lookup
-            .by_hand
-            .iter()
-            .filter(|c| c.model.eq_ignore_ascii_case(model))
-            .find(|c| match (&c.revision, revision) {
-                (None, _) => true,
-                (Some(a), Some(b)) => a == b,
-                (Some(_), None) => false,
-            })?;
+        // An entry for this revision first, then one for every revision.
+        let of_model = || {
+            self.lookup
+                .by_hand
+                .iter()
+                .filter(|c| c.model.eq_ignore_ascii_case(model))
+        };
+        let spec = of_model()
+            .find(|c| c.revision.is_some() && c.revision.as_deref() == revision)
+            .or_else(|| of_model().find(|c| c.revision.is_none()))?;
         let from = format!(
             "`checkpoints:` {}{} in {}",
             spec.model,

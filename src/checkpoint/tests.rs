@@ -363,3 +363,35 @@ fn one_run_reads_at_most_the_budget_of_checkpoints() {
     // One already read is still answered.
     assert!(reason("org/m0").contains("not in the cache"));
 }
+
+#[test]
+fn facts_by_hand_prefer_the_entry_of_the_revision() {
+    let spec = |rev: Option<&str>, dtype: &str| CheckpointSpec {
+        model: "Org/M".into(),
+        revision: rev.map(str::to_string),
+        facts: CheckpointFacts {
+            dtype: Some(dtype.into()),
+            ..CheckpointFacts::default()
+        },
+    };
+    let src = Checkpoints::new(Lookup {
+        by_hand: vec![spec(None, "float16"), spec(Some("v2"), "bfloat16")],
+        config: Some("c.yaml".into()),
+        hub: false,
+        fetch: None,
+        max: MAX_CHECKPOINTS,
+    })
+    .unwrap();
+    let dtype = |m: &str, r: Option<&str>| src.facts(m, r).unwrap()["checkpoint.dtype"].val.clone();
+    assert_eq!(dtype("org/m", Some("v2")), Val::known(json!("bfloat16")));
+    assert_eq!(dtype("org/m", None), Val::known(json!("float16")));
+    assert_eq!(dtype("org/m@v2", None), Val::known(json!("bfloat16")));
+    assert_eq!(dtype("org/m", Some("v3")), Val::known(json!("float16")));
+    // Facts by hand apply with the Hub off; other models are unknown, saying why.
+    match &src.facts("org/other", None).unwrap()["checkpoint.dtype"].val {
+        Val::Unknown { reason, .. } => {
+            assert!(reason.contains("--no-checkpoint-facts"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
