@@ -700,3 +700,19 @@ fn local_model_folders_are_read_inside_the_root_only() {
     assert!(err.contains("models/bad/config.json:1:"), "{err}");
     assert!(hub.requests().is_empty());
 }
+
+#[test]
+fn an_mla_checkpoint_narrows_the_default_attention_backend() {
+    let hub = hub();
+    let d = pair(" --attention-backend fa3", "org/deepseek-fp8");
+    let (code, out, err) = compare(d.path(), &hub.base(), &[]);
+    assert_ne!(code, 2, "{err}");
+    let f = finding(&out, "attention_backend").expect("a finding");
+    let text = f.to_string();
+    assert!(text.contains("MLA model"), "{text}");
+    assert!(text.contains("trtllm_mla"), "{text}");
+    assert!(
+        text.contains("checkpoint.architecture = DeepseekV3ForCausalLM"),
+        "{text}"
+    );
+}
