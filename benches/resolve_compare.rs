@@ -111,6 +111,7 @@ fn main() {
         platform: None,
         hardware: Some(hw.into()),
         origin: None,
+        checkpoints: None,
     };
     run(
         "sglang 0.5.19, mi355x",

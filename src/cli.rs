@@ -79,7 +79,7 @@ pub struct ContextArgs {
 }
 
 /// Where remote files come from: the cache, offline mode, extra hosts.
-#[derive(Debug, Clone, Default, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct RemoteArgs {
     /// Where fetched remote files are cached (default: the platform cache
     /// folder, such as ~/.cache/recipe-drift).
@@ -93,6 +93,16 @@ pub struct RemoteArgs {
     /// http only for hosts listed so). A config's `allow-hosts:` adds to these.
     #[arg(long = "allow-host", value_name = "HOST")]
     pub allow_hosts: Vec<String>,
+    /// Do not read checkpoint facts (config.json, hf_quant_config.json) from
+    /// the Hugging Face Hub ($HF_ENDPOINT, $HF_TOKEN) or local model folders:
+    /// settings that follow the checkpoint (`auto`) stay unknown unless the
+    /// config's `checkpoints:` states the facts.
+    #[arg(long)]
+    pub no_checkpoint_facts: bool,
+    /// The most checkpoints (model, revision) whose facts one run reads from
+    /// the Hub or model folders; past it their settings stay unknown.
+    #[arg(long, value_name = "N", default_value_t = crate::checkpoint::MAX_CHECKPOINTS)]
+    pub max_checkpoints: usize,
 }
 
 /// Output formats of `discover`.
@@ -230,6 +240,9 @@ pub struct ResolveArgs {
     /// Print exactly what that release's argparse produces: every destination.
     #[arg(long)]
     pub raw: bool,
+    /// Remote files (checkpoint facts): cache, offline mode, hosts.
+    #[command(flatten)]
+    pub remote: RemoteArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,

@@ -490,6 +490,7 @@ mod tests {
                 platform: None,
                 hardware: ex.hardware.clone(),
                 origin: None,
+                checkpoints: None,
             },
         )
         .unwrap()

@@ -24,6 +24,7 @@ pub const DEFAULT_HOSTS: &[&str] = &[
     "api.github.com",
     "docs.sglang.io",
     "recipes.vllm.ai",
+    "huggingface.co",
 ];
 
 /// The environment variable that allows more hosts, like `--allow-host`
@@ -148,10 +149,32 @@ impl Fetcher {
     /// Fetches a remote file's text; `None` when the server says it does not exist (404).
     pub fn get(&self, r: &RemoteRef) -> Result<Option<Arc<String>>, Error> {
         let url = Self::raw_url(r);
-        self.get_url(&url, matches!(r, RemoteRef::Github { .. }), &r.display())
+        self.get_url(
+            &url,
+            matches!(r, RemoteRef::Github { .. }),
+            &r.display(),
+            None,
+        )
     }
 
-    fn get_url(&self, url: &str, github: bool, named: &str) -> Result<Option<Arc<String>>, Error> {
+    /// Fetches a URL's text like [`Fetcher::get`]; `bearer` (`(host, token)`) is
+    /// sent as `Authorization: Bearer` only when the URL's `host[:port]` is that
+    /// host (a redirect elsewhere does not carry it).
+    pub fn get_url_bearer(
+        &self,
+        url: &str,
+        bearer: Option<(String, String)>,
+    ) -> Result<Option<Arc<String>>, Error> {
+        self.get_url(url, false, url, bearer.as_ref())
+    }
+
+    fn get_url(
+        &self,
+        url: &str,
+        github: bool,
+        named: &str,
+        bearer: Option<&(String, String)>,
+    ) -> Result<Option<Arc<String>>, Error> {
         if let Some(hit) = self.memo.lock().ok().and_then(|m| m.get(url).cloned()) {
             return Ok(hit);
         }
@@ -178,7 +201,8 @@ impl Fetcher {
                 }
             }
         } else {
-            self.download(&parsed, url, github, cached).map_err(fail)?
+            self.download(&parsed, url, github, cached, bearer)
+                .map_err(fail)?
         };
         if let Ok(mut m) = self.memo.lock() {
             m.insert(url.to_string(), body.clone());
@@ -231,13 +255,23 @@ impl Fetcher {
         url: &str,
         github: bool,
         cached: Option<(Meta, Option<String>)>,
+        bearer: Option<&(String, String)>,
     ) -> Result<Option<Arc<String>>, String> {
         let client = self.client()?;
         let host = parsed.host_str().unwrap_or("").to_ascii_lowercase();
+        let host_port = match parsed.port() {
+            Some(p) => format!("{host}:{p}"),
+            None => host.clone(),
+        };
         let token = std::env::var("GITHUB_TOKEN")
             .ok()
             .filter(|t| !t.trim().is_empty())
-            .filter(|_| github || GITHUB_HOSTS.contains(&host.as_str()));
+            .filter(|_| github || GITHUB_HOSTS.contains(&host.as_str()))
+            .or_else(|| {
+                bearer
+                    .filter(|(h, _)| h.eq_ignore_ascii_case(&host_port))
+                    .map(|(_, t)| t.clone())
+            });
         let etag = match &cached {
             Some((meta, Some(_))) if meta.status == 200 => meta.etag.clone(),
             _ => None,
@@ -444,7 +478,7 @@ impl Fetcher {
         );
         let named = r.display();
         let body = self
-            .get_url(&url, true, &named)?
+            .get_url(&url, true, &named, None)?
             .ok_or_else(|| Error::Remote {
                 location: format!("{named} ({url})"),
                 message: "no such folder (HTTP 404)".into(),

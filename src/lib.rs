@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub(crate) mod changed;
+pub(crate) mod checkpoint;
 pub mod cli;
 pub mod commands;
 pub mod compare;

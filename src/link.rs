@@ -118,6 +118,8 @@ pub struct Overrides {
     pub platform: Option<String>,
     /// The config file that set them, for messages.
     pub origin: Option<String>,
+    /// Where checkpoint facts come from (config `checkpoints:`, the Hub).
+    pub checkpoints: Option<std::sync::Arc<dyn resolved::FactSource>>,
 }
 
 /// The resolve options of one side: the side's own context over the command's.
@@ -169,6 +171,7 @@ pub(crate) fn options(ctx: &Overrides, side: &SideSpec) -> Result<ResolveOptions
         platform,
         hardware,
         origin,
+        checkpoints: ctx.checkpoints.clone(),
     })
 }
 

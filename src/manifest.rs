@@ -127,6 +127,10 @@ pub struct Manifest {
     /// `host:port`); plain `http` is allowed only for hosts listed here.
     #[serde(default, rename = "allow-hosts")]
     pub allow_hosts: Vec<String>,
+    /// Checkpoint facts by hand, per model (and revision): they win over the
+    /// Hub's, for private or offline models.
+    #[serde(default)]
+    pub checkpoints: Vec<crate::checkpoint::CheckpointSpec>,
     /// Where the entries are written, from serde-saphyr's locations.
     #[serde(skip)]
     pub positions: Positions,

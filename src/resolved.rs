@@ -102,6 +102,10 @@ pub struct RuleHit {
     pub after: Val,
     /// The upstream reference of the rule.
     pub reference: String,
+    /// The checkpoint facts the rule's conditions read, each as
+    /// `checkpoint.KEY = VALUE (from WHERE)`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub facts: Vec<String>,
 }
 
 /// One resolved key.
@@ -212,6 +216,124 @@ pub struct ResolveOptions {
     pub hardware: Option<String>,
     /// Where these options came from, for messages (default: the flag names).
     pub origin: Option<String>,
+    /// Where checkpoint facts come from (`None`: nowhere; they stay unknown).
+    pub checkpoints: Option<std::sync::Arc<dyn FactSource>>,
+}
+
+/// The checkpoint facts rules can read, as context keys (`checkpoint.NAME`),
+/// each with what it holds. A fact the checkpoint does not state is `None`;
+/// without facts every key is unknown with the reason.
+pub const CHECKPOINT_KEYS: &[(&str, &str)] = &[
+    ("checkpoint.architecture", "config.json architectures[0]"),
+    ("checkpoint.model_type", "config.json model_type"),
+    (
+        "checkpoint.text_model_type",
+        "text_config.model_type, else model_type (SGLang's hf_text_config)",
+    ),
+    (
+        "checkpoint.dtype",
+        "config.json dtype or torch_dtype, else text_config's (vLLM)",
+    ),
+    (
+        "checkpoint.text_dtype",
+        "text_config dtype or torch_dtype, else the top level's (SGLang's hf_text_config)",
+    ),
+    (
+        "checkpoint.kv_lora_rank",
+        "kv_lora_rank (text_config's when nested): the MLA latent rank",
+    ),
+    (
+        "checkpoint.index_topk",
+        "index_topk: the DSA/NSA sparse-attention flag",
+    ),
+    (
+        "checkpoint.learnable_sink",
+        "learnable_sink (DSA attention sinks)",
+    ),
+    (
+        "checkpoint.quant_source",
+        "where the quantization config is: config.json, compression_config or hf_quant_config.json",
+    ),
+    (
+        "checkpoint.quant_method",
+        "quantization_config.quant_method, lower-cased",
+    ),
+    ("checkpoint.producer", "producer.name (modelopt)"),
+    (
+        "checkpoint.quant_algo",
+        "quant_algo (nested under quantization, or flat), upper-cased",
+    ),
+    (
+        "checkpoint.kv_cache_quant_algo",
+        "kv_cache_quant_algo (nested or flat), upper-cased",
+    ),
+    (
+        "checkpoint.kv_cache_scheme",
+        "kv_cache_scheme as written: a string (upper-cased) or a mapping",
+    ),
+    (
+        "checkpoint.kv_cache_scheme.type",
+        "kv_cache_scheme.type (float, int)",
+    ),
+    (
+        "checkpoint.kv_cache_scheme.num_bits",
+        "kv_cache_scheme.num_bits",
+    ),
+    (
+        "checkpoint.kv_cache_scheme.dynamic",
+        "kv_cache_scheme.dynamic",
+    ),
+    (
+        "checkpoint.kv_cache_scheme.strategy",
+        "kv_cache_scheme.strategy",
+    ),
+    (
+        "checkpoint.kv_cache_scheme.symmetric",
+        "kv_cache_scheme.symmetric",
+    ),
+];
+
+/// Why checkpoint facts could not be had, aborting the resolve (exit 2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FactError {
+    /// The URL or file that failed.
+    pub location: String,
+    /// The cause.
+    pub message: String,
+}
+
+/// A source of checkpoint facts: a model (as the launch names it) and its
+/// revision -> every [`CHECKPOINT_KEYS`] entry (unknown with the reason when
+/// the facts cannot be had without an error).
+pub trait FactSource: Send + Sync + std::fmt::Debug {
+    /// The facts of one model.
+    fn facts(
+        &self,
+        model: &str,
+        revision: Option<&str>,
+    ) -> Result<BTreeMap<String, Entry>, FactError>;
+}
+
+/// Every checkpoint key, unknown for one reason.
+pub fn unknown_facts(reason: &str) -> BTreeMap<String, Entry> {
+    CHECKPOINT_KEYS
+        .iter()
+        .map(|(k, _)| {
+            (
+                k.to_string(),
+                Entry {
+                    val: Val::unknown(reason),
+                    source: ValueSource::Unknown,
+                    name: k.to_string(),
+                    spans: vec![],
+                    written: None,
+                    rules: vec![],
+                    inactive: None,
+                    no_effect: None,
+                },
+            )
+        })
+        .collect()
 }
 
 impl ResolveOptions {

@@ -23,6 +23,7 @@ fn resolved(text: &str, version: &str, hardware: Option<&str>) -> Resolved {
             platform: None,
             hardware: hardware.map(str::to_string),
             origin: None,
+            checkpoints: None,
         },
     )
     .unwrap()

@@ -53,6 +53,12 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
     };
     let policy = Policy::with_overrides(m.policy.clone()).with_unknown(unknown);
     let fetcher = fetcher(&remote, &m.allow_hosts);
+    let checkpoints = super::checkpoints(
+        &remote,
+        &m.allow_hosts,
+        &m.checkpoints,
+        Some(path.as_path()),
+    )?;
     // Only what changed: the links whose files are among the changed ones.
     let changed = match changed_from {
         Some(rev) => Some(crate::changed::git_changed(&rev, &path)?),
@@ -83,6 +89,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             hardware: link.hardware.clone(),
             platform: None,
             origin: Some(path.display().to_string()),
+            checkpoints: Some(checkpoints.clone()),
         };
         // One broken link does not hide the others.
         match run_link(

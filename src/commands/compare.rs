@@ -43,7 +43,10 @@ pub(super) fn run(args: CompareArgs) -> Result<Output, Error> {
         &name,
         &docs_side,
         &side(&recipe, recipe_launch),
-        &super::overrides(&context),
+        &crate::link::Overrides {
+            checkpoints: Some(super::checkpoints(&remote, &[], &[], None)?),
+            ..super::overrides(&context)
+        },
         &vars,
         &policy,
         &fetcher,

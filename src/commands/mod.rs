@@ -101,13 +101,42 @@ pub(crate) fn confine(files: &FilesArgs, named: &[PathBuf]) -> Result<(), Error>
 /// The fetcher for remote files: the hosts the user allowed (`--allow-host`,
 /// trusted) and a config's `allow-hosts` (public DNS names only).
 pub(crate) fn fetcher(args: &RemoteArgs, config_hosts: &[String]) -> Fetcher {
-    Fetcher::new(FetchOptions {
+    Fetcher::new(fetch_options(args, config_hosts))
+}
+
+fn fetch_options(args: &RemoteArgs, config_hosts: &[String]) -> FetchOptions {
+    FetchOptions {
         cache_dir: args.cache_dir.clone(),
         offline: args.offline,
         allow_hosts: args.allow_hosts.clone(),
         config_hosts: config_hosts.to_vec(),
         ..FetchOptions::default()
-    })
+    }
+}
+
+/// `RECIPE_DRIFT_NO_CHECKPOINT_FACTS` set (not empty, not `0`): the same as
+/// `--no-checkpoint-facts` (the test suite sets it in `.cargo/config.toml`, so
+/// no test reads the real Hub).
+fn no_checkpoint_facts_env() -> bool {
+    std::env::var_os("RECIPE_DRIFT_NO_CHECKPOINT_FACTS").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The run's checkpoint facts: a config's `checkpoints:` (from `config`), then
+/// local model folders and the Hub unless `--no-checkpoint-facts`.
+pub(crate) fn checkpoints(
+    args: &RemoteArgs,
+    config_hosts: &[String],
+    by_hand: &[crate::checkpoint::CheckpointSpec],
+    config: Option<&Path>,
+) -> Result<std::sync::Arc<dyn crate::resolved::FactSource>, Error> {
+    let src = crate::checkpoint::Checkpoints::new(crate::checkpoint::Lookup {
+        by_hand: by_hand.to_vec(),
+        config: config.map(|p| p.display().to_string()),
+        hub: !(args.no_checkpoint_facts || no_checkpoint_facts_env()),
+        fetch: Some(fetch_options(args, config_hosts)),
+        max: args.max_checkpoints,
+    })?;
+    Ok(src)
 }
 
 /// Renders the reports; with `--format github` and `$GITHUB_STEP_SUMMARY` set,
@@ -161,6 +190,7 @@ pub(crate) fn overrides(ctx: &crate::cli::ContextArgs) -> crate::link::Overrides
         hardware: ctx.hardware.clone(),
         platform: ctx.platform.clone(),
         origin: None,
+        checkpoints: None,
     }
 }
 

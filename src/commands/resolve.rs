@@ -21,11 +21,15 @@ pub(super) fn run(args: ResolveArgs) -> Result<Output, Error> {
         engine,
         context,
         raw,
+        remote,
         format,
         argv,
     } = args;
     let engine = engine.as_str();
-    let ctx = &super::overrides(&context);
+    let ctx = &crate::link::Overrides {
+        checkpoints: Some(super::checkpoints(&remote, &[], &[], None)?),
+        ..super::overrides(&context)
+    };
     let mut out = String::new();
     let engine = Engine::parse(engine)
         .filter(|e| engine::by_name(e.name()).is_some())
@@ -133,6 +137,9 @@ pub(super) fn run(args: ResolveArgs) -> Result<Output, Error> {
                 );
                 for h in &e.rules {
                     line.push_str(&format!("  <- rule {}", h.id));
+                    for f in &h.facts {
+                        line.push_str(&format!(" [{f}]"));
+                    }
                 }
                 let _ = writeln!(out, "{line}");
             }

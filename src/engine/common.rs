@@ -364,3 +364,52 @@ pub fn config_file_unknowns(values: &mut BTreeMap<String, Entry>, file: &str) {
         }
     }
 }
+
+/// Applies an engine's rules with the launch's checkpoint facts, loaded from
+/// `opts.checkpoints` only when a rule asks for one (the model as written in
+/// `path_key`, and `--revision`). The `checkpoint.*` keys are context for the
+/// rules, not settings: they are removed afterwards (rule hits keep the facts
+/// they read). A source that fails (a network error) fails the resolve.
+pub fn apply_rules(
+    rules: &[crate::engine::rules::Rule],
+    version: &pep440_rs::Version,
+    platform: Option<Platform>,
+    values: &mut BTreeMap<String, Entry>,
+    errors: &mut Vec<crate::resolved::StartupError>,
+    path_key: &str,
+    opts: &ResolveOptions,
+) -> Result<(), crate::error::Error> {
+    let written = |k: &str| match values.get(k).map(|e| &e.val) {
+        Some(Val::Known {
+            value: Value::String(s),
+        }) => Ok(Some(s.clone())),
+        Some(Val::Unknown { reason, .. }) => Err(reason.clone()),
+        _ => Ok(None),
+    };
+    let model = written(path_key);
+    let revision = written("revision").ok().flatten();
+    let mut load = || -> Result<BTreeMap<String, Entry>, crate::resolved::FactError> {
+        let model = match &model {
+            Ok(Some(m)) => m,
+            Ok(None) => return Ok(crate::resolved::unknown_facts("no model is given")),
+            Err(why) => {
+                return Ok(crate::resolved::unknown_facts(&format!(
+                    "the model is not knowable from the text ({why}), so neither are its checkpoint facts"
+                )));
+            }
+        };
+        match &opts.checkpoints {
+            Some(src) => src.facts(model, revision.as_deref()),
+            None => Ok(crate::resolved::unknown_facts(&format!(
+                "depends on the checkpoint of {model}, and no checkpoint facts are read here"
+            ))),
+        }
+    };
+    let out =
+        crate::engine::rules::apply_with_facts(rules, version, platform, values, errors, &mut load);
+    values.retain(|k, _| !crate::engine::rules::is_fact(k));
+    out.map_err(|e| crate::error::Error::Remote {
+        location: e.location,
+        message: e.message,
+    })
+}

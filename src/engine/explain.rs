@@ -67,5 +67,13 @@ pub(crate) fn rules_part(out: &mut String, engine: &str, rules: &[Rule], key: &s
                 .unwrap_or_default(),
             rule.reference
         );
+        let facts: Vec<&str> = rule
+            .keys()
+            .into_iter()
+            .filter(|k| crate::engine::rules::is_fact(k))
+            .collect();
+        if !facts.is_empty() {
+            let _ = writeln!(out, "    reads checkpoint facts: {}", facts.join(", "));
+        }
     }
 }

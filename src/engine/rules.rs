@@ -23,6 +23,7 @@
 //!         version: "0.5.19"         # optional (default: the newest bundled release)
 //!         platform: cuda            # optional (default: unknown)
 //!         env: {SGLANG_USE_AITER: "1"}   # optional
+//!         checkpoint: {quant_method: fp8}   # optional: checkpoint facts (others absent)
 //!         expect: {hicache_mem_layout: page_first_direct}  # known values after resolution
 //!         unknown: [chunked_prefill_size]                 # keys that are unknown
 //!         one_of: {attention_backend: [aiter, triton]}    # unknown, with exactly this set
@@ -32,7 +33,7 @@
 //!
 //! Conditions (`when`, `any`): a plain scalar (Python `==`), `{eq: v}` (any value,
 //! also a literal list or mapping), `{in: [..]}`, `{not_in: [..]}`, `{not: v}`,
-//! `{gt|ge|lt|le: number}`, `{contains_ci: text}`, `{set: true|false}` (written on
+//! `{gt|ge|lt|le: number}`, `{contains_ci: text}`, `{starts_with: text}`, `{set: true|false}` (written on
 //! the command line or in env). A plain list is not a condition (write `in` or `eq`).
 //! A condition on an unknown value is decided over the value's `one_of` set when it
 //! has one; otherwise the rule's outcome is unknown, never guessed.
@@ -43,6 +44,12 @@
 //! `{floordiv: [a, b]}`, `{mul: [a, b, ...]}`, where each operand is a key or an
 //! integer. Arithmetic on a value that is not an integer (or a division by zero)
 //! gives an unknown value with the reason, never a number.
+//!
+//! Checkpoint facts are context keys `checkpoint.NAME` (`crate::resolved::CHECKPOINT_KEYS`):
+//! a fact the checkpoint does not state is `None`; without facts each is unknown
+//! with the reason, so a rule reading one gives an unknown result. Facts are
+//! loaded only when a rule whose other `when` conditions hold reads one, and a
+//! rule hit records the facts it read (`RuleHit::facts`).
 //!
 //! Any other operator, or an operand of the wrong type, is a load error naming the
 //! file, line, column and rule id. Rules never create a key the release does not
@@ -60,7 +67,7 @@ use serde_json::Value;
 
 use crate::engine::argparse::py_eq;
 use crate::launch::Platform;
-use crate::resolved::{Entry, RuleHit, StartupError, Val};
+use crate::resolved::{Entry, FactError, RuleHit, StartupError, Val};
 
 /// A condition on one key's resolved value.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,11 +90,13 @@ pub enum Cond {
     Le(f64),
     /// A string containing this text, ignoring case.
     ContainsCi(String),
+    /// A string starting with this text (Python `str.startswith`).
+    StartsWith(String),
     /// Written on the command line or in env (`true`), or not (`false`).
     Set(bool),
 }
 
-const COND_OPS: &str = "eq, in, not_in, not, gt, ge, lt, le, contains_ci, set";
+const COND_OPS: &str = "eq, in, not_in, not, gt, ge, lt, le, contains_ci, starts_with, set";
 
 impl Cond {
     fn from_value(v: Value) -> Result<Cond, String> {
@@ -125,6 +134,10 @@ impl Cond {
                         Value::String(s) => Cond::ContainsCi(s),
                         other => return Err(format!("`contains_ci` takes a string, not {other}")),
                     },
+                    "starts_with" => match arg {
+                        Value::String(s) => Cond::StartsWith(s),
+                        other => return Err(format!("`starts_with` takes a string, not {other}")),
+                    },
                     "set" => match arg {
                         Value::Bool(b) => Cond::Set(b),
                         other => return Err(format!("`set` takes true or false, not {other}")),
@@ -155,6 +168,7 @@ impl Cond {
             Cond::ContainsCi(needle) => v
                 .as_str()
                 .is_some_and(|s| s.to_lowercase().contains(&needle.to_lowercase())),
+            Cond::StartsWith(prefix) => v.as_str().is_some_and(|s| s.starts_with(prefix.as_str())),
             Cond::Set(_) => false,
         }
     }
@@ -348,6 +362,14 @@ pub struct Example {
     /// The platform (default: unknown).
     #[serde(default)]
     pub platform: Option<String>,
+    /// The hardware SKU (default: none), as `--hardware` gives it.
+    #[serde(default)]
+    pub hardware: Option<String>,
+    /// Checkpoint facts (`kv_cache_quant_algo: FP8`, without the `checkpoint.`
+    /// prefix); facts not listed are absent from the checkpoint. Without this
+    /// field the example has no checkpoint facts (every fact unknown).
+    #[serde(default)]
+    pub checkpoint: Option<BTreeMap<String, Value>>,
     /// Keys and their known values after resolution.
     #[serde(default)]
     pub expect: BTreeMap<String, Value>,
@@ -583,7 +605,9 @@ fn and(a: Tri, b: impl FnOnce() -> Tri) -> Tri {
     }
 }
 
-/// Applies rules in order to resolved values.
+/// Applies rules in order to resolved values, with no checkpoint facts (the
+/// `checkpoint.*` keys read as unknown).
+#[cfg(test)]
 pub fn apply(
     rules: &[Rule],
     version: &Version,
@@ -591,6 +615,32 @@ pub fn apply(
     values: &mut BTreeMap<String, Entry>,
     errors: &mut Vec<StartupError>,
 ) {
+    let mut none = || {
+        Ok(crate::resolved::unknown_facts(
+            "no checkpoint facts were given",
+        ))
+    };
+    let _ = apply_with_facts(rules, version, platform, values, errors, &mut none);
+}
+
+/// Whether a key is a checkpoint fact (`checkpoint.*`).
+pub fn is_fact(key: &str) -> bool {
+    key.starts_with("checkpoint.")
+}
+
+/// Applies rules in order to resolved values. The checkpoint facts are loaded
+/// (`load`) the first time a rule whose other conditions hold reads one, so a
+/// launch whose settings need no fact never asks for them. A loading error ends
+/// the resolve.
+pub fn apply_with_facts(
+    rules: &[Rule],
+    version: &Version,
+    platform: Option<Platform>,
+    values: &mut BTreeMap<String, Entry>,
+    errors: &mut Vec<StartupError>,
+    load: &mut dyn FnMut() -> Result<BTreeMap<String, Entry>, FactError>,
+) -> Result<(), FactError> {
+    let mut loaded = false;
     for rule in rules {
         if !rule.in_version(version) {
             continue;
@@ -599,6 +649,31 @@ pub fn apply(
         if SKIP.with(|s| s.borrow().as_deref() == Some(rule.id.as_str())) {
             continue;
         }
+        let reads_facts: Vec<&str> = rule.keys().into_iter().filter(|k| is_fact(k)).collect();
+        if !reads_facts.is_empty() && !loaded {
+            let plain: BTreeMap<String, Cond> = rule
+                .when
+                .iter()
+                .filter(|(k, _)| !is_fact(k))
+                .map(|(k, c)| (k.clone(), c.clone()))
+                .collect();
+            if matches!(eval_map(values, &plain, &rule.id), Tri::False) {
+                continue;
+            }
+            values.extend(load()?);
+            loaded = true;
+        }
+        let facts: Vec<String> = reads_facts
+            .iter()
+            .filter_map(|k| {
+                let e = values.get(*k)?;
+                let v = e.val.value()?;
+                Some(match &e.written {
+                    Some(w) => format!("{k} = {} (from {w})", crate::resolved::display_value(v)),
+                    None => format!("{k} = {}", crate::resolved::display_value(v)),
+                })
+            })
+            .collect();
         let mut verdict = Tri::True;
         if let (Some(ps), Some(set)) = (&rule.platforms, &rule.platform_set) {
             match platform {
@@ -646,6 +721,19 @@ pub fn apply(
                         (Val::Known { value: a }, Val::Known { value: b }) => {
                             Some(vec![a, b.clone()])
                         }
+                        // Already one of a set: that set or the new value.
+                        (
+                            Val::Unknown {
+                                one_of: Some(mut set),
+                                ..
+                            },
+                            Val::Known { value: b },
+                        ) => {
+                            if !set.contains(b) {
+                                set.push(b.clone());
+                            }
+                            Some(set)
+                        }
                         _ => None,
                     };
                     Val::Unknown {
@@ -658,13 +746,31 @@ pub fn apply(
             updates.push((key.clone(), after));
         }
         for (key, spec) in &rule.unknown {
-            updates.push((
-                key.clone(),
-                Val::Unknown {
+            let after = match (&unknown, get(values, key)) {
+                // Whether the rule holds is unknown, and the value already is:
+                // it stays as it is (its own reason and set), rather than
+                // taking the set of a rule that may not apply.
+                (Some(_), cur @ Val::Unknown { .. }) => cur,
+                // Whether the rule holds is unknown, and the value was known: it
+                // stays or becomes one of the rule's set.
+                (Some(why), Val::Known { value }) => Val::Unknown {
+                    reason: why.clone(),
+                    one_of: spec.one_of.as_ref().map(|extra| {
+                        let mut set = vec![value];
+                        for v in extra {
+                            if !set.contains(v) {
+                                set.push(v.clone());
+                            }
+                        }
+                        set
+                    }),
+                },
+                _ => Val::Unknown {
                     reason: unknown.clone().unwrap_or(spec.reason.clone()),
                     one_of: spec.one_of.clone(),
                 },
-            ));
+            };
+            updates.push((key.clone(), after));
         }
         for (key, after) in updates {
             // A rule never creates a key the release does not have.
@@ -680,6 +786,7 @@ pub fn apply(
                 before,
                 after,
                 reference: rule.reference.clone(),
+                facts: facts.clone(),
             });
         }
         if unknown.is_none() && !rule.inactive.is_empty() {
@@ -699,11 +806,18 @@ pub fn apply(
             });
         }
     }
+    Ok(())
 }
 
 fn eval_map(values: &BTreeMap<String, Entry>, conds: &BTreeMap<String, Cond>, id: &str) -> Tri {
     let mut out = Tri::True;
-    for (key, cond) in conds {
+    // The text's own keys first: when a launch value is unknown, its reason
+    // (not the checkpoint's) is the root cause to report.
+    let ordered = conds
+        .iter()
+        .filter(|(k, _)| !is_fact(k))
+        .chain(conds.iter().filter(|(k, _)| is_fact(k)));
+    for (key, cond) in ordered {
         match eval_cond(values.get(key), cond) {
             Tri::True => {}
             Tri::False => return Tri::False,

@@ -131,6 +131,9 @@ pub fn render(
                         v(&hit.before.display()),
                         v(&hit.after.display())
                     );
+                    for fact in &hit.facts {
+                        let _ = write!(message, "\n    checkpoint fact: {fact}");
+                    }
                 }
             }
             let _ = write!(message, "\nlink: {}", v(&l.name));

@@ -140,6 +140,9 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
                     v(&hit.after.display()),
                     hit.reference
                 );
+                for fact in &hit.facts {
+                    let _ = writeln!(out, "               checkpoint fact: {fact}");
+                }
             }
         }
         let _ = writeln!(out);

@@ -168,6 +168,23 @@ pub fn class_name(c: Class) -> &'static str {
     }
 }
 
+/// The checkpoint facts that decided a finding's values (`docs: checkpoint.X =
+/// V (from WHERE)`), one per line, or nothing when no rule read a fact.
+pub fn facts_lines(f: &Finding) -> Vec<String> {
+    let mut out = Vec::new();
+    for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
+        for hit in &sv.rules {
+            for fact in &hit.facts {
+                let line = format!("{label}: {fact} (rule {})", hit.id);
+                if !out.contains(&line) {
+                    out.push(line);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// What a finding says, without its kind and class: `hicache_io_backend differs:
 /// docs direct vs recipe kernel`.
 pub fn finding_text(f: &Finding) -> String {

@@ -172,6 +172,13 @@ fn result(l: &LinkReport, j: &Judged) -> Value {
     if let Some(p) = docs.as_ref().filter(|p| p.line_col.is_none()) {
         text.push_str(&format!("; docs at {}", p.shown));
     }
+    let facts = super::facts_lines(f);
+    if !facts.is_empty() {
+        text.push_str(&format!(
+            "; decided by checkpoint facts: {}",
+            facts.join("; ")
+        ));
+    }
     text.push_str(&format!(" [link: {}]", l.name));
     let mut r = json!({
         "ruleId": kinds()[i].id,

@@ -149,13 +149,56 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// An example's checkpoint facts: the listed ones, the others absent.
+#[derive(Debug)]
+struct ExampleFacts(BTreeMap<String, Value>);
+
+impl crate::resolved::FactSource for ExampleFacts {
+    fn facts(
+        &self,
+        _model: &str,
+        _revision: Option<&str>,
+    ) -> Result<BTreeMap<String, crate::resolved::Entry>, crate::resolved::FactError> {
+        for k in self.0.keys() {
+            let full = format!("checkpoint.{k}");
+            if !crate::resolved::CHECKPOINT_KEYS
+                .iter()
+                .any(|(c, _)| *c == full)
+            {
+                return Err(crate::resolved::FactError {
+                    location: "example".into(),
+                    message: format!("{full} is not a checkpoint key"),
+                });
+            }
+        }
+        Ok(crate::resolved::CHECKPOINT_KEYS
+            .iter()
+            .map(|(k, _)| {
+                let v = self
+                    .0
+                    .get(&k["checkpoint.".len()..])
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                let mut e = crate::engine::common::default_entry(k, v);
+                e.source = crate::resolved::ValueSource::Context;
+                e.written = Some("the example".into());
+                (k.to_string(), e)
+            })
+            .collect())
+    }
+}
+
 /// Runs one example through the resolver; `Err` says what differs.
 fn check(engine: Engine, x: &Example) -> Result<(), String> {
     let opts = ResolveOptions {
         engine_version: x.version.clone(),
         platform: x.platform.as_deref().and_then(Platform::parse),
-        hardware: None,
+        hardware: x.hardware.clone(),
         origin: None,
+        checkpoints: x
+            .checkpoint
+            .as_ref()
+            .map(|f| std::sync::Arc::new(ExampleFacts(f.clone())) as _),
     };
     let r = crate::engine::resolve(&launch(engine, &x.argv, &x.env), &opts)
         .map_err(|e| format!("does not resolve: {e:?}"))?;
@@ -325,4 +368,48 @@ fn rule_catalogue() {
         }
     }
     insta::assert_json_snapshot!(rows);
+}
+
+#[test]
+fn an_unknown_rule_outcome_widens_a_value_instead_of_narrowing_it() {
+    let f = RuleFile::parse(
+        "rules:\n  - id: u\n    when: {c: 1}\n    unknown: {k: {reason: r, one_of: [a, b]}}\n    reference: x\n",
+        "t",
+    )
+    .unwrap();
+    let mut values: BTreeMap<String, crate::resolved::Entry> = [
+        ("c", Val::unknown("c is not knowable")),
+        ("k", Val::known(json!("z"))),
+    ]
+    .into_iter()
+    .map(|(k, v)| {
+        let mut e = entry(json!(null));
+        e.val = v;
+        (k.to_string(), e)
+    })
+    .collect();
+    let v = pep440_rs::Version::new([1]);
+    super::apply(&f.rules, &v, None, &mut values, &mut vec![]);
+    match &values["k"].val {
+        Val::Unknown { one_of, .. } => {
+            assert_eq!(
+                one_of.as_deref(),
+                Some(&[json!("z"), json!("a"), json!("b")][..])
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    // Already unknown: it keeps its own reason and set.
+    values.get_mut("k").unwrap().val = Val::Unknown {
+        reason: "own".into(),
+        one_of: Some(vec![json!("q")]),
+    };
+    super::apply(&f.rules, &v, None, &mut values, &mut vec![]);
+    assert_eq!(
+        values["k"].val,
+        Val::Unknown {
+            reason: "own".into(),
+            one_of: Some(vec![json!("q")])
+        }
+    );
 }

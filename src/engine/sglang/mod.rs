@@ -244,13 +244,15 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
     }
 
     let mut startup_errors = Vec::new();
-    rules::apply(
+    common::apply_rules(
         &b.rules,
         &release.version,
         platform.as_ref().map(|p| p.value),
         &mut values,
         &mut startup_errors,
-    );
+        "model_path",
+        opts,
+    )?;
     Ok(Resolved {
         engine: launch.engine,
         version,
@@ -537,6 +539,11 @@ impl super::Engine for Sglang {
             .map(|r| {
                 let mut keys: std::collections::BTreeSet<String> = r.keys.iter().cloned().collect();
                 keys.extend(super::CONTEXT_KEYS.iter().map(|k| k.to_string()));
+                keys.extend(
+                    crate::resolved::CHECKPOINT_KEYS
+                        .iter()
+                        .map(|(k, _)| k.to_string()),
+                );
                 keys.extend(b.env.keys().map(|n| format!("env:{n}")));
                 super::ReleaseKeys {
                     version: r.version.clone(),

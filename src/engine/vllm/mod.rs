@@ -387,6 +387,11 @@ impl super::Engine for Vllm {
                 );
                 keys.extend(d.keys.derived.keys().cloned());
                 keys.extend(super::CONTEXT_KEYS.iter().map(|k| k.to_string()));
+                keys.extend(
+                    crate::resolved::CHECKPOINT_KEYS
+                        .iter()
+                        .map(|(k, _)| k.to_string()),
+                );
                 keys.extend(r.env.keys().map(|n| format!("env:{n}")));
                 super::ReleaseKeys {
                     version: r.version.clone(),

@@ -10,7 +10,7 @@ use super::config;
 use super::preprocess::{self, Refusal, Traced};
 use super::{Release, data, pick_release};
 use crate::engine::common;
-use crate::engine::rules;
+
 use crate::error::Error;
 use crate::launch::{Launch, Provenance, Token};
 use crate::resolved::{Entry, ResolveOptions, Resolved, Val, ValueSource};
@@ -175,13 +175,15 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
     }
 
     let mut startup_errors = Vec::new();
-    rules::apply(
+    common::apply_rules(
         &data().rules,
         &release.version,
         platform.as_ref().map(|p| p.value),
         &mut values,
         &mut startup_errors,
-    );
+        "model_path",
+        opts,
+    )?;
     Ok(Resolved {
         engine: launch.engine,
         version,

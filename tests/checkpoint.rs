@@ -1,0 +1,718 @@
+//! Checkpoint facts end to end (issue 13 §1): `compare`, `check` and `resolve`
+//! against a loopback Hugging Face Hub (`HF_ENDPOINT`) serving config.json and
+//! hf_quant_config.json files written here (modelled on real shapes, never
+//! copied), offline from the cache, and from a config's `checkpoints:`. The
+//! token goes to the endpoint's host only and is never printed. Never the real
+//! network.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+/// One request the server saw: path and headers (names in lower case).
+#[derive(Debug, Clone)]
+struct Req {
+    path: String,
+    headers: Vec<(String, String)>,
+}
+
+impl Req {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+type Handler = Arc<dyn Fn(&Req) -> (u16, Vec<(String, String)>, String) + Send + Sync>;
+
+/// A loopback HTTP/1.1 server, one thread per connection.
+struct Server {
+    port: u16,
+    log: Arc<Mutex<Vec<Req>>>,
+}
+
+impl Server {
+    fn start(
+        handler: impl Fn(&Req) -> (u16, Vec<(String, String)>, String) + Send + Sync + 'static,
+    ) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let log: Arc<Mutex<Vec<Req>>> = Arc::default();
+        let handler: Handler = Arc::new(handler);
+        let l2 = log.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let (log, handler) = (l2.clone(), handler.clone());
+                std::thread::spawn(move || serve_one(stream, &log, &handler));
+            }
+        });
+        Server { port, log }
+    }
+
+    fn base(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn requests(&self) -> Vec<Req> {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+fn serve_one(mut stream: TcpStream, log: &Mutex<Vec<Req>>, handler: &Handler) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let text = String::from_utf8_lossy(&buf).to_string();
+    let mut lines = text.split("\r\n");
+    let path = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .unwrap_or("/")
+        .to_string();
+    let headers = lines
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let req = Req { path, headers };
+    log.lock().unwrap().push(req.clone());
+    let (status, extra, body) = handler(&req);
+    let mut head = format!(
+        "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in extra {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(body.as_bytes());
+    let _ = stream.flush();
+}
+
+/// Checkpoint files by model id: (config.json, hf_quant_config.json).
+fn hub_files() -> Vec<(&'static str, Value, Option<Value>)> {
+    vec![
+        (
+            "org/nvfp4-legacy",
+            json!({"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3",
+                   "torch_dtype": "bfloat16", "kv_lora_rank": 512, "num_key_value_heads": 128}),
+            Some(
+                json!({"producer": {"name": "modelopt", "version": "0.29.0"},
+                        "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8",
+                                         "group_size": 16, "exclude_modules": ["lm_head"]}}),
+            ),
+        ),
+        (
+            "org/nvfp4-flat",
+            json!({"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "dtype": "bfloat16",
+                   "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4",
+                       "kv_cache_scheme": {"dynamic": false, "num_bits": 8, "type": "float"},
+                       "producer": {"name": "modelopt", "version": "0.37.0"}}}),
+            None,
+        ),
+        (
+            "org/bf16-dense",
+            json!({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "torch_dtype": "bfloat16"}),
+            None,
+        ),
+        (
+            "org/quark-mxfp4-kv",
+            json!({"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "torch_dtype": "bfloat16",
+                   "quantization_config": {"quant_method": "quark",
+                       "global_quant_config": {"weight": {"dtype": "fp4", "qscheme": "per_group", "group_size": 32}},
+                       "layer_quant_config": {"*k_proj": {"output_tensors": {"dtype": "fp8_e4m3", "qscheme": "per_tensor"}},
+                                              "*v_proj": {"output_tensors": {"dtype": "fp8_e4m3", "qscheme": "per_tensor"}}},
+                       "export": {"kv_cache_group": ["*k_proj", "*v_proj"]}}}),
+            None,
+        ),
+        (
+            "org/deepseek-fp8",
+            json!({"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "torch_dtype": "bfloat16",
+                   "kv_lora_rank": 512, "num_key_value_heads": 128,
+                   "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
+                                           "weight_block_size": [128, 128]}}),
+            None,
+        ),
+    ]
+}
+
+const TOKEN: &str = "hf_secret_token_4242";
+
+/// A loopback Hub: `/{model}/resolve/{rev}/{file}`; 404 for anything else.
+fn hub() -> Server {
+    let files = hub_files();
+    Server::start(move |req| {
+        for (model, config, quant) in &files {
+            for rev in ["main", "abc123"] {
+                let base = format!("/{model}/resolve/{rev}/");
+                if req.path == format!("{base}config.json") {
+                    return (
+                        200,
+                        vec![("ETag".into(), "\"c1\"".into())],
+                        config.to_string(),
+                    );
+                }
+                if req.path == format!("{base}hf_quant_config.json")
+                    && let Some(q) = quant
+                {
+                    return (200, vec![], q.to_string());
+                }
+            }
+        }
+        (404, vec![], "not found".into())
+    })
+}
+
+/// Runs recipe-drift in `dir` with the loopback Hub (and the token): (code, stdout, stderr).
+fn run(dir: &Path, endpoint: &str, args: &[&str]) -> (i32, String, String) {
+    let out = assert_cmd::Command::cargo_bin("recipe-drift")
+        .unwrap()
+        .current_dir(dir)
+        .env_remove("RECIPE_DRIFT_NO_CHECKPOINT_FACTS")
+        .env_remove("GITHUB_TOKEN")
+        .env("HF_ENDPOINT", endpoint)
+        .env("HF_TOKEN", TOKEN)
+        .env("RECIPE_DRIFT_RETRY_DELAY_MS", "1")
+        .env("RECIPE_DRIFT_HTTP_TIMEOUT_MS", "5000")
+        .args(args)
+        .output()
+        .unwrap();
+    let (o, e) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert!(!e.contains("panicked"), "{e}");
+    assert!(
+        !o.contains(TOKEN) && !e.contains(TOKEN),
+        "the token was printed:\n{o}\n{e}"
+    );
+    (out.status.code().unwrap_or(-1), o, e)
+}
+
+/// A scratch folder with a docs and a recipe command for `model`.
+fn pair(docs_extra: &str, model: &str) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("docs.sh"),
+        format!("sglang serve --model-path {model} --tp 4{docs_extra}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        d.path().join("recipe.sh"),
+        format!("sglang serve --model-path {model} --tp 4\n"),
+    )
+    .unwrap();
+    d
+}
+
+fn compare(dir: &Path, endpoint: &str, extra: &[&str]) -> (i32, String, String) {
+    let cache = dir.join("cache").display().to_string();
+    let mut args = vec![
+        "compare",
+        "docs.sh",
+        "recipe.sh",
+        "--engine-version",
+        "0.5.23",
+        "--platform",
+        "cuda",
+        "--format",
+        "json",
+        "--cache-dir",
+        &cache,
+    ];
+    args.extend_from_slice(extra);
+    run(dir, endpoint, &args)
+}
+
+/// The finding on `key`, if any.
+fn finding(stdout: &str, key: &str) -> Option<Value> {
+    let v: Value = serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    v.pointer("/links/0/findings")
+        .and_then(Value::as_array)
+        .and_then(|fs| fs.iter().find(|f| f["key"] == key).cloned())
+}
+
+#[test]
+fn fp8_kv_against_auto_is_equivalent_on_an_nvfp4_checkpoint_with_fp8_kv() {
+    let hub = hub();
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/nvfp4-legacy");
+    let (code, out, err) = compare(d.path(), &hub.base(), &[]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let f = finding(&out, "kv_cache_dtype").expect("an equivalent finding");
+    assert_eq!(f["kind"], "equivalent", "{f}");
+    // It says which fact decided it, and from where.
+    let text = f.to_string();
+    assert!(
+        text.contains("checkpoint.kv_cache_quant_algo = FP8"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "{}/org/nvfp4-legacy/resolve/main/hf_quant_config.json",
+            hub.base()
+        )),
+        "{text}"
+    );
+    // The token went to the endpoint (the only host asked).
+    let reqs = hub.requests();
+    assert!(!reqs.is_empty());
+    for r in &reqs {
+        assert_eq!(
+            r.header("authorization"),
+            Some(format!("Bearer {TOKEN}").as_str())
+        );
+    }
+    // Deterministic: the same bytes again (now from the memo/cache).
+    let (_, again, _) = compare(d.path(), &hub.base(), &[]);
+    assert_eq!(out, again);
+}
+
+#[test]
+fn fp8_kv_against_auto_is_major_drift_on_a_bf16_checkpoint() {
+    let hub = hub();
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/bf16-dense");
+    let (code, out, err) = compare(d.path(), &hub.base(), &[]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let f = finding(&out, "kv_cache_dtype").expect("a finding");
+    assert_eq!(f["kind"], "contradicts", "{f}");
+    assert_eq!(f["class"], "major", "{f}");
+    assert!(f.to_string().contains("bf16"), "{f}");
+    // hf_quant_config.json is absent (404), which is not an error.
+    assert!(hub.requests().iter().any(|r| {
+        r.path
+            .ends_with("/org/bf16-dense/resolve/main/hf_quant_config.json")
+    }));
+}
+
+#[test]
+fn the_kv_scheme_of_a_flat_modelopt_config_and_quark_kv_groups() {
+    let hub = hub();
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/nvfp4-flat");
+    let (code, out, err) = compare(d.path(), &hub.base(), &[]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    // A config.json with a quantization_config: hf_quant_config.json is not asked for.
+    assert!(
+        !hub.requests()
+            .iter()
+            .any(|r| r.path.contains("nvfp4-flat") && r.path.ends_with("hf_quant_config.json"))
+    );
+    // Quark's kv-cache group does not make auto fp8: SGLang runs the model dtype.
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/quark-mxfp4-kv");
+    let (code, out, _) = compare(d.path(), &hub.base(), &[]);
+    assert_eq!(code, 1, "{out}");
+    // The quantization is decided (quark on both sides): no finding on it.
+    assert!(finding(&out, "quantization").is_none(), "{out}");
+}
+
+#[test]
+fn quantization_written_against_auto_detection_is_equivalent() {
+    let hub = hub();
+    for (model, q) in [
+        ("org/deepseek-fp8", "fp8"),
+        ("org/nvfp4-legacy", "modelopt_fp4"),
+    ] {
+        let d = pair(&format!(" --quantization {q}"), model);
+        let (code, out, err) = compare(d.path(), &hub.base(), &[]);
+        assert_eq!(code, 0, "{model}: {out}\n{err}");
+        let f = finding(&out, "quantization").expect("equivalent");
+        assert_eq!(f["kind"], "equivalent", "{f}");
+    }
+}
+
+#[test]
+fn offline_reads_the_cache_and_a_miss_is_unknown_with_the_reason() {
+    let hub = hub();
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/nvfp4-legacy");
+    let (code, online, _) = compare(d.path(), &hub.base(), &[]);
+    assert_eq!(code, 0);
+    let before = hub.requests().len();
+    let (code, offline, err) = compare(d.path(), &hub.base(), &["--offline"]);
+    assert_eq!(code, 0, "{offline}\n{err}");
+    assert_eq!(hub.requests().len(), before, "offline asked the server");
+    assert_eq!(online, offline);
+    // A model not in the cache: unknown with the URL, not an error.
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/bf16-dense");
+    let (code, out, err) = compare(d.path(), &hub.base(), &["--offline"]);
+    assert_ne!(code, 2, "{err}");
+    let f = finding(&out, "kv_cache_dtype").expect("a finding");
+    let text = f.to_string();
+    assert!(text.contains("not in the cache"), "{text}");
+    assert!(
+        text.contains("org/bf16-dense/resolve/main/config.json"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_checkpoint_budget_and_hf_hub_offline() {
+    let hub = hub();
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/nvfp4-legacy");
+    let (code, out, err) = compare(d.path(), &hub.base(), &["--max-checkpoints", "0"]);
+    assert_ne!(code, 2, "{err}");
+    assert!(hub.requests().is_empty());
+    assert!(out.contains("--max-checkpoints"), "{out}");
+    // HF_HUB_OFFLINE=1: like --offline for checkpoint facts.
+    let cache = d.path().join("cache").display().to_string();
+    let out = assert_cmd::Command::cargo_bin("recipe-drift")
+        .unwrap()
+        .current_dir(d.path())
+        .env_remove("RECIPE_DRIFT_NO_CHECKPOINT_FACTS")
+        .env("HF_ENDPOINT", hub.base())
+        .env("HF_HUB_OFFLINE", "1")
+        .args([
+            "compare",
+            "docs.sh",
+            "recipe.sh",
+            "--engine-version",
+            "0.5.23",
+            "--format",
+            "json",
+            "--cache-dir",
+            &cache,
+        ])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(2));
+    assert!(hub.requests().is_empty());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not in the cache"));
+}
+
+#[test]
+fn a_network_failure_is_exit_2_with_the_url_and_no_checkpoint_facts_turns_it_off() {
+    let hub = Server::start(|_| (500, vec![], "boom".into()));
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/nvfp4-legacy");
+    let (code, out, err) = compare(d.path(), &hub.base(), &[]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(
+        err.contains(&format!(
+            "{}/org/nvfp4-legacy/resolve/main/config.json",
+            hub.base()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("500"), "{err}");
+    // --no-checkpoint-facts: nothing asked, the value stays unknown with the reason.
+    let before = hub.requests().len();
+    let (code, out, err) = compare(d.path(), &hub.base(), &["--no-checkpoint-facts"]);
+    assert_ne!(code, 2, "{err}");
+    assert_eq!(hub.requests().len(), before);
+    assert!(out.contains("--no-checkpoint-facts"), "{out}");
+}
+
+#[test]
+fn a_gated_model_is_unknown_with_the_reason_not_an_error() {
+    let hub = Server::start(|_| (401, vec![], "gated".into()));
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "meta/gated");
+    let (code, out, err) = compare(d.path(), &hub.base(), &[]);
+    assert_ne!(code, 2, "{err}");
+    let f = finding(&out, "kv_cache_dtype").expect("a finding");
+    let text = f.to_string();
+    assert!(text.contains("the Hub refused"), "{text}");
+    assert!(text.contains("HF_TOKEN"), "{text}");
+}
+
+#[test]
+fn the_token_does_not_follow_a_redirect_to_another_host() {
+    let other = Server::start(|req| {
+        if req.path.ends_with("config.json") && !req.path.contains("hf_quant") {
+            (
+                200,
+                vec![],
+                json!({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "torch_dtype": "bfloat16"})
+                    .to_string(),
+            )
+        } else {
+            (404, vec![], String::new())
+        }
+    });
+    let to = other.base();
+    let hub = Server::start(move |req| {
+        (
+            302,
+            vec![("Location".into(), format!("{to}{}", req.path))],
+            String::new(),
+        )
+    });
+    let d = pair(" --kv-cache-dtype bf16", "org/elsewhere");
+    let (code, out, err) = compare(
+        d.path(),
+        &hub.base(),
+        &["--allow-host", &format!("127.0.0.1:{}", other.port)],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(!other.requests().is_empty());
+    for r in other.requests() {
+        assert_eq!(r.header("authorization"), None, "{r:?}");
+    }
+    for r in hub.requests() {
+        assert!(r.header("authorization").is_some());
+    }
+}
+
+#[test]
+fn a_revision_pin_is_used() {
+    let hub = hub();
+    let d = pair(
+        " --kv-cache-dtype fp8_e4m3 --revision abc123",
+        "org/nvfp4-legacy",
+    );
+    std::fs::write(
+        d.path().join("recipe.sh"),
+        "sglang serve --model-path org/nvfp4-legacy --tp 4 --revision abc123\n",
+    )
+    .unwrap();
+    let (code, out, err) = compare(d.path(), &hub.base(), &[]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        hub.requests()
+            .iter()
+            .all(|r| r.path.contains("/resolve/abc123/")),
+        "{:?}",
+        hub.requests()
+    );
+}
+
+/// A config with a link and `checkpoints:` text.
+fn config(dir: &Path, checkpoints: &str) {
+    std::fs::write(
+        dir.join(".recipe-drift.yaml"),
+        format!(
+            "links:\n  - name: l\n    engine-version: \"0.5.23\"\n    docs: {{file: docs.sh, platform: cuda}}\n    recipe: {{file: recipe.sh, platform: cuda}}\n{checkpoints}"
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn check_reads_facts_from_the_config_first_and_never_asks_the_hub_for_them() {
+    let hub = hub();
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "private/model");
+    config(
+        d.path(),
+        "checkpoints:\n  - model: private/model\n    facts:\n      dtype: bfloat16\n      quantization:\n        source: hf_quant_config.json\n        producer: modelopt\n        quant-algo: NVFP4\n        kv-cache-quant-algo: FP8\n",
+    );
+    let cache = d.path().join("cache").display().to_string();
+    let (code, out, err) = run(
+        d.path(),
+        &hub.base(),
+        &["check", "--format", "json", "--cache-dir", &cache],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(hub.requests().is_empty(), "{:?}", hub.requests());
+    assert!(out.contains("`checkpoints:` private/model in"), "{out}");
+    // Human output names the fact too.
+    let (_, human, _) = run(d.path(), &hub.base(), &["check", "--cache-dir", &cache]);
+    assert!(
+        human.contains("checkpoint fact: checkpoint.kv_cache_quant_algo = FP8"),
+        "{human}"
+    );
+}
+
+#[test]
+fn check_reads_the_hub_and_then_works_offline_from_the_cache() {
+    let hub = hub();
+    let d = pair(
+        " --kv-cache-dtype fp8_e4m3 --quantization modelopt_fp4",
+        "org/nvfp4-legacy",
+    );
+    config(d.path(), "");
+    let cache = d.path().join("cache").display().to_string();
+    let (code, out, err) = run(
+        d.path(),
+        &hub.base(),
+        &["check", "--format", "sarif", "--cache-dir", &cache],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(!hub.requests().is_empty());
+    assert!(out.contains("decided by checkpoint facts"), "{out}");
+    let n = hub.requests().len();
+    let (code, again, err) = run(
+        d.path(),
+        &hub.base(),
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "--cache-dir",
+            &cache,
+            "--offline",
+        ],
+    );
+    assert_eq!(code, 0, "{again}\n{err}");
+    assert_eq!(hub.requests().len(), n);
+    assert_eq!(out, again);
+}
+
+#[test]
+fn an_unknown_field_in_checkpoints_is_an_input_error_with_its_position() {
+    let hub = hub();
+    let d = pair("", "private/model");
+    config(
+        d.path(),
+        "checkpoints:\n  - model: private/model\n    facts:\n      dtpye: bfloat16\n",
+    );
+    let (code, out, err) = run(d.path(), &hub.base(), &["check"]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(err.contains(".recipe-drift.yaml:9:"), "{err}");
+    assert!(err.contains("dtpye"), "{err}");
+}
+
+#[test]
+fn resolve_shows_the_facts() {
+    let hub = hub();
+    let d = tempfile::tempdir().unwrap();
+    let (code, out, err) = run(
+        d.path(),
+        &hub.base(),
+        &[
+            "resolve",
+            "--engine",
+            "vllm",
+            "--engine-version",
+            "0.33.0",
+            "--platform",
+            "cuda",
+            "--cache-dir",
+            &d.path().join("c").display().to_string(),
+            "--",
+            "org/nvfp4-legacy",
+        ],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("kv_cache_dtype = fp8"), "{out}");
+    assert!(
+        out.contains("checkpoint.kv_cache_quant_algo = FP8"),
+        "{out}"
+    );
+    assert!(out.contains("quantization = modelopt_fp4"), "{out}");
+}
+
+// ---- untrusted checkpoint files and model paths --------------------------------------
+
+#[test]
+fn a_hostile_config_json_from_the_hub_is_exit_2_at_its_position_within_budget() {
+    let deep = "[".repeat(200_000);
+    let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(11 * 1024 * 1024));
+    let hub = Server::start(move |req| {
+        if req.path.starts_with("/org/deep/") && req.path.ends_with("/config.json") {
+            (200, vec![], deep.clone())
+        } else if req.path.starts_with("/org/huge/") && req.path.ends_with("/config.json") {
+            (200, vec![], huge.clone())
+        } else {
+            (404, vec![], String::new())
+        }
+    });
+    for (model, words) in [
+        (
+            "org/deep",
+            &["/org/deep/resolve/main/config.json:1:", "recursion limit"][..],
+        ),
+        (
+            "org/huge",
+            &["/org/huge/resolve/main/config.json", "size cap"][..],
+        ),
+    ] {
+        let d = pair(" --kv-cache-dtype fp8_e4m3", model);
+        let start = std::time::Instant::now();
+        let (code, out, err) = compare(d.path(), &hub.base(), &[]);
+        assert!(start.elapsed().as_secs() < 30);
+        assert_eq!(code, 2, "{model}: {out}\n{err}");
+        for w in words {
+            assert!(err.contains(w), "{model}: expected {w:?} in {err}");
+        }
+    }
+}
+
+#[test]
+fn local_model_folders_are_read_inside_the_root_only() {
+    let top = tempfile::tempdir().unwrap();
+    let repo = top.path().join("repo");
+    let outside = top.path().join("outside/model");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(repo.join("models/good")).unwrap();
+    std::fs::create_dir_all(repo.join("models/bad")).unwrap();
+    std::fs::create_dir(repo.join(".git")).unwrap();
+    std::fs::write(
+        outside.join("config.json"),
+        r#"{"torch_dtype": "CANARY-outside", "architectures": ["CANARY"]}"#,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&outside, repo.join("models/evil")).unwrap();
+    std::fs::write(
+        repo.join("models/good/config.json"),
+        json!({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "torch_dtype": "bfloat16"}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(repo.join("models/good/hf_quant_config.json"), json!({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}}).to_string()).unwrap();
+    std::fs::write(
+        repo.join("models/bad/config.json"),
+        "{\"torch_dtype\": bfloat16}",
+    )
+    .unwrap();
+    let hub = hub();
+    let write = |model: &str| {
+        std::fs::write(
+            repo.join("docs.sh"),
+            format!("sglang serve --model-path {model} --kv-cache-dtype fp8_e4m3\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            repo.join("recipe.sh"),
+            format!("sglang serve --model-path {model}\n"),
+        )
+        .unwrap();
+    };
+    // A folder inside the repository: its config.json and hf_quant_config.json.
+    write("./models/good");
+    let (code, out, err) = compare(&repo, &hub.base(), &[]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("models/good/hf_quant_config.json"), "{out}");
+    // A symlink or a path leading outside: not read, the facts are unknown.
+    for model in ["./models/evil", "../outside/model"] {
+        write(model);
+        let (code, out, err) = compare(&repo, &hub.base(), &[]);
+        assert_ne!(code, 2, "{model}: {err}");
+        assert!(
+            !out.contains("CANARY") && !err.contains("CANARY"),
+            "{out}{err}"
+        );
+        assert!(
+            out.contains("not a folder with a config.json inside the repository"),
+            "{out}"
+        );
+    }
+    // Not JSON: exit 2 at its position.
+    write("./models/bad");
+    let (code, out, err) = compare(&repo, &hub.base(), &[]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(err.contains("models/bad/config.json:1:"), "{err}");
+    assert!(hub.requests().is_empty());
+}
+
+#[test]
+fn an_mla_checkpoint_narrows_the_default_attention_backend() {
+    let hub = hub();
+    let d = pair(" --attention-backend fa3", "org/deepseek-fp8");
+    let (code, out, err) = compare(d.path(), &hub.base(), &[]);
+    assert_ne!(code, 2, "{err}");
+    let f = finding(&out, "attention_backend").expect("a finding");
+    let text = f.to_string();
+    assert!(text.contains("MLA model"), "{text}");
+    assert!(text.contains("trtllm_mla"), "{text}");
+    assert!(
+        text.contains("checkpoint.architecture = DeepseekV3ForCausalLM"),
+        "{text}"
+    );
+}
