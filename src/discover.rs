@@ -364,7 +364,19 @@ pub fn run(opts: &Options) -> Result<String, Error> {
 
     // Scripts.
     let mut scripts = Vec::new();
-    walk_scripts(&root.join("benchmarks/single_node"), &mut scripts);
+    // Newer layouts keep single-node scripts under benchmarks/single_node/;
+    // the oldest kept them directly in benchmarks/ (beside multi_node/).
+    let single = root.join("benchmarks/single_node");
+    if single.is_dir() {
+        walk_scripts(&single, &mut scripts);
+    } else if let Ok(rd) = std::fs::read_dir(root.join("benchmarks")) {
+        let mut flat: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && p.extension().and_then(|e| e.to_str()) == Some("sh"))
+            .collect();
+        flat.sort();
+        scripts.extend(flat);
+    }
     for script in &scripts {
         let source = Source::read(script)?;
         let found = scan(&source.text, &shown_path(root, script));

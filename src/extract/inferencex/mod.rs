@@ -14,6 +14,7 @@ use crate::span::Source;
 
 mod config;
 mod harness;
+pub mod layout;
 
 pub use config::MAX_FIELD_BYTES;
 use config::{Entry, SearchPoint};
@@ -48,7 +49,7 @@ pub struct Expanded {
     pub points: Vec<Point>,
 }
 
-/// Finds an entry in `ROOT/configs/*-master.yaml`, expands it into points
+/// Finds an entry in the master configs (`ROOT/configs/*-master.yaml`; see [`layout`]), expands it into points
 /// (filtered by `filter` on the search-space fields) and evaluates each point's script.
 pub fn expand(
     root: &Path,
@@ -167,7 +168,11 @@ pub fn expand_in(
             Error::usage(format!(
                 "entry {entry_key}: no script {} under {}",
                 script_names(&entry, &sku, mtp).join(" or "),
-                root.join("benchmarks/single_node").join(dir).display()
+                layout::script_dirs(dir)
+                    .iter()
+                    .map(|d| root.join(d).display())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
             ))
         })?;
         let source = files.read(&script)?;
@@ -351,20 +356,22 @@ pub fn dependencies(root: &Path, entry_key: &str) -> Result<Vec<PathBuf>, Error>
         wanted.extend(agentic.search_space.iter().map(|sp| ("agentic", mtp(sp))));
     }
     for (dir, mtp) in wanted {
-        let folder = root.join("benchmarks/single_node").join(dir);
-        for name in script_names(&entry, &sku, mtp) {
-            let p = folder.join(name);
-            if !out.contains(&p) {
-                out.push(p);
+        for folder in layout::script_dirs(dir) {
+            for name in script_names(&entry, &sku, mtp) {
+                let p = root.join(&folder).join(name);
+                if !out.contains(&p) {
+                    out.push(p);
+                }
             }
         }
     }
     Ok(out)
 }
 
-/// `ROOT/configs/*-master.yaml`, sorted.
+/// The master configs (`ROOT/configs/*-master.yaml`, or `.github/configs/` in
+/// older revisions: see [`layout`]), sorted.
 pub fn master_configs(root: &Path) -> Result<Vec<PathBuf>, Error> {
-    let dir = root.join("configs");
+    let dir = layout::config_dir(root)?;
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| Error::Input {
             span: crate::span::Span::of_path(&dir),
@@ -374,7 +381,7 @@ pub fn master_configs(root: &Path) -> Result<Vec<PathBuf>, Error> {
             ),
         })?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with("-master.yaml"))
+        .filter(|p| layout::is_master_config(&p.file_name().unwrap_or_default().to_string_lossy()))
         .collect();
     files.sort();
     Ok(files)
@@ -382,19 +389,8 @@ pub fn master_configs(root: &Path) -> Result<Vec<PathBuf>, Error> {
 
 /// The first master config holding `key`, and its entry read with positions.
 fn find_entry(root: &Location, key: &str, files: &dyn Files) -> Result<(Location, Entry), Error> {
-    let dir = root.join("configs");
-    let names = files.list(&dir).map_err(|e| match e {
-        Error::Input { span, message } => Error::Input {
-            span,
-            message: format!("cannot read the master configs: {message}"),
-        },
-        other => other,
-    })?;
-    let files_in: Vec<Location> = names
-        .iter()
-        .filter(|n| n.ends_with("-master.yaml"))
-        .map(|n| dir.join(n))
-        .collect();
+    let (dir, names) = layout::config_dir_in(root, files)?;
+    let files_in: Vec<Location> = names.iter().map(|n| dir.join(n)).collect();
     let mut keys = Vec::new();
     for f in &files_in {
         let source = files.read(f)?;
@@ -550,11 +546,13 @@ fn script_for(
     mtp: bool,
     files: &dyn Files,
 ) -> Result<Option<Location>, Error> {
-    let folder = root.join("benchmarks/single_node").join(dir);
-    for name in script_names(entry, sku, mtp) {
-        let p = folder.join(&name);
-        if files.is_file(&p)? {
-            return Ok(Some(p));
+    for folder in layout::script_dirs(dir) {
+        let folder = root.join(&folder);
+        for name in script_names(entry, sku, mtp) {
+            let p = folder.join(&name);
+            if files.is_file(&p)? {
+                return Ok(Some(p));
+            }
         }
     }
     Ok(None)
