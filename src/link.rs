@@ -41,6 +41,9 @@ pub struct LinkReport {
     pub comparison: Comparison,
     /// The findings sorted by the config's waivers (all applied without waivers).
     pub waivers: Filtered,
+    /// Warnings about the link's inputs (an `env:` that nothing read).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// A link's status in the reports.
@@ -179,11 +182,27 @@ fn load_side(
     role: &str,
     vars: &BTreeMap<String, String>,
     fetcher: &Fetcher,
+    warnings: &mut Vec<String>,
 ) -> Result<Vec<(Points, Launch)>, Error> {
     if let Some(ix) = &side.inferencex {
-        return load_inferencex(ix, role, fetcher);
+        return load_inferencex(ix, side, role, vars, fetcher, warnings);
     }
     load_file_side(side, role, vars, fetcher).map(|l| vec![(Vec::new(), l)])
+}
+
+/// The names of an expansion's extra env that nothing read: no point's script,
+/// and no engine it launches is known to read it.
+pub fn unread_env(e: &extract::inferencex::Expanded) -> Vec<String> {
+    e.unread_env
+        .iter()
+        .filter(|name| {
+            !e.points
+                .iter()
+                .flat_map(|p| &p.launches)
+                .any(|l| engine::by_name(l.engine.name()).is_some_and(|eng| eng.reads_env(name)))
+        })
+        .cloned()
+        .collect()
 }
 
 /// Matrix points (their search-space fields) a launch stands for; empty for a file.
@@ -217,11 +236,31 @@ fn points_label(points: &Points) -> Option<String> {
 
 fn load_inferencex(
     ix: &crate::manifest::InferencexSpec,
+    side: &SideSpec,
     role: &str,
+    vars: &BTreeMap<String, String>,
     fetcher: &Fetcher,
+    warnings: &mut Vec<String>,
 ) -> Result<Vec<(Points, Launch)>, Error> {
     let root = Location::parse(&ix.root.to_string_lossy())?;
-    let expanded = extract::inferencex::expand_in(&root, &ix.entry, &ix.filter_strings(), fetcher)?;
+    let mut env = vars.clone();
+    env.extend(side.env.clone());
+    let expanded = extract::inferencex::expand_with_env(
+        &root,
+        &ix.entry,
+        &ix.filter_strings(),
+        &env,
+        fetcher,
+    )?;
+    for name in unread_env(&expanded) {
+        // Only the side's own env is warned about: `--env` is for both sides.
+        if let Some(value) = side.env.get(&name) {
+            warnings.push(format!(
+                "the {role} side's env {name}={value} was read by no script of entry {} and is not an environment variable its engine is known to read",
+                ix.entry
+            ));
+        }
+    }
     if expanded.points.is_empty() {
         return Err(Error::usage(format!(
             "the {role} side: no point of entry {} matches where {:?}",
@@ -345,8 +384,9 @@ pub(crate) fn run_link(
     policy: &Policy,
     fetcher: &Fetcher,
 ) -> Result<Vec<LinkReport>, Error> {
-    let dls = load_side(docs, "docs", vars, fetcher)?;
-    let rls = load_side(recipe, "recipe", vars, fetcher)?;
+    let mut warnings = Vec::new();
+    let dls = load_side(docs, "docs", vars, fetcher, &mut warnings)?;
+    let rls = load_side(recipe, "recipe", vars, fetcher, &mut warnings)?;
     // Pairs whose findings and resolved MAJOR values are the same are one report.
     let mut merged: Vec<(String, Points, Points, LinkReport)> = Vec::new();
     for (dpoints, dl) in &dls {
@@ -365,6 +405,7 @@ pub(crate) fn run_link(
     Ok(merged
         .into_iter()
         .map(|(_, dp, rp, mut report)| {
+            report.warnings = warnings.clone();
             report.name = match (points_label(&dp), points_label(&rp)) {
                 (None, None) => name.to_string(),
                 (Some(a), None) | (None, Some(a)) => format!("{name} [{a}]"),
@@ -438,6 +479,7 @@ fn run_pair(
         },
         comparison,
         waivers: Filtered::default(),
+        warnings: Vec::new(),
     })
 }
 

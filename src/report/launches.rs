@@ -14,12 +14,15 @@ use crate::launch::{Launch, Provenance};
 pub fn render_points(e: &extract::inferencex::Expanded, format: Format) -> String {
     match format {
         Format::Json => {
-            let doc = json!({
+            let mut doc = json!({
                 "schema_version": super::json::SCHEMA_VERSION,
                 "entry": e.entry,
                 "config": e.config,
                 "points": e.points,
             });
+            if !e.unread_env.is_empty() {
+                doc["unread_env"] = json!(e.unread_env);
+            }
             let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
             s.push('\n');
             s
@@ -31,6 +34,12 @@ pub fn render_points(e: &extract::inferencex::Expanded, format: Format) -> Strin
                 e.config,
                 e.points.len()
             );
+            for name in &e.unread_env {
+                let _ = writeln!(
+                    out,
+                    "warning: --env {name} was read by no script of the entry and is not an environment variable its engine is known to read"
+                );
+            }
             for (i, p) in e.points.iter().enumerate() {
                 let fields: Vec<String> =
                     p.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();

@@ -255,7 +255,7 @@ impl Interp<'_> {
         // A function the harness models (before the script's own definitions).
         let args: Vec<String> = fields[1..].iter().map(|(f, _, _)| f.text.clone()).collect();
         let st = &self.st;
-        let var = |n: &str| st.get(n).and_then(|v| v.into_iter().next());
+        let var = |n: &str| st.read(n).and_then(|v| v.into_iter().next());
         if let Some(call) = self.st.harness().call(&head, &args, &var) {
             for (name, v) in call.exports {
                 self.st.set_scalar(&name, v);

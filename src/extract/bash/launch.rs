@@ -78,6 +78,7 @@ impl Interp<'_> {
         )?;
         self.out.launches.extend(inner.launches);
         self.out.unsupported.extend(inner.unsupported);
+        self.out.read.extend(inner.read);
         Ok(())
     }
 

@@ -47,6 +47,11 @@ pub struct Expanded {
     pub config: String,
     /// The points, in matrix order.
     pub points: Vec<Point>,
+    /// Extra env given for the points (`--env`, a link side's `env:`) that no
+    /// point's script read, sorted: the engine may still read it (the caller
+    /// knows the engines).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread_env: Vec<String>,
 }
 
 /// Finds an entry in the master configs (`ROOT/configs/*-master.yaml`; see [`layout`]), expands it into points
@@ -71,6 +76,20 @@ pub fn expand_in(
     root: &Location,
     entry_key: &str,
     filter: &BTreeMap<String, String>,
+    files: &dyn Files,
+) -> Result<Expanded, Error> {
+    expand_with_env(root, entry_key, filter, &BTreeMap::new(), files)
+}
+
+/// Like [`expand_in`], with extra env for every point (runner facts such as
+/// `TOTAL_CPU_DRAM_GB`, or a variable a script reads): it is set over the env
+/// contract, and a variable the runner sets with an unknown value becomes known.
+/// [`Expanded::unread_env`] lists the names no script read.
+pub fn expand_with_env(
+    root: &Location,
+    entry_key: &str,
+    filter: &BTreeMap<String, String>,
+    extra_env: &BTreeMap<String, String>,
     files: &dyn Files,
 ) -> Result<Expanded, Error> {
     let (config, entry) = find_entry(root, entry_key, files)?;
@@ -159,9 +178,14 @@ pub fn expand_in(
         }
     }
     let mut out = Vec::new();
-    for (fields, env, unknown_env, dir, sp) in points {
+    let mut read = std::collections::BTreeSet::new();
+    for (fields, mut env, mut unknown_env, dir, sp) in points {
         if filter.iter().any(|(k, v)| fields.get(k) != Some(v)) {
             continue;
+        }
+        for (k, v) in extra_env {
+            unknown_env.remove(k);
+            env.insert(k.clone(), v.clone());
         }
         let mtp = sp.spec_decoding.as_deref() == Some("mtp");
         let script = script_for(root, dir, &entry, &sku, mtp, files)?.ok_or_else(|| {
@@ -177,6 +201,7 @@ pub fn expand_in(
         })?;
         let source = files.read(&script)?;
         let evaluated = bash::evaluate_with(&source, &env, Some(&unknown_env), files, &HARNESS)?;
+        read.extend(evaluated.read);
         let mut context = Context::from_image(&entry.image, &format!("image of entry {entry_key}"));
         context.hardware = Some(Known {
             value: sku.clone(),
@@ -209,6 +234,11 @@ pub fn expand_in(
         entry: entry_key.to_string(),
         config: config.display(),
         points: out,
+        unread_env: extra_env
+            .keys()
+            .filter(|k| !read.contains(*k))
+            .cloned()
+            .collect(),
     })
 }
 

@@ -1,7 +1,8 @@
-//! InferenceX checkouts in their older layouts (master configs in
+//! InferenceX sides: checkouts in their older layouts (master configs in
 //! `.github/configs/`, scripts directly in `benchmarks/single_node/`, entries with
 //! a top-level `seq-len-configs`) are read like the current one by `extract
-//! --inferencex`, `check` and `discover`.
+//! --inferencex`, `check` and `discover`; runner env given with `--env` or a
+//! side's `env:` reaches the scripts, and env that nothing reads is warned about.
 
 mod common;
 
@@ -99,4 +100,82 @@ fn a_checkout_without_master_configs_names_both_layouts() {
         err.contains("fixtures/cookbook/.github/configs/*-master.yaml"),
         "{err}"
     );
+}
+
+#[test]
+fn a_sides_env_reaches_the_scripts_and_unread_env_is_warned_about() {
+    let (_, out, err) = run(&[
+        "check",
+        "--config",
+        "fixtures/demo/inferencex-env-link.yaml",
+    ]);
+    assert!(err.is_empty() || !err.contains("error"), "{err}");
+    // The script takes HICACHE_IO_BACKEND / HICACHE_MEM_LAYOUT from the env: the
+    // HiCache settings now agree with the docs.
+    assert!(!out.contains("hicache_io_backend differs"), "{out}");
+    assert!(!out.contains("hicache_mem_layout differs"), "{out}");
+    assert!(
+        out.contains("warning: the recipe side's env NOT_READ_BY_ANYTHING=1 was read by no script"),
+        "{out}"
+    );
+    // Read ones are not warned about (the harness reads TOTAL_CPU_DRAM_GB).
+    assert!(
+        !out.contains("env TOTAL_CPU_DRAM_GB=2048 was read"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("env HICACHE_IO_BACKEND=direct was read"),
+        "{out}"
+    );
+}
+
+#[test]
+fn extract_env_sets_runner_facts() {
+    let args = [
+        "extract",
+        "--inferencex",
+        "fixtures/inferencex",
+        "--entry",
+        "qwen3.5-fp4-mi355x-sglang-agentic-mtp",
+        "--where",
+        "kv-offloading=dram",
+        "--env",
+        "TOTAL_CPU_DRAM_GB=2048",
+        "--env",
+        "HICACHE_IO_BACKEND=direct",
+        "--env",
+        "SGLANG_USE_AITER=1",
+        "--env",
+        "NOBODY_READS_ME=1",
+        "--format",
+        "json",
+    ];
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let p = &v["points"][0];
+    // A runner fact given is known: no longer an unknown env.
+    assert_eq!(p["env"]["TOTAL_CPU_DRAM_GB"], "2048");
+    assert!(p["unknown_env"].get("TOTAL_CPU_DRAM_GB").is_none(), "{p:#}");
+    let argv: Vec<&str> = p["launches"][0]["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        argv.windows(2)
+            .any(|w| w == ["--hicache-io-backend", "direct"]),
+        "{argv:?}"
+    );
+    // SGLANG_USE_AITER is read by the engine, HICACHE_IO_BACKEND and
+    // TOTAL_CPU_DRAM_GB by the script and the harness: only one is unread.
+    assert_eq!(v["unread_env"], serde_json::json!(["NOBODY_READS_ME"]));
+    let (_, human, _) = run(&args[..args.len() - 2]);
+    assert!(
+        human.contains("warning: --env NOBODY_READS_ME was read by no script"),
+        "{human}"
+    );
+    // Deterministic.
+    assert_eq!(run(&args).1, out);
 }
