@@ -179,3 +179,61 @@ fn extract_env_sets_runner_facts() {
     // Deterministic.
     assert_eq!(run(&args).1, out);
 }
+
+#[test]
+fn a_where_that_matches_no_point_lists_the_fields_and_values() {
+    let (code, out, err) = run(&[
+        "extract",
+        "--inferencex",
+        "fixtures/inferencex",
+        "--entry",
+        "qwen3.5-fp4-mi355x-sglang-agentic-mtp",
+        "--where",
+        "kv-offloading=drm",
+        "--where",
+        "tp=8",
+    ]);
+    assert_eq!(code, 2, "{out}");
+    assert!(!out.contains("0 points"), "{out}");
+    assert!(
+        err.contains("kv-offloading=drm: the points have kv-offloading=none,dram"),
+        "{err}"
+    );
+    assert!(err.contains("tp=8: the points have tp=2"), "{err}");
+    assert!(err.contains("the points have: conc=4,16,8 "), "{err}");
+
+    // Values that each occur, but never together.
+    let (code, _, err) = run(&[
+        "extract",
+        "--inferencex",
+        "fixtures/inferencex",
+        "--entry",
+        "qwen3.5-fp4-mi355x-sglang-agentic-mtp",
+        "--where",
+        "kv-offloading=none",
+        "--where",
+        "conc=8",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("each value occurs, but no point has them all"),
+        "{err}"
+    );
+
+    // The same from a link's where:.
+    let (code, out, err) = run(&[
+        "check",
+        "--config",
+        "fixtures/demo/inferencex-where-miss.yaml",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("kv-offload: no point has this field (fields: conc, dp-attn, ep, kv-offload-backend, kv-offloading, spec-decoding, tp)"),
+        "{all}"
+    );
+    assert!(
+        all.contains("kv-offloading=drm: the points have kv-offloading=none,dram"),
+        "{all}"
+    );
+}

@@ -177,6 +177,14 @@ pub fn expand_with_env(
             }
         }
     }
+    if !filter.is_empty()
+        && !points
+            .iter()
+            .any(|p| filter.iter().all(|(k, v)| p.0.get(k) == Some(v)))
+    {
+        let all: Vec<&BTreeMap<String, String>> = points.iter().map(|p| &p.0).collect();
+        return Err(Error::usage(no_point_matches(entry_key, filter, &all)));
+    }
     let mut out = Vec::new();
     let mut read = std::collections::BTreeSet::new();
     for (fields, mut env, mut unknown_env, dir, sp) in points {
@@ -240,6 +248,70 @@ pub fn expand_with_env(
             .cloned()
             .collect(),
     })
+}
+
+/// Why a `where` filter matches no point of an entry: per filter field, the
+/// values the points have (or that no point has the field), and every field's
+/// values, in matrix order.
+fn no_point_matches(
+    entry_key: &str,
+    filter: &BTreeMap<String, String>,
+    points: &[&BTreeMap<String, String>],
+) -> String {
+    let values_of = |k: &str| -> Vec<&str> {
+        let mut vs: Vec<&str> = Vec::new();
+        for p in points {
+            if let Some(v) = p.get(k)
+                && !vs.contains(&v.as_str())
+            {
+                vs.push(v);
+            }
+        }
+        vs
+    };
+    let wanted: Vec<String> = filter.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut msg = format!(
+        "no point of entry {entry_key} matches where {}",
+        wanted.join(" ")
+    );
+    if points.is_empty() {
+        msg.push_str(" (the entry has no single-node points)");
+        return msg;
+    }
+    let mut fields: Vec<&str> = Vec::new();
+    for p in points {
+        for k in p.keys() {
+            if !fields.contains(&k.as_str()) {
+                fields.push(k);
+            }
+        }
+    }
+    fields.sort();
+    let mut each_exists = true;
+    for (k, v) in filter {
+        let vs = values_of(k);
+        if vs.is_empty() {
+            each_exists = false;
+            msg.push_str(&format!(
+                "\n  {k}: no point has this field (fields: {})",
+                fields.join(", ")
+            ));
+        } else if !vs.contains(&v.as_str()) {
+            each_exists = false;
+            msg.push_str(&format!(
+                "\n  {k}={v}: the points have {k}={}",
+                vs.join(",")
+            ));
+        }
+    }
+    if each_exists {
+        msg.push_str("\n  each value occurs, but no point has them all");
+    }
+    msg.push_str("\n  the points have:");
+    for k in &fields {
+        msg.push_str(&format!(" {k}={}", values_of(k).join(",")));
+    }
+    msg
 }
 
 /// One combination of the values that choose a script and its server features
