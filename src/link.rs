@@ -44,6 +44,10 @@ pub struct LinkReport {
     /// Warnings about the link's inputs (an `env:` that nothing read).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Auxiliary launches of the sides' matrix points (the SGLang router),
+    /// each with its side: reported, never compared.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub auxiliary: Vec<String>,
 }
 
 /// A link's status in the reports.
@@ -177,15 +181,22 @@ pub(crate) fn options(ctx: &Overrides, side: &SideSpec) -> Result<ResolveOptions
 
 /// The launches a side stands for, each with a label when there are several
 /// (matrix points with identical launches are grouped).
+/// What loading the sides says beside the launches.
+#[derive(Default)]
+struct Notes {
+    warnings: Vec<String>,
+    auxiliary: Vec<String>,
+}
+
 fn load_side(
     side: &SideSpec,
     role: &str,
     vars: &BTreeMap<String, String>,
     fetcher: &Fetcher,
-    warnings: &mut Vec<String>,
+    notes: &mut Notes,
 ) -> Result<Vec<(Points, Launch)>, Error> {
     if let Some(ix) = &side.inferencex {
-        return load_inferencex(ix, side, role, vars, fetcher, warnings);
+        return load_inferencex(ix, side, role, vars, fetcher, notes);
     }
     load_file_side(side, role, vars, fetcher).map(|l| vec![(Vec::new(), l)])
 }
@@ -240,7 +251,7 @@ fn load_inferencex(
     role: &str,
     vars: &BTreeMap<String, String>,
     fetcher: &Fetcher,
-    warnings: &mut Vec<String>,
+    notes: &mut Notes,
 ) -> Result<Vec<(Points, Launch)>, Error> {
     let root = Location::parse(&ix.root.to_string_lossy())?;
     let mut env = vars.clone();
@@ -255,7 +266,7 @@ fn load_inferencex(
     for name in unread_env(&expanded) {
         // Only the side's own env is warned about: `--env` is for both sides.
         if let Some(value) = side.env.get(&name) {
-            warnings.push(format!(
+            notes.warnings.push(format!(
                 "the {role} side's env {name}={value} was read by no script of entry {} and is not an environment variable its engine is known to read",
                 ix.entry
             ));
@@ -267,6 +278,14 @@ fn load_inferencex(
             ix.entry,
             ix.filter_strings()
         )));
+    }
+    for p in &expanded.points {
+        for a in &p.auxiliary {
+            let note = format!("the {role} side also starts {a}");
+            if !notes.auxiliary.contains(&note) {
+                notes.auxiliary.push(note);
+            }
+        }
     }
     // Group points whose launches are written identically.
     let mut groups: Vec<(String, Points, Launch)> = Vec::new();
@@ -384,9 +403,9 @@ pub(crate) fn run_link(
     policy: &Policy,
     fetcher: &Fetcher,
 ) -> Result<Vec<LinkReport>, Error> {
-    let mut warnings = Vec::new();
-    let dls = load_side(docs, "docs", vars, fetcher, &mut warnings)?;
-    let rls = load_side(recipe, "recipe", vars, fetcher, &mut warnings)?;
+    let mut notes = Notes::default();
+    let dls = load_side(docs, "docs", vars, fetcher, &mut notes)?;
+    let rls = load_side(recipe, "recipe", vars, fetcher, &mut notes)?;
     // Pairs whose findings and resolved MAJOR values are the same are one report.
     let mut merged: Vec<(String, Points, Points, LinkReport)> = Vec::new();
     for (dpoints, dl) in &dls {
@@ -405,7 +424,8 @@ pub(crate) fn run_link(
     Ok(merged
         .into_iter()
         .map(|(_, dp, rp, mut report)| {
-            report.warnings = warnings.clone();
+            report.warnings = notes.warnings.clone();
+            report.auxiliary = notes.auxiliary.clone();
             report.name = match (points_label(&dp), points_label(&rp)) {
                 (None, None) => name.to_string(),
                 (Some(a), None) | (None, Some(a)) => format!("{name} [{a}]"),
@@ -480,6 +500,7 @@ fn run_pair(
         comparison,
         waivers: Filtered::default(),
         warnings: Vec::new(),
+        auxiliary: Vec::new(),
     })
 }
 

@@ -237,3 +237,87 @@ fn a_where_that_matches_no_point_lists_the_fields_and_values() {
         "{all}"
     );
 }
+
+fn write(root: &std::path::Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// A point that starts the SGLang router in front of its data-parallel server:
+/// the router is reported as an auxiliary launch of the point, with its words,
+/// and the server alone is compared.
+#[test]
+fn a_router_is_an_auxiliary_launch_of_the_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "configs/amd-master.yaml",
+        "m-fp8-mi355x-sglang:\n  image: lmsysorg/sglang-rocm:v0.5.19-rocm720-mi35x-20260915\n  \
+         model: org/M\n  model-prefix: m\n  runner: mi355x\n  precision: fp8\n  framework: sglang\n  \
+         multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      \
+         search-space:\n      - {tp: 8, dp-attn: true, conc-list: [4]}\n      - {tp: 8, conc-list: [4]}\n",
+    );
+    write(
+        root,
+        "benchmarks/single_node/fixed_seq_len/m_fp8_mi355x_sglang.sh",
+        "#!/usr/bin/env bash\n\
+         BACKEND_PORT=$PORT\n\
+         if [ \"$DP_ATTENTION\" = \"true\" ]; then\n\
+         \x20   BACKEND_PORT=$((PORT + 1))\n\
+         \x20   ROUTER_CMD=(python3 -m sglang_router.launch_router)\n\
+         \x20   DP_ARGS=(--dp \"$TP\" --enable-dp-attention)\n\
+         fi\n\
+         python3 -m sglang.launch_server --model-path \"$MODEL\" --tp \"$TP\" \"${DP_ARGS[@]}\" --port \"$BACKEND_PORT\" &\n\
+         if [ \"$DP_ATTENTION\" = \"true\" ]; then\n\
+         \x20   \"${ROUTER_CMD[@]}\" --worker-urls \"http://localhost:$BACKEND_PORT\" --dp-aware --port \"$PORT\" &\n\
+         fi\n",
+    );
+    write(
+        root,
+        "docs/m.md",
+        "```bash\nsglang serve --model-path org/M --tp 8 --dp 8 --enable-dp-attention\n```\n",
+    );
+    write(
+        root,
+        "recipe-drift.yaml",
+        "links:\n  - name: m\n    docs: {file: docs/m.md, hardware: mi355x}\n    recipe:\n      \
+         inferencex: {root: ., entry: m-fp8-mi355x-sglang, where: {dp-attn: \"true\"}}\n",
+    );
+    let r = root.to_str().unwrap();
+    let args = [
+        "extract",
+        "--inferencex",
+        r,
+        "--entry",
+        "m-fp8-mi355x-sglang",
+        "--format",
+        "json",
+    ];
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let dp = &v["points"][0];
+    assert_eq!(dp["fields"]["dp-attn"], "true");
+    assert_eq!(dp["launches"].as_array().unwrap().len(), 1, "{dp:#}");
+    let aux = dp["auxiliary"].as_array().unwrap();
+    assert_eq!(aux.len(), 1, "{dp:#}");
+    let aux = aux[0].as_str().unwrap();
+    assert!(
+        aux.contains("m_fp8_mi355x_sglang.sh:5:17: `python3 -m sglang_router.launch_router --worker-urls http://localhost:8889 --dp-aware --port 8888` starts the SGLang router, an auxiliary process (not compared)"),
+        "{aux}"
+    );
+    // The point without DP attention starts no router.
+    assert!(v["points"][1].get("auxiliary").is_none(), "{v:#}");
+    assert_eq!(run(&args).1, out);
+
+    let config = root.join("recipe-drift.yaml");
+    let (code, out, err) = run(&["check", "--config", config.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("note: the recipe side also starts ")
+            && out.contains("sglang_router.launch_router --worker-urls"),
+        "{out}"
+    );
+}

@@ -53,6 +53,9 @@ pub fn render_points(e: &extract::inferencex::Expanded, format: Format) -> Strin
                 for (k, r) in &p.unknown_env {
                     let _ = writeln!(out, "  unknown env {k}: {r}");
                 }
+                for a in &p.auxiliary {
+                    let _ = writeln!(out, "  auxiliary: {a}");
+                }
                 out.push_str(&render_launches(&p.launches, &p.unsupported, Format::Human));
             }
             out

@@ -362,6 +362,9 @@ pub struct Evaluation {
     pub unsupported: Vec<String>,
     /// The variables the script (and the scripts it runs) read.
     pub read: BTreeSet<String>,
+    /// Auxiliary launches (the SGLang router), with where they are and their
+    /// words: reported, never compared.
+    pub auxiliary: Vec<String>,
 }
 
 struct Interp<'a> {

@@ -36,6 +36,10 @@ pub struct Point {
     pub launches: Vec<Launch>,
     /// Launches of engines recipe-drift does not resolve.
     pub unsupported: Vec<String>,
+    /// Auxiliary launches beside the server (the SGLang router in front of
+    /// data-parallel workers), with their words: reported, never compared.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub auxiliary: Vec<String>,
 }
 
 /// All points of an entry.
@@ -236,6 +240,7 @@ pub fn expand_with_env(
             script: script.display(),
             launches,
             unsupported: evaluated.unsupported,
+            auxiliary: evaluated.auxiliary,
         });
     }
     Ok(Expanded {
