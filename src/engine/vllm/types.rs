@@ -145,7 +145,7 @@ fn hri_failure(m: String) -> Failure {
 
 /// Python `json.loads` (surrounding whitespace allowed).
 fn json_loads(s: &str) -> Option<Value> {
-    serde_json::from_str::<Value>(s.trim_matches([' ', '\t', '\n', '\r'])).ok()
+    crate::engine::pyjson::loads(s)
 }
 
 /// A vLLM config class from JSON: numbers like `2k` expanded, an object
