@@ -85,3 +85,93 @@ fn json_reads_like_python() {
         "\\ud800"
     );
 }
+
+fn vllm(version: &str, argv: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
+        "resolve",
+        "--engine",
+        "vllm",
+        "--engine-version",
+        version,
+        "--",
+    ];
+    args.push("org/m");
+    args.extend_from_slice(argv);
+    run(&args)
+}
+
+/// Config-class fields are checked against the release's field types, as
+/// pydantic checks them: an option typed with its class refuses the value when
+/// parsing (exit 2), a plain JSON option fails when the engine starts.
+#[test]
+fn config_class_fields_are_validated_per_release() {
+    let (code, _, err) = vllm("0.19.0", &["-cc.max_cudagraph_capture_size", "1k"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("vllm 0.19.0: CompilationConfig.max_cudagraph_capture_size: Input should be a valid integer, unable to parse string as an integer, got '1k'"),
+        "{err}"
+    );
+    // From 0.20.0 a dotted value is a human-readable int first.
+    let (code, out, err) = vllm("0.20.0", &["-cc.max_cudagraph_capture_size", "1k"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("compilation_config.max_cudagraph_capture_size = 1000"),
+        "{out}"
+    );
+    let (code, _, err) = vllm("0.19.0", &["-cc.mode=3=4"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("CompilationConfig.mode: Input should be one of NONE, STOCK_TORCH_COMPILE, DYNAMO_TRACE_ONCE, VLLM_COMPILE, got '3=4'"), "{err}");
+    // Enum names in any case, and values, are what vLLM's validator accepts.
+    for ok in [
+        "-cc.mode=vllm_compile",
+        "-cc.mode=3",
+        "-cc.cudagraph_mode=full_and_piecewise",
+    ] {
+        let (code, _, err) = vllm("0.19.0", &[ok]);
+        assert_eq!(code, 0, "{ok}: {err}");
+    }
+    let (code, _, err) = vllm("0.19.0", &["--kv-transfer-config.kv_connector", "5"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("KVTransferConfig.kv_connector: Input should be a valid string, got 5"),
+        "{err}"
+    );
+    let (code, _, err) = vllm("0.19.0", &["--kv-transfer-config.kv_role", "both"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("KVTransferConfig.kv_role: Input should be 'kv_producer' or 'kv_both' or 'kv_consumer', got 'both'"), "{err}");
+    // A connector needs a role (KVTransferConfig.__post_init__): a startup error.
+    let (code, out, _) = vllm(
+        "0.19.0",
+        &["--kv-transfer-config.kv_connector", "NixlConnector"],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("# startup error: Please specify kv_role when kv_connector is set"),
+        "{out}"
+    );
+    let (code, _, err) = vllm(
+        "0.19.0",
+        &[
+            "--kv-transfer-config.kv_connector",
+            "NixlConnector",
+            "--kv-transfer-config.kv_role",
+            "kv_both",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    // A plain JSON option (0.26's --speculative-config) is built into its class
+    // at startup: a method the release does not have is a startup error there.
+    let (code, out, _) = vllm(
+        "0.26.0",
+        &[
+            "-sc",
+            r#"{"method": "kimi_k3_mtp", "num_speculative_tokens": 1}"#,
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("# startup error: SpeculativeConfig.method: Input should be"),
+        "{out}"
+    );
+    assert!(out.contains("got 'kimi_k3_mtp'"), "{out}");
+}
