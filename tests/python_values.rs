@@ -175,3 +175,56 @@ fn config_class_fields_are_validated_per_release() {
     );
     assert!(out.contains("got 'kimi_k3_mtp'"), "{out}");
 }
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+/// `extract --all-selections --format json` gives each selection's argv as the
+/// words recipe-drift resolves: a recipe YAML item `"--max-num-seqs 64"` is
+/// two words of the site's command.
+#[test]
+fn recipe_selection_argv_is_the_resolved_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vllm-recipes");
+    copy_dir(&repo.join("strategies"), &root.join("strategies"));
+    std::fs::copy(repo.join("taxonomy.yaml"), root.join("taxonomy.yaml")).unwrap();
+    let text = std::fs::read_to_string(repo.join("models/pebble/Pebble-8B-Instruct.yaml")).unwrap();
+    let text = text.replacen(
+        "    - \"--enforce-eager\"\n",
+        "    - \"--enforce-eager\"\n    - \"--max-num-seqs 64\"\n",
+        1,
+    );
+    let file = root.join("models/pebble/Pebble-8B-Instruct.yaml");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_str().unwrap();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    let (code, out, err) = run(&["extract", f, "--all-selections", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for s in v["selections"].as_array().unwrap() {
+        let argv: Vec<&str> = s["argv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap())
+            .collect();
+        assert!(
+            argv.windows(2).any(|w| w == ["--max-num-seqs", "64"]),
+            "{argv:?}"
+        );
+        assert!(!argv.contains(&"--max-num-seqs 64"), "{argv:?}");
+        assert!(s.get("error").is_none(), "{s:#}");
+    }
+}

@@ -141,17 +141,31 @@ pub fn render_recipe_selections(
             let selections: Vec<serde_json::Value> = composed
                 .iter()
                 .map(|c| {
-                    json!({
+                    // The words the tool reads from the site's command (a YAML
+                    // item `--max-model-len auto` is two words there), as every
+                    // other command of recipe-drift.
+                    let (argv, error) = match c.launch() {
+                        Ok(l) => (
+                            l.argv.iter().map(|t| t.text.clone()).collect::<Vec<_>>(),
+                            None,
+                        ),
+                        Err(e) => (c.argv.clone(), Some(e.to_string())),
+                    };
+                    let mut v = json!({
                         "selection": c.selection,
                         "variant": c.variant,
                         "strategy": c.strategy,
                         "hardware": c.hardware,
                         "verified": c.verified,
                         "env": c.env.iter().map(|e| json!([e.name, e.value])).collect::<Vec<_>>(),
-                        "argv": c.argv,
+                        "argv": argv,
                         "docker_image": c.docker_image,
                         "command": c.command,
-                    })
+                    });
+                    if let Some(e) = error {
+                        v["error"] = json!(e);
+                    }
+                    v
                 })
                 .collect();
             let doc = json!({
