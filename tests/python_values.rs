@@ -228,3 +228,14 @@ fn recipe_selection_argv_is_the_resolved_words() {
         assert!(s.get("error").is_none(), "{s:#}");
     }
 }
+
+#[test]
+fn resolve_help_says_both_engines_resolve() {
+    let (code, out, _) = run(&["resolve", "--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("(SGLang or vLLM) parses and resolves"),
+        "{out}"
+    );
+    assert!(out.contains("both are parsed and resolved"), "{out}");
+}
