@@ -263,6 +263,15 @@ fn load_inferencex(
         &env,
         fetcher,
     )?;
+    if let Some(why) = &expanded.unmatched {
+        return Err(match &ix.filter_at {
+            Some(span) => Error::Input {
+                span: span.clone(),
+                message: format!("the {role} side's where: {why}"),
+            },
+            None => Error::usage(format!("the {role} side's where: {why}")),
+        });
+    }
     for name in unread_env(&expanded) {
         // Only the side's own env is warned about: `--env` is for both sides.
         if let Some(value) = side.env.get(&name) {

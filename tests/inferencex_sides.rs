@@ -229,6 +229,10 @@ fn a_where_that_matches_no_point_lists_the_fields_and_values() {
     assert_eq!(code, 2, "{out}{err}");
     let all = format!("{out}{err}");
     assert!(
+        all.contains("fixtures/demo/inferencex-where-miss.yaml:12:16: the recipe side's where: no point of entry"),
+        "{all}"
+    );
+    assert!(
         all.contains("kv-offload: no point has this field (fields: conc, dp-attn, ep, kv-offload-backend, kv-offloading, spec-decoding, tp)"),
         "{all}"
     );

@@ -37,6 +37,9 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         let root = Location::parse(&root.to_string_lossy())?;
         let mut expanded =
             extract::inferencex::expand_with_env(&root, &entry, &filter, &vars, &fetcher)?;
+        if let Some(why) = expanded.unmatched {
+            return Err(Error::usage(why));
+        }
         expanded.unread_env = crate::link::unread_env(&expanded);
         return Ok(Output {
             code: 0,

@@ -51,6 +51,10 @@ pub struct Expanded {
     pub config: String,
     /// The points, in matrix order.
     pub points: Vec<Point>,
+    /// Why the `where` filter matched no point (the fields and values the
+    /// points have); `points` is then empty.
+    #[serde(skip)]
+    pub unmatched: Option<String>,
     /// Extra env given for the points (`--env`, a link side's `env:`) that no
     /// point's script read, sorted: the engine may still read it (the caller
     /// knows the engines).
@@ -82,13 +86,18 @@ pub fn expand_in(
     filter: &BTreeMap<String, String>,
     files: &dyn Files,
 ) -> Result<Expanded, Error> {
-    expand_with_env(root, entry_key, filter, &BTreeMap::new(), files)
+    let e = expand_with_env(root, entry_key, filter, &BTreeMap::new(), files)?;
+    match e.unmatched {
+        Some(why) => Err(Error::usage(why)),
+        None => Ok(e),
+    }
 }
 
 /// Like [`expand_in`], with extra env for every point (runner facts such as
 /// `TOTAL_CPU_DRAM_GB`, or a variable a script reads): it is set over the env
 /// contract, and a variable the runner sets with an unknown value becomes known.
-/// [`Expanded::unread_env`] lists the names no script read.
+/// [`Expanded::unread_env`] lists the names no script read; a filter that
+/// matches no point gives no points and [`Expanded::unmatched`].
 pub fn expand_with_env(
     root: &Location,
     entry_key: &str,
@@ -187,7 +196,13 @@ pub fn expand_with_env(
             .any(|p| filter.iter().all(|(k, v)| p.0.get(k) == Some(v)))
     {
         let all: Vec<&BTreeMap<String, String>> = points.iter().map(|p| &p.0).collect();
-        return Err(Error::usage(no_point_matches(entry_key, filter, &all)));
+        return Ok(Expanded {
+            entry: entry_key.to_string(),
+            config: config.display(),
+            points: Vec::new(),
+            unmatched: Some(no_point_matches(entry_key, filter, &all)),
+            unread_env: Vec::new(),
+        });
     }
     let mut out = Vec::new();
     let mut read = std::collections::BTreeSet::new();
@@ -247,6 +262,7 @@ pub fn expand_with_env(
         entry: entry_key.to_string(),
         config: config.display(),
         points: out,
+        unmatched: None,
         unread_env: extra_env
             .keys()
             .filter(|k| !read.contains(*k))
