@@ -68,8 +68,10 @@ fn side_dependencies(side: &SideSpec, deps: &mut Dependencies) -> Option<()> {
                 deps.file(&p);
             }
         }
-        // A new master config can hold the entry first.
-        deps.dirs.insert(key(&ix.root.join("configs")));
+        // A new master config can hold the entry first (in either layout).
+        for d in extract::inferencex::layout::CONFIG_DIRS {
+            deps.dirs.insert(key(&ix.root.join(d)));
+        }
         return Some(());
     }
     let file = side.file.as_ref()?;

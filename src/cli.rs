@@ -121,7 +121,7 @@ pub enum Command {
     Compare(CompareArgs),
     /// Print the launches found in a file.
     Extract(ExtractArgs),
-    /// Print what an engine release parses and resolves for an argv.
+    /// Print what an engine release (SGLang or vLLM) parses and resolves for an argv.
     Resolve(ResolveArgs),
     /// Check every link of a config file.
     Check(CheckArgs),
@@ -231,7 +231,7 @@ pub struct ExtractArgs {
 /// The arguments of `recipe-drift resolve`.
 #[derive(Debug, clap::Args)]
 pub struct ResolveArgs {
-    /// Engine: a registered engine name (sglang, vllm).
+    /// Engine: a registered engine name (sglang, vllm); both are parsed and resolved.
     #[arg(long)]
     pub engine: String,
     /// Engine version, hardware and platform.

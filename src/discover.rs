@@ -69,9 +69,15 @@ struct Found {
     upstream: Upstream,
 }
 
+/// Links to upstream recipes. The cookbook has had two homes: today's
+/// `docs.sglang.io/cookbook/<path>` and the older `cookbook.sglang.io/<path>`
+/// (same paths); other SGLang documentation pages are references too, listed
+/// as not mappable (they name no recipe), never dropped.
 static LINK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?:https?://)?docs\.sglang\.io/cookbook(?P<cb>/[A-Za-z0-9_.\-/]*)?(?P<cbq>[?#][^\s)\]>'`]*)?",
+        r"|(?:https?://)?cookbook\.sglang\.io(?P<ocb>/[A-Za-z0-9_.\-/]*)?(?P<ocbq>[?#][^\s)\]>'`]*)?",
+        r"|(?:https?://)?(?:docs\.sglang\.(?:io|ai)|sgl-project\.github\.io)(?P<sd>/[A-Za-z0-9_.\-/]*)?(?P<sdq>[?#][^\s)\]>'`]*)?",
         r"|(?:https?://)?recipes\.vllm\.ai(?P<vr>/[A-Za-z0-9_.\-/]*)?(?P<vrq>\?[^\s)\]>'`#;]*)?(?:#[^\s)\]>'`]*)?",
         r"|vllm-project/recipes#(?P<num>[0-9]+)",
     ))
@@ -89,18 +95,34 @@ fn scan(text: &str, file: &str) -> Vec<Found> {
             let m = c.get(0).expect("match");
             let col = line[..m.start()].chars().count() + 1;
             let mut shown = m.as_str().trim_end_matches(['.', ',', ';', ':', '"', '\'']);
+            let host = m
+                .as_str()
+                .trim_start_matches("https://")
+                .trim_start_matches("http://");
             let upstream = if let Some(n) = c.name("num") {
                 Upstream::RecipesRef {
                     number: n.as_str().into(),
                 }
-            } else if m.as_str().contains("docs.sglang.io") {
-                let path = trim_path(c.name("cb").map(|p| p.as_str()).unwrap_or(""));
+            } else if host.starts_with("docs.sglang.io/cookbook")
+                || host.starts_with("cookbook.sglang.io")
+            {
+                let path = trim_path(
+                    c.name("cb")
+                        .or(c.name("ocb"))
+                        .map(|p| p.as_str())
+                        .unwrap_or(""),
+                );
                 if path.split('/').filter(|s| !s.is_empty()).count() >= 3 {
                     Upstream::Cookbook { path: path.into() }
                 } else {
                     Upstream::Unusable {
                         reason: "names no cookbook model page (<category>/<Vendor>/<Model>)".into(),
                     }
+                }
+            } else if !host.starts_with("recipes.vllm.ai") {
+                Upstream::Unusable {
+                    reason: "an SGLang documentation page outside the cookbook: it names no recipe"
+                        .into(),
                 }
             } else {
                 let path = trim_path(c.name("vr").map(|p| p.as_str()).unwrap_or(""));
@@ -364,7 +386,19 @@ pub fn run(opts: &Options) -> Result<String, Error> {
 
     // Scripts.
     let mut scripts = Vec::new();
-    walk_scripts(&root.join("benchmarks/single_node"), &mut scripts);
+    // Newer layouts keep single-node scripts under benchmarks/single_node/;
+    // the oldest kept them directly in benchmarks/ (beside multi_node/).
+    let single = root.join("benchmarks/single_node");
+    if single.is_dir() {
+        walk_scripts(&single, &mut scripts);
+    } else if let Ok(rd) = std::fs::read_dir(root.join("benchmarks")) {
+        let mut flat: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && p.extension().and_then(|e| e.to_str()) == Some("sh"))
+            .collect();
+        flat.sort();
+        scripts.extend(flat);
+    }
     for script in &scripts {
         let source = Source::read(script)?;
         let found = scan(&source.text, &shown_path(root, script));

@@ -62,6 +62,8 @@ pub enum Starts {
     Engine(Engine),
     /// An engine recipe-drift does not resolve (its display name).
     Unsupported(&'static str),
+    /// A helper process beside the servers, never compared (its display name).
+    Auxiliary(&'static str),
 }
 
 /// One row of the launcher table.
@@ -149,6 +151,7 @@ pub fn launchers() -> &'static [Launcher] {
         struct Row {
             engine: Option<String>,
             unsupported: Option<String>,
+            auxiliary: Option<String>,
             words: Option<Vec<String>>,
             python_module: Option<String>,
             module_prefix: Option<String>,
@@ -165,10 +168,13 @@ pub fn launchers() -> &'static [Launcher] {
             .launchers
             .into_iter()
             .map(|r| {
-                let starts = match (r.engine, r.unsupported) {
-                    (Some(e), None) => Starts::Engine(Engine(leak(e))),
-                    (None, Some(u)) => Starts::Unsupported(leak(u)),
-                    _ => panic!("src/launchers.yaml: a row names an engine or `unsupported`"),
+                let starts = match (r.engine, r.unsupported, r.auxiliary) {
+                    (Some(e), None, None) => Starts::Engine(Engine(leak(e))),
+                    (None, Some(u), None) => Starts::Unsupported(leak(u)),
+                    (None, None, Some(a)) => Starts::Auxiliary(leak(a)),
+                    _ => panic!(
+                        "src/launchers.yaml: a row names one of engine, `unsupported`, `auxiliary`"
+                    ),
                 };
                 let form = match (r.words, r.python_module, r.module_prefix) {
                     (Some(w), None, None) if !w.is_empty() => LauncherForm::Words(w),

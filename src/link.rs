@@ -41,6 +41,13 @@ pub struct LinkReport {
     pub comparison: Comparison,
     /// The findings sorted by the config's waivers (all applied without waivers).
     pub waivers: Filtered,
+    /// Warnings about the link's inputs (an `env:` that nothing read).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Auxiliary launches of the sides' matrix points (the SGLang router),
+    /// each with its side: reported, never compared.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub auxiliary: Vec<String>,
 }
 
 /// A link's status in the reports.
@@ -177,14 +184,22 @@ pub(crate) fn options(ctx: &Overrides, side: &SideSpec) -> Result<ResolveOptions
 
 /// The launches a side stands for, each with a label when there are several
 /// (matrix points with identical launches are grouped).
+/// What loading the sides says beside the launches.
+#[derive(Default)]
+struct Notes {
+    warnings: Vec<String>,
+    auxiliary: Vec<String>,
+}
+
 fn load_side(
     side: &SideSpec,
     role: &str,
     vars: &BTreeMap<String, String>,
     fetcher: &Fetcher,
+    notes: &mut Notes,
 ) -> Result<Vec<(Points, Launch)>, Error> {
     let launches = match &side.inferencex {
-        Some(ix) => load_inferencex(ix, role, fetcher)?,
+        Some(ix) => load_inferencex(ix, side, role, vars, fetcher, notes)?,
         None => vec![(Vec::new(), load_file_side(side, role, vars, fetcher)?)],
     };
     note_secrets(launches.iter().map(|(_, l)| l));
@@ -264,6 +279,21 @@ pub fn note_secrets<'a>(launches: impl IntoIterator<Item = &'a Launch>) {
     }
 }
 
+/// The names of an expansion's extra env that nothing read: no point's script,
+/// and no engine it launches is known to read it.
+pub fn unread_env(e: &extract::inferencex::Expanded) -> Vec<String> {
+    e.unread_env
+        .iter()
+        .filter(|name| {
+            !e.points
+                .iter()
+                .flat_map(|p| &p.launches)
+                .any(|l| engine::by_name(l.engine.name()).is_some_and(|eng| eng.reads_env(name)))
+        })
+        .cloned()
+        .collect()
+}
+
 /// Matrix points (their search-space fields) a launch stands for; empty for a file.
 type Points = Vec<BTreeMap<String, String>>;
 
@@ -295,17 +325,54 @@ fn points_label(points: &Points) -> Option<String> {
 
 fn load_inferencex(
     ix: &crate::manifest::InferencexSpec,
+    side: &SideSpec,
     role: &str,
+    vars: &BTreeMap<String, String>,
     fetcher: &Fetcher,
+    notes: &mut Notes,
 ) -> Result<Vec<(Points, Launch)>, Error> {
     let root = Location::parse(&ix.root.to_string_lossy())?;
-    let expanded = extract::inferencex::expand_in(&root, &ix.entry, &ix.filter_strings(), fetcher)?;
+    let mut env = vars.clone();
+    env.extend(side.env.clone());
+    let expanded = extract::inferencex::expand_with_env(
+        &root,
+        &ix.entry,
+        &ix.filter_strings(),
+        &env,
+        fetcher,
+    )?;
+    if let Some(why) = &expanded.unmatched {
+        return Err(match &ix.filter_at {
+            Some(span) => Error::Input {
+                span: span.clone(),
+                message: format!("the {role} side's where: {why}"),
+            },
+            None => Error::usage(format!("the {role} side's where: {why}")),
+        });
+    }
+    for name in unread_env(&expanded) {
+        // Only the side's own env is warned about: `--env` is for both sides.
+        if let Some(value) = side.env.get(&name) {
+            notes.warnings.push(format!(
+                "the {role} side's env {name}={value} was read by no script of entry {} and is not an environment variable its engine is known to read",
+                ix.entry
+            ));
+        }
+    }
     if expanded.points.is_empty() {
         return Err(Error::usage(format!(
             "the {role} side: no point of entry {} matches where {:?}",
             ix.entry,
             ix.filter_strings()
         )));
+    }
+    for p in &expanded.points {
+        for a in &p.auxiliary {
+            let note = format!("the {role} side also starts {a}");
+            if !notes.auxiliary.contains(&note) {
+                notes.auxiliary.push(note);
+            }
+        }
     }
     // Group points whose launches are written identically.
     let mut groups: Vec<(String, Points, Launch)> = Vec::new();
@@ -423,8 +490,9 @@ pub(crate) fn run_link(
     policy: &Policy,
     fetcher: &Fetcher,
 ) -> Result<Vec<LinkReport>, Error> {
-    let dls = load_side(docs, "docs", vars, fetcher)?;
-    let rls = load_side(recipe, "recipe", vars, fetcher)?;
+    let mut notes = Notes::default();
+    let dls = load_side(docs, "docs", vars, fetcher, &mut notes)?;
+    let rls = load_side(recipe, "recipe", vars, fetcher, &mut notes)?;
     // Pairs whose findings and resolved MAJOR values are the same are one report.
     let mut merged: Vec<(String, Points, Points, LinkReport)> = Vec::new();
     for (dpoints, dl) in &dls {
@@ -443,6 +511,8 @@ pub(crate) fn run_link(
     Ok(merged
         .into_iter()
         .map(|(_, dp, rp, mut report)| {
+            report.warnings = notes.warnings.clone();
+            report.auxiliary = notes.auxiliary.clone();
             report.name = match (points_label(&dp), points_label(&rp)) {
                 (None, None) => name.to_string(),
                 (Some(a), None) | (None, Some(a)) => format!("{name} [{a}]"),
@@ -516,6 +586,8 @@ fn run_pair(
         },
         comparison,
         waivers: Filtered::default(),
+        warnings: Vec::new(),
+        auxiliary: Vec::new(),
     })
 }
 

@@ -75,6 +75,9 @@ pub struct InferencexSpec {
     /// Search-space fields the points must have (`tp`, `kv-offloading`, `conc`, ...).
     #[serde(default, rename = "where")]
     pub filter: BTreeMap<String, serde_json::Value>,
+    /// Where `where:` is written in the config (errors about it point there).
+    #[serde(skip)]
+    pub filter_at: Option<Span>,
 }
 
 impl InferencexSpec {
@@ -160,11 +163,18 @@ impl Positions {
         use serde::de::IgnoredAny;
         use serde_saphyr::Spanned;
         #[derive(Deserialize, Default)]
+        struct RawIx {
+            #[serde(default, rename = "where")]
+            filter: Option<Spanned<IgnoredAny>>,
+        }
+        #[derive(Deserialize, Default)]
         struct RawSide {
             #[serde(default)]
             file: Option<Spanned<IgnoredAny>>,
             #[serde(default, rename = "docs-root")]
             docs_root: Option<Spanned<IgnoredAny>>,
+            #[serde(default)]
+            inferencex: Option<RawIx>,
         }
         #[derive(Deserialize)]
         struct RawLink {
@@ -223,7 +233,12 @@ impl Positions {
                 .map(|l| {
                     let mut m = BTreeMap::new();
                     for (role, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
-                        for (field, v) in [("file", &side.file), ("docs-root", &side.docs_root)] {
+                        let filter = side.inferencex.as_ref().and_then(|ix| ix.filter.as_ref());
+                        for (field, v) in [
+                            ("file", side.file.as_ref()),
+                            ("docs-root", side.docs_root.as_ref()),
+                            ("inferencex.where", filter),
+                        ] {
                             if let Some(v) = v {
                                 m.insert(format!("{role}.{field}"), at(&v.referenced));
                             }
@@ -312,6 +327,14 @@ impl Manifest {
         let base = path.parent().unwrap_or(Path::new("."));
         for (i, l) in m.links.iter_mut().enumerate() {
             for (role, side) in [("docs", &mut l.docs), ("recipe", &mut l.recipe)] {
+                if let Some(ix) = &mut side.inferencex
+                    && !ix.filter.is_empty()
+                {
+                    ix.filter_at = Some(
+                        m.positions
+                            .link_field(i, &format!("{role}.inferencex.where")),
+                    );
+                }
                 if let Some(root) = &mut side.docs_root
                     && root.is_relative()
                 {

@@ -531,8 +531,13 @@ fn hosts_outside_the_allow_list_are_refused() {
 /// Serves `fixtures/inferencex` as the repository acme/InferenceX at `main`:
 /// raw files, and folder listings as GitHub's contents API gives them.
 fn inferencex_server() -> Server {
-    Server::start(|req, _| {
-        let root = repo().join("fixtures/inferencex");
+    inferencex_server_of("fixtures/inferencex")
+}
+
+/// Serves a fixture checkout as the repository acme/InferenceX at `main`.
+fn inferencex_server_of(fixture: &'static str) -> Server {
+    Server::start(move |req, _| {
+        let root = repo().join(fixture);
         if let Some(rest) = req.path.strip_prefix("/repos/acme/InferenceX/contents/") {
             let (dir, query) = rest.split_once('?').unwrap_or((rest, ""));
             if query != "ref=main" {
@@ -809,5 +814,40 @@ fn the_environment_allows_hosts_like_the_flag() {
     assert!(
         err.contains("bad.yaml:1:15") && err.contains("IP address"),
         "{err}"
+    );
+}
+
+/// A remote checkout in the older layout: `configs/` is absent (404), the
+/// master configs are listed from `.github/configs/`.
+#[test]
+fn a_remote_inferencex_root_in_the_older_layout() {
+    let server = inferencex_server_of("fixtures/inferencex-2026-03");
+    let dir = tempfile::tempdir().unwrap();
+    let cache = cache_arg(&dir);
+    let (code, out, err) = run(
+        &server,
+        &[],
+        &[
+            "extract",
+            "--inferencex",
+            "github:acme/InferenceX@main",
+            "--entry",
+            "qwen3.5-fp4-mi355x-sglang",
+            "--allow-host",
+            "127.0.0.1",
+            "--cache-dir",
+            &cache,
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("3 points"), "{out}");
+    assert!(
+        out.contains("github:acme/InferenceX@main:benchmarks/single_node/qwen3.5_fp4_mi355x.sh"),
+        "{out}"
+    );
+    let paths = server.paths();
+    assert!(
+        paths.contains(&"/repos/acme/InferenceX/contents/.github/configs?ref=main".to_string()),
+        "{paths:?}"
     );
 }

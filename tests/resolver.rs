@@ -330,3 +330,57 @@ fn compare_kinds() {
     );
     assert!(c.has_errors());
 }
+
+#[test]
+fn hicache_size_makes_the_ratio_irrelevant() {
+    // SGLang sizes the host pool from --hicache-size when it is > 0 and reads the
+    // ratio only when it is 0: a ratio written on one side is not drift then.
+    let policy = Policy::default();
+    let base = format!("{M} --enable-hierarchical-cache --hicache-size 180");
+    let a = resolved(&base, "0.5.19", Some("mi355x"));
+    let b = resolved(
+        &format!("{base} --hicache-ratio 1.5"),
+        "0.5.19",
+        Some("mi355x"),
+    );
+    assert!(b.values["hicache_ratio"].inactive.is_some());
+    let c = compare(&a, &b, &policy);
+    assert!(
+        !c.findings.iter().any(|f| f.key == "hicache_ratio"),
+        "{:?}",
+        c.findings
+    );
+    // Without a size the ratio decides the host pool: still compared.
+    let base = format!("{M} --enable-hierarchical-cache");
+    let a = resolved(&base, "0.5.19", Some("mi355x"));
+    let b = resolved(
+        &format!("{base} --hicache-ratio 1.5"),
+        "0.5.19",
+        Some("mi355x"),
+    );
+    let c = compare(&a, &b, &policy);
+    assert!(c.findings.iter().any(|f| f.key == "hicache_ratio"));
+}
+
+#[test]
+fn ngram_topk_comes_from_the_bfs_breadth() {
+    let a = resolved(
+        &format!("{M} --speculative-algorithm NGRAM --speculative-eagle-topk 4"),
+        "0.5.12",
+        Some("b200"),
+    );
+    assert_eq!(value(&a, "speculative_eagle_topk"), 10);
+    let b = resolved(
+        &format!("{M} --speculative-algorithm NGRAM"),
+        "0.5.12",
+        Some("b200"),
+    );
+    let c = compare(&a, &b, &Policy::default());
+    assert!(
+        !c.findings
+            .iter()
+            .any(|f| f.key == "speculative_eagle_topk" && f.kind != Kind::Equivalent),
+        "{:?}",
+        c.findings
+    );
+}

@@ -35,7 +35,12 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
     if let (Some(root), Some(entry)) = (inferencex, entry) {
         let filter = parse_kv(&filter)?;
         let root = Location::parse(&root.to_string_lossy())?;
-        let expanded = extract::inferencex::expand_in(&root, &entry, &filter, &fetcher)?;
+        let mut expanded =
+            extract::inferencex::expand_with_env(&root, &entry, &filter, &vars, &fetcher)?;
+        if let Some(why) = expanded.unmatched {
+            return Err(Error::usage(why));
+        }
+        expanded.unread_env = crate::link::unread_env(&expanded);
         crate::link::note_secrets(expanded.points.iter().flat_map(|p| &p.launches));
         return Ok(Output {
             code: 0,

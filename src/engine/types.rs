@@ -14,10 +14,10 @@ pub fn convert(kind: &str, s: &str, params: Option<&Value>) -> Result<Value, Str
             .map(Value::from)
             .ok_or_else(|| format!("invalid int value: {}", py_str_repr(s))),
         "float" => py_float(s).ok_or_else(|| format!("invalid float value: {}", py_str_repr(s))),
-        "json" => serde_json::from_str::<Value>(s.trim_matches(is_json_space))
-            .map_err(|_| format!("invalid loads value: {}", py_str_repr(s))),
-        "json_list_type" => serde_json::from_str::<Value>(s.trim_matches(is_json_space))
-            .map_err(|_| format!("Invalid JSON list: {s}. Please provide a valid JSON list.")),
+        "json" => super::pyjson::loads(s)
+            .ok_or_else(|| format!("invalid loads value: {}", py_str_repr(s))),
+        "json_list_type" => super::pyjson::loads(s)
+            .ok_or_else(|| format!("Invalid JSON list: {s}. Please provide a valid JSON list.")),
         "nullable_str" => Ok(if s.is_empty() || s == "None" {
             Value::Null
         } else {
@@ -213,20 +213,10 @@ fn invalid_hri(s: &str) -> String {
     )
 }
 
-/// Python `int(s)` for base 10: surrounding whitespace, sign, `_` between digits.
+/// Python `int(s)` for base 10: surrounding whitespace, sign, `_` between digits,
+/// any Unicode decimal digits (see [`super::pyjson::py_int`]).
 pub fn py_int(s: &str) -> Option<i64> {
-    let t = s.trim_matches(is_py_space);
-    let (neg, digits) = match t.as_bytes().first()? {
-        b'+' => (false, &t[1..]),
-        b'-' => (true, &t[1..]),
-        _ => (false, t),
-    };
-    let clean = strip_underscores(digits)?;
-    if clean.is_empty() || !clean.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let v: i64 = clean.parse().ok()?;
-    Some(if neg { -v } else { v })
+    super::pyjson::py_int(s)
 }
 
 /// Python `float(s)`: returns a JSON number, or a string for infinities and NaN.

@@ -218,6 +218,18 @@ fn run_command(
     let launcher_len = detected.len;
     let engine = match detected.starts {
         Starts::Engine(e) => e,
+        Starts::Auxiliary(name) => {
+            let w = &words[0];
+            return Ok(Ran::Unsupported(format!(
+                "{}: `{}` starts {name}, an auxiliary process (not compared)",
+                source.span(w.start, w.start),
+                words
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )));
+        }
         Starts::Unsupported(name) => {
             let w = &words[0];
             return Ok(Ran::Unsupported(format!(

@@ -147,9 +147,13 @@ impl Extractor for Bash {
         files: &dyn Files,
     ) -> Result<Extracted, Error> {
         let e = bash::evaluate_in(source, vars, files)?;
+        // Auxiliary launches (the SGLang router) are listed with the launches
+        // that are not compared.
+        let mut unsupported = e.unsupported;
+        unsupported.extend(e.auxiliary);
         Ok(Extracted {
             launches: e.launches,
-            unsupported: e.unsupported,
+            unsupported,
         })
     }
 }

@@ -99,6 +99,12 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
             let _ = writeln!(out, "  note: the {label} launch may not run: {}", v(reason));
         }
     }
+    for w in &l.warnings {
+        let _ = writeln!(out, "  warning: {w}");
+    }
+    for a in &l.auxiliary {
+        let _ = writeln!(out, "  note: {a}");
+    }
     let _ = writeln!(out);
     for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
         for e in &side.resolved.startup_errors {

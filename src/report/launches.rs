@@ -20,6 +20,9 @@ pub fn render_points(e: &extract::inferencex::Expanded, format: Format) -> Strin
                 "config": e.config,
                 "points": e.points,
             });
+            if !e.unread_env.is_empty() {
+                doc["unread_env"] = json!(e.unread_env);
+            }
             mask_json(&mut doc);
             let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
             s.push('\n');
@@ -32,6 +35,13 @@ pub fn render_points(e: &extract::inferencex::Expanded, format: Format) -> Strin
                 v(&e.config.to_string()),
                 e.points.len()
             );
+            for name in &e.unread_env {
+                let _ = writeln!(
+                    out,
+                    "warning: --env {} was read by no script of the entry and is not an environment variable its engine is known to read",
+                    v(name)
+                );
+            }
             for (i, p) in e.points.iter().enumerate() {
                 let fields: Vec<String> = p
                     .fields
@@ -47,6 +57,9 @@ pub fn render_points(e: &extract::inferencex::Expanded, format: Format) -> Strin
                 );
                 for (k, r) in &p.unknown_env {
                     let _ = writeln!(out, "  unknown env {}: {}", v(k), v(r));
+                }
+                for a in &p.auxiliary {
+                    let _ = writeln!(out, "  auxiliary: {}", v(&a.to_string()));
                 }
                 out.push_str(&render_launches(&p.launches, &p.unsupported, Format::Human));
             }
@@ -150,17 +163,31 @@ pub fn render_recipe_selections(
             let selections: Vec<serde_json::Value> = composed
                 .iter()
                 .map(|c| {
-                    json!({
+                    // The words the tool reads from the site's command (a YAML
+                    // item `--max-model-len auto` is two words there), as every
+                    // other command of recipe-drift.
+                    let (argv, error) = match c.launch() {
+                        Ok(l) => (
+                            l.argv.iter().map(|t| t.text.clone()).collect::<Vec<_>>(),
+                            None,
+                        ),
+                        Err(e) => (c.argv.clone(), Some(e.to_string())),
+                    };
+                    let mut v = json!({
                         "selection": c.selection,
                         "variant": c.variant,
                         "strategy": c.strategy,
                         "hardware": c.hardware,
                         "verified": c.verified,
                         "env": c.env.iter().map(|e| json!([e.name, e.value])).collect::<Vec<_>>(),
-                        "argv": c.argv,
+                        "argv": argv,
                         "docker_image": c.docker_image,
                         "command": crate::secret::mask_command(&c.command),
-                    })
+                    });
+                    if let Some(e) = error {
+                        v["error"] = json!(e);
+                    }
+                    v
                 })
                 .collect();
             let mut doc = json!({

@@ -282,7 +282,7 @@ fn dotted(args: Vec<Traced>, steps: &Steps) -> Result<Vec<Traced>, Refusal> {
 }
 
 fn parse_value(value: &str, steps: &Steps) -> Value {
-    if let Ok(v) = serde_json::from_str::<Value>(value) {
+    if let Some(v) = crate::engine::pyjson::loads(value) {
         return v;
     }
     if steps.dotted_value_fallback.as_deref() == Some("human_readable_int_then_string")

@@ -133,7 +133,24 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
 
     // `vllm serve` with no model runs the release's default model.
     let mut unlisted = BTreeMap::new();
-    flatten_json(&tokens, release, &mut values, &mut unlisted);
+    let mut startup_errors = Vec::new();
+    flatten_json(
+        &tokens,
+        release,
+        &mut values,
+        &mut unlisted,
+        &mut startup_errors,
+    )
+    .map_err(|(span, m)| {
+        Error::input(
+            span.unwrap_or_else(|| launch.span.clone()),
+            format!(
+                "vllm {}: {m}{}",
+                release.name,
+                common::version_hint(&version, launch)
+            ),
+        )
+    })?;
     for (key, v) in &data().keys.derived {
         values
             .entry(key.clone())
@@ -174,7 +191,6 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         common::config_file_unknowns(&mut values, file);
     }
 
-    let mut startup_errors = Vec::new();
     common::apply_rules(
         &data().rules,
         &release.version,
@@ -243,7 +259,8 @@ fn flatten_json(
     release: &Release,
     values: &mut BTreeMap<String, Entry>,
     unlisted: &mut BTreeMap<String, String>,
-) {
+    startup_errors: &mut Vec<crate::resolved::StartupError>,
+) -> Result<(), (Option<crate::span::Span>, String)> {
     let keys = &data().keys;
     // An option whose text is not knowable: so is each of its keys.
     for (key, e) in values.iter() {
@@ -261,13 +278,44 @@ fn flatten_json(
         let Some(Value::Object(obj)) = entry.val.value() else {
             continue;
         };
-        let (class, input) = match (obj.get("$config"), obj.get("input")) {
-            (Some(Value::String(c)), Some(input)) => (Some(c.clone()), input.clone()),
+        let (class, input, typed) = match (obj.get("$config"), obj.get("input")) {
+            (Some(Value::String(c)), Some(input)) => (Some(c.clone()), input.clone(), true),
             _ => (
                 keys.json_classes.get(&key).cloned(),
                 Value::Object(obj.clone()),
+                false,
             ),
         };
+        // pydantic's check of the config class's fields, as this release has
+        // them: an option typed with its class refuses the value while parsing
+        // (an input error, as argparse's); a plain JSON option is built into
+        // its class when the engine starts (a startup error).
+        if let Some(c) = &class
+            && let Err((field, m)) = super::fields::check(&release.name, c, &input)
+        {
+            let message = format!("{c}.{field}: {m}");
+            if typed {
+                let mut e = entry.clone();
+                if entry.source == ValueSource::Cli {
+                    narrow_to_path(&mut e, tokens, &field);
+                }
+                return Err((
+                    e.spans.first().cloned(),
+                    format!(
+                        "{message} (pydantic's validation of --{})",
+                        e.name.replace('_', "-")
+                    ),
+                ));
+            }
+            startup_errors.push(crate::resolved::StartupError {
+                rule: "config-class-fields".into(),
+                message,
+                reference: format!(
+                    "vllm {} config classes (pydantic field types, src/engine/vllm/config_fields.json): {c}",
+                    release.name
+                ),
+            });
+        }
         if let Some(c) = &class {
             unlisted.insert(
                 format!("{key}."),
@@ -316,6 +364,7 @@ fn flatten_json(
         }
         values.insert(sub.clone(), e);
     }
+    Ok(())
 }
 
 /// The leaves of a JSON object as (`a.b.c`, value); lists and scalars are leaves.

@@ -145,12 +145,12 @@ fn hri_failure(m: String) -> Failure {
 
 /// Python `json.loads` (surrounding whitespace allowed).
 fn json_loads(s: &str) -> Option<Value> {
-    serde_json::from_str::<Value>(s.trim_matches([' ', '\t', '\n', '\r'])).ok()
+    crate::engine::pyjson::loads(s)
 }
 
 /// A vLLM config class from JSON: numbers like `2k` expanded, an object
 /// required, unknown top-level keys refused when the class forbids them. The
-/// deeper validation (pydantic) is not reproduced.
+/// field types are checked after parsing, per release (`fields.rs`).
 fn config(s: &str, params: Option<&Value>) -> Result<Value, Failure> {
     let expand = params
         .and_then(|p| p.get("expand_numbers"))

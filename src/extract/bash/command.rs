@@ -255,7 +255,7 @@ impl Interp<'_> {
         // A function the harness models (before the script's own definitions).
         let args: Vec<String> = fields[1..].iter().map(|(f, _, _)| f.text.clone()).collect();
         let st = &self.st;
-        let var = |n: &str| st.get(n).and_then(|v| v.into_iter().next());
+        let var = |n: &str| st.read(n).and_then(|v| v.into_iter().next());
         if let Some(call) = self.st.harness().call(&head, &args, &var) {
             for (name, v) in call.exports {
                 self.st.set_scalar(&name, v);
@@ -279,11 +279,12 @@ impl Interp<'_> {
                 at,
             );
         }
-        let before = self.out.launches.len() + self.out.unsupported.len();
+        let before =
+            self.out.launches.len() + self.out.unsupported.len() + self.out.auxiliary.len();
         let launches = self.out.launches.len();
         self.maybe_launch(&assigns, &fields, at)?;
         super::budget::launched(&self.out.launches[launches..]).map_err(|m| self.err(at, m))?;
-        if self.out.launches.len() + self.out.unsupported.len() > before
+        if self.out.launches.len() + self.out.unsupported.len() + self.out.auxiliary.len() > before
             || SIDE_EFFECTS.contains(&head.as_str())
             || self.st.harness().side_effect(&head)
         {
@@ -605,6 +606,7 @@ impl Interp<'_> {
         self.maybe_broke = child.maybe_broke.take();
         self.out.launches.append(&mut child.out.launches);
         self.out.unsupported.append(&mut child.out.unsupported);
+        self.out.auxiliary.append(&mut child.out.auxiliary);
         result?;
         Ok(status)
     }

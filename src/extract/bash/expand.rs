@@ -398,9 +398,9 @@ fn decode_ansi_c(t: &str) -> String {
 /// Looks a parameter up: `None` when unset.
 fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
     match p {
-        Parameter::Named(n) => st.get(n),
+        Parameter::Named(n) => st.read(n),
         Parameter::NamedWithIndex { name, index } => {
-            let arr = st.get(name)?;
+            let arr = st.read(name)?;
             match index.trim().parse::<usize>() {
                 Ok(i) => arr.get(i).cloned().map(|v| vec![v]),
                 Err(_) => Some(vec![Val::Unknown(format!(
@@ -408,7 +408,7 @@ fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
                 ))]),
             }
         }
-        Parameter::NamedWithAllIndices { name, .. } => st.get(name),
+        Parameter::NamedWithAllIndices { name, .. } => st.read(name),
         Parameter::Positional(0) => Some(vec![Val::Known(st.script.clone())]),
         Parameter::Positional(i) => super::fields::positional(st, *i as usize),
         Parameter::Special(SpecialParameter::AllPositionalParameters { .. }) => {
@@ -804,7 +804,7 @@ pub fn arith_text(st: &mut State, text: &str) -> Result<i64, String> {
 }
 
 fn var_int(st: &mut State, name: &str, depth: u32) -> Result<i64, String> {
-    match st.get(name).and_then(|v| v.into_iter().next()) {
+    match st.read(name).and_then(|v| v.into_iter().next()) {
         // Unset is 0 in bash, but a variable the script does not set may come
         // from the environment unless the environment is complete.
         None if !st.complete_env && st.get(name).is_none() => Err(unset_reason(name)),
@@ -843,7 +843,7 @@ fn arith_inner(st: &mut State, e: &ArithmeticExpr, depth: u32) -> Result<i64, St
         ArithmeticExpr::Reference(ArithmeticTarget::Variable(n)) => var_int(st, n, depth)?,
         ArithmeticExpr::Reference(ArithmeticTarget::ArrayElement(n, i)) => {
             let i = arith(st, i, depth)?;
-            match st.get(n).and_then(|v| v.get(i as usize).cloned()) {
+            match st.read(n).and_then(|v| v.get(i as usize).cloned()) {
                 Some(Val::Known(t)) => t.trim().parse().unwrap_or(0),
                 Some(Val::Unknown(r)) => return Err(r),
                 None => 0,

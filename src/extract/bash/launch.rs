@@ -78,6 +78,8 @@ impl Interp<'_> {
         )?;
         self.out.launches.extend(inner.launches);
         self.out.unsupported.extend(inner.unsupported);
+        self.out.auxiliary.extend(inner.auxiliary);
+        self.out.read.extend(inner.read);
         Ok(())
     }
 
@@ -208,6 +210,14 @@ impl Interp<'_> {
         let len = detected.len;
         let engine = match detected.starts {
             crate::launch::Starts::Engine(e) => e,
+            crate::launch::Starts::Auxiliary(name) => {
+                let span = self.source.span(fields[i].1.0, fields[i].1.0);
+                self.out.auxiliary.push(format!(
+                    "{span}: `{}` starts {name}, an auxiliary process (not compared)",
+                    words.join(" ")
+                ));
+                return Ok(());
+            }
             crate::launch::Starts::Unsupported(name) => {
                 let span = self.source.span(fields[i].1.0, fields[i].1.0);
                 self.out.unsupported.push(format!(

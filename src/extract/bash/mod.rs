@@ -99,6 +99,9 @@ pub struct State {
     brace_used: Arc<brace::Usage>,
     /// The harness whose functions are modeled (`None`: plain bash).
     harness: Option<&'static dyn Harness>,
+    /// The variables the script read (expansions, arithmetic, harness
+    /// functions), shared by every copy of the state.
+    reads: Arc<std::sync::Mutex<BTreeSet<String>>>,
 }
 
 /// The bytes a copy of a variable's values takes (text or reason).
@@ -141,6 +144,7 @@ impl Clone for State {
             subst_status: self.subst_status.clone(),
             brace_used: self.brace_used.clone(),
             harness: self.harness,
+            reads: self.reads.clone(),
         }
     }
 }
@@ -191,6 +195,18 @@ impl State {
             }),
             Err(r) => Some(vec![Val::Unknown(r)]),
         }
+    }
+
+    /// A variable's values as the script reads them (`$NAME`, arithmetic, a
+    /// harness function): [`State::get`], with the name recorded as read.
+    pub fn read(&self, name: &str) -> Option<Vec<Val>> {
+        let n = self.resolve(name).unwrap_or_else(|_| name.to_string());
+        if let Ok(mut r) = self.reads.lock()
+            && !r.contains(&n)
+        {
+            r.insert(n);
+        }
+        self.get(name)
     }
 
     /// Sets a scalar (through `declare -n` references). A readonly variable keeps
@@ -344,6 +360,11 @@ pub struct Evaluation {
     /// Launches of engines recipe-drift does not resolve (`trtllm-serve`, ...), with
     /// where they are.
     pub unsupported: Vec<String>,
+    /// The variables the script (and the scripts it runs) read.
+    pub read: BTreeSet<String>,
+    /// Auxiliary launches (the SGLang router), with where they are and their
+    /// words: reported, never compared.
+    pub auxiliary: Vec<String>,
 }
 
 struct Interp<'a> {
@@ -472,6 +493,7 @@ fn evaluate_at(
         st.set_scalar(k, Val::Unknown(reason.clone()));
         st.exported.insert(k.clone());
     }
+    let reads = st.reads.clone();
     let mut it = Interp::new(source, st, level, None, files);
     for cc in &program.complete_commands {
         it.list(cc)?;
@@ -490,6 +512,9 @@ fn evaluate_at(
             source.span(source.text.len(), source.text.len()),
             message,
         ));
+    }
+    if let Ok(r) = reads.lock() {
+        it.out.read.extend(r.iter().cloned());
     }
     Ok(it.out)
 }

@@ -273,12 +273,17 @@ pub(super) fn entry(key: &str, node: &Node) -> Result<Entry, Error> {
         // Out of scope: its scenarios have another shape.
         return Ok(entry);
     }
-    let Some(scenarios) = f.get("scenarios") else {
-        return Ok(entry);
-    };
     let what = format!("entry {key}: scenarios");
-    let s = Fields::of(scenarios, &what)?;
-    for n in s.list("fixed-seq-len")? {
+    let (fixed, agentic) = match f.get("scenarios") {
+        Some(scenarios) => {
+            let s = Fields::of(scenarios, &what)?;
+            (s.list("fixed-seq-len")?, s.list("agentic-coding")?)
+        }
+        // Before 2026-05 an entry listed its fixed-seq-len scenarios, in the
+        // same shape, as a top-level `seq-len-configs`.
+        None => (f.list("seq-len-configs")?, &[][..]),
+    };
+    for n in fixed {
         let f = Fields::of(n, "a fixed-seq-len scenario")?;
         entry.fixed_seq_len.push(FixedSeqLen {
             isl: f.int("isl", 1)?,
@@ -286,7 +291,7 @@ pub(super) fn entry(key: &str, node: &Node) -> Result<Entry, Error> {
             search_space: search_space(&f)?,
         });
     }
-    for n in s.list("agentic-coding")? {
+    for n in agentic {
         let f = Fields::of(n, "an agentic-coding scenario")?;
         let dram_utilization = match f.get("dram-utilization") {
             None => None,

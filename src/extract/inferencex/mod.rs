@@ -14,6 +14,7 @@ use crate::span::Source;
 
 mod config;
 mod harness;
+pub mod layout;
 
 pub use config::MAX_FIELD_BYTES;
 use config::{Entry, SearchPoint};
@@ -35,6 +36,10 @@ pub struct Point {
     pub launches: Vec<Launch>,
     /// Launches of engines recipe-drift does not resolve.
     pub unsupported: Vec<String>,
+    /// Auxiliary launches beside the server (the SGLang router in front of
+    /// data-parallel workers), with their words: reported, never compared.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub auxiliary: Vec<String>,
 }
 
 /// All points of an entry.
@@ -46,9 +51,18 @@ pub struct Expanded {
     pub config: String,
     /// The points, in matrix order.
     pub points: Vec<Point>,
+    /// Why the `where` filter matched no point (the fields and values the
+    /// points have); `points` is then empty.
+    #[serde(skip)]
+    pub unmatched: Option<String>,
+    /// Extra env given for the points (`--env`, a link side's `env:`) that no
+    /// point's script read, sorted: the engine may still read it (the caller
+    /// knows the engines).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread_env: Vec<String>,
 }
 
-/// Finds an entry in `ROOT/configs/*-master.yaml`, expands it into points
+/// Finds an entry in the master configs (`ROOT/configs/*-master.yaml`; see [`layout`]), expands it into points
 /// (filtered by `filter` on the search-space fields) and evaluates each point's script.
 pub fn expand(
     root: &Path,
@@ -70,6 +84,25 @@ pub fn expand_in(
     root: &Location,
     entry_key: &str,
     filter: &BTreeMap<String, String>,
+    files: &dyn Files,
+) -> Result<Expanded, Error> {
+    let e = expand_with_env(root, entry_key, filter, &BTreeMap::new(), files)?;
+    match e.unmatched {
+        Some(why) => Err(Error::usage(why)),
+        None => Ok(e),
+    }
+}
+
+/// Like [`expand_in`], with extra env for every point (runner facts such as
+/// `TOTAL_CPU_DRAM_GB`, or a variable a script reads): it is set over the env
+/// contract, and a variable the runner sets with an unknown value becomes known.
+/// [`Expanded::unread_env`] lists the names no script read; a filter that
+/// matches no point gives no points and [`Expanded::unmatched`].
+pub fn expand_with_env(
+    root: &Location,
+    entry_key: &str,
+    filter: &BTreeMap<String, String>,
+    extra_env: &BTreeMap<String, String>,
     files: &dyn Files,
 ) -> Result<Expanded, Error> {
     let (config, entry) = find_entry(root, entry_key, files)?;
@@ -157,21 +190,45 @@ pub fn expand_in(
             }
         }
     }
+    if !filter.is_empty()
+        && !points
+            .iter()
+            .any(|p| filter.iter().all(|(k, v)| p.0.get(k) == Some(v)))
+    {
+        let all: Vec<&BTreeMap<String, String>> = points.iter().map(|p| &p.0).collect();
+        return Ok(Expanded {
+            entry: entry_key.to_string(),
+            config: config.display(),
+            points: Vec::new(),
+            unmatched: Some(no_point_matches(entry_key, filter, &all)),
+            unread_env: Vec::new(),
+        });
+    }
     let mut out = Vec::new();
-    for (fields, env, unknown_env, dir, sp) in points {
+    let mut read = std::collections::BTreeSet::new();
+    for (fields, mut env, mut unknown_env, dir, sp) in points {
         if filter.iter().any(|(k, v)| fields.get(k) != Some(v)) {
             continue;
+        }
+        for (k, v) in extra_env {
+            unknown_env.remove(k);
+            env.insert(k.clone(), v.clone());
         }
         let mtp = sp.spec_decoding.as_deref() == Some("mtp");
         let script = script_for(root, dir, &entry, &sku, mtp, files)?.ok_or_else(|| {
             Error::usage(format!(
                 "entry {entry_key}: no script {} under {}",
                 script_names(&entry, &sku, mtp).join(" or "),
-                root.join("benchmarks/single_node").join(dir).display()
+                layout::script_dirs(dir)
+                    .iter()
+                    .map(|d| root.join(d).display())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
             ))
         })?;
         let source = files.read(&script)?;
         let evaluated = bash::evaluate_with(&source, &env, Some(&unknown_env), files, &HARNESS)?;
+        read.extend(evaluated.read);
         let mut context = Context::from_image(&entry.image, &format!("image of entry {entry_key}"));
         context.hardware = Some(Known {
             value: sku.clone(),
@@ -198,13 +255,84 @@ pub fn expand_in(
             script: script.display(),
             launches,
             unsupported: evaluated.unsupported,
+            auxiliary: evaluated.auxiliary,
         });
     }
     Ok(Expanded {
         entry: entry_key.to_string(),
         config: config.display(),
         points: out,
+        unmatched: None,
+        unread_env: extra_env
+            .keys()
+            .filter(|k| !read.contains(*k))
+            .cloned()
+            .collect(),
     })
+}
+
+/// Why a `where` filter matches no point of an entry: per filter field, the
+/// values the points have (or that no point has the field), and every field's
+/// values, in matrix order.
+fn no_point_matches(
+    entry_key: &str,
+    filter: &BTreeMap<String, String>,
+    points: &[&BTreeMap<String, String>],
+) -> String {
+    let values_of = |k: &str| -> Vec<&str> {
+        let mut vs: Vec<&str> = Vec::new();
+        for p in points {
+            if let Some(v) = p.get(k)
+                && !vs.contains(&v.as_str())
+            {
+                vs.push(v);
+            }
+        }
+        vs
+    };
+    let wanted: Vec<String> = filter.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut msg = format!(
+        "no point of entry {entry_key} matches where {}",
+        wanted.join(" ")
+    );
+    if points.is_empty() {
+        msg.push_str(" (the entry has no single-node points)");
+        return msg;
+    }
+    let mut fields: Vec<&str> = Vec::new();
+    for p in points {
+        for k in p.keys() {
+            if !fields.contains(&k.as_str()) {
+                fields.push(k);
+            }
+        }
+    }
+    fields.sort();
+    let mut each_exists = true;
+    for (k, v) in filter {
+        let vs = values_of(k);
+        if vs.is_empty() {
+            each_exists = false;
+            msg.push_str(&format!(
+                "\n  {k}: no point has this field (fields: {})",
+                fields.join(", ")
+            ));
+        } else if !vs.contains(&v.as_str()) {
+            each_exists = false;
+            msg.push_str(&format!(
+                "\n  {k}={v}: the points have {k}={}",
+                vs.join(",")
+            ));
+        }
+    }
+    if each_exists {
+        msg.push_str("\n  each value occurs, but no point has them all");
+    }
+    msg.push_str("\n  the points have:");
+    for k in &fields {
+        msg.push_str(&format!(" {k}={}", values_of(k).join(",")));
+    }
+    msg
 }
 
 /// One combination of the values that choose a script and its server features
@@ -351,20 +479,22 @@ pub fn dependencies(root: &Path, entry_key: &str) -> Result<Vec<PathBuf>, Error>
         wanted.extend(agentic.search_space.iter().map(|sp| ("agentic", mtp(sp))));
     }
     for (dir, mtp) in wanted {
-        let folder = root.join("benchmarks/single_node").join(dir);
-        for name in script_names(&entry, &sku, mtp) {
-            let p = folder.join(name);
-            if !out.contains(&p) {
-                out.push(p);
+        for folder in layout::script_dirs(dir) {
+            for name in script_names(&entry, &sku, mtp) {
+                let p = root.join(&folder).join(name);
+                if !out.contains(&p) {
+                    out.push(p);
+                }
             }
         }
     }
     Ok(out)
 }
 
-/// `ROOT/configs/*-master.yaml`, sorted.
+/// The master configs (`ROOT/configs/*-master.yaml`, or `.github/configs/` in
+/// older revisions: see [`layout`]), sorted.
 pub fn master_configs(root: &Path) -> Result<Vec<PathBuf>, Error> {
-    let dir = root.join("configs");
+    let dir = layout::config_dir(root)?;
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| Error::Input {
             span: crate::span::Span::of_path(&dir),
@@ -374,7 +504,7 @@ pub fn master_configs(root: &Path) -> Result<Vec<PathBuf>, Error> {
             ),
         })?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with("-master.yaml"))
+        .filter(|p| layout::is_master_config(&p.file_name().unwrap_or_default().to_string_lossy()))
         .collect();
     files.sort();
     Ok(files)
@@ -382,19 +512,8 @@ pub fn master_configs(root: &Path) -> Result<Vec<PathBuf>, Error> {
 
 /// The first master config holding `key`, and its entry read with positions.
 fn find_entry(root: &Location, key: &str, files: &dyn Files) -> Result<(Location, Entry), Error> {
-    let dir = root.join("configs");
-    let names = files.list(&dir).map_err(|e| match e {
-        Error::Input { span, message } => Error::Input {
-            span,
-            message: format!("cannot read the master configs: {message}"),
-        },
-        other => other,
-    })?;
-    let files_in: Vec<Location> = names
-        .iter()
-        .filter(|n| n.ends_with("-master.yaml"))
-        .map(|n| dir.join(n))
-        .collect();
+    let (dir, names) = layout::config_dir_in(root, files)?;
+    let files_in: Vec<Location> = names.iter().map(|n| dir.join(n)).collect();
     let mut keys = Vec::new();
     for f in &files_in {
         let source = files.read(f)?;
@@ -550,11 +669,13 @@ fn script_for(
     mtp: bool,
     files: &dyn Files,
 ) -> Result<Option<Location>, Error> {
-    let folder = root.join("benchmarks/single_node").join(dir);
-    for name in script_names(entry, sku, mtp) {
-        let p = folder.join(&name);
-        if files.is_file(&p)? {
-            return Ok(Some(p));
+    for folder in layout::script_dirs(dir) {
+        let folder = root.join(&folder);
+        for name in script_names(entry, sku, mtp) {
+            let p = folder.join(&name);
+            if files.is_file(&p)? {
+                return Ok(Some(p));
+            }
         }
     }
     Ok(None)

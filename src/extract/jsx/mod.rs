@@ -170,6 +170,20 @@ fn js_error(bundle: &Bundle, target: Option<usize>, e: sandbox::JsError) -> Erro
     }
 }
 
+/// Why a component does not show an option.
+enum Hidden {
+    /// Shown only when the other options have these values (`k=a|b and ...`).
+    When(String),
+    /// Shown in other states, with no single condition on the other options.
+    Elsewhere,
+    /// Shown in no reachable state.
+    Never,
+}
+
+/// How many states [`Renderer`] explores to say why an option is hidden (an
+/// error path: a larger component gets the plain message).
+pub const HINT_STATES: usize = 512;
+
 /// A bundle loaded into a sandbox, ready to render.
 pub struct Renderer<'b> {
     bundle: &'b Bundle,
@@ -316,11 +330,28 @@ impl<'b> Renderer<'b> {
     ) -> Error {
         let t = &self.bundle.targets[target];
         let message = match error {
-            "unknown-option" => format!(
-                "<{}> has no option `{option}`; its options are: {}",
-                t.name,
-                options.join(", ")
-            ),
+            "unknown-option" => match self.hidden_by(target, option) {
+                Some(Hidden::When(when)) => format!(
+                    "<{}> hides option `{option}` in this state: it is shown only when {when}; the options shown are: {}",
+                    t.name,
+                    options.join(", ")
+                ),
+                Some(Hidden::Elsewhere) => format!(
+                    "<{}> hides option `{option}` in this state (other states show it); the options shown are: {}",
+                    t.name,
+                    options.join(", ")
+                ),
+                Some(Hidden::Never) => format!(
+                    "<{}> has no option `{option}` in any state; its options are: {}",
+                    t.name,
+                    options.join(", ")
+                ),
+                None => format!(
+                    "<{}> has no option `{option}`; its options are: {}",
+                    t.name,
+                    options.join(", ")
+                ),
+            },
             _ => {
                 let listed: Vec<String> = available
                     .iter()
@@ -359,6 +390,58 @@ impl<'b> Renderer<'b> {
             span: t.at.clone(),
             message,
         }
+    }
+
+    /// Why an option the current state does not show is missing: from the
+    /// states reachable by clicks (up to [`HINT_STATES`]), the values of the
+    /// other options that every state showing it has and not every state has
+    /// (`model=397b-a17b`). `None` when the states cannot be explored within
+    /// the budget.
+    fn hidden_by(&self, target: usize, option: &str) -> Option<Hidden> {
+        let views = self.explore(target, HINT_STATES).ok()?;
+        let shows = |v: &View| v.selection.iter().any(|(k, _)| k == option);
+        let shown: Vec<&View> = views.iter().filter(|v| shows(v)).collect();
+        if shown.is_empty() {
+            return Some(Hidden::Never);
+        }
+        // Per other option, its values in all states and in the showing ones
+        // (component order, first appearance).
+        let mut keys: Vec<&str> = Vec::new();
+        for v in &views {
+            for (k, _) in &v.selection {
+                if k != option && !keys.contains(&k.as_str()) {
+                    keys.push(k);
+                }
+            }
+        }
+        let values = |vs: &[&View], k: &str| -> Vec<String> {
+            let mut out: Vec<String> = Vec::new();
+            for v in vs {
+                let val = v
+                    .selection
+                    .iter()
+                    .find(|(kk, _)| kk == k)
+                    .map(|(_, x)| x.clone())
+                    .unwrap_or_else(|| "(hidden)".into());
+                if !out.contains(&val) {
+                    out.push(val);
+                }
+            }
+            out
+        };
+        let all: Vec<&View> = views.iter().collect();
+        let mut when = Vec::new();
+        for k in keys {
+            let (a, s) = (values(&all, k), values(&shown, k));
+            if s.len() < a.len() {
+                when.push(format!("{k}={}", s.join("|")));
+            }
+        }
+        Some(if when.is_empty() {
+            Hidden::Elsewhere
+        } else {
+            Hidden::When(when.join(" and "))
+        })
     }
 
     /// Every state reachable by clicks from the initial one, breadth-first,
