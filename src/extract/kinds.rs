@@ -233,12 +233,7 @@ impl Extractor for VllmRecipe {
         let scope = hardware_scope(opts.hardware_scope.as_deref().unwrap_or("verified"))?;
         let taxonomy = vllm_recipes::Taxonomy::find_for(path)?;
         let recipe = vllm_recipes::Recipe::parse(&source)?;
-        let composed = recipe
-            .all_selections(&taxonomy, scope)?
-            .iter()
-            .map(|sel| recipe.compose(&taxonomy, sel, scope))
-            .collect::<Result<_, _>>()?;
-        Ok(Selections::Recipe(composed))
+        Ok(Selections::Recipe(recipe.compose_all(&taxonomy, scope)?))
     }
 }
 
