@@ -75,3 +75,43 @@ fn all_selections_of_a_recipe_are_bounded_by_what_they_compose() {
     assert_eq!(o.code, Some(0), "{}", o.both());
     assert!(o.stdout.contains("16 selections"), "{}", o.both());
 }
+
+#[test]
+fn every_kind_of_file_has_one_launch_budget() {
+    // 280,000 one-line fences (7.8 MB, under the file-size cap): 30 s,
+    // 3.5 GB and 428 MB of JSON before the per-file launch budget.
+    let repo = Repo::new();
+    let block = "```\nsglang serve --tp 2\n```\n";
+    repo.write("many.md", block.repeat(280_000));
+    repo.write("many.txt", "sglang serve --tp 2\n".repeat(100_000));
+    repo.write("many.sh", "sglang serve --tp 2\n".repeat(2_000));
+    // Launch 1,001 is where each stops.
+    for (file, at) in [
+        ("many.md", "many.md:3002:1:"),
+        ("many.txt", "many.txt:1001:1:"),
+        ("many.sh", "many.sh:1001:1:"),
+    ] {
+        for format in ["human", "json"] {
+            let o = repo.run_deterministic(&["extract", file, "--format", format]);
+            o.assert_input_error(at, &["more than 1000 launches", "per-file launch budget"]);
+            assert!(o.stdout.is_empty(), "{}", o.both());
+        }
+    }
+    // One launch of 500,000 words: over the words of the same budget, so
+    // the JSON of `extract` (~300 bytes per word) stays bounded.
+    repo.write(
+        "long.txt",
+        format!("sglang serve --model-path m{}\n", " --a".repeat(500_000)),
+    );
+    let o = repo.run_deterministic(&["extract", "long.txt", "--format", "json"]);
+    o.assert_input_error(
+        "long.txt:1:1:",
+        &["more than 50000 words in all", "per-file launch budget"],
+    );
+    // At the budget, the launches are printed.
+    repo.write("ok.md", block.repeat(1_000));
+    let o = repo.run_deterministic(&["extract", "ok.md", "--format", "json"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert_eq!(o.stdout.matches("\"engine\": \"sglang\"").count(), 1_000);
+}

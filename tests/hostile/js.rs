@@ -113,7 +113,7 @@ fn rendered_output_is_capped() {
     repo.run_deterministic(&["extract", "launches.jsx"])
         .assert_input_error(
             "launches.jsx [<Gen /> #1]:1001:1",
-            &["print more than 1000 launches (the launch budget"],
+            &["more than 1000 launches (the per-file launch budget"],
         );
     // A page rendering a generator three times, each state printing
     // 60 commands of 200 KB: over the output budget of one file.

@@ -464,10 +464,6 @@ pub const MAX_DEPTH: usize = 200;
 /// The most bytes one printed command may have (real ones: a few KiB).
 pub const MAX_COMMAND_BYTES: usize = 256 << 10;
 
-/// The most launches the generators of one file may print for one selection
-/// (page blocks included); real ones print one to four.
-pub const MAX_LAUNCHES: usize = 1_000;
-
 /// The most commands (`<pre>` or `<code>` blocks) one state may print.
 pub const MAX_COMMANDS: usize = 64;
 
