@@ -115,3 +115,54 @@ fn every_kind_of_file_has_one_launch_budget() {
     assert_eq!(o.code, Some(0), "{}", o.both());
     assert_eq!(o.stdout.matches("\"engine\": \"sglang\"").count(), 1_000);
 }
+
+/// Runs git in the repository, quietly.
+fn git(repo: &Repo, args: &[&str]) {
+    let ok = std::process::Command::new("git")
+        .args(["-c", "user.email=a@b", "-c", "user.name=a"])
+        .args(args)
+        .current_dir(repo.root())
+        .output()
+        .unwrap();
+    assert!(ok.status.success(), "{ok:?}");
+}
+
+#[test]
+fn a_changed_vllm_config_file_runs_its_link() {
+    // Only the `--config` YAML changes (tp 4 -> 2): the link was skipped.
+    let repo = Repo::new();
+    repo.write("cfg/c.yaml", "tensor-parallel-size: 4\n");
+    repo.write("v.sh", "vllm serve m --config cfg/c.yaml\n");
+    repo.write("dv.md", "```bash\nvllm serve m -tp 4\n```\n");
+    repo.write(
+        "d2.md",
+        "```bash\nvllm serve m \\\n  --config=\"c2.yaml\"\n```\n",
+    );
+    repo.write("c2.yaml", "tensor-parallel-size: 4\n");
+    repo.write("var.sh", "CFG=cfg/c.yaml\nvllm serve m --config $CFG\n");
+    repo.write(
+        ".recipe-drift.yaml",
+        "links:\n  - name: v\n    docs: {file: dv.md}\n    recipe: {file: v.sh}\n  - name: d2\n    docs: {file: d2.md}\n    recipe: {file: dv.md}\n  - name: var\n    docs: {file: dv.md}\n    recipe: {file: var.sh}\n",
+    );
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "init"]);
+    repo.write("cfg/c.yaml", "tensor-parallel-size: 2\n");
+    for args in [
+        &["check", "--changed-from", "HEAD"][..],
+        &["check", "cfg/c.yaml"],
+    ] {
+        let o = repo.run_deterministic(args);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(1), "{}", o.both());
+        assert!(o.stdout.contains("tp_size differs"), "{}", o.both());
+        // `v` reads the file; `var` reads a path not written literally, so it
+        // runs too; `d2` reads another file and is skipped.
+        assert!(o.stdout.contains("2 links checked"), "{}", o.both());
+    }
+    // A `--config=` in a docs page's block is a dependency too.
+    let o = repo.run_deterministic(&["check", "c2.yaml"]);
+    o.assert_bounded();
+    assert!(o.stdout.contains("link: d2"), "{}", o.both());
+    assert!(!o.stdout.contains("link: v "), "{}", o.both());
+}
