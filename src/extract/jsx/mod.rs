@@ -155,7 +155,17 @@ pub fn find_docs_root(file: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// An evaluation's error, at the component it rendered. The file's time
+/// budget is the file's: which evaluation crosses it depends on the machine's
+/// speed, so it is reported at the file (its first line), naming no component,
+/// and the same input gives the same error however far it got.
 fn js_error(bundle: &Bundle, target: Option<usize>, e: sandbox::JsError) -> Error {
+    if let sandbox::JsError::TotalTimeout(_) = e {
+        return Error::Input {
+            span: crate::span::Span::of_path(&bundle.file),
+            message: format!("rendering the generators of this file: {e}"),
+        };
+    }
     let at = match target.and_then(|t| bundle.targets.get(t)) {
         Some(t) => t.at.clone(),
         None => crate::span::Span::of_path(&bundle.file),
