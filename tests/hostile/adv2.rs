@@ -166,3 +166,50 @@ fn a_changed_vllm_config_file_runs_its_link() {
     assert!(o.stdout.contains("link: d2"), "{}", o.both());
     assert!(!o.stdout.contains("link: v "), "{}", o.both());
 }
+
+#[test]
+fn the_file_time_budget_is_reported_at_the_file() {
+    // Four slow generators on one page: which one crosses the file's time
+    // budget depends on the machine, so the error names the file, not a
+    // component, and the same input gives the same bytes run to run.
+    let repo = Repo::new();
+    let mut page = String::new();
+    for i in 1..=4 {
+        repo.write(
+            &format!("g{i}.jsx"),
+            format!("export const G{i} = () => {{ let s = 0; for (let i = 0; i < 30000000; i++) {{ s += i % 7; }} return <pre>{{'sglang serve --model-path m --tp ' + (2 + s * 0)}}</pre>; }};\n"),
+        );
+        page.push_str(&format!("import {{ G{i} }} from './g{i}.jsx';\n"));
+    }
+    for i in 1..=4 {
+        page.push_str(&format!("\n<G{i} />\n"));
+    }
+    repo.write("page.mdx", page);
+    let args = ["extract", "page.mdx", "--js-total-time-limit", "1000"];
+    let first = repo.run_deterministic(&args);
+    first.assert_input_error(
+        "page.mdx:1:1: rendering the generators of this file: JavaScript used up the time budget of this file (1000 ms",
+        &["--js-total-time-limit"],
+    );
+    assert!(!first.stderr.contains("<G"), "{}", first.both());
+    let again = repo.run(&args);
+    assert_eq!(again.stderr, first.stderr);
+}
+
+#[test]
+fn components_are_named_by_reacts_rule() {
+    // `X`, `GG` and `G1` are components (a capital first letter), not
+    // "this file exports no component".
+    let repo = Repo::new();
+    for name in ["X", "GG", "G1"] {
+        let file = format!("{name}.jsx");
+        repo.write(
+            &file,
+            format!("export const {name} = () => <pre>sglang serve --model-path m --tp 2</pre>;\n"),
+        );
+        let o = repo.run_deterministic(&["extract", &file]);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(0), "{}", o.both());
+        assert!(o.stdout.contains(&format!("<{name} />")), "{}", o.both());
+    }
+}
