@@ -209,6 +209,14 @@ impl<'b> Renderer<'b> {
             .sandbox
             .call(name, target, arg)
             .map_err(|e| js_error(self.bundle, Some(target), e))?;
+        if let Some(unit) = lone_surrogate(&out) {
+            return Err(self.over_budget(
+                target,
+                format!(
+                    "renders a lone UTF-16 surrogate (\\u{unit:04X}), which is not text: what it prints cannot be read faithfully"
+                ),
+            ));
+        }
         let received = self.received.get().saturating_add(out.len());
         self.received.set(received);
         if received > MAX_RENDERED_BYTES {
@@ -460,6 +468,30 @@ impl<'b> Renderer<'b> {
             message: format!("internal: bad render result: {e}"),
         })
     }
+}
+
+/// The first lone surrogate in an answer (JSON from `JSON.stringify`, which
+/// writes a surrogate pair as its character and escapes only a surrogate that
+/// is not part of one), as its UTF-16 code unit.
+fn lone_surrogate(json: &str) -> Option<u16> {
+    let b = json.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if b.get(i + 1) == Some(&b'u')
+            && let Some(unit) = json
+                .get(i + 2..i + 6)
+                .and_then(|h| u16::from_str_radix(h, 16).ok())
+            && (0xD800..=0xDFFF).contains(&unit)
+        {
+            return Some(unit);
+        }
+        i += 2;
+    }
+    None
 }
 
 /// The most states `--all-selections` explores per component, by default
