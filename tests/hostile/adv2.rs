@@ -213,3 +213,67 @@ fn components_are_named_by_reacts_rule() {
         assert!(o.stdout.contains(&format!("<{name} />")), "{}", o.both());
     }
 }
+
+#[test]
+fn generator_output_is_read_or_refused_never_mangled() {
+    let repo = Repo::new();
+    // A lone surrogate is not text: an error at the component, not an
+    // internal one at the file.
+    repo.write(
+        "sur.jsx",
+        "export const Gen = () => <pre>{'sglang serve --model-path m --tp 2 --x ' + '\\uD800'}</pre>;\n",
+    );
+    repo.run_deterministic(&["extract", "sur.jsx"])
+        .assert_input_error(
+            "sur.jsx:1:14: <Gen /> renders a lone UTF-16 surrogate (\\uD800)",
+            &["cannot be read faithfully"],
+        );
+    assert!(
+        !repo
+            .run(&["extract", "sur.jsx"])
+            .stderr
+            .contains("internal")
+    );
+    // A surrogate pair (an emoji) and a literal backslash-u are text.
+    repo.write(
+        "pair.jsx",
+        "export const Gen = () => <pre>{'sglang serve --model-path m --tp 2 --x \\uD83D\\uDE00\\\\uD800'}</pre>;\n",
+    );
+    let o = repo.run_deterministic(&["extract", "pair.jsx", "--format", "json"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    // (The shell reading of the printed text drops the backslash.)
+    assert!(o.stdout.contains("\"\u{1F600}uD800\""), "{}", o.both());
+    // A command set as HTML (how highlighters render) is read as the text a
+    // browser shows, not skipped.
+    repo.write(
+        "html.jsx",
+        "export const Gen = () => <pre dangerouslySetInnerHTML={{__html: '<span class=\"k\">sglang</span> serve --model-path m &#45;&#x2d;tp <b>8</b>'}} />;\n",
+    );
+    let o = repo.run_deterministic(&["extract", "html.jsx"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("launch 1: sglang serve"), "{}", o.both());
+    assert!(o.stdout.contains("--tp "), "{}", o.both());
+    assert!(o.stdout.contains("  8 "), "{}", o.both());
+    // HTML of 2 MB of `<` without `>` is read in one pass.
+    repo.write(
+        "lt.jsx",
+        "export const Gen = () => <pre dangerouslySetInnerHTML={{__html: 'sglang serve --model-path m --tp 2 ' + '<'.repeat(2000000)}} />;\n",
+    );
+    let o = repo.run(&["extract", "lt.jsx"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.wall.as_secs() < 10, "{}", o.both());
+    // A JSON import is refused at the import, not parsed as JSX.
+    repo.write("d.json", "{\"tp\": 2}\n");
+    repo.write(
+        "imp.jsx",
+        "// data\nimport data from './d.json';\nexport const Gen = () => <pre>{'sglang serve --tp ' + data.tp}</pre>;\n",
+    );
+    repo.run_deterministic(&["extract", "imp.jsx"])
+        .assert_input_error(
+            "imp.jsx:2:1: cannot import `./d.json`",
+            &["JSON and other files are not supported"],
+        );
+}

@@ -78,6 +78,16 @@ impl Loader {
         let has_ext = base.extension().is_some();
         for c in candidates.iter().skip(if has_ext { 0 } else { 1 }) {
             if c.is_file() {
+                let ext = c.extension().and_then(|e| e.to_str()).unwrap_or_default();
+                if !matches!(ext.to_ascii_lowercase().as_str(), "jsx" | "js" | "mjs") {
+                    return Err(Error::input(
+                        at,
+                        format!(
+                            "cannot import `{}`: a generator imports JavaScript modules (.jsx, .js, .mjs) only; JSON and other files are not supported",
+                            imp.source
+                        ),
+                    ));
+                }
                 return Ok(Some(c.clone()));
             }
         }
