@@ -159,6 +159,8 @@ impl Positions {
             file: Option<Spanned<IgnoredAny>>,
             #[serde(default, rename = "docs-root")]
             docs_root: Option<Spanned<IgnoredAny>>,
+            #[serde(default)]
+            env: Option<Spanned<IgnoredAny>>,
         }
         #[derive(Deserialize)]
         struct RawLink {
@@ -214,7 +216,11 @@ impl Positions {
                 .map(|l| {
                     let mut m = BTreeMap::new();
                     for (role, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
-                        for (field, v) in [("file", &side.file), ("docs-root", &side.docs_root)] {
+                        for (field, v) in [
+                            ("file", &side.file),
+                            ("docs-root", &side.docs_root),
+                            ("env", &side.env),
+                        ] {
                             if let Some(v) = v {
                                 m.insert(format!("{role}.{field}"), at(&v.referenced));
                             }
@@ -285,6 +291,7 @@ impl Manifest {
         let mut m: Manifest =
             serde_saphyr::from_str(&source.text).map_err(|e| Error::yaml(&source, &e))?;
         m.positions = Positions::read(&source);
+        m.check_names()?;
         let base = path.parent().unwrap_or(Path::new("."));
         for (i, l) in m.links.iter_mut().enumerate() {
             for (role, side) in [("docs", &mut l.docs), ("recipe", &mut l.recipe)] {
@@ -316,6 +323,39 @@ impl Manifest {
             }
         }
         Ok(m)
+    }
+
+    /// Link names are unique (an error at the second), and `env:` names are
+    /// shell variable names (`[A-Za-z_][A-Za-z0-9_]*`, an error at the `env:`).
+    fn check_names(&self) -> Result<(), Error> {
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, l) in self.links.iter().enumerate() {
+            if !seen.insert(l.name.as_str()) {
+                return Err(Error::Input {
+                    span: self.positions.link(i),
+                    message: format!(
+                        "link {:?}: a second link of this name (link names are how reports and waivers refer to links)",
+                        l.name
+                    ),
+                });
+            }
+            for (role, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
+                let shell_name = |n: &str| {
+                    n.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                        && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                };
+                if let Some(bad) = side.env.keys().find(|n| !shell_name(n)) {
+                    return Err(Error::Input {
+                        span: self.positions.link_field(i, &format!("{role}.env")),
+                        message: format!(
+                            "link {:?}: {role} env: {bad:?} is not an environment variable name (letters, digits and `_`, not starting with a digit)",
+                            l.name
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Checks the config against the run's confined file layer: each link's

@@ -277,3 +277,92 @@ fn generator_output_is_read_or_refused_never_mangled() {
             &["JSON and other files are not supported"],
         );
 }
+
+#[test]
+fn a_non_utf8_file_name_is_named_as_the_cause() {
+    use std::os::unix::ffi::OsStrExt;
+    let repo = Repo::new();
+    let name = std::ffi::OsStr::from_bytes(b"n\xffame.sh");
+    std::fs::write(
+        repo.root().join(name),
+        "sglang serve --model-path m --tp 2\n",
+    )
+    .unwrap();
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_recipe-drift"));
+    let out = cmd
+        .arg("extract")
+        .arg(name)
+        .current_dir(repo.root())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the file name is not valid UTF-8"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("no such file"), "{stderr}");
+}
+
+/// `check` reports a link's error with the others' results (exit 2).
+fn link_error(o: &crate::Outcome, at: &str, words: &str) {
+    o.assert_bounded();
+    assert_eq!(o.code, Some(2), "{}", o.both());
+    assert!(o.stdout.contains(&format!("error: {at}")), "{}", o.both());
+    assert!(o.stdout.contains(words), "{}", o.both());
+    assert!(o.stdout.contains("link: ok  [ok]"), "{}", o.both());
+}
+
+#[test]
+fn config_mistakes_are_placed_in_the_config() {
+    let repo = Repo::new();
+    repo.write("d.md", "```bash\nsglang serve --model-path m --tp 2\n```\n");
+    repo.write("r.sh", "sglang serve --model-path m --tp 2\n");
+    let link = |name: &str, extra: &str| {
+        format!("  - name: {name}\n    docs: {{file: d.md}}\n    recipe: {{file: r.sh{extra}}}\n")
+    };
+    // Link errors without a place of their own are placed at the link.
+    for (extra, line, words) in [
+        (", select: {x: y}", 5, "--select applies to"),
+        (", engine-version: \"banana\"", 5, "not a PEP 440 version"),
+    ] {
+        repo.write(
+            ".recipe-drift.yaml",
+            format!("links:\n{}{}", link("ok", ""), link("bad", extra)),
+        );
+        let o = repo.run_deterministic(&["check"]);
+        link_error(&o, &format!(".recipe-drift.yaml:{line}:11: "), words);
+    }
+    repo.write(
+        ".recipe-drift.yaml",
+        format!(
+            "links:\n{}{}    hardware: zz9000\n",
+            link("ok", ""),
+            link("bad", "")
+        ),
+    );
+    let o = repo.run_deterministic(&["check"]);
+    link_error(
+        &o,
+        ".recipe-drift.yaml:5:11: ",
+        "unknown hardware SKU \"zz9000\"",
+    );
+    // A second link of the same name is an error at it.
+    repo.write(
+        ".recipe-drift.yaml",
+        format!("links:\n{}{}", link("a", ""), link("a", "")),
+    );
+    repo.run_deterministic(&["check"])
+        .assert_input_error(".recipe-drift.yaml:5:11: ", &["a second link of this name"]);
+    // Environment names are shell names.
+    for bad in ["\"A B\"", "\"\"", "1X"] {
+        repo.write(
+            ".recipe-drift.yaml",
+            format!("links:\n{}", link("a", &format!(", env: {{{bad}: 1}}"))),
+        );
+        repo.run_deterministic(&["check"]).assert_input_error(
+            ".recipe-drift.yaml:4:31: ",
+            &["is not an environment variable name"],
+        );
+    }
+}
