@@ -271,13 +271,13 @@ fn render_here(path: &Path, source: &Arc<Source>, opts: &Options) -> Result<Extr
         Some("md" | "mdx" | "markdown")
     );
     if is_page {
-        let page = markdown::extract_all(&source, &opts.vars)?;
+        let page = markdown::extract_all(source, &opts.vars)?;
         unsupported.extend(page.unsupported);
         for l in page.launches {
             found.push((l.span.start, l));
         }
     }
-    let bundle = jsx::bundle(&path, opts.docs_root.as_deref())?;
+    let bundle = jsx::bundle(path, opts.docs_root.as_deref())?;
     let renderer = jsx::Renderer::new(&bundle, opts.limits)?;
     // With several components, each takes the keys it has; a key no
     // component has is an error.
