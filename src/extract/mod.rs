@@ -61,7 +61,7 @@ use std::sync::Arc;
 pub use registry::{
     EXTRACTORS, Extractor, Input, Options, Selections, extract, extractor_for, selections,
 };
-pub use shared::{Extracted, MAX_LAUNCH_WORDS, MAX_LAUNCHES};
+pub use shared::{Extracted, MAX_LAUNCH_WORDS, MAX_LAUNCHES, configure_launch_budget};
 
 use crate::error::Error;
 use crate::files::LocalFiles;

@@ -129,7 +129,7 @@ fn a_closed_stdout_or_stderr_is_not_a_panic() {
     let repo = Repo::new();
     repo.write(
         "serve.sh",
-        "sglang serve --model-path m --tp 8\n".repeat(2000),
+        "sglang serve --model-path m --tp 8\n".repeat(1000),
     );
     // An error written to a closed stderr: still exit 2, not 101.
     assert_eq!(

@@ -78,16 +78,6 @@ impl Loader {
         let has_ext = base.extension().is_some();
         for c in candidates.iter().skip(if has_ext { 0 } else { 1 }) {
             if c.is_file() {
-                let ext = c.extension().and_then(|e| e.to_str()).unwrap_or_default();
-                if !matches!(ext.to_ascii_lowercase().as_str(), "jsx" | "js" | "mjs") {
-                    return Err(Error::input(
-                        at,
-                        format!(
-                            "cannot import `{}`: a generator imports JavaScript modules (.jsx, .js, .mjs) only; JSON and other files are not supported",
-                            imp.source
-                        ),
-                    ));
-                }
                 return Ok(Some(c.clone()));
             }
         }
@@ -119,6 +109,22 @@ impl Loader {
             Some((src, at)) => Error::input(src.span(at, at), e.to_string()),
             None => e,
         })?;
+        // Only JavaScript is a module (a JSON import would read as JSX).
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default();
+        if let Some((src, at)) = from
+            && !matches!(ext.to_ascii_lowercase().as_str(), "jsx" | "js" | "mjs")
+        {
+            return Err(Error::input(
+                src.span(at, at),
+                format!(
+                    "cannot import {}: a generator imports JavaScript modules (.jsx, .js, .mjs) only; JSON and other files are not supported",
+                    path.display()
+                ),
+            ));
+        }
         self.load_source(path, &source)
     }
 
