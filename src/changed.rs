@@ -302,3 +302,31 @@ fn key(p: &Path) -> PathBuf {
         _ => abs,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn configs(text: &str) -> Option<Vec<String>> {
+        let mut deps = Dependencies::default();
+        config_dependencies(text, &[Path::new("/r/docs/run.sh")], &mut deps)?;
+        Some(deps.files.iter().map(|p| p.display().to_string()).collect())
+    }
+
+    #[test]
+    fn config_files_are_read_beside_the_command() {
+        assert_eq!(
+            configs("vllm serve m --config c.yaml --tp 2\n"),
+            Some(vec!["/r/docs/c.yaml".to_string()])
+        );
+        assert_eq!(
+            configs("vllm serve m \\\n  --config=\"sub/c.yml\"\n"),
+            Some(vec!["/r/docs/sub/c.yml".to_string()])
+        );
+        // Other options that start the same way are not it.
+        assert_eq!(configs("vllm serve m --config-format auto\n"), Some(vec![]));
+        // A path not written literally: not knowable without running the link.
+        assert_eq!(configs("vllm serve m --config $CFG\n"), None);
+        assert_eq!(configs("vllm serve m --config \"${D}/c.yaml\"\n"), None);
+    }
+}

@@ -608,3 +608,17 @@ pub fn explore_file(
         Ok((bundle, all))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::lone_surrogate;
+
+    #[test]
+    fn lone_surrogates_are_found_in_stringified_json() {
+        assert_eq!(lone_surrogate(r#"{"c":["a\ud800b"]}"#), Some(0xD800));
+        assert_eq!(lone_surrogate(r#"{"c":["\uDC00"]}"#), Some(0xDC00));
+        // An escaped backslash before `u`, other escapes and a raw pair are text.
+        assert_eq!(lone_surrogate(r#"{"c":["\\ud800 \u0041 \n 😀"]}"#), None);
+        assert_eq!(lone_surrogate(r#"{"c":["\u12"]}"#), None);
+    }
+}
