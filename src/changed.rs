@@ -63,7 +63,7 @@ fn side_dependencies(side: &SideSpec, deps: &mut Dependencies) -> Option<()> {
     if let Some(ix) = &side.inferencex {
         for p in extract::inferencex::dependencies(&ix.root, &ix.entry).ok()? {
             if p.extension().is_some_and(|e| e == "sh") {
-                script_dependencies(&p, deps, 0);
+                script_dependencies(&p, deps, 0)?;
             } else {
                 deps.file(&p);
             }
@@ -81,7 +81,7 @@ fn side_dependencies(side: &SideSpec, deps: &mut Dependencies) -> Option<()> {
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
     match ext.as_str() {
-        "sh" | "bash" => script_dependencies(file, deps, 0),
+        "sh" | "bash" => script_dependencies(file, deps, 0)?,
         "jsx" | "mdx" => {
             deps.file(file);
             if ext == "mdx" {
@@ -90,20 +90,48 @@ fn side_dependencies(side: &SideSpec, deps: &mut Dependencies) -> Option<()> {
                     return Some(());
                 }
             }
-            let (file, root) = (file.clone(), side.docs_root.clone());
-            let bundle = extract::jsx::on_render_thread(move || {
-                extract::jsx::bundle(&file, root.as_deref())
-            })
-            .ok()?;
+            let (at, root) = (file.clone(), side.docs_root.clone());
+            let bundle =
+                extract::jsx::on_render_thread(move || extract::jsx::bundle(&at, root.as_deref()))
+                    .ok()?;
             for f in &bundle.files {
                 deps.file(f);
+                // A printed `--config FILE` is read beside the page or generator.
+                let text = crate::span::Source::read(f).ok()?;
+                config_dependencies(&text.text, &[f.as_path(), file.as_path()], deps)?;
             }
         }
         "yaml" | "yml" => {
             deps.file(file);
             taxonomy_dependencies(file, deps);
         }
-        _ => deps.file(file),
+        _ => {
+            deps.file(file);
+            if let Ok(text) = crate::span::Source::read(file) {
+                config_dependencies(&text.text, &[file.as_path()], deps)?;
+            }
+        }
+    }
+    Some(())
+}
+
+/// The files a vLLM `--config FILE` in `text` reads: FILE beside the file
+/// holding the command (each of `beside`, since a rendered or sourced command
+/// is placed in the file that shows it). `None` when a FILE is not written
+/// literally (`--config $CFG`): what the link reads is not knowable without
+/// running it, so it always runs.
+fn config_dependencies(text: &str, beside: &[&Path], deps: &mut Dependencies) -> Option<()> {
+    let config = regex::Regex::new(r#"(?:^|[\s"'(=])--config(?:=|[\s\\]+)([^\s;&|)]*)"#)
+        .expect("valid regex");
+    for c in config.captures_iter(text) {
+        let value = c[1].trim_matches(['"', '\'']);
+        if value.is_empty() || value.contains(['$', '`', '{', '}']) {
+            return None;
+        }
+        for file in beside {
+            let dir = file.parent().unwrap_or(Path::new("."));
+            deps.file(&dir.join(value));
+        }
     }
     Some(())
 }
@@ -123,17 +151,20 @@ fn taxonomy_dependencies(model: &Path, deps: &mut Dependencies) {
     }
 }
 
-/// A script, and the scripts it runs with `bash FILE` or reads with `source
-/// FILE` / `. FILE` when FILE is written literally (or as `$(dirname "$0")/...`).
-fn script_dependencies(script: &Path, deps: &mut Dependencies, depth: usize) {
+/// A script, the scripts it runs with `bash FILE` or reads with `source
+/// FILE` / `. FILE` when FILE is written literally (or as `$(dirname "$0")/...`),
+/// and the `--config` files of its commands; `None` when a `--config` file is
+/// not written literally.
+fn script_dependencies(script: &Path, deps: &mut Dependencies, depth: usize) -> Option<()> {
     if !deps.files.insert(key(script)) || depth >= 8 {
-        return;
+        return Some(());
     }
     // Through the confined layer: a script outside the roots is not read
     // (running the link then reports the refusal).
     let Ok(source) = crate::span::Source::read(script) else {
-        return;
+        return Some(());
     };
+    config_dependencies(&source.text, &[script], deps)?;
     let text = &source.text;
     let dir = script.parent().unwrap_or(Path::new("."));
     let dir_text = dir.to_string_lossy();
@@ -160,12 +191,13 @@ fn script_dependencies(script: &Path, deps: &mut Dependencies, depth: usize) {
         // As the evaluator does: the path as given, else beside the script.
         for p in [direct.clone(), dir.join(&direct)] {
             if crate::files::is_readable_file(&p) {
-                script_dependencies(&p, deps, depth + 1);
+                script_dependencies(&p, deps, depth + 1)?;
             } else {
                 deps.file(&p);
             }
         }
     }
+    Some(())
 }
 
 /// Which links to run for a set of changed files: per link, `None` to run it
@@ -270,5 +302,33 @@ fn key(p: &Path) -> PathBuf {
     match (abs.parent().map(Path::canonicalize), abs.file_name()) {
         (Some(Ok(dir)), Some(name)) => dir.join(name),
         _ => abs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn configs(text: &str) -> Option<Vec<String>> {
+        let mut deps = Dependencies::default();
+        config_dependencies(text, &[Path::new("/r/docs/run.sh")], &mut deps)?;
+        Some(deps.files.iter().map(|p| p.display().to_string()).collect())
+    }
+
+    #[test]
+    fn config_files_are_read_beside_the_command() {
+        assert_eq!(
+            configs("vllm serve m --config c.yaml --tp 2\n"),
+            Some(vec!["/r/docs/c.yaml".to_string()])
+        );
+        assert_eq!(
+            configs("vllm serve m \\\n  --config=\"sub/c.yml\"\n"),
+            Some(vec!["/r/docs/sub/c.yml".to_string()])
+        );
+        // Other options that start the same way are not it.
+        assert_eq!(configs("vllm serve m --config-format auto\n"), Some(vec![]));
+        // A path not written literally: not knowable without running the link.
+        assert_eq!(configs("vllm serve m --config $CFG\n"), None);
+        assert_eq!(configs("vllm serve m --config \"${D}/c.yaml\"\n"), None);
     }
 }

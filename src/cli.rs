@@ -29,6 +29,27 @@ pub struct Cli {
     /// generator).
     #[command(flatten)]
     pub js: JsArgs,
+    /// The per-file launch budget of extraction.
+    #[command(flatten)]
+    pub launches: LaunchArgs,
+}
+
+/// The per-file launch budget: what one file may yield, whatever its kind.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LaunchArgs {
+    /// The most launches one file may yield (a page's blocks and the commands
+    /// its generators print, a script, a command file); more is an input
+    /// error at the first launch over it.
+    #[arg(long, global = true, value_name = "N",
+          default_value_t = crate::extract::MAX_LAUNCHES as u64,
+          value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub max_launches: u64,
+    /// The most words (launcher, arguments, environment entries) the launches
+    /// of one file may have in all.
+    #[arg(long, global = true, value_name = "N",
+          default_value_t = crate::extract::MAX_LAUNCH_WORDS as u64,
+          value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub max_launch_words: u64,
 }
 
 /// The time limits of the JavaScript sandbox.

@@ -323,6 +323,19 @@ fn points_label(points: &Points) -> Option<String> {
     ))
 }
 
+/// The location of a path given on the command line or in a config: a file
+/// name that is not UTF-8 is refused as such (read lossily, it named a file
+/// that does not exist).
+pub(crate) fn location_of(path: &std::path::Path) -> Result<Location, Error> {
+    match path.to_str() {
+        Some(p) => Location::parse(p),
+        None => Err(Error::usage(format!(
+            "{}: the file name is not valid UTF-8; recipe-drift reads files whose names are UTF-8 (rename it)",
+            path.to_string_lossy()
+        ))),
+    }
+}
+
 fn load_inferencex(
     ix: &crate::manifest::InferencexSpec,
     side: &SideSpec,
@@ -331,7 +344,7 @@ fn load_inferencex(
     fetcher: &Fetcher,
     notes: &mut Notes,
 ) -> Result<Vec<(Points, Launch)>, Error> {
-    let root = Location::parse(&ix.root.to_string_lossy())?;
+    let root = location_of(&ix.root)?;
     let mut env = vars.clone();
     env.extend(side.env.clone());
     let expanded = extract::inferencex::expand_with_env(
@@ -433,7 +446,7 @@ fn load_file_side(
         docs_root: side.docs_root.clone(),
         ..extract::Options::default()
     };
-    let location = Location::parse(&file.to_string_lossy())?;
+    let location = location_of(file)?;
     let found = extract::extract(&location, &opts, fetcher)?;
     let launches = found.launches;
     if launches.is_empty()

@@ -175,6 +175,7 @@ impl Positions {
             docs_root: Option<Spanned<IgnoredAny>>,
             #[serde(default)]
             inferencex: Option<RawIx>,
+            env: Option<Spanned<IgnoredAny>>,
         }
         #[derive(Deserialize)]
         struct RawLink {
@@ -238,6 +239,7 @@ impl Positions {
                             ("file", side.file.as_ref()),
                             ("docs-root", side.docs_root.as_ref()),
                             ("inferencex.where", filter),
+                            ("env", side.env.as_ref()),
                         ] {
                             if let Some(v) = v {
                                 m.insert(format!("{role}.{field}"), at(&v.referenced));
@@ -324,6 +326,7 @@ impl Manifest {
                 });
             }
         }
+        m.check_names()?;
         let base = path.parent().unwrap_or(Path::new("."));
         for (i, l) in m.links.iter_mut().enumerate() {
             for (role, side) in [("docs", &mut l.docs), ("recipe", &mut l.recipe)] {
@@ -363,6 +366,39 @@ impl Manifest {
             }
         }
         Ok(m)
+    }
+
+    /// Link names are unique (an error at the second), and `env:` names are
+    /// shell variable names (`[A-Za-z_][A-Za-z0-9_]*`, an error at the `env:`).
+    fn check_names(&self) -> Result<(), Error> {
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, l) in self.links.iter().enumerate() {
+            if !seen.insert(l.name.as_str()) {
+                return Err(Error::Input {
+                    span: self.positions.link(i),
+                    message: format!(
+                        "link {:?}: a second link of this name (link names are how reports and waivers refer to links)",
+                        l.name
+                    ),
+                });
+            }
+            for (role, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
+                let shell_name = |n: &str| {
+                    n.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                        && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                };
+                if let Some(bad) = side.env.keys().find(|n| !shell_name(n)) {
+                    return Err(Error::Input {
+                        span: self.positions.link_field(i, &format!("{role}.env")),
+                        message: format!(
+                            "link {:?}: {role} env: {bad:?} is not an environment variable name (letters, digits and `_`, not starting with a digit)",
+                            l.name
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Checks the config against the run's confined file layer: each link's

@@ -76,7 +76,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         Some(today) => crate::waiver::expired(waivers, today),
         None => Vec::new(),
     };
-    for (link, skip) in m.links.iter().zip(skip) {
+    for (i, (link, skip)) in m.links.iter().zip(skip).enumerate() {
         if let Some(reason) = skip {
             skipped.push(report::Skipped {
                 name: link.name.clone(),
@@ -113,6 +113,15 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
                 }
                 reports.extend(r)
             }
+            // An error with no place of its own (a selection the file does
+            // not take, a bad version or SKU) is the link's: placed at it.
+            Err(Error::Usage(message)) => failures.push(report::Failure {
+                name: link.name.clone(),
+                error: Error::Input {
+                    span: m.positions.link(i),
+                    message,
+                },
+            }),
             Err(e) => failures.push(report::Failure {
                 name: link.name.clone(),
                 error: e,

@@ -5,7 +5,6 @@ use super::{Output, fetcher, parse_kv};
 use crate::cli::ExtractArgs;
 use crate::error::Error;
 use crate::extract;
-use crate::files::Location;
 use crate::report::launches::{
     render_launches, render_points, render_recipe_selections, render_selections,
 };
@@ -34,7 +33,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
     let vars = parse_kv(&env)?;
     if let (Some(root), Some(entry)) = (inferencex, entry) {
         let filter = parse_kv(&filter)?;
-        let root = Location::parse(&root.to_string_lossy())?;
+        let root = crate::link::location_of(&root)?;
         let mut expanded =
             extract::inferencex::expand_with_env(&root, &entry, &filter, &vars, &fetcher)?;
         if let Some(why) = expanded.unmatched {
@@ -48,7 +47,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         });
     }
     let file = file.ok_or_else(|| Error::usage("extract needs FILE or --inferencex"))?;
-    let at = Location::parse(&file.to_string_lossy())?;
+    let at = crate::link::location_of(&file)?;
     if all_selections {
         let opts = extract::Options {
             docs_root,

@@ -38,6 +38,10 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
         std::time::Duration::from_millis(cli.js.js_time_limit),
         std::time::Duration::from_millis(cli.js.js_total_time_limit),
     );
+    crate::extract::configure_launch_budget(
+        usize::try_from(cli.launches.max_launches).unwrap_or(usize::MAX),
+        usize::try_from(cli.launches.max_launch_words).unwrap_or(usize::MAX),
+    );
     // The token sent to GitHub is a secret of the run, whatever echoes it.
     if let Ok(token) = std::env::var("GITHUB_TOKEN") {
         crate::secret::note(&token);

@@ -117,7 +117,10 @@ pub fn extract_range(
             Sep::Plain => None,
         };
         match run_command(source, cmd.words, state)? {
-            Ran::Launch(launch) => found.launches.push(*launch),
+            Ran::Launch(launch) => {
+                super::shared::tally(&launch)?;
+                found.launches.push(*launch)
+            }
             Ran::Unsupported(note) => found.unsupported.push(note),
             Ran::Nothing => {}
         }

@@ -237,12 +237,7 @@ impl Extractor for VllmRecipe {
         let scope = hardware_scope(opts.hardware_scope.as_deref().unwrap_or("verified"))?;
         let taxonomy = vllm_recipes::Taxonomy::find_for(path)?;
         let recipe = vllm_recipes::Recipe::parse(&source)?;
-        let composed = recipe
-            .all_selections(&taxonomy, scope)?
-            .iter()
-            .map(|sel| recipe.compose(&taxonomy, sel, scope))
-            .collect::<Result<_, _>>()?;
-        Ok(Selections::Recipe(composed))
+        Ok(Selections::Recipe(recipe.compose_all(&taxonomy, scope)?))
     }
 }
 
@@ -263,78 +258,74 @@ fn explore(path: &Path, opts: &Options) -> Result<Selections, Error> {
 fn render(path: &Path, source: Arc<Source>, opts: &Options) -> Result<Extracted, Error> {
     let path = path.to_path_buf();
     let opts = opts.clone();
-    jsx::on_render_thread(move || {
-        let mut found: Vec<(usize, Launch)> = Vec::new();
-        let mut unsupported: Vec<String> = Vec::new();
-        let is_page = matches!(
-            path.extension()
-                .and_then(|e| e.to_str())
-                .map(str::to_ascii_lowercase)
-                .as_deref(),
-            Some("md" | "mdx" | "markdown")
-        );
-        if is_page {
-            let page = markdown::extract_all(&source, &opts.vars)?;
-            unsupported.extend(page.unsupported);
-            for l in page.launches {
-                found.push((l.span.start, l));
+    // The render thread counts its launches (the page's blocks and the
+    // printed commands) against the per-file budget as they are read.
+    jsx::on_render_thread(move || super::shared::per_file(|| render_here(&path, &source, &opts)))
+}
+
+/// The body of [`render`], on the render thread.
+fn render_here(path: &Path, source: &Arc<Source>, opts: &Options) -> Result<Extracted, Error> {
+    let mut found: Vec<(usize, Launch)> = Vec::new();
+    let mut unsupported: Vec<String> = Vec::new();
+    let is_page = matches!(
+        path.extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref(),
+        Some("md" | "mdx" | "markdown")
+    );
+    if is_page {
+        let page = markdown::extract_all(source, &opts.vars)?;
+        unsupported.extend(page.unsupported);
+        for l in page.launches {
+            found.push((l.span.start, l));
+        }
+    }
+    let bundle = jsx::bundle(path, opts.docs_root.as_deref())?;
+    let renderer = jsx::Renderer::new(&bundle, opts.limits)?;
+    // With several components, each takes the keys it has; a key no
+    // component has is an error.
+    let lenient = bundle.targets.len() > 1;
+    let mut unmatched_everywhere: Option<Vec<String>> = None;
+    let mut all_options: Vec<String> = Vec::new();
+    let mut views = Vec::new();
+    for t in 0..bundle.targets.len() {
+        let (view, unmatched, options) = renderer.select_some(t, &opts.select, lenient)?;
+        unmatched_everywhere = Some(match unmatched_everywhere {
+            None => unmatched,
+            Some(prev) => prev.into_iter().filter(|k| unmatched.contains(k)).collect(),
+        });
+        for o in options {
+            if !all_options.contains(&o) {
+                all_options.push(o);
             }
         }
-        let bundle = jsx::bundle(&path, opts.docs_root.as_deref())?;
-        let renderer = jsx::Renderer::new(&bundle, opts.limits)?;
-        // With several components, each takes the keys it has; a key no
-        // component has is an error.
-        let lenient = bundle.targets.len() > 1;
-        let mut unmatched_everywhere: Option<Vec<String>> = None;
-        let mut all_options: Vec<String> = Vec::new();
-        let mut views = Vec::new();
-        for t in 0..bundle.targets.len() {
-            let (view, unmatched, options) = renderer.select_some(t, &opts.select, lenient)?;
-            unmatched_everywhere = Some(match unmatched_everywhere {
-                None => unmatched,
-                Some(prev) => prev.into_iter().filter(|k| unmatched.contains(k)).collect(),
-            });
-            for o in options {
-                if !all_options.contains(&o) {
-                    all_options.push(o);
-                }
-            }
-            views.push(view);
-        }
-        if let Some(k) = unmatched_everywhere.unwrap_or_default().first() {
-            return Err(Error::input(
-                source.span(0, 0),
-                format!(
-                    "no component of this page has an option `{k}`; their options are: {}",
-                    all_options.join(", ")
-                ),
-            ));
-        }
-        for (target, view) in bundle.targets.iter().zip(views) {
-            for i in 0..view.commands.len() {
-                let src = jsx::view_source(&bundle, &view, i);
-                let printed = command::extract_all(&src, &opts.vars)?;
-                unsupported.extend(printed.unsupported);
-                for mut l in printed.launches {
-                    if found.len() >= jsx::MAX_LAUNCHES {
-                        return Err(Error::input(
-                            l.span.clone(),
-                            format!(
-                                "the generators of this file print more than {} launches (the launch budget of a rendered generator)",
-                                jsx::MAX_LAUNCHES
-                            ),
-                        ));
-                    }
-                    jsx::context_from_selection(&mut l.context, &view);
-                    found.push((target.at.start, l));
-                }
+        views.push(view);
+    }
+    if let Some(k) = unmatched_everywhere.unwrap_or_default().first() {
+        return Err(Error::input(
+            source.span(0, 0),
+            format!(
+                "no component of this page has an option `{k}`; their options are: {}",
+                all_options.join(", ")
+            ),
+        ));
+    }
+    for (target, view) in bundle.targets.iter().zip(views) {
+        for i in 0..view.commands.len() {
+            let src = jsx::view_source(&bundle, &view, i);
+            let printed = command::extract_all(&src, &opts.vars)?;
+            unsupported.extend(printed.unsupported);
+            for mut l in printed.launches {
+                jsx::context_from_selection(&mut l.context, &view);
+                found.push((target.at.start, l));
             }
         }
-        found.sort_by_key(|(at, _)| *at);
-        Ok(Extracted {
-            launches: found.into_iter().map(|(_, l)| l).collect(),
-            unsupported,
-        })
+    }
+    found.sort_by_key(|(at, _)| *at);
+    Ok(Extracted {
+        launches: found.into_iter().map(|(_, l)| l).collect(),
+        unsupported,
     })
 }
 

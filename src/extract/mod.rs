@@ -62,7 +62,7 @@ use std::sync::Arc;
 pub use registry::{
     EXTRACTORS, Extractor, Input, Options, Selections, extract, extractor_for, selections,
 };
-pub use shared::Extracted;
+pub use shared::{Extracted, MAX_LAUNCH_WORDS, MAX_LAUNCHES, configure_launch_budget};
 
 use crate::error::Error;
 use crate::files::LocalFiles;
@@ -112,5 +112,5 @@ pub fn extract_all(
     kind: InputKind,
     vars: &BTreeMap<String, String>,
 ) -> Result<Extracted, Error> {
-    kind.extractor().extract_text(source, vars, &LocalFiles)
+    shared::per_file(|| kind.extractor().extract_text(source, vars, &LocalFiles))
 }

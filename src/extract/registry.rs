@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::kinds;
-use super::shared::Extracted;
+use super::shared::{self, Extracted};
 use super::{jsx, vllm_recipes};
 use crate::error::Error;
 use crate::files::{Files, Location};
@@ -182,10 +182,11 @@ pub fn extractor_for(input: &Input<'_>) -> &'static dyn Extractor {
 }
 
 /// Extracts the launches (and launches of unsupported engines) of the file at
-/// `at`, on disk or remote, read through `files`.
+/// `at`, on disk or remote, read through `files`, within the per-file launch
+/// budget ([`shared::MAX_LAUNCHES`], [`shared::MAX_LAUNCH_WORDS`]).
 pub fn extract(at: &Location, opts: &Options, files: &dyn Files) -> Result<Extracted, Error> {
     let input = Input::new(at.clone(), files);
-    extractor_for(&input).extract(&input, opts)
+    shared::per_file(|| extractor_for(&input).extract(&input, opts))
 }
 
 /// Every selection of the file at `at` (a generator's reachable states, a vLLM

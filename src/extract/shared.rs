@@ -1,8 +1,106 @@
-//! What the extractor rooms share: the result type of extraction and the
-//! `docker run` option walk both shell front ends use.
+//! What the extractor rooms share: the result type of extraction, the
+//! per-file launch budget, and the `docker run` option walk both shell front
+//! ends use.
+
+use std::cell::Cell;
 
 use crate::error::Error;
 use crate::launch::Launch;
+
+/// The most launches one file may yield by default (`--max-launches`): a
+/// page's blocks and the commands its generators print, a script, a command
+/// file (real ones: one to a few dozen).
+pub const MAX_LAUNCHES: usize = 1_000;
+
+/// The most words (launcher, arguments and environment entries) the launches
+/// of one file may have in all by default (`--max-launch-words`; real
+/// launches: tens of words each).
+pub const MAX_LAUNCH_WORDS: usize = 50_000;
+
+/// The per-file launch budget set for this run (`--max-launches`,
+/// `--max-launch-words`); zero: the defaults.
+static CONFIGURED: [std::sync::atomic::AtomicUsize; 2] = [
+    std::sync::atomic::AtomicUsize::new(0),
+    std::sync::atomic::AtomicUsize::new(0),
+];
+
+/// Sets the per-file launch budget for the rest of the run (the command
+/// line's `--max-launches` and `--max-launch-words`).
+pub fn configure_launch_budget(launches: usize, words: usize) {
+    use std::sync::atomic::Ordering::Relaxed;
+    CONFIGURED[0].store(launches, Relaxed);
+    CONFIGURED[1].store(words, Relaxed);
+}
+
+/// The run's budget: (launches, words).
+fn budget() -> (usize, usize) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let or = |v: usize, default: usize| if v == 0 { default } else { v };
+    (
+        or(CONFIGURED[0].load(Relaxed), MAX_LAUNCHES),
+        or(CONFIGURED[1].load(Relaxed), MAX_LAUNCH_WORDS),
+    )
+}
+
+thread_local! {
+    /// Launches and words counted so far for the file being extracted on this
+    /// thread, while [`per_file`] runs.
+    static TALLY: Cell<Option<(usize, usize)>> = const { Cell::new(None) };
+}
+
+/// Runs `f` (the extraction of one file) with a fresh count of its launches:
+/// extractors that build launches one at a time call [`tally`] and stop at the
+/// first launch over the budget, and what `f` returns is checked whole, so
+/// every kind is held to the run's budget ([`MAX_LAUNCHES`] and
+/// [`MAX_LAUNCH_WORDS`] unless [`configure_launch_budget`] set others).
+pub(crate) fn per_file(f: impl FnOnce() -> Result<Extracted, Error>) -> Result<Extracted, Error> {
+    let outer = TALLY.with(|t| t.replace(Some((0, 0))));
+    let found = f();
+    TALLY.with(|t| t.set(outer));
+    let found = found?;
+    let mut words = 0;
+    for (i, l) in found.launches.iter().enumerate() {
+        words += launch_words(l);
+        over_budget(l, i + 1, words)?;
+    }
+    Ok(found)
+}
+
+/// Counts one launch of the file being extracted (in [`per_file`]); an error
+/// at this launch when it is over the budget.
+pub(crate) fn tally(launch: &Launch) -> Result<(), Error> {
+    let Some((n, words)) = TALLY.with(Cell::get) else {
+        return Ok(());
+    };
+    let (n, words) = (n + 1, words + launch_words(launch));
+    TALLY.with(|t| t.set(Some((n, words))));
+    over_budget(launch, n, words)
+}
+
+fn launch_words(l: &Launch) -> usize {
+    l.launcher.len() + l.argv.len() + l.env.len()
+}
+
+/// The error when the `n`th launch of a file (with `words` words in all so
+/// far) is over the per-file budget.
+fn over_budget(l: &Launch, n: usize, words: usize) -> Result<(), Error> {
+    let (max_launches, max_words) = budget();
+    let what = if n > max_launches {
+        format!(
+            "more than {max_launches} launches (the per-file launch budget; raise it with --max-launches)"
+        )
+    } else if words > max_words {
+        format!(
+            "launches of more than {max_words} words in all (the per-file launch budget; raise it with --max-launch-words)"
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Error::input(
+        l.span.clone(),
+        format!("this file has {what}"),
+    ))
+}
 
 /// Everything extraction found: launches and launches of unsupported engines.
 #[derive(Debug, Default)]

@@ -338,7 +338,16 @@ fn launches_with_huge_word_lists_count_as_built_bytes() {
         "loop.sh",
         "for i in $(seq 1 10000); do sglang serve --model-path m --tp 2; done\n",
     );
-    let o = repo.run(&["extract", "loop.sh", "--format", "json"]);
+    let o = repo.run(&[
+        "extract",
+        "loop.sh",
+        "--format",
+        "json",
+        "--max-launches",
+        "10000",
+        "--max-launch-words",
+        "100000",
+    ]);
     o.assert_bounded();
     assert_eq!(o.code, Some(0), "{}", o.both());
 }

@@ -113,7 +113,7 @@ fn rendered_output_is_capped() {
     repo.run_deterministic(&["extract", "launches.jsx"])
         .assert_input_error(
             "launches.jsx [<Gen /> #1]:1001:1",
-            &["print more than 1000 launches (the launch budget"],
+            &["more than 1000 launches (the per-file launch budget"],
         );
     // A page rendering a generator three times, each state printing
     // 60 commands of 200 KB: over the output budget of one file.
@@ -192,7 +192,7 @@ fn exploration_has_a_state_budget_and_a_time_budget() {
         "1500",
     ]);
     o.assert_input_error(
-        "slow.jsx:1:14",
+        "slow.jsx:1:1: rendering the generators of this file",
         &["time budget of this file (1500 ms", "--js-total-time-limit"],
     );
     assert!(o.wall.as_secs() < 10, "{}", o.both());

@@ -5,6 +5,7 @@
 //! or printed from outside the repository, and byte-identical output across
 //! runs. Large inputs are generated here, never committed.
 
+mod adv2;
 mod bash_bounds;
 mod bash_semantics;
 mod confine;

@@ -155,7 +155,17 @@ pub fn find_docs_root(file: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// An evaluation's error, at the component it rendered. The file's time
+/// budget is the file's: which evaluation crosses it depends on the machine's
+/// speed, so it is reported at the file (its first line), naming no component,
+/// and the same input gives the same error however far it got.
 fn js_error(bundle: &Bundle, target: Option<usize>, e: sandbox::JsError) -> Error {
+    if let sandbox::JsError::TotalTimeout(_) = e {
+        return Error::Input {
+            span: crate::span::Span::of_path(&bundle.file),
+            message: format!("rendering the generators of this file: {e}"),
+        };
+    }
     let at = match target.and_then(|t| bundle.targets.get(t)) {
         Some(t) => t.at.clone(),
         None => crate::span::Span::of_path(&bundle.file),
@@ -213,6 +223,14 @@ impl<'b> Renderer<'b> {
             .sandbox
             .call(name, target, arg)
             .map_err(|e| js_error(self.bundle, Some(target), e))?;
+        if let Some(unit) = lone_surrogate(&out) {
+            return Err(self.over_budget(
+                target,
+                format!(
+                    "renders a lone UTF-16 surrogate (\\u{unit:04X}), which is not text: what it prints cannot be read faithfully"
+                ),
+            ));
+        }
         let received = self.received.get().saturating_add(out.len());
         self.received.set(received);
         if received > MAX_RENDERED_BYTES {
@@ -535,6 +553,30 @@ impl<'b> Renderer<'b> {
     }
 }
 
+/// The first lone surrogate in an answer (JSON from `JSON.stringify`, which
+/// writes a surrogate pair as its character and escapes only a surrogate that
+/// is not part of one), as its UTF-16 code unit.
+fn lone_surrogate(json: &str) -> Option<u16> {
+    let b = json.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if b.get(i + 1) == Some(&b'u')
+            && let Some(unit) = json
+                .get(i + 2..i + 6)
+                .and_then(|h| u16::from_str_radix(h, 16).ok())
+            && (0xD800..=0xDFFF).contains(&unit)
+        {
+            return Some(unit);
+        }
+        i += 2;
+    }
+    None
+}
+
 /// The most states `--all-selections` explores per component, by default
 /// (`--max-states`). Real generators have tens; a synthetic grid of four
 /// six-value options has 1,116.
@@ -546,10 +588,6 @@ pub const MAX_DEPTH: usize = 200;
 
 /// The most bytes one printed command may have (real ones: a few KiB).
 pub const MAX_COMMAND_BYTES: usize = 256 << 10;
-
-/// The most launches the generators of one file may print for one selection
-/// (page blocks included); real ones print one to four.
-pub const MAX_LAUNCHES: usize = 1_000;
 
 /// The most commands (`<pre>` or `<code>` blocks) one state may print.
 pub const MAX_COMMANDS: usize = 64;
@@ -652,4 +690,18 @@ pub fn explore_file(
         drop(renderer);
         Ok((bundle, all))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lone_surrogate;
+
+    #[test]
+    fn lone_surrogates_are_found_in_stringified_json() {
+        assert_eq!(lone_surrogate(r#"{"c":["a\ud800b"]}"#), Some(0xD800));
+        assert_eq!(lone_surrogate(r#"{"c":["\uDC00"]}"#), Some(0xDC00));
+        // An escaped backslash before `u`, other escapes and a raw pair are text.
+        assert_eq!(lone_surrogate(r#"{"c":["\\ud800 \u0041 \n 😀"]}"#), None);
+        assert_eq!(lone_surrogate(r#"{"c":["\u12"]}"#), None);
+    }
 }

@@ -122,6 +122,22 @@ impl Loader {
             Some((src, at)) => Error::input(src.span(at, at), e.to_string()),
             None => e,
         })?;
+        // Only JavaScript is a module (a JSON import would read as JSX).
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default();
+        if let Some((src, at)) = from
+            && !matches!(ext.to_ascii_lowercase().as_str(), "jsx" | "js" | "mjs")
+        {
+            return Err(Error::input(
+                src.span(at, at),
+                format!(
+                    "cannot import {}: a generator imports JavaScript modules (.jsx, .js, .mjs) only; JSON and other files are not supported",
+                    path.display()
+                ),
+            ));
+        }
         self.bytes += source.text.len();
         if self.bytes > MAX_BUNDLE_BYTES
             && let Some((src, at)) = from

@@ -450,8 +450,38 @@
 
   // ---- controls, selection, commands ----------------------------------------
 
+  // The text a browser shows for HTML set with dangerouslySetInnerHTML (how
+  // syntax highlighters render a command): tags dropped (<br> is a line
+  // break), character references decoded.
+  var ENTITIES = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+  function stripTags(html) {
+    // One pass (a regex over `<<<<...` without `>` would be quadratic).
+    var out = '';
+    var i = 0;
+    while (i < html.length) {
+      var lt = html.indexOf('<', i);
+      if (lt < 0) { out += html.slice(i); break; }
+      out += html.slice(i, lt);
+      var gt = html.indexOf('>', lt);
+      if (gt < 0) break;
+      if (/^<br[\s\/]*$/i.test(html.slice(lt, Math.min(gt, lt + 16)))) out += '\n';
+      i = gt + 1;
+    }
+    return out;
+  }
+  function htmlText(html) {
+    return stripTags(String(html))
+      .replace(/&(#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{1,8});/g, function (m, e) {
+        if (e[0] !== '#') return Object.prototype.hasOwnProperty.call(ENTITIES, e) ? ENTITIES[e] : m;
+        var n = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+        return n > 0 && n <= 0x10FFFF && (n < 0xD800 || n > 0xDFFF) ? String.fromCodePoint(n) : '\uFFFD';
+      });
+  }
+
   function text(node) {
     if (typeof node === 'string') return node;
+    var inner = node.props && node.props.dangerouslySetInnerHTML;
+    if (inner && inner.__html != null) return htmlText(inner.__html);
     var s = '';
     if (node.children) for (var i = 0; i < node.children.length; i++) s += text(node.children[i]);
     return s;

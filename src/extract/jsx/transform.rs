@@ -285,10 +285,10 @@ fn blank_out(text: &str, ranges: &[(usize, usize, &str)]) -> String {
     out
 }
 
-/// A component's name starts with a capital letter and is not ALL_CAPS.
+/// A component's name starts with a capital letter (React's rule: `<G1 />`,
+/// `<X />` and `<GG />` are components, whatever follows).
 fn is_component_name(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_uppercase())
-        && name.chars().any(|c| c.is_ascii_lowercase())
 }
 
 /// Top-level names bound to functions (declarations, arrow or function

@@ -782,6 +782,55 @@ impl Recipe {
     }
 }
 
+impl Recipe {
+    /// Every selection ([`Recipe::all_selections`]) composed into its
+    /// command, one at a time, within [`MAX_COMPOSED_WORDS`] and
+    /// [`MAX_COMPOSED_BYTES`] summed over the selections: the selection count
+    /// alone does not bound what they print (a recipe of many long feature
+    /// argument lists composes megabytes per selection).
+    pub fn compose_all(
+        &self,
+        tax: &Taxonomy,
+        scope: HardwareScope,
+    ) -> Result<Vec<Composed>, Error> {
+        let (mut words, mut bytes) = (0usize, 0usize);
+        let mut out = Vec::new();
+        for sel in self.all_selections(tax, scope)? {
+            let c = self.compose(tax, &sel, scope)?;
+            words += c.argv.len() + c.env.len();
+            bytes += c.text.len() + c.docker_text.as_ref().map_or(0, String::len);
+            let over = if words > MAX_COMPOSED_WORDS {
+                Some(format!("{MAX_COMPOSED_WORDS} words"))
+            } else if bytes > MAX_COMPOSED_BYTES {
+                Some(format!("{} MiB", MAX_COMPOSED_BYTES >> 20))
+            } else {
+                None
+            };
+            if let Some(limit) = over {
+                return Err(Error::input(
+                    self.span_of(&["features"]),
+                    format!(
+                        "the selections of this recipe compose more than {limit} of commands in all (the --all-selections output budget; {} selections composed so far); compose one selection with --select instead",
+                        out.len() + 1
+                    ),
+                ));
+            }
+            out.push(c);
+        }
+        Ok(out)
+    }
+}
+
+/// The most words (arguments and environment entries) the selections of one
+/// recipe may compose in all under `--all-selections` (real recipes: a few
+/// thousand).
+pub const MAX_COMPOSED_WORDS: usize = 200_000;
+
+/// The most bytes of command text (pip and Docker forms) the selections of one
+/// recipe may compose in all under `--all-selections` (real recipes: well
+/// under a MiB).
+pub const MAX_COMPOSED_BYTES: usize = 16 << 20;
+
 /// The most optional features `--all-selections` explores every subset of
 /// (2^12 = 4096 subsets per hardware, variant and strategy).
 pub const MAX_OPTIONAL_FEATURES: usize = 12;
