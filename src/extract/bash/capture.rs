@@ -9,7 +9,7 @@ use brush_parser::ast::{self, Command, CommandPrefixOrSuffixItem};
 
 use super::budget;
 use super::expand::{Val, expand_string};
-use super::parse::parse_guarded;
+use super::parse::{FailureKind, parse_guarded};
 use super::{Interp, State};
 use crate::files::LocalFiles;
 use crate::span::Source;
@@ -96,15 +96,9 @@ fn parsed(source: &Arc<Source>) -> Result<Option<Arc<ast::Program>>, String> {
     budget::built(text.len().saturating_mul(PARSE_BYTES_PER_BYTE))?;
     let program = match parse_guarded(source) {
         Ok(p) => Arc::new(p),
-        // The limits of parsing are budgets too: the word ends the evaluation.
-        // Recognised by the message's own prefix (ours, at its start), never by
-        // words anywhere in it: a syntax error quotes the script's text.
-        Err(e @ crate::error::Error::Input { .. })
-            if matches!(&e, crate::error::Error::Input { message, .. }
-                if message.starts_with(budget::PARSE_BUDGET_EXCEEDED)) =>
-        {
-            return Err(plain_message(&e));
-        }
+        // The limits of parsing are budgets too: they end the evaluation. A
+        // syntax error is an output that is not knowable.
+        Err(f) if f.kind == FailureKind::Budget => return Err(plain_message(&f.error)),
         Err(_) => return Ok(None),
     };
     PARSED.with(|c| {

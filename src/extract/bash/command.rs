@@ -136,7 +136,7 @@ impl Interp<'_> {
                     // makes what follows conditional.
                     self.stopped = true;
                     self.abort_only = false;
-                } else if self.depth == 0 {
+                } else if self.depth == 0 && self.sourcing == 0 {
                     // `return` outside a function: an error, nothing happens.
                     return Ok(Status::Fail);
                 } else {
@@ -201,7 +201,7 @@ impl Interp<'_> {
                 return Ok(Status::Ok);
             }
             "false" => return Ok(Status::Fail),
-            "source" | "." => return Ok(self.source_file(&raw)),
+            "source" | "." => return self.source_file(&raw, at),
             _ => {}
         }
         // Expand every word.
@@ -377,25 +377,7 @@ impl Interp<'_> {
         Ok(Status::Ok)
     }
 
-    /// `source FILE` / `. FILE`: not read; a harness library exports what the
-    /// harness says it does.
-    fn source_file(&mut self, raw: &[(&ast::Word, Option<&ast::Assignment>)]) -> Status {
-        let file = raw.get(1).map(|(w, _)| w.value.clone()).unwrap_or_default();
-        for (name, default) in self.st.harness().sourced(&file) {
-            if !self.st.vars.contains_key(&name) {
-                self.st.set_scalar(&name, Val::Known(default));
-            }
-            self.st.exported.insert(name);
-        }
-        Status::Ok
-    }
-
-    fn call(
-        &mut self,
-        f: &ast::FunctionDefinition,
-        args: &[Val],
-        at: usize,
-    ) -> Result<Status, Error> {
+    fn call(&mut self, f: &super::Function, args: &[Val], at: usize) -> Result<Status, Error> {
         let _call = super::budget::enter_call().map_err(|m| self.err(at, m))?;
         let saved = std::mem::replace(&mut self.st.positional, args.to_vec());
         let flow = self.flow.len();
@@ -403,7 +385,9 @@ impl Interp<'_> {
         self.frames.push(Vec::new());
         // The caller's loops are not the function's: `break` there is an error.
         let loops = std::mem::replace(&mut self.loops, 0);
-        let r = self.compound(&f.body.0);
+        let r = self.in_shell(&f.source, Some(f.index.clone()), |it| {
+            it.compound(&f.def.body.0)
+        });
         self.loops = loops;
         // Its `local`s end with it.
         for (name, s) in self.frames.pop().unwrap_or_default().into_iter().rev() {
@@ -523,6 +507,7 @@ impl Interp<'_> {
         self.st.vars.insert(name.clone(), Arc::new(value));
         self.st.spans.insert(name.clone(), Arc::new(spans));
         self.st.assigned.insert(name.clone(), (at, end));
+        self.st.note_written(&name);
         if export {
             self.st.exported.insert(name);
         }
@@ -566,47 +551,10 @@ impl Interp<'_> {
             words.join(" "),
         ));
         let program = super::parse::parse_guarded(&source)?;
-        let st = std::mem::take(&mut self.st);
-        let mut child =
-            super::Interp::new(&source, st, self.level, self.capture.take(), self.files);
-        child.conditions = std::mem::take(&mut self.conditions);
-        child.flow = std::mem::take(&mut self.flow);
-        child.frames = std::mem::take(&mut self.frames);
-        child.capture_unknown = self.capture_unknown.take();
-        child.depth = self.depth;
-        child.loops = self.loops;
-        child.errexit_ignored = self.errexit_ignored;
-        child.evals = self.evals + 1;
-        child.last_status = self.last_status.clone();
-        let mut status = Status::Ok;
-        let mut result = Ok(());
-        for cc in &program.complete_commands {
-            match child.list(cc) {
-                Ok(s) => status = s,
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            }
-            if child.stopped || child.returning || child.breaking || child.continuing {
-                break;
-            }
-        }
-        self.st = std::mem::take(&mut child.st);
-        self.conditions = std::mem::take(&mut child.conditions);
-        self.flow = std::mem::take(&mut child.flow);
-        self.frames = std::mem::take(&mut child.frames);
-        self.capture = child.capture.take();
-        self.capture_unknown = child.capture_unknown.take();
-        (self.stopped, self.abort_only) = (child.stopped, child.abort_only);
-        [self.breaking, self.continuing, self.returning] =
-            [child.breaking, child.continuing, child.returning];
-        self.jump_levels = child.jump_levels;
-        self.maybe_broke = child.maybe_broke.take();
-        self.out.launches.append(&mut child.out.launches);
-        self.out.unsupported.append(&mut child.out.unsupported);
-        result?;
-        Ok(status)
+        self.evals += 1;
+        let r = self.in_shell(&source, None, |it| it.run_program(&program));
+        self.evals -= 1;
+        r
     }
 
     /// Builtins that write variables: `read` (known from a here-string, else
@@ -636,7 +584,8 @@ impl Interp<'_> {
             let name = this.st.resolve(name).unwrap_or_else(|_| name.to_string());
             this.st.vars.insert(name.clone(), Arc::new(vals));
             this.st.spans.remove(&name);
-            this.st.assigned.insert(name, (at, at));
+            this.st.assigned.insert(name.clone(), (at, at));
+            this.st.note_written(&name);
             true
         };
         match builtin {

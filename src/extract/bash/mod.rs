@@ -36,6 +36,7 @@ mod glob;
 mod harness;
 mod launch;
 mod parse;
+mod source;
 mod walk;
 mod word_parser;
 
@@ -69,6 +70,12 @@ pub struct State {
     exported: BTreeSet<String>,
     /// Where each variable was last assigned (`NAME=value`), for env reports.
     assigned: BTreeMap<String, expand::Range>,
+    /// The text a variable's `spans` and `assigned` ranges are in (a
+    /// script, a sourced file, an `eval`).
+    written: BTreeMap<String, Arc<Source>>,
+    /// The text the code running now is in: a range written in another
+    /// one is not placed in it.
+    here: Option<Arc<Source>>,
     /// Positional parameters (`$1`...): the script's own (none: InferenceX runs
     /// its scripts as `bash SCRIPT`), a function's arguments, or `set --`. An
     /// unknown element may stand for any number of words: from there on `$N`
@@ -79,7 +86,7 @@ pub struct State {
     /// The environment is complete (a benchmark's env contract): a variable that
     /// is not set expands to nothing, as in bash, instead of being unknown.
     pub complete_env: bool,
-    functions: BTreeMap<String, Arc<ast::FunctionDefinition>>,
+    functions: BTreeMap<String, Arc<Function>>,
     /// `set -e`: a command whose known status is a failure ends the script.
     errexit: bool,
     /// `set -f`: no pathname expansion.
@@ -99,6 +106,19 @@ pub struct State {
     brace_used: Arc<brace::Usage>,
     /// The harness whose functions are modeled (`None`: plain bash).
     harness: Option<&'static dyn Harness>,
+}
+
+/// A function definition, with the text it was written in (a script, a
+/// sourced file, an `eval`): its body runs over that text, so what it
+/// launches and its errors are placed there.
+#[derive(Debug)]
+pub(crate) struct Function {
+    /// The definition.
+    def: ast::FunctionDefinition,
+    /// The text it was written in.
+    source: Arc<Source>,
+    /// That text's character -> byte index.
+    index: Arc<Vec<usize>>,
 }
 
 /// The bytes a copy of a variable's values takes (text or reason).
@@ -128,6 +148,8 @@ impl Clone for State {
             spans: self.spans.clone(),
             exported: self.exported.clone(),
             assigned: self.assigned.clone(),
+            written: self.written.clone(),
+            here: self.here.clone(),
             positional: self.positional.clone(),
             script: self.script.clone(),
             complete_env: self.complete_env,
@@ -208,13 +230,48 @@ impl State {
         self.assigned.remove(&name);
     }
 
-    /// Where each element of a variable's value was written.
+    /// Where each element of a variable's value was written (nothing when
+    /// it was written in another text than the one running now).
     pub fn spans_of(&self, name: &str) -> Vec<Option<expand::Range>> {
         let name = self.resolve(name).unwrap_or_else(|_| name.to_string());
+        if !self.written_here(&name) {
+            return Vec::new();
+        }
         self.spans
             .get(&name)
             .map(|v| v.as_ref().clone())
             .unwrap_or_default()
+    }
+
+    /// Whether a variable's ranges are in the text running now.
+    fn written_here(&self, name: &str) -> bool {
+        match (self.written.get(name), &self.here) {
+            (Some(w), Some(h)) => Arc::ptr_eq(w, h),
+            (None, _) => true,
+            (Some(_), None) => false,
+        }
+    }
+
+    /// Where a variable was last assigned, when that is in the text running
+    /// now.
+    fn assigned_here(&self, name: &str) -> Option<expand::Range> {
+        if !self.written_here(name) {
+            return None;
+        }
+        self.assigned.get(name).copied()
+    }
+
+    /// Records where a variable was written: `spans` and `assigned` are in
+    /// the text running now.
+    fn note_written(&mut self, name: &str) {
+        match &self.here {
+            Some(h) => {
+                self.written.insert(name.to_string(), h.clone());
+            }
+            None => {
+                self.written.remove(name);
+            }
+        }
     }
 
     /// Whether a variable is readonly.
@@ -273,6 +330,7 @@ struct Shadowed {
     value: Option<Arc<Vec<Val>>>,
     spans: Option<Arc<Vec<Option<expand::Range>>>>,
     assigned: Option<expand::Range>,
+    written: Option<Arc<Source>>,
     exported: bool,
     nameref: Option<Val>,
     integer: bool,
@@ -287,6 +345,7 @@ impl State {
             value: self.vars.get(name).cloned(),
             spans: self.spans.get(name).cloned(),
             assigned: self.assigned.get(name).copied(),
+            written: self.written.get(name).cloned(),
             exported: self.exported.contains(name),
             nameref: self.namerefs.remove(name),
             integer: self.integers.remove(name),
@@ -310,6 +369,7 @@ impl State {
         put(&mut self.vars, &name, s.value);
         put(&mut self.spans, &name, s.spans);
         put(&mut self.assigned, &name, s.assigned);
+        put(&mut self.written, &name, s.written);
         put(&mut self.namerefs, &name, s.nameref);
         if s.integer {
             self.integers.insert(name.clone());
@@ -350,7 +410,7 @@ struct Interp<'a> {
     source: &'a Arc<Source>,
     /// Where `bash other.sh` delegations are read from (disk, or a remote root).
     files: &'a dyn Files,
-    char_to_byte: Vec<usize>,
+    char_to_byte: Arc<Vec<usize>>,
     st: State,
     out: Evaluation,
     /// Reasons of the unknown conditions the current code runs under.
@@ -384,6 +444,11 @@ struct Interp<'a> {
     jump_levels: usize,
     /// How many `eval`s led here.
     evals: usize,
+    /// How many `source`s are running (a `return` there ends the file).
+    sourcing: usize,
+    /// The aliases being expanded here (an alias is not expanded inside its
+    /// own text, as in bash).
+    aliasing: Vec<String>,
     /// How many `bash other.sh` delegations led here.
     level: usize,
     /// Inside `$(...)`: the output written so far.

@@ -42,6 +42,9 @@ impl<'a> Interp<'a> {
     ) -> Self {
         let mut char_to_byte: Vec<usize> = source.text.char_indices().map(|(i, _)| i).collect();
         char_to_byte.push(source.text.len());
+        let char_to_byte = Arc::new(char_to_byte);
+        let mut st = st;
+        st.here = Some(source.clone());
         Interp {
             source,
             files,
@@ -63,6 +66,8 @@ impl<'a> Interp<'a> {
             loops: 0,
             jump_levels: 0,
             evals: 0,
+            sourcing: 0,
+            aliasing: Vec::new(),
             level,
             capture,
             capture_unknown: None,
@@ -371,9 +376,14 @@ impl<'a> Interp<'a> {
         match c {
             Command::Simple(sc) => self.simple(sc),
             Command::Function(f) => {
-                self.st
-                    .functions
-                    .insert(f.fname.value.clone(), Arc::new(f.clone()));
+                self.st.functions.insert(
+                    f.fname.value.clone(),
+                    Arc::new(super::Function {
+                        def: f.clone(),
+                        source: self.source.clone(),
+                        index: self.char_to_byte.clone(),
+                    }),
+                );
                 Ok(Status::Ok)
             }
             Command::ExtendedTest(t, _) => self.ext_test(&t.expr),
@@ -910,7 +920,12 @@ fn merge_into(into: &mut State, other: State, reason: &str) {
     }
     into.exported.extend(other.exported);
     for (n, at) in other.assigned {
-        into.assigned.entry(n).or_insert(at);
+        if !into.assigned.contains_key(&n) {
+            if let Some(w) = other.written.get(&n) {
+                into.written.insert(n.clone(), w.clone());
+            }
+            into.assigned.insert(n, at);
+        }
     }
     for (k, f) in other.functions {
         into.functions.entry(k).or_insert(f);
