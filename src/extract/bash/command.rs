@@ -38,7 +38,6 @@ const SIDE_EFFECTS: &[&str] = &[
     "sleep",
     "wait",
     "kill",
-    "trap",
     "cd",
     "ulimit",
 ];
@@ -72,8 +71,15 @@ impl Interp<'_> {
                     return Ok(Status::Fail);
                 }
             }
+            if let Some(s) = self.nounset_check(at) {
+                return Ok(s);
+            }
             return Ok(self.st.subst_status.take().unwrap_or(Status::Ok));
         };
+        // `shopt -s expand_aliases`: an alias runs as its text.
+        if let Some((alias, text)) = self.alias_text(sc) {
+            return self.run_alias(alias, text, at);
+        }
         // Command words, each with its range in the source.
         let mut raw: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![(name_word, None)];
         for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
@@ -83,42 +89,49 @@ impl Interp<'_> {
                 _ => {}
             }
         }
-        let name = self.str_of(name_word)?;
-        let builtin = match &name {
-            Val::Known(n) => n.clone(),
-            Val::Unknown(_) => String::new(),
+        // `command NAME` / `builtin NAME`: NAME, never a function of that name.
+        let mut skip_functions = false;
+        let builtin = loop {
+            let name = match self.str_of(raw[0].0)? {
+                Val::Known(n) => n,
+                Val::Unknown(_) => String::new(),
+            };
+            if !matches!(name.as_str(), "command" | "builtin") || raw.len() < 2 {
+                break name;
+            }
+            match raw[1].0.value.as_str() {
+                "-v" | "-V" => {
+                    let reason = format!(
+                        "`{name} {}` looks a command up on this machine, which is not knowable",
+                        raw[1].0.value
+                    );
+                    if self.capture.is_some() {
+                        self.capture_unknown.get_or_insert(reason.clone());
+                    }
+                    return Ok(Status::Unknown(reason));
+                }
+                "-p" => {
+                    raw.remove(1);
+                }
+                _ => {}
+            }
+            raw.remove(0);
+            skip_functions = true;
         };
+        if raw.is_empty() {
+            return Ok(Status::Ok);
+        }
+        // A function of the script shadows a builtin of that name.
+        let function = !skip_functions && self.st.functions.contains_key(&builtin);
         match builtin.as_str() {
+            _ if function => {}
             "export" | "declare" | "typeset" | "local" | "readonly" => {
                 return self.declare(&builtin, &raw);
             }
-            "unset" => {
-                let mut status = Status::Ok;
-                let flag = |f: char| {
-                    raw.iter()
-                        .skip(1)
-                        .any(|(w, _)| w.value.starts_with('-') && w.value.contains(f))
-                };
-                let (refs, funcs) = (flag('n'), flag('f'));
-                for (w, _) in raw.iter().skip(1) {
-                    let n = &w.value;
-                    if n.starts_with('-') {
-                        continue;
-                    }
-                    if funcs {
-                        self.st.functions.remove(n);
-                    } else if refs {
-                        self.st.namerefs.remove(n);
-                    } else if self.st.is_readonly(n) {
-                        status = Status::Fail;
-                    } else {
-                        let target = self.st.resolve(n).unwrap_or_else(|_| n.clone());
-                        self.st.vars.remove(&target);
-                        self.st.exported.remove(&target);
-                    }
-                }
-                return Ok(status);
-            }
+            "unset" => return self.unset(&raw, at),
+            "shopt" => return self.shopt(&raw, at),
+            "alias" | "unalias" => return self.alias(&builtin, &raw, at),
+            "trap" => return self.trap(&raw, at),
             "exit" | "return" => {
                 // `exit N` / `return N`, or the status of the last command.
                 let status = match raw.get(1) {
@@ -195,9 +208,15 @@ impl Interp<'_> {
             "printf" if raw.get(1).is_some_and(|(w, _)| w.value == "-v") => {
                 return self.assigning_builtin(&builtin, sc, &raw, at);
             }
-            "trap" | "echo" | "printf" | "cd" | "sleep" | "wait" | "kill" | "mkdir" | "rm"
-            | "cp" | "mv" | "cat" | "tee" | "pip" | "hf" | "huggingface-cli" | "nvidia-smi"
-            | "rocm-smi" | "amd-smi" => {
+            "echo" | "printf" | "cd" | "sleep" | "wait" | "kill" | "mkdir" | "rm" | "cp" | "mv"
+            | "cat" | "tee" | "pip" | "hf" | "huggingface-cli" | "nvidia-smi" | "rocm-smi"
+            | "amd-smi" => {
+                // Their words are expanded (`${X:=v}` assigns, `set -u`
+                // ends the script), their effects skipped.
+                self.args_of(&raw, at)?;
+                if let Some(s) = self.nounset_check(at) {
+                    return Ok(s);
+                }
                 return Ok(Status::Ok);
             }
             "false" => return Ok(Status::Fail),
@@ -214,10 +233,42 @@ impl Interp<'_> {
                 fields.push((f, r, var.clone()));
             }
         }
+        if let Some(s) = self.nounset_check(at) {
+            return Ok(s);
+        }
         let Some(first) = fields.first() else {
             return Ok(Status::Ok);
         };
         let head = first.0.text.clone();
+        // A function the harness models (before the script's own definitions).
+        let args: Vec<String> = fields[1..].iter().map(|(f, _, _)| f.text.clone()).collect();
+        let st = &self.st;
+        let var = |n: &str| st.get(n).and_then(|v| v.into_iter().next());
+        if let Some(call) = self.st.harness().call(&head, &args, &var) {
+            for (name, v) in call.exports {
+                self.st.set_scalar(&name, v);
+                self.st.exported.insert(name);
+            }
+            if call.exits {
+                (self.stopped, self.abort_only) = (true, false);
+            }
+            return Ok(call.status);
+        }
+        // A function of the script (a builtin's or a launcher's name too),
+        // unless `command` / `builtin` skips functions.
+        if !skip_functions && let Some(f) = self.st.functions.get(&head).cloned() {
+            return self.call(
+                &f,
+                &fields[1..]
+                    .iter()
+                    .map(|(f, _, _)| match &f.unknown {
+                        Some(r) => Val::Unknown(r.clone()),
+                        None => Val::Known(f.text.clone()),
+                    })
+                    .collect::<Vec<_>>(),
+                at,
+            );
+        }
         match head.as_str() {
             "[" | "test" => {
                 let mut args: Vec<Val> = fields[1..]
@@ -251,33 +302,6 @@ impl Interp<'_> {
                 }
             }
             return Ok(Status::Ok);
-        }
-        // A function the harness models (before the script's own definitions).
-        let args: Vec<String> = fields[1..].iter().map(|(f, _, _)| f.text.clone()).collect();
-        let st = &self.st;
-        let var = |n: &str| st.get(n).and_then(|v| v.into_iter().next());
-        if let Some(call) = self.st.harness().call(&head, &args, &var) {
-            for (name, v) in call.exports {
-                self.st.set_scalar(&name, v);
-                self.st.exported.insert(name);
-            }
-            if call.exits {
-                (self.stopped, self.abort_only) = (true, false);
-            }
-            return Ok(call.status);
-        }
-        if let Some(f) = self.st.functions.get(&head).cloned() {
-            return self.call(
-                &f,
-                &fields[1..]
-                    .iter()
-                    .map(|(f, _, _)| match &f.unknown {
-                        Some(r) => Val::Unknown(r.clone()),
-                        None => Val::Known(f.text.clone()),
-                    })
-                    .collect::<Vec<_>>(),
-                at,
-            );
         }
         let before = self.out.launches.len() + self.out.unsupported.len();
         let launches = self.out.launches.len();
@@ -533,22 +557,37 @@ impl Interp<'_> {
             }
             words.push(f.text.as_str());
         }
+        self.run_text(words.join(" "), "eval", at)
+    }
+
+    /// Parses `text` and runs it here, with this state and these conditions
+    /// (`eval`, an alias's expansion, an EXIT trap); what it launches is
+    /// placed in the text (`<FILE:LINE:COL WHAT>`). The eval depth budget
+    /// bounds how deeply such texts run each other.
+    pub(super) fn run_text(
+        &mut self,
+        text: String,
+        what: &str,
+        at: usize,
+    ) -> Result<Status, Error> {
         if self.evals >= EVAL_DEPTH {
             return Err(self.err(
                 at,
-                format!("`eval` nested more than {EVAL_DEPTH} deep (the eval depth budget)"),
+                format!(
+                    "`eval`, aliases and traps nested more than {EVAL_DEPTH} deep (the eval depth budget)"
+                ),
             ));
         }
         let pos = self.source.line_col(at);
         let label = format!(
-            "{}:{}:{} eval",
+            "{}:{}:{} {what}",
             self.source.origin.label(),
             pos.line,
             pos.col
         );
         let source = std::sync::Arc::new(crate::span::Source::new(
             crate::span::Origin::Inline(label),
-            words.join(" "),
+            text,
         ));
         let program = super::parse::parse_guarded(&source)?;
         self.evals += 1;
@@ -849,7 +888,7 @@ impl Interp<'_> {
         Ok(status)
     }
 
-    /// `set` (options `-e`, `-f` and their `-o` names; `set -- ARGS` and `set
+    /// `set` (options `-e`, `-f`, `-u` and their `-o` names, `-o pipefail`; `set -- ARGS` and `set
     /// ARGS` replace the positional parameters) and `shift [N]`.
     fn set_or_shift(
         &mut self,
@@ -928,15 +967,11 @@ impl Interp<'_> {
                 match c {
                     'e' => self.st.errexit = on,
                     'f' => self.st.noglob = on,
+                    'u' => self.st.nounset = on,
                     'o' => {
                         let name = args.get(i).map(|f| f.text.clone()).unwrap_or_default();
                         i += 1;
-                        match name.as_str() {
-                            "errexit" => self.st.errexit = on,
-                            "noglob" => self.st.noglob = on,
-                            "pipefail" => self.st.pipefail = on,
-                            _ => {}
-                        }
+                        self.set_option(&name, on);
                     }
                     _ => {}
                 }

@@ -13,7 +13,6 @@ use brush_parser::word::{
 use super::State;
 use super::budget;
 use super::budget::fixed::MAX_VAR_EXPR_DEPTH;
-pub use super::glob::glob_match;
 use super::glob::{self, Replace};
 
 /// A value: known text, or unknown with the reason.
@@ -60,6 +59,8 @@ struct Chunk {
     span: Option<Range>,
     /// Why this piece is not knowable, if it is not.
     unknown: Option<String>,
+    /// It was quoted (or escaped): in a pattern, its characters are literal.
+    literal: bool,
 }
 
 /// The result of expanding one word into chunks.
@@ -228,6 +229,31 @@ pub fn expand_string_spanned(st: &mut State, raw: &str) -> Result<(Val, Option<R
     ))
 }
 
+/// Expands a word used as a pattern (`case`, `[[ == ]]`, `${V#p}`,
+/// `${V/p/r}`) into one string in which the quoted parts are escaped: they
+/// match literally, as in bash (`"*"` matches only `*`).
+pub fn expand_pattern(st: &mut State, raw: &str) -> Result<Val, String> {
+    let exp = expand_word(st, raw, true)?;
+    if let Some(r) = first_unknown(&exp) {
+        return Ok(Val::Unknown(r));
+    }
+    let mut out = String::new();
+    for c in &exp.chunks {
+        if c.literal {
+            for ch in c.text.chars() {
+                if glob::is_special(ch) {
+                    out.push('\\');
+                }
+                out.push(ch);
+            }
+        } else {
+            out.push_str(&c.text);
+        }
+    }
+    budget::value(out.len())?;
+    Ok(Val::Known(out))
+}
+
 /// Expands a word into one string (no splitting): assignments, case words, tests.
 pub fn expand_string(st: &mut State, raw: &str) -> Result<Val, String> {
     let exp = expand_word(st, raw, true)?;
@@ -267,6 +293,7 @@ fn push(exp: &mut Expansion, text: String, splittable: bool) {
         break_before: false,
         span: None,
         unknown: None,
+        literal: false,
     });
 }
 
@@ -282,6 +309,7 @@ fn push_unknown(exp: &mut Expansion, reason: String, break_before: bool) {
         break_before,
         span: None,
         unknown: Some(reason),
+        literal: false,
     });
 }
 
@@ -292,7 +320,20 @@ fn expand_piece(
     no_split: bool,
     exp: &mut Expansion,
 ) -> Result<(), String> {
+    let before = exp.chunks.len();
     budget::stack(|| expand_piece_inner(st, p, quoted, no_split, exp))?;
+    if quoted
+        || matches!(
+            p.piece,
+            WordPiece::SingleQuotedText(_)
+                | WordPiece::AnsiCQuotedText(_)
+                | WordPiece::EscapeSequence(_)
+        )
+    {
+        for c in &mut exp.chunks[before..] {
+            c.literal = true;
+        }
+    }
     exp.count()
 }
 
@@ -493,6 +534,23 @@ fn unset_or_null(cur: &Option<Val>, test: &ParameterTestType) -> bool {
     }
 }
 
+/// A parameter that is not set was expanded: under `set -u` the script ends
+/// there (`certain`: it is known not to be set) or may end there (it may be
+/// set in the environment). `$@` and `$*` are exempt, as in bash.
+fn nounset(st: &mut State, p: &Parameter, certain: bool) {
+    if !st.nounset || is_all(p) {
+        return;
+    }
+    let name = name_of(p);
+    if certain {
+        st.aborted
+            .get_or_insert_with(|| format!("${name} is not set (set -u)"));
+    } else {
+        st.may_abort
+            .get_or_insert_with(|| format!("${name} is set in the environment"));
+    }
+}
+
 fn unset_reason(name: &str) -> String {
     format!("${name} is not set by the script or its env (give it with --env {name}=...)")
 }
@@ -546,6 +604,7 @@ fn parameter(
                                 break_before: i > 0,
                                 span: spans.get(i).copied().flatten(),
                                 unknown: None,
+                                literal: false,
                             }),
                             Val::Unknown(r) => push_unknown(exp, r, i > 0),
                         }
@@ -576,6 +635,7 @@ fn parameter(
                                 break_before: i > 0 && split,
                                 span: None,
                                 unknown: None,
+                                literal: false,
                             }),
                             Val::Unknown(r) => push_unknown(exp, r, i > 0 && split),
                         }
@@ -596,11 +656,17 @@ fn parameter(
                         break_before: false,
                         span,
                         unknown: None,
+                        literal: false,
                     });
                 }
                 Some(v) => emit(exp, v),
-                None if st.complete_env || matches!(parameter, Parameter::Positional(_)) => {}
-                None => mark_unknown(exp, unset_reason(&name_of(parameter))),
+                None if st.complete_env || matches!(parameter, Parameter::Positional(_)) => {
+                    nounset(st, parameter, true);
+                }
+                None => {
+                    nounset(st, parameter, false);
+                    mark_unknown(exp, unset_reason(&name_of(parameter)));
+                }
             }
         }
         ParameterExpr::UseDefaultValues {
@@ -668,6 +734,10 @@ fn parameter(
             emit(exp, cur.unwrap());
         }
         ParameterExpr::ParameterLength { parameter, .. } => {
+            if lookup(st, parameter).is_none() {
+                let certain = st.complete_env || matches!(parameter, Parameter::Positional(_));
+                nounset(st, parameter, certain);
+            }
             let v = if is_all(parameter) {
                 lookup(st, parameter).map(|v| Val::Known(v.len().to_string()))
             } else {
@@ -690,7 +760,10 @@ fn parameter(
         | ParameterExpr::RemoveLargestPrefixPattern {
             parameter, pattern, ..
         } => {
-            let pat = sub(st, pattern)?;
+            let pat = match pattern {
+                Some(p) => expand_pattern(st, p)?,
+                None => Val::Known(String::new()),
+            };
             let v = scalar(st, parameter).unwrap_or(Val::Known(String::new()));
             let (Val::Known(t), Val::Known(p)) = (&v, &pat) else {
                 mark_unknown(
@@ -712,10 +785,12 @@ fn parameter(
                 ParameterExpr::RemoveSmallestSuffixPattern { .. }
                     | ParameterExpr::RemoveLargestSuffixPattern { .. }
             );
-            emit(
-                exp,
-                Val::Known(glob::remove_pattern(t, p, suffix, largest)?),
-            );
+            let opts = st.pattern_options(false, false);
+            match glob::remove_pattern(t, p, suffix, largest, opts) {
+                Ok(v) => emit(exp, Val::Known(v)),
+                Err(r) if budget::tripped().is_some() => return Err(r),
+                Err(r) => mark_unknown(exp, r),
+            }
         }
         ParameterExpr::ReplaceSubstring {
             parameter,
@@ -724,7 +799,7 @@ fn parameter(
             match_kind,
             ..
         } => {
-            let pat = expand_string(st, pattern)?;
+            let pat = expand_pattern(st, pattern)?;
             let rep = sub(st, replacement)?;
             let v = scalar(st, parameter).unwrap_or(Val::Known(String::new()));
             let (Val::Known(t), Val::Known(p), Val::Known(r)) = (&v, &pat, &rep) else {
@@ -743,12 +818,17 @@ fn parameter(
                 SubstringMatchKind::Prefix => Replace::Prefix,
                 SubstringMatchKind::Suffix => Replace::Suffix,
             };
-            let out = if p.contains(['*', '?', '[', '\\']) {
-                glob::replace(t, p, r, kind)?
+            let opts = st.pattern_options(false, true);
+            let out = if opts.nocase || p.chars().any(glob::is_special) {
+                glob::replace(t, p, r, kind, opts)
             } else {
-                literal_replace(t, p, r, kind)?
+                literal_replace(t, p, r, kind)
             };
-            emit(exp, Val::Known(out));
+            match out {
+                Ok(v) => emit(exp, Val::Known(v)),
+                Err(r) if budget::tripped().is_some() => return Err(r),
+                Err(r) => mark_unknown(exp, r),
+            }
         }
         _ => mark_unknown(exp, "this parameter expansion form is not evaluated".into()),
     }

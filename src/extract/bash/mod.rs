@@ -35,6 +35,7 @@ mod fields;
 mod glob;
 mod harness;
 mod launch;
+mod options;
 mod parse;
 mod source;
 mod walk;
@@ -93,6 +94,22 @@ pub struct State {
     pub noglob: bool,
     /// `set -o pipefail`: a pipeline fails when any of its commands fails.
     pipefail: bool,
+    /// `set -u`: expanding a variable that is not set ends the script.
+    nounset: bool,
+    /// The `shopt` options that are on (`extglob`, `nocasematch`,
+    /// `lastpipe`, `expand_aliases`, ...).
+    shopt: BTreeSet<String>,
+    /// `alias NAME=TEXT` definitions.
+    aliases: BTreeMap<String, String>,
+    /// Set by an expansion that ends the script (`set -u` and a variable
+    /// that is not set): the reason. The command it is in does not run.
+    aborted: Option<String>,
+    /// Set by an expansion that ends the script if a variable the script
+    /// does not set is not set in its environment either (`set -u`): the
+    /// reason.
+    may_abort: Option<String>,
+    /// `trap CODE EXIT`: the code run when the script ends.
+    exit_trap: Option<Val>,
     /// Variables marked `readonly` / `declare -r`.
     readonly: BTreeSet<String>,
     /// Variables marked `declare -i`: assignments are arithmetic.
@@ -157,6 +174,12 @@ impl Clone for State {
             errexit: self.errexit,
             noglob: self.noglob,
             pipefail: self.pipefail,
+            nounset: self.nounset,
+            shopt: self.shopt.clone(),
+            aliases: self.aliases.clone(),
+            aborted: self.aborted.clone(),
+            may_abort: self.may_abort.clone(),
+            exit_trap: self.exit_trap.clone(),
             readonly: self.readonly.clone(),
             integers: self.integers.clone(),
             namerefs: self.namerefs.clone(),
@@ -307,6 +330,15 @@ impl State {
         }
     }
 
+    /// How patterns are read: `extglob` (always on in `[[ == ]]`) and, where
+    /// it applies, `nocasematch`.
+    pub(crate) fn pattern_options(&self, extglob: bool, nocase_applies: bool) -> glob::Options {
+        glob::Options {
+            extglob: extglob || self.shopt.contains("extglob"),
+            nocase: nocase_applies && self.shopt.contains("nocasematch"),
+        }
+    }
+
     /// The harness whose functions are modeled.
     fn harness(&self) -> &'static dyn Harness {
         self.harness.unwrap_or(&NoHarness)
@@ -408,6 +440,10 @@ pub struct Evaluation {
 
 struct Interp<'a> {
     source: &'a Arc<Source>,
+    /// The script this evaluation runs (the text of a sourced file, an
+    /// `eval` or a function runs in its shell): relative paths it names are
+    /// found from its folder.
+    script: Arc<Source>,
     /// Where `bash other.sh` delegations are read from (disk, or a remote root).
     files: &'a dyn Files,
     char_to_byte: Arc<Vec<usize>>,
@@ -548,6 +584,7 @@ fn evaluate_at(
             break;
         }
     }
+    it.run_exit_trap()?;
     // A budget exceeded where the error could not be returned (a pattern
     // match, a copy of the state) still ends the evaluation.
     if let Some(message) = budget::tripped() {

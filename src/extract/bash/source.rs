@@ -33,6 +33,7 @@ impl Interp<'_> {
         if let Some(index) = index {
             child.char_to_byte = index;
         }
+        child.script = self.script.clone();
         child.conditions = std::mem::take(&mut self.conditions);
         child.flow = std::mem::take(&mut self.flow);
         child.frames = std::mem::take(&mut self.frames);
@@ -79,11 +80,13 @@ impl Interp<'_> {
 
     /// Where a file named in this script is (`bash FILE`, `source FILE`): a
     /// remote reference, else the path as written when it is a readable file
-    /// inside the root, else the path relative to this script's folder. The
-    /// existence check goes through the confined layer: a path outside the
+    /// inside the root, else the path relative to the folder of the script
+    /// being run (a sourced file runs in its shell, with its working
+    /// folder). The
+    /// existence checks go through the confined layer: a path outside the
     /// root is not readable, whether or not a file is there.
     pub(super) fn locate(&self, target: &str) -> Result<Location, String> {
-        let Some(me) = Location::of_origin(&self.source.origin) else {
+        let Some(me) = Location::of_origin(&self.script.origin) else {
             return Err("this text is not a file".into());
         };
         Ok(match (RemoteRef::parse(target), &me) {
@@ -91,10 +94,18 @@ impl Interp<'_> {
             (Some(Err(m)), _) => return Err(m),
             (None, Location::Path(_)) => {
                 let direct = Location::Path(PathBuf::from(target));
-                if self.files.is_file(&direct).unwrap_or(false) {
-                    direct
+                let here = self.files.is_file(&direct);
+                if matches!(here, Ok(true)) {
+                    return Ok(direct);
+                }
+                let beside = me.parent().join(target);
+                // A refused path stays refused (its read says so) unless the
+                // script's folder has the file: the answer never depends on
+                // whether a file outside the root exists.
+                if here.is_ok() || matches!(self.files.is_file(&beside), Ok(true)) {
+                    beside
                 } else {
-                    me.parent().join(target)
+                    direct
                 }
             }
             // A remote script's siblings are remote: never a file on this disk.
