@@ -110,6 +110,10 @@ pub struct State {
     may_abort: Option<String>,
     /// `trap CODE EXIT`: the code run when the script ends.
     exit_trap: Option<Val>,
+    /// Code that was not evaluated may have set any variable (a `source`
+    /// of a file that is not read): why. A variable not set since is
+    /// unknown, not unset.
+    clobbered: Option<String>,
     /// Variables marked `readonly` / `declare -r`.
     readonly: BTreeSet<String>,
     /// Variables marked `declare -i`: assignments are arithmetic.
@@ -180,6 +184,7 @@ impl Clone for State {
             aborted: self.aborted.clone(),
             may_abort: self.may_abort.clone(),
             exit_trap: self.exit_trap.clone(),
+            clobbered: self.clobbered.clone(),
             readonly: self.readonly.clone(),
             integers: self.integers.clone(),
             namerefs: self.namerefs.clone(),
@@ -230,12 +235,33 @@ impl State {
     /// the evaluation at its next step).
     pub fn get(&self, name: &str) -> Option<Vec<Val>> {
         match self.resolve(name) {
-            Ok(n) => self.vars.get(&n).map(|v| {
-                let _ = budget::built(values_bytes(v));
-                v.as_ref().clone()
-            }),
+            Ok(n) => match (self.vars.get(&n), &self.clobbered) {
+                (Some(v), _) => {
+                    let _ = budget::built(values_bytes(v));
+                    Some(v.as_ref().clone())
+                }
+                (None, Some(r)) => Some(vec![Val::Unknown(format!("${n} {r}"))]),
+                (None, None) => None,
+            },
             Err(r) => Some(vec![Val::Unknown(r)]),
         }
+    }
+
+    /// Code that is not evaluated ran here (`why`): every variable it could
+    /// set (all but the readonly ones) and the positional parameters are
+    /// unknown from now on, and so is a variable not set yet.
+    pub(crate) fn clobber(&mut self, why: &str) {
+        let reason = format!("may have been set by {why}");
+        let names: Vec<String> = self.vars.keys().cloned().collect();
+        for n in names {
+            if !self.readonly.contains(&n) {
+                let v = Val::Unknown(format!("${n} {reason}"));
+                self.vars.insert(n.clone(), Arc::new(vec![v]));
+                self.spans.remove(&n);
+            }
+        }
+        self.positional = vec![Val::Unknown(format!("the positional parameters {reason}"))];
+        self.clobbered = Some(reason);
     }
 
     /// Sets a scalar (through `declare -n` references). A readonly variable keeps

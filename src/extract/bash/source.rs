@@ -187,11 +187,13 @@ impl Interp<'_> {
         r
     }
 
-    /// A `source` whose file is not read: what follows runs under a condition
-    /// naming it (the file may set any variable, define any function, or
-    /// exit).
+    /// A `source` whose file is not read: the file may set any variable,
+    /// define any function, or exit. Every variable it could set is unknown
+    /// from here on, and what follows runs under a condition naming it.
     fn not_sourced(&mut self, at: usize, what: &str) -> Status {
         let line = self.source.line_col(at).line;
+        self.st
+            .clobber(&format!("the `source` of {what} on line {line}"));
         let reason =
             format!("line {line}: `source` of {what}: what follows depends on what that file does");
         self.conditions.push(reason.clone());

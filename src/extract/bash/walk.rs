@@ -1027,6 +1027,9 @@ fn merge_into(into: &mut State, other: State, reason: &str) {
             "the EXIT trap depends on a condition that is not knowable: {reason}"
         )));
     }
+    if into.clobbered.is_none() {
+        into.clobbered = other.clobbered;
+    }
     into.exported.extend(other.exported);
     for (n, at) in other.assigned {
         if !into.assigned.contains_key(&n) {
