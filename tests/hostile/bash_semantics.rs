@@ -536,6 +536,14 @@ fn sourced_files_run_in_the_current_shell() {
     repo.write("loop.sh", "source loop.sh\n");
     repo.run(&["extract", "loop.sh"])
         .assert_input_error("loop.sh:1:1", &["call-depth"]);
+    // A large file sourced in a long loop is read and parsed once.
+    repo.write("lib/big.sh", format!("# {}\nTP=8\n", "x".repeat(200_000)));
+    repo.write(
+        "many.sh",
+        "for i in $(seq 1 10000); do source lib/big.sh; done\nsglang serve --model-path m --tp $TP\n",
+    );
+    let l = launches(&repo, "many.sh");
+    assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp", "8"]);
 }
 
 /// Quoted parts of a pattern are literal: `case $x in "*")` matches only

@@ -589,7 +589,7 @@ impl Interp<'_> {
             crate::span::Origin::Inline(label),
             text,
         ));
-        let program = super::parse::parse_guarded(&source)?;
+        let program = super::capture::program_of(&source)?;
         self.evals += 1;
         let r = self.in_shell(&source, None, |it| it.run_program(&program));
         self.evals -= 1;

@@ -4,6 +4,8 @@
 //! runs them all: the same variables, functions, options, conditions and
 //! jumps, with positions placed in the text the code was written in.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -14,6 +16,21 @@ use super::{Flow, Interp, Status};
 use crate::error::Error;
 use crate::files::{Location, RemoteRef};
 use crate::span::Source;
+
+/// A file `source` read: its text, character index and program (once
+/// parsed).
+#[derive(Clone)]
+struct Sourced {
+    source: Arc<Source>,
+    index: Arc<Vec<usize>>,
+    program: Option<Arc<ast::Program>>,
+}
+
+thread_local! {
+    /// The files `source` read in the evaluation running on this thread (its
+    /// id, and the texts by location).
+    static READ: RefCell<(u64, HashMap<String, Sourced>)> = RefCell::new((0, HashMap::new()));
+}
 
 impl Interp<'_> {
     /// Runs `f` over `source` (with its character index, when known) in this
@@ -29,10 +46,15 @@ impl Interp<'_> {
             return f(self);
         }
         let st = std::mem::take(&mut self.st);
-        let mut child = Interp::new(source, st, self.level, self.capture.take(), self.files);
-        if let Some(index) = index {
-            child.char_to_byte = index;
-        }
+        let index = index.unwrap_or_else(|| super::walk::index_of(source));
+        let mut child = Interp::with_index(
+            source,
+            index,
+            st,
+            self.level,
+            self.capture.take(),
+            self.files,
+        );
         child.script = self.script.clone();
         child.conditions = std::mem::take(&mut self.conditions);
         child.flow = std::mem::take(&mut self.flow);
@@ -152,16 +174,29 @@ impl Interp<'_> {
         let target = file.text.clone();
         let read = self
             .locate(&target)
-            .and_then(|loc| self.files.read(&loc).map_err(|e| plain(&e)));
-        let source = match read {
-            Ok(s) => s,
+            .and_then(|loc| self.read_cached(&loc).map(|r| (loc, r)));
+        let (loc, read) = match read {
+            Ok(r) => r,
             Err(why) => {
                 let what = format!("{target}, which is not read ({why})");
                 return Ok(self.not_sourced(at, &what));
             }
         };
         let _call = super::budget::enter_call().map_err(|m| self.err(at, m))?;
-        let program = super::parse::parse_guarded(&source)?;
+        let program = match &read.program {
+            Some(p) => p.clone(),
+            None => {
+                let p = super::capture::program_of(&read.source)?;
+                let key = loc.display();
+                READ.with(|c| {
+                    if let Some(e) = c.borrow_mut().1.get_mut(&key) {
+                        e.program = Some(p.clone());
+                    }
+                });
+                p
+            }
+        };
+        let source = read.source.clone();
         let args: Option<Vec<Val>> = (fields.len() > 1).then(|| {
             fields[1..]
                 .iter()
@@ -174,7 +209,9 @@ impl Interp<'_> {
         let saved = args.map(|a| std::mem::replace(&mut self.st.positional, a));
         let flow = self.flow.len();
         self.sourcing += 1;
-        let r = self.in_shell(&source, None, |it| it.run_program(&program));
+        let r = self.in_shell(&source, Some(read.index.clone()), |it| {
+            it.run_program(&program)
+        });
         self.sourcing -= 1;
         // A `return` there ends the sourced file only.
         self.returning = false;
@@ -185,6 +222,32 @@ impl Interp<'_> {
             self.st.positional = p;
         }
         r
+    }
+
+    /// A file read for `source`, once per evaluation (a loop may source it
+    /// many times): its bytes count against the built-bytes budget when read.
+    fn read_cached(&self, loc: &Location) -> Result<Sourced, String> {
+        let key = loc.display();
+        let evaluation = super::budget::evaluation();
+        let hit = READ.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.0 != evaluation {
+                *c = (evaluation, HashMap::new());
+            }
+            c.1.get(&key).cloned()
+        });
+        if let Some(s) = hit {
+            return Ok(s);
+        }
+        let source = self.files.read(loc).map_err(|e| plain(&e))?;
+        super::budget::built(source.text.len())?;
+        let read = Sourced {
+            index: super::walk::index_of(&source),
+            source,
+            program: None,
+        };
+        READ.with(|c| c.borrow_mut().1.insert(key, read.clone()));
+        Ok(read)
     }
 
     /// A `source` whose file is not read: the file may set any variable,

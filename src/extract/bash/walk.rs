@@ -42,9 +42,18 @@ impl<'a> Interp<'a> {
         capture: Option<String>,
         files: &'a dyn Files,
     ) -> Self {
-        let mut char_to_byte: Vec<usize> = source.text.char_indices().map(|(i, _)| i).collect();
-        char_to_byte.push(source.text.len());
-        let char_to_byte = Arc::new(char_to_byte);
+        Self::with_index(source, index_of(source), st, level, capture, files)
+    }
+
+    /// Like [`Self::new`], with the text's character index given.
+    pub(super) fn with_index(
+        source: &'a Arc<Source>,
+        char_to_byte: Arc<Vec<usize>>,
+        st: State,
+        level: usize,
+        capture: Option<String>,
+        files: &'a dyn Files,
+    ) -> Self {
         let mut st = st;
         st.here = Some(source.clone());
         Interp {
@@ -1005,6 +1014,13 @@ impl<'a> Interp<'a> {
             }
         })
     }
+}
+
+/// The byte offset of each character of a text (and its length at the end).
+pub(super) fn index_of(source: &Source) -> Arc<Vec<usize>> {
+    let mut v: Vec<usize> = source.text.char_indices().map(|(i, _)| i).collect();
+    v.push(source.text.len());
+    Arc::new(v)
 }
 
 /// Merges `other` into `into`: variables that differ become unknown for `reason`.
