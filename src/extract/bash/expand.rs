@@ -112,6 +112,7 @@ fn expand_one(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
     let exp = expand_word(st, raw, false)?;
     let ifs = st.ifs();
     let noglob = st.noglob;
+    let here = st.here.clone();
     let mut fields: Vec<Field> = Vec::new();
     let mut cur = String::new();
     let mut have = exp.quoted;
@@ -124,14 +125,23 @@ fn expand_one(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
                   unknown: &mut Option<String>| {
         let text = std::mem::take(cur);
         let unknown = unknown.take();
+        let span = src.take().flatten();
+        // An unknown field shows the text it was written as: where it came
+        // whole from an array element, that element's text (naming the
+        // variable it was made of, at the line it was written), else the word.
+        let written = || {
+            span.and_then(|(s, e)| here.as_ref().and_then(|h| h.text.get(s..e)))
+                .map(str::to_string)
+                .unwrap_or_else(|| raw.to_string())
+        };
         fields.push(Field {
             text: if unknown.is_some() && text.is_empty() {
-                raw.to_string()
+                written()
             } else {
                 text
             },
             unknown,
-            span: src.take().flatten(),
+            span,
         });
     };
     let note = |src: &mut Option<Option<Range>>, span: Option<Range>, text: &str| {
@@ -151,6 +161,9 @@ fn expand_one(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
         if let Some(r) = c.unknown {
             unknown.get_or_insert(r);
             have = true;
+            if c.span.is_some() {
+                note(&mut src, c.span, "?");
+            }
             continue;
         }
         if c.splittable {
@@ -606,7 +619,14 @@ fn parameter(
                                 unknown: None,
                                 literal: false,
                             }),
-                            Val::Unknown(r) => push_unknown(exp, r, i > 0),
+                            Val::Unknown(r) => {
+                                // Placed where the element was written (its
+                                // text there names what it came from).
+                                push_unknown(exp, r, i > 0);
+                                if let Some(c) = exp.chunks.last_mut() {
+                                    c.span = spans.get(i).copied().flatten();
+                                }
+                            }
                         }
                     }
                 }
@@ -887,8 +907,17 @@ fn var_int(st: &mut State, name: &str, depth: u32) -> Result<i64, String> {
     match st.get(name).and_then(|v| v.into_iter().next()) {
         // Unset is 0 in bash, but a variable the script does not set may come
         // from the environment unless the environment is complete.
-        None if !st.complete_env && st.get(name).is_none() => Err(unset_reason(name)),
-        None => Ok(0),
+        None if !st.complete_env && st.get(name).is_none() => {
+            nounset(st, &Parameter::Named(name.to_string()), false);
+            Err(unset_reason(name))
+        }
+        None => {
+            // Under `set -u` an unset variable in arithmetic ends the script.
+            if st.get(name).is_none() {
+                nounset(st, &Parameter::Named(name.to_string()), true);
+            }
+            Ok(0)
+        }
         Some(Val::Unknown(r)) => Err(r),
         Some(Val::Known(t)) => {
             let t = t.trim();
