@@ -734,7 +734,10 @@ fn sourcing_matches_real_bash() {
             "lib/args.sh",
             "sglang serve --model-path args \"$@\" --seed \"$#\"\n[ \"$1\" = stop ] && return 3\nsglang serve --model-path after-return\n",
         ),
-        ("lib/nested.sh", ". lib/conf.sh\nEP=2\n"),
+        (
+            "lib/nested.sh",
+            ". \"$(dirname \"${BASH_SOURCE[0]}\")/conf.sh\"\nEP=2\n",
+        ),
     ];
     for (rel, text) in files {
         let path = dir.path().join(rel);
@@ -742,7 +745,8 @@ fn sourcing_matches_real_bash() {
         std::fs::write(path, text).unwrap();
     }
     let script = r#"TP=2
-source lib/conf.sh
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$SCRIPT_DIR/lib/conf.sh"
 sglang serve --model-path m --tp "$TP"
 serve --seed 1
 set -- outer

@@ -662,3 +662,25 @@ fn shell_builtins_are_evaluated_or_unknown() {
     assert_eq!(o.code, Some(1), "{}", o.both());
     assert!(o.stdout.contains("[missing] tp_size"), "{}", o.both());
 }
+
+/// The script's own folder is knowable: `$0`, `${BASH_SOURCE[0]}`,
+/// `dirname`, and `pwd` after `cd` (the `SCRIPT_DIR` idiom), so a file sourced
+/// beside it is read (before, the path was unknown).
+#[test]
+fn the_script_folder_idiom_finds_sourced_files() {
+    let repo = Repo::new();
+    repo.write("bench/lib/common.sh", "TP=8\n");
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp 2\n",
+        "SCRIPT_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\nsource \"$SCRIPT_DIR/bench/lib/common.sh\"\nsglang serve --model-path m --tp $TP\n",
+    );
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("[contradicts] tp_size"), "{}", o.both());
+    repo.write(
+        "bench/run.sh",
+        "cd \"$(dirname \"$0\")\"\nsource ./lib/common.sh\nsglang serve --model-path m --tp $TP\n",
+    );
+    let l = launches(&repo, "bench/run.sh");
+    assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp", "8"]);
+}

@@ -1,5 +1,6 @@
 //! `$(...)`: command substitution, with the few commands whose output is
-//! knowable (`echo`, `printf`, `seq`, `dirname`, `basename`, `cat` of a heredoc).
+//! knowable (`echo`, `printf`, `seq`, `dirname`, `basename`, `cat` of a heredoc,
+//! `pwd` after a `cd`).
 
 use std::cell::RefCell;
 use std::collections::HashMap;

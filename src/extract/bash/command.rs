@@ -208,7 +208,15 @@ impl Interp<'_> {
             "printf" if raw.get(1).is_some_and(|(w, _)| w.value == "-v") => {
                 return self.assigning_builtin(&builtin, sc, &raw, at);
             }
-            "echo" | "printf" | "cd" | "sleep" | "wait" | "kill" | "mkdir" | "rm" | "cp" | "mv"
+            "cd" => {
+                let args = self.args_of(&raw, at)?;
+                if let Some(s) = self.nounset_check(at) {
+                    return Ok(s);
+                }
+                self.cd(&args);
+                return Ok(Status::Ok);
+            }
+            "echo" | "printf" | "sleep" | "wait" | "kill" | "mkdir" | "rm" | "cp" | "mv"
             | "cat" | "tee" | "pip" | "hf" | "huggingface-cli" | "nvidia-smi" | "rocm-smi"
             | "amd-smi" => {
                 // Their words are expanded (`${X:=v}` assigns, `set -u`
@@ -355,6 +363,16 @@ impl Interp<'_> {
             }
             "printf" => args.get(1).and_then(|fmt| printf(fmt, &args[2..])),
             "seq" => seq(&args[1..]),
+            // The working folder as the script named it (see `cd`).
+            "cd" => {
+                let vals: Vec<Val> = args[1..].iter().cloned().map(Val::Known).collect();
+                self.cd(&vals);
+                Some(String::new())
+            }
+            "pwd" => match &self.st.cwd {
+                Some(Val::Known(d)) => Some(format!("{d}\n")),
+                _ => None,
+            },
             "dirname" => args.get(1).map(|p| {
                 let d = std::path::Path::new(p)
                     .parent()

@@ -451,6 +451,23 @@ fn decode_ansi_c(t: &str) -> String {
 
 /// Looks a parameter up: `None` when unset.
 fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
+    // `${BASH_SOURCE[0]}`: the file whose code runs now, as it was named.
+    match p {
+        Parameter::Named(n) | Parameter::NamedWithIndex { name: n, .. }
+            if n == "BASH_SOURCE" && st.get(n).is_none() =>
+        {
+            let file = st.file.clone().unwrap_or_else(|| st.script.clone());
+            return match p {
+                Parameter::NamedWithIndex { index, .. } if index.trim() != "0" => {
+                    Some(vec![Val::Unknown(format!(
+                        "${{BASH_SOURCE[{index}]}} (a caller's file) is not evaluated"
+                    ))])
+                }
+                _ => Some(vec![Val::Known(file)]),
+            };
+        }
+        _ => {}
+    }
     match p {
         Parameter::Named(n) => st.get(n),
         Parameter::NamedWithIndex { name, index } => {

@@ -114,6 +114,12 @@ pub struct State {
     /// of a file that is not read): why. A variable not set since is
     /// unknown, not unset.
     clobbered: Option<String>,
+    /// The file whose code runs now (the script, a sourced file, the file a
+    /// function was defined in): `${BASH_SOURCE[0]}`.
+    file: Option<String>,
+    /// The working folder as the script named it with `cd` (`None`: the
+    /// folder it was started in); unknown after a `cd` that is not.
+    cwd: Option<Val>,
     /// Variables marked `readonly` / `declare -r`.
     readonly: BTreeSet<String>,
     /// Variables marked `declare -i`: assignments are arithmetic.
@@ -185,6 +191,8 @@ impl Clone for State {
             may_abort: self.may_abort.clone(),
             exit_trap: self.exit_trap.clone(),
             clobbered: self.clobbered.clone(),
+            file: self.file.clone(),
+            cwd: self.cwd.clone(),
             readonly: self.readonly.clone(),
             integers: self.integers.clone(),
             namerefs: self.namerefs.clone(),
@@ -586,6 +594,7 @@ fn evaluate_at(
     let program = parse_guarded(source)?;
     let mut st = State {
         script: source.origin.label(),
+        file: Some(source.origin.label()),
         positional,
         complete_env,
         harness: Some(harness),

@@ -56,6 +56,15 @@ impl Interp<'_> {
             self.files,
         );
         child.script = self.script.clone();
+        // `${BASH_SOURCE[0]}` there: a file's own name (an `eval` keeps the
+        // file it runs in).
+        let file = child.st.file.clone();
+        if matches!(
+            source.origin,
+            crate::span::Origin::File(_) | crate::span::Origin::Url(_)
+        ) {
+            child.st.file = Some(source.origin.label());
+        }
         child.conditions = std::mem::take(&mut self.conditions);
         child.flow = std::mem::take(&mut self.flow);
         child.frames = std::mem::take(&mut self.frames);
@@ -70,6 +79,7 @@ impl Interp<'_> {
         let result = f(&mut child);
         self.st = std::mem::take(&mut child.st);
         self.st.here = Some(self.source.clone());
+        self.st.file = file;
         self.conditions = std::mem::take(&mut child.conditions);
         self.flow = std::mem::take(&mut child.flow);
         self.frames = std::mem::take(&mut child.frames);
@@ -111,6 +121,19 @@ impl Interp<'_> {
         let Some(me) = Location::of_origin(&self.script.origin) else {
             return Err("this text is not a file".into());
         };
+        // After `cd DIR`, a relative path is found from DIR.
+        let joined;
+        let target = match &self.st.cwd {
+            _ if target.starts_with('/') || RemoteRef::parse(target).is_some() => target,
+            None => target,
+            Some(Val::Known(dir)) => {
+                joined = format!("{}/{target}", dir.trim_end_matches('/'));
+                joined.as_str()
+            }
+            Some(Val::Unknown(r)) => {
+                return Err(format!("the working folder is not knowable ({r})"));
+            }
+        };
         Ok(match (RemoteRef::parse(target), &me) {
             (Some(Ok(r)), _) => Location::Remote(r),
             (Some(Err(m)), _) => return Err(m),
@@ -133,6 +156,27 @@ impl Interp<'_> {
             // A remote script's siblings are remote: never a file on this disk.
             (None, Location::Remote(_)) => me.parent().join(target),
         })
+    }
+
+    /// `cd [DIR]`: the working folder, as the script names it (joined to the
+    /// one before when relative); `cd` alone (`$HOME`) and a folder that is
+    /// not knowable make it unknown.
+    pub(super) fn cd(&mut self, args: &[Val]) {
+        let dir = args
+            .iter()
+            .find(|a| !matches!(a, Val::Known(t) if t.starts_with('-') && t.len() > 1));
+        self.st.cwd = Some(match (dir, &self.st.cwd) {
+            (None, _) => Val::Unknown("`cd` to the home folder, which is not knowable".into()),
+            (Some(Val::Known(d)), _) if d.starts_with('/') => Val::Known(d.clone()),
+            (Some(Val::Known(d)), None) => Val::Known(d.clone()),
+            (Some(Val::Known(d)), Some(Val::Known(cur))) => {
+                Val::Known(format!("{}/{d}", cur.trim_end_matches('/')))
+            }
+            (Some(Val::Known(_)), Some(u @ Val::Unknown(_))) => u.clone(),
+            (Some(Val::Unknown(r)), _) => {
+                Val::Unknown(format!("`cd` to a folder that is not knowable: {r}"))
+            }
+        });
     }
 
     /// `source FILE ARGS...` / `. FILE ARGS...`: a harness library (the
