@@ -646,6 +646,16 @@ fn shell_builtins_are_evaluated_or_unknown() {
     assert!(condition(&l[0]).is_none());
     assert!(condition(&l[1]).unwrap().contains("DEBUG"), "{l:?}");
     assert_eq!(argv(&l[2]), ["--model-path", "at-exit"]);
+    // EXIT code that is not knowable: harmless as written (`kill $PID`), or
+    // an error naming the trap when it may start a server.
+    repo.write(
+        "k.sh",
+        "sglang serve --model-path m &\nPID=$!\ntrap \"kill $PID\" EXIT\n",
+    );
+    assert_eq!(launches(&repo, "k.sh").len(), 1);
+    repo.write("c.sh", "trap \"$CMD\" EXIT\nsglang serve --model-path m\n");
+    repo.run(&["extract", "c.sh"])
+        .assert_input_error("c.sh:", &["EXIT trap set on line 1", "may start a server"]);
     // An alias under expand_aliases prefixes env and args to the launch.
     let o = compare(
         &repo,

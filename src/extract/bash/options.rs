@@ -224,6 +224,19 @@ impl Interp<'_> {
         let [code, signals @ ..] = rest else {
             return Ok(Status::Ok);
         };
+        // The code as written (the first word after `trap` and `--`).
+        let written = raw
+            .iter()
+            .skip(1)
+            .map(|(w, _)| w.value.as_str())
+            .find(|w| *w != "--")
+            .unwrap_or_default();
+        // A function of the script may do anything.
+        let calls_function = written
+            .trim_start_matches(['"', '\''])
+            .split(|c: char| c.is_whitespace() || c == ';' || c == '"' || c == '\'')
+            .next()
+            .is_some_and(|f| self.st.functions.contains_key(f));
         if let Val::Known(t) = code
             && t.starts_with('-')
             && t != "-"
@@ -242,12 +255,17 @@ impl Interp<'_> {
             let clears = matches!(code, Val::Known(t) if t.is_empty() || t == "-");
             match name {
                 "EXIT" | "0" => {
-                    self.st.exit_trap = (!clears).then(|| match code {
-                        Val::Known(t) => Val::Known(t.clone()),
-                        Val::Unknown(r) => Val::Unknown(format!(
-                            "the EXIT trap set on line {line} runs code that is not knowable: {r}"
-                        )),
-                    });
+                    self.st.exit_trap = match code {
+                        _ if clears => None,
+                        Val::Known(t) => Some(Val::Known(t.clone())),
+                        // Code that is not knowable but, as written, cannot
+                        // start a server (`"kill $SERVER_PID"`): it runs
+                        // after everything else, so nothing it does matters.
+                        Val::Unknown(_) if !could_launch(written) && !calls_function => None,
+                        Val::Unknown(r) => Some(Val::Unknown(format!(
+                            "the EXIT trap set on line {line} runs code that is not knowable and may start a server: {r}"
+                        ))),
+                    };
                 }
                 "DEBUG" | "ERR" | "RETURN" if !clears => {
                     let when = match name {
@@ -389,4 +407,38 @@ impl Interp<'_> {
         }
         Status::Ok
     }
+}
+
+/// Whether trap code as written may start a server: its first word is an
+/// expansion or runs other code (`eval`, `bash`, `exec`, ...), or a word
+/// names a launcher or an interpreter.
+fn could_launch(written: &str) -> bool {
+    let text: String = written
+        .chars()
+        .map(|c| {
+            if matches!(c, '"' | '\'' | ';' | '&' | '|' | '(' | ')') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let runs_code = |w: &str| {
+        w.starts_with('$')
+            || w.starts_with('`')
+            || matches!(
+                w.rsplit('/').next().unwrap_or(w),
+                "eval" | "bash" | "sh" | "exec" | "source" | "." | "command" | "env" | "nohup"
+            )
+    };
+    words.first().is_none_or(|w| runs_code(w))
+        || words.iter().any(|w| {
+            let base = w.rsplit('/').next().unwrap_or(w);
+            base.starts_with("python")
+                || base.starts_with("sglang")
+                || base.starts_with("vllm")
+                || base.contains("launch_server")
+                || crate::launch::detect_launcher(&[base], false).is_some()
+        })
 }
