@@ -18,7 +18,10 @@
 //! recognition and `bash other.sh` delegation), `capture` (`$(...)`),
 //! `conditions` (`[ ... ]`), `expand` (words and expansions), `brace` (brace
 //! expansion), `fields` (`$IFS` splitting, glob patterns, positional
-//! parameters), `glob` (shell patterns in linear time), `budget` (every limit
+//! parameters), `glob` (shell patterns in linear time: classes, extglob,
+//! `nocasematch`), `source` (`source FILE`, and the one mechanism that runs
+//! sourced files, `eval` text and functions over the text they were written
+//! in), `options` (`shopt`, `alias`, `trap`, `unset`), `budget` (every limit
 //! of the evaluation), `harness` (the hook for harness libraries).
 //!
 //! Control flow that is not knowable is never decided either: an `exit`,
