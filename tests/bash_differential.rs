@@ -497,6 +497,14 @@ sglang serve --model-path ok "${UNSET_VAR:-default}" "${UNSET_VAR-d2}" "$1"
 echo "${#2}"
 sglang serve --model-path never
 "#,
+    r#"echo 8 | read TP
+sglang serve --model-path m --tp "${TP:-unset}"
+shopt -s lastpipe
+echo 8 | read TP
+printf '%s %s\n' a b | read -r X Y
+echo "c d" | { read -r Z; sglang serve --model-path "in-$Z"; }
+sglang serve --model-path m --tp "$TP" "$X" "$Y" "${Z:-unset}"
+"#,
 ];
 
 #[test]

@@ -663,11 +663,19 @@ fn shell_builtins_are_evaluated_or_unknown() {
         "shopt -s expand_aliases\nalias serve='sglang serve --tp 8'\nserve --model-path m\n",
     );
     assert_eq!(o.code, Some(1), "{}", o.both());
-    // lastpipe: `echo 8 | read TP` sets TP (from a pipe: not knowable).
+    // lastpipe: `echo 8 | read TP` sets TP in the script's shell; from a
+    // pipe whose data is not knowable, to an unknown value.
     let o = compare(
         &repo,
         "sglang serve --model-path m --tp 2\n",
         "TP=2\nshopt -s lastpipe\necho 8 | read TP\nsglang serve --model-path m --tp $TP\n",
+    );
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("[contradicts] tp_size"), "{}", o.both());
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp 2\n",
+        "TP=2\nshopt -s lastpipe\nnproc | read TP\nsglang serve --model-path m --tp $TP\n",
     );
     assert_eq!(o.code, Some(1), "{}", o.both());
     assert!(o.stdout.contains("[missing] tp_size"), "{}", o.both());

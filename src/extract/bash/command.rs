@@ -731,8 +731,8 @@ impl Interp<'_> {
                         "the status of `{builtin}` is not knowable"
                     )));
                 }
-                // A here-string gives the input.
-                let mut input: Option<Val> = None;
+                // A here-string gives the input, else a pipe.
+                let mut input: Option<Val> = self.stdin.take();
                 for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
                     if let CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereString(
                         _,

@@ -517,6 +517,9 @@ struct Interp<'a> {
     jump_levels: usize,
     /// How many `eval`s led here.
     evals: usize,
+    /// The standard input of the command running now, when a pipeline gives
+    /// it (`echo 8 | read TP`).
+    stdin: Option<Val>,
     /// How many `source`s are running (a `return` there ends the file).
     sourcing: usize,
     /// The aliases being expanded here (an alias is not expanded inside its

@@ -78,6 +78,7 @@ impl<'a> Interp<'a> {
             loops: 0,
             jump_levels: 0,
             evals: 0,
+            stdin: None,
             sourcing: 0,
             aliasing: Vec::new(),
             level,
@@ -369,19 +370,46 @@ impl<'a> Interp<'a> {
         let mut statuses = Vec::with_capacity(n);
         // `shopt -s lastpipe`: the last command runs in this shell.
         let lastpipe = self.st.shopt.contains("lastpipe");
+        // What the previous stage wrote, when it is `echo` / `printf`: the
+        // standard input of the next (what `read` reads).
+        let mut piped: Option<Val> = None;
         for (k, c) in p.seq.iter().enumerate() {
-            if n > 1 && !(lastpipe && k + 1 == n) {
+            let writes = n > 1 && k + 1 < n && writes_known_text(c);
+            if n > 1 {
+                // A single command keeps the input it was given.
+                self.stdin = piped.take();
+            }
+            let saved_capture = writes.then(|| {
+                (
+                    self.capture.replace(String::new()),
+                    self.capture_unknown.take(),
+                )
+            });
+            let status = if n > 1 && !(lastpipe && k + 1 == n) {
                 // Every stage of a pipeline runs in a subshell (bash's default,
                 // without `lastpipe`): what it assigns, and its `exit` or
                 // `exec`, end with it.
                 let saved = (self.st.clone(), self.flags());
-                statuses.push(self.command(c)?);
+                let status = self.command(c);
                 self.st = saved.0;
                 [self.breaking, self.continuing, self.returning] = saved.1;
                 self.stopped = was_stopped;
+                status
             } else {
-                statuses.push(self.command(c)?);
+                self.command(c)
+            };
+            if let Some((capture, unknown)) = saved_capture {
+                let out = std::mem::replace(&mut self.capture, capture);
+                let why = std::mem::replace(&mut self.capture_unknown, unknown);
+                piped = Some(match (why, out) {
+                    (Some(r), _) => Val::Unknown(r),
+                    (None, o) => Val::Known(o.unwrap_or_default()),
+                });
             }
+            if n > 1 {
+                self.stdin = None;
+            }
+            statuses.push(status?);
         }
         let last = statuses.pop().unwrap_or(Status::Ok);
         // `set -o pipefail`: the last failure, else the first unknown, else 0.
@@ -1014,6 +1042,13 @@ impl<'a> Interp<'a> {
             }
         })
     }
+}
+
+/// Whether a pipeline stage is `echo` / `printf`, whose output is evaluated
+/// for the next stage to read.
+fn writes_known_text(c: &Command) -> bool {
+    matches!(c, Command::Simple(sc)
+        if sc.word_or_name.as_ref().is_some_and(|w| matches!(w.value.as_str(), "echo" | "printf")))
 }
 
 /// The byte offset of each character of a text (and its length at the end).
