@@ -178,9 +178,53 @@ struct Reader<'p> {
     p: &'p [char],
     i: usize,
     extglob: bool,
+    /// For each `(`, where its matching `)` is (computed once: linear).
+    close: Vec<Option<usize>>,
+    /// Whether a `]` comes after each position.
+    bracket_after: Vec<bool>,
+    /// How deeply the groups being read nest.
+    depth: usize,
 }
 
-impl Reader<'_> {
+/// Extglob groups nested deeper than this are not evaluated (the reader and
+/// the compiler recurse once per level).
+const MAX_GROUP_DEPTH: usize = 64;
+
+/// A bracket expression longer than this is not evaluated.
+const MAX_BRACKET: usize = 1024;
+
+impl<'p> Reader<'p> {
+    fn new(p: &'p [char], extglob: bool) -> Self {
+        let mut close = vec![None; p.len()];
+        let mut open: Vec<usize> = Vec::new();
+        let mut j = 0;
+        while j < p.len() {
+            match p[j] {
+                '\\' => j += 1,
+                '(' => open.push(j),
+                ')' => {
+                    if let Some(o) = open.pop() {
+                        close[o] = Some(j);
+                    }
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        let mut bracket_after = vec![false; p.len() + 1];
+        for j in (0..p.len()).rev() {
+            bracket_after[j] = p[j] == ']' || bracket_after[j + 1];
+        }
+        Reader {
+            p,
+            i: 0,
+            extglob,
+            close,
+            bracket_after,
+            depth: 0,
+        }
+    }
+
     /// Alternatives up to the end, or (inside a group) up to its `)`.
     fn alternatives(&mut self, group: bool) -> Result<Node, String> {
         let mut alts = Vec::new();
@@ -209,36 +253,25 @@ impl Reader<'_> {
 
     /// Whether an extglob group `X(...)` with a closing `)` starts here.
     fn group_starts(&self) -> bool {
-        if !self.extglob
-            || !matches!(self.p[self.i], '@' | '?' | '*' | '+' | '!')
-            || self.p.get(self.i + 1) != Some(&'(')
-        {
-            return false;
-        }
-        let mut depth = 0usize;
-        let mut j = self.i + 1;
-        while j < self.p.len() {
-            match self.p[j] {
-                '\\' => j += 1,
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return true;
-                    }
-                }
-                _ => {}
-            }
-            j += 1;
-        }
-        false
+        self.extglob
+            && matches!(self.p[self.i], '@' | '?' | '*' | '+' | '!')
+            && self.p.get(self.i + 1) == Some(&'(')
+            && self.close[self.i + 1].is_some()
     }
 
     fn item(&mut self) -> Result<Node, String> {
         let c = self.p[self.i];
         if self.group_starts() {
+            if self.depth >= MAX_GROUP_DEPTH {
+                return Err(format!(
+                    "extglob groups nested more than {MAX_GROUP_DEPTH} deep are not evaluated"
+                ));
+            }
             self.i += 2;
-            let inner = Box::new(self.alternatives(true)?);
+            self.depth += 1;
+            let inner = self.alternatives(true);
+            self.depth -= 1;
+            let inner = Box::new(inner?);
             return Ok(match c {
                 '@' => *inner,
                 '?' => Node::Opt(inner),
@@ -268,6 +301,9 @@ impl Reader<'_> {
     fn bracket(&mut self) -> Result<Option<Matcher>, String> {
         let p = self.p;
         let mut j = self.i;
+        if !self.bracket_after[j] {
+            return Ok(None);
+        }
         let neg = matches!(p.get(j), Some('!' | '^'));
         if neg {
             j += 1;
@@ -279,13 +315,19 @@ impl Reader<'_> {
             let Some(&c) = p.get(j) else {
                 return Ok(None);
             };
+            if j - self.i > MAX_BRACKET {
+                return Err(format!(
+                    "a bracket expression longer than {MAX_BRACKET} characters is not evaluated"
+                ));
+            }
             if c == ']' && !first {
                 j += 1;
                 break;
             }
             first = false;
             if c == '[' && p.get(j + 1) == Some(&':') {
-                let rest = &p[j + 2..];
+                // Class names are short: look for the `:]` nearby only.
+                let rest = &p[j + 2..(j + 2 + 16).min(p.len())];
                 if let Some(end) = rest.windows(2).position(|w| w == [':', ']']) {
                     let name: String = rest[..end].iter().collect();
                     match Named::parse(&name) {
@@ -349,11 +391,7 @@ impl Glob {
     /// `[!...]` and `[^...]` negate; consecutive `*` are one.
     pub(crate) fn new(p: &str, opts: Options) -> Result<Glob, String> {
         let chars: Vec<char> = p.chars().collect();
-        let mut reader = Reader {
-            p: &chars,
-            i: 0,
-            extglob: opts.extglob,
-        };
+        let mut reader = Reader::new(&chars, opts.extglob);
         let tree = reader.alternatives(false)?;
         let (tree, negated) = match tree {
             Node::Seq(mut v) if v.len() == 1 && matches!(v[0], Node::Not(_)) => {
@@ -867,6 +905,25 @@ mod tests {
         assert_eq!(pattern_match("a*", "AB", nocase), Ok(true));
         assert_eq!(pattern_match("[a-c]", "B", nocase), Ok(true));
         assert_eq!(pattern_match("[!a]", "A", nocase), Ok(false));
+    }
+
+    #[test]
+    fn hostile_patterns_stay_bounded() {
+        let deep = format!("{}a{}", "@(".repeat(100_000), ")".repeat(100_000));
+        assert!(ext(&deep, "a").is_err());
+        // Unclosed groups and brackets are text, read in linear time.
+        let start = std::time::Instant::now();
+        let open = "@(".repeat(200_000);
+        assert_eq!(ext(&open, "@(@("), Ok(false));
+        let brackets = "[".repeat(200_000);
+        assert!(!glob_match(&brackets, "[["));
+        assert!(start.elapsed() < std::time::Duration::from_secs(2));
+        let long = format!("[{}]", "a".repeat(2_000));
+        assert!(pattern_match(&long, "a", Options::default()).is_err());
+        let classes = "[[:".repeat(100_000) + "]";
+        let start = std::time::Instant::now();
+        let _ = pattern_match(&classes, "x", Options::default());
+        assert!(start.elapsed() < std::time::Duration::from_secs(2));
     }
 
     #[test]
