@@ -544,6 +544,15 @@ fn sourced_files_run_in_the_current_shell() {
     );
     let l = launches(&repo, "many.sh");
     assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp", "8"]);
+    // Each unread source makes every variable unknown anew: counted, so a
+    // loop of them over many variables ends at the built-bytes budget.
+    let mut s: String = (0..5000).map(|i| format!("V{i}=x\n")).collect();
+    s.push_str(
+        "for i in $(seq 1 10000); do source missing.sh; done\nsglang serve --model-path m\n",
+    );
+    repo.write("clob.sh", s);
+    repo.run_deterministic(&["extract", "clob.sh"])
+        .assert_input_error("clob.sh:5001:", &["built-mib"]);
 }
 
 /// Quoted parts of a pattern are literal: `case $x in "*")` matches only

@@ -260,9 +260,18 @@ impl State {
 
     /// Code that is not evaluated ran here (`why`): every variable it could
     /// set (all but the readonly ones) and the positional parameters are
-    /// unknown from now on, and so is a variable not set yet.
+    /// unknown from now on, and so is a variable not set yet. An exceeded
+    /// budget ends the evaluation at its next step.
     pub(crate) fn clobber(&mut self, why: &str) {
         let reason = format!("may have been set by {why}");
+        // Each variable gets a new value: counted against the built-bytes
+        // budget (a loop doing this on many variables ends there).
+        let _ = budget::built(
+            self.vars
+                .keys()
+                .map(|k| 2 * k.len() + reason.len() + 64)
+                .sum(),
+        );
         let names: Vec<String> = self.vars.keys().cloned().collect();
         for n in names {
             if !self.readonly.contains(&n) {

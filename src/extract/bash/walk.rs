@@ -170,14 +170,16 @@ impl<'a> Interp<'a> {
                 ast::SeparatorOperator::Sequence => self.and_or(&item.0)?,
                 ast::SeparatorOperator::Async => self.background(&item.0)?,
             };
-            let at = item
-                .0
-                .first
-                .location()
-                .map(|l| self.byte(&l.start))
-                .unwrap_or(0);
-            if let Some(s) = self.nounset_check(at) {
-                last = s;
+            if self.st.aborted.is_some() || self.st.may_abort.is_some() {
+                let at = item
+                    .0
+                    .first
+                    .location()
+                    .map(|l| self.byte(&l.start))
+                    .unwrap_or(0);
+                if let Some(s) = self.nounset_check(at) {
+                    last = s;
+                }
             }
         }
         Ok(last)
