@@ -419,6 +419,92 @@ g skip || sglang serve --model-path failed
 g run
 sglang serve --model-path "end$i"
 "#,
+    r#"x='*'
+case "$x" in "*") sglang serve --model-path quoted-star;; esac
+case abc in "*") sglang serve --model-path never;; *) sglang serve --model-path unquoted-star;; esac
+case abc in "a"*) sglang serve --model-path a-prefix;; esac
+P='a*'
+case abc in $P) sglang serve --model-path var-pattern;; esac
+case abc in "$P") sglang serve --model-path never;; *) sglang serve --model-path quoted-var;; esac
+[[ abc == "a"* ]] && sglang serve --model-path test-prefix
+[[ abc == "$P" ]] || sglang serve --model-path test-quoted-var
+[[ abc != $P ]] || sglang serve --model-path test-var
+[[ 5 == [[:digit:]] ]] && sglang serve --model-path digit
+[[ x == [[:digit:]] ]] || sglang serve --model-path not-digit
+[[ "]" == []a] ]] && sglang serve --model-path bracket
+[[ b == [!]a] ]] && sglang serve --model-path neg-bracket
+[[ ab == @(ab|c) ]] && sglang serve --model-path extglob-in-test
+[[ aaa == +(a) ]] && sglang serve --model-path plus
+[[ xyz == !(abc) ]] && sglang serve --model-path not
+V=a.b.c
+sglang serve --model-path "${V#"a."}" "${V%'.c'}" "${V/"."/-}" "${V//./_}"
+"#,
+    r#"shopt -s extglob nocasematch
+case AB in a*) sglang serve --model-path nocase;; esac
+[[ AbC == abc ]] && sglang serve --model-path nocase-test
+case ab in @(x|ab)) sglang serve --model-path ext-case;; esac
+case abc in !(x)) sglang serve --model-path ext-not;; esac
+shopt -u nocasematch
+case AB in a*) sglang serve --model-path never;; esac
+shopt -q extglob && sglang serve --model-path query
+case a in a) sglang serve --model-path a1;& b) sglang serve --model-path b1;; c) sglang serve --model-path never;; esac
+case a in a) sglang serve --model-path a2;;& b) sglang serve --model-path never;; a*) sglang serve --model-path a3;;& *) sglang serve --model-path a4;; esac
+case z in y) sglang serve --model-path never;& z) sglang serve --model-path z1;& esac
+"#,
+    r#"A=(--a 1 --b 2)
+unset 'A[3]'
+sglang serve --model-path m "${A[@]}" "${#A[@]}"
+unset "A[@]"
+sglang serve --model-path m "${#A[@]}"
+unset 'TP'
+TP=4; unset "TP"
+sglang serve --model-path "tp${TP-unset}"
+echo() { sglang serve --model-path from-echo "$@"; }
+echo hi
+command echo hi
+builtin echo hi
+sglang() { command sglang serve --model-path wrapped "$@"; }
+sglang --seed 1
+command sglang serve --model-path direct
+unset -f sglang
+sglang serve --model-path plain
+"#,
+    r#"set -o nounset -- a
+V=(a)
+sglang serve --model-path "${V[0]}" "${#V[@]}" "${@}" "$*" "${2:-d}"
+( echo "$2"; sglang serve --model-path never )
+sglang serve --model-path after-subshell
+X=$(echo "$3") || true
+sglang serve --model-path after-subst
+f() { sglang serve --model-path "in-f$1"; }
+f
+sglang serve --model-path never
+"#,
+    r#"shopt -s expand_aliases
+alias serve='TP=8 sglang serve --model-path aliased'
+alias l=ls
+serve --seed 1
+unalias serve
+trap 'sglang serve --model-path at-exit' EXIT
+trap 'echo int' INT
+sglang serve --model-path before-exit
+"#,
+    r#"set -u
+trap - EXIT
+trap '' EXIT
+set -- x
+sglang serve --model-path ok "${UNSET_VAR:-default}" "${UNSET_VAR-d2}" "$1"
+echo "${#2}"
+sglang serve --model-path never
+"#,
+    r#"echo 8 | read TP
+sglang serve --model-path m --tp "${TP:-unset}"
+shopt -s lastpipe
+echo 8 | read TP
+printf '%s %s\n' a b | read -r X Y
+echo "c d" | { read -r Z; sglang serve --model-path "in-$Z"; }
+sglang serve --model-path m --tp "$TP" "$X" "$Y" "${Z:-unset}"
+"#,
 ];
 
 #[test]
@@ -639,4 +725,47 @@ fn generated_control_flow_matches_real_bash() {
         let (ours, real) = run_both(dir.path(), &bin, &rel, &BTreeMap::new());
         assert_eq!(ours, real, "{script}: static evaluation differs from bash");
     }
+}
+
+/// `source FILE ARGS...` / `. FILE`: the file runs in this shell (its
+/// variables and functions stay; ARGS are its positional parameters while
+/// it runs; a `return` there ends it).
+#[test]
+fn sourcing_matches_real_bash() {
+    let (dir, bin) = sandbox();
+    let files = [
+        (
+            "lib/conf.sh",
+            "TP=8\nserve() { sglang serve --model-path \"m$TP\" \"$@\"; }\n",
+        ),
+        (
+            "lib/args.sh",
+            "sglang serve --model-path args \"$@\" --seed \"$#\"\n[ \"$1\" = stop ] && return 3\nsglang serve --model-path after-return\n",
+        ),
+        (
+            "lib/nested.sh",
+            ". \"$(dirname \"${BASH_SOURCE[0]}\")/conf.sh\"\nEP=2\n",
+        ),
+    ];
+    for (rel, text) in files {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let script = r#"TP=2
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$SCRIPT_DIR/lib/conf.sh"
+sglang serve --model-path m --tp "$TP"
+serve --seed 1
+set -- outer
+source lib/args.sh a b
+source lib/args.sh stop || sglang serve --model-path returned "$1"
+TP=1; EP=1
+. lib/nested.sh
+sglang serve --model-path "tp$TP-ep$EP"
+"#;
+    std::fs::write(dir.path().join("sourcing.sh"), script).unwrap();
+    let (ours, real) = run_both(dir.path(), &bin, "sourcing.sh", &BTreeMap::new());
+    assert!(real.len() >= 6, "{real:?}");
+    assert_eq!(ours, real, "static evaluation differs from bash");
 }

@@ -460,3 +460,254 @@ fn double_bracket_integer_tests_are_arithmetic() {
         o.both()
     );
 }
+
+/// `source FILE` runs FILE in this shell (it was taken for the harness
+/// library and never read: `TP=8` there was lost and `compare` said ok).
+#[test]
+fn sourced_files_run_in_the_current_shell() {
+    let repo = Repo::new();
+    repo.write(
+        "lib/conf.sh",
+        "TP=8\nserve() { sglang serve --model-path m \"$@\"; }\n",
+    );
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp 2\n",
+        "TP=2\nsource lib/conf.sh\nsglang serve --model-path m --tp $TP\n",
+    );
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("tp_size"), "{}", o.both());
+    // Its functions, its positional parameters while it runs; its launches
+    // are placed in it.
+    repo.write(
+        "lib/args.sh",
+        "sglang serve --model-path \"$1\" --seed \"$#\"\n",
+    );
+    repo.write(
+        "s.sh",
+        ". lib/conf.sh\nserve --tp \"$TP\"\nset -- x\nsource lib/args.sh a b\nsglang serve --model-path \"$1\"\n",
+    );
+    let l = launches(&repo, "s.sh");
+    assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp", "8"]);
+    assert_eq!(argv(&l[1]), ["--model-path", "a", "--seed", "2"]);
+    assert_eq!(argv(&l[2]), ["--model-path", "x"]);
+    let o = repo.run(&["extract", "s.sh"]);
+    assert!(o.stdout.contains("at lib/args.sh:1:1"), "{}", o.both());
+
+    // A file that is not read (outside the root, missing, a path that is not
+    // knowable): every variable it could set is unknown, and what follows
+    // runs under a condition naming it; never the value from before.
+    for (target, why) in [
+        ("../outside/secret.sh", "refused to read"),
+        ("lib/missing.sh", "no such file"),
+        ("\"$LIB_DIR/x.sh\"", "not knowable"),
+    ] {
+        let o = compare(
+            &repo,
+            "sglang serve --model-path m --tp 2\n",
+            &format!("TP=2\nsource {target}\nsglang serve --model-path m --tp $TP\n"),
+        );
+        assert_eq!(o.code, Some(1), "{target}: {}", o.both());
+        assert!(o.stdout.contains("[missing] tp_size"), "{}", o.both());
+        assert!(o.stdout.contains(why), "{target}: {}", o.both());
+        assert!(o.stdout.contains("`source` of"), "{}", o.both());
+    }
+    // An existing and a missing file outside the root read alike.
+    let outcome = |target: &str| {
+        repo.write(
+            "o.sh",
+            format!("source {target}\nsglang serve --model-path m\n"),
+        );
+        let o = repo.run(&["extract", "o.sh", "--format", "json"]);
+        o.assert_bounded().assert_no_leak();
+        o.stdout.replace(target, "TARGET")
+    };
+    assert_eq!(
+        outcome("../outside/secret.sh"),
+        outcome("../outside/absent.sh")
+    );
+
+    // A syntax error in a sourced file is placed in it; a file sourcing
+    // itself ends at the call-depth budget.
+    repo.write("lib/bad.sh", "if then\n");
+    repo.write("b.sh", "source lib/bad.sh\n");
+    repo.run(&["extract", "b.sh"])
+        .assert_input_error("lib/bad.sh:1:", &["bash syntax error"]);
+    repo.write("loop.sh", "source loop.sh\n");
+    repo.run(&["extract", "loop.sh"])
+        .assert_input_error("loop.sh:1:1", &["call-depth"]);
+    // A large file sourced in a long loop is read and parsed once.
+    repo.write("lib/big.sh", format!("# {}\nTP=8\n", "x".repeat(200_000)));
+    repo.write(
+        "many.sh",
+        "for i in $(seq 1 10000); do source lib/big.sh; done\nsglang serve --model-path m --tp $TP\n",
+    );
+    let l = launches(&repo, "many.sh");
+    assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp", "8"]);
+    // Each unread source makes every variable unknown anew: counted, so a
+    // loop of them over many variables ends at the built-bytes budget.
+    let mut s: String = (0..5000).map(|i| format!("V{i}=x\n")).collect();
+    s.push_str(
+        "for i in $(seq 1 10000); do source missing.sh; done\nsglang serve --model-path m\n",
+    );
+    repo.write("clob.sh", s);
+    repo.run_deterministic(&["extract", "clob.sh"])
+        .assert_input_error("clob.sh:5001:", &["built-mib"]);
+}
+
+/// Quoted parts of a pattern are literal: `case $x in "*")` matches only
+/// `*` (it was a glob: TP=8 here, and `compare` said ok).
+#[test]
+fn quoted_pattern_parts_are_literal() {
+    let repo = Repo::new();
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp 8\n",
+        "X=abc\nTP=2\ncase $X in \"*\") TP=8;; esac\n[[ $X == \"a\"* ]] || TP=8\nsglang serve --model-path m --tp $TP\n",
+    );
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("tp_size"), "{}", o.both());
+}
+
+/// Bracket classes, extglob, `nocasematch`, and the `;&` / `;;&` case
+/// terminators, as bash reads them; a pattern that is not evaluated makes
+/// what it decides unknown.
+#[test]
+fn patterns_and_case_terminators_follow_bash() {
+    let repo = Repo::new();
+    repo.write(
+        "p.sh",
+        r#"A=; B=; C=; D=; E=
+[[ 7 == [[:digit:]] ]] && A=digit
+shopt -s extglob nocasematch
+case GPU-H100 in gpu-@(h100|h200)) B=hopper;; esac
+case a in a) C=1;& b) C=${C}2;; c) C=bad;; esac
+case a in a) D=1;;& [[:alpha:]]) D=${D}2;; esac
+[[ abc == a!(b)c ]] && E=yes || E=no
+sglang serve --model-path m --x "$A" "$B" "$C" "$D" "$E"
+"#,
+    );
+    let l = launches(&repo, "p.sh");
+    let a = argv(&l[0]);
+    assert_eq!(
+        a[..7],
+        ["--model-path", "m", "--x", "digit", "hopper", "12", "12"]
+    );
+    assert!(a[7].starts_with('?'), "{a:?}");
+    // Many nested groups stay linear (a backtracking matcher takes forever).
+    let pat = "+(*(a|aa))".repeat(30);
+    repo.write(
+        "lin.sh",
+        format!(
+            "X={}\n[[ $X == {pat}b ]] && TP=8\nsglang serve --model-path m --tp ${{TP:-1}}\n",
+            "a".repeat(3000)
+        ),
+    );
+    let o = repo.run_deterministic(&["extract", "lin.sh", "--format", "json"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.wall < std::time::Duration::from_secs(10), "{}", o.both());
+}
+
+/// Builtins that made the evaluator confidently wrong: `unset 'A[i]'`,
+/// `set -u`, functions shadowing builtins and launchers, `command`,
+/// `trap`, aliases and `lastpipe`.
+#[test]
+fn shell_builtins_are_evaluated_or_unknown() {
+    let repo = Repo::new();
+    // unset of an array element: the last is removed, a gap is unknown.
+    repo.write(
+        "u.sh",
+        "A=(--tp 2 --seed 1)\nunset 'A[3]'\nsglang serve --model-path m \"${A[@]}\"\nB=(--tp 2 --seed)\nunset 'B[1]'\nsglang serve --model-path m \"${B[@]}\"\n",
+    );
+    let l = launches(&repo, "u.sh");
+    assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp", "2", "--seed"]);
+    assert!(argv(&l[1])[2].starts_with('?'), "{:?}", argv(&l[1]));
+    // set -u: an unset variable ends the script (the launch after it never
+    // runs); one that may come from the environment makes it conditional.
+    repo.write(
+        "n.sh",
+        "set -u\nset -- a\nsglang serve --model-path m \"$2\"\nsglang serve --model-path never\n",
+    );
+    assert!(launches(&repo, "n.sh").is_empty());
+    repo.write(
+        "e.sh",
+        "set -u\ncd \"$WORKDIR\"\nsglang serve --model-path m\n",
+    );
+    let l = launches(&repo, "e.sh");
+    assert!(condition(&l[0]).unwrap().contains("set -u"), "{l:?}");
+    // A function named like a builtin or the launcher runs instead; `command`
+    // skips it.
+    repo.write(
+        "f.sh",
+        "command eval 'sglang serve --model-path e'\necho() { TP=8; }\nTP=2\necho hi\nsglang() { command sglang serve --model-path wrapped \"$@\"; }\nsglang --tp \"$TP\"\n",
+    );
+    let l = launches(&repo, "f.sh");
+    assert_eq!(argv(&l[0]), ["--model-path", "e"]);
+    assert_eq!(argv(&l[1]), ["--model-path", "wrapped", "--tp", "8"]);
+    // trap: EXIT code runs at the end; DEBUG code is not evaluated.
+    repo.write(
+        "t.sh",
+        "trap 'sglang serve --model-path at-exit' EXIT\nsglang serve --model-path first\ntrap 'TP=8' DEBUG\nsglang serve --model-path m --tp 2\n",
+    );
+    let l = launches(&repo, "t.sh");
+    assert_eq!(l.len(), 3, "{l:?}");
+    assert!(condition(&l[0]).is_none());
+    assert!(condition(&l[1]).unwrap().contains("DEBUG"), "{l:?}");
+    assert_eq!(argv(&l[2]), ["--model-path", "at-exit"]);
+    // EXIT code that is not knowable: harmless as written (`kill $PID`), or
+    // an error naming the trap when it may start a server.
+    repo.write(
+        "k.sh",
+        "sglang serve --model-path m &\nPID=$!\ntrap \"kill $PID\" EXIT\n",
+    );
+    assert_eq!(launches(&repo, "k.sh").len(), 1);
+    repo.write("c.sh", "trap \"$CMD\" EXIT\nsglang serve --model-path m\n");
+    repo.run(&["extract", "c.sh"])
+        .assert_input_error("c.sh:", &["EXIT trap set on line 1", "may start a server"]);
+    // An alias under expand_aliases prefixes env and args to the launch.
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp 2\n",
+        "shopt -s expand_aliases\nalias serve='sglang serve --tp 8'\nserve --model-path m\n",
+    );
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    // lastpipe: `echo 8 | read TP` sets TP in the script's shell; from a
+    // pipe whose data is not knowable, to an unknown value.
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp 2\n",
+        "TP=2\nshopt -s lastpipe\necho 8 | read TP\nsglang serve --model-path m --tp $TP\n",
+    );
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("[contradicts] tp_size"), "{}", o.both());
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp 2\n",
+        "TP=2\nshopt -s lastpipe\nnproc | read TP\nsglang serve --model-path m --tp $TP\n",
+    );
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("[missing] tp_size"), "{}", o.both());
+}
+
+/// The script's own folder is knowable: `$0`, `${BASH_SOURCE[0]}`,
+/// `dirname`, and `pwd` after `cd` (the `SCRIPT_DIR` idiom), so a file sourced
+/// beside it is read (before, the path was unknown).
+#[test]
+fn the_script_folder_idiom_finds_sourced_files() {
+    let repo = Repo::new();
+    repo.write("bench/lib/common.sh", "TP=8\n");
+    let o = compare(
+        &repo,
+        "sglang serve --model-path m --tp 2\n",
+        "SCRIPT_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\nsource \"$SCRIPT_DIR/bench/lib/common.sh\"\nsglang serve --model-path m --tp $TP\n",
+    );
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("[contradicts] tp_size"), "{}", o.both());
+    repo.write(
+        "bench/run.sh",
+        "cd \"$(dirname \"$0\")\"\nsource ./lib/common.sh\nsglang serve --model-path m --tp $TP\n",
+    );
+    let l = launches(&repo, "bench/run.sh");
+    assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp", "8"]);
+}

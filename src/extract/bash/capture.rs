@@ -1,5 +1,6 @@
 //! `$(...)`: command substitution, with the few commands whose output is
-//! knowable (`echo`, `printf`, `seq`, `dirname`, `basename`, `cat` of a heredoc).
+//! knowable (`echo`, `printf`, `seq`, `dirname`, `basename`, `cat` of a heredoc,
+//! `pwd` after a `cd`).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -9,7 +10,7 @@ use brush_parser::ast::{self, Command, CommandPrefixOrSuffixItem};
 
 use super::budget;
 use super::expand::{Val, expand_string};
-use super::parse::parse_guarded;
+use super::parse::{FailureKind, parse_guarded};
 use super::{Interp, State};
 use crate::files::LocalFiles;
 use crate::span::Source;
@@ -78,6 +79,11 @@ const PARSE_BYTES_PER_BYTE: usize = 256;
 /// The program of a `$(...)` text: `None` when it does not parse; an exceeded
 /// budget (of parsing too) is an error.
 fn parsed(source: &Arc<Source>) -> Result<Option<Arc<ast::Program>>, String> {
+    parsed_placed(source).map_err(|e| plain_message(&e))
+}
+
+/// Like [`parsed`], with an exceeded budget placed in the text.
+fn parsed_placed(source: &Arc<Source>) -> Result<Option<Arc<ast::Program>>, crate::error::Error> {
     let text = &source.text;
     let evaluation = budget::evaluation();
     let hit = PARSED.with(|c| {
@@ -93,18 +99,13 @@ fn parsed(source: &Arc<Source>) -> Result<Option<Arc<ast::Program>>, String> {
     if let Some(program) = hit {
         return Ok(Some(program));
     }
-    budget::built(text.len().saturating_mul(PARSE_BYTES_PER_BYTE))?;
+    budget::built(text.len().saturating_mul(PARSE_BYTES_PER_BYTE))
+        .map_err(|m| crate::error::Error::input(source.span(0, 0), m))?;
     let program = match parse_guarded(source) {
         Ok(p) => Arc::new(p),
-        // The limits of parsing are budgets too: the word ends the evaluation.
-        // Recognised by the message's own prefix (ours, at its start), never by
-        // words anywhere in it: a syntax error quotes the script's text.
-        Err(e @ crate::error::Error::Input { .. })
-            if matches!(&e, crate::error::Error::Input { message, .. }
-                if message.starts_with(budget::PARSE_BUDGET_EXCEEDED)) =>
-        {
-            return Err(plain_message(&e));
-        }
+        // The limits of parsing are budgets too: they end the evaluation. A
+        // syntax error is an output that is not knowable.
+        Err(f) if f.kind == FailureKind::Budget => return Err(f.error),
         Err(_) => return Ok(None),
     };
     PARSED.with(|c| {
@@ -119,6 +120,20 @@ fn parsed(source: &Arc<Source>) -> Result<Option<Arc<ast::Program>>, String> {
         }
     });
     Ok(Some(program))
+}
+
+/// The program of a script text run in the shell (`source`, `eval`), parsed
+/// once per evaluation (through the same cache as `$(...)`); a syntax error
+/// or an exceeded budget is an error placed in the text.
+pub(super) fn program_of(source: &Arc<Source>) -> Result<Arc<ast::Program>, crate::error::Error> {
+    match parsed_placed(source)? {
+        Some(p) => Ok(p),
+        // Parsed again for the error's position (only when it fails).
+        None => match parse_guarded(source) {
+            Ok(p) => Ok(Arc::new(p)),
+            Err(f) => Err(f.error),
+        },
+    }
 }
 
 /// The message of an error without its position (the caller places it).

@@ -38,7 +38,6 @@ const SIDE_EFFECTS: &[&str] = &[
     "sleep",
     "wait",
     "kill",
-    "trap",
     "cd",
     "ulimit",
 ];
@@ -72,8 +71,15 @@ impl Interp<'_> {
                     return Ok(Status::Fail);
                 }
             }
+            if let Some(s) = self.nounset_check(at) {
+                return Ok(s);
+            }
             return Ok(self.st.subst_status.take().unwrap_or(Status::Ok));
         };
+        // `shopt -s expand_aliases`: an alias runs as its text.
+        if let Some((alias, text)) = self.alias_text(sc) {
+            return self.run_alias(alias, text, at);
+        }
         // Command words, each with its range in the source.
         let mut raw: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![(name_word, None)];
         for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
@@ -83,42 +89,49 @@ impl Interp<'_> {
                 _ => {}
             }
         }
-        let name = self.str_of(name_word)?;
-        let builtin = match &name {
-            Val::Known(n) => n.clone(),
-            Val::Unknown(_) => String::new(),
+        // `command NAME` / `builtin NAME`: NAME, never a function of that name.
+        let mut skip_functions = false;
+        let builtin = loop {
+            let name = match self.str_of(raw[0].0)? {
+                Val::Known(n) => n,
+                Val::Unknown(_) => String::new(),
+            };
+            if !matches!(name.as_str(), "command" | "builtin") || raw.len() < 2 {
+                break name;
+            }
+            match raw[1].0.value.as_str() {
+                "-v" | "-V" => {
+                    let reason = format!(
+                        "`{name} {}` looks a command up on this machine, which is not knowable",
+                        raw[1].0.value
+                    );
+                    if self.capture.is_some() {
+                        self.capture_unknown.get_or_insert(reason.clone());
+                    }
+                    return Ok(Status::Unknown(reason));
+                }
+                "-p" => {
+                    raw.remove(1);
+                }
+                _ => {}
+            }
+            raw.remove(0);
+            skip_functions = true;
         };
+        if raw.is_empty() {
+            return Ok(Status::Ok);
+        }
+        // A function of the script shadows a builtin of that name.
+        let function = !skip_functions && self.st.functions.contains_key(&builtin);
         match builtin.as_str() {
+            _ if function => {}
             "export" | "declare" | "typeset" | "local" | "readonly" => {
                 return self.declare(&builtin, &raw);
             }
-            "unset" => {
-                let mut status = Status::Ok;
-                let flag = |f: char| {
-                    raw.iter()
-                        .skip(1)
-                        .any(|(w, _)| w.value.starts_with('-') && w.value.contains(f))
-                };
-                let (refs, funcs) = (flag('n'), flag('f'));
-                for (w, _) in raw.iter().skip(1) {
-                    let n = &w.value;
-                    if n.starts_with('-') {
-                        continue;
-                    }
-                    if funcs {
-                        self.st.functions.remove(n);
-                    } else if refs {
-                        self.st.namerefs.remove(n);
-                    } else if self.st.is_readonly(n) {
-                        status = Status::Fail;
-                    } else {
-                        let target = self.st.resolve(n).unwrap_or_else(|_| n.clone());
-                        self.st.vars.remove(&target);
-                        self.st.exported.remove(&target);
-                    }
-                }
-                return Ok(status);
-            }
+            "unset" => return self.unset(&raw, at),
+            "shopt" => return self.shopt(&raw, at),
+            "alias" | "unalias" => return self.alias(&builtin, &raw, at),
+            "trap" => return self.trap(&raw, at),
             "exit" | "return" => {
                 // `exit N` / `return N`, or the status of the last command.
                 let status = match raw.get(1) {
@@ -136,7 +149,7 @@ impl Interp<'_> {
                     // makes what follows conditional.
                     self.stopped = true;
                     self.abort_only = false;
-                } else if self.depth == 0 {
+                } else if self.depth == 0 && self.sourcing == 0 {
                     // `return` outside a function: an error, nothing happens.
                     return Ok(Status::Fail);
                 } else {
@@ -195,13 +208,27 @@ impl Interp<'_> {
             "printf" if raw.get(1).is_some_and(|(w, _)| w.value == "-v") => {
                 return self.assigning_builtin(&builtin, sc, &raw, at);
             }
-            "trap" | "echo" | "printf" | "cd" | "sleep" | "wait" | "kill" | "mkdir" | "rm"
-            | "cp" | "mv" | "cat" | "tee" | "pip" | "hf" | "huggingface-cli" | "nvidia-smi"
-            | "rocm-smi" | "amd-smi" => {
+            "cd" => {
+                let args = self.args_of(&raw, at)?;
+                if let Some(s) = self.nounset_check(at) {
+                    return Ok(s);
+                }
+                self.cd(&args);
+                return Ok(Status::Ok);
+            }
+            "echo" | "printf" | "sleep" | "wait" | "kill" | "mkdir" | "rm" | "cp" | "mv"
+            | "cat" | "tee" | "pip" | "hf" | "huggingface-cli" | "nvidia-smi" | "rocm-smi"
+            | "amd-smi" => {
+                // Their words are expanded (`${X:=v}` assigns, `set -u`
+                // ends the script), their effects skipped.
+                self.args_of(&raw, at)?;
+                if let Some(s) = self.nounset_check(at) {
+                    return Ok(s);
+                }
                 return Ok(Status::Ok);
             }
             "false" => return Ok(Status::Fail),
-            "source" | "." => return Ok(self.source_file(&raw)),
+            "source" | "." => return self.source_file(&raw, at),
             _ => {}
         }
         // Expand every word.
@@ -214,10 +241,42 @@ impl Interp<'_> {
                 fields.push((f, r, var.clone()));
             }
         }
+        if let Some(s) = self.nounset_check(at) {
+            return Ok(s);
+        }
         let Some(first) = fields.first() else {
             return Ok(Status::Ok);
         };
         let head = first.0.text.clone();
+        // A function the harness models (before the script's own definitions).
+        let args: Vec<String> = fields[1..].iter().map(|(f, _, _)| f.text.clone()).collect();
+        let st = &self.st;
+        let var = |n: &str| st.read(n).and_then(|v| v.into_iter().next());
+        if let Some(call) = self.st.harness().call(&head, &args, &var) {
+            for (name, v) in call.exports {
+                self.st.set_scalar(&name, v);
+                self.st.exported.insert(name);
+            }
+            if call.exits {
+                (self.stopped, self.abort_only) = (true, false);
+            }
+            return Ok(call.status);
+        }
+        // A function of the script (a builtin's or a launcher's name too),
+        // unless `command` / `builtin` skips functions.
+        if !skip_functions && let Some(f) = self.st.functions.get(&head).cloned() {
+            return self.call(
+                &f,
+                &fields[1..]
+                    .iter()
+                    .map(|(f, _, _)| match &f.unknown {
+                        Some(r) => Val::Unknown(r.clone()),
+                        None => Val::Known(f.text.clone()),
+                    })
+                    .collect::<Vec<_>>(),
+                at,
+            );
+        }
         match head.as_str() {
             "[" | "test" => {
                 let mut args: Vec<Val> = fields[1..]
@@ -251,33 +310,6 @@ impl Interp<'_> {
                 }
             }
             return Ok(Status::Ok);
-        }
-        // A function the harness models (before the script's own definitions).
-        let args: Vec<String> = fields[1..].iter().map(|(f, _, _)| f.text.clone()).collect();
-        let st = &self.st;
-        let var = |n: &str| st.read(n).and_then(|v| v.into_iter().next());
-        if let Some(call) = self.st.harness().call(&head, &args, &var) {
-            for (name, v) in call.exports {
-                self.st.set_scalar(&name, v);
-                self.st.exported.insert(name);
-            }
-            if call.exits {
-                (self.stopped, self.abort_only) = (true, false);
-            }
-            return Ok(call.status);
-        }
-        if let Some(f) = self.st.functions.get(&head).cloned() {
-            return self.call(
-                &f,
-                &fields[1..]
-                    .iter()
-                    .map(|(f, _, _)| match &f.unknown {
-                        Some(r) => Val::Unknown(r.clone()),
-                        None => Val::Known(f.text.clone()),
-                    })
-                    .collect::<Vec<_>>(),
-                at,
-            );
         }
         let before =
             self.out.launches.len() + self.out.unsupported.len() + self.out.auxiliary.len();
@@ -332,6 +364,16 @@ impl Interp<'_> {
             }
             "printf" => args.get(1).and_then(|fmt| printf(fmt, &args[2..])),
             "seq" => seq(&args[1..]),
+            // The working folder as the script named it (see `cd`).
+            "cd" => {
+                let vals: Vec<Val> = args[1..].iter().cloned().map(Val::Known).collect();
+                self.cd(&vals);
+                Some(String::new())
+            }
+            "pwd" => match &self.st.cwd {
+                Some(Val::Known(d)) => Some(format!("{d}\n")),
+                _ => None,
+            },
             "dirname" => args.get(1).map(|p| {
                 let d = std::path::Path::new(p)
                     .parent()
@@ -378,25 +420,7 @@ impl Interp<'_> {
         Ok(Status::Ok)
     }
 
-    /// `source FILE` / `. FILE`: not read; a harness library exports what the
-    /// harness says it does.
-    fn source_file(&mut self, raw: &[(&ast::Word, Option<&ast::Assignment>)]) -> Status {
-        let file = raw.get(1).map(|(w, _)| w.value.clone()).unwrap_or_default();
-        for (name, default) in self.st.harness().sourced(&file) {
-            if !self.st.vars.contains_key(&name) {
-                self.st.set_scalar(&name, Val::Known(default));
-            }
-            self.st.exported.insert(name);
-        }
-        Status::Ok
-    }
-
-    fn call(
-        &mut self,
-        f: &ast::FunctionDefinition,
-        args: &[Val],
-        at: usize,
-    ) -> Result<Status, Error> {
+    fn call(&mut self, f: &super::Function, args: &[Val], at: usize) -> Result<Status, Error> {
         let _call = super::budget::enter_call().map_err(|m| self.err(at, m))?;
         let saved = std::mem::replace(&mut self.st.positional, args.to_vec());
         let flow = self.flow.len();
@@ -404,7 +428,9 @@ impl Interp<'_> {
         self.frames.push(Vec::new());
         // The caller's loops are not the function's: `break` there is an error.
         let loops = std::mem::replace(&mut self.loops, 0);
-        let r = self.compound(&f.body.0);
+        let r = self.in_shell(&f.source, Some(f.index.clone()), |it| {
+            it.compound(&f.def.body.0)
+        });
         self.loops = loops;
         // Its `local`s end with it.
         for (name, s) in self.frames.pop().unwrap_or_default().into_iter().rev() {
@@ -524,6 +550,7 @@ impl Interp<'_> {
         self.st.vars.insert(name.clone(), Arc::new(value));
         self.st.spans.insert(name.clone(), Arc::new(spans));
         self.st.assigned.insert(name.clone(), (at, end));
+        self.st.note_written(&name);
         if export {
             self.st.exported.insert(name);
         }
@@ -549,66 +576,43 @@ impl Interp<'_> {
             }
             words.push(f.text.as_str());
         }
+        self.run_text(words.join(" "), "eval", at)
+    }
+
+    /// Parses `text` and runs it here, with this state and these conditions
+    /// (`eval`, an alias's expansion, an EXIT trap); what it launches is
+    /// placed in the text (`<FILE:LINE:COL WHAT>`). The eval depth budget
+    /// bounds how deeply such texts run each other.
+    pub(super) fn run_text(
+        &mut self,
+        text: String,
+        what: &str,
+        at: usize,
+    ) -> Result<Status, Error> {
         if self.evals >= EVAL_DEPTH {
             return Err(self.err(
                 at,
-                format!("`eval` nested more than {EVAL_DEPTH} deep (the eval depth budget)"),
+                format!(
+                    "`eval`, aliases and traps nested more than {EVAL_DEPTH} deep (the eval depth budget)"
+                ),
             ));
         }
         let pos = self.source.line_col(at);
         let label = format!(
-            "{}:{}:{} eval",
+            "{}:{}:{} {what}",
             self.source.origin.label(),
             pos.line,
             pos.col
         );
         let source = std::sync::Arc::new(crate::span::Source::new(
             crate::span::Origin::Inline(label),
-            words.join(" "),
+            text,
         ));
-        let program = super::parse::parse_guarded(&source)?;
-        let st = std::mem::take(&mut self.st);
-        let mut child =
-            super::Interp::new(&source, st, self.level, self.capture.take(), self.files);
-        child.conditions = std::mem::take(&mut self.conditions);
-        child.flow = std::mem::take(&mut self.flow);
-        child.frames = std::mem::take(&mut self.frames);
-        child.capture_unknown = self.capture_unknown.take();
-        child.depth = self.depth;
-        child.loops = self.loops;
-        child.errexit_ignored = self.errexit_ignored;
-        child.evals = self.evals + 1;
-        child.last_status = self.last_status.clone();
-        let mut status = Status::Ok;
-        let mut result = Ok(());
-        for cc in &program.complete_commands {
-            match child.list(cc) {
-                Ok(s) => status = s,
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            }
-            if child.stopped || child.returning || child.breaking || child.continuing {
-                break;
-            }
-        }
-        self.st = std::mem::take(&mut child.st);
-        self.conditions = std::mem::take(&mut child.conditions);
-        self.flow = std::mem::take(&mut child.flow);
-        self.frames = std::mem::take(&mut child.frames);
-        self.capture = child.capture.take();
-        self.capture_unknown = child.capture_unknown.take();
-        (self.stopped, self.abort_only) = (child.stopped, child.abort_only);
-        [self.breaking, self.continuing, self.returning] =
-            [child.breaking, child.continuing, child.returning];
-        self.jump_levels = child.jump_levels;
-        self.maybe_broke = child.maybe_broke.take();
-        self.out.launches.append(&mut child.out.launches);
-        self.out.unsupported.append(&mut child.out.unsupported);
-        self.out.auxiliary.append(&mut child.out.auxiliary);
-        result?;
-        Ok(status)
+        let program = super::capture::program_of(&source)?;
+        self.evals += 1;
+        let r = self.in_shell(&source, None, |it| it.run_program(&program));
+        self.evals -= 1;
+        r
     }
 
     /// Builtins that write variables: `read` (known from a here-string, else
@@ -638,7 +642,8 @@ impl Interp<'_> {
             let name = this.st.resolve(name).unwrap_or_else(|_| name.to_string());
             this.st.vars.insert(name.clone(), Arc::new(vals));
             this.st.spans.remove(&name);
-            this.st.assigned.insert(name, (at, at));
+            this.st.assigned.insert(name.clone(), (at, at));
+            this.st.note_written(&name);
             true
         };
         match builtin {
@@ -727,8 +732,8 @@ impl Interp<'_> {
                         "the status of `{builtin}` is not knowable"
                     )));
                 }
-                // A here-string gives the input.
-                let mut input: Option<Val> = None;
+                // A here-string gives the input, else a pipe.
+                let mut input: Option<Val> = self.stdin.take();
                 for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
                     if let CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereString(
                         _,
@@ -902,7 +907,7 @@ impl Interp<'_> {
         Ok(status)
     }
 
-    /// `set` (options `-e`, `-f` and their `-o` names; `set -- ARGS` and `set
+    /// `set` (options `-e`, `-f`, `-u` and their `-o` names, `-o pipefail`; `set -- ARGS` and `set
     /// ARGS` replace the positional parameters) and `shift [N]`.
     fn set_or_shift(
         &mut self,
@@ -981,15 +986,11 @@ impl Interp<'_> {
                 match c {
                     'e' => self.st.errexit = on,
                     'f' => self.st.noglob = on,
+                    'u' => self.st.nounset = on,
                     'o' => {
                         let name = args.get(i).map(|f| f.text.clone()).unwrap_or_default();
                         i += 1;
-                        match name.as_str() {
-                            "errexit" => self.st.errexit = on,
-                            "noglob" => self.st.noglob = on,
-                            "pipefail" => self.st.pipefail = on,
-                            _ => {}
-                        }
+                        self.set_option(&name, on);
                     }
                     _ => {}
                 }

@@ -2,7 +2,7 @@
 
 use brush_parser::ast::{BinaryPredicate, UnaryPredicate};
 
-use super::expand::{Val, glob_match};
+use super::expand::Val;
 use super::{Status, status_of};
 
 pub(super) fn unary_test(pred: &UnaryPredicate, v: &Val) -> Status {
@@ -27,8 +27,9 @@ pub(super) fn binary_test(pred: &BinaryPredicate, l: &Val, r: &Val) -> Status {
     };
     let num = |s: &str| s.trim().parse::<i64>().ok();
     match pred {
-        BinaryPredicate::StringExactlyMatchesPattern => status_of(glob_match(b, a)),
-        BinaryPredicate::StringDoesNotExactlyMatchPattern => status_of(!glob_match(b, a)),
+        // Patterns are matched by the caller, which knows the shell options.
+        BinaryPredicate::StringExactlyMatchesPattern => status_of(a == b),
+        BinaryPredicate::StringDoesNotExactlyMatchPattern => status_of(a != b),
         BinaryPredicate::StringExactlyMatchesString => status_of(a == b),
         BinaryPredicate::StringDoesNotExactlyMatchString => status_of(a != b),
         BinaryPredicate::StringContainsSubstring => status_of(a.contains(b.as_str())),

@@ -13,7 +13,6 @@ use brush_parser::word::{
 use super::State;
 use super::budget;
 use super::budget::fixed::MAX_VAR_EXPR_DEPTH;
-pub use super::glob::glob_match;
 use super::glob::{self, Replace};
 
 /// A value: known text, or unknown with the reason.
@@ -60,6 +59,8 @@ struct Chunk {
     span: Option<Range>,
     /// Why this piece is not knowable, if it is not.
     unknown: Option<String>,
+    /// It was quoted (or escaped): in a pattern, its characters are literal.
+    literal: bool,
 }
 
 /// The result of expanding one word into chunks.
@@ -111,6 +112,7 @@ fn expand_one(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
     let exp = expand_word(st, raw, false)?;
     let ifs = st.ifs();
     let noglob = st.noglob;
+    let here = st.here.clone();
     let mut fields: Vec<Field> = Vec::new();
     let mut cur = String::new();
     let mut have = exp.quoted;
@@ -123,14 +125,23 @@ fn expand_one(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
                   unknown: &mut Option<String>| {
         let text = std::mem::take(cur);
         let unknown = unknown.take();
+        let span = src.take().flatten();
+        // An unknown field shows the text it was written as: where it came
+        // whole from an array element, that element's text (naming the
+        // variable it was made of, at the line it was written), else the word.
+        let written = || {
+            span.and_then(|(s, e)| here.as_ref().and_then(|h| h.text.get(s..e)))
+                .map(str::to_string)
+                .unwrap_or_else(|| raw.to_string())
+        };
         fields.push(Field {
             text: if unknown.is_some() && text.is_empty() {
-                raw.to_string()
+                written()
             } else {
                 text
             },
             unknown,
-            span: src.take().flatten(),
+            span,
         });
     };
     let note = |src: &mut Option<Option<Range>>, span: Option<Range>, text: &str| {
@@ -150,6 +161,9 @@ fn expand_one(st: &mut State, raw: &str) -> Result<Vec<Field>, String> {
         if let Some(r) = c.unknown {
             unknown.get_or_insert(r);
             have = true;
+            if c.span.is_some() {
+                note(&mut src, c.span, "?");
+            }
             continue;
         }
         if c.splittable {
@@ -228,6 +242,31 @@ pub fn expand_string_spanned(st: &mut State, raw: &str) -> Result<(Val, Option<R
     ))
 }
 
+/// Expands a word used as a pattern (`case`, `[[ == ]]`, `${V#p}`,
+/// `${V/p/r}`) into one string in which the quoted parts are escaped: they
+/// match literally, as in bash (`"*"` matches only `*`).
+pub fn expand_pattern(st: &mut State, raw: &str) -> Result<Val, String> {
+    let exp = expand_word(st, raw, true)?;
+    if let Some(r) = first_unknown(&exp) {
+        return Ok(Val::Unknown(r));
+    }
+    let mut out = String::new();
+    for c in &exp.chunks {
+        if c.literal {
+            for ch in c.text.chars() {
+                if glob::is_special(ch) {
+                    out.push('\\');
+                }
+                out.push(ch);
+            }
+        } else {
+            out.push_str(&c.text);
+        }
+    }
+    budget::value(out.len())?;
+    Ok(Val::Known(out))
+}
+
 /// Expands a word into one string (no splitting): assignments, case words, tests.
 pub fn expand_string(st: &mut State, raw: &str) -> Result<Val, String> {
     let exp = expand_word(st, raw, true)?;
@@ -267,6 +306,7 @@ fn push(exp: &mut Expansion, text: String, splittable: bool) {
         break_before: false,
         span: None,
         unknown: None,
+        literal: false,
     });
 }
 
@@ -282,6 +322,7 @@ fn push_unknown(exp: &mut Expansion, reason: String, break_before: bool) {
         break_before,
         span: None,
         unknown: Some(reason),
+        literal: false,
     });
 }
 
@@ -292,7 +333,20 @@ fn expand_piece(
     no_split: bool,
     exp: &mut Expansion,
 ) -> Result<(), String> {
+    let before = exp.chunks.len();
     budget::stack(|| expand_piece_inner(st, p, quoted, no_split, exp))?;
+    if quoted
+        || matches!(
+            p.piece,
+            WordPiece::SingleQuotedText(_)
+                | WordPiece::AnsiCQuotedText(_)
+                | WordPiece::EscapeSequence(_)
+        )
+    {
+        for c in &mut exp.chunks[before..] {
+            c.literal = true;
+        }
+    }
     exp.count()
 }
 
@@ -397,6 +451,23 @@ fn decode_ansi_c(t: &str) -> String {
 
 /// Looks a parameter up: `None` when unset.
 fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
+    // `${BASH_SOURCE[0]}`: the file whose code runs now, as it was named.
+    match p {
+        Parameter::Named(n) | Parameter::NamedWithIndex { name: n, .. }
+            if n == "BASH_SOURCE" && st.get(n).is_none() =>
+        {
+            let file = st.file.clone().unwrap_or_else(|| st.script.clone());
+            return match p {
+                Parameter::NamedWithIndex { index, .. } if index.trim() != "0" => {
+                    Some(vec![Val::Unknown(format!(
+                        "${{BASH_SOURCE[{index}]}} (a caller's file) is not evaluated"
+                    ))])
+                }
+                _ => Some(vec![Val::Known(file)]),
+            };
+        }
+        _ => {}
+    }
     match p {
         Parameter::Named(n) => st.read(n),
         Parameter::NamedWithIndex { name, index } => {
@@ -493,6 +564,23 @@ fn unset_or_null(cur: &Option<Val>, test: &ParameterTestType) -> bool {
     }
 }
 
+/// A parameter that is not set was expanded: under `set -u` the script ends
+/// there (`certain`: it is known not to be set) or may end there (it may be
+/// set in the environment). `$@` and `$*` are exempt, as in bash.
+fn nounset(st: &mut State, p: &Parameter, certain: bool) {
+    if !st.nounset || is_all(p) {
+        return;
+    }
+    let name = name_of(p);
+    if certain {
+        st.aborted
+            .get_or_insert_with(|| format!("${name} is not set (set -u)"));
+    } else {
+        st.may_abort
+            .get_or_insert_with(|| format!("${name} is set in the environment"));
+    }
+}
+
 fn unset_reason(name: &str) -> String {
     format!("${name} is not set by the script or its env (give it with --env {name}=...)")
 }
@@ -546,8 +634,16 @@ fn parameter(
                                 break_before: i > 0,
                                 span: spans.get(i).copied().flatten(),
                                 unknown: None,
+                                literal: false,
                             }),
-                            Val::Unknown(r) => push_unknown(exp, r, i > 0),
+                            Val::Unknown(r) => {
+                                // Placed where the element was written (its
+                                // text there names what it came from).
+                                push_unknown(exp, r, i > 0);
+                                if let Some(c) = exp.chunks.last_mut() {
+                                    c.span = spans.get(i).copied().flatten();
+                                }
+                            }
                         }
                     }
                 }
@@ -576,6 +672,7 @@ fn parameter(
                                 break_before: i > 0 && split,
                                 span: None,
                                 unknown: None,
+                                literal: false,
                             }),
                             Val::Unknown(r) => push_unknown(exp, r, i > 0 && split),
                         }
@@ -596,11 +693,17 @@ fn parameter(
                         break_before: false,
                         span,
                         unknown: None,
+                        literal: false,
                     });
                 }
                 Some(v) => emit(exp, v),
-                None if st.complete_env || matches!(parameter, Parameter::Positional(_)) => {}
-                None => mark_unknown(exp, unset_reason(&name_of(parameter))),
+                None if st.complete_env || matches!(parameter, Parameter::Positional(_)) => {
+                    nounset(st, parameter, true);
+                }
+                None => {
+                    nounset(st, parameter, false);
+                    mark_unknown(exp, unset_reason(&name_of(parameter)));
+                }
             }
         }
         ParameterExpr::UseDefaultValues {
@@ -668,6 +771,10 @@ fn parameter(
             emit(exp, cur.unwrap());
         }
         ParameterExpr::ParameterLength { parameter, .. } => {
+            if lookup(st, parameter).is_none() {
+                let certain = st.complete_env || matches!(parameter, Parameter::Positional(_));
+                nounset(st, parameter, certain);
+            }
             let v = if is_all(parameter) {
                 lookup(st, parameter).map(|v| Val::Known(v.len().to_string()))
             } else {
@@ -690,7 +797,10 @@ fn parameter(
         | ParameterExpr::RemoveLargestPrefixPattern {
             parameter, pattern, ..
         } => {
-            let pat = sub(st, pattern)?;
+            let pat = match pattern {
+                Some(p) => expand_pattern(st, p)?,
+                None => Val::Known(String::new()),
+            };
             let v = scalar(st, parameter).unwrap_or(Val::Known(String::new()));
             let (Val::Known(t), Val::Known(p)) = (&v, &pat) else {
                 mark_unknown(
@@ -712,10 +822,12 @@ fn parameter(
                 ParameterExpr::RemoveSmallestSuffixPattern { .. }
                     | ParameterExpr::RemoveLargestSuffixPattern { .. }
             );
-            emit(
-                exp,
-                Val::Known(glob::remove_pattern(t, p, suffix, largest)?),
-            );
+            let opts = st.pattern_options(false, false);
+            match glob::remove_pattern(t, p, suffix, largest, opts) {
+                Ok(v) => emit(exp, Val::Known(v)),
+                Err(r) if budget::tripped().is_some() => return Err(r),
+                Err(r) => mark_unknown(exp, r),
+            }
         }
         ParameterExpr::ReplaceSubstring {
             parameter,
@@ -724,7 +836,7 @@ fn parameter(
             match_kind,
             ..
         } => {
-            let pat = expand_string(st, pattern)?;
+            let pat = expand_pattern(st, pattern)?;
             let rep = sub(st, replacement)?;
             let v = scalar(st, parameter).unwrap_or(Val::Known(String::new()));
             let (Val::Known(t), Val::Known(p), Val::Known(r)) = (&v, &pat, &rep) else {
@@ -743,12 +855,17 @@ fn parameter(
                 SubstringMatchKind::Prefix => Replace::Prefix,
                 SubstringMatchKind::Suffix => Replace::Suffix,
             };
-            let out = if p.contains(['*', '?', '[', '\\']) {
-                glob::replace(t, p, r, kind)?
+            let opts = st.pattern_options(false, true);
+            let out = if opts.nocase || p.chars().any(glob::is_special) {
+                glob::replace(t, p, r, kind, opts)
             } else {
-                literal_replace(t, p, r, kind)?
+                literal_replace(t, p, r, kind)
             };
-            emit(exp, Val::Known(out));
+            match out {
+                Ok(v) => emit(exp, Val::Known(v)),
+                Err(r) if budget::tripped().is_some() => return Err(r),
+                Err(r) => mark_unknown(exp, r),
+            }
         }
         _ => mark_unknown(exp, "this parameter expansion form is not evaluated".into()),
     }
@@ -807,8 +924,17 @@ fn var_int(st: &mut State, name: &str, depth: u32) -> Result<i64, String> {
     match st.read(name).and_then(|v| v.into_iter().next()) {
         // Unset is 0 in bash, but a variable the script does not set may come
         // from the environment unless the environment is complete.
-        None if !st.complete_env && st.get(name).is_none() => Err(unset_reason(name)),
-        None => Ok(0),
+        None if !st.complete_env && st.get(name).is_none() => {
+            nounset(st, &Parameter::Named(name.to_string()), false);
+            Err(unset_reason(name))
+        }
+        None => {
+            // Under `set -u` an unset variable in arithmetic ends the script.
+            if st.get(name).is_none() {
+                nounset(st, &Parameter::Named(name.to_string()), true);
+            }
+            Ok(0)
+        }
         Some(Val::Unknown(r)) => Err(r),
         Some(Val::Known(t)) => {
             let t = t.trim();

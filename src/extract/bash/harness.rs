@@ -41,11 +41,13 @@ pub trait Harness: Sync + std::fmt::Debug {
         None
     }
 
-    /// `source FILE` (the path as written): the variables the library exports
-    /// when sourced, each with the value it takes when it is not set already.
-    fn sourced(&self, file: &str) -> Vec<(String, String)> {
+    /// `source FILE` (the path as written): `None` when FILE is not a library
+    /// the harness models (it is read and run), else the variables the
+    /// library exports when sourced, each with the value it takes when it is
+    /// not set already.
+    fn sourced(&self, file: &str) -> Option<Vec<(String, String)>> {
         let _ = file;
-        Vec::new()
+        None
     }
 }
 

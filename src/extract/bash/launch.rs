@@ -10,7 +10,6 @@ use super::Interp;
 use super::evaluate_at;
 use super::expand::{Field, Val, expand_string};
 use crate::error::Error;
-use crate::files::{Location, RemoteRef};
 use crate::launch::{Context, EnvVar, Launch, Provenance, Token};
 
 impl Interp<'_> {
@@ -24,12 +23,6 @@ impl Interp<'_> {
         extra_env: &[(String, String, (usize, usize))],
         at: (usize, usize),
     ) -> Result<(), Error> {
-        let Some(me) = Location::of_origin(&self.source.origin) else {
-            return Err(self.err(
-                at.0,
-                format!("cannot locate {target}: this text is not a file"),
-            ));
-        };
         let max = super::budget::fixed::MAX_DELEGATION_DEPTH;
         if self.level >= max {
             return Err(self.err(
@@ -39,20 +32,9 @@ impl Interp<'_> {
                 ),
             ));
         }
-        let path = match (RemoteRef::parse(target), &me) {
-            (Some(Ok(r)), _) => Location::Remote(r),
-            (Some(Err(m)), _) => return Err(self.err(at.0, format!("`bash {target}`: {m}"))),
-            (None, Location::Path(_)) => {
-                let direct = std::path::PathBuf::from(target);
-                if direct.is_file() {
-                    Location::Path(direct)
-                } else {
-                    me.parent().join(target)
-                }
-            }
-            // A remote script's siblings are remote: never a file on this disk.
-            (None, Location::Remote(_)) => me.parent().join(target),
-        };
+        let path = self
+            .locate(target)
+            .map_err(|m| self.err(at.0, format!("`bash {target}`: {m}")))?;
         let source = self
             .files
             .read(&path)
@@ -246,7 +228,7 @@ impl Interp<'_> {
         for name in &self.st.exported {
             if let Some(v) = self.st.get(name).and_then(|v| v.into_iter().next()) {
                 // Where it was assigned (`export X=1`), else the launch.
-                let span = match self.st.assigned.get(name) {
+                let span = match self.st.assigned_here(name).as_ref() {
                     Some((s, e)) => self.source.span(*s, *e),
                     None => whole.clone(),
                 };

@@ -18,7 +18,10 @@
 //! recognition and `bash other.sh` delegation), `capture` (`$(...)`),
 //! `conditions` (`[ ... ]`), `expand` (words and expansions), `brace` (brace
 //! expansion), `fields` (`$IFS` splitting, glob patterns, positional
-//! parameters), `glob` (shell patterns in linear time), `budget` (every limit
+//! parameters), `glob` (shell patterns in linear time: classes, extglob,
+//! `nocasematch`), `source` (`source FILE`, and the one mechanism that runs
+//! sourced files, `eval` text and functions over the text they were written
+//! in), `options` (`shopt`, `alias`, `trap`, `unset`), `budget` (every limit
 //! of the evaluation), `harness` (the hook for harness libraries).
 //!
 //! Control flow that is not knowable is never decided either: an `exit`,
@@ -35,7 +38,9 @@ mod fields;
 mod glob;
 mod harness;
 mod launch;
+mod options;
 mod parse;
+mod source;
 mod walk;
 mod word_parser;
 
@@ -69,6 +74,12 @@ pub struct State {
     exported: BTreeSet<String>,
     /// Where each variable was last assigned (`NAME=value`), for env reports.
     assigned: BTreeMap<String, expand::Range>,
+    /// The text a variable's `spans` and `assigned` ranges are in (a
+    /// script, a sourced file, an `eval`).
+    written: BTreeMap<String, Arc<Source>>,
+    /// The text the code running now is in: a range written in another
+    /// one is not placed in it.
+    here: Option<Arc<Source>>,
     /// Positional parameters (`$1`...): the script's own (none: InferenceX runs
     /// its scripts as `bash SCRIPT`), a function's arguments, or `set --`. An
     /// unknown element may stand for any number of words: from there on `$N`
@@ -79,13 +90,39 @@ pub struct State {
     /// The environment is complete (a benchmark's env contract): a variable that
     /// is not set expands to nothing, as in bash, instead of being unknown.
     pub complete_env: bool,
-    functions: BTreeMap<String, Arc<ast::FunctionDefinition>>,
+    functions: BTreeMap<String, Arc<Function>>,
     /// `set -e`: a command whose known status is a failure ends the script.
     errexit: bool,
     /// `set -f`: no pathname expansion.
     pub noglob: bool,
     /// `set -o pipefail`: a pipeline fails when any of its commands fails.
     pipefail: bool,
+    /// `set -u`: expanding a variable that is not set ends the script.
+    nounset: bool,
+    /// The `shopt` options that are on (`extglob`, `nocasematch`,
+    /// `lastpipe`, `expand_aliases`, ...).
+    shopt: BTreeSet<String>,
+    /// `alias NAME=TEXT` definitions.
+    aliases: BTreeMap<String, String>,
+    /// Set by an expansion that ends the script (`set -u` and a variable
+    /// that is not set): the reason. The command it is in does not run.
+    aborted: Option<String>,
+    /// Set by an expansion that ends the script if a variable the script
+    /// does not set is not set in its environment either (`set -u`): the
+    /// reason.
+    may_abort: Option<String>,
+    /// `trap CODE EXIT`: the code run when the script ends.
+    exit_trap: Option<Val>,
+    /// Code that was not evaluated may have set any variable (a `source`
+    /// of a file that is not read): why. A variable not set since is
+    /// unknown, not unset.
+    clobbered: Option<String>,
+    /// The file whose code runs now (the script, a sourced file, the file a
+    /// function was defined in): `${BASH_SOURCE[0]}`.
+    file: Option<String>,
+    /// The working folder as the script named it with `cd` (`None`: the
+    /// folder it was started in); unknown after a `cd` that is not.
+    cwd: Option<Val>,
     /// Variables marked `readonly` / `declare -r`.
     readonly: BTreeSet<String>,
     /// Variables marked `declare -i`: assignments are arithmetic.
@@ -102,6 +139,19 @@ pub struct State {
     /// The variables the script read (expansions, arithmetic, harness
     /// functions), shared by every copy of the state.
     reads: Arc<std::sync::Mutex<BTreeSet<String>>>,
+}
+
+/// A function definition, with the text it was written in (a script, a
+/// sourced file, an `eval`): its body runs over that text, so what it
+/// launches and its errors are placed there.
+#[derive(Debug)]
+pub(crate) struct Function {
+    /// The definition.
+    def: ast::FunctionDefinition,
+    /// The text it was written in.
+    source: Arc<Source>,
+    /// That text's character -> byte index.
+    index: Arc<Vec<usize>>,
 }
 
 /// The bytes a copy of a variable's values takes (text or reason).
@@ -131,6 +181,8 @@ impl Clone for State {
             spans: self.spans.clone(),
             exported: self.exported.clone(),
             assigned: self.assigned.clone(),
+            written: self.written.clone(),
+            here: self.here.clone(),
             positional: self.positional.clone(),
             script: self.script.clone(),
             complete_env: self.complete_env,
@@ -138,6 +190,15 @@ impl Clone for State {
             errexit: self.errexit,
             noglob: self.noglob,
             pipefail: self.pipefail,
+            nounset: self.nounset,
+            shopt: self.shopt.clone(),
+            aliases: self.aliases.clone(),
+            aborted: self.aborted.clone(),
+            may_abort: self.may_abort.clone(),
+            exit_trap: self.exit_trap.clone(),
+            clobbered: self.clobbered.clone(),
+            file: self.file.clone(),
+            cwd: self.cwd.clone(),
             readonly: self.readonly.clone(),
             integers: self.integers.clone(),
             namerefs: self.namerefs.clone(),
@@ -189,10 +250,14 @@ impl State {
     /// the evaluation at its next step).
     pub fn get(&self, name: &str) -> Option<Vec<Val>> {
         match self.resolve(name) {
-            Ok(n) => self.vars.get(&n).map(|v| {
-                let _ = budget::built(values_bytes(v));
-                v.as_ref().clone()
-            }),
+            Ok(n) => match (self.vars.get(&n), &self.clobbered) {
+                (Some(v), _) => {
+                    let _ = budget::built(values_bytes(v));
+                    Some(v.as_ref().clone())
+                }
+                (None, Some(r)) => Some(vec![Val::Unknown(format!("${n} {r}"))]),
+                (None, None) => None,
+            },
             Err(r) => Some(vec![Val::Unknown(r)]),
         }
     }
@@ -207,6 +272,32 @@ impl State {
             r.insert(n);
         }
         self.get(name)
+    }
+
+    /// Code that is not evaluated ran here (`why`): every variable it could
+    /// set (all but the readonly ones) and the positional parameters are
+    /// unknown from now on, and so is a variable not set yet. An exceeded
+    /// budget ends the evaluation at its next step.
+    pub(crate) fn clobber(&mut self, why: &str) {
+        let reason = format!("may have been set by {why}");
+        // Each variable gets a new value: counted against the built-bytes
+        // budget (a loop doing this on many variables ends there).
+        let _ = budget::built(
+            self.vars
+                .keys()
+                .map(|k| 2 * k.len() + reason.len() + 64)
+                .sum(),
+        );
+        let names: Vec<String> = self.vars.keys().cloned().collect();
+        for n in names {
+            if !self.readonly.contains(&n) {
+                let v = Val::Unknown(format!("${n} {reason}"));
+                self.vars.insert(n.clone(), Arc::new(vec![v]));
+                self.spans.remove(&n);
+            }
+        }
+        self.positional = vec![Val::Unknown(format!("the positional parameters {reason}"))];
+        self.clobbered = Some(reason);
     }
 
     /// Sets a scalar (through `declare -n` references). A readonly variable keeps
@@ -224,13 +315,48 @@ impl State {
         self.assigned.remove(&name);
     }
 
-    /// Where each element of a variable's value was written.
+    /// Where each element of a variable's value was written (nothing when
+    /// it was written in another text than the one running now).
     pub fn spans_of(&self, name: &str) -> Vec<Option<expand::Range>> {
         let name = self.resolve(name).unwrap_or_else(|_| name.to_string());
+        if !self.written_here(&name) {
+            return Vec::new();
+        }
         self.spans
             .get(&name)
             .map(|v| v.as_ref().clone())
             .unwrap_or_default()
+    }
+
+    /// Whether a variable's ranges are in the text running now.
+    fn written_here(&self, name: &str) -> bool {
+        match (self.written.get(name), &self.here) {
+            (Some(w), Some(h)) => Arc::ptr_eq(w, h),
+            (None, _) => true,
+            (Some(_), None) => false,
+        }
+    }
+
+    /// Where a variable was last assigned, when that is in the text running
+    /// now.
+    fn assigned_here(&self, name: &str) -> Option<expand::Range> {
+        if !self.written_here(name) {
+            return None;
+        }
+        self.assigned.get(name).copied()
+    }
+
+    /// Records where a variable was written: `spans` and `assigned` are in
+    /// the text running now.
+    fn note_written(&mut self, name: &str) {
+        match &self.here {
+            Some(h) => {
+                self.written.insert(name.to_string(), h.clone());
+            }
+            None => {
+                self.written.remove(name);
+            }
+        }
     }
 
     /// Whether a variable is readonly.
@@ -266,6 +392,15 @@ impl State {
         }
     }
 
+    /// How patterns are read: `extglob` (always on in `[[ == ]]`) and, where
+    /// it applies, `nocasematch`.
+    pub(crate) fn pattern_options(&self, extglob: bool, nocase_applies: bool) -> glob::Options {
+        glob::Options {
+            extglob: extglob || self.shopt.contains("extglob"),
+            nocase: nocase_applies && self.shopt.contains("nocasematch"),
+        }
+    }
+
     /// The harness whose functions are modeled.
     fn harness(&self) -> &'static dyn Harness {
         self.harness.unwrap_or(&NoHarness)
@@ -289,6 +424,7 @@ struct Shadowed {
     value: Option<Arc<Vec<Val>>>,
     spans: Option<Arc<Vec<Option<expand::Range>>>>,
     assigned: Option<expand::Range>,
+    written: Option<Arc<Source>>,
     exported: bool,
     nameref: Option<Val>,
     integer: bool,
@@ -303,6 +439,7 @@ impl State {
             value: self.vars.get(name).cloned(),
             spans: self.spans.get(name).cloned(),
             assigned: self.assigned.get(name).copied(),
+            written: self.written.get(name).cloned(),
             exported: self.exported.contains(name),
             nameref: self.namerefs.remove(name),
             integer: self.integers.remove(name),
@@ -326,6 +463,7 @@ impl State {
         put(&mut self.vars, &name, s.value);
         put(&mut self.spans, &name, s.spans);
         put(&mut self.assigned, &name, s.assigned);
+        put(&mut self.written, &name, s.written);
         put(&mut self.namerefs, &name, s.nameref);
         if s.integer {
             self.integers.insert(name.clone());
@@ -369,9 +507,13 @@ pub struct Evaluation {
 
 struct Interp<'a> {
     source: &'a Arc<Source>,
+    /// The script this evaluation runs (the text of a sourced file, an
+    /// `eval` or a function runs in its shell): relative paths it names are
+    /// found from its folder.
+    script: Arc<Source>,
     /// Where `bash other.sh` delegations are read from (disk, or a remote root).
     files: &'a dyn Files,
-    char_to_byte: Vec<usize>,
+    char_to_byte: Arc<Vec<usize>>,
     st: State,
     out: Evaluation,
     /// Reasons of the unknown conditions the current code runs under.
@@ -405,6 +547,14 @@ struct Interp<'a> {
     jump_levels: usize,
     /// How many `eval`s led here.
     evals: usize,
+    /// The standard input of the command running now, when a pipeline gives
+    /// it (`echo 8 | read TP`).
+    stdin: Option<Val>,
+    /// How many `source`s are running (a `return` there ends the file).
+    sourcing: usize,
+    /// The aliases being expanded here (an alias is not expanded inside its
+    /// own text, as in bash).
+    aliasing: Vec<String>,
     /// How many `bash other.sh` delegations led here.
     level: usize,
     /// Inside `$(...)`: the output written so far.
@@ -480,6 +630,7 @@ fn evaluate_at(
     let program = parse_guarded(source)?;
     let mut st = State {
         script: source.origin.label(),
+        file: Some(source.origin.label()),
         positional,
         complete_env,
         harness: Some(harness),
@@ -505,6 +656,7 @@ fn evaluate_at(
             break;
         }
     }
+    it.run_exit_trap()?;
     // A budget exceeded where the error could not be returned (a pattern
     // match, a copy of the state) still ends the evaluation.
     if let Some(message) = budget::tripped() {

@@ -257,17 +257,57 @@ pub(crate) fn quiet_parser_panics() {
     });
 }
 
+/// Why a script was not parsed: the error, and its kind.
+#[derive(Debug)]
+pub(super) struct ParseFailure {
+    /// What kind of failure it is.
+    pub(super) kind: FailureKind,
+    /// The error, placed in the script.
+    pub(super) error: Error,
+}
+
+/// The kinds of [`ParseFailure`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FailureKind {
+    /// A parse budget (size, nesting, parser time) was exceeded: the input is
+    /// refused whatever its context.
+    Budget,
+    /// The text is not valid bash (or the parser could not read it).
+    Syntax,
+}
+
+impl From<ParseFailure> for Error {
+    fn from(f: ParseFailure) -> Error {
+        f.error
+    }
+}
+
+/// A failure of `kind` at `span`.
+fn failure(kind: FailureKind, span: crate::span::Span, message: String) -> ParseFailure {
+    ParseFailure {
+        kind,
+        error: Error::Input { span, message },
+    }
+}
+
 /// Parses a script with brush-parser, refusing inputs that would take it
-/// exponential time and bounding the time it may take.
-pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error> {
-    crate::files::check_line_endings(source, crate::files::LineEndings::Bash)?;
+/// exponential time and bounding the time it may take. The failure says
+/// whether a budget was exceeded or the text is not bash.
+pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, ParseFailure> {
+    crate::files::check_line_endings(source, crate::files::LineEndings::Bash).map_err(|error| {
+        ParseFailure {
+            kind: FailureKind::Syntax,
+            error,
+        }
+    })?;
     let budget = super::budget::budget();
     if source.text.len() > budget.max_script_bytes {
         let mut at = budget.max_script_bytes;
         while !source.text.is_char_boundary(at) {
             at -= 1;
         }
-        return Err(Error::input(
+        return Err(failure(
+            FailureKind::Budget,
             source.span(at, at),
             format!(
                 "bash parse budget exceeded: the script is longer than {} KiB (script-kib budget; raise with --bash-budget script-kib=N)",
@@ -290,7 +330,8 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
             _ => run = 0,
         }
         if run > MAX_PAREN_RUN || depth > MAX_PAREN_DEPTH {
-            return Err(Error::input(
+            return Err(failure(
+                FailureKind::Budget,
                 source.span(i, i),
                 format!(
                     "bash parse budget exceeded: `(` nested too deeply to parse safely (more than {MAX_PAREN_DEPTH} open, or {MAX_PAREN_RUN} in a row: nesting budget)"
@@ -301,13 +342,16 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
     if let Some(at) = heredoc_without_word(&source.text) {
         // bash rejects it too; brush-parser loops on it inside `$(`, allocating
         // without bound (found by fuzzing).
-        return Err(Error::input(
+        return Err(failure(
+            FailureKind::Syntax,
             source.span(at, at),
-            "bash syntax error: a here-document (`<<`) or here-string (`<<<`) needs a word after it",
+            "bash syntax error: a here-document (`<<`) or here-string (`<<<`) needs a word after it"
+                .into(),
         ));
     }
     if let Some(at) = expansion_too_deep(&source.text) {
-        return Err(Error::input(
+        return Err(failure(
+            FailureKind::Budget,
             source.span(at, at),
             format!(
                 "bash parse budget exceeded: `${{` expansions nested too deeply to parse safely (more than {MAX_EXPANSION_DEPTH}: nesting budget)"
@@ -331,38 +375,44 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
             }));
             let _ = tx.send(r);
         })
-        .map_err(|e| Error::usage(format!("cannot start the bash parser: {e}")))?;
+        .map_err(|e| ParseFailure {
+            kind: FailureKind::Budget,
+            error: Error::usage(format!("cannot start the bash parser: {e}")),
+        })?;
     let at = crate::span::Span::start_of(&source.origin);
     let parsed = match rx.recv_timeout(PARSE_TIME) {
         Ok(Ok(Parsed::Done(r))) => r,
         Ok(Ok(Parsed::TooDeep(p))) => {
-            return Err(Error::Input {
-                span: crate::span::Span::at(
+            return Err(failure(
+                FailureKind::Budget,
+                crate::span::Span::at(
                     &source.origin,
                     crate::span::LineCol {
                         line: p.line,
                         col: p.column,
                     },
                 ),
-                message: format!(
+                format!(
                     "bash parse budget exceeded: compound commands nested too deeply (more than {max} levels; nesting budget; raise with --bash-budget nesting=N)"
                 ),
-            });
+            ));
         }
         Ok(Err(_)) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-            return Err(Error::Input {
-                span: at,
-                message: "bash syntax error: the parser cannot read this script".into(),
-            });
+            return Err(failure(
+                FailureKind::Syntax,
+                at,
+                "bash syntax error: the parser cannot read this script".into(),
+            ));
         }
         Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-            return Err(Error::Input {
-                span: at,
-                message: format!(
+            return Err(failure(
+                FailureKind::Budget,
+                at,
+                format!(
                     "bash parse budget exceeded: the bash parser did not finish within {} s on this script (parser time budget)",
                     PARSE_TIME.as_secs()
                 ),
-            });
+            ));
         }
     };
     parsed.map_err(|e| {
@@ -373,10 +423,11 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, Error>
             } => (p.line, p.column),
             _ => (source.text.lines().count().max(1), 1),
         };
-        Error::Input {
-            span: crate::span::Span::at(&source.origin, crate::span::LineCol { line, col }),
-            message: format!("bash syntax error: {e}"),
-        }
+        failure(
+            FailureKind::Syntax,
+            crate::span::Span::at(&source.origin, crate::span::LineCol { line, col }),
+            format!("bash syntax error: {e}"),
+        )
     })
 }
 

@@ -327,9 +327,15 @@ sglang serve --model-path m/x --port "${PORT:-9}" "${CACHE_ARGS[@]}"
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
     let plain = evaluate_with(&src, &env, None, &LocalFiles, &NoHarness).unwrap();
-    // No default port from the library, and the gate's exit status is not knowable.
+    // The library is not modelled, and not read (this text is no file): what
+    // it could set is unknown, with the file named; the gate's exit status
+    // is not knowable.
     let a = argv(&plain, 0);
-    assert_eq!(a[..4], ["--model-path", "m/x", "--port", "9"]);
+    assert_eq!(a[..3], ["--model-path", "m/x", "--port"]);
+    assert!(matches!(
+        &plain.launches[0].argv[3].provenance,
+        Provenance::Unknown { reason } if reason.contains("benchmark_lib.sh, which is not read")
+    ));
     assert!(matches!(
         &plain.launches[0].argv[4].provenance,
         Provenance::Unknown { reason } if reason.contains("require_agentic_kv_offload_backend")
@@ -426,4 +432,48 @@ sglang serve --model-path m --tp "$TP"
     let e = eval(s, &[]);
     assert_eq!(argv(&e, 0)[3], "2");
     assert_eq!(argv(&e, 1)[3], "8");
+}
+
+#[test]
+fn an_unknown_array_element_names_what_it_was_written_as() {
+    let e = eval(
+        "CMD=(sglang serve --model-path m\n  --tp \"$TP\")\n\"${CMD[@]}\"\n",
+        &[],
+    );
+    let t = &e.launches[0].argv[3];
+    assert_eq!(t.text, "\"$TP\"");
+    assert_eq!((t.span.pos.line, t.span.pos.col), (2, 8));
+    assert!(matches!(&t.provenance, Provenance::Unknown { reason } if reason.contains("$TP")));
+}
+
+#[test]
+fn set_u_ends_the_script_at_an_unset_variable() {
+    let src = Arc::new(Source::new(
+        Origin::Inline("s.sh".into()),
+        "set -u\nX=$((NOPE + 1))\nsglang serve --model-path never\n".to_string(),
+    ));
+    let unknown = BTreeMap::new();
+    let e = evaluate_with(
+        &src,
+        &BTreeMap::new(),
+        Some(&unknown),
+        &LocalFiles,
+        &NoHarness,
+    )
+    .unwrap();
+    assert!(e.launches.is_empty());
+    // Without `set -u` the variable is 0 and the launch runs.
+    let src = Arc::new(Source::new(
+        Origin::Inline("s.sh".into()),
+        "X=$((NOPE + 1))\nsglang serve --model-path m --seed \"$X\"\n".to_string(),
+    ));
+    let e = evaluate_with(
+        &src,
+        &BTreeMap::new(),
+        Some(&unknown),
+        &LocalFiles,
+        &NoHarness,
+    )
+    .unwrap();
+    assert_eq!(argv(&e, 0), ["--model-path", "m", "--seed", "1"]);
 }

@@ -7,12 +7,14 @@ use std::sync::Arc;
 
 use brush_parser::SourcePosition;
 use brush_parser::ast::{
-    self, AndOr, Command, CompoundCommand, CompoundList, ExtendedTestExpr, SourceLocation,
+    self, AndOr, BinaryPredicate, Command, CompoundCommand, CompoundList, ExtendedTestExpr,
+    SourceLocation,
 };
 
 use super::budget;
 use super::conditions::{binary_test, unary_test};
-use super::expand::{self, Val, expand_fields, expand_string, glob_match};
+use super::expand::{self, Val, expand_fields, expand_pattern, expand_string};
+use super::glob::pattern_match;
 use super::{Evaluation, Flow, Interp, State, Status, status_of};
 use crate::error::Error;
 use crate::files::Files;
@@ -40,10 +42,23 @@ impl<'a> Interp<'a> {
         capture: Option<String>,
         files: &'a dyn Files,
     ) -> Self {
-        let mut char_to_byte: Vec<usize> = source.text.char_indices().map(|(i, _)| i).collect();
-        char_to_byte.push(source.text.len());
+        Self::with_index(source, index_of(source), st, level, capture, files)
+    }
+
+    /// Like [`Self::new`], with the text's character index given.
+    pub(super) fn with_index(
+        source: &'a Arc<Source>,
+        char_to_byte: Arc<Vec<usize>>,
+        st: State,
+        level: usize,
+        capture: Option<String>,
+        files: &'a dyn Files,
+    ) -> Self {
+        let mut st = st;
+        st.here = Some(source.clone());
         Interp {
             source,
+            script: source.clone(),
             files,
             char_to_byte,
             st,
@@ -63,6 +78,9 @@ impl<'a> Interp<'a> {
             loops: 0,
             jump_levels: 0,
             evals: 0,
+            stdin: None,
+            sourcing: 0,
+            aliasing: Vec::new(),
             level,
             capture,
             capture_unknown: None,
@@ -152,6 +170,17 @@ impl<'a> Interp<'a> {
                 ast::SeparatorOperator::Sequence => self.and_or(&item.0)?,
                 ast::SeparatorOperator::Async => self.background(&item.0)?,
             };
+            if self.st.aborted.is_some() || self.st.may_abort.is_some() {
+                let at = item
+                    .0
+                    .first
+                    .location()
+                    .map(|l| self.byte(&l.start))
+                    .unwrap_or(0);
+                if let Some(s) = self.nounset_check(at) {
+                    last = s;
+                }
+            }
         }
         Ok(last)
     }
@@ -265,6 +294,22 @@ impl<'a> Interp<'a> {
         r
     }
 
+    /// After an expansion under `set -u`: a variable that is not set ends
+    /// the script (`Some`: the command does not run); one that may not be
+    /// set makes what follows conditional.
+    pub(super) fn nounset_check(&mut self, at: usize) -> Option<Status> {
+        if let Some(r) = self.st.may_abort.take() {
+            let line = self.source.line_col(at).line;
+            self.conditions.push(format!(
+                "line {line}: under `set -u` the script ends here unless {r}: what follows runs only if it does not"
+            ));
+        }
+        let r = self.st.aborted.take()?;
+        let _ = r;
+        (self.stopped, self.abort_only) = (true, false);
+        Some(Status::Fail)
+    }
+
     /// Saves the state before a branch that may or may not run.
     fn fork(&self) -> (State, bool) {
         (self.st.clone(), self.stopped)
@@ -325,19 +370,48 @@ impl<'a> Interp<'a> {
         let was_stopped = self.stopped;
         let pipefail = self.st.pipefail;
         let mut statuses = Vec::with_capacity(n);
-        for c in &p.seq {
+        // `shopt -s lastpipe`: the last command runs in this shell.
+        let lastpipe = self.st.shopt.contains("lastpipe");
+        // What the previous stage wrote, when it is `echo` / `printf`: the
+        // standard input of the next (what `read` reads).
+        let mut piped: Option<Val> = None;
+        for (k, c) in p.seq.iter().enumerate() {
+            let writes = n > 1 && k + 1 < n && writes_known_text(c);
             if n > 1 {
+                // A single command keeps the input it was given.
+                self.stdin = piped.take();
+            }
+            let saved_capture = writes.then(|| {
+                (
+                    self.capture.replace(String::new()),
+                    self.capture_unknown.take(),
+                )
+            });
+            let status = if n > 1 && !(lastpipe && k + 1 == n) {
                 // Every stage of a pipeline runs in a subshell (bash's default,
                 // without `lastpipe`): what it assigns, and its `exit` or
                 // `exec`, end with it.
                 let saved = (self.st.clone(), self.flags());
-                statuses.push(self.command(c)?);
+                let status = self.command(c);
                 self.st = saved.0;
                 [self.breaking, self.continuing, self.returning] = saved.1;
                 self.stopped = was_stopped;
+                status
             } else {
-                statuses.push(self.command(c)?);
+                self.command(c)
+            };
+            if let Some((capture, unknown)) = saved_capture {
+                let out = std::mem::replace(&mut self.capture, capture);
+                let why = std::mem::replace(&mut self.capture_unknown, unknown);
+                piped = Some(match (why, out) {
+                    (Some(r), _) => Val::Unknown(r),
+                    (None, o) => Val::Known(o.unwrap_or_default()),
+                });
             }
+            if n > 1 {
+                self.stdin = None;
+            }
+            statuses.push(status?);
         }
         let last = statuses.pop().unwrap_or(Status::Ok);
         // `set -o pipefail`: the last failure, else the first unknown, else 0.
@@ -371,9 +445,14 @@ impl<'a> Interp<'a> {
         match c {
             Command::Simple(sc) => self.simple(sc),
             Command::Function(f) => {
-                self.st
-                    .functions
-                    .insert(f.fname.value.clone(), Arc::new(f.clone()));
+                self.st.functions.insert(
+                    f.fname.value.clone(),
+                    Arc::new(super::Function {
+                        def: f.clone(),
+                        source: self.source.clone(),
+                        index: self.char_to_byte.clone(),
+                    }),
+                );
                 Ok(Status::Ok)
             }
             Command::ExtendedTest(t, _) => self.ext_test(&t.expr),
@@ -763,68 +842,120 @@ impl<'a> Interp<'a> {
     fn case(&mut self, c: &ast::CaseClauseCommand) -> Result<Status, Error> {
         let at = self.byte(&c.loc.start);
         let v = expand_string(&mut self.st, &c.value.value).map_err(|m| self.err(at, m))?;
-        let Val::Known(subject) = v else {
-            let Val::Unknown(r) = v else { unreachable!() };
-            let r = self.at_line(self.byte(&c.loc.start), &r);
-            // Every branch may run, or none.
-            let start = self.st.clone();
-            let was_stopped = self.stopped;
-            let mut merged: Option<State> = None;
-            let mut taken = [false; 3];
-            let mut stopped = false;
-            let n = self.conditions.len();
-            self.conditions.push(r.clone());
-            for item in &c.cases {
-                self.st = start.clone();
-                self.stopped = was_stopped;
-                [self.breaking, self.continuing, self.returning] = [false; 3];
-                if let Some(cmd) = &item.cmd {
-                    self.list(cmd)?;
-                }
-                let flags = self.flags();
-                taken = [0, 1, 2].map(|i| taken[i] || flags[i]);
-                stopped |= self.stopped && !was_stopped;
-                let s = std::mem::take(&mut self.st);
-                merged = Some(match merged {
-                    None => s,
-                    Some(mut m) => {
-                        merge_into(&mut m, s, &r);
-                        m
-                    }
-                });
-            }
-            self.conditions.remove(n);
-            self.stopped = was_stopped;
-            if stopped {
-                self.conditions
-                    .push(format!("the script may have exited ({r})"));
-            }
-            self.settle_flow(taken, [false; 3], &r);
-            let mut result = start;
-            if let Some(m) = merged {
-                merge_into(&mut result, m, &r);
-            }
-            self.st = result;
-            return Ok(Status::Unknown(r));
+        let subject = match v {
+            Val::Known(s) => s,
+            Val::Unknown(r) => return self.case_unknown(&c.cases, &self.at_line(at, &r)),
         };
-        for item in &c.cases {
+        let opts = self.st.pattern_options(false, true);
+        let mut k = 0;
+        let mut status = Status::Ok;
+        while let Some(item) = c.cases.get(k) {
+            let mut matched = false;
             for p in &item.patterns {
-                let pat = expand_string(&mut self.st, &p.value).map_err(|m| self.err(at, m))?;
-                match pat {
-                    Val::Known(pat) if glob_match(&pat, &subject) => {
-                        return match &item.cmd {
-                            Some(cmd) => self.list(cmd),
-                            None => Ok(Status::Ok),
-                        };
+                let pat = expand_pattern(&mut self.st, &p.value).map_err(|m| self.err(at, m))?;
+                let test = match pat {
+                    Val::Known(pat) => pattern_match(&pat, &subject, opts),
+                    Val::Unknown(r) => Err(format!("a case pattern is not knowable: {r}")),
+                };
+                match test {
+                    Ok(true) => {
+                        matched = true;
+                        break;
                     }
-                    Val::Known(_) => {}
-                    Val::Unknown(r) => {
-                        return Err(self.err(at, format!("a case pattern is not knowable: {r}")));
+                    Ok(false) => {}
+                    // Not knowable whether this item or a later one runs.
+                    Err(r) => {
+                        self.tick(at)?;
+                        return self.case_unknown(&c.cases[k..], &self.at_line(at, &r));
+                    }
+                }
+            }
+            if !matched {
+                k += 1;
+                continue;
+            }
+            // Run this item, and the next ones while it ends with `;&`
+            // (without testing their patterns); `;;&` goes on testing.
+            loop {
+                let item = &c.cases[k];
+                if let Some(cmd) = &item.cmd {
+                    status = self.list(cmd)?;
+                } else {
+                    status = Status::Ok;
+                }
+                if self.stopped || self.returning || self.breaking || self.continuing {
+                    return Ok(status);
+                }
+                match item.post_action {
+                    ast::CaseItemPostAction::ExitCase => return Ok(status),
+                    ast::CaseItemPostAction::UnconditionallyExecuteNextCaseItem
+                        if k + 1 < c.cases.len() =>
+                    {
+                        k += 1;
+                    }
+                    ast::CaseItemPostAction::UnconditionallyExecuteNextCaseItem => {
+                        return Ok(status);
+                    }
+                    ast::CaseItemPostAction::ContinueEvaluatingCases => {
+                        k += 1;
+                        break;
                     }
                 }
             }
         }
-        Ok(Status::Ok)
+        Ok(status)
+    }
+
+    /// A `case` whose choice among `items` is not knowable (`r`): every item
+    /// may run, or none; an item reached by `;&` or `;;&` after the one
+    /// before may start from that item's state too.
+    fn case_unknown(&mut self, items: &[ast::CaseItem], r: &str) -> Result<Status, Error> {
+        let start = self.st.clone();
+        let was_stopped = self.stopped;
+        let mut merged: Option<State> = None;
+        let mut taken = [false; 3];
+        let mut stopped = false;
+        let n = self.conditions.len();
+        self.conditions.push(r.to_string());
+        let mut previous: Option<State> = None;
+        for item in items {
+            self.st = start.clone();
+            if let Some(p) = previous.take() {
+                merge_into(&mut self.st, p, r);
+            }
+            self.stopped = was_stopped;
+            [self.breaking, self.continuing, self.returning] = [false; 3];
+            if let Some(cmd) = &item.cmd {
+                self.list(cmd)?;
+            }
+            let flags = self.flags();
+            taken = [0, 1, 2].map(|i| taken[i] || flags[i]);
+            stopped |= self.stopped && !was_stopped;
+            if !matches!(item.post_action, ast::CaseItemPostAction::ExitCase) && !self.stopped {
+                previous = Some(self.st.clone());
+            }
+            let s = std::mem::take(&mut self.st);
+            merged = Some(match merged {
+                None => s,
+                Some(mut m) => {
+                    merge_into(&mut m, s, r);
+                    m
+                }
+            });
+        }
+        self.conditions.remove(n);
+        self.stopped = was_stopped;
+        if stopped {
+            self.conditions
+                .push(format!("the script may have exited ({r})"));
+        }
+        self.settle_flow(taken, [false; 3], r);
+        let mut result = start;
+        if let Some(m) = merged {
+            merge_into(&mut result, m, r);
+        }
+        self.st = result;
+        Ok(Status::Unknown(r.to_string()))
     }
 
     pub(super) fn str_of(&mut self, w: &ast::Word) -> Result<Val, Error> {
@@ -884,6 +1015,28 @@ impl<'a> Interp<'a> {
                     _ => binary_test(pred, &l, &r),
                 }
             }
+            // `==` / `!=` match a pattern (quoted parts literal), with
+            // extglob always on and `nocasematch` applying, as in bash.
+            ExtendedTestExpr::BinaryTest(
+                pred @ (BinaryPredicate::StringExactlyMatchesPattern
+                | BinaryPredicate::StringDoesNotExactlyMatchPattern),
+                a,
+                b,
+            ) => {
+                let l = self.str_of(a)?;
+                let at = b.loc.as_ref().map(|l| self.byte(&l.start)).unwrap_or(0);
+                let r = expand_pattern(&mut self.st, &b.value).map_err(|m| self.err(at, m))?;
+                let want = matches!(pred, BinaryPredicate::StringExactlyMatchesPattern);
+                match (l, r) {
+                    (Val::Known(t), Val::Known(p)) => {
+                        match pattern_match(&p, &t, self.st.pattern_options(true, true)) {
+                            Ok(m) => status_of(m == want),
+                            Err(r) => Status::Unknown(r),
+                        }
+                    }
+                    (Val::Unknown(r), _) | (_, Val::Unknown(r)) => Status::Unknown(r),
+                }
+            }
             ExtendedTestExpr::BinaryTest(pred, a, b) => {
                 let l = self.str_of(a)?;
                 let r = self.str_of(b)?;
@@ -891,6 +1044,20 @@ impl<'a> Interp<'a> {
             }
         })
     }
+}
+
+/// Whether a pipeline stage is `echo` / `printf`, whose output is evaluated
+/// for the next stage to read.
+fn writes_known_text(c: &Command) -> bool {
+    matches!(c, Command::Simple(sc)
+        if sc.word_or_name.as_ref().is_some_and(|w| matches!(w.value.as_str(), "echo" | "printf")))
+}
+
+/// The byte offset of each character of a text (and its length at the end).
+pub(super) fn index_of(source: &Source) -> Arc<Vec<usize>> {
+    let mut v: Vec<usize> = source.text.char_indices().map(|(i, _)| i).collect();
+    v.push(source.text.len());
+    Arc::new(v)
 }
 
 /// Merges `other` into `into`: variables that differ become unknown for `reason`.
@@ -908,9 +1075,22 @@ fn merge_into(into: &mut State, other: State, reason: &str) {
             );
         }
     }
+    if into.exit_trap != other.exit_trap {
+        into.exit_trap = Some(Val::Unknown(format!(
+            "the EXIT trap depends on a condition that is not knowable: {reason}"
+        )));
+    }
+    if into.clobbered.is_none() {
+        into.clobbered = other.clobbered;
+    }
     into.exported.extend(other.exported);
     for (n, at) in other.assigned {
-        into.assigned.entry(n).or_insert(at);
+        if !into.assigned.contains_key(&n) {
+            if let Some(w) = other.written.get(&n) {
+                into.written.insert(n.clone(), w.clone());
+            }
+            into.assigned.insert(n, at);
+        }
     }
     for (k, f) in other.functions {
         into.functions.entry(k).or_insert(f);

@@ -71,15 +71,17 @@ impl Harness for BenchmarkLib {
         })
     }
 
-    fn sourced(&self, file: &str) -> Vec<(String, String)> {
+    fn sourced(&self, file: &str) -> Option<Vec<(String, String)>> {
         let t = table();
         if !file.contains(t.library.as_str()) {
-            return Vec::new();
+            return None;
         }
-        t.exports
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect()
+        Some(
+            t.exports
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        )
     }
 }
 
@@ -156,9 +158,9 @@ mod tests {
         assert!(!HARNESS.side_effect("sglang"));
         assert_eq!(
             HARNESS.sourced("\"$(dirname \"$0\")/../benchmark_lib.sh\""),
-            vec![("PORT".to_string(), "8888".to_string())]
+            Some(vec![("PORT".to_string(), "8888".to_string())])
         );
-        assert!(HARNESS.sourced("other.sh").is_empty());
+        assert!(HARNESS.sourced("other.sh").is_none());
         assert_eq!(t.gates.len(), 3);
     }
 
