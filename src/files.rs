@@ -152,6 +152,8 @@ fn absolute(path: &Path) -> PathBuf {
 fn real_path(abs: &Path) -> PathBuf {
     let mut head = abs.to_path_buf();
     let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    // Dangling symlinks followed so far (the kernel's ELOOP bound is 40).
+    let mut hops = 0;
     loop {
         if let Ok(c) = head.canonicalize() {
             let mut out = c;
@@ -159,6 +161,21 @@ fn real_path(abs: &Path) -> PathBuf {
                 out.push(part);
             }
             return out;
+        }
+        // A dangling symlink is followed to where it points, as opening the
+        // path would: a link to a missing file outside the roots is outside,
+        // like a link to an existing one (else whether an outside file exists
+        // would show).
+        if hops < 40
+            && head
+                .symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink())
+            && let Ok(target) = std::fs::read_link(&head)
+        {
+            hops += 1;
+            let base = head.parent().map(Path::to_path_buf).unwrap_or_default();
+            head = absolute(&base.join(target));
+            continue;
         }
         match (head.file_name().map(|n| n.to_os_string()), head.parent()) {
             (Some(name), Some(parent)) => {
@@ -618,6 +635,24 @@ mod tests {
             real_path(&dir.path().join("link/missing/x.sh")),
             canon.join("missing/x.sh")
         );
+    }
+
+    #[test]
+    fn a_dangling_symlink_is_placed_where_it_points() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(top.join("repo")).unwrap();
+        std::fs::create_dir(top.join("outside")).unwrap();
+        std::os::unix::fs::symlink(top.join("outside/missing"), top.join("repo/abs")).unwrap();
+        std::os::unix::fs::symlink("../outside/gone", top.join("repo/rel")).unwrap();
+        std::os::unix::fs::symlink("loop", top.join("repo/loop")).unwrap();
+        assert_eq!(
+            real_path(&top.join("repo/abs")),
+            top.join("outside/missing")
+        );
+        assert_eq!(real_path(&top.join("repo/rel")), top.join("outside/gone"));
+        // A loop ends (at the kernel's bound) inside the folder it is in.
+        assert!(real_path(&top.join("repo/loop")).starts_with(top.join("repo")));
     }
 
     #[test]

@@ -139,6 +139,34 @@ fn a_symlinked_vllm_config_is_refused_at_its_option() {
     }
 }
 
+/// A symlink to a MISSING file outside the root is refused exactly like one to
+/// an existing file: the output never tells whether something exists outside
+/// (a dangling link used to be admitted as "inside, missing").
+#[test]
+fn a_dangling_symlink_out_of_the_root_is_refused_like_a_live_one() {
+    let mut outputs = Vec::new();
+    for target in ["secret.txt", "no-such-file.yaml"] {
+        let repo = Repo::new();
+        repo.symlink("serve.yaml", &repo.outside().join(target));
+        repo.write(
+            "docs.sh",
+            "vllm serve m --config serve.yaml --tensor-parallel-size 2\n",
+        );
+        repo.write("recipe.sh", "vllm serve m --tensor-parallel-size 2\n");
+        let o = repo.run_deterministic(&["compare", "docs.sh", "recipe.sh"]);
+        o.assert_bounded().assert_no_leak();
+        assert_eq!(o.code, Some(2), "{target}: {}", o.both());
+        assert!(
+            REFUSED.iter().all(|w| o.both().contains(w)),
+            "{target}: {}",
+            o.both()
+        );
+        let top = repo.outside().parent().unwrap().display().to_string();
+        outputs.push(o.stderr.replace(&top, "TOP").replace(target, "TARGET"));
+    }
+    assert_eq!(outputs[0], outputs[1]);
+}
+
 #[test]
 fn an_mdx_import_outside_the_root_is_refused_at_the_import() {
     let repo = Repo::new();

@@ -66,7 +66,11 @@ pub fn read(launch: &Launch, file_token: &Token, file: &str) -> Result<Outcome, 
         ));
     }
     let path = base.join(rel);
-    match std::fs::metadata(&path) {
+    // Confined first: a path leading outside the repository is refused
+    // whether or not something exists there (the answer must not tell).
+    let real = crate::files::admit(&path)
+        .map_err(|e| Error::input(file_token.span.clone(), format!("--config {file}: {e}")))?;
+    match std::fs::metadata(&real) {
         Ok(m) if m.is_file() && m.len() > MAX_BYTES => {
             return Err(Error::input(
                 file_token.span.clone(),
@@ -88,6 +92,7 @@ pub fn read(launch: &Launch, file_token: &Token, file: &str) -> Result<Outcome, 
     // the repository) is placed at the `--config` value.
     let source = Source::read(&path)
         .map_err(|e| Error::input(file_token.span.clone(), format!("--config {file}: {e}")))?;
+    crate::files::check_line_endings(&source, crate::files::LineEndings::Text)?;
     let doc: Value = serde_saphyr::from_str(&source.text).map_err(|e| Error::yaml(&source, &e))?;
     let map = match doc {
         Value::Object(m) => m,
