@@ -756,6 +756,7 @@ fn sourcing_matches_real_bash() {
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$SCRIPT_DIR/lib/conf.sh"
 sglang serve --model-path m --tp "$TP"
+sglang serve --model-path "$SCRIPT_DIR/../t.jinja" --chat-template "$(cd lib/../lib && pwd)/x" --x "$(pwd)"
 serve --seed 1
 set -- outer
 source lib/args.sh a b

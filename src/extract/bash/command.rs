@@ -370,9 +370,32 @@ impl Interp<'_> {
                 self.cd(&vals);
                 Some(String::new())
             }
+            // bash prints the absolute, logical path of the working folder.
+            // A relative one is joined to the folder the script starts in:
+            // the repository's top level (where InferenceX's runner starts
+            // its scripts), as located on this machine.
             "pwd" => match &self.st.cwd {
-                Some(Val::Known(d)) => Some(format!("{d}\n")),
-                _ => None,
+                Some(Val::Unknown(r)) => {
+                    self.capture_unknown
+                        .get_or_insert(format!("the output of `pwd` is not knowable: {r}"));
+                    return Ok(Status::Ok);
+                }
+                Some(Val::Known(d)) if d.starts_with('/') => Some(format!("{}\n", logical(d))),
+                rel => {
+                    let rel = match rel {
+                        Some(Val::Known(d)) => d.clone(),
+                        _ => ".".to_string(),
+                    };
+                    match &self.st.start_dir {
+                        Some(start) => Some(format!("{}\n", logical(&format!("{start}/{rel}")))),
+                        None => {
+                            self.capture_unknown.get_or_insert(
+                                "the output of `pwd` is not knowable: the script is not a local file, so the folder it starts in is not known".to_string(),
+                            );
+                            return Ok(Status::Ok);
+                        }
+                    }
+                }
             },
             "dirname" => args.get(1).map(|p| {
                 let d = std::path::Path::new(p)
@@ -1035,6 +1058,22 @@ fn split_like_read(line: &str, ifs: &str) -> Vec<String> {
 }
 
 /// The first variable a word expands, for provenance.
+/// An absolute path as bash's `cd` keeps it (logically): `.` components
+/// dropped, `..` removing the component before it, repeated `/` folded.
+fn logical(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for c in path.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            _ => parts.push(c),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
 fn first_var(raw: &str) -> Option<String> {
     let i = raw.find('$')?;
     let rest = raw[i + 1..].trim_start_matches('{');

@@ -123,6 +123,10 @@ pub struct State {
     /// The working folder as the script named it with `cd` (`None`: the
     /// folder it was started in); unknown after a `cd` that is not.
     cwd: Option<Val>,
+    /// The folder the script starts in, absolute: the top level of the
+    /// repository holding the first local file evaluated (where InferenceX's
+    /// runner starts its scripts); `None` for text that is not a local file.
+    start_dir: Option<String>,
     /// Variables marked `readonly` / `declare -r`.
     readonly: BTreeSet<String>,
     /// Variables marked `declare -i`: assignments are arithmetic.
@@ -199,6 +203,7 @@ impl Clone for State {
             clobbered: self.clobbered.clone(),
             file: self.file.clone(),
             cwd: self.cwd.clone(),
+            start_dir: self.start_dir.clone(),
             readonly: self.readonly.clone(),
             integers: self.integers.clone(),
             namerefs: self.namerefs.clone(),

@@ -56,6 +56,11 @@ impl<'a> Interp<'a> {
     ) -> Self {
         let mut st = st;
         st.here = Some(source.clone());
+        if st.start_dir.is_none()
+            && let crate::span::Origin::File(path) = &source.origin
+        {
+            st.start_dir = Some(crate::files::repository_root(path).display().to_string());
+        }
         Interp {
             source,
             script: source.clone(),
