@@ -22,7 +22,7 @@ third-party bash on your machine; run it in a scratch VM or container.
 
 Usage:
   scripts/inferencex_bash_differential.py --root CHECKOUT \
-      [--bin target/release/recipe-drift] [--entry KEY]... [--show N]
+      [--bin target/release/recipe-drift] [--entry KEY]... [--env K=V]... [--show N]
 """
 
 import argparse
@@ -84,6 +84,8 @@ def sandbox(root):
     top = tempfile.mkdtemp(prefix="ixbash-")
     work = os.path.join(top, "repo")
     shutil.copytree(root, work, ignore=shutil.ignore_patterns(".git"), symlinks=True)
+    # A checkout: recipe-drift takes its top level as the folder scripts start in.
+    os.makedirs(os.path.join(work, ".git"))
     lib = os.path.join(work, "benchmarks", "benchmark_lib.sh")
     real = open(lib, encoding="utf-8", errors="replace").read() if os.path.exists(lib) else ""
     stub = open(os.path.join(STUBS, "benchmark_lib.sh"), encoding="utf-8").read()
@@ -133,13 +135,14 @@ def recorded(path):
     return out
 
 
-def run_bash(top, work, bin_dir, point):
+def run_bash(top, work, bin_dir, point, extra):
     rec = os.path.join(top, "record")
     if os.path.exists(rec):
         os.remove(rec)
     env = {k: v for k, v in point["env"].items()}
     for k in point.get("unknown_env", {}):
         env[k] = "1024"  # any value: recipe-drift reports what it feeds as unknown
+    env.update(extra)
     env.update({"PATH": bin_dir, "RECORD": rec, "RESULT_DIR": os.path.join(top, "results"),
                 "HOME": top, "INFERENCEX_ROOT": work})
     script = point["script"]
@@ -197,6 +200,8 @@ def main():
     ap.add_argument("--bin", default=os.path.join(REPO, "target", "release", "recipe-drift"))
     ap.add_argument("--entry", action="append")
     ap.add_argument("--show", type=int, default=10, help="wrong points to print")
+    ap.add_argument("--env", action="append", default=[], metavar="K=V",
+                    help="runner facts given to both sides (recipe-drift's --env), e.g. TOTAL_CPU_DRAM_GB=1024")
     a = ap.parse_args()
     root = os.path.abspath(a.root)
     if not os.access("/workspace", os.W_OK):
@@ -209,9 +214,11 @@ def main():
     stopped = {}
     skipped, wrong, tokens, unknown_tokens = [], [], 0, 0
     try:
-        for e in a.entry or entries_of(root):
-            p = subprocess.run([a.bin, "extract", "--inferencex", ".", "--entry", e, "--format", "json"],
-                               cwd=root, capture_output=True, text=True)
+        for e in a.entry or entries_of(work):
+            # Extracted in the same copy bash runs in, so absolute paths agree.
+            p = subprocess.run([a.bin, "extract", "--inferencex", ".", "--entry", e, "--format", "json"]
+                               + [x for kv in a.env for x in ("--env", kv)],
+                               cwd=work, capture_output=True, text=True)
             if p.returncode != 0:
                 skipped.append((e, (p.stderr.strip().splitlines() or ["?"])[0]))
                 continue
@@ -221,7 +228,7 @@ def main():
                 for _, argv in ours:
                     tokens += len(argv)
                     unknown_tokens += sum(u for _, u in argv)
-                real, status = run_bash(top, work, bin_dir, point)
+                real, status = run_bash(top, work, bin_dir, point, dict(kv.split("=", 1) for kv in a.env))
                 c = classify(ours, real, status)
                 if c == "stopped":
                     stopped[e] = stopped.get(e, 0) + 1
