@@ -348,20 +348,7 @@ impl Interp<'_> {
         }
         let head = args.first().cloned().unwrap_or_default();
         let out: Option<String> = match head.as_str() {
-            "echo" => {
-                let mut rest = &args[1..];
-                let mut newline = true;
-                while let Some(flag) = rest
-                    .first()
-                    .filter(|a| matches!(a.as_str(), "-n" | "-e" | "-E"))
-                {
-                    if flag == "-n" {
-                        newline = false;
-                    }
-                    rest = &rest[1..];
-                }
-                Some(rest.join(" ") + if newline { "\n" } else { "" })
-            }
+            "echo" => echo(&args[1..]),
             "printf" => args.get(1).and_then(|fmt| printf(fmt, &args[2..])),
             "seq" => seq(&args[1..]),
             // The working folder as the script named it (see `cd`).
@@ -1043,4 +1030,33 @@ fn first_var(raw: &str) -> Option<String> {
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
         .collect();
     (!name.is_empty()).then_some(name)
+}
+
+/// `echo [-neE]... ARGS` (flags may be bundled, as `-ne`; `xpg_echo` off):
+/// the output, `None` where an escape is not evaluated.
+fn echo(args: &[String]) -> Option<String> {
+    let mut rest = args;
+    let (mut newline, mut escapes) = (true, false);
+    while let Some(flag) = rest
+        .first()
+        .and_then(|a| a.strip_prefix('-'))
+        .filter(|f| !f.is_empty() && f.chars().all(|c| matches!(c, 'n' | 'e' | 'E')))
+    {
+        for c in flag.chars() {
+            match c {
+                'n' => newline = false,
+                'e' => escapes = true,
+                _ => escapes = false,
+            }
+        }
+        rest = &rest[1..];
+    }
+    let text = rest.join(" ");
+    if !escapes {
+        return Some(text + if newline { "\n" } else { "" });
+    }
+    match super::escapes::decode(&text, super::escapes::Mode::Echo).ok()? {
+        (t, true) => Some(t),
+        (t, false) => Some(t + if newline { "\n" } else { "" }),
+    }
 }

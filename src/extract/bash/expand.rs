@@ -370,7 +370,10 @@ fn expand_piece_inner(
         }
         WordPiece::AnsiCQuotedText(t) => {
             exp.quoted = true;
-            push(exp, decode_ansi_c(t), false);
+            match super::escapes::decode(t, super::escapes::Mode::AnsiC) {
+                Ok((text, _)) => push(exp, text, false),
+                Err(r) => mark_unknown(exp, r),
+            }
         }
         WordPiece::EscapeSequence(e) => {
             exp.quoted = true;
@@ -422,31 +425,6 @@ fn expand_piece_inner(
         WordPiece::ParameterExpansion(pe) => parameter(st, pe, quoted, no_split, exp)?,
     }
     Ok(())
-}
-
-fn decode_ansi_c(t: &str) -> String {
-    let mut out = String::new();
-    let mut it = t.chars();
-    while let Some(c) = it.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match it.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('\\') => out.push('\\'),
-            Some('\'') => out.push('\''),
-            Some('"') => out.push('"'),
-            Some(o) => {
-                out.push('\\');
-                out.push(o);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
 }
 
 /// Looks a parameter up: `None` when unset.

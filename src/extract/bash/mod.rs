@@ -33,6 +33,7 @@ mod budget;
 mod capture;
 mod command;
 mod conditions;
+mod escapes;
 pub mod expand;
 mod fields;
 mod glob;
