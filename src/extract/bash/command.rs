@@ -534,6 +534,13 @@ impl Interp<'_> {
         } else {
             new
         };
+        let value = match self.st.cases.get(&name) {
+            Some(&case) => value
+                .into_iter()
+                .map(|v| convert_case(&name, case, v))
+                .collect(),
+            None => value,
+        };
         self.st.vars.insert(name.clone(), Arc::new(value));
         self.st.spans.insert(name.clone(), Arc::new(spans));
         self.st.assigned.insert(name.clone(), (at, end));
@@ -822,6 +829,17 @@ impl Interp<'_> {
         let readonly = builtin == "readonly" || flag('r');
         let integer = builtin != "export" && builtin != "readonly" && flag('i');
         let nameref = builtin != "export" && flag('n');
+        // `declare -u` / `-l` / `-c`: the last one given wins, as in bash.
+        let case = if matches!(builtin, "export" | "readonly") {
+            None
+        } else {
+            raw.iter()
+                .skip(1)
+                .filter(|(w, _)| w.value.starts_with('-'))
+                .flat_map(|(w, _)| w.value.chars())
+                .filter(|c| matches!(c, 'u' | 'l' | 'c'))
+                .last()
+        };
         // `local`, and `declare` / `typeset` inside a function (without -g),
         // make variables of the function's own.
         let local = builtin == "local"
@@ -851,6 +869,12 @@ impl Interp<'_> {
             if integer && let Some(n) = name_of_item(a, w) {
                 let n = self.st.resolve(&n).unwrap_or(n);
                 self.st.integers.insert(n);
+            }
+            if let Some(case) = case
+                && let Some(n) = name_of_item(a, w)
+            {
+                let n = self.st.resolve(&n).unwrap_or(n);
+                self.st.cases.insert(n, case);
             }
             match a {
                 Some(a) if nameref => {
@@ -1058,5 +1082,28 @@ fn echo(args: &[String]) -> Option<String> {
     match super::escapes::decode(&text, super::escapes::Mode::Echo).ok()? {
         (t, true) => Some(t),
         (t, false) => Some(t + if newline { "\n" } else { "" }),
+    }
+}
+
+/// A value assigned to a `declare -u` (upper case), `-l` (lower case) or
+/// `-c` (first letter upper, the rest lower) variable. Only ASCII text is
+/// converted: other letters depend on the locale (unknown).
+fn convert_case(name: &str, case: char, v: Val) -> Val {
+    match v {
+        Val::Known(t) if t.is_ascii() => Val::Known(match case {
+            'u' => t.to_ascii_uppercase(),
+            'l' => t.to_ascii_lowercase(),
+            _ => {
+                let lower = t.to_ascii_lowercase();
+                let mut cs = lower.chars();
+                cs.next()
+                    .map(|c| c.to_ascii_uppercase().to_string() + cs.as_str())
+                    .unwrap_or_default()
+            }
+        }),
+        Val::Known(_) => Val::Unknown(format!(
+            "${name} changes case on assignment (declare -{case}): for text that is not ASCII that depends on the locale"
+        )),
+        u => u,
     }
 }

@@ -128,6 +128,9 @@ pub struct State {
     readonly: BTreeSet<String>,
     /// Variables marked `declare -i`: assignments are arithmetic.
     integers: BTreeSet<String>,
+    /// Variables marked `declare -u` / `-l` / `-c`: assignments change the
+    /// case (the letter is the flag).
+    cases: BTreeMap<String, char>,
     /// `declare -n NAME=TARGET`: NAME refers to TARGET (unknown when TARGET is).
     namerefs: BTreeMap<String, Val>,
     /// The status of the last `$(...)` evaluated (an assignment's status).
@@ -202,6 +205,7 @@ impl Clone for State {
             cwd: self.cwd.clone(),
             readonly: self.readonly.clone(),
             integers: self.integers.clone(),
+            cases: self.cases.clone(),
             namerefs: self.namerefs.clone(),
             subst_status: self.subst_status.clone(),
             brace_used: self.brace_used.clone(),
@@ -429,6 +433,7 @@ struct Shadowed {
     exported: bool,
     nameref: Option<Val>,
     integer: bool,
+    case: Option<char>,
 }
 
 impl State {
@@ -444,6 +449,7 @@ impl State {
             exported: self.exported.contains(name),
             nameref: self.namerefs.remove(name),
             integer: self.integers.remove(name),
+            case: self.cases.remove(name),
         };
         if !keep_value {
             self.vars.remove(name);
@@ -466,6 +472,7 @@ impl State {
         put(&mut self.assigned, &name, s.assigned);
         put(&mut self.written, &name, s.written);
         put(&mut self.namerefs, &name, s.nameref);
+        put(&mut self.cases, &name, s.case);
         if s.integer {
             self.integers.insert(name.clone());
         } else {
