@@ -622,6 +622,38 @@ pub fn evaluate_with(
 
 /// Evaluates a script run as `bash SCRIPT ARGS...`: `positional` are its
 /// arguments (none for a benchmark script, which InferenceX runs without any).
+/// Variables set in the shell that runs a script, with values that depend on
+/// the machine: (name, whether it comes from the environment rather than from
+/// bash itself; those are not set when the environment is complete).
+const SHELL_SET: &[(&str, bool)] = &[
+    ("BASH", false),
+    ("BASHPID", false),
+    ("BASH_VERSINFO", false),
+    ("BASH_VERSION", false),
+    ("EPOCHREALTIME", false),
+    ("EPOCHSECONDS", false),
+    ("EUID", false),
+    ("GROUPS", false),
+    ("HOSTNAME", false),
+    ("HOSTTYPE", false),
+    ("MACHTYPE", false),
+    ("OSTYPE", false),
+    ("PPID", false),
+    ("PWD", false),
+    ("RANDOM", false),
+    ("SECONDS", false),
+    ("SHLVL", false),
+    ("SRANDOM", false),
+    ("UID", false),
+    ("HOME", true),
+    ("LANG", true),
+    ("LOGNAME", true),
+    ("PATH", true),
+    ("SHELL", true),
+    ("TERM", true),
+    ("USER", true),
+];
+
 #[allow(clippy::too_many_arguments)]
 fn evaluate_at(
     source: &Arc<Source>,
@@ -644,6 +676,18 @@ fn evaluate_at(
         harness: Some(harness),
         ..State::default()
     };
+    // Variables the shell that runs the script has set, whose values depend
+    // on that machine: set (`${HOME:-d}` is not `d`) but not knowable.
+    for &(k, from_env) in SHELL_SET {
+        if (!from_env || !complete_env) && !env.contains_key(k) && !unknown.contains_key(k) {
+            st.set_scalar(
+                k,
+                Val::Unknown(format!(
+                    "${k} is set by the shell that runs the script (its value depends on that machine; give it with --env {k}=...)"
+                )),
+            );
+        }
+    }
     for (k, v) in env {
         st.set_scalar(k, Val::Known(v.clone()));
         st.exported.insert(k.clone());
