@@ -361,29 +361,8 @@ impl Interp<'_> {
                 Some(Val::Known(d)) => Some(format!("{d}\n")),
                 _ => None,
             },
-            "dirname" => args.get(1).map(|p| {
-                let d = std::path::Path::new(p)
-                    .parent()
-                    .map(|d| d.display().to_string())
-                    .filter(|d| !d.is_empty())
-                    .unwrap_or_else(|| ".".into());
-                d + "\n"
-            }),
-            "basename" => args.get(1).map(|p| {
-                let b = p
-                    .trim_end_matches('/')
-                    .rsplit('/')
-                    .next()
-                    .unwrap_or("")
-                    .to_string();
-                let b = match args.get(2) {
-                    Some(suffix) if b.ends_with(suffix.as_str()) && b != *suffix => {
-                        b[..b.len() - suffix.len()].to_string()
-                    }
-                    _ => b,
-                };
-                b + "\n"
-            }),
+            "dirname" => dirname(&args[1..]),
+            "basename" => basename(&args[1..]),
             _ => None,
         };
         match out {
@@ -1106,4 +1085,79 @@ fn convert_case(name: &str, case: char, v: Val) -> Val {
         )),
         u => u,
     }
+}
+
+/// `dirname NAME...` as coreutils: each name's folder (`/` for `/`, `.` for
+/// a name without a slash), one a line. `None` for options.
+fn dirname(args: &[String]) -> Option<String> {
+    if args.is_empty() || args.iter().any(|a| a.starts_with('-') && a != "-") {
+        return None;
+    }
+    let mut out = String::new();
+    for p in args {
+        let t = p.trim_end_matches('/');
+        let d = match t.rfind('/') {
+            _ if t.is_empty() && p.starts_with('/') => "/",
+            None => ".",
+            Some(i) => match t[..i].trim_end_matches('/') {
+                "" => "/",
+                d => d,
+            },
+        };
+        out.push_str(d);
+        out.push('\n');
+    }
+    Some(out)
+}
+
+/// `basename NAME [SUFFIX]`, `basename -a NAME...`, `basename -s SUFFIX
+/// NAME...` as coreutils (a suffix is removed unless it is the whole name).
+/// `None` for other options.
+fn basename(args: &[String]) -> Option<String> {
+    let mut rest = args;
+    let (mut all, mut suffix) = (false, None);
+    while let Some(a) = rest.first() {
+        match a.as_str() {
+            "-a" | "--multiple" => {
+                all = true;
+                rest = &rest[1..];
+            }
+            "-s" => {
+                suffix = Some(rest.get(1)?.clone());
+                all = true;
+                rest = &rest[2..];
+            }
+            "--" => {
+                rest = &rest[1..];
+                break;
+            }
+            o if o.starts_with('-') && o.len() > 1 => return None,
+            _ => break,
+        }
+    }
+    let names: &[String] = match (all, rest) {
+        (true, names) if !names.is_empty() => names,
+        (false, [name]) => std::slice::from_ref(name),
+        (false, [name, s]) => {
+            suffix = Some(s.clone());
+            std::slice::from_ref(name)
+        }
+        _ => return None,
+    };
+    let mut out = String::new();
+    for p in names {
+        let t = p.trim_end_matches('/');
+        let b = if t.is_empty() && p.starts_with('/') {
+            "/"
+        } else {
+            t.rsplit('/').next().unwrap_or("")
+        };
+        let b = match &suffix {
+            Some(s) if b.ends_with(s.as_str()) && b != s => &b[..b.len() - s.len()],
+            _ => b,
+        };
+        out.push_str(b);
+        out.push('\n');
+    }
+    Some(out)
 }
