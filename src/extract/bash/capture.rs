@@ -28,6 +28,12 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<V
     let Some(program) = parsed(&source)? else {
         return Ok(None);
     };
+    // `$(<FILE)`: the file's contents, which are not read.
+    if let Some(target) = read_only_redirect(&program) {
+        return Ok(Some(Val::Unknown(format!(
+            "the output of $(<{target}) (the contents of that file) is not read"
+        ))));
+    }
     // `cat <<EOF ... EOF`: the heredoc body, expanded unless its tag is quoted.
     if let Some(v) = heredoc_cat(st, &program)? {
         return Ok(Some(v));
@@ -141,6 +147,42 @@ fn plain_message(e: &crate::error::Error) -> String {
     match e {
         crate::error::Error::Input { message, .. } => message.clone(),
         other => other.to_string(),
+    }
+}
+
+/// `$(<FILE)` (one command of nothing but one `<` redirection): bash
+/// substitutes the file's contents. Its target as written.
+fn read_only_redirect(program: &ast::Program) -> Option<String> {
+    let [cc] = program.complete_commands.as_slice() else {
+        return None;
+    };
+    let [item] = cc.0.as_slice() else {
+        return None;
+    };
+    if !item.0.additional.is_empty() || item.0.first.seq.len() != 1 {
+        return None;
+    }
+    let Command::Simple(sc) = &item.0.first.seq[0] else {
+        return None;
+    };
+    if sc.word_or_name.is_some() {
+        return None;
+    }
+    let items: Vec<&CommandPrefixOrSuffixItem> = sc
+        .prefix
+        .iter()
+        .flat_map(|p| p.0.iter())
+        .chain(sc.suffix.iter().flat_map(|s| s.0.iter()))
+        .collect();
+    match items.as_slice() {
+        [
+            CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::File(
+                None | Some(0),
+                ast::IoFileRedirectKind::Read,
+                target,
+            )),
+        ] => Some(target.to_string()),
+        _ => None,
     }
 }
 
