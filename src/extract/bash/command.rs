@@ -668,34 +668,66 @@ impl Interp<'_> {
             }
             _ => {
                 // read [-r] [-a ARRAY] [opts] NAME... / mapfile [opts] [ARRAY]
-                let takes_arg = |o: &str| {
-                    matches!(
-                        o,
-                        "-d" | "-p" | "-t" | "-n" | "-N" | "-u" | "-i" | "-C" | "-c" | "-O" | "-s"
-                    ) && !(builtin == "read" && o == "-s")
+                // Options bundle (`-rd,`); one taking a value takes the rest
+                // of its word, else the next word.
+                let with_value = if builtin == "read" {
+                    "adinNptu"
+                } else {
+                    "dnOsuCc"
                 };
                 let mut names: Vec<String> = Vec::new();
                 let mut array: Option<String> = None;
                 let mut raw_mode = false;
+                let mut delim = Some('\n');
+                let mut count: Option<(String, bool)> = None;
+                let mut from_fd = false;
                 let mut i = 0;
+                let mut options = true;
                 while let Some(a) = args.get(i) {
                     let Val::Known(t) = a else {
                         return Err(
                             self.err(at, format!("cannot know which variables `{builtin}` sets"))
                         );
                     };
-                    if t.starts_with('-') && t.len() > 1 {
-                        raw_mode |= t.contains('r');
-                        if builtin == "read" && t.ends_with('a') {
-                            array = args.get(i + 1).map(|v| v.text().to_string());
-                            i += 2;
-                            continue;
-                        }
-                        i += if takes_arg(t) { 2 } else { 1 };
+                    i += 1;
+                    if options && t == "--" {
+                        options = false;
                         continue;
                     }
-                    names.push(t.clone());
-                    i += 1;
+                    if !(options && t.starts_with('-') && t.len() > 1) {
+                        options = false;
+                        names.push(t.clone());
+                        continue;
+                    }
+                    for (k, c) in t.char_indices().skip(1) {
+                        if c == 'r' {
+                            raw_mode = true;
+                        }
+                        if !with_value.contains(c) {
+                            continue;
+                        }
+                        let value = if k + 1 < t.len() {
+                            Val::Known(t[k + 1..].to_string())
+                        } else {
+                            i += 1;
+                            args.get(i - 1)
+                                .cloned()
+                                .unwrap_or(Val::Known(String::new()))
+                        };
+                        let Val::Known(v) = value else {
+                            return Err(
+                                self.err(at, format!("cannot know the option -{c} of `{builtin}`"))
+                            );
+                        };
+                        match c {
+                            'a' => array = Some(v),
+                            'd' => delim = v.chars().next(),
+                            'n' | 'N' => count = Some((v, c == 'N')),
+                            'u' => from_fd = true,
+                            _ => {}
+                        }
+                        break;
+                    }
                 }
                 if builtin != "read" {
                     let name = names.first().cloned().unwrap_or_else(|| "MAPFILE".into());
@@ -705,7 +737,7 @@ impl Interp<'_> {
                         "the status of `{builtin}` is not knowable"
                     )));
                 }
-                // A here-string gives the input, else a pipe.
+                // A here-string gives the input (with a newline added), else a pipe.
                 let mut input: Option<Val> = self.stdin.take();
                 for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
                     if let CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereString(
@@ -713,9 +745,23 @@ impl Interp<'_> {
                         w,
                     )) = it
                     {
-                        input = Some(self.str_of(w)?);
+                        input = Some(match self.str_of(w)? {
+                            Val::Known(t) => Val::Known(t + "\n"),
+                            u => u,
+                        });
                     }
                 }
+                if from_fd {
+                    input = None;
+                }
+                let count = match count {
+                    None => Ok(None),
+                    Some((n, exact)) => n
+                        .trim()
+                        .parse::<usize>()
+                        .map(|n| Some((n, exact)))
+                        .map_err(|_| ()),
+                };
                 // `IFS=, read ...`: the prefix assignment is read's IFS.
                 let mut ifs = self.st.ifs();
                 for it in sc.prefix.iter().flat_map(|p| p.0.iter()) {
@@ -729,16 +775,16 @@ impl Interp<'_> {
                         };
                     }
                 }
-                let known = match (input, ifs) {
-                    (Some(Val::Known(t)), Ok(ifs)) if raw_mode || !t.contains('\\') => {
-                        Some((t, ifs))
+                let known = match (input, ifs, count) {
+                    (Some(Val::Known(t)), Ok(ifs), Ok(count)) if raw_mode || !t.contains('\\') => {
+                        Some((t, ifs, count))
                     }
                     _ => None,
                 };
                 if names.is_empty() && array.is_none() {
                     names.push("REPLY".into());
                 }
-                let Some((text, ifs)) = known else {
+                let Some((text, ifs, count)) = known else {
                     let reason = format!("`{builtin}` reads standard input, which is not knowable");
                     for n in array.iter().chain(&names) {
                         set(self, n, vec![Val::Unknown(reason.clone())]);
@@ -747,7 +793,25 @@ impl Interp<'_> {
                         "the status of `{builtin}` is not knowable"
                     )));
                 };
-                let line = text.lines().next().unwrap_or("").to_string();
+                // The input up to the delimiter (`-d`, a newline by default;
+                // `-d ''` reads to the end) or N characters (`-n N`; `-N N`
+                // ignores the delimiter). Reaching the end first fails.
+                let mut line = String::new();
+                let mut complete = false;
+                for c in text.chars() {
+                    if count.is_some_and(|(n, _)| line.chars().count() >= n) {
+                        complete = true;
+                        break;
+                    }
+                    if Some(c) == delim && !count.is_some_and(|(_, exact)| exact) {
+                        complete = true;
+                        break;
+                    }
+                    line.push(c);
+                }
+                if count.is_some_and(|(n, _)| line.chars().count() >= n) {
+                    complete = true;
+                }
                 let words = split_like_read(&line, &ifs);
                 let mut ok = true;
                 if let Some(a) = array {
@@ -779,7 +843,11 @@ impl Interp<'_> {
                         set(self, n, vec![Val::Unknown(reason.clone())]);
                     }
                 }
-                Ok(if ok { Status::Ok } else { Status::Fail })
+                Ok(if ok && complete {
+                    Status::Ok
+                } else {
+                    Status::Fail
+                })
             }
         }
     }
