@@ -2,6 +2,7 @@
 //! assignments, function calls, commands inside `$(...)`, and the side-effect
 //! commands that are skipped.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use brush_parser::ast::{self, AssignmentName, AssignmentValue, CommandPrefixOrSuffixItem};
@@ -446,14 +447,74 @@ impl Interp<'_> {
                 let element_ranges = self.array_element_ranges(at, end);
                 let mut out = Vec::new();
                 let mut spans = Vec::new();
-                for (k, (_, w)) in items.iter().enumerate() {
+                // `([K]=V ...)`: keyed elements land at their (arithmetic)
+                // index, the next unkeyed one after it.
+                let mut keyed: Option<BTreeMap<usize, (Val, Option<expand::Range>)>> = None;
+                let mut next = 0usize;
+                for (k, (key, w)) in items.iter().enumerate() {
                     let written = element_ranges.get(k).copied();
+                    if let Some(key) = key {
+                        let map = keyed.get_or_insert_with(|| {
+                            out.drain(..).zip(spans.drain(..)).enumerate().collect()
+                        });
+                        let index = match expand::expand_string(&mut self.st, &key.value)
+                            .map_err(|m| self.err(at, m))?
+                        {
+                            Val::Known(t) => expand::arith_text(&mut self.st, &t),
+                            Val::Unknown(r) => Err(r),
+                        };
+                        let index = match index {
+                            Ok(i) if (0..=MAX_ARRAY_KEY).contains(&i) => i as usize,
+                            Ok(i) => {
+                                return Err(self.err(
+                                    at,
+                                    format!(
+                                        "array index {i} is not evaluated (only 0 to {MAX_ARRAY_KEY})"
+                                    ),
+                                ));
+                            }
+                            Err(r) => {
+                                return Err(self.err(
+                                    at,
+                                    format!("cannot know the index [{}]: {r}", key.value),
+                                ));
+                            }
+                        };
+                        let v = expand::expand_string(&mut self.st, &w.value)
+                            .map_err(|m| self.err(at, m))?;
+                        map.insert(index, (v, written));
+                        next = index + 1;
+                        continue;
+                    }
                     for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(at, m))? {
-                        spans.push(f.span.or(written));
-                        out.push(match f.unknown {
+                        let v = match f.unknown {
                             Some(r) => Val::Unknown(r),
                             None => Val::Known(f.text),
-                        });
+                        };
+                        match &mut keyed {
+                            Some(map) => {
+                                map.insert(next, (v, f.span.or(written)));
+                                next += 1;
+                            }
+                            None => {
+                                spans.push(f.span.or(written));
+                                out.push(v);
+                            }
+                        }
+                    }
+                }
+                if let Some(map) = keyed {
+                    // Arrays are kept dense: an index not set is unknown (a
+                    // sparse array's elements would shift otherwise).
+                    let len = map.keys().next_back().map_or(0, |k| k + 1);
+                    super::budget::built(len.saturating_mul(64)).map_err(|m| self.err(at, m))?;
+                    let mut map = map;
+                    for i in 0..len {
+                        let (v, span) = map
+                            .remove(&i)
+                            .unwrap_or_else(|| (Val::Unknown(expand::sparse_hole(&name, i)), None));
+                        out.push(v);
+                        spans.push(span);
                     }
                 }
                 (out, spans)
@@ -1131,6 +1192,10 @@ fn echo(args: &[String]) -> Option<String> {
         (t, false) => Some(t + if newline { "\n" } else { "" }),
     }
 }
+
+/// The largest index a keyed array element (`([K]=V)`) may have: arrays are
+/// kept dense, so this bounds their length.
+const MAX_ARRAY_KEY: i64 = 4096;
 
 /// A value assigned to a `declare -u` (upper case), `-l` (lower case) or
 /// `-c` (first letter upper, the rest lower) variable. Only ASCII text is

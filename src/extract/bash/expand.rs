@@ -427,6 +427,15 @@ fn expand_piece_inner(
     Ok(())
 }
 
+/// What marks an index of an array that is not set while a later one is
+/// (arrays are kept dense): the array's length is then not knowable.
+const HOLE: &str = "is not set while a later index is (sparse arrays are not evaluated)";
+
+/// The unknown value standing at index `i` of sparse array `name`.
+pub fn sparse_hole(name: &str, i: usize) -> String {
+    format!("${{{name}[{i}]}} {HOLE}")
+}
+
 /// Looks a parameter up: `None` when unset.
 fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
     // `${BASH_SOURCE[0]}`: the file whose code runs now, as it was named.
@@ -752,7 +761,15 @@ fn parameter(
                 nounset(st, parameter, certain);
             }
             let v = if is_all(parameter) {
-                lookup(st, parameter).map(|v| Val::Known(v.len().to_string()))
+                lookup(st, parameter).map(|v| {
+                    match v.iter().find_map(|x| match x {
+                        Val::Unknown(r) if r.ends_with(HOLE) => Some(r.clone()),
+                        _ => None,
+                    }) {
+                        Some(r) => Val::Unknown(r),
+                        None => Val::Known(v.len().to_string()),
+                    }
+                })
             } else {
                 scalar(st, parameter).map(|v| match v {
                     Val::Known(t) => Val::Known(t.chars().count().to_string()),
