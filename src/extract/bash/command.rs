@@ -295,7 +295,7 @@ impl Interp<'_> {
             _ => {}
         }
         if head == "eval" {
-            return self.eval(&fields[1..], at);
+            return self.eval_with(&assigns, &fields[1..], at);
         }
         // `exec CMD`: CMD replaces the shell (a launch, or anything else), so
         // nothing after it runs; `exec` alone (redirections only) changes nothing.
@@ -589,6 +589,48 @@ impl Interp<'_> {
             self.st.exported.insert(name);
         }
         Ok(true)
+    }
+
+    /// `X=1 eval ARGS...`: the prefix assignments hold (exported) while the
+    /// text runs, and end with it, as in bash.
+    fn eval_with(
+        &mut self,
+        assigns: &[&ast::Assignment],
+        args: &[(Field, (usize, usize), Option<String>)],
+        at: usize,
+    ) -> Result<Status, Error> {
+        let mut saved = Vec::new();
+        for a in assigns {
+            let AssignmentName::VariableName(n) = &a.name else {
+                continue;
+            };
+            let Ok(n) = self.st.resolve(n) else {
+                continue;
+            };
+            if self.st.is_readonly(&n) || saved.iter().any(|(k, _)| *k == n) {
+                continue;
+            }
+            let shadowed = self.st.shadow(&n, true);
+            saved.push((n, shadowed));
+        }
+        let mut status = Ok(Status::Ok);
+        for a in assigns {
+            match self.assign(a, true) {
+                Ok(true) => {}
+                Ok(false) => status = Ok(Status::Fail),
+                Err(e) => {
+                    status = Err(e);
+                    break;
+                }
+            }
+        }
+        if matches!(status, Ok(Status::Ok)) {
+            status = self.eval(args, at);
+        }
+        for (n, s) in saved.into_iter().rev() {
+            self.st.restore(n, s);
+        }
+        status
     }
 
     /// `eval ARGS...`: the arguments joined with spaces are parsed and run as
@@ -1103,6 +1145,7 @@ impl Interp<'_> {
             i += 1;
             for c in t[1..].chars() {
                 match c {
+                    'a' => self.st.allexport = on,
                     'e' => self.st.errexit = on,
                     'f' => self.st.noglob = on,
                     'u' => self.st.nounset = on,

@@ -98,6 +98,8 @@ pub struct State {
     pub noglob: bool,
     /// `set -o pipefail`: a pipeline fails when any of its commands fails.
     pipefail: bool,
+    /// `set -a` / `set -o allexport`: every variable assigned is exported.
+    allexport: bool,
     /// `set -u`: expanding a variable that is not set ends the script.
     nounset: bool,
     /// The `shopt` options that are on (`extglob`, `nocasematch`,
@@ -194,6 +196,7 @@ impl Clone for State {
             errexit: self.errexit,
             noglob: self.noglob,
             pipefail: self.pipefail,
+            allexport: self.allexport,
             nounset: self.nounset,
             shopt: self.shopt.clone(),
             aliases: self.aliases.clone(),
@@ -318,6 +321,9 @@ impl State {
         self.vars.insert(name.to_string(), Arc::new(vec![v]));
         self.spans.remove(&name);
         self.assigned.remove(&name);
+        if self.allexport {
+            self.exported.insert(name);
+        }
     }
 
     /// Where each element of a variable's value was written (nothing when
@@ -352,8 +358,11 @@ impl State {
     }
 
     /// Records where a variable was written: `spans` and `assigned` are in
-    /// the text running now.
+    /// the text running now. Under `set -a` it is exported.
     fn note_written(&mut self, name: &str) {
+        if self.allexport {
+            self.exported.insert(name.to_string());
+        }
         match &self.here {
             Some(h) => {
                 self.written.insert(name.to_string(), h.clone());
