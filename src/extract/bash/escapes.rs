@@ -148,7 +148,7 @@ mod tests {
     #[test]
     fn decodes_like_bash() {
         let d = |s, m| decode(s, m).unwrap().0;
-        assert_eq!(d(r"a\x41\070\u0038\U00000038", Mode::AnsiC), "aA88");
+        assert_eq!(d(r"a\x41\070\u0038\U00000038", Mode::AnsiC), "aA888");
         assert_eq!(d(r"\ca\c?\e\q\x", Mode::AnsiC), "\x01\x7f\x1b\\q\\x");
         assert_eq!(d(r"\0070", Mode::Format), "\x070");
         assert_eq!(d(r"\0070\1010", Mode::Echo), "8A0");
