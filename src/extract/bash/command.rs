@@ -987,8 +987,7 @@ impl Interp<'_> {
                 .skip(1)
                 .filter(|(w, _)| w.value.starts_with('-'))
                 .flat_map(|(w, _)| w.value.chars())
-                .filter(|c| matches!(c, 'u' | 'l' | 'c'))
-                .last()
+                .rfind(|c| matches!(c, 'u' | 'l' | 'c'))
         };
         // `local`, and `declare` / `typeset` inside a function (without -g),
         // make variables of the function's own.
