@@ -228,3 +228,26 @@ fn allexport_and_eval_prefix_reach_the_launch_env() {
         o.stdout
     );
 }
+
+#[test]
+fn env_clear_and_unset_reach_the_launch_env() {
+    let repo = Repo::new();
+    repo.write(
+        "recipe.sh",
+        "export SGLANG_USE_AITER=1 B=2\nenv -i PATH=/bin sglang serve --model-path m --tp 2\nenv -u SGLANG_USE_AITER sglang serve --model-path m --tp 2\n",
+    );
+    let o = repo.run_deterministic(&["extract", "recipe.sh", "--format", "json"]);
+    o.assert_bounded().assert_no_leak();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    let names = |k: usize| -> Vec<String> {
+        v["launches"][k]["env"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(0), ["PATH"], "{}", o.stdout);
+    assert_eq!(names(1), ["B"], "{}", o.stdout);
+}
