@@ -147,6 +147,12 @@ fn keyed_and_sparse_arrays_are_not_shifted() {
         "8",
         "sparse arrays are not evaluated",
     );
+    // Associative: keys are strings (`${M[0]}` is not the first value).
+    unknown_value(
+        "declare -A M=([a]=8)\nsglang serve --model-path m --tp \"${M[0]}\"\n",
+        "8",
+        "associative array",
+    );
 }
 
 #[test]

@@ -451,6 +451,8 @@ impl Interp<'_> {
                 // index, the next unkeyed one after it.
                 let mut keyed: Option<BTreeMap<usize, (Val, Option<expand::Range>)>> = None;
                 let mut next = 0usize;
+                // An index that is not knowable: the whole array is not.
+                let mut whole: Option<String> = None;
                 for (k, (key, w)) in items.iter().enumerate() {
                     let written = element_ranges.get(k).copied();
                     if let Some(key) = key {
@@ -466,18 +468,20 @@ impl Interp<'_> {
                         let index = match index {
                             Ok(i) if (0..=MAX_ARRAY_KEY).contains(&i) => i as usize,
                             Ok(i) => {
-                                return Err(self.err(
-                                    at,
-                                    format!(
-                                        "array index {i} is not evaluated (only 0 to {MAX_ARRAY_KEY})"
-                                    ),
+                                whole = Some(format!(
+                                    "${name}: array index {i} is not evaluated (only 0 to {MAX_ARRAY_KEY})"
                                 ));
+                                break;
+                            }
+                            Err(r) if super::budget::tripped().is_some() => {
+                                return Err(self.err(at, r));
                             }
                             Err(r) => {
-                                return Err(self.err(
-                                    at,
-                                    format!("cannot know the index [{}]: {r}", key.value),
+                                whole = Some(format!(
+                                    "${name}: cannot know the index [{}]: {r}",
+                                    key.value
                                 ));
+                                break;
                             }
                         };
                         let v = expand::expand_string(&mut self.st, &w.value)
@@ -503,7 +507,10 @@ impl Interp<'_> {
                         }
                     }
                 }
-                if let Some(map) = keyed {
+                if let Some(r) = whole {
+                    out = vec![Val::Unknown(r)];
+                    spans = vec![None];
+                } else if let Some(map) = keyed {
                     // Arrays are kept dense: an index not set is unknown (a
                     // sparse array's elements would shift otherwise).
                     let len = map.keys().next_back().map_or(0, |k| k + 1);
@@ -978,6 +985,7 @@ impl Interp<'_> {
         let export = !unexport && (builtin == "export" || flag('x'));
         let readonly = builtin == "readonly" || flag('r');
         let integer = builtin != "export" && builtin != "readonly" && flag('i');
+        let assoc = builtin != "export" && builtin != "readonly" && flag('A');
         let nameref = builtin != "export" && flag('n');
         // `declare -u` / `-l` / `-c`: the last one given wins, as in bash.
         let case = if matches!(builtin, "export" | "readonly") {
@@ -1040,6 +1048,14 @@ impl Interp<'_> {
                     if !self.assign(a, export)? {
                         status = Status::Fail;
                         continue;
+                    }
+                    // `declare -A`: keys are strings, not evaluated.
+                    if assoc && let AssignmentName::VariableName(n) = &a.name {
+                        let n = self.st.resolve(n).unwrap_or_else(|_| n.clone());
+                        let v = Val::Unknown(format!(
+                            "${n} is an associative array (declare -A), which is not evaluated"
+                        ));
+                        self.st.vars.insert(n, Arc::new(vec![v]));
                     }
                     if readonly && let AssignmentName::VariableName(n) = &a.name {
                         let n = self.st.resolve(n).unwrap_or_else(|_| n.clone());

@@ -460,6 +460,8 @@ fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
         Parameter::NamedWithIndex { name, index } => {
             let arr = st.read(name)?;
             match constant_index(name, index) {
+                // A variable whose whole value is unknown: so is each index.
+                Ok(_) if matches!(arr.as_slice(), [Val::Unknown(_)]) => Some(arr),
                 Ok(i) => arr.get(i).cloned().map(|v| vec![v]),
                 Err(r) => Some(vec![Val::Unknown(r)]),
             }
