@@ -505,6 +505,33 @@ printf '%s %s\n' a b | read -r X Y
 echo "c d" | { read -r Z; sglang serve --model-path "in-$Z"; }
 sglang serve --model-path m --tp "$TP" "$X" "$Y" "${Z:-unset}"
 "#,
+    // Values: printf conversions and escapes, echo flags, $'...'.
+    r#"sglang serve --model-path "$(printf %d 010)" "$(printf '%d|%i|%d' 0x10 "'A" -010)" "$(printf '%x %X %o %u %c' 255 255 8 7 hello)"
+sglang serve --model-path "$(printf '\x38\070\u0038|%5s|%-3d|%03d|%+d|%.2s' a 4 5 6 xyz)" "$(printf '%b' '\x41\0101\101\ca')" "$(printf '%s-' a b c)"
+sglang serve --model-path "$(echo -e 'a\x41\tb')" "$(echo -ne 8)" "$(echo -nE '\x38')" "$(echo -en 'x\cy')" "$(echo -e '\0101\"')" "$(echo -n -e -E '\t')"
+sglang serve --model-path $'a\x41\070\u0038\U00000038\e\ca\c?\q\'\"' $'tab\there'
+"#,
+    // Values: arithmetic on variables' text, declare -i/-u/-l/-c.
+    r#"X=010; Y=1+2; Z=Y; H=0x10; A=(0 1 2 3 4 5 6 7 8 9 10 11); E=(3 010)
+sglang serve --model-path m --tp "$((X))" "$((Y*2))" "$((Z*3))" "$((H+X))" "${A[010]}" "${A[0x3]}" "$((E[1]))" "$((A[X]))"
+declare -i I; I=X; I+=Y; let "J = X + 1"; (( K = Y * X ))
+if [[ $X -eq 8 && 010 -eq 8 ]]; then sglang serve --model-path octal-eq; fi
+declare -u U=abc; declare -l L; L=ABC; declare -c C=hELLO; U+=def
+sglang serve --model-path m "$I" "$J" "$K" "$U" "$L" "$C"
+"#,
+    // Values: keyed arrays, dirname/basename, read options, HOME unset.
+    r#"x=([1]=8 [0]=4); y=(a [3]=c d); i=1; w=([i+1]=p q); z=([010]=o)
+sglang serve --model-path "${x[0]}" "${x[1]}" "${#x[@]}" "${y[0]}" "${y[3]}" "${y[4]}" "${w[2]}" "${w[3]}" "${z[8]}"
+sglang serve --model-path "$(dirname /)" "$(dirname //a)" "$(dirname a//b/)" "$(dirname a)" "$(basename -a x/y z/w)" "$(basename -s .sh a/b.sh c.sh)" "$(basename a/b.sh .sh)" "$(basename /)" "$(basename .sh .sh)"
+read -d , A <<< "8,9"; read -n 1 B <<< "89"; read -rd: D E <<< "x y:z"; read -n 5 H <<< "ab"
+read -N 3 C <<< "a
+bc"
+read -d '' F <<< "p q" || sglang serve --model-path eof
+sglang serve --model-path "$A" "$B" "$C" "$D" "$E" "$F" "$H"
+set -a; EXPORTED=1; set +a
+X=1 eval 'sglang serve --model-path "in-eval-$X"'
+sglang serve --model-path "after-eval-${X-unset}-$EXPORTED"
+"#,
 ];
 
 #[test]

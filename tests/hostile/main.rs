@@ -8,6 +8,7 @@
 mod adv2;
 mod bash_bounds;
 mod bash_semantics;
+mod bash_values;
 mod confine;
 mod harness;
 mod js;

@@ -28,6 +28,12 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<V
     let Some(program) = parsed(&source)? else {
         return Ok(None);
     };
+    // `$(<FILE)`: the file's contents, which are not read.
+    if let Some(target) = read_only_redirect(&program) {
+        return Ok(Some(Val::Unknown(format!(
+            "the output of $(<{target}) (the contents of that file) is not read"
+        ))));
+    }
     // `cat <<EOF ... EOF`: the heredoc body, expanded unless its tag is quoted.
     if let Some(v) = heredoc_cat(st, &program)? {
         return Ok(Some(v));
@@ -144,6 +150,42 @@ fn plain_message(e: &crate::error::Error) -> String {
     }
 }
 
+/// `$(<FILE)` (one command of nothing but one `<` redirection): bash
+/// substitutes the file's contents. Its target as written.
+fn read_only_redirect(program: &ast::Program) -> Option<String> {
+    let [cc] = program.complete_commands.as_slice() else {
+        return None;
+    };
+    let [item] = cc.0.as_slice() else {
+        return None;
+    };
+    if !item.0.additional.is_empty() || item.0.first.seq.len() != 1 {
+        return None;
+    }
+    let Command::Simple(sc) = &item.0.first.seq[0] else {
+        return None;
+    };
+    if sc.word_or_name.is_some() {
+        return None;
+    }
+    let items: Vec<&CommandPrefixOrSuffixItem> = sc
+        .prefix
+        .iter()
+        .flat_map(|p| p.0.iter())
+        .chain(sc.suffix.iter().flat_map(|s| s.0.iter()))
+        .collect();
+    match items.as_slice() {
+        [
+            CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::File(
+                None | Some(0),
+                ast::IoFileRedirectKind::Read,
+                target,
+            )),
+        ] => Some(target.to_string()),
+        _ => None,
+    }
+}
+
 fn heredoc_cat(st: &mut State, program: &ast::Program) -> Result<Option<Val>, String> {
     let [cc] = program.complete_commands.as_slice() else {
         return Ok(None);
@@ -182,9 +224,14 @@ fn heredoc_cat(st: &mut State, program: &ast::Program) -> Result<Option<Val>, St
     Ok(None)
 }
 
-/// `printf FORMAT ARGS...` for `%s`, `%d`, `%f` (with width and precision), `%%`
-/// and backslash escapes; the format is reused while arguments remain, as in bash.
+/// `printf FORMAT ARGS...` for `%s`, `%b`, `%c`, `%d`/`%i`/`%u`/`%x`/`%X`/`%o`
+/// (numbers read as bash does: `010` octal, `0x10` hex, `'A` a character's
+/// code), `%f` (with flags, width and precision), `%%` and backslash escapes;
+/// the format is reused while arguments remain, as in bash. `None` where it
+/// is not evaluated faithfully (other conversions, a bad number, non-ASCII
+/// text padded or cut: bash counts bytes).
 pub(super) fn printf(fmt: &str, args: &[String]) -> Option<String> {
+    use super::escapes::{self, Mode};
     let mut out = String::new();
     let mut i = 0;
     loop {
@@ -192,22 +239,24 @@ pub(super) fn printf(fmt: &str, args: &[String]) -> Option<String> {
         let mut used = 0;
         while let Some(c) = chars.next() {
             match c {
-                '\\' => match chars.next() {
-                    Some('n') => out.push('\n'),
-                    Some('t') => out.push('\t'),
-                    Some('\\') => out.push('\\'),
-                    Some(o) => {
-                        out.push('\\');
-                        out.push(o);
-                    }
-                    None => out.push('\\'),
-                },
+                '\\' => {
+                    escapes::escape(&mut chars, Mode::Format, &mut out).ok()?;
+                }
                 '%' => {
                     // %[flags][width][.precision]conversion
-                    let mut spec = String::new();
+                    let mut flags = String::new();
                     while let Some(&c) = chars.peek() {
-                        if c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | ' ' | '#') {
-                            spec.push(c);
+                        if matches!(c, '-' | '+' | ' ' | '#' | '0') {
+                            flags.push(c);
+                            chars.next();
+                        } else {
+                            break;
+                        }
+                    }
+                    let mut body = String::new();
+                    while let Some(&c) = chars.peek() {
+                        if c.is_ascii_digit() || c == '.' {
+                            body.push(c);
                             chars.next();
                         } else {
                             break;
@@ -218,9 +267,11 @@ pub(super) fn printf(fmt: &str, args: &[String]) -> Option<String> {
                         out.push('%');
                         continue;
                     }
-                    let left = spec.starts_with('-');
-                    let zero = spec.trim_start_matches('-').starts_with('0');
-                    let body = spec.trim_start_matches(['-', '+', ' ', '#', '0']);
+                    if flags.contains('#') {
+                        return None;
+                    }
+                    let left = flags.contains('-');
+                    let zero = flags.contains('0');
                     let (width, prec) = match body.split_once('.') {
                         Some((w, p)) => (
                             w.parse::<usize>().unwrap_or(0),
@@ -228,24 +279,77 @@ pub(super) fn printf(fmt: &str, args: &[String]) -> Option<String> {
                         ),
                         None => (body.parse::<usize>().unwrap_or(0), None),
                     };
+                    budget::value(width).ok()?;
                     if let Some(p) = prec {
                         budget::value(p).ok()?;
                     }
                     let arg = args.get(i).map(String::as_str);
                     i += 1;
                     used += 1;
+                    let sign = |n: i64, digits: String| {
+                        if n < 0 {
+                            digits
+                        } else if flags.contains('+') {
+                            format!("+{digits}")
+                        } else if flags.contains(' ') {
+                            format!(" {digits}")
+                        } else {
+                            digits
+                        }
+                    };
+                    let mut numeric = true;
                     let text = match conv {
-                        's' => {
+                        's' | 'b' | 'c' => {
+                            numeric = false;
                             let a = arg.unwrap_or("");
+                            let a = match conv {
+                                'b' => {
+                                    let (t, stop) = escapes::decode(a, Mode::Echo).ok()?;
+                                    if stop {
+                                        if width > 0 || prec.is_some() {
+                                            return None;
+                                        }
+                                        out.push_str(&t);
+                                        return Some(out);
+                                    }
+                                    t
+                                }
+                                'c' => a.chars().take(1).collect(),
+                                _ => a.to_string(),
+                            };
+                            if (width > 0 || prec.is_some()) && !a.is_ascii() {
+                                return None;
+                            }
                             match prec {
                                 Some(p) => a.chars().take(p).collect(),
-                                None => a.to_string(),
+                                None => a,
                             }
                         }
-                        'd' | 'i' => arg.unwrap_or("0").trim().parse::<i64>().ok()?.to_string(),
+                        'd' | 'i' | 'u' | 'x' | 'X' | 'o' => {
+                            let n = printf_int(arg.unwrap_or(""))?;
+                            let digits = match conv {
+                                'd' | 'i' => n.unsigned_abs().to_string(),
+                                'u' => (n as u64).to_string(),
+                                'x' => format!("{:x}", n as u64),
+                                'X' => format!("{:X}", n as u64),
+                                _ => format!("{:o}", n as u64),
+                            };
+                            let digits = match prec {
+                                Some(p) if p > digits.len() => {
+                                    "0".repeat(p - digits.len()) + &digits
+                                }
+                                _ => digits,
+                            };
+                            if matches!(conv, 'd' | 'i') {
+                                sign(n, if n < 0 { format!("-{digits}") } else { digits })
+                            } else {
+                                digits
+                            }
+                        }
                         'f' => {
                             let v: f64 = arg.unwrap_or("0").trim().parse().ok()?;
-                            format!("{:.*}", prec.unwrap_or(6), v)
+                            let t = format!("{:.*}", prec.unwrap_or(6), v);
+                            sign(if v < 0.0 { -1 } else { 0 }, t)
                         }
                         _ => return None,
                     };
@@ -256,9 +360,14 @@ pub(super) fn printf(fmt: &str, args: &[String]) -> Option<String> {
                     if left {
                         out.push_str(&text);
                         out.push_str(&" ".repeat(pad));
-                    } else if zero && conv != 's' {
+                    } else if zero && numeric && (prec.is_none() || conv == 'f') {
+                        let (head, digits) = match text.strip_prefix(['-', '+', ' ']) {
+                            Some(d) => text.split_at(text.len() - d.len()),
+                            None => ("", text.as_str()),
+                        };
+                        out.push_str(head);
                         out.push_str(&"0".repeat(pad));
-                        out.push_str(&text);
+                        out.push_str(digits);
                     } else {
                         out.push_str(&" ".repeat(pad));
                         out.push_str(&text);
@@ -273,6 +382,40 @@ pub(super) fn printf(fmt: &str, args: &[String]) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// A `printf` integer argument as bash reads it: blanks around, a sign,
+/// `0x` hex, a leading `0` octal, `'C` / `"C` the code of an ASCII character
+/// (the code of another depends on the locale: `None`); empty is 0.
+fn printf_int(a: &str) -> Option<i64> {
+    let t = a.trim_start_matches([' ', '\t', '\n']);
+    if let Some(rest) = t.strip_prefix(['\'', '"']) {
+        return match rest.chars().next() {
+            None => Some(0),
+            Some(c) if c.is_ascii() => Some(c as i64),
+            Some(_) => None,
+        };
+    }
+    let t = t.trim_end_matches([' ', '\t', '\n']);
+    if t.is_empty() {
+        return Some(0);
+    }
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()?
+    } else if body.len() > 1 && body.starts_with('0') {
+        u64::from_str_radix(&body[1..], 8).ok()?
+    } else {
+        if !body.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        body.parse::<u64>().ok()?
+    };
+    let v = i64::try_from(v).ok()?;
+    Some(if neg { -v } else { v })
 }
 
 /// `seq [-s SEP] [FIRST [INCR]] LAST` over integers.

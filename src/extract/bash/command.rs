@@ -2,6 +2,7 @@
 //! assignments, function calls, commands inside `$(...)`, and the side-effect
 //! commands that are skipped.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use brush_parser::ast::{self, AssignmentName, AssignmentValue, CommandPrefixOrSuffixItem};
@@ -294,7 +295,7 @@ impl Interp<'_> {
             _ => {}
         }
         if head == "eval" {
-            return self.eval(&fields[1..], at);
+            return self.eval_with(&assigns, &fields[1..], at);
         }
         // `exec CMD`: CMD replaces the shell (a launch, or anything else), so
         // nothing after it runs; `exec` alone (redirections only) changes nothing.
@@ -348,20 +349,7 @@ impl Interp<'_> {
         }
         let head = args.first().cloned().unwrap_or_default();
         let out: Option<String> = match head.as_str() {
-            "echo" => {
-                let mut rest = &args[1..];
-                let mut newline = true;
-                while let Some(flag) = rest
-                    .first()
-                    .filter(|a| matches!(a.as_str(), "-n" | "-e" | "-E"))
-                {
-                    if flag == "-n" {
-                        newline = false;
-                    }
-                    rest = &rest[1..];
-                }
-                Some(rest.join(" ") + if newline { "\n" } else { "" })
-            }
+            "echo" => echo(&args[1..]),
             "printf" => args.get(1).and_then(|fmt| printf(fmt, &args[2..])),
             "seq" => seq(&args[1..]),
             // The working folder as the script named it (see `cd`).
@@ -397,29 +385,8 @@ impl Interp<'_> {
                     }
                 }
             },
-            "dirname" => args.get(1).map(|p| {
-                let d = std::path::Path::new(p)
-                    .parent()
-                    .map(|d| d.display().to_string())
-                    .filter(|d| !d.is_empty())
-                    .unwrap_or_else(|| ".".into());
-                d + "\n"
-            }),
-            "basename" => args.get(1).map(|p| {
-                let b = p
-                    .trim_end_matches('/')
-                    .rsplit('/')
-                    .next()
-                    .unwrap_or("")
-                    .to_string();
-                let b = match args.get(2) {
-                    Some(suffix) if b.ends_with(suffix.as_str()) && b != *suffix => {
-                        b[..b.len() - suffix.len()].to_string()
-                    }
-                    _ => b,
-                };
-                b + "\n"
-            }),
+            "dirname" => dirname(&args[1..]),
+            "basename" => basename(&args[1..]),
             _ => None,
         };
         match out {
@@ -503,14 +470,81 @@ impl Interp<'_> {
                 let element_ranges = self.array_element_ranges(at, end);
                 let mut out = Vec::new();
                 let mut spans = Vec::new();
-                for (k, (_, w)) in items.iter().enumerate() {
+                // `([K]=V ...)`: keyed elements land at their (arithmetic)
+                // index, the next unkeyed one after it.
+                let mut keyed: Option<BTreeMap<usize, (Val, Option<expand::Range>)>> = None;
+                let mut next = 0usize;
+                // An index that is not knowable: the whole array is not.
+                let mut whole: Option<String> = None;
+                for (k, (key, w)) in items.iter().enumerate() {
                     let written = element_ranges.get(k).copied();
+                    if let Some(key) = key {
+                        let map = keyed.get_or_insert_with(|| {
+                            out.drain(..).zip(spans.drain(..)).enumerate().collect()
+                        });
+                        let index = match expand::expand_string(&mut self.st, &key.value)
+                            .map_err(|m| self.err(at, m))?
+                        {
+                            Val::Known(t) => expand::arith_text(&mut self.st, &t),
+                            Val::Unknown(r) => Err(r),
+                        };
+                        let index = match index {
+                            Ok(i) if (0..=MAX_ARRAY_KEY).contains(&i) => i as usize,
+                            Ok(i) => {
+                                whole = Some(format!(
+                                    "${name}: array index {i} is not evaluated (only 0 to {MAX_ARRAY_KEY})"
+                                ));
+                                break;
+                            }
+                            Err(r) if super::budget::tripped().is_some() => {
+                                return Err(self.err(at, r));
+                            }
+                            Err(r) => {
+                                whole = Some(format!(
+                                    "${name}: cannot know the index [{}]: {r}",
+                                    key.value
+                                ));
+                                break;
+                            }
+                        };
+                        let v = expand::expand_string(&mut self.st, &w.value)
+                            .map_err(|m| self.err(at, m))?;
+                        map.insert(index, (v, written));
+                        next = index + 1;
+                        continue;
+                    }
                     for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(at, m))? {
-                        spans.push(f.span.or(written));
-                        out.push(match f.unknown {
+                        let v = match f.unknown {
                             Some(r) => Val::Unknown(r),
                             None => Val::Known(f.text),
-                        });
+                        };
+                        match &mut keyed {
+                            Some(map) => {
+                                map.insert(next, (v, f.span.or(written)));
+                                next += 1;
+                            }
+                            None => {
+                                spans.push(f.span.or(written));
+                                out.push(v);
+                            }
+                        }
+                    }
+                }
+                if let Some(r) = whole {
+                    out = vec![Val::Unknown(r)];
+                    spans = vec![None];
+                } else if let Some(map) = keyed {
+                    // Arrays are kept dense: an index not set is unknown (a
+                    // sparse array's elements would shift otherwise).
+                    let len = map.keys().next_back().map_or(0, |k| k + 1);
+                    super::budget::built(len.saturating_mul(64)).map_err(|m| self.err(at, m))?;
+                    let mut map = map;
+                    for i in 0..len {
+                        let (v, span) = map
+                            .remove(&i)
+                            .unwrap_or_else(|| (Val::Unknown(expand::sparse_hole(&name, i)), None));
+                        out.push(v);
+                        spans.push(span);
                     }
                 }
                 (out, spans)
@@ -570,6 +604,13 @@ impl Interp<'_> {
         } else {
             new
         };
+        let value = match self.st.cases.get(&name) {
+            Some(&case) => value
+                .into_iter()
+                .map(|v| convert_case(&name, case, v))
+                .collect(),
+            None => value,
+        };
         self.st.vars.insert(name.clone(), Arc::new(value));
         self.st.spans.insert(name.clone(), Arc::new(spans));
         self.st.assigned.insert(name.clone(), (at, end));
@@ -578,6 +619,48 @@ impl Interp<'_> {
             self.st.exported.insert(name);
         }
         Ok(true)
+    }
+
+    /// `X=1 eval ARGS...`: the prefix assignments hold (exported) while the
+    /// text runs, and end with it, as in bash.
+    fn eval_with(
+        &mut self,
+        assigns: &[&ast::Assignment],
+        args: &[(Field, (usize, usize), Option<String>)],
+        at: usize,
+    ) -> Result<Status, Error> {
+        let mut saved = Vec::new();
+        for a in assigns {
+            let AssignmentName::VariableName(n) = &a.name else {
+                continue;
+            };
+            let Ok(n) = self.st.resolve(n) else {
+                continue;
+            };
+            if self.st.is_readonly(&n) || saved.iter().any(|(k, _)| *k == n) {
+                continue;
+            }
+            let shadowed = self.st.shadow(&n, true);
+            saved.push((n, shadowed));
+        }
+        let mut status = Ok(Status::Ok);
+        for a in assigns {
+            match self.assign(a, true) {
+                Ok(true) => {}
+                Ok(false) => status = Ok(Status::Fail),
+                Err(e) => {
+                    status = Err(e);
+                    break;
+                }
+            }
+        }
+        if matches!(status, Ok(Status::Ok)) {
+            status = self.eval(args, at);
+        }
+        for (n, s) in saved.into_iter().rev() {
+            self.st.restore(n, s);
+        }
+        status
     }
 
     /// `eval ARGS...`: the arguments joined with spaces are parsed and run as
@@ -718,34 +801,66 @@ impl Interp<'_> {
             }
             _ => {
                 // read [-r] [-a ARRAY] [opts] NAME... / mapfile [opts] [ARRAY]
-                let takes_arg = |o: &str| {
-                    matches!(
-                        o,
-                        "-d" | "-p" | "-t" | "-n" | "-N" | "-u" | "-i" | "-C" | "-c" | "-O" | "-s"
-                    ) && !(builtin == "read" && o == "-s")
+                // Options bundle (`-rd,`); one taking a value takes the rest
+                // of its word, else the next word.
+                let with_value = if builtin == "read" {
+                    "adinNptu"
+                } else {
+                    "dnOsuCc"
                 };
                 let mut names: Vec<String> = Vec::new();
                 let mut array: Option<String> = None;
                 let mut raw_mode = false;
+                let mut delim = Some('\n');
+                let mut count: Option<(String, bool)> = None;
+                let mut from_fd = false;
                 let mut i = 0;
+                let mut options = true;
                 while let Some(a) = args.get(i) {
                     let Val::Known(t) = a else {
                         return Err(
                             self.err(at, format!("cannot know which variables `{builtin}` sets"))
                         );
                     };
-                    if t.starts_with('-') && t.len() > 1 {
-                        raw_mode |= t.contains('r');
-                        if builtin == "read" && t.ends_with('a') {
-                            array = args.get(i + 1).map(|v| v.text().to_string());
-                            i += 2;
-                            continue;
-                        }
-                        i += if takes_arg(t) { 2 } else { 1 };
+                    i += 1;
+                    if options && t == "--" {
+                        options = false;
                         continue;
                     }
-                    names.push(t.clone());
-                    i += 1;
+                    if !(options && t.starts_with('-') && t.len() > 1) {
+                        options = false;
+                        names.push(t.clone());
+                        continue;
+                    }
+                    for (k, c) in t.char_indices().skip(1) {
+                        if c == 'r' {
+                            raw_mode = true;
+                        }
+                        if !with_value.contains(c) {
+                            continue;
+                        }
+                        let value = if k + 1 < t.len() {
+                            Val::Known(t[k + 1..].to_string())
+                        } else {
+                            i += 1;
+                            args.get(i - 1)
+                                .cloned()
+                                .unwrap_or(Val::Known(String::new()))
+                        };
+                        let Val::Known(v) = value else {
+                            return Err(
+                                self.err(at, format!("cannot know the option -{c} of `{builtin}`"))
+                            );
+                        };
+                        match c {
+                            'a' => array = Some(v),
+                            'd' => delim = v.chars().next(),
+                            'n' | 'N' => count = Some((v, c == 'N')),
+                            'u' => from_fd = true,
+                            _ => {}
+                        }
+                        break;
+                    }
                 }
                 if builtin != "read" {
                     let name = names.first().cloned().unwrap_or_else(|| "MAPFILE".into());
@@ -755,7 +870,7 @@ impl Interp<'_> {
                         "the status of `{builtin}` is not knowable"
                     )));
                 }
-                // A here-string gives the input, else a pipe.
+                // A here-string gives the input (with a newline added), else a pipe.
                 let mut input: Option<Val> = self.stdin.take();
                 for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
                     if let CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereString(
@@ -763,9 +878,23 @@ impl Interp<'_> {
                         w,
                     )) = it
                     {
-                        input = Some(self.str_of(w)?);
+                        input = Some(match self.str_of(w)? {
+                            Val::Known(t) => Val::Known(t + "\n"),
+                            u => u,
+                        });
                     }
                 }
+                if from_fd {
+                    input = None;
+                }
+                let count = match count {
+                    None => Ok(None),
+                    Some((n, exact)) => n
+                        .trim()
+                        .parse::<usize>()
+                        .map(|n| Some((n, exact)))
+                        .map_err(|_| ()),
+                };
                 // `IFS=, read ...`: the prefix assignment is read's IFS.
                 let mut ifs = self.st.ifs();
                 for it in sc.prefix.iter().flat_map(|p| p.0.iter()) {
@@ -779,16 +908,16 @@ impl Interp<'_> {
                         };
                     }
                 }
-                let known = match (input, ifs) {
-                    (Some(Val::Known(t)), Ok(ifs)) if raw_mode || !t.contains('\\') => {
-                        Some((t, ifs))
+                let known = match (input, ifs, count) {
+                    (Some(Val::Known(t)), Ok(ifs), Ok(count)) if raw_mode || !t.contains('\\') => {
+                        Some((t, ifs, count))
                     }
                     _ => None,
                 };
                 if names.is_empty() && array.is_none() {
                     names.push("REPLY".into());
                 }
-                let Some((text, ifs)) = known else {
+                let Some((text, ifs, count)) = known else {
                     let reason = format!("`{builtin}` reads standard input, which is not knowable");
                     for n in array.iter().chain(&names) {
                         set(self, n, vec![Val::Unknown(reason.clone())]);
@@ -797,7 +926,25 @@ impl Interp<'_> {
                         "the status of `{builtin}` is not knowable"
                     )));
                 };
-                let line = text.lines().next().unwrap_or("").to_string();
+                // The input up to the delimiter (`-d`, a newline by default;
+                // `-d ''` reads to the end) or N characters (`-n N`; `-N N`
+                // ignores the delimiter). Reaching the end first fails.
+                let mut line = String::new();
+                let mut complete = false;
+                for c in text.chars() {
+                    if count.is_some_and(|(n, _)| line.chars().count() >= n) {
+                        complete = true;
+                        break;
+                    }
+                    if Some(c) == delim && !count.is_some_and(|(_, exact)| exact) {
+                        complete = true;
+                        break;
+                    }
+                    line.push(c);
+                }
+                if count.is_some_and(|(n, _)| line.chars().count() >= n) {
+                    complete = true;
+                }
                 let words = split_like_read(&line, &ifs);
                 let mut ok = true;
                 if let Some(a) = array {
@@ -829,7 +976,11 @@ impl Interp<'_> {
                         set(self, n, vec![Val::Unknown(reason.clone())]);
                     }
                 }
-                Ok(if ok { Status::Ok } else { Status::Fail })
+                Ok(if ok && complete {
+                    Status::Ok
+                } else {
+                    Status::Fail
+                })
             }
         }
     }
@@ -857,7 +1008,18 @@ impl Interp<'_> {
         let export = !unexport && (builtin == "export" || flag('x'));
         let readonly = builtin == "readonly" || flag('r');
         let integer = builtin != "export" && builtin != "readonly" && flag('i');
+        let assoc = builtin != "export" && builtin != "readonly" && flag('A');
         let nameref = builtin != "export" && flag('n');
+        // `declare -u` / `-l` / `-c`: the last one given wins, as in bash.
+        let case = if matches!(builtin, "export" | "readonly") {
+            None
+        } else {
+            raw.iter()
+                .skip(1)
+                .filter(|(w, _)| w.value.starts_with('-'))
+                .flat_map(|(w, _)| w.value.chars())
+                .rfind(|c| matches!(c, 'u' | 'l' | 'c'))
+        };
         // `local`, and `declare` / `typeset` inside a function (without -g),
         // make variables of the function's own.
         let local = builtin == "local"
@@ -888,6 +1050,12 @@ impl Interp<'_> {
                 let n = self.st.resolve(&n).unwrap_or(n);
                 self.st.integers.insert(n);
             }
+            if let Some(case) = case
+                && let Some(n) = name_of_item(a, w)
+            {
+                let n = self.st.resolve(&n).unwrap_or(n);
+                self.st.cases.insert(n, case);
+            }
             match a {
                 Some(a) if nameref => {
                     let AssignmentName::VariableName(n) = &a.name else {
@@ -903,6 +1071,14 @@ impl Interp<'_> {
                     if !self.assign(a, export)? {
                         status = Status::Fail;
                         continue;
+                    }
+                    // `declare -A`: keys are strings, not evaluated.
+                    if assoc && let AssignmentName::VariableName(n) = &a.name {
+                        let n = self.st.resolve(n).unwrap_or_else(|_| n.clone());
+                        let v = Val::Unknown(format!(
+                            "${n} is an associative array (declare -A), which is not evaluated"
+                        ));
+                        self.st.vars.insert(n, Arc::new(vec![v]));
                     }
                     if readonly && let AssignmentName::VariableName(n) = &a.name {
                         let n = self.st.resolve(n).unwrap_or_else(|_| n.clone());
@@ -1007,6 +1183,7 @@ impl Interp<'_> {
             i += 1;
             for c in t[1..].chars() {
                 match c {
+                    'a' => self.st.allexport = on,
                     'e' => self.st.errexit = on,
                     'f' => self.st.noglob = on,
                     'u' => self.st.nounset = on,
@@ -1082,4 +1259,135 @@ fn first_var(raw: &str) -> Option<String> {
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
         .collect();
     (!name.is_empty()).then_some(name)
+}
+
+/// `echo [-neE]... ARGS` (flags may be bundled, as `-ne`; `xpg_echo` off):
+/// the output, `None` where an escape is not evaluated.
+fn echo(args: &[String]) -> Option<String> {
+    let mut rest = args;
+    let (mut newline, mut escapes) = (true, false);
+    while let Some(flag) = rest
+        .first()
+        .and_then(|a| a.strip_prefix('-'))
+        .filter(|f| !f.is_empty() && f.chars().all(|c| matches!(c, 'n' | 'e' | 'E')))
+    {
+        for c in flag.chars() {
+            match c {
+                'n' => newline = false,
+                'e' => escapes = true,
+                _ => escapes = false,
+            }
+        }
+        rest = &rest[1..];
+    }
+    let text = rest.join(" ");
+    if !escapes {
+        return Some(text + if newline { "\n" } else { "" });
+    }
+    match super::escapes::decode(&text, super::escapes::Mode::Echo).ok()? {
+        (t, true) => Some(t),
+        (t, false) => Some(t + if newline { "\n" } else { "" }),
+    }
+}
+
+/// The largest index a keyed array element (`([K]=V)`) may have: arrays are
+/// kept dense, so this bounds their length.
+const MAX_ARRAY_KEY: i64 = 4096;
+
+/// A value assigned to a `declare -u` (upper case), `-l` (lower case) or
+/// `-c` (first letter upper, the rest lower) variable. Only ASCII text is
+/// converted: other letters depend on the locale (unknown).
+fn convert_case(name: &str, case: char, v: Val) -> Val {
+    match v {
+        Val::Known(t) if t.is_ascii() => Val::Known(match case {
+            'u' => t.to_ascii_uppercase(),
+            'l' => t.to_ascii_lowercase(),
+            _ => {
+                let lower = t.to_ascii_lowercase();
+                let mut cs = lower.chars();
+                cs.next()
+                    .map(|c| c.to_ascii_uppercase().to_string() + cs.as_str())
+                    .unwrap_or_default()
+            }
+        }),
+        Val::Known(_) => Val::Unknown(format!(
+            "${name} changes case on assignment (declare -{case}): for text that is not ASCII that depends on the locale"
+        )),
+        u => u,
+    }
+}
+
+/// `dirname NAME...` as coreutils: each name's folder (`/` for `/`, `.` for
+/// a name without a slash), one a line. `None` for options.
+fn dirname(args: &[String]) -> Option<String> {
+    if args.is_empty() || args.iter().any(|a| a.starts_with('-') && a != "-") {
+        return None;
+    }
+    let mut out = String::new();
+    for p in args {
+        let t = p.trim_end_matches('/');
+        let d = match t.rfind('/') {
+            _ if t.is_empty() && p.starts_with('/') => "/",
+            None => ".",
+            Some(i) => match t[..i].trim_end_matches('/') {
+                "" => "/",
+                d => d,
+            },
+        };
+        out.push_str(d);
+        out.push('\n');
+    }
+    Some(out)
+}
+
+/// `basename NAME [SUFFIX]`, `basename -a NAME...`, `basename -s SUFFIX
+/// NAME...` as coreutils (a suffix is removed unless it is the whole name).
+/// `None` for other options.
+fn basename(args: &[String]) -> Option<String> {
+    let mut rest = args;
+    let (mut all, mut suffix) = (false, None);
+    while let Some(a) = rest.first() {
+        match a.as_str() {
+            "-a" | "--multiple" => {
+                all = true;
+                rest = &rest[1..];
+            }
+            "-s" => {
+                suffix = Some(rest.get(1)?.clone());
+                all = true;
+                rest = &rest[2..];
+            }
+            "--" => {
+                rest = &rest[1..];
+                break;
+            }
+            o if o.starts_with('-') && o.len() > 1 => return None,
+            _ => break,
+        }
+    }
+    let names: &[String] = match (all, rest) {
+        (true, names) if !names.is_empty() => names,
+        (false, [name]) => std::slice::from_ref(name),
+        (false, [name, s]) => {
+            suffix = Some(s.clone());
+            std::slice::from_ref(name)
+        }
+        _ => return None,
+    };
+    let mut out = String::new();
+    for p in names {
+        let t = p.trim_end_matches('/');
+        let b = if t.is_empty() && p.starts_with('/') {
+            "/"
+        } else {
+            t.rsplit('/').next().unwrap_or("")
+        };
+        let b = match &suffix {
+            Some(s) if b.ends_with(s.as_str()) && b != s => &b[..b.len() - s.len()],
+            _ => b,
+        };
+        out.push_str(b);
+        out.push('\n');
+    }
+    Some(out)
 }

@@ -370,7 +370,10 @@ fn expand_piece_inner(
         }
         WordPiece::AnsiCQuotedText(t) => {
             exp.quoted = true;
-            push(exp, decode_ansi_c(t), false);
+            match super::escapes::decode(t, super::escapes::Mode::AnsiC) {
+                Ok((text, _)) => push(exp, text, false),
+                Err(r) => mark_unknown(exp, r),
+            }
         }
         WordPiece::EscapeSequence(e) => {
             exp.quoted = true;
@@ -424,29 +427,13 @@ fn expand_piece_inner(
     Ok(())
 }
 
-fn decode_ansi_c(t: &str) -> String {
-    let mut out = String::new();
-    let mut it = t.chars();
-    while let Some(c) = it.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match it.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('\\') => out.push('\\'),
-            Some('\'') => out.push('\''),
-            Some('"') => out.push('"'),
-            Some(o) => {
-                out.push('\\');
-                out.push(o);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
+/// What marks an index of an array that is not set while a later one is
+/// (arrays are kept dense): the array's length is then not knowable.
+const HOLE: &str = "is not set while a later index is (sparse arrays are not evaluated)";
+
+/// The unknown value standing at index `i` of sparse array `name`.
+pub fn sparse_hole(name: &str, i: usize) -> String {
+    format!("${{{name}[{i}]}} {HOLE}")
 }
 
 /// Looks a parameter up: `None` when unset.
@@ -472,11 +459,11 @@ fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
         Parameter::Named(n) => st.read(n),
         Parameter::NamedWithIndex { name, index } => {
             let arr = st.read(name)?;
-            match index.trim().parse::<usize>() {
+            match constant_index(name, index) {
+                // A variable whose whole value is unknown: so is each index.
+                Ok(_) if matches!(arr.as_slice(), [Val::Unknown(_)]) => Some(arr),
                 Ok(i) => arr.get(i).cloned().map(|v| vec![v]),
-                Err(_) => Some(vec![Val::Unknown(format!(
-                    "${{{name}[{index}]}}: the index is not a number"
-                ))]),
+                Err(r) => Some(vec![Val::Unknown(r)]),
             }
         }
         Parameter::NamedWithAllIndices { name, .. } => st.read(name),
@@ -501,7 +488,7 @@ fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
 fn spans_of(st: &State, p: &Parameter) -> Vec<Option<Range>> {
     match p {
         Parameter::Named(n) | Parameter::NamedWithAllIndices { name: n, .. } => st.spans_of(n),
-        Parameter::NamedWithIndex { name, index } => match index.trim().parse::<usize>() {
+        Parameter::NamedWithIndex { name, index } => match constant_index(name, index) {
             Ok(i) => vec![st.spans_of(name).get(i).copied().flatten()],
             Err(_) => vec![],
         },
@@ -776,7 +763,15 @@ fn parameter(
                 nounset(st, parameter, certain);
             }
             let v = if is_all(parameter) {
-                lookup(st, parameter).map(|v| Val::Known(v.len().to_string()))
+                lookup(st, parameter).map(|v| {
+                    match v.iter().find_map(|x| match x {
+                        Val::Unknown(r) if r.ends_with(HOLE) => Some(r.clone()),
+                        _ => None,
+                    }) {
+                        Some(r) => Val::Unknown(r),
+                        None => Val::Known(v.len().to_string()),
+                    }
+                })
             } else {
                 scalar(st, parameter).map(|v| match v {
                     Val::Known(t) => Val::Known(t.chars().count().to_string()),
@@ -936,26 +931,52 @@ fn var_int(st: &mut State, name: &str, depth: u32) -> Result<i64, String> {
             Ok(0)
         }
         Some(Val::Unknown(r)) => Err(r),
-        Some(Val::Known(t)) => {
-            let t = t.trim();
-            if t.is_empty() {
-                return Ok(0);
-            }
-            if let Ok(n) = t.parse::<i64>() {
-                return Ok(n);
-            }
-            if depth >= MAX_VAR_EXPR_DEPTH {
-                return Err(format!("${name} recurses too deeply in arithmetic"));
-            }
-            // Bash evaluates a variable's text as an expression: each
-            // operator costs a step (`A=B+B`, `B=C+C`, ... is exponential).
-            budget::arith_operators(t)?;
-            budget::steps(budget::operators(t) + 1)?;
-            budget::built(t.len())?;
-            let e = brush_parser::arithmetic::parse(t)
-                .map_err(|_| format!("${name}={t:?} is not a number"))?;
-            arith(st, &e, depth + 1)
-        }
+        Some(Val::Known(t)) => text_int(st, name, &t, depth),
+    }
+}
+
+/// A variable's (or element's) text used in arithmetic: bash evaluates it as
+/// an expression itself (`010` is 8, `1+2` is 3, a name is that variable's
+/// value), recursively up to a depth budget.
+fn text_int(st: &mut State, name: &str, t: &str, depth: u32) -> Result<i64, String> {
+    let t = t.trim();
+    if t.is_empty() {
+        return Ok(0);
+    }
+    // Plain decimal (no leading 0, which makes it octal) needs no parsing.
+    let digits = t.strip_prefix('-').unwrap_or(t);
+    if !digits.starts_with('0')
+        && let Ok(n) = t.parse::<i64>()
+    {
+        return Ok(n);
+    }
+    if depth >= MAX_VAR_EXPR_DEPTH {
+        return Err(format!("${name} recurses too deeply in arithmetic"));
+    }
+    // Bash evaluates a variable's text as an expression: each
+    // operator costs a step (`A=B+B`, `B=C+C`, ... is exponential).
+    budget::arith_operators(t)?;
+    budget::steps(budget::operators(t) + 1)?;
+    budget::built(t.len())?;
+    let e =
+        brush_parser::arithmetic::parse(t).map_err(|_| format!("${name}={t:?} is not a number"))?;
+    arith(st, &e, depth + 1)
+}
+
+/// A constant array index written as a number (`0`, `010` octal, `0x1f`,
+/// `2#101`); anything else is not evaluated here.
+fn constant_index(name: &str, index: &str) -> Result<usize, String> {
+    let t = index.trim();
+    let literal = !t.is_empty()
+        && t.len() <= 80
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '#' | '@' | '_'))
+        && t.starts_with(|c: char| c.is_ascii_digit());
+    match literal.then(|| brush_parser::arithmetic::parse(t)) {
+        Some(Ok(ArithmeticExpr::Literal(n))) if n >= 0 => Ok(n as usize),
+        _ => Err(format!(
+            "${{{name}[{index}]}}: the index is not a constant non-negative number (not evaluated)"
+        )),
     }
 }
 
@@ -969,8 +990,11 @@ fn arith_inner(st: &mut State, e: &ArithmeticExpr, depth: u32) -> Result<i64, St
         ArithmeticExpr::Reference(ArithmeticTarget::Variable(n)) => var_int(st, n, depth)?,
         ArithmeticExpr::Reference(ArithmeticTarget::ArrayElement(n, i)) => {
             let i = arith(st, i, depth)?;
+            if i < 0 {
+                return Err(format!("${{{n}[{i}]}}: a negative index is not evaluated"));
+            }
             match st.read(n).and_then(|v| v.get(i as usize).cloned()) {
-                Some(Val::Known(t)) => t.trim().parse().unwrap_or(0),
+                Some(Val::Known(t)) => text_int(st, n, &t, depth)?,
                 Some(Val::Unknown(r)) => return Err(r),
                 None => 0,
             }

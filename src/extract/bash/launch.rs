@@ -75,6 +75,10 @@ impl Interp<'_> {
         let mut i = 0;
         let mut extra_env: Vec<(String, String, (usize, usize))> = Vec::new();
         let mut docker: Option<Vec<(String, (usize, usize))>> = None;
+        // `env -i` (it clears the environment before it; true: before a
+        // `docker run`) and `env -u NAME`.
+        let mut env_cleared: Option<bool> = None;
+        let mut env_unset: Vec<(String, bool)> = Vec::new();
         let mut context = Context::default();
         loop {
             let Some((f, range, _)) = fields.get(i) else {
@@ -145,6 +149,22 @@ impl Interp<'_> {
                         match f.text.split_once('=') {
                             Some((k, v)) if !k.is_empty() && !k.starts_with('-') => {
                                 extra_env.push((k.to_string(), v.to_string(), *range));
+                                i += 1;
+                            }
+                            _ if matches!(f.text.as_str(), "-i" | "-" | "--ignore-environment") => {
+                                env_cleared.get_or_insert(docker.is_none());
+                                i += 1;
+                            }
+                            _ if f.text == "-u" => {
+                                if let Some((n, _, _)) = fields.get(i + 1) {
+                                    env_unset.push((n.text.clone(), docker.is_none()));
+                                }
+                                i += 2;
+                            }
+                            _ if f.text.starts_with("--unset=") || f.text.starts_with("-u") => {
+                                let n = f.text.trim_start_matches("--unset=");
+                                let n = n.strip_prefix("-u").unwrap_or(n).to_string();
+                                env_unset.push((n, docker.is_none()));
                                 i += 1;
                             }
                             _ if f.text.starts_with('-') => i += 1,
@@ -246,6 +266,11 @@ impl Interp<'_> {
                 env.push(env_var(n, &v, self.source.span(s, self.byte(&a.loc.end))));
             }
         }
+        // `env -i` before `docker run`: the host's environment is empty.
+        if env_cleared == Some(true) {
+            env.clear();
+        }
+        env.retain(|x| !env_unset.contains(&(x.name.clone(), true)));
         if let Some(vars) = docker {
             let host = std::mem::take(&mut env);
             for (item, (s, e)) in vars {
@@ -274,6 +299,10 @@ impl Interp<'_> {
                 }
             }
         }
+        if env_cleared == Some(false) {
+            env.clear();
+        }
+        env.retain(|x| !env_unset.contains(&(x.name.clone(), false)));
         for (k, v, (s, e)) in extra_env {
             env.retain(|x| x.name != k);
             env.push(env_var(&k, &Val::Known(v), self.source.span(s, e)));

@@ -33,6 +33,7 @@ mod budget;
 mod capture;
 mod command;
 mod conditions;
+mod escapes;
 pub mod expand;
 mod fields;
 mod glob;
@@ -97,6 +98,8 @@ pub struct State {
     pub noglob: bool,
     /// `set -o pipefail`: a pipeline fails when any of its commands fails.
     pipefail: bool,
+    /// `set -a` / `set -o allexport`: every variable assigned is exported.
+    allexport: bool,
     /// `set -u`: expanding a variable that is not set ends the script.
     nounset: bool,
     /// The `shopt` options that are on (`extglob`, `nocasematch`,
@@ -131,6 +134,9 @@ pub struct State {
     readonly: BTreeSet<String>,
     /// Variables marked `declare -i`: assignments are arithmetic.
     integers: BTreeSet<String>,
+    /// Variables marked `declare -u` / `-l` / `-c`: assignments change the
+    /// case (the letter is the flag).
+    cases: BTreeMap<String, char>,
     /// `declare -n NAME=TARGET`: NAME refers to TARGET (unknown when TARGET is).
     namerefs: BTreeMap<String, Val>,
     /// The status of the last `$(...)` evaluated (an assignment's status).
@@ -194,6 +200,7 @@ impl Clone for State {
             errexit: self.errexit,
             noglob: self.noglob,
             pipefail: self.pipefail,
+            allexport: self.allexport,
             nounset: self.nounset,
             shopt: self.shopt.clone(),
             aliases: self.aliases.clone(),
@@ -206,6 +213,7 @@ impl Clone for State {
             start_dir: self.start_dir.clone(),
             readonly: self.readonly.clone(),
             integers: self.integers.clone(),
+            cases: self.cases.clone(),
             namerefs: self.namerefs.clone(),
             subst_status: self.subst_status.clone(),
             brace_used: self.brace_used.clone(),
@@ -318,6 +326,9 @@ impl State {
         self.vars.insert(name.to_string(), Arc::new(vec![v]));
         self.spans.remove(&name);
         self.assigned.remove(&name);
+        if self.allexport {
+            self.exported.insert(name);
+        }
     }
 
     /// Where each element of a variable's value was written (nothing when
@@ -352,8 +363,11 @@ impl State {
     }
 
     /// Records where a variable was written: `spans` and `assigned` are in
-    /// the text running now.
+    /// the text running now. Under `set -a` it is exported.
     fn note_written(&mut self, name: &str) {
+        if self.allexport {
+            self.exported.insert(name.to_string());
+        }
         match &self.here {
             Some(h) => {
                 self.written.insert(name.to_string(), h.clone());
@@ -433,6 +447,7 @@ struct Shadowed {
     exported: bool,
     nameref: Option<Val>,
     integer: bool,
+    case: Option<char>,
 }
 
 impl State {
@@ -448,6 +463,7 @@ impl State {
             exported: self.exported.contains(name),
             nameref: self.namerefs.remove(name),
             integer: self.integers.remove(name),
+            case: self.cases.remove(name),
         };
         if !keep_value {
             self.vars.remove(name);
@@ -470,6 +486,7 @@ impl State {
         put(&mut self.assigned, &name, s.assigned);
         put(&mut self.written, &name, s.written);
         put(&mut self.namerefs, &name, s.nameref);
+        put(&mut self.cases, &name, s.case);
         if s.integer {
             self.integers.insert(name.clone());
         } else {
@@ -619,6 +636,38 @@ pub fn evaluate_with(
 
 /// Evaluates a script run as `bash SCRIPT ARGS...`: `positional` are its
 /// arguments (none for a benchmark script, which InferenceX runs without any).
+/// Variables set in the shell that runs a script, with values that depend on
+/// the machine: (name, whether it comes from the environment rather than from
+/// bash itself; those are not set when the environment is complete).
+const SHELL_SET: &[(&str, bool)] = &[
+    ("BASH", false),
+    ("BASHPID", false),
+    ("BASH_VERSINFO", false),
+    ("BASH_VERSION", false),
+    ("EPOCHREALTIME", false),
+    ("EPOCHSECONDS", false),
+    ("EUID", false),
+    ("GROUPS", false),
+    ("HOSTNAME", false),
+    ("HOSTTYPE", false),
+    ("MACHTYPE", false),
+    ("OSTYPE", false),
+    ("PPID", false),
+    ("PWD", false),
+    ("RANDOM", false),
+    ("SECONDS", false),
+    ("SHLVL", false),
+    ("SRANDOM", false),
+    ("UID", false),
+    ("HOME", true),
+    ("LANG", true),
+    ("LOGNAME", true),
+    ("PATH", true),
+    ("SHELL", true),
+    ("TERM", true),
+    ("USER", true),
+];
+
 #[allow(clippy::too_many_arguments)]
 fn evaluate_at(
     source: &Arc<Source>,
@@ -641,6 +690,18 @@ fn evaluate_at(
         harness: Some(harness),
         ..State::default()
     };
+    // Variables the shell that runs the script has set, whose values depend
+    // on that machine: set (`${HOME:-d}` is not `d`) but not knowable.
+    for &(k, from_env) in SHELL_SET {
+        if (!from_env || !complete_env) && !env.contains_key(k) && !unknown.contains_key(k) {
+            st.set_scalar(
+                k,
+                Val::Unknown(format!(
+                    "${k} is set by the shell that runs the script (its value depends on that machine; give it with --env {k}=...)"
+                )),
+            );
+        }
+    }
     for (k, v) in env {
         st.set_scalar(k, Val::Known(v.clone()));
         st.exported.insert(k.clone());

@@ -109,6 +109,7 @@ impl Interp<'_> {
             "errexit" => self.st.errexit = on,
             "noglob" => self.st.noglob = on,
             "pipefail" => self.st.pipefail = on,
+            "allexport" => self.st.allexport = on,
             "nounset" => self.st.nounset = on,
             _ => {}
         }
@@ -120,6 +121,7 @@ impl Interp<'_> {
             "errexit" => self.st.errexit,
             "noglob" => self.st.noglob,
             "pipefail" => self.st.pipefail,
+            "allexport" => self.st.allexport,
             "nounset" => self.st.nounset,
             _ => false,
         }
