@@ -150,13 +150,16 @@ def run_bash(top, work, bin_dir, point, extra):
     status = subprocess.run(cmd, cwd=work, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
     # Launchers run in the background: wait until the record settles.
-    last, start = -1, time.time()
+    # A background launcher may not have started yet when bash exits: wait
+    # until the record has not changed for 0.3 s (at most 3 s).
+    last, since, start = -1, time.time(), time.time()
     while time.time() - start < 3:
         time.sleep(0.05)
         n = os.path.getsize(rec) if os.path.exists(rec) else 0
-        if n == last:
+        if n != last:
+            last, since = n, time.time()
+        elif time.time() - since >= 0.3:
             break
-        last = n
     return recorded(rec), status
 
 
