@@ -102,7 +102,20 @@ impl Interp<'_> {
             self.st.harness(),
             shell,
         )?;
-        self.out.launches.extend(inner.launches);
+        let mut launches = inner.launches;
+        if let Some(r) = self.condition() {
+            // The child runs only under a condition that is not knowable.
+            for l in &mut launches {
+                if !matches!(l.launcher[0].provenance, Provenance::Unknown { .. }) {
+                    l.launcher[0].provenance = Provenance::Unknown {
+                        reason: format!(
+                            "this launch runs only under a condition that is not knowable: {r}"
+                        ),
+                    };
+                }
+            }
+        }
+        self.out.launches.extend(launches);
         self.out.unsupported.extend(inner.unsupported);
         self.out.auxiliary.extend(inner.auxiliary);
         self.out.read.extend(inner.read);
@@ -170,7 +183,13 @@ impl Interp<'_> {
                     "pretty-print" | "dump-strings" | "dump-po-strings" | "help" | "version" => {
                         noexec = true
                     }
-                    _ => return self.unsupported_shell(&head, t, at),
+                    _ => {
+                        return self.unsupported_shell(
+                            &head,
+                            &format!("its option `{t}` is not modelled"),
+                            at,
+                        );
+                    }
                 }
                 j += 1;
                 continue;
@@ -197,7 +216,13 @@ impl Interp<'_> {
                     }
                     'x' | 'v' | 'l' | 'i' | 'r' | 'p' | 'h' | 'B' | 'H' | 'm' | 'b' | 'k' | 't'
                     | 'C' | 'E' | 'T' | 'P' => {}
-                    _ => return self.unsupported_shell(&head, t, at),
+                    _ => {
+                        return self.unsupported_shell(
+                            &head,
+                            &format!("its option `{t}` is not modelled"),
+                            at,
+                        );
+                    }
                 }
             }
             j += 1;
@@ -256,12 +281,16 @@ impl Interp<'_> {
                 ))
             }
             Some(Input::File(Val::Unknown(r), _) | Input::Text(Val::Unknown(r))) => {
-                return self.unsupported_shell(&head, &format!("< ... ({r})"), at);
+                return self.unsupported_shell(
+                    &head,
+                    &format!("its script comes from standard input: {r}"),
+                    at,
+                );
             }
             None => {
                 return self.unsupported_shell(
                     &head,
-                    "with its script on the standard input of the whole script",
+                    "its script comes from standard input (a pipe or the caller's input), which is not knowable",
                     at,
                 );
             }
@@ -272,10 +301,10 @@ impl Interp<'_> {
     /// Reports a shell command whose script is not evaluated (an option it
     /// does not model, standard input that is not knowable): it may start a
     /// server, so it is listed with the unsupported launches.
-    fn unsupported_shell(&mut self, head: &str, what: &str, at: usize) -> Result<(), Error> {
+    fn unsupported_shell(&mut self, head: &str, why: &str, at: usize) -> Result<(), Error> {
         let span = self.source.span(at, at);
         self.out.unsupported.push(format!(
-            "{span}: `{head} {what}` runs a script recipe-drift cannot read, which may start a server"
+            "{span}: `{head}` runs a script recipe-drift cannot read ({why}); it may start a server that is not compared"
         ));
         Ok(())
     }
