@@ -11,6 +11,7 @@ mod bash_semantics;
 mod confine;
 mod harness;
 mod js;
+mod launch_recognition;
 mod matrix;
 mod output;
 mod pages;

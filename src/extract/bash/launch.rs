@@ -20,6 +20,9 @@ pub(super) struct Shell {
     pub options: Vec<(String, bool)>,
     /// `$0` (`bash -c TEXT NAME`), else the script's name.
     pub zero: Option<Val>,
+    /// The file relative paths are found beside, when the script is not a
+    /// file (`bash -c TEXT`, a script on standard input): the caller's.
+    pub script: Option<std::sync::Arc<crate::span::Source>>,
 }
 
 /// What a command reads on standard input, for `bash` with no script operand
@@ -252,7 +255,12 @@ impl Interp<'_> {
                 crate::span::Origin::Inline(label),
                 f.text.clone(),
             ));
-            shell.zero = fields.get(j + 1).map(|(f, _, _)| val(f));
+            shell.zero = Some(
+                fields
+                    .get(j + 1)
+                    .map_or_else(|| Val::Known(head.clone()), |(f, _, _)| val(f)),
+            );
+            shell.script = Some(self.script.clone());
             let args = fields.iter().skip(j + 2).map(|(f, _, _)| val(f)).collect();
             return self.run_child(&source, args, mods, &shell, range.0);
         }
@@ -269,6 +277,8 @@ impl Interp<'_> {
                 self.read_script(&format!("{head} < {target}"), &target, at)?
             }
             Some(Input::Text(Val::Known(text))) => {
+                shell.zero = Some(Val::Known(head.clone()));
+                shell.script = Some(self.script.clone());
                 let pos = self.source.line_col(at);
                 std::sync::Arc::new(crate::span::Source::new(
                     crate::span::Origin::Inline(format!(

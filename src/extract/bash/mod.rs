@@ -651,6 +651,9 @@ fn evaluate_at(
         st.script = zero.clone();
     }
     let mut it = Interp::new(source, st, level, None, files);
+    if let Some(script) = &shell.script {
+        it.script = script.clone();
+    }
     for (name, on) in &shell.options {
         it.set_option(name, *on);
     }
