@@ -114,6 +114,9 @@ impl Launcher {
 /// this many words are read (a longer run is not a module launch).
 const MAX_PYTHON_OPTIONS: usize = 32;
 
+/// The most words a launcher spans (`python` with its options, `-m MODULE`).
+pub const MAX_LAUNCHER_WORDS: usize = MAX_PYTHON_OPTIONS + 3;
+
 /// The module of `python [OPTIONS] -m MODULE` and how many words reach it:
 /// flags may be clustered (`-um mod`, `-OO`), `-X OPT` / `-W ARG` /
 /// `--check-hash-based-pycs MODE` take a value (attached or the next word),

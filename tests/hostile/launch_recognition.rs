@@ -254,3 +254,39 @@ fn docker_run_entrypoint_and_environment() {
         .assert_input_error("t.sh:1:", &["--env-file b.env"])
         .assert_no_leak();
 }
+
+#[test]
+fn docs_pages_read_the_same_forms() {
+    // Markdown blocks go through plain-command extraction: the same launcher
+    // and wrapper tables, the same report for what is not modelled.
+    let repo = repo();
+    repo.write(
+        "d.md",
+        "```bash\npython3 -u -m sglang.launch_server --model-path m --tp 4\n```\n\n\
+```bash\nnice -n 5 stdbuf -oL timeout 1h sglang serve --model-path m --tp 2\n```\n\n\
+```bash\nsrun -N 2 sglang serve --model-path m\n```\n",
+    );
+    let o = repo.run_deterministic(&["extract", "d.md"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    for w in [
+        "launch 1: python3 -u -m sglang.launch_server (sglang) at d.md:2:1",
+        "launch 2: sglang serve (sglang) at d.md:6:1",
+        "unsupported: d.md:10:1: `srun` runs `sglang serve`",
+    ] {
+        assert!(o.stdout.contains(w), "expected {w:?}: {}", o.both());
+    }
+    // What plain-command extraction cannot unwrap is an error at its word.
+    repo.write(
+        "e.md",
+        "```bash\ndocker run --entrypoint sglang img:1 serve --model-path m\n```\n",
+    );
+    repo.run(&["extract", "e.md"])
+        .assert_input_error("e.md:2:25", &["--entrypoint"]);
+    repo.write(
+        "f.md",
+        "```bash\ndocker run --env-file a.env img:1 sglang serve --model-path m\n```\n",
+    );
+    repo.run(&["extract", "f.md"])
+        .assert_input_error("f.md:2:", &["--env-file"]);
+}
