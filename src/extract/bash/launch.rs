@@ -164,7 +164,7 @@ impl Interp<'_> {
             None => Val::Known(f.text.clone()),
         };
         let mut shell = Shell::default();
-        let (mut command, mut stdin, mut noexec) = (false, false, false);
+        let (mut command, mut stdin, mut noexec, mut short) = (false, false, false, false);
         let mut j = 1;
         while let Some((f, range, _)) = fields.get(j) {
             if let Some(r) = &f.unknown {
@@ -179,6 +179,11 @@ impl Interp<'_> {
                 break;
             }
             if let Some(long) = t.strip_prefix("--") {
+                if short {
+                    // Long options come first: bash refuses one after a
+                    // short option and runs nothing.
+                    return Ok(());
+                }
                 match long {
                     "rcfile" | "init-file" => j += 1,
                     "norc" | "noprofile" | "login" | "posix" | "verbose" | "noediting"
@@ -201,6 +206,7 @@ impl Interp<'_> {
             if !(on || t.starts_with('+')) || t.len() < 2 {
                 break;
             }
+            short = true;
             for c in t[1..].chars() {
                 match c {
                     'c' => command = true,
@@ -274,6 +280,7 @@ impl Interp<'_> {
         let args = fields[j..].iter().map(|(f, _, _)| val(f)).collect();
         let source = match input {
             Some(Input::File(Val::Known(target), at)) => {
+                shell.zero = Some(Val::Known(head.clone()));
                 self.read_script(&format!("{head} < {target}"), &target, at)?
             }
             Some(Input::Text(Val::Known(text))) => {
