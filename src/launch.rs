@@ -552,3 +552,61 @@ impl Launch {
             .join(" ")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn len(words: &str) -> Option<usize> {
+        let w: Vec<&str> = words.split(' ').collect();
+        detect_launcher(&w, false).map(|d| d.len)
+    }
+
+    #[test]
+    fn python_options_before_the_module() {
+        assert_eq!(len("python3 -m sglang.launch_server --tp 2"), Some(3));
+        assert_eq!(len("python3 -u -m sglang.launch_server"), Some(4));
+        assert_eq!(len("python3 -msglang.launch_server --tp 2"), Some(2));
+        assert_eq!(len("python -X dev -O -um sglang.launch_server"), Some(6));
+        assert_eq!(
+            len("python -Xdev -Wignore -m sglang.launch_server"),
+            Some(5)
+        );
+        assert_eq!(len("python3 -c x -m sglang.launch_server"), None);
+        assert_eq!(len("python3 script.py -m sglang.launch_server"), None);
+        assert_eq!(len("python3 --bogus -m sglang.launch_server"), None);
+        // A run of options longer than the budget is not a module launch.
+        let many = format!("python3 {}-m sglang.launch_server", "-u ".repeat(40));
+        assert_eq!(len(&many), None);
+    }
+
+    fn wrapped(words: &str) -> Option<usize> {
+        let w: Vec<&str> = words.split(' ').collect();
+        detect_wrapper(&w).map(|(_, n)| n)
+    }
+
+    #[test]
+    fn wrapper_spans() {
+        assert_eq!(wrapped("nice -n 5 sglang serve"), Some(3));
+        assert_eq!(wrapped("nice -n5 sglang serve"), Some(2));
+        assert_eq!(wrapped("stdbuf -oL -eL sglang"), Some(3));
+        assert_eq!(wrapped("timeout -k 10 --signal=INT 1h sglang"), Some(5));
+        assert_eq!(wrapped("taskset -c 0-7 sglang"), Some(3));
+        assert_eq!(wrapped("numactl --interleave all -N 0 sglang"), Some(5));
+        assert_eq!(wrapped("uv run --with x -- sglang"), Some(5));
+        assert_eq!(wrapped("uv pip install x"), None);
+        assert_eq!(wrapped("sglang serve"), None);
+    }
+
+    #[test]
+    fn launchers_inside_other_programs() {
+        let w: Vec<&str> = "srun -N 2 sglang serve --tp 8".split(' ').collect();
+        assert_eq!(launcher_inside(&w).map(|(j, d)| (j, d.len)), Some((3, 2)));
+        let w: Vec<&str> = "torchrun --nproc 8 -m sglang.launch_server"
+            .split(' ')
+            .collect();
+        assert_eq!(launcher_inside(&w).map(|(j, d)| (j, d.len)), Some((3, 2)));
+        let w: Vec<&str> = "grep -r sglang".split(' ').collect();
+        assert_eq!(launcher_inside(&w), None);
+    }
+}
