@@ -110,6 +110,12 @@ impl Launcher {
     }
 }
 
+/// Ends the report of a command that may start a server in a way
+/// recipe-drift does not model (`srun ... sglang serve`, `cat x.sh | bash`):
+/// a side with such a launch is never compared as if it had only its other
+/// launches.
+pub const NOT_MODELLED: &str = "a launch recipe-drift does not model";
+
 /// The interpreter options a `python` command may give before `-m`: at most
 /// this many words are read (a longer run is not a module launch).
 const MAX_PYTHON_OPTIONS: usize = 32;

@@ -225,10 +225,11 @@ fn run_command(
                 Starts::Unsupported(n) | Starts::Auxiliary(n) => n,
             };
             return Ok(Ran::Unsupported(format!(
-                "{}: `{}` runs `{}` ({name}) in a way recipe-drift does not model, so this launch is not compared",
+                "{}: `{}` runs `{}` ({name}) through a program that is not modelled: {}",
                 source.span(words[0].start, words[0].start),
                 texts[0].rsplit('/').next().unwrap_or(""),
                 texts[j..j + d.len].join(" "),
+                crate::launch::NOT_MODELLED,
             )));
         }
         return Ok(Ran::Nothing);

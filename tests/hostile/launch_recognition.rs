@@ -217,6 +217,26 @@ fn wrappers_run_the_launch_or_report_it() {
         "torchrun --nproc_per_node 8 -m sglang.launch_server --model-path m",
         &["`torchrun` runs `-m sglang.launch_server`"],
     );
+    // Beside a modelled launch, under a condition that is not knowable: never
+    // a silent `[ok]` for the modelled one, unless it is chosen.
+    repo.write(
+        "rx.sh",
+        "if [ \"$FAST\" = 1 ]; then\n  srun -N 2 sglang serve --model-path m --tp 8\nelse\n  sglang serve --model-path m --tp 4\nfi\n",
+    );
+    let o = repo.run(&["compare", "docs.md", "rx.sh", "--hardware", "b200"]);
+    o.assert_input_error("rx.sh:4:3", &["rx.sh:2:3", "`srun` runs `sglang serve`"]);
+    assert!(!o.stdout.contains("[ok]"), "{}", o.both());
+    let o = repo.run(&[
+        "compare",
+        "docs.md",
+        "rx.sh",
+        "--hardware",
+        "b200",
+        "--recipe-launch",
+        "1",
+    ]);
+    o.assert_bounded();
+    assert!(o.stdout.contains("[ok]"), "{}", o.both());
 }
 
 #[test]

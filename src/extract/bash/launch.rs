@@ -321,7 +321,8 @@ impl Interp<'_> {
     fn unsupported_shell(&mut self, head: &str, why: &str, at: usize) -> Result<(), Error> {
         let span = self.source.span(at, at);
         self.out.unsupported.push(format!(
-            "{span}: `{head}` runs a script recipe-drift cannot read ({why}); it may start a server that is not compared"
+            "{span}: `{head}` runs a script recipe-drift cannot read ({why}), which may start a server: {}",
+            crate::launch::NOT_MODELLED
         ));
         Ok(())
     }
@@ -384,9 +385,10 @@ impl Interp<'_> {
             };
             let span = self.source.span(range.0, range.0);
             self.out.unsupported.push(format!(
-                "{span}: `{}` runs `{}` ({name}) in a way recipe-drift does not model, so this launch is not compared",
+                "{span}: `{}` runs `{}` ({name}) through a program that is not modelled: {}",
                 words[0].rsplit('/').next().unwrap_or(""),
                 words[j..j + d.len].join(" "),
+                crate::launch::NOT_MODELLED,
             ));
         }
         Ok(())
