@@ -298,7 +298,7 @@ impl Interp<'_> {
         }
         // `exec CMD`: CMD replaces the shell (a launch, or anything else), so
         // nothing after it runs; `exec` alone (redirections only) changes nothing.
-        let input = self.input_of(sc, at)?;
+        let input = self.input_of(sc, at);
         if head == "exec" && fields.len() > 1 {
             self.maybe_launch(&assigns, &fields, at, input)?;
             match &fields[1].0.unknown {

@@ -29,9 +29,12 @@ pub(super) struct Shell {
 /// (`bash < x.sh`, `echo CMD | bash`, `bash <<< CMD`).
 #[derive(Debug, Clone)]
 pub(super) enum Input {
-    /// `< FILE`: the file's name and where it is written.
-    File(Val, usize),
-    /// A here-string, a here-document or a pipe: the text.
+    /// `< FILE`: the word naming the file and where it is written (expanded
+    /// only when a shell reads it).
+    File(ast::Word, usize),
+    /// A here-string (expanded only when a shell reads it).
+    HereString(ast::Word),
+    /// A here-document or a pipe: the text.
     Text(Val),
 }
 
@@ -278,12 +281,24 @@ impl Interp<'_> {
         }
         // The script comes from standard input.
         let args = fields[j..].iter().map(|(f, _, _)| val(f)).collect();
+        let input = match input {
+            Some(Input::File(w, at)) => Some((Some(at), self.str_of(&w)?)),
+            Some(Input::HereString(w)) => Some((
+                None,
+                match self.str_of(&w)? {
+                    Val::Known(t) => Val::Known(t + "\n"),
+                    u => u,
+                },
+            )),
+            Some(Input::Text(v)) => Some((None, v)),
+            None => None,
+        };
         let source = match input {
-            Some(Input::File(Val::Known(target), at)) => {
+            Some((Some(at), Val::Known(target))) => {
                 shell.zero = Some(Val::Known(head.clone()));
                 self.read_script(&format!("{head} < {target}"), &target, at)?
             }
-            Some(Input::Text(Val::Known(text))) => {
+            Some((None, Val::Known(text))) => {
                 shell.zero = Some(Val::Known(head.clone()));
                 shell.script = Some(self.script.clone());
                 let pos = self.source.line_col(at);
@@ -297,7 +312,7 @@ impl Interp<'_> {
                     text,
                 ))
             }
-            Some(Input::File(Val::Unknown(r), _) | Input::Text(Val::Unknown(r))) => {
+            Some((_, Val::Unknown(r))) => {
                 return self.unsupported_shell(
                     &head,
                     &format!("its script comes from standard input: {r}"),
@@ -396,11 +411,7 @@ impl Interp<'_> {
 
     /// What a simple command reads on standard input: its last `< FILE`,
     /// here-string or here-document, else the pipe into it.
-    pub(super) fn input_of(
-        &mut self,
-        sc: &ast::SimpleCommand,
-        at: usize,
-    ) -> Result<Option<Input>, Error> {
+    pub(super) fn input_of(&self, sc: &ast::SimpleCommand, at: usize) -> Option<Input> {
         let mut input = self.stdin.clone().map(Input::Text);
         let items = sc.prefix.iter().flat_map(|p| p.0.iter());
         for it in items.chain(sc.suffix.iter().flat_map(|s| s.0.iter())) {
@@ -412,12 +423,9 @@ impl Interp<'_> {
                     None | Some(0),
                     ast::IoFileRedirectKind::Read,
                     ast::IoFileRedirectTarget::Filename(w),
-                ) => Some(Input::File(self.str_of(w)?, self.word_range(w, at).0)),
+                ) => Some(Input::File(w.clone(), self.word_range(w, at).0)),
                 ast::IoRedirect::HereString(None | Some(0), w) => {
-                    Some(Input::Text(match self.str_of(w)? {
-                        Val::Known(t) => Val::Known(t + "\n"),
-                        u => u,
-                    }))
+                    Some(Input::HereString(w.clone()))
                 }
                 ast::IoRedirect::HereDocument(None | Some(0), doc) => {
                     Some(Input::Text(if doc.requires_expansion {
@@ -431,7 +439,7 @@ impl Interp<'_> {
                 _ => continue,
             };
         }
-        Ok(input)
+        input
     }
 
     pub(super) fn maybe_launch(
