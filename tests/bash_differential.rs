@@ -821,6 +821,10 @@ bash <<< 'sglang serve --model-path herestring'
 bash <<'EOF'
 sglang serve --model-path heredoc --tp 2
 EOF
+TP=8
+bash <<EOF
+sglang serve --model-path "expanded-$TP" --q \"x\" '\$TP' "\\$TP"
+EOF
 python3 -u -m sglang.launch_server --model-path pyopt
 python3 -msglang.launch_server --model-path attached
 python3 -X dev -O -um sglang.launch_server --model-path clustered

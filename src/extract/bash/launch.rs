@@ -34,7 +34,10 @@ pub(super) enum Input {
     File(ast::Word, usize),
     /// A here-string (expanded only when a shell reads it).
     HereString(ast::Word),
-    /// A here-document or a pipe: the text.
+    /// A here-document whose body is expanded (an unquoted delimiter),
+    /// expanded only when a shell reads it.
+    HereDoc(String),
+    /// A quoted here-document or a pipe: the text.
     Text(Val),
 }
 
@@ -290,6 +293,11 @@ impl Interp<'_> {
                     u => u,
                 },
             )),
+            Some(Input::HereDoc(body)) => {
+                let v = expand_string(&mut self.st, &heredoc_as_double_quoted(&body))
+                    .map_err(|m| self.err(at, m))?;
+                Some((None, v))
+            }
             Some(Input::Text(v)) => Some((None, v)),
             None => None,
         };
@@ -428,13 +436,11 @@ impl Interp<'_> {
                     Some(Input::HereString(w.clone()))
                 }
                 ast::IoRedirect::HereDocument(None | Some(0), doc) => {
-                    Some(Input::Text(if doc.requires_expansion {
-                        Val::Unknown(
-                            "a here-document with expansions is not evaluated as a script".into(),
-                        )
+                    Some(if doc.requires_expansion {
+                        Input::HereDoc(doc.doc.value.clone())
                     } else {
-                        Val::Known(doc.doc.value.clone())
-                    }))
+                        Input::Text(Val::Known(doc.doc.value.clone()))
+                    })
                 }
                 _ => continue,
             };
@@ -700,6 +706,31 @@ impl Interp<'_> {
         self.out.launches.push(launch);
         Ok(())
     }
+}
+
+/// A here-document body as a double-quoted word with the same expansion: a
+/// `"` is literal in the body (`\"` too), a backslash escapes only `$`,
+/// `` ` ``, `\` and a newline in both.
+fn heredoc_as_double_quoted(body: &str) -> String {
+    let mut out = String::with_capacity(body.len() + 2);
+    out.push('"');
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('"') => out.push_str("\\\\\\\""),
+                Some(n) => {
+                    out.push('\\');
+                    out.push(n);
+                }
+                None => out.push_str("\\\\"),
+            },
+            '"' => out.push_str("\\\""),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// Whether a script file runs in a shell when executed: no `#!` line (the
