@@ -109,6 +109,10 @@ fn a_script_run_by_path_is_read_through_the_confined_layer() {
     repo.write("tool.py", "#!/usr/bin/env python3\nsglang serve --tp 8\n");
     let o = extract(&repo, "./tool.py");
     assert!(o.stdout.contains("no serve commands found"), "{}", o.both());
+    // A program (not UTF-8 text) is listed, neither read as bash nor an error.
+    repo.write("bin/helper", b"\x7fELF\x02\x01\x01\x00\xff\xfe rest");
+    let o = extract(&repo, "./bin/helper --x");
+    assert!(o.stdout.contains("is not a text script"), "{}", o.both());
 }
 
 #[test]

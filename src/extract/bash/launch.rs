@@ -379,7 +379,23 @@ impl Interp<'_> {
         {
             match self.files.is_file(&path) {
                 Ok(true) => {
-                    let source = self.read_script(&f.text, &f.text, range.0)?;
+                    let source = match self.files.read(&path) {
+                        Ok(s) => s,
+                        // A program (an ELF binary) rather than a script: listed,
+                        // not evaluated.
+                        Err(Error::Input { message, span })
+                            if message == crate::files::NOT_UTF8 =>
+                        {
+                            self.out.unsupported.push(format!(
+                                "{}: `{}` is not a text script ({message} at byte {}): what it runs is not evaluated",
+                                self.source.span(range.0, range.0),
+                                f.text,
+                                span.start
+                            ));
+                            return Ok(());
+                        }
+                        Err(e) => return Err(self.err(range.0, format!("`{}`: {e}", f.text))),
+                    };
                     if !runs_in_shell(&source.text) {
                         // Another interpreter's script: not evaluated.
                         return Ok(());
