@@ -26,11 +26,14 @@ impl Source {
                     Origin::File(path.to_path_buf()),
                     String::from_utf8_lossy(&e.into_bytes()[..at]).into_owned(),
                 );
-                Err(Error::input(src.span(at, at), "file is not valid UTF-8"))
+                Err(Error::input(src.span(at, at), NOT_UTF8))
             }
         }
     }
 }
+
+/// The message of a read that is not valid UTF-8 (a binary file).
+pub const NOT_UTF8: &str = "file is not valid UTF-8";
 
 /// The largest local file read, by default (8 MiB): far above any docs page,
 /// script or config, far below the memory budget. `--max-file-bytes` changes it.

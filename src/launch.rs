@@ -99,15 +99,63 @@ impl Launcher {
                 ok.then_some(ws.len())
             }
             LauncherForm::PythonModule(m) => {
-                (python && words.get(1) == Some(&"-m") && words.get(2) == Some(&m.as_str()))
-                    .then_some(3)
+                let (module, len) = python_module(words).filter(|_| python)?;
+                (module == m).then_some(len)
             }
-            LauncherForm::ModulePrefix(p) => (python
-                && words.get(1) == Some(&"-m")
-                && words.get(2).is_some_and(|w| w.starts_with(p.as_str())))
-            .then_some(3),
+            LauncherForm::ModulePrefix(p) => {
+                let (module, len) = python_module(words).filter(|_| python)?;
+                module.starts_with(p.as_str()).then_some(len)
+            }
         }
     }
+}
+
+/// Ends the report of a command that may start a server in a way
+/// recipe-drift does not model (`srun ... sglang serve`, `cat x.sh | bash`):
+/// a side with such a launch is never compared as if it had only its other
+/// launches.
+pub const NOT_MODELLED: &str = "a launch recipe-drift does not model";
+
+/// The interpreter options a `python` command may give before `-m`: at most
+/// this many words are read (a longer run is not a module launch).
+const MAX_PYTHON_OPTIONS: usize = 32;
+
+/// The most words a launcher spans (`python` with its options, `-m MODULE`).
+pub const MAX_LAUNCHER_WORDS: usize = MAX_PYTHON_OPTIONS + 3;
+
+/// The module of `python [OPTIONS] -m MODULE` and how many words reach it:
+/// flags may be clustered (`-um mod`, `-OO`), `-X OPT` / `-W ARG` /
+/// `--check-hash-based-pycs MODE` take a value (attached or the next word),
+/// and `-mMODULE` is attached. `-c`, a script or an option Python does not
+/// have end it with no module.
+fn python_module<'a>(words: &[&'a str]) -> Option<(&'a str, usize)> {
+    let mut i = 1;
+    while i < words.len().min(MAX_PYTHON_OPTIONS + 1) {
+        let w = words[i];
+        if w == "--check-hash-based-pycs" {
+            i += 2;
+            continue;
+        }
+        let letters = w
+            .strip_prefix('-')
+            .filter(|l| !l.is_empty() && !l.starts_with('-'))?;
+        for (k, c) in letters.char_indices() {
+            let rest = &letters[k + 1..];
+            match c {
+                'm' if rest.is_empty() => return words.get(i + 1).map(|m| (*m, i + 2)),
+                'm' => return Some((rest, i + 1)),
+                'X' | 'W' => {
+                    i += usize::from(rest.is_empty());
+                    break;
+                }
+                'b' | 'B' | 'd' | 'E' | 'i' | 'I' | 'O' | 'P' | 'q' | 's' | 'S' | 'u' | 'v'
+                | 'x' | 'R' => {}
+                _ => return None,
+            }
+        }
+        i += 1;
+    }
+    None
 }
 
 /// `python`, `python3`, `python3.12`.
@@ -131,6 +179,10 @@ pub fn detect_launcher(words: &[&str], python_head: bool) -> Option<Detected> {
     // The expanded words of every command pass here: their secrets are masked
     // in all output (`crate::secret`).
     crate::secret::note_words(words);
+    detect(words, python_head)
+}
+
+fn detect(words: &[&str], python_head: bool) -> Option<Detected> {
     let first = words.first()?;
     let head = first.rsplit('/').next().unwrap_or("");
     let python = python_head || is_python(head);
@@ -142,9 +194,109 @@ pub fn detect_launcher(words: &[&str], python_head: bool) -> Option<Detected> {
     })
 }
 
+/// A launcher inside a command that does not start with one (`srun -N 2
+/// sglang serve ...`, `torchrun ... -m sglang.launch_server`): the first
+/// position after the first word where one starts, with what it starts. A
+/// command that runs a server through a program recipe-drift does not model
+/// is reported with this, never dropped. Linear in the words.
+pub fn launcher_inside(words: &[&str]) -> Option<(usize, Detected)> {
+    (1..words.len()).find_map(|j| {
+        detect(&words[j..], false)
+            .or_else(|| {
+                // `... -m MODULE`: a Python interpreter's options (torchrun).
+                words[j]
+                    .starts_with("-m")
+                    .then(|| detect(&words[j - 1..], true))
+                    .flatten()
+                    .map(|d| Detected {
+                        len: d.len - 1,
+                        ..d
+                    })
+            })
+            .map(|d| (j, d))
+    })
+}
+
+/// A program that runs the command after its options and operands (`nice -n
+/// 5 CMD`, `timeout 3600 CMD`, `uv run --with x CMD`), a row of the
+/// `wrappers:` table in `src/launchers.yaml`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Wrapper {
+    /// The program's base name.
+    pub name: String,
+    /// A word that must follow the name (`uv run`).
+    #[serde(default)]
+    pub subcommand: Option<String>,
+    /// Options that take a value: the next word, or attached (`-n5`,
+    /// `-oL`, `--adjustment=5`). Any other option is a flag.
+    #[serde(default)]
+    pub value_options: Vec<String>,
+    /// Operands before the command (`timeout DURATION`, `taskset MASK`).
+    #[serde(default)]
+    pub operands: usize,
+}
+
+impl Wrapper {
+    /// How many words this wrapper spans at the start of `words` (before the
+    /// command it runs), when `words` starts with it.
+    fn span(&self, words: &[&str]) -> Option<usize> {
+        let head = words.first()?.rsplit('/').next()?;
+        if head != self.name {
+            return None;
+        }
+        let mut i = 1;
+        if let Some(sub) = &self.subcommand {
+            if words.get(1) != Some(&sub.as_str()) {
+                return None;
+            }
+            i = 2;
+        }
+        let takes = |o: &str| self.value_options.iter().any(|v| v == o);
+        while let Some(w) = words.get(i) {
+            if *w == "--" {
+                i += 1;
+                break;
+            }
+            if !w.starts_with('-') || w.len() < 2 {
+                break;
+            }
+            if w.starts_with("--") {
+                i += if !w.contains('=') && takes(w) { 2 } else { 1 };
+                continue;
+            }
+            // A cluster of short flags; a value option takes the rest of
+            // the word, or the next word.
+            let mut next = 1;
+            for (k, c) in w.char_indices().skip(1) {
+                if takes(&format!("-{c}")) {
+                    next += usize::from(k + c.len_utf8() == w.len());
+                    break;
+                }
+            }
+            i += next;
+        }
+        Some(i + self.operands)
+    }
+}
+
+/// The wrapper at the start of `words` and how many words it spans, when
+/// `words` starts with a row of the `wrappers:` table.
+pub fn detect_wrapper(words: &[&str]) -> Option<(&'static Wrapper, usize)> {
+    tables()
+        .1
+        .iter()
+        .find_map(|w| w.span(words).map(|n| (w, n)))
+}
+
 /// The launcher table, parsed once from `src/launchers.yaml`.
 pub fn launchers() -> &'static [Launcher] {
-    static TABLE: std::sync::OnceLock<Vec<Launcher>> = std::sync::OnceLock::new();
+    &tables().0
+}
+
+/// The launcher and wrapper tables, parsed once from `src/launchers.yaml`.
+fn tables() -> &'static (Vec<Launcher>, Vec<Wrapper>) {
+    static TABLE: std::sync::OnceLock<(Vec<Launcher>, Vec<Wrapper>)> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
         #[derive(serde::Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -160,11 +312,12 @@ pub fn launchers() -> &'static [Launcher] {
         #[serde(deny_unknown_fields)]
         struct Table {
             launchers: Vec<Row>,
+            wrappers: Vec<Wrapper>,
         }
         let table: Table = serde_saphyr::from_str(include_str!("launchers.yaml"))
             .expect("src/launchers.yaml is valid (tested)");
         let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
-        table
+        let launchers = table
             .launchers
             .into_iter()
             .map(|r| {
@@ -186,7 +339,8 @@ pub fn launchers() -> &'static [Launcher] {
                 };
                 Launcher { starts, form }
             })
-            .collect()
+            .collect();
+        (launchers, table.wrappers)
     })
 }
 
@@ -402,5 +556,63 @@ impl Launch {
             .map(|t| t.text.as_str())
             .collect::<Vec<_>>()
             .join(" ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn len(words: &str) -> Option<usize> {
+        let w: Vec<&str> = words.split(' ').collect();
+        detect_launcher(&w, false).map(|d| d.len)
+    }
+
+    #[test]
+    fn python_options_before_the_module() {
+        assert_eq!(len("python3 -m sglang.launch_server --tp 2"), Some(3));
+        assert_eq!(len("python3 -u -m sglang.launch_server"), Some(4));
+        assert_eq!(len("python3 -msglang.launch_server --tp 2"), Some(2));
+        assert_eq!(len("python -X dev -O -um sglang.launch_server"), Some(6));
+        assert_eq!(
+            len("python -Xdev -Wignore -m sglang.launch_server"),
+            Some(5)
+        );
+        assert_eq!(len("python3 -c x -m sglang.launch_server"), None);
+        assert_eq!(len("python3 script.py -m sglang.launch_server"), None);
+        assert_eq!(len("python3 --bogus -m sglang.launch_server"), None);
+        // A run of options longer than the budget is not a module launch.
+        let many = format!("python3 {}-m sglang.launch_server", "-u ".repeat(40));
+        assert_eq!(len(&many), None);
+    }
+
+    fn wrapped(words: &str) -> Option<usize> {
+        let w: Vec<&str> = words.split(' ').collect();
+        detect_wrapper(&w).map(|(_, n)| n)
+    }
+
+    #[test]
+    fn wrapper_spans() {
+        assert_eq!(wrapped("nice -n 5 sglang serve"), Some(3));
+        assert_eq!(wrapped("nice -n5 sglang serve"), Some(2));
+        assert_eq!(wrapped("stdbuf -oL -eL sglang"), Some(3));
+        assert_eq!(wrapped("timeout -k 10 --signal=INT 1h sglang"), Some(5));
+        assert_eq!(wrapped("taskset -c 0-7 sglang"), Some(3));
+        assert_eq!(wrapped("numactl --interleave all -N 0 sglang"), Some(5));
+        assert_eq!(wrapped("uv run --with x -- sglang"), Some(5));
+        assert_eq!(wrapped("uv pip install x"), None);
+        assert_eq!(wrapped("sglang serve"), None);
+    }
+
+    #[test]
+    fn launchers_inside_other_programs() {
+        let w: Vec<&str> = "srun -N 2 sglang serve --tp 8".split(' ').collect();
+        assert_eq!(launcher_inside(&w).map(|(j, d)| (j, d.len)), Some((3, 2)));
+        let w: Vec<&str> = "torchrun --nproc 8 -m sglang.launch_server"
+            .split(' ')
+            .collect();
+        assert_eq!(launcher_inside(&w).map(|(j, d)| (j, d.len)), Some((3, 2)));
+        let w: Vec<&str> = "grep -r sglang".split(' ').collect();
+        assert_eq!(launcher_inside(&w), None);
     }
 }

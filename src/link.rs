@@ -466,7 +466,25 @@ fn load_file_side(
             span: crate::span::Span::start_of(&location.origin()),
             message: format!("no serve command found in the {role} file"),
         }),
-        (None, 1) => Ok(launches.into_iter().next().unwrap()),
+        (None, 1) => {
+            // Another launch that is not modelled may be the one that runs:
+            // comparing the only modelled one would be a guess.
+            if let Some(u) = found
+                .unsupported
+                .iter()
+                .find(|u| u.contains(crate::launch::NOT_MODELLED))
+            {
+                let mut msg = format!(
+                    "the {role} file has a serve command and {u}; choose the serve command with --{role}-launch 1 (`launch: 1` on the link's {role} side in a config):"
+                );
+                list(&mut msg);
+                return Err(Error::Input {
+                    span: launches[0].span.clone(),
+                    message: msg,
+                });
+            }
+            Ok(launches.into_iter().next().unwrap())
+        }
         (None, n) => {
             let mut msg = format!(
                 "the {role} file has {n} serve commands; choose one with --{role}-launch N (`launch: N` on the link's {role} side in a config):"

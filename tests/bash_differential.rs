@@ -198,6 +198,28 @@ fn recorded(record: &Path) -> Vec<(Engine, Vec<String>)> {
             let mut f: Vec<String> = r.split('\u{1f}').map(str::to_string).collect();
             f.pop(); // trailing separator
             let name = f.remove(0);
+            // `python [OPTIONS] -m MODULE` / `-mMODULE`: the options are
+            // the interpreter's, not the server's.
+            if name.starts_with("python") {
+                let mut k = 0;
+                while let Some(w) = f.get(k) {
+                    if w == "-X" || w == "-W" {
+                        k += 2;
+                    } else if let Some(m) = w.strip_prefix("-m").filter(|m| !m.is_empty()) {
+                        let m = m.to_string();
+                        f.splice(..=k, ["-m".to_string(), m]);
+                        break;
+                    } else if w.starts_with('-') && w.ends_with('m') {
+                        f.drain(..k);
+                        f[0] = "-m".into();
+                        break;
+                    } else if w.starts_with('-') {
+                        k += 1;
+                    } else {
+                        break;
+                    }
+                }
+            }
             match (
                 name.as_str(),
                 f.first().map(String::as_str),
@@ -795,5 +817,60 @@ sglang serve --model-path "tp$TP-ep$EP"
     std::fs::write(dir.path().join("sourcing.sh"), script).unwrap();
     let (ours, real) = run_both(dir.path(), &bin, "sourcing.sh", &BTreeMap::new());
     assert!(real.len() >= 6, "{real:?}");
+    assert_eq!(ours, real, "static evaluation differs from bash");
+}
+
+/// Launch forms: shell options before the script, a script without `.sh`,
+/// on standard input or run by its path, `bash -c` / `sh -c` with `$0` and
+/// positional parameters, Python options before `-m`, and wrapper programs.
+#[test]
+fn launch_forms_match_real_bash() {
+    use std::os::unix::fs::PermissionsExt;
+    let (dir, bin) = sandbox();
+    let inner = "sglang serve --model-path inner \"$@\" --n \"$#\"\n";
+    for rel in ["lib/inner.sh", "lib/inner_noext"] {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, inner).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let script = r#"bash -x lib/inner.sh a 2>/dev/null
+bash -eu -o pipefail -- lib/inner.sh b
+bash --norc +e lib/inner_noext c
+bash -e --norc lib/inner.sh refused 2>/dev/null
+bash < lib/inner.sh
+./lib/inner.sh d e
+sh lib/inner.sh f
+timeout 60 bash lib/inner.sh g
+bash -c 'sglang serve --model-path "c-$0" --tp "$1" "$#"' zero 4 5
+sh -c 'sglang serve --model-path "$0"'
+echo 'sglang serve --model-path piped' | bash
+bash <<< 'sglang serve --model-path herestring'
+bash <<'EOF'
+sglang serve --model-path heredoc --tp 2
+EOF
+TP=8
+bash <<EOF
+sglang serve --model-path "expanded-$TP" --q \"x\" '\$TP' "\\$TP"
+EOF
+python3 -u -m sglang.launch_server --model-path pyopt
+python3 -msglang.launch_server --model-path attached
+python3 -X dev -O -um sglang.launch_server --model-path clustered
+nice -n 5 sglang serve --model-path nice
+stdbuf -oL -eL sglang serve --model-path stdbuf
+timeout -s INT 1h sglang serve --model-path timeout
+setsid nohup sglang serve --model-path setsid >/dev/null 2>&1
+taskset -c 0 sglang serve --model-path taskset
+env -i PATH="$PATH" RECORD="$RECORD" sglang serve --model-path envi
+X=1 env -u X sglang serve --model-path "envu-${X:-unset}"
+"#;
+    std::fs::write(dir.path().join("forms.sh"), script).unwrap();
+    let mut vars = BTreeMap::new();
+    vars.insert(
+        "RECORD".to_string(),
+        dir.path().join("record").display().to_string(),
+    );
+    let (ours, real) = run_both(dir.path(), &bin, "forms.sh", &vars);
+    assert!(real.len() >= 20, "{real:?}");
     assert_eq!(ours, real, "static evaluation differs from bash");
 }

@@ -216,6 +216,22 @@ fn run_command(
     let mut context = Context::default();
     let words = unwrap_wrappers(source, rest, &mut env, &mut context, state)?;
     let Some(detected) = detect_launcher(words) else {
+        // A launcher run through a program that is not modelled (`srun ...
+        // sglang serve`): reported, never dropped.
+        let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+        if let Some((j, d)) = crate::launch::launcher_inside(&texts) {
+            let name = match d.starts {
+                Starts::Engine(e) => e.name(),
+                Starts::Unsupported(n) | Starts::Auxiliary(n) => n,
+            };
+            return Ok(Ran::Unsupported(format!(
+                "{}: `{}` runs `{}` ({name}) through a program that is not modelled: {}",
+                source.span(words[0].start, words[0].start),
+                texts[0].rsplit('/').next().unwrap_or(""),
+                texts[j..j + d.len].join(" "),
+                crate::launch::NOT_MODELLED,
+            )));
+        }
         return Ok(Ran::Nothing);
     };
     let launcher_len = detected.len;
@@ -332,43 +348,7 @@ fn unwrap_wrappers<'w>(
                 }
                 words = &words[i.min(words.len())..];
             }
-            "nohup" | "time" | "command" => words = &words[1..],
-            "sudo" => {
-                // sudo [-E] [-u USER] [--preserve-env[=..]] CMD
-                let mut i = 1;
-                while i < words.len() && words[i].text.starts_with('-') {
-                    if matches!(words[i].text.as_str(), "-u" | "-g" | "-C") {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                words = &words[i.min(words.len())..];
-            }
-            "timeout" | "taskset" => {
-                // timeout [opts] DURATION CMD / taskset [opts] MASK CMD
-                let mut i = 1;
-                while i < words.len() && words[i].text.starts_with('-') {
-                    i += 1;
-                }
-                words = &words[(i + 1).min(words.len())..];
-            }
-            "numactl" => {
-                let mut i = 1;
-                while i < words.len() && words[i].text.starts_with('-') {
-                    if !words[i].text.contains('=') && words[i].text.len() == 2 {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                words = &words[i.min(words.len())..];
-            }
-            "uv" if words.get(1).is_some_and(|w| w.text == "run") => {
-                let mut i = 2;
-                while i < words.len() && words[i].text.starts_with('-') {
-                    i += 1;
-                }
-                words = &words[i.min(words.len())..];
-            }
+            "command" => words = &words[1..],
             "env" => {
                 let mut i = 1;
                 while i < words.len() {
@@ -407,14 +387,21 @@ fn unwrap_wrappers<'w>(
             "docker" | "podman" if words.get(1).is_some_and(|w| w.text == "run") => {
                 // Only `-e` reaches the container: the host's env stays outside.
                 let host_env = std::mem::take(env);
-                let (rest, image) = docker_run(source, &words[2..], env, &host_env, state);
+                let (rest, image) = docker_run(source, &words[2..], env, &host_env, state)?;
                 if let Some(img) = image {
                     let from = format!("image {} at {}", img.text, source.span(img.start, img.end));
                     context.fill_from(&Context::from_image(&img.text, &from));
                 }
                 words = rest;
             }
-            _ => return Ok(words),
+            _ => {
+                // A row of the wrapper table (`nice -n 5`, `timeout 3600`, ...).
+                let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+                match crate::launch::detect_wrapper(&texts) {
+                    Some((_, n)) => words = &words[n.min(words.len())..],
+                    None => return Ok(words),
+                }
+            }
         }
     }
 }
@@ -432,16 +419,37 @@ fn mentions_launcher(text: &str) -> bool {
 }
 
 /// Applies `docker run` options: `-e` variables reach the server; returns the words
-/// after the image, and the image word.
+/// after the image, and the image word. `--env-file` and `--entrypoint` are
+/// input errors at their word.
 fn docker_run<'w>(
     source: &Source,
     words: &'w [Word],
     env: &mut Vec<EnvVar>,
     host_env: &[EnvVar],
     state: &ShellState,
-) -> (&'w [Word], Option<&'w Word>) {
+) -> Result<(&'w [Word], Option<&'w Word>), Error> {
     let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
     let parsed = docker_run_options(&texts);
+    // `--env-file` and `--entrypoint` change what runs and with which
+    // variables: when the container may start a server, plain-command
+    // extraction says so instead of guessing.
+    let mut run: Vec<&str> = parsed.entrypoint.map(|at| texts[at]).into_iter().collect();
+    run.extend(parsed.image.map_or(&[][..], |i| &texts[i + 1..]));
+    let launches = !run.is_empty()
+        && (crate::launch::detect_launcher(&run, false).is_some()
+            || crate::launch::launcher_inside(&run).is_some());
+    if let Some((_, at)) = parsed.env_files.first().filter(|_| launches) {
+        return Err(Error::input(
+            source.span(words[*at].start, words[*at].start),
+            "`docker run --env-file` is not read by plain-command extraction (its variables reach the server); write them as `-e NAME=value`",
+        ));
+    }
+    if let Some(at) = parsed.entrypoint.filter(|_| launches) {
+        return Err(Error::input(
+            source.span(words[at].start, words[at].start),
+            "`docker run --entrypoint` is not unwrapped by plain-command extraction; write the command after the image",
+        ));
+    }
     for (value, at) in parsed.env {
         let value_word = &words[at];
         let (s, e) = (value_word.start, value_word.end);
@@ -476,15 +484,19 @@ fn docker_run<'w>(
             }
         }
     }
-    match parsed.image {
+    Ok(match parsed.image {
         Some(i) => (&words[i + 1..], Some(&words[i])),
         None => (&words[words.len()..], None),
-    }
+    })
 }
 
 /// Recognises a launcher at the start of `words` with the launcher table.
 fn detect_launcher(words: &[Word]) -> Option<Detected> {
-    let texts: Vec<&str> = words.iter().take(3).map(|w| w.text.as_str()).collect();
+    let texts: Vec<&str> = words
+        .iter()
+        .take(crate::launch::MAX_LAUNCHER_WORDS)
+        .map(|w| w.text.as_str())
+        .collect();
     crate::launch::detect_launcher(&texts, false)
 }
 

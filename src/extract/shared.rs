@@ -141,11 +141,17 @@ pub(crate) struct DockerRun {
     pub env: Vec<(String, usize)>,
     /// The image word, if the options end before the words do.
     pub image: Option<usize>,
+    /// `--entrypoint PROGRAM`: the index of the word that holds PROGRAM.
+    pub entrypoint: Option<usize>,
+    /// `--env-file FILE` values, with their word index.
+    pub env_files: Vec<(String, usize)>,
 }
 
 /// Walks `docker run` options over the words after `run`.
 pub(crate) fn docker_run_options(words: &[&str]) -> DockerRun {
     let mut env = Vec::new();
+    let mut env_files = Vec::new();
+    let mut entrypoint = None;
     let mut i = 0;
     while i < words.len() {
         let w = words[i];
@@ -156,10 +162,27 @@ pub(crate) fn docker_run_options(words: &[&str]) -> DockerRun {
         if !w.starts_with('-') || w == "-" {
             break;
         }
-        let (name, inline) = match w.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (w, None),
+        // `--name=value`; a short option's value may be attached (`-eK=V`,
+        // after a cluster of boolean letters: `-itd`, `-ite K=V`).
+        let (name, inline) = if w.starts_with("--") {
+            match w.split_once('=') {
+                Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                None => (w.to_string(), None),
+            }
+        } else {
+            match w[1..].char_indices().find(|(_, c)| !"ditPq".contains(*c)) {
+                None => (w.to_string(), None),
+                Some((k, c)) => {
+                    let rest = &w[1 + k + c.len_utf8()..];
+                    let rest = rest.strip_prefix('=').unwrap_or(rest);
+                    (
+                        format!("-{c}"),
+                        (!rest.is_empty()).then(|| rest.to_string()),
+                    )
+                }
+            }
         };
+        let name = name.as_str();
         let takes_value = if name.starts_with("--") {
             !DOCKER_BOOL_LONG.contains(&name)
         } else {
@@ -174,15 +197,18 @@ pub(crate) fn docker_run_options(words: &[&str]) -> DockerRun {
         } else {
             (None, i)
         };
-        if (name == "-e" || name == "--env")
-            && let Some(v) = value
-        {
-            env.push((v, at));
+        match (name, value) {
+            ("-e" | "--env", Some(v)) => env.push((v, at)),
+            ("--env-file", Some(v)) => env_files.push((v, at)),
+            ("--entrypoint", Some(_)) => entrypoint = Some(at),
+            _ => {}
         }
         i += 1;
     }
     DockerRun {
         env,
         image: (i < words.len()).then_some(i),
+        entrypoint,
+        env_files,
     }
 }

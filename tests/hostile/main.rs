@@ -12,6 +12,7 @@ mod bash_values;
 mod confine;
 mod harness;
 mod js;
+mod launch_recognition;
 mod matrix;
 mod output;
 mod pages;

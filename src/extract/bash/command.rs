@@ -299,8 +299,9 @@ impl Interp<'_> {
         }
         // `exec CMD`: CMD replaces the shell (a launch, or anything else), so
         // nothing after it runs; `exec` alone (redirections only) changes nothing.
+        let input = self.input_of(sc, at);
         if head == "exec" && fields.len() > 1 {
-            self.maybe_launch(&assigns, &fields, at)?;
+            self.maybe_launch(&assigns, &fields, at, input)?;
             match &fields[1].0.unknown {
                 None => (self.stopped, self.abort_only) = (true, false),
                 Some(r) => {
@@ -315,7 +316,7 @@ impl Interp<'_> {
         let before =
             self.out.launches.len() + self.out.unsupported.len() + self.out.auxiliary.len();
         let launches = self.out.launches.len();
-        self.maybe_launch(&assigns, &fields, at)?;
+        self.maybe_launch(&assigns, &fields, at, input)?;
         super::budget::launched(&self.out.launches[launches..]).map_err(|m| self.err(at, m))?;
         if self.out.launches.len() + self.out.unsupported.len() + self.out.auxiliary.len() > before
             || SIDE_EFFECTS.contains(&head.as_str())

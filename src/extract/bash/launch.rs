@@ -12,57 +12,456 @@ use super::expand::{Field, Val, expand_string};
 use crate::error::Error;
 use crate::launch::{Context, EnvVar, Launch, Provenance, Token};
 
+/// How a child shell (`bash FILE`, `bash -c TEXT`) starts: its `set`
+/// options from its command line and its `$0`.
+#[derive(Debug, Default)]
+pub(super) struct Shell {
+    /// `-e`, `-u`, `-f`, `-o NAME` (on) and their `+` forms (off).
+    pub options: Vec<(String, bool)>,
+    /// `$0` (`bash -c TEXT NAME`), else the script's name.
+    pub zero: Option<Val>,
+    /// The file relative paths are found beside, when the script is not a
+    /// file (`bash -c TEXT`, a script on standard input): the caller's.
+    pub script: Option<std::sync::Arc<crate::span::Source>>,
+}
+
+/// What a command reads on standard input, for `bash` with no script operand
+/// (`bash < x.sh`, `echo CMD | bash`, `bash <<< CMD`).
+#[derive(Debug, Clone)]
+pub(super) enum Input {
+    /// `< FILE`: the word naming the file and where it is written (expanded
+    /// only when a shell reads it).
+    File(ast::Word, usize),
+    /// A here-string (expanded only when a shell reads it).
+    HereString(ast::Word),
+    /// A here-document whose body is expanded (an unquoted delimiter),
+    /// expanded only when a shell reads it.
+    HereDoc(String),
+    /// A quoted here-document or a pipe: the text.
+    Text(Val),
+}
+
+/// How the environment changes on the way to the command: `env K=V`, `env -i`,
+/// `env -u K`.
+#[derive(Debug, Default)]
+struct EnvMods {
+    /// `env -i` / `env -`: the caller's environment does not reach the command.
+    clear: bool,
+    /// `env -u NAME`: removed.
+    unset: Vec<String>,
+    /// `env K=V`, in order.
+    set: Vec<(String, String, (usize, usize))>,
+}
+
+/// The shells whose `FILE` / `-c TEXT` / standard input is evaluated as a script.
+const SHELLS: &[&str] = &["bash", "sh", "dash"];
+
 impl Interp<'_> {
-    /// Evaluates a script run with `bash FILE ARGS...`, relative to this
-    /// script's folder, with the variables exported here plus `env K=V`, and
-    /// `ARGS` as its positional parameters.
-    fn delegate(
+    /// Evaluates a script run by a child shell (`bash FILE ARGS...`, `bash -c
+    /// TEXT`, `bash < FILE`), with the variables exported here (unless `env -i`)
+    /// plus `env K=V`, and `ARGS` as its positional parameters.
+    fn run_child(
         &mut self,
-        target: &str,
+        source: &std::sync::Arc<crate::span::Source>,
         args: Vec<Val>,
-        extra_env: &[(String, String, (usize, usize))],
-        at: (usize, usize),
+        mods: &EnvMods,
+        shell: &Shell,
+        at: usize,
     ) -> Result<(), Error> {
         let max = super::budget::fixed::MAX_DELEGATION_DEPTH;
         if self.level >= max {
             return Err(self.err(
-                at.0,
+                at,
                 format!(
                     "scripts delegate to each other too deeply (more than {max} `bash other.sh`)"
                 ),
             ));
         }
-        let path = self
-            .locate(target)
-            .map_err(|m| self.err(at.0, format!("`bash {target}`: {m}")))?;
-        let source = self
-            .files
-            .read(&path)
-            .map_err(|e| self.err(at.0, format!("`bash {target}`: {e}")))?;
         let mut env: BTreeMap<String, String> = BTreeMap::new();
-        for name in &self.st.exported {
-            if let Some(Val::Known(v)) = self.st.get(name).and_then(|v| v.into_iter().next()) {
-                env.insert(name.clone(), v);
+        let mut unknown: BTreeMap<String, String> = BTreeMap::new();
+        if !mods.clear {
+            for name in &self.st.exported {
+                match self.st.get(name).and_then(|v| v.into_iter().next()) {
+                    Some(Val::Known(v)) => {
+                        env.insert(name.clone(), v);
+                    }
+                    Some(Val::Unknown(r)) => {
+                        unknown.insert(name.clone(), r);
+                    }
+                    None => {}
+                }
             }
         }
-        for (k, v, _) in extra_env {
+        for k in &mods.unset {
+            env.remove(k);
+            unknown.remove(k);
+        }
+        for (k, v, _) in &mods.set {
+            unknown.remove(k);
             env.insert(k.clone(), v.clone());
         }
         let inner = evaluate_at(
-            &source,
+            source,
             args,
             &env,
-            &BTreeMap::new(),
+            &unknown,
             self.level + 1,
             self.st.complete_env,
             self.files,
             self.st.harness(),
+            shell,
         )?;
-        self.out.launches.extend(inner.launches);
+        let mut launches = inner.launches;
+        if let Some(r) = self.condition() {
+            // The child runs only under a condition that is not knowable.
+            for l in &mut launches {
+                if !matches!(l.launcher[0].provenance, Provenance::Unknown { .. }) {
+                    l.launcher[0].provenance = Provenance::Unknown {
+                        reason: format!(
+                            "this launch runs only under a condition that is not knowable: {r}"
+                        ),
+                    };
+                }
+            }
+        }
+        self.out.launches.extend(launches);
         self.out.unsupported.extend(inner.unsupported);
         self.out.auxiliary.extend(inner.auxiliary);
         self.out.read.extend(inner.read);
         Ok(())
+    }
+
+    /// Reads a script file named in this script (`bash FILE`, `./FILE`, `bash <
+    /// FILE`) through the confined file layer.
+    fn read_script(
+        &self,
+        what: &str,
+        target: &str,
+        at: usize,
+    ) -> Result<std::sync::Arc<crate::span::Source>, Error> {
+        let path = self
+            .locate(target)
+            .map_err(|m| self.err(at, format!("`{what}`: {m}")))?;
+        self.files
+            .read(&path)
+            .map_err(|e| self.err(at, format!("`{what}`: {e}")))
+    }
+
+    /// A shell run as a command: `bash [OPTIONS] FILE ARGS...`, `bash -c TEXT
+    /// [NAME ARGS...]`, or `bash` reading its script from standard input. Its
+    /// script is evaluated as a child; what cannot be known is reported as an
+    /// unsupported launch with the reason, never dropped.
+    fn shell(
+        &mut self,
+        fields: &[(Field, (usize, usize), Option<String>)],
+        mods: &EnvMods,
+        input: Option<Input>,
+    ) -> Result<(), Error> {
+        let head = fields[0]
+            .0
+            .text
+            .rsplit('/')
+            .next()
+            .unwrap_or("")
+            .to_string();
+        let at = fields[0].1.0;
+        let val = |f: &Field| match &f.unknown {
+            Some(r) => Val::Unknown(r.clone()),
+            None => Val::Known(f.text.clone()),
+        };
+        let mut shell = Shell::default();
+        let (mut command, mut stdin, mut noexec, mut short) = (false, false, false, false);
+        let mut j = 1;
+        while let Some((f, range, _)) = fields.get(j) {
+            if let Some(r) = &f.unknown {
+                return Err(self.err(
+                    range.0,
+                    format!("cannot know which script `{head}` runs: {r}"),
+                ));
+            }
+            let t = f.text.as_str();
+            if t == "--" || t == "-" {
+                j += 1;
+                break;
+            }
+            if let Some(long) = t.strip_prefix("--") {
+                if short {
+                    // Long options come first: bash refuses one after a
+                    // short option and runs nothing.
+                    return Ok(());
+                }
+                match long {
+                    "rcfile" | "init-file" => j += 1,
+                    "norc" | "noprofile" | "login" | "posix" | "verbose" | "noediting"
+                    | "restricted" | "debugger" => {}
+                    "pretty-print" | "dump-strings" | "dump-po-strings" | "help" | "version" => {
+                        noexec = true
+                    }
+                    _ => {
+                        return self.unsupported_shell(
+                            &head,
+                            &format!("its option `{t}` is not modelled"),
+                            at,
+                        );
+                    }
+                }
+                j += 1;
+                continue;
+            }
+            let on = t.starts_with('-');
+            if !(on || t.starts_with('+')) || t.len() < 2 {
+                break;
+            }
+            short = true;
+            for c in t[1..].chars() {
+                match c {
+                    'c' => command = true,
+                    's' => stdin = true,
+                    'n' => noexec = on,
+                    'e' => shell.options.push(("errexit".into(), on)),
+                    'u' => shell.options.push(("nounset".into(), on)),
+                    'f' => shell.options.push(("noglob".into(), on)),
+                    'o' | 'O' => {
+                        j += 1;
+                        if let Some((f, _, _)) = fields.get(j)
+                            && c == 'o'
+                        {
+                            shell.options.push((f.text.clone(), on));
+                        }
+                    }
+                    'x' | 'v' | 'l' | 'i' | 'r' | 'p' | 'h' | 'B' | 'H' | 'm' | 'b' | 'k' | 't'
+                    | 'C' | 'E' | 'T' | 'P' => {}
+                    _ => {
+                        return self.unsupported_shell(
+                            &head,
+                            &format!("its option `{t}` is not modelled"),
+                            at,
+                        );
+                    }
+                }
+            }
+            j += 1;
+        }
+        if noexec {
+            // `bash -n FILE` reads it and runs nothing.
+            return Ok(());
+        }
+        if command {
+            let Some((f, range, _)) = fields.get(j) else {
+                return Ok(());
+            };
+            if let Some(r) = &f.unknown {
+                return Err(self.err(
+                    range.0,
+                    format!("cannot know the commands `{head} -c` runs: {r}"),
+                ));
+            }
+            let pos = self.source.line_col(range.0);
+            let label = format!(
+                "{}:{}:{} {head} -c",
+                self.source.origin.label(),
+                pos.line,
+                pos.col
+            );
+            let source = std::sync::Arc::new(crate::span::Source::new(
+                crate::span::Origin::Inline(label),
+                f.text.clone(),
+            ));
+            shell.zero = Some(
+                fields
+                    .get(j + 1)
+                    .map_or_else(|| Val::Known(head.clone()), |(f, _, _)| val(f)),
+            );
+            shell.script = Some(self.script.clone());
+            let args = fields.iter().skip(j + 2).map(|(f, _, _)| val(f)).collect();
+            return self.run_child(&source, args, mods, &shell, range.0);
+        }
+        if !stdin && let Some((f, range, _)) = fields.get(j) {
+            let target = f.text.clone();
+            let source = self.read_script(&format!("{head} {target}"), &target, range.0)?;
+            let args = fields[j + 1..].iter().map(|(f, _, _)| val(f)).collect();
+            return self.run_child(&source, args, mods, &shell, range.0);
+        }
+        // The script comes from standard input.
+        let args = fields[j..].iter().map(|(f, _, _)| val(f)).collect();
+        let input = match input {
+            Some(Input::File(w, at)) => Some((Some(at), self.str_of(&w)?)),
+            Some(Input::HereString(w)) => Some((
+                None,
+                match self.str_of(&w)? {
+                    Val::Known(t) => Val::Known(t + "\n"),
+                    u => u,
+                },
+            )),
+            Some(Input::HereDoc(body)) => {
+                let v = expand_string(&mut self.st, &heredoc_as_double_quoted(&body))
+                    .map_err(|m| self.err(at, m))?;
+                Some((None, v))
+            }
+            Some(Input::Text(v)) => Some((None, v)),
+            None => None,
+        };
+        let source = match input {
+            Some((Some(at), Val::Known(target))) => {
+                shell.zero = Some(Val::Known(head.clone()));
+                self.read_script(&format!("{head} < {target}"), &target, at)?
+            }
+            Some((None, Val::Known(text))) => {
+                shell.zero = Some(Val::Known(head.clone()));
+                shell.script = Some(self.script.clone());
+                let pos = self.source.line_col(at);
+                std::sync::Arc::new(crate::span::Source::new(
+                    crate::span::Origin::Inline(format!(
+                        "{}:{}:{} {head} stdin",
+                        self.source.origin.label(),
+                        pos.line,
+                        pos.col
+                    )),
+                    text,
+                ))
+            }
+            Some((_, Val::Unknown(r))) => {
+                return self.unsupported_shell(
+                    &head,
+                    &format!("its script comes from standard input: {r}"),
+                    at,
+                );
+            }
+            None => {
+                return self.unsupported_shell(
+                    &head,
+                    "its script comes from standard input (a pipe or the caller's input), which is not knowable",
+                    at,
+                );
+            }
+        };
+        self.run_child(&source, args, mods, &shell, at)
+    }
+
+    /// Reports a shell command whose script is not evaluated (an option it
+    /// does not model, standard input that is not knowable): it may start a
+    /// server, so it is listed with the unsupported launches.
+    fn unsupported_shell(&mut self, head: &str, why: &str, at: usize) -> Result<(), Error> {
+        let span = self.source.span(at, at);
+        self.out.unsupported.push(format!(
+            "{span}: `{head}` runs a script recipe-drift cannot read ({why}), which may start a server: {}",
+            crate::launch::NOT_MODELLED
+        ));
+        Ok(())
+    }
+
+    /// `docker run --env-file FILE`: its `NAME=value` and `NAME` lines (`#`
+    /// comments and blank lines skipped), read through the confined layer.
+    fn docker_env_file(&self, target: &str, at: usize) -> Result<Vec<String>, Error> {
+        let source = self.read_script(&format!("--env-file {target}"), target, at)?;
+        Ok(source
+            .text
+            .lines()
+            .map(|l| l.trim_start())
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect())
+    }
+
+    /// A command that does not start with a launcher: a shell script inside
+    /// the root run by its path (`./serve.sh`, `scripts/serve`) runs as `bash
+    /// FILE` does; a command that runs a launcher through a program neither
+    /// table models (`srun ... sglang serve`) is reported as unsupported.
+    fn not_a_launcher(
+        &mut self,
+        fields: &[(Field, (usize, usize), Option<String>)],
+        mods: &EnvMods,
+    ) -> Result<(), Error> {
+        let (f, range, _) = &fields[0];
+        if f.unknown.is_none()
+            && f.text.contains('/')
+            && let Ok(path) = self.locate(&f.text)
+        {
+            match self.files.is_file(&path) {
+                Ok(true) => {
+                    let source = match self.files.read(&path) {
+                        Ok(s) => s,
+                        // A program (an ELF binary) rather than a script: listed,
+                        // not evaluated.
+                        Err(Error::Input { message, span })
+                            if message == crate::files::NOT_UTF8 =>
+                        {
+                            self.out.unsupported.push(format!(
+                                "{}: `{}` is not a text script ({message} at byte {}): what it runs is not evaluated",
+                                self.source.span(range.0, range.0),
+                                f.text,
+                                span.start
+                            ));
+                            return Ok(());
+                        }
+                        Err(e) => return Err(self.err(range.0, format!("`{}`: {e}", f.text))),
+                    };
+                    if !runs_in_shell(&source.text) {
+                        // Another interpreter's script: not evaluated.
+                        return Ok(());
+                    }
+                    let args = fields[1..]
+                        .iter()
+                        .map(|(f, _, _)| match &f.unknown {
+                            Some(r) => Val::Unknown(r.clone()),
+                            None => Val::Known(f.text.clone()),
+                        })
+                        .collect();
+                    return self.run_child(&source, args, mods, &Shell::default(), range.0);
+                }
+                // A file named inside the root that the confined layer refuses.
+                Err(e) if !f.text.starts_with('/') => {
+                    return Err(self.err(range.0, format!("`{}`: {e}", f.text)));
+                }
+                _ => {}
+            }
+        }
+        let words: Vec<&str> = fields.iter().map(|(f, _, _)| f.text.as_str()).collect();
+        if let Some((j, d)) = crate::launch::launcher_inside(&words) {
+            let name = match d.starts {
+                crate::launch::Starts::Engine(e) => e.name(),
+                crate::launch::Starts::Unsupported(n) | crate::launch::Starts::Auxiliary(n) => n,
+            };
+            let span = self.source.span(range.0, range.0);
+            self.out.unsupported.push(format!(
+                "{span}: `{}` runs `{}` ({name}) through a program that is not modelled: {}",
+                words[0].rsplit('/').next().unwrap_or(""),
+                words[j..j + d.len].join(" "),
+                crate::launch::NOT_MODELLED,
+            ));
+        }
+        Ok(())
+    }
+
+    /// What a simple command reads on standard input: its last `< FILE`,
+    /// here-string or here-document, else the pipe into it.
+    pub(super) fn input_of(&self, sc: &ast::SimpleCommand, at: usize) -> Option<Input> {
+        let mut input = self.stdin.clone().map(Input::Text);
+        let items = sc.prefix.iter().flat_map(|p| p.0.iter());
+        for it in items.chain(sc.suffix.iter().flat_map(|s| s.0.iter())) {
+            let ast::CommandPrefixOrSuffixItem::IoRedirect(r) = it else {
+                continue;
+            };
+            input = match r {
+                ast::IoRedirect::File(
+                    None | Some(0),
+                    ast::IoFileRedirectKind::Read,
+                    ast::IoFileRedirectTarget::Filename(w),
+                ) => Some(Input::File(w.clone(), self.word_range(w, at).0)),
+                ast::IoRedirect::HereString(None | Some(0), w) => {
+                    Some(Input::HereString(w.clone()))
+                }
+                ast::IoRedirect::HereDocument(None | Some(0), doc) => {
+                    Some(if doc.requires_expansion {
+                        Input::HereDoc(doc.doc.value.clone())
+                    } else {
+                        Input::Text(Val::Known(doc.doc.value.clone()))
+                    })
+                }
+                _ => continue,
+            };
+        }
+        input
     }
 
     pub(super) fn maybe_launch(
@@ -70,18 +469,16 @@ impl Interp<'_> {
         assigns: &[&ast::Assignment],
         fields: &[(Field, (usize, usize), Option<String>)],
         at: usize,
+        input: Option<Input>,
     ) -> Result<(), Error> {
-        // Wrappers: exec, nohup, env K=V.
+        // Wrappers: exec, env, docker run, and the rows of the wrapper table.
+        let mut fields = fields.to_vec();
         let mut i = 0;
-        let mut extra_env: Vec<(String, String, (usize, usize))> = Vec::new();
+        let mut mods = EnvMods::default();
         let mut docker: Option<Vec<(String, (usize, usize))>> = None;
-        // `env -i` (it clears the environment before it; true: before a
-        // `docker run`) and `env -u NAME`.
-        let mut env_cleared: Option<bool> = None;
-        let mut env_unset: Vec<(String, bool)> = Vec::new();
         let mut context = Context::default();
         loop {
-            let Some((f, range, _)) = fields.get(i) else {
+            let Some((f, _, _)) = fields.get(i) else {
                 return Ok(());
             };
             match f.text.as_str() {
@@ -91,44 +488,45 @@ impl Interp<'_> {
                     while let Some((f, _, _)) = fields.get(i)
                         && f.text.starts_with('-')
                     {
+                        if f.text == "-c" {
+                            // A clean environment, as `env -i`.
+                            mods = EnvMods {
+                                clear: true,
+                                ..EnvMods::default()
+                            };
+                        }
                         let takes_name = f.text == "-a";
                         i += if takes_name { 2 } else { 1 };
-                    }
-                }
-                "nohup" | "time" | "command" | "setsid" => i += 1,
-                "sudo" | "uv" | "numactl" | "taskset" | "timeout" => {
-                    // sudo [-E], uv run [opts], numactl/taskset/timeout [opts] ARG
-                    let takes_arg = matches!(f.text.as_str(), "taskset" | "timeout");
-                    i += 1;
-                    if f.text == "uv" && fields.get(i).is_some_and(|(f, _, _)| f.text == "run") {
-                        i += 1;
-                    }
-                    while fields
-                        .get(i)
-                        .is_some_and(|(f, _, _)| f.text.starts_with('-'))
-                    {
-                        i += 1;
-                    }
-                    if takes_arg {
-                        i += 1;
                     }
                 }
                 "docker" | "podman"
                     if fields.get(i + 1).is_some_and(|(f, _, _)| f.text == "run") =>
                 {
-                    // Only `-e` reaches the container; the image gives version and platform.
+                    // Only `-e` / `--env-file` reach the container; the image
+                    // gives version and platform.
                     let texts: Vec<&str> = fields[i + 2..]
                         .iter()
                         .map(|(f, _, _)| f.text.as_str())
                         .collect();
                     let parsed = crate::extract::shared::docker_run_options(&texts);
-                    docker = Some(
+                    let mut vars = Vec::new();
+                    for (file, k) in &parsed.env_files {
+                        let range = fields[i + 2 + k].1;
+                        for line in self.docker_env_file(file, range.0)? {
+                            vars.push((line, range));
+                        }
+                    }
+                    vars.extend(
                         parsed
                             .env
                             .into_iter()
-                            .map(|(v, at)| (v, fields[i + 2 + at].1))
-                            .collect(),
+                            .map(|(v, at)| (v, fields[i + 2 + at].1)),
                     );
+                    docker = Some(vars);
+                    let entrypoint = parsed
+                        .entrypoint
+                        .map(|k| fields[i + 2 + k].clone())
+                        .filter(|(f, _, _)| !f.text.is_empty());
                     i = match parsed.image {
                         Some(img) => i + 2 + img,
                         None => fields.len(),
@@ -141,40 +539,59 @@ impl Interp<'_> {
                         );
                         context = Context::from_image(&img.text, &from);
                         i += 1;
+                        // `--entrypoint PROGRAM IMAGE ARGS`: PROGRAM ARGS runs.
+                        if let Some(e) = entrypoint {
+                            fields.insert(i, e);
+                        }
                     }
                 }
                 "env" => {
                     i += 1;
                     while let Some((f, range, _)) = fields.get(i) {
-                        match f.text.split_once('=') {
-                            Some((k, v)) if !k.is_empty() && !k.starts_with('-') => {
-                                extra_env.push((k.to_string(), v.to_string(), *range));
+                        let t = f.text.as_str();
+                        match t.split_once('=') {
+                            _ if matches!(t, "-i" | "-" | "--ignore-environment")
+                                || (t.starts_with('-')
+                                    && !t.starts_with("--")
+                                    && t[1..].chars().all(|c| "i0v".contains(c))
+                                    && t.contains('i')) =>
+                            {
+                                mods.clear = true;
+                                mods.set.clear();
                                 i += 1;
                             }
-                            _ if matches!(f.text.as_str(), "-i" | "-" | "--ignore-environment") => {
-                                env_cleared.get_or_insert(docker.is_none());
-                                i += 1;
-                            }
-                            _ if f.text == "-u" => {
-                                if let Some((n, _, _)) = fields.get(i + 1) {
-                                    env_unset.push((n.text.clone(), docker.is_none()));
+                            _ if matches!(t, "-u" | "--unset" | "-C" | "--chdir") => {
+                                if let Some((n, _, _)) = fields.get(i + 1)
+                                    && matches!(t, "-u" | "--unset")
+                                {
+                                    mods.set.retain(|(k, _, _)| *k != n.text);
+                                    mods.unset.push(n.text.clone());
                                 }
                                 i += 2;
                             }
-                            _ if f.text.starts_with("--unset=") || f.text.starts_with("-u") => {
-                                let n = f.text.trim_start_matches("--unset=");
-                                let n = n.strip_prefix("-u").unwrap_or(n).to_string();
-                                env_unset.push((n, docker.is_none()));
+                            Some(("--unset", n)) => {
+                                mods.set.retain(|(k, _, _)| k != n);
+                                mods.unset.push(n.to_string());
                                 i += 1;
                             }
-                            _ if f.text.starts_with('-') => i += 1,
+                            Some((k, v)) if !k.is_empty() && !k.starts_with('-') => {
+                                mods.set.push((k.to_string(), v.to_string(), *range));
+                                i += 1;
+                            }
+                            _ if t.starts_with('-') => i += 1,
                             _ => break,
                         }
                     }
                 }
                 _ => {
-                    let _ = range;
-                    break;
+                    let words: Vec<&str> = fields[i..]
+                        .iter()
+                        .map(|(f, _, _)| f.text.as_str())
+                        .collect();
+                    match crate::launch::detect_wrapper(&words) {
+                        Some((_, n)) => i += n,
+                        None => break,
+                    }
                 }
             }
         }
@@ -185,29 +602,13 @@ impl Interp<'_> {
         let unknown_head = fields[i].0.unknown.is_some();
         let base = |s: &str| s.rsplit('/').next().unwrap_or("").to_string();
         let head = base(words[0]);
-        // `bash other.sh` / `exec env K=V bash other.sh`: delegation to another script.
-        if matches!(head.as_str(), "bash" | "sh")
-            && let Some(target) = words.get(1)
-            && target.ends_with(".sh")
-        {
-            if let Some(r) = &fields[i + 1].0.unknown {
-                return Err(self.err(
-                    fields[i + 1].1.0,
-                    format!("cannot know which script `{head}` runs: {r}"),
-                ));
-            }
-            let args = fields[i + 2..]
-                .iter()
-                .map(|(f, _, _)| match &f.unknown {
-                    Some(r) => Val::Unknown(r.clone()),
-                    None => Val::Known(f.text.clone()),
-                })
-                .collect();
-            return self.delegate(target, args, &extra_env, fields[i + 1].1);
+        // `bash other.sh`, `sh -c TEXT`, `bash < x.sh`: a child shell.
+        if SHELLS.contains(&head.as_str()) && !unknown_head {
+            return self.shell(&fields[i..], &mods, input);
         }
         let is_python = head.starts_with("python") || unknown_head;
         let Some(detected) = crate::launch::detect_launcher(&words, is_python) else {
-            return Ok(());
+            return self.not_a_launcher(&fields[i..], &mods);
         };
         let len = detected.len;
         let engine = match detected.starts {
@@ -245,7 +646,7 @@ impl Interp<'_> {
         // Environment: exported variables, then prefix assignments and `env K=V`;
         // inside `docker run`, only its `-e` variables.
         let mut env: Vec<EnvVar> = Vec::new();
-        for name in &self.st.exported {
+        for name in self.st.exported.iter().filter(|_| !mods.clear) {
             if let Some(v) = self.st.get(name).and_then(|v| v.into_iter().next()) {
                 // Where it was assigned (`export X=1`), else the launch.
                 let span = match self.st.assigned_here(name).as_ref() {
@@ -255,7 +656,7 @@ impl Interp<'_> {
                 env.push(env_var(name, &v, span));
             }
         }
-        for a in assigns {
+        for a in assigns.iter().filter(|_| !mods.clear) {
             if let AssignmentName::VariableName(n) = &a.name
                 && let AssignmentValue::Scalar(w) = &a.value
                 && !self.st.is_readonly(n)
@@ -266,11 +667,7 @@ impl Interp<'_> {
                 env.push(env_var(n, &v, self.source.span(s, self.byte(&a.loc.end))));
             }
         }
-        // `env -i` before `docker run`: the host's environment is empty.
-        if env_cleared == Some(true) {
-            env.clear();
-        }
-        env.retain(|x| !env_unset.contains(&(x.name.clone(), true)));
+        env.retain(|e| !mods.unset.contains(&e.name));
         if let Some(vars) = docker {
             let host = std::mem::take(&mut env);
             for (item, (s, e)) in vars {
@@ -281,6 +678,7 @@ impl Interp<'_> {
                         env.push(env_var(k, &Val::Known(v.to_string()), span));
                     }
                     None => {
+                        let item = item.as_str();
                         let v = host
                             .iter()
                             .find(|h| h.name == item)
@@ -294,16 +692,12 @@ impl Interp<'_> {
                                 ))
                             });
                         env.retain(|x| x.name != item);
-                        env.push(env_var(&item, &v, span));
+                        env.push(env_var(item, &v, span));
                     }
                 }
             }
         }
-        if env_cleared == Some(false) {
-            env.clear();
-        }
-        env.retain(|x| !env_unset.contains(&(x.name.clone(), false)));
-        for (k, v, (s, e)) in extra_env {
+        for (k, v, (s, e)) in mods.set {
             env.retain(|x| x.name != k);
             env.push(env_var(&k, &Val::Known(v), self.source.span(s, e)));
         }
@@ -328,6 +722,46 @@ impl Interp<'_> {
         self.out.launches.push(launch);
         Ok(())
     }
+}
+
+/// A here-document body as a double-quoted word with the same expansion: a
+/// `"` is literal in the body (`\"` too), a backslash escapes only `$`,
+/// `` ` ``, `\` and a newline in both.
+fn heredoc_as_double_quoted(body: &str) -> String {
+    let mut out = String::with_capacity(body.len() + 2);
+    out.push('"');
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('"') => out.push_str("\\\\\\\""),
+                Some(n) => {
+                    out.push('\\');
+                    out.push(n);
+                }
+                None => out.push_str("\\\\"),
+            },
+            '"' => out.push_str("\\\""),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Whether a script file runs in a shell when executed: no `#!` line (the
+/// shell runs it), or one naming `bash`, `sh` or `dash` (directly or through
+/// `env`).
+fn runs_in_shell(text: &str) -> bool {
+    let Some(line) = text.lines().next().and_then(|l| l.strip_prefix("#!")) else {
+        return true;
+    };
+    let mut words = line.split_whitespace();
+    let mut interpreter = words.next().unwrap_or("").rsplit('/').next().unwrap_or("");
+    if interpreter == "env" {
+        interpreter = words.find(|w| !w.starts_with('-')).unwrap_or("");
+    }
+    SHELLS.contains(&interpreter)
 }
 
 fn env_var(name: &str, v: &Val, span: crate::span::Span) -> EnvVar {

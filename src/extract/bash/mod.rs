@@ -631,6 +631,7 @@ pub fn evaluate_with(
         unknown.is_some(),
         files,
         harness,
+        &launch::Shell::default(),
     )
 }
 
@@ -678,6 +679,7 @@ fn evaluate_at(
     complete_env: bool,
     files: &dyn Files,
     harness: &'static dyn Harness,
+    shell: &launch::Shell,
 ) -> Result<Evaluation, Error> {
     // A delegated script (`bash other.sh`) shares its caller's budget.
     let _meter = budget::install();
@@ -711,7 +713,16 @@ fn evaluate_at(
         st.exported.insert(k.clone());
     }
     let reads = st.reads.clone();
+    if let Some(Val::Known(zero)) = &shell.zero {
+        st.script = zero.clone();
+    }
     let mut it = Interp::new(source, st, level, None, files);
+    if let Some(script) = &shell.script {
+        it.script = script.clone();
+    }
+    for (name, on) in &shell.options {
+        it.set_option(name, *on);
+    }
     for cc in &program.complete_commands {
         it.list(cc)?;
         if it.stopped && it.abort_only {
