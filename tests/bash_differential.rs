@@ -806,6 +806,7 @@ SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$SCRIPT_DIR/lib/conf.sh"
 sglang serve --model-path m --tp "$TP"
 sglang serve --model-path "$SCRIPT_DIR/../t.jinja" --chat-template "$(cd lib/../lib && pwd)/x" --x "$(pwd)"
+sglang serve --model-path "$(realpath lib/conf.sh)" --x "$(readlink -f "$SCRIPT_DIR/lib/../lib")" --y "$(cd lib && realpath ../lib/args.sh)"
 serve --seed 1
 set -- outer
 source lib/args.sh a b

@@ -711,3 +711,28 @@ fn the_script_folder_idiom_finds_sourced_files() {
     let l = launches(&repo, "bench/run.sh");
     assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp", "8"]);
 }
+
+/// `realpath` / `readlink -f` of a path inside the repository give its
+/// canonical path, as bash's tools print it; a path outside the root (here a
+/// symlink to the canary) is never resolved: the value is unknown, and
+/// nothing of the outside file shows.
+#[test]
+fn realpath_resolves_inside_the_root_only() {
+    let repo = Repo::new();
+    repo.write("tpl/chat.jinja", "x\n");
+    repo.symlink("out.jinja", &repo.outside().join("secret.txt"));
+    repo.write(
+        "run.sh",
+        "sglang serve --model-path m --chat-template \"$(realpath tpl/chat.jinja)\" --x \"$(readlink -f out.jinja)\" --y \"$(realpath /etc/hostname)\"\n",
+    );
+    let o = repo.run_deterministic(&["extract", "run.sh", "--format", "json"]);
+    o.assert_bounded().assert_no_leak();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let argv = &v["launches"][0]["argv"];
+    let real = repo.root().join("tpl/chat.jinja").canonicalize().unwrap();
+    assert_eq!(argv[3]["text"], real.display().to_string(), "{}", o.stdout);
+    for i in [5, 7] {
+        assert_eq!(argv[i]["provenance"]["kind"], "unknown", "{}", o.stdout);
+    }
+}

@@ -360,32 +360,43 @@ impl Interp<'_> {
                 Some(String::new())
             }
             // bash prints the absolute, logical path of the working folder.
-            // A relative one is joined to the folder the script starts in:
-            // the repository's top level (where InferenceX's runner starts
-            // its scripts), as located on this machine.
-            "pwd" => match &self.st.cwd {
-                Some(Val::Unknown(r)) => {
+            "pwd" => match self.working_folder() {
+                Ok(d) => Some(format!("{d}\n")),
+                Err(r) => {
                     self.capture_unknown
                         .get_or_insert(format!("the output of `pwd` is not knowable: {r}"));
                     return Ok(Status::Ok);
                 }
-                Some(Val::Known(d)) if d.starts_with('/') => Some(format!("{}\n", logical(d))),
-                rel => {
-                    let rel = match rel {
-                        Some(Val::Known(d)) => d.clone(),
-                        _ => ".".to_string(),
-                    };
-                    match &self.st.start_dir {
-                        Some(start) => Some(format!("{}\n", logical(&format!("{start}/{rel}")))),
-                        None => {
-                            self.capture_unknown.get_or_insert(
-                                "the output of `pwd` is not knowable: the script is not a local file, so the folder it starts in is not known".to_string(),
-                            );
+            },
+            // The canonical path of a file inside the repository (symlinks
+            // resolved, as the confined layer resolves them); anything else,
+            // or an option other than `-f`/`-e`/`-m` for readlink, is unknown.
+            "realpath" | "readlink" => {
+                let (opts, paths): (Vec<&String>, Vec<&String>) = args[1..]
+                    .iter()
+                    .partition(|a| a.starts_with('-') && a.len() > 1);
+                let ok_opts = if head == "readlink" {
+                    !opts.is_empty()
+                        && opts
+                            .iter()
+                            .all(|o| matches!(o.as_str(), "-f" | "-e" | "-m"))
+                } else {
+                    opts.is_empty()
+                };
+                match (ok_opts, paths.as_slice()) {
+                    (true, [p]) => match self.real_path_of(p) {
+                        Ok(r) => Some(format!("{r}\n")),
+                        Err(r) => {
+                            self.capture_unknown.get_or_insert(format!(
+                                "the output of `{}` is not knowable: {r}",
+                                args.join(" ")
+                            ));
                             return Ok(Status::Ok);
                         }
-                    }
+                    },
+                    _ => None,
                 }
-            },
+            }
             "dirname" => dirname(&args[1..]),
             "basename" => basename(&args[1..]),
             _ => None,
@@ -409,6 +420,50 @@ impl Interp<'_> {
             }
         }
         Ok(Status::Ok)
+    }
+
+    /// The absolute, logical working folder, as `pwd` prints it: a folder
+    /// named relatively is joined to the folder the script starts in (the
+    /// repository's top level, where InferenceX's runner starts its scripts,
+    /// as located on this machine). `Err`: why it is not knowable.
+    fn working_folder(&self) -> Result<String, String> {
+        match &self.st.cwd {
+            Some(Val::Unknown(r)) => Err(r.clone()),
+            Some(Val::Known(d)) if d.starts_with('/') => Ok(logical(d)),
+            rel => {
+                let rel = match rel {
+                    Some(Val::Known(d)) => d.as_str(),
+                    _ => ".",
+                };
+                match &self.st.start_dir {
+                    Some(start) => Ok(logical(&format!("{start}/{rel}"))),
+                    None => Err(
+                        "the script is not a local file, so the folder it starts in is not known"
+                            .into(),
+                    ),
+                }
+            }
+        }
+    }
+
+    /// `realpath P` / `readlink -f P`: the canonical path of an existing file
+    /// or folder inside the repository; outside it (or missing) not knowable.
+    fn real_path_of(&self, p: &str) -> Result<String, String> {
+        let abs = if p.starts_with('/') {
+            p.to_string()
+        } else {
+            format!("{}/{p}", self.working_folder()?)
+        };
+        let path = std::path::Path::new(&abs);
+        if crate::files::probe(path) == crate::files::Probe::Absent {
+            return Err(
+                "the path is not a file or folder inside the repository (paths outside it are never resolved)"
+                    .into(),
+            );
+        }
+        crate::files::admit(path)
+            .map(|r| r.display().to_string())
+            .map_err(|_| "the path leads outside the repository".into())
     }
 
     fn call(&mut self, f: &super::Function, args: &[Val], at: usize) -> Result<Status, Error> {
