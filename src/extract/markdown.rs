@@ -37,6 +37,9 @@ pub(crate) struct CodeBlock {
     pub(crate) lang: Option<String>,
     /// Byte range of its content in the page.
     pub(crate) content: (usize, usize),
+    /// A raw-HTML `<pre>` block: its text is what a browser shows only when
+    /// it holds no markup or character references (else it is not read).
+    pub(crate) html: bool,
 }
 
 /// What a page's Markdown structure says: its code blocks, and every byte
@@ -218,6 +221,8 @@ fn read_view(view: &View) -> Blocks {
     // Inside a code block: its language and the view range of its text so far.
     type Open = (Option<String>, Option<(usize, usize)>);
     let mut open: Option<Open> = None;
+    // Inside an HTML block: the view range of its text so far.
+    let mut html: Option<(usize, usize)> = None;
     let options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
     for (event, range) in Parser::new_ext(&view.text, options).into_offset_iter() {
         match event {
@@ -246,6 +251,21 @@ fn read_view(view: &View) -> Blocks {
                     out.code.push(CodeBlock {
                         lang,
                         content: view.range(start, end),
+                        html: false,
+                    });
+                }
+            }
+            Event::Html(_) => {
+                html = Some(html.map_or((range.start, range.end), |(s, _)| (s, range.end)));
+            }
+            Event::End(TagEnd::HtmlBlock) => {
+                if let Some((s, e)) = html.take()
+                    && let Some((ps, pe)) = pre_inner(&view.text[s..e])
+                {
+                    out.code.push(CodeBlock {
+                        lang: None,
+                        content: view.range(s + ps, s + pe),
+                        html: true,
                     });
                 }
             }
@@ -260,6 +280,34 @@ fn read_view(view: &View) -> Blocks {
     }
     out.excluded.sort();
     out
+}
+
+/// The text range of a raw-HTML block's `<pre>` element (inside a `<code>`
+/// element directly in it, if any), relative to the block: `None` without a
+/// whole `<pre ...>...</pre>`.
+fn pre_inner(block: &str) -> Option<(usize, usize)> {
+    let lower = block.to_ascii_lowercase();
+    let open = lower.find("<pre")?;
+    if !matches!(
+        lower.as_bytes().get(open + 4),
+        Some(b'>' | b' ' | b'\t' | b'\n')
+    ) {
+        return None;
+    }
+    let mut start = open + lower[open..].find('>')? + 1;
+    let mut end = start + lower[start..].find("</pre>")?;
+    if lower[start..end].trim_start().starts_with("<code")
+        && lower[start..end].trim_end().ends_with("</code>")
+    {
+        let c = start + lower[start..].find("<code")?;
+        start = c + lower[c..].find('>')? + 1;
+        end = start + lower[start..end].rfind("</code>")?;
+    }
+    // A newline right after the opening tag is not shown.
+    if block[start..end].starts_with('\n') {
+        start += 1;
+    }
+    Some((start, end.max(start)))
 }
 
 /// Where a scan at `i` goes on when `i` is inside one of `ranges` (sorted,
@@ -357,6 +405,15 @@ pub fn extract_all(
     let mut page_state = ShellState::with_vars(vars);
     for block in blocks(source)?.code {
         let (start, end) = block.content;
+        if block.html && names_a_launcher(&source.text[start..end]) {
+            let text = &source.text[start..end];
+            if let Some(at) = text.find(['<', '&']) {
+                return Err(Error::input(
+                    source.span(start + at, start + at + 1),
+                    "this raw-HTML <pre> command holds markup or a character reference, which recipe-drift does not read; write the command in a fenced code block",
+                ));
+            }
+        }
         let (read, console) = match block.lang.as_deref() {
             Some(lang) => (
                 SHELL_LANGS.contains(&lang),

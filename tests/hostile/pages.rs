@@ -173,6 +173,34 @@ fn indented_code_in_markdown_is_read() {
     assert!(o.stdout.contains("docs/indented.md:3:5"), "{}", o.both());
 }
 
+/// A raw-HTML `<pre>` command in a Markdown page (a browser shows it) is read
+/// like an unlabelled fence, `<pre><code>` too; one holding markup or a
+/// character reference is an error at it. It used to be skipped silently.
+#[test]
+fn raw_html_pre_commands_are_read() {
+    let repo = Repo::new();
+    repo.write(
+        "docs/pre.md",
+        "# Doc\n\n<pre>\nsglang serve --model-path org/m --tp 8\n</pre>\n\n<PRE class=\"x\"><code>sglang serve --model-path org/m --tp 4</code></PRE>\n\n<pre>\nnot a command\n</pre>\n",
+    );
+    let o = extract(&repo, "docs/pre.md");
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    for at in [
+        "launch 1: sglang serve (sglang) at docs/pre.md:4:1",
+        "launch 2: sglang serve (sglang) at docs/pre.md:7:22",
+    ] {
+        assert!(o.stdout.contains(at), "{at}: {}", o.both());
+    }
+    assert!(!o.stdout.contains("launch 3"), "{}", o.both());
+    repo.write(
+        "docs/ent.md",
+        "<pre>\nsglang serve --model-path org/m --tp 2 &amp;&amp; echo ok\n</pre>\n",
+    );
+    extract(&repo, "docs/ent.md")
+        .assert_input_error("docs/ent.md:2:40", &["raw-HTML <pre>", "fenced code block"]);
+}
+
 /// Inputs that make a per-tag search quadratic: many opened and closed
 /// tags, many unclosed layout tags, deep nesting. Linear work, bounded.
 #[test]
