@@ -198,6 +198,7 @@ fn location(e: &Error) -> String {
         Error::Input { span, .. } => span.to_string(),
         Error::Remote { location, .. } => location.clone(),
         Error::Usage(_) => "(usage error)".into(),
+        Error::Several(all) => all.first().map(location).unwrap_or_default(),
     }
 }
 

@@ -165,6 +165,15 @@ pub struct CompareArgs {
     /// Recipe side: a command file, a bash script or a Markdown/MDX page; or a
     /// remote file.
     pub recipe: PathBuf,
+    /// The config whose `policy:`, `allow-hosts:` and `checkpoints:` apply
+    /// (its links are not run). Default: `$RECIPE_DRIFT_CONFIG`, else the
+    /// config `check` would find (.recipe-drift.yaml here or in a parent
+    /// folder of the repository).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Read no config file: default policy, no config hosts or checkpoints.
+    #[arg(long)]
+    pub no_config: bool,
     /// Which launch of the docs file (1-based) when it has several.
     #[arg(long, value_name = "N")]
     pub docs_launch: Option<usize>,

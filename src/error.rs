@@ -27,6 +27,11 @@ pub enum Error {
     /// Bad usage of recipe-drift itself (flags, selections).
     #[error("{0}")]
     Usage(String),
+    /// Several independent errors found together (every error of a config
+    /// file, reported at once), in the order they are written. Never empty,
+    /// never a single error, never nested (see [`Error::all`]).
+    #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
+    Several(Vec<Error>),
 }
 
 impl Error {
@@ -43,19 +48,56 @@ impl Error {
         Error::Usage(message.into())
     }
 
-    /// The position of an input error.
+    /// `Ok` when `errors` is empty, else every error of it (one error as
+    /// itself, several as [`Error::Several`], flattened), sorted by position
+    /// where they have one and deduplicated.
+    pub fn all(errors: impl IntoIterator<Item = Error>) -> Result<(), Error> {
+        let mut flat: Vec<Error> = Vec::new();
+        for e in errors {
+            match e {
+                Error::Several(inner) => flat.extend(inner),
+                e => flat.push(e),
+            }
+        }
+        // Positioned errors in file order; the others after them, as found.
+        flat.sort_by(|a, b| match (a.span(), b.span()) {
+            (Some(x), Some(y)) => (&x.file, x.start).cmp(&(&y.file, y.start)),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+        let mut seen = std::collections::BTreeSet::new();
+        flat.retain(|e| seen.insert(e.to_string()));
+        match flat.len() {
+            0 => Ok(()),
+            1 => Err(flat.pop().expect("one")),
+            _ => Err(Error::Several(flat)),
+        }
+    }
+
+    /// The errors this one stands for: itself, or each of [`Error::Several`].
+    pub fn each(&self) -> &[Error] {
+        match self {
+            Error::Several(all) => all,
+            one => std::slice::from_ref(one),
+        }
+    }
+
+    /// The position of an input error (the first one's, for several).
     pub fn span(&self) -> Option<&Span> {
         match self {
             Error::Input { span, .. } => Some(span),
             Error::Remote { .. } | Error::Usage(_) => None,
+            Error::Several(all) => all.first().and_then(Error::span),
         }
     }
 
-    /// The message without its position.
+    /// The message without its position (the first one's, for several).
     pub fn message(&self) -> &str {
         match self {
             Error::Input { message, .. } | Error::Remote { message, .. } => message,
             Error::Usage(m) => m,
+            Error::Several(all) => all.first().map(Error::message).unwrap_or(""),
         }
     }
 
@@ -71,6 +113,9 @@ impl Error {
                 message: message + more,
             },
             Error::Usage(m) => Error::Usage(m + more),
+            Error::Several(all) => {
+                Error::Several(all.into_iter().map(|e| e.with_suffix(more)).collect())
+            }
         }
     }
 

@@ -67,6 +67,43 @@ pub fn platform_of(sku: &str) -> Option<Platform> {
         .map(|s| s.platform)
 }
 
+/// The platform of a hardware name as a config or a user writes it: a SKU of
+/// the table (`h200`), optionally after `cluster:`-like prefixes and followed
+/// by a runner suffix after `-` or `_` (`b200-dgxc`, `h100_sxm`). Stricter
+/// than [`platform_of`], which reads runner labels leniently: `h2000` is no
+/// SKU here. `Err` says why, with the nearest SKU when one is close.
+pub fn check_name(name: &str) -> Result<Platform, String> {
+    let lower = name.to_ascii_lowercase();
+    let sku = lower.rsplit(':').next().unwrap_or(&lower);
+    let found = table().iter().find(|s| {
+        sku == s.name
+            || (!s.exact
+                && sku
+                    .strip_prefix(s.name.as_str())
+                    .is_some_and(|rest| rest.starts_with(['-', '_'])))
+    });
+    if let Some(s) = found {
+        return Ok(s.platform);
+    }
+    let head = sku.split(['-', '_']).next().unwrap_or(sku);
+    let near = table()
+        .iter()
+        .map(|s| (strsim::jaro_winkler(head, &s.name), s.name.as_str()))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)));
+    let known: Vec<&str> = skus().filter(|s| *s != "cpu").collect();
+    Err(match near {
+        Some((_, n)) => format!(
+            "unknown hardware SKU {name:?} (did you mean {n}?); known: {} (give `platform:` with other SKUs)",
+            known.join(", ")
+        ),
+        None => format!(
+            "unknown hardware SKU {name:?}; known: {} (give `platform:` with other SKUs)",
+            known.join(", ")
+        ),
+    })
+}
+
 /// The SKUs of the table, in table order (AMD, NVIDIA, CPU).
 pub fn skus() -> impl Iterator<Item = &'static str> {
     table().iter().map(|s| s.name.as_str())
@@ -121,6 +158,29 @@ mod tests {
             "nvidia",
         ] {
             assert_eq!(platform_of(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn config_names_are_skus_with_optional_runner_suffixes() {
+        for (name, p) in [
+            ("h200", Platform::Cuda),
+            ("H200", Platform::Cuda),
+            ("h20", Platform::Cuda),
+            ("b200-dgxc", Platform::Cuda),
+            ("h100_sxm", Platform::Cuda),
+            ("cluster:mi355x-amds", Platform::Rocm),
+            ("cpu", Platform::Cpu),
+            ("xeon-6980p", Platform::Cpu),
+        ] {
+            assert_eq!(check_name(name), Ok(p), "{name}");
+        }
+        let e = check_name("h2000").unwrap_err();
+        assert!(e.contains("did you mean h200?"), "{e}");
+        let e = check_name("mi355").unwrap_err();
+        assert!(e.contains("did you mean mi355x?"), "{e}");
+        for name in ["", "tpu-v5", "cpu-only", "nvidia", "h100sxm"] {
+            assert!(check_name(name).is_err(), "{name}");
         }
     }
 

@@ -27,7 +27,9 @@ fn main() -> ExitCode {
             }
         }
         Err(e) => {
-            error(&e.to_string());
+            for one in e.each() {
+                error(&one.to_string());
+            }
             ExitCode::from(2)
         }
     }

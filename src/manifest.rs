@@ -176,6 +176,10 @@ impl Positions {
             #[serde(default)]
             inferencex: Option<RawIx>,
             env: Option<Spanned<IgnoredAny>>,
+            hardware: Option<Spanned<IgnoredAny>>,
+            platform: Option<Spanned<IgnoredAny>>,
+            #[serde(rename = "engine-version")]
+            engine_version: Option<Spanned<IgnoredAny>>,
         }
         #[derive(Deserialize)]
         struct RawLink {
@@ -184,6 +188,9 @@ impl Positions {
             docs: RawSide,
             #[serde(default)]
             recipe: RawSide,
+            hardware: Option<Spanned<IgnoredAny>>,
+            #[serde(rename = "engine-version")]
+            engine_version: Option<Spanned<IgnoredAny>>,
         }
         #[derive(Deserialize, Default)]
         struct RawPolicy {
@@ -233,6 +240,14 @@ impl Positions {
                 .iter()
                 .map(|l| {
                     let mut m = BTreeMap::new();
+                    for (field, v) in [
+                        ("hardware", l.hardware.as_ref()),
+                        ("engine-version", l.engine_version.as_ref()),
+                    ] {
+                        if let Some(v) = v {
+                            m.insert(field.to_string(), at(&v.referenced));
+                        }
+                    }
                     for (role, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
                         let filter = side.inferencex.as_ref().and_then(|ix| ix.filter.as_ref());
                         for (field, v) in [
@@ -240,6 +255,9 @@ impl Positions {
                             ("docs-root", side.docs_root.as_ref()),
                             ("inferencex.where", filter),
                             ("env", side.env.as_ref()),
+                            ("hardware", side.hardware.as_ref()),
+                            ("platform", side.platform.as_ref()),
+                            ("engine-version", side.engine_version.as_ref()),
                         ] {
                             if let Some(v) = v {
                                 m.insert(format!("{role}.{field}"), at(&v.referenced));
@@ -305,17 +323,22 @@ impl Positions {
 }
 
 impl Manifest {
-    /// Loads a config file; relative paths in it are made relative to its folder.
-    pub fn load(path: &Path) -> Result<Manifest, Error> {
+    /// Reads a config file: `Err` when it cannot be read or parsed; else the
+    /// config with relative paths made relative to its folder, and every error
+    /// its own checks find (names, hosts, targets, sides), in file order, so a
+    /// caller can add its own checks' errors and report them all at once.
+    pub fn read(path: &Path) -> Result<(Manifest, Vec<Error>), Error> {
         let source = Source::read(path)?;
         crate::files::check_line_endings(&source, crate::files::LineEndings::Text)?;
         let mut m: Manifest =
             serde_saphyr::from_str(&source.text).map_err(|e| Error::yaml(&source, &e))?;
         m.positions = Positions::read(&source);
+        // Every error of the file at once, in file order.
+        let mut errors = Vec::new();
         // A config file may widen the network to public DNS names only.
         for (i, host) in m.allow_hosts.iter().enumerate() {
             if let Some(why) = crate::fetch::check_config_host(host) {
-                return Err(Error::Input {
+                errors.push(Error::Input {
                     span: m
                         .positions
                         .hosts
@@ -326,7 +349,8 @@ impl Manifest {
                 });
             }
         }
-        m.check_names()?;
+        errors.extend(m.check_names());
+        errors.extend(m.check_targets());
         let base = path.parent().unwrap_or(Path::new("."));
         for (i, l) in m.links.iter_mut().enumerate() {
             for (role, side) in [("docs", &mut l.docs), ("recipe", &mut l.recipe)] {
@@ -353,28 +377,27 @@ impl Manifest {
                         ix.root = normalize(&base.join(&ix.root))
                     }
                     (Some(_), None) | (None, Some(_)) => {}
-                    _ => {
-                        return Err(Error::Input {
-                            span: m.positions.link(i),
-                            message: format!(
-                                "link {:?}: the {role} side needs exactly one of `file` or `inferencex`",
-                                l.name
-                            ),
-                        });
-                    }
+                    _ => errors.push(Error::Input {
+                        span: m.positions.link(i),
+                        message: format!(
+                            "link {:?}: the {role} side needs exactly one of `file` or `inferencex`",
+                            l.name
+                        ),
+                    }),
                 }
             }
         }
-        Ok(m)
+        Ok((m, errors))
     }
 
     /// Link names are unique (an error at the second), and `env:` names are
     /// shell variable names (`[A-Za-z_][A-Za-z0-9_]*`, an error at the `env:`).
-    fn check_names(&self) -> Result<(), Error> {
+    fn check_names(&self) -> Vec<Error> {
+        let mut errors = Vec::new();
         let mut seen = std::collections::BTreeSet::new();
         for (i, l) in self.links.iter().enumerate() {
             if !seen.insert(l.name.as_str()) {
-                return Err(Error::Input {
+                errors.push(Error::Input {
                     span: self.positions.link(i),
                     message: format!(
                         "link {:?}: a second link of this name (link names are how reports and waivers refer to links)",
@@ -387,8 +410,8 @@ impl Manifest {
                     n.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
                         && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 };
-                if let Some(bad) = side.env.keys().find(|n| !shell_name(n)) {
-                    return Err(Error::Input {
+                for bad in side.env.keys().filter(|n| !shell_name(n)) {
+                    errors.push(Error::Input {
                         span: self.positions.link_field(i, &format!("{role}.env")),
                         message: format!(
                             "link {:?}: {role} env: {bad:?} is not an environment variable name (letters, digits and `_`, not starting with a digit)",
@@ -398,7 +421,58 @@ impl Manifest {
                 }
             }
         }
-        Ok(())
+        errors
+    }
+
+    /// Each link's and side's `hardware:` is a known SKU (unless the side
+    /// gives its `platform:`), `platform:` a known platform and
+    /// `engine-version:` a PEP 440 version: errors at the field, with the
+    /// nearest SKU when one is close.
+    fn check_targets(&self) -> Vec<Error> {
+        let mut errors = Vec::new();
+        for (i, l) in self.links.iter().enumerate() {
+            let at = |field: &str| self.positions.link_field(i, field);
+            let mut fail = |field: &str, message: String| {
+                errors.push(Error::Input {
+                    span: at(field),
+                    message: format!("link {:?}: {field}: {message}", l.name),
+                })
+            };
+            if let Some(v) = &l.engine_version
+                && let Some(why) = bad_version(v)
+            {
+                fail("engine-version", why);
+            }
+            let sides_have_platforms = l.docs.platform.is_some() && l.recipe.platform.is_some();
+            if let Some(h) = &l.hardware
+                && !sides_have_platforms
+                && let Err(why) = crate::hardware::check_name(h)
+            {
+                fail("hardware", why);
+            }
+            for (role, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
+                if let Some(p) = &side.platform
+                    && crate::launch::Platform::parse(p).is_none()
+                {
+                    fail(
+                        &format!("{role}.platform"),
+                        format!("unknown platform {p:?} (cuda, rocm, cpu)"),
+                    );
+                }
+                if let Some(v) = &side.engine_version
+                    && let Some(why) = bad_version(v)
+                {
+                    fail(&format!("{role}.engine-version"), why);
+                }
+                if let Some(h) = &side.hardware
+                    && side.platform.is_none()
+                    && let Err(why) = crate::hardware::check_name(h)
+                {
+                    fail(&format!("{role}.hardware"), why);
+                }
+            }
+        }
+        errors
     }
 
     /// Checks the config against the run's confined file layer: each link's
@@ -407,42 +481,100 @@ impl Manifest {
     /// of its own (a checkout of another repository).
     pub fn confine(&self) -> Result<(), Error> {
         let remote = |p: &Path| crate::files::RemoteRef::parse(&p.to_string_lossy()).is_some();
+        let mut errors = Vec::new();
         for (i, l) in self.links.iter().enumerate() {
             for (role, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
                 if let Some(ix) = &side.inferencex
                     && !remote(&ix.root)
+                    && let Err(e) = crate::files::add_root(&ix.root)
                 {
-                    crate::files::add_root(&ix.root).map_err(|e| Error::Input {
+                    errors.push(Error::Input {
                         span: self.positions.link(i),
                         message: format!("link {:?}: inferencex root: {}", l.name, e.message()),
-                    })?;
+                    });
                 }
                 for (field, path) in [("file", &side.file), ("docs-root", &side.docs_root)] {
                     if let Some(p) = path
                         && !remote(p)
+                        && let Err(e) = crate::files::admit(p)
                     {
-                        crate::files::admit(p).map_err(|e| Error::Input {
+                        errors.push(Error::Input {
                             span: self.positions.link_field(i, &format!("{role}.{field}")),
                             message: format!("link {:?}: {role} {field}: {}", l.name, e.message()),
-                        })?;
+                        });
                     }
                 }
             }
         }
-        Ok(())
+        Error::all(errors)
     }
 
-    /// Finds `.recipe-drift.yaml` at the current directory or in `.github/`.
+    /// The names a config file may have in a folder, in the order tried.
+    pub const NAMES: &'static [&'static str] = &[
+        ".recipe-drift.yaml",
+        ".github/.recipe-drift.yaml",
+        ".github/recipe-drift.yaml",
+    ];
+
+    /// Finds the config for the current folder: [`Manifest::NAMES`] in it,
+    /// then in each parent up to the repository's top level (the first folder
+    /// holding `.git`), as ruff and typos search theirs. Paths are relative to
+    /// the current folder when found there, else absolute.
     pub fn discover() -> Option<PathBuf> {
-        [
-            ".recipe-drift.yaml",
-            ".github/.recipe-drift.yaml",
-            ".github/recipe-drift.yaml",
-        ]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
+        if let Some(n) = Self::NAMES.iter().find(|n| Path::new(n).is_file()) {
+            return Some(PathBuf::from(n));
+        }
+        if Path::new(".git").exists() {
+            return None;
+        }
+        let cwd = std::env::current_dir().ok()?;
+        let mut dir = cwd.parent();
+        while let Some(d) = dir {
+            if let Some(found) = Self::NAMES.iter().map(|n| d.join(n)).find(|p| p.is_file()) {
+                return Some(found);
+            }
+            if d.join(".git").exists() {
+                return None;
+            }
+            dir = d.parent();
+        }
+        None
     }
+
+    /// The config a command reads: `--config FILE`, else `$RECIPE_DRIFT_CONFIG`
+    /// (not empty), else [`Manifest::discover`]; none with `--no-config`. A
+    /// named file that is not there is an error naming where it was named.
+    pub fn locate(explicit: Option<&Path>, no_config: bool) -> Result<Option<PathBuf>, Error> {
+        if no_config {
+            return Ok(None);
+        }
+        if let Some(p) = explicit {
+            return Ok(Some(p.to_path_buf()));
+        }
+        if let Some(p) = std::env::var_os(CONFIG_ENV).filter(|p| !p.is_empty()) {
+            let p = PathBuf::from(p);
+            if !p.is_file() {
+                return Err(Error::usage(format!(
+                    "${CONFIG_ENV} names {}, which is not a file",
+                    p.display()
+                )));
+            }
+            return Ok(Some(p));
+        }
+        Ok(Self::discover())
+    }
+}
+
+/// The environment variable that names the config file when `--config` is
+/// not given.
+pub const CONFIG_ENV: &str = "RECIPE_DRIFT_CONFIG";
+
+/// Why `v` is not a PEP 440 version (a leading `v` is allowed), if it is not.
+fn bad_version(v: &str) -> Option<String> {
+    v.trim_start_matches('v')
+        .parse::<pep440_rs::Version>()
+        .is_err()
+        .then(|| format!("{v:?} is not a PEP 440 version (for example 0.5.19 or 0.5.15.post1)"))
 }
 
 /// Removes `.` and `dir/..` components without touching the file system.

@@ -249,53 +249,59 @@ pub fn filter<'c>(
 }
 
 /// Checks each waiver: a link of the config, a known key, a reason, a date.
-/// `at(i, field)` gives the config position of waiver `i`'s field, for messages.
+/// `key_problem(key)` says why a key names nothing (with suggestions);
+/// `at(i, field)` gives the config position of waiver `i`'s field. Every
+/// error at once.
 pub fn validate(
     waivers: &[Waiver],
     link_names: &[&str],
-    is_key: impl Fn(&str) -> bool,
+    key_problem: impl Fn(&str) -> Option<String>,
     at: impl Fn(usize, &str) -> crate::span::Span,
 ) -> Result<(), Error> {
+    let mut errors = Vec::new();
     for (i, w) in waivers.iter().enumerate() {
-        let fail = |field: &str, message: String| Error::Input {
-            span: at(i, field),
-            message,
+        let mut fail = |field: &str, message: String| {
+            errors.push(Error::Input {
+                span: at(i, field),
+                message,
+            })
         };
         if !link_names.contains(&w.link.as_str()) {
-            return Err(fail(
+            let near = link_names
+                .iter()
+                .map(|n| (strsim::jaro_winkler(&w.link, n), *n))
+                .filter(|(score, _)| *score >= 0.85)
+                .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
+                .map(|(_, n)| format!(" (did you mean {n:?}?)"))
+                .unwrap_or_default();
+            fail(
                 "link",
                 format!(
-                    "waivers: {:?} is not the name of a link in this config",
+                    "waivers: {:?} is not the name of a link in this config{near}",
                     w.link
                 ),
-            ));
+            );
         }
-        if !is_key(&w.key) {
-            return Err(fail(
-                "key",
-                format!(
-                    "waivers: {:?} is not a canonical key of any bundled release; see `recipe-drift explain`",
-                    w.key
-                ),
-            ));
+        if let Some(why) = key_problem(&w.key) {
+            fail("key", format!("waivers: {why}"));
         }
         if w.reason.trim().is_empty() {
-            return Err(fail(
+            fail(
                 "reason",
                 format!(
                     "waivers: the waiver of {} on {:?} needs a reason",
                     w.key, w.link
                 ),
-            ));
+            );
         }
         if Date::parse(&w.until).is_none() {
-            return Err(fail(
+            fail(
                 "until",
                 format!("waivers: until {:?} is not a YYYY-MM-DD date", w.until),
-            ));
+            );
         }
     }
-    Ok(())
+    Error::all(errors)
 }
 
 #[cfg(test)]

@@ -23,28 +23,42 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         changed_from,
         files,
     } = args;
-    let path = match config.or_else(Manifest::discover) {
+    let path = match Manifest::locate(config.as_deref(), false)? {
         Some(p) => p,
         None => {
-            return Err(Error::usage(
-                "no config file: pass --config FILE, or add .recipe-drift.yaml here or in .github/",
-            ));
+            return Err(Error::usage(format!(
+                "no config file: pass --config FILE or set ${}, or add .recipe-drift.yaml (or .github/.recipe-drift.yaml) here or in a parent folder of this repository",
+                crate::manifest::CONFIG_ENV
+            )));
         }
     };
     // The config's repository is the root; an InferenceX checkout the config
     // names is a second one (reads under it stay inside it).
     super::confine(jail, std::slice::from_ref(&path))?;
-    let m = Manifest::load(&path)?;
-    m.confine()?;
-    validate_policy(&m)?;
+    let (m, problems) = Manifest::read(&path)?;
     let waivers = if no_waivers { &[][..] } else { &m.waivers[..] };
-    let known = known_keys();
+    // Every error of the config at once.
     let names: Vec<&str> = m.links.iter().map(|l| l.name.as_str()).collect();
-    crate::waiver::validate(
-        waivers,
-        &names,
-        |k| k.starts_with("env:") || known.contains(k),
-        |i, field| m.positions.waiver_field(i, field),
+    Error::all(
+        problems.into_iter().chain(
+            [
+                m.confine(),
+                validate_policy(&m),
+                crate::waiver::validate(
+                    waivers,
+                    &names,
+                    |k| {
+                        if k.contains('*') {
+                            return Some(format!("{k:?} is a pattern; a waiver names one key"));
+                        }
+                        key_problem(k).map(|why| format!("{k:?} {why}"))
+                    },
+                    |i, field| m.positions.waiver_field(i, field),
+                ),
+            ]
+            .into_iter()
+            .filter_map(Result::err),
+        ),
     )?;
     let today = if waivers.is_empty() {
         None
@@ -139,15 +153,74 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
 }
 
 /// Every canonical key of every engine's bundled releases.
-fn known_keys() -> std::collections::BTreeSet<String> {
-    engine::all_keys()
+fn known_keys() -> &'static std::collections::BTreeSet<String> {
+    static KEYS: std::sync::OnceLock<std::collections::BTreeSet<String>> =
+        std::sync::OnceLock::new();
+    KEYS.get_or_init(engine::all_keys)
 }
 
-/// Checks a config's policy entries: each names a known key (or `env:NAME`), or is
-/// a `*` pattern that matches one; no key is in two classes.
-fn validate_policy(m: &Manifest) -> Result<(), Error> {
-    let lists = &m.policy;
+/// Environment variable prefixes whose every variable an engine reads is in
+/// its bundled releases' tables, so another name is a typo or a variable no
+/// release reads: vLLM's (`envs.json`, all of `vllm/envs.py` per release).
+/// SGLang's table holds only the variables its rules model, so `SGLANG_*`
+/// names cannot be checked; variables of other names (`NCCL_*`, `HF_*`, ...)
+/// are read by libraries and compared as they are.
+const ENGINE_ENV_PREFIXES: &[&str] = &["VLLM_"];
+
+/// Why a policy or waiver key (`hicache_io_backend`, `env:NAME`, or a `*`
+/// pattern) names nothing, with the nearest names; `None` when it is fine.
+fn key_problem(key: &str) -> Option<String> {
     let known = known_keys();
+    if let Some(name) = key.strip_prefix("env:") {
+        let owned = ENGINE_ENV_PREFIXES.iter().any(|p| name.starts_with(p));
+        if !owned || key.contains('*') || known.contains(key) {
+            return None;
+        }
+        let near = nearest(key, known.iter().filter(|k| k.starts_with("env:")));
+        return Some(format!(
+            "is an engine's variable name that no bundled release reads{near}; see `recipe-drift explain`"
+        ));
+    }
+    if key.contains('*') {
+        if known.iter().any(|k| crate::policy::glob(key, k)) {
+            return None;
+        }
+        return Some("matches no canonical key of any bundled release".into());
+    }
+    if known.contains(key) {
+        return None;
+    }
+    let hint = engine::registry()
+        .iter()
+        .find_map(|en| match en.key(key) {
+            Ok(k) => Some(format!(" (did you mean {k}?)")),
+            Err(engine::KeyError::Unknown { suggestions, .. }) if !suggestions.is_empty() => {
+                Some(format!(" (did you mean {}?)", suggestions.join(", ")))
+            }
+            Err(_) => None,
+        })
+        .unwrap_or_default();
+    Some(format!(
+        "is not a canonical key of any bundled release{hint}; see `recipe-drift explain`"
+    ))
+}
+
+/// ` (did you mean X?)` for the closest of `names` to `word`, or nothing.
+fn nearest<'a>(word: &str, names: impl Iterator<Item = &'a String>) -> String {
+    names
+        .map(|n| (strsim::jaro_winkler(word, n), n))
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
+        .map(|(_, n)| format!(" (did you mean {n}?)"))
+        .unwrap_or_default()
+}
+
+/// Checks a config's policy entries: each names a known key (or `env:NAME`),
+/// or is a `*` pattern that matches one; no key is in two classes. Every
+/// error at once.
+pub(super) fn validate_policy(m: &Manifest) -> Result<(), Error> {
+    let lists = &m.policy;
+    let mut errors = Vec::new();
     let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
     for (class, entries) in [
         ("major", &lists.major),
@@ -156,40 +229,21 @@ fn validate_policy(m: &Manifest) -> Result<(), Error> {
     ] {
         for (i, e) in entries.iter().enumerate() {
             let at = || m.positions.policy_entry(class, i);
-            let ok = if e.contains('*') {
-                e.starts_with("env:") || known.iter().any(|k| crate::policy::glob(e, k))
-            } else {
-                e.starts_with("env:") || known.contains(e)
-            };
-            if !ok {
-                let hint = engine::registry()
-                    .iter()
-                    .find_map(|en| match en.key(e) {
-                        Ok(k) => Some(format!(" (did you mean {k}?)")),
-                        Err(engine::KeyError::Unknown { suggestions, .. })
-                            if !suggestions.is_empty() =>
-                        {
-                            Some(format!(" (did you mean {}?)", suggestions.join(", ")))
-                        }
-                        Err(_) => None,
-                    })
-                    .unwrap_or_default();
-                return Err(Error::Input {
+            if let Some(why) = key_problem(e) {
+                errors.push(Error::Input {
                     span: at(),
-                    message: format!(
-                        "policy.{class}: {e:?} is not a canonical key of any bundled release{hint}; see `recipe-drift explain`"
-                    ),
+                    message: format!("policy.{class}: {e:?} {why}"),
                 });
             }
             if let Some(other) = seen.insert(e.as_str(), class)
                 && other != class
             {
-                return Err(Error::Input {
+                errors.push(Error::Input {
                     span: at(),
                     message: format!("policy: {e:?} is in both {other} and {class}"),
                 });
             }
         }
     }
-    Ok(())
+    Error::all(errors)
 }

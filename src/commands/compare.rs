@@ -7,12 +7,15 @@ use crate::cli::CompareArgs;
 use crate::error::Error;
 use crate::extract;
 use crate::link::run_link;
-use crate::manifest::SideSpec;
+use crate::manifest::{Manifest, SideSpec};
 use crate::policy::Policy;
 
 /// Compares the serve command of a docs file with the one of a recipe file.
-pub(super) fn run(args: CompareArgs) -> Result<Output, Error> {
+/// `config` is the config file whose policy, hosts and checkpoints apply.
+pub(super) fn run(args: CompareArgs, config: Option<&Path>) -> Result<Output, Error> {
     let CompareArgs {
+        config: _,
+        no_config: _,
         docs,
         recipe,
         docs_launch,
@@ -26,7 +29,21 @@ pub(super) fn run(args: CompareArgs) -> Result<Output, Error> {
         format,
     } = args;
     let vars = parse_kv(&env)?;
-    let fetcher = fetcher(&remote, &[]);
+    let project = match config {
+        Some(path) => {
+            let (m, problems) = Manifest::read(path)?;
+            Error::all(
+                problems
+                    .into_iter()
+                    .chain(super::check::validate_policy(&m).err()),
+            )?;
+            Some(m)
+        }
+        None => None,
+    };
+    let hosts = project.as_ref().map_or(&[][..], |m| &m.allow_hosts[..]);
+    let by_hand = project.as_ref().map_or(&[][..], |m| &m.checkpoints[..]);
+    let fetcher = fetcher(&remote, hosts);
     let side = |file: &Path, launch| SideSpec {
         file: Some(file.to_path_buf()),
         launch,
@@ -37,14 +54,18 @@ pub(super) fn run(args: CompareArgs) -> Result<Output, Error> {
         docs_side.select.insert(k, serde_json::Value::String(v));
     }
     docs_side.docs_root = docs_root;
-    let policy = Policy::default().with_unknown(unknown);
+    let policy = match &project {
+        Some(m) => Policy::with_overrides(m.policy.clone()),
+        None => Policy::default(),
+    }
+    .with_unknown(unknown);
     let name = format!("{} <-> {}", docs.display(), recipe.display());
     let l = run_link(
         &name,
         &docs_side,
         &side(&recipe, recipe_launch),
         &crate::link::Overrides {
-            checkpoints: Some(super::checkpoints(&remote, &[], &[], None)?),
+            checkpoints: Some(super::checkpoints(&remote, hosts, by_hand, config)?),
             ..super::overrides(&context)
         },
         &vars,

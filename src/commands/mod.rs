@@ -49,10 +49,16 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
     let files = cli.files;
     // Every local read of the run stays inside the roots set here: the
     // repositories of what the user named (a config sets its own, in `check`).
+    // The config `compare` reads (its repository is a root too).
+    let compare_config = match &cli.command {
+        Command::Compare(a) => crate::manifest::Manifest::locate(a.config.as_deref(), a.no_config)?,
+        _ => None,
+    };
     let named: Vec<PathBuf> = match &cli.command {
         Command::Compare(a) => [Some(&a.docs), Some(&a.recipe), a.docs_root.as_ref()]
             .into_iter()
             .flatten()
+            .chain(compare_config.as_ref())
             .cloned()
             .collect(),
         Command::Extract(a) => [a.file.as_ref(), a.inferencex.as_ref(), a.docs_root.as_ref()]
@@ -73,7 +79,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
         confine(&files, &named)?;
     }
     match cli.command {
-        Command::Compare(args) => compare::run(args),
+        Command::Compare(args) => compare::run(args, compare_config.as_deref()),
         Command::Check(args) => check::run(args, &files),
         Command::Extract(args) => extract::run(args),
         Command::Resolve(args) => resolve::run(args),

@@ -337,17 +337,28 @@ fn config_mistakes_are_placed_in_the_config() {
         format!("  - name: {name}\n    docs: {{file: d.md}}\n    recipe: {{file: r.sh{extra}}}\n")
     };
     // Link errors without a place of their own are placed at the link.
-    for (extra, line, words) in [
-        (", select: {x: y}", 5, "--select applies to"),
-        (", engine-version: \"banana\"", 5, "not a PEP 440 version"),
-    ] {
-        repo.write(
-            ".recipe-drift.yaml",
-            format!("links:\n{}{}", link("ok", ""), link("bad", extra)),
-        );
-        let o = repo.run_deterministic(&["check"]);
-        link_error(&o, &format!(".recipe-drift.yaml:{line}:11: "), words);
-    }
+    repo.write(
+        ".recipe-drift.yaml",
+        format!(
+            "links:\n{}{}",
+            link("ok", ""),
+            link("bad", ", select: {x: y}")
+        ),
+    );
+    let o = repo.run_deterministic(&["check"]);
+    link_error(&o, ".recipe-drift.yaml:5:11: ", "--select applies to");
+    // A bad version or SKU is a config error at its field, found before any
+    // link runs (with every other error of the config).
+    repo.write(
+        ".recipe-drift.yaml",
+        format!(
+            "links:\n{}{}",
+            link("ok", ""),
+            link("bad", ", engine-version: \"banana\"")
+        ),
+    );
+    repo.run_deterministic(&["check"])
+        .assert_input_error(".recipe-drift.yaml:7:42: ", &["not a PEP 440 version"]);
     repo.write(
         ".recipe-drift.yaml",
         format!(
@@ -356,11 +367,9 @@ fn config_mistakes_are_placed_in_the_config() {
             link("bad", "")
         ),
     );
-    let o = repo.run_deterministic(&["check"]);
-    link_error(
-        &o,
-        ".recipe-drift.yaml:5:11: ",
-        "unknown hardware SKU \"zz9000\"",
+    repo.run_deterministic(&["check"]).assert_input_error(
+        ".recipe-drift.yaml:8:15: ",
+        &["unknown hardware SKU \"zz9000\""],
     );
     // A second link of the same name is an error at it.
     repo.write(
