@@ -30,7 +30,7 @@ pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
 /// config) that the engines' `auto` rules read. In a config file's
 /// `checkpoints:` entry, fields are written in kebab-case; a field left out is
 /// absent from the checkpoint.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CheckpointFacts {
     /// `architectures` (SGLang keys MLA and per-model overrides on them).
@@ -63,7 +63,7 @@ pub struct CheckpointFacts {
 }
 
 /// Where a checkpoint's quantization config is written.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 pub enum QuantSource {
     /// `config.json` `quantization_config`.
     #[default]
@@ -89,7 +89,7 @@ impl QuantSource {
 }
 
 /// The fields of a quantization config the rules read.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct QuantFacts {
     /// Where it is written (default `config.json`).
@@ -114,7 +114,7 @@ pub struct QuantFacts {
 
 /// A `kv_cache_scheme`: a mapping (`{type: float, num_bits: 8, dynamic: false}`)
 /// or, in some ModelOpt exports, a name (`FP8`), given here as `name`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct KvScheme {
     /// The scheme written as a string (`FP8`).
@@ -337,7 +337,7 @@ impl CheckpointFacts {
 }
 
 /// A `checkpoints:` entry of the config file: a model's facts by hand.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CheckpointSpec {
     /// The model as launches name it (`org/name`, compared case-insensitively).

@@ -150,6 +150,9 @@ pub enum Command {
     Discover(DiscoverArgs),
     /// Explain a key: its class, option strings and defaults per release, and rules.
     Explain(ExplainArgs),
+    /// Print the JSON Schema of the config file (.recipe-drift.yaml), for
+    /// editors and validators.
+    ConfigSchema,
     /// Internal: the sandboxed JavaScript worker process (requests on stdin,
     /// answers on stdout).
     #[command(name = "__js-worker", hide = true)]

@@ -11,7 +11,7 @@ use crate::policy::ClassLists;
 use crate::span::{Source, Span};
 
 /// One side of a link.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct SideSpec {
     /// A command file, bash script or Markdown/MDX page, relative to the config
@@ -64,7 +64,7 @@ impl SideSpec {
 }
 
 /// A recipe side read from an InferenceX checkout.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InferencexSpec {
     /// The checkout's root, relative to the config file, or a repository at a
@@ -97,7 +97,7 @@ impl InferencexSpec {
 }
 
 /// A docs/recipe pair.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LinkSpec {
     /// Name shown in reports.
@@ -115,7 +115,7 @@ pub struct LinkSpec {
 }
 
 /// The whole config file.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
     /// Links to check.
@@ -563,6 +563,21 @@ impl Manifest {
         }
         Ok(Self::discover())
     }
+}
+
+/// The JSON Schema of the config file (draft 2020-12), from the same types
+/// the config is read into, so it cannot drift from what is accepted; pretty
+/// JSON with a final newline (`recipe-drift config-schema`, published as
+/// `docs/config.schema.json`).
+pub fn schema_json() -> String {
+    let mut schema = schemars::schema_for!(Manifest);
+    schema.insert(
+        "title".into(),
+        "recipe-drift config (.recipe-drift.yaml)".into(),
+    );
+    let mut text = serde_json::to_string_pretty(&schema).expect("a schema is JSON");
+    text.push('\n');
+    text
 }
 
 /// The environment variable that names the config file when `--config` is

@@ -20,7 +20,7 @@ pub enum Class {
 }
 
 /// Lists of key patterns per class.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClassLists {
     /// MAJOR keys.
@@ -40,7 +40,18 @@ pub struct ClassLists {
 
 /// How a MAJOR value set on one side is judged when the other side's value
 /// cannot be decided from the text (it needs the checkpoint or the GPU).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    Deserialize,
+    Serialize,
+    clap::ValueEnum,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum UnknownRule {
     /// A `missing` finding at error severity: equivalence must be shown

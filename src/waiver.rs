@@ -22,7 +22,7 @@ use crate::compare::{Comparison, Finding, Severity};
 use crate::error::Error;
 
 /// One waiver as written in the config.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Waiver {
     /// The link's name, as in `links:`.

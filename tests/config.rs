@@ -242,3 +242,77 @@ fn engine_variables_outside_vllms_table_are_refused_others_accepted() {
         }
     }
 }
+
+/// The schema `recipe-drift config-schema` prints (from the types the config
+/// is read into).
+fn generated_schema() -> String {
+    let out = assert_cmd::Command::cargo_bin("recipe-drift")
+        .unwrap()
+        .arg("config-schema")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+const PUBLISHED: &str = "docs/config.schema.json";
+
+#[test]
+fn the_published_schema_is_the_generated_one() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let generated = generated_schema();
+    if std::env::var_os("RECIPE_DRIFT_BLESS").is_some() {
+        std::fs::write(root.join(PUBLISHED), &generated).unwrap();
+    }
+    let published = std::fs::read_to_string(root.join(PUBLISHED)).unwrap();
+    assert!(
+        published == generated,
+        "{PUBLISHED} is stale: run `RECIPE_DRIFT_BLESS=1 cargo test --test config` (or `recipe-drift config-schema > {PUBLISHED}`)"
+    );
+}
+
+/// A YAML config as the JSON value the schema describes.
+fn as_json(yaml: &str) -> serde_json::Value {
+    serde_saphyr::from_str(yaml).unwrap()
+}
+
+#[test]
+fn the_bundled_configs_validate_against_the_schema_and_mistakes_do_not() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let schema: serde_json::Value = serde_json::from_str(&generated_schema()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let mut checked = 0;
+    for dir in ["fixtures/demo", "fixtures/misc"] {
+        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+            .collect();
+        files.sort();
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            if !text.starts_with("links:") && !text.contains("\nlinks:") {
+                continue;
+            }
+            let v = as_json(&text);
+            let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+            assert!(errors.is_empty(), "{}: {errors:?}", f.display());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 6, "{checked} configs checked");
+    for bad in [
+        // A misspelled top-level key.
+        "links: []\npolicies: {major: [tp_size]}\n",
+        // A misspelled side field.
+        "links:\n  - name: a\n    docs: {fiel: d.md}\n    recipe: {file: r.sh}\n",
+        // A waiver without its reason.
+        "links: []\nwaivers:\n  - {link: a, key: tp_size, until: 2027-01-01}\n",
+        // `unknown:` takes missing or warning.
+        "links: []\npolicy: {unknown: maybe}\n",
+        // A launch number is a number.
+        "links:\n  - name: a\n    docs: {file: d.md, launch: first}\n    recipe: {file: r.sh}\n",
+    ] {
+        assert!(!validator.is_valid(&as_json(bad)), "{bad}");
+    }
+}

@@ -72,7 +72,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             .cloned()
             .collect(),
         // The JavaScript worker reads nothing but its standard input: no roots.
-        Command::Check(_) | Command::JsWorker => Vec::new(),
+        Command::Check(_) | Command::JsWorker | Command::ConfigSchema => Vec::new(),
         Command::Resolve(_) | Command::Explain(_) => vec![PathBuf::from(".")],
     };
     if !matches!(cli.command, Command::Check(_)) {
@@ -85,6 +85,10 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
         Command::Resolve(args) => resolve::run(args),
         Command::Discover(args) => discover::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::ConfigSchema => Ok(Output {
+            code: 0,
+            stdout: crate::manifest::schema_json(),
+        }),
         Command::JsWorker => Ok(Output {
             code: crate::extract::jsx::worker::serve(),
             stdout: String::new(),
