@@ -509,6 +509,31 @@ impl Manifest {
         Error::all(errors)
     }
 
+    /// Why link `i`'s local `file:` cannot be read (missing, a folder), as an
+    /// error at the config's `file:` field, for the first side that has such
+    /// a file; `None` when both can be opened (or are remote, or InferenceX).
+    pub fn unreadable_file(&self, i: usize) -> Option<Error> {
+        let l = self.links.get(i)?;
+        [("docs", &l.docs), ("recipe", &l.recipe)]
+            .into_iter()
+            .find_map(|(role, side)| {
+                let f = side.file.as_ref()?;
+                if crate::files::RemoteRef::parse(&f.to_string_lossy()).is_some() {
+                    return None;
+                }
+                let why = match crate::files::admit(f).map(std::fs::metadata) {
+                    Err(e) => e.message().to_string(),
+                    Ok(Err(e)) => crate::files::io_reason(&e),
+                    Ok(Ok(m)) if m.is_dir() => "is a folder, not a file".to_string(),
+                    Ok(Ok(_)) => return None,
+                };
+                Some(Error::Input {
+                    span: self.positions.link_field(i, &format!("{role}.file")),
+                    message: format!("link {:?}: {role} file {}: {why}", l.name, f.display()),
+                })
+            })
+    }
+
     /// The names a config file may have in a folder, in the order tried.
     pub const NAMES: &'static [&'static str] = &[
         ".recipe-drift.yaml",

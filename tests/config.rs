@@ -316,3 +316,35 @@ fn the_bundled_configs_validate_against_the_schema_and_mistakes_do_not() {
         assert!(!validator.is_valid(&as_json(bad)), "{bad}");
     }
 }
+
+#[test]
+fn a_missing_file_is_reported_at_the_config_field_that_names_it() {
+    let d = repo();
+    std::fs::create_dir(d.path().join("folder")).unwrap();
+    let config = "links:
+  - name: gone
+    docs: {file: nothere.md}
+    recipe: {file: recipe.txt}
+  - name: folder
+    docs: {file: docs.txt}
+    recipe: {file: folder}
+  - name: fine
+    docs: {file: docs.txt}
+    recipe: {file: recipe.txt}
+";
+    std::fs::write(d.path().join(".recipe-drift.yaml"), config).unwrap();
+    let (code, out, err) = run(d.path(), &["check"], &[]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.contains(
+            "error: .recipe-drift.yaml:3:18: link \"gone\": docs file nothere.md: no such file"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("error: .recipe-drift.yaml:7:20: link \"folder\": recipe file folder: is a folder, not a file"),
+        "{out}"
+    );
+    // The other links still run.
+    assert!(out.contains("link: fine  [ok]"), "{out}");
+}

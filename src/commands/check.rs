@@ -98,6 +98,15 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             });
             continue;
         }
+        // A file the config names that cannot be read is the config's
+        // mistake: placed at its `file:`.
+        if let Some(error) = m.unreadable_file(i) {
+            failures.push(report::Failure {
+                name: link.name.clone(),
+                error,
+            });
+            continue;
+        }
         let ctx = crate::link::Overrides {
             engine_version: link.engine_version.clone(),
             hardware: link.hardware.clone(),
