@@ -1,6 +1,8 @@
 //! `recipe-drift explain KEY...`: a key's policy class, and for each engine
 //! that has it: option strings and defaults per release (equal neighbours
-//! merged), env var facts, and the resolver rules that read or write it.
+//! merged), env var facts, and the resolver rules that read or write it. A
+//! finding kind, by id or name (`RD001`, `contradicts`), is explained from the
+//! table of finding kinds.
 
 use std::fmt::Write;
 
@@ -14,6 +16,13 @@ pub fn explain(keys: &[String]) -> Result<String, Error> {
     let policy = Policy::default();
     let mut out = String::new();
     for k in keys {
+        if let Some(kind) = crate::compare::kinds()
+            .iter()
+            .find(|r| r.id.eq_ignore_ascii_case(k) || r.name == *k)
+        {
+            explain_kind(&mut out, kind);
+            continue;
+        }
         let key = canonical(k)?;
         let class = match policy.class(&key) {
             Class::Major => "MAJOR",
@@ -29,6 +38,36 @@ pub fn explain(keys: &[String]) -> Result<String, Error> {
         out.push('\n');
     }
     Ok(out)
+}
+
+/// A finding kind's row: id and name, severities, help, description and its
+/// example (two commands that make it).
+fn explain_kind(out: &mut String, kind: &crate::compare::KindInfo) {
+    let level = |s: crate::compare::Severity| match s {
+        crate::compare::Severity::Error => "error",
+        crate::compare::Severity::Warning => "warning",
+        crate::compare::Severity::Info => "info",
+    };
+    let _ = writeln!(out, "{} {}: {}", kind.id, kind.name, kind.help);
+    let _ = writeln!(
+        out,
+        "  severity: {} on a MAJOR key, {} on a minor one",
+        level(kind.severity),
+        level(kind.minor.unwrap_or(kind.severity))
+    );
+    let _ = writeln!(out, "  {}", kind.description);
+    let ex = &kind.example;
+    let mut context = format!("engine version {}", ex.engine_version);
+    if let Some(h) = &ex.hardware {
+        let _ = write!(context, ", hardware {h}");
+    }
+    let _ = writeln!(out, "  example ({context}):");
+    let _ = writeln!(out, "    docs:   {}", ex.docs);
+    let _ = writeln!(out, "    recipe: {}", ex.recipe);
+    if let Some(key) = &ex.key {
+        let _ = writeln!(out, "    finding on: {key}");
+    }
+    out.push('\n');
 }
 
 /// The canonical key for a name, in the engines' tables in registry order: the
