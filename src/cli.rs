@@ -206,6 +206,14 @@ pub struct CompareArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     pub format: ReportFormat,
+    /// What fails the run (exit 1): `error` findings (MAJOR drift, the
+    /// default), also `warning` ones (undecidable MAJOR values), or `never`.
+    /// Input errors exit 2 whatever this says.
+    #[arg(long, value_enum, value_name = "LEVEL", default_value = "error")]
+    pub fail_on: crate::report::FailOn,
+    /// Exit 0 even when findings would fail the run (`--fail-on never`).
+    #[arg(long, conflicts_with = "fail_on")]
+    pub exit_zero: bool,
 }
 
 /// The arguments of `recipe-drift extract`.
@@ -312,6 +320,14 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     pub format: ReportFormat,
+    /// What fails the run (exit 1): `error` findings (MAJOR drift, the
+    /// default), also `warning` ones (undecidable MAJOR values), or `never`.
+    /// Input errors exit 2 whatever this says.
+    #[arg(long, value_enum, value_name = "LEVEL", default_value = "error")]
+    pub fail_on: crate::report::FailOn,
+    /// Exit 0 even when findings would fail the run (`--fail-on never`).
+    #[arg(long, conflicts_with = "fail_on")]
+    pub exit_zero: bool,
 }
 
 /// The arguments of `recipe-drift discover`.

@@ -56,3 +56,51 @@ fn every_finding_kind_is_explained_by_its_id_and_by_its_name() {
     let (code, _, err) = explain(&["RD999"]);
     assert_eq!(code, 2, "{err}");
 }
+
+fn compare(dir: &std::path::Path, args: &[&str]) -> (i32, String) {
+    let out = assert_cmd::Command::cargo_bin("recipe-drift")
+        .unwrap()
+        .current_dir(dir)
+        .args(["compare", "--no-config"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn fail_on_and_exit_zero_decide_the_exit_code_from_the_findings() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join(".git")).unwrap();
+    let w = |name: &str, text: &str| std::fs::write(d.path().join(name), text).unwrap();
+    w("tp2.txt", "sglang serve --model-path org/m --tp 2\n");
+    w("tp4.txt", "sglang serve --model-path org/m --tp 4\n");
+    // A written MAJOR value against one the text cannot decide (auto: the
+    // checkpoint's dtype), judged as a warning.
+    w(
+        "fp8.txt",
+        "sglang serve --model-path org/m --tp 2 --kv-cache-dtype fp8_e4m3\n",
+    );
+    let drift = ["tp2.txt", "tp4.txt"];
+    let warning = ["fp8.txt", "tp2.txt", "--unknown", "warning"];
+    let with = |pair: &[&str], extra: &[&str]| {
+        let mut a: Vec<&str> = pair.to_vec();
+        a.extend_from_slice(extra);
+        compare(d.path(), &a).0
+    };
+    assert_eq!(with(&drift, &[]), 1);
+    assert_eq!(with(&drift, &["--fail-on", "error"]), 1);
+    assert_eq!(with(&drift, &["--fail-on", "warning"]), 1);
+    assert_eq!(with(&drift, &["--fail-on", "never"]), 0);
+    assert_eq!(with(&drift, &["--exit-zero"]), 0);
+    assert_eq!(with(&warning, &[]), 0);
+    assert_eq!(with(&warning, &["--fail-on", "warning"]), 1);
+    assert_eq!(with(&warning, &["--exit-zero"]), 0);
+    // Input errors exit 2 whatever --fail-on says.
+    assert_eq!(with(&["nope.txt", "tp2.txt"], &["--exit-zero"]), 2);
+    // --exit-zero and --fail-on together are a usage error.
+    assert_eq!(with(&drift, &["--exit-zero", "--fail-on", "warning"]), 2);
+}

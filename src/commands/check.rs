@@ -22,6 +22,8 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         remote,
         changed_from,
         files,
+        fail_on,
+        exit_zero,
     } = args;
     let path = match Manifest::locate(config.as_deref(), false)? {
         Some(p) => p,
@@ -151,14 +153,15 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             }),
         }
     }
-    let mut out = emit(&reports, &failures, &skipped, &outcomes, format, &policy)?;
-    if outcomes.iter().any(|o| o.is_error()) {
-        out.code = out.code.max(1);
-    }
-    if !failures.is_empty() {
-        out.code = 2;
-    }
-    Ok(out)
+    emit(
+        &reports,
+        &failures,
+        &skipped,
+        &outcomes,
+        format,
+        &policy,
+        super::fail_on(fail_on, exit_zero),
+    )
 }
 
 /// Every canonical key of every engine's bundled releases.

@@ -27,6 +27,8 @@ pub(super) fn run(args: CompareArgs, config: Option<&Path>) -> Result<Output, Er
         remote,
         unknown,
         format,
+        fail_on,
+        exit_zero,
     } = args;
     let vars = parse_kv(&env)?;
     let project = match config {
@@ -72,5 +74,13 @@ pub(super) fn run(args: CompareArgs, config: Option<&Path>) -> Result<Output, Er
         &policy,
         &fetcher,
     )?;
-    emit(&l, &[], &[], &[], format, &policy)
+    emit(
+        &l,
+        &[],
+        &[],
+        &[],
+        format,
+        &policy,
+        super::fail_on(fail_on, exit_zero),
+    )
 }

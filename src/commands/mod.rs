@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::cli::{Cli, Command, FilesArgs, RemoteArgs};
 use crate::error::Error;
 use crate::fetch::{FetchOptions, Fetcher};
-use crate::link::{LinkReport, Status};
+use crate::link::LinkReport;
 use crate::policy::Policy;
 use crate::report::{self, ReportFormat};
 
@@ -153,7 +153,17 @@ pub(crate) fn checkpoints(
     Ok(src)
 }
 
-/// Renders the reports; with `--format github` and `$GITHUB_STEP_SUMMARY` set,
+/// The `--fail-on` of a command, `--exit-zero` being `--fail-on never`.
+pub(crate) fn fail_on(level: report::FailOn, exit_zero: bool) -> report::FailOn {
+    if exit_zero {
+        report::FailOn::Never
+    } else {
+        level
+    }
+}
+
+/// Renders the reports and judges the exit code (`fail_on`; 2 when a link
+/// could not be compared); with `--format github` and `$GITHUB_STEP_SUMMARY` set,
 /// also appends the Markdown summary to that file (exit 2 if it cannot).
 pub(crate) fn emit(
     reports: &[LinkReport],
@@ -162,6 +172,7 @@ pub(crate) fn emit(
     waivers: &[crate::waiver::Outcome],
     format: ReportFormat,
     policy: &Policy,
+    fail_on: report::FailOn,
 ) -> Result<Output, Error> {
     let text = report::render(format, reports, failures, skipped, waivers, policy);
     if format == ReportFormat::Github
@@ -177,11 +188,14 @@ pub(crate) fn emit(
             ))
         })?;
     }
-    let drift = reports.iter().any(|l| l.status() == Status::Drift);
-    Ok(Output {
-        code: if drift { 1 } else { 0 },
-        stdout: text,
-    })
+    // Links that could not be compared are input errors: exit 2 whatever
+    // `--fail-on` says.
+    let code = if failures.is_empty() {
+        fail_on.code(reports, waivers)
+    } else {
+        2
+    };
+    Ok(Output { code, stdout: text })
 }
 
 /// Appends `text` to a file, creating it if needed; a blank line separates it from

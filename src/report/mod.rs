@@ -64,6 +64,34 @@ pub enum ReportFormat {
     Markdown,
 }
 
+/// Which findings fail a run (exit 1); input errors exit 2 regardless.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum FailOn {
+    /// Error findings: MAJOR drift, a command that would not start, an
+    /// expired waiver (the default).
+    #[default]
+    Error,
+    /// Warnings too: MAJOR values one side cannot decide (`unknown`).
+    Warning,
+    /// Nothing: report, exit 0.
+    Never,
+}
+
+impl FailOn {
+    /// The exit code of a run whose links have these statuses (and whose
+    /// waivers these outcomes): 1 when that fails the run, else 0.
+    pub fn code(self, links: &[LinkReport], waivers: &[Outcome]) -> u8 {
+        let has = |s: Status| links.iter().any(|l| l.status() == s);
+        let error = has(Status::Drift) || waivers.iter().any(|w| w.is_error());
+        let fails = match self {
+            FailOn::Error => error,
+            FailOn::Warning => error || has(Status::Unknown),
+            FailOn::Never => false,
+        };
+        u8::from(fails)
+    }
+}
+
 /// Renders the compared links and the links that could not be compared in `format`.
 pub fn render(
     format: ReportFormat,
