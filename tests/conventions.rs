@@ -104,3 +104,29 @@ fn fail_on_and_exit_zero_decide_the_exit_code_from_the_findings() {
     // --exit-zero and --fail-on together are a usage error.
     assert_eq!(with(&drift, &["--exit-zero", "--fail-on", "warning"]), 2);
 }
+
+#[test]
+fn concise_prints_one_line_per_finding_with_its_id() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join(".git")).unwrap();
+    let w = |name: &str, text: &str| std::fs::write(d.path().join(name), text).unwrap();
+    w(
+        "tp2.txt",
+        "NCCL_ALGO=ring sglang serve --model-path org/m --tp 2\n",
+    );
+    w("tp4.txt", "sglang serve --model-path org/m --tp 4\n");
+    let (code, out) = compare(d.path(), &["tp2.txt", "tp4.txt", "--format", "concise"]);
+    assert_eq!(code, 1, "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "tp2.txt:1:48: error[RD001 contradicts] tp_size differs: docs 2 vs recipe 4 (MAJOR) [link: tp2.txt <-> tp4.txt]",
+            "tp2.txt:1:1: note[RD002 missing] env:NCCL_ALGO is set to ring by docs only; recipe leaves None (minor) [link: tp2.txt <-> tp4.txt]",
+            "1 error, 0 warnings, 1 note; 1 link checked, 1 with MAJOR drift",
+        ],
+        "{out}"
+    );
+    let (code, out) = compare(d.path(), &["nope.txt", "tp4.txt", "--format", "concise"]);
+    assert_eq!(code, 2, "{out}");
+}

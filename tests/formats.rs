@@ -58,7 +58,7 @@ fn demo_check_markdown() {
 
 #[test]
 fn new_formats_are_deterministic() {
-    for f in ["sarif", "github", "markdown"] {
+    for f in ["sarif", "github", "markdown", "concise"] {
         let a = run(&["check", "--config", DEMO, "--format", f]).1;
         let b = run(&["check", "--config", DEMO, "--format", f]).1;
         assert_eq!(a, b, "{f}");

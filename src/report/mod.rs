@@ -2,6 +2,7 @@
 //! [`ReportFormat`] and render through [`render`]; `extract` and `resolve` keep
 //! [`Format`] (human or JSON).
 
+pub mod concise;
 pub mod github;
 pub mod human;
 pub mod json;
@@ -62,6 +63,9 @@ pub enum ReportFormat {
     Github,
     /// A Markdown body for a pull-request comment: a table per link and the diff.
     Markdown,
+    /// One line per finding (`file:line:col: error[RD001 contradicts] ...`),
+    /// then a summary line.
+    Concise,
 }
 
 /// Which findings fail a run (exit 1); input errors exit 2 regardless.
@@ -109,6 +113,7 @@ pub fn render(
         ReportFormat::Sarif => sarif::render(links, failures, skipped, waivers),
         ReportFormat::Github => github::render(links, failures, skipped, waivers),
         ReportFormat::Markdown => markdown::render(links, failures, skipped, waivers, policy),
+        ReportFormat::Concise => concise::render(links, failures, skipped, waivers),
     }
 }
 

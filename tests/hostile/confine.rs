@@ -34,7 +34,7 @@ fn a_link_file_outside_the_root_is_refused_at_the_config() {
         symlinked,
     ] {
         config(&repo, &file, "recipe.sh");
-        for format in ["human", "json", "sarif", "github", "markdown"] {
+        for format in ["human", "json", "sarif", "github", "markdown", "concise"] {
             let o = repo.run_deterministic(&["check", "--format", format]);
             o.assert_input_error(".recipe-drift.yaml:4:13", REFUSED)
                 .assert_no_leak();

@@ -32,7 +32,7 @@ fn secrets_are_masked_in_every_format_and_error() {
         "recipe.sh",
         format!("K=\"{OTHER}\"\nsglang serve --model-path m --api-key=\"$K\" --tp 4\n"),
     );
-    for format in ["human", "json", "sarif", "github", "markdown"] {
+    for format in ["human", "json", "sarif", "github", "markdown", "concise"] {
         let o = repo.run_deterministic(&["compare", "docs.sh", "recipe.sh", "--format", format]);
         o.assert_bounded();
         assert_eq!(o.code, Some(1), "{}", o.both());
@@ -294,7 +294,7 @@ fn secrets_spelled_unlike_their_value_are_masked_in_excerpts() {
         repo.write(&file, text);
         // Every format for one case; the human one (the excerpts) for each.
         let formats: &[&str] = if name == "quoted" {
-            &["human", "json", "sarif", "github", "markdown"]
+            &["human", "json", "sarif", "github", "markdown", "concise"]
         } else {
             &["human"]
         };
@@ -453,7 +453,7 @@ fn config(recipes: &[&str]) -> String {
     s
 }
 
-const FORMATS: [&str; 5] = ["human", "json", "sarif", "github", "markdown"];
+const FORMATS: [&str; 6] = ["human", "json", "sarif", "github", "markdown", "concise"];
 
 /// Values are masked where a format renders them, before the format's own
 /// escaping: GitHub's `%25`, Markdown's `\|` in a table cell and the shell

@@ -1,0 +1,118 @@
+//! Concise output (`--format concise`): one line per finding, as ruff's
+//! concise format prints them, then a summary line.
+//!
+//! `PLACE: LEVEL[ID KIND] MESSAGE (CLASS) [link: NAME]`, where PLACE is the
+//! finding's place as the GitHub format annotates it (the docs side's value,
+//! else the recipe side's, else the launch line) or `-` when it has none;
+//! waived findings are not listed (their waivers are, when unused or
+//! expired). Lines are in link order, findings most severe first.
+
+use std::fmt::Write;
+
+use super::{Failure, LinkReport, Status, finding_place, finding_text, v};
+use crate::compare::{STARTUP_ERROR, Severity, kind_info};
+use crate::report::Skipped;
+use crate::waiver::{self, Outcome};
+
+/// `file:line:col`, or the file, or `-`.
+fn at(place: Option<super::Place>) -> String {
+    place.map_or_else(|| "-".to_string(), |p| v(&p.shown))
+}
+
+/// `ID KIND` of a kind's row.
+fn rule(name: &str) -> String {
+    match kind_info(name) {
+        Some(k) => format!("{} {}", k.id, k.name),
+        None => name.to_string(),
+    }
+}
+
+/// Renders one line per finding, error, skipped link and waiver outcome.
+pub fn render(
+    links: &[LinkReport],
+    failures: &[Failure],
+    skipped: &[Skipped],
+    waivers: &[Outcome],
+) -> String {
+    let mut out = String::new();
+    for l in links {
+        for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
+            for e in &side.resolved.startup_errors {
+                let _ = writeln!(
+                    out,
+                    "{}: error[{}] the {label} command would not start: {} (rule {}) [link: {}]",
+                    at(super::place(&side.launch.span)),
+                    rule(STARTUP_ERROR),
+                    v(&e.message),
+                    e.rule,
+                    v(&l.name)
+                );
+            }
+        }
+        for j in l.findings().filter(|j| j.waiver.is_none()) {
+            let f = j.finding;
+            let level = super::severity_words(j.severity()).0;
+            let _ = writeln!(
+                out,
+                "{}: {level}[{}] {} ({}) [link: {}]",
+                at(finding_place(l, f)),
+                rule(f.kind.name()),
+                finding_text(f),
+                super::class_name(f.class),
+                v(&l.name)
+            );
+        }
+    }
+    for f in failures {
+        let (place, message) = match super::error_place(&f.error) {
+            Some((p, m)) => (Some(p), m),
+            None => (None, f.error.message()),
+        };
+        let _ = writeln!(
+            out,
+            "{}: error[input] {} [link: {}]",
+            at(place),
+            v(message),
+            v(&f.name)
+        );
+    }
+    for w in waivers
+        .iter()
+        .filter(|w| w.status != waiver::Status::Applied)
+    {
+        let level = if w.is_error() { "error" } else { "note" };
+        let _ = writeln!(out, "-: {level}[waiver] {}", super::waiver_text(w));
+    }
+    for sk in skipped {
+        let _ = writeln!(out, "-: note[skipped] {}", super::skipped_text(sk));
+    }
+    let count = |s: Severity| {
+        links
+            .iter()
+            .flat_map(|l| l.findings())
+            .filter(|j| j.waiver.is_none() && j.severity() == s)
+            .count()
+    };
+    let drift = links.iter().filter(|l| l.status() == Status::Drift).count();
+    let _ = write!(
+        out,
+        "{} error{}, {} warning{}, {} note{}; {} link{} checked, {drift} with MAJOR drift",
+        count(Severity::Error),
+        if count(Severity::Error) == 1 { "" } else { "s" },
+        count(Severity::Warning),
+        if count(Severity::Warning) == 1 {
+            ""
+        } else {
+            "s"
+        },
+        count(Severity::Info),
+        if count(Severity::Info) == 1 { "" } else { "s" },
+        links.len(),
+        if links.len() == 1 { "" } else { "s" },
+    );
+    if !failures.is_empty() {
+        let _ = write!(out, ", {} could not be compared", failures.len());
+    }
+    out.push('\n');
+    out
+}
