@@ -32,6 +32,16 @@ pub struct Cli {
     /// The per-file launch budget of extraction.
     #[command(flatten)]
     pub launches: LaunchArgs,
+    /// Colour the human and concise output: `auto` (on a terminal, unless
+    /// `NO_COLOR` is set), `always` or `never`.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        value_name = "WHEN",
+        default_value = "auto"
+    )]
+    pub color: crate::report::color::ColorChoice,
 }
 
 /// The per-file launch budget: what one file may yield, whatever its kind.

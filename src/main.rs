@@ -7,11 +7,12 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = recipe_drift::cli::Cli::parse();
+    let color = cli.color.enabled();
     match recipe_drift::commands::run(cli) {
         Ok(out) => {
-            // Everything printed passes the one output filter: secrets masked,
-            // control characters escaped.
-            let text = recipe_drift::secret::sanitize(&out.stdout);
+            // Everything printed passes the one output filter (secrets
+            // masked, control characters escaped); colour comes after it.
+            let text = out.printed(color);
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (`| head`) is not an error worth a message.
             match stdout

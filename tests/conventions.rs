@@ -130,3 +130,46 @@ fn concise_prints_one_line_per_finding_with_its_id() {
     let (code, out) = compare(d.path(), &["nope.txt", "tp4.txt", "--format", "concise"]);
     assert_eq!(code, 2, "{out}");
 }
+
+#[test]
+fn colour_only_on_request_or_a_terminal_and_never_in_machine_formats() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join(".git")).unwrap();
+    std::fs::write(
+        d.path().join("a.txt"),
+        "sglang serve --model-path org/m --tp 2\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.path().join("b.txt"),
+        "sglang serve --model-path org/m --tp 4\n",
+    )
+    .unwrap();
+    let esc = |args: &[&str], no_color: bool| {
+        let mut cmd = assert_cmd::Command::cargo_bin("recipe-drift").unwrap();
+        cmd.current_dir(d.path())
+            .args(["compare", "--no-config", "a.txt", "b.txt"])
+            .args(args);
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        } else {
+            cmd.env_remove("NO_COLOR");
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8(out.stdout).unwrap().contains('\u{1b}')
+    };
+    // A pipe is not a terminal: no colour by default.
+    assert!(!esc(&[], false));
+    assert!(esc(&["--color", "always"], false));
+    assert!(esc(&["--color", "always"], true));
+    assert!(esc(&["--color", "always", "--format", "concise"], false));
+    assert!(!esc(&["--color", "never"], false));
+    assert!(!esc(&["--color", "auto"], true));
+    for format in ["json", "sarif", "github", "markdown"] {
+        assert!(
+            !esc(&["--color", "always", "--format", format], false),
+            "{format}"
+        );
+    }
+}

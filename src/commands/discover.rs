@@ -14,5 +14,6 @@ pub(super) fn run(args: DiscoverArgs) -> Result<Output, Error> {
             recipes_root: args.recipes_root,
             json: args.format == DiscoverFormat::Json,
         })?,
+        ..Output::default()
     })
 }

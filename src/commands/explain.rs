@@ -102,5 +102,6 @@ pub(super) fn run(args: crate::cli::ExplainArgs) -> Result<super::Output, Error>
     Ok(super::Output {
         code: 0,
         stdout: explain(&args.keys)?,
+        ..super::Output::default()
     })
 }

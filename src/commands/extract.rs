@@ -44,6 +44,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         return Ok(Output {
             code: 0,
             stdout: render_points(&expanded, format),
+            ..Output::default()
         });
     }
     let file = file.ok_or_else(|| Error::usage("extract needs FILE or --inferencex"))?;
@@ -63,7 +64,11 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
                 render_selections(&bundle, &views, format)
             }
         };
-        return Ok(Output { code: 0, stdout });
+        return Ok(Output {
+            code: 0,
+            stdout,
+            ..Output::default()
+        });
     }
     let opts = extract::Options {
         vars,
@@ -77,5 +82,6 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
     Ok(Output {
         code: 0,
         stdout: render_launches(&found.launches, &found.unsupported, format),
+        ..Output::default()
     })
 }

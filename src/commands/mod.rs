@@ -20,11 +20,29 @@ use crate::policy::Policy;
 use crate::report::{self, ReportFormat};
 
 /// What a command prints and its exit code (0 or 1).
+#[derive(Default)]
 pub struct Output {
     /// Exit code: 0 no MAJOR drift, 1 MAJOR drift.
     pub code: u8,
     /// Text for standard output.
     pub stdout: String,
+    /// Whether the text is for people (human or concise), so `--color` may
+    /// colour it.
+    pub for_people: bool,
+}
+
+impl Output {
+    /// The text to print: through the one output filter (secrets masked,
+    /// control characters escaped), then, when `color` and the text is for
+    /// people, coloured on the report's own words only.
+    pub fn printed(&self, color: bool) -> String {
+        let text = crate::secret::sanitize(&self.stdout);
+        if color && self.for_people {
+            crate::report::color::paint(&text)
+        } else {
+            text
+        }
+    }
 }
 
 /// Runs a parsed command line.
@@ -88,10 +106,12 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
         Command::ConfigSchema => Ok(Output {
             code: 0,
             stdout: crate::manifest::schema_json(),
+            ..Output::default()
         }),
         Command::JsWorker => Ok(Output {
             code: crate::extract::jsx::worker::serve(),
             stdout: String::new(),
+            ..Output::default()
         }),
     }
 }
@@ -175,6 +195,7 @@ pub(crate) fn emit(
     fail_on: report::FailOn,
 ) -> Result<Output, Error> {
     let text = report::render(format, reports, failures, skipped, waivers, policy);
+    let for_people = matches!(format, ReportFormat::Human | ReportFormat::Concise);
     if format == ReportFormat::Github
         && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
     {
@@ -195,7 +216,11 @@ pub(crate) fn emit(
     } else {
         2
     };
-    Ok(Output { code, stdout: text })
+    Ok(Output {
+        code,
+        stdout: text,
+        for_people,
+    })
 }
 
 /// Appends `text` to a file, creating it if needed; a blank line separates it from

@@ -82,6 +82,7 @@ pub(super) fn run(args: ResolveArgs) -> Result<Output, Error> {
         return Ok(Output {
             code: 0,
             stdout: out,
+            ..Output::default()
         });
     }
     let r = engine::resolve(&launch, &opts)?;
@@ -149,5 +150,6 @@ pub(super) fn run(args: ResolveArgs) -> Result<Output, Error> {
     Ok(Output {
         code: if r.startup_errors.is_empty() { 0 } else { 1 },
         stdout: out,
+        ..Output::default()
     })
 }

@@ -2,6 +2,7 @@
 //! [`ReportFormat`] and render through [`render`]; `extract` and `resolve` keep
 //! [`Format`] (human or JSON).
 
+pub mod color;
 pub mod concise;
 pub mod github;
 pub mod human;
