@@ -247,7 +247,11 @@ fn check_reports_every_link_even_when_one_is_broken() {
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("link: fine  [ok]"), "{out}");
     assert!(out.contains("link: broken  [error]"), "{out}");
-    assert!(out.contains("missing.sh:1:1: cannot read file"), "{out}");
+    // Placed at the config's `file:` that names it.
+    assert!(
+        out.contains("c.yaml:3:18: link \"broken\": docs file missing.sh: no such file"),
+        "{out}"
+    );
     let (_, json, _) = run_in(p, &["check", "--config", "c.yaml", "--format", "json"]);
     let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(doc["summary"]["failed"], 1);
@@ -343,11 +347,12 @@ fn context_and_launch_choice_errors_name_their_source() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.sh"), "sglang serve --model-path a/b\n").unwrap();
     std::fs::write(dir.path().join("c.yaml"), "links:\n  - name: x\n    engine-version: banana\n    docs: {file: a.sh}\n    recipe: {file: a.sh}\n").unwrap();
-    let (code, out, _) = run_in(dir.path(), &["check", "--config", "c.yaml"]);
+    let (code, _, err) = run_in(dir.path(), &["check", "--config", "c.yaml"]);
     assert_eq!(code, 2);
+    // A config mistake, at its field, before any link runs.
     assert!(
-        out.contains("engine-version in c.yaml: \"banana\" is not a PEP 440 version"),
-        "{out}"
+        err.contains("c.yaml:3:21: link \"x\": engine-version: \"banana\" is not a PEP 440 version"),
+        "{err}"
     );
 }
 

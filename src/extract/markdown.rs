@@ -212,7 +212,91 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
             out.excluded.sort();
         }
     }
+    // Raw-HTML `<pre>` elements, wherever a browser (or MDX) shows them: in an
+    // HTML block, in a paragraph, several on a line; never inside code, a
+    // comment or a raw-text element (`<script>`, `<style>`, ...).
+    out.code.extend(html_pre(text, base, &out.excluded));
+    out.code.sort_by_key(|b| b.content);
     Ok(out)
+}
+
+/// Elements whose content is raw text, not markup: nothing in them is shown
+/// as an element (a `<pre>` in a `<script>` string is no `<pre>`).
+const RAW_TEXT_ELEMENTS: &[&str] = &["script", "style", "textarea", "title", "xmp"];
+
+/// Whether `lower[i..]` opens the tag `name` (`<name` then `>`, `/` or space).
+fn opens_tag(lower: &[u8], i: usize, name: &str) -> bool {
+    let n = name.len();
+    lower.get(i) == Some(&b'<')
+        && lower.get(i + 1..i + 1 + n) == Some(name.as_bytes())
+        && matches!(
+            lower.get(i + 1 + n),
+            Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r')
+        )
+}
+
+/// The raw-HTML `<pre>` elements of a page outside `excluded` (code, front
+/// matter, MDX comments), as unlabelled blocks of their shown text (inside a
+/// `<code>` element directly in the `<pre>`, if any; a newline right after
+/// the opening tag is not shown). HTML comments and raw-text elements are
+/// skipped; a `<pre>` with no end runs to the end of the page, as a browser
+/// shows it. Linear: each byte is looked at a bounded number of times.
+fn html_pre(text: &str, base: usize, excluded: &[(usize, usize)]) -> Vec<CodeBlock> {
+    let lower = text.to_ascii_lowercase();
+    let b = lower.as_bytes();
+    let find = |from: usize, needle: &str| lower[from..].find(needle).map(|k| from + k);
+    let mut out = Vec::new();
+    let mut x = 0;
+    let mut i = base;
+    while i < b.len() {
+        if let Some(next) = past_ranges(excluded, &mut x, i) {
+            i = next;
+            continue;
+        }
+        if b[i] != b'<' {
+            i += 1;
+            continue;
+        }
+        if lower[i..].starts_with("<!--") {
+            i = find(i + 4, "-->").map_or(b.len(), |e| e + 3);
+            continue;
+        }
+        if let Some(name) = RAW_TEXT_ELEMENTS.iter().find(|n| opens_tag(b, i, n)) {
+            i = find(i + 1, &format!("</{name}")).map_or(b.len(), |e| e + 2 + name.len());
+            continue;
+        }
+        if !opens_tag(b, i, "pre") {
+            i += 1;
+            continue;
+        }
+        let Some(open_end) = find(i, ">") else { break };
+        let mut start = open_end + 1;
+        let close = find(start, "</pre").unwrap_or(b.len());
+        let mut end = close;
+        let inner = &lower[start..end];
+        if inner.trim_start().starts_with("<code")
+            && inner.trim_end().ends_with("</code>")
+            && let Some(c) = find(start, "<code")
+            && let Some(ce) = find(c, ">")
+            && let Some(cc) = lower[..end].rfind("</code>")
+            && cc > ce
+        {
+            start = ce + 1;
+            end = cc;
+        }
+        if text[start..end].starts_with("\r\n") {
+            start += 2;
+        } else if text[start..end].starts_with('\n') {
+            start += 1;
+        }
+        out.push(CodeBlock {
+            lang: None,
+            content: (start, end.max(start)),
+            html: true,
+        });
+        i = find(close, ">").map_or(b.len(), |e| e + 1);
+    }
+    out
 }
 
 /// The code blocks and code ranges pulldown-cmark finds in a view.
@@ -221,8 +305,6 @@ fn read_view(view: &View) -> Blocks {
     // Inside a code block: its language and the view range of its text so far.
     type Open = (Option<String>, Option<(usize, usize)>);
     let mut open: Option<Open> = None;
-    // Inside an HTML block: the view range of its text so far.
-    let mut html: Option<(usize, usize)> = None;
     let options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
     for (event, range) in Parser::new_ext(&view.text, options).into_offset_iter() {
         match event {
@@ -255,20 +337,6 @@ fn read_view(view: &View) -> Blocks {
                     });
                 }
             }
-            Event::Html(_) => {
-                html = Some(html.map_or((range.start, range.end), |(s, _)| (s, range.end)));
-            }
-            Event::End(TagEnd::HtmlBlock) => {
-                if let Some((s, e)) = html.take()
-                    && let Some((ps, pe)) = pre_inner(&view.text[s..e])
-                {
-                    out.code.push(CodeBlock {
-                        lang: None,
-                        content: view.range(s + ps, s + pe),
-                        html: true,
-                    });
-                }
-            }
             Event::Code(_) | Event::InlineMath(_) | Event::DisplayMath(_) => {
                 out.excluded.push(view.range(range.start, range.end));
             }
@@ -280,34 +348,6 @@ fn read_view(view: &View) -> Blocks {
     }
     out.excluded.sort();
     out
-}
-
-/// The text range of a raw-HTML block's `<pre>` element (inside a `<code>`
-/// element directly in it, if any), relative to the block: `None` without a
-/// whole `<pre ...>...</pre>`.
-fn pre_inner(block: &str) -> Option<(usize, usize)> {
-    let lower = block.to_ascii_lowercase();
-    let open = lower.find("<pre")?;
-    if !matches!(
-        lower.as_bytes().get(open + 4),
-        Some(b'>' | b' ' | b'\t' | b'\n')
-    ) {
-        return None;
-    }
-    let mut start = open + lower[open..].find('>')? + 1;
-    let mut end = start + lower[start..].find("</pre>")?;
-    if lower[start..end].trim_start().starts_with("<code")
-        && lower[start..end].trim_end().ends_with("</code>")
-    {
-        let c = start + lower[start..].find("<code")?;
-        start = c + lower[c..].find('>')? + 1;
-        end = start + lower[start..end].rfind("</code>")?;
-    }
-    // A newline right after the opening tag is not shown.
-    if block[start..end].starts_with('\n') {
-        start += 1;
-    }
-    Some((start, end.max(start)))
 }
 
 /// Where a scan at `i` goes on when `i` is inside one of `ranges` (sorted,
@@ -407,10 +447,10 @@ pub fn extract_all(
         let (start, end) = block.content;
         if block.html && names_a_launcher(&source.text[start..end]) {
             let text = &source.text[start..end];
-            if let Some(at) = text.find(['<', '&']) {
+            if let Some(at) = text.find(['<', '&', '{', '}']) {
                 return Err(Error::input(
                     source.span(start + at, start + at + 1),
-                    "this raw-HTML <pre> command holds markup or a character reference, which recipe-drift does not read; write the command in a fenced code block",
+                    "this raw-HTML <pre> command holds markup, a character reference or (MDX) an expression, which recipe-drift does not read; write the command in a fenced code block",
                 ));
             }
         }

@@ -201,6 +201,67 @@ fn raw_html_pre_commands_are_read() {
         .assert_input_error("docs/ent.md:2:40", &["raw-HTML <pre>", "fenced code block"]);
 }
 
+/// A `<pre>` is read wherever a browser (or MDX) shows one: in a paragraph,
+/// two on one line, on an MDX page; and never where it shows none: in an HTML
+/// comment (one line or several), a `<script>` string, a fence, a code span.
+#[test]
+fn raw_html_pre_is_read_where_shown_and_only_there() {
+    let repo = Repo::new();
+    let cmd = |tp: u32| format!("sglang serve --model-path org/m --tp {tp}");
+    repo.write(
+        "docs/shown.md",
+        format!(
+            "On two nodes: <pre>{}</pre> and <pre>{}</pre>\n\n<!-- <pre>{}</pre> -->\n\n<!--\n<pre>\n{}\n</pre>\n-->\n\n<script>const t = `<pre>{}</pre>`;</script>\n\n```text\n<pre>{}</pre>\n```\n\nInline `<pre>{}</pre>` code.\n",
+            cmd(4),
+            cmd(8),
+            cmd(2),
+            cmd(16),
+            cmd(32),
+            cmd(64),
+            cmd(128)
+        ),
+    );
+    let o = extract(&repo, "docs/shown.md");
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(
+        o.stdout
+            .contains("launch 1: sglang serve (sglang) at docs/shown.md:1:20"),
+        "{}",
+        o.both()
+    );
+    assert!(
+        o.stdout
+            .contains("launch 2: sglang serve (sglang) at docs/shown.md:1:74"),
+        "{}",
+        o.both()
+    );
+    assert!(!o.stdout.contains("launch 3"), "{}", o.both());
+    repo.write(
+        "docs/page.mdx",
+        format!("# Page\n\n<pre>\n{}\n</pre>\n", cmd(4)),
+    );
+    let o = extract(&repo, "docs/page.mdx");
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(
+        o.stdout
+            .contains("launch 1: sglang serve (sglang) at docs/page.mdx:4:1"),
+        "{}",
+        o.both()
+    );
+    // An MDX expression in the text is not read as words.
+    repo.write(
+        "docs/expr.mdx",
+        "<pre>\nsglang serve --model-path {model} --tp 4\n</pre>\n",
+    );
+    extract(&repo, "docs/expr.mdx")
+        .assert_input_error("docs/expr.mdx:2:27", &["raw-HTML <pre>", "expression"]);
+    // Many unterminated opens stay linear.
+    repo.write("docs/many.md", "<pre ".repeat(200_000));
+    let o = extract(&repo, "docs/many.md");
+    o.assert_bounded();
+}
+
 /// Inputs that make a per-tag search quadratic: many opened and closed
 /// tags, many unclosed layout tags, deep nesting. Linear work, bounded.
 #[test]
