@@ -351,7 +351,9 @@ fn context_and_launch_choice_errors_name_their_source() {
     assert_eq!(code, 2);
     // A config mistake, at its field, before any link runs.
     assert!(
-        err.contains("c.yaml:3:21: link \"x\": engine-version: \"banana\" is not a PEP 440 version"),
+        err.contains(
+            "c.yaml:3:21: link \"x\": engine-version: \"banana\" is not a PEP 440 version"
+        ),
         "{err}"
     );
 }

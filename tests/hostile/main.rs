@@ -17,6 +17,7 @@ mod matrix;
 mod output;
 mod pages;
 mod scale;
+mod yaml11;
 
 pub use harness::*;
 

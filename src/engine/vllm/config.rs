@@ -17,6 +17,21 @@ use crate::error::Error;
 use crate::launch::{Launch, Provenance, Token};
 use crate::span::{Origin, Source};
 
+/// How vLLM's `yaml.safe_load` reads a config file: PyYAML's typing of plain
+/// scalars, keys as Python's `str()` of the key (`1` -> `1`, `true` -> `True`).
+const YAML: crate::extract::yaml_tree::Options = crate::extract::yaml_tree::Options {
+    schema: crate::extract::yaml_tree::Schema::PyYaml11,
+    place: crate::extract::yaml_tree::Place::Defined,
+    max_map_entries: None,
+    key_name: |key| match &key.val {
+        crate::extract::yaml_tree::Val::Str(s) => Some(s.clone()),
+        crate::extract::yaml_tree::Val::Int(n) => Some(n.to_string()),
+        crate::extract::yaml_tree::Val::Bool(b) => Some(if *b { "True" } else { "False" }.into()),
+        crate::extract::yaml_tree::Val::Null => Some("None".into()),
+        _ => None,
+    },
+};
+
 /// The largest config file read.
 const MAX_BYTES: u64 = 1 << 20;
 
@@ -93,7 +108,8 @@ pub fn read(launch: &Launch, file_token: &Token, file: &str) -> Result<Outcome, 
     let source = Source::read(&path)
         .map_err(|e| Error::input(file_token.span.clone(), format!("--config {file}: {e}")))?;
     crate::files::check_line_endings(&source, crate::files::LineEndings::Text)?;
-    let doc: Value = serde_saphyr::from_str(&source.text).map_err(|e| Error::yaml(&source, &e))?;
+    // vLLM reads the file with PyYAML (`yaml.safe_load`): YAML 1.1 typing.
+    let doc: Value = crate::extract::yaml_tree::parse(&source, &YAML)?.to_json()?;
     let map = match doc {
         Value::Object(m) => m,
         Value::Null => Map::new(),

@@ -18,7 +18,8 @@ pub const MAX_FIELD_BYTES: usize = 1024;
 /// Syntax errors and serde-saphyr's budget breaches are `file:line:col`.
 pub(super) fn entries(source: &Source) -> Result<Vec<(String, Span, Node)>, Error> {
     let options = Options {
-        strict_booleans: false,
+        // The benchmark's Python reads the matrix with PyYAML (YAML 1.1).
+        schema: yaml_tree::Schema::PyYaml11,
         place: Place::Referenced,
         max_map_entries: None,
         key_name: |key| match &key.val {

@@ -17,7 +17,7 @@ pub const MAX_MAP_ENTRIES: usize = 1024;
 pub(super) fn parse_yaml(source: &Source) -> Result<Node, Error> {
     let options = Options {
         // js-yaml's default schema is YAML 1.2 core: `yes`/`on` are strings.
-        strict_booleans: true,
+        schema: yaml_tree::Schema::Core12,
         place: Place::Defined,
         max_map_entries: Some((MAX_MAP_ENTRIES, "a recipe's mappings")),
         key_name: Node::scalar_string,
