@@ -456,9 +456,12 @@ fn load_file_side(
             "the {role} side cannot be compared: {u}"
         )));
     }
+    // On the error's one line (an error never spans lines: a newline in
+    // it would be escaped, as input text could forge lines).
     let list = |msg: &mut String| {
         for (i, l) in launches.iter().enumerate() {
-            let _ = write!(msg, "\n  {}: {} `{}`", i + 1, l.span, l.launcher_text());
+            let sep = if i == 0 { " " } else { "; " };
+            let _ = write!(msg, "{sep}{}: {} `{}`", i + 1, l.span, l.launcher_text());
         }
     };
     match (side.launch, launches.len()) {

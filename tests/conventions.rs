@@ -173,3 +173,27 @@ fn colour_only_on_request_or_a_terminal_and_never_in_machine_formats() {
         );
     }
 }
+
+#[test]
+fn an_error_listing_launches_stays_on_one_readable_line() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join(".git")).unwrap();
+    std::fs::write(
+        d.path().join("two.txt"),
+        "sglang serve --model-path a --tp 2\nsglang serve --model-path b --tp 2\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.path().join("one.txt"),
+        "sglang serve --model-path a --tp 2\n",
+    )
+    .unwrap();
+    let (code, out) = compare(d.path(), &["two.txt", "one.txt"]);
+    assert_eq!(code, 2, "{out}");
+    let line = out.lines().find(|l| l.starts_with("error: ")).unwrap();
+    assert!(
+        line.ends_with("1: two.txt:1:1 `sglang serve`; 2: two.txt:2:1 `sglang serve`"),
+        "{out}"
+    );
+    assert!(!out.contains("\\u000a"), "{out}");
+}

@@ -10,9 +10,16 @@ use serde_json::Value;
 pub fn convert(kind: &str, s: &str, params: Option<&Value>) -> Result<Value, String> {
     match kind {
         "str" => Ok(Value::String(s.to_string())),
-        "int" => py_int(s)
-            .map(Value::from)
-            .ok_or_else(|| format!("invalid int value: {}", py_str_repr(s))),
+        "int" => py_int(s).map(Value::from).ok_or_else(|| {
+            if beyond_64_bits(s) {
+                format!(
+                    "{} is a valid Python int, but beyond 64 bits, which recipe-drift does not represent (this is recipe-drift's limit, not the engine's)",
+                    py_str_repr(s)
+                )
+            } else {
+                format!("invalid int value: {}", py_str_repr(s))
+            }
+        }),
         "float" => py_float(s).ok_or_else(|| format!("invalid float value: {}", py_str_repr(s))),
         "json" => super::pyjson::loads(s)
             .ok_or_else(|| format!("invalid loads value: {}", py_str_repr(s))),
@@ -208,9 +215,30 @@ fn human_readable_int(s: &str) -> Result<Value, String> {
 }
 
 fn invalid_hri(s: &str) -> String {
+    if beyond_64_bits(s) {
+        return format!(
+            "'{s}' is a valid Python int, but beyond 64 bits, which recipe-drift does not represent (this is recipe-drift's limit, not the engine's)"
+        );
+    }
     format!(
         "Invalid integer value: '{s}'. Use a plain integer, SI suffixes (1k, 1M), or IEC suffixes (1Ki, 1Mi). Suffixes are case-sensitive."
     )
+}
+
+/// Whether `s` is a Python int that [`py_int`] cannot hold: the same text
+/// with every digit made `0` is one.
+fn beyond_64_bits(s: &str) -> bool {
+    let zeroed: String = s
+        .chars()
+        .map(|c| {
+            if super::pyjson::decimal_digit(c).is_some() {
+                '0'
+            } else {
+                c
+            }
+        })
+        .collect();
+    py_int(&zeroed).is_some()
 }
 
 /// Python `int(s)` for base 10: surrounding whitespace, sign, `_` between digits,
@@ -286,6 +314,20 @@ mod tests {
         assert_eq!(py_int("_1"), None);
         assert_eq!(py_int("1.0"), None);
         assert_eq!(py_int(""), None);
+    }
+
+    #[test]
+    fn an_int_beyond_64_bits_is_our_limit_not_an_invalid_value() {
+        let big = convert("int", "99999999999999999999999", None).unwrap_err();
+        assert!(
+            big.contains("valid Python int, but beyond 64 bits"),
+            "{big}"
+        );
+        assert!(big.contains("recipe-drift's limit"), "{big}");
+        let bad = convert("int", "9_9__9", None).unwrap_err();
+        assert!(bad.starts_with("invalid int value"), "{bad}");
+        let bad = convert("int", "two", None).unwrap_err();
+        assert!(bad.starts_with("invalid int value"), "{bad}");
     }
 
     #[test]
