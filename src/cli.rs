@@ -187,6 +187,10 @@ pub struct CompareArgs {
     /// Read no config file: default policy, no config hosts or checkpoints.
     #[arg(long)]
     pub no_config: bool,
+    /// Ignore the inline suppressions (`recipe-drift: ignore[KEY] REASON`
+    /// comments) of both files: report every divergence.
+    #[arg(long)]
+    pub no_waivers: bool,
     /// Which launch of the docs file (1-based) when it has several.
     #[arg(long, value_name = "N")]
     pub docs_launch: Option<usize>,
@@ -308,7 +312,8 @@ pub struct CheckArgs {
     /// The config file (default: .recipe-drift.yaml or .github/.recipe-drift.yaml).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Ignore the config's waivers: report every divergence.
+    /// Ignore the config's waivers and the files' inline suppressions:
+    /// report every divergence.
     #[arg(long)]
     pub no_waivers: bool,
     /// How a MAJOR value one side writes is judged against a value the other

@@ -26,4 +26,5 @@ pub(crate) mod report;
 pub mod resolved;
 pub mod secret;
 pub mod span;
+pub(crate) mod suppress;
 pub(crate) mod waiver;

@@ -33,6 +33,25 @@ pub struct Waiver {
     pub reason: String,
     /// The last day the waiver applies (`YYYY-MM-DD`).
     pub until: String,
+    /// For an inline suppression (never in a config): where its marker is
+    /// (`file:line:col`); it does not expire.
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub at: Option<String>,
+}
+
+/// The last day of an inline suppression, which never expires.
+pub const NEVER: &str = "9999-12-31";
+
+impl Waiver {
+    /// How a finding it suppresses is marked: `waived until DATE: reason`,
+    /// or `suppressed at FILE:LINE:COL: reason` for an inline suppression.
+    pub fn mark(&self) -> String {
+        match &self.at {
+            Some(at) => format!("suppressed at {at}: {}", self.reason),
+            None => format!("waived until {}: {}", self.until, self.reason),
+        }
+    }
 }
 
 /// A calendar date (UTC).
@@ -185,6 +204,14 @@ impl Judged<'_> {
 }
 
 impl Filtered {
+    /// Adds `other`'s suppressions of findings this one does not suppress yet
+    /// (a config waiver stays the one that names a finding).
+    pub fn add(&mut self, other: Filtered) {
+        for (i, w) in other.suppressed {
+            self.suppressed.entry(i).or_insert(w);
+        }
+    }
+
     /// Every finding of `c` in `compare`'s order, each with its waiver if suppressed.
     pub fn judged<'a>(&'a self, c: &'a Comparison) -> impl Iterator<Item = Judged<'a>> + 'a {
         c.findings.iter().enumerate().map(|(i, f)| Judged {
@@ -351,6 +378,7 @@ mod tests {
             key: key.into(),
             reason: reason.into(),
             until: until.into(),
+            at: None,
         }
     }
 

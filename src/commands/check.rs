@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::{Output, emit, fetcher};
 use crate::cli::CheckArgs;
-use crate::engine;
+
 use crate::error::Error;
 use crate::link::run_link;
 use crate::manifest::Manifest;
@@ -53,7 +53,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
                         if k.contains('*') {
                             return Some(format!("{k:?} is a pattern; a waiver names one key"));
                         }
-                        key_problem(k).map(|why| format!("{k:?} {why}"))
+                        super::key_problem(k).map(|why| format!("{k:?} {why}"))
                     },
                     |i, field| m.positions.waiver_field(i, field),
                 ),
@@ -153,6 +153,11 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             }),
         }
     }
+    // Inline suppressions in the files the launches are written in (ignored
+    // with the config's waivers under --no-waivers).
+    if !no_waivers {
+        outcomes.extend(super::apply_suppressions(&mut reports)?);
+    }
     emit(
         &reports,
         &failures,
@@ -162,69 +167,6 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         &policy,
         super::fail_on(fail_on, exit_zero),
     )
-}
-
-/// Every canonical key of every engine's bundled releases.
-fn known_keys() -> &'static std::collections::BTreeSet<String> {
-    static KEYS: std::sync::OnceLock<std::collections::BTreeSet<String>> =
-        std::sync::OnceLock::new();
-    KEYS.get_or_init(engine::all_keys)
-}
-
-/// Environment variable prefixes whose every variable an engine reads is in
-/// its bundled releases' tables, so another name is a typo or a variable no
-/// release reads: vLLM's (`envs.json`, all of `vllm/envs.py` per release).
-/// SGLang's table holds only the variables its rules model, so `SGLANG_*`
-/// names cannot be checked; variables of other names (`NCCL_*`, `HF_*`, ...)
-/// are read by libraries and compared as they are.
-const ENGINE_ENV_PREFIXES: &[&str] = &["VLLM_"];
-
-/// Why a policy or waiver key (`hicache_io_backend`, `env:NAME`, or a `*`
-/// pattern) names nothing, with the nearest names; `None` when it is fine.
-fn key_problem(key: &str) -> Option<String> {
-    let known = known_keys();
-    if let Some(name) = key.strip_prefix("env:") {
-        let owned = ENGINE_ENV_PREFIXES.iter().any(|p| name.starts_with(p));
-        if !owned || key.contains('*') || known.contains(key) {
-            return None;
-        }
-        let near = nearest(key, known.iter().filter(|k| k.starts_with("env:")));
-        return Some(format!(
-            "is an engine's variable name that no bundled release reads{near}; see `recipe-drift explain`"
-        ));
-    }
-    if key.contains('*') {
-        if known.iter().any(|k| crate::policy::glob(key, k)) {
-            return None;
-        }
-        return Some("matches no canonical key of any bundled release".into());
-    }
-    if known.contains(key) {
-        return None;
-    }
-    let hint = engine::registry()
-        .iter()
-        .find_map(|en| match en.key(key) {
-            Ok(k) => Some(format!(" (did you mean {k}?)")),
-            Err(engine::KeyError::Unknown { suggestions, .. }) if !suggestions.is_empty() => {
-                Some(format!(" (did you mean {}?)", suggestions.join(", ")))
-            }
-            Err(_) => None,
-        })
-        .unwrap_or_default();
-    Some(format!(
-        "is not a canonical key of any bundled release{hint}; see `recipe-drift explain`"
-    ))
-}
-
-/// ` (did you mean X?)` for the closest of `names` to `word`, or nothing.
-fn nearest<'a>(word: &str, names: impl Iterator<Item = &'a String>) -> String {
-    names
-        .map(|n| (strsim::jaro_winkler(word, n), n))
-        .filter(|(score, _)| *score >= 0.85)
-        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
-        .map(|(_, n)| format!(" (did you mean {n}?)"))
-        .unwrap_or_default()
 }
 
 /// Checks a config's policy entries: each names a known key (or `env:NAME`),
@@ -241,7 +183,7 @@ pub(super) fn validate_policy(m: &Manifest) -> Result<(), Error> {
     ] {
         for (i, e) in entries.iter().enumerate() {
             let at = || m.positions.policy_entry(class, i);
-            if let Some(why) = key_problem(e) {
+            if let Some(why) = super::key_problem(e) {
                 errors.push(Error::Input {
                     span: at(),
                     message: format!("policy.{class}: {e:?} {why}"),

@@ -29,6 +29,7 @@ pub(super) fn run(args: CompareArgs, config: Option<&Path>) -> Result<Output, Er
         format,
         fail_on,
         exit_zero,
+        no_waivers,
     } = args;
     let vars = parse_kv(&env)?;
     let project = match config {
@@ -62,7 +63,7 @@ pub(super) fn run(args: CompareArgs, config: Option<&Path>) -> Result<Output, Er
     }
     .with_unknown(unknown);
     let name = format!("{} <-> {}", docs.display(), recipe.display());
-    let l = run_link(
+    let mut l = run_link(
         &name,
         &docs_side,
         &side(&recipe, recipe_launch),
@@ -74,11 +75,16 @@ pub(super) fn run(args: CompareArgs, config: Option<&Path>) -> Result<Output, Er
         &policy,
         &fetcher,
     )?;
+    let outcomes = if no_waivers {
+        Vec::new()
+    } else {
+        super::apply_suppressions(&mut l)?
+    };
     emit(
         &l,
         &[],
         &[],
-        &[],
+        &outcomes,
         format,
         &policy,
         super::fail_on(fail_on, exit_zero),

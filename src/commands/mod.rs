@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{Cli, Command, FilesArgs, RemoteArgs};
+use crate::engine;
 use crate::error::Error;
 use crate::fetch::{FetchOptions, Fetcher};
 use crate::link::LinkReport;
@@ -259,4 +260,143 @@ pub fn parse_kv(items: &[String]) -> Result<BTreeMap<String, String>, Error> {
         }
     }
     Ok(out)
+}
+
+/// Every canonical key of every engine's bundled releases.
+fn known_keys() -> &'static std::collections::BTreeSet<String> {
+    static KEYS: std::sync::OnceLock<std::collections::BTreeSet<String>> =
+        std::sync::OnceLock::new();
+    KEYS.get_or_init(engine::all_keys)
+}
+
+/// Environment variable prefixes whose every variable an engine reads is in
+/// its bundled releases' tables, so another name is a typo or a variable no
+/// release reads: vLLM's (`envs.json`, all of `vllm/envs.py` per release).
+/// SGLang's table holds only the variables its rules model, so `SGLANG_*`
+/// names cannot be checked; variables of other names (`NCCL_*`, `HF_*`, ...)
+/// are read by libraries and compared as they are.
+const ENGINE_ENV_PREFIXES: &[&str] = &["VLLM_"];
+
+/// Why a policy or waiver key (`hicache_io_backend`, `env:NAME`, or a `*`
+/// pattern) names nothing, with the nearest names; `None` when it is fine.
+pub(crate) fn key_problem(key: &str) -> Option<String> {
+    let known = known_keys();
+    if let Some(name) = key.strip_prefix("env:") {
+        let owned = ENGINE_ENV_PREFIXES.iter().any(|p| name.starts_with(p));
+        if !owned || key.contains('*') || known.contains(key) {
+            return None;
+        }
+        let near = nearest(key, known.iter().filter(|k| k.starts_with("env:")));
+        return Some(format!(
+            "is an engine's variable name that no bundled release reads{near}; see `recipe-drift explain`"
+        ));
+    }
+    if key.contains('*') {
+        if known.iter().any(|k| crate::policy::glob(key, k)) {
+            return None;
+        }
+        return Some("matches no canonical key of any bundled release".into());
+    }
+    if known.contains(key) {
+        return None;
+    }
+    let hint = engine::registry()
+        .iter()
+        .find_map(|en| match en.key(key) {
+            Ok(k) => Some(format!(" (did you mean {k}?)")),
+            Err(engine::KeyError::Unknown { suggestions, .. }) if !suggestions.is_empty() => {
+                Some(format!(" (did you mean {}?)", suggestions.join(", ")))
+            }
+            Err(_) => None,
+        })
+        .unwrap_or_default();
+    Some(format!(
+        "is not a canonical key of any bundled release{hint}; see `recipe-drift explain`"
+    ))
+}
+
+/// ` (did you mean X?)` for the closest of `names` to `word`, or nothing.
+fn nearest<'a>(word: &str, names: impl Iterator<Item = &'a String>) -> String {
+    names
+        .map(|n| (strsim::jaro_winkler(word, n), n))
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
+        .map(|(_, n)| format!(" (did you mean {n}?)"))
+        .unwrap_or_default()
+}
+
+/// Applies the inline suppressions (`recipe-drift: ignore[KEY] REASON`) of
+/// the files the reports' launches are written in: each becomes a waiver of
+/// every link whose docs or recipe launch comes from its file. Returns one
+/// outcome per suppression and key (applied when it covered a finding of any
+/// link, else unused). A suppression naming no key is an error at it.
+pub(crate) fn apply_suppressions(
+    reports: &mut [LinkReport],
+) -> Result<Vec<crate::waiver::Outcome>, Error> {
+    use crate::span::{Origin, Source};
+    use crate::waiver::{self, Outcome, Status, Waiver};
+    let mut scanned: BTreeMap<String, Vec<crate::suppress::Suppression>> = BTreeMap::new();
+    // (marker place, key) -> outcome, in the order first met.
+    let mut outcomes: Vec<((String, String), Outcome)> = Vec::new();
+    let epoch = waiver::Date::parse("1970-01-01").expect("a date");
+    for r in reports.iter_mut() {
+        let mut waivers: Vec<Waiver> = Vec::new();
+        for side in [&r.docs, &r.recipe] {
+            let source = &side.launch.source;
+            let (name, text) = match &source.origin {
+                Origin::File(p) => (p.display().to_string(), source.clone()),
+                Origin::Url(u) => (u.clone(), source.clone()),
+                Origin::Rendered { file, .. } => (file.display().to_string(), Source::read(file)?),
+                Origin::Inline(_) => continue,
+            };
+            if !scanned.contains_key(&name) {
+                let found = crate::suppress::scan(&text)?;
+                for s in &found {
+                    for key in &s.keys {
+                        if let Some(why) = key_problem(key) {
+                            return Err(Error::input(
+                                s.at.clone(),
+                                format!("inline suppression: {key:?} {why}"),
+                            ));
+                        }
+                    }
+                }
+                scanned.insert(name.clone(), found);
+            }
+            for s in &scanned[&name] {
+                for key in &s.keys {
+                    waivers.push(Waiver {
+                        link: r.name.clone(),
+                        key: key.clone(),
+                        reason: s.reason.clone(),
+                        until: waiver::NEVER.to_string(),
+                        at: Some(s.at.to_string()),
+                    });
+                }
+            }
+        }
+        if waivers.is_empty() {
+            continue;
+        }
+        let (mut filtered, found) = waiver::filter(&r.name, [&r.comparison], &waivers, epoch);
+        if let Some(f) = filtered.pop() {
+            r.waivers.add(f);
+        }
+        for o in found {
+            let id = (
+                o.waiver.at.clone().unwrap_or_default(),
+                o.waiver.key.clone(),
+            );
+            match outcomes.iter_mut().find(|(k, _)| *k == id) {
+                Some((_, seen)) => {
+                    seen.waived += o.waived;
+                    if seen.waived > 0 {
+                        seen.status = Status::Applied;
+                    }
+                }
+                None => outcomes.push((id, o)),
+            }
+        }
+    }
+    Ok(outcomes.into_iter().map(|(_, o)| o).collect())
 }

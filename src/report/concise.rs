@@ -81,7 +81,8 @@ pub fn render(
         .filter(|w| w.status != waiver::Status::Applied)
     {
         let level = if w.is_error() { "error" } else { "note" };
-        let _ = writeln!(out, "-: {level}[waiver] {}", super::waiver_text(w));
+        let place = w.waiver.at.as_deref().map_or_else(|| "-".to_string(), v);
+        let _ = writeln!(out, "{place}: {level}[waiver] {}", super::waiver_text(w));
     }
     for sk in skipped {
         let _ = writeln!(out, "-: note[skipped] {}", super::skipped_text(sk));

@@ -113,7 +113,7 @@ pub fn render(
             );
             let mut message = finding_text(f);
             if let Some(w) = j.waiver {
-                let _ = write!(message, "\nwaived until {}: {}", v(&w.until), v(&w.reason));
+                let _ = write!(message, "\n{}", v(&w.mark()));
             }
             for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
                 let _ = write!(message, "\n{label}: {}", v(&sv.val.display()));

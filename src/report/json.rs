@@ -111,6 +111,9 @@ struct FindingOut<'a> {
 struct Waived<'a> {
     reason: &'a str,
     until: &'a str,
+    /// An inline suppression's place.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    at: Option<&'a str>,
 }
 
 impl<'a> From<Judged<'a>> for FindingOut<'a> {
@@ -126,6 +129,7 @@ impl<'a> From<Judged<'a>> for FindingOut<'a> {
             waived: j.waiver.map(|w| Waived {
                 reason: &w.reason,
                 until: &w.until,
+                at: w.at.as_deref(),
             }),
         }
     }

@@ -154,11 +154,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
                 (_, c) => class_name(c).to_string(),
             };
             if let Some(w) = j.waiver {
-                class.push_str(&format!(
-                    " (waived until {}: {})",
-                    text(&v(&w.until)),
-                    text(&v(&w.reason))
-                ));
+                class.push_str(&format!(" ({})", text(&v(&w.mark()))));
             }
             let _ = writeln!(
                 out,

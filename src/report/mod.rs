@@ -158,13 +158,21 @@ pub fn skipped_text(s: &Skipped) -> String {
 
 /// What became of a waiver, in one sentence.
 pub fn waiver_text(w: &Outcome) -> String {
-    let what = format!(
-        "the waiver of {} on link \"{}\" (until {}: {})",
-        v(&w.waiver.key),
-        v(&w.waiver.link),
-        v(&w.waiver.until),
-        v(&w.waiver.reason)
-    );
+    let what = match &w.waiver.at {
+        Some(at) => format!(
+            "the inline suppression of {} at {} ({})",
+            v(&w.waiver.key),
+            v(at),
+            v(&w.waiver.reason)
+        ),
+        None => format!(
+            "the waiver of {} on link \"{}\" (until {}: {})",
+            v(&w.waiver.key),
+            v(&w.waiver.link),
+            v(&w.waiver.until),
+            v(&w.waiver.reason)
+        ),
+    };
     match w.status {
         waiver::Status::Expired => format!("{what} has expired; renew it or fix the drift"),
         waiver::Status::Unused => format!("{what} matches no finding; remove it"),
@@ -286,7 +294,7 @@ pub fn finding_title(j: &Judged) -> String {
     let f = j.finding;
     let waived = j
         .waiver
-        .map(|w| format!(" [waived until {}: {}]", v(&w.until), v(&w.reason)))
+        .map(|w| format!(" [{}]", v(&w.mark())))
         .unwrap_or_default();
     format!(
         "[{}] {} ({}){waived}",

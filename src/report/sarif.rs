@@ -205,8 +205,8 @@ fn result(l: &LinkReport, j: &Judged) -> Value {
     // A divergence the config accepts: an external suppression with its reason.
     if let Some(w) = j.waiver {
         r["suppressions"] = json!([{
-            "kind": "external",
-            "justification": format!("waived until {}: {}", w.until, w.reason),
+            "kind": if w.at.is_some() { "inSource" } else { "external" },
+            "justification": w.mark(),
         }]);
     }
     r
