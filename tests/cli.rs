@@ -82,7 +82,7 @@ fn page_first_under_direct_io_is_equivalent() {
     ]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("hicache-page-first-with-direct-io"), "{out}");
-    assert!(out.contains("[equivalent] hicache_mem_layout"), "{out}");
+    assert!(out.contains("equivalent]: hicache_mem_layout"), "{out}");
 }
 
 #[test]
@@ -106,7 +106,7 @@ fn rocm_fallback_only_in_0_5_15() {
     );
     let (code, out, _) = run(&args("0.5.16"));
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("[contradicts] hicache_mem_layout"), "{out}");
+    assert!(out.contains("contradicts]: hicache_mem_layout"), "{out}");
     // 0.5.15.post1 still has the fallback; CUDA never had it.
     assert_eq!(run(&args("0.5.15.post1")).0, 0);
     let mut cuda = args("0.5.15");
@@ -313,7 +313,7 @@ fn different_engines_are_major_drift() {
     ]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(
-        out.contains("[contradicts] engine differs: docs vllm vs recipe sglang (MAJOR)"),
+        out.contains("contradicts]: engine differs: docs vllm vs recipe sglang (MAJOR)"),
         "{out}"
     );
     // Keys only one engine has are compared only where that side sets them.
@@ -434,7 +434,7 @@ fn env_flag_feeds_shell_variables() {
     // Without TP the recipe runs TP 1 (its default): drift against the docs' TP 2.
     let (code, out, _) = run(&base);
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("[contradicts] tp_size"), "{out}");
+    assert!(out.contains("contradicts]: tp_size"), "{out}");
     let mut with_env = base.to_vec();
     with_env.extend(["--env", "TP=2"]);
     let (code, out, _) = run(&with_env);
@@ -614,7 +614,7 @@ fn vllm_recipe_yaml_links_against_the_matrix() {
         "compilation_config.cudagraph_mode",
     ] {
         assert!(
-            agree.contains(&format!("[equivalent] {key} is written differently")),
+            agree.contains(&format!("equivalent]: {key} is written differently")),
             "{key}: {agree}"
         );
     }
@@ -623,10 +623,10 @@ fn vllm_recipe_yaml_links_against_the_matrix() {
         .nth(1)
         .expect("the b200 link is reported");
     for line in [
-        "error: [contradicts] moe_backend differs: docs deep_gemm vs recipe flashinfer_trtllm (MAJOR)",
-        "error: [contradicts] speculative_config.num_speculative_tokens differs: docs 2 vs recipe 3 (MAJOR)",
-        "warning: [no-effect] env:VLLM_USE_FLASHINFER_MOE_FP4 has no effect (recipe: vLLM 0.25.0 does not read it (last read by 0.23.0)) (MAJOR)",
-        "note: [equivalent] speculative_config.method is written differently but resolves to the same value (mtp) (MAJOR)",
+        "error[RD001 contradicts]: moe_backend differs: docs deep_gemm vs recipe flashinfer_trtllm (MAJOR)",
+        "error[RD001 contradicts]: speculative_config.num_speculative_tokens differs: docs 2 vs recipe 3 (MAJOR)",
+        "warning[RD005 no-effect]: env:VLLM_USE_FLASHINFER_MOE_FP4 has no effect (recipe: vLLM 0.25.0 does not read it (last read by 0.23.0)) (MAJOR)",
+        "note[RD004 equivalent]: speculative_config.method is written differently but resolves to the same value (mtp) (MAJOR)",
     ] {
         assert!(drift.contains(line), "{line}\n{drift}");
     }
@@ -649,12 +649,12 @@ fn a_rendered_generator_links_against_the_matrix() {
         .expect("the generator link is reported");
     assert!(
         link.contains(
-            "error: [contradicts] hicache_io_backend differs: docs direct vs recipe kernel (MAJOR)"
+            "error[RD001 contradicts]: hicache_io_backend differs: docs direct vs recipe kernel (MAJOR)"
         ),
         "{link}"
     );
     assert!(
-        link.contains("error: [contradicts] hicache_mem_layout differs: docs page_first_direct vs recipe page_first (MAJOR)"),
+        link.contains("error[RD001 contradicts]: hicache_mem_layout differs: docs page_first_direct vs recipe page_first (MAJOR)"),
         "{link}"
     );
     assert!(
@@ -820,11 +820,11 @@ fn the_unknown_rule_comes_from_the_config_and_the_flag() {
     let cfg = |name: &str| p.join(name).to_str().unwrap().to_string();
     let (code, out, err) = run(&["check", "--config", &cfg("strict.yaml")]);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(out.contains("error: [missing] kv_cache_dtype is set to fp8_e4m3 by docs; recipe's value cannot be decided"), "{out}");
+    assert!(out.contains("error[RD002 missing]: kv_cache_dtype is set to fp8_e4m3 by docs; recipe's value cannot be decided"), "{out}");
     let (code, out, err) = run(&["check", "--config", &cfg("relaxed.yaml")]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(
-        out.contains("warning: [unknown] kv_cache_dtype cannot be compared"),
+        out.contains("warning[RD003 unknown]: kv_cache_dtype cannot be compared"),
         "{out}"
     );
     let (code, out, err) = run(&[

@@ -188,7 +188,7 @@ fn github_annotations_sit_on_the_docs_line_else_the_recipe_line() {
         .unwrap();
     assert!(
         io.starts_with(&format!(
-            "::error file={DOCS},line=31,col=3,title=recipe-drift%3A [contradicts] hicache_io_backend (MAJOR)::"
+            "::error file={DOCS},line=31,col=3,title=recipe-drift%3A [RD001 contradicts] hicache_io_backend (MAJOR)::"
         )),
         "{io}"
     );
@@ -245,7 +245,9 @@ fn github_step_summary_is_appended() {
         "{once}"
     );
     assert!(
-        once.contains("| `hicache_io_backend` | **MAJOR** | contradicts | `direct` | `kernel` |"),
+        once.contains(
+            "| `hicache_io_backend` | **MAJOR** | RD001 contradicts | `direct` | `kernel` |"
+        ),
         "{once}"
     );
     assert!(!once.contains("::error"), "{once}");
@@ -291,12 +293,12 @@ fn markdown_has_the_table_and_the_diff_of_a_drifting_link() {
     assert!(out.contains("| key | class | kind | docs | recipe | where |\n| --- | --- | --- | --- | --- | --- |\n"), "{out}");
     assert!(
         out.contains(&format!(
-            "| `hicache_mem_layout` | **MAJOR** | contradicts | `page_first_direct` | `page_first` | docs `{DOCS}:32:3`<br>recipe `{RECIPE}:24:5` |"
+            "| `hicache_mem_layout` | **MAJOR** | RD001 contradicts | `page_first_direct` | `page_first` | docs `{DOCS}:32:3`<br>recipe `{RECIPE}:24:5` |"
         )),
         "{out}"
     );
     assert!(
-        out.contains("| `tp_size` | MAJOR | equivalent | `2` | `2` |"),
+        out.contains("| `tp_size` | MAJOR | RD004 equivalent | `2` | `2` |"),
         "{out}"
     );
     let diff = out.split("```diff\n").nth(1).expect("a diff block");

@@ -49,7 +49,7 @@ fn a_waiver_in_force_turns_its_drift_into_information() {
     let (code, out, err) = check(WAIVERS, "2026-12-31", &[]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(
-        out.contains("note: [contradicts] hicache_mem_layout differs: docs page_first vs recipe layer_first (MAJOR) [waived until 2026-12-31: layer_first is being rolled out]"),
+        out.contains("note[RD001 contradicts]: hicache_mem_layout differs: docs page_first vs recipe layer_first (MAJOR) [waived until 2026-12-31: layer_first is being rolled out]"),
         "{out}"
     );
     assert!(out.contains("waives 1 finding"), "{out}");
@@ -73,7 +73,7 @@ fn an_expired_waiver_is_an_error_and_no_longer_applies() {
     let (code, out, _) = check(WAIVERS, "2027-01-01", &[]);
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("error: [contradicts] hicache_mem_layout differs"),
+        out.contains("error[RD001 contradicts]: hicache_mem_layout differs"),
         "{out}"
     );
     assert!(

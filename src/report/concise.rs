@@ -10,7 +10,7 @@
 use std::fmt::Write;
 
 use super::{Failure, LinkReport, Status, finding_place, finding_text, v};
-use crate::compare::{STARTUP_ERROR, Severity, kind_info};
+use crate::compare::{STARTUP_ERROR, Severity};
 use crate::report::Skipped;
 use crate::waiver::{self, Outcome};
 
@@ -21,10 +21,7 @@ fn at(place: Option<super::Place>) -> String {
 
 /// `ID KIND` of a kind's row.
 fn rule(name: &str) -> String {
-    match kind_info(name) {
-        Some(k) => format!("{} {}", k.id, k.name),
-        None => name.to_string(),
-    }
+    super::rule_label(name)
 }
 
 /// Renders one line per finding, error, skipped link and waiver outcome.

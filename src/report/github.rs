@@ -107,7 +107,7 @@ pub fn render(
             let f = j.finding;
             let title = format!(
                 "recipe-drift: [{}] {} ({})",
-                f.kind.name(),
+                super::rule_label(f.kind.name()),
                 v(&f.key),
                 super::class_name(f.class)
             );

@@ -110,7 +110,8 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         for e in &side.resolved.startup_errors {
             let _ = writeln!(
                 out,
-                "error[startup]: the {label} command would not start: {}\n  = rule {} ({})\n",
+                "error[{}]: the {label} command would not start: {}\n  = rule {} ({})\n",
+                super::rule_label(crate::compare::STARTUP_ERROR),
                 v(&e.message),
                 e.rule,
                 e.reference
@@ -126,7 +127,8 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
             Severity::Info => Level::NOTE,
         };
         let title = super::finding_title(&j);
-        let mut group: Group = Group::with_title(level.primary_title(title));
+        let rule = super::rule_label(f.kind.name());
+        let mut group: Group = Group::with_title(level.primary_title(title).id(rule));
         let shown: Vec<Excerpt> = [("docs", &f.docs), ("recipe", &f.recipe)]
             .into_iter()
             .flat_map(|(label, sv)| excerpts(label, sv))

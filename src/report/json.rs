@@ -97,6 +97,8 @@ struct Doc {
 #[derive(Serialize)]
 struct FindingOut<'a> {
     key: &'a str,
+    /// The kind's stable rule id (`RD001`).
+    id: &'static str,
     kind: Kind,
     class: Class,
     severity: Severity,
@@ -121,6 +123,7 @@ impl<'a> From<Judged<'a>> for FindingOut<'a> {
         let f = j.finding;
         FindingOut {
             key: &f.key,
+            id: crate::compare::kind_info(f.kind.name()).map_or("", |k| k.id.as_str()),
             kind: f.kind,
             class: f.class,
             severity: j.severity(),

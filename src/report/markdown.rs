@@ -160,7 +160,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
                 out,
                 "| {} | {class} | {} | {} | {} | {} |",
                 code(&v(&f.key)),
-                f.kind.name(),
+                super::rule_label(f.kind.name()),
                 code(&v(&f.docs.val.display())),
                 code(&v(&f.recipe.val.display())),
                 places.join("<br>")

@@ -288,20 +288,24 @@ pub fn finding_text(f: &Finding) -> String {
     }
 }
 
-/// A finding's one-line title: `[contradicts] ... (MAJOR)`, and the waiver
-/// that suppressed it, if any.
+/// A finding's one-line title after its rule (`tp_size differs: ... (MAJOR)`),
+/// and the waiver that suppressed it, if any.
 pub fn finding_title(j: &Judged) -> String {
     let f = j.finding;
     let waived = j
         .waiver
         .map(|w| format!(" [{}]", v(&w.mark())))
         .unwrap_or_default();
-    format!(
-        "[{}] {} ({}){waived}",
-        f.kind.name(),
-        finding_text(f),
-        class_name(f.class)
-    )
+    format!("{} ({}){waived}", finding_text(f), class_name(f.class))
+}
+
+/// A finding kind's rule as every format names it: its stable id and its
+/// name (`RD001 contradicts`), from `findings.yaml`.
+pub fn rule_label(kind: &str) -> String {
+    match crate::compare::kind_info(kind) {
+        Some(k) => format!("{} {}", k.id, k.name),
+        None => kind.to_string(),
+    }
 }
 
 /// A place in a file for annotations: the path as printed, and the line and column

@@ -508,7 +508,7 @@ fn sourced_files_run_in_the_current_shell() {
             &format!("TP=2\nsource {target}\nsglang serve --model-path m --tp $TP\n"),
         );
         assert_eq!(o.code, Some(1), "{target}: {}", o.both());
-        assert!(o.stdout.contains("[missing] tp_size"), "{}", o.both());
+        assert!(o.stdout.contains("missing]: tp_size"), "{}", o.both());
         assert!(o.stdout.contains(why), "{target}: {}", o.both());
         assert!(o.stdout.contains("`source` of"), "{}", o.both());
     }
@@ -680,14 +680,14 @@ fn shell_builtins_are_evaluated_or_unknown() {
         "TP=2\nshopt -s lastpipe\necho 8 | read TP\nsglang serve --model-path m --tp $TP\n",
     );
     assert_eq!(o.code, Some(1), "{}", o.both());
-    assert!(o.stdout.contains("[contradicts] tp_size"), "{}", o.both());
+    assert!(o.stdout.contains("contradicts]: tp_size"), "{}", o.both());
     let o = compare(
         &repo,
         "sglang serve --model-path m --tp 2\n",
         "TP=2\nshopt -s lastpipe\nnproc | read TP\nsglang serve --model-path m --tp $TP\n",
     );
     assert_eq!(o.code, Some(1), "{}", o.both());
-    assert!(o.stdout.contains("[missing] tp_size"), "{}", o.both());
+    assert!(o.stdout.contains("missing]: tp_size"), "{}", o.both());
 }
 
 /// The script's own folder is knowable: `$0`, `${BASH_SOURCE[0]}`,
@@ -703,7 +703,7 @@ fn the_script_folder_idiom_finds_sourced_files() {
         "SCRIPT_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\nsource \"$SCRIPT_DIR/bench/lib/common.sh\"\nsglang serve --model-path m --tp $TP\n",
     );
     assert_eq!(o.code, Some(1), "{}", o.both());
-    assert!(o.stdout.contains("[contradicts] tp_size"), "{}", o.both());
+    assert!(o.stdout.contains("contradicts]: tp_size"), "{}", o.both());
     repo.write(
         "bench/run.sh",
         "cd \"$(dirname \"$0\")\"\nsource ./lib/common.sh\nsglang serve --model-path m --tp $TP\n",

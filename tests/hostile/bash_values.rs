@@ -46,7 +46,7 @@ fn unknown_value(recipe: &str, wrong: &str, why: &str) {
     );
     assert_eq!(code, Some(1), "{recipe}\n{out}");
     assert!(
-        out.contains("[missing] tp_size") && out.contains(why),
+        out.contains("missing]: tp_size") && out.contains(why),
         "{recipe}\n{out}"
     );
 }

@@ -635,7 +635,7 @@ fn planted_secrets_cannot_erase_the_report() {
             "github" => {
                 assert!(
                     o.stdout.starts_with(
-                        "::error file=docs.md,line=2,col=29,title=recipe-drift%3A [contradicts] tp_size (MAJOR)::tp_size differs: docs 4 vs recipe 8"
+                        "::error file=docs.md,line=2,col=29,title=recipe-drift%3A [RD001 contradicts] tp_size (MAJOR)::tp_size differs: docs 4 vs recipe 8"
                     ),
                     "{}",
                     o.both()
@@ -661,7 +661,7 @@ fn planted_secrets_cannot_erase_the_report() {
                 );
                 assert!(
                     o.stdout
-                        .contains("| `tp_size` | **MAJOR** | contradicts | `4` | `8` |")
+                        .contains("| `tp_size` | **MAJOR** | RD001 contradicts | `4` | `8` |")
                 );
             }
             _ => {
