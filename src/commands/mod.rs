@@ -7,6 +7,7 @@ mod compare;
 mod discover;
 mod explain;
 mod extract;
+mod lint_docs;
 mod resolve;
 
 use std::collections::BTreeMap;
@@ -65,6 +66,12 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             .flatten()
             .cloned()
             .collect(),
+        Command::LintDocs(a) => a
+            .files
+            .iter()
+            .chain(a.docs_root.as_ref())
+            .cloned()
+            .collect(),
         // The JavaScript worker reads nothing but its standard input: no roots.
         Command::Check(_) | Command::JsWorker => Vec::new(),
         Command::Resolve(_) | Command::Explain(_) => vec![PathBuf::from(".")],
@@ -79,6 +86,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
         Command::Resolve(args) => resolve::run(args),
         Command::Discover(args) => discover::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::LintDocs(args) => lint_docs::run(args),
         Command::JsWorker => Ok(Output {
             code: crate::extract::jsx::worker::serve(),
             stdout: String::new(),

@@ -6,6 +6,7 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod launches;
+pub mod lint;
 pub mod markdown;
 pub mod sarif;
 
@@ -437,7 +438,9 @@ mod tests {
         }
         s.push_str("\nExamples (the tests resolve and compare each):\n\n");
         for k in kinds() {
-            let ex = &k.example;
+            let Some(ex) = &k.example else {
+                continue;
+            };
             let hardware = ex
                 .hardware
                 .as_ref()
@@ -452,6 +455,14 @@ mod tests {
                 "- `{}` {}{key} (release {}{hardware}): docs `{}`, recipe `{}`\n",
                 k.id, k.name, ex.engine_version, ex.docs, ex.recipe
             ));
+        }
+        for k in kinds() {
+            if let Some(l) = &k.lint {
+                s.push_str(&format!(
+                    "- `{}` {} (`lint-docs`): `{}`\n",
+                    k.id, k.name, l.fixture
+                ));
+            }
         }
         s
     }

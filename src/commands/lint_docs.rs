@@ -1,0 +1,53 @@
+//! `recipe-drift lint-docs FILE...`: the generator lint, file by file.
+
+use super::Output;
+use crate::cli::LintDocsArgs;
+use crate::error::Error;
+use crate::extract::{self, Input};
+use crate::files::{LocalFiles, Location};
+use crate::lint::{self, LintOptions};
+use crate::manifest::SideSpec;
+
+/// Lints each file; exit 1 when any finding is reported.
+pub(super) fn run(args: LintDocsArgs) -> Result<Output, Error> {
+    let LintDocsArgs {
+        files,
+        docs_root,
+        max_states,
+        context,
+        format,
+    } = args;
+    let resolve = crate::link::options(&super::overrides(&context), &SideSpec::default())?;
+    let max_states = usize::try_from(max_states).unwrap_or(usize::MAX);
+    let opts = LintOptions {
+        docs_root,
+        limits: extract::jsx::Limits {
+            states: max_states,
+            ..extract::jsx::Limits::default()
+        },
+        max_states,
+        resolve,
+    };
+    let mut linted = Vec::new();
+    for file in &files {
+        let at = crate::link::location_of(file)?;
+        let input = Input::new(at.clone(), &LocalFiles);
+        if matches!(at, Location::Path(_)) {
+            // A file that cannot be read is reported as such, whatever its kind.
+            input.source()?;
+        }
+        let kind = extract::extractor_for(&input).name();
+        if !matches!(at, Location::Path(_)) || !matches!(kind, "generator" | "generator-page") {
+            return Err(Error::usage(format!(
+                "{}: lint-docs reads local generators (.jsx) and pages that render them (.mdx), not a {kind} file",
+                file.display()
+            )));
+        }
+        linted.push(lint::lint_file(file, &opts)?);
+    }
+    let findings = linted.iter().any(|f| !f.findings.is_empty());
+    Ok(Output {
+        code: u8::from(findings),
+        stdout: crate::report::lint::render(&linted, format),
+    })
+}
