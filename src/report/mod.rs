@@ -456,6 +456,7 @@ mod tests {
                 k.id, k.name, ex.engine_version, ex.docs, ex.recipe
             ));
         }
+        s.push_str("\n`lint-docs` kinds (tests/lint_docs.rs lints each fixture):\n\n");
         for k in kinds() {
             if let Some(l) = &k.lint {
                 s.push_str(&format!(
