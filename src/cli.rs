@@ -226,6 +226,11 @@ pub struct ExtractArgs {
     /// vLLM recipe YAML, every selection the site offers on its hardware.
     #[arg(long, conflicts_with_all = ["select", "inferencex"])]
     pub all_selections: bool,
+    /// For a generator (.jsx) or a page that renders one (.mdx): list each
+    /// option with its values, its default and whether it is shown only
+    /// after clicks, without exploring every state.
+    #[arg(long, conflicts_with_all = ["select", "all_selections", "inferencex"])]
+    pub options: bool,
     /// With --all-selections on a vLLM recipe YAML: `verified` hardware only
     /// (the recipe's `meta.hardware` marks), or all hardware the site `offered`.
     #[arg(

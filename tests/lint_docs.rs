@@ -338,3 +338,49 @@ fn broken_input_exits_2_at_its_position() {
     assert!(err.contains("fixtures/lint/missing.jsx"), "{err}");
     assert!(!err.contains("panicked"));
 }
+
+#[test]
+fn extract_options_lists_values_defaults_and_conditions() {
+    let file = fixture("options");
+    let (code, out, err) = run(&["extract", "--options", &file]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "\
+<OptionsDeployment /> at fixtures/lint/src/snippets/options.jsx:1:14: 5 options
+  servedName (default example): free text
+  model (default small): small \"Example-8B\", large \"Example-70B\"
+  hardware (default h100): h100 \"H100\", mi300x \"MI300X\"
+  quantization (default bf16): bf16 \"BF16\", fp8 \"FP8\" (disabled)
+  offload (default none) [conditional: shown when model=large]: none \"None\", hicache \"HiCache\"
+"
+    );
+    let (code, out, _) = run(&["extract", "--options", "--format", "json", &file]);
+    assert_eq!(code, 0);
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let opts = doc["generators"][0]["options"].as_array().unwrap();
+    let offload = opts.iter().find(|o| o["key"] == "offload").unwrap();
+    assert_eq!(offload["shown"], "conditional");
+    assert_eq!(offload["when"], "model=large");
+    let quant = opts.iter().find(|o| o["key"] == "quantization").unwrap();
+    assert_eq!(quant["values"][1]["disabled"], true);
+    assert_eq!(doc["generators"][0]["incomplete"], Value::Null);
+    // A page lists the options of the generators it renders.
+    let (code, out, _) = run(&["extract", "--options", "fixtures/lint/cookbook/Example.mdx"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with(
+            "<DeadOptionDeployment /> at fixtures/lint/cookbook/Example.mdx:11:1: 4 options\n"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn extract_options_refuses_what_is_not_a_generator() {
+    let (code, _, err) = run(&["extract", "--options", "fixtures/demo/recipe-drift.yaml"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--options applies to generators"), "{err}");
+    let (code, _, _) = run(&["extract", "--options", "--select", "a=b", &fixture("clean")]);
+    assert_eq!(code, 2);
+}

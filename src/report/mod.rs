@@ -8,6 +8,7 @@ pub mod json;
 pub mod launches;
 pub mod lint;
 pub mod markdown;
+pub mod options;
 pub mod sarif;
 
 use crate::compare::{Comparison, Finding, Kind, Severity, SideValue};
