@@ -38,12 +38,18 @@ impl Rule for DeadOption {
     }
 }
 
+/// The rest of a state's selection (every option but one).
+type Rest<'a> = Vec<(&'a str, &'a str)>;
+
+/// A state's value of the option and its printed commands.
+type Member<'a> = (&'a str, &'a Vec<String>);
+
 /// The values of `key` when it is dead: the states that show it, grouped by
 /// the rest of their selection, print the same commands within each group,
 /// and some group holds two of its values. `None` otherwise.
 fn dead(g: &Generator, key: &str) -> Option<Vec<String>> {
     // Rest of the selection -> (value, commands) of each state showing `key`.
-    let mut groups: BTreeMap<Vec<(&str, &str)>, Vec<(&str, &Vec<String>)>> = BTreeMap::new();
+    let mut groups: BTreeMap<Rest<'_>, Vec<Member<'_>>> = BTreeMap::new();
     let mut values: Vec<String> = Vec::new();
     for s in &g.states {
         let Some((_, value)) = s.view.selection.iter().find(|(k, _)| k == key) else {
@@ -52,7 +58,7 @@ fn dead(g: &Generator, key: &str) -> Option<Vec<String>> {
         if !values.contains(value) {
             values.push(value.clone());
         }
-        let rest: Vec<(&str, &str)> = s
+        let rest: Rest<'_> = s
             .view
             .selection
             .iter()
