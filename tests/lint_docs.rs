@@ -384,3 +384,29 @@ fn extract_options_refuses_what_is_not_a_generator() {
     let (code, _, _) = run(&["extract", "--options", "--select", "a=b", &fixture("clean")]);
     assert_eq!(code, 2);
 }
+
+#[test]
+fn explain_knows_the_finding_ids() {
+    let (code, out, err) = run(&["explain", "RD011", "rd006"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(
+            "RD011 dead-option: warning\n  Every value of an option yields the same command.\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("  example (lint-docs): fixtures/lint/src/snippets/dead-option.jsx\n"));
+    assert!(out.contains("RD006 startup-error: error\n"), "{out}");
+    let (code, out, _) = run(&["explain", "RD009"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("not checked yet: it needs the explorer's per-state controls"),
+        "{out}"
+    );
+    let (code, _, err) = run(&["explain", "RD999"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no finding kind RD999; the ids are RD001..RD012"),
+        "{err}"
+    );
+}

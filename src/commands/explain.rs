@@ -14,6 +14,11 @@ pub fn explain(keys: &[String]) -> Result<String, Error> {
     let policy = Policy::default();
     let mut out = String::new();
     for k in keys {
+        if let Some(row) = finding_kind(k)? {
+            out.push_str(&kind_text(row));
+            out.push('\n');
+            continue;
+        }
         let key = canonical(k)?;
         let class = match policy.class(&key) {
             Class::Major => "MAJOR",
@@ -29,6 +34,54 @@ pub fn explain(keys: &[String]) -> Result<String, Error> {
         out.push('\n');
     }
     Ok(out)
+}
+
+/// The row of `findings.yaml` a finding id (`RD008`, any case) names;
+/// `None` for a name that is not shaped like an id, an error for an id with
+/// no row.
+fn finding_kind(k: &str) -> Result<Option<&'static crate::compare::KindInfo>, Error> {
+    let id = k.to_ascii_uppercase();
+    if !(id.len() == 5 && id.starts_with("RD") && id[2..].bytes().all(|b| b.is_ascii_digit())) {
+        return Ok(None);
+    }
+    let rows = crate::compare::kinds();
+    match rows.iter().find(|r| r.id == id) {
+        Some(row) => Ok(Some(row)),
+        None => Err(Error::usage(format!(
+            "explain: no finding kind {id}; the ids are {}..{}",
+            rows[0].id,
+            rows[rows.len() - 1].id
+        ))),
+    }
+}
+
+/// A finding kind as `explain RD0xx` prints it: id, name, severity, help,
+/// description and its example.
+fn kind_text(row: &crate::compare::KindInfo) -> String {
+    let severity = |s: crate::compare::Severity| match s {
+        crate::compare::Severity::Error => "error",
+        crate::compare::Severity::Warning => "warning",
+        crate::compare::Severity::Info => "info",
+    };
+    let mut out = format!("{} {}: {}", row.id, row.name, severity(row.severity));
+    if let Some(m) = row.minor.filter(|m| *m != row.severity) {
+        let _ = write!(out, " ({} on a minor key)", severity(m));
+    }
+    let _ = writeln!(out, "\n  {}\n  {}", row.help, row.description);
+    if let Some(ex) = &row.example {
+        let _ = writeln!(
+            out,
+            "  example (release {}): docs `{}`, recipe `{}`",
+            ex.engine_version, ex.docs, ex.recipe
+        );
+    }
+    if let Some(l) = &row.lint {
+        let _ = writeln!(out, "  example (lint-docs): {}", l.fixture);
+        if let Some(p) = &l.pending {
+            let _ = writeln!(out, "  not checked yet: it needs {p}");
+        }
+    }
+    out
 }
 
 /// The canonical key for a name, in the engines' tables in registry order: the
