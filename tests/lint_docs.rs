@@ -352,7 +352,7 @@ fn extract_options_lists_values_defaults_and_conditions() {
   model (default small): small \"Example-8B\", large \"Example-70B\"
   hardware (default h100): h100 \"H100\", mi300x \"MI300X\"
   quantization (default bf16): bf16 \"BF16\", fp8 \"FP8\" (disabled)
-  offload (default none) [conditional: shown when model=large]: none \"None\", hicache \"HiCache\"
+  offload (default none) [conditional: shown after model=large]: none \"None\", hicache \"HiCache\"
 "
     );
     let (code, out, _) = run(&["extract", "--options", "--format", "json", &file]);
@@ -360,11 +360,23 @@ fn extract_options_lists_values_defaults_and_conditions() {
     let doc: Value = serde_json::from_str(&out).unwrap();
     let opts = doc["generators"][0]["options"].as_array().unwrap();
     let offload = opts.iter().find(|o| o["key"] == "offload").unwrap();
-    assert_eq!(offload["shown"], "conditional");
-    assert_eq!(offload["when"], "model=large");
+    assert_eq!(offload["shown"], "after-clicks");
+    assert_eq!(offload["shown_after"], "model=large");
+    assert_eq!(offload["hidden_after"], Value::Null);
     let quant = opts.iter().find(|o| o["key"] == "quantization").unwrap();
     assert_eq!(quant["values"][1]["disabled"], true);
     assert_eq!(doc["generators"][0]["incomplete"], Value::Null);
+    // An option shown initially that a click hides says which click.
+    let (code, out, _) = run(&[
+        "extract",
+        "--options",
+        "fixtures/cookbook/src/snippets/autoregressive/kimi-k2-deployment.jsx",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("  expertParallel (default off) [conditional: hidden after vendor=amd]: off \"Off\", ep8 \"EP 8\"\n"),
+        "{out}"
+    );
     // A page lists the options of the generators it renders.
     let (code, out, _) = run(&["extract", "--options", "fixtures/lint/cookbook/Example.mdx"]);
     assert_eq!(code, 0);

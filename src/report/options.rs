@@ -35,8 +35,8 @@ fn human(generators: &[GeneratorOptions]) -> String {
                 .unwrap_or_default();
             let shown = match &o.shown {
                 Shown::Initially => String::new(),
-                Shown::After(Some(when)) => format!(" [conditional: shown when {}]", v(when)),
-                Shown::After(None) => " [conditional: shown after some clicks]".into(),
+                Shown::After(when) => format!(" [conditional: shown after {}]", v(when)),
+                Shown::HiddenAfter(when) => format!(" [conditional: hidden after {}]", v(when)),
             };
             let values = if o.values.is_empty() {
                 "free text".to_string()
@@ -78,15 +78,17 @@ fn json_doc(generators: &[GeneratorOptions]) -> String {
                 "line": g.at.pos.line,
                 "col": g.at.pos.col,
                 "options": g.options.iter().map(|o| {
-                    let (shown, when) = match &o.shown {
-                        Shown::Initially => ("initially", None),
-                        Shown::After(w) => ("conditional", w.clone()),
+                    let (shown, after, hidden) = match &o.shown {
+                        Shown::Initially => ("initially", None, None),
+                        Shown::HiddenAfter(w) => ("initially", None, Some(w)),
+                        Shown::After(w) => ("after-clicks", Some(w), None),
                     };
                     json!({
                         "key": o.key,
                         "default": o.default,
                         "shown": shown,
-                        "when": when,
+                        "shown_after": after,
+                        "hidden_after": hidden,
                         "values": o.values.iter().map(|it| json!({
                             "value": it.value,
                             "label": it.label,

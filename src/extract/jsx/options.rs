@@ -1,24 +1,29 @@
 //! `extract --options`: each option of a generator with its values, its
-//! default and whether it is shown initially, without a full exploration.
+//! default and whether it is shown initially, without exploring every state.
 //!
 //! The initial state gives the options shown, their defaults (what it
-//! selects) and their items ([`Renderer::choices`]). Options shown only after
-//! clicks are found by a bounded exploration ([`HINT_STATES`] states, as
-//! [`Renderer`] does to say why an option is hidden); past that budget the
-//! listing says it may be incomplete.
+//! selects) and their items ([`Renderer::choices`]). Then one render per
+//! value: each other enabled value of each option shown is clicked from the
+//! initial state, which tells the options a click shows and those it hides;
+//! each other value of an option a click shows is clicked after that click
+//! (two clicks deep), all within [`HINT_STATES`] renders. An option that
+//! needs two clicks on initial options to appear is not listed; nor is one
+//! past the budget or behind a click that fails, and then the listing says so.
 
-use super::{Bundle, HINT_STATES, Offered, Renderer, View};
+use super::{Bundle, HINT_STATES, Offered, Renderer};
 use crate::error::Error;
 use crate::span::Span;
 
 /// When an option is shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Shown {
-    /// In the initial state.
+    /// In the initial state, and after every click tried.
     Initially,
-    /// Only after clicks; when the states showing it share values of other
-    /// options that not every state has (`model=large`), they are listed.
-    After(Option<String>),
+    /// In the initial state, but not after these clicks (`model=small`).
+    HiddenAfter(String),
+    /// Only after clicks: the clicks that show it (`model=large|medium`,
+    /// `model=large and offload=hicache`), alternatives joined by `or`.
+    After(String),
 }
 
 /// One option of a generator.
@@ -26,11 +31,10 @@ pub enum Shown {
 pub struct OptionInfo {
     /// The option's key (the control's `name`).
     pub key: String,
-    /// Its items as a state showing it offers them (an empty list: a text
-    /// input). For an option shown only after clicks whose items cannot be
-    /// read from such a state, the values its states select, without labels.
+    /// Its items as the first state showing it offers them (an empty list: a
+    /// text input).
     pub values: Vec<Offered>,
-    /// The value the state that shows it first selects.
+    /// The value the first state showing it selects.
     pub default: Option<String>,
     /// When it is shown.
     pub shown: Shown,
@@ -43,11 +47,11 @@ pub struct GeneratorOptions {
     pub name: String,
     /// Where it is defined or used.
     pub at: Span,
-    /// The options, initial ones first (in control order), then the others
-    /// in the order exploration finds them.
+    /// The options: the initial ones in control order, then the others in
+    /// the order clicks show them.
     pub options: Vec<OptionInfo>,
-    /// Why the options shown only after clicks may be missing (the
-    /// exploration's budget or error), if so.
+    /// Why options shown only after clicks may be missing (the render budget,
+    /// a click that fails), if so.
     pub incomplete: Option<String>,
 }
 
@@ -61,58 +65,148 @@ pub fn options_of(
         .collect()
 }
 
+/// Clicks from the initial state (`key`, `value`), in order.
+type Clicks = Vec<(String, String)>;
+
+/// The clicks tried so far and what they showed.
+struct Probe<'r, 'b> {
+    renderer: &'r Renderer<'b>,
+    target: usize,
+    renders: usize,
+    incomplete: Option<String>,
+    options: Vec<OptionInfo>,
+    /// Per option shown only after clicks: the click paths that show it.
+    shown_by: Vec<(String, Vec<Clicks>)>,
+    /// Per initial option: the click paths that hide it.
+    hidden_by: Vec<(String, Vec<Clicks>)>,
+}
+
+impl Probe<'_, '_> {
+    /// Clicks each other enabled value of option `key` after `path`; returns
+    /// the options each click showed first.
+    fn click_values(
+        &mut self,
+        path: &Clicks,
+        key: &str,
+        initial: &[String],
+    ) -> Vec<(String, Clicks)> {
+        let Some(o) = self.options.iter().find(|o| o.key == key) else {
+            return Vec::new();
+        };
+        let current = o.default.clone();
+        let values: Vec<String> = o
+            .values
+            .iter()
+            .filter(|i| !i.disabled && Some(&i.value) != current.as_ref())
+            .map(|i| i.value.clone())
+            .collect();
+        let mut found = Vec::new();
+        for value in values {
+            if self.renders >= HINT_STATES {
+                self.incomplete
+                    .get_or_insert_with(|| format!("the budget of {HINT_STATES} renders ran out"));
+                return found;
+            }
+            self.renders += 1;
+            let mut clicks = path.clone();
+            clicks.push((key.to_string(), value));
+            let selection = match self.renderer.select_some(self.target, &clicks, true) {
+                Ok((view, unmatched, _)) if unmatched.is_empty() => view.selection,
+                Ok(_) => continue,
+                Err(e) => {
+                    self.incomplete
+                        .get_or_insert_with(|| e.message().to_string());
+                    continue;
+                }
+            };
+            for k in initial {
+                if !selection.iter().any(|(sk, _)| sk == k) {
+                    note(&mut self.hidden_by, k, &clicks);
+                }
+            }
+            for (k, v) in &selection {
+                if initial.contains(k) {
+                    continue;
+                }
+                note(&mut self.shown_by, k, &clicks);
+                if self.options.iter().any(|o| &o.key == k) {
+                    continue;
+                }
+                let values = match self.renderer.choices(self.target, &clicks, k) {
+                    Ok(Some(items)) => items,
+                    _ => Vec::new(),
+                };
+                self.options.push(OptionInfo {
+                    key: k.clone(),
+                    values,
+                    default: Some(v.clone()),
+                    shown: Shown::After(String::new()),
+                });
+                found.push((k.clone(), clicks.clone()));
+            }
+        }
+        found
+    }
+}
+
+/// Adds a click path to a key's list.
+fn note(list: &mut Vec<(String, Vec<Clicks>)>, key: &str, clicks: &Clicks) {
+    match list.iter_mut().find(|(k, _)| k == key) {
+        Some((_, paths)) => {
+            if !paths.contains(clicks) {
+                paths.push(clicks.clone());
+            }
+        }
+        None => list.push((key.to_string(), vec![clicks.clone()])),
+    }
+}
+
 fn target_options(
     bundle: &Bundle,
     renderer: &Renderer<'_>,
     target: usize,
 ) -> Result<GeneratorOptions, Error> {
     let first = renderer.select(target, &[])?;
-    let mut options = Vec::new();
+    let mut probe = Probe {
+        renderer,
+        target,
+        renders: 0,
+        incomplete: None,
+        options: Vec::new(),
+        shown_by: Vec::new(),
+        hidden_by: Vec::new(),
+    };
     for (key, value) in &first.selection {
         let values = renderer.choices(target, &[], key)?.unwrap_or_default();
-        options.push(OptionInfo {
+        probe.options.push(OptionInfo {
             key: key.clone(),
             values,
             default: Some(value.clone()),
             shown: Shown::Initially,
         });
     }
-    let (views, incomplete) = match renderer.explore(target, HINT_STATES) {
-        Ok(views) => (views, None),
-        Err(e) => (Vec::new(), Some(e.message().to_string())),
-    };
-    for key in later_keys(&first, &views) {
-        let showing: Vec<&View> = views
-            .iter()
-            .filter(|v| v.selection.iter().any(|(k, _)| *k == key))
-            .collect();
-        let seen = selected_values(&showing, &key);
-        let prefix: Vec<(String, String)> = showing[0]
-            .selection
-            .iter()
-            .filter(|(k, _)| *k != key)
-            .cloned()
-            .collect();
-        // The items a state showing it offers; reaching that state by
-        // clicking its selection in control order may fail (click order
-        // matters in some generators): then the values its states select.
-        let values = match renderer.choices(target, &prefix, &key) {
-            Ok(Some(items)) if !items.is_empty() => items,
-            _ => seen
-                .iter()
-                .map(|v| Offered {
-                    value: v.clone(),
-                    label: String::new(),
-                    disabled: false,
-                })
-                .collect(),
-        };
-        options.push(OptionInfo {
-            default: seen.first().cloned(),
-            shown: Shown::After(condition(&views, &showing, &key)),
-            key,
-            values,
-        });
+    let initial: Vec<String> = first.selection.iter().map(|(k, _)| k.clone()).collect();
+    let mut revealed = Vec::new();
+    for key in &initial {
+        revealed.extend(probe.click_values(&Vec::new(), key, &initial));
+    }
+    // One click deeper, on the options a first click showed.
+    for (key, path) in revealed {
+        probe.click_values(&path, &key, &initial);
+    }
+    let Probe {
+        mut options,
+        shown_by,
+        hidden_by,
+        incomplete,
+        ..
+    } = probe;
+    for o in &mut options {
+        if let Some((_, paths)) = shown_by.iter().find(|(k, _)| *k == o.key) {
+            o.shown = Shown::After(condition(paths));
+        } else if let Some((_, paths)) = hidden_by.iter().find(|(k, _)| *k == o.key) {
+            o.shown = Shown::HiddenAfter(condition(paths));
+        }
     }
     let t = &bundle.targets[target];
     Ok(GeneratorOptions {
@@ -123,102 +217,62 @@ fn target_options(
     })
 }
 
-/// Keys some explored state shows and the initial one does not, in the order
-/// found.
-fn later_keys(first: &View, views: &[View]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for v in views {
-        for (k, _) in &v.selection {
-            if !first.selection.iter().any(|(f, _)| f == k) && !out.contains(k) {
-                out.push(k.clone());
-            }
-        }
-    }
-    out
-}
-
-/// The values of `key` the states select, each once, in order.
-fn selected_values(views: &[&View], key: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for v in views {
-        if let Some((_, val)) = v.selection.iter().find(|(k, _)| k == key)
-            && !out.contains(val)
-        {
-            out.push(val.clone());
-        }
-    }
-    out
-}
-
-/// The values of other options that every state showing `key` has and not
-/// every state has (`model=large and hardware=mi300x|h100`), if any.
-fn condition(all: &[View], showing: &[&View], key: &str) -> Option<String> {
-    let mut keys: Vec<&str> = Vec::new();
-    for v in all {
-        for (k, _) in &v.selection {
-            if k != key && !keys.contains(&k.as_str()) {
-                keys.push(k);
-            }
-        }
-    }
-    let values = |vs: &[&View], k: &str| -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for v in vs {
-            let val = v
-                .selection
+/// The click paths that show (or hide) an option, as a condition: the
+/// shortest paths only (a longer one that holds a shorter one says nothing
+/// more), one-click paths on the same option merged (`model=large|medium`),
+/// alternatives joined by `or`, clicks of one path by `and`.
+fn condition(paths: &[Clicks]) -> String {
+    let minimal: Vec<&Clicks> = paths
+        .iter()
+        .filter(|p| {
+            !paths
                 .iter()
-                .find(|(kk, _)| kk == k)
-                .map(|(_, x)| x.clone())
-                .unwrap_or_else(|| "(hidden)".into());
-            if !out.contains(&val) {
-                out.push(val);
-            }
-        }
-        out
-    };
-    let every: Vec<&View> = all.iter().collect();
-    let when: Vec<String> = keys
-        .into_iter()
-        .filter_map(|k| {
-            let (a, s) = (values(&every, k), values(showing, k));
-            (s.len() < a.len()).then(|| format!("{k}={}", s.join("|")))
+                .any(|q| q.len() < p.len() && q.iter().all(|c| p.contains(c)))
         })
         .collect();
-    (!when.is_empty()).then(|| when.join(" and "))
+    let mut singles: Vec<(String, Vec<String>)> = Vec::new();
+    let mut longer: Vec<String> = Vec::new();
+    for p in minimal {
+        if let [(k, v)] = p.as_slice() {
+            match singles.iter_mut().find(|(sk, _)| sk == k) {
+                Some((_, vs)) => vs.push(v.clone()),
+                None => singles.push((k.clone(), vec![v.clone()])),
+            }
+        } else {
+            let text: Vec<String> = p.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            longer.push(text.join(" and "));
+        }
+    }
+    let mut alternatives: Vec<String> = singles
+        .into_iter()
+        .map(|(k, vs)| format!("{k}={}", vs.join("|")))
+        .collect();
+    alternatives.extend(longer);
+    alternatives.join(" or ")
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::condition;
 
-    fn view(sel: &[(&str, &str)]) -> View {
-        View {
-            target: 0,
-            selection: sel
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            commands: vec![],
-            path: vec![],
-        }
+    fn path(clicks: &[(&str, &str)]) -> Vec<(String, String)> {
+        clicks
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
-    fn a_later_option_is_conditional_on_what_its_states_share() {
-        let all = [
-            view(&[("model", "small"), ("hw", "a")]),
-            view(&[("model", "large"), ("hw", "a"), ("offload", "none")]),
-            view(&[("model", "large"), ("hw", "b"), ("offload", "hicache")]),
+    fn the_condition_is_the_shortest_click_paths_merged_per_option() {
+        let paths = [
+            path(&[("model", "large")]),
+            path(&[("model", "medium")]),
+            path(&[("model", "large"), ("hw", "b200")]),
+            path(&[("hw", "mi300x"), ("quant", "fp8")]),
         ];
-        assert_eq!(later_keys(&all[0], &all), vec!["offload".to_string()]);
-        let showing: Vec<&View> = all[1..].iter().collect();
         assert_eq!(
-            condition(&all, &showing, "offload"),
-            Some("model=large".to_string())
-        );
-        assert_eq!(
-            selected_values(&showing, "offload"),
-            vec!["none", "hicache"]
+            condition(&paths),
+            "model=large|medium or hw=mi300x and quant=fp8"
         );
     }
 }
