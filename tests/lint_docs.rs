@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_input_error, run};
+use common::run;
 use serde_json::Value;
 
 const SNIPPETS: &str = "fixtures/lint/src/snippets";
@@ -312,31 +312,97 @@ fn several_files_are_reported_in_order_and_deterministically() {
     );
 }
 
+/// Exit 2, and in the report (as `check` reports a broken link) the error
+/// with its position and these words.
+fn assert_not_linted(args: &[&str], at: &str, words: &[&str]) -> String {
+    let mut all = vec!["lint-docs"];
+    all.extend_from_slice(args);
+    let (code, out, err) = run(&all);
+    assert_eq!(code, 2, "stdout: {out}\nstderr: {err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("error: "))
+        .unwrap_or_else(|| panic!("no error line in: {out}"));
+    assert!(line.contains(at), "expected {at} in: {line}");
+    for w in words {
+        assert!(line.contains(w), "expected {w:?} in: {line}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    out
+}
+
 #[test]
 fn broken_input_exits_2_at_its_position() {
     // A generator that throws on a click: until the explorer reports crash
     // paths, the file is an input error at the generator, naming the JS error.
-    assert_input_error(
-        &["lint-docs", &fixture("crash")],
-        "fixtures/lint/src/snippets/crash.jsx:1:14",
+    assert_not_linted(
+        &[&fixture("crash")],
+        "error: fixtures/lint/src/snippets/crash.jsx:1:14: ",
         &[
             "JavaScript error",
             "cannot read property 'small' of undefined",
         ],
     );
-    assert_input_error(
-        &["lint-docs", "fixtures/bad/jsx/syntax-error.jsx"],
-        "fixtures/bad/jsx/syntax-error.jsx:",
+    assert_not_linted(
+        &["fixtures/bad/jsx/syntax-error.jsx"],
+        "error: fixtures/bad/jsx/syntax-error.jsx:",
         &[],
     );
     // Not a generator, and a file that is not there.
-    let (code, _, err) = run(&["lint-docs", "fixtures/demo/recipe-drift.yaml"]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("lint-docs reads local generators"), "{err}");
-    let (code, _, err) = run(&["lint-docs", "fixtures/lint/missing.jsx"]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("fixtures/lint/missing.jsx"), "{err}");
-    assert!(!err.contains("panicked"));
+    assert_not_linted(
+        &["fixtures/demo/recipe-drift.yaml"],
+        "fixtures/demo/recipe-drift.yaml",
+        &["lint-docs reads local generators"],
+    );
+    assert_not_linted(
+        &["fixtures/lint/missing.jsx"],
+        "fixtures/lint/missing.jsx",
+        &[],
+    );
+}
+
+#[test]
+fn a_broken_file_does_not_stop_the_others() {
+    let out = assert_not_linted(
+        &[&fixture("crash"), &fixture("duplicate-flag")],
+        "crash.jsx:1:14",
+        &["JavaScript error"],
+    );
+    assert!(out.contains("RD010 [duplicate-flag]"), "{out}");
+    assert!(
+        out.ends_with("1 finding in 1 file (1 generator, 6 states checked); 1 file not linted\n"),
+        "{out}"
+    );
+    let (code, json, _) = run(&[
+        "lint-docs",
+        "--format",
+        "json",
+        &fixture("crash"),
+        &fixture("clean"),
+    ]);
+    assert_eq!(code, 2);
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        doc["errors"][0]["file"],
+        "fixtures/lint/src/snippets/crash.jsx"
+    );
+    assert_eq!(doc["errors"][0]["line"], 1);
+    assert_eq!(
+        doc["files"][0]["file"],
+        "fixtures/lint/src/snippets/clean.jsx"
+    );
+    let (code, sarif, _) = run(&["lint-docs", "--format", "sarif", &fixture("crash")]);
+    assert_eq!(code, 2);
+    let doc: Value = serde_json::from_str(&sarif).unwrap();
+    let inv = &doc["runs"][0]["invocations"][0];
+    assert_eq!(inv["executionSuccessful"], false);
+    assert_eq!(inv["toolExecutionNotifications"][0]["level"], "error");
+    let (code, gh, _) = run(&["lint-docs", "--format", "github", &fixture("crash")]);
+    assert_eq!(code, 2);
+    assert!(
+        gh.starts_with("::error file=fixtures/lint/src/snippets/crash.jsx,line=1,col=14,"),
+        "{gh}"
+    );
 }
 
 #[test]

@@ -7,8 +7,10 @@ use crate::extract::{self, Input};
 use crate::files::{LocalFiles, Location};
 use crate::lint::{self, LintOptions};
 use crate::manifest::SideSpec;
+use crate::report::lint::Failed;
 
-/// Lints each file; exit 1 when any finding is reported.
+/// Lints each file; exit 1 when any finding is reported, 2 when a file could
+/// not be linted (the others still are, and are reported).
 pub(super) fn run(args: LintDocsArgs) -> Result<Output, Error> {
     let LintDocsArgs {
         files,
@@ -29,25 +31,41 @@ pub(super) fn run(args: LintDocsArgs) -> Result<Output, Error> {
         resolve,
     };
     let mut linted = Vec::new();
+    let mut failed = Vec::new();
     for file in &files {
-        let at = crate::link::location_of(file)?;
-        let input = Input::new(at.clone(), &LocalFiles);
-        if matches!(at, Location::Path(_)) {
-            // A file that cannot be read is reported as such, whatever its kind.
-            input.source()?;
+        match lint_one(file, &opts) {
+            Ok(l) => linted.push(l),
+            Err(error) => failed.push(Failed {
+                file: file.display().to_string(),
+                error,
+            }),
         }
-        let kind = extract::extractor_for(&input).name();
-        if !matches!(at, Location::Path(_)) || !matches!(kind, "generator" | "generator-page") {
-            return Err(Error::usage(format!(
-                "{}: lint-docs reads local generators (.jsx) and pages that render them (.mdx), not a {kind} file",
-                file.display()
-            )));
-        }
-        linted.push(lint::lint_file(file, &opts)?);
     }
     let findings = linted.iter().any(|f| !f.findings.is_empty());
     Ok(Output {
-        code: u8::from(findings),
-        stdout: crate::report::lint::render(&linted, format),
+        code: if !failed.is_empty() {
+            2
+        } else {
+            u8::from(findings)
+        },
+        stdout: crate::report::lint::render(&linted, &failed, format),
     })
+}
+
+/// Lints one file: a local generator or a page that renders generators.
+fn lint_one(file: &std::path::Path, opts: &LintOptions) -> Result<lint::FileLint, Error> {
+    let at = crate::link::location_of(file)?;
+    let input = Input::new(at.clone(), &LocalFiles);
+    if matches!(at, Location::Path(_)) {
+        // A file that cannot be read is reported as such, whatever its kind.
+        input.source()?;
+    }
+    let kind = extract::extractor_for(&input).name();
+    if !matches!(at, Location::Path(_)) || !matches!(kind, "generator" | "generator-page") {
+        return Err(Error::usage(format!(
+            "{}: lint-docs reads local generators (.jsx) and pages that render them (.mdx), not a {kind} file",
+            file.display()
+        )));
+    }
+    lint::lint_file(file, opts)
 }

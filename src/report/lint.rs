@@ -6,20 +6,36 @@ use serde_json::{Value, json};
 
 use super::{ReportFormat, place, v};
 use crate::compare::kinds;
+use crate::error::Error;
 use crate::lint::{FileLint, Finding};
+
+/// A file that could not be linted (bad input), with the error.
+#[derive(Debug, Clone)]
+pub struct Failed {
+    /// The file as named.
+    pub file: String,
+    /// Why: its span places it.
+    pub error: Error,
+}
 
 /// How many states a finding lists before `and N more`.
 const SHOWN_STATES: usize = 3;
 
-/// Renders the lint of some files in `format`.
-pub fn render(files: &[FileLint], format: ReportFormat) -> String {
+/// Renders the lint of some files, and the files that could not be linted,
+/// in `format`.
+pub fn render(files: &[FileLint], failed: &[Failed], format: ReportFormat) -> String {
     match format {
-        ReportFormat::Human => human(files),
-        ReportFormat::Json => json_report(files),
-        ReportFormat::Sarif => sarif(files),
-        ReportFormat::Github => github(files),
-        ReportFormat::Markdown => markdown(files),
+        ReportFormat::Human => human(files, failed),
+        ReportFormat::Json => json_report(files, failed),
+        ReportFormat::Sarif => sarif(files, failed),
+        ReportFormat::Github => github(files, failed),
+        ReportFormat::Markdown => markdown(files, failed),
     }
+}
+
+/// `error: file:line:col: cause`.
+fn failed_text(f: &Failed) -> String {
+    format!("error: {}", v(&f.error.to_string()))
 }
 
 /// `RD008 [no-command] <Gen />: message`.
@@ -53,9 +69,13 @@ fn states_text(f: &Finding) -> Option<String> {
     ))
 }
 
-fn human(files: &[FileLint]) -> String {
+fn human(files: &[FileLint], failed: &[Failed]) -> String {
     let mut out = String::new();
     let mut total = 0;
+    for f in failed {
+        out.push_str(&failed_text(f));
+        out.push('\n');
+    }
     for file in files {
         for f in &file.findings {
             total += 1;
@@ -84,8 +104,17 @@ fn human(files: &[FileLint]) -> String {
     }
     let generators: usize = files.iter().map(|f| f.generators.len()).sum();
     let states: usize = files.iter().flat_map(|f| &f.generators).map(|g| g.2).sum();
+    let not_linted = if failed.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} file{} not linted",
+            failed.len(),
+            if failed.len() == 1 { "" } else { "s" }
+        )
+    };
     out.push_str(&format!(
-        "{} in {} file{} ({generators} generator{}, {states} state{} checked)\n",
+        "{} in {} file{} ({generators} generator{}, {states} state{} checked){not_linted}\n",
         match total {
             0 => "no findings".to_string(),
             1 => "1 finding".to_string(),
@@ -113,7 +142,19 @@ fn finding_json(f: &Finding) -> Value {
     })
 }
 
-fn json_report(files: &[FileLint]) -> String {
+fn json_report(files: &[FileLint], failed: &[Failed]) -> String {
+    let errors: Vec<Value> = failed
+        .iter()
+        .map(|f| {
+            let at = f.error.span();
+            json!({
+                "file": f.file,
+                "error": f.error.to_string(),
+                "line": at.map(|s| s.pos.line),
+                "col": at.map(|s| s.pos.col),
+            })
+        })
+        .collect();
     let files: Vec<Value> = files
         .iter()
         .map(|file| {
@@ -135,14 +176,15 @@ fn json_report(files: &[FileLint]) -> String {
             })
         })
         .collect();
-    let mut doc = json!({"schema_version": 1, "command": "lint-docs", "files": files});
+    let mut doc =
+        json!({"schema_version": 1, "command": "lint-docs", "files": files, "errors": errors});
     super::mask_json(&mut doc);
     let mut s = serde_json::to_string_pretty(&doc).expect("plain JSON");
     s.push('\n');
     s
 }
 
-fn sarif(files: &[FileLint]) -> String {
+fn sarif(files: &[FileLint], failed: &[Failed]) -> String {
     let rules: Vec<Value> = kinds()
         .iter()
         .map(|k| {
@@ -177,6 +219,28 @@ fn sarif(files: &[FileLint]) -> String {
         }
         results.push(r);
     }
+    let notifications: Vec<Value> = failed
+        .iter()
+        .map(|f| {
+            let mut n = json!({
+                "level": "error",
+                "message": {"text": format!("{} could not be linted: {}", f.file, f.error)},
+                "descriptor": {"id": "input-error"},
+            });
+            if let Some((p, _)) = super::error_place(&f.error) {
+                let mut phys = json!({"artifactLocation": {"uri": super::sarif::uri(&p.path)}});
+                if let Some((line, col)) = p.line_col {
+                    phys["region"] = json!({"startLine": line, "startColumn": col});
+                }
+                n["locations"] = json!([{"physicalLocation": phys}]);
+            }
+            n
+        })
+        .collect();
+    let mut invocation = json!({"executionSuccessful": failed.is_empty()});
+    if !notifications.is_empty() {
+        invocation["toolExecutionNotifications"] = json!(notifications);
+    }
     let mut doc = json!({
         "$schema": super::sarif::SCHEMA_URI,
         "version": "2.1.0",
@@ -186,6 +250,7 @@ fn sarif(files: &[FileLint]) -> String {
                 "version": env!("CARGO_PKG_VERSION"),
                 "rules": rules,
             }},
+            "invocations": [invocation],
             "results": results,
         }],
     });
@@ -195,8 +260,21 @@ fn sarif(files: &[FileLint]) -> String {
     s
 }
 
-fn github(files: &[FileLint]) -> String {
+fn github(files: &[FileLint], failed: &[Failed]) -> String {
     let mut out = String::new();
+    for f in failed {
+        let place = super::error_place(&f.error).map(|(p, _)| p);
+        out.push_str(&super::github::annotation(
+            "error",
+            place.as_ref(),
+            "recipe-drift lint-docs: input error",
+            &format!(
+                "{} could not be linted: {}",
+                v(&f.file),
+                v(&f.error.to_string())
+            ),
+        ));
+    }
     for f in files.iter().flat_map(|f| &f.findings) {
         let mut message = format!("<{} />: {}", v(&f.generator), v(&f.message));
         if let Some(s) = states_text(f) {
@@ -212,10 +290,19 @@ fn github(files: &[FileLint]) -> String {
     out
 }
 
-fn markdown(files: &[FileLint]) -> String {
+fn markdown(files: &[FileLint], failed: &[Failed]) -> String {
     use super::markdown::{code, text};
     let total: usize = files.iter().map(|f| f.findings.len()).sum();
     let mut out = String::from("## recipe-drift lint-docs\n\n");
+    for f in failed {
+        out.push_str(&format!(
+            "- **could not be linted**: {}\n",
+            text(&v(&f.error.to_string()))
+        ));
+    }
+    if !failed.is_empty() {
+        out.push('\n');
+    }
     if total == 0 {
         out.push_str("No findings.\n");
     } else {
