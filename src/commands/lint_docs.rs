@@ -55,13 +55,17 @@ pub(super) fn run(args: LintDocsArgs) -> Result<Output, Error> {
 /// Lints one file: a local generator or a page that renders generators.
 fn lint_one(file: &std::path::Path, opts: &LintOptions) -> Result<lint::FileLint, Error> {
     let at = crate::link::location_of(file)?;
-    let input = Input::new(at.clone(), &LocalFiles);
-    if matches!(at, Location::Path(_)) {
-        // A file that cannot be read is reported as such, whatever its kind.
-        input.source()?;
+    if let Location::Remote(_) = at {
+        return Err(Error::usage(format!(
+            "{}: lint-docs renders generators with the files beside them; give a local checkout's path",
+            file.display()
+        )));
     }
+    let input = Input::new(at, &LocalFiles);
+    // A file that cannot be read is reported as such, whatever its kind.
+    input.source()?;
     let kind = extract::extractor_for(&input).name();
-    if !matches!(at, Location::Path(_)) || !matches!(kind, "generator" | "generator-page") {
+    if !matches!(kind, "generator" | "generator-page") {
         return Err(Error::usage(format!(
             "{}: lint-docs reads local generators (.jsx) and pages that render them (.mdx), not a {kind} file",
             file.display()
