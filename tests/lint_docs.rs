@@ -488,3 +488,22 @@ fn explain_knows_the_finding_ids() {
         "{err}"
     );
 }
+
+#[test]
+fn github_output_appends_the_markdown_summary_to_the_job_summary() {
+    let dir = std::env::temp_dir().join(format!("rd-lint-summary-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let summary = dir.join("summary.md");
+    let out = assert_cmd::Command::cargo_bin("recipe-drift")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .args(["lint-docs", "--format", "github", &fixture("dead-option")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = std::fs::read_to_string(&summary).unwrap();
+    assert!(text.starts_with("## recipe-drift lint-docs\n"), "{text}");
+    assert!(text.contains("| `RD011` | `dead-option` |"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

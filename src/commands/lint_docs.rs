@@ -41,6 +41,24 @@ pub(super) fn run(args: LintDocsArgs) -> Result<Output, Error> {
             }),
         }
     }
+    // As `check` does: GitHub output also appends the Markdown summary to
+    // the job summary.
+    if format == crate::report::ReportFormat::Github
+        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
+    {
+        let summary = crate::secret::sanitize(&crate::report::lint::render(
+            &linted,
+            &failed,
+            crate::report::ReportFormat::Markdown,
+        ));
+        let path = std::path::Path::new(&path);
+        super::append(path, &summary).map_err(|e| {
+            Error::usage(format!(
+                "cannot append the job summary to {} ($GITHUB_STEP_SUMMARY): {e}",
+                path.display()
+            ))
+        })?;
+    }
     let findings = linted.iter().any(|f| !f.findings.is_empty());
     Ok(Output {
         code: if !failed.is_empty() {
