@@ -153,6 +153,14 @@ fn refused_commands_are_startup_errors_with_the_release_and_rule() {
         |m| m.contains("unrecognized arguments: --enable-turbo-cache")
             && m.contains("the newest bundled one was used")
     ));
+    // The refused option is placed where the generator writes it; the rule's
+    // refusal (no word of its own) on the generator.
+    let place = |f: &Value| (f["line"].as_u64().unwrap(), f["col"].as_u64().unwrap());
+    let turbo = found
+        .iter()
+        .find(|f| f["message"].as_str().unwrap().contains("turbo"))
+        .unwrap();
+    assert_eq!(place(turbo), (36, 9));
     // Every state with cache=hicache, and only those.
     let hicache = found
         .iter()
@@ -194,6 +202,11 @@ fn an_env_var_the_image_release_does_not_read_is_no_effect() {
             .unwrap()
             .starts_with("`VLLM_USE_FLASHINFER_MOE_FP4=1` has no effect in vllm 0.25.0")
     );
+    // On the line that writes it.
+    assert_eq!(
+        (found[0]["line"].as_u64(), found[0]["col"].as_u64()),
+        (Some(63), Some(7))
+    );
     // Only the H100 states set it.
     assert_eq!(
         found[0]["states"],
@@ -206,7 +219,7 @@ fn the_human_report_is_one_line_per_finding_with_its_states() {
     let (code, out, _) = run(&["lint-docs", &fixture("duplicate-flag")]);
     assert_eq!(code, 1);
     let expected = "\
-fixtures/lint/src/snippets/duplicate-flag.jsx:1:14: RD010 [duplicate-flag] <DuplicateFlagDeployment />: `tp_size` is given twice with different values (--tp 4, then --tp-size 8); the engine keeps the last
+fixtures/lint/src/snippets/duplicate-flag.jsx:22:7: RD010 [duplicate-flag] <DuplicateFlagDeployment />: `tp_size` is given twice with different values (--tp 4, then --tp-size 8); the engine keeps the last
   in 2 states: model=large, hardware=mi300x, quantization=bf16; model=large, hardware=mi300x, quantization=fp8
 
 note: RD007 [generator-crash] not checked: it needs the explorer's crash paths (clicks, JS error, generator position)
@@ -257,12 +270,12 @@ fn every_format_renders_the_findings_with_their_ids() {
         loc["artifactLocation"]["uri"],
         "fixtures/lint/src/snippets/duplicate-flag.jsx"
     );
-    assert_eq!(loc["region"]["startLine"], 1);
+    assert_eq!(loc["region"]["startLine"], 22);
 
     let (code, gh, _) = run(&["lint-docs", "--format", "github", &file]);
     assert_eq!(code, 1);
     assert!(
-        gh.starts_with("::warning file=fixtures/lint/src/snippets/duplicate-flag.jsx,line=1,col=14,title=recipe-drift RD010 duplicate-flag::<DuplicateFlagDeployment />: `tp_size` is given twice"),
+        gh.starts_with("::warning file=fixtures/lint/src/snippets/duplicate-flag.jsx,line=22,col=7,title=recipe-drift RD010 duplicate-flag::<DuplicateFlagDeployment />: `tp_size` is given twice"),
         "{gh}"
     );
     assert_eq!(gh.lines().count(), 1);
@@ -271,7 +284,7 @@ fn every_format_renders_the_findings_with_their_ids() {
     assert_eq!(code, 1);
     assert!(
         md.contains(
-            "| `RD010` | `duplicate-flag` | `fixtures/lint/src/snippets/duplicate-flag.jsx:1:14` |"
+            "| `RD010` | `duplicate-flag` | `fixtures/lint/src/snippets/duplicate-flag.jsx:22:7` |"
         ),
         "{md}"
     );

@@ -1,7 +1,7 @@
 //! `duplicate-flag`: a generated command that gives one option twice with
 //! different values (the engine keeps the last).
 
-use super::{Context, Finding, Generator, Rule, at_state};
+use super::{Context, Finding, Generator, Rule, at_state, locate};
 use crate::launch::Launch;
 
 /// The same option written twice with different values.
@@ -12,15 +12,18 @@ impl Rule for DuplicateFlag {
         "duplicate-flag"
     }
 
-    fn check(&self, _: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
         for s in &g.states {
             for c in s.printed.iter().flatten().flat_map(|p| &p.launches) {
                 for (key, written) in duplicates(&c.launch) {
+                    // On the line that writes the last one (the one the
+                    // engine keeps), when it is written literally.
+                    let last = written.last().map(String::as_str).unwrap_or("");
                     out.push(at_state(
                         self.kind(),
                         g,
                         s,
-                        g.at.clone(),
+                        locate::text(cx.bundle, last).unwrap_or_else(|| g.at.clone()),
                         format!(
                             "`{key}` is given twice with different values ({}); the engine keeps the last",
                             written.join(", then ")

@@ -2,7 +2,13 @@
 //! release makes of each launch a state prints.
 
 use super::no_command::placeholder_in;
-use super::{Context, Finding, Generator, Rule, at_state};
+use super::{Context, Finding, Generator, Rule, at_state, locate};
+use crate::span::Span;
+
+/// The text a span covers in its source.
+fn spanned(span: &Span) -> &str {
+    span.source().text().get(span.start..span.end).unwrap_or("")
+}
 use crate::compare::STARTUP_ERROR;
 
 /// The finding's words for a parser's refusal: its message without the
@@ -62,7 +68,7 @@ impl Rule for StartupError {
         STARTUP_ERROR
     }
 
-    fn check(&self, _: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
         for s in &g.states {
             for c in s.printed.iter().flatten().flat_map(|p| &p.launches) {
                 let engine = c.launch.engine.name();
@@ -70,11 +76,15 @@ impl Rule for StartupError {
                     // Placeholder text is `no-command`'s finding; the refusal
                     // it causes says nothing more.
                     Err(_) if placeholder_in(&c.launch.source.text).is_some() => {}
+                    // Placed on the generator's line that writes the word
+                    // the parser refused, when it is written literally.
                     Err(e) => out.push(at_state(
                         self.kind(),
                         g,
                         s,
-                        g.at.clone(),
+                        e.span()
+                            .and_then(|sp| locate::text(cx.bundle, spanned(sp)))
+                            .unwrap_or_else(|| g.at.clone()),
                         refusal(engine, e.message(), &c.launch.source.text),
                     )),
                     Ok(r) => {
@@ -105,18 +115,19 @@ impl Rule for NoEffect {
         "no-effect"
     }
 
-    fn check(&self, _: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
         for s in &g.states {
             for c in s.printed.iter().flatten().flat_map(|p| &p.launches) {
                 let Ok(r) = &c.resolved else { continue };
                 for (key, e) in &r.values {
                     let Some(why) = &e.no_effect else { continue };
                     let written = e.written.as_deref().unwrap_or(key);
+                    let name = written.split('=').next().unwrap_or(written);
                     out.push(at_state(
                         self.kind(),
                         g,
                         s,
-                        g.at.clone(),
+                        locate::text(cx.bundle, name).unwrap_or_else(|| g.at.clone()),
                         format!(
                             "`{written}` has no effect in {} {}: {why}",
                             c.launch.engine.name(),

@@ -1,5 +1,6 @@
-//! Where an option or an item is written in a generator's files, to place a
-//! finding on its line (by text: `key:` / `name: 'key'`, `id: 'value'`).
+//! Where an option, an item or a printed word is written in a generator's
+//! files, to place a finding on its line (by text: `key:` / `name: 'key'`,
+//! `id: 'value'`, the word itself outside comments).
 
 use crate::extract::jsx::Bundle;
 use crate::span::{Source, Span};
@@ -28,6 +29,20 @@ pub fn item(bundle: &Bundle, value: &str) -> Option<Span> {
                 .iter()
                 .any(|q| rest.trim_start().starts_with(q.as_str()))
         })
+    })
+}
+
+/// The first line of the bundle's files, outside `//` and `/* */` comment
+/// lines, that holds `word` (an option string, an env var, a printed
+/// sentence); `None` for a word of fewer than 4 characters.
+pub fn text(bundle: &Bundle, word: &str) -> Option<Span> {
+    let word = word.trim();
+    if word.chars().count() < 4 {
+        return None;
+    }
+    find(bundle, |line| {
+        let t = line.trim_start();
+        !(t.starts_with("//") || t.starts_with("/*") || t.starts_with('*')) && line.contains(word)
     })
 }
 

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use super::{Context, Finding, Generator, Rule, at_state, first_line};
+use super::{Context, Finding, Generator, Rule, at_state, first_line, locate};
 
 /// A state that prints no serve command, or one holding placeholder text.
 pub struct NoCommand;
@@ -51,7 +51,7 @@ impl Rule for NoCommand {
         "no-command"
     }
 
-    fn check(&self, _: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
         for s in &g.states {
             let mut launches = 0;
             for (text, printed) in s.view.commands.iter().zip(&s.printed) {
@@ -80,15 +80,22 @@ impl Rule for NoCommand {
                 }
             }
             if launches == 0 && s.printed.iter().all(Result::is_ok) {
-                let shown = match s.view.commands.iter().find(|c| !c.trim().is_empty()) {
+                let text = s.view.commands.iter().find(|c| !c.trim().is_empty());
+                let shown = match text {
                     Some(c) => format!(": `{}`", first_line(c)),
                     None => " (no command block)".into(),
                 };
+                // On the line that writes the text printed, when it is
+                // written literally.
+                let at = text
+                    .and_then(|c| c.trim().lines().next())
+                    .and_then(|line| locate::text(cx.bundle, line))
+                    .unwrap_or_else(|| g.at.clone());
                 out.push(at_state(
                     self.kind(),
                     g,
                     s,
-                    g.at.clone(),
+                    at,
                     format!("prints no serve command{shown}"),
                 ));
             }
