@@ -378,20 +378,4 @@ fn first_line(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_rule_has_a_lint_row_and_every_lint_row_a_rule() {
-        for r in RULES {
-            assert!(kind_info(r.kind()).is_some(), "{}: no row", r.kind());
-        }
-        for k in crate::compare::kinds().iter().filter(|k| k.lint.is_some()) {
-            assert!(
-                RULES.iter().any(|r| r.kind() == k.name),
-                "{}: no rule",
-                k.name
-            );
-        }
-    }
-}
+mod tests;
