@@ -189,6 +189,32 @@ fn refused_commands_are_startup_errors_with_the_release_and_rule() {
 }
 
 #[test]
+fn a_page_names_the_release_its_generators_are_checked_against() {
+    // The page's static block runs lmsysorg/sglang:v0.5.19-cu129.
+    let (code, doc) = lint_json(&["fixtures/lint/cookbook/Versioned.mdx"]);
+    assert_eq!(code, 1);
+    let found = findings(&doc);
+    assert_eq!(found.len(), 2, "{found:#?}");
+    for f in &found {
+        assert!(
+            f["message"].as_str().unwrap().contains("sglang 0.5.19"),
+            "{f}"
+        );
+    }
+    // The command line wins over the page.
+    let (_, doc) = lint_json(&[
+        "--engine-version",
+        "0.5.23",
+        "fixtures/lint/cookbook/Versioned.mdx",
+    ]);
+    assert!(
+        findings(&doc)
+            .iter()
+            .all(|f| f["message"].as_str().unwrap().contains("sglang 0.5.23"))
+    );
+}
+
+#[test]
 fn an_env_var_the_image_release_does_not_read_is_no_effect() {
     // The command names the vllm/vllm-openai:v0.25.0 image: that release.
     let (code, doc) = lint_json(&[&fixture("no-effect")]);

@@ -33,7 +33,7 @@ use std::path::Path;
 use crate::compare::{Severity, kind_info};
 use crate::error::Error;
 use crate::extract::jsx::{self, Bundle, View};
-use crate::launch::Launch;
+use crate::launch::{Known, Launch};
 use crate::resolved::{ResolveOptions, Resolved};
 use crate::span::Span;
 
@@ -224,6 +224,7 @@ pub struct LintOptions {
 /// Lints a generator file or a page that renders generators: explores every
 /// reachable state, reads and resolves what each prints, and runs [`RULES`].
 pub fn lint_file(path: &Path, opts: &LintOptions) -> Result<FileLint, Error> {
+    let page_releases = page_releases(path)?;
     let (bundle, views) = jsx::explore_file(
         path,
         opts.docs_root.as_deref(),
@@ -239,7 +240,7 @@ pub fn lint_file(path: &Path, opts: &LintOptions) -> Result<FileLint, Error> {
             at: t.at.clone(),
             states: views
                 .into_iter()
-                .map(|v| read_state(&bundle, v, &opts.resolve))
+                .map(|v| read_state(&bundle, v, &opts.resolve, &page_releases))
                 .collect(),
             // The explorer does not report crash paths yet (see the module docs).
             crashes: None,
@@ -285,10 +286,52 @@ pub fn run_rules(file: &str, bundle: &Bundle, generators: &[Generator]) -> FileL
     }
 }
 
+/// The release a page names per engine: the one version its static blocks'
+/// launches of that engine run (from their image or version), when they agree.
+/// Empty for a generator file and for a page whose blocks name none or
+/// several.
+fn page_releases(path: &Path) -> Result<BTreeMap<String, Known<String>>, Error> {
+    let is_page = matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("mdx" | "md")
+    );
+    if !is_page {
+        return Ok(BTreeMap::new());
+    }
+    let source = crate::span::Source::read(path)?;
+    let page = crate::extract::markdown::extract_all(&source, &BTreeMap::new())?;
+    let mut seen: BTreeMap<String, Vec<&Known<String>>> = BTreeMap::new();
+    for l in &page.launches {
+        if let Some(v) = &l.context.engine_version {
+            let all = seen.entry(l.engine.name().to_string()).or_default();
+            if !all.iter().any(|k| k.value == v.value) {
+                all.push(v);
+            }
+        }
+    }
+    Ok(seen
+        .into_iter()
+        .filter(|(_, vs)| vs.len() == 1)
+        .map(|(engine, vs)| {
+            let v = vs[0];
+            let known = Known {
+                value: v.value.clone(),
+                from: format!("the page's blocks: {}", v.from),
+            };
+            (engine, known)
+        })
+        .collect())
+}
+
 /// Reads the launches of each printed command of a state and resolves them
-/// with the state's hardware (from its selection) and the command line's
-/// release.
-fn read_state(bundle: &Bundle, view: View, opts: &ResolveOptions) -> State {
+/// with the state's hardware (from its selection) and the release: the
+/// command line's, else the command's own image, else the one its page names.
+fn read_state(
+    bundle: &Bundle,
+    view: View,
+    opts: &ResolveOptions,
+    page_releases: &BTreeMap<String, Known<String>>,
+) -> State {
     let printed = (0..view.commands.len())
         .map(|i| {
             let src = jsx::view_source(bundle, &view, i);
@@ -299,6 +342,12 @@ fn read_state(bundle: &Bundle, view: View, opts: &ResolveOptions) -> State {
                     .into_iter()
                     .map(|mut launch| {
                         jsx::context_from_selection(&mut launch.context, &view);
+                        if launch.context.engine_version.is_none()
+                            && launch.context.image.is_none()
+                            && let Some(v) = page_releases.get(launch.engine.name())
+                        {
+                            launch.context.engine_version = Some(v.clone());
+                        }
                         let resolved = crate::engine::resolve(&launch, opts);
                         Checked { launch, resolved }
                     })
