@@ -163,6 +163,9 @@ pub enum Command {
     /// Print the JSON Schema of the config file (.recipe-drift.yaml), for
     /// editors and validators.
     ConfigSchema,
+    /// Lint cookbook generators: run every reachable state through the engine
+    /// release and report broken states, refused commands and dead options.
+    LintDocs(LintDocsArgs),
     /// Internal: the sandboxed JavaScript worker process (requests on stdin,
     /// answers on stdout).
     #[command(name = "__js-worker", hide = true)]
@@ -257,6 +260,11 @@ pub struct ExtractArgs {
     /// vLLM recipe YAML, every selection the site offers on its hardware.
     #[arg(long, conflicts_with_all = ["select", "inferencex"])]
     pub all_selections: bool,
+    /// For a generator (.jsx) or a page that renders one (.mdx): list each
+    /// option with its values, its default and whether it is shown only
+    /// after clicks, without exploring every state.
+    #[arg(long, conflicts_with_all = ["select", "all_selections", "inferencex"])]
+    pub options: bool,
     /// With --all-selections on a vLLM recipe YAML: `verified` hardware only
     /// (the recipe's `meta.hardware` marks), or all hardware the site `offered`.
     #[arg(
@@ -369,4 +377,30 @@ pub struct ExplainArgs {
     /// Canonical keys, destinations, option strings (`--tp`) or `env:NAME`.
     #[arg(required = true, allow_hyphen_values = true)]
     pub keys: Vec<String>,
+}
+
+/// The arguments of `recipe-drift lint-docs`.
+///
+/// Exit codes: 0 no finding, 1 findings, 2 usage or input error.
+#[derive(Debug, clap::Args)]
+pub struct LintDocsArgs {
+    /// Generator files (.jsx) and pages that render generators (.mdx).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The docs root that `/src/...` imports resolve against (default: the
+    /// nearest folder above each file holding `src/snippets`).
+    #[arg(long, value_name = "DIR")]
+    pub docs_root: Option<PathBuf>,
+    /// The most states explored per generator component (more is an error).
+    #[arg(long, value_name = "N", default_value_t = 5_000,
+          value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub max_states: u64,
+    /// The engine release the commands are checked against (else the image a
+    /// command names, else the newest bundled release), hardware and platform
+    /// (else what each state's selection picks).
+    #[command(flatten)]
+    pub context: ContextArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: ReportFormat,
 }

@@ -20,6 +20,7 @@ pub(crate) mod files;
 pub(crate) mod hardware;
 pub mod launch;
 pub(crate) mod link;
+pub mod lint;
 pub(crate) mod manifest;
 pub mod policy;
 pub(crate) mod report;

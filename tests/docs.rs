@@ -71,26 +71,43 @@ fn rule_reference() -> String {
         let _ = writeln!(out, "### {} `{}`\n", s("id"), s("name"));
         let _ = writeln!(out, "{}\n", s("help"));
         let _ = writeln!(out, "{}\n", s("description"));
-        let _ = writeln!(
-            out,
-            "Severity: **{}** on a MAJOR key, {} on a minor one.\n",
-            s("severity"),
-            minor
-        );
-        let ex = &k["example"];
-        let mut context = format!("engine version {}", inline(&ex["engine-version"]));
-        if let Some(h) = ex["hardware"].as_str() {
-            let _ = write!(context, ", hardware {h}");
+        if k["lint"].is_object() {
+            let _ = writeln!(out, "Severity: **{}**.\n", s("severity"));
+        } else {
+            let _ = writeln!(
+                out,
+                "Severity: **{}** on a MAJOR key, {} on a minor one.\n",
+                s("severity"),
+                minor
+            );
         }
-        let _ = writeln!(out, "Example ({context}):\n");
-        let _ = writeln!(
-            out,
-            "```bash\n# docs\n{}\n# recipe\n{}\n```\n",
-            inline(&ex["docs"]),
-            inline(&ex["recipe"])
-        );
-        if let Some(key) = ex["key"].as_str() {
-            let _ = writeln!(out, "A finding on `{key}`.\n");
+        let ex = &k["example"];
+        if ex.is_object() {
+            let mut context = format!("engine version {}", inline(&ex["engine-version"]));
+            if let Some(h) = ex["hardware"].as_str() {
+                let _ = write!(context, ", hardware {h}");
+            }
+            let _ = writeln!(out, "Example ({context}):\n");
+            let _ = writeln!(
+                out,
+                "```bash\n# docs\n{}\n# recipe\n{}\n```\n",
+                inline(&ex["docs"]),
+                inline(&ex["recipe"])
+            );
+            if let Some(key) = ex["key"].as_str() {
+                let _ = writeln!(out, "A finding on `{key}`.\n");
+            }
+        }
+        let lint = &k["lint"];
+        if let Some(fixture) = lint["fixture"].as_str() {
+            let _ = writeln!(
+                out,
+                "Reported by `recipe-drift lint-docs`; example: `{fixture}` (its finding says \"{}\").\n",
+                inline(&lint["says"])
+            );
+            if let Some(p) = lint["pending"].as_str() {
+                let _ = writeln!(out, "Not checked yet: it needs {p}.\n");
+            }
         }
     }
     // Policy classes.

@@ -16,10 +16,7 @@ pub fn explain(keys: &[String]) -> Result<String, Error> {
     let policy = Policy::default();
     let mut out = String::new();
     for k in keys {
-        if let Some(kind) = crate::compare::kinds()
-            .iter()
-            .find(|r| r.id.eq_ignore_ascii_case(k) || r.name == *k)
-        {
+        if let Some(kind) = finding_kind(k)? {
             explain_kind(&mut out, kind);
             continue;
         }
@@ -40,8 +37,30 @@ pub fn explain(keys: &[String]) -> Result<String, Error> {
     Ok(out)
 }
 
+/// The row of `findings.yaml` a finding id (`RD008`, any case) or kind name
+/// (`contradicts`) names; `None` for another name, an error for an id-shaped
+/// name with no row.
+fn finding_kind(k: &str) -> Result<Option<&'static crate::compare::KindInfo>, Error> {
+    let rows = crate::compare::kinds();
+    if let Some(row) = rows.iter().find(|r| r.name == k) {
+        return Ok(Some(row));
+    }
+    let id = k.to_ascii_uppercase();
+    if !(id.len() == 5 && id.starts_with("RD") && id[2..].bytes().all(|b| b.is_ascii_digit())) {
+        return Ok(None);
+    }
+    match rows.iter().find(|r| r.id == id) {
+        Some(row) => Ok(Some(row)),
+        None => Err(Error::usage(format!(
+            "explain: no finding kind {id}; the ids are {}..{}",
+            rows[0].id,
+            rows[rows.len() - 1].id
+        ))),
+    }
+}
+
 /// A finding kind's row: id and name, severities, help, description and its
-/// example (two commands that make it).
+/// example (two commands that make it, or the lint fixture that shows it).
 fn explain_kind(out: &mut String, kind: &crate::compare::KindInfo) {
     let level = |s: crate::compare::Severity| match s {
         crate::compare::Severity::Error => "error",
@@ -56,16 +75,23 @@ fn explain_kind(out: &mut String, kind: &crate::compare::KindInfo) {
         level(kind.minor.unwrap_or(kind.severity))
     );
     let _ = writeln!(out, "  {}", kind.description);
-    let ex = &kind.example;
-    let mut context = format!("engine version {}", ex.engine_version);
-    if let Some(h) = &ex.hardware {
-        let _ = write!(context, ", hardware {h}");
+    if let Some(ex) = &kind.example {
+        let mut context = format!("engine version {}", ex.engine_version);
+        if let Some(h) = &ex.hardware {
+            let _ = write!(context, ", hardware {h}");
+        }
+        let _ = writeln!(out, "  example ({context}):");
+        let _ = writeln!(out, "    docs:   {}", ex.docs);
+        let _ = writeln!(out, "    recipe: {}", ex.recipe);
+        if let Some(key) = &ex.key {
+            let _ = writeln!(out, "    finding on: {key}");
+        }
     }
-    let _ = writeln!(out, "  example ({context}):");
-    let _ = writeln!(out, "    docs:   {}", ex.docs);
-    let _ = writeln!(out, "    recipe: {}", ex.recipe);
-    if let Some(key) = &ex.key {
-        let _ = writeln!(out, "    finding on: {key}");
+    if let Some(l) = &kind.lint {
+        let _ = writeln!(out, "  example (lint-docs): {}", l.fixture);
+        if let Some(p) = &l.pending {
+            let _ = writeln!(out, "  not checked yet: it needs {p}");
+        }
     }
     out.push('\n');
 }

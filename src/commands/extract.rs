@@ -19,6 +19,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         env,
         select,
         all_selections,
+        options,
         hardware_scope,
         docs_root,
         max_states,
@@ -49,6 +50,9 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
     }
     let file = file.ok_or_else(|| Error::usage("extract needs FILE or --inferencex"))?;
     let at = crate::link::location_of(&file)?;
+    if options {
+        return generator_options(&at, docs_root, limits, format);
+    }
     if all_selections {
         let opts = extract::Options {
             docs_root,
@@ -82,6 +86,46 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
     Ok(Output {
         code: 0,
         stdout: render_launches(&found.launches, &found.unsupported, format),
+        ..Output::default()
+    })
+}
+
+/// `--options`: the options of a generator file or of a page's generators.
+fn generator_options(
+    at: &crate::files::Location,
+    docs_root: Option<std::path::PathBuf>,
+    limits: extract::jsx::Limits,
+    format: crate::report::Format,
+) -> Result<Output, Error> {
+    let input = extract::Input::new(at.clone(), &crate::files::LocalFiles);
+    let path = match at {
+        crate::files::Location::Path(p) => {
+            // A file that cannot be read is reported as such, whatever its kind.
+            input.source()?;
+            p.clone()
+        }
+        crate::files::Location::Remote(_) => {
+            return Err(Error::usage(format!(
+                "{}: --options renders a generator with the files beside it; give a local checkout's path",
+                at.display()
+            )));
+        }
+    };
+    let kind = extract::extractor_for(&input).name();
+    if !matches!(kind, "generator" | "generator-page") {
+        return Err(Error::usage(format!(
+            "{}: --options applies to generators (.jsx) and pages that render them (.mdx), not to a {kind} file",
+            path.display()
+        )));
+    }
+    let generators = extract::jsx::on_render_thread(move || {
+        let bundle = extract::jsx::bundle(&path, docs_root.as_deref())?;
+        let renderer = extract::jsx::Renderer::new(&bundle, limits)?;
+        extract::jsx::options::options_of(&bundle, &renderer)
+    })?;
+    Ok(Output {
+        code: 0,
+        stdout: crate::report::options::render(&generators, format),
         ..Output::default()
     })
 }

@@ -7,6 +7,7 @@ mod compare;
 mod discover;
 mod explain;
 mod extract;
+mod lint_docs;
 mod resolve;
 
 use std::collections::BTreeMap;
@@ -90,6 +91,12 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             .flatten()
             .cloned()
             .collect(),
+        Command::LintDocs(a) => a
+            .files
+            .iter()
+            .chain(a.docs_root.as_ref())
+            .cloned()
+            .collect(),
         // The JavaScript worker reads nothing but its standard input: no roots.
         Command::Check(_) | Command::JsWorker | Command::ConfigSchema => Vec::new(),
         Command::Resolve(_) | Command::Explain(_) => vec![PathBuf::from(".")],
@@ -109,6 +116,7 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             stdout: crate::manifest::schema_json(),
             ..Output::default()
         }),
+        Command::LintDocs(args) => lint_docs::run(args),
         Command::JsWorker => Ok(Output {
             code: crate::extract::jsx::worker::serve(),
             stdout: String::new(),

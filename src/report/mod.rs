@@ -8,7 +8,9 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod launches;
+pub mod lint;
 pub mod markdown;
+pub mod options;
 pub mod sarif;
 
 use crate::compare::{Comparison, Finding, Kind, Severity, SideValue};
@@ -483,7 +485,9 @@ mod tests {
         }
         s.push_str("\nExamples (the tests resolve and compare each):\n\n");
         for k in kinds() {
-            let ex = &k.example;
+            let Some(ex) = &k.example else {
+                continue;
+            };
             let hardware = ex
                 .hardware
                 .as_ref()
@@ -498,6 +502,15 @@ mod tests {
                 "- `{}` {}{key} (release {}{hardware}): docs `{}`, recipe `{}`\n",
                 k.id, k.name, ex.engine_version, ex.docs, ex.recipe
             ));
+        }
+        s.push_str("\n`lint-docs` kinds (tests/lint_docs.rs lints each fixture):\n\n");
+        for k in kinds() {
+            if let Some(l) = &k.lint {
+                s.push_str(&format!(
+                    "- `{}` {} (`lint-docs`): `{}`\n",
+                    k.id, k.name, l.fixture
+                ));
+            }
         }
         s
     }

@@ -6,6 +6,7 @@
 //! (`react.js`), which renders each target, applies selections by calling the
 //! controls' handlers as a click would, and explores every reachable state.
 
+pub mod options;
 pub mod page;
 pub mod sandbox;
 pub mod transform;

@@ -1,0 +1,430 @@
+//! `lint-docs`: checks of cookbook generators, one rule per file.
+//!
+//! A generator's reachable states (from the explorer, `extract::jsx`) become a
+//! [`Generator`]: each [`State`] with its printed commands, the launches read
+//! from them and what the engine release makes of each launch. The rules
+//! ([`RULES`]) read that data only; none renders or resolves anything itself.
+//! Rules that need data the explorer does not give yet (per-state controls,
+//! crash paths) say so through [`Rule::needs`] and are listed as not checked
+//! rather than reported clean.
+//!
+//! Connecting the explorer's per-state controls and crash paths: [`lint_file`]
+//! fills [`State::controls`] (per state: each control's key, items with
+//! their disabled flag and reason, the value selected) and
+//! [`Generator::crashes`] (per throwing click path: the clicks, the JS error,
+//! its position in the generator) where it now sets `None`; the three rules
+//! that wait for them (`disabled-selected`, `disabled-no-reason`,
+//! `generator-crash`) then run, and the `pending:` lines of their rows in
+//! `findings.yaml` go (tests/lint_docs.rs then expects their fixtures'
+//! findings). Until the explorer reports crash paths, a click that throws
+//! fails the exploration, and so the file (exit 2).
+
+mod crash;
+mod dead_option;
+mod disabled;
+mod duplicate_flag;
+mod engine;
+mod locate;
+mod no_command;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::compare::{Severity, kind_info};
+use crate::error::Error;
+use crate::extract::jsx::{self, Bundle, View};
+use crate::launch::{Known, Launch};
+use crate::resolved::{ResolveOptions, Resolved};
+use crate::span::Span;
+
+/// One control of a state as the reader sees it (radio group, checkbox).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Control {
+    /// The option's key.
+    pub key: String,
+    /// Its items, in order.
+    pub items: Vec<Item>,
+    /// The value selected, if any.
+    pub selected: Option<String>,
+}
+
+/// One item of a control.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    /// The value a selection names (the item id).
+    pub value: String,
+    /// Its label.
+    pub label: String,
+    /// Whether it is disabled in that state.
+    pub disabled: bool,
+    /// Why it is disabled (`disabledReason`, a title), empty when not given.
+    pub reason: String,
+}
+
+/// A click path on which the generator's JavaScript throws.
+#[derive(Debug, Clone)]
+pub struct Crash {
+    /// The clicks from the initial state (`key=value`, in order).
+    pub clicks: Vec<(String, String)>,
+    /// The JavaScript error.
+    pub error: String,
+    /// Where in the generator it was thrown, when known.
+    pub at: Option<Span>,
+}
+
+/// One launch a state prints, with what its release makes of it.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The launch as read from the printed command.
+    pub launch: Launch,
+    /// The resolution, or the release's refusal.
+    pub resolved: Result<Resolved, Error>,
+}
+
+/// One reachable state of a generator.
+#[derive(Debug, Clone)]
+pub struct State {
+    /// The rendered state: selection, printed commands, clicks.
+    pub view: View,
+    /// Per printed command: its launches, or why it cannot be read as a command.
+    pub printed: Vec<Result<Printed, Error>>,
+    /// The controls as shown, when the explorer reports them.
+    pub controls: Option<Vec<Control>>,
+}
+
+/// What one printed command holds.
+#[derive(Debug, Clone, Default)]
+pub struct Printed {
+    /// Launches of engines recipe-drift resolves.
+    pub launches: Vec<Checked>,
+    /// Launches of engines it does not resolve (`file:line:col: ...`).
+    pub unsupported: Vec<String>,
+}
+
+/// A generator (one component a file renders) and its reachable states.
+#[derive(Debug, Clone)]
+pub struct Generator {
+    /// The component's name.
+    pub name: String,
+    /// Where it is defined or used.
+    pub at: Span,
+    /// Every reachable state, the initial one first.
+    pub states: Vec<State>,
+    /// Click paths that throw, when the explorer reports them.
+    pub crashes: Option<Vec<Crash>>,
+}
+
+/// The explorer data a rule needs beyond selections and commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// Selections and commands only.
+    Views,
+    /// Each state's controls.
+    Controls,
+    /// The click paths that throw.
+    Crashes,
+}
+
+/// A lint rule: its kind (a row of `findings.yaml`) and its check.
+pub trait Rule: Sync {
+    /// The kind's name, as `findings.yaml` spells it.
+    fn kind(&self) -> &'static str;
+    /// The explorer data it reads.
+    fn needs(&self) -> Needs {
+        Needs::Views
+    }
+    /// Appends the generator's findings.
+    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Finding>);
+}
+
+/// What rules may read beside the generator: the bundle's files, to place a
+/// finding on an option's or item's line.
+pub struct Context<'a> {
+    /// The generator's bundle.
+    pub bundle: &'a Bundle,
+}
+
+/// The rules, in the order their kinds are numbered.
+pub static RULES: &[&dyn Rule] = &[
+    &engine::StartupError,
+    &engine::NoEffect,
+    &crash::GeneratorCrash,
+    &no_command::NoCommand,
+    &disabled::DisabledSelected,
+    &duplicate_flag::DuplicateFlag,
+    &dead_option::DeadOption,
+    &disabled::DisabledNoReason,
+];
+
+/// One finding of `lint-docs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The kind's name (`no-command`).
+    pub kind: &'static str,
+    /// Where: the option's or item's line, else the generator's.
+    pub at: Span,
+    /// The generator's name.
+    pub generator: String,
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// The selections of the states that show it (`key=value, ...`), in
+    /// exploration order; empty for findings about the generator as a whole.
+    pub states: Vec<String>,
+}
+
+impl Finding {
+    /// The kind's stable id (`RD008`).
+    pub fn id(&self) -> &'static str {
+        kind_info(self.kind).map(|k| k.id.as_str()).unwrap_or("")
+    }
+
+    /// The kind's severity.
+    pub fn severity(&self) -> Severity {
+        kind_info(self.kind)
+            .map(|k| k.severity)
+            .unwrap_or(Severity::Error)
+    }
+}
+
+/// A rule that could not run on a file, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotChecked {
+    /// The kind's name.
+    pub kind: &'static str,
+    /// The data it waits for.
+    pub why: String,
+}
+
+/// The lint of one file.
+#[derive(Debug, Clone)]
+pub struct FileLint {
+    /// The file as named.
+    pub file: String,
+    /// Per generator: its name, where it is, and how many states were checked.
+    pub generators: Vec<(String, Span, usize)>,
+    /// The findings, sorted by place, id and message.
+    pub findings: Vec<Finding>,
+    /// Rules that did not run on this file.
+    pub not_checked: Vec<NotChecked>,
+}
+
+/// How to lint: the explorer's limits and the release context.
+#[derive(Debug, Clone, Default)]
+pub struct LintOptions {
+    /// The docs root that `/src/...` imports resolve against.
+    pub docs_root: Option<std::path::PathBuf>,
+    /// The sandbox limits.
+    pub limits: jsx::Limits,
+    /// The most states explored per generator.
+    pub max_states: usize,
+    /// The release, hardware and platform from the command line.
+    pub resolve: ResolveOptions,
+}
+
+/// Lints a generator file or a page that renders generators: explores every
+/// reachable state, reads and resolves what each prints, and runs [`RULES`].
+pub fn lint_file(path: &Path, opts: &LintOptions) -> Result<FileLint, Error> {
+    let page_releases = page_releases(path)?;
+    let (bundle, views) = jsx::explore_file(
+        path,
+        opts.docs_root.as_deref(),
+        opts.limits,
+        opts.max_states,
+    )?;
+    let generators: Vec<Generator> = bundle
+        .targets
+        .iter()
+        .zip(views)
+        .map(|(t, views)| Generator {
+            name: t.name.clone(),
+            at: t.at.clone(),
+            states: views
+                .into_iter()
+                .map(|v| read_state(&bundle, v, &opts.resolve, &page_releases))
+                .collect(),
+            // The explorer does not report crash paths yet (see the module docs).
+            crashes: None,
+        })
+        .collect();
+    Ok(run_rules(&path.display().to_string(), &bundle, &generators))
+}
+
+/// Runs every rule on the generators of one file.
+pub fn run_rules(file: &str, bundle: &Bundle, generators: &[Generator]) -> FileLint {
+    let cx = Context { bundle };
+    let mut findings = Vec::new();
+    let mut not_checked = Vec::new();
+    for rule in RULES {
+        let ready = generators.iter().all(|g| match rule.needs() {
+            Needs::Views => true,
+            Needs::Controls => g.states.iter().all(|s| s.controls.is_some()),
+            Needs::Crashes => g.crashes.is_some(),
+        });
+        if !ready {
+            let why = kind_info(rule.kind())
+                .and_then(|k| k.lint.as_ref())
+                .and_then(|l| l.pending.clone())
+                .unwrap_or_else(|| "explorer data not available".into());
+            not_checked.push(NotChecked {
+                kind: rule.kind(),
+                why,
+            });
+            continue;
+        }
+        for g in generators {
+            rule.check(&cx, g, &mut findings);
+        }
+    }
+    FileLint {
+        file: file.to_string(),
+        generators: generators
+            .iter()
+            .map(|g| (g.name.clone(), g.at.clone(), g.states.len()))
+            .collect(),
+        findings: merge(findings),
+        not_checked,
+    }
+}
+
+/// The release a page names per engine: the one version its static blocks'
+/// launches of that engine run (from their image or version), when they agree.
+/// Empty for a generator file and for a page whose blocks name none or
+/// several.
+fn page_releases(path: &Path) -> Result<BTreeMap<String, Known<String>>, Error> {
+    let is_page = matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("mdx" | "md")
+    );
+    if !is_page {
+        return Ok(BTreeMap::new());
+    }
+    let source = crate::span::Source::read(path)?;
+    let page = crate::extract::markdown::extract_all(&source, &BTreeMap::new())?;
+    let mut seen: BTreeMap<String, Vec<&Known<String>>> = BTreeMap::new();
+    for l in &page.launches {
+        if let Some(v) = &l.context.engine_version {
+            let all = seen.entry(l.engine.name().to_string()).or_default();
+            if !all.iter().any(|k| k.value == v.value) {
+                all.push(v);
+            }
+        }
+    }
+    Ok(seen
+        .into_iter()
+        .filter(|(_, vs)| vs.len() == 1)
+        .map(|(engine, vs)| {
+            let v = vs[0];
+            let known = Known {
+                value: v.value.clone(),
+                from: format!("the page's blocks: {}", v.from),
+            };
+            (engine, known)
+        })
+        .collect())
+}
+
+/// Reads the launches of each printed command of a state and resolves them
+/// with the state's hardware (from its selection) and the release: the
+/// command line's, else the command's own image, else the one its page names.
+fn read_state(
+    bundle: &Bundle,
+    view: View,
+    opts: &ResolveOptions,
+    page_releases: &BTreeMap<String, Known<String>>,
+) -> State {
+    let printed = (0..view.commands.len())
+        .map(|i| {
+            let src = jsx::view_source(bundle, &view, i);
+            let found = crate::extract::command::extract_all(&src, &BTreeMap::new())?;
+            Ok(Printed {
+                launches: found
+                    .launches
+                    .into_iter()
+                    .map(|mut launch| {
+                        jsx::context_from_selection(&mut launch.context, &view);
+                        if launch.context.engine_version.is_none()
+                            && launch.context.image.is_none()
+                            && let Some(v) = page_releases.get(launch.engine.name())
+                        {
+                            launch.context.engine_version = Some(v.clone());
+                        }
+                        let resolved = crate::engine::resolve(&launch, opts);
+                        Checked { launch, resolved }
+                    })
+                    .collect(),
+                unsupported: found.unsupported,
+            })
+        })
+        .collect();
+    State {
+        view,
+        printed,
+        // The explorer does not report controls yet (see the module docs).
+        controls: None,
+    }
+}
+
+/// One finding per place, kind and message, with the states that show it
+/// (in the order found); sorted by place, id, message.
+fn merge(findings: Vec<Finding>) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    for f in findings {
+        match out
+            .iter_mut()
+            .find(|o| o.kind == f.kind && o.at == f.at && o.message == f.message)
+        {
+            Some(o) => {
+                for s in f.states {
+                    if !o.states.contains(&s) {
+                        o.states.push(s);
+                    }
+                }
+            }
+            None => out.push(f),
+        }
+    }
+    out.sort_by(|a, b| {
+        (&*a.at.file, a.at.start, a.id(), &a.generator, &a.message).cmp(&(
+            &*b.at.file,
+            b.at.start,
+            b.id(),
+            &b.generator,
+            &b.message,
+        ))
+    });
+    out
+}
+
+/// A finding about one state of a generator.
+fn at_state(kind: &'static str, g: &Generator, s: &State, at: Span, message: String) -> Finding {
+    Finding {
+        kind,
+        at,
+        generator: g.name.clone(),
+        message,
+        states: vec![state_label(&s.view)],
+    }
+}
+
+/// A state as a finding names it: its selection, else `initial state`.
+fn state_label(v: &View) -> String {
+    if v.selection.is_empty() {
+        "initial state".into()
+    } else {
+        v.selection_label()
+    }
+}
+
+/// The first line of a text, shortened to about 80 characters.
+fn first_line(text: &str) -> String {
+    let line = text.trim().lines().next().unwrap_or("").trim();
+    if line.chars().count() > 80 {
+        let cut: String = line.chars().take(77).collect();
+        format!("{cut}...")
+    } else {
+        line.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,355 @@
+//! `lint-docs` findings in every report format: human, JSON, SARIF, GitHub
+//! workflow commands and Markdown. Ids, names and severities come from
+//! `findings.yaml`, as for `check`.
+
+use serde_json::{Value, json};
+
+use super::{ReportFormat, place, v};
+use crate::compare::kinds;
+use crate::error::Error;
+use crate::lint::{FileLint, Finding};
+
+/// A file that could not be linted (bad input), with the error.
+#[derive(Debug, Clone)]
+pub struct Failed {
+    /// The file as named.
+    pub file: String,
+    /// Why: its span places it.
+    pub error: Error,
+}
+
+/// How many states a finding lists before `and N more`.
+const SHOWN_STATES: usize = 3;
+
+/// Renders the lint of some files, and the files that could not be linted,
+/// in `format`.
+pub fn render(files: &[FileLint], failed: &[Failed], format: ReportFormat) -> String {
+    match format {
+        ReportFormat::Human => human(files, failed),
+        ReportFormat::Json => json_report(files, failed),
+        ReportFormat::Sarif => sarif(files, failed),
+        ReportFormat::Github => github(files, failed),
+        ReportFormat::Markdown => markdown(files, failed),
+        ReportFormat::Concise => concise(files, failed),
+    }
+}
+
+/// `error: file:line:col: cause`.
+fn failed_text(f: &Failed) -> String {
+    format!("error: {}", v(&f.error.to_string()))
+}
+
+/// `error[RD008 no-command] <Gen />: message`.
+fn title(f: &Finding) -> String {
+    format!(
+        "{}[{} {}] <{} />: {}",
+        super::severity_words(f.severity()).0,
+        f.id(),
+        f.kind,
+        v(&f.generator),
+        v(&f.message)
+    )
+}
+
+/// One line per finding (`file:line:col: error[RD008 no-command] ...`), the
+/// files that could not be linted, and the summary line of [`human`].
+fn concise(files: &[FileLint], failed: &[Failed]) -> String {
+    let mut out = String::new();
+    for f in failed {
+        out.push_str(&failed_text(f));
+        out.push('\n');
+    }
+    for f in files.iter().flat_map(|f| &f.findings) {
+        out.push_str(&format!("{}: {}\n", f.at, title(f)));
+    }
+    let full = human(files, failed);
+    if let Some(summary) = full.lines().last() {
+        out.push_str(summary);
+        out.push('\n');
+    }
+    out
+}
+
+/// `in 2 states: a=1, b=2; a=2, b=2 and 5 more`, or nothing.
+fn states_text(f: &Finding) -> Option<String> {
+    if f.states.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = f.states.iter().take(SHOWN_STATES).map(|s| v(s)).collect();
+    let more = f.states.len().saturating_sub(SHOWN_STATES);
+    let n = f.states.len();
+    Some(format!(
+        "in {n} state{}: {}{}",
+        if n == 1 { "" } else { "s" },
+        shown.join("; "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    ))
+}
+
+fn human(files: &[FileLint], failed: &[Failed]) -> String {
+    let mut out = String::new();
+    let mut total = 0;
+    for f in failed {
+        out.push_str(&failed_text(f));
+        out.push('\n');
+    }
+    for file in files {
+        for f in &file.findings {
+            total += 1;
+            out.push_str(&format!("{}: {}\n", f.at, title(f)));
+            if let Some(s) = states_text(f) {
+                out.push_str(&format!("  {s}\n"));
+            }
+        }
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    let mut notes: Vec<String> = Vec::new();
+    for n in files.iter().flat_map(|f| &f.not_checked) {
+        let id = crate::compare::kind_info(n.kind)
+            .map(|k| k.id.as_str())
+            .unwrap_or("");
+        let line = format!("note[{id} {}]: not checked: it needs {}", n.kind, n.why);
+        if !notes.contains(&line) {
+            notes.push(line);
+        }
+    }
+    for n in &notes {
+        out.push_str(n);
+        out.push('\n');
+    }
+    let generators: usize = files.iter().map(|f| f.generators.len()).sum();
+    let states: usize = files.iter().flat_map(|f| &f.generators).map(|g| g.2).sum();
+    let not_linted = if failed.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} file{} not linted",
+            failed.len(),
+            if failed.len() == 1 { "" } else { "s" }
+        )
+    };
+    out.push_str(&format!(
+        "{} in {} file{} ({generators} generator{}, {states} state{} checked){not_linted}\n",
+        match total {
+            0 => "no findings".to_string(),
+            1 => "1 finding".to_string(),
+            n => format!("{n} findings"),
+        },
+        files.len(),
+        if files.len() == 1 { "" } else { "s" },
+        if generators == 1 { "" } else { "s" },
+        if states == 1 { "" } else { "s" },
+    ));
+    out
+}
+
+fn finding_json(f: &Finding) -> Value {
+    json!({
+        "id": f.id(),
+        "kind": f.kind,
+        "severity": f.severity(),
+        "file": &*f.at.file,
+        "line": f.at.pos.line,
+        "col": f.at.pos.col,
+        "generator": f.generator,
+        "message": f.message,
+        "states": f.states,
+    })
+}
+
+fn json_report(files: &[FileLint], failed: &[Failed]) -> String {
+    let errors: Vec<Value> = failed
+        .iter()
+        .map(|f| {
+            let at = f.error.span();
+            json!({
+                "file": f.file,
+                "error": f.error.to_string(),
+                "line": at.map(|s| s.pos.line),
+                "col": at.map(|s| s.pos.col),
+            })
+        })
+        .collect();
+    let files: Vec<Value> = files
+        .iter()
+        .map(|file| {
+            json!({
+                "file": file.file,
+                "generators": file.generators.iter().map(|(name, at, states)| json!({
+                    "name": name,
+                    "file": &*at.file,
+                    "line": at.pos.line,
+                    "col": at.pos.col,
+                    "states": states,
+                })).collect::<Vec<_>>(),
+                "findings": file.findings.iter().map(finding_json).collect::<Vec<_>>(),
+                "not_checked": file.not_checked.iter().map(|n| json!({
+                    "kind": n.kind,
+                    "id": crate::compare::kind_info(n.kind).map(|k| k.id.as_str()),
+                    "why": n.why,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let mut doc =
+        json!({"schema_version": 1, "command": "lint-docs", "files": files, "errors": errors});
+    super::mask_json(&mut doc);
+    let mut s = serde_json::to_string_pretty(&doc).expect("plain JSON");
+    s.push('\n');
+    s
+}
+
+fn sarif(files: &[FileLint], failed: &[Failed]) -> String {
+    let rules: Vec<Value> = kinds()
+        .iter()
+        .map(|k| {
+            json!({
+                "id": k.id,
+                "name": k.name,
+                "shortDescription": {"text": k.help},
+                "defaultConfiguration": {"level": super::sarif::level(k.severity)},
+            })
+        })
+        .collect();
+    let mut results = Vec::new();
+    for f in files.iter().flat_map(|f| &f.findings) {
+        let index = kinds().iter().position(|k| k.name == f.kind);
+        let mut text = format!("<{} />: {}", f.generator, f.message);
+        if let Some(s) = states_text(f) {
+            text.push_str(&format!(" ({s})"));
+        }
+        let mut r = json!({
+            "ruleId": f.id(),
+            "ruleIndex": index,
+            "level": super::sarif::level(f.severity()),
+            "message": {"text": text},
+            "properties": {"kind": f.kind, "generator": f.generator, "states": f.states},
+        });
+        if let Some(p) = place(&f.at) {
+            let mut phys = json!({"artifactLocation": {"uri": super::sarif::uri(&p.path)}});
+            if let Some((line, col)) = p.line_col {
+                phys["region"] = json!({"startLine": line, "startColumn": col});
+            }
+            r["locations"] = json!([{"physicalLocation": phys}]);
+        }
+        results.push(r);
+    }
+    let notifications: Vec<Value> = failed
+        .iter()
+        .map(|f| {
+            let mut n = json!({
+                "level": "error",
+                "message": {"text": format!("{} could not be linted: {}", f.file, f.error)},
+                "descriptor": {"id": "input-error"},
+            });
+            if let Some((p, _)) = super::error_place(&f.error) {
+                let mut phys = json!({"artifactLocation": {"uri": super::sarif::uri(&p.path)}});
+                if let Some((line, col)) = p.line_col {
+                    phys["region"] = json!({"startLine": line, "startColumn": col});
+                }
+                n["locations"] = json!([{"physicalLocation": phys}]);
+            }
+            n
+        })
+        .collect();
+    let mut invocation = json!({"executionSuccessful": failed.is_empty()});
+    if !notifications.is_empty() {
+        invocation["toolExecutionNotifications"] = json!(notifications);
+    }
+    let mut doc = json!({
+        "$schema": super::sarif::SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "recipe-drift",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "invocations": [invocation],
+            "results": results,
+        }],
+    });
+    super::mask_json(&mut doc);
+    let mut s = serde_json::to_string_pretty(&doc).expect("plain JSON");
+    s.push('\n');
+    s
+}
+
+fn github(files: &[FileLint], failed: &[Failed]) -> String {
+    let mut out = String::new();
+    for f in failed {
+        let place = super::error_place(&f.error).map(|(p, _)| p);
+        out.push_str(&super::github::annotation(
+            "error",
+            place.as_ref(),
+            "recipe-drift lint-docs: input error",
+            &format!(
+                "{} could not be linted: {}",
+                v(&f.file),
+                v(&f.error.to_string())
+            ),
+        ));
+    }
+    for f in files.iter().flat_map(|f| &f.findings) {
+        let mut message = format!("<{} />: {}", v(&f.generator), v(&f.message));
+        if let Some(s) = states_text(f) {
+            message.push_str(&format!(" ({s})"));
+        }
+        out.push_str(&super::github::annotation(
+            super::github::command(f.severity()),
+            place(&f.at).as_ref(),
+            &format!("recipe-drift: [{} {}]", f.id(), f.kind),
+            &message,
+        ));
+    }
+    out
+}
+
+fn markdown(files: &[FileLint], failed: &[Failed]) -> String {
+    use super::markdown::{code, text};
+    let total: usize = files.iter().map(|f| f.findings.len()).sum();
+    let mut out = String::from("## recipe-drift lint-docs\n\n");
+    for f in failed {
+        out.push_str(&format!(
+            "- **could not be linted**: {}\n",
+            text(&v(&f.error.to_string()))
+        ));
+    }
+    if !failed.is_empty() {
+        out.push('\n');
+    }
+    if total == 0 {
+        out.push_str("No findings.\n");
+    } else {
+        out.push_str("| id | kind | where | generator | finding | states |\n");
+        out.push_str("| --- | --- | --- | --- | --- | --- |\n");
+        for f in files.iter().flat_map(|f| &f.findings) {
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} |\n",
+                code(f.id()),
+                code(f.kind),
+                code(&v(&f.at.to_string())),
+                code(&v(&f.generator)),
+                text(&v(&f.message)),
+                text(&states_text(f).unwrap_or_default()),
+            ));
+        }
+    }
+    let mut not_checked: Vec<String> = Vec::new();
+    for n in files.iter().flat_map(|f| &f.not_checked) {
+        let s = format!("`{}` (needs {})", n.kind, text(&n.why));
+        if !not_checked.contains(&s) {
+            not_checked.push(s);
+        }
+    }
+    if !not_checked.is_empty() {
+        out.push_str(&format!("\nNot checked: {}.\n", not_checked.join(", ")));
+    }
+    out
+}
