@@ -68,12 +68,16 @@ fn explain_kind(out: &mut String, kind: &crate::compare::KindInfo) {
         crate::compare::Severity::Info => "info",
     };
     let _ = writeln!(out, "{} {}: {}", kind.id, kind.name, kind.help);
-    let _ = writeln!(
-        out,
-        "  severity: {} on a MAJOR key, {} on a minor one",
-        level(kind.severity),
-        level(kind.minor.unwrap_or(kind.severity))
-    );
+    if kind.lint.is_some() {
+        let _ = writeln!(out, "  severity: {}", level(kind.severity));
+    } else {
+        let _ = writeln!(
+            out,
+            "  severity: {} on a MAJOR key, {} on a minor one",
+            level(kind.severity),
+            level(kind.minor.unwrap_or(kind.severity))
+        );
+    }
     let _ = writeln!(out, "  {}", kind.description);
     if let Some(ex) = &kind.example {
         let mut context = format!("engine version {}", ex.engine_version);
