@@ -57,7 +57,8 @@ pub struct FetchOptions {
     /// public (checked when connecting, [`is_public`]); plain `http` is
     /// allowed.
     pub config_hosts: Vec<String>,
-    /// How many times a request is tried (timeouts and 5xx are retried).
+    /// How many times a request is tried (timeouts, connection errors and 5xx
+    /// are retried; a refusal by the allow-list or the resolver is final).
     pub tries: u32,
     /// The wait before the first retry; it doubles for each next one.
     pub retry_delay: Duration,
@@ -311,8 +312,14 @@ impl Fetcher {
                 Ok(r) => r,
                 Err(e) => {
                     last = format!("network error: {}", cause(&e));
+                    // A refusal (the allow-list on a redirect, the resolver's
+                    // public-address check) is final: only a transient error
+                    // is worth another try.
                     if e.is_redirect() || e.is_builder() {
                         return Err(last);
+                    }
+                    if let Some(why) = refusal(&e) {
+                        return Err(why);
                     }
                     continue;
                 }
@@ -847,11 +854,35 @@ impl reqwest::dns::Resolve for PublicOnly {
                     "host {host} resolves only to non-public addresses ({}); loopback, link-local, private and other internal addresses are reached only for a host allowed on the command line (--allow-host {host}) or in {ALLOW_HOSTS_ENV}",
                     shown.join(", ")
                 );
-                return Err(message.into());
+                return Err(Box::new(Refused(message)) as Box<dyn std::error::Error + Send + Sync>);
             }
             Ok(Box::new(public.into_iter()) as reqwest::dns::Addrs)
         })
     }
+}
+
+/// The resolver's refusal of a host: final, never retried.
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// The resolver's refusal in `e`'s causes, as the message to report.
+fn refusal(e: &reqwest::Error) -> Option<String> {
+    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(e);
+    while let Some(s) = src {
+        if let Some(r) = s.downcast_ref::<Refused>() {
+            return Some(format!("refused: {}", r.0));
+        }
+        src = s.source();
+    }
+    None
 }
 
 /// A system DNS lookup on a thread of its own, as a future (the blocking
@@ -1076,6 +1107,24 @@ mod tests {
         assert!(
             e.contains("resolves only to non-public addresses")
                 && e.contains("--allow-host localhost"),
+            "{e}"
+        );
+        // The refusal is final: with three tries allowed it is not retried
+        // (no "gave up after 3 tries").
+        let e = Fetcher::new(FetchOptions {
+            cache_dir: Some(dir.path().to_path_buf()),
+            config_hosts: vec![host.clone()],
+            tries: 3,
+            retry_delay: std::time::Duration::from_millis(1),
+            ..FetchOptions::default()
+        })
+        .get(&RemoteRef::Url(url.clone()))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("refused: host localhost resolves only to non-public addresses")
+                && !e.contains("gave up")
+                && !e.contains("tries"),
             "{e}"
         );
         let body = fetch(vec![host.clone()], vec![]).unwrap().unwrap();
