@@ -10,6 +10,7 @@ mod bash_bounds;
 mod bash_semantics;
 mod bash_values;
 mod confine;
+mod discover;
 mod harness;
 mod js;
 mod launch_recognition;
