@@ -118,9 +118,13 @@ pub fn render_launches(launches: &[Launch], unsupported: &[String], format: Form
                     );
                 }
                 for e in &l.env {
+                    let why = match &e.provenance {
+                        Provenance::Unknown { reason } => format!("  (unknown: {})", v(reason)),
+                        _ => String::new(),
+                    };
                     let _ = writeln!(
                         out,
-                        "  env {}={}  {}",
+                        "  env {}={}  {}{why}",
                         v(&e.name),
                         v(&e.value),
                         v(&e.span.to_string())

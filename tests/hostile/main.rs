@@ -13,6 +13,7 @@ mod confine;
 mod discover;
 mod harness;
 mod js;
+mod launch_forms;
 mod launch_recognition;
 mod matrix;
 mod output;

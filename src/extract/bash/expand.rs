@@ -10,10 +10,10 @@ use brush_parser::word::{
     WordPieceWithSource,
 };
 
-use super::State;
 use super::budget;
 use super::budget::fixed::MAX_VAR_EXPR_DEPTH;
 use super::glob::{self, Replace};
+use super::{State, Status};
 
 /// A value: known text, or unknown with the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -478,6 +478,17 @@ fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
         Parameter::Special(SpecialParameter::ShellName) => {
             Some(vec![Val::Known(st.script.clone())])
         }
+        // `$?`: 0 after a command known to succeed; a failure's code (1,
+        // 2, 127, ...) is not modelled.
+        Parameter::Special(SpecialParameter::LastExitStatus) => Some(vec![match &st.last {
+            Some(Status::Ok) => Val::Known("0".into()),
+            Some(Status::Fail) => Val::Unknown(
+                "$? is the code of a failed command, which is not modelled (only a success's 0 is)"
+                    .into(),
+            ),
+            Some(Status::Unknown(r)) => Val::Unknown(format!("$? is not knowable: {r}")),
+            None => Val::Unknown("$? is not knowable here".into()),
+        }]),
         Parameter::Special(s) => Some(vec![Val::Unknown(format!(
             "the special parameter {s} is not knowable"
         ))]),
