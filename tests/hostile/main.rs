@@ -19,6 +19,7 @@ mod matrix;
 mod output;
 mod pages;
 mod scale;
+mod verdicts;
 
 pub use harness::*;
 

@@ -348,6 +348,16 @@ impl State {
             .unwrap_or_default()
     }
 
+    /// Where variable `name` was last assigned (`NAME=...`), as
+    /// `FILE:LINE:COL`, in whichever text that was.
+    pub(super) fn origin_of(&self, name: &str) -> Option<String> {
+        let name = self.resolve(name).unwrap_or_else(|_| name.to_string());
+        let (start, _) = self.assigned.get(&name)?;
+        let src = self.written.get(&name).or(self.here.as_ref())?;
+        let at = src.line_col(*start);
+        Some(format!("{}:{}:{}", src.origin.label(), at.line, at.col))
+    }
+
     /// Whether a variable's ranges are in the text running now.
     fn written_here(&self, name: &str) -> bool {
         match (self.written.get(name), &self.here) {
