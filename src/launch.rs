@@ -110,6 +110,41 @@ impl Launcher {
     }
 }
 
+/// A remark on an input beside its launches (an auxiliary launch, a warning
+/// about the inputs): its message, and where it applies when that is known,
+/// so every format can place it (SARIF locations, GitHub annotations). The
+/// message is complete on its own (it names the position when it has one);
+/// JSON writes it as that string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remark {
+    /// Where it applies.
+    pub span: Option<Span>,
+    /// The remark, as printed.
+    pub message: String,
+}
+
+impl Remark {
+    /// A remark at `span`.
+    pub fn at(span: Span, message: String) -> Remark {
+        Remark {
+            span: Some(span),
+            message,
+        }
+    }
+}
+
+impl fmt::Display for Remark {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl Serialize for Remark {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.message)
+    }
+}
+
 /// Ends the report of a command that may start a server in a way
 /// recipe-drift does not model (`srun ... sglang serve`, `cat x.sh | bash`):
 /// a side with such a launch is never compared as if it had only its other

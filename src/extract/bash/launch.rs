@@ -793,10 +793,13 @@ impl Interp<'_> {
             crate::launch::Starts::Engine(e) => e,
             crate::launch::Starts::Auxiliary(name) => {
                 let span = self.source.span(fields[i].1.0, fields[i].1.0);
-                self.out.auxiliary.push(format!(
+                let message = format!(
                     "{span}: `{}` starts {name}, an auxiliary process (not compared)",
                     words.join(" ")
-                ));
+                );
+                self.out
+                    .auxiliary
+                    .push(crate::launch::Remark::at(span, message));
                 return Ok(());
             }
             crate::launch::Starts::Unsupported(name) => {

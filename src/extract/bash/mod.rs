@@ -538,7 +538,7 @@ pub struct Evaluation {
     pub read: BTreeSet<String>,
     /// Auxiliary launches (the SGLang router), with where they are and their
     /// words: reported, never compared.
-    pub auxiliary: Vec<String>,
+    pub auxiliary: Vec<crate::launch::Remark>,
 }
 
 struct Interp<'a> {
