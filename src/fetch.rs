@@ -365,7 +365,7 @@ impl Fetcher {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string);
             let mut bytes = Vec::new();
-            let mut body = resp.take(max + 1);
+            let mut body = resp.take(max.saturating_add(1));
             let mut chunk = [0u8; 16 * 1024];
             let read = loop {
                 if std::time::Instant::now() > deadline {
@@ -561,7 +561,7 @@ fn read_cache_file(path: &std::path::Path, max: u64) -> Option<String> {
         return None;
     }
     let mut bytes = Vec::new();
-    f.take(max + 1).read_to_end(&mut bytes).ok()?;
+    f.take(max.saturating_add(1)).read_to_end(&mut bytes).ok()?;
     if bytes.len() as u64 > max {
         return None;
     }
