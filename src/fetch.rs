@@ -214,29 +214,13 @@ impl Fetcher {
     fn client(&self) -> Result<&reqwest::blocking::Client, String> {
         self.client
             .get_or_init(|| {
-                let allow = self.opts.allow_hosts.clone();
-                let config = self.opts.config_hosts.clone();
-                let resolver = Arc::new(PublicOnly::new(&allow));
-                let redirects = reqwest::redirect::Policy::custom(move |attempt| {
-                    // `previous()` holds the URLs asked before this one: the
-                    // original and the redirects followed so far.
-                    if attempt.previous().len() > MAX_REDIRECTS {
-                        return attempt
-                            .error(format!("too many redirects (more than {MAX_REDIRECTS})"));
-                    }
-                    match allowed(attempt.url(), &allow, &config) {
-                        Ok(()) => attempt.follow(),
-                        Err(why) => {
-                            let to = attempt.url().to_string();
-                            attempt.error(format!("redirected to {to}: {why}"))
-                        }
-                    }
-                });
+                let resolver = Arc::new(PublicOnly::new(&self.opts.allow_hosts));
                 reqwest::blocking::Client::builder()
                     .user_agent(concat!("recipe-drift/", env!("CARGO_PKG_VERSION")))
                     .connect_timeout(self.opts.connect_timeout)
                     .timeout(self.opts.timeout)
-                    .redirect(redirects)
+                    // Redirects are followed in `download`, hop by hop.
+                    .redirect(reqwest::redirect::Policy::none())
                     // A redirect target does not learn where it was linked from.
                     .referer(false)
                     // Every name is resolved here: only public addresses,
@@ -294,27 +278,67 @@ impl Fetcher {
                 delay *= 2;
             }
             made = attempt;
-            let left = overall.saturating_duration_since(std::time::Instant::now());
-            let mut req = client.get(parsed.clone()).timeout(left);
-            if host == "api.github.com" || (github && url.contains("/repos/")) {
-                req = req.header("Accept", "application/vnd.github+json");
-            }
-            if let Some(t) = &token {
-                req = req.header("Authorization", format!("Bearer {}", t.trim()));
-            }
-            if let Some(e) = &etag {
-                req = req.header("If-None-Match", e);
-            }
             // The whole request, body included, must end by this time: the
             // client's timeout bounds each read, not the sum of them.
             let deadline = overall;
-            let resp = match req.send() {
+            // Redirects are followed here, hop by hop: each hop's host must be
+            // allowed, and the token goes only to a hop on the first URL's
+            // `host:port` (a client that rebuilds every hop's headers from
+            // the first request sent it again after a second hop elsewhere).
+            let mut at = parsed.clone();
+            let mut hops = 0;
+            let sent = loop {
+                let left = overall.saturating_duration_since(std::time::Instant::now());
+                let mut req = client.get(at.clone()).timeout(left);
+                let at_host = at.host_str().unwrap_or("").to_ascii_lowercase();
+                if at_host == "api.github.com"
+                    || (github && at == *parsed && url.contains("/repos/"))
+                {
+                    req = req.header("Accept", "application/vnd.github+json");
+                }
+                if let Some(t) = &token
+                    && same_origin(&at, parsed)
+                {
+                    req = req.header("Authorization", format!("Bearer {}", t.trim()));
+                }
+                if let Some(e) = &etag {
+                    req = req.header("If-None-Match", e);
+                }
+                let resp = match req.send() {
+                    Ok(r) => r,
+                    Err(e) => break Err(e),
+                };
+                if !matches!(resp.status().as_u16(), 301 | 302 | 303 | 307 | 308) {
+                    break Ok(resp);
+                }
+                hops += 1;
+                if hops > MAX_REDIRECTS {
+                    return Err(format!(
+                        "network error: too many redirects (more than {MAX_REDIRECTS})"
+                    ));
+                }
+                let next = resp
+                    .headers()
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|l| l.to_str().ok())
+                    .and_then(|l| at.join(l).ok())
+                    .ok_or_else(|| {
+                        format!(
+                            "HTTP {}: a redirect without a usable Location",
+                            resp.status()
+                        )
+                    })?;
+                // A refusal is final, never retried.
+                allowed(&next, &self.opts.allow_hosts, &self.opts.config_hosts)
+                    .map_err(|why| format!("network error: redirected to {next}: {why}"))?;
+                at = next;
+            };
+            let resp = match sent {
                 Ok(r) => r,
                 Err(e) => {
                     last = format!("network error: {}", cause(&e));
-                    // A refusal (the allow-list on a redirect, the resolver's
-                    // public-address check) is final: only a transient error
-                    // is worth another try.
+                    // A refusal (the resolver's public-address check) is
+                    // final: only a transient error is worth another try.
                     if e.is_redirect() || e.is_builder() {
                         return Err(last);
                     }
@@ -872,6 +896,12 @@ impl std::fmt::Display for Refused {
 }
 
 impl std::error::Error for Refused {}
+
+/// Whether two URLs are on the same `host:port` (scheme default ports).
+fn same_origin(a: &Url, b: &Url) -> bool {
+    a.host_str().map(str::to_ascii_lowercase) == b.host_str().map(str::to_ascii_lowercase)
+        && a.port_or_known_default() == b.port_or_known_default()
+}
 
 /// The resolver's refusal in `e`'s causes, as the message to report.
 fn refusal(e: &reqwest::Error) -> Option<String> {
