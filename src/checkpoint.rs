@@ -636,6 +636,15 @@ impl FactSource for Checkpoints {
         }
         out
     }
+
+    fn facts_of_every_revision(&self, model: &str) -> Option<BTreeMap<String, Entry>> {
+        self.lookup
+            .by_hand
+            .iter()
+            .any(|c| c.model.eq_ignore_ascii_case(model) && c.revision.is_none())
+            .then(|| self.by_hand(model, None))
+            .flatten()
+    }
 }
 
 /// Whether a fetch error is the Hub refusing access (401, 403), not a failure.

@@ -498,6 +498,33 @@ fn a_revision_pin_is_used() {
     );
 }
 
+/// An unknown `--revision` is not `main`: the recipe side's facts are unknown
+/// with the reason, never `main`'s (adv3 #7).
+#[test]
+fn an_unknown_revision_makes_the_facts_unknown() {
+    let hub = hub();
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/nvfp4-legacy");
+    std::fs::write(
+        d.path().join("recipe.sh"),
+        "REV=$(cat pinned-revision.txt)\nsglang serve --model-path org/nvfp4-legacy --tp 4 --revision \"$REV\"\n",
+    )
+    .unwrap();
+    let (code, out, err) = compare(d.path(), &hub.base(), &[]);
+    // Only the docs side (no revision: `main`) is asked for.
+    assert!(
+        hub.requests()
+            .iter()
+            .all(|r| r.path.contains("/resolve/main/")),
+        "{:?}",
+        hub.requests()
+    );
+    assert_ne!(code, 2, "{out}\n{err}");
+    assert!(
+        out.contains("the revision of org/nvfp4-legacy is not knowable from the text"),
+        "{out}"
+    );
+}
+
 /// A config with a link and `checkpoints:` text.
 fn config(dir: &Path, checkpoints: &str) {
     std::fs::write(
