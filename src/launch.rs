@@ -693,6 +693,40 @@ impl Launch {
         }
     }
 
+    /// This launch with every value in a secret slot masked, whatever its
+    /// length: the value of a secret-named environment variable (`HF_TOKEN`)
+    /// and of a secret option (`--api-key V`, `--api-key=V`). A value there
+    /// is secret by where it is, not by its text, so a short one (a 6-letter
+    /// key, a piece of a token) is masked too; text-matched masking
+    /// ([`crate::secret::value`]) stops at 8 characters.
+    pub fn secret_slots_masked(&self) -> Launch {
+        let mut l = self.clone();
+        let mask = |s: &str| -> String { s.chars().map(|_| crate::secret::MASK).collect() };
+        for e in &mut l.env {
+            if crate::secret::is_secret_env(&e.name) {
+                e.value = mask(&e.value);
+            }
+        }
+        let mut after_secret = false;
+        for t in &mut l.argv {
+            if std::mem::take(&mut after_secret) {
+                t.text = mask(&t.text);
+                continue;
+            }
+            match t.text.split_once('=') {
+                Some((o, v)) if o.starts_with('-') && crate::secret::is_secret_option(o) => {
+                    t.text = format!("{o}={}", mask(v));
+                }
+                Some(_) => {}
+                None => {
+                    after_secret =
+                        t.text.starts_with('-') && crate::secret::is_secret_option(&t.text);
+                }
+            }
+        }
+        l
+    }
+
     /// A launch from an argv given on recipe-drift's own command line (`resolve
     /// -- ARGV`): the engine's launcher, then the words shell-quoted, in an inline
     /// source so every word has a span; `env` reaches the server.

@@ -20,6 +20,7 @@ mod matrix;
 mod output;
 mod pages;
 mod scale;
+mod secret_slots;
 mod verdicts;
 
 pub use harness::*;
