@@ -228,12 +228,13 @@ fn python_code<'a>(words: &[&'a str]) -> Option<(usize, &'a str)> {
     None
 }
 
-/// `python [OPTIONS] -c CODE` whose code names the package of a launcher of
-/// the table (`import runpy; runpy.run_module("sglang.launch_server")`): what
-/// that launcher starts (`Err` when the code is not knowable). The code is
+/// `python [OPTIONS] -c CODE` whose code names a launcher of the table, its
+/// module or its command words (`import runpy;
+/// runpy.run_module("sglang.launch_server")`, `subprocess.run("vllm serve
+/// ...")`): what that launcher starts (`Err` when the code is not knowable). The code is
 /// never evaluated, so such a command is an
-/// unmodelled launch; code that names no launcher's package (`import torch;
-/// print(torch.__version__)`) is not. `known(i)`: whether the text of word
+/// unmodelled launch; code that names no launcher (`import vllm;
+/// print(vllm.__version__)`) is not. `known(i)`: whether the text of word
 /// `i` is known (unknown code may start anything and is reported too).
 pub fn python_code_starts(
     words: &[&str],
@@ -243,17 +244,17 @@ pub fn python_code_starts(
     if !known(at) {
         return Some(Err(()));
     }
-    let names: std::collections::BTreeSet<&str> = code
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .collect();
+    // A launcher's module (`sglang.launch_server`, `sglang_router.`) or its
+    // command words (`vllm serve`, in a `subprocess` call): importing the
+    // package alone (`import vllm; print(vllm.__version__)`) starts nothing.
     launchers().iter().find_map(|l| {
-        let package = match &l.form {
+        let named = match &l.form {
             LauncherForm::PythonModule(m) | LauncherForm::ModulePrefix(m) => {
-                m.split('.').next().unwrap_or("")
+                code.contains(m.as_str())
             }
-            LauncherForm::Words(_) => return None,
+            LauncherForm::Words(w) => code.contains(&w.join(" ")),
         };
-        names.contains(package).then_some(Ok(l.starts))
+        named.then_some(Ok(l.starts))
     })
 }
 

@@ -239,7 +239,7 @@ fn run_command(
                 Starts::Unsupported(n) | Starts::Auxiliary(n) => n,
             };
             return Ok(Ran::Unsupported(format!(
-                "{}: `{} -c` runs Python code that is not evaluated and names {name}: {}",
+                "{}: `{} -c` runs Python code that is not evaluated and may start {name}: {}",
                 source.span(words[0].start, words[0].start),
                 texts[0].rsplit('/').next().unwrap_or(""),
                 crate::launch::NOT_MODELLED,

@@ -572,7 +572,7 @@ impl Interp<'_> {
         {
             let span = self.source.span(range.0, range.0);
             let what = match starts {
-                Ok(s) => format!("is not evaluated and names {}", starts_name(s)),
+                Ok(s) => format!("is not evaluated and may start {}", starts_name(s)),
                 Err(()) => "is not knowable".to_string(),
             };
             self.out.unsupported.push(format!(
