@@ -115,15 +115,22 @@ fn side_dependencies(side: &SideSpec, deps: &mut Dependencies) -> Option<()> {
     Some(())
 }
 
-/// The files a vLLM `--config FILE` in `text` reads: FILE beside the file
-/// holding the command (each of `beside`, since a rendered or sourced command
-/// is placed in the file that shows it). `None` when a FILE is not written
-/// literally (`--config $CFG`): what the link reads is not knowable without
-/// running it, so it always runs.
+/// The files the options of the commands in `text` read: a vLLM `--config
+/// FILE` and an `--env-file FILE` (`docker run`, `uv run`), FILE beside the
+/// file holding the command (each of `beside`, since a rendered or sourced
+/// command is placed in the file that shows it); and the folder a model path
+/// names (`--model-path`, `--model`, `vllm serve PATH`), whose `config.json`
+/// and `hf_quant_config.json` are checkpoint facts when it is a local folder:
+/// beside the file and from the working folder (where the checkpoint layer
+/// looks today). `None` when a FILE is not written literally (`--config
+/// $CFG`): what the link reads is not knowable without running it, so it
+/// always runs. A model path that is not literal (`$MODEL`, an InferenceX
+/// entry's model) is not counted: its facts come from the Hub or the config.
 fn config_dependencies(text: &str, beside: &[&Path], deps: &mut Dependencies) -> Option<()> {
-    let config = regex::Regex::new(r#"(?:^|[\s"'(=])--config(?:=|[\s\\]+)([^\s;&|)]*)"#)
-        .expect("valid regex");
-    for c in config.captures_iter(text) {
+    let files =
+        regex::Regex::new(r#"(?:^|[\s"'(=])--(?:config|env-file)(?:=|[\s\\]+)([^\s;&|)]*)"#)
+            .expect("valid regex");
+    for c in files.captures_iter(text) {
         let value = c[1].trim_matches(['"', '\'']);
         if value.is_empty() || value.contains(['$', '`', '{', '}']) {
             return None;
@@ -131,6 +138,21 @@ fn config_dependencies(text: &str, beside: &[&Path], deps: &mut Dependencies) ->
         for file in beside {
             let dir = file.parent().unwrap_or(Path::new("."));
             deps.file(&dir.join(value));
+        }
+    }
+    let models = regex::Regex::new(
+        r#"(?:^|[\s"'(=])(?:--model-path|--model|vllm\s+serve)(?:=|[\s\\]+)([^\s;&|)]*)"#,
+    )
+    .expect("valid regex");
+    for c in models.captures_iter(text) {
+        let value = c[1].trim_matches(['"', '\'']);
+        if value.is_empty() || value.starts_with('-') || value.contains(['$', '`', '{', '}']) {
+            continue;
+        }
+        deps.dirs.insert(key(Path::new(value)));
+        for file in beside {
+            let dir = file.parent().unwrap_or(Path::new("."));
+            deps.dirs.insert(key(&dir.join(value)));
         }
     }
     Some(())

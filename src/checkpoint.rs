@@ -60,6 +60,12 @@ pub struct CheckpointFacts {
     /// The quantization config, if the checkpoint has one.
     #[serde(default)]
     pub quantization: Option<QuantFacts>,
+    /// Only `text_config` holds a quantization config (a multimodal
+    /// wrapper): whether an engine sees it depends on the model's config
+    /// class (some copy it to the top level, the engines' own check reads the
+    /// top level), so the quantization facts are unknown.
+    #[serde(skip)]
+    pub quant_in_text_config_only: bool,
 }
 
 /// Where a checkpoint's quantization config is written.
@@ -231,6 +237,12 @@ impl CheckpointFacts {
                     txt.and_then(|t| t.get("learnable_sink"))
                         .and_then(Value::as_bool)
                 }),
+            quant_in_text_config_only: quantization.is_none()
+                && txt.is_some_and(|t| {
+                    ["quantization_config", "compression_config"]
+                        .iter()
+                        .any(|k| t.get(k).is_some_and(Value::is_object))
+                }),
             quantization,
         }
     }
@@ -282,6 +294,7 @@ impl CheckpointFacts {
                 .map(|x| Value::String(x.to_ascii_lowercase()))
                 .unwrap_or(Value::Null)
         };
+        let model_keys: Vec<&str> = model_fields.iter().map(|(k, _)| *k).collect();
         let quant_fields: Vec<(&str, Value)> = vec![
             (
                 "quant_source",
@@ -308,12 +321,21 @@ impl CheckpointFacts {
                 sch.symmetric.map(Value::Bool).unwrap_or(Value::Null),
             ),
         ];
+        let text_only = self.quant_in_text_config_only.then(|| {
+            format!(
+                "only text_config in {quant_from} has a quantization config: whether the engine sees it depends on the model's config class, which is not modelled"
+            )
+        });
         let entry = |k: &str, v: Value, from: &str| {
             let key = format!("checkpoint.{k}");
+            let val = match &text_only {
+                Some(why) if !model_keys.contains(&k) => Val::unknown(why),
+                _ => Val::known(v),
+            };
             (
                 key.clone(),
                 Entry {
-                    val: Val::known(v),
+                    val,
                     source: ValueSource::Context,
                     name: key,
                     spans: vec![],
@@ -564,6 +586,10 @@ impl Checkpoints {
     /// the confined file layer), else unknown with the reason. A config.json
     /// there that cannot be read or parsed is an error at its position.
     fn local(&self, model: &str) -> Result<BTreeMap<String, Entry>, FactError> {
+        // TODO(adv3 #8): a relative model path is resolved against the
+        // process's working folder; it should be the launch's own working
+        // folder (the `cwd` the bash evaluator tracks, once `Launch` carries
+        // it), and unknown when that is. `changed.rs` counts both folders.
         let path = Path::new(model).join("config.json");
         if crate::files::admit(&path).is_err() || !crate::files::is_file(&path).unwrap_or(false) {
             return Ok(unknown_facts(&format!(
@@ -635,6 +661,15 @@ impl FactSource for Checkpoints {
             m.insert(key, out.clone());
         }
         out
+    }
+
+    fn facts_of_every_revision(&self, model: &str) -> Option<BTreeMap<String, Entry>> {
+        self.lookup
+            .by_hand
+            .iter()
+            .any(|c| c.model.eq_ignore_ascii_case(model) && c.revision.is_none())
+            .then(|| self.by_hand(model, None))
+            .flatten()
     }
 }
 

@@ -1189,6 +1189,20 @@ fn map_vllm(
     }
 }
 
+/// A value from the scanned files in a YAML comment: the report's render
+/// point ([`crate::secret::value`]): secrets and their pieces masked, control
+/// characters and newlines escaped, so a value stays inside its comment line.
+fn v(s: &str) -> String {
+    crate::secret::value(s)
+}
+
+/// A value from the scanned files as a YAML scalar: secrets masked
+/// ([`crate::secret::mask_value`]) before [`q`] / [`scalar`] quote it (which
+/// escapes its control characters).
+fn m(s: &str) -> String {
+    crate::secret::mask_value(s)
+}
+
 fn q(s: &str) -> String {
     serde_json::to_string(s).expect("a string")
 }
@@ -1205,10 +1219,10 @@ fn scalar(s: &str) -> String {
     if plain { s.to_string() } else { q(s) }
 }
 
-fn flow(m: &[(String, String)]) -> String {
-    let items: Vec<String> = m
+fn flow(pairs: &[(String, String)]) -> String {
+    let items: Vec<String> = pairs
         .iter()
-        .map(|(k, v)| format!("{}: {}", scalar(k), scalar(v)))
+        .map(|(k, x)| format!("{}: {}", scalar(&m(k)), scalar(&m(x))))
         .collect();
     format!("{{{}}}", items.join(", "))
 }
@@ -1232,7 +1246,7 @@ fn render_yaml(opts: &Options, props: &[Proposal], unmapped: &[Unmapped], summar
     let _ = writeln!(
         s,
         "# Proposed by `recipe-drift discover {}`: review before pasting.",
-        opts.root.display()
+        v(&opts.root.to_string_lossy())
     );
     let _ = writeln!(
         s,
@@ -1245,17 +1259,17 @@ fn render_yaml(opts: &Options, props: &[Proposal], unmapped: &[Unmapped], summar
     }
     for p in props {
         for at in &p.found {
-            let _ = writeln!(s, "  # found at {at}");
+            let _ = writeln!(s, "  # found at {}", v(&at.to_string()));
         }
         for u in &p.urls {
-            let _ = writeln!(s, "  #   {u}");
+            let _ = writeln!(s, "  #   {}", v(u));
         }
         for n in &p.notes {
-            let _ = writeln!(s, "  # {n}");
+            let _ = writeln!(s, "  # {}", v(n));
         }
-        let _ = writeln!(s, "  - name: {}", q(&name_of(p)));
+        let _ = writeln!(s, "  - name: {}", q(&m(&name_of(p))));
         s.push_str("    docs:\n");
-        let _ = writeln!(s, "      file: {}", q(&p.docs_file));
+        let _ = writeln!(s, "      file: {}", q(&m(&p.docs_file)));
         if let Some(n) = p.launch {
             let _ = writeln!(s, "      launch: {n}");
         }
@@ -1263,13 +1277,13 @@ fn render_yaml(opts: &Options, props: &[Proposal], unmapped: &[Unmapped], summar
             let _ = writeln!(s, "      select: {}", flow(&p.select));
         }
         if let Some(d) = &p.docs_root {
-            let _ = writeln!(s, "      docs-root: {}", q(d));
+            let _ = writeln!(s, "      docs-root: {}", q(&m(d)));
         }
         s.push_str("    recipe:\n");
         let mut ix = format!(
             "{{root: {}, entry: {}",
-            q(&opts.root.to_string_lossy()),
-            scalar(&p.entry)
+            q(&m(&opts.root.to_string_lossy())),
+            scalar(&m(&p.entry))
         );
         if !p.filter.is_empty() {
             let f: Vec<(String, String)> = p.filter.clone().into_iter().collect();
@@ -1281,10 +1295,16 @@ fn render_yaml(opts: &Options, props: &[Proposal], unmapped: &[Unmapped], summar
     if !unmapped.is_empty() {
         s.push_str("# Not mapped:\n");
         for u in unmapped {
-            let _ = writeln!(s, "# {}: {}: {}", u.at, u.text, u.reason);
+            let _ = writeln!(
+                s,
+                "# {}: {}: {}",
+                v(&u.at.to_string()),
+                v(&u.text),
+                v(&u.reason)
+            );
         }
     }
-    let _ = writeln!(s, "# {summary}");
+    let _ = writeln!(s, "# {}", v(summary));
     s
 }
 
@@ -1332,7 +1352,7 @@ fn render_json(
         .iter()
         .map(|u| json!({"at": u.at.to_string(), "reference": u.text, "reason": u.reason}))
         .collect();
-    let v = json!({
+    let mut v = json!({
         "schema_version": 1,
         "root": opts.root.to_string_lossy(),
         "proposals": proposals,
@@ -1345,6 +1365,9 @@ fn render_json(
             "text": summary,
         },
     });
+    // Every string from the scanned files is masked where it is rendered,
+    // as the reports do; serde escapes control characters.
+    crate::secret::mask_json(&mut v, &[]);
     let mut s = serde_json::to_string_pretty(&v).expect("plain data");
     s.push('\n');
     s

@@ -57,7 +57,8 @@ pub struct FetchOptions {
     /// public (checked when connecting, [`is_public`]); plain `http` is
     /// allowed.
     pub config_hosts: Vec<String>,
-    /// How many times a request is tried (timeouts and 5xx are retried).
+    /// How many times a request is tried (timeouts, connection errors and 5xx
+    /// are retried; a refusal by the allow-list or the resolver is final).
     pub tries: u32,
     /// The wait before the first retry; it doubles for each next one.
     pub retry_delay: Duration,
@@ -213,29 +214,13 @@ impl Fetcher {
     fn client(&self) -> Result<&reqwest::blocking::Client, String> {
         self.client
             .get_or_init(|| {
-                let allow = self.opts.allow_hosts.clone();
-                let config = self.opts.config_hosts.clone();
-                let resolver = Arc::new(PublicOnly::new(&allow));
-                let redirects = reqwest::redirect::Policy::custom(move |attempt| {
-                    // `previous()` holds the URLs asked before this one: the
-                    // original and the redirects followed so far.
-                    if attempt.previous().len() > MAX_REDIRECTS {
-                        return attempt
-                            .error(format!("too many redirects (more than {MAX_REDIRECTS})"));
-                    }
-                    match allowed(attempt.url(), &allow, &config) {
-                        Ok(()) => attempt.follow(),
-                        Err(why) => {
-                            let to = attempt.url().to_string();
-                            attempt.error(format!("redirected to {to}: {why}"))
-                        }
-                    }
-                });
+                let resolver = Arc::new(PublicOnly::new(&self.opts.allow_hosts));
                 reqwest::blocking::Client::builder()
                     .user_agent(concat!("recipe-drift/", env!("CARGO_PKG_VERSION")))
                     .connect_timeout(self.opts.connect_timeout)
                     .timeout(self.opts.timeout)
-                    .redirect(redirects)
+                    // Redirects are followed in `download`, hop by hop.
+                    .redirect(reqwest::redirect::Policy::none())
                     // A redirect target does not learn where it was linked from.
                     .referer(false)
                     // Every name is resolved here: only public addresses,
@@ -293,26 +278,72 @@ impl Fetcher {
                 delay *= 2;
             }
             made = attempt;
-            let left = overall.saturating_duration_since(std::time::Instant::now());
-            let mut req = client.get(parsed.clone()).timeout(left);
-            if host == "api.github.com" || (github && url.contains("/repos/")) {
-                req = req.header("Accept", "application/vnd.github+json");
-            }
-            if let Some(t) = &token {
-                req = req.header("Authorization", format!("Bearer {}", t.trim()));
-            }
-            if let Some(e) = &etag {
-                req = req.header("If-None-Match", e);
-            }
             // The whole request, body included, must end by this time: the
             // client's timeout bounds each read, not the sum of them.
             let deadline = overall;
-            let resp = match req.send() {
+            // Redirects are followed here, hop by hop: each hop's host must be
+            // allowed, and the token goes only to a hop on the first URL's
+            // `host:port` (a client that rebuilds every hop's headers from
+            // the first request sent it again after a second hop elsewhere).
+            let mut at = parsed.clone();
+            let mut hops = 0;
+            let sent = loop {
+                let left = overall.saturating_duration_since(std::time::Instant::now());
+                let mut req = client.get(at.clone()).timeout(left);
+                let at_host = at.host_str().unwrap_or("").to_ascii_lowercase();
+                if at_host == "api.github.com"
+                    || (github && at == *parsed && url.contains("/repos/"))
+                {
+                    req = req.header("Accept", "application/vnd.github+json");
+                }
+                if let Some(t) = &token
+                    && same_origin(&at, parsed)
+                {
+                    req = req.header("Authorization", format!("Bearer {}", t.trim()));
+                }
+                if let Some(e) = &etag {
+                    req = req.header("If-None-Match", e);
+                }
+                let resp = match req.send() {
+                    Ok(r) => r,
+                    Err(e) => break Err(e),
+                };
+                if !matches!(resp.status().as_u16(), 301 | 302 | 303 | 307 | 308) {
+                    break Ok(resp);
+                }
+                hops += 1;
+                if hops > MAX_REDIRECTS {
+                    return Err(format!(
+                        "network error: too many redirects (more than {MAX_REDIRECTS})"
+                    ));
+                }
+                let next = resp
+                    .headers()
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|l| l.to_str().ok())
+                    .and_then(|l| at.join(l).ok())
+                    .ok_or_else(|| {
+                        format!(
+                            "HTTP {}: a redirect without a usable Location",
+                            resp.status()
+                        )
+                    })?;
+                // A refusal is final, never retried.
+                allowed(&next, &self.opts.allow_hosts, &self.opts.config_hosts)
+                    .map_err(|why| format!("network error: redirected to {next}: {why}"))?;
+                at = next;
+            };
+            let resp = match sent {
                 Ok(r) => r,
                 Err(e) => {
                     last = format!("network error: {}", cause(&e));
+                    // A refusal (the resolver's public-address check) is
+                    // final: only a transient error is worth another try.
                     if e.is_redirect() || e.is_builder() {
                         return Err(last);
+                    }
+                    if let Some(why) = refusal(&e) {
+                        return Err(why);
                     }
                     continue;
                 }
@@ -358,7 +389,7 @@ impl Fetcher {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string);
             let mut bytes = Vec::new();
-            let mut body = resp.take(max + 1);
+            let mut body = resp.take(max.saturating_add(1));
             let mut chunk = [0u8; 16 * 1024];
             let read = loop {
                 if std::time::Instant::now() > deadline {
@@ -554,7 +585,7 @@ fn read_cache_file(path: &std::path::Path, max: u64) -> Option<String> {
         return None;
     }
     let mut bytes = Vec::new();
-    f.take(max + 1).read_to_end(&mut bytes).ok()?;
+    f.take(max.saturating_add(1)).read_to_end(&mut bytes).ok()?;
     if bytes.len() as u64 > max {
         return None;
     }
@@ -847,11 +878,41 @@ impl reqwest::dns::Resolve for PublicOnly {
                     "host {host} resolves only to non-public addresses ({}); loopback, link-local, private and other internal addresses are reached only for a host allowed on the command line (--allow-host {host}) or in {ALLOW_HOSTS_ENV}",
                     shown.join(", ")
                 );
-                return Err(message.into());
+                return Err(Box::new(Refused(message)) as Box<dyn std::error::Error + Send + Sync>);
             }
             Ok(Box::new(public.into_iter()) as reqwest::dns::Addrs)
         })
     }
+}
+
+/// The resolver's refusal of a host: final, never retried.
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// Whether two URLs are on the same `host:port` (scheme default ports).
+fn same_origin(a: &Url, b: &Url) -> bool {
+    a.host_str().map(str::to_ascii_lowercase) == b.host_str().map(str::to_ascii_lowercase)
+        && a.port_or_known_default() == b.port_or_known_default()
+}
+
+/// The resolver's refusal in `e`'s causes, as the message to report.
+fn refusal(e: &reqwest::Error) -> Option<String> {
+    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(e);
+    while let Some(s) = src {
+        if let Some(r) = s.downcast_ref::<Refused>() {
+            return Some(format!("refused: {}", r.0));
+        }
+        src = s.source();
+    }
+    None
 }
 
 /// A system DNS lookup on a thread of its own, as a future (the blocking
@@ -1076,6 +1137,24 @@ mod tests {
         assert!(
             e.contains("resolves only to non-public addresses")
                 && e.contains("--allow-host localhost"),
+            "{e}"
+        );
+        // The refusal is final: with three tries allowed it is not retried
+        // (no "gave up after 3 tries").
+        let e = Fetcher::new(FetchOptions {
+            cache_dir: Some(dir.path().to_path_buf()),
+            config_hosts: vec![host.clone()],
+            tries: 3,
+            retry_delay: std::time::Duration::from_millis(1),
+            ..FetchOptions::default()
+        })
+        .get(&RemoteRef::Url(url.clone()))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("refused: host localhost resolves only to non-public addresses")
+                && !e.contains("gave up")
+                && !e.contains("tries"),
             "{e}"
         );
         let body = fetch(vec![host.clone()], vec![]).unwrap().unwrap();

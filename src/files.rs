@@ -266,7 +266,7 @@ fn read_capped(path: &Path, real: &Path) -> Result<Vec<u8>, Error> {
     }
     let mut bytes = Vec::new();
     std::fs::File::open(real)
-        .and_then(|f| f.take(max + 1).read_to_end(&mut bytes))
+        .and_then(|f| f.take(max.saturating_add(1)).read_to_end(&mut bytes))
         .map_err(|e| fail(format!("cannot read file: {}", io_reason(&e))))?;
     if bytes.len() as u64 > max {
         return Err(too_big());

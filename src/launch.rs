@@ -110,6 +110,41 @@ impl Launcher {
     }
 }
 
+/// A remark on an input beside its launches (an auxiliary launch, a warning
+/// about the inputs): its message, and where it applies when that is known,
+/// so every format can place it (SARIF locations, GitHub annotations). The
+/// message is complete on its own (it names the position when it has one);
+/// JSON writes it as that string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remark {
+    /// Where it applies.
+    pub span: Option<Span>,
+    /// The remark, as printed.
+    pub message: String,
+}
+
+impl Remark {
+    /// A remark at `span`.
+    pub fn at(span: Span, message: String) -> Remark {
+        Remark {
+            span: Some(span),
+            message,
+        }
+    }
+}
+
+impl fmt::Display for Remark {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl Serialize for Remark {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.message)
+    }
+}
+
 /// Ends the report of a command that may start a server in a way
 /// recipe-drift does not model (`srun ... sglang serve`, `cat x.sh | bash`):
 /// a side with such a launch is never compared as if it had only its other
@@ -156,6 +191,71 @@ fn python_module<'a>(words: &[&'a str]) -> Option<(&'a str, usize)> {
         i += 1;
     }
     None
+}
+
+/// The code of `python [OPTIONS] -c CODE` (`-cCODE` attached, or the next
+/// word), when `words` is such a command.
+fn python_code<'a>(words: &[&'a str]) -> Option<(usize, &'a str)> {
+    if !is_python(words.first()?.rsplit('/').next()?) {
+        return None;
+    }
+    let mut i = 1;
+    while i < words.len().min(MAX_PYTHON_OPTIONS + 1) {
+        let w = words[i];
+        if w == "--check-hash-based-pycs" {
+            i += 2;
+            continue;
+        }
+        let letters = w
+            .strip_prefix('-')
+            .filter(|l| !l.is_empty() && !l.starts_with('-'))?;
+        for (k, c) in letters.char_indices() {
+            let rest = &letters[k + 1..];
+            match c {
+                'c' if rest.is_empty() => return words.get(i + 1).map(|c| (i + 1, *c)),
+                'c' => return Some((i, rest)),
+                'X' | 'W' => {
+                    i += usize::from(rest.is_empty());
+                    break;
+                }
+                'b' | 'B' | 'd' | 'E' | 'i' | 'I' | 'O' | 'P' | 'q' | 's' | 'S' | 'u' | 'v'
+                | 'x' | 'R' => {}
+                _ => return None,
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `python [OPTIONS] -c CODE` whose code names a launcher of the table, its
+/// module or its command words (`import runpy;
+/// runpy.run_module("sglang.launch_server")`, `subprocess.run("vllm serve
+/// ...")`): what that launcher starts (`Err` when the code is not knowable). The code is
+/// never evaluated, so such a command is an
+/// unmodelled launch; code that names no launcher (`import vllm;
+/// print(vllm.__version__)`) is not. `known(i)`: whether the text of word
+/// `i` is known (unknown code may start anything and is reported too).
+pub fn python_code_starts(
+    words: &[&str],
+    known: &dyn Fn(usize) -> bool,
+) -> Option<Result<Starts, ()>> {
+    let (at, code) = python_code(words)?;
+    if !known(at) {
+        return Some(Err(()));
+    }
+    // A launcher's module (`sglang.launch_server`, `sglang_router.`) or its
+    // command words (`vllm serve`, in a `subprocess` call): importing the
+    // package alone (`import vllm; print(vllm.__version__)`) starts nothing.
+    launchers().iter().find_map(|l| {
+        let named = match &l.form {
+            LauncherForm::PythonModule(m) | LauncherForm::ModulePrefix(m) => {
+                code.contains(m.as_str())
+            }
+            LauncherForm::Words(w) => code.contains(&w.join(" ")),
+        };
+        named.then_some(Ok(l.starts))
+    })
 }
 
 /// `python`, `python3`, `python3.12`.
@@ -235,12 +335,60 @@ pub struct Wrapper {
     /// Operands before the command (`timeout DURATION`, `taskset MASK`).
     #[serde(default)]
     pub operands: usize,
+    /// `NAME=value` words between the options and the command set variables
+    /// of the command's environment (`sudo FOO=1 CMD`).
+    #[serde(default)]
+    pub assignments: bool,
+    /// The wrapper resets the environment (`sudo`'s `env_reset`): only these
+    /// variables of the caller reach the command, unless an option keeps them.
+    #[serde(default)]
+    pub resets_env: Option<EnvReset>,
+    /// Options naming a dotenv file whose variables reach the command (`uv run
+    /// --env-file F`), read through the confined layer. Variables the command
+    /// already has win; a later file wins over an earlier one.
+    #[serde(default)]
+    pub env_file_options: Vec<String>,
+    /// An option that turns the env files off (`uv run --no-env-file`).
+    #[serde(default)]
+    pub no_env_file_option: Option<String>,
+    /// An environment variable naming an env file when no option does
+    /// (`UV_ENV_FILE`).
+    #[serde(default)]
+    pub env_file_var: Option<String>,
+}
+
+/// How a wrapper resets the caller's environment.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvReset {
+    /// The caller's variables that still reach the command.
+    pub keep: Vec<String>,
+    /// Flags that keep the whole environment (`-E`, `--preserve-env`).
+    pub preserve_all: Vec<String>,
+    /// An option whose attached value lists variables to keep
+    /// (`--preserve-env=A,B`).
+    #[serde(default)]
+    pub preserve_list: Option<String>,
+}
+
+/// One use of a wrapper at the start of a command: how many words it spans,
+/// its options (word index, option, value) and its `NAME=value` words.
+#[derive(Debug, Clone, Default)]
+pub struct WrapperUse {
+    /// Words before the command.
+    pub len: usize,
+    /// Options in order: the index of the option's word, the option (`-E`,
+    /// `--env-file`) and its value (attached or the next word), if it takes
+    /// one or has one attached with `=`.
+    pub options: Vec<(usize, String, Option<String>)>,
+    /// The indices of the `NAME=value` words.
+    pub assignments: Vec<usize>,
 }
 
 impl Wrapper {
-    /// How many words this wrapper spans at the start of `words` (before the
-    /// command it runs), when `words` starts with it.
-    fn span(&self, words: &[&str]) -> Option<usize> {
+    /// How this wrapper is used at the start of `words` (before the command
+    /// it runs), when `words` starts with it.
+    pub fn read(&self, words: &[&str]) -> Option<WrapperUse> {
         let head = words.first()?.rsplit('/').next()?;
         if head != self.name {
             return None;
@@ -252,6 +400,7 @@ impl Wrapper {
             }
             i = 2;
         }
+        let mut used = WrapperUse::default();
         let takes = |o: &str| self.value_options.iter().any(|v| v == o);
         while let Some(w) = words.get(i) {
             if *w == "--" {
@@ -262,6 +411,15 @@ impl Wrapper {
                 break;
             }
             if w.starts_with("--") {
+                match w.split_once('=') {
+                    Some((o, v)) => used.options.push((i, o.to_string(), Some(v.to_string()))),
+                    None if takes(w) => used.options.push((
+                        i,
+                        w.to_string(),
+                        words.get(i + 1).map(|v| v.to_string()),
+                    )),
+                    None => used.options.push((i, w.to_string(), None)),
+                }
                 i += if !w.contains('=') && takes(w) { 2 } else { 1 };
                 continue;
             }
@@ -269,24 +427,55 @@ impl Wrapper {
             // the word, or the next word.
             let mut next = 1;
             for (k, c) in w.char_indices().skip(1) {
-                if takes(&format!("-{c}")) {
-                    next += usize::from(k + c.len_utf8() == w.len());
+                let o = format!("-{c}");
+                if takes(&o) {
+                    let rest = &w[k + c.len_utf8()..];
+                    let value = if rest.is_empty() {
+                        next += 1;
+                        words.get(i + 1).map(|v| v.to_string())
+                    } else {
+                        Some(rest.to_string())
+                    };
+                    used.options.push((i, o, value));
                     break;
                 }
+                used.options.push((i, o, None));
             }
             i += next;
         }
-        Some(i + self.operands)
+        if self.assignments {
+            while let Some(w) = words.get(i)
+                && w.split_once('=').is_some_and(|(n, _)| is_name(n))
+            {
+                used.assignments.push(i);
+                i += 1;
+            }
+        }
+        used.len = i + self.operands;
+        Some(used)
     }
+}
+
+/// A shell variable name: a letter or `_`, then letters, digits and `_`.
+fn is_name(s: &str) -> bool {
+    let mut c = s.chars();
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
 }
 
 /// The wrapper at the start of `words` and how many words it spans, when
 /// `words` starts with a row of the `wrappers:` table.
 pub fn detect_wrapper(words: &[&str]) -> Option<(&'static Wrapper, usize)> {
+    read_wrapper(words).map(|(w, u)| (w, u.len))
+}
+
+/// The wrapper at the start of `words` and how it is used there.
+pub fn read_wrapper(words: &[&str]) -> Option<(&'static Wrapper, WrapperUse)> {
     tables()
         .1
         .iter()
-        .find_map(|w| w.span(words).map(|n| (w, n)))
+        .find_map(|w| w.read(words).map(|u| (w, u)))
 }
 
 /// The launcher table, parsed once from `src/launchers.yaml`.
@@ -503,6 +692,40 @@ impl Launch {
                 crate::secret::note(&e.value);
             }
         }
+    }
+
+    /// This launch with every value in a secret slot masked, whatever its
+    /// length: the value of a secret-named environment variable (`HF_TOKEN`)
+    /// and of a secret option (`--api-key V`, `--api-key=V`). A value there
+    /// is secret by where it is, not by its text, so a short one (a 6-letter
+    /// key, a piece of a token) is masked too; text-matched masking
+    /// ([`crate::secret::value`]) stops at 8 characters.
+    pub fn secret_slots_masked(&self) -> Launch {
+        let mut l = self.clone();
+        let mask = |s: &str| -> String { s.chars().map(|_| crate::secret::MASK).collect() };
+        for e in &mut l.env {
+            if crate::secret::is_secret_env(&e.name) {
+                e.value = mask(&e.value);
+            }
+        }
+        let mut after_secret = false;
+        for t in &mut l.argv {
+            if std::mem::take(&mut after_secret) {
+                t.text = mask(&t.text);
+                continue;
+            }
+            match t.text.split_once('=') {
+                Some((o, v)) if o.starts_with('-') && crate::secret::is_secret_option(o) => {
+                    t.text = format!("{o}={}", mask(v));
+                }
+                Some(_) => {}
+                None => {
+                    after_secret =
+                        t.text.starts_with('-') && crate::secret::is_secret_option(&t.text);
+                }
+            }
+        }
+        l
     }
 
     /// A launch from an argv given on recipe-drift's own command line (`resolve

@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::extract;
 use crate::fetch::Fetcher;
 use crate::files::Location;
-use crate::launch::{Launch, Platform};
+use crate::launch::{Launch, Platform, Remark};
 use crate::manifest::SideSpec;
 use crate::policy::Policy;
 use crate::resolved::{self, ResolveOptions, Resolved};
@@ -41,13 +41,14 @@ pub struct LinkReport {
     pub comparison: Comparison,
     /// The findings sorted by the config's waivers (all applied without waivers).
     pub waivers: Filtered,
-    /// Warnings about the link's inputs (an `env:` that nothing read).
+    /// Warnings about the link's inputs (an `env:` that nothing read), with
+    /// where they apply.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Remark>,
     /// Auxiliary launches of the sides' matrix points (the SGLang router),
-    /// each with its side: reported, never compared.
+    /// each with its side and where it is written: reported, never compared.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub auxiliary: Vec<String>,
+    pub auxiliary: Vec<Remark>,
 }
 
 /// A link's status in the reports.
@@ -187,8 +188,8 @@ pub(crate) fn options(ctx: &Overrides, side: &SideSpec) -> Result<ResolveOptions
 /// What loading the sides says beside the launches.
 #[derive(Default)]
 struct Notes {
-    warnings: Vec<String>,
-    auxiliary: Vec<String>,
+    warnings: Vec<Remark>,
+    auxiliary: Vec<Remark>,
 }
 
 fn load_side(
@@ -366,10 +367,13 @@ fn load_inferencex(
     for name in unread_env(&expanded) {
         // Only the side's own env is warned about: `--env` is for both sides.
         if let Some(value) = side.env.get(&name) {
-            notes.warnings.push(format!(
-                "the {role} side's env {name}={value} was read by no script of entry {} and is not an environment variable its engine is known to read",
-                ix.entry
-            ));
+            notes.warnings.push(Remark {
+                span: ix.env_at.clone(),
+                message: format!(
+                    "the {role} side's env {name}={value} was read by no script of entry {} and is not an environment variable its engine is known to read",
+                    ix.entry
+                ),
+            });
         }
     }
     if expanded.points.is_empty() {
@@ -381,7 +385,10 @@ fn load_inferencex(
     }
     for p in &expanded.points {
         for a in &p.auxiliary {
-            let note = format!("the {role} side also starts {a}");
+            let note = Remark {
+                span: a.span.clone(),
+                message: format!("the {role} side also starts {a}"),
+            };
             if !notes.auxiliary.contains(&note) {
                 notes.auxiliary.push(note);
             }

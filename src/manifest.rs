@@ -78,6 +78,9 @@ pub struct InferencexSpec {
     /// Where `where:` is written in the config (errors about it point there).
     #[serde(skip)]
     pub filter_at: Option<Span>,
+    /// Where the side's `env:` is written (warnings about it point there).
+    #[serde(skip)]
+    pub env_at: Option<Span>,
 }
 
 impl InferencexSpec {
@@ -361,6 +364,11 @@ impl Manifest {
                         m.positions
                             .link_field(i, &format!("{role}.inferencex.where")),
                     );
+                }
+                if let Some(ix) = &mut side.inferencex
+                    && !side.env.is_empty()
+                {
+                    ix.env_at = Some(m.positions.link_field(i, &format!("{role}.env")));
                 }
                 if let Some(root) = &mut side.docs_root
                     && root.is_relative()

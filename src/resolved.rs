@@ -312,6 +312,13 @@ pub trait FactSource: Send + Sync + std::fmt::Debug {
         model: &str,
         revision: Option<&str>,
     ) -> Result<BTreeMap<String, Entry>, FactError>;
+
+    /// The facts of one model whatever its revision (stated for every
+    /// revision, such as a config's `checkpoints:` entry without one): what a
+    /// launch whose revision is not knowable may use. `None` by default.
+    fn facts_of_every_revision(&self, _model: &str) -> Option<BTreeMap<String, Entry>> {
+        None
+    }
 }
 
 /// Every checkpoint key, unknown for one reason.

@@ -5,100 +5,25 @@
 //! token goes to the endpoint's host only and is never printed. Never the real
 //! network.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::Path;
-use std::sync::{Arc, Mutex};
+mod common;
 
+use std::path::Path;
+
+use common::http::{Req, Resp, Server};
 use serde_json::{Value, json};
 
-/// One request the server saw: path and headers (names in lower case).
-#[derive(Debug, Clone)]
-struct Req {
-    path: String,
-    headers: Vec<(String, String)>,
-}
-
-impl Req {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-type Handler = Arc<dyn Fn(&Req) -> (u16, Vec<(String, String)>, String) + Send + Sync>;
-
-/// A loopback HTTP/1.1 server, one thread per connection.
-struct Server {
-    port: u16,
-    log: Arc<Mutex<Vec<Req>>>,
-}
-
-impl Server {
-    fn start(
-        handler: impl Fn(&Req) -> (u16, Vec<(String, String)>, String) + Send + Sync + 'static,
-    ) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let log: Arc<Mutex<Vec<Req>>> = Arc::default();
-        let handler: Handler = Arc::new(handler);
-        let l2 = log.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { continue };
-                let (log, handler) = (l2.clone(), handler.clone());
-                std::thread::spawn(move || serve_one(stream, &log, &handler));
-            }
-        });
-        Server { port, log }
-    }
-
-    fn base(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    fn requests(&self) -> Vec<Req> {
-        self.log.lock().unwrap().clone()
-    }
-}
-
-fn serve_one(mut stream: TcpStream, log: &Mutex<Vec<Req>>, handler: &Handler) {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-        match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+/// A loopback Hub: `handler(request)` gives (status, extra headers, body).
+fn serve(
+    handler: impl Fn(&Req) -> (u16, Vec<(String, String)>, String) + Send + Sync + 'static,
+) -> Server {
+    Server::start(move |req, _| {
+        let (status, headers, body) = handler(req);
+        Resp {
+            status,
+            headers,
+            body: body.into_bytes(),
         }
-    }
-    let text = String::from_utf8_lossy(&buf).to_string();
-    let mut lines = text.split("\r\n");
-    let path = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .unwrap_or("/")
-        .to_string();
-    let headers = lines
-        .take_while(|l| !l.is_empty())
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    let req = Req { path, headers };
-    log.lock().unwrap().push(req.clone());
-    let (status, extra, body) = handler(&req);
-    let mut head = format!(
-        "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for (k, v) in extra {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(body.as_bytes());
-    let _ = stream.flush();
+    })
 }
 
 /// Checkpoint files by model id: (config.json, hf_quant_config.json).
@@ -153,7 +78,7 @@ const TOKEN: &str = "hf_secret_token_4242";
 /// A loopback Hub: `/{model}/resolve/{rev}/{file}`; 404 for anything else.
 fn hub() -> Server {
     let files = hub_files();
-    Server::start(move |req| {
+    serve(move |req| {
         for (model, config, quant) in &files {
             for rev in ["main", "abc123"] {
                 let base = format!("/{model}/resolve/{rev}/");
@@ -391,7 +316,7 @@ fn the_checkpoint_budget_and_hf_hub_offline() {
 
 #[test]
 fn a_network_failure_is_exit_2_with_the_url_and_no_checkpoint_facts_turns_it_off() {
-    let hub = Server::start(|_| (500, vec![], "boom".into()));
+    let hub = serve(|_| (500, vec![], "boom".into()));
     let d = pair(" --kv-cache-dtype fp8_e4m3", "org/nvfp4-legacy");
     let (code, out, err) = compare(d.path(), &hub.base(), &[]);
     assert_eq!(code, 2, "{out}\n{err}");
@@ -413,7 +338,7 @@ fn a_network_failure_is_exit_2_with_the_url_and_no_checkpoint_facts_turns_it_off
 
 #[test]
 fn a_gated_model_is_unknown_with_the_reason_not_an_error() {
-    let hub = Server::start(|_| (401, vec![], "gated".into()));
+    let hub = serve(|_| (401, vec![], "gated".into()));
     let d = pair(" --kv-cache-dtype fp8_e4m3", "meta/gated");
     let (code, out, err) = compare(d.path(), &hub.base(), &[]);
     assert_ne!(code, 2, "{err}");
@@ -425,8 +350,17 @@ fn a_gated_model_is_unknown_with_the_reason_not_an_error() {
 
 #[test]
 fn the_token_does_not_follow_a_redirect_to_another_host() {
-    let other = Server::start(|req| {
-        if req.path.ends_with("config.json") && !req.path.contains("hf_quant") {
+    // The other host redirects once more to itself: the token is not sent
+    // there either (a client that rebuilt each hop's headers from the first
+    // request sent it again on that second hop).
+    let other = serve(|req| {
+        if !req.path.starts_with("/hop2/") {
+            (
+                302,
+                vec![("Location".into(), format!("/hop2{}", req.path))],
+                String::new(),
+            )
+        } else if req.path.ends_with("config.json") && !req.path.contains("hf_quant") {
             (
                 200,
                 vec![],
@@ -438,7 +372,7 @@ fn the_token_does_not_follow_a_redirect_to_another_host() {
         }
     });
     let to = other.base();
-    let hub = Server::start(move |req| {
+    let hub = serve(move |req| {
         (
             302,
             vec![("Location".into(), format!("{to}{}", req.path))],
@@ -452,7 +386,12 @@ fn the_token_does_not_follow_a_redirect_to_another_host() {
         &["--allow-host", &format!("127.0.0.1:{}", other.port)],
     );
     assert_eq!(code, 0, "{out}\n{err}");
-    assert!(!other.requests().is_empty());
+    assert!(
+        other
+            .requests()
+            .iter()
+            .any(|r| r.path.starts_with("/hop2/"))
+    );
     for r in other.requests() {
         assert_eq!(r.header("authorization"), None, "{r:?}");
     }
@@ -481,6 +420,33 @@ fn a_revision_pin_is_used() {
             .all(|r| r.path.contains("/resolve/abc123/")),
         "{:?}",
         hub.requests()
+    );
+}
+
+/// An unknown `--revision` is not `main`: the recipe side's facts are unknown
+/// with the reason, never `main`'s (adv3 #7).
+#[test]
+fn an_unknown_revision_makes_the_facts_unknown() {
+    let hub = hub();
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/nvfp4-legacy");
+    std::fs::write(
+        d.path().join("recipe.sh"),
+        "REV=$(cat pinned-revision.txt)\nsglang serve --model-path org/nvfp4-legacy --tp 4 --revision \"$REV\"\n",
+    )
+    .unwrap();
+    let (code, out, err) = compare(d.path(), &hub.base(), &[]);
+    // Only the docs side (no revision: `main`) is asked for.
+    assert!(
+        hub.requests()
+            .iter()
+            .all(|r| r.path.contains("/resolve/main/")),
+        "{:?}",
+        hub.requests()
+    );
+    assert_ne!(code, 2, "{out}\n{err}");
+    assert!(
+        out.contains("the revision of org/nvfp4-legacy is not knowable from the text"),
+        "{out}"
     );
 }
 
@@ -605,7 +571,7 @@ fn resolve_shows_the_facts() {
 fn a_hostile_config_json_from_the_hub_is_exit_2_at_its_position_within_budget() {
     let deep = "[".repeat(200_000);
     let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(11 * 1024 * 1024));
-    let hub = Server::start(move |req| {
+    let hub = serve(move |req| {
         if req.path.starts_with("/org/deep/") && req.path.ends_with("/config.json") {
             (200, vec![], deep.clone())
         } else if req.path.starts_with("/org/huge/") && req.path.ends_with("/config.json") {

@@ -127,6 +127,34 @@ fn a_sides_env_reaches_the_scripts_and_unread_env_is_warned_about() {
         !out.contains("env HICACHE_IO_BACKEND=direct was read"),
         "{out}"
     );
+    // Every format carries the warning, placed on the side's `env:` where
+    // the format places things.
+    let config = "fixtures/demo/inferencex-env-link.yaml";
+    let at = |f: &str| run(&["check", "--config", config, "--format", f]).1;
+    let gh = at("github");
+    assert!(
+        gh.lines().any(|l| l.starts_with(
+            "::warning file=fixtures/demo/inferencex-env-link.yaml,line=11,col=9,title=recipe-drift%3A warning::the recipe side's env NOT_READ_BY_ANYTHING=1 was read by no script"
+        )),
+        "{gh}"
+    );
+    let md = at("markdown");
+    assert!(
+        md.contains("- **warning**: the recipe side's env NOT\\_READ\\_BY\\_ANYTHING=1 was read by no script"),
+        "{md}"
+    );
+    let sarif: serde_json::Value = serde_json::from_str(&at("sarif")).unwrap();
+    let notes = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    let w = notes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["descriptor"]["id"] == "input-warning")
+        .unwrap_or_else(|| panic!("{notes:#}"));
+    assert_eq!(w["level"], "warning");
+    let region = &w["locations"][0]["physicalLocation"];
+    assert_eq!(region["artifactLocation"]["uri"], config);
+    assert_eq!(region["region"]["startLine"], 11);
 }
 
 #[test]
@@ -323,5 +351,31 @@ fn a_router_is_an_auxiliary_launch_of_the_point() {
         out.contains("note: the recipe side also starts ")
             && out.contains("sglang_router.launch_router --worker-urls"),
         "{out}"
+    );
+    // Every format lists it, placed on the script line that starts it.
+    let at = |f: &str| {
+        let (code, out, err) = run(&["check", "--config", config.to_str().unwrap(), "--format", f]);
+        assert_eq!(code, 0, "{out}{err}");
+        out
+    };
+    let gh = at("github");
+    assert!(
+        gh.lines().any(|l| l.starts_with("::notice file=")
+            && l.contains("m_fp8_mi355x_sglang.sh,line=5,col=17,title=recipe-drift%3A note::the recipe side also starts")),
+        "{gh}"
+    );
+    assert!(at("markdown").contains("- note: the recipe side also starts "));
+    let sarif: serde_json::Value = serde_json::from_str(&at("sarif")).unwrap();
+    let notes = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    let n = notes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["descriptor"]["id"] == "link-note")
+        .unwrap_or_else(|| panic!("{notes:#}"));
+    assert_eq!(n["level"], "note");
+    assert_eq!(
+        n["locations"][0]["physicalLocation"]["region"]["startLine"],
+        5
     );
 }

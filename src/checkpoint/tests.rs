@@ -395,3 +395,38 @@ fn facts_by_hand_prefer_the_entry_of_the_revision() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A quantization config that only `text_config` holds: the quantization
+/// facts are unknown (not "unquantized"), the model's are known.
+#[test]
+fn a_quantization_config_only_in_text_config_is_unknown() {
+    let config = json!({"architectures": ["Qwen3VLForConditionalGeneration"], "model_type": "qwen3_vl",
+        "text_config": {"model_type": "qwen3_vl_text", "torch_dtype": "bfloat16",
+            "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}}});
+    let f = CheckpointFacts::from_json(&config, None);
+    assert!(f.quant_in_text_config_only);
+    let e = f.entries("config.json", "config.json");
+    assert!(matches!(
+        e["checkpoint.quant_method"].val,
+        Val::Unknown { .. }
+    ));
+    assert!(matches!(
+        e["checkpoint.quant_source"].val,
+        Val::Unknown { .. }
+    ));
+    assert!(matches!(e["checkpoint.text_dtype"].val, Val::Known { .. }));
+    let (sg, vl) = outcomes(config, None);
+    for (engine, v) in [("sglang", &sg), ("vllm", &vl)] {
+        assert!(
+            v[0].get("unknown").is_some(),
+            "{engine}: quantization {v:?}"
+        );
+    }
+    // The same quantization config at the top level is known.
+    let f = CheckpointFacts::from_json(
+        &json!({"architectures": ["LlamaForCausalLM"], "torch_dtype": "bfloat16",
+                "quantization_config": {"quant_method": "fp8"}}),
+        None,
+    );
+    assert!(!f.quant_in_text_config_only);
+}

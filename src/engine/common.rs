@@ -387,7 +387,9 @@ pub fn apply_rules(
         _ => Ok(None),
     };
     let model = written(path_key);
-    let revision = written("revision").ok().flatten();
+    // An unknown `--revision` is not `main`: its facts are unknown, unless
+    // they are stated for every revision.
+    let revision = written("revision");
     let mut load = || -> Result<BTreeMap<String, Entry>, crate::resolved::FactError> {
         let model = match &model {
             Ok(Some(m)) => m,
@@ -398,9 +400,14 @@ pub fn apply_rules(
                 )));
             }
         };
-        match &opts.checkpoints {
-            Some(src) => src.facts(model, revision.as_deref()),
-            None => Ok(crate::resolved::unknown_facts(&format!(
+        match (&opts.checkpoints, &revision) {
+            (Some(src), Ok(rev)) => src.facts(model, rev.as_deref()),
+            (Some(src), Err(why)) => Ok(src.facts_of_every_revision(model).unwrap_or_else(|| {
+                crate::resolved::unknown_facts(&format!(
+                    "the revision of {model} is not knowable from the text ({why}), so neither are its checkpoint facts"
+                ))
+            })),
+            (None, _) => Ok(crate::resolved::unknown_facts(&format!(
                 "depends on the checkpoint of {model}, and no checkpoint facts are read here"
             ))),
         }

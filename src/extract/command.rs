@@ -232,6 +232,19 @@ fn run_command(
                 crate::launch::NOT_MODELLED,
             )));
         }
+        // `python -c CODE` naming an engine's package: not evaluated.
+        if let Some(Ok(starts)) = crate::launch::python_code_starts(&texts, &|_| true) {
+            let name = match starts {
+                Starts::Engine(e) => e.name(),
+                Starts::Unsupported(n) | Starts::Auxiliary(n) => n,
+            };
+            return Ok(Ran::Unsupported(format!(
+                "{}: `{} -c` runs Python code that is not evaluated and may start {name}: {}",
+                source.span(words[0].start, words[0].start),
+                texts[0].rsplit('/').next().unwrap_or(""),
+                crate::launch::NOT_MODELLED,
+            )));
+        }
         return Ok(Ran::Nothing);
     };
     let launcher_len = detected.len;
@@ -397,10 +410,62 @@ fn unwrap_wrappers<'w>(
             _ => {
                 // A row of the wrapper table (`nice -n 5`, `timeout 3600`, ...).
                 let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
-                match crate::launch::detect_wrapper(&texts) {
-                    Some((_, n)) => words = &words[n.min(words.len())..],
-                    None => return Ok(words),
+                let Some((w, used)) = crate::launch::read_wrapper(&texts) else {
+                    return Ok(words);
+                };
+                // Its environment changes as in the bash evaluator: `sudo`
+                // resets it (keeping its keep list unless `-E` /
+                // `--preserve-env[=A,B]`) and sets its `NAME=value` words;
+                // an env file is not read here.
+                if let Some(reset) = &w.resets_env
+                    && !used
+                        .options
+                        .iter()
+                        .any(|(_, o, v)| v.is_none() && reset.preserve_all.contains(o))
+                {
+                    let mut keep = reset.keep.clone();
+                    for (_, o, v) in &used.options {
+                        if reset.preserve_list.as_ref() == Some(o)
+                            && let Some(v) = v
+                        {
+                            keep.extend(v.split(',').map(String::from));
+                        }
+                    }
+                    env.retain(|e| keep.contains(&e.name));
                 }
+                for &k in &used.assignments {
+                    let a = &words[k];
+                    if let Some((n, v)) = a.text.split_once('=') {
+                        push_env(
+                            env,
+                            source,
+                            n.to_string(),
+                            v.to_string(),
+                            a.start,
+                            a.end,
+                            a.provenance.clone(),
+                        );
+                    }
+                }
+                let off = w
+                    .no_env_file_option
+                    .as_ref()
+                    .is_some_and(|o| used.options.iter().any(|(_, x, _)| x == o));
+                if let Some((k, o, _)) = used
+                    .options
+                    .iter()
+                    .find(|(_, o, _)| w.env_file_options.contains(o))
+                    .filter(|_| !off)
+                {
+                    return Err(Error::input(
+                        source.span(words[*k].start, words[*k].start),
+                        format!(
+                            "`{} {o}` is not read by plain-command extraction (its variables reach the server); write them as `NAME=value` before the command",
+                            w.name
+                        ),
+                    ));
+                }
+                words = &words[used.len.min(words.len())..];
             }
         }
     }

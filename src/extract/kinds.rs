@@ -150,7 +150,7 @@ impl Extractor for Bash {
         // Auxiliary launches (the SGLang router) are listed with the launches
         // that are not compared.
         let mut unsupported = e.unsupported;
-        unsupported.extend(e.auxiliary);
+        unsupported.extend(e.auxiliary.iter().map(ToString::to_string));
         Ok(Extracted {
             launches: e.launches,
             unsupported,

@@ -86,6 +86,26 @@ pub fn render(
         ));
     }
     for l in links {
+        // The link's warnings and notes, placed where they apply.
+        for (severity, span, message) in super::remarks(l) {
+            let place = span.as_ref().and_then(super::place);
+            let what = if severity == Severity::Warning {
+                "warning"
+            } else {
+                "note"
+            };
+            out.push_str(&annotation(
+                command(severity),
+                place.as_ref(),
+                &format!("recipe-drift: {what}"),
+                &format!(
+                    "{}
+link: {}",
+                    v(&message),
+                    v(&l.name)
+                ),
+            ));
+        }
         for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
             for e in &side.resolved.startup_errors {
                 let place = super::place(&side.launch.span);

@@ -100,10 +100,10 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         }
     }
     for w in &l.warnings {
-        let _ = writeln!(out, "  warning: {w}");
+        let _ = writeln!(out, "  warning: {}", v(&w.message));
     }
     for a in &l.auxiliary {
-        let _ = writeln!(out, "  note: {a}");
+        let _ = writeln!(out, "  note: {}", v(&a.message));
     }
     let _ = writeln!(out);
     for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {

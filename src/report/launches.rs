@@ -23,6 +23,16 @@ pub fn render_points(e: &extract::inferencex::Expanded, format: Format) -> Strin
             if !e.unread_env.is_empty() {
                 doc["unread_env"] = json!(e.unread_env);
             }
+            if let Some(points) = doc["points"].as_array_mut() {
+                for (p, point) in points.iter_mut().zip(&e.points) {
+                    let masked: Vec<Launch> = point
+                        .launches
+                        .iter()
+                        .map(Launch::secret_slots_masked)
+                        .collect();
+                    p["launches"] = json!(masked);
+                }
+            }
             mask_json(&mut doc);
             let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
             s.push('\n');
@@ -70,6 +80,9 @@ pub fn render_points(e: &extract::inferencex::Expanded, format: Format) -> Strin
 
 /// The launches of a file, and the launches of unsupported engines.
 pub fn render_launches(launches: &[Launch], unsupported: &[String], format: Format) -> String {
+    // Values in secret slots are masked whatever their length.
+    let launches: Vec<Launch> = launches.iter().map(Launch::secret_slots_masked).collect();
+    let launches = launches.as_slice();
     match format {
         Format::Json => {
             let mut doc = json!({
@@ -118,9 +131,13 @@ pub fn render_launches(launches: &[Launch], unsupported: &[String], format: Form
                     );
                 }
                 for e in &l.env {
+                    let why = match &e.provenance {
+                        Provenance::Unknown { reason } => format!("  (unknown: {})", v(reason)),
+                        _ => String::new(),
+                    };
                     let _ = writeln!(
                         out,
-                        "  env {}={}  {}",
+                        "  env {}={}  {}{why}",
                         v(&e.name),
                         v(&e.value),
                         v(&e.span.to_string())

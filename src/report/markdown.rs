@@ -125,6 +125,16 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
     let _ = writeln!(out, "### {}: {}\n", text(&v(&l.name)), l.status());
     let _ = writeln!(out, "{}", side_line("docs", &l.docs));
     let _ = writeln!(out, "{}", side_line("recipe", &l.recipe));
+    // The link's warnings and notes (inputs nothing read, a launch that may
+    // not run, auxiliary launches).
+    for (severity, _, message) in super::remarks(l) {
+        let what = if severity == Severity::Warning {
+            "**warning**"
+        } else {
+            "note"
+        };
+        let _ = writeln!(out, "- {what}: {}", text(&v(&message)));
+    }
     for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
         for e in &side.resolved.startup_errors {
             let _ = writeln!(

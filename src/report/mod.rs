@@ -153,6 +153,35 @@ pub fn mask_json(v: &mut serde_json::Value) {
     crate::secret::mask_json(v, VOCABULARY_KEYS);
 }
 
+/// A link's remarks beside its findings, in the order every format lists
+/// them: a side's launch that may not run (it runs only under a condition
+/// that is not knowable), the warnings about the link's inputs (an `env:`
+/// that nothing read) and the sides' auxiliary launches (the SGLang router).
+/// Each with its severity (`Warning` for warnings, `Info` for notes), where it
+/// applies when that is known, and its text (input values not masked yet:
+/// the caller renders it through [`v`] or [`mask_json`]).
+pub fn remarks(l: &LinkReport) -> Vec<(Severity, Option<Span>, String)> {
+    let mut out = Vec::new();
+    for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
+        if let Some(crate::launch::Provenance::Unknown { reason }) =
+            side.launch.launcher.first().map(|t| &t.provenance)
+        {
+            out.push((
+                Severity::Info,
+                Some(side.launch.span.clone()),
+                format!("the {label} launch may not run: {reason}"),
+            ));
+        }
+    }
+    for w in &l.warnings {
+        out.push((Severity::Warning, w.span.clone(), w.message.clone()));
+    }
+    for a in &l.auxiliary {
+        out.push((Severity::Info, a.span.clone(), a.message.clone()));
+    }
+    out
+}
+
 /// A link not run, in one sentence.
 pub fn skipped_text(s: &Skipped) -> String {
     format!("skipped: {} ({})", v(&s.name), v(&s.reason))

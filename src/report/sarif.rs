@@ -120,6 +120,21 @@ pub fn render(
             }),
         );
     }
+    // A link's warnings and notes (inputs nothing read, a launch that may
+    // not run, auxiliary launches), placed where they apply.
+    for l in links {
+        for (severity, span, message) in super::remarks(l) {
+            let mut n = json!({
+                "level": level(severity),
+                "message": {"text": format!("{message} [link: {}]", l.name)},
+                "descriptor": {"id": if severity == Severity::Warning { "input-warning" } else { "link-note" }},
+            });
+            if let Some(p) = span.as_ref().and_then(super::place) {
+                n["locations"] = json!([location(&p, None)]);
+            }
+            push(&mut notifications, n);
+        }
+    }
     for sk in skipped {
         push(
             &mut notifications,

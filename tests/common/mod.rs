@@ -3,6 +3,8 @@
 //! vectors. Each test crate uses a part of them.
 #![allow(dead_code)]
 
+pub mod http;
+
 use assert_cmd::Command;
 
 /// Runs recipe-drift from the repository root: (exit code, stdout, stderr).

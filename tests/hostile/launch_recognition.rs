@@ -70,6 +70,8 @@ fn shell_options_stdin_and_direct_execution_run_the_script() {
         "./serve_inner.sh",
         "./serve_noext",
         "exec ./serve_inner.sh",
+        "cat serve_inner.sh | bash",
+        "bash < <(cat serve_inner.sh)",
     ] {
         launches(&repo, line, &["--tp"]);
         let o = extract(&repo, line);
@@ -85,7 +87,11 @@ fn shell_options_stdin_and_direct_execution_run_the_script() {
     // An option the evaluator does not model, and a script on a standard
     // input that is not knowable: reported, not dropped.
     unsupported(&repo, "bash -Z serve_inner.sh", &["`-Z` is not modelled"]);
-    unsupported(&repo, "cat serve_inner.sh | bash", &["standard input"]);
+    unsupported(
+        &repo,
+        "curl -s https://example.com/serve.sh | bash",
+        &["standard input"],
+    );
     // Under a condition that is not knowable, the delegated launch is a second
     // launch of the file, never a silent `[ok]` for the other branch.
     repo.write(

@@ -6,17 +6,22 @@
 //! runs. Large inputs are generated here, never committed.
 
 mod adv2;
+mod adv3_leftovers;
 mod bash_bounds;
 mod bash_semantics;
 mod bash_values;
 mod confine;
+mod discover;
 mod harness;
 mod js;
+mod launch_forms;
 mod launch_recognition;
 mod matrix;
 mod output;
 mod pages;
 mod scale;
+mod secret_slots;
+mod verdicts;
 mod yaml11;
 
 pub use harness::*;

@@ -45,6 +45,7 @@ const SIDE_EFFECTS: &[&str] = &[
 
 impl Interp<'_> {
     pub(super) fn simple(&mut self, sc: &ast::SimpleCommand) -> Result<Status, Error> {
+        self.assumed = None;
         let mut assigns: Vec<&ast::Assignment> = Vec::new();
         for it in sc.prefix.iter().flat_map(|p| p.0.iter()) {
             if let CommandPrefixOrSuffixItem::AssignmentWord(a, _) = it {
@@ -215,6 +216,7 @@ impl Interp<'_> {
                     return Ok(s);
                 }
                 self.cd(&args);
+                self.assumed = Some(builtin.clone());
                 return Ok(Status::Ok);
             }
             "echo" | "printf" | "sleep" | "wait" | "kill" | "mkdir" | "rm" | "cp" | "mv"
@@ -225,6 +227,11 @@ impl Interp<'_> {
                 self.args_of(&raw, at)?;
                 if let Some(s) = self.nounset_check(at) {
                     return Ok(s);
+                }
+                // Taken to succeed; `$?` says it is not knowable (`echo`
+                // and `printf` write and succeed).
+                if !matches!(builtin.as_str(), "echo" | "printf") {
+                    self.assumed = Some(builtin.clone());
                 }
                 return Ok(Status::Ok);
             }
@@ -322,6 +329,7 @@ impl Interp<'_> {
             || SIDE_EFFECTS.contains(&head.as_str())
             || self.st.harness().side_effect(&head)
         {
+            self.assumed = Some(head.rsplit('/').next().unwrap_or(&head).to_string());
             return Ok(Status::Ok);
         }
         // Another program: what it does is not evaluated, and neither is whether it

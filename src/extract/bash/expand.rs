@@ -10,10 +10,10 @@ use brush_parser::word::{
     WordPieceWithSource,
 };
 
-use super::State;
 use super::budget;
 use super::budget::fixed::MAX_VAR_EXPR_DEPTH;
 use super::glob::{self, Replace};
+use super::{State, Status};
 
 /// A value: known text, or unknown with the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -455,6 +455,55 @@ fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
         }
         _ => {}
     }
+    // An unknown value read from a variable names the variable and where it
+    // was set (`$MEM (set at a.sh:1:1 from $TOTAL_CPU_DRAM_GB, which is not
+    // set ...)`), once: the innermost variable that holds it.
+    if let Parameter::Named(n)
+    | Parameter::NamedWithIndex { name: n, .. }
+    | Parameter::NamedWithAllIndices { name: n, .. } = p
+    {
+        return plain_lookup(st, p).map(|vals| {
+            vals.into_iter()
+                .map(|v| match v {
+                    Val::Unknown(r) => Val::Unknown(with_origin(st, n, r)),
+                    known => known,
+                })
+                .collect()
+        });
+    }
+    plain_lookup(st, p)
+}
+
+/// `reason` of an unknown value read from `name`, with where `name` was set
+/// (unless the reason already names its variable's origin, or an array hole).
+fn with_origin(st: &State, name: &str, reason: String) -> String {
+    if reason.ends_with(HOLE) || has_origin(&reason) {
+        return reason;
+    }
+    let Some(at) = st.origin_of(name) else {
+        return reason;
+    };
+    // `$X is not set ...` reads on as `from $X, which is not set ...`.
+    match reason
+        .strip_prefix('$')
+        .and_then(|r| r.split_once(" is "))
+        .filter(|(v, _)| v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    {
+        Some((v, rest)) => format!("${name} (set at {at} from ${v}, which is {rest})"),
+        None => format!("${name} (set at {at}): {reason}"),
+    }
+}
+
+/// Whether a reason already starts with a variable's origin (`$X (set at`).
+fn has_origin(reason: &str) -> bool {
+    reason
+        .strip_prefix('$')
+        .and_then(|r| r.split_once(' '))
+        .is_some_and(|(_, rest)| rest.starts_with("(set at "))
+}
+
+/// Looks a parameter up as it is stored: `None` when unset.
+fn plain_lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
     match p {
         Parameter::Named(n) => st.read(n),
         Parameter::NamedWithIndex { name, index } => {
@@ -478,6 +527,17 @@ fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
         Parameter::Special(SpecialParameter::ShellName) => {
             Some(vec![Val::Known(st.script.clone())])
         }
+        // `$?`: 0 after a command known to succeed; a failure's code (1,
+        // 2, 127, ...) is not modelled.
+        Parameter::Special(SpecialParameter::LastExitStatus) => Some(vec![match &st.last {
+            Some(Status::Ok) => Val::Known("0".into()),
+            Some(Status::Fail) => Val::Unknown(
+                "$? is the code of a failed command, which is not modelled (only a success's 0 is)"
+                    .into(),
+            ),
+            Some(Status::Unknown(r)) => Val::Unknown(format!("$? is not knowable: {r}")),
+            None => Val::Unknown("$? is not knowable here".into()),
+        }]),
         Parameter::Special(s) => Some(vec![Val::Unknown(format!(
             "the special parameter {s} is not knowable"
         ))]),

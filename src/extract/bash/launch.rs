@@ -42,15 +42,29 @@ pub(super) enum Input {
 }
 
 /// How the environment changes on the way to the command: `env K=V`, `env -i`,
-/// `env -u K`.
+/// `env -u K`, `sudo` (its `env_reset`, `sudo K=V`), `uv run --env-file F`.
 #[derive(Debug, Default)]
 struct EnvMods {
-    /// `env -i` / `env -`: the caller's environment does not reach the command.
+    /// `env -i` / `env -`, `sudo`: the caller's environment does not reach
+    /// the command, except the variables in `keep`.
     clear: bool,
+    /// With `clear`: the caller's variables that still reach the command
+    /// (`sudo`'s keep list and `--preserve-env=A,B`).
+    keep: Vec<String>,
     /// `env -u NAME`: removed.
     unset: Vec<String>,
     /// `env K=V`, in order.
     set: Vec<(String, String, (usize, usize))>,
+    /// Variables the command gets only when it does not have them already
+    /// (`uv run --env-file F`), with where the file is named.
+    fallback: Vec<(String, Val, (usize, usize))>,
+}
+
+impl EnvMods {
+    /// Whether the caller's variable `name` reaches the command.
+    fn passes(&self, name: &str) -> bool {
+        !self.clear || self.keep.iter().any(|k| k == name)
+    }
 }
 
 /// The shells whose `FILE` / `-c TEXT` / standard input is evaluated as a script.
@@ -79,17 +93,15 @@ impl Interp<'_> {
         }
         let mut env: BTreeMap<String, String> = BTreeMap::new();
         let mut unknown: BTreeMap<String, String> = BTreeMap::new();
-        if !mods.clear {
-            for name in &self.st.exported {
-                match self.st.get(name).and_then(|v| v.into_iter().next()) {
-                    Some(Val::Known(v)) => {
-                        env.insert(name.clone(), v);
-                    }
-                    Some(Val::Unknown(r)) => {
-                        unknown.insert(name.clone(), r);
-                    }
-                    None => {}
+        for name in self.st.exported.iter().filter(|n| mods.passes(n)) {
+            match self.st.get(name).and_then(|v| v.into_iter().next()) {
+                Some(Val::Known(v)) => {
+                    env.insert(name.clone(), v);
                 }
+                Some(Val::Unknown(r)) => {
+                    unknown.insert(name.clone(), r);
+                }
+                None => {}
             }
         }
         for k in &mods.unset {
@@ -99,6 +111,14 @@ impl Interp<'_> {
         for (k, v, _) in &mods.set {
             unknown.remove(k);
             env.insert(k.clone(), v.clone());
+        }
+        for (k, v, _) in &mods.fallback {
+            if !env.contains_key(k) && !unknown.contains_key(k) {
+                match v {
+                    Val::Known(t) => env.insert(k.clone(), t.clone()),
+                    Val::Unknown(r) => unknown.insert(k.clone(), r.clone()),
+                };
+            }
         }
         let inner = evaluate_at(
             source,
@@ -363,6 +383,124 @@ impl Interp<'_> {
             .collect())
     }
 
+    /// How a wrapper of the table changes the environment on the way to its
+    /// command (`src/launchers.yaml`): `sudo`'s reset and keep list (unless
+    /// `-E` / `--preserve-env[=A,B]`), its `NAME=value` words, and `uv run
+    /// --env-file F` (or `UV_ENV_FILE`) read through the confined layer.
+    fn wrapper_env(
+        &mut self,
+        w: &crate::launch::Wrapper,
+        used: &crate::launch::WrapperUse,
+        fields: &[(Field, (usize, usize), Option<String>)],
+        mods: &mut EnvMods,
+    ) -> Result<(), Error> {
+        if let Some(reset) = &w.resets_env {
+            let all = used
+                .options
+                .iter()
+                .any(|(_, o, v)| v.is_none() && reset.preserve_all.contains(o));
+            if !all {
+                let mut keep = reset.keep.clone();
+                for (_, o, v) in &used.options {
+                    if reset.preserve_list.as_ref() == Some(o)
+                        && let Some(v) = v
+                    {
+                        keep.extend(v.split(',').filter(|x| !x.is_empty()).map(String::from));
+                    }
+                }
+                if mods.clear {
+                    mods.keep.retain(|k| keep.contains(k));
+                } else {
+                    mods.clear = true;
+                    mods.keep = keep;
+                }
+                let kept = mods.keep.clone();
+                mods.set.retain(|(k, _, _)| kept.contains(k));
+                mods.fallback.retain(|(k, _, _)| kept.contains(k));
+            }
+        }
+        for &k in &used.assignments {
+            let (f, range, _) = &fields[k];
+            if let Some(r) = &f.unknown {
+                return Err(self.err(
+                    range.0,
+                    format!("cannot know the variable `{}` sets: {r}", w.name),
+                ));
+            }
+            if let Some((n, v)) = f.text.split_once('=') {
+                mods.set.retain(|(x, _, _)| x != n);
+                mods.fallback.retain(|(x, _, _)| x != n);
+                mods.set.push((n.to_string(), v.to_string(), *range));
+            }
+        }
+        let off = w
+            .no_env_file_option
+            .as_ref()
+            .is_some_and(|o| used.options.iter().any(|(_, x, _)| x == o));
+        if off || (w.env_file_options.is_empty() && w.env_file_var.is_none()) {
+            return Ok(());
+        }
+        // Each env file named, with the field that names it.
+        let mut files: Vec<(String, usize)> = Vec::new();
+        for (k, o, v) in &used.options {
+            if !w.env_file_options.contains(o) || v.is_none() {
+                continue;
+            }
+            let at = if fields[*k].0.text == *o { k + 1 } else { *k };
+            files.push((v.clone().unwrap_or_default(), at));
+        }
+        let mut named_by_var = None;
+        if files.is_empty()
+            && let Some(var) = &w.env_file_var
+        {
+            let set = mods.set.iter().rev().find(|(k, _, _)| k == var);
+            let value = match set {
+                Some((_, v, _)) => Some(Val::Known(v.clone())),
+                None if mods.passes(var) && self.st.exported.contains(var) => {
+                    self.st.get(var).and_then(|v| v.into_iter().next())
+                }
+                None => None,
+            };
+            match value {
+                Some(Val::Known(path)) if !path.is_empty() => named_by_var = Some(path),
+                Some(Val::Unknown(r)) => {
+                    return Err(self.err(
+                        fields[0].1.0,
+                        format!("cannot know the env file `{}` reads ({var}): {r}", w.name),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        let mut read: Vec<(String, (usize, usize))> = files
+            .into_iter()
+            .map(|(f, k)| {
+                let (field, range, _) = &fields[k.min(fields.len() - 1)];
+                match &field.unknown {
+                    Some(r) => Err(self.err(
+                        range.0,
+                        format!("cannot know the env file `{}` reads: {r}", w.name),
+                    )),
+                    None => Ok((f, *range)),
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        if let Some(path) = named_by_var {
+            read.push((path, fields[0].1));
+        }
+        // The command's own variables win, then the later file.
+        for (file, range) in read.into_iter().rev() {
+            let source =
+                self.read_script(&format!("{} --env-file {file}", w.name), &file, range.0)?;
+            for (name, value) in dotenv(&source)? {
+                if !mods.fallback.iter().any(|(k, _, _)| *k == name) {
+                    mods.fallback.push((name, value, range));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// A command that does not start with a launcher: a shell script inside
     /// the root run by its path (`./serve.sh`, `scripts/serve`) runs as `bash
     /// FILE` does; a command that runs a launcher through a program neither
@@ -429,6 +567,19 @@ impl Interp<'_> {
                 words[j..j + d.len].join(" "),
                 crate::launch::NOT_MODELLED,
             ));
+        } else if let Some(starts) =
+            crate::launch::python_code_starts(&words, &|k| fields[k].0.unknown.is_none())
+        {
+            let span = self.source.span(range.0, range.0);
+            let what = match starts {
+                Ok(s) => format!("is not evaluated and may start {}", starts_name(s)),
+                Err(()) => "is not knowable".to_string(),
+            };
+            self.out.unsupported.push(format!(
+                "{span}: `{} -c` runs Python code that {what}: {}",
+                words[0].rsplit('/').next().unwrap_or(""),
+                crate::launch::NOT_MODELLED,
+            ));
         }
         Ok(())
     }
@@ -436,7 +587,10 @@ impl Interp<'_> {
     /// What a simple command reads on standard input: its last `< FILE`,
     /// here-string or here-document, else the pipe into it.
     pub(super) fn input_of(&self, sc: &ast::SimpleCommand, at: usize) -> Option<Input> {
-        let mut input = self.stdin.clone().map(Input::Text);
+        let mut input = match &self.stdin_file {
+            Some((w, at)) => Some(Input::File(w.clone(), *at)),
+            None => self.stdin.clone().map(Input::Text),
+        };
         let items = sc.prefix.iter().flat_map(|p| p.0.iter());
         for it in items.chain(sc.suffix.iter().flat_map(|s| s.0.iter())) {
             let ast::CommandPrefixOrSuffixItem::IoRedirect(r) = it else {
@@ -448,6 +602,25 @@ impl Interp<'_> {
                     ast::IoFileRedirectKind::Read,
                     ast::IoFileRedirectTarget::Filename(w),
                 ) => Some(Input::File(w.clone(), self.word_range(w, at).0)),
+                // `< <(cat FILE)`: that file; another process substitution
+                // writes what is not knowable.
+                ast::IoRedirect::File(
+                    None | Some(0),
+                    ast::IoFileRedirectKind::Read,
+                    ast::IoFileRedirectTarget::ProcessSubstitution(
+                        ast::ProcessSubstitutionKind::Read,
+                        sub,
+                    ),
+                ) => Some(match single_command(&sub.list).and_then(super::walk::cat_operand) {
+                    Some(w) => {
+                        let at = self.word_range(&w, at).0;
+                        Input::File(w, at)
+                    }
+                    None => Input::Text(Val::Unknown(
+                        "it is the output of a process substitution `<(...)`, which is not evaluated"
+                            .into(),
+                    )),
+                }),
                 ast::IoRedirect::HereString(None | Some(0), w) => {
                     Some(Input::HereString(w.clone()))
                 }
@@ -557,7 +730,9 @@ impl Interp<'_> {
                                     && t.contains('i')) =>
                             {
                                 mods.clear = true;
+                                mods.keep.clear();
                                 mods.set.clear();
+                                mods.fallback.clear();
                                 i += 1;
                             }
                             _ if matches!(t, "-u" | "--unset" | "-C" | "--chdir") => {
@@ -588,8 +763,11 @@ impl Interp<'_> {
                         .iter()
                         .map(|(f, _, _)| f.text.as_str())
                         .collect();
-                    match crate::launch::detect_wrapper(&words) {
-                        Some((_, n)) => i += n,
+                    match crate::launch::read_wrapper(&words) {
+                        Some((w, used)) => {
+                            self.wrapper_env(w, &used, &fields[i..], &mut mods)?;
+                            i += used.len;
+                        }
                         None => break,
                     }
                 }
@@ -615,10 +793,13 @@ impl Interp<'_> {
             crate::launch::Starts::Engine(e) => e,
             crate::launch::Starts::Auxiliary(name) => {
                 let span = self.source.span(fields[i].1.0, fields[i].1.0);
-                self.out.auxiliary.push(format!(
+                let message = format!(
                     "{span}: `{}` starts {name}, an auxiliary process (not compared)",
                     words.join(" ")
-                ));
+                );
+                self.out
+                    .auxiliary
+                    .push(crate::launch::Remark::at(span, message));
                 return Ok(());
             }
             crate::launch::Starts::Unsupported(name) => {
@@ -646,7 +827,7 @@ impl Interp<'_> {
         // Environment: exported variables, then prefix assignments and `env K=V`;
         // inside `docker run`, only its `-e` variables.
         let mut env: Vec<EnvVar> = Vec::new();
-        for name in self.st.exported.iter().filter(|_| !mods.clear) {
+        for name in self.st.exported.iter().filter(|n| mods.passes(n)) {
             if let Some(v) = self.st.get(name).and_then(|v| v.into_iter().next()) {
                 // Where it was assigned (`export X=1`), else the launch.
                 let span = match self.st.assigned_here(name).as_ref() {
@@ -656,8 +837,9 @@ impl Interp<'_> {
                 env.push(env_var(name, &v, span));
             }
         }
-        for a in assigns.iter().filter(|_| !mods.clear) {
+        for a in assigns.iter() {
             if let AssignmentName::VariableName(n) = &a.name
+                && mods.passes(n)
                 && let AssignmentValue::Scalar(w) = &a.value
                 && !self.st.is_readonly(n)
             {
@@ -700,6 +882,11 @@ impl Interp<'_> {
         for (k, v, (s, e)) in mods.set {
             env.retain(|x| x.name != k);
             env.push(env_var(&k, &Val::Known(v), self.source.span(s, e)));
+        }
+        for (k, v, (s, e)) in mods.fallback {
+            if !env.iter().any(|x| x.name == k) {
+                env.push(env_var(&k, &v, self.source.span(s, e)));
+            }
         }
         let mut launch = Launch {
             engine,
@@ -762,6 +949,91 @@ fn runs_in_shell(text: &str) -> bool {
         interpreter = words.find(|w| !w.starts_with('-')).unwrap_or("");
     }
     SHELLS.contains(&interpreter)
+}
+
+/// The variables of a dotenv file (`uv run --env-file`, read as the `dotenvy`
+/// crate uv uses reads it): `NAME=value` lines, `export` allowed, `#`
+/// comments and blank lines skipped; a single-quoted value is literal, a
+/// double-quoted or unquoted one is known when it holds no `$` substitution
+/// or `\` escape (else unknown, with the reason). A line that is not an
+/// assignment is an error at its position, as uv refuses the file.
+fn dotenv(source: &std::sync::Arc<crate::span::Source>) -> Result<Vec<(String, Val)>, Error> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for raw in source.text.split_inclusive('\n') {
+        let at = offset;
+        offset += raw.len();
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let line = line.strip_prefix("export ").map_or(line, str::trim_start);
+        let bad = || Error::Input {
+            span: source.span(at, at),
+            message: "not a `NAME=value` line of a dotenv file".into(),
+        };
+        let (name, value) = line.split_once('=').ok_or_else(bad)?;
+        let name = name.trim();
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        {
+            return Err(bad());
+        }
+        let value = value.trim_start();
+        let unmodelled = |why: &str| {
+            Val::Unknown(format!(
+                "{name} in {} is {why}, which recipe-drift does not model",
+                source.origin.label()
+            ))
+        };
+        let v = if let Some(rest) = value.strip_prefix('\'') {
+            match rest.split_once('\'') {
+                Some((v, _)) => Val::Known(v.to_string()),
+                None => unmodelled("a quoted value over several lines"),
+            }
+        } else if let Some(rest) = value.strip_prefix('"') {
+            match rest.split_once('"') {
+                Some((v, _)) if !v.contains(['$', '\\']) => Val::Known(v.to_string()),
+                Some(_) => unmodelled("a value with substitutions or escapes"),
+                None => unmodelled("a quoted value over several lines"),
+            }
+        } else {
+            let v = match value.find(" #") {
+                Some(i) => &value[..i],
+                None => value,
+            }
+            .trim_end();
+            if v.contains(['$', '\\', '"', '\'']) {
+                unmodelled("a value with substitutions or escapes")
+            } else {
+                Val::Known(v.to_string())
+            }
+        };
+        out.push((name.to_string(), v));
+    }
+    Ok(out)
+}
+
+/// The one command of a list (`cat x.sh` in `<(cat x.sh)`), if it is one.
+fn single_command(list: &ast::CompoundList) -> Option<&ast::Command> {
+    match list.0.as_slice() {
+        [ast::CompoundListItem(ao, _)] if ao.additional.is_empty() => match ao.first.seq.as_slice()
+        {
+            [c] if !ao.first.bang => Some(c),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// What a launcher starts, by name.
+fn starts_name(s: crate::launch::Starts) -> &'static str {
+    match s {
+        crate::launch::Starts::Engine(e) => e.name(),
+        crate::launch::Starts::Unsupported(n) | crate::launch::Starts::Auxiliary(n) => n,
+    }
 }
 
 fn env_var(name: &str, v: &Val, span: crate::span::Span) -> EnvVar {

@@ -141,6 +141,9 @@ pub struct State {
     namerefs: BTreeMap<String, Val>,
     /// The status of the last `$(...)` evaluated (an assignment's status).
     subst_status: Option<Status>,
+    /// The status of the last command, as `$?` reads it (set before each
+    /// command runs).
+    last: Option<Status>,
     /// What brace expansion has made in this script so far (shared by every
     /// copy of the state: the budget is the script's).
     brace_used: Arc<brace::Usage>,
@@ -216,6 +219,7 @@ impl Clone for State {
             cases: self.cases.clone(),
             namerefs: self.namerefs.clone(),
             subst_status: self.subst_status.clone(),
+            last: self.last.clone(),
             brace_used: self.brace_used.clone(),
             harness: self.harness,
             reads: self.reads.clone(),
@@ -342,6 +346,16 @@ impl State {
             .get(&name)
             .map(|v| v.as_ref().clone())
             .unwrap_or_default()
+    }
+
+    /// Where variable `name` was last assigned (`NAME=...`), as
+    /// `FILE:LINE:COL`, in whichever text that was.
+    pub(super) fn origin_of(&self, name: &str) -> Option<String> {
+        let name = self.resolve(name).unwrap_or_else(|_| name.to_string());
+        let (start, _) = self.assigned.get(&name)?;
+        let src = self.written.get(&name).or(self.here.as_ref())?;
+        let at = src.line_col(*start);
+        Some(format!("{}:{}:{}", src.origin.label(), at.line, at.col))
     }
 
     /// Whether a variable's ranges are in the text running now.
@@ -524,7 +538,7 @@ pub struct Evaluation {
     pub read: BTreeSet<String>,
     /// Auxiliary launches (the SGLang router), with where they are and their
     /// words: reported, never compared.
-    pub auxiliary: Vec<String>,
+    pub auxiliary: Vec<crate::launch::Remark>,
 }
 
 struct Interp<'a> {
@@ -572,6 +586,13 @@ struct Interp<'a> {
     /// The standard input of the command running now, when a pipeline gives
     /// it (`echo 8 | read TP`).
     stdin: Option<Val>,
+    /// The file a pipeline's `cat FILE` stage gives the command running now
+    /// as its standard input (`cat x.sh | bash`), with where it is named.
+    stdin_file: Option<(brush_parser::ast::Word, usize)>,
+    /// The last simple command's status was assumed, not known (a launch, a
+    /// side effect such as `nvidia-smi`, which the evaluation takes to
+    /// succeed): what `$?` says after it.
+    assumed: Option<String>,
     /// How many `source`s are running (a `return` there ends the file).
     sourcing: usize,
     /// The aliases being expanded here (an alias is not expanded inside its

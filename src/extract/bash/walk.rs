@@ -84,6 +84,8 @@ impl<'a> Interp<'a> {
             jump_levels: 0,
             evals: 0,
             stdin: None,
+            stdin_file: None,
+            assumed: None,
             sourcing: 0,
             aliasing: Vec::new(),
             level,
@@ -194,12 +196,7 @@ impl<'a> Interp<'a> {
     /// its status is 0, and nothing it does (assignments, `exit`, `exec`, a
     /// failure under `set -e`) reaches the script.
     fn background(&mut self, ao: &ast::AndOrList) -> Result<Status, Error> {
-        let saved = (
-            self.st.clone(),
-            self.stopped,
-            self.flags(),
-            self.last_status.clone(),
-        );
+        let saved = (self.st.clone(), self.stopped, self.flags());
         let conditions = self.conditions.len();
         let flow = self.flow.len();
         self.errexit_ignored += 1;
@@ -208,7 +205,9 @@ impl<'a> Interp<'a> {
         r?;
         (self.st, self.stopped) = (saved.0, saved.1);
         [self.breaking, self.continuing, self.returning] = saved.2;
-        self.last_status = saved.3;
+        // `$?` after `CMD &` is 0.
+        self.last_status = Status::Ok;
+        self.assumed = None;
         self.conditions.truncate(conditions);
         self.flow.truncate(flow);
         Ok(Status::Ok)
@@ -380,11 +379,21 @@ impl<'a> Interp<'a> {
         // What the previous stage wrote, when it is `echo` / `printf`: the
         // standard input of the next (what `read` reads).
         let mut piped: Option<Val> = None;
+        // A `cat FILE` stage gives the next the file itself (`cat x.sh |
+        // bash` reads x.sh as `bash < x.sh` does).
+        let mut piped_file: Option<(ast::Word, usize)> = None;
         for (k, c) in p.seq.iter().enumerate() {
             let writes = n > 1 && k + 1 < n && writes_known_text(c);
             if n > 1 {
                 // A single command keeps the input it was given.
                 self.stdin = piped.take();
+                self.stdin_file = piped_file.take();
+            }
+            if n > 1 && k + 1 < n {
+                piped_file = cat_operand(c).map(|w| {
+                    let at = self.word_range(&w, 0).0;
+                    (w, at)
+                });
             }
             let saved_capture = writes.then(|| {
                 (
@@ -415,6 +424,7 @@ impl<'a> Interp<'a> {
             }
             if n > 1 {
                 self.stdin = None;
+                self.stdin_file = None;
             }
             statuses.push(status?);
         }
@@ -441,6 +451,14 @@ impl<'a> Interp<'a> {
     }
 
     fn command(&mut self, c: &Command) -> Result<Status, Error> {
+        // `$?` in this command is the status of the one before it; a
+        // success the evaluation only assumed is not knowable.
+        self.st.last = Some(match (&self.last_status, &self.assumed) {
+            (Status::Ok, Some(what)) => Status::Unknown(format!(
+                "the exit status of `{what}` is not knowable (commands are never run; the evaluation goes on as if it succeeded)"
+            )),
+            (s, _) => s.clone(),
+        });
         if !matches!(c, Command::Simple(_)) {
             // Simple commands count themselves; this counts loop turns of
             // bodies without one (`((i++))`).
@@ -1053,6 +1071,23 @@ impl<'a> Interp<'a> {
 
 /// Whether a pipeline stage is `echo` / `printf`, whose output is evaluated
 /// for the next stage to read.
+/// The file of a `cat FILE` command (one operand, no option, no redirection
+/// or assignment): what it writes is that file.
+pub(super) fn cat_operand(c: &Command) -> Option<ast::Word> {
+    let Command::Simple(sc) = c else {
+        return None;
+    };
+    if sc.word_or_name.as_ref()?.value != "cat" || sc.prefix.is_some() {
+        return None;
+    }
+    let items: Vec<&ast::CommandPrefixOrSuffixItem> =
+        sc.suffix.iter().flat_map(|s| s.0.iter()).collect();
+    match items.as_slice() {
+        [ast::CommandPrefixOrSuffixItem::Word(w)] if !w.value.starts_with('-') => Some(w.clone()),
+        _ => None,
+    }
+}
+
 fn writes_known_text(c: &Command) -> bool {
     matches!(c, Command::Simple(sc)
         if sc.word_or_name.as_ref().is_some_and(|w| matches!(w.value.as_str(), "echo" | "printf")))

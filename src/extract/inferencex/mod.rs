@@ -39,7 +39,7 @@ pub struct Point {
     /// Auxiliary launches beside the server (the SGLang router in front of
     /// data-parallel workers), with their words: reported, never compared.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub auxiliary: Vec<String>,
+    pub auxiliary: Vec<crate::launch::Remark>,
 }
 
 /// All points of an entry.
