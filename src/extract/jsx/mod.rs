@@ -11,7 +11,6 @@ pub mod sandbox;
 pub mod transform;
 pub mod worker;
 
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -57,6 +56,111 @@ pub struct View {
     pub commands: Vec<String>,
     /// The clicks that reach this state from the initial one.
     pub path: Vec<(usize, String)>,
+    /// The controls as shown in this state, in the component's order; filled
+    /// by an exploration that asks for them ([`Explore::controls`]), else
+    /// empty.
+    pub controls: Vec<Control>,
+}
+
+/// A control as shown in one state: an option key and its items.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Control {
+    /// The option key (a radio group's or a select's `name`, a checkbox's
+    /// name), as a selection names it.
+    pub key: String,
+    /// `radio`, `checkbox`, `select`, `text` or `button`.
+    pub kind: String,
+    /// Its items, in order: a radio group's radios, a select's options, one
+    /// item for a checkbox, a text input or a button.
+    pub items: Vec<ControlItem>,
+}
+
+/// One item of a [`Control`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ControlItem {
+    /// The value a selection names (a checkbox: `true`/`false`, its state).
+    pub value: String,
+    /// The text of its label (a select option's text), or empty.
+    pub label: String,
+    /// Whether it is disabled in this state.
+    pub disabled: bool,
+    /// Why it is disabled, as shown (its `title`, or its label's), when it is.
+    pub reason: String,
+    /// Whether it is the one picked (checked, selected).
+    pub selected: bool,
+}
+
+/// A click path on which the generator throws (a docs defect React shows
+/// too): the clicks from the initial state and the error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Crash {
+    /// The target's index in the bundle.
+    pub target: usize,
+    /// The clicks from the initial state; the last one throws.
+    pub path: Vec<(usize, String)>,
+    /// The selection shown in the state the last click was made in.
+    pub selection: Vec<(String, String)>,
+    /// The JavaScript error (`TypeError: ...`).
+    pub message: String,
+    /// Where it was thrown, in the bundle (line, column), when the engine
+    /// says.
+    pub bundle_at: Option<(u32, u32)>,
+}
+
+/// Which checkbox combinations an exploration clicks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Checkboxes {
+    /// Every combination reachable by clicks (independent checkboxes multiply
+    /// the states).
+    #[default]
+    All,
+    /// Each checkbox toggled alone from every state reached without toggling
+    /// one (a quick pass).
+    Each,
+}
+
+/// How [`Renderer::explore_with`] explores.
+#[derive(Debug, Clone, Copy)]
+pub struct Explore {
+    /// The most states explored (more is an error naming the budget).
+    pub max_states: usize,
+    /// Wall time the exploration may take (more is an error that says how
+    /// far it got); `None`: only the sandbox's own time budget.
+    pub time_limit: Option<std::time::Duration>,
+    /// Which checkbox combinations are clicked.
+    pub checkboxes: Checkboxes,
+    /// Whether each [`View`] carries its [`View::controls`].
+    pub controls: bool,
+}
+
+impl Default for Explore {
+    fn default() -> Self {
+        Explore {
+            max_states: MAX_STATES,
+            time_limit: Some(DEFAULT_TIME_LIMIT),
+            checkboxes: Checkboxes::All,
+            controls: false,
+        }
+    }
+}
+
+/// What an exploration found: every reachable state, and the click paths on
+/// which the generator throws.
+#[derive(Debug, Clone, Default)]
+pub struct Exploration {
+    /// The states, breadth-first in discovery order.
+    pub views: Vec<View>,
+    /// The clicks that throw, in the order they were tried.
+    pub crashes: Vec<Crash>,
+}
+
+/// How far an exploration got (for a progress display).
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// States found so far.
+    pub states: usize,
+    /// Found states whose clicks are still to try.
+    pub frontier: usize,
 }
 
 impl View {
@@ -80,13 +184,34 @@ struct StateJs {
 struct FirstJs {
     selection: Vec<(String, String)>,
     commands: Vec<String>,
+    #[serde(default)]
+    controls: Vec<Control>,
 }
 
 #[derive(Deserialize)]
 struct ChildJs {
+    from: usize,
     action: (usize, String),
     selection: Vec<(String, String)>,
     commands: Vec<String>,
+    #[serde(default)]
+    controls: Vec<Control>,
+}
+
+#[derive(Deserialize)]
+struct CrashJs {
+    from: usize,
+    action: (usize, String),
+    error: String,
+    at: Option<(u32, u32)>,
+}
+
+#[derive(Deserialize)]
+struct StepJs {
+    states: Vec<ChildJs>,
+    crashes: Vec<CrashJs>,
+    done: bool,
+    frontier: usize,
 }
 
 #[derive(Deserialize)]
@@ -279,6 +404,7 @@ impl<'b> Renderer<'b> {
                         selection: state.selection,
                         commands: state.commands,
                         path: vec![],
+                        controls: vec![],
                     },
                     unmatched,
                     options,
@@ -465,30 +591,79 @@ impl<'b> Renderer<'b> {
     /// Every state reachable by clicks from the initial one, breadth-first,
     /// deduplicated by what is rendered. More than `max_states` states or a
     /// state more than [`MAX_DEPTH`] clicks deep is an error naming the budget
-    /// (as is more than [`MAX_RENDERED_BYTES`] received in all).
+    /// (as is more than [`MAX_RENDERED_BYTES`] received in all). A click path
+    /// on which the generator throws is skipped here; see
+    /// [`Renderer::explore_with`] for them.
     pub fn explore(&self, target: usize, max_states: usize) -> Result<Vec<View>, Error> {
-        let first: FirstJs = self.parse(self.call("explore", target, "")?)?;
+        let opts = Explore {
+            max_states,
+            time_limit: None,
+            ..Explore::default()
+        };
+        Ok(self.explore_with(target, &opts, &mut |_| {})?.views)
+    }
+
+    /// Every state reachable by clicks from the initial one, breadth-first
+    /// in discovery order, with the click paths on which the generator
+    /// throws. Each state is reached by restoring a snapshot of the state it
+    /// is clicked from (not by replaying its path). `progress` is told how
+    /// far it got after each batch of clicks.
+    pub fn explore_with(
+        &self,
+        target: usize,
+        opts: &Explore,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Exploration, Error> {
+        let start = std::time::Instant::now();
+        let arg = serde_json::json!({
+            "checkboxes": match opts.checkboxes { Checkboxes::All => "all", Checkboxes::Each => "each" },
+            "controls": opts.controls,
+        })
+        .to_string();
+        let first: FirstJs = self.parse(self.call("explore", target, &arg)?)?;
         self.check_output(target, &first.commands)?;
-        let mut views = vec![View {
-            target,
-            selection: first.selection,
-            commands: first.commands,
-            path: vec![],
-        }];
-        let mut queue = VecDeque::from([0usize]);
-        while let Some(i) = queue.pop_front() {
-            let path = views[i].path.clone();
-            let arg = serde_json::to_string(&path).expect("plain data");
-            let children: Vec<ChildJs> = self.parse(self.call("expand", target, &arg)?)?;
-            for c in children {
-                if views.len() >= max_states {
+        let mut found = Exploration {
+            views: vec![View {
+                target,
+                selection: first.selection,
+                commands: first.commands,
+                path: vec![],
+                controls: first.controls,
+            }],
+            crashes: vec![],
+        };
+        loop {
+            let want = opts
+                .max_states
+                .saturating_sub(found.views.len())
+                .saturating_add(1);
+            let arg = serde_json::json!({"states": want.min(STEP_STATES), "edges": STEP_EDGES})
+                .to_string();
+            let step: StepJs = self.parse(self.call("step", target, &arg)?)?;
+            for c in step.crashes {
+                let from = &found.views[c.from];
+                let mut path = from.path.clone();
+                path.push(c.action);
+                found.crashes.push(Crash {
+                    target,
+                    path,
+                    selection: from.selection.clone(),
+                    message: c.error,
+                    bundle_at: c.at,
+                });
+            }
+            for c in step.states {
+                if found.views.len() >= opts.max_states {
                     return Err(self.over_budget(
                         target,
                         format!(
-                            "has more than {max_states} reachable states (the state budget of --all-selections; raise it with --max-states)"
+                            "has more than {} reachable states (the state budget of --all-selections; raise it with --max-states{})",
+                            opts.max_states,
+                            self.checkbox_hint(&found.views, opts)
                         ),
                     ));
                 }
+                let path = &found.views[c.from].path;
                 if path.len() >= MAX_DEPTH {
                     return Err(self.over_budget(
                         target,
@@ -500,16 +675,47 @@ impl<'b> Renderer<'b> {
                 self.check_output(target, &c.commands)?;
                 let mut p = path.clone();
                 p.push(c.action);
-                views.push(View {
+                found.views.push(View {
                     target,
                     selection: c.selection,
                     commands: c.commands,
                     path: p,
+                    controls: c.controls,
                 });
-                queue.push_back(views.len() - 1);
+            }
+            progress(Progress {
+                states: found.views.len(),
+                frontier: step.frontier,
+            });
+            if step.done {
+                return Ok(found);
+            }
+            if let Some(limit) = opts.time_limit
+                && start.elapsed() > limit
+            {
+                return Err(self.over_budget(
+                    target,
+                    format!(
+                        "was still being explored after {} s, the time budget of --all-selections: {} states found, {} of them still to click through; raise it with --time-limit SECS{}",
+                        limit.as_secs(),
+                        found.views.len(),
+                        step.frontier,
+                        self.checkbox_hint(&found.views, opts)
+                    ),
+                ));
             }
         }
-        Ok(views)
+    }
+
+    /// `, or ...--checkboxes each` when the states found have checkboxes and
+    /// every combination of them is being explored.
+    fn checkbox_hint(&self, views: &[View], opts: &Explore) -> &'static str {
+        let _ = views;
+        if opts.checkboxes == Checkboxes::All {
+            "; independent checkboxes multiply the states: `--checkboxes each` toggles each alone"
+        } else {
+            ""
+        }
     }
 
     /// The commands of one state within [`MAX_COMMANDS`] and
@@ -581,6 +787,17 @@ fn lone_surrogate(json: &str) -> Option<u16> {
 /// (`--max-states`). Real generators have tens; a synthetic grid of four
 /// six-value options has 1,116.
 pub const MAX_STATES: usize = 5_000;
+
+/// The wall time `--all-selections` explores one component for, by default
+/// (`--time-limit`).
+pub const DEFAULT_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The most new states one exploration call into the sandbox returns.
+const STEP_STATES: usize = 256;
+
+/// The most clicks one exploration call into the sandbox makes (bounds the
+/// time between progress reports and time-budget checks).
+const STEP_EDGES: usize = 512;
 
 /// The most clicks between the initial state and any state `--all-selections`
 /// explores (real generators: one per option).

@@ -599,10 +599,8 @@
     };
   }
 
-  // Applies one action as a click would, then lets updates and effects settle.
-  function apply(r, cs, index, value) {
-    var c = cs[index];
-    if (!c) throw new Error('no control at index ' + index);
+  // Calls a control's handlers as a click (or a pick) would.
+  function fire(c, value) {
     var p = c.node.props;
     var t;
     if (c.kind === 'radio' || c.kind === 'checkbox') {
@@ -619,8 +617,36 @@
       t = { name: p.name, id: p.id, type: 'text', value: value };
       if (typeof p.onChange === 'function') p.onChange(event(t));
       if (typeof p.onInput === 'function') p.onInput(event(t));
+    } else if (c.kind === 'button') {
+      t = { name: p.name, id: p.id, type: p.type != null ? String(p.type) : 'button', value: p.value != null ? String(p.value) : '' };
+      var ev = event(t);
+      ev.type = 'click';
+      p.onClick(ev);
     }
+  }
+
+  // Applies one action as a click would, then lets updates and effects settle.
+  function apply(r, cs, index, value) {
+    var c = cs[index];
+    if (!c) throw new Error('no control at index ' + index);
+    fire(c, value);
     flush(r);
+  }
+
+  // Calls one action's handlers as `apply` does, without rendering; false
+  // when they scheduled no update, so the state is the one clicked in.
+  function fireOnly(r, cs, index, value) {
+    var c = cs[index];
+    if (!c) throw new Error('no control at index ' + index);
+    r.scheduled = false;
+    var saved = root;
+    root = r;
+    try {
+      fire(c, value);
+    } finally {
+      root = saved;
+    }
+    return r.scheduled;
   }
 
   function snapshot(r) {
@@ -629,14 +655,6 @@
     return { nodes: nodes, controls: cs };
   }
 
-  function describe(s) {
-    return {
-      key: canonical(s.nodes),
-      selection: selection(s.controls),
-      commands: commands(s.nodes),
-      actions: actions(s.controls),
-    };
-  }
 
   // What a reader sees of a state (what `select` answers).
   function shown(s) {
@@ -649,41 +667,283 @@
     return ts[i];
   }
 
-  function replay(t, path) {
-    var r = mount(target(t).element);
-    for (var i = 0; i < path.length; i++) {
-      var s = snapshot(r);
-      apply(r, s.controls, path[i][0], path[i][1]);
+  // ---- exploring: snapshots instead of replays ---------------------------------
+
+  // A settled state as the very fiber and hook objects hold it: every fiber
+  // reachable from the root with the fields a render or a click changes.
+  // Restoring writes them back into the same objects, so the dispatch
+  // closures the state's handlers hold find their hooks as they were, and the
+  // handlers rendered in that state (closures over its values) run as they
+  // would after replaying the clicks from a fresh mount.
+  function save(r) {
+    var fibers = [];
+    var stack = [r.fiber];
+    while (stack.length) {
+      var f = stack.pop();
+      var hooks = null;
+      if (f.hooks.length) {
+        hooks = [];
+        for (var i = 0; i < f.hooks.length; i++) {
+          var h = f.hooks[i];
+          var c = {};
+          for (var k in h) if (Object.prototype.hasOwnProperty.call(h, k)) c[k] = h[k];
+          hooks.push(c);
+        }
+      }
+      fibers.push({ f: f, element: f.element, text: f.text, children: f.children, hooks: f.hooks.slice(), saved: hooks, mounted: f.mounted, unmounted: !!f.unmounted });
+      for (var j = f.children.length - 1; j >= 0; j--) stack.push(f.children[j]);
     }
-    return r;
+    return { fibers: fibers, nextId: r.nextId };
   }
 
-  // States seen by the exploration of each target, by key.
-  var seen = {};
-
-  // Starts an exploration: the initial state, now seen.
-  function explore(t) {
-    var d = describe(snapshot(replay(t, [])));
-    seen[t] = new Set([d.key]);
-    return JSON.stringify({ selection: d.selection, commands: d.commands });
+  function restore(r, snap) {
+    for (var i = 0; i < snap.fibers.length; i++) {
+      var e = snap.fibers[i];
+      var f = e.f;
+      f.element = e.element;
+      f.text = e.text;
+      f.children = e.children; // reconcile replaces the array, never edits it
+      f.hooks = e.hooks.slice();
+      f.mounted = e.mounted;
+      f.unmounted = e.unmounted;
+      f.dirty = false;
+      f.renderPhaseUpdate = false;
+      if (e.saved) {
+        for (var j = 0; j < e.saved.length; j++) {
+          var h = f.hooks[j];
+          var c = e.saved[j];
+          for (var k in c) h[k] = c[k];
+          if (h.queue) h.queue = [];
+        }
+      }
+    }
+    r.nextId = snap.nextId;
+    r.scheduled = false;
+    r.effects = [];
+    r.cleanups = [];
   }
 
-  // The states one action away from the state at `path` that the exploration
-  // has not seen yet, in action order.
-  function expand(t, pathJson) {
-    var path = JSON.parse(pathJson);
-    var s = snapshot(replay(t, path));
-    var acts = actions(s.controls);
+  // What the engine raises for its own limits is never a finding: a stack
+  // overflow rethrown (the sandbox tells it from its flags and the message).
+  function isLimit(e) {
+    return e instanceof RangeError && e.message === 'Maximum call stack size exceeded';
+  }
+
+  function messageOf(e) {
+    if (e !== null && typeof e === 'object' && 'message' in e) {
+      var name = e.name ? String(e.name) : '';
+      return (name ? name + ': ' : '') + String(e.message);
+    }
+    return typeof e === 'symbol' ? 'a Symbol was thrown (not an Error)' : String(e);
+  }
+
+  // The first position in the bundle the error's stack names (`line:col`).
+  function stackAt(e) {
+    var st = e !== null && typeof e === 'object' && typeof e.stack === 'string' ? e.stack : '';
+    var m = /:(\d+):(\d+)\)?\s*(\n|$)/.exec(st);
+    return m ? [Number(m[1]), Number(m[2])] : null;
+  }
+
+  // The controls of a state as shown: per key, in order, its items.
+  function shownControls(cs) {
     var out = [];
-    for (var i = 0; i < acts.length; i++) {
-      var a = acts[i];
-      var c = snapshot(replay(t, path.concat([a])));
-      var key = canonical(c.nodes);
-      if (seen[t].has(key)) continue;
-      seen[t].add(key);
-      out.push({ action: a, selection: selection(c.controls), commands: commands(c.nodes) });
+    var at = {};
+    for (var i = 0; i < cs.length; i++) {
+      var c = cs[i];
+      var g = at[c.kind + '\u0000' + c.key];
+      if (g === undefined) {
+        g = out.length;
+        at[c.kind + '\u0000' + c.key] = g;
+        out.push({ key: c.key, kind: c.kind, items: [] });
+      }
+      var p = c.node.props;
+      var reason = p.title != null && p.title !== '' ? String(p.title) : c.labelTitle || '';
+      if (c.kind === 'select') {
+        for (var j = 0; j < c.options.length; j++) {
+          var o = c.options[j];
+          out[g].items.push({ value: o.value, label: o.label, disabled: o.disabled || c.disabled, reason: o.disabled || c.disabled ? reason : '', selected: o.value === c.value });
+        }
+      } else {
+        out[g].items.push({ value: c.value, label: c.label || '', disabled: c.disabled, reason: c.disabled ? reason : '', selected: c.kind === 'radio' || c.kind === 'checkbox' ? c.checked : c.kind === 'text' });
+      }
     }
-    return JSON.stringify(out);
+    return out;
+  }
+
+  // A settled state's hooks as a string: for each function component, in
+  // tree order, its type, key and every hook's state (useState/useReducer),
+  // committed dependencies (effects, memos), ref value and id. Rendering is a
+  // function of the root's props and these, so two states with the same hook
+  // key render the same tree (the converse does not hold). null when some
+  // value is not plain data (a function, a Set, a class instance): such a
+  // state is told apart by its rendered tree only.
+  var typeIds = new Map();
+  // With `pending`, the key of the state a click has scheduled, before it
+  // renders: each state hook with queued updates at the state they compute
+  // (its updaters called here, as React's eager path or StrictMode call
+  // them more than once) and whether that is a new object; the committed
+  // dependencies are the clicked state's. The same pending key renders and
+  // settles the same way.
+  function hookKey(r, pending) {
+    var parts = [];
+    var stack = [r.fiber];
+    while (stack.length) {
+      var f = stack.pop();
+      if (typeof f.type === 'function' || (f.type && f.type.$$forwardRef)) {
+        var id = typeIds.get(f.type);
+        if (id === undefined) { id = typeIds.size; typeIds.set(f.type, id); }
+        parts.push('#' + id + '/' + f.key + '/' + f.children.length);
+        for (var i = 0; i < f.hooks.length; i++) {
+          var h = f.hooks[i];
+          var v;
+          if (h.effect || h.memo) v = plain(h.deps);
+          else if ('dispatch' in h) {
+            var st = h.state;
+            if (pending && h.queue.length) {
+              for (var q = 0; q < h.queue.length; q++) {
+                var u = h.queue[q];
+                st = u.eager ? u.value : h.reducer(st, u.action);
+              }
+              v = plain(st);
+              if (v !== null) v = (Object.is(st, h.state) ? '=' : '~') + v;
+            } else v = plain(st);
+          }
+          else if ('id' in h) v = plain(h.id);
+          else if ('current' in h) v = plain(h.current);
+          else return null;
+          if (v === null) return null;
+          parts.push(v);
+        }
+      } else if (f.type !== '#text' && typeof f.type !== 'string') {
+        parts.push('@' + f.key + '/' + f.children.length);
+      }
+      for (var j = f.children.length - 1; j >= 0; j--) stack.push(f.children[j]);
+    }
+    return parts.join('\u0001');
+  }
+
+  // Plain data as JSON (object keys sorted), or null when it holds anything
+  // else.
+  function plain(v) {
+    if (v === undefined) return 'u';
+    if (v === null) return 'null';
+    var t = typeof v;
+    if (t === 'string' || t === 'boolean') return JSON.stringify(v);
+    if (t === 'number') return Object.is(v, -0) ? '-0' : v !== v ? 'NaN' : String(v);
+    if (t !== 'object') return null;
+    if (Array.isArray(v)) {
+      var a = [];
+      for (var i = 0; i < v.length; i++) { var x = plain(v[i]); if (x === null) return null; a.push(x); }
+      return '[' + a.join(',') + ']';
+    }
+    var proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return null;
+    var keys = Object.keys(v).sort();
+    var o = [];
+    for (var k = 0; k < keys.length; k++) {
+      var y = plain(v[keys[k]]);
+      if (y === null) return null;
+      o.push(JSON.stringify(keys[k]) + ':' + y);
+    }
+    return '{' + o.join(',') + '}';
+  }
+
+  // Explorations in progress, by target.
+  var explorations = {};
+
+  function record(ex, s, cb, details) {
+    var st = { snap: save(ex.r), controls: s.controls, actions: actions(s.controls), cb: cb };
+    if (ex.opts.checkboxes === 'each' && cb) {
+      st.actions = st.actions.filter(function (a) { return s.controls[a[0]].kind !== 'checkbox'; });
+    }
+    ex.states.push(st);
+    var out = { selection: selection(s.controls), commands: commands(s.nodes) };
+    if (details) out.controls = shownControls(s.controls);
+    return out;
+  }
+
+  // Starts exploring a target: mounts it and returns its initial state.
+  // Options: {checkboxes: "all" | "each", controls: bool}.
+  function explore(t, optsJson) {
+    var opts = optsJson ? JSON.parse(optsJson) : {};
+    var r = mount(target(t).element);
+    var s = snapshot(r);
+    var ex = { r: r, opts: opts, seen: new Set([canonical(s.nodes)]), hooks: new Set(), edges: new Map(), states: [], next: 0, action: 0, at: 0 };
+    var hk0 = hookKey(r);
+    if (hk0 !== null) ex.hooks.add(hk0);
+    explorations[t] = ex;
+    return JSON.stringify(record(ex, s, false, opts.controls));
+  }
+
+  // Explores on, breadth-first, from where the last call stopped: for each
+  // known state in discovery order, each of its actions, from that state
+  // restored. Stops after `states` new states or `edges` clicks. Returns the
+  // new states (the state they were reached from and the action), the clicks
+  // that threw (a crash path: the generator's own error), whether the
+  // exploration is done, and the states still to expand.
+  function step(t, argJson) {
+    var lim = JSON.parse(argJson);
+    var ex = explorations[t];
+    if (!ex) throw new Error('no exploration of target ' + t);
+    var out = [];
+    var crashes = [];
+    var edges = 0;
+    while (ex.next < ex.states.length && out.length < lim.states && edges < lim.edges) {
+      var st = ex.states[ex.next];
+      if (ex.action >= st.actions.length) {
+        ex.states[ex.next] = null; // its snapshot is no longer needed
+        ex.next++;
+        ex.action = 0;
+        continue;
+      }
+      var a = st.actions[ex.action++];
+      edges++;
+      if (ex.at !== ex.next) {
+        restore(ex.r, st.snap);
+        ex.at = ex.next;
+      }
+      var from = ex.next;
+      ex.at = -1;
+      var pk = null;
+      try {
+        if (!fireOnly(ex.r, st.controls, a[0], a[1])) continue; // nothing changed: the same state
+        pk = hookKey(ex.r, true);
+        if (pk !== null) {
+          var known = ex.edges.get(pk);
+          if (known === true) continue; // settles to a state already found
+          if (known !== undefined) {
+            crashes.push({ from: from, action: a, error: known.error, at: known.at });
+            continue;
+          }
+        }
+        flush(ex.r);
+      } catch (e) {
+        if (isLimit(e)) throw e;
+        var crash = { error: messageOf(e), at: stackAt(e) };
+        if (pk !== null) ex.edges.set(pk, crash);
+        crashes.push({ from: from, action: a, error: crash.error, at: crash.at });
+        continue;
+      }
+      if (pk !== null) ex.edges.set(pk, true);
+      // A hook key seen before settles to a state seen before: no tree to
+      // build and compare.
+      var hk = hookKey(ex.r);
+      if (hk !== null && ex.hooks.has(hk)) continue;
+      var s = snapshot(ex.r);
+      var key = canonical(s.nodes);
+      if (hk !== null) ex.hooks.add(hk);
+      if (ex.seen.has(key)) continue;
+      ex.seen.add(key);
+      var isCb = st.cb || st.controls[a[0]].kind === 'checkbox';
+      var d = record(ex, s, isCb, ex.opts.controls);
+      d.from = from;
+      d.action = a;
+      out.push(d);
+      ex.at = ex.states.length - 1;
+    }
+    var done = ex.next >= ex.states.length;
+    if (done) delete explorations[t];
+    return JSON.stringify({ states: out, crashes: crashes, done: done, frontier: done ? 0 : ex.states.length - ex.next });
   }
 
   // Applies requested selections (key -> value) in the component's control
@@ -788,5 +1048,5 @@
   G.useRef = React.useRef;
   G.useReducer = React.useReducer;
   G.useContext = React.useContext;
-  G.__rd = { explore: explore, expand: expand, select: select };
+  G.__rd = { explore: explore, step: step, select: select };
 })(globalThis);
