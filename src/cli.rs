@@ -241,6 +241,21 @@ pub struct ExtractArgs {
     #[arg(long, value_name = "N", default_value_t = 5_000, requires = "all_selections",
           value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub max_states: u64,
+    /// With --all-selections: the wall time, in seconds, exploring one
+    /// generator component may take (more is an error saying how far it got).
+    #[arg(long, value_name = "SECS", default_value_t = 120, requires = "all_selections",
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub time_limit: u64,
+    /// With --all-selections: click every combination of checkboxes (`all`),
+    /// or toggle each checkbox alone from every other state (`each`, a quick
+    /// pass when independent checkboxes multiply the states).
+    #[arg(long, value_name = "MODE", default_value = "all", requires = "all_selections",
+          value_parser = ["all", "each"])]
+    pub checkboxes: String,
+    /// Never show the exploration's progress (it is shown on stderr only
+    /// when stderr is a terminal).
+    #[arg(long)]
+    pub no_progress: bool,
     /// Remote files: cache, offline mode, hosts.
     #[command(flatten)]
     pub remote: RemoteArgs,

@@ -393,3 +393,115 @@ fn updates_that_never_settle_are_an_input_error() {
         &["updates did not settle after 50 renders"],
     );
 }
+
+const GLM_DISAGG: &str = "fixtures/cookbook/src/snippets/autoregressive/glm-disagg-deployment.jsx";
+
+#[test]
+fn a_checkbox_without_a_name_is_named_by_its_label_and_can_be_selected() {
+    let (code, out, err) = run(&[
+        "extract",
+        GLM_DISAGG,
+        "--select",
+        "Metrics=true",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let argv = argv_of(&out, 0);
+    assert!(argv.iter().any(|a| a == "--enable-metrics"), "{argv:?}");
+    let (_, out, _) = run(&["extract", GLM_DISAGG, "--all-selections"]);
+    assert!(
+        out.contains(
+            "selection 1: hardware=h200, variant=fp8, Speculative decoding=false, Metrics=false"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn buttons_are_clicked_like_a_reader_would() {
+    // The Router button's state prints the router; without clicking buttons
+    // it is never reached.
+    let (_, out, err) = run(&[
+        "extract",
+        GLM_DISAGG,
+        "--all-selections",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let states = v["components"][0]["states"].as_array().unwrap();
+    let router = states
+        .iter()
+        .find(|s| {
+            s["commands"][0]
+                .as_str()
+                .unwrap()
+                .contains("sglang_router.launch_router")
+        })
+        .expect("a state reached through the Router button");
+    assert_eq!(router["clicks"], serde_json::json!([[8, "click"]]));
+}
+
+#[test]
+fn a_click_path_that_throws_is_reported_and_every_good_state_kept() {
+    let (code, out, err) = run(&["extract", GLM_DISAGG, "--all-selections"]);
+    assert_eq!(code, 1, "a crash path is a docs defect: {err}");
+    assert!(out.contains(": 40 reachable selections"), "{out}");
+    assert!(
+        out.contains("crash 1: <GlmDisaggDeployment /> throws on clicking control #4 (fp4) in selection hardware=mi355x, variant=fp8"),
+        "{out}"
+    );
+    assert!(
+        out.contains("clicks from the initial state: #2=mi355x #4=fp4"),
+        "{out}"
+    );
+    let (code, out, _) = run(&[
+        "extract",
+        GLM_DISAGG,
+        "--all-selections",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let crashes = v["components"][0]["crashes"].as_array().unwrap();
+    assert_eq!(
+        crashes[0]["clicks"],
+        serde_json::json!([[2, "mi355x"], [4, "fp4"]])
+    );
+    assert!(
+        crashes[0]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("TypeError")
+    );
+}
+
+#[test]
+fn checkboxes_each_toggles_each_checkbox_alone() {
+    let (_, all, _) = run(&["extract", GLM_DISAGG, "--all-selections"]);
+    let (_, each, _) = run(&[
+        "extract",
+        GLM_DISAGG,
+        "--all-selections",
+        "--checkboxes",
+        "each",
+    ]);
+    assert!(
+        all.contains("Speculative decoding=true, Metrics=true"),
+        "{all}"
+    );
+    assert!(
+        !each.contains("Speculative decoding=true, Metrics=true"),
+        "{each}"
+    );
+    assert!(
+        each.contains("Speculative decoding=true, Metrics=false"),
+        "{each}"
+    );
+    assert!(
+        each.contains("Speculative decoding=false, Metrics=true"),
+        "{each}"
+    );
+}

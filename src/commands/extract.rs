@@ -22,6 +22,9 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         hardware_scope,
         docs_root,
         max_states,
+        time_limit,
+        checkboxes,
+        no_progress,
         remote,
         format,
     } = args;
@@ -49,21 +52,50 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
     let file = file.ok_or_else(|| Error::usage("extract needs FILE or --inferencex"))?;
     let at = crate::link::location_of(&file)?;
     if all_selections {
+        use std::io::IsTerminal;
+        let time_limit = std::time::Duration::from_secs(time_limit);
+        // The exploration's own time budget is the one a reader meets (its
+        // error says how far it got): the sandbox's budget for the file
+        // leaves it room.
+        let limits = extract::jsx::Limits {
+            total: limits
+                .total
+                .max(time_limit.saturating_add(std::time::Duration::from_secs(10))),
+            ..limits
+        };
+        let explore = extract::jsx::Explore {
+            time_limit: Some(time_limit),
+            checkboxes: if checkboxes == "each" {
+                extract::jsx::Checkboxes::Each
+            } else {
+                extract::jsx::Checkboxes::All
+            },
+            progress: !no_progress && std::io::stderr().is_terminal(),
+            ..extract::jsx::Explore::default()
+        };
         let opts = extract::Options {
             docs_root,
             limits,
             hardware_scope: Some(hardware_scope),
+            explore,
             ..extract::Options::default()
         };
-        let stdout = match extract::selections(&at, &opts, &fetcher)? {
+        // A click path on which a generator throws is a docs defect: the
+        // states are all printed, and the exit code is 1.
+        let (stdout, code) = match extract::selections(&at, &opts, &fetcher)? {
             extract::Selections::Recipe(composed) => {
-                render_recipe_selections(&file, &composed, format)
+                (render_recipe_selections(&file, &composed, format), 0)
             }
-            extract::Selections::States { bundle, views } => {
-                render_selections(&bundle, &views, format)
+            extract::Selections::States {
+                bundle,
+                views,
+                crashes,
+            } => {
+                let code = u8::from(crashes.iter().any(|c| !c.is_empty()));
+                (render_selections(&bundle, &views, &crashes, format), code)
             }
         };
-        return Ok(Output { code: 0, stdout });
+        return Ok(Output { code, stdout });
     }
     let opts = extract::Options {
         vars,
@@ -71,6 +103,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         docs_root,
         limits,
         hardware_scope: None,
+        explore: extract::jsx::Explore::default(),
     };
     let found = extract::extract(&at, &opts, &fetcher)?;
     crate::link::note_secrets(&found.launches);

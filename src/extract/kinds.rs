@@ -243,13 +243,18 @@ impl Extractor for VllmRecipe {
 
 /// Every reachable state of the generators of a file.
 fn explore(path: &Path, opts: &Options) -> Result<Selections, Error> {
-    let (bundle, views) = jsx::explore_file(
-        path,
-        opts.docs_root.as_deref(),
-        opts.limits,
-        opts.limits.states,
-    )?;
-    Ok(Selections::States { bundle, views })
+    let explore = jsx::Explore {
+        max_states: opts.limits.states,
+        ..opts.explore
+    };
+    let (bundle, found) =
+        jsx::explore_file_with(path, opts.docs_root.as_deref(), opts.limits, explore)?;
+    let (views, crashes) = found.into_iter().map(|e| (e.views, e.crashes)).unzip();
+    Ok(Selections::States {
+        bundle,
+        views,
+        crashes,
+    })
 }
 
 /// Renders a generator (or a page's generators, plus its static blocks) with

@@ -131,6 +131,9 @@ pub struct Explore {
     pub checkboxes: Checkboxes,
     /// Whether each [`View`] carries its [`View::controls`].
     pub controls: bool,
+    /// Whether [`explore_file_with`] shows a progress bar on stderr (the
+    /// caller decides: only when stderr is a terminal).
+    pub progress: bool,
 }
 
 impl Default for Explore {
@@ -140,6 +143,7 @@ impl Default for Explore {
             time_limit: Some(DEFAULT_TIME_LIMIT),
             checkboxes: Checkboxes::All,
             controls: false,
+            progress: false,
         }
     }
 }
@@ -640,18 +644,6 @@ impl<'b> Renderer<'b> {
             let arg = serde_json::json!({"states": want.min(STEP_STATES), "edges": STEP_EDGES})
                 .to_string();
             let step: StepJs = self.parse(self.call("step", target, &arg)?)?;
-            for c in step.crashes {
-                let from = &found.views[c.from];
-                let mut path = from.path.clone();
-                path.push(c.action);
-                found.crashes.push(Crash {
-                    target,
-                    path,
-                    selection: from.selection.clone(),
-                    message: c.error,
-                    bundle_at: c.at,
-                });
-            }
             for c in step.states {
                 if found.views.len() >= opts.max_states {
                     return Err(self.over_budget(
@@ -663,7 +655,7 @@ impl<'b> Renderer<'b> {
                         ),
                     ));
                 }
-                let path = &found.views[c.from].path;
+                let path = &self.state(&found.views, c.from)?.path;
                 if path.len() >= MAX_DEPTH {
                     return Err(self.over_budget(
                         target,
@@ -681,6 +673,18 @@ impl<'b> Renderer<'b> {
                     commands: c.commands,
                     path: p,
                     controls: c.controls,
+                });
+            }
+            for c in step.crashes {
+                let from = self.state(&found.views, c.from)?;
+                let mut path = from.path.clone();
+                path.push(c.action);
+                found.crashes.push(Crash {
+                    target,
+                    path,
+                    selection: from.selection.clone(),
+                    message: c.error,
+                    bundle_at: c.at,
                 });
             }
             progress(Progress {
@@ -705,6 +709,17 @@ impl<'b> Renderer<'b> {
                 ));
             }
         }
+    }
+
+    /// The state a step's answer names.
+    fn state<'v>(&self, views: &'v [View], i: usize) -> Result<&'v View, Error> {
+        views.get(i).ok_or_else(|| Error::Input {
+            span: crate::span::Span::of_path(&self.bundle.file),
+            message: format!(
+                "internal: the exploration named state {i} of {}",
+                views.len()
+            ),
+        })
     }
 
     /// `, or ...--checkboxes each` when the states found have checkboxes and
@@ -886,6 +901,55 @@ pub fn context_from_selection(ctx: &mut crate::launch::Context, view: &View) {
         value: sku.to_ascii_lowercase(),
         from,
     });
+}
+
+/// Every reachable state of every generator of a file, and the click paths
+/// on which one throws, per target.
+pub fn explore_file_with(
+    path: &Path,
+    docs_root: Option<&Path>,
+    limits: Limits,
+    opts: Explore,
+) -> Result<(Bundle, Vec<Exploration>), Error> {
+    let path = path.to_path_buf();
+    let docs_root = docs_root.map(Path::to_path_buf);
+    on_render_thread(move || {
+        let bundle = bundle(&path, docs_root.as_deref())?;
+        let renderer = Renderer::new(&bundle, limits)?;
+        let mut all = Vec::new();
+        for (t, target) in bundle.targets.iter().enumerate() {
+            let bar = opts.progress.then(|| progress_bar(&target.name));
+            let found = renderer.explore_with(t, &opts, &mut |p| {
+                if let Some(bar) = &bar {
+                    bar.set_message(format!(
+                        "{} states, {} to click through",
+                        p.states, p.frontier
+                    ));
+                    bar.tick();
+                }
+            });
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            all.push(found?);
+        }
+        drop(renderer);
+        Ok((bundle, all))
+    })
+}
+
+/// A spinner on stderr naming the component being explored.
+fn progress_bar(name: &str) -> indicatif::ProgressBar {
+    let bar =
+        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} exploring <{prefix} /> {msg} [{elapsed}]",
+    ) {
+        bar.set_style(style);
+    }
+    bar.set_prefix(name.to_string());
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
 }
 
 /// Every reachable state of every generator of a file, per target.

@@ -81,7 +81,14 @@
 
   G.document = inert('document');
   G.window = inert('window');
-  G.navigator = inert('navigator');
+  // The clipboard answers as a browser's does, with a promise, one that never
+  // settles (as timers never fire): `writeText(..).then(..)` runs nothing.
+  var never = function () { return new Promise(function () {}); };
+  var clipboard = { writeText: never, readText: never, write: never, read: never };
+  var nav = inert('navigator');
+  G.navigator = new Proxy(nav, {
+    get: function (t, k) { return k === 'clipboard' ? clipboard : nav[k]; },
+  });
   G.localStorage = store;
   G.sessionStorage = store;
   G.MutationObserver = MutationObserver;

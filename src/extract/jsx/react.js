@@ -517,6 +517,11 @@
           if (o.type === 'option') options.push({ value: o.props.value != null ? String(o.props.value) : text(o), disabled: !!o.props.disabled, label: text(o) });
         });
         out.push({ kind: 'select', key: keyOf(p), value: String(p.value), disabled: !!p.disabled, options: options, node: n });
+      } else if (n.type !== 'option' && typeof p.onClick === 'function') {
+        // A button (or any element a reader can click): key = its name, id
+        // or text; it is clicked, never part of the selection.
+        var bkey = p.name != null ? String(p.name) : p.id != null ? String(p.id) : text(n).trim();
+        out.push({ kind: 'button', key: bkey, value: 'click', disabled: !!p.disabled, node: n });
       }
     });
     // A label around an input describes it (used in error messages).
@@ -529,6 +534,13 @@
         }
       });
     }
+    // A checkbox without a name or id is named by its value, else its label.
+    for (var m = 0; m < out.length; m++) {
+      var c = out[m];
+      if (c.kind !== 'checkbox' || c.key !== '') continue;
+      var cp = c.node.props;
+      c.key = cp.value != null ? String(cp.value) : c.label || '';
+    }
     return out;
   }
 
@@ -537,6 +549,7 @@
     var out = [];
     for (var i = 0; i < cs.length; i++) {
       var c = cs[i];
+      if (c.kind === 'button') continue;
       if (c.kind === 'radio') {
         if (!(c.key in seen)) { seen[c.key] = out.length; out.push(null); }
         if (c.checked && out[seen[c.key]] === null) out[seen[c.key]] = [c.key, c.value];
@@ -581,6 +594,7 @@
       var c = cs[i];
       if (c.kind === 'radio' && !c.checked && !c.disabled) out.push([i, c.value]);
       else if (c.kind === 'checkbox' && !c.disabled) out.push([i, c.checked ? 'false' : 'true']);
+      else if (c.kind === 'button' && !c.disabled) out.push([i, 'click']);
       else if (c.kind === 'select' && !c.disabled) {
         for (var j = 0; j < c.options.length; j++) {
           var o = c.options[j];
@@ -961,7 +975,7 @@
     while (pending.length) {
       if (++guard > 1000) throw new Error('selection did not finish');
       var s = snapshot(r);
-      var cs = s.controls;
+      var cs = s.controls.filter(function (c) { return c.kind !== 'button'; }); // buttons are clicked, not selected
       var pick = -1;
       var at = -1;
       for (var i = 0; i < cs.length && pick < 0; i++) {
