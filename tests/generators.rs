@@ -505,3 +505,20 @@ fn checkboxes_each_toggles_each_checkbox_alone() {
         "{each}"
     );
 }
+
+#[test]
+fn a_limit_hit_on_a_click_path_is_an_error_not_a_crash_path() {
+    // The memory limit raises a catchable error inside QuickJS; the explorer
+    // catches a click's errors, but the engine's flag makes it the limit's.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bomb.jsx");
+    std::fs::write(
+        &file,
+        "export const Gen = () => {\n  const [big, setBig] = useState(false);\n  const junk = big ? 'x'.repeat(2 ** 29) : '';\n  return <div><input type=\"checkbox\" name=\"big\" checked={big} onChange={() => setBig(!big)} /><pre>{'sglang serve --model-path m' + junk.slice(0, 0)}</pre></div>;\n};\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&["extract", file.to_str().unwrap(), "--all-selections"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("memory limit"), "{err}");
+    assert!(!out.contains("crash"), "{out}");
+}

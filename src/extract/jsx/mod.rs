@@ -19,7 +19,7 @@ use serde::Deserialize;
 use crate::error::Error;
 use crate::span::{Origin, Source};
 
-pub use sandbox::{Isolation, Limits, configure_time_limits};
+pub use sandbox::{Isolation, Limits, configure_time_limits, total_time_configured};
 pub use worker::{set_isolation, set_program as set_worker_program};
 
 /// One thing to render: a component element made by the bundle.
