@@ -252,6 +252,12 @@ pub struct ExtractArgs {
     #[arg(long, value_name = "MODE", default_value = "all", requires = "all_selections",
           value_parser = ["all", "each"])]
     pub checkboxes: String,
+    /// A prop a component file's component is rendered with: NAME=EXPORT
+    /// (an export of the same file) or NAME=FILE:EXPORT (of a module file,
+    /// resolved like an import). Without it, props are read from the file's
+    /// data exports by name.
+    #[arg(long, value_name = "NAME=EXPORT")]
+    pub prop: Vec<String>,
     /// Never show the exploration's progress (it is shown on stderr only
     /// when stderr is a terminal).
     #[arg(long)]

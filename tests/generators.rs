@@ -522,3 +522,63 @@ fn a_limit_hit_on_a_click_path_is_an_error_not_a_crash_path() {
     assert!(err.contains("memory limit"), "{err}");
     assert!(!out.contains("crash"), "{out}");
 }
+
+#[test]
+fn a_component_reads_its_props_from_the_data_export_of_the_same_name() {
+    let (code, out, err) = run(&[
+        "extract",
+        "fixtures/cookbook/src/snippets/autoregressive/recipe-table.jsx",
+        "--select",
+        "hardware=b200",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let argv = argv_of(&out, 0);
+    assert!(argv.iter().any(|a| a == "zai-org/GLM-4.6-FP8"), "{argv:?}");
+}
+
+#[test]
+fn prop_names_the_export_a_prop_is_read_from() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("data.jsx"),
+        "export const ROWS = [{ command: 'sglang serve --model-path other --tp 4' }];\n",
+    )
+    .unwrap();
+    let file = dir.path().join("t.jsx");
+    std::fs::write(
+        &file,
+        "export const TABLE = [{ command: 'sglang serve --model-path m --tp 2' }];\nexport const T = ({ rows, isDark }) => <pre>{rows[0].command}</pre>;\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    // Two props, one data export of another name: no convention applies, and
+    // the error says which props are missing.
+    let (code, _, err) = run(&["extract", f]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("takes props it was not given (rows, isDark)"),
+        "{err}"
+    );
+    assert!(err.contains("--prop NAME=EXPORT"), "{err}");
+    let (code, out, err) = run(&["extract", f, "--prop", "rows=TABLE", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(argv_of(&out, 0).iter().any(|a| a == "m"));
+    let (code, out, err) = run(&[
+        "extract",
+        f,
+        "--prop",
+        "rows=./data.jsx:ROWS",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(argv_of(&out, 0).iter().any(|a| a == "other"));
+    let (code, _, err) = run(&["extract", f, "--prop", "rows=NOPE"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("exports no `NOPE`; its exports are: TABLE, T"),
+        "{err}"
+    );
+}

@@ -77,7 +77,7 @@ fn ours(file: &Path) -> (String, Value) {
         total: std::time::Duration::from_secs(900),
         ..jsx::Limits::default()
     };
-    let (bundle, found) = jsx::explore_file_with(file, None, limits, opts)
+    let (bundle, found) = jsx::explore_file_with(file, None, &[], limits, opts)
         .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let targets: Vec<Value> = bundle
         .targets

@@ -24,6 +24,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         max_states,
         time_limit,
         checkboxes,
+        prop,
         no_progress,
         remote,
         format,
@@ -34,6 +35,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         ..extract::jsx::Limits::default()
     };
     let vars = parse_kv(&env)?;
+    let props = parse_props(&prop)?;
     if let (Some(root), Some(entry)) = (inferencex, entry) {
         let filter = parse_kv(&filter)?;
         let root = crate::link::location_of(&root)?;
@@ -82,6 +84,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
             limits,
             hardware_scope: Some(hardware_scope),
             explore,
+            props,
             ..extract::Options::default()
         };
         // A click path on which a generator throws is a docs defect: the
@@ -108,6 +111,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         limits,
         hardware_scope: None,
         explore: extract::jsx::Explore::default(),
+        props,
     };
     let found = extract::extract(&at, &opts, &fetcher)?;
     crate::link::note_secrets(&found.launches);
@@ -115,4 +119,17 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         code: 0,
         stdout: render_launches(&found.launches, &found.unsupported, format),
     })
+}
+
+/// `--prop NAME=EXPORT` values.
+fn parse_props(items: &[String]) -> Result<Vec<(String, String)>, Error> {
+    items
+        .iter()
+        .map(|s| match s.split_once('=') {
+            Some((k, v)) if !k.is_empty() && !v.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => Err(Error::usage(format!(
+                "--prop expects NAME=EXPORT or NAME=FILE:EXPORT, got `{s}`"
+            ))),
+        })
+        .collect()
 }

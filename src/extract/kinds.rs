@@ -247,8 +247,13 @@ fn explore(path: &Path, opts: &Options) -> Result<Selections, Error> {
         max_states: opts.limits.states,
         ..opts.explore
     };
-    let (bundle, found) =
-        jsx::explore_file_with(path, opts.docs_root.as_deref(), opts.limits, explore)?;
+    let (bundle, found) = jsx::explore_file_with(
+        path,
+        opts.docs_root.as_deref(),
+        &opts.props,
+        opts.limits,
+        explore,
+    )?;
     let (views, crashes) = found.into_iter().map(|e| (e.views, e.crashes)).unzip();
     Ok(Selections::States {
         bundle,
@@ -286,7 +291,7 @@ fn render_here(path: &Path, source: &Arc<Source>, opts: &Options) -> Result<Extr
             found.push((l.span.start, l));
         }
     }
-    let bundle = jsx::bundle(path, opts.docs_root.as_deref())?;
+    let bundle = jsx::bundle_with_props(path, opts.docs_root.as_deref(), &opts.props)?;
     let renderer = jsx::Renderer::new(&bundle, opts.limits)?;
     // With several components, each takes the keys it has; a key no
     // component has is an error.

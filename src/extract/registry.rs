@@ -32,6 +32,8 @@ pub struct Options {
     pub hardware_scope: Option<String>,
     /// For [`selections`] of a generator: how its states are explored.
     pub explore: jsx::Explore,
+    /// Props a component file's components are rendered with (`--prop`).
+    pub props: Vec<(String, String)>,
 }
 
 /// Every selection of a source ([`selections`], `extract --all-selections`).

@@ -263,6 +263,18 @@ pub struct Offered {
 /// absolute imports (`/src/snippets/...`); without it, it is found upward from
 /// the file (the first folder holding `src/snippets`).
 pub fn bundle(file: &Path, docs_root: Option<&Path>) -> Result<Bundle, Error> {
+    bundle_with_props(file, docs_root, &[])
+}
+
+/// Like [`bundle`], with the props a component file's components are
+/// rendered with (`--prop NAME=EXPORT` or `NAME=FILE:EXPORT`; a page passes
+/// its own). Without them, a component's props are read from the module's
+/// data exports by convention (see `__rd_props` in `prelude.js`).
+pub fn bundle_with_props(
+    file: &Path,
+    docs_root: Option<&Path>,
+    props: &[(String, String)],
+) -> Result<Bundle, Error> {
     let source = Source::read(file)?;
     let is_page = matches!(
         file.extension().and_then(|e| e.to_str()),
@@ -271,7 +283,7 @@ pub fn bundle(file: &Path, docs_root: Option<&Path>) -> Result<Bundle, Error> {
     if is_page {
         page::bundle_page(&source, file, docs_root)
     } else {
-        page::bundle_component(&source, file, docs_root)
+        page::bundle_component(&source, file, docs_root, props)
     }
 }
 
@@ -348,10 +360,20 @@ impl<'b> Renderer<'b> {
     /// One call into the sandbox; its answer counts toward the file's
     /// [`MAX_RENDERED_BYTES`].
     fn call(&self, name: &str, target: usize, arg: &str) -> Result<String, Error> {
-        let out = self
-            .sandbox
-            .call(name, target, arg)
-            .map_err(|e| js_error(self.bundle, Some(target), e))?;
+        let out = match self.sandbox.call(name, target, arg) {
+            Ok(out) => out,
+            Err(e @ sandbox::JsError::Thrown(_)) if name != "missingProps" => {
+                let hint = self.props_hint(target);
+                return Err(match js_error(self.bundle, Some(target), e) {
+                    Error::Input { span, message } => Error::Input {
+                        span,
+                        message: format!("{message}{hint}"),
+                    },
+                    other => other,
+                });
+            }
+            Err(e) => return Err(js_error(self.bundle, Some(target), e)),
+        };
         if let Some(unit) = lone_surrogate(&out) {
             return Err(self.over_budget(
                 target,
@@ -372,6 +394,25 @@ impl<'b> Renderer<'b> {
             ));
         }
         Ok(out)
+    }
+
+    /// `; it takes props ...` when the target's component destructures props
+    /// it was not given (a component file rendered without its page).
+    fn props_hint(&self, target: usize) -> String {
+        let missing: Vec<String> = self
+            .sandbox
+            .call("missingProps", target, "")
+            .ok()
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_default();
+        if missing.is_empty() {
+            return String::new();
+        }
+        format!(
+            "; <{} /> takes props it was not given ({}): name an export for each with --prop NAME=EXPORT or NAME=FILE:EXPORT",
+            self.bundle.targets[target].name,
+            missing.join(", ")
+        )
     }
 
     /// Renders a target with a selection applied by clicking, in the component's
@@ -908,13 +949,15 @@ pub fn context_from_selection(ctx: &mut crate::launch::Context, view: &View) {
 pub fn explore_file_with(
     path: &Path,
     docs_root: Option<&Path>,
+    props: &[(String, String)],
     limits: Limits,
     opts: Explore,
 ) -> Result<(Bundle, Vec<Exploration>), Error> {
     let path = path.to_path_buf();
     let docs_root = docs_root.map(Path::to_path_buf);
+    let props = props.to_vec();
     on_render_thread(move || {
-        let bundle = bundle(&path, docs_root.as_deref())?;
+        let bundle = bundle_with_props(&path, docs_root.as_deref(), &props)?;
         let renderer = Renderer::new(&bundle, limits)?;
         let mut all = Vec::new();
         for (t, target) in bundle.targets.iter().enumerate() {

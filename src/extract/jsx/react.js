@@ -1062,5 +1062,13 @@
   G.useRef = React.useRef;
   G.useReducer = React.useReducer;
   G.useContext = React.useContext;
-  G.__rd = { explore: explore, step: step, select: select };
+  // The props a target's component destructures that it was not given.
+  function missingProps(t) {
+    var el = target(t).element;
+    var names = G.__rd_props && G.__rd_props.names ? G.__rd_props.names(el.type) : [];
+    var given = el.props || {};
+    return JSON.stringify(names.filter(function (n) { return given[n] === undefined; }));
+  }
+
+  G.__rd = { explore: explore, step: step, select: select, missingProps: missingProps };
 })(globalThis);
