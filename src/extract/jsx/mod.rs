@@ -56,6 +56,9 @@ pub struct View {
     pub commands: Vec<String>,
     /// The clicks that reach this state from the initial one.
     pub path: Vec<(usize, String)>,
+    /// The buttons clicked on that path (their keys, in order): a button is
+    /// not part of the selection, so this tells apart states a button leads to.
+    pub clicked: Vec<String>,
     /// The controls as shown in this state, in the component's order; filled
     /// by an exploration that asks for them ([`Explore::controls`]), else
     /// empty.
@@ -168,13 +171,22 @@ pub struct Progress {
 }
 
 impl View {
-    /// `key=value, ...` of the selection.
+    /// `key=value, ...` of the selection, then `(after clicking X, Y)` when
+    /// buttons were clicked on the way.
     pub fn selection_label(&self) -> String {
-        self.selection
+        let mut label = self
+            .selection
             .iter()
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", ");
+        if !self.clicked.is_empty() {
+            if !label.is_empty() {
+                label.push(' ');
+            }
+            label.push_str(&format!("(after clicking {})", self.clicked.join(", ")));
+        }
+        label
     }
 }
 
@@ -200,6 +212,8 @@ struct ChildJs {
     commands: Vec<String>,
     #[serde(default)]
     controls: Vec<Control>,
+    #[serde(default)]
+    button: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -449,6 +463,7 @@ impl<'b> Renderer<'b> {
                         selection: state.selection,
                         commands: state.commands,
                         path: vec![],
+                        clicked: vec![],
                         controls: vec![],
                     },
                     unmatched,
@@ -673,6 +688,7 @@ impl<'b> Renderer<'b> {
                 selection: first.selection,
                 commands: first.commands,
                 path: vec![],
+                clicked: vec![],
                 controls: first.controls,
             }],
             crashes: vec![],
@@ -696,7 +712,10 @@ impl<'b> Renderer<'b> {
                         ),
                     ));
                 }
-                let path = &self.state(&found.views, c.from)?.path;
+                let parent = self.state(&found.views, c.from)?;
+                let path = &parent.path;
+                let mut clicked = parent.clicked.clone();
+                clicked.extend(c.button);
                 if path.len() >= MAX_DEPTH {
                     return Err(self.over_budget(
                         target,
@@ -713,6 +732,7 @@ impl<'b> Renderer<'b> {
                     selection: c.selection,
                     commands: c.commands,
                     path: p,
+                    clicked,
                     controls: c.controls,
                 });
             }

@@ -952,6 +952,7 @@
       var d = record(ex, s, isCb, ex.opts.controls);
       d.from = from;
       d.action = a;
+      if (st.controls[a[0]].kind === 'button') d.button = st.controls[a[0]].key;
       out.push(d);
       ex.at = ex.states.length - 1;
     }
