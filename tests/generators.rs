@@ -582,3 +582,41 @@ fn prop_names_the_export_a_prop_is_read_from() {
         "{err}"
     );
 }
+
+#[test]
+fn an_exploration_can_show_each_states_controls() {
+    use recipe_drift::extract::jsx;
+    jsx::set_worker_program(env!("CARGO_BIN_EXE_recipe-drift").into());
+    let opts = jsx::Explore {
+        controls: true,
+        ..jsx::Explore::default()
+    };
+    let (_, found) = jsx::explore_file_with(
+        std::path::Path::new(
+            "fixtures/cookbook/src/snippets/autoregressive/nemotron-large-deployment.jsx",
+        ),
+        None,
+        &[],
+        jsx::Limits {
+            total: std::time::Duration::from_secs(600),
+            ..jsx::Limits::default()
+        },
+        opts,
+    )
+    .unwrap();
+    let first = &found[0].views[0];
+    let hw = first.controls.iter().find(|c| c.key == "hardware").unwrap();
+    assert_eq!(hw.kind, "radio");
+    let h100 = hw.items.iter().find(|i| i.value == "h100").unwrap();
+    assert!(h100.disabled);
+    assert_eq!(h100.reason, "Ultra does not fit on one H100 node");
+    assert_eq!(h100.label, "H100");
+    assert!(
+        hw.items
+            .iter()
+            .find(|i| i.value == "b200")
+            .unwrap()
+            .selected
+    );
+    assert!(found[0].crashes.is_empty());
+}

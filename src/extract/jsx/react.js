@@ -401,7 +401,7 @@
   }
 
   // Renders until no update is pending (a batch ends here, as `act()` does).
-  function flush(r) {
+  function flush(r, afterFirst) {
     var passes = 0;
     var saved = root;
     root = r;
@@ -410,6 +410,7 @@
         if (++passes > MAX_PASSES) throw new Error('Maximum update depth exceeded: updates did not settle after ' + MAX_PASSES + ' renders');
         r.scheduled = false;
         work(r.fiber, r.element, false);
+        if (passes === 1 && afterFirst) afterFirst();
         runEffects(r);
       } while (r.scheduled);
     } finally {
@@ -836,6 +837,113 @@
     return parts.join('\u0001');
   }
 
+  // What a click has scheduled, before it renders: the pending key (every
+  // state hook at the state its queued updates compute, its updaters called
+  // here as React's eager path or StrictMode call them more than once, and
+  // whether that is a new object; refs and ids; not the committed
+  // dependencies), the hooks in tree order with those states, and the effect
+  // hooks. null when some value is not plain data.
+  function pendingInfo(r) {
+    var parts = [];
+    var hooks = [];
+    var states = [];
+    var same = [];
+    var effects = [];
+    var stack = [r.fiber];
+    while (stack.length) {
+      var f = stack.pop();
+      if (typeof f.type === 'function' || (f.type && f.type.$$forwardRef)) {
+        var id = typeIds.get(f.type);
+        if (id === undefined) { id = typeIds.size; typeIds.set(f.type, id); }
+        parts.push('#' + id + '/' + f.key + '/' + f.children.length);
+        for (var i = 0; i < f.hooks.length; i++) {
+          var h = f.hooks[i];
+          var v = '';
+          var st;
+          if (h.effect) effects.push(h);
+          else if (h.memo) v = 'm';
+          else if ('dispatch' in h) {
+            st = h.state;
+            for (var q = 0; q < h.queue.length; q++) {
+              var u = h.queue[q];
+              st = u.eager ? u.value : h.reducer(st, u.action);
+            }
+            v = plain(st);
+            if (v !== null) v = (Object.is(st, h.state) ? '=' : '~') + v;
+          }
+          else if ('id' in h) v = plain(h.id);
+          else if ('current' in h) v = plain(h.current);
+          else return null;
+          if (v === null) return null;
+          parts.push(v);
+          hooks.push(h);
+          states.push(st);
+          same.push(st !== undefined && Object.is(st, h.state));
+        }
+      } else if (f.type !== '#text' && typeof f.type !== 'string') {
+        parts.push('@' + f.key + '/' + f.children.length);
+      }
+      for (var j = f.children.length - 1; j >= 0; j--) stack.push(f.children[j]);
+    }
+    return { key: parts.join('\u0001'), hooks: hooks, states: states, same: same, effects: effects };
+  }
+
+  // How each effect's dependencies read, from the first render after a
+  // click (`hook.deps` then compares equal to what that render passed): per
+  // effect, 'n' (no list: it always runs) or per item ['p', plain value] or
+  // ['s', g] (the state object of hook g). null when an item is any other
+  // object (its identity from render to render is not known).
+  function depsSignature(info) {
+    var sig = [];
+    for (var e = 0; e < info.effects.length; e++) {
+      var deps = info.effects[e].deps;
+      if (deps == null) { sig.push('n'); continue; }
+      var items = [];
+      for (var i = 0; i < deps.length; i++) {
+        var d = deps[i];
+        if (d === null || (typeof d !== 'object' && typeof d !== 'function')) {
+          var pv = plain(d);
+          if (pv === null) return null;
+          items.push(['p', pv]);
+          continue;
+        }
+        var g = -1;
+        for (var k = 0; k < info.hooks.length && g < 0; k++) {
+          if ('dispatch' in info.hooks[k] && Object.is(info.hooks[k].state, d)) g = k;
+        }
+        if (g < 0) return null;
+        items.push(['s', g]);
+      }
+      sig.push(items);
+    }
+    return sig;
+  }
+
+  // Which effects the first render after a click runs, from the signature
+  // of that pending state and the committed dependencies of the state
+  // clicked in ('1' runs, '0' does not).
+  function firing(sig, info) {
+    var out = '';
+    for (var e = 0; e < info.effects.length; e++) {
+      var s = sig[e];
+      var committed = info.effects[e].deps;
+      if (s === 'n' || committed == null || committed.length !== s.length) { out += '1'; continue; }
+      var fires = false;
+      for (var i = 0; i < s.length && !fires; i++) {
+        var c = committed[i];
+        if (s[i][0] === 'p') {
+          fires = (c !== null && (typeof c === 'object' || typeof c === 'function')) || plain(c) !== s[i][1];
+        } else {
+          var g = s[i][1];
+          // Unchanged state: the committed object itself; a new one differs from anything committed.
+          fires = !info.same[g] || !Object.is(c, info.hooks[g].state);
+        }
+      }
+      out += fires ? '1' : '0';
+    }
+    return out;
+  }
+
   // Plain data as JSON (object keys sorted), or null when it holds anything
   // else.
   function plain(v) {
@@ -882,7 +990,7 @@
     var opts = optsJson ? JSON.parse(optsJson) : {};
     var r = mount(target(t).element);
     var s = snapshot(r);
-    var ex = { r: r, opts: opts, seen: new Set([canonical(s.nodes)]), hooks: new Set(), edges: new Map(), states: [], next: 0, action: 0, at: 0 };
+    var ex = { r: r, opts: opts, seen: new Set([canonical(s.nodes)]), hooks: new Set(), edges: new Map(), sigs: new Map(), states: [], next: 0, action: 0, at: 0 };
     var hk0 = hookKey(r);
     if (hk0 !== null) ex.hooks.add(hk0);
     explorations[t] = ex;
@@ -918,11 +1026,18 @@
       }
       var from = ex.next;
       ex.at = -1;
+      // A click is memoised by the pending state it schedules and which
+      // effects its first render runs: the same two settle the same way
+      // (rendering is a function of the hooks; an effect that runs sees the
+      // values of that render). Which effects run is known without a render
+      // once the same pending state has rendered once (its signature).
       var pk = null;
       try {
         if (!fireOnly(ex.r, st.controls, a[0], a[1])) continue; // nothing changed: the same state
-        pk = hookKey(ex.r, true);
-        if (pk !== null) {
+        var info = pendingInfo(ex.r);
+        var sig = info === null ? null : ex.sigs.get(info.key);
+        if (sig) {
+          pk = info.key + '\u0002' + firing(sig, info);
           var known = ex.edges.get(pk);
           if (known === true) continue; // settles to a state already found
           if (known !== undefined) {
@@ -930,7 +1045,17 @@
             continue;
           }
         }
-        flush(ex.r);
+        flush(ex.r, info === null || sig === null ? null : function () {
+          // The effects that run have their new deps pending; the others
+          // kept deps equal to this render's.
+          var fired = '';
+          for (var e = 0; e < info.effects.length; e++) fired += info.effects[e].pending ? '1' : '0';
+          if (sig === undefined) {
+            sig = depsSignature(info);
+            ex.sigs.set(info.key, sig);
+          }
+          if (sig) pk = info.key + '\u0002' + fired;
+        });
       } catch (e) {
         if (isLimit(e)) throw e;
         var crash = { error: messageOf(e), at: stackAt(e) };
