@@ -845,6 +845,8 @@
   // hooks. null when some value is not plain data.
   function pendingInfo(r) {
     var parts = [];
+    var settled = []; // the hook key (see hookKey) if the render changes nothing else
+    var primitive = true; // every effect has a list of primitive dependencies
     var hooks = [];
     var states = [];
     var same = [];
@@ -856,11 +858,24 @@
         var id = typeIds.get(f.type);
         if (id === undefined) { id = typeIds.size; typeIds.set(f.type, id); }
         parts.push('#' + id + '/' + f.key + '/' + f.children.length);
+        settled.push('#' + id + '/' + f.key + '/' + f.children.length);
         for (var i = 0; i < f.hooks.length; i++) {
           var h = f.hooks[i];
           var v = '';
           var st;
-          if (h.effect) effects.push(h);
+          if (h.effect || h.memo) {
+            var dv = plain(h.deps);
+            if (dv === null) return null;
+            settled.push(dv);
+          }
+          if (h.effect) {
+            effects.push(h);
+            if (h.deps == null) primitive = false;
+            else for (var pi = 0; pi < h.deps.length; pi++) {
+              var dd = h.deps[pi];
+              if (dd !== null && (typeof dd === 'object' || typeof dd === 'function')) primitive = false;
+            }
+          }
           else if (h.memo) v = 'm';
           else if ('dispatch' in h) {
             st = h.state;
@@ -869,10 +884,13 @@
               st = u.eager ? u.value : h.reducer(st, u.action);
             }
             v = plain(st);
-            if (v !== null) v = (Object.is(st, h.state) ? '=' : '~') + v;
+            if (v !== null) {
+              settled.push(v);
+              v = (Object.is(st, h.state) ? '=' : '~') + v;
+            }
           }
-          else if ('id' in h) v = plain(h.id);
-          else if ('current' in h) v = plain(h.current);
+          else if ('id' in h) { v = plain(h.id); settled.push(v); }
+          else if ('current' in h) { v = plain(h.current); settled.push(v); }
           else return null;
           if (v === null) return null;
           parts.push(v);
@@ -882,10 +900,11 @@
         }
       } else if (f.type !== '#text' && typeof f.type !== 'string') {
         parts.push('@' + f.key + '/' + f.children.length);
+        settled.push('@' + f.key + '/' + f.children.length);
       }
       for (var j = f.children.length - 1; j >= 0; j--) stack.push(f.children[j]);
     }
-    return { key: parts.join('\u0001'), hooks: hooks, states: states, same: same, effects: effects };
+    return { key: parts.join('\u0001'), settled: primitive ? settled.join('\u0001') : null, hooks: hooks, states: states, same: same, effects: effects };
   }
 
   // How each effect's dependencies read, from the first render after a
@@ -1035,9 +1054,15 @@
       try {
         if (!fireOnly(ex.r, st.controls, a[0], a[1])) continue; // nothing changed: the same state
         var info = pendingInfo(ex.r);
+        // The hooks would then hold what a state found holds (structure,
+        // states and committed dependencies, all primitive): that state's
+        // render passes equal dependencies, so no effect runs, and its tree
+        // is that state's (rendering is a function of the hooks).
+        if (info !== null && info.settled !== null && ex.hooks.has(info.settled)) continue;
         var sig = info === null ? null : ex.sigs.get(info.key);
         if (sig) {
-          pk = info.key + '\u0002' + firing(sig, info);
+          var fire = firing(sig, info);
+          pk = info.key + '\u0002' + fire;
           var known = ex.edges.get(pk);
           if (known === true) continue; // settles to a state already found
           if (known !== undefined) {
