@@ -693,14 +693,24 @@ impl<'b> Renderer<'b> {
             }],
             crashes: vec![],
         };
+        // Clicks per call: adapted so that a call takes about STEP_TIME (a
+        // generator with slow renders stays well inside the per-evaluation
+        // time limit, and progress and the time budget are checked often).
+        let mut edges = 8usize;
         loop {
             let want = opts
                 .max_states
                 .saturating_sub(found.views.len())
                 .saturating_add(1);
-            let arg = serde_json::json!({"states": want.min(STEP_STATES), "edges": STEP_EDGES})
-                .to_string();
+            let arg =
+                serde_json::json!({"states": want.min(STEP_STATES), "edges": edges}).to_string();
+            let called = std::time::Instant::now();
             let step: StepJs = self.parse(self.call("step", target, &arg)?)?;
+            let took = called.elapsed().as_secs_f64().max(1e-6);
+            let scaled = (edges as f64 * STEP_TIME.as_secs_f64() / took) as usize;
+            edges = scaled
+                .clamp(edges / 2, edges.saturating_mul(2))
+                .clamp(1, STEP_EDGES);
             for c in step.states {
                 if found.views.len() >= opts.max_states {
                     return Err(self.over_budget(
@@ -874,6 +884,9 @@ const STEP_STATES: usize = 256;
 /// The most clicks one exploration call into the sandbox makes (bounds the
 /// time between progress reports and time-budget checks).
 const STEP_EDGES: usize = 512;
+
+/// The time one exploration call into the sandbox aims at.
+const STEP_TIME: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The most clicks between the initial state and any state `--all-selections`
 /// explores (real generators: one per option).
