@@ -620,3 +620,33 @@ fn an_exploration_can_show_each_states_controls() {
     );
     assert!(found[0].crashes.is_empty());
 }
+
+#[test]
+fn the_time_budget_of_all_selections_says_how_far_it_got() {
+    // A click counter with a costly render: every click is a new state; 200
+    // renders of millions of loop turns never fit in one second, so the
+    // exploration's own time budget ends it (not the click depth).
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("slow.jsx");
+    std::fs::write(
+        &file,
+        "export const Gen = () => {\n  const [n, setN] = useState(0);\n  let s = 0;\n  for (let i = 0; i < 3000000; i++) { s += i % 7; }\n  return <div><input type=\"checkbox\" name=\"more\" checked={n % 2 === 1} onChange={() => setN(n + 1)} /><pre>{'sglang serve --model-path m --tp ' + (n + s * 0)}</pre></div>;\n};\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(&[
+        "extract",
+        file.to_str().unwrap(),
+        "--all-selections",
+        "--time-limit",
+        "1",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("was still being explored after 1 s, the time budget of --all-selections"),
+        "{err}"
+    );
+    assert!(
+        err.contains("states found") && err.contains("--time-limit SECS"),
+        "{err}"
+    );
+}
