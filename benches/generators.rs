@@ -5,7 +5,7 @@
 //! on time. The node figures need `npm ci --prefix tests/react_oracle`; without
 //! node or the packages they are reported as skipped.
 //!
-//! Targets: the largest cookbook fixture, and a generated generator of four
+//! Targets: a real-sized fixture, the largest cookbook fixture, and a generated generator of four
 //! radio groups with six values each, where one value of the last group is
 //! disabled unless the first group picks its first value and an effect re-picks
 //! a valid value, as cookbook generators do (6^4 - 5 x 6^2 = 1,116 states).
@@ -16,8 +16,12 @@ use std::time::Instant;
 
 use recipe_drift::extract::jsx::{self, Limits, Renderer};
 
-/// The largest cookbook fixture (by reachable states).
-const LARGEST: &str = "fixtures/cookbook/src/snippets/autoregressive/deepseek-v3-deployment.jsx";
+/// A real-sized cookbook fixture (64 states).
+const DEEPSEEK: &str = "fixtures/cookbook/src/snippets/autoregressive/deepseek-v3-deployment.jsx";
+
+/// The largest cookbook fixture: protocol A with dynamic items, conditions,
+/// disabled items and a re-pick effect (1,576 states).
+const LARGEST: &str = "fixtures/cookbook/src/snippets/autoregressive/nemotron-large-deployment.jsx";
 
 /// A generated protocol-A generator with `groups` radio groups of `values` values.
 fn grid(groups: usize, values: usize) -> String {
@@ -133,8 +137,9 @@ fn main() {
     let generated = dir.path().join("grid.jsx");
     std::fs::write(&generated, grid(4, 6)).unwrap();
     for (name, file) in [
+        ("deepseek-v3-deployment.jsx", Path::new(DEEPSEEK)),
         (
-            "largest fixture (deepseek-v3-deployment.jsx)",
+            "largest fixture (nemotron-large-deployment.jsx)",
             Path::new(LARGEST),
         ),
         ("generated grid, 4 groups x 6 values", generated.as_path()),

@@ -72,10 +72,10 @@ pub struct JsArgs {
     pub js_time_limit: u64,
     /// Time all the JavaScript of one file may take together (loading,
     /// rendering, every click of --all-selections), in milliseconds (1 to
-    /// 3,600,000).
-    #[arg(long, global = true, value_name = "MS", default_value_t = 20_000,
+    /// 3,600,000) [default: 20000; with --all-selections, --time-limit + 10 s].
+    #[arg(long, global = true, value_name = "MS",
           value_parser = clap::value_parser!(u64).range(1..=MAX_TIME_LIMIT_MS))]
-    pub js_total_time_limit: u64,
+    pub js_total_time_limit: Option<u64>,
 }
 
 /// The confined file layer: the roots reads stay inside, and the file size cap.
@@ -283,6 +283,27 @@ pub struct ExtractArgs {
     #[arg(long, value_name = "N", default_value_t = 5_000, requires = "all_selections",
           value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub max_states: u64,
+    /// With --all-selections: the wall time, in seconds, exploring one
+    /// generator component may take (more is an error saying how far it got).
+    #[arg(long, value_name = "SECS", default_value_t = 120, requires = "all_selections",
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub time_limit: u64,
+    /// With --all-selections: click every combination of checkboxes (`all`),
+    /// or toggle each checkbox alone from every other state (`each`, a quick
+    /// pass when independent checkboxes multiply the states).
+    #[arg(long, value_name = "MODE", default_value = "all", requires = "all_selections",
+          value_parser = ["all", "each"])]
+    pub checkboxes: String,
+    /// A prop a component file's component is rendered with: NAME=EXPORT
+    /// (an export of the same file) or NAME=FILE:EXPORT (of a module file,
+    /// resolved like an import). Without it, props are read from the file's
+    /// data exports by name.
+    #[arg(long, value_name = "NAME=EXPORT")]
+    pub prop: Vec<String>,
+    /// Never show the exploration's progress (it is shown on stderr only
+    /// when stderr is a terminal).
+    #[arg(long)]
+    pub no_progress: bool,
     /// Remote files: cache, offline mode, hosts.
     #[command(flatten)]
     pub remote: RemoteArgs,

@@ -393,3 +393,260 @@ fn updates_that_never_settle_are_an_input_error() {
         &["updates did not settle after 50 renders"],
     );
 }
+
+const GLM_DISAGG: &str = "fixtures/cookbook/src/snippets/autoregressive/glm-disagg-deployment.jsx";
+
+#[test]
+fn a_checkbox_without_a_name_is_named_by_its_label_and_can_be_selected() {
+    let (code, out, err) = run(&[
+        "extract",
+        GLM_DISAGG,
+        "--select",
+        "Metrics=true",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let argv = argv_of(&out, 0);
+    assert!(argv.iter().any(|a| a == "--enable-metrics"), "{argv:?}");
+    let (_, out, _) = run(&["extract", GLM_DISAGG, "--all-selections"]);
+    assert!(
+        out.contains(
+            "selection 1: hardware=h200, variant=fp8, Speculative decoding=false, Metrics=false"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn buttons_are_clicked_like_a_reader_would() {
+    // The Router button's state prints the router; without clicking buttons
+    // it is never reached.
+    let (_, out, err) = run(&[
+        "extract",
+        GLM_DISAGG,
+        "--all-selections",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let states = v["components"][0]["states"].as_array().unwrap();
+    let router = states
+        .iter()
+        .find(|s| {
+            s["commands"][0]
+                .as_str()
+                .unwrap()
+                .contains("sglang_router.launch_router")
+        })
+        .expect("a state reached through the Router button");
+    assert_eq!(router["clicks"], serde_json::json!([[8, "click"]]));
+}
+
+#[test]
+fn a_click_path_that_throws_is_reported_and_every_good_state_kept() {
+    let (code, out, err) = run(&["extract", GLM_DISAGG, "--all-selections"]);
+    assert_eq!(code, 1, "a crash path is a docs defect: {err}");
+    assert!(out.contains(": 40 reachable selections"), "{out}");
+    assert!(
+        out.contains("crash 1: <GlmDisaggDeployment /> throws on clicking control #4 (fp4) in selection hardware=mi355x, variant=fp8"),
+        "{out}"
+    );
+    assert!(
+        out.contains("clicks from the initial state: #2=mi355x #4=fp4"),
+        "{out}"
+    );
+    let (code, out, _) = run(&[
+        "extract",
+        GLM_DISAGG,
+        "--all-selections",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let crashes = v["components"][0]["crashes"].as_array().unwrap();
+    assert_eq!(
+        crashes[0]["clicks"],
+        serde_json::json!([[2, "mi355x"], [4, "fp4"]])
+    );
+    assert!(
+        crashes[0]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("TypeError")
+    );
+}
+
+#[test]
+fn checkboxes_each_toggles_each_checkbox_alone() {
+    let (_, all, _) = run(&["extract", GLM_DISAGG, "--all-selections"]);
+    let (_, each, _) = run(&[
+        "extract",
+        GLM_DISAGG,
+        "--all-selections",
+        "--checkboxes",
+        "each",
+    ]);
+    assert!(
+        all.contains("Speculative decoding=true, Metrics=true"),
+        "{all}"
+    );
+    assert!(
+        !each.contains("Speculative decoding=true, Metrics=true"),
+        "{each}"
+    );
+    assert!(
+        each.contains("Speculative decoding=true, Metrics=false"),
+        "{each}"
+    );
+    assert!(
+        each.contains("Speculative decoding=false, Metrics=true"),
+        "{each}"
+    );
+}
+
+#[test]
+fn a_limit_hit_on_a_click_path_is_an_error_not_a_crash_path() {
+    // The memory limit raises a catchable error inside QuickJS; the explorer
+    // catches a click's errors, but the engine's flag makes it the limit's.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bomb.jsx");
+    std::fs::write(
+        &file,
+        "export const Gen = () => {\n  const [big, setBig] = useState(false);\n  const junk = big ? 'x'.repeat(2 ** 29) : '';\n  return <div><input type=\"checkbox\" name=\"big\" checked={big} onChange={() => setBig(!big)} /><pre>{'sglang serve --model-path m' + junk.slice(0, 0)}</pre></div>;\n};\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&["extract", file.to_str().unwrap(), "--all-selections"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("memory limit"), "{err}");
+    assert!(!out.contains("crash"), "{out}");
+}
+
+#[test]
+fn a_component_reads_its_props_from_the_data_export_of_the_same_name() {
+    let (code, out, err) = run(&[
+        "extract",
+        "fixtures/cookbook/src/snippets/autoregressive/recipe-table.jsx",
+        "--select",
+        "hardware=b200",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let argv = argv_of(&out, 0);
+    assert!(argv.iter().any(|a| a == "zai-org/GLM-4.6-FP8"), "{argv:?}");
+}
+
+#[test]
+fn prop_names_the_export_a_prop_is_read_from() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("data.jsx"),
+        "export const ROWS = [{ command: 'sglang serve --model-path other --tp 4' }];\n",
+    )
+    .unwrap();
+    let file = dir.path().join("t.jsx");
+    std::fs::write(
+        &file,
+        "export const TABLE = [{ command: 'sglang serve --model-path m --tp 2' }];\nexport const T = ({ rows, isDark }) => <pre>{rows[0].command}</pre>;\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    // Two props, one data export of another name: no convention applies, and
+    // the error says which props are missing.
+    let (code, _, err) = run(&["extract", f]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("takes props it was not given (rows, isDark)"),
+        "{err}"
+    );
+    assert!(err.contains("--prop NAME=EXPORT"), "{err}");
+    let (code, out, err) = run(&["extract", f, "--prop", "rows=TABLE", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(argv_of(&out, 0).iter().any(|a| a == "m"));
+    let (code, out, err) = run(&[
+        "extract",
+        f,
+        "--prop",
+        "rows=./data.jsx:ROWS",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(argv_of(&out, 0).iter().any(|a| a == "other"));
+    let (code, _, err) = run(&["extract", f, "--prop", "rows=NOPE"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("exports no `NOPE`; its exports are: TABLE, T"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_exploration_can_show_each_states_controls() {
+    use recipe_drift::extract::jsx;
+    jsx::set_worker_program(env!("CARGO_BIN_EXE_recipe-drift").into());
+    let opts = jsx::Explore {
+        controls: true,
+        ..jsx::Explore::default()
+    };
+    let (_, found) = jsx::explore_file_with(
+        std::path::Path::new(
+            "fixtures/cookbook/src/snippets/autoregressive/nemotron-large-deployment.jsx",
+        ),
+        None,
+        &[],
+        jsx::Limits {
+            total: std::time::Duration::from_secs(600),
+            ..jsx::Limits::default()
+        },
+        opts,
+    )
+    .unwrap();
+    let first = &found[0].views[0];
+    let hw = first.controls.iter().find(|c| c.key == "hardware").unwrap();
+    assert_eq!(hw.kind, "radio");
+    let h100 = hw.items.iter().find(|i| i.value == "h100").unwrap();
+    assert!(h100.disabled);
+    assert_eq!(h100.reason, "Ultra does not fit on one H100 node");
+    assert_eq!(h100.label, "H100");
+    assert!(
+        hw.items
+            .iter()
+            .find(|i| i.value == "b200")
+            .unwrap()
+            .selected
+    );
+    assert!(found[0].crashes.is_empty());
+}
+
+#[test]
+fn the_time_budget_of_all_selections_says_how_far_it_got() {
+    // A click counter with a costly render: every click is a new state; 200
+    // renders of millions of loop turns never fit in one second, so the
+    // exploration's own time budget ends it (not the click depth).
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("slow.jsx");
+    std::fs::write(
+        &file,
+        "export const Gen = () => {\n  const [n, setN] = useState(0);\n  let s = 0;\n  for (let i = 0; i < 3000000; i++) { s += i % 7; }\n  return <div><input type=\"checkbox\" name=\"more\" checked={n % 2 === 1} onChange={() => setN(n + 1)} /><pre>{'sglang serve --model-path m --tp ' + (n + s * 0)}</pre></div>;\n};\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(&[
+        "extract",
+        file.to_str().unwrap(),
+        "--all-selections",
+        "--time-limit",
+        "1",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("was still being explored after 1 s, the time budget of --all-selections"),
+        "{err}"
+    );
+    assert!(
+        err.contains("states found") && err.contains("--time-limit SECS"),
+        "{err}"
+    );
+}

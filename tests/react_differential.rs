@@ -68,14 +68,29 @@ fn oracle_ready() -> bool {
 /// Our states per target, in the oracle's JSON shape.
 fn ours(file: &Path) -> (String, Value) {
     jsx::set_worker_program(env!("CARGO_BIN_EXE_recipe-drift").into());
-    let (bundle, views) = jsx::explore_file(file, None, jsx::Limits::default(), jsx::MAX_STATES)
+    let opts = jsx::Explore {
+        time_limit: None,
+        ..jsx::Explore::default()
+    };
+    // A correctness test on a shared machine: the large fixtures get time.
+    let limits = jsx::Limits {
+        total: std::time::Duration::from_secs(900),
+        ..jsx::Limits::default()
+    };
+    let (bundle, found) = jsx::explore_file_with(file, None, &[], limits, opts)
         .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let targets: Vec<Value> = bundle
         .targets
         .iter()
-        .zip(&views)
-        .map(|(t, vs)| {
-            let states: Vec<Value> = vs
+        .zip(&found)
+        .map(|(t, ex)| {
+            let crashes: Vec<Value> = ex
+                .crashes
+                .iter()
+                .map(|c| serde_json::json!(c.path))
+                .collect();
+            let states: Vec<Value> = ex
+                .views
                 .iter()
                 .map(|v| {
                     serde_json::json!({
@@ -85,7 +100,7 @@ fn ours(file: &Path) -> (String, Value) {
                     })
                 })
                 .collect();
-            serde_json::json!({"name": t.name, "states": states})
+            serde_json::json!({"name": t.name, "states": states, "crashes": crashes})
         })
         .collect();
     (bundle.code, serde_json::json!({ "targets": targets }))
@@ -138,6 +153,15 @@ fn headless_react_matches_real_react_on_every_fixture() {
                 assert_eq!(a, b, "{}: state {k} differs", f.display());
             }
             assert_eq!(ms.len(), rs.len(), "{}: number of states", f.display());
+            // Crash paths: the same clicks (the messages are each engine's own).
+            let rc: Vec<&Value> = rt["crashes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| &c["path"])
+                .collect();
+            let mc: Vec<&Value> = mt["crashes"].as_array().unwrap().iter().collect();
+            assert_eq!(mc, rc, "{}: crash paths", f.display());
             total += ms.len();
         }
     }

@@ -23,6 +23,10 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         hardware_scope,
         docs_root,
         max_states,
+        time_limit,
+        checkboxes,
+        prop,
+        no_progress,
         remote,
         format,
     } = args;
@@ -32,6 +36,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         ..extract::jsx::Limits::default()
     };
     let vars = parse_kv(&env)?;
+    let props = parse_props(&prop)?;
     if let (Some(root), Some(entry)) = (inferencex, entry) {
         let filter = parse_kv(&filter)?;
         let root = crate::link::location_of(&root)?;
@@ -54,22 +59,56 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         return generator_options(&at, docs_root, limits, format);
     }
     if all_selections {
+        use std::io::IsTerminal;
+        let time_limit = std::time::Duration::from_secs(time_limit);
+        // The exploration's own time budget is the one a reader meets (its
+        // error says how far it got): unless --js-total-time-limit is given,
+        // the sandbox's budget for the file leaves it room.
+        let limits = if extract::jsx::total_time_configured() {
+            limits
+        } else {
+            extract::jsx::Limits {
+                total: limits
+                    .total
+                    .max(time_limit.saturating_add(std::time::Duration::from_secs(10))),
+                ..limits
+            }
+        };
+        let explore = extract::jsx::Explore {
+            time_limit: Some(time_limit),
+            checkboxes: if checkboxes == "each" {
+                extract::jsx::Checkboxes::Each
+            } else {
+                extract::jsx::Checkboxes::All
+            },
+            progress: !no_progress && std::io::stderr().is_terminal(),
+            ..extract::jsx::Explore::default()
+        };
         let opts = extract::Options {
             docs_root,
             limits,
             hardware_scope: Some(hardware_scope),
+            explore,
+            props,
             ..extract::Options::default()
         };
-        let stdout = match extract::selections(&at, &opts, &fetcher)? {
+        // A click path on which a generator throws is a docs defect: the
+        // states are all printed, and the exit code is 1.
+        let (stdout, code) = match extract::selections(&at, &opts, &fetcher)? {
             extract::Selections::Recipe(composed) => {
-                render_recipe_selections(&file, &composed, format)
+                (render_recipe_selections(&file, &composed, format), 0)
             }
-            extract::Selections::States { bundle, views } => {
-                render_selections(&bundle, &views, format)
+            extract::Selections::States {
+                bundle,
+                views,
+                crashes,
+            } => {
+                let code = u8::from(crashes.iter().any(|c| !c.is_empty()));
+                (render_selections(&bundle, &views, &crashes, format), code)
             }
         };
         return Ok(Output {
-            code: 0,
+            code,
             stdout,
             ..Output::default()
         });
@@ -80,6 +119,8 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         docs_root,
         limits,
         hardware_scope: None,
+        explore: extract::jsx::Explore::default(),
+        props,
     };
     let found = extract::extract(&at, &opts, &fetcher)?;
     crate::link::note_secrets(&found.launches);
@@ -128,4 +169,17 @@ fn generator_options(
         stdout: crate::report::options::render(&generators, format),
         ..Output::default()
     })
+}
+
+/// `--prop NAME=EXPORT` values.
+fn parse_props(items: &[String]) -> Result<Vec<(String, String)>, Error> {
+    items
+        .iter()
+        .map(|s| match s.split_once('=') {
+            Some((k, v)) if !k.is_empty() && !v.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => Err(Error::usage(format!(
+                "--prop expects NAME=EXPORT or NAME=FILE:EXPORT, got `{s}`"
+            ))),
+        })
+        .collect()
 }

@@ -56,7 +56,8 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
     crate::extract::bash::configure_budget(budget);
     crate::extract::jsx::configure_time_limits(
         std::time::Duration::from_millis(cli.js.js_time_limit),
-        std::time::Duration::from_millis(cli.js.js_total_time_limit),
+        // Zero: not given (the built-in budget, see `jsx::total_time_configured`).
+        std::time::Duration::from_millis(cli.js.js_total_time_limit.unwrap_or(0)),
     );
     crate::extract::configure_launch_budget(
         usize::try_from(cli.launches.max_launches).unwrap_or(usize::MAX),

@@ -243,13 +243,23 @@ impl Extractor for VllmRecipe {
 
 /// Every reachable state of the generators of a file.
 fn explore(path: &Path, opts: &Options) -> Result<Selections, Error> {
-    let (bundle, views) = jsx::explore_file(
+    let explore = jsx::Explore {
+        max_states: opts.limits.states,
+        ..opts.explore
+    };
+    let (bundle, found) = jsx::explore_file_with(
         path,
         opts.docs_root.as_deref(),
+        &opts.props,
         opts.limits,
-        opts.limits.states,
+        explore,
     )?;
-    Ok(Selections::States { bundle, views })
+    let (views, crashes) = found.into_iter().map(|e| (e.views, e.crashes)).unzip();
+    Ok(Selections::States {
+        bundle,
+        views,
+        crashes,
+    })
 }
 
 /// Renders a generator (or a page's generators, plus its static blocks) with
@@ -281,7 +291,7 @@ fn render_here(path: &Path, source: &Arc<Source>, opts: &Options) -> Result<Extr
             found.push((l.span.start, l));
         }
     }
-    let bundle = jsx::bundle(path, opts.docs_root.as_deref())?;
+    let bundle = jsx::bundle_with_props(path, opts.docs_root.as_deref(), &opts.props)?;
     let renderer = jsx::Renderer::new(&bundle, opts.limits)?;
     // With several components, each takes the keys it has; a key no
     // component has is an error.

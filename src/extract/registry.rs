@@ -30,6 +30,10 @@ pub struct Options {
     /// For [`selections`] of a vLLM recipe: `verified` (the default) or
     /// `offered` hardware.
     pub hardware_scope: Option<String>,
+    /// For [`selections`] of a generator: how its states are explored.
+    pub explore: jsx::Explore,
+    /// Props a component file's components are rendered with (`--prop`).
+    pub props: Vec<(String, String)>,
 }
 
 /// Every selection of a source ([`selections`], `extract --all-selections`).
@@ -41,6 +45,8 @@ pub enum Selections {
         bundle: jsx::Bundle,
         /// The reachable states, one list per target.
         views: Vec<Vec<jsx::View>>,
+        /// The click paths on which a generator throws, one list per target.
+        crashes: Vec<Vec<jsx::Crash>>,
     },
     /// Every selection of a vLLM recipe, each with the command the site composes.
     Recipe(Vec<vllm_recipes::Composed>),

@@ -255,15 +255,29 @@ pub fn render_recipe_selections(
 pub fn render_selections(
     bundle: &extract::jsx::Bundle,
     views: &[Vec<extract::jsx::View>],
+    crashes: &[Vec<extract::jsx::Crash>],
     format: Format,
 ) -> String {
+    let no_crashes = Vec::new();
+    let crashes_of = |t: usize| crashes.get(t).unwrap_or(&no_crashes);
     match format {
         Format::Json => {
             let targets: Vec<serde_json::Value> = bundle
                 .targets
                 .iter()
                 .zip(views)
-                .map(|(t, vs)| {
+                .enumerate()
+                .map(|(ti, (t, vs))| {
+                    let crashes: Vec<serde_json::Value> = crashes_of(ti)
+                        .iter()
+                        .map(|c| {
+                            json!({
+                                "clicks": c.path.iter().map(|(i, x)| json!([i, x])).collect::<Vec<_>>(),
+                                "selection": c.selection.iter().map(|(k, x)| (k.clone(), json!(x))).collect::<serde_json::Map<_, _>>(),
+                                "error": c.message,
+                            })
+                        })
+                        .collect();
                     let states: Vec<serde_json::Value> = vs
                         .iter()
                         .map(|view| {
@@ -279,7 +293,7 @@ pub fn render_selections(
                             })
                         })
                         .collect();
-                    json!({"component": t.name, "at": t.at, "states": states})
+                    json!({"component": t.name, "at": t.at, "states": states, "crashes": crashes})
                 })
                 .collect();
             let mut doc = json!({
@@ -309,7 +323,8 @@ pub fn render_selections(
                 })
                 .collect();
             let mut out = String::new();
-            for ((t, vs), masked) in bundle.targets.iter().zip(views).zip(&masked) {
+            for (ti, ((t, vs), masked)) in bundle.targets.iter().zip(views).zip(&masked).enumerate()
+            {
                 let _ = writeln!(
                     out,
                     "<{} /> at {}: {} reachable selection{}",
@@ -327,6 +342,52 @@ pub fn render_selections(
                         for line in c.trim_end().lines() {
                             let _ = writeln!(out, "  {}", v(line));
                         }
+                    }
+                }
+                // One entry per distinct error: its first (shortest) click
+                // path, and how many other paths end in it.
+                let mut errors: Vec<(&extract::jsx::Crash, usize)> = Vec::new();
+                for c in crashes_of(ti) {
+                    match errors.iter_mut().find(|(e, _)| e.message == c.message) {
+                        Some((_, n)) => *n += 1,
+                        None => errors.push((c, 0)),
+                    }
+                }
+                for (i, (c, more)) in errors.iter().enumerate() {
+                    let _ = writeln!(
+                        out,
+                        "\ncrash {}: <{} /> throws {}: {}",
+                        i + 1,
+                        v(&t.name),
+                        v(&format!(
+                            "on clicking {} in selection {}",
+                            c.path
+                                .last()
+                                .map(|(i, x)| format!("control #{i} ({x})"))
+                                .unwrap_or_default(),
+                            c.selection
+                                .iter()
+                                .map(|(k, x)| format!("{k}={x}"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )),
+                        v(&c.message)
+                    );
+                    let _ = writeln!(
+                        out,
+                        "  clicks from the initial state: {}",
+                        v(&c.path
+                            .iter()
+                            .map(|(i, x)| format!("#{i}={x}"))
+                            .collect::<Vec<_>>()
+                            .join(" "))
+                    );
+                    if *more > 0 {
+                        let _ = writeln!(
+                            out,
+                            "  ({more} other click path{} end in the same error)",
+                            if *more == 1 { "" } else { "s" }
+                        );
                     }
                 }
                 out.push('\n');

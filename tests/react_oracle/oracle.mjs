@@ -171,14 +171,16 @@ const keyOf = (p) => String(p.name ?? p.id ?? '');
 /** Classifies a host node as a control (CONTRACT.md), or returns null. `props` are kept: they
  * are a shallow copy of the committed host instance props, so their handlers are the live
  * ones (the same functions renderer.root.findAll(...) would give). */
-function controlOf(node) {
+function controlOf(node, label) {
   const p = node.props;
   if (node.type === 'input') {
     if (p.type === 'radio') {
       return { kind: 'radio', key: keyOf(p), value: String(p.value), checked: !!p.checked, disabled: !!p.disabled, props: p };
     }
     if (p.type === 'checkbox') {
-      return { kind: 'checkbox', key: keyOf(p), value: p.checked ? 'true' : 'false', checked: !!p.checked, disabled: !!p.disabled, props: p };
+      // Without a name or id: named by its value, else by the text of the label around it.
+      const key = p.name != null || p.id != null ? keyOf(p) : p.value != null ? String(p.value) : label ? textOf(label).trim() : '';
+      return { kind: 'checkbox', key, value: p.checked ? 'true' : 'false', checked: !!p.checked, disabled: !!p.disabled, props: p };
     }
     if (p.type === 'text' || p.type == null) {
       return { kind: 'text', key: keyOf(p), value: String(p.value ?? ''), props: p };
@@ -192,21 +194,26 @@ function controlOf(node) {
     }));
     return { kind: 'select', key: keyOf(p), value: String(p.value), disabled: !!p.disabled, options, props: p };
   }
+  if (node.type !== 'option' && typeof p.onClick === 'function') {
+    const key = p.name != null || p.id != null ? keyOf(p) : textOf(node).trim();
+    return { kind: 'button', key, value: 'click', disabled: !!p.disabled, props: p };
+  }
   return null;
 }
 
 /** One pre-order walk: the controls, and the texts of `pre` and of `code` elements. */
 function scan(json) {
   const out = { controls: [], pre: [], code: [] };
-  const walk = (node) => {
+  const walk = (node, label) => {
     if (typeof node === 'string') return;
-    const control = controlOf(node);
+    const control = controlOf(node, label);
     if (control) out.controls.push(control);
     if (node.type === 'pre') out.pre.push(textOf(node));
     if (node.type === 'code') out.code.push(textOf(node));
-    (node.children ?? []).forEach(walk);
+    const inner = node.type === 'label' ? node : label;
+    (node.children ?? []).forEach((c) => walk(c, inner));
   };
-  roots(json).forEach(walk);
+  roots(json).forEach((n) => walk(n, null));
   return out;
 }
 
@@ -217,6 +224,7 @@ function selectionOf(controls) {
   const NONE = Symbol('none');
   const values = new Map();
   for (const c of controls) {
+    if (c.kind === 'button') continue;
     if (!values.has(c.key)) values.set(c.key, NONE);
     if (values.get(c.key) === NONE && (c.kind !== 'radio' || c.checked)) values.set(c.key, c.value);
   }
@@ -233,6 +241,7 @@ function actionsOf(controls) {
   controls.forEach((c, i) => {
     if (c.kind === 'radio' && !c.checked && !c.disabled) actions.push([i, c.value]);
     if (c.kind === 'checkbox' && !c.disabled) actions.push([i, c.checked ? 'false' : 'true']);
+    if (c.kind === 'button' && !c.disabled) actions.push([i, 'click']);
     if (c.kind === 'select' && !c.disabled) {
       for (const o of c.options) if (!o.disabled && o.value !== c.value) actions.push([i, o.value]);
     }
@@ -274,9 +283,18 @@ function click(renderer, [index, value]) {
   const ok =
     (c?.kind === 'radio' && c.value === value) ||
     (c?.kind === 'checkbox' && value === (c.checked ? 'false' : 'true')) ||
-    (c?.kind === 'select' && c.options.some((o) => o.value === value));
+    (c?.kind === 'select' && c.options.some((o) => o.value === value)) ||
+    (c?.kind === 'button' && value === 'click');
   if (!ok) throw new Error(`replay diverged: action ${JSON.stringify([index, value])} does not apply (is rendering deterministic?)`);
   const { name, id, type } = c.props;
+  if (c.kind === 'button') {
+    const target = { name, id, type: type != null ? String(type) : 'button', value: c.props.value != null ? String(c.props.value) : '' };
+    const event = { type: 'click', target, currentTarget: target, preventDefault() {}, stopPropagation() {}, persist() {} };
+    settle(() => {
+      c.props.onClick(event); // its result (a promise of an async handler) is ignored, as a browser does
+    });
+    return;
+  }
   const target =
     c.kind === 'select'
       ? { name, id, type: 'select-one', value }
@@ -294,7 +312,7 @@ function unmount(renderer) {
 
 /** Breadth-first exploration of one target (CONTRACT.md). Returns the states in discovery
  * order as {path, selection, commands}. */
-export function explore(element, maxStates = DEFAULT_MAX_STATES) {
+export function explore(element, maxStates = DEFAULT_MAX_STATES, crashes = []) {
   const states = [];
   const seen = new Set();
   let path = [];
@@ -322,7 +340,15 @@ export function explore(element, maxStates = DEFAULT_MAX_STATES) {
         if (stateKey(renderer.toJSON()) !== states[i].key) {
           throw new Error('replaying the path gave a different state: rendering is not deterministic');
         }
-        click(renderer, action);
+        // A click on which the component throws is a crash path: recorded, and the
+        // exploration goes on (React unmounts the root; nothing is recorded as a state).
+        try {
+          click(renderer, action);
+        } catch (e) {
+          crashes.push({ path, error: messageOf(e) });
+          try { unmount(renderer); } catch { /* already torn down */ }
+          continue;
+        }
         record(renderer);
         unmount(renderer);
       }
@@ -338,7 +364,9 @@ export function explore(element, maxStates = DEFAULT_MAX_STATES) {
 export function exploreAll(targets, maxStates) {
   return targets.map(({ name, element }) => {
     try {
-      return { name, states: explore(element, maxStates) };
+      const crashes = [];
+      const states = explore(element, maxStates, crashes);
+      return { name, states, crashes };
     } catch (e) {
       throw annotate(e, `target ${JSON.stringify(name)}`);
     }

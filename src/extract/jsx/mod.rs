@@ -12,7 +12,6 @@ pub mod sandbox;
 pub mod transform;
 pub mod worker;
 
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -21,7 +20,7 @@ use serde::Deserialize;
 use crate::error::Error;
 use crate::span::{Origin, Source};
 
-pub use sandbox::{Isolation, Limits, configure_time_limits};
+pub use sandbox::{Isolation, Limits, configure_time_limits, total_time_configured};
 pub use worker::{set_isolation, set_program as set_worker_program};
 
 /// One thing to render: a component element made by the bundle.
@@ -58,16 +57,137 @@ pub struct View {
     pub commands: Vec<String>,
     /// The clicks that reach this state from the initial one.
     pub path: Vec<(usize, String)>,
+    /// The buttons clicked on that path (their keys, in order): a button is
+    /// not part of the selection, so this tells apart states a button leads to.
+    pub clicked: Vec<String>,
+    /// The controls as shown in this state, in the component's order; filled
+    /// by an exploration that asks for them ([`Explore::controls`]), else
+    /// empty.
+    pub controls: Vec<Control>,
+}
+
+/// A control as shown in one state: an option key and its items.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Control {
+    /// The option key (a radio group's or a select's `name`, a checkbox's
+    /// name), as a selection names it.
+    pub key: String,
+    /// `radio`, `checkbox`, `select`, `text` or `button`.
+    pub kind: String,
+    /// Its items, in order: a radio group's radios, a select's options, one
+    /// item for a checkbox, a text input or a button.
+    pub items: Vec<ControlItem>,
+}
+
+/// One item of a [`Control`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ControlItem {
+    /// The value a selection names (a checkbox: `true`/`false`, its state).
+    pub value: String,
+    /// The text of its label (a select option's text), or empty.
+    pub label: String,
+    /// Whether it is disabled in this state.
+    pub disabled: bool,
+    /// Why it is disabled, as shown (its `title`, or its label's), when it is.
+    pub reason: String,
+    /// Whether it is the one picked (checked, selected).
+    pub selected: bool,
+}
+
+/// A click path on which the generator throws (a docs defect React shows
+/// too): the clicks from the initial state and the error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Crash {
+    /// The target's index in the bundle.
+    pub target: usize,
+    /// The clicks from the initial state; the last one throws.
+    pub path: Vec<(usize, String)>,
+    /// The selection shown in the state the last click was made in.
+    pub selection: Vec<(String, String)>,
+    /// The JavaScript error (`TypeError: ...`).
+    pub message: String,
+    /// Where it was thrown, in the bundle (line, column), when the engine
+    /// says.
+    pub bundle_at: Option<(u32, u32)>,
+}
+
+/// Which checkbox combinations an exploration clicks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Checkboxes {
+    /// Every combination reachable by clicks (independent checkboxes multiply
+    /// the states).
+    #[default]
+    All,
+    /// Each checkbox toggled alone from every state reached without toggling
+    /// one (a quick pass).
+    Each,
+}
+
+/// How [`Renderer::explore_with`] explores.
+#[derive(Debug, Clone, Copy)]
+pub struct Explore {
+    /// The most states explored (more is an error naming the budget).
+    pub max_states: usize,
+    /// Wall time the exploration may take (more is an error that says how
+    /// far it got); `None`: only the sandbox's own time budget.
+    pub time_limit: Option<std::time::Duration>,
+    /// Which checkbox combinations are clicked.
+    pub checkboxes: Checkboxes,
+    /// Whether each [`View`] carries its [`View::controls`].
+    pub controls: bool,
+    /// Whether [`explore_file_with`] shows a progress bar on stderr (the
+    /// caller decides: only when stderr is a terminal).
+    pub progress: bool,
+}
+
+impl Default for Explore {
+    fn default() -> Self {
+        Explore {
+            max_states: MAX_STATES,
+            time_limit: Some(DEFAULT_TIME_LIMIT),
+            checkboxes: Checkboxes::All,
+            controls: false,
+            progress: false,
+        }
+    }
+}
+
+/// What an exploration found: every reachable state, and the click paths on
+/// which the generator throws.
+#[derive(Debug, Clone, Default)]
+pub struct Exploration {
+    /// The states, breadth-first in discovery order.
+    pub views: Vec<View>,
+    /// The clicks that throw, in the order they were tried.
+    pub crashes: Vec<Crash>,
+}
+
+/// How far an exploration got (for a progress display).
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// States found so far.
+    pub states: usize,
+    /// Found states whose clicks are still to try.
+    pub frontier: usize,
 }
 
 impl View {
-    /// `key=value, ...` of the selection.
+    /// `key=value, ...` of the selection, then `(after clicking X, Y)` when
+    /// buttons were clicked on the way.
     pub fn selection_label(&self) -> String {
-        self.selection
+        let mut label = self
+            .selection
             .iter()
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", ");
+        if !self.clicked.is_empty() {
+            if !label.is_empty() {
+                label.push(' ');
+            }
+            label.push_str(&format!("(after clicking {})", self.clicked.join(", ")));
+        }
+        label
     }
 }
 
@@ -81,13 +201,36 @@ struct StateJs {
 struct FirstJs {
     selection: Vec<(String, String)>,
     commands: Vec<String>,
+    #[serde(default)]
+    controls: Vec<Control>,
 }
 
 #[derive(Deserialize)]
 struct ChildJs {
+    from: usize,
     action: (usize, String),
     selection: Vec<(String, String)>,
     commands: Vec<String>,
+    #[serde(default)]
+    controls: Vec<Control>,
+    #[serde(default)]
+    button: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct CrashJs {
+    from: usize,
+    action: (usize, String),
+    error: String,
+    at: Option<(u32, u32)>,
+}
+
+#[derive(Deserialize)]
+struct StepJs {
+    states: Vec<ChildJs>,
+    crashes: Vec<CrashJs>,
+    done: bool,
+    frontier: usize,
 }
 
 #[derive(Deserialize)]
@@ -135,6 +278,18 @@ pub struct Offered {
 /// absolute imports (`/src/snippets/...`); without it, it is found upward from
 /// the file (the first folder holding `src/snippets`).
 pub fn bundle(file: &Path, docs_root: Option<&Path>) -> Result<Bundle, Error> {
+    bundle_with_props(file, docs_root, &[])
+}
+
+/// Like [`bundle`], with the props a component file's components are
+/// rendered with (`--prop NAME=EXPORT` or `NAME=FILE:EXPORT`; a page passes
+/// its own). Without them, a component's props are read from the module's
+/// data exports by convention (see `__rd_props` in `prelude.js`).
+pub fn bundle_with_props(
+    file: &Path,
+    docs_root: Option<&Path>,
+    props: &[(String, String)],
+) -> Result<Bundle, Error> {
     let source = Source::read(file)?;
     let is_page = matches!(
         file.extension().and_then(|e| e.to_str()),
@@ -143,7 +298,7 @@ pub fn bundle(file: &Path, docs_root: Option<&Path>) -> Result<Bundle, Error> {
     if is_page {
         page::bundle_page(&source, file, docs_root)
     } else {
-        page::bundle_component(&source, file, docs_root)
+        page::bundle_component(&source, file, docs_root, props)
     }
 }
 
@@ -220,10 +375,20 @@ impl<'b> Renderer<'b> {
     /// One call into the sandbox; its answer counts toward the file's
     /// [`MAX_RENDERED_BYTES`].
     fn call(&self, name: &str, target: usize, arg: &str) -> Result<String, Error> {
-        let out = self
-            .sandbox
-            .call(name, target, arg)
-            .map_err(|e| js_error(self.bundle, Some(target), e))?;
+        let out = match self.sandbox.call(name, target, arg) {
+            Ok(out) => out,
+            Err(e @ sandbox::JsError::Thrown(_)) if name != "missingProps" => {
+                let hint = self.props_hint(target);
+                return Err(match js_error(self.bundle, Some(target), e) {
+                    Error::Input { span, message } => Error::Input {
+                        span,
+                        message: format!("{message}{hint}"),
+                    },
+                    other => other,
+                });
+            }
+            Err(e) => return Err(js_error(self.bundle, Some(target), e)),
+        };
         if let Some(unit) = lone_surrogate(&out) {
             return Err(self.over_budget(
                 target,
@@ -244,6 +409,25 @@ impl<'b> Renderer<'b> {
             ));
         }
         Ok(out)
+    }
+
+    /// `; it takes props ...` when the target's component destructures props
+    /// it was not given (a component file rendered without its page).
+    fn props_hint(&self, target: usize) -> String {
+        let missing: Vec<String> = self
+            .sandbox
+            .call("missingProps", target, "")
+            .ok()
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_default();
+        if missing.is_empty() {
+            return String::new();
+        }
+        format!(
+            "; <{} /> takes props it was not given ({}): name an export for each with --prop NAME=EXPORT or NAME=FILE:EXPORT",
+            self.bundle.targets[target].name,
+            missing.join(", ")
+        )
     }
 
     /// Renders a target with a selection applied by clicking, in the component's
@@ -280,6 +464,8 @@ impl<'b> Renderer<'b> {
                         selection: state.selection,
                         commands: state.commands,
                         path: vec![],
+                        clicked: vec![],
+                        controls: vec![],
                     },
                     unmatched,
                     options,
@@ -466,30 +652,81 @@ impl<'b> Renderer<'b> {
     /// Every state reachable by clicks from the initial one, breadth-first,
     /// deduplicated by what is rendered. More than `max_states` states or a
     /// state more than [`MAX_DEPTH`] clicks deep is an error naming the budget
-    /// (as is more than [`MAX_RENDERED_BYTES`] received in all).
+    /// (as is more than [`MAX_RENDERED_BYTES`] received in all). A click path
+    /// on which the generator throws is skipped here; see
+    /// [`Renderer::explore_with`] for them.
     pub fn explore(&self, target: usize, max_states: usize) -> Result<Vec<View>, Error> {
-        let first: FirstJs = self.parse(self.call("explore", target, "")?)?;
+        let opts = Explore {
+            max_states,
+            time_limit: None,
+            ..Explore::default()
+        };
+        Ok(self.explore_with(target, &opts, &mut |_| {})?.views)
+    }
+
+    /// Every state reachable by clicks from the initial one, breadth-first
+    /// in discovery order, with the click paths on which the generator
+    /// throws. Each state is reached by restoring a snapshot of the state it
+    /// is clicked from (not by replaying its path). `progress` is told how
+    /// far it got after each batch of clicks.
+    pub fn explore_with(
+        &self,
+        target: usize,
+        opts: &Explore,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Exploration, Error> {
+        let start = std::time::Instant::now();
+        let arg = serde_json::json!({
+            "checkboxes": match opts.checkboxes { Checkboxes::All => "all", Checkboxes::Each => "each" },
+            "controls": opts.controls,
+        })
+        .to_string();
+        let first: FirstJs = self.parse(self.call("explore", target, &arg)?)?;
         self.check_output(target, &first.commands)?;
-        let mut views = vec![View {
-            target,
-            selection: first.selection,
-            commands: first.commands,
-            path: vec![],
-        }];
-        let mut queue = VecDeque::from([0usize]);
-        while let Some(i) = queue.pop_front() {
-            let path = views[i].path.clone();
-            let arg = serde_json::to_string(&path).expect("plain data");
-            let children: Vec<ChildJs> = self.parse(self.call("expand", target, &arg)?)?;
-            for c in children {
-                if views.len() >= max_states {
+        let mut found = Exploration {
+            views: vec![View {
+                target,
+                selection: first.selection,
+                commands: first.commands,
+                path: vec![],
+                clicked: vec![],
+                controls: first.controls,
+            }],
+            crashes: vec![],
+        };
+        // Clicks per call: adapted so that a call takes about STEP_TIME (a
+        // generator with slow renders stays well inside the per-evaluation
+        // time limit, and progress and the time budget are checked often).
+        let mut edges = 8usize;
+        loop {
+            let want = opts
+                .max_states
+                .saturating_sub(found.views.len())
+                .saturating_add(1);
+            let arg =
+                serde_json::json!({"states": want.min(STEP_STATES), "edges": edges}).to_string();
+            let called = std::time::Instant::now();
+            let step: StepJs = self.parse(self.call("step", target, &arg)?)?;
+            let took = called.elapsed().as_secs_f64().max(1e-6);
+            let scaled = (edges as f64 * STEP_TIME.as_secs_f64() / took) as usize;
+            edges = scaled
+                .clamp(edges / 2, edges.saturating_mul(2))
+                .clamp(1, STEP_EDGES);
+            for c in step.states {
+                if found.views.len() >= opts.max_states {
                     return Err(self.over_budget(
                         target,
                         format!(
-                            "has more than {max_states} reachable states (the state budget of --all-selections; raise it with --max-states)"
+                            "has more than {} reachable states (the state budget of --all-selections; raise it with --max-states{})",
+                            opts.max_states,
+                            self.checkbox_hint(&found.views, opts)
                         ),
                     ));
                 }
+                let parent = self.state(&found.views, c.from)?;
+                let path = &parent.path;
+                let mut clicked = parent.clicked.clone();
+                clicked.extend(c.button);
                 if path.len() >= MAX_DEPTH {
                     return Err(self.over_budget(
                         target,
@@ -501,16 +738,71 @@ impl<'b> Renderer<'b> {
                 self.check_output(target, &c.commands)?;
                 let mut p = path.clone();
                 p.push(c.action);
-                views.push(View {
+                found.views.push(View {
                     target,
                     selection: c.selection,
                     commands: c.commands,
                     path: p,
+                    clicked,
+                    controls: c.controls,
                 });
-                queue.push_back(views.len() - 1);
+            }
+            for c in step.crashes {
+                let from = self.state(&found.views, c.from)?;
+                let mut path = from.path.clone();
+                path.push(c.action);
+                found.crashes.push(Crash {
+                    target,
+                    path,
+                    selection: from.selection.clone(),
+                    message: c.error,
+                    bundle_at: c.at,
+                });
+            }
+            progress(Progress {
+                states: found.views.len(),
+                frontier: step.frontier,
+            });
+            if step.done {
+                return Ok(found);
+            }
+            if let Some(limit) = opts.time_limit
+                && start.elapsed() > limit
+            {
+                return Err(self.over_budget(
+                    target,
+                    format!(
+                        "was still being explored after {} s, the time budget of --all-selections: {} states found, {} of them still to click through; raise it with --time-limit SECS{}",
+                        limit.as_secs(),
+                        found.views.len(),
+                        step.frontier,
+                        self.checkbox_hint(&found.views, opts)
+                    ),
+                ));
             }
         }
-        Ok(views)
+    }
+
+    /// The state a step's answer names.
+    fn state<'v>(&self, views: &'v [View], i: usize) -> Result<&'v View, Error> {
+        views.get(i).ok_or_else(|| Error::Input {
+            span: crate::span::Span::of_path(&self.bundle.file),
+            message: format!(
+                "internal: the exploration named state {i} of {}",
+                views.len()
+            ),
+        })
+    }
+
+    /// `, or ...--checkboxes each` when the states found have checkboxes and
+    /// every combination of them is being explored.
+    fn checkbox_hint(&self, views: &[View], opts: &Explore) -> &'static str {
+        let _ = views;
+        if opts.checkboxes == Checkboxes::All {
+            "; independent checkboxes multiply the states: `--checkboxes each` toggles each alone"
+        } else {
+            ""
+        }
     }
 
     /// The commands of one state within [`MAX_COMMANDS`] and
@@ -582,6 +874,20 @@ fn lone_surrogate(json: &str) -> Option<u16> {
 /// (`--max-states`). Real generators have tens; a synthetic grid of four
 /// six-value options has 1,116.
 pub const MAX_STATES: usize = 5_000;
+
+/// The wall time `--all-selections` explores one component for, by default
+/// (`--time-limit`).
+pub const DEFAULT_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The most new states one exploration call into the sandbox returns.
+const STEP_STATES: usize = 256;
+
+/// The most clicks one exploration call into the sandbox makes (bounds the
+/// time between progress reports and time-budget checks).
+const STEP_EDGES: usize = 512;
+
+/// The time one exploration call into the sandbox aims at.
+const STEP_TIME: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The most clicks between the initial state and any state `--all-selections`
 /// explores (real generators: one per option).
@@ -670,6 +976,57 @@ pub fn context_from_selection(ctx: &mut crate::launch::Context, view: &View) {
         value: sku.to_ascii_lowercase(),
         from,
     });
+}
+
+/// Every reachable state of every generator of a file, and the click paths
+/// on which one throws, per target.
+pub fn explore_file_with(
+    path: &Path,
+    docs_root: Option<&Path>,
+    props: &[(String, String)],
+    limits: Limits,
+    opts: Explore,
+) -> Result<(Bundle, Vec<Exploration>), Error> {
+    let path = path.to_path_buf();
+    let docs_root = docs_root.map(Path::to_path_buf);
+    let props = props.to_vec();
+    on_render_thread(move || {
+        let bundle = bundle_with_props(&path, docs_root.as_deref(), &props)?;
+        let renderer = Renderer::new(&bundle, limits)?;
+        let mut all = Vec::new();
+        for (t, target) in bundle.targets.iter().enumerate() {
+            let bar = opts.progress.then(|| progress_bar(&target.name));
+            let found = renderer.explore_with(t, &opts, &mut |p| {
+                if let Some(bar) = &bar {
+                    bar.set_message(format!(
+                        "{} states, {} to click through",
+                        p.states, p.frontier
+                    ));
+                    bar.tick();
+                }
+            });
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            all.push(found?);
+        }
+        drop(renderer);
+        Ok((bundle, all))
+    })
+}
+
+/// A spinner on stderr naming the component being explored.
+fn progress_bar(name: &str) -> indicatif::ProgressBar {
+    let bar =
+        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} exploring <{prefix} /> {msg} [{elapsed}]",
+    ) {
+        bar.set_style(style);
+    }
+    bar.set_prefix(name.to_string());
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
 }
 
 /// Every reachable state of every generator of a file, per target.

@@ -279,6 +279,7 @@ pub fn bundle_component(
     source: &Arc<Source>,
     file: &Path,
     docs_root: Option<&Path>,
+    props: &[(String, String)],
 ) -> Result<Bundle, Error> {
     let root = docs_root
         .map(Path::to_path_buf)
@@ -292,14 +293,67 @@ pub fn bundle_component(
             "this file exports no component (an exported function whose name starts with a capital letter)",
         ));
     }
+    let components: Vec<(String, usize)> = module.components.clone();
+    // `--prop NAME=EXPORT` (this module's export) or `NAME=FILE:EXPORT` (a
+    // module file, resolved as an import from this file would be).
+    let mut given = Vec::new();
+    for (name, value) in props {
+        let (module_index, export) = match value.rsplit_once(':') {
+            Some((path, export)) if !path.is_empty() => {
+                let imp = transform::Import {
+                    source: path.to_string(),
+                    imported: export.to_string(),
+                    local: name.clone(),
+                    at: 0,
+                };
+                let dep = loader.resolve(source, &imp)?.ok_or_else(|| {
+                    Error::usage(format!(
+                        "--prop {name}={value}: `{path}` is not a module file"
+                    ))
+                })?;
+                (loader.load(&dep, None)?, export.to_string())
+            }
+            _ => (i, value.clone()),
+        };
+        if !loader.modules[module_index]
+            .exports
+            .iter()
+            .any(|(e, _)| e == &export)
+        {
+            let exports: Vec<&str> = loader.modules[module_index]
+                .exports
+                .iter()
+                .map(|(e, _)| e.as_str())
+                .collect();
+            return Err(Error::usage(format!(
+                "--prop {name}={value}: the module exports no `{export}`; its exports are: {}",
+                exports.join(", ")
+            )));
+        }
+        given.push(format!(
+            "{}: __rd_m[{module_index}][{}]",
+            js_string(name),
+            js_string(&export)
+        ));
+    }
+    // The data exports (not components) a component's props may be read from
+    // by convention (`__rd_props` in prelude.js).
+    let data: Vec<String> = loader.modules[i]
+        .exports
+        .iter()
+        .filter(|(e, _)| !components.iter().any(|(c, _)| c == e))
+        .map(|(e, _)| js_string(e))
+        .collect();
     let mut code = loader.code()?;
     code.push_str("globalThis.__rd_targets = [\n");
     let mut targets = Vec::new();
-    for (name, at) in &module.components {
+    for (name, at) in &components {
         let _ = writeln!(
             code,
-            "  {{name: {n}, element: React.createElement(__rd_m[{i}][{n}], null)}},",
-            n = js_string(name)
+            "  {{name: {n}, element: React.createElement(__rd_m[{i}][{n}], __rd_props(__rd_m[{i}][{n}], __rd_m[{i}], [{data}], {{{given}}}))}},",
+            n = js_string(name),
+            data = data.join(", "),
+            given = given.join(", ")
         );
         targets.push(Target {
             name: name.clone(),

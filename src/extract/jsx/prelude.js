@@ -81,7 +81,14 @@
 
   G.document = inert('document');
   G.window = inert('window');
-  G.navigator = inert('navigator');
+  // The clipboard answers as a browser's does, with a promise, one that never
+  // settles (as timers never fire): `writeText(..).then(..)` runs nothing.
+  var never = function () { return new Promise(function () {}); };
+  var clipboard = { writeText: never, readText: never, write: never, read: never };
+  var nav = inert('navigator');
+  G.navigator = new Proxy(nav, {
+    get: function (t, k) { return k === 'clipboard' ? clipboard : nav[k]; },
+  });
   G.localStorage = store;
   G.sessionStorage = store;
   G.MutationObserver = MutationObserver;
@@ -120,4 +127,47 @@
     seed ^= seed << 5; seed >>>= 0;
     return seed / 4294967296;
   };
+
+  // The props a component file's component is rendered with (the bundle
+  // calls this; pages pass their own): those given (`--prop`), then, by
+  // convention, the module's data exports (`data`: its exports that are not
+  // components): each prop the component destructures from its first
+  // parameter that a data export of the same name holds; when no name
+  // matches, no prop is given, the module has one data export and the
+  // component destructures one prop, that one. null when there are none.
+  G.__rd_props = function (C, exports, data, given) {
+    var props = {};
+    var k;
+    for (k in given) props[k] = given[k];
+    var names = paramNames(C);
+    var matched = false;
+    for (var i = 0; i < names.length; i++) {
+      if (Object.prototype.hasOwnProperty.call(props, names[i])) continue;
+      if (data.indexOf(names[i]) >= 0) { props[names[i]] = exports[names[i]]; matched = true; }
+    }
+    var free = names.filter(function (n) { return !Object.prototype.hasOwnProperty.call(props, n); });
+    if (!matched && Object.keys(given).length === 0 && data.length === 1 && names.length === 1 && free.length === 1) {
+      props[free[0]] = exports[data[0]];
+    }
+    return Object.keys(props).length ? props : null;
+  };
+  G.__rd_props.names = paramNames;
+
+  // The names a function destructures from its first parameter
+  // (`({ recipes, isDark = false }) =>`), from its source text.
+  function paramNames(C) {
+    if (typeof C !== 'function') return [];
+    var src = Function.prototype.toString.call(C);
+    var m = /^\s*(?:async\s+)?(?:function\b[^(]*)?\(\s*\{([^{}]*)\}/.exec(src);
+    if (!m) return [];
+    var out = [];
+    var parts = m[1].split(',');
+    for (var i = 0; i < parts.length; i++) {
+      var p = parts[i].trim();
+      if (!p || p.slice(0, 3) === '...') continue;
+      var name = /^([A-Za-z_$][\w$]*)/.exec(p);
+      if (name) out.push(name[1]);
+    }
+    return out;
+  }
 })(globalThis);

@@ -401,7 +401,7 @@
   }
 
   // Renders until no update is pending (a batch ends here, as `act()` does).
-  function flush(r) {
+  function flush(r, afterFirst) {
     var passes = 0;
     var saved = root;
     root = r;
@@ -410,6 +410,7 @@
         if (++passes > MAX_PASSES) throw new Error('Maximum update depth exceeded: updates did not settle after ' + MAX_PASSES + ' renders');
         r.scheduled = false;
         work(r.fiber, r.element, false);
+        if (passes === 1 && afterFirst) afterFirst();
         runEffects(r);
       } while (r.scheduled);
     } finally {
@@ -517,6 +518,11 @@
           if (o.type === 'option') options.push({ value: o.props.value != null ? String(o.props.value) : text(o), disabled: !!o.props.disabled, label: text(o) });
         });
         out.push({ kind: 'select', key: keyOf(p), value: String(p.value), disabled: !!p.disabled, options: options, node: n });
+      } else if (n.type !== 'option' && typeof p.onClick === 'function') {
+        // A button (or any element a reader can click): key = its name, id
+        // or text; it is clicked, never part of the selection.
+        var bkey = p.name != null ? String(p.name) : p.id != null ? String(p.id) : text(n).trim();
+        out.push({ kind: 'button', key: bkey, value: 'click', disabled: !!p.disabled, node: n });
       }
     });
     // A label around an input describes it (used in error messages).
@@ -529,6 +535,13 @@
         }
       });
     }
+    // A checkbox without a name or id is named by its value, else its label.
+    for (var m = 0; m < out.length; m++) {
+      var c = out[m];
+      if (c.kind !== 'checkbox' || c.key !== '') continue;
+      var cp = c.node.props;
+      c.key = cp.value != null ? String(cp.value) : c.label || '';
+    }
     return out;
   }
 
@@ -537,6 +550,7 @@
     var out = [];
     for (var i = 0; i < cs.length; i++) {
       var c = cs[i];
+      if (c.kind === 'button') continue;
       if (c.kind === 'radio') {
         if (!(c.key in seen)) { seen[c.key] = out.length; out.push(null); }
         if (c.checked && out[seen[c.key]] === null) out[seen[c.key]] = [c.key, c.value];
@@ -581,6 +595,7 @@
       var c = cs[i];
       if (c.kind === 'radio' && !c.checked && !c.disabled) out.push([i, c.value]);
       else if (c.kind === 'checkbox' && !c.disabled) out.push([i, c.checked ? 'false' : 'true']);
+      else if (c.kind === 'button' && !c.disabled) out.push([i, 'click']);
       else if (c.kind === 'select' && !c.disabled) {
         for (var j = 0; j < c.options.length; j++) {
           var o = c.options[j];
@@ -599,10 +614,8 @@
     };
   }
 
-  // Applies one action as a click would, then lets updates and effects settle.
-  function apply(r, cs, index, value) {
-    var c = cs[index];
-    if (!c) throw new Error('no control at index ' + index);
+  // Calls a control's handlers as a click (or a pick) would.
+  function fire(c, value) {
     var p = c.node.props;
     var t;
     if (c.kind === 'radio' || c.kind === 'checkbox') {
@@ -619,8 +632,36 @@
       t = { name: p.name, id: p.id, type: 'text', value: value };
       if (typeof p.onChange === 'function') p.onChange(event(t));
       if (typeof p.onInput === 'function') p.onInput(event(t));
+    } else if (c.kind === 'button') {
+      t = { name: p.name, id: p.id, type: p.type != null ? String(p.type) : 'button', value: p.value != null ? String(p.value) : '' };
+      var ev = event(t);
+      ev.type = 'click';
+      p.onClick(ev);
     }
+  }
+
+  // Applies one action as a click would, then lets updates and effects settle.
+  function apply(r, cs, index, value) {
+    var c = cs[index];
+    if (!c) throw new Error('no control at index ' + index);
+    fire(c, value);
     flush(r);
+  }
+
+  // Calls one action's handlers as `apply` does, without rendering; false
+  // when they scheduled no update, so the state is the one clicked in.
+  function fireOnly(r, cs, index, value) {
+    var c = cs[index];
+    if (!c) throw new Error('no control at index ' + index);
+    r.scheduled = false;
+    var saved = root;
+    root = r;
+    try {
+      fire(c, value);
+    } finally {
+      root = saved;
+    }
+    return r.scheduled;
   }
 
   function snapshot(r) {
@@ -629,14 +670,6 @@
     return { nodes: nodes, controls: cs };
   }
 
-  function describe(s) {
-    return {
-      key: canonical(s.nodes),
-      selection: selection(s.controls),
-      commands: commands(s.nodes),
-      actions: actions(s.controls),
-    };
-  }
 
   // What a reader sees of a state (what `select` answers).
   function shown(s) {
@@ -649,41 +682,433 @@
     return ts[i];
   }
 
-  function replay(t, path) {
-    var r = mount(target(t).element);
-    for (var i = 0; i < path.length; i++) {
-      var s = snapshot(r);
-      apply(r, s.controls, path[i][0], path[i][1]);
+  // ---- exploring: snapshots instead of replays ---------------------------------
+
+  // A settled state as the very fiber and hook objects hold it: every fiber
+  // reachable from the root with the fields a render or a click changes.
+  // Restoring writes them back into the same objects, so the dispatch
+  // closures the state's handlers hold find their hooks as they were, and the
+  // handlers rendered in that state (closures over its values) run as they
+  // would after replaying the clicks from a fresh mount.
+  function save(r) {
+    var fibers = [];
+    var stack = [r.fiber];
+    while (stack.length) {
+      var f = stack.pop();
+      var hooks = null;
+      if (f.hooks.length) {
+        hooks = [];
+        for (var i = 0; i < f.hooks.length; i++) {
+          var h = f.hooks[i];
+          var c = {};
+          for (var k in h) if (Object.prototype.hasOwnProperty.call(h, k)) c[k] = h[k];
+          hooks.push(c);
+        }
+      }
+      fibers.push({ f: f, element: f.element, text: f.text, children: f.children, hooks: f.hooks.slice(), saved: hooks, mounted: f.mounted, unmounted: !!f.unmounted });
+      for (var j = f.children.length - 1; j >= 0; j--) stack.push(f.children[j]);
     }
-    return r;
+    return { fibers: fibers, nextId: r.nextId };
   }
 
-  // States seen by the exploration of each target, by key.
-  var seen = {};
-
-  // Starts an exploration: the initial state, now seen.
-  function explore(t) {
-    var d = describe(snapshot(replay(t, [])));
-    seen[t] = new Set([d.key]);
-    return JSON.stringify({ selection: d.selection, commands: d.commands });
+  function restore(r, snap) {
+    for (var i = 0; i < snap.fibers.length; i++) {
+      var e = snap.fibers[i];
+      var f = e.f;
+      f.element = e.element;
+      f.text = e.text;
+      f.children = e.children; // reconcile replaces the array, never edits it
+      f.hooks = e.hooks.slice();
+      f.mounted = e.mounted;
+      f.unmounted = e.unmounted;
+      f.dirty = false;
+      f.renderPhaseUpdate = false;
+      if (e.saved) {
+        for (var j = 0; j < e.saved.length; j++) {
+          var h = f.hooks[j];
+          var c = e.saved[j];
+          for (var k in c) h[k] = c[k];
+          if (h.queue) h.queue = [];
+        }
+      }
+    }
+    r.nextId = snap.nextId;
+    r.scheduled = false;
+    r.effects = [];
+    r.cleanups = [];
   }
 
-  // The states one action away from the state at `path` that the exploration
-  // has not seen yet, in action order.
-  function expand(t, pathJson) {
-    var path = JSON.parse(pathJson);
-    var s = snapshot(replay(t, path));
-    var acts = actions(s.controls);
+  // What the engine raises for its own limits is never a finding: a stack
+  // overflow rethrown (the sandbox tells it from its flags and the message).
+  function isLimit(e) {
+    return e instanceof RangeError && e.message === 'Maximum call stack size exceeded';
+  }
+
+  function messageOf(e) {
+    if (e !== null && typeof e === 'object' && 'message' in e) {
+      var name = e.name ? String(e.name) : '';
+      return (name ? name + ': ' : '') + String(e.message);
+    }
+    return typeof e === 'symbol' ? 'a Symbol was thrown (not an Error)' : String(e);
+  }
+
+  // The first position in the bundle the error's stack names (`line:col`).
+  function stackAt(e) {
+    var st = e !== null && typeof e === 'object' && typeof e.stack === 'string' ? e.stack : '';
+    var m = /:(\d+):(\d+)\)?\s*(\n|$)/.exec(st);
+    return m ? [Number(m[1]), Number(m[2])] : null;
+  }
+
+  // The controls of a state as shown: per key, in order, its items.
+  function shownControls(cs) {
     var out = [];
-    for (var i = 0; i < acts.length; i++) {
-      var a = acts[i];
-      var c = snapshot(replay(t, path.concat([a])));
-      var key = canonical(c.nodes);
-      if (seen[t].has(key)) continue;
-      seen[t].add(key);
-      out.push({ action: a, selection: selection(c.controls), commands: commands(c.nodes) });
+    var at = {};
+    for (var i = 0; i < cs.length; i++) {
+      var c = cs[i];
+      var g = at[c.kind + '\u0000' + c.key];
+      if (g === undefined) {
+        g = out.length;
+        at[c.kind + '\u0000' + c.key] = g;
+        out.push({ key: c.key, kind: c.kind, items: [] });
+      }
+      var p = c.node.props;
+      var reason = p.title != null && p.title !== '' ? String(p.title) : c.labelTitle || '';
+      if (c.kind === 'select') {
+        for (var j = 0; j < c.options.length; j++) {
+          var o = c.options[j];
+          out[g].items.push({ value: o.value, label: o.label, disabled: o.disabled || c.disabled, reason: o.disabled || c.disabled ? reason : '', selected: o.value === c.value });
+        }
+      } else {
+        out[g].items.push({ value: c.value, label: c.label || '', disabled: c.disabled, reason: c.disabled ? reason : '', selected: c.kind === 'radio' || c.kind === 'checkbox' ? c.checked : c.kind === 'text' });
+      }
     }
-    return JSON.stringify(out);
+    return out;
+  }
+
+  // A settled state's hooks as a string: for each function component, in
+  // tree order, its type, key and every hook's state (useState/useReducer),
+  // committed dependencies (effects, memos), ref value and id. Rendering is a
+  // function of the root's props and these, so two states with the same hook
+  // key render the same tree (the converse does not hold). null when some
+  // value is not plain data (a function, a Set, a class instance): such a
+  // state is told apart by its rendered tree only.
+  var typeIds = new Map();
+  // With `pending`, the key of the state a click has scheduled, before it
+  // renders: each state hook with queued updates at the state they compute
+  // (its updaters called here, as React's eager path or StrictMode call
+  // them more than once) and whether that is a new object; the committed
+  // dependencies are the clicked state's. The same pending key renders and
+  // settles the same way.
+  function hookKey(r, pending) {
+    var parts = [];
+    var stack = [r.fiber];
+    while (stack.length) {
+      var f = stack.pop();
+      if (typeof f.type === 'function' || (f.type && f.type.$$forwardRef)) {
+        var id = typeIds.get(f.type);
+        if (id === undefined) { id = typeIds.size; typeIds.set(f.type, id); }
+        parts.push('#' + id + '/' + f.key + '/' + f.children.length);
+        for (var i = 0; i < f.hooks.length; i++) {
+          var h = f.hooks[i];
+          var v;
+          if (h.effect || h.memo) v = plain(h.deps);
+          else if ('dispatch' in h) {
+            var st = h.state;
+            if (pending && h.queue.length) {
+              for (var q = 0; q < h.queue.length; q++) {
+                var u = h.queue[q];
+                st = u.eager ? u.value : h.reducer(st, u.action);
+              }
+              v = plain(st);
+              if (v !== null) v = (Object.is(st, h.state) ? '=' : '~') + v;
+            } else v = plain(st);
+          }
+          else if ('id' in h) v = plain(h.id);
+          else if ('current' in h) v = plain(h.current);
+          else return null;
+          if (v === null) return null;
+          parts.push(v);
+        }
+      } else if (f.type !== '#text' && typeof f.type !== 'string') {
+        parts.push('@' + f.key + '/' + f.children.length);
+      }
+      for (var j = f.children.length - 1; j >= 0; j--) stack.push(f.children[j]);
+    }
+    return parts.join('\u0001');
+  }
+
+  // What a click has scheduled, before it renders: the pending key (every
+  // state hook at the state its queued updates compute, its updaters called
+  // here as React's eager path or StrictMode call them more than once, and
+  // whether that is a new object; refs and ids; not the committed
+  // dependencies), the hooks in tree order with those states, and the effect
+  // hooks. null when some value is not plain data.
+  function pendingInfo(r) {
+    var parts = [];
+    var settled = []; // the hook key (see hookKey) if the render changes nothing else
+    var primitive = true; // every effect has a list of primitive dependencies
+    var hooks = [];
+    var states = [];
+    var same = [];
+    var effects = [];
+    var stack = [r.fiber];
+    while (stack.length) {
+      var f = stack.pop();
+      if (typeof f.type === 'function' || (f.type && f.type.$$forwardRef)) {
+        var id = typeIds.get(f.type);
+        if (id === undefined) { id = typeIds.size; typeIds.set(f.type, id); }
+        parts.push('#' + id + '/' + f.key + '/' + f.children.length);
+        settled.push('#' + id + '/' + f.key + '/' + f.children.length);
+        for (var i = 0; i < f.hooks.length; i++) {
+          var h = f.hooks[i];
+          var v = '';
+          var st;
+          if (h.effect || h.memo) {
+            var dv = plain(h.deps);
+            if (dv === null) return null;
+            settled.push(dv);
+          }
+          if (h.effect) {
+            effects.push(h);
+            if (h.deps == null) primitive = false;
+            else for (var pi = 0; pi < h.deps.length; pi++) {
+              var dd = h.deps[pi];
+              if (dd !== null && (typeof dd === 'object' || typeof dd === 'function')) primitive = false;
+            }
+          }
+          else if (h.memo) v = 'm';
+          else if ('dispatch' in h) {
+            st = h.state;
+            for (var q = 0; q < h.queue.length; q++) {
+              var u = h.queue[q];
+              st = u.eager ? u.value : h.reducer(st, u.action);
+            }
+            v = plain(st);
+            if (v !== null) {
+              settled.push(v);
+              v = (Object.is(st, h.state) ? '=' : '~') + v;
+            }
+          }
+          else if ('id' in h) { v = plain(h.id); settled.push(v); }
+          else if ('current' in h) { v = plain(h.current); settled.push(v); }
+          else return null;
+          if (v === null) return null;
+          parts.push(v);
+          hooks.push(h);
+          states.push(st);
+          same.push(st !== undefined && Object.is(st, h.state));
+        }
+      } else if (f.type !== '#text' && typeof f.type !== 'string') {
+        parts.push('@' + f.key + '/' + f.children.length);
+        settled.push('@' + f.key + '/' + f.children.length);
+      }
+      for (var j = f.children.length - 1; j >= 0; j--) stack.push(f.children[j]);
+    }
+    return { key: parts.join('\u0001'), settled: primitive ? settled.join('\u0001') : null, hooks: hooks, states: states, same: same, effects: effects };
+  }
+
+  // How each effect's dependencies read, from the first render after a
+  // click (`hook.deps` then compares equal to what that render passed): per
+  // effect, 'n' (no list: it always runs) or per item ['p', plain value] or
+  // ['s', g] (the state object of hook g). null when an item is any other
+  // object (its identity from render to render is not known).
+  function depsSignature(info) {
+    var sig = [];
+    for (var e = 0; e < info.effects.length; e++) {
+      var deps = info.effects[e].deps;
+      if (deps == null) { sig.push('n'); continue; }
+      var items = [];
+      for (var i = 0; i < deps.length; i++) {
+        var d = deps[i];
+        if (d === null || (typeof d !== 'object' && typeof d !== 'function')) {
+          var pv = plain(d);
+          if (pv === null) return null;
+          items.push(['p', pv]);
+          continue;
+        }
+        var g = -1;
+        for (var k = 0; k < info.hooks.length && g < 0; k++) {
+          if ('dispatch' in info.hooks[k] && Object.is(info.hooks[k].state, d)) g = k;
+        }
+        if (g < 0) return null;
+        items.push(['s', g]);
+      }
+      sig.push(items);
+    }
+    return sig;
+  }
+
+  // Which effects the first render after a click runs, from the signature
+  // of that pending state and the committed dependencies of the state
+  // clicked in ('1' runs, '0' does not).
+  function firing(sig, info) {
+    var out = '';
+    for (var e = 0; e < info.effects.length; e++) {
+      var s = sig[e];
+      var committed = info.effects[e].deps;
+      if (s === 'n' || committed == null || committed.length !== s.length) { out += '1'; continue; }
+      var fires = false;
+      for (var i = 0; i < s.length && !fires; i++) {
+        var c = committed[i];
+        if (s[i][0] === 'p') {
+          fires = (c !== null && (typeof c === 'object' || typeof c === 'function')) || plain(c) !== s[i][1];
+        } else {
+          var g = s[i][1];
+          // Unchanged state: the committed object itself; a new one differs from anything committed.
+          fires = !info.same[g] || !Object.is(c, info.hooks[g].state);
+        }
+      }
+      out += fires ? '1' : '0';
+    }
+    return out;
+  }
+
+  // Plain data as JSON (object keys sorted), or null when it holds anything
+  // else.
+  function plain(v) {
+    if (v === undefined) return 'u';
+    if (v === null) return 'null';
+    var t = typeof v;
+    if (t === 'string' || t === 'boolean') return JSON.stringify(v);
+    if (t === 'number') return Object.is(v, -0) ? '-0' : v !== v ? 'NaN' : String(v);
+    if (t !== 'object') return null;
+    if (Array.isArray(v)) {
+      var a = [];
+      for (var i = 0; i < v.length; i++) { var x = plain(v[i]); if (x === null) return null; a.push(x); }
+      return '[' + a.join(',') + ']';
+    }
+    var proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return null;
+    var keys = Object.keys(v).sort();
+    var o = [];
+    for (var k = 0; k < keys.length; k++) {
+      var y = plain(v[keys[k]]);
+      if (y === null) return null;
+      o.push(JSON.stringify(keys[k]) + ':' + y);
+    }
+    return '{' + o.join(',') + '}';
+  }
+
+  // Explorations in progress, by target.
+  var explorations = {};
+
+  function record(ex, s, cb, details) {
+    var st = { snap: save(ex.r), controls: s.controls, actions: actions(s.controls), cb: cb };
+    if (ex.opts.checkboxes === 'each' && cb) {
+      st.actions = st.actions.filter(function (a) { return s.controls[a[0]].kind !== 'checkbox'; });
+    }
+    ex.states.push(st);
+    var out = { selection: selection(s.controls), commands: commands(s.nodes) };
+    if (details) out.controls = shownControls(s.controls);
+    return out;
+  }
+
+  // Starts exploring a target: mounts it and returns its initial state.
+  // Options: {checkboxes: "all" | "each", controls: bool}.
+  function explore(t, optsJson) {
+    var opts = optsJson ? JSON.parse(optsJson) : {};
+    var r = mount(target(t).element);
+    var s = snapshot(r);
+    var ex = { r: r, opts: opts, seen: new Set([canonical(s.nodes)]), hooks: new Set(), edges: new Map(), sigs: new Map(), states: [], next: 0, action: 0, at: 0 };
+    var hk0 = hookKey(r);
+    if (hk0 !== null) ex.hooks.add(hk0);
+    explorations[t] = ex;
+    return JSON.stringify(record(ex, s, false, opts.controls));
+  }
+
+  // Explores on, breadth-first, from where the last call stopped: for each
+  // known state in discovery order, each of its actions, from that state
+  // restored. Stops after `states` new states or `edges` clicks. Returns the
+  // new states (the state they were reached from and the action), the clicks
+  // that threw (a crash path: the generator's own error), whether the
+  // exploration is done, and the states still to expand.
+  function step(t, argJson) {
+    var lim = JSON.parse(argJson);
+    var ex = explorations[t];
+    if (!ex) throw new Error('no exploration of target ' + t);
+    var out = [];
+    var crashes = [];
+    var edges = 0;
+    while (ex.next < ex.states.length && out.length < lim.states && edges < lim.edges) {
+      var st = ex.states[ex.next];
+      if (ex.action >= st.actions.length) {
+        ex.states[ex.next] = null; // its snapshot is no longer needed
+        ex.next++;
+        ex.action = 0;
+        continue;
+      }
+      var a = st.actions[ex.action++];
+      edges++;
+      if (ex.at !== ex.next) {
+        restore(ex.r, st.snap);
+        ex.at = ex.next;
+      }
+      var from = ex.next;
+      ex.at = -1;
+      // A click is memoised by the pending state it schedules and which
+      // effects its first render runs: the same two settle the same way
+      // (rendering is a function of the hooks; an effect that runs sees the
+      // values of that render). Which effects run is known without a render
+      // once the same pending state has rendered once (its signature).
+      var pk = null;
+      try {
+        if (!fireOnly(ex.r, st.controls, a[0], a[1])) continue; // nothing changed: the same state
+        var info = pendingInfo(ex.r);
+        // The hooks would then hold what a state found holds (structure,
+        // states and committed dependencies, all primitive): that state's
+        // render passes equal dependencies, so no effect runs, and its tree
+        // is that state's (rendering is a function of the hooks).
+        if (info !== null && info.settled !== null && ex.hooks.has(info.settled)) continue;
+        var sig = info === null ? null : ex.sigs.get(info.key);
+        if (sig) {
+          var fire = firing(sig, info);
+          pk = info.key + '\u0002' + fire;
+          var known = ex.edges.get(pk);
+          if (known === true) continue; // settles to a state already found
+          if (known !== undefined) {
+            crashes.push({ from: from, action: a, error: known.error, at: known.at });
+            continue;
+          }
+        }
+        flush(ex.r, info === null || sig === null ? null : function () {
+          // The effects that run have their new deps pending; the others
+          // kept deps equal to this render's.
+          var fired = '';
+          for (var e = 0; e < info.effects.length; e++) fired += info.effects[e].pending ? '1' : '0';
+          if (sig === undefined) {
+            sig = depsSignature(info);
+            ex.sigs.set(info.key, sig);
+          }
+          if (sig) pk = info.key + '\u0002' + fired;
+        });
+      } catch (e) {
+        if (isLimit(e)) throw e;
+        var crash = { error: messageOf(e), at: stackAt(e) };
+        if (pk !== null) ex.edges.set(pk, crash);
+        crashes.push({ from: from, action: a, error: crash.error, at: crash.at });
+        continue;
+      }
+      if (pk !== null) ex.edges.set(pk, true);
+      // A hook key seen before settles to a state seen before: no tree to
+      // build and compare.
+      var hk = hookKey(ex.r);
+      if (hk !== null && ex.hooks.has(hk)) continue;
+      var s = snapshot(ex.r);
+      var key = canonical(s.nodes);
+      if (hk !== null) ex.hooks.add(hk);
+      if (ex.seen.has(key)) continue;
+      ex.seen.add(key);
+      var isCb = st.cb || st.controls[a[0]].kind === 'checkbox';
+      var d = record(ex, s, isCb, ex.opts.controls);
+      d.from = from;
+      d.action = a;
+      if (st.controls[a[0]].kind === 'button') d.button = st.controls[a[0]].key;
+      out.push(d);
+      ex.at = ex.states.length - 1;
+    }
+    var done = ex.next >= ex.states.length;
+    if (done) delete explorations[t];
+    return JSON.stringify({ states: out, crashes: crashes, done: done, frontier: done ? 0 : ex.states.length - ex.next });
   }
 
   // Applies requested selections (key -> value) in the component's control
@@ -701,7 +1126,7 @@
     while (pending.length) {
       if (++guard > 1000) throw new Error('selection did not finish');
       var s = snapshot(r);
-      var cs = s.controls;
+      var cs = s.controls.filter(function (c) { return c.kind !== 'button'; }); // buttons are clicked, not selected
       var pick = -1;
       var at = -1;
       for (var i = 0; i < cs.length && pick < 0; i++) {
@@ -788,5 +1213,13 @@
   G.useRef = React.useRef;
   G.useReducer = React.useReducer;
   G.useContext = React.useContext;
-  G.__rd = { explore: explore, expand: expand, select: select };
+  // The props a target's component destructures that it was not given.
+  function missingProps(t) {
+    var el = target(t).element;
+    var names = G.__rd_props && G.__rd_props.names ? G.__rd_props.names(el.type) : [];
+    var given = el.props || {};
+    return JSON.stringify(names.filter(function (n) { return given[n] === undefined; }));
+  }
+
+  G.__rd = { explore: explore, step: step, select: select, missingProps: missingProps };
 })(globalThis);

@@ -72,6 +72,13 @@ pub fn configure_time_limits(time: Duration, total: Duration) {
     );
 }
 
+/// Whether the command line set the file's time budget
+/// (`--js-total-time-limit`); when it did not, `--all-selections` gives the
+/// exploration its own, longer budget (`--time-limit`).
+pub fn total_time_configured() -> bool {
+    CONFIGURED_TOTAL_MS.load(std::sync::atomic::Ordering::Relaxed) != 0
+}
+
 impl Default for Limits {
     /// The built-in limits, with the run's configured time limits when the
     /// command line set them.
@@ -410,6 +417,10 @@ impl Engine {
         });
         self.disarm();
         match r {
+            // An allocation refused over the limit is the limit's, even when
+            // the script caught the error it raised (the explorer records a
+            // throwing click as a crash path and goes on).
+            Ok(_) if self.refused.load(Ordering::Relaxed) => Err(JsError::OutOfMemory(self.memory)),
             Ok(s) if s.len() > MAX_REPLY => Err(JsError::Reply(MAX_REPLY)),
             r => r,
         }
