@@ -188,7 +188,10 @@ fn hook_package_pins_this_version() {
     );
     let wheel = std::fs::read_to_string(Path::new(ROOT).join("wheel/pyproject.toml")).unwrap();
     assert!(wheel.contains("bindings = \"bin\""), "{wheel}");
-    assert!(wheel.contains("manifest-path = \"../Cargo.toml\""), "{wheel}");
+    assert!(
+        wheel.contains("manifest-path = \"../Cargo.toml\""),
+        "{wheel}"
+    );
 }
 
 /// `pip install recipe-drift` from the wheel into a fresh venv puts a
@@ -208,10 +211,18 @@ fn wheel_installs_into_a_fresh_venv_and_runs_the_demo() {
     pip.args(["-m", "pip", "install", "--quiet", "recipe-drift"]);
     offline(&mut pip, &wheels);
     let out = pip.output().unwrap();
-    assert!(out.status.success(), "pip install recipe-drift: {}", text(&out));
+    assert!(
+        out.status.success(),
+        "pip install recipe-drift: {}",
+        text(&out)
+    );
 
     let exe = bin.join("recipe-drift");
-    assert!(exe.is_file(), "the wheel put no recipe-drift in {}", bin.display());
+    assert!(
+        exe.is_file(),
+        "the wheel put no recipe-drift in {}",
+        bin.display()
+    );
     let out = Command::new(&exe).arg("--version").output().unwrap();
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
@@ -224,7 +235,11 @@ fn wheel_installs_into_a_fresh_venv_and_runs_the_demo() {
         .output()
         .unwrap();
     let report = text(&out);
-    assert_eq!(out.status.code(), Some(1), "the demo has MAJOR drift:\n{report}");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the demo has MAJOR drift:\n{report}"
+    );
     assert!(report.contains("with MAJOR drift"), "{report}");
 }
 
@@ -236,7 +251,10 @@ fn wheel_hook_fails_on_major_drift() {
     let p = project(4);
     let (ok, out) = try_repo(&pc, &wheels, "recipe-drift", p.path());
     assert!(!ok, "the hook passed on MAJOR drift:\n{out}");
-    assert!(out.contains("recipe-drift") && out.contains("Failed"), "{out}");
+    assert!(
+        out.contains("recipe-drift") && out.contains("Failed"),
+        "{out}"
+    );
     assert!(out.contains("link: qwen3 8b tp  [drift]"), "{out}");
     assert!(out.contains("1 link checked, 1 with MAJOR drift"), "{out}");
 }
