@@ -1,7 +1,9 @@
 //! Runs the composite action `action.yml` offline: its bash steps run with
 //! bash the way a GitHub runner runs `shell: bash` (`bash --noprofile --norc
 //! -eo pipefail {0}`), with `${{ ... }}` expressions substituted, runner files
-//! in a temp dir, and fake `curl`, `cargo` and `recipe-drift` on PATH.
+//! in a temp dir, and fake `curl`, `git`, `cargo` and `recipe-drift` on PATH.
+//! A step that `uses:` another action (the cache, the SARIF upload) is not run:
+//! its `if:` is evaluated and, when true, the call and its `with:` are recorded.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -15,6 +17,8 @@ const REPOSITORY: &str = "test-owner/recipe-drift";
 const RUNNER_OS: &str = "Linux";
 const RUNNER_ARCH: &str = "X64";
 const TARGET: &str = "x86_64-unknown-linux-gnu";
+/// What `${{ github.token }}` stands for.
+const FAKE_TOKEN: &str = "fake-github-token";
 
 fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -54,6 +58,10 @@ struct Case {
     /// Publish the release asset for this version (None: nothing published).
     publish: Option<&'static str>,
     corrupt_sha: bool,
+    /// What `git ls-remote --tags` of the action's repository prints (None: it fails).
+    tags: Option<String>,
+    /// The cache step restores an exact hit holding a built binary.
+    cache_hit: bool,
 }
 
 impl Case {
@@ -64,6 +72,8 @@ impl Case {
             rd_exit: 0,
             publish: None,
             corrupt_sha: false,
+            tags: Some(String::new()),
+            cache_hit: false,
         }
     }
     fn input(mut self, name: &'static str, value: &'static str) -> Self {
@@ -88,6 +98,8 @@ struct Run {
     outputs: BTreeMap<String, BTreeMap<String, String>>,
     /// The action's outputs (`outputs.*.value` evaluated), when all steps passed.
     action_outputs: BTreeMap<String, String>,
+    /// Each `uses:` step whose `if:` held: the action and its `with:` values.
+    uses: Vec<(String, BTreeMap<String, String>)>,
 }
 
 impl Run {
@@ -119,50 +131,95 @@ impl Run {
     fn summary(&self) -> String {
         fs::read_to_string(self.root.join("step_summary.md")).unwrap_or_default()
     }
+    /// The `with:` of the `uses:` step calling `action` (`owner/name[/path]`), if it ran.
+    fn used(&self, action: &str) -> Option<&BTreeMap<String, String>> {
+        self.uses
+            .iter()
+            .find(|(u, _)| u.split('@').next() == Some(action))
+            .map(|(_, w)| w)
+    }
+    /// The arguments the (last) check ran with, one per element.
+    fn argv(&self) -> Vec<String> {
+        self.log("argv.log").lines().map(String::from).collect()
+    }
 }
 
-/// Replaces every `${{ expr }}` in `text`; panics on an expression this test
-/// does not know, so edits to action.yml that need new ones are noticed.
-fn substitute(
-    text: &str,
-    action: &Value,
-    case: &Case,
-    outputs: &BTreeMap<String, BTreeMap<String, String>>,
-) -> String {
-    let re = regex::Regex::new(r"\$\{\{\s*(.*?)\s*\}\}").unwrap();
-    re.replace_all(text, |caps: &regex::Captures| {
-        let expr = &caps[1];
-        let parts: Vec<&str> = expr.split('.').collect();
-        match parts.as_slice() {
-            ["inputs", name] => {
-                let Some(decl) = action["inputs"].get(*name) else {
-                    panic!("action.yml uses `${{{{ {expr} }}}}` but declares no input {name}")
-                };
-                match case.inputs.get(name) {
-                    Some(v) => v.to_string(),
-                    None => match &decl["default"] {
-                        Value::Null => String::new(),
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    },
-                }
+/// What an expression evaluates against.
+struct Ctx<'a> {
+    action: &'a Value,
+    case: &'a Case,
+    outputs: &'a BTreeMap<String, BTreeMap<String, String>>,
+    runner_temp: &'a Path,
+}
+
+/// The value of `expr` (a context path such as `inputs.format`); panics on an
+/// expression this test does not know, so edits to action.yml that need new
+/// ones are noticed.
+fn lookup(expr: &str, ctx: &Ctx) -> String {
+    let parts: Vec<&str> = expr.split('.').collect();
+    match parts.as_slice() {
+        ["inputs", name] => {
+            let Some(decl) = ctx.action["inputs"].get(*name) else {
+                panic!("action.yml uses `{expr}` but declares no input {name}")
+            };
+            match ctx.case.inputs.get(name) {
+                Some(v) => v.to_string(),
+                None => match &decl["default"] {
+                    Value::Null => String::new(),
+                    Value::String(s) => substitute(s, ctx),
+                    other => other.to_string(),
+                },
             }
-            ["github", "action_ref"] => case.action_ref.to_string(),
-            ["github", "action_repository"] => REPOSITORY.to_string(),
-            ["runner", "os"] => RUNNER_OS.to_string(),
-            ["runner", "arch"] => RUNNER_ARCH.to_string(),
-            ["steps", id, "outputs", name] => outputs
-                .get(*id)
-                .and_then(|o| o.get(*name))
-                .cloned()
-                .unwrap_or_default(),
-            _ => panic!(
-                "tests/action.rs does not know the expression `${{{{ {expr} }}}}` in action.yml; \
-                 teach `substitute` about it"
-            ),
         }
+        ["github", "action_ref"] => ctx.case.action_ref.to_string(),
+        ["github", "action_repository"] => REPOSITORY.to_string(),
+        ["github", "token"] => FAKE_TOKEN.to_string(),
+        ["runner", "os"] => RUNNER_OS.to_string(),
+        ["runner", "arch"] => RUNNER_ARCH.to_string(),
+        ["runner", "temp"] => ctx.runner_temp.display().to_string(),
+        ["steps", id, "outputs", name] => ctx
+            .outputs
+            .get(*id)
+            .and_then(|o| o.get(*name))
+            .cloned()
+            .unwrap_or_default(),
+        _ => panic!(
+            "tests/action.rs does not know the expression `{expr}` in action.yml; \
+             teach `lookup` about it"
+        ),
+    }
+}
+
+/// An `if:` condition: clauses `A == 'x'` or `A != 'x'` joined by `&&`.
+fn condition(expr: &str, ctx: &Ctx) -> bool {
+    let expr = expr.trim();
+    let expr = expr
+        .strip_prefix("${{")
+        .and_then(|e| e.strip_suffix("}}"))
+        .unwrap_or(expr);
+    expr.split("&&").all(|clause| {
+        let clause = clause.trim();
+        let (left, right, equal) = if let Some((l, r)) = clause.split_once("==") {
+            (l, r, true)
+        } else if let Some((l, r)) = clause.split_once("!=") {
+            (l, r, false)
+        } else {
+            panic!("tests/action.rs cannot evaluate the condition `{clause}`")
+        };
+        let right = right.trim();
+        let lit = right
+            .strip_prefix('\'')
+            .and_then(|r| r.strip_suffix('\''))
+            .unwrap_or_else(|| panic!("`{clause}`: the right side must be a quoted literal"));
+        (lookup(left.trim(), ctx) == lit) == equal
     })
-    .into_owned()
+}
+
+/// Replaces every `${{ expr }}` in `text`.
+fn substitute(text: &str, ctx: &Ctx) -> String {
+    let re = regex::Regex::new(r"\$\{\{\s*(.*?)\s*\}\}").unwrap();
+    re.replace_all(text, |caps: &regex::Captures| lookup(&caps[1], ctx))
+        .into_owned()
 }
 
 /// Parses a GITHUB_OUTPUT file (`name=value` and `name<<DELIM` blocks).
@@ -195,6 +252,9 @@ fn fake_recipe_drift(root: &Path) -> String {
         r#"#!/usr/bin/env bash
 if [ "${{1:-}}" = --version ]; then echo "recipe-drift 0.0.0-fake"; exit 0; fi
 printf '%s\n' "$*" >> '{root}/recipe-drift.log'
+printf '%s\n' "$@" > '{root}/argv.log'
+pwd > '{root}/cwd.log'
+printf '%s' "${{GITHUB_TOKEN-(unset)}}" > '{root}/token.log'
 echo "::notice::fake recipe-drift report"
 echo "fake recipe-drift: a message on stderr" >&2
 if [ -n "${{GITHUB_STEP_SUMMARY:-}}" ]; then echo "fake recipe-drift markdown report" >> "$GITHUB_STEP_SUMMARY"; fi
@@ -246,12 +306,34 @@ cp "$file" "$out"
             srv = srv.display()
         ),
     );
+    // git: `git ls-remote --tags https://github.com/REPO` prints the case's tags.
+    write_exe(
+        &bin.join("git"),
+        &format!(
+            r#"#!/usr/bin/env bash
+printf '%s\n' "$*" >> '{root}/git.log'
+if [ "$1 $2 $3" != "ls-remote --tags https://github.com/{REPOSITORY}" ]; then echo "fake git: unexpected $*" >&2; exit 129; fi
+if [ ! -f '{root}/tags' ]; then echo "fatal: unable to access 'https://github.com/{REPOSITORY}/'" >&2; exit 128; fi
+cat '{root}/tags'
+"#,
+            root = root.display()
+        ),
+    );
+    if let Some(tags) = &case.tags {
+        fs::write(root.join("tags"), tags).unwrap();
+    }
+    if case.cache_hit {
+        let cached = runner_temp.join("recipe-drift-build/bin");
+        fs::create_dir_all(&cached).unwrap();
+        fs::copy(&fake_rd, cached.join("recipe-drift")).unwrap();
+    }
     // cargo: `cargo install ... --root R` puts the fake recipe-drift in R/bin.
     write_exe(
         &bin.join("cargo"),
         &format!(
             r#"#!/usr/bin/env bash
 printf '%s\n' "$*" >> '{root}/cargo.log'
+printf '%s\n' "${{CARGO_TARGET_DIR-}}" >> '{root}/cargo-target.log'
 [ "${{1:-}}" = install ] || {{ echo "fake cargo: only install is faked" >&2; exit 101; }}
 r=""
 while [ $# -gt 0 ]; do
@@ -308,14 +390,55 @@ cp '{fake}' "$r/bin/recipe-drift"
     let summary = root.join("step_summary.md");
     let mut outputs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     let mut runs = Vec::new();
+    let mut uses = Vec::new();
     let mut failed = false;
     for (i, step) in steps.iter().enumerate() {
         let obj = step.as_object().expect("a step is a mapping");
         for key in obj.keys() {
             assert!(
-                ["name", "id", "shell", "env", "run"].contains(&key.as_str()),
+                [
+                    "name",
+                    "id",
+                    "shell",
+                    "env",
+                    "run",
+                    "if",
+                    "uses",
+                    "with",
+                    "working-directory"
+                ]
+                .contains(&key.as_str()),
                 "step {i} of action.yml has `{key}`, which tests/action.rs does not emulate"
             );
+        }
+        let ctx = Ctx {
+            action: &action,
+            case,
+            outputs: &outputs,
+            runner_temp: &runner_temp,
+        };
+        if let Some(cond) = step["if"].as_str()
+            && !condition(cond, &ctx)
+        {
+            continue;
+        }
+        if let Some(used) = step["uses"].as_str() {
+            let mut with = BTreeMap::new();
+            if let Some(w) = step["with"].as_object() {
+                for (k, v) in w {
+                    with.insert(k.clone(), substitute(v.as_str().unwrap_or_default(), &ctx));
+                }
+            }
+            // actions/cache: an exact hit when the case says so.
+            if let Some(id) = step["id"].as_str() {
+                let mut out = BTreeMap::new();
+                if used.starts_with("actions/cache@") && case.cache_hit {
+                    out.insert("cache-hit".to_string(), "true".to_string());
+                }
+                outputs.insert(id.to_string(), out);
+            }
+            uses.push((used.to_string(), with));
+            continue;
         }
         assert_eq!(step["shell"], "bash", "step {i} is not a bash step");
         let id = step["id"]
@@ -335,10 +458,15 @@ cp '{fake}' "$r/bin/recipe-drift"
         for f in [&out_file, &env_file, &path_file] {
             fs::write(f, "").unwrap();
         }
+        let dir = match step["working-directory"].as_str() {
+            Some(d) => work.join(substitute(d, &ctx)),
+            None => work.clone(),
+        };
+        fs::create_dir_all(&dir).unwrap();
         let mut cmd = Command::new("bash");
         cmd.args(["--noprofile", "--norc", "-eo", "pipefail"])
             .arg(&script)
-            .current_dir(&work)
+            .current_dir(&dir)
             .env_clear()
             .env("PATH", &path)
             .env("HOME", &home)
@@ -361,7 +489,7 @@ cp '{fake}' "$r/bin/recipe-drift"
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
                 };
-                cmd.env(k, substitute(&raw, &action, case, &outputs));
+                cmd.env(k, substitute(&raw, &ctx));
             }
         }
         let out = cmd.output().expect("run bash");
@@ -383,9 +511,15 @@ cp '{fake}' "$r/bin/recipe-drift"
     }
     let mut action_outputs = BTreeMap::new();
     if !failed && let Some(decl) = action["outputs"].as_object() {
+        let ctx = Ctx {
+            action: &action,
+            case,
+            outputs: &outputs,
+            runner_temp: &runner_temp,
+        };
         for (name, o) in decl {
             let value = o["value"].as_str().unwrap_or_default();
-            action_outputs.insert(name.clone(), substitute(value, &action, case, &outputs));
+            action_outputs.insert(name.clone(), substitute(value, &ctx));
         }
     }
     Run {
@@ -395,6 +529,7 @@ cp '{fake}' "$r/bin/recipe-drift"
         steps: runs,
         outputs,
         action_outputs,
+        uses,
     }
 }
 
@@ -528,28 +663,274 @@ fn explicit_version_that_404s_fails_without_building() {
     assert_eq!(run.log("recipe-drift.log"), "");
 }
 
-#[test]
-fn sha_pin_builds_from_source() {
-    skip_without_tools!();
-    let case = Case::new("0123456789abcdef0123456789abcdef01234567");
-    let run = run_action(&case);
-    assert_eq!(run.code(), 0, "{}", run.all_output());
-    assert_eq!(run.log("curl.log"), "", "no download for a SHA pin");
-    let cargo = run.log("cargo.log");
-    let want = format!(
+const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
+
+/// The build the action runs when no release fits: cargo's log line.
+fn cargo_install_line(run: &Run) -> String {
+    format!(
         "install --locked --path {} --root {}\n",
         repo_root().display(),
         run.runner_temp.join("recipe-drift-build").display()
+    )
+}
+
+/// A SHA pin that no release tag points at builds the pinned code, with the
+/// build and the remote cache cached under a key that hashes the sources.
+#[test]
+fn sha_pin_without_a_release_builds_from_source() {
+    skip_without_tools!();
+    let mut case = Case::new(SHA);
+    // Tags of other commits, one of them annotated.
+    case.tags = Some(
+        "1111111111111111111111111111111111111111\trefs/tags/v1.0.0\n\
+         2222222222222222222222222222222222222222\trefs/tags/v1.1.0\n\
+         3333333333333333333333333333333333333333\trefs/tags/v1.1.0^{}\n"
+            .into(),
     );
-    assert_eq!(cargo, want);
-    let install = run.step("install").unwrap();
+    let run = run_action(&case);
+    assert_eq!(run.code(), 0, "{}", run.all_output());
+    assert_eq!(
+        run.log("git.log"),
+        format!("ls-remote --tags https://github.com/{REPOSITORY}\n")
+    );
+    assert_eq!(run.log("curl.log"), "", "no release to download");
+    assert_eq!(run.log("cargo.log"), cargo_install_line(&run));
+    assert_eq!(
+        run.log("cargo-target.log").trim(),
+        run.runner_temp
+            .join("recipe-drift-target")
+            .display()
+            .to_string()
+    );
     assert!(
-        install.stdout.contains("built from the action's checkout"),
+        run.step("build")
+            .unwrap()
+            .stdout
+            .contains("built from the action's checkout"),
+        "{}",
+        run.all_output()
+    );
+    let cache = run.used("actions/cache").expect("the build is cached");
+    let key = &cache["key"];
+    let build_key = &run.outputs["install"]["build-key"];
+    assert_eq!(build_key.len(), 64, "a SHA-256 of the sources: {build_key}");
+    assert_eq!(key, &format!("recipe-drift-build-Linux-X64-{build_key}"));
+    for path in ["recipe-drift-build", "recipe-drift-target"] {
+        let p = run.runner_temp.join(path).display().to_string();
+        assert!(cache["path"].lines().any(|l| l == p), "{}", cache["path"]);
+    }
+    assert!(cache["path"].lines().any(|l| l == "~/.cache/recipe-drift"));
+    assert_eq!(run.log("recipe-drift.log"), "check --format github\n");
+    assert_eq!(run.action_outputs["exit-code"], "0");
+}
+
+/// The build key is the same for the same sources (so the cache hits).
+#[test]
+fn build_key_is_stable() {
+    skip_without_tools!();
+    let a = run_action(&Case::new("main"));
+    let b = run_action(&Case::new("main"));
+    assert_eq!(
+        a.outputs["install"]["build-key"],
+        b.outputs["install"]["build-key"]
+    );
+}
+
+/// A SHA pin that a release tag points at (annotated: its `^{}` line) downloads
+/// that release; no build.
+#[test]
+fn sha_pin_of_a_release_downloads_it() {
+    skip_without_tools!();
+    let mut case = Case::new(SHA);
+    case.tags = Some(format!(
+        "4444444444444444444444444444444444444444\trefs/tags/v1.2.3\n\
+         {SHA}\trefs/tags/v1.2.3^{{}}\n\
+         {SHA}\trefs/tags/nightly\n"
+    ));
+    case.publish = Some("v1.2.3");
+    let run = run_action(&case);
+    assert_eq!(run.code(), 0, "{}", run.all_output());
+    let urls = run.log("curl-urls.log");
+    assert!(
+        urls.starts_with(&release_url(
+            "v1.2.3",
+            &format!("recipe-drift-{TARGET}.tar.gz")
+        )),
+        "{urls}"
+    );
+    assert_eq!(run.log("cargo.log"), "", "no build");
+    assert!(run.used("actions/cache").is_none(), "nothing to cache");
+    assert!(
+        run.step("install").unwrap().stdout.contains(
+            "the action's commit 0123456789abcdef0123456789abcdef01234567 is release v1.2.3"
+        ),
         "{}",
         run.all_output()
     );
     assert_eq!(run.log("recipe-drift.log"), "check --format github\n");
-    assert_eq!(run.action_outputs["exit-code"], "0");
+}
+
+/// A SHA pin whose release has no asset (yet), or whose tags cannot be
+/// listed, builds the pinned code.
+#[test]
+fn sha_pin_falls_back_to_building() {
+    skip_without_tools!();
+    let mut case = Case::new(SHA);
+    case.tags = Some(format!("{SHA}\trefs/tags/v1.2.3\n"));
+    let run = run_action(&case);
+    assert_eq!(run.code(), 0, "{}", run.all_output());
+    assert!(
+        !run.log("curl-urls.log").is_empty(),
+        "the download is tried"
+    );
+    assert_eq!(run.log("cargo.log"), cargo_install_line(&run));
+
+    let mut case = Case::new(SHA);
+    case.tags = None;
+    let run = run_action(&case);
+    assert_eq!(run.code(), 0, "{}", run.all_output());
+    assert!(
+        run.step("install")
+            .unwrap()
+            .stdout
+            .contains("::warning::recipe-drift: cannot list the tags"),
+        "{}",
+        run.all_output()
+    );
+    assert_eq!(run.log("cargo.log"), cargo_install_line(&run));
+}
+
+/// A branch pin builds without asking for tags.
+#[test]
+fn branch_pin_builds() {
+    skip_without_tools!();
+    let run = run_action(&Case::new("main"));
+    assert_eq!(run.code(), 0, "{}", run.all_output());
+    assert_eq!(run.log("git.log"), "");
+    assert_eq!(run.log("curl.log"), "");
+    assert_eq!(run.log("cargo.log"), cargo_install_line(&run));
+}
+
+/// An exact cache hit reuses the cached binary: no cargo.
+#[test]
+fn cached_build_is_reused() {
+    skip_without_tools!();
+    let mut case = Case::new("main");
+    case.cache_hit = true;
+    let run = run_action(&case);
+    assert_eq!(run.code(), 0, "{}", run.all_output());
+    assert_eq!(run.log("cargo.log"), "", "the cached build is used");
+    assert!(
+        run.step("build")
+            .unwrap()
+            .stdout
+            .contains("the build of these sources was cached")
+    );
+    assert_eq!(run.log("recipe-drift.log"), "check --format github\n");
+}
+
+/// `args` (split like a shell, not evaluated), `changed-from`,
+/// `working-directory` and `token` reach the check.
+#[test]
+fn args_changed_from_working_directory_and_token() {
+    skip_without_tools!();
+    let mut case = Case::new("v1.2.3")
+        .input("args", "--offline --bash-budget 'steps=5 0' \"$HOME\"")
+        .input("changed-from", "origin/main")
+        .input("working-directory", "site/docs");
+    case.publish = Some("v1.2.3");
+    let run = run_action(&case);
+    assert_eq!(run.code(), 0, "{}", run.all_output());
+    assert_eq!(
+        run.argv(),
+        [
+            "check",
+            "--format",
+            "github",
+            "--changed-from",
+            "origin/main",
+            "--offline",
+            "--bash-budget",
+            "steps=5 0",
+            "$HOME"
+        ]
+    );
+    assert_eq!(
+        Path::new(run.log("cwd.log").trim()),
+        run.root.join("work/site/docs")
+    );
+    assert_eq!(run.log("token.log"), FAKE_TOKEN, "the default token");
+
+    let mut case = Case::new("v1.2.3").input("token", "");
+    case.publish = Some("v1.2.3");
+    let run = run_action(&case);
+    assert_eq!(
+        run.log("token.log"),
+        "(unset)",
+        "an empty token sets nothing"
+    );
+}
+
+/// An unmatched quote in `args` is a usage error before anything runs.
+#[test]
+fn args_with_an_unmatched_quote_fail() {
+    skip_without_tools!();
+    let mut case = Case::new("v1.2.3").input("args", "--config 'a.yaml");
+    case.publish = Some("v1.2.3");
+    let run = run_action(&case);
+    assert_eq!(run.code(), 2, "{}", run.all_output());
+    assert!(run.all_output().contains("::error::args: cannot split"));
+    assert_eq!(run.log("recipe-drift.log"), "");
+}
+
+/// upload-sarif uploads the SARIF report before fail-on fails the job.
+#[test]
+fn upload_sarif_runs_before_failing() {
+    skip_without_tools!();
+    let mut case = Case::new("v1.2.3")
+        .input("format", "sarif")
+        .input("upload-sarif", "true");
+    case.publish = Some("v1.2.3");
+    case.rd_exit = 1;
+    let run = run_action(&case);
+    assert_eq!(run.code(), 1, "{}", run.all_output());
+    let upload = run
+        .used("github/codeql-action/upload-sarif")
+        .expect("the SARIF upload ran");
+    assert_eq!(
+        Path::new(&upload["sarif_file"]),
+        run.runner_temp.join("recipe-drift-report.sarif")
+    );
+    assert_eq!(upload["category"], "recipe-drift");
+    assert_eq!(run.steps.last().unwrap().id, "fail-on");
+
+    // Off by default; and only with format sarif.
+    let run = fail_on_run("error", 1);
+    assert!(run.used("github/codeql-action/upload-sarif").is_none());
+    let mut case = Case::new("v1.2.3").input("upload-sarif", "true");
+    case.publish = Some("v1.2.3");
+    let run = run_action(&case);
+    assert_eq!(run.code(), 2, "{}", run.all_output());
+    assert!(
+        run.all_output()
+            .contains("upload-sarif: true needs format: sarif")
+    );
+    assert_eq!(run.log("recipe-drift.log"), "");
+}
+
+/// fail-on warning: undecidable MAJOR values are judged `missing`, so the
+/// check's exit code says it (the output is not read).
+#[test]
+fn fail_on_warning_uses_the_exit_code() {
+    skip_without_tools!();
+    let run = fail_on_run("warning", 0);
+    assert_eq!(run.code(), 0, "{}", run.all_output());
+    assert_eq!(
+        run.log("recipe-drift.log"),
+        "check --format github --unknown missing\n"
+    );
+    let run = fail_on_run("warning", 1);
+    assert_eq!(run.code(), 1, "{}", run.all_output());
 }
 
 fn fail_on_run(fail_on: &'static str, rd_exit: i32) -> Run {
