@@ -248,9 +248,6 @@ fn the_human_report_is_one_line_per_finding_with_its_states() {
 fixtures/lint/src/snippets/duplicate-flag.jsx:22:7: warning[RD010 duplicate-flag] <DuplicateFlagDeployment />: `tp_size` is given twice with different values (--tp 4, then --tp-size 8); the engine keeps the last
   in 2 states: model=large, hardware=mi300x, quantization=bf16; model=large, hardware=mi300x, quantization=fp8
 
-note[RD007 generator-crash]: not checked: it needs the explorer's crash paths (clicks, JS error, generator position)
-note[RD009 disabled-selected]: not checked: it needs the explorer's per-state controls (items, disabled flags, selected)
-note[RD012 disabled-no-reason]: not checked: it needs the explorer's per-state controls (items, disabled flags, reasons)
 1 finding in 1 file (1 generator, 6 states checked)
 ";
     assert_eq!(out, expected);
@@ -314,7 +311,7 @@ fn every_format_renders_the_findings_with_their_ids() {
         ),
         "{md}"
     );
-    assert!(md.contains("Not checked: `generator-crash`"), "{md}");
+    assert!(!md.contains("Not checked"), "{md}");
 
     let (code, clean, _) = run(&["lint-docs", "--format", "markdown", &fixture("clean")]);
     assert_eq!(code, 0);
@@ -372,15 +369,13 @@ fn assert_not_linted(args: &[&str], at: &str, words: &[&str]) -> String {
 
 #[test]
 fn broken_input_exits_2_at_its_position() {
-    // A generator that throws on a click: until the explorer reports crash
-    // paths, the file is an input error at the generator, naming the JS error.
-    assert_not_linted(
-        &[&fixture("crash")],
-        "error: fixtures/lint/src/snippets/crash.jsx:1:14: ",
-        &[
-            "JavaScript error",
-            "cannot read property 'small' of undefined",
-        ],
+    // A generator that throws on a click is linted (RD007), not an error;
+    // one that does not parse is.
+    let (code, out, _) = run(&["lint-docs", &fixture("crash")]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("error[RD007 generator-crash] <CrashDeployment />: clicking `mi300x` in the state model=small, hardware=h100 throws: TypeError: cannot read property 'small' of undefined"),
+        "{out}"
     );
     assert_not_linted(
         &["fixtures/bad/jsx/syntax-error.jsx"],
@@ -402,44 +397,36 @@ fn broken_input_exits_2_at_its_position() {
 
 #[test]
 fn a_broken_file_does_not_stop_the_others() {
+    let broken = "fixtures/bad/jsx/syntax-error.jsx";
     let out = assert_not_linted(
-        &[&fixture("crash"), &fixture("duplicate-flag")],
-        "crash.jsx:1:14",
-        &["JavaScript error"],
+        &[broken, &fixture("duplicate-flag")],
+        "syntax-error.jsx:7:1",
+        &["JSX syntax error"],
     );
     assert!(out.contains("[RD010 duplicate-flag]"), "{out}");
     assert!(
         out.ends_with("1 finding in 1 file (1 generator, 6 states checked); 1 file not linted\n"),
         "{out}"
     );
-    let (code, json, _) = run(&[
-        "lint-docs",
-        "--format",
-        "json",
-        &fixture("crash"),
-        &fixture("clean"),
-    ]);
+    let (code, json, _) = run(&["lint-docs", "--format", "json", broken, &fixture("clean")]);
     assert_eq!(code, 2);
     let doc: Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(
-        doc["errors"][0]["file"],
-        "fixtures/lint/src/snippets/crash.jsx"
-    );
-    assert_eq!(doc["errors"][0]["line"], 1);
+    assert_eq!(doc["errors"][0]["file"], broken);
+    assert_eq!(doc["errors"][0]["line"], 7);
     assert_eq!(
         doc["files"][0]["file"],
         "fixtures/lint/src/snippets/clean.jsx"
     );
-    let (code, sarif, _) = run(&["lint-docs", "--format", "sarif", &fixture("crash")]);
+    let (code, sarif, _) = run(&["lint-docs", "--format", "sarif", broken]);
     assert_eq!(code, 2);
     let doc: Value = serde_json::from_str(&sarif).unwrap();
     let inv = &doc["runs"][0]["invocations"][0];
     assert_eq!(inv["executionSuccessful"], false);
     assert_eq!(inv["toolExecutionNotifications"][0]["level"], "error");
-    let (code, gh, _) = run(&["lint-docs", "--format", "github", &fixture("crash")]);
+    let (code, gh, _) = run(&["lint-docs", "--format", "github", broken]);
     assert_eq!(code, 2);
     assert!(
-        gh.starts_with("::error file=fixtures/lint/src/snippets/crash.jsx,line=1,col=14,"),
+        gh.starts_with("::error file=fixtures/bad/jsx/syntax-error.jsx,line=7,col=1,"),
         "{gh}"
     );
 }
@@ -517,9 +504,10 @@ fn explain_knows_the_finding_ids() {
     let (code, out, _) = run(&["explain", "RD009"]);
     assert_eq!(code, 0);
     assert!(
-        out.contains("not checked yet: it needs the explorer's per-state controls"),
+        out.contains("example (lint-docs): fixtures/lint/src/snippets/disabled-selected.jsx"),
         "{out}"
     );
+    assert!(!out.contains("not checked yet"), "{out}");
     let (code, _, err) = run(&["explain", "RD999"]);
     assert_eq!(code, 2);
     assert!(

@@ -17,11 +17,13 @@ impl Rule for GeneratorCrash {
 
     fn check(&self, _: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
         for c in g.crashes.iter().flatten() {
-            let clicks: Vec<String> = c.clicks.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let path = if clicks.is_empty() {
+            let state: Vec<String> = c.clicks.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let path = if c.click.is_empty() {
                 "the initial render".to_string()
+            } else if state.is_empty() {
+                format!("clicking `{}`", c.click)
             } else {
-                format!("clicking {}", clicks.join(", then "))
+                format!("clicking `{}` in the state {}", c.click, state.join(", "))
             };
             out.push(Finding {
                 kind: self.kind(),

@@ -4,20 +4,12 @@
 //! [`Generator`]: each [`State`] with its printed commands, the launches read
 //! from them and what the engine release makes of each launch. The rules
 //! ([`RULES`]) read that data only; none renders or resolves anything itself.
-//! Rules that need data the explorer does not give yet (per-state controls,
-//! crash paths) say so through [`Rule::needs`] and are listed as not checked
-//! rather than reported clean.
-//!
-//! Connecting the explorer's per-state controls and crash paths: [`lint_file`]
-//! fills [`State::controls`] (per state: each control's key, items with
-//! their disabled flag and reason, the value selected) and
-//! [`Generator::crashes`] (per throwing click path: the clicks, the JS error,
-//! its position in the generator) where it now sets `None`; the three rules
-//! that wait for them (`disabled-selected`, `disabled-no-reason`,
-//! `generator-crash`) then run, and the `pending:` lines of their rows in
-//! `findings.yaml` go (tests/lint_docs.rs then expects their fixtures'
-//! findings). Until the explorer reports crash paths, a click that throws
-//! fails the exploration, and so the file (exit 2).
+//! Rules that need more than selections and commands say so through
+//! [`Rule::needs`]: [`lint_file`] asks the explorer for each state's controls
+//! ([`State::controls`]) and the click paths that throw
+//! ([`Generator::crashes`]); a caller that cannot give them (a test) leaves
+//! them `None`, and those rules are then listed as not checked rather than
+//! reported clean.
 
 mod crash;
 mod dead_option;
@@ -64,8 +56,11 @@ pub struct Item {
 /// A click path on which the generator's JavaScript throws.
 #[derive(Debug, Clone)]
 pub struct Crash {
-    /// The clicks from the initial state (`key=value`, in order).
+    /// The selection of the state the throwing click is made in
+    /// (`key=value`, in the component's order).
     pub clicks: Vec<(String, String)>,
+    /// The value clicked there (the item, checkbox state or button).
+    pub click: String,
     /// The JavaScript error.
     pub error: String,
     /// Where in the generator it was thrown, when known.
@@ -225,25 +220,37 @@ pub struct LintOptions {
 /// reachable state, reads and resolves what each prints, and runs [`RULES`].
 pub fn lint_file(path: &Path, opts: &LintOptions) -> Result<FileLint, Error> {
     let page_releases = page_releases(path)?;
-    let (bundle, views) = jsx::explore_file(
-        path,
-        opts.docs_root.as_deref(),
-        opts.limits,
-        opts.max_states,
-    )?;
+    let explore = jsx::Explore {
+        max_states: opts.max_states,
+        controls: true,
+        ..jsx::Explore::default()
+    };
+    let (bundle, explorations) =
+        jsx::explore_file_with(path, opts.docs_root.as_deref(), &[], opts.limits, explore)?;
     let generators: Vec<Generator> = bundle
         .targets
         .iter()
-        .zip(views)
-        .map(|(t, views)| Generator {
+        .zip(explorations)
+        .map(|(t, found)| Generator {
             name: t.name.clone(),
             at: t.at.clone(),
-            states: views
+            crashes: Some(
+                found
+                    .crashes
+                    .iter()
+                    .map(|c| Crash {
+                        clicks: c.selection.clone(),
+                        click: c.path.last().map(|(_, v)| v.clone()).unwrap_or_default(),
+                        error: c.message.clone(),
+                        at: None,
+                    })
+                    .collect(),
+            ),
+            states: found
+                .views
                 .into_iter()
                 .map(|v| read_state(&bundle, v, &opts.resolve, &page_releases))
                 .collect(),
-            // The explorer does not report crash paths yet (see the module docs).
-            crashes: None,
         })
         .collect();
     Ok(run_rules(&path.display().to_string(), &bundle, &generators))
@@ -356,11 +363,29 @@ fn read_state(
             })
         })
         .collect();
+    let controls = view
+        .controls
+        .iter()
+        .filter(|c| c.kind != "button")
+        .map(|c| Control {
+            key: c.key.clone(),
+            selected: c.items.iter().find(|i| i.selected).map(|i| i.value.clone()),
+            items: c
+                .items
+                .iter()
+                .map(|i| Item {
+                    value: i.value.clone(),
+                    label: i.label.clone(),
+                    disabled: i.disabled,
+                    reason: i.reason.clone(),
+                })
+                .collect(),
+        })
+        .collect();
     State {
         view,
         printed,
-        // The explorer does not report controls yet (see the module docs).
-        controls: None,
+        controls: Some(controls),
     }
 }
 

@@ -96,7 +96,8 @@ fn with_controls_and_crash_paths_the_waiting_rules_run() {
             ),
         ],
         Some(vec![Crash {
-            clicks: vec![("hardware".into(), "mi300x".into())],
+            clicks: vec![("hardware".into(), "h100".into())],
+            click: "mi300x".into(),
             error: "TypeError: cannot read property 'small' of undefined".into(),
             at: None,
         }]),
