@@ -36,6 +36,8 @@ fn view(sel: &[(&str, &str)], command: &str, path: &[&str]) -> View {
             .collect(),
         commands: vec![command.to_string()],
         path: path.iter().map(|v| (0, v.to_string())).collect(),
+        clicked: vec![],
+        controls: vec![],
     }
 }
 
