@@ -118,7 +118,7 @@ fn with_controls_and_crash_paths_the_waiting_rules_run() {
     assert!(
         found.contains(&(
             "generator-crash",
-            "clicking hardware=mi300x throws: TypeError: cannot read property 'small' of undefined"
+            "clicking `mi300x` in the state hardware=h100 throws: TypeError: cannot read property 'small' of undefined"
                 .into()
         ))
     );
