@@ -1054,13 +1054,24 @@ impl Interp<'_> {
             // "can only be used in a function": an error, nothing is set.
             return Ok(Status::Fail);
         }
+        let Some(operands) = self.declare_operands(builtin, raw)? else {
+            return Ok(Status::Fail);
+        };
+        let mut items: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![raw[0]];
+        items.extend(operands.iter().map(|(w, a)| (w, a.as_ref())));
+        let raw = items.as_slice();
         let flag = |f: char| {
             raw.iter()
                 .skip(1)
                 .any(|(w, _)| w.value.starts_with('-') && w.value.contains(f))
         };
-        // `export -n NAME`: no longer exported.
-        let unexport = builtin == "export" && flag('n');
+        // `declare +x NAME` / `export -n NAME`: no longer exported.
+        let unexport = (builtin == "export" && flag('n'))
+            || (builtin != "export"
+                && raw
+                    .iter()
+                    .skip(1)
+                    .any(|(w, _)| w.value.starts_with('+') && w.value.contains('x')));
         let export = !unexport && (builtin == "export" || flag('x'));
         let readonly = builtin == "readonly" || flag('r');
         let integer = builtin != "export" && builtin != "readonly" && flag('i');
@@ -1160,6 +1171,111 @@ impl Interp<'_> {
             }
         }
         Ok(status)
+    }
+
+    /// The operands of a declaration builtin as bash sees them: a word the
+    /// parser read as `NAME=value` (or a plain name or option) as written;
+    /// any other word (`"$X=4"`, `$(grep ... | xargs)`, `SGLANG_$X=1`) is
+    /// expanded and split as bash does, and each field becomes a name, an
+    /// option or a `NAME=value` whose value is taken literally. A field that
+    /// is not knowable may set or export any variable: every variable is
+    /// unknown from here on, with the reason. `None`: bash refuses an operand
+    /// (not a valid identifier) and the builtin fails; what came before it
+    /// still applies, as here.
+    #[allow(clippy::type_complexity)]
+    fn declare_operands(
+        &mut self,
+        builtin: &str,
+        raw: &[(&ast::Word, Option<&ast::Assignment>)],
+    ) -> Result<Option<Vec<(ast::Word, Option<ast::Assignment>)>>, Error> {
+        let mut out = Vec::new();
+        let plain = |t: &str| {
+            let body = t.strip_prefix(['-', '+']).unwrap_or(t);
+            !body.is_empty() && body.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        };
+        for (w, a) in raw.iter().skip(1) {
+            if a.is_some() || plain(&w.value) || w.value == "--" {
+                out.push(((*w).clone(), a.cloned()));
+                continue;
+            }
+            let at = self.word_range(w, 0).0;
+            let fields = expand_fields(&mut self.st, &w.value).map_err(|m| self.err(at, m))?;
+            for f in fields {
+                if let Some(r) = f.unknown {
+                    let line = self.source.line_col(at).line;
+                    self.st.clobber(&format!(
+                        "the `{builtin}` on line {line}, whose operand is not knowable ({r})"
+                    ));
+                    continue;
+                }
+                let loc = w.loc.clone();
+                let name_end = f.text.find('=').unwrap_or(f.text.len());
+                let (name, append) = match f.text[..name_end].strip_suffix('+') {
+                    Some(n) => (n, true),
+                    None => (&f.text[..name_end], false),
+                };
+                let valid = !name.is_empty()
+                    && !name.starts_with(|c: char| c.is_ascii_digit())
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if f.text.starts_with(['-', '+']) && name_end == f.text.len() {
+                    out.push((ast::Word { value: f.text, loc }, None));
+                } else if !valid || (append && name_end == f.text.len()) {
+                    // "not a valid identifier".
+                    self.flush_declare(builtin, raw[0].0, &out)?;
+                    return Ok(None);
+                } else if name_end == f.text.len() {
+                    out.push((ast::Word { value: f.text, loc }, None));
+                } else {
+                    let value = &f.text[name_end + 1..];
+                    let quoted = format!("'{}'", value.replace('\'', "'\\''"));
+                    let Some(loc) = loc else {
+                        out.push((
+                            ast::Word {
+                                value: name.into(),
+                                loc: None,
+                            },
+                            None,
+                        ));
+                        continue;
+                    };
+                    let a = ast::Assignment {
+                        name: AssignmentName::VariableName(name.to_string()),
+                        value: AssignmentValue::Scalar(ast::Word {
+                            value: quoted,
+                            loc: None,
+                        }),
+                        append,
+                        loc: loc.clone(),
+                    };
+                    out.push((
+                        ast::Word {
+                            value: f.text.clone(),
+                            loc: Some(loc),
+                        },
+                        Some(a),
+                    ));
+                }
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// Applies the operands before the one bash refuses (it declares them,
+    /// then fails).
+    fn flush_declare(
+        &mut self,
+        builtin: &str,
+        head: &ast::Word,
+        operands: &[(ast::Word, Option<ast::Assignment>)],
+    ) -> Result<(), Error> {
+        if operands.is_empty() {
+            return Ok(());
+        }
+        let mut items: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![(head, None)];
+        items.extend(operands.iter().map(|(w, a)| (w, a.as_ref())));
+        // Every operand here is a name, an option or an assignment: none is
+        // expanded again.
+        self.declare(builtin, &items).map(|_| ())
     }
 
     /// `set` (options `-e`, `-f`, `-u` and their `-o` names, `-o pipefail`; `set -- ARGS` and `set
