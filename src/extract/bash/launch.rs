@@ -350,6 +350,17 @@ impl Interp<'_> {
         Ok(())
     }
 
+    /// Reports an `env` command whose command words are not knowable (its
+    /// `-S` string): it may start a server.
+    fn unsupported_env(&mut self, why: &str, at: usize) -> Result<(), Error> {
+        let span = self.source.span(at, at);
+        self.out.unsupported.push(format!(
+            "{span}: `env` runs a command recipe-drift cannot read ({why}), which may start a server: {}",
+            crate::launch::NOT_MODELLED
+        ));
+        Ok(())
+    }
+
     /// `docker run --env-file FILE`: its `NAME=value` and `NAME` lines (`#`
     /// comments and blank lines skipped), read through the confined layer.
     fn docker_env_file(&self, target: &str, at: usize) -> Result<Vec<String>, Error> {
@@ -574,6 +585,68 @@ impl Interp<'_> {
                                 mods.unset.push(n.to_string());
                                 i += 1;
                             }
+                            // `-uNAME`: the name attached.
+                            None if t.len() > 2 && t.starts_with("-u") => {
+                                let n = &t[2..];
+                                mods.set.retain(|(k, _, _)| k != n);
+                                mods.unset.push(n.to_string());
+                                i += 1;
+                            }
+                            // `env -S STRING` / `-SSTRING` / `--split-string=STRING`:
+                            // STRING split into words, in place of it.
+                            _ if t == "-S"
+                                || t == "--split-string"
+                                || t.starts_with("--split-string=")
+                                || (t.starts_with("-S") && t.len() > 2) =>
+                            {
+                                let (text, n) = match t {
+                                    "-S" | "--split-string" => match fields.get(i + 1) {
+                                        Some((f, _, _)) => (f, 2),
+                                        None => break,
+                                    },
+                                    _ => (f, 1),
+                                };
+                                let string =
+                                    if let Some(s) = text.text.strip_prefix("--split-string=") {
+                                        s.to_string()
+                                    } else if n == 1 {
+                                        text.text[2..].to_string()
+                                    } else {
+                                        text.text.clone()
+                                    };
+                                let words = match (&text.unknown, split_string(&string)) {
+                                    (None, Some(w)) => w,
+                                    (Some(r), _) => {
+                                        return self.unsupported_env(
+                                            &format!("its `-S` string is not knowable: {r}"),
+                                            range.0,
+                                        );
+                                    }
+                                    (None, None) => {
+                                        return self.unsupported_env(
+                                            "its `-S` string uses escapes, `$` or `#`, which are not modelled",
+                                            range.0,
+                                        );
+                                    }
+                                };
+                                let range = *range;
+                                let var = fields[i].2.clone();
+                                let new: Vec<_> = words
+                                    .into_iter()
+                                    .map(|w| {
+                                        (
+                                            Field {
+                                                text: w,
+                                                unknown: None,
+                                                span: None,
+                                            },
+                                            range,
+                                            var.clone(),
+                                        )
+                                    })
+                                    .collect();
+                                fields.splice(i..i + n, new);
+                            }
                             Some((k, v)) if !k.is_empty() && !k.starts_with('-') => {
                                 mods.set.push((k.to_string(), v.to_string(), *range));
                                 i += 1;
@@ -762,6 +835,15 @@ fn runs_in_shell(text: &str) -> bool {
         interpreter = words.find(|w| !w.starts_with('-')).unwrap_or("");
     }
     SHELLS.contains(&interpreter)
+}
+
+/// The words of `env -S STRING` when it uses only spaces, tabs and quotes
+/// (`None` for escapes, `$` or `#`, whose rules are not modelled).
+fn split_string(s: &str) -> Option<Vec<String>> {
+    if s.contains(['\\', '$', '#']) {
+        return None;
+    }
+    shell_words::split(s).ok()
 }
 
 fn env_var(name: &str, v: &Val, span: crate::span::Span) -> EnvVar {
