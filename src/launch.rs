@@ -491,6 +491,116 @@ pub struct Launch {
     /// The text it was read from, for reports.
     #[serde(skip)]
     pub source: Arc<Source>,
+    /// The folder the server starts in, as the script that starts it left
+    /// it (`cd`, `pushd`): relative paths the engine opens (`--config`, a
+    /// local model folder) are found from there.
+    #[serde(skip)]
+    pub cwd: WorkDir,
+    /// The files the script wrote, removed or moved before this launch: the
+    /// engine never reads their committed content.
+    #[serde(skip)]
+    pub written: Written,
+}
+
+/// The working folder of a launch.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum WorkDir {
+    /// The folder the text starts in: no `cd` ran (a docs page, a command
+    /// line, a script before any `cd`).
+    #[default]
+    Start,
+    /// After `cd`: the folder as the script names it, relative to the one
+    /// it starts in (or absolute), normalised lexically ([`logical_join`]).
+    Known(String),
+    /// Not knowable, and why.
+    Unknown(String),
+}
+
+/// Paths a script wrote, removed or moved (`> f`, `cp`, `mv`, `rm`, `sed
+/// -i`, ...), each as [`logical_join`] names it, with why.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Path -> "written by the script at x.sh:3:1".
+    pub paths: std::collections::BTreeMap<String, String>,
+    /// Set when the script wrote to a path that is not knowable (or from a
+    /// folder that is not): any file may have changed, and why.
+    pub anywhere: Option<String>,
+}
+
+impl Written {
+    /// Why the file at `path` (as [`logical_join`] names it) may not hold
+    /// its committed content, if it may not: it, or a folder above it, was
+    /// written, removed or moved.
+    pub fn changed(&self, path: &str) -> Option<&str> {
+        if let Some(r) = &self.anywhere {
+            return Some(r);
+        }
+        let mut p = path;
+        loop {
+            if let Some(r) = self.paths.get(p) {
+                return Some(r);
+            }
+            match p.rfind('/') {
+                Some(i) if i > 0 => p = &p[..i],
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// `path` as seen from `folder` (a [`WorkDir::Known`] path, or `""` for the
+/// start folder), normalised lexically: `.` dropped, `..` removes the
+/// name before it (kept at the start of a relative path); absolute when
+/// either is.
+pub fn logical_join(folder: &str, path: &str) -> String {
+    let joined = if path.starts_with('/') || folder.is_empty() {
+        path.to_string()
+    } else {
+        format!("{folder}/{path}")
+    };
+    let absolute = joined.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for c in joined.split('/') {
+        match c {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|l| *l != "..") => {
+                parts.pop();
+            }
+            ".." if absolute => {}
+            _ => parts.push(c),
+        }
+    }
+    let body = parts.join("/");
+    if absolute {
+        format!("/{body}")
+    } else if body.is_empty() {
+        ".".into()
+    } else {
+        body
+    }
+}
+
+impl WorkDir {
+    /// The folder a relative path named by the launch is found from, given
+    /// the folder the text starts in: `Err` with the reason when the
+    /// working folder is not knowable.
+    pub fn folder(&self, start: &std::path::Path) -> Result<std::path::PathBuf, String> {
+        match self {
+            WorkDir::Start => Ok(start.to_path_buf()),
+            WorkDir::Known(d) if d.starts_with('/') => Ok(std::path::PathBuf::from(d)),
+            WorkDir::Known(d) => Ok(start.join(d)),
+            WorkDir::Unknown(r) => Err(format!("the working folder is not knowable: {r}")),
+        }
+    }
+
+    /// The folder as [`logical_join`] takes it (`""`: the start folder).
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            WorkDir::Start => Some(""),
+            WorkDir::Known(d) => Some(d),
+            WorkDir::Unknown(_) => None,
+        }
+    }
 }
 
 impl Launch {
@@ -546,6 +656,8 @@ impl Launch {
             context: Context::default(),
             span: source.span(0, source.text.len()),
             source: source.clone(),
+            cwd: WorkDir::Start,
+            written: Written::default(),
         }
     }
 
@@ -562,6 +674,20 @@ impl Launch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn logical_paths() {
+        assert_eq!(logical_join("", "./cfg.yaml"), "cfg.yaml");
+        assert_eq!(logical_join("sub", "cfg.yaml"), "sub/cfg.yaml");
+        assert_eq!(logical_join("a/b", "../x"), "a/x");
+        assert_eq!(logical_join("", "../x"), "../x");
+        assert_eq!(logical_join("/r/a", "/etc/x"), "/etc/x");
+        assert_eq!(logical_join("a", ".."), ".");
+        let mut w = Written::default();
+        w.paths.insert("sub".into(), "removed".into());
+        assert_eq!(w.changed("sub/cfg.yaml"), Some("removed"));
+        assert_eq!(w.changed("subx/cfg.yaml"), None);
+    }
 
     fn len(words: &str) -> Option<usize> {
         let w: Vec<&str> = words.split(' ').collect();

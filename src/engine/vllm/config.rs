@@ -2,10 +2,13 @@
 //! `FlexibleArgumentParser.load_config_file` turns them into arguments, each
 //! word pointing at its key in the YAML file.
 //!
-//! The file is looked up next to the file holding the command (the server's
-//! working directory is not in the text). Absolute paths and paths leaving
-//! that folder are not read; a path that is not there is reported, and the
-//! options it could set are unknown.
+//! The file is looked up from the launch's working folder: the folder of
+//! the file holding the command, or where the script's `cd` left it (not
+//! read when that is not knowable). A file the script wrote, removed or
+//! moved before the launch is not read: what vLLM reads is not what is
+//! committed. Absolute paths and paths leaving that folder are not read; a
+//! path that is not there is reported, and the options it could set are
+//! unknown.
 
 use std::path::{Component, Path};
 use std::sync::Arc;
@@ -50,6 +53,29 @@ pub fn read(launch: &Launch, file_token: &Token, file: &str) -> Result<Outcome, 
                 "the command is not in a file, so the path has no folder to start from".into(),
             ));
         }
+    };
+    // The server opens the file from the folder the script left it in, and
+    // reads what the script wrote there, not what is committed.
+    let Some(folder) = launch.cwd.text() else {
+        let reason = match &launch.cwd {
+            crate::launch::WorkDir::Unknown(r) => r.as_str(),
+            _ => "",
+        };
+        return Ok(Outcome::NotRead(format!(
+            "the server's working folder is not knowable: {reason}"
+        )));
+    };
+    if let Some(r) = launch
+        .written
+        .changed(&crate::launch::logical_join(folder, file))
+    {
+        return Ok(Outcome::NotRead(format!(
+            "{file} may not hold what is committed: it was {r}"
+        )));
+    }
+    let base = match launch.cwd.folder(&base) {
+        Ok(b) => b,
+        Err(r) => return Ok(Outcome::NotRead(r)),
     };
     let rel = Path::new(file);
     if rel.is_absolute() {

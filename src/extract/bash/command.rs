@@ -13,6 +13,10 @@ use super::expand::{self, Field, Val, expand_fields};
 use super::{Interp, Status, status_of};
 use crate::error::Error;
 
+/// The word bash passes for a process substitution (`<(...)`): the path of
+/// a pipe, whose text comes from commands that are not run.
+pub(super) const PROCESS_SUBSTITUTION: &str = "/dev/fd/63";
+
 /// How deeply `eval` may run `eval`.
 const EVAL_DEPTH: usize = 16;
 
@@ -82,11 +86,33 @@ impl Interp<'_> {
             return self.run_alias(alias, text, at);
         }
         // Command words, each with its range in the source.
+        // A process substitution (`<(...)`, `>(...)`) is a word too: bash
+        // passes the path of a pipe (`/dev/fd/63`), whose text is not a file
+        // in the repository.
+        use brush_parser::ast::SourceLocation;
+        let pipes: Vec<ast::Word> = sc
+            .suffix
+            .iter()
+            .flat_map(|s| s.0.iter())
+            .filter_map(|it| match it {
+                CommandPrefixOrSuffixItem::ProcessSubstitution(_, c) => Some(ast::Word {
+                    value: PROCESS_SUBSTITUTION.into(),
+                    loc: c.location(),
+                }),
+                _ => None,
+            })
+            .collect();
+        let mut pipes = pipes.iter();
         let mut raw: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![(name_word, None)];
         for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
             match it {
                 CommandPrefixOrSuffixItem::Word(w) => raw.push((w, None)),
                 CommandPrefixOrSuffixItem::AssignmentWord(a, w) => raw.push((w, Some(a))),
+                CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {
+                    if let Some(w) = pipes.next() {
+                        raw.push((w, None));
+                    }
+                }
                 _ => {}
             }
         }
@@ -209,23 +235,30 @@ impl Interp<'_> {
             "printf" if raw.get(1).is_some_and(|(w, _)| w.value == "-v") => {
                 return self.assigning_builtin(&builtin, sc, &raw, at);
             }
-            "cd" => {
+            "cd" | "pushd" | "popd" => {
                 let args = self.args_of(&raw, at)?;
                 if let Some(s) = self.nounset_check(at) {
                     return Ok(s);
                 }
-                self.cd(&args);
-                return Ok(Status::Ok);
+                return Ok(if builtin == "cd" {
+                    self.cd(&args)
+                } else {
+                    self.pushd_popd(&builtin, &args)
+                });
             }
             "echo" | "printf" | "sleep" | "wait" | "kill" | "mkdir" | "rm" | "cp" | "mv"
             | "cat" | "tee" | "pip" | "hf" | "huggingface-cli" | "nvidia-smi" | "rocm-smi"
             | "amd-smi" => {
                 // Their words are expanded (`${X:=v}` assigns, `set -u`
-                // ends the script), their effects skipped.
-                self.args_of(&raw, at)?;
+                // ends the script), their effects skipped; the files they
+                // change are noted.
+                let args = self.args_of(&raw, at)?;
                 if let Some(s) = self.nounset_check(at) {
                     return Ok(s);
                 }
+                let mut words = vec![Val::Known(builtin.clone())];
+                words.extend(args);
+                self.note_command_writes(&words, at);
                 return Ok(Status::Ok);
             }
             "false" => return Ok(Status::Fail),
@@ -313,6 +346,14 @@ impl Interp<'_> {
             }
             return Ok(Status::Ok);
         }
+        let words: Vec<Val> = fields
+            .iter()
+            .map(|(f, _, _)| match &f.unknown {
+                Some(r) => Val::Unknown(r.clone()),
+                None => Val::Known(f.text.clone()),
+            })
+            .collect();
+        self.note_command_writes(&words, at);
         let before =
             self.out.launches.len() + self.out.unsupported.len() + self.out.auxiliary.len();
         let launches = self.out.launches.len();
@@ -358,6 +399,24 @@ impl Interp<'_> {
                 let vals: Vec<Val> = args[1..].iter().cloned().map(Val::Known).collect();
                 self.cd(&vals);
                 Some(String::new())
+            }
+            // `pwd -P`: symbolic links resolved.
+            "pwd"
+                if args[1..]
+                    .iter()
+                    .rev()
+                    .find(|a| *a == "-P" || *a == "-L")
+                    .is_some_and(|a| a == "-P")
+                    || (self.st.physical && !args[1..].iter().any(|a| a == "-L")) =>
+            {
+                match self.pwd_physical() {
+                    Ok(d) => Some(format!("{d}\n")),
+                    Err(r) => {
+                        self.capture_unknown
+                            .get_or_insert(format!("the output of `pwd -P` is not knowable: {r}"));
+                        return Ok(Status::Ok);
+                    }
+                }
             }
             // bash prints the absolute, logical path of the working folder.
             "pwd" => match self.working_folder() {
@@ -1359,6 +1418,7 @@ impl Interp<'_> {
                     'e' => self.st.errexit = on,
                     'f' => self.st.noglob = on,
                     'u' => self.st.nounset = on,
+                    'P' => self.st.physical = on,
                     'o' => {
                         let name = args.get(i).map(|f| f.text.clone()).unwrap_or_default();
                         i += 1;

@@ -278,6 +278,16 @@ impl Interp<'_> {
         }
         if !stdin && let Some((f, range, _)) = fields.get(j) {
             let target = f.text.clone();
+            if target.starts_with("/dev/fd/") {
+                return self.unsupported_shell(
+                    &head,
+                    "its script comes from a process substitution, whose text is not knowable",
+                    range.0,
+                );
+            }
+            if let Some(r) = self.changed(&target) {
+                return self.unsupported_shell(&head, &r, range.0);
+            }
             let source = self.read_script(&format!("{head} {target}"), &target, range.0)?;
             let args = fields[j + 1..].iter().map(|(f, _, _)| val(f)).collect();
             return self.run_child(&source, args, mods, &shell, range.0);
@@ -303,6 +313,9 @@ impl Interp<'_> {
         };
         let source = match input {
             Some((Some(at), Val::Known(target))) => {
+                if let Some(r) = self.changed(&target) {
+                    return self.unsupported_shell(&head, &r, at);
+                }
                 shell.zero = Some(Val::Known(head.clone()));
                 self.read_script(&format!("{head} < {target}"), &target, at)?
             }
@@ -384,6 +397,13 @@ impl Interp<'_> {
         mods: &EnvMods,
     ) -> Result<(), Error> {
         let (f, range, _) = &fields[0];
+        if f.unknown.is_none()
+            && f.text.contains('/')
+            && let Some(r) = self.changed(&f.text)
+        {
+            let head = f.text.clone();
+            return self.unsupported_shell(&head, &r, range.0);
+        }
         if f.unknown.is_none()
             && f.text.contains('/')
             && let Ok(path) = self.locate(&f.text)
@@ -523,6 +543,14 @@ impl Interp<'_> {
                     let mut vars = Vec::new();
                     for (file, k) in &parsed.env_files {
                         let range = fields[i + 2 + k].1;
+                        if let Some(r) = self.changed(file) {
+                            let span = self.source.span(range.0, range.0);
+                            self.out.unsupported.push(format!(
+                                "{span}: `--env-file {file}`: {r}; what the container runs with is not knowable: {}",
+                                crate::launch::NOT_MODELLED
+                            ));
+                            return Ok(());
+                        }
                         for line in self.docker_env_file(file, range.0)? {
                             vars.push((line, range));
                         }
@@ -782,6 +810,8 @@ impl Interp<'_> {
             context,
             span: whole,
             source: self.source.clone(),
+            cwd: self.workdir(),
+            written: self.st.touched.clone(),
         };
         if let Some(r) = self.condition() {
             // The whole launch depends on an unknown condition: its launcher says so.

@@ -21,7 +21,9 @@
 //! parameters), `glob` (shell patterns in linear time: classes, extglob,
 //! `nocasematch`), `source` (`source FILE`, and the one mechanism that runs
 //! sourced files, `eval` text and functions over the text they were written
-//! in), `options` (`shopt`, `alias`, `trap`, `unset`), `budget` (every limit
+//! in), `paths` (the working folder: `cd`, `pushd`, `popd`; and the paths
+//! the script writes, whose later reads are not knowable), `options`
+//! (`shopt`, `alias`, `trap`, `unset`), `budget` (every limit
 //! of the evaluation), `harness` (the hook for harness libraries).
 //!
 //! Control flow that is not knowable is never decided either: an `exit`,
@@ -41,6 +43,7 @@ mod harness;
 mod launch;
 mod options;
 mod parse;
+mod paths;
 mod source;
 mod walk;
 mod word_parser;
@@ -130,6 +133,19 @@ pub struct State {
     /// repository holding the first local file evaluated (where InferenceX's
     /// runner starts its scripts); `None` for text that is not a local file.
     start_dir: Option<String>,
+    /// The paths the script wrote, removed or moved so far: a later read of
+    /// one is not knowable.
+    touched: crate::launch::Written,
+    /// `cd -`: the working folder before the last `cd` (`None`: no `cd`
+    /// ran, `$OLDPWD` is not set by the script).
+    oldpwd: Option<Option<Val>>,
+    /// `pushd`: the folders under the current one on the stack.
+    dirstack: Vec<Option<Val>>,
+    /// `set -P` / `set -o physical`: `cd` resolves symbolic links.
+    physical: bool,
+    /// The folder of the script file this shell runs (relative paths start
+    /// there), also inside `$(...)`.
+    script_dir: Option<std::path::PathBuf>,
     /// Variables marked `readonly` / `declare -r`.
     readonly: BTreeSet<String>,
     /// Variables marked `declare -i`: assignments are arithmetic.
@@ -211,6 +227,11 @@ impl Clone for State {
             file: self.file.clone(),
             cwd: self.cwd.clone(),
             start_dir: self.start_dir.clone(),
+            touched: self.touched.clone(),
+            oldpwd: self.oldpwd.clone(),
+            dirstack: self.dirstack.clone(),
+            physical: self.physical,
+            script_dir: self.script_dir.clone(),
             readonly: self.readonly.clone(),
             integers: self.integers.clone(),
             cases: self.cases.clone(),

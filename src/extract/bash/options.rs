@@ -111,6 +111,7 @@ impl Interp<'_> {
             "pipefail" => self.st.pipefail = on,
             "allexport" => self.st.allexport = on,
             "nounset" => self.st.nounset = on,
+            "physical" => self.st.physical = on,
             _ => {}
         }
     }
@@ -123,6 +124,7 @@ impl Interp<'_> {
             "pipefail" => self.st.pipefail,
             "allexport" => self.st.allexport,
             "nounset" => self.st.nounset,
+            "physical" => self.st.physical,
             _ => false,
         }
     }

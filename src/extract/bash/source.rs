@@ -159,27 +159,6 @@ impl Interp<'_> {
         })
     }
 
-    /// `cd [DIR]`: the working folder, as the script names it (joined to the
-    /// one before when relative); `cd` alone (`$HOME`) and a folder that is
-    /// not knowable make it unknown.
-    pub(super) fn cd(&mut self, args: &[Val]) {
-        let dir = args
-            .iter()
-            .find(|a| !matches!(a, Val::Known(t) if t.starts_with('-') && t.len() > 1));
-        self.st.cwd = Some(match (dir, &self.st.cwd) {
-            (None, _) => Val::Unknown("`cd` to the home folder, which is not knowable".into()),
-            (Some(Val::Known(d)), _) if d.starts_with('/') => Val::Known(d.clone()),
-            (Some(Val::Known(d)), None) => Val::Known(d.clone()),
-            (Some(Val::Known(d)), Some(Val::Known(cur))) => {
-                Val::Known(format!("{}/{d}", cur.trim_end_matches('/')))
-            }
-            (Some(Val::Known(_)), Some(u @ Val::Unknown(_))) => u.clone(),
-            (Some(Val::Unknown(r)), _) => {
-                Val::Unknown(format!("`cd` to a folder that is not knowable: {r}"))
-            }
-        });
-    }
-
     /// `source FILE ARGS...` / `. FILE ARGS...`: a harness library (the
     /// harness recognises it by its path as written) exports what the harness
     /// says; any other file is read through the confined file layer and run
@@ -217,6 +196,10 @@ impl Interp<'_> {
             return Ok(self.not_sourced(at, &what));
         }
         let target = file.text.clone();
+        if let Some(why) = self.source_lookup(&target) {
+            let what = format!("{target}, which is not read ({why})");
+            return Ok(self.not_sourced(at, &what));
+        }
         let read = self
             .locate(&target)
             .and_then(|loc| self.read_cached(&loc).map(|r| (loc, r)));
@@ -267,6 +250,48 @@ impl Interp<'_> {
             self.st.positional = p;
         }
         r
+    }
+
+    /// Why `source TARGET` would not read TARGET as committed, if it would
+    /// not: a process substitution (`<(...)`), a file the script wrote,
+    /// removed or moved before, or a name without a slash that bash looks
+    /// up in `$PATH` first when the script changed `$PATH` (a `$PATH` the
+    /// script did not set holds the machine's program folders, not the
+    /// repository's files).
+    fn source_lookup(&self, target: &str) -> Option<String> {
+        if target.starts_with("/dev/fd/") || target.starts_with("/proc/") {
+            return Some(
+                "a process substitution or a descriptor, whose text is not knowable".into(),
+            );
+        }
+        if let Some(r) = self.changed(target) {
+            return Some(r);
+        }
+        if target.contains('/') || !self.st.assigned.contains_key("PATH") {
+            return None;
+        }
+        match self.st.get("PATH").and_then(|v| v.into_iter().next()) {
+            Some(Val::Known(path)) => {
+                let cur = self.cwd_text().unwrap_or_default();
+                for entry in path.split(':').filter(|e| !e.starts_with('/')) {
+                    let candidate = crate::launch::logical_join(entry, target);
+                    let key = crate::launch::logical_join(&cur, &candidate);
+                    if let Ok(loc) = self.locate(&key)
+                        && matches!(self.files.is_file(&loc), Ok(true))
+                        && key != crate::launch::logical_join(&cur, target)
+                    {
+                        return Some(format!(
+                            "bash finds {target} in $PATH first, as {candidate}, which is not evaluated"
+                        ));
+                    }
+                }
+                None
+            }
+            Some(Val::Unknown(r)) => Some(format!(
+                "a name without a slash is looked up in $PATH first, and $PATH is not knowable: {r}"
+            )),
+            None => None,
+        }
     }
 
     /// A file read for `source`, once per evaluation (a loop may source it

@@ -61,6 +61,15 @@ impl<'a> Interp<'a> {
         {
             st.start_dir = Some(crate::files::repository_root(path).display().to_string());
         }
+        if st.script_dir.is_none()
+            && let crate::span::Origin::File(path) = &source.origin
+        {
+            st.script_dir = Some(
+                path.parent()
+                    .unwrap_or(std::path::Path::new(""))
+                    .to_path_buf(),
+            );
+        }
         Interp {
             source,
             script: source.clone(),
@@ -448,7 +457,34 @@ impl<'a> Interp<'a> {
             self.tick(at)?;
         }
         match c {
-            Command::Simple(sc) => self.simple(sc),
+            Command::Simple(sc) => {
+                // Redirections are opened before the command runs.
+                let at = sc
+                    .word_or_name
+                    .as_ref()
+                    .and_then(|w| w.loc.as_ref())
+                    .map(|l| self.byte(&l.start))
+                    .unwrap_or(0);
+                let redirects: Vec<&ast::IoRedirect> = sc
+                    .prefix
+                    .iter()
+                    .flat_map(|p| p.0.iter())
+                    .chain(sc.suffix.iter().flat_map(|s| s.0.iter()))
+                    .filter_map(|it| match it {
+                        ast::CommandPrefixOrSuffixItem::IoRedirect(r) => Some(r),
+                        _ => None,
+                    })
+                    .collect();
+                if !redirects.is_empty() {
+                    self.note_redirects(redirects.into_iter(), at)?;
+                }
+                self.simple(sc)
+            }
+            Command::Compound(cc, Some(list)) => {
+                let at = c.location().map(|l| self.byte(&l.start)).unwrap_or(0);
+                self.note_redirects(list.0.iter(), at)?;
+                self.compound(cc)
+            }
             Command::Function(f) => {
                 self.st.functions.insert(
                     f.fname.value.clone(),
@@ -1087,6 +1123,28 @@ fn merge_into(into: &mut State, other: State, reason: &str) {
     }
     if into.clobbered.is_none() {
         into.clobbered = other.clobbered;
+    }
+    if into.cwd != other.cwd {
+        into.cwd = Some(Val::Unknown(format!(
+            "the working folder depends on a condition that is not knowable: {reason}"
+        )));
+    }
+    if into.dirstack != other.dirstack {
+        into.dirstack = vec![Some(Val::Unknown(format!(
+            "the folder stack depends on a condition that is not knowable: {reason}"
+        )))];
+    }
+    if into.oldpwd != other.oldpwd {
+        into.oldpwd = Some(Some(Val::Unknown(format!(
+            "$OLDPWD depends on a condition that is not knowable: {reason}"
+        ))));
+    }
+    into.physical |= other.physical;
+    for (p, r) in other.touched.paths {
+        into.touched.paths.entry(p).or_insert(r);
+    }
+    if into.touched.anywhere.is_none() {
+        into.touched.anywhere = other.touched.anywhere;
     }
     into.exported.extend(other.exported);
     for (n, at) in other.assigned {
