@@ -581,15 +581,18 @@ pub fn logical_join(folder: &str, path: &str) -> String {
 }
 
 impl WorkDir {
-    /// The folder a relative path named by the launch is found from, given
-    /// the folder the text starts in: `Err` with the reason when the
-    /// working folder is not knowable.
-    pub fn folder(&self, start: &std::path::Path) -> Result<std::path::PathBuf, String> {
+    /// Where a relative path the launch names may be, in order: as the
+    /// script names its folder (relative to where recipe-drift runs, the
+    /// folder the script is started from, as the `bash` evaluator finds
+    /// sourced files), then from the folder of the script file
+    /// (`script_dir`). Nothing when the folder is not knowable.
+    pub fn candidates(&self, script_dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        use std::path::PathBuf;
         match self {
-            WorkDir::Start => Ok(start.to_path_buf()),
-            WorkDir::Known(d) if d.starts_with('/') => Ok(std::path::PathBuf::from(d)),
-            WorkDir::Known(d) => Ok(start.join(d)),
-            WorkDir::Unknown(r) => Err(format!("the working folder is not knowable: {r}")),
+            WorkDir::Start => vec![script_dir.to_path_buf()],
+            WorkDir::Known(d) if d.starts_with('/') => vec![PathBuf::from(d)],
+            WorkDir::Known(d) => vec![PathBuf::from(d), script_dir.join(d)],
+            WorkDir::Unknown(_) => Vec::new(),
         }
     }
 

@@ -73,10 +73,15 @@ pub fn read(launch: &Launch, file_token: &Token, file: &str) -> Result<Outcome, 
             "{file} may not hold what is committed: it was {r}"
         )));
     }
-    let base = match launch.cwd.folder(&base) {
-        Ok(b) => b,
-        Err(r) => return Ok(Outcome::NotRead(r)),
-    };
+    // The first folder holding the file, as the evaluator finds sourced
+    // files (see `WorkDir::candidates`), else the last.
+    let candidates = launch.cwd.candidates(&base);
+    let base = candidates
+        .iter()
+        .find(|c| crate::files::probe(&c.join(file)) == crate::files::Probe::File)
+        .or(candidates.last())
+        .cloned()
+        .unwrap_or(base);
     let rel = Path::new(file);
     if rel.is_absolute() {
         return Ok(Outcome::NotRead(

@@ -531,15 +531,25 @@ impl Interp<'_> {
         let flow = self.flow.len();
         self.depth += 1;
         self.frames.push(Vec::new());
+        self.frame_options.push(None);
         // The caller's loops are not the function's: `break` there is an error.
         let loops = std::mem::replace(&mut self.loops, 0);
+        let trap = self.st.return_trap.clone();
         let r = self.in_shell(&f.source, Some(f.index.clone()), |it| {
             it.compound(&f.def.body.0)
         });
+        let r = match r {
+            Ok(s) => self.run_return_trap(&trap, true, at).map(|_| s),
+            e => e,
+        };
         self.loops = loops;
         // Its `local`s end with it.
         for (name, s) in self.frames.pop().unwrap_or_default().into_iter().rev() {
             self.st.restore(name, s);
+        }
+        // `local -`: its `set` options end with it.
+        if let Some(Some(o)) = self.frame_options.pop() {
+            self.st.restore_options(o);
         }
         self.depth -= 1;
         self.returning = false;
@@ -1119,6 +1129,17 @@ impl Interp<'_> {
         let mut items: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![raw[0]];
         items.extend(operands.iter().map(|(w, a)| (w, a.as_ref())));
         let raw = items.as_slice();
+        // `local -`: the `set` options are restored when the function returns.
+        if builtin == "local"
+            && raw
+                .iter()
+                .skip(1)
+                .any(|(w, a)| a.is_none() && w.value == "-")
+            && let Some(slot) = self.frame_options.last_mut()
+            && slot.is_none()
+        {
+            *slot = Some(self.st.set_options());
+        }
         let flag = |f: char| {
             raw.iter()
                 .skip(1)

@@ -51,6 +51,9 @@ struct EnvMods {
     unset: Vec<String>,
     /// `env K=V`, in order.
     set: Vec<(String, String, (usize, usize))>,
+    /// The command's own prefix assignments (`TP=2 bash -c ...`), for a
+    /// child shell: they reach its environment before `env K=V`.
+    prefix: Vec<(String, Val)>,
 }
 
 /// The shells whose `FILE` / `-c TEXT` / standard input is evaluated as a script.
@@ -81,7 +84,7 @@ impl Interp<'_> {
         let mut unknown: BTreeMap<String, String> = BTreeMap::new();
         if !mods.clear {
             for name in &self.st.exported {
-                match self.st.get(name).and_then(|v| v.into_iter().next()) {
+                match self.exported_value(name) {
                     Some(Val::Known(v)) => {
                         env.insert(name.clone(), v);
                     }
@@ -95,6 +98,14 @@ impl Interp<'_> {
         for k in &mods.unset {
             env.remove(k);
             unknown.remove(k);
+        }
+        for (k, v) in &mods.prefix {
+            env.remove(k);
+            unknown.remove(k);
+            match v {
+                Val::Known(t) => env.insert(k.clone(), t.clone()),
+                Val::Unknown(r) => unknown.insert(k.clone(), r.clone()),
+            };
         }
         for (k, v, _) in &mods.set {
             unknown.remove(k);
@@ -349,6 +360,45 @@ impl Interp<'_> {
             }
         };
         self.run_child(&source, args, mods, &shell, at)
+    }
+
+    /// The value an exported variable gives the environment of a command:
+    /// its value, or, for a function's `local` declared without one, the
+    /// value of the variable it shadows (bash skips a variable that is not
+    /// set and exports the one below it).
+    fn exported_value(&self, name: &str) -> Option<Val> {
+        if let Some(v) = self.st.get(name).and_then(|v| v.into_iter().next()) {
+            return Some(v);
+        }
+        for frame in self.frames.iter().rev() {
+            for (n, s) in frame.iter().rev() {
+                if n == name {
+                    match (&s.value, s.exported) {
+                        (Some(v), true) => return v.first().cloned(),
+                        (Some(_), false) => return None,
+                        (None, _) => {}
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// A command's prefix assignments (`X=1 CMD`), expanded, for the
+    /// environment of a child shell.
+    fn prefix_values(&mut self, assigns: &[&ast::Assignment]) -> Result<Vec<(String, Val)>, Error> {
+        let mut out = Vec::new();
+        for a in assigns {
+            if let AssignmentName::VariableName(n) = &a.name
+                && let AssignmentValue::Scalar(w) = &a.value
+                && !self.st.is_readonly(n)
+            {
+                let s = self.byte(&a.loc.start);
+                let v = expand_string(&mut self.st, &w.value).map_err(|m| self.err(s, m))?;
+                out.push((n.clone(), v));
+            }
+        }
+        Ok(out)
     }
 
     /// Reports a shell command whose script is not evaluated (an option it
@@ -703,12 +753,19 @@ impl Interp<'_> {
         let unknown_head = fields[i].0.unknown.is_some();
         let base = |s: &str| s.rsplit('/').next().unwrap_or("").to_string();
         let head = base(words[0]);
-        // `bash other.sh`, `sh -c TEXT`, `bash < x.sh`: a child shell.
-        if SHELLS.contains(&head.as_str()) && !unknown_head {
+        // `bash other.sh`, `sh -c TEXT`, `bash < x.sh`, `./x.sh`: a child
+        // shell, whose environment has the prefix assignments (`env -i`
+        // after them clears them).
+        let child = SHELLS.contains(&head.as_str()) && !unknown_head;
+        let is_python = head.starts_with("python") || unknown_head;
+        let detected = crate::launch::detect_launcher(&words, is_python);
+        if !mods.clear && (child || detected.is_none()) {
+            mods.prefix = self.prefix_values(assigns)?;
+        }
+        if child {
             return self.shell(&fields[i..], &mods, input);
         }
-        let is_python = head.starts_with("python") || unknown_head;
-        let Some(detected) = crate::launch::detect_launcher(&words, is_python) else {
+        let Some(detected) = detected else {
             return self.not_a_launcher(&fields[i..], &mods);
         };
         let len = detected.len;
@@ -748,7 +805,7 @@ impl Interp<'_> {
         // inside `docker run`, only its `-e` variables.
         let mut env: Vec<EnvVar> = Vec::new();
         for name in self.st.exported.iter().filter(|_| !mods.clear) {
-            if let Some(v) = self.st.get(name).and_then(|v| v.into_iter().next()) {
+            if let Some(v) = self.exported_value(name) {
                 // Where it was assigned (`export X=1`), else the launch.
                 let span = match self.st.assigned_here(name).as_ref() {
                     Some((s, e)) => self.source.span(*s, *e),

@@ -66,12 +66,12 @@ impl Interp<'_> {
         if self.st.touched.paths.contains_key(key) {
             return Some(true);
         }
-        let path = if key.starts_with('/') {
-            PathBuf::from(key)
-        } else {
-            start.join(key)
-        };
-        Some(crate::files::probe(&path) == crate::files::Probe::Dir)
+        Some(
+            crate::launch::WorkDir::Known(key.to_string())
+                .candidates(&start)
+                .iter()
+                .any(|p| crate::files::probe(p) == crate::files::Probe::Dir),
+        )
     }
 
     /// The physical folder (symbolic links resolved) `dir` leads to from the
@@ -87,7 +87,16 @@ impl Interp<'_> {
         let mut at = if dir.starts_with('/') {
             PathBuf::from("/")
         } else {
-            real(&start.join(if cur.is_empty() { "." } else { cur }))?
+            let here = WorkDir::Known(if cur.is_empty() {
+                ".".into()
+            } else {
+                cur.to_string()
+            })
+            .candidates(&start)
+            .into_iter()
+            .find(|p| crate::files::probe(p) == crate::files::Probe::Dir)
+            .ok_or("the working folder is not in the repository")?;
+            real(&here)?
         };
         for c in dir.split('/') {
             match c {
@@ -161,10 +170,9 @@ impl Interp<'_> {
             Some(Val::Unknown(r)) => Err(format!("`cd` to a folder that is not knowable: {r}")),
         };
         let new = target.and_then(|(dir, from_old)| {
-            let relative_to_start = from_old && !dir.starts_with('/');
-            let cur = if relative_to_start {
-                String::new()
-            } else if dir.starts_with('/') {
+            // `cd -` goes to a folder named from the start; an absolute
+            // folder needs no working folder.
+            let cur = if from_old || dir.starts_with('/') {
                 String::new()
             } else {
                 self.cwd_text()?

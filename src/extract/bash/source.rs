@@ -68,6 +68,7 @@ impl Interp<'_> {
         child.conditions = std::mem::take(&mut self.conditions);
         child.flow = std::mem::take(&mut self.flow);
         child.frames = std::mem::take(&mut self.frames);
+        child.frame_options = std::mem::take(&mut self.frame_options);
         child.capture_unknown = self.capture_unknown.take();
         child.depth = self.depth;
         child.loops = self.loops;
@@ -83,6 +84,7 @@ impl Interp<'_> {
         self.conditions = std::mem::take(&mut child.conditions);
         self.flow = std::mem::take(&mut child.flow);
         self.frames = std::mem::take(&mut child.frames);
+        self.frame_options = std::mem::take(&mut child.frame_options);
         self.capture = child.capture.take();
         self.capture_unknown = child.capture_unknown.take();
         self.aliasing = std::mem::take(&mut child.aliasing);
@@ -103,6 +105,10 @@ impl Interp<'_> {
     pub(super) fn run_program(&mut self, program: &ast::Program) -> Result<Status, Error> {
         let mut status = Status::Ok;
         for cc in &program.complete_commands {
+            self.reading_end = {
+                use brush_parser::ast::SourceLocation;
+                cc.location().map(|l| self.byte(&l.end)).unwrap_or(0)
+            };
             status = self.list(cc)?;
             if self.stopped || self.returning || self.breaking || self.continuing {
                 break;
@@ -243,6 +249,10 @@ impl Interp<'_> {
         self.sourcing -= 1;
         // A `return` there ends the sourced file only.
         self.returning = false;
+        let r = match r {
+            Ok(s) => self.run_return_trap(&None, false, at).map(|_| s),
+            e => e,
+        };
         let tail = self.flow.split_off(flow.min(self.flow.len()));
         self.flow
             .extend(tail.into_iter().filter(|(f, _, _)| *f != Flow::Return));

@@ -95,6 +95,8 @@ impl<'a> Interp<'a> {
             stdin: None,
             sourcing: 0,
             aliasing: Vec::new(),
+            reading_end: 0,
+            frame_options: Vec::new(),
             level,
             capture,
             capture_unknown: None,
@@ -1119,6 +1121,11 @@ fn merge_into(into: &mut State, other: State, reason: &str) {
     if into.exit_trap != other.exit_trap {
         into.exit_trap = Some(Val::Unknown(format!(
             "the EXIT trap depends on a condition that is not knowable: {reason}"
+        )));
+    }
+    if into.return_trap != other.return_trap {
+        into.return_trap = Some(Val::Unknown(format!(
+            "the RETURN trap depends on a condition that is not knowable: {reason}"
         )));
     }
     if into.clobbered.is_none() {
