@@ -314,3 +314,30 @@ fn return_trap_same_line_alias_and_local_dash() {
     );
     assert!(a[2].starts_with('?'), "{a:?}");
 }
+
+#[test]
+fn assignments_during_expansion_happen_in_every_context() {
+    let repo = Repo::new();
+    let serve = "sglang serve --model-path m --tp $T\n";
+    // bash runs tp 4 for each.
+    for pre in [
+        "T=8; A=(1 2); X=${A[T=4]}",
+        "T=8; X=abcdef; Y=${X:T=4:1}",
+        "T=8; printf -v 'a[T=4]' x",
+        "T=8; read 'a[T=4]' <<< x",
+        "T=8; [ -v 'a[T=4]' ]",
+        "read -r -d '' NOTE <<EOF\nlaunching with tp ${T:=4}\nEOF",
+        ": <<EOF\n${T:=4}\nEOF",
+    ] {
+        assert_eq!(
+            tp(&repo, &format!("{pre}\n{}", serve.replace("$T", "${T}"))),
+            "4",
+            "{pre}"
+        );
+    }
+    // An external command's here-document is expanded in the child: tp 8.
+    assert_eq!(
+        tp(&repo, &format!("T=8; cat <<EOF\n${{T:=4}}\nEOF\n{serve}")),
+        "8"
+    );
+}

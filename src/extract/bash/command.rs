@@ -17,6 +17,15 @@ use crate::error::Error;
 /// a pipe, whose text comes from commands that are not run.
 pub(super) const PROCESS_SUBSTITUTION: &str = "/dev/fd/63";
 
+/// The builtins of bash a script uses: a here-document given to one is
+/// expanded in the script's own shell.
+const BUILTINS: &[&str] = &[
+    ":", ".", "[", "alias", "break", "builtin", "cd", "command", "continue", "declare", "echo",
+    "eval", "exec", "exit", "export", "false", "getopts", "hash", "kill", "let", "local", "popd",
+    "printf", "pushd", "pwd", "readonly", "return", "set", "shift", "shopt", "source", "test",
+    "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait",
+];
+
 /// How deeply `eval` may run `eval`.
 const EVAL_DEPTH: usize = 16;
 
@@ -150,6 +159,14 @@ impl Interp<'_> {
         }
         // A function of the script shadows a builtin of that name.
         let function = !skip_functions && self.st.functions.contains_key(&builtin);
+        // A here-document given to a builtin or a function is expanded in
+        // this shell (for another program, in the child): its assignments
+        // (`${TP:=4}`) happen here. `read` and `mapfile` read it below.
+        if (function || BUILTINS.contains(&builtin.as_str()))
+            && !matches!(builtin.as_str(), "read" | "mapfile" | "readarray")
+        {
+            self.heredoc_effects(sc, at)?;
+        }
         match builtin.as_str() {
             _ if function => {}
             "export" | "declare" | "typeset" | "local" | "readonly" => {
@@ -313,6 +330,14 @@ impl Interp<'_> {
         }
         match head.as_str() {
             "[" | "test" => {
+                // `[ -v 'a[T=4]' ]`: bash evaluates the subscript.
+                for k in 1..fields.len().saturating_sub(1) {
+                    if fields[k].0.text == "-v" && fields[k].0.unknown.is_none() {
+                        let name = fields[k + 1].0.text.clone();
+                        expand::name_subscript_effects(&mut self.st, &name)
+                            .map_err(|m| self.err(at, m))?;
+                    }
+                }
                 let mut args: Vec<Val> = fields[1..]
                     .iter()
                     .map(|(f, _, _)| match &f.unknown {
@@ -479,6 +504,24 @@ impl Interp<'_> {
             }
         }
         Ok(Status::Ok)
+    }
+
+    /// Expands the here-documents of a command run in this shell (a
+    /// builtin, a function) for what their expansion assigns.
+    fn heredoc_effects(&mut self, sc: &ast::SimpleCommand, at: usize) -> Result<(), Error> {
+        let items = sc.prefix.iter().flat_map(|p| p.0.iter());
+        for it in items.chain(sc.suffix.iter().flat_map(|s| s.0.iter())) {
+            if let CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereDocument(_, doc)) = it
+                && doc.requires_expansion
+            {
+                expand::expand_string(
+                    &mut self.st,
+                    &super::launch::heredoc_as_double_quoted(&doc.doc.value),
+                )
+                .map_err(|m| self.err(at, m))?;
+            }
+        }
+        Ok(())
     }
 
     /// The absolute, logical working folder, as `pwd` prints it: a folder
@@ -866,6 +909,18 @@ impl Interp<'_> {
                 });
             }
         }
+        // A name with a subscript (`printf -v 'a[T=4]'`, `read 'a[i++]'`):
+        // bash evaluates the subscript, with its assignments.
+        if builtin != "let" {
+            for a in &args {
+                if let Val::Known(t) = a
+                    && !t.starts_with('-')
+                    && t.contains('[')
+                {
+                    expand::name_subscript_effects(&mut self.st, t).map_err(|m| self.err(at, m))?;
+                }
+            }
+        }
         let set = |this: &mut Self, name: &str, vals: Vec<Val>| -> bool {
             if this.st.is_readonly(name) {
                 return false;
@@ -1006,6 +1061,21 @@ impl Interp<'_> {
                         input = Some(match self.str_of(w)? {
                             Val::Known(t) => Val::Known(t + "\n"),
                             u => u,
+                        });
+                    }
+                    if let CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereDocument(
+                        _,
+                        doc,
+                    )) = it
+                    {
+                        input = Some(if doc.requires_expansion {
+                            expand::expand_string(
+                                &mut self.st,
+                                &super::launch::heredoc_as_double_quoted(&doc.doc.value),
+                            )
+                            .map_err(|m| self.err(at, m))?
+                        } else {
+                            Val::Known(doc.doc.value.clone())
                         });
                     }
                 }

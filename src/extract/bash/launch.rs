@@ -887,7 +887,7 @@ impl Interp<'_> {
 /// A here-document body as a double-quoted word with the same expansion: a
 /// `"` is literal in the body (`\"` too), a backslash escapes only `$`,
 /// `` ` ``, `\` and a newline in both.
-fn heredoc_as_double_quoted(body: &str) -> String {
+pub(super) fn heredoc_as_double_quoted(body: &str) -> String {
     let mut out = String::with_capacity(body.len() + 2);
     out.push('"');
     let mut chars = body.chars();
