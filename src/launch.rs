@@ -581,17 +581,17 @@ pub fn logical_join(folder: &str, path: &str) -> String {
 }
 
 impl WorkDir {
-    /// Where a relative path the launch names may be, in order: as the
-    /// script names its folder (relative to where recipe-drift runs, the
-    /// folder the script is started from, as the `bash` evaluator finds
-    /// sourced files), then from the folder of the script file
-    /// (`script_dir`). Nothing when the folder is not knowable.
+    /// Where a relative path the launch names may be, in order: from the
+    /// folder of the script file (`script_dir`), then as the script names
+    /// its folder relative to where recipe-drift runs (the script's `$0` is
+    /// the path it was given, so `cd "$(dirname "$0")"` names a folder from
+    /// there). Nothing when the folder is not knowable.
     pub fn candidates(&self, script_dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         use std::path::PathBuf;
         match self {
             WorkDir::Start => vec![script_dir.to_path_buf()],
             WorkDir::Known(d) if d.starts_with('/') => vec![PathBuf::from(d)],
-            WorkDir::Known(d) => vec![PathBuf::from(d), script_dir.join(d)],
+            WorkDir::Known(d) => vec![script_dir.join(d), PathBuf::from(d)],
             WorkDir::Unknown(_) => Vec::new(),
         }
     }

@@ -74,12 +74,12 @@ pub fn read(launch: &Launch, file_token: &Token, file: &str) -> Result<Outcome, 
         )));
     }
     // The first folder holding the file, as the evaluator finds sourced
-    // files (see `WorkDir::candidates`), else the last.
+    // files (see `WorkDir::candidates`), else the first.
     let candidates = launch.cwd.candidates(&base);
     let base = candidates
         .iter()
         .find(|c| crate::files::probe(&c.join(file)) == crate::files::Probe::File)
-        .or(candidates.last())
+        .or(candidates.first())
         .cloned()
         .unwrap_or(base);
     let rel = Path::new(file);

@@ -87,15 +87,16 @@ impl Interp<'_> {
         let mut at = if dir.starts_with('/') {
             PathBuf::from("/")
         } else {
-            let here = WorkDir::Known(if cur.is_empty() {
-                ".".into()
+            let here = if cur.is_empty() {
+                WorkDir::Start
             } else {
-                cur.to_string()
-            })
-            .candidates(&start)
-            .into_iter()
-            .find(|p| crate::files::probe(p) == crate::files::Probe::Dir)
-            .ok_or("the working folder is not in the repository")?;
+                WorkDir::Known(cur.to_string())
+            };
+            let here = here
+                .candidates(&start)
+                .into_iter()
+                .find(|p| crate::files::probe(p) == crate::files::Probe::Dir)
+                .ok_or("the working folder is not in the repository")?;
             real(&here)?
         };
         for c in dir.split('/') {
