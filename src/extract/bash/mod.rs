@@ -14,8 +14,9 @@
 //!
 //! The rooms: `parse` (guarded parsing), `walk` (the statement walker: lists,
 //! `set -e`, subshells, loops), `command` (simple commands and builtins:
-//! `set`/`shift`, `declare`/`local`/`readonly`, `exec`), `launch` (launch
-//! recognition and `bash other.sh` delegation), `capture` (`$(...)`),
+//! `set`/`shift`, `exec`), `launch` (launch
+//! recognition and `bash other.sh` delegation), `declare` (the declaration
+//! builtins), `capture` (`$(...)`),
 //! `conditions` (`[ ... ]`), `expand` (words and expansions), `brace` (brace
 //! expansion), `fields` (`$IFS` splitting, glob patterns, positional
 //! parameters), `glob` (shell patterns in linear time: classes, extglob,
@@ -35,6 +36,7 @@ mod budget;
 mod capture;
 mod command;
 mod conditions;
+mod declare;
 mod escapes;
 pub mod expand;
 mod fields;
