@@ -872,7 +872,7 @@ X=1 env -u X sglang serve --model-path "envu-${X:-unset}"
         dir.path().join("record").display().to_string(),
     );
     let (ours, real) = run_both(dir.path(), &bin, "forms.sh", &vars);
-    assert_eq!(real.len(), 19, "{real:?}");
+    assert!(real.len() >= 20, "{real:?}");
     assert_eq!(ours, real, "static evaluation differs from bash");
 }
 
