@@ -198,8 +198,25 @@ impl Interp<'_> {
                 let valid = !name.is_empty()
                     && !name.starts_with(|c: char| c.is_ascii_digit())
                     && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                let element = name
+                    .split_once('[')
+                    .filter(|(base, rest)| {
+                        rest.ends_with(']')
+                            && !base.is_empty()
+                            && base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    })
+                    .map(|(base, _)| base.to_string());
                 if f.text.starts_with(['-', '+']) && name_end == f.text.len() {
                     out.push((ast::Word { value: f.text, loc }, None));
+                } else if let Some(base) = element {
+                    // `declare "a[1]=x"`: an element, which is not evaluated:
+                    // the array is unknown from here.
+                    self.st.set_scalar(
+                        &base,
+                        Val::Unknown(format!(
+                            "${base}: `{builtin} {name}=...` sets an element, which is not evaluated"
+                        )),
+                    );
                 } else if !valid || (append && name_end == f.text.len()) {
                     // "not a valid identifier".
                     self.flush_declare(builtin, raw[0].0, &out)?;
