@@ -525,9 +525,21 @@ pub struct Written {
     /// Set when the script wrote to a path that is not knowable (or from a
     /// folder that is not): any file may have changed, and why.
     pub anywhere: Option<String>,
+    /// Files whose whole text the script wrote and nothing changed since
+    /// (`cat > cfg.yaml <<EOF`): path -> (text, where it was written).
+    pub texts: std::collections::BTreeMap<String, (String, String)>,
 }
 
 impl Written {
+    /// The text the script wrote at `path` (as [`logical_join`] names it)
+    /// and where, when it is knowable.
+    pub fn text(&self, path: &str) -> Option<(&str, &str)> {
+        if self.anywhere.is_some() {
+            return None;
+        }
+        self.texts.get(path).map(|(t, w)| (t.as_str(), w.as_str()))
+    }
+
     /// Why the file at `path` (as [`logical_join`] names it) may not hold
     /// its committed content, if it may not: it, or a folder above it, was
     /// written, removed or moved.

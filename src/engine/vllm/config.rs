@@ -65,10 +65,16 @@ pub fn read(launch: &Launch, file_token: &Token, file: &str) -> Result<Outcome, 
             "the server's working folder is not knowable: {reason}"
         )));
     };
-    if let Some(r) = launch
-        .written
-        .changed(&crate::launch::logical_join(folder, file))
-    {
+    let key = crate::launch::logical_join(folder, file);
+    if let Some((text, at)) = launch.written.text(&key) {
+        // `cat > cfg.yaml <<EOF`: the text the script wrote, placed as such.
+        let source = Arc::new(Source::new(
+            Origin::Inline(format!("{file} as written at {at}")),
+            text.to_string(),
+        ));
+        return parse(source);
+    }
+    if let Some(r) = launch.written.changed(&key) {
         return Ok(Outcome::NotRead(format!(
             "{file} may not hold what is committed: it was {r}"
         )));
@@ -124,6 +130,17 @@ pub fn read(launch: &Launch, file_token: &Token, file: &str) -> Result<Outcome, 
     let source = Source::read(&path)
         .map_err(|e| Error::input(file_token.span.clone(), format!("--config {file}: {e}")))?;
     crate::files::check_line_endings(&source, crate::files::LineEndings::Text)?;
+    parse(source)
+}
+
+/// The options of a config file's text.
+fn parse(source: Arc<Source>) -> Result<Outcome, Error> {
+    if source.text.len() as u64 > MAX_BYTES {
+        return Err(Error::input(
+            source.span(0, 0),
+            format!("a vLLM config file is larger than {MAX_BYTES} bytes"),
+        ));
+    }
     let doc: Value = serde_saphyr::from_str(&source.text).map_err(|e| Error::yaml(&source, &e))?;
     let map = match doc {
         Value::Object(m) => m,

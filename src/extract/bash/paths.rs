@@ -322,7 +322,13 @@ impl Interp<'_> {
                 return;
             }
         };
-        self.st.touched.paths.entry(key).or_insert(reason);
+        // A text written before is no longer what is there.
+        let under = format!("{key}/");
+        self.st
+            .touched
+            .texts
+            .retain(|p, _| *p != key && !p.starts_with(&under));
+        self.st.touched.paths.insert(key, reason);
     }
 
     /// Why reading `target` now would not give its committed content, if it
@@ -337,6 +343,64 @@ impl Interp<'_> {
             .touched
             .changed(&key)
             .map(|r| format!("{target} may not hold what is committed: it was {r}"))
+    }
+
+    /// `cat > FILE <<EOF ... EOF` (one output redirection, no operands):
+    /// FILE's whole text is the here-document's, expanded as the child
+    /// expands it (on a copy of the state: its assignments do not happen
+    /// here). Call after [`Self::note_redirects`].
+    pub(super) fn note_written_text(&mut self, sc: &ast::SimpleCommand, at: usize) {
+        if sc.word_or_name.as_ref().map(|w| w.value.as_str()) != Some("cat") {
+            return;
+        }
+        let items: Vec<&ast::CommandPrefixOrSuffixItem> = sc
+            .prefix
+            .iter()
+            .flat_map(|p| p.0.iter())
+            .chain(sc.suffix.iter().flat_map(|s| s.0.iter()))
+            .collect();
+        let (mut target, mut doc) = (None, None);
+        for it in items {
+            match it {
+                ast::CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::File(
+                    None | Some(1),
+                    ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Clobber,
+                    ast::IoFileRedirectTarget::Filename(w),
+                )) if target.is_none() => target = Some(w),
+                ast::CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereDocument(
+                    None | Some(0),
+                    d,
+                )) if doc.is_none() => doc = Some(d),
+                _ => return,
+            }
+        }
+        let (Some(w), Some(d)) = (target, doc) else {
+            return;
+        };
+        let mut copy = self.st.clone();
+        let Ok(Val::Known(path)) = super::expand::expand_string(&mut copy, &w.value) else {
+            return;
+        };
+        let text = if d.requires_expansion {
+            match super::expand::expand_string(
+                &mut copy,
+                &super::launch::heredoc_as_double_quoted(&d.doc.value),
+            ) {
+                Ok(Val::Known(t)) => t,
+                _ => return,
+            }
+        } else {
+            d.doc.value.clone()
+        };
+        let Ok(cur) = self.cwd_text() else {
+            return;
+        };
+        let key = logical_join(&cur, &path);
+        let pos = self.source.line_col(at);
+        let from = format!("{}:{}:{}", self.source.origin.label(), pos.line, pos.col);
+        if self.condition().is_none() {
+            self.st.touched.texts.insert(key, (text, from));
+        }
     }
 
     /// The paths a simple command's or a compound command's redirections

@@ -217,7 +217,16 @@ impl<'a> Interp<'a> {
         let r = self.and_or(ao);
         self.errexit_ignored -= 1;
         r?;
+        // Files it writes are written (when, is not knowable: a text it
+        // wrote is not known to be there yet).
+        let mut touched = std::mem::take(&mut self.st.touched);
         (self.st, self.stopped) = (saved.0, saved.1);
+        let before = std::mem::take(&mut self.st.touched.texts);
+        touched.texts = before
+            .into_iter()
+            .filter(|(p, t)| touched.texts.get(p) == Some(t))
+            .collect();
+        self.st.touched = touched;
         [self.breaking, self.continuing, self.returning] = saved.2;
         self.last_status = saved.3;
         self.conditions.truncate(conditions);
@@ -409,7 +418,10 @@ impl<'a> Interp<'a> {
                 // `exec`, end with it.
                 let saved = (self.st.clone(), self.flags());
                 let status = self.command(c);
+                // The files it writes stay written.
+                let touched = std::mem::take(&mut self.st.touched);
                 self.st = saved.0;
+                self.st.touched = touched;
                 [self.breaking, self.continuing, self.returning] = saved.1;
                 self.stopped = was_stopped;
                 status
@@ -479,6 +491,7 @@ impl<'a> Interp<'a> {
                     .collect();
                 if !redirects.is_empty() {
                     self.note_redirects(redirects.into_iter(), at)?;
+                    self.note_written_text(sc, at);
                 }
                 self.simple(sc)
             }
@@ -509,7 +522,10 @@ impl<'a> Interp<'a> {
             CompoundCommand::Subshell(s) => {
                 let saved = self.st.clone();
                 let r = self.list(&s.list);
+                // The files it writes stay written.
+                let touched = std::mem::take(&mut self.st.touched);
                 self.st = saved;
+                self.st.touched = touched;
                 self.stopped = false;
                 r
             }
@@ -1147,6 +1163,12 @@ fn merge_into(into: &mut State, other: State, reason: &str) {
         ))));
     }
     into.physical |= other.physical;
+    // A text written on one side only, or differently, is not knowable.
+    let texts = std::mem::take(&mut into.touched.texts);
+    into.touched.texts = texts
+        .into_iter()
+        .filter(|(p, t)| other.touched.texts.get(p) == Some(t))
+        .collect();
     for (p, r) in other.touched.paths {
         into.touched.paths.entry(p).or_insert(r);
     }
