@@ -110,8 +110,8 @@ fn files_the_script_changed_are_not_read_as_committed() {
     repo.write("run2.sh", "sglang serve --model-path m --tp 8\n");
     // bash runs --tp 4 for each: we must not say 8.
     for pre in [
-        "cat > gen.sh <<'X'\nTP=4\nX\nsource ./gen.sh",
         "echo TP=4 > gen.sh; source ./gen.sh",
+        "cat > gen.sh <<'X'\nTP=4\nX\necho >> gen.sh; source ./gen.sh",
         "TP=4; rm -f gen.sh; source ./gen.sh",
         "TP=4; mv gen.sh old.sh; . ./gen.sh",
         "{ echo TP=4; } >> gen.sh; source gen.sh",
@@ -125,6 +125,14 @@ fn files_the_script_changed_are_not_read_as_committed() {
             "{pre}: {v}"
         );
     }
+    // A file the script wrote whole from a here-document is read as written.
+    assert_eq!(
+        tp(
+            &repo,
+            &format!("cat > gen.sh <<'X'\nTP=4\nX\nsource ./gen.sh\n{SERVE}")
+        ),
+        "4"
+    );
     // A file the script did not touch is still read.
     assert_eq!(
         tp(

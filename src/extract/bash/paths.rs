@@ -403,6 +403,16 @@ impl Interp<'_> {
         }
     }
 
+    /// The whole text the script wrote at `target` (`cat > FILE <<EOF`) and
+    /// where, when it is knowable and nothing changed it since.
+    pub(super) fn written_text(&self, target: &str) -> Option<(String, String)> {
+        let cur = self.cwd_text().ok()?;
+        self.st
+            .touched
+            .text(&logical_join(&cur, target))
+            .map(|(t, w)| (t.to_string(), w.to_string()))
+    }
+
     /// The paths a simple command's or a compound command's redirections
     /// write (`> f`, `>> f`, `<> f`, `>| f`, `&> f`).
     pub(super) fn note_redirects<'r>(

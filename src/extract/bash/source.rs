@@ -202,35 +202,51 @@ impl Interp<'_> {
             return Ok(self.not_sourced(at, &what));
         }
         let target = file.text.clone();
-        if let Some(why) = self.source_lookup(&target) {
-            let what = format!("{target}, which is not read ({why})");
-            return Ok(self.not_sourced(at, &what));
-        }
-        let read = self
-            .locate(&target)
-            .and_then(|loc| self.read_cached(&loc).map(|r| (loc, r)));
-        let (loc, read) = match read {
-            Ok(r) => r,
-            Err(why) => {
-                let what = format!("{target}, which is not read ({why})");
-                return Ok(self.not_sourced(at, &what));
+        let (source, index, program, _call) = match self.written_text(&target) {
+            // `cat > gen.sh <<EOF ... EOF`: the text the script wrote.
+            Some((text, from)) => {
+                super::budget::built(text.len()).map_err(|m| self.err(at, m))?;
+                let source = Arc::new(Source::new(
+                    crate::span::Origin::Inline(format!("{target} as written at {from}")),
+                    text,
+                ));
+                let call = super::budget::enter_call().map_err(|m| self.err(at, m))?;
+                let program = super::capture::program_of(&source)?;
+                let index = super::walk::index_of(&source);
+                (source, index, program, call)
             }
-        };
-        let _call = super::budget::enter_call().map_err(|m| self.err(at, m))?;
-        let program = match &read.program {
-            Some(p) => p.clone(),
             None => {
-                let p = super::capture::program_of(&read.source)?;
-                let key = loc.display();
-                READ.with(|c| {
-                    if let Some(e) = c.borrow_mut().1.get_mut(&key) {
-                        e.program = Some(p.clone());
+                if let Some(why) = self.source_lookup(&target) {
+                    let what = format!("{target}, which is not read ({why})");
+                    return Ok(self.not_sourced(at, &what));
+                }
+                let read = self
+                    .locate(&target)
+                    .and_then(|loc| self.read_cached(&loc).map(|r| (loc, r)));
+                let (loc, read) = match read {
+                    Ok(r) => r,
+                    Err(why) => {
+                        let what = format!("{target}, which is not read ({why})");
+                        return Ok(self.not_sourced(at, &what));
                     }
-                });
-                p
+                };
+                let call = super::budget::enter_call().map_err(|m| self.err(at, m))?;
+                let program = match &read.program {
+                    Some(p) => p.clone(),
+                    None => {
+                        let p = super::capture::program_of(&read.source)?;
+                        let key = loc.display();
+                        READ.with(|c| {
+                            if let Some(e) = c.borrow_mut().1.get_mut(&key) {
+                                e.program = Some(p.clone());
+                            }
+                        });
+                        p
+                    }
+                };
+                (read.source.clone(), read.index.clone(), program, call)
             }
         };
-        let source = read.source.clone();
         let args: Option<Vec<Val>> = (fields.len() > 1).then(|| {
             fields[1..]
                 .iter()
@@ -243,9 +259,7 @@ impl Interp<'_> {
         let saved = args.map(|a| std::mem::replace(&mut self.st.positional, a));
         let flow = self.flow.len();
         self.sourcing += 1;
-        let r = self.in_shell(&source, Some(read.index.clone()), |it| {
-            it.run_program(&program)
-        });
+        let r = self.in_shell(&source, Some(index), |it| it.run_program(&program));
         self.sourcing -= 1;
         // A `return` there ends the sourced file only.
         self.returning = false;
