@@ -680,6 +680,131 @@ pub struct Launch {
     /// The text it was read from, for reports.
     #[serde(skip)]
     pub source: Arc<Source>,
+    /// The folder the server starts in, as the script that starts it left
+    /// it (`cd`, `pushd`): relative paths the engine opens (`--config`, a
+    /// local model folder) are found from there.
+    #[serde(skip)]
+    pub cwd: WorkDir,
+    /// The files the script wrote, removed or moved before this launch: the
+    /// engine never reads their committed content.
+    #[serde(skip)]
+    pub written: Written,
+}
+
+/// The working folder of a launch.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum WorkDir {
+    /// The folder the text starts in: no `cd` ran (a docs page, a command
+    /// line, a script before any `cd`).
+    #[default]
+    Start,
+    /// After `cd`: the folder as the script names it, relative to the one
+    /// it starts in (or absolute), normalised lexically ([`logical_join`]).
+    Known(String),
+    /// Not knowable, and why.
+    Unknown(String),
+}
+
+/// Paths a script wrote, removed or moved (`> f`, `cp`, `mv`, `rm`, `sed
+/// -i`, ...), each as [`logical_join`] names it, with why.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Path -> "written by the script at x.sh:3:1".
+    pub paths: std::collections::BTreeMap<String, String>,
+    /// Set when the script wrote to a path that is not knowable (or from a
+    /// folder that is not): any file may have changed, and why.
+    pub anywhere: Option<String>,
+    /// Files whose whole text the script wrote and nothing changed since
+    /// (`cat > cfg.yaml <<EOF`): path -> (text, where it was written).
+    pub texts: std::collections::BTreeMap<String, (String, String)>,
+}
+
+impl Written {
+    /// The text the script wrote at `path` (as [`logical_join`] names it)
+    /// and where, when it is knowable.
+    pub fn text(&self, path: &str) -> Option<(&str, &str)> {
+        if self.anywhere.is_some() {
+            return None;
+        }
+        self.texts.get(path).map(|(t, w)| (t.as_str(), w.as_str()))
+    }
+
+    /// Why the file at `path` (as [`logical_join`] names it) may not hold
+    /// its committed content, if it may not: it, or a folder above it, was
+    /// written, removed or moved.
+    pub fn changed(&self, path: &str) -> Option<&str> {
+        if let Some(r) = &self.anywhere {
+            return Some(r);
+        }
+        let mut p = path;
+        loop {
+            if let Some(r) = self.paths.get(p) {
+                return Some(r);
+            }
+            match p.rfind('/') {
+                Some(i) if i > 0 => p = &p[..i],
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// `path` as seen from `folder` (a [`WorkDir::Known`] path, or `""` for the
+/// start folder), normalised lexically: `.` dropped, `..` removes the
+/// name before it (kept at the start of a relative path); absolute when
+/// either is.
+pub fn logical_join(folder: &str, path: &str) -> String {
+    let joined = if path.starts_with('/') || folder.is_empty() {
+        path.to_string()
+    } else {
+        format!("{folder}/{path}")
+    };
+    let absolute = joined.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for c in joined.split('/') {
+        match c {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|l| *l != "..") => {
+                parts.pop();
+            }
+            ".." if absolute => {}
+            _ => parts.push(c),
+        }
+    }
+    let body = parts.join("/");
+    if absolute {
+        format!("/{body}")
+    } else if body.is_empty() {
+        ".".into()
+    } else {
+        body
+    }
+}
+
+impl WorkDir {
+    /// Where a relative path the launch names may be, in order: from the
+    /// folder of the script file (`script_dir`), then as the script names
+    /// its folder relative to where recipe-drift runs (the script's `$0` is
+    /// the path it was given, so `cd "$(dirname "$0")"` names a folder from
+    /// there). Nothing when the folder is not knowable.
+    pub fn candidates(&self, script_dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        use std::path::PathBuf;
+        match self {
+            WorkDir::Start => vec![script_dir.to_path_buf()],
+            WorkDir::Known(d) if d.starts_with('/') => vec![PathBuf::from(d)],
+            WorkDir::Known(d) => vec![script_dir.join(d), PathBuf::from(d)],
+            WorkDir::Unknown(_) => Vec::new(),
+        }
+    }
+
+    /// The folder as [`logical_join`] takes it (`""`: the start folder).
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            WorkDir::Start => Some(""),
+            WorkDir::Known(d) => Some(d),
+            WorkDir::Unknown(_) => None,
+        }
+    }
 }
 
 impl Launch {
@@ -769,6 +894,8 @@ impl Launch {
             context: Context::default(),
             span: source.span(0, source.text.len()),
             source: source.clone(),
+            cwd: WorkDir::Start,
+            written: Written::default(),
         }
     }
 
@@ -785,6 +912,20 @@ impl Launch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn logical_paths() {
+        assert_eq!(logical_join("", "./cfg.yaml"), "cfg.yaml");
+        assert_eq!(logical_join("sub", "cfg.yaml"), "sub/cfg.yaml");
+        assert_eq!(logical_join("a/b", "../x"), "a/x");
+        assert_eq!(logical_join("", "../x"), "../x");
+        assert_eq!(logical_join("/r/a", "/etc/x"), "/etc/x");
+        assert_eq!(logical_join("a", ".."), ".");
+        let mut w = Written::default();
+        w.paths.insert("sub".into(), "removed".into());
+        assert_eq!(w.changed("sub/cfg.yaml"), Some("removed"));
+        assert_eq!(w.changed("subx/cfg.yaml"), None);
+    }
 
     fn len(words: &str) -> Option<usize> {
         let w: Vec<&str> = words.split(' ').collect();

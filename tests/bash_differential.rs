@@ -875,3 +875,52 @@ X=1 env -u X sglang serve --model-path "envu-${X:-unset}"
     assert!(real.len() >= 20, "{real:?}");
     assert_eq!(ours, real, "static evaluation differs from bash");
 }
+
+/// Red-team pass 3: declarations with expanded operands, what child shells
+/// inherit, the working folder (`cd -P`, `$CDPATH`, `cd -`, `pushd`/`popd`),
+/// `env -S`, a RETURN trap, alias timing, assignments inside subscripts,
+/// offsets and here-documents given to builtins, and `printf '%5%'`.
+#[test]
+fn adv3_forms_match_real_bash() {
+    let (dir, bin) = sandbox();
+    for (rel, text) in [
+        ("env.sh", "V=top\n"),
+        ("a/env.sh", "V=a\n"),
+        ("a/b/env.sh", "V=b\n"),
+    ] {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    std::os::unix::fs::symlink("a/b", dir.path().join("lnk")).unwrap();
+    let script = r##"X=TP; declare "$X=4"; sglang serve --model-path m --tp "$TP"
+ENVS=(A=1 B=2); for kv in "${ENVS[@]}"; do export "$kv"; done
+bash -c 'sglang serve --model-path "ab$A$B"'
+export C=3; declare +x C; bash -c 'sglang serve --model-path "c${C:-unset}"'
+declare -x D=4; D=2 bash -c 'sglang serve --model-path "d$D"'
+D=5 bash <<'X'
+sglang serve --model-path "heredoc$D"
+X
+f(){ local D; bash -c 'sglang serve --model-path "local$D"'; }; f
+cd -P lnk/..; source ./env.sh; sglang serve --model-path "p$V"; cd - >/dev/null
+source ./env.sh; sglang serve --model-path "back$V"
+CDPATH=a; cd b >/dev/null; source ./env.sh; sglang serve --model-path "cdpath$V"; cd - >/dev/null; unset CDPATH
+pushd a >/dev/null; source ./env.sh; popd >/dev/null; sglang serve --model-path "pushd$V"
+source ./env.sh; sglang serve --model-path "popd$V"
+env -S 'sglang serve --model-path envs' --tp 2
+shopt -s expand_aliases; alias s8='sglang serve --model-path alias8'; s8 2>/dev/null || sglang serve --model-path noalias
+s8
+T=8; AR=(1 2); Y=${AR[T=4]}; sglang serve --model-path "sub$T"
+T=8; Z=abcdef; Y=${Z:T=2:1}; sglang serve --model-path "off$T"
+read -r -d '' NOTE <<EOF
+x ${RD:=7}
+EOF
+sglang serve --model-path "rd$RD"
+printf -v P '%5%'; sglang serve --model-path "pf$P"
+T=8; g(){ trap 'T=4' RETURN; }; g; sglang serve --model-path "trap$T"
+"##;
+    std::fs::write(dir.path().join("adv3.sh"), script).unwrap();
+    let (ours, real) = run_both(dir.path(), &bin, "adv3.sh", &BTreeMap::new());
+    assert_eq!(real.len(), 19, "{real:?}");
+    assert_eq!(ours, real, "static evaluation differs from bash");
+}

@@ -297,6 +297,8 @@ fn run_command(
         context,
         span: source.span(first, last),
         source: source.clone(),
+        cwd: crate::launch::WorkDir::Start,
+        written: crate::launch::Written::default(),
     };
     launch.note_env_secrets();
     Ok(Ran::Launch(Box::new(launch)))

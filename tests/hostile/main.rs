@@ -6,6 +6,7 @@
 //! runs. Large inputs are generated here, never committed.
 
 mod adv2;
+mod adv3_bash;
 mod adv3_leftovers;
 mod bash_bounds;
 mod bash_semantics;

@@ -2,10 +2,13 @@
 //! `FlexibleArgumentParser.load_config_file` turns them into arguments, each
 //! word pointing at its key in the YAML file.
 //!
-//! The file is looked up next to the file holding the command (the server's
-//! working directory is not in the text). Absolute paths and paths leaving
-//! that folder are not read; a path that is not there is reported, and the
-//! options it could set are unknown.
+//! The file is looked up from the launch's working folder: the folder of
+//! the file holding the command, or where the script's `cd` left it (not
+//! read when that is not knowable). A file the script wrote, removed or
+//! moved before the launch is not read: what vLLM reads is not what is
+//! committed. Absolute paths and paths leaving that folder are not read; a
+//! path that is not there is reported, and the options it could set are
+//! unknown.
 
 use std::path::{Component, Path};
 use std::sync::Arc;
@@ -66,6 +69,40 @@ pub fn read(launch: &Launch, file_token: &Token, file: &str) -> Result<Outcome, 
             ));
         }
     };
+    // The server opens the file from the folder the script left it in, and
+    // reads what the script wrote there, not what is committed.
+    let Some(folder) = launch.cwd.text() else {
+        let reason = match &launch.cwd {
+            crate::launch::WorkDir::Unknown(r) => r.as_str(),
+            _ => "",
+        };
+        return Ok(Outcome::NotRead(format!(
+            "the server's working folder is not knowable: {reason}"
+        )));
+    };
+    let key = crate::launch::logical_join(folder, file);
+    if let Some((text, at)) = launch.written.text(&key) {
+        // `cat > cfg.yaml <<EOF`: the text the script wrote, placed as such.
+        let source = Arc::new(Source::new(
+            Origin::Inline(format!("{file} as written at {at}")),
+            text.to_string(),
+        ));
+        return parse(source);
+    }
+    if let Some(r) = launch.written.changed(&key) {
+        return Ok(Outcome::NotRead(format!(
+            "{file} may not hold what is committed: it was {r}"
+        )));
+    }
+    // The first folder holding the file, as the evaluator finds sourced
+    // files (see `WorkDir::candidates`), else the first.
+    let candidates = launch.cwd.candidates(&base);
+    let base = candidates
+        .iter()
+        .find(|c| crate::files::probe(&c.join(file)) == crate::files::Probe::File)
+        .or(candidates.first())
+        .cloned()
+        .unwrap_or(base);
     let rel = Path::new(file);
     if rel.is_absolute() {
         return Ok(Outcome::NotRead(
@@ -108,6 +145,17 @@ pub fn read(launch: &Launch, file_token: &Token, file: &str) -> Result<Outcome, 
     let source = Source::read(&path)
         .map_err(|e| Error::input(file_token.span.clone(), format!("--config {file}: {e}")))?;
     crate::files::check_line_endings(&source, crate::files::LineEndings::Text)?;
+    parse(source)
+}
+
+/// The options of a config file's text.
+fn parse(source: Arc<Source>) -> Result<Outcome, Error> {
+    if source.text.len() as u64 > MAX_BYTES {
+        return Err(Error::input(
+            source.span(0, 0),
+            format!("a vLLM config file is larger than {MAX_BYTES} bytes"),
+        ));
+    }
     // vLLM reads the file with PyYAML (`yaml.safe_load`): YAML 1.1 typing.
     let doc: Value = crate::extract::yaml_tree::parse(&source, &YAML)?.to_json()?;
     let map = match doc {

@@ -128,6 +128,11 @@ const KNOBS: &[(&str, &str)] = &[
 /// The largest nesting budget the parser's stack holds with a wide margin.
 const MAX_NESTING_KNOB: usize = 1_000;
 
+/// The largest call-depth budget: each active call holds a copy of the
+/// interpreter's frame (about 10 KiB), so this many stay well under the 1 GiB
+/// memory target.
+const MAX_CALL_DEPTH_KNOB: usize = 10_000;
+
 impl Budget {
     /// The budget with `NAME=N` applied (the names of `--bash-budget`).
     pub fn with(mut self, setting: &str) -> Result<Budget, String> {
@@ -158,6 +163,12 @@ impl Budget {
                 return Err(format!(
                     "--bash-budget {setting:?}: the nesting budget is at most {} (the parser's stack)",
                     grouped(MAX_NESTING_KNOB)
+                ));
+            }
+            "call-depth" if n > MAX_CALL_DEPTH_KNOB => {
+                return Err(format!(
+                    "--bash-budget {setting:?}: the call-depth budget is at most {} (each active call holds memory)",
+                    grouped(MAX_CALL_DEPTH_KNOB)
                 ));
             }
             "nesting" => self.max_nesting = n,
@@ -548,6 +559,20 @@ mod tests {
                 .with("nesting=5000")
                 .unwrap_err()
                 .contains("at most 1,000")
+        );
+        // Each active call holds memory: the call depth has a hard cap.
+        assert!(
+            Budget::DEFAULT
+                .with("call-depth=200000")
+                .unwrap_err()
+                .contains("at most 10,000")
+        );
+        assert_eq!(
+            Budget::DEFAULT
+                .with("call-depth=10000")
+                .unwrap()
+                .max_call_depth,
+            10_000
         );
         assert!(
             Budget::DEFAULT

@@ -264,6 +264,11 @@ pub(super) fn printf(fmt: &str, args: &[String]) -> Option<String> {
                     }
                     let conv = chars.next()?;
                     if conv == '%' {
+                        if !flags.is_empty() || !body.is_empty() {
+                            // `%5%`: "invalid format character"; bash stops
+                            // there, with the output made so far.
+                            return Some(out);
+                        }
                         out.push('%');
                         continue;
                     }

@@ -13,6 +13,19 @@ use super::expand::{self, Field, Val, expand_fields};
 use super::{Interp, Status, status_of};
 use crate::error::Error;
 
+/// The word bash passes for a process substitution (`<(...)`): the path of
+/// a pipe, whose text comes from commands that are not run.
+pub(super) const PROCESS_SUBSTITUTION: &str = "/dev/fd/63";
+
+/// The builtins of bash a script uses: a here-document given to one is
+/// expanded in the script's own shell.
+const BUILTINS: &[&str] = &[
+    ":", ".", "[", "alias", "break", "builtin", "cd", "command", "continue", "declare", "echo",
+    "eval", "exec", "exit", "export", "false", "getopts", "hash", "kill", "let", "local", "popd",
+    "printf", "pushd", "pwd", "readonly", "return", "set", "shift", "shopt", "source", "test",
+    "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait",
+];
+
 /// How deeply `eval` may run `eval`.
 const EVAL_DEPTH: usize = 16;
 
@@ -83,11 +96,33 @@ impl Interp<'_> {
             return self.run_alias(alias, text, at);
         }
         // Command words, each with its range in the source.
+        // A process substitution (`<(...)`, `>(...)`) is a word too: bash
+        // passes the path of a pipe (`/dev/fd/63`), whose text is not a file
+        // in the repository.
+        use brush_parser::ast::SourceLocation;
+        let pipes: Vec<ast::Word> = sc
+            .suffix
+            .iter()
+            .flat_map(|s| s.0.iter())
+            .filter_map(|it| match it {
+                CommandPrefixOrSuffixItem::ProcessSubstitution(_, c) => Some(ast::Word {
+                    value: PROCESS_SUBSTITUTION.into(),
+                    loc: c.location(),
+                }),
+                _ => None,
+            })
+            .collect();
+        let mut pipes = pipes.iter();
         let mut raw: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![(name_word, None)];
         for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
             match it {
                 CommandPrefixOrSuffixItem::Word(w) => raw.push((w, None)),
                 CommandPrefixOrSuffixItem::AssignmentWord(a, w) => raw.push((w, Some(a))),
+                CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {
+                    if let Some(w) = pipes.next() {
+                        raw.push((w, None));
+                    }
+                }
                 _ => {}
             }
         }
@@ -125,6 +160,14 @@ impl Interp<'_> {
         }
         // A function of the script shadows a builtin of that name.
         let function = !skip_functions && self.st.functions.contains_key(&builtin);
+        // A here-document given to a builtin or a function is expanded in
+        // this shell (for another program, in the child): its assignments
+        // (`${TP:=4}`) happen here. `read` and `mapfile` read it below.
+        if (function || BUILTINS.contains(&builtin.as_str()))
+            && !matches!(builtin.as_str(), "read" | "mapfile" | "readarray")
+        {
+            self.heredoc_effects(sc, at)?;
+        }
         match builtin.as_str() {
             _ if function => {}
             "export" | "declare" | "typeset" | "local" | "readonly" => {
@@ -210,21 +253,26 @@ impl Interp<'_> {
             "printf" if raw.get(1).is_some_and(|(w, _)| w.value == "-v") => {
                 return self.assigning_builtin(&builtin, sc, &raw, at);
             }
-            "cd" => {
+            "cd" | "pushd" | "popd" => {
                 let args = self.args_of(&raw, at)?;
                 if let Some(s) = self.nounset_check(at) {
                     return Ok(s);
                 }
-                self.cd(&args);
-                self.assumed = Some(builtin.clone());
-                return Ok(Status::Ok);
+                // The working folder is modelled: the status is cd's own
+                // (known, failed, or unknown with the reason).
+                return Ok(if builtin == "cd" {
+                    self.cd(&args)
+                } else {
+                    self.pushd_popd(&builtin, &args)
+                });
             }
             "echo" | "printf" | "sleep" | "wait" | "kill" | "mkdir" | "rm" | "cp" | "mv"
             | "cat" | "tee" | "pip" | "hf" | "huggingface-cli" | "nvidia-smi" | "rocm-smi"
             | "amd-smi" => {
                 // Their words are expanded (`${X:=v}` assigns, `set -u`
-                // ends the script), their effects skipped.
-                self.args_of(&raw, at)?;
+                // ends the script), their effects skipped; the files they
+                // change are noted.
+                let args = self.args_of(&raw, at)?;
                 if let Some(s) = self.nounset_check(at) {
                     return Ok(s);
                 }
@@ -233,6 +281,9 @@ impl Interp<'_> {
                 if !matches!(builtin.as_str(), "echo" | "printf") {
                     self.assumed = Some(builtin.clone());
                 }
+                let mut words = vec![Val::Known(builtin.clone())];
+                words.extend(args);
+                self.note_command_writes(&words, at);
                 return Ok(Status::Ok);
             }
             "false" => return Ok(Status::Fail),
@@ -287,6 +338,14 @@ impl Interp<'_> {
         }
         match head.as_str() {
             "[" | "test" => {
+                // `[ -v 'a[T=4]' ]`: bash evaluates the subscript.
+                for k in 1..fields.len().saturating_sub(1) {
+                    if fields[k].0.text == "-v" && fields[k].0.unknown.is_none() {
+                        let name = fields[k + 1].0.text.clone();
+                        expand::name_subscript_effects(&mut self.st, &name)
+                            .map_err(|m| self.err(at, m))?;
+                    }
+                }
                 let mut args: Vec<Val> = fields[1..]
                     .iter()
                     .map(|(f, _, _)| match &f.unknown {
@@ -320,6 +379,14 @@ impl Interp<'_> {
             }
             return Ok(Status::Ok);
         }
+        let words: Vec<Val> = fields
+            .iter()
+            .map(|(f, _, _)| match &f.unknown {
+                Some(r) => Val::Unknown(r.clone()),
+                None => Val::Known(f.text.clone()),
+            })
+            .collect();
+        self.note_command_writes(&words, at);
         let before =
             self.out.launches.len() + self.out.unsupported.len() + self.out.auxiliary.len();
         let launches = self.out.launches.len();
@@ -366,6 +433,24 @@ impl Interp<'_> {
                 let vals: Vec<Val> = args[1..].iter().cloned().map(Val::Known).collect();
                 self.cd(&vals);
                 Some(String::new())
+            }
+            // `pwd -P`: symbolic links resolved.
+            "pwd"
+                if args[1..]
+                    .iter()
+                    .rev()
+                    .find(|a| *a == "-P" || *a == "-L")
+                    .is_some_and(|a| a == "-P")
+                    || (self.st.physical && !args[1..].iter().any(|a| a == "-L")) =>
+            {
+                match self.pwd_physical() {
+                    Ok(d) => Some(format!("{d}\n")),
+                    Err(r) => {
+                        self.capture_unknown
+                            .get_or_insert(format!("the output of `pwd -P` is not knowable: {r}"));
+                        return Ok(Status::Ok);
+                    }
+                }
             }
             // bash prints the absolute, logical path of the working folder.
             "pwd" => match self.working_folder() {
@@ -430,6 +515,24 @@ impl Interp<'_> {
         Ok(Status::Ok)
     }
 
+    /// Expands the here-documents of a command run in this shell (a
+    /// builtin, a function) for what their expansion assigns.
+    fn heredoc_effects(&mut self, sc: &ast::SimpleCommand, at: usize) -> Result<(), Error> {
+        let items = sc.prefix.iter().flat_map(|p| p.0.iter());
+        for it in items.chain(sc.suffix.iter().flat_map(|s| s.0.iter())) {
+            if let CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereDocument(_, doc)) = it
+                && doc.requires_expansion
+            {
+                expand::expand_string(
+                    &mut self.st,
+                    &super::launch::heredoc_as_double_quoted(&doc.doc.value),
+                )
+                .map_err(|m| self.err(at, m))?;
+            }
+        }
+        Ok(())
+    }
+
     /// The absolute, logical working folder, as `pwd` prints it: a folder
     /// named relatively is joined to the folder the script starts in (the
     /// repository's top level, where InferenceX's runner starts its scripts,
@@ -480,15 +583,25 @@ impl Interp<'_> {
         let flow = self.flow.len();
         self.depth += 1;
         self.frames.push(Vec::new());
+        self.frame_options.push(None);
         // The caller's loops are not the function's: `break` there is an error.
         let loops = std::mem::replace(&mut self.loops, 0);
+        let trap = self.st.return_trap.clone();
         let r = self.in_shell(&f.source, Some(f.index.clone()), |it| {
             it.compound(&f.def.body.0)
         });
+        let r = match r {
+            Ok(s) => self.run_return_trap(&trap, true, at).map(|_| s),
+            e => e,
+        };
         self.loops = loops;
         // Its `local`s end with it.
         for (name, s) in self.frames.pop().unwrap_or_default().into_iter().rev() {
             self.st.restore(name, s);
+        }
+        // `local -`: its `set` options end with it.
+        if let Some(Some(o)) = self.frame_options.pop() {
+            self.st.restore_options(o);
         }
         self.depth -= 1;
         self.returning = false;
@@ -500,7 +613,7 @@ impl Interp<'_> {
 
     /// Assigns `NAME=value` / `NAME+=value` / `NAME=(...)`; `false` (and no
     /// change) when NAME is readonly.
-    fn assign(&mut self, a: &ast::Assignment, export: bool) -> Result<bool, Error> {
+    pub(super) fn assign(&mut self, a: &ast::Assignment, export: bool) -> Result<bool, Error> {
         let name = match &a.name {
             AssignmentName::VariableName(n) => n.clone(),
             AssignmentName::ArrayElementName(n, _) => {
@@ -805,6 +918,18 @@ impl Interp<'_> {
                 });
             }
         }
+        // A name with a subscript (`printf -v 'a[T=4]'`, `read 'a[i++]'`):
+        // bash evaluates the subscript, with its assignments.
+        if builtin != "let" {
+            for a in &args {
+                if let Val::Known(t) = a
+                    && !t.starts_with('-')
+                    && t.contains('[')
+                {
+                    expand::name_subscript_effects(&mut self.st, t).map_err(|m| self.err(at, m))?;
+                }
+            }
+        }
         let set = |this: &mut Self, name: &str, vals: Vec<Val>| -> bool {
             if this.st.is_readonly(name) {
                 return false;
@@ -947,6 +1072,21 @@ impl Interp<'_> {
                             u => u,
                         });
                     }
+                    if let CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereDocument(
+                        _,
+                        doc,
+                    )) = it
+                    {
+                        input = Some(if doc.requires_expansion {
+                            expand::expand_string(
+                                &mut self.st,
+                                &super::launch::heredoc_as_double_quoted(&doc.doc.value),
+                            )
+                            .map_err(|m| self.err(at, m))?
+                        } else {
+                            Val::Known(doc.doc.value.clone())
+                        });
+                    }
                 }
                 if from_fd {
                     input = None;
@@ -1049,127 +1189,6 @@ impl Interp<'_> {
         }
     }
 
-    /// `export` / `declare` / `typeset` / `local` / `readonly` with their
-    /// attributes: `-x` exports, `-r` (and `readonly`) makes readonly, `-n`
-    /// makes a reference to another variable. Fails (and changes nothing) for
-    /// a readonly variable, as bash does.
-    fn declare(
-        &mut self,
-        builtin: &str,
-        raw: &[(&ast::Word, Option<&ast::Assignment>)],
-    ) -> Result<Status, Error> {
-        if builtin == "local" && self.depth == 0 {
-            // "can only be used in a function": an error, nothing is set.
-            return Ok(Status::Fail);
-        }
-        let flag = |f: char| {
-            raw.iter()
-                .skip(1)
-                .any(|(w, _)| w.value.starts_with('-') && w.value.contains(f))
-        };
-        // `export -n NAME`: no longer exported.
-        let unexport = builtin == "export" && flag('n');
-        let export = !unexport && (builtin == "export" || flag('x'));
-        let readonly = builtin == "readonly" || flag('r');
-        let integer = builtin != "export" && builtin != "readonly" && flag('i');
-        let assoc = builtin != "export" && builtin != "readonly" && flag('A');
-        let nameref = builtin != "export" && flag('n');
-        // `declare -u` / `-l` / `-c`: the last one given wins, as in bash.
-        let case = if matches!(builtin, "export" | "readonly") {
-            None
-        } else {
-            raw.iter()
-                .skip(1)
-                .filter(|(w, _)| w.value.starts_with('-'))
-                .flat_map(|(w, _)| w.value.chars())
-                .rfind(|c| matches!(c, 'u' | 'l' | 'c'))
-        };
-        // `local`, and `declare` / `typeset` inside a function (without -g),
-        // make variables of the function's own.
-        let local = builtin == "local"
-            || (matches!(builtin, "declare" | "typeset") && self.depth > 0 && !flag('g'));
-        let mut status = Status::Ok;
-        for (w, a) in raw.iter().skip(1) {
-            let name = match a {
-                Some(a) => match &a.name {
-                    AssignmentName::VariableName(n) => Some(n.clone()),
-                    AssignmentName::ArrayElementName(..) => None,
-                },
-                None if w.value.starts_with(['-', '+']) => None,
-                None => Some(w.value.clone()),
-            };
-            if local
-                && let Some(n) = name
-                && !self.st.is_readonly(&n)
-                && let Some(frame) = self.frames.last()
-                && !frame.iter().any(|(k, _)| *k == n)
-            {
-                // The value (`local X=$X`) is expanded before X is shadowed.
-                let shadowed = self.st.shadow(&n, a.is_some());
-                if let Some(frame) = self.frames.last_mut() {
-                    frame.push((n, shadowed));
-                }
-            }
-            if integer && let Some(n) = name_of_item(a, w) {
-                let n = self.st.resolve(&n).unwrap_or(n);
-                self.st.integers.insert(n);
-            }
-            if let Some(case) = case
-                && let Some(n) = name_of_item(a, w)
-            {
-                let n = self.st.resolve(&n).unwrap_or(n);
-                self.st.cases.insert(n, case);
-            }
-            match a {
-                Some(a) if nameref => {
-                    let AssignmentName::VariableName(n) = &a.name else {
-                        continue;
-                    };
-                    let target = match &a.value {
-                        AssignmentValue::Scalar(v) => self.str_of(v)?,
-                        AssignmentValue::Array(_) => continue,
-                    };
-                    self.st.namerefs.insert(n.clone(), target);
-                }
-                Some(a) => {
-                    if !self.assign(a, export)? {
-                        status = Status::Fail;
-                        continue;
-                    }
-                    // `declare -A`: keys are strings, not evaluated.
-                    if assoc && let AssignmentName::VariableName(n) = &a.name {
-                        let n = self.st.resolve(n).unwrap_or_else(|_| n.clone());
-                        let v = Val::Unknown(format!(
-                            "${n} is an associative array (declare -A), which is not evaluated"
-                        ));
-                        self.st.vars.insert(n, Arc::new(vec![v]));
-                    }
-                    if readonly && let AssignmentName::VariableName(n) = &a.name {
-                        let n = self.st.resolve(n).unwrap_or_else(|_| n.clone());
-                        self.st.readonly.insert(n);
-                    }
-                }
-                None if w.value.starts_with('-') || w.value.starts_with('+') => {}
-                None => {
-                    let n = self
-                        .st
-                        .resolve(&w.value)
-                        .unwrap_or_else(|_| w.value.clone());
-                    if export {
-                        self.st.exported.insert(n.clone());
-                    }
-                    if unexport {
-                        self.st.exported.remove(&n);
-                    }
-                    if readonly {
-                        self.st.readonly.insert(n);
-                    }
-                }
-            }
-        }
-        Ok(status)
-    }
-
     /// `set` (options `-e`, `-f`, `-u` and their `-o` names, `-o pipefail`; `set -- ARGS` and `set
     /// ARGS` replace the positional parameters) and `shift [N]`.
     fn set_or_shift(
@@ -1251,6 +1270,7 @@ impl Interp<'_> {
                     'e' => self.st.errexit = on,
                     'f' => self.st.noglob = on,
                     'u' => self.st.nounset = on,
+                    'P' => self.st.physical = on,
                     'o' => {
                         let name = args.get(i).map(|f| f.text.clone()).unwrap_or_default();
                         i += 1;
@@ -1264,18 +1284,6 @@ impl Interp<'_> {
             self.st.positional = args[i..].iter().map(val).collect();
         }
         Ok(Status::Ok)
-    }
-}
-
-/// The variable a `declare` argument names.
-fn name_of_item(a: &Option<&ast::Assignment>, w: &ast::Word) -> Option<String> {
-    match a {
-        Some(a) => match &a.name {
-            AssignmentName::VariableName(n) => Some(n.clone()),
-            AssignmentName::ArrayElementName(..) => None,
-        },
-        None if w.value.starts_with(['-', '+']) => None,
-        None => Some(w.value.clone()),
     }
 }
 

@@ -644,6 +644,40 @@ fn parameter(
         Val::Known(t) => push(exp, t, split),
         Val::Unknown(r) => mark_unknown(exp, r),
     };
+    // Arithmetic bash evaluates here even where the value is not evaluated
+    // (a subscript that is not a constant, a substring's offset and length):
+    // its assignments happen.
+    match pe {
+        ParameterExpr::Substring {
+            parameter,
+            offset,
+            length,
+            ..
+        } => {
+            subscript_effects(st, parameter)?;
+            arith_effects(st, &offset.value)?;
+            if let Some(l) = length {
+                arith_effects(st, &l.value)?;
+            }
+        }
+        ParameterExpr::Parameter { parameter, .. }
+        | ParameterExpr::UseDefaultValues { parameter, .. }
+        | ParameterExpr::AssignDefaultValues { parameter, .. }
+        | ParameterExpr::IndicateErrorIfNullOrUnset { parameter, .. }
+        | ParameterExpr::UseAlternativeValue { parameter, .. }
+        | ParameterExpr::ParameterLength { parameter, .. }
+        | ParameterExpr::RemoveSmallestSuffixPattern { parameter, .. }
+        | ParameterExpr::RemoveLargestSuffixPattern { parameter, .. }
+        | ParameterExpr::RemoveSmallestPrefixPattern { parameter, .. }
+        | ParameterExpr::RemoveLargestPrefixPattern { parameter, .. }
+        | ParameterExpr::Transform { parameter, .. }
+        | ParameterExpr::UppercaseFirstChar { parameter, .. }
+        | ParameterExpr::UppercasePattern { parameter, .. }
+        | ParameterExpr::LowercaseFirstChar { parameter, .. }
+        | ParameterExpr::LowercasePattern { parameter, .. }
+        | ParameterExpr::ReplaceSubstring { parameter, .. } => subscript_effects(st, parameter)?,
+        _ => {}
+    }
     let sub = |st: &mut State, raw: &Option<String>| -> Result<Val, String> {
         match raw {
             Some(r) => expand_string(st, r),
@@ -1025,6 +1059,89 @@ fn text_int(st: &mut State, name: &str, t: &str, depth: u32) -> Result<i64, Stri
 
 /// A constant array index written as a number (`0`, `010` octal, `0x1f`,
 /// `2#101`); anything else is not evaluated here.
+/// The assignments of a subscript that is not a constant (`${A[T=4]}`),
+/// which bash makes as it evaluates the index ([`arith_effects`]).
+fn subscript_effects(st: &mut State, p: &Parameter) -> Result<(), String> {
+    if let Parameter::NamedWithIndex { name, index } = p
+        && constant_index(name, index).is_err()
+    {
+        arith_effects(st, index)?;
+    }
+    Ok(())
+}
+
+/// The assignments a subscript written in a name (`printf -v 'a[T=4]'`,
+/// `read 'a[i++]'`, `[ -v 'a[T=4]' ]`) makes as bash evaluates it.
+pub(crate) fn name_subscript_effects(st: &mut State, name: &str) -> Result<(), String> {
+    if let Some((_, rest)) = name.split_once('[')
+        && let Some(index) = rest.strip_suffix(']')
+    {
+        arith_effects(st, index)?;
+    }
+    Ok(())
+}
+
+/// Arithmetic text bash evaluates where the evaluator uses no value from
+/// it: when it assigns (`T=4`, `i++`, `x+=2`), it is evaluated for those
+/// assignments; when that is not possible, what it assigns is unknown. An
+/// exceeded budget is an error.
+pub(crate) fn arith_effects(st: &mut State, text: &str) -> Result<(), String> {
+    let assigns = text.contains("++")
+        || text.contains("--")
+        || text.char_indices().any(|(i, c)| {
+            c == '='
+                && !matches!(text[..i].chars().last(), Some('=' | '!' | '<' | '>'))
+                && !text[i + 1..].starts_with('=')
+        });
+    if !assigns {
+        return Ok(());
+    }
+    match arith_text(st, text) {
+        Ok(_) => Ok(()),
+        Err(r) if budget::tripped().is_some() => Err(r),
+        Err(r) => {
+            let mut names = Vec::new();
+            if let Ok(e) = brush_parser::arithmetic::parse(text.trim()) {
+                assigned_names(&e, &mut names);
+            }
+            for n in names {
+                st.set_scalar(
+                    &n,
+                    Val::Unknown(format!(
+                        "${n} is assigned by arithmetic that is not evaluated ({text:?}: {r})"
+                    )),
+                );
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The variables an arithmetic expression assigns.
+fn assigned_names(e: &ArithmeticExpr, out: &mut Vec<String>) {
+    let target = |t: &ArithmeticTarget, out: &mut Vec<String>| match t {
+        ArithmeticTarget::Variable(n) | ArithmeticTarget::ArrayElement(n, _) => out.push(n.clone()),
+    };
+    match e {
+        ArithmeticExpr::Literal(_) | ArithmeticExpr::Reference(_) => {}
+        ArithmeticExpr::UnaryOp(_, x) => assigned_names(x, out),
+        ArithmeticExpr::BinaryOp(_, a, b) => {
+            assigned_names(a, out);
+            assigned_names(b, out);
+        }
+        ArithmeticExpr::Conditional(c, a, b) => {
+            assigned_names(c, out);
+            assigned_names(a, out);
+            assigned_names(b, out);
+        }
+        ArithmeticExpr::Assignment(t, x) | ArithmeticExpr::BinaryAssignment(_, t, x) => {
+            target(t, out);
+            assigned_names(x, out);
+        }
+        ArithmeticExpr::UnaryAssignment(_, t) => target(t, out),
+    }
+}
+
 fn constant_index(name: &str, index: &str) -> Result<usize, String> {
     let t = index.trim();
     let literal = !t.is_empty()

@@ -58,6 +58,9 @@ struct EnvMods {
     /// Variables the command gets only when it does not have them already
     /// (`uv run --env-file F`), with where the file is named.
     fallback: Vec<(String, Val, (usize, usize))>,
+    /// The command's own prefix assignments (`TP=2 bash -c ...`), for a
+    /// child shell: they reach its environment before `env K=V`.
+    prefix: Vec<(String, Val)>,
 }
 
 impl EnvMods {
@@ -94,7 +97,7 @@ impl Interp<'_> {
         let mut env: BTreeMap<String, String> = BTreeMap::new();
         let mut unknown: BTreeMap<String, String> = BTreeMap::new();
         for name in self.st.exported.iter().filter(|n| mods.passes(n)) {
-            match self.st.get(name).and_then(|v| v.into_iter().next()) {
+            match self.exported_value(name) {
                 Some(Val::Known(v)) => {
                     env.insert(name.clone(), v);
                 }
@@ -107,6 +110,14 @@ impl Interp<'_> {
         for k in &mods.unset {
             env.remove(k);
             unknown.remove(k);
+        }
+        for (k, v) in &mods.prefix {
+            env.remove(k);
+            unknown.remove(k);
+            match v {
+                Val::Known(t) => env.insert(k.clone(), t.clone()),
+                Val::Unknown(r) => unknown.insert(k.clone(), r.clone()),
+            };
         }
         for (k, v, _) in &mods.set {
             unknown.remove(k);
@@ -298,6 +309,16 @@ impl Interp<'_> {
         }
         if !stdin && let Some((f, range, _)) = fields.get(j) {
             let target = f.text.clone();
+            if target.starts_with("/dev/fd/") {
+                return self.unsupported_shell(
+                    &head,
+                    "its script comes from a process substitution, whose text is not knowable",
+                    range.0,
+                );
+            }
+            if let Some(r) = self.changed(&target) {
+                return self.unsupported_shell(&head, &r, range.0);
+            }
             let source = self.read_script(&format!("{head} {target}"), &target, range.0)?;
             let args = fields[j + 1..].iter().map(|(f, _, _)| val(f)).collect();
             return self.run_child(&source, args, mods, &shell, range.0);
@@ -323,6 +344,9 @@ impl Interp<'_> {
         };
         let source = match input {
             Some((Some(at), Val::Known(target))) => {
+                if let Some(r) = self.changed(&target) {
+                    return self.unsupported_shell(&head, &r, at);
+                }
                 shell.zero = Some(Val::Known(head.clone()));
                 self.read_script(&format!("{head} < {target}"), &target, at)?
             }
@@ -358,6 +382,45 @@ impl Interp<'_> {
         self.run_child(&source, args, mods, &shell, at)
     }
 
+    /// The value an exported variable gives the environment of a command:
+    /// its value, or, for a function's `local` declared without one, the
+    /// value of the variable it shadows (bash skips a variable that is not
+    /// set and exports the one below it).
+    fn exported_value(&self, name: &str) -> Option<Val> {
+        if let Some(v) = self.st.get(name).and_then(|v| v.into_iter().next()) {
+            return Some(v);
+        }
+        for frame in self.frames.iter().rev() {
+            for (n, s) in frame.iter().rev() {
+                if n == name {
+                    match (&s.value, s.exported) {
+                        (Some(v), true) => return v.first().cloned(),
+                        (Some(_), false) => return None,
+                        (None, _) => {}
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// A command's prefix assignments (`X=1 CMD`), expanded, for the
+    /// environment of a child shell.
+    fn prefix_values(&mut self, assigns: &[&ast::Assignment]) -> Result<Vec<(String, Val)>, Error> {
+        let mut out = Vec::new();
+        for a in assigns {
+            if let AssignmentName::VariableName(n) = &a.name
+                && let AssignmentValue::Scalar(w) = &a.value
+                && !self.st.is_readonly(n)
+            {
+                let s = self.byte(&a.loc.start);
+                let v = expand_string(&mut self.st, &w.value).map_err(|m| self.err(s, m))?;
+                out.push((n.clone(), v));
+            }
+        }
+        Ok(out)
+    }
+
     /// Reports a shell command whose script is not evaluated (an option it
     /// does not model, standard input that is not knowable): it may start a
     /// server, so it is listed with the unsupported launches.
@@ -365,6 +428,17 @@ impl Interp<'_> {
         let span = self.source.span(at, at);
         self.out.unsupported.push(format!(
             "{span}: `{head}` runs a script recipe-drift cannot read ({why}), which may start a server: {}",
+            crate::launch::NOT_MODELLED
+        ));
+        Ok(())
+    }
+
+    /// Reports an `env` command whose command words are not knowable (its
+    /// `-S` string): it may start a server.
+    fn unsupported_env(&mut self, why: &str, at: usize) -> Result<(), Error> {
+        let span = self.source.span(at, at);
+        self.out.unsupported.push(format!(
+            "{span}: `env` runs a command recipe-drift cannot read ({why}), which may start a server: {}",
             crate::launch::NOT_MODELLED
         ));
         Ok(())
@@ -511,6 +585,13 @@ impl Interp<'_> {
         mods: &EnvMods,
     ) -> Result<(), Error> {
         let (f, range, _) = &fields[0];
+        if f.unknown.is_none()
+            && f.text.contains('/')
+            && let Some(r) = self.changed(&f.text)
+        {
+            let head = f.text.clone();
+            return self.unsupported_shell(&head, &r, range.0);
+        }
         if f.unknown.is_none()
             && f.text.contains('/')
             && let Ok(path) = self.locate(&f.text)
@@ -685,6 +766,14 @@ impl Interp<'_> {
                     let mut vars = Vec::new();
                     for (file, k) in &parsed.env_files {
                         let range = fields[i + 2 + k].1;
+                        if let Some(r) = self.changed(file) {
+                            let span = self.source.span(range.0, range.0);
+                            self.out.unsupported.push(format!(
+                                "{span}: `--env-file {file}`: {r}; what the container runs with is not knowable: {}",
+                                crate::launch::NOT_MODELLED
+                            ));
+                            return Ok(());
+                        }
                         for line in self.docker_env_file(file, range.0)? {
                             vars.push((line, range));
                         }
@@ -749,6 +838,68 @@ impl Interp<'_> {
                                 mods.unset.push(n.to_string());
                                 i += 1;
                             }
+                            // `-uNAME`: the name attached.
+                            None if t.len() > 2 && t.starts_with("-u") => {
+                                let n = &t[2..];
+                                mods.set.retain(|(k, _, _)| k != n);
+                                mods.unset.push(n.to_string());
+                                i += 1;
+                            }
+                            // `env -S STRING` / `-SSTRING` / `--split-string=STRING`:
+                            // STRING split into words, in place of it.
+                            _ if t == "-S"
+                                || t == "--split-string"
+                                || t.starts_with("--split-string=")
+                                || (t.starts_with("-S") && t.len() > 2) =>
+                            {
+                                let (text, n) = match t {
+                                    "-S" | "--split-string" => match fields.get(i + 1) {
+                                        Some((f, _, _)) => (f, 2),
+                                        None => break,
+                                    },
+                                    _ => (f, 1),
+                                };
+                                let string =
+                                    if let Some(s) = text.text.strip_prefix("--split-string=") {
+                                        s.to_string()
+                                    } else if n == 1 {
+                                        text.text[2..].to_string()
+                                    } else {
+                                        text.text.clone()
+                                    };
+                                let words = match (&text.unknown, split_string(&string)) {
+                                    (None, Some(w)) => w,
+                                    (Some(r), _) => {
+                                        return self.unsupported_env(
+                                            &format!("its `-S` string is not knowable: {r}"),
+                                            range.0,
+                                        );
+                                    }
+                                    (None, None) => {
+                                        return self.unsupported_env(
+                                            "its `-S` string uses escapes, `$` or `#`, which are not modelled",
+                                            range.0,
+                                        );
+                                    }
+                                };
+                                let range = *range;
+                                let var = fields[i].2.clone();
+                                let new: Vec<_> = words
+                                    .into_iter()
+                                    .map(|w| {
+                                        (
+                                            Field {
+                                                text: w,
+                                                unknown: None,
+                                                span: None,
+                                            },
+                                            range,
+                                            var.clone(),
+                                        )
+                                    })
+                                    .collect();
+                                fields.splice(i..i + n, new);
+                            }
                             Some((k, v)) if !k.is_empty() && !k.starts_with('-') => {
                                 mods.set.push((k.to_string(), v.to_string(), *range));
                                 i += 1;
@@ -780,12 +931,19 @@ impl Interp<'_> {
         let unknown_head = fields[i].0.unknown.is_some();
         let base = |s: &str| s.rsplit('/').next().unwrap_or("").to_string();
         let head = base(words[0]);
-        // `bash other.sh`, `sh -c TEXT`, `bash < x.sh`: a child shell.
-        if SHELLS.contains(&head.as_str()) && !unknown_head {
+        // `bash other.sh`, `sh -c TEXT`, `bash < x.sh`, `./x.sh`: a child
+        // shell, whose environment has the prefix assignments (`env -i`
+        // after them clears them).
+        let child = SHELLS.contains(&head.as_str()) && !unknown_head;
+        let is_python = head.starts_with("python") || unknown_head;
+        let detected = crate::launch::detect_launcher(&words, is_python);
+        if !mods.clear && (child || detected.is_none()) {
+            mods.prefix = self.prefix_values(assigns)?;
+        }
+        if child {
             return self.shell(&fields[i..], &mods, input);
         }
-        let is_python = head.starts_with("python") || unknown_head;
-        let Some(detected) = crate::launch::detect_launcher(&words, is_python) else {
+        let Some(detected) = detected else {
             return self.not_a_launcher(&fields[i..], &mods);
         };
         let len = detected.len;
@@ -828,7 +986,7 @@ impl Interp<'_> {
         // inside `docker run`, only its `-e` variables.
         let mut env: Vec<EnvVar> = Vec::new();
         for name in self.st.exported.iter().filter(|n| mods.passes(n)) {
-            if let Some(v) = self.st.get(name).and_then(|v| v.into_iter().next()) {
+            if let Some(v) = self.exported_value(name) {
                 // Where it was assigned (`export X=1`), else the launch.
                 let span = match self.st.assigned_here(name).as_ref() {
                     Some((s, e)) => self.source.span(*s, *e),
@@ -896,6 +1054,8 @@ impl Interp<'_> {
             context,
             span: whole,
             source: self.source.clone(),
+            cwd: self.workdir(),
+            written: self.st.touched.clone(),
         };
         if let Some(r) = self.condition() {
             // The whole launch depends on an unknown condition: its launcher says so.
@@ -914,7 +1074,7 @@ impl Interp<'_> {
 /// A here-document body as a double-quoted word with the same expansion: a
 /// `"` is literal in the body (`\"` too), a backslash escapes only `$`,
 /// `` ` ``, `\` and a newline in both.
-fn heredoc_as_double_quoted(body: &str) -> String {
+pub(super) fn heredoc_as_double_quoted(body: &str) -> String {
     let mut out = String::with_capacity(body.len() + 2);
     out.push('"');
     let mut chars = body.chars();
@@ -1034,6 +1194,15 @@ fn starts_name(s: crate::launch::Starts) -> &'static str {
         crate::launch::Starts::Engine(e) => e.name(),
         crate::launch::Starts::Unsupported(n) | crate::launch::Starts::Auxiliary(n) => n,
     }
+}
+
+/// The words of `env -S STRING` when it uses only spaces, tabs and quotes
+/// (`None` for escapes, `$` or `#`, whose rules are not modelled).
+fn split_string(s: &str) -> Option<Vec<String>> {
+    if s.contains(['\\', '$', '#']) {
+        return None;
+    }
+    shell_words::split(s).ok()
 }
 
 fn env_var(name: &str, v: &Val, span: crate::span::Span) -> EnvVar {

@@ -14,14 +14,17 @@
 //!
 //! The rooms: `parse` (guarded parsing), `walk` (the statement walker: lists,
 //! `set -e`, subshells, loops), `command` (simple commands and builtins:
-//! `set`/`shift`, `declare`/`local`/`readonly`, `exec`), `launch` (launch
-//! recognition and `bash other.sh` delegation), `capture` (`$(...)`),
+//! `set`/`shift`, `exec`), `launch` (launch
+//! recognition and `bash other.sh` delegation), `declare` (the declaration
+//! builtins), `capture` (`$(...)`),
 //! `conditions` (`[ ... ]`), `expand` (words and expansions), `brace` (brace
 //! expansion), `fields` (`$IFS` splitting, glob patterns, positional
 //! parameters), `glob` (shell patterns in linear time: classes, extglob,
 //! `nocasematch`), `source` (`source FILE`, and the one mechanism that runs
 //! sourced files, `eval` text and functions over the text they were written
-//! in), `options` (`shopt`, `alias`, `trap`, `unset`), `budget` (every limit
+//! in), `paths` (the working folder: `cd`, `pushd`, `popd`; and the paths
+//! the script writes, whose later reads are not knowable), `options`
+//! (`shopt`, `alias`, `trap`, `unset`), `budget` (every limit
 //! of the evaluation), `harness` (the hook for harness libraries).
 //!
 //! Control flow that is not knowable is never decided either: an `exit`,
@@ -33,6 +36,7 @@ mod budget;
 mod capture;
 mod command;
 mod conditions;
+mod declare;
 mod escapes;
 pub mod expand;
 mod fields;
@@ -41,6 +45,7 @@ mod harness;
 mod launch;
 mod options;
 mod parse;
+mod paths;
 mod source;
 mod walk;
 mod word_parser;
@@ -107,6 +112,10 @@ pub struct State {
     shopt: BTreeSet<String>,
     /// `alias NAME=TEXT` definitions.
     aliases: BTreeMap<String, String>,
+    /// Where each alias was defined: the text and the end of the complete
+    /// command that defined it (commands of that text before it were read
+    /// without the alias).
+    alias_at: BTreeMap<String, (Arc<Source>, usize)>,
     /// Set by an expansion that ends the script (`set -u` and a variable
     /// that is not set): the reason. The command it is in does not run.
     aborted: Option<String>,
@@ -116,6 +125,9 @@ pub struct State {
     may_abort: Option<String>,
     /// `trap CODE EXIT`: the code run when the script ends.
     exit_trap: Option<Val>,
+    /// `trap CODE RETURN`: the code run when the function that set it, or
+    /// a sourced file, returns (functions do not inherit it).
+    return_trap: Option<Val>,
     /// Code that was not evaluated may have set any variable (a `source`
     /// of a file that is not read): why. A variable not set since is
     /// unknown, not unset.
@@ -130,6 +142,19 @@ pub struct State {
     /// repository holding the first local file evaluated (where InferenceX's
     /// runner starts its scripts); `None` for text that is not a local file.
     start_dir: Option<String>,
+    /// The paths the script wrote, removed or moved so far: a later read of
+    /// one is not knowable.
+    touched: crate::launch::Written,
+    /// `cd -`: the working folder before the last `cd` (`None`: no `cd`
+    /// ran, `$OLDPWD` is not set by the script).
+    oldpwd: Option<Option<Val>>,
+    /// `pushd`: the folders under the current one on the stack.
+    dirstack: Vec<Option<Val>>,
+    /// `set -P` / `set -o physical`: `cd` resolves symbolic links.
+    physical: bool,
+    /// The folder of the script file this shell runs (relative paths start
+    /// there), also inside `$(...)`.
+    script_dir: Option<std::path::PathBuf>,
     /// Variables marked `readonly` / `declare -r`.
     readonly: BTreeSet<String>,
     /// Variables marked `declare -i`: assignments are arithmetic.
@@ -207,13 +232,20 @@ impl Clone for State {
             nounset: self.nounset,
             shopt: self.shopt.clone(),
             aliases: self.aliases.clone(),
+            alias_at: self.alias_at.clone(),
             aborted: self.aborted.clone(),
             may_abort: self.may_abort.clone(),
             exit_trap: self.exit_trap.clone(),
+            return_trap: self.return_trap.clone(),
             clobbered: self.clobbered.clone(),
             file: self.file.clone(),
             cwd: self.cwd.clone(),
             start_dir: self.start_dir.clone(),
+            touched: self.touched.clone(),
+            oldpwd: self.oldpwd.clone(),
+            dirstack: self.dirstack.clone(),
+            physical: self.physical,
+            script_dir: self.script_dir.clone(),
             readonly: self.readonly.clone(),
             integers: self.integers.clone(),
             cases: self.cases.clone(),
@@ -514,6 +546,41 @@ impl State {
     }
 }
 
+/// The `set` options a `local -` saves.
+#[derive(Debug, Clone, Copy)]
+struct SetOptions {
+    errexit: bool,
+    noglob: bool,
+    pipefail: bool,
+    allexport: bool,
+    nounset: bool,
+    physical: bool,
+}
+
+impl State {
+    /// The `set` options now.
+    fn set_options(&self) -> SetOptions {
+        SetOptions {
+            errexit: self.errexit,
+            noglob: self.noglob,
+            pipefail: self.pipefail,
+            allexport: self.allexport,
+            nounset: self.nounset,
+            physical: self.physical,
+        }
+    }
+
+    /// Puts saved `set` options back.
+    fn restore_options(&mut self, o: SetOptions) {
+        self.errexit = o.errexit;
+        self.noglob = o.noglob;
+        self.pipefail = o.pipefail;
+        self.allexport = o.allexport;
+        self.nounset = o.nounset;
+        self.physical = o.physical;
+    }
+}
+
 /// A jump out of a loop turn or a function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Flow {
@@ -577,6 +644,9 @@ struct Interp<'a> {
     /// One frame per function call: the variables its `local`s shadow, restored
     /// when it returns.
     frames: Vec<Vec<(String, Shadowed)>>,
+    /// One entry per function call: the `set` options as they were when
+    /// its `local -` ran, restored when it returns.
+    frame_options: Vec<Option<SetOptions>>,
     /// How many loops the current code is in (within the current function).
     loops: usize,
     /// `break N` / `continue N`: how many more enclosing loops the jump leaves.
@@ -598,6 +668,10 @@ struct Interp<'a> {
     /// The aliases being expanded here (an alias is not expanded inside its
     /// own text, as in bash).
     aliasing: Vec<String>,
+    /// Where the complete command being run in this text ends: bash reads
+    /// a whole complete command (a line, a compound command) before it
+    /// runs any of it, so an alias defined in it applies only after it.
+    reading_end: usize,
     /// How many `bash other.sh` delegations led here.
     level: usize,
     /// Inside `$(...)`: the output written so far.
@@ -745,6 +819,10 @@ fn evaluate_at(
         it.set_option(name, *on);
     }
     for cc in &program.complete_commands {
+        it.reading_end = {
+            use brush_parser::ast::SourceLocation;
+            cc.location().map(|l| it.byte(&l.end)).unwrap_or(0)
+        };
         it.list(cc)?;
         if it.stopped && it.abort_only {
             it.stopped = false;

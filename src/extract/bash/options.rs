@@ -111,6 +111,7 @@ impl Interp<'_> {
             "pipefail" => self.st.pipefail = on,
             "allexport" => self.st.allexport = on,
             "nounset" => self.st.nounset = on,
+            "physical" => self.st.physical = on,
             _ => {}
         }
     }
@@ -123,6 +124,7 @@ impl Interp<'_> {
             "pipefail" => self.st.pipefail,
             "allexport" => self.st.allexport,
             "nounset" => self.st.nounset,
+            "physical" => self.st.physical,
             _ => false,
         }
     }
@@ -153,6 +155,9 @@ impl Interp<'_> {
             match t.split_once('=') {
                 Some((name, text)) if !name.is_empty() => {
                     self.st.aliases.insert(name.to_string(), text.to_string());
+                    self.st
+                        .alias_at
+                        .insert(name.to_string(), (self.source.clone(), self.reading_end));
                 }
                 // `alias NAME` prints it.
                 _ if self.st.aliases.contains_key(t) || t == "-p" => {}
@@ -170,9 +175,22 @@ impl Interp<'_> {
         if !self.st.shopt.contains("expand_aliases") {
             return None;
         }
-        let name = &sc.word_or_name.as_ref()?.value;
+        let word = sc.word_or_name.as_ref()?;
+        let name = &word.value;
         let text = self.st.aliases.get(name)?;
         if self.aliasing.contains(name) {
+            return None;
+        }
+        // A command read before the alias was defined (the rest of the
+        // complete command that defines it, or code above it) is not
+        // expanded.
+        if let Some((src, end)) = self.st.alias_at.get(name)
+            && std::sync::Arc::ptr_eq(src, self.source)
+            && word
+                .loc
+                .as_ref()
+                .is_some_and(|l| self.byte(&l.start) < *end)
+        {
             return None;
         }
         let mut words: Vec<&str> = Vec::new();
@@ -269,7 +287,16 @@ impl Interp<'_> {
                         ))),
                     };
                 }
-                "DEBUG" | "ERR" | "RETURN" if !clears => {
+                "RETURN" => {
+                    self.st.return_trap = match code {
+                        _ if clears => None,
+                        Val::Known(t) => Some(Val::Known(t.clone())),
+                        Val::Unknown(r) => Some(Val::Unknown(format!(
+                            "the RETURN trap set on line {line} runs code that is not knowable: {r}"
+                        ))),
+                    };
+                }
+                "DEBUG" | "ERR" if !clears => {
                     let when = match name {
                         "DEBUG" => "before every command",
                         "ERR" => "after every command that fails",
@@ -283,6 +310,36 @@ impl Interp<'_> {
             }
         }
         Ok(Status::Ok)
+    }
+
+    /// Runs the RETURN trap as a function or a sourced file returns, when
+    /// it is set (`before`: the trap before the call; a function runs only
+    /// one it set itself, as functions do not inherit it). Code that is not
+    /// knowable may set any variable.
+    pub(super) fn run_return_trap(
+        &mut self,
+        before: &Option<Val>,
+        function: bool,
+        at: usize,
+    ) -> Result<(), Error> {
+        if function && self.st.return_trap == *before {
+            return Ok(());
+        }
+        let Some(code) = self.st.return_trap.clone() else {
+            return Ok(());
+        };
+        match code {
+            Val::Known(text) => {
+                let saved = (self.stopped, self.abort_only, self.returning);
+                self.returning = false;
+                self.run_text(text, "trap RETURN", at)?;
+                if !self.stopped {
+                    (self.stopped, self.abort_only, self.returning) = saved;
+                }
+            }
+            Val::Unknown(r) => self.st.clobber(&r),
+        }
+        Ok(())
     }
 
     /// Runs the EXIT trap, if one is set, as the script ends.

@@ -68,6 +68,7 @@ impl Interp<'_> {
         child.conditions = std::mem::take(&mut self.conditions);
         child.flow = std::mem::take(&mut self.flow);
         child.frames = std::mem::take(&mut self.frames);
+        child.frame_options = std::mem::take(&mut self.frame_options);
         child.capture_unknown = self.capture_unknown.take();
         child.depth = self.depth;
         child.loops = self.loops;
@@ -83,6 +84,7 @@ impl Interp<'_> {
         self.conditions = std::mem::take(&mut child.conditions);
         self.flow = std::mem::take(&mut child.flow);
         self.frames = std::mem::take(&mut child.frames);
+        self.frame_options = std::mem::take(&mut child.frame_options);
         self.capture = child.capture.take();
         self.capture_unknown = child.capture_unknown.take();
         self.aliasing = std::mem::take(&mut child.aliasing);
@@ -103,6 +105,10 @@ impl Interp<'_> {
     pub(super) fn run_program(&mut self, program: &ast::Program) -> Result<Status, Error> {
         let mut status = Status::Ok;
         for cc in &program.complete_commands {
+            self.reading_end = {
+                use brush_parser::ast::SourceLocation;
+                cc.location().map(|l| self.byte(&l.end)).unwrap_or(0)
+            };
             status = self.list(cc)?;
             if self.stopped || self.returning || self.breaking || self.continuing {
                 break;
@@ -159,27 +165,6 @@ impl Interp<'_> {
         })
     }
 
-    /// `cd [DIR]`: the working folder, as the script names it (joined to the
-    /// one before when relative); `cd` alone (`$HOME`) and a folder that is
-    /// not knowable make it unknown.
-    pub(super) fn cd(&mut self, args: &[Val]) {
-        let dir = args
-            .iter()
-            .find(|a| !matches!(a, Val::Known(t) if t.starts_with('-') && t.len() > 1));
-        self.st.cwd = Some(match (dir, &self.st.cwd) {
-            (None, _) => Val::Unknown("`cd` to the home folder, which is not knowable".into()),
-            (Some(Val::Known(d)), _) if d.starts_with('/') => Val::Known(d.clone()),
-            (Some(Val::Known(d)), None) => Val::Known(d.clone()),
-            (Some(Val::Known(d)), Some(Val::Known(cur))) => {
-                Val::Known(format!("{}/{d}", cur.trim_end_matches('/')))
-            }
-            (Some(Val::Known(_)), Some(u @ Val::Unknown(_))) => u.clone(),
-            (Some(Val::Unknown(r)), _) => {
-                Val::Unknown(format!("`cd` to a folder that is not knowable: {r}"))
-            }
-        });
-    }
-
     /// `source FILE ARGS...` / `. FILE ARGS...`: a harness library (the
     /// harness recognises it by its path as written) exports what the harness
     /// says; any other file is read through the confined file layer and run
@@ -217,31 +202,51 @@ impl Interp<'_> {
             return Ok(self.not_sourced(at, &what));
         }
         let target = file.text.clone();
-        let read = self
-            .locate(&target)
-            .and_then(|loc| self.read_cached(&loc).map(|r| (loc, r)));
-        let (loc, read) = match read {
-            Ok(r) => r,
-            Err(why) => {
-                let what = format!("{target}, which is not read ({why})");
-                return Ok(self.not_sourced(at, &what));
+        let (source, index, program, _call) = match self.written_text(&target) {
+            // `cat > gen.sh <<EOF ... EOF`: the text the script wrote.
+            Some((text, from)) => {
+                super::budget::built(text.len()).map_err(|m| self.err(at, m))?;
+                let source = Arc::new(Source::new(
+                    crate::span::Origin::Inline(format!("{target} as written at {from}")),
+                    text,
+                ));
+                let call = super::budget::enter_call().map_err(|m| self.err(at, m))?;
+                let program = super::capture::program_of(&source)?;
+                let index = super::walk::index_of(&source);
+                (source, index, program, call)
             }
-        };
-        let _call = super::budget::enter_call().map_err(|m| self.err(at, m))?;
-        let program = match &read.program {
-            Some(p) => p.clone(),
             None => {
-                let p = super::capture::program_of(&read.source)?;
-                let key = loc.display();
-                READ.with(|c| {
-                    if let Some(e) = c.borrow_mut().1.get_mut(&key) {
-                        e.program = Some(p.clone());
+                if let Some(why) = self.source_lookup(&target) {
+                    let what = format!("{target}, which is not read ({why})");
+                    return Ok(self.not_sourced(at, &what));
+                }
+                let read = self
+                    .locate(&target)
+                    .and_then(|loc| self.read_cached(&loc).map(|r| (loc, r)));
+                let (loc, read) = match read {
+                    Ok(r) => r,
+                    Err(why) => {
+                        let what = format!("{target}, which is not read ({why})");
+                        return Ok(self.not_sourced(at, &what));
                     }
-                });
-                p
+                };
+                let call = super::budget::enter_call().map_err(|m| self.err(at, m))?;
+                let program = match &read.program {
+                    Some(p) => p.clone(),
+                    None => {
+                        let p = super::capture::program_of(&read.source)?;
+                        let key = loc.display();
+                        READ.with(|c| {
+                            if let Some(e) = c.borrow_mut().1.get_mut(&key) {
+                                e.program = Some(p.clone());
+                            }
+                        });
+                        p
+                    }
+                };
+                (read.source.clone(), read.index.clone(), program, call)
             }
         };
-        let source = read.source.clone();
         let args: Option<Vec<Val>> = (fields.len() > 1).then(|| {
             fields[1..]
                 .iter()
@@ -254,12 +259,14 @@ impl Interp<'_> {
         let saved = args.map(|a| std::mem::replace(&mut self.st.positional, a));
         let flow = self.flow.len();
         self.sourcing += 1;
-        let r = self.in_shell(&source, Some(read.index.clone()), |it| {
-            it.run_program(&program)
-        });
+        let r = self.in_shell(&source, Some(index), |it| it.run_program(&program));
         self.sourcing -= 1;
         // A `return` there ends the sourced file only.
         self.returning = false;
+        let r = match r {
+            Ok(s) => self.run_return_trap(&None, false, at).map(|_| s),
+            e => e,
+        };
         let tail = self.flow.split_off(flow.min(self.flow.len()));
         self.flow
             .extend(tail.into_iter().filter(|(f, _, _)| *f != Flow::Return));
@@ -267,6 +274,48 @@ impl Interp<'_> {
             self.st.positional = p;
         }
         r
+    }
+
+    /// Why `source TARGET` would not read TARGET as committed, if it would
+    /// not: a process substitution (`<(...)`), a file the script wrote,
+    /// removed or moved before, or a name without a slash that bash looks
+    /// up in `$PATH` first when the script changed `$PATH` (a `$PATH` the
+    /// script did not set holds the machine's program folders, not the
+    /// repository's files).
+    fn source_lookup(&self, target: &str) -> Option<String> {
+        if target.starts_with("/dev/fd/") || target.starts_with("/proc/") {
+            return Some(
+                "a process substitution or a descriptor, whose text is not knowable".into(),
+            );
+        }
+        if let Some(r) = self.changed(target) {
+            return Some(r);
+        }
+        if target.contains('/') || !self.st.assigned.contains_key("PATH") {
+            return None;
+        }
+        match self.st.get("PATH").and_then(|v| v.into_iter().next()) {
+            Some(Val::Known(path)) => {
+                let cur = self.cwd_text().unwrap_or_default();
+                for entry in path.split(':').filter(|e| !e.starts_with('/')) {
+                    let candidate = crate::launch::logical_join(entry, target);
+                    let key = crate::launch::logical_join(&cur, &candidate);
+                    if let Ok(loc) = self.locate(&key)
+                        && matches!(self.files.is_file(&loc), Ok(true))
+                        && key != crate::launch::logical_join(&cur, target)
+                    {
+                        return Some(format!(
+                            "bash finds {target} in $PATH first, as {candidate}, which is not evaluated"
+                        ));
+                    }
+                }
+                None
+            }
+            Some(Val::Unknown(r)) => Some(format!(
+                "a name without a slash is looked up in $PATH first, and $PATH is not knowable: {r}"
+            )),
+            None => None,
+        }
     }
 
     /// A file read for `source`, once per evaluation (a loop may source it

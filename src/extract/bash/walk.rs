@@ -61,6 +61,15 @@ impl<'a> Interp<'a> {
         {
             st.start_dir = Some(crate::files::repository_root(path).display().to_string());
         }
+        if st.script_dir.is_none()
+            && let crate::span::Origin::File(path) = &source.origin
+        {
+            st.script_dir = Some(
+                path.parent()
+                    .unwrap_or(std::path::Path::new(""))
+                    .to_path_buf(),
+            );
+        }
         Interp {
             source,
             script: source.clone(),
@@ -88,6 +97,8 @@ impl<'a> Interp<'a> {
             assumed: None,
             sourcing: 0,
             aliasing: Vec::new(),
+            reading_end: 0,
+            frame_options: Vec::new(),
             level,
             capture,
             capture_unknown: None,
@@ -203,7 +214,16 @@ impl<'a> Interp<'a> {
         let r = self.and_or(ao);
         self.errexit_ignored -= 1;
         r?;
+        // Files it writes are written (when, is not knowable: a text it
+        // wrote is not known to be there yet).
+        let mut touched = std::mem::take(&mut self.st.touched);
         (self.st, self.stopped) = (saved.0, saved.1);
+        let before = std::mem::take(&mut self.st.touched.texts);
+        touched.texts = before
+            .into_iter()
+            .filter(|(p, t)| touched.texts.get(p) == Some(t))
+            .collect();
+        self.st.touched = touched;
         [self.breaking, self.continuing, self.returning] = saved.2;
         // `$?` after `CMD &` is 0.
         self.last_status = Status::Ok;
@@ -407,7 +427,10 @@ impl<'a> Interp<'a> {
                 // `exec`, end with it.
                 let saved = (self.st.clone(), self.flags());
                 let status = self.command(c);
+                // The files it writes stay written.
+                let touched = std::mem::take(&mut self.st.touched);
                 self.st = saved.0;
+                self.st.touched = touched;
                 [self.breaking, self.continuing, self.returning] = saved.1;
                 self.stopped = was_stopped;
                 status
@@ -466,7 +489,35 @@ impl<'a> Interp<'a> {
             self.tick(at)?;
         }
         match c {
-            Command::Simple(sc) => self.simple(sc),
+            Command::Simple(sc) => {
+                // Redirections are opened before the command runs.
+                let at = sc
+                    .word_or_name
+                    .as_ref()
+                    .and_then(|w| w.loc.as_ref())
+                    .map(|l| self.byte(&l.start))
+                    .unwrap_or(0);
+                let redirects: Vec<&ast::IoRedirect> = sc
+                    .prefix
+                    .iter()
+                    .flat_map(|p| p.0.iter())
+                    .chain(sc.suffix.iter().flat_map(|s| s.0.iter()))
+                    .filter_map(|it| match it {
+                        ast::CommandPrefixOrSuffixItem::IoRedirect(r) => Some(r),
+                        _ => None,
+                    })
+                    .collect();
+                if !redirects.is_empty() {
+                    self.note_redirects(redirects.into_iter(), at)?;
+                    self.note_written_text(sc, at);
+                }
+                self.simple(sc)
+            }
+            Command::Compound(cc, Some(list)) => {
+                let at = c.location().map(|l| self.byte(&l.start)).unwrap_or(0);
+                self.note_redirects(list.0.iter(), at)?;
+                self.compound(cc)
+            }
             Command::Function(f) => {
                 self.st.functions.insert(
                     f.fname.value.clone(),
@@ -489,7 +540,10 @@ impl<'a> Interp<'a> {
             CompoundCommand::Subshell(s) => {
                 let saved = self.st.clone();
                 let r = self.list(&s.list);
+                // The files it writes stay written.
+                let touched = std::mem::take(&mut self.st.touched);
                 self.st = saved;
+                self.st.touched = touched;
                 self.stopped = false;
                 r
             }
@@ -1120,8 +1174,41 @@ fn merge_into(into: &mut State, other: State, reason: &str) {
             "the EXIT trap depends on a condition that is not knowable: {reason}"
         )));
     }
+    if into.return_trap != other.return_trap {
+        into.return_trap = Some(Val::Unknown(format!(
+            "the RETURN trap depends on a condition that is not knowable: {reason}"
+        )));
+    }
     if into.clobbered.is_none() {
         into.clobbered = other.clobbered;
+    }
+    if into.cwd != other.cwd {
+        into.cwd = Some(Val::Unknown(format!(
+            "the working folder depends on a condition that is not knowable: {reason}"
+        )));
+    }
+    if into.dirstack != other.dirstack {
+        into.dirstack = vec![Some(Val::Unknown(format!(
+            "the folder stack depends on a condition that is not knowable: {reason}"
+        )))];
+    }
+    if into.oldpwd != other.oldpwd {
+        into.oldpwd = Some(Some(Val::Unknown(format!(
+            "$OLDPWD depends on a condition that is not knowable: {reason}"
+        ))));
+    }
+    into.physical |= other.physical;
+    // A text written on one side only, or differently, is not knowable.
+    let texts = std::mem::take(&mut into.touched.texts);
+    into.touched.texts = texts
+        .into_iter()
+        .filter(|(p, t)| other.touched.texts.get(p) == Some(t))
+        .collect();
+    for (p, r) in other.touched.paths {
+        into.touched.paths.entry(p).or_insert(r);
+    }
+    if into.touched.anywhere.is_none() {
+        into.touched.anywhere = other.touched.anywhere;
     }
     into.exported.extend(other.exported);
     for (n, at) in other.assigned {
