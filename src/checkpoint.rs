@@ -586,10 +586,8 @@ impl Checkpoints {
     /// the confined file layer), else unknown with the reason. A config.json
     /// there that cannot be read or parsed is an error at its position.
     fn local(&self, model: &str) -> Result<BTreeMap<String, Entry>, FactError> {
-        // TODO(adv3 #8): a relative model path is resolved against the
-        // process's working folder; it should be the launch's own working
-        // folder (the `cwd` the bash evaluator tracks, once `Launch` carries
-        // it), and unknown when that is. `changed.rs` counts both folders.
+        // A relative path arrives resolved against the launch's working
+        // folder (`engine::common::local_model_path`).
         let path = Path::new(model).join("config.json");
         if crate::files::admit(&path).is_err() || !crate::files::is_file(&path).unwrap_or(false) {
             return Ok(unknown_facts(&format!(

@@ -336,6 +336,33 @@ pub fn is_hf_id(s: &str) -> bool {
         })
 }
 
+/// Where a relative local model path (`./m`, `models/m`) is, seen from the
+/// launch's working folder (the folder of the file the command is written in,
+/// after the script's `cd`s): the first candidate folder holding
+/// `MODEL/config.json`, else the first candidate; `Err` with the reason when
+/// the working folder is not knowable. A command with no file (`resolve --
+/// ARGV`) names it from where recipe-drift runs, as the user typed it.
+fn local_model_path(launch: &crate::launch::Launch, model: &str) -> Result<String, String> {
+    use crate::span::Origin;
+    let file = match &launch.source.origin {
+        Origin::File(p) | Origin::Rendered { file: p, .. } => p,
+        Origin::Inline(_) | Origin::Url(_) => return Ok(model.to_string()),
+    };
+    let dir = file.parent().unwrap_or(std::path::Path::new(""));
+    let candidates = launch.cwd.candidates(dir);
+    if let crate::launch::WorkDir::Unknown(why) = &launch.cwd {
+        return Err(format!(
+            "the local model path {model:?} is relative to the launch's working folder, which is not knowable ({why}); state its facts in the config's `checkpoints:`"
+        ));
+    }
+    let joined: Vec<std::path::PathBuf> = candidates.iter().map(|c| c.join(model)).collect();
+    let found = joined
+        .iter()
+        .find(|p| crate::files::probe(&p.join("config.json")) == crate::files::Probe::File)
+        .or(joined.first());
+    Ok(found.map_or_else(|| model.to_string(), |p| p.display().to_string()))
+}
+
 /// A value of the right type for an option whose written value is unknown: the
 /// first choice, `{}` for JSON and config types, `0` for numbers and device
 /// ids, else `x`.
@@ -378,6 +405,7 @@ pub fn apply_rules(
     errors: &mut Vec<crate::resolved::StartupError>,
     path_key: &str,
     opts: &ResolveOptions,
+    launch: &crate::launch::Launch,
 ) -> Result<(), crate::error::Error> {
     let written = |k: &str| match values.get(k).map(|e| &e.val) {
         Some(Val::Known {
@@ -398,6 +426,20 @@ pub fn apply_rules(
                 return Ok(crate::resolved::unknown_facts(&format!(
                     "the model is not knowable from the text ({why}), so neither are its checkpoint facts"
                 )));
+            }
+        };
+        // A relative local model path is a folder seen from the launch's own
+        // working folder, never from where recipe-drift runs.
+        let local;
+        let model = if is_hf_id(model) || std::path::Path::new(model).is_absolute() {
+            model
+        } else {
+            match local_model_path(launch, model) {
+                Ok(p) => {
+                    local = p;
+                    &local
+                }
+                Err(why) => return Ok(crate::resolved::unknown_facts(&why)),
             }
         };
         match (&opts.checkpoints, &revision) {

@@ -252,6 +252,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         &mut startup_errors,
         "model_path",
         opts,
+        launch,
     )?;
     Ok(Resolved {
         engine: launch.engine,
