@@ -394,7 +394,7 @@ pub fn config_file_unknowns(values: &mut BTreeMap<String, Entry>, file: &str) {
 
 /// Applies an engine's rules with the launch's checkpoint facts, loaded from
 /// `opts.checkpoints` only when a rule asks for one (the model as written in
-/// `path_key`, and `--revision`). The `checkpoint.*` keys are context for the
+/// `model_path`, and `--revision`). The `checkpoint.*` keys are context for the
 /// rules, not settings: they are removed afterwards (rule hits keep the facts
 /// they read). A source that fails (a network error) fails the resolve.
 pub fn apply_rules(
@@ -403,10 +403,11 @@ pub fn apply_rules(
     platform: Option<Platform>,
     values: &mut BTreeMap<String, Entry>,
     errors: &mut Vec<crate::resolved::StartupError>,
-    path_key: &str,
     opts: &ResolveOptions,
     launch: &crate::launch::Launch,
 ) -> Result<(), crate::error::Error> {
+    // Both engines name the model's path `model_path`.
+    let path_key = "model_path";
     let written = |k: &str| match values.get(k).map(|e| &e.val) {
         Some(Val::Known {
             value: Value::String(s),

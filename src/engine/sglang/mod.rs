@@ -250,7 +250,6 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         platform.as_ref().map(|p| p.value),
         &mut values,
         &mut startup_errors,
-        "model_path",
         opts,
         launch,
     )?;
