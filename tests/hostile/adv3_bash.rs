@@ -209,7 +209,7 @@ fn vllm_config_is_read_from_the_working_folder_and_never_stale() {
     ] {
         let o = vllm_compare(&repo, recipe);
         assert_eq!(o.code, Some(1), "{}", o.both());
-        assert!(o.stdout.contains("[missing] tp_size"), "{}", o.both());
+        assert!(o.stdout.contains("missing]: tp_size"), "{}", o.both());
         assert!(
             o.stdout.contains("written by the script at recipe.sh:"),
             "{}",

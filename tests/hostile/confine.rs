@@ -426,7 +426,9 @@ fn a_cached_body_over_the_size_cap_is_not_read() {
         "{}",
         o.both()
     );
-    assert!(o.max_rss_kib < 100 * 1024, "{}", o.both());
+    // The body is 200 MiB: reading it whole would pass this bound; reading
+    // up to the 10 MiB cap (a few copies of it) and the binary do not.
+    assert!(o.max_rss_kib < 160 * 1024, "{}", o.both());
 }
 
 #[test]
