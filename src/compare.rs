@@ -221,7 +221,10 @@ impl SideValue {
             },
             None => SideValue {
                 val: side.absent(key),
-                source: ValueSource::Default,
+                source: match side.absent(key) {
+                    Val::Unknown { .. } => ValueSource::Unknown,
+                    Val::Known { .. } => ValueSource::Default,
+                },
                 written: None,
                 spans: vec![],
                 rules: vec![],
@@ -304,6 +307,9 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
     }
     let mut findings = Vec::new();
     let mut shared_unknowns = Vec::new();
+    // Per side (docs, recipe): keys unknown only under an open prefix against
+    // a default on the other side, and how many of them are MAJOR.
+    let mut open = [(0usize, 0usize); 2];
     // Settings that do nothing in a side's release: a finding of their own.
     for key in &keys {
         let de = docs.values.get(*key);
@@ -362,6 +368,19 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
         }
         let class = policy.class(key);
         if class == Class::Ignore {
+            continue;
+        }
+        // One side's value is unknown only because its key lies under an
+        // open prefix (code that was not evaluated may have exported any
+        // variable), and the other side leaves it at its default: nothing
+        // in either text points at this key. Such keys are reported
+        // together, once per side ([`open_prefix_finding`]).
+        if let Some(side) = open_against_default(key, de, docs, re, recipe) {
+            let o = &mut open[side];
+            o.0 += 1;
+            if class == Class::Major {
+                o.1 += 1;
+            }
             continue;
         }
         let (d_absent, r_absent) = (docs.absent(key), recipe.absent(key));
@@ -424,10 +443,104 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
             recipe: SideValue::from(re, recipe, key),
         });
     }
+    for (side, (count, major)) in open.into_iter().enumerate() {
+        if count > 0 {
+            findings.push(open_prefix_finding(side, count, major, docs, recipe));
+        }
+    }
     findings.sort_by(|a, b| (a.severity, a.kind, &a.key).cmp(&(b.severity, b.kind, &b.key)));
     Comparison {
         findings,
         shared_unknowns,
+    }
+}
+
+/// The key of the finding that stands for a side's open environment.
+pub const OPEN_ENV_KEY: &str = "env:*";
+
+/// The side (0 docs, 1 recipe) whose value for `key` is unknown only because
+/// the key lies under one of its open prefixes (`unlisted`, e.g. `env:` when
+/// code that was not evaluated may have exported any variable), while the
+/// other side does not set the key (its default, or absent).
+fn open_against_default(
+    key: &str,
+    de: Option<&Entry>,
+    docs: &Resolved,
+    re: Option<&Entry>,
+    recipe: &Resolved,
+) -> Option<usize> {
+    let placeholder = |e: Option<&Entry>, side: &Resolved| {
+        let open = side.env_open.is_some() && key.starts_with("env:");
+        open && match e {
+            None => true,
+            Some(e) => e.source == ValueSource::Unknown && e.spans.is_empty() && e.rules.is_empty(),
+        }
+    };
+    let unset = |e: Option<&Entry>| !e.is_some_and(entry_is_set);
+    if placeholder(de, docs) && unset(re) {
+        Some(0)
+    } else if placeholder(re, recipe) && unset(de) {
+        Some(1)
+    } else {
+        None
+    }
+}
+
+/// One finding for the engine variables a side's open environment may set,
+/// which the other side leaves at their defaults: `count` of them, `major`
+/// MAJOR. MAJOR when any is, as each of them could drift.
+fn open_prefix_finding(
+    side: usize,
+    count: usize,
+    major: usize,
+    docs: &Resolved,
+    recipe: &Resolved,
+) -> Finding {
+    let class = if major > 0 {
+        Class::Major
+    } else {
+        Class::Minor
+    };
+    let (open, other) = if side == 0 {
+        (docs, recipe)
+    } else {
+        (recipe, docs)
+    };
+    let cause = open
+        .env_open
+        .as_deref()
+        .unwrap_or("code that was not evaluated");
+    let other_name = if side == 0 { "the recipe" } else { "the docs" };
+    let unknown = SideValue {
+        val: Val::unknown(format!(
+            "{count} engine variables ({major} MAJOR) that {other_name} leave at their defaults may have been exported by {cause}"
+        )),
+        source: ValueSource::Unknown,
+        written: None,
+        spans: vec![],
+        rules: vec![],
+        no_effect: None,
+    };
+    let defaults = SideValue {
+        val: other.absent(OPEN_ENV_KEY),
+        source: ValueSource::Default,
+        written: None,
+        spans: vec![],
+        rules: vec![],
+        no_effect: None,
+    };
+    let (d, r) = if side == 0 {
+        (unknown, defaults)
+    } else {
+        (defaults, unknown)
+    };
+    Finding {
+        key: OPEN_ENV_KEY.to_string(),
+        kind: Kind::Unknown,
+        class,
+        severity: Kind::Unknown.info().severity_for(class),
+        docs: d,
+        recipe: r,
     }
 }
 

@@ -689,6 +689,14 @@ pub struct Launch {
     /// engine never reads their committed content.
     #[serde(skip)]
     pub written: Written,
+    /// Set when code that was not evaluated ran before the launch in a shell
+    /// whose environment reaches the server (`export $(...)` of an unknown
+    /// operand, a `source` of a file that is not read): it may have exported
+    /// any variable, so an engine variable this launch does not set is
+    /// unknown, not its default. The code, named (``the `source` of x.sh on
+    /// line 3``).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub env_open: Option<String>,
 }
 
 /// The working folder of a launch.
@@ -895,6 +903,7 @@ impl Launch {
             span: source.span(0, source.text.len()),
             source: source.clone(),
             cwd: WorkDir::Start,
+            env_open: None,
             written: Written::default(),
         }
     }

@@ -188,6 +188,11 @@ pub struct Resolved {
     /// are at a default the bundled data does not hold, with the reason.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub unlisted: BTreeMap<String, String>,
+    /// The code that may have exported any variable into the server's
+    /// environment ([`Launch::env_open`](crate::launch::Launch::env_open)):
+    /// `env:` keys the launch does not set are unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub env_open: Option<String>,
 }
 
 impl Resolved {

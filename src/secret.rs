@@ -17,7 +17,8 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The character a masked secret is written with, once per character of the
 /// secret (so carets under a masked source line stay aligned).
@@ -30,6 +31,10 @@ pub const MIN_SECRET_LEN: usize = 8;
 
 /// The secret values seen so far in this run.
 static SECRETS: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// Bumped whenever the set of secrets changes: the masking matcher built
+/// from an older set is rebuilt.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
 
 /// The byte ranges of secret words as they are written in their sources, by
 /// source label: what a source excerpt masks whatever the spelling
@@ -96,8 +101,10 @@ pub fn note(value: &str) {
     if v.chars().count() < MIN_SECRET_LEN || v.starts_with(['$', '-']) {
         return;
     }
-    if let Ok(mut s) = SECRETS.lock() {
-        s.insert(v.to_string());
+    if let Ok(mut s) = SECRETS.lock()
+        && s.insert(v.to_string())
+    {
+        GENERATION.fetch_add(1, Ordering::SeqCst);
     }
 }
 
@@ -211,11 +218,8 @@ pub fn note_written_word(label: &str, text: &str, start: usize, end: usize, afte
 /// The index of a source's shell assignments, by variable: the byte range of
 /// each assigned word (`NAME=WORD`, `NAME+=WORD`, also after `export`,
 /// `local`, `declare`, `readonly`). Built once per source label.
-#[allow(clippy::type_complexity)]
-fn assignments(label: &str, text: &str) -> std::sync::Arc<BTreeMap<String, Vec<(usize, usize)>>> {
-    static CACHE: Mutex<BTreeMap<String, std::sync::Arc<BTreeMap<String, Vec<(usize, usize)>>>>> =
-        Mutex::new(BTreeMap::new());
-    if let Some(hit) = CACHE.lock().ok().and_then(|c| c.get(label).cloned()) {
+fn assignments(label: &str, text: &str) -> Arc<Assignments> {
+    if let Some(hit) = ASSIGNMENTS.lock().ok().and_then(|c| c.get(label).cloned()) {
         return hit;
     }
     static ASSIGN: OnceLock<regex::Regex> = OnceLock::new();
@@ -236,11 +240,43 @@ fn assignments(label: &str, text: &str) -> std::sync::Arc<BTreeMap<String, Vec<(
                 .push((start, end));
         }
     }
-    let index = std::sync::Arc::new(index);
-    if let Ok(mut c) = CACHE.lock() {
+    let index = Arc::new(index);
+    if let Ok(mut c) = ASSIGNMENTS.lock() {
+        if c.len() >= ASSIGNMENT_CACHE_CAPACITY {
+            c.clear();
+        }
         c.insert(label.to_string(), index.clone());
     }
     index
+}
+
+/// A source's shell assignments: variable -> byte ranges of assigned words.
+type Assignments = BTreeMap<String, Vec<(usize, usize)>>;
+
+/// Assignment indexes kept before the cache is emptied (one per source
+/// read in a run; a run reads far fewer).
+const ASSIGNMENT_CACHE_CAPACITY: usize = 1_024;
+
+/// The assignment index of each source label seen. A label names one text
+/// in a run (as [`SPANS`] assumes too); [`forget`] empties both between runs.
+static ASSIGNMENTS: Mutex<BTreeMap<String, Arc<Assignments>>> = Mutex::new(BTreeMap::new());
+
+/// Forgets every secret value and secret span recorded so far, and the
+/// assignment indexes. The registry is process-wide and only grows: a
+/// program that runs many independent evaluations in one process (a fuzzer,
+/// a long-lived embedding) calls this between them so it stays bounded. The
+/// CLI runs one evaluation per process and never needs it.
+pub fn forget() {
+    if let Ok(mut s) = SECRETS.lock() {
+        s.clear();
+        GENERATION.fetch_add(1, Ordering::SeqCst);
+    }
+    if let Ok(mut s) = SPANS.lock() {
+        s.clear();
+    }
+    if let Ok(mut c) = ASSIGNMENTS.lock() {
+        c.clear();
+    }
 }
 
 /// Where the shell word starting at byte `start` ends: at unquoted blank,
@@ -451,8 +487,8 @@ const MAX_PIECED_SECRET: usize = 4096;
 
 /// What [`secret_ranges`] matches with, built once per set of secrets.
 struct Matcher {
-    /// How many secrets it was built from (the set only grows).
-    built_from: usize,
+    /// The [`GENERATION`] of the secrets it was built from.
+    generation: u64,
     /// Whole secrets, as written.
     whole: Option<aho_corasick::AhoCorasick>,
     /// Hashes of every window of [`MIN_SECRET_LEN`] characters (ASCII
@@ -471,14 +507,17 @@ fn window_hash(chars: &[char]) -> u64 {
     h
 }
 
-fn matcher() -> Option<std::sync::Arc<Matcher>> {
-    static CACHE: Mutex<Option<std::sync::Arc<Matcher>>> = Mutex::new(None);
+fn matcher() -> Option<Arc<Matcher>> {
+    static CACHE: Mutex<Option<Arc<Matcher>>> = Mutex::new(None);
     let secrets = SECRETS.lock().ok()?;
     if secrets.is_empty() {
         return None;
     }
     let mut cache = CACHE.lock().ok()?;
-    if let Some(m) = cache.as_ref().filter(|m| m.built_from == secrets.len()) {
+    if let Some(m) = cache
+        .as_ref()
+        .filter(|m| m.generation == GENERATION.load(Ordering::SeqCst))
+    {
         return Some(m.clone());
     }
     let whole = aho_corasick::AhoCorasick::builder()
@@ -498,8 +537,8 @@ fn matcher() -> Option<std::sync::Arc<Matcher>> {
             }
         }
     }
-    let m = std::sync::Arc::new(Matcher {
-        built_from: secrets.len(),
+    let m = Arc::new(Matcher {
+        generation: GENERATION.load(Ordering::SeqCst),
         whole,
         pieces,
     });

@@ -169,10 +169,14 @@ pub fn apply_namespace<'t>(
 }
 
 /// Env entries for the variables that reach the server (`env:NAME`), then the
-/// defaults of the known ones that are not set.
+/// defaults of the known ones that are not set; when the environment is open
+/// (`open`: code that was not evaluated may have exported anything, see
+/// [`Launch::env_open`](crate::launch::Launch::env_open)), those are unknown
+/// with that reason instead of their defaults.
 pub fn apply_env<'a>(
     env: impl IntoIterator<Item = (String, &'a EnvVar)>,
     specs: &BTreeMap<String, EnvSpec>,
+    open: Option<&str>,
     values: &mut BTreeMap<String, Entry>,
 ) {
     for (name, e) in env {
@@ -196,12 +200,40 @@ pub fn apply_env<'a>(
     }
     for (name, spec) in specs {
         let key = format!("env:{name}");
-        if !values.contains_key(&key)
-            && let Some(d) = &spec.default
-        {
-            values.insert(key, default_entry(name, d.clone()));
+        if values.contains_key(&key) {
+            continue;
+        }
+        match (open, &spec.default) {
+            (Some(reason), _) => {
+                values.insert(
+                    key,
+                    Entry {
+                        val: Val::unknown(format!(
+                            "{name} is not set by the command, but {reason} may have exported it"
+                        )),
+                        source: ValueSource::Unknown,
+                        ..default_entry(name, Value::Null)
+                    },
+                );
+            }
+            (None, Some(d)) => {
+                values.insert(key, default_entry(name, d.clone()));
+            }
+            (None, None) => {}
         }
     }
+}
+
+/// The `unlisted` entry of an open environment: every `env:` key the launch
+/// does not set is unknown, with the reason
+/// ([`Launch::env_open`](crate::launch::Launch::env_open)).
+pub fn open_env_unlisted(launch: &crate::launch::Launch) -> Option<(String, String)> {
+    launch.env_open.as_ref().map(|reason| {
+        (
+            "env:".to_string(),
+            format!("the variable is not set by the command, but {reason} may have exported it"),
+        )
+    })
 }
 
 /// Normalises an env value the way the engine reads it: booleans are on for `1` or

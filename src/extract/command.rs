@@ -299,6 +299,7 @@ fn run_command(
         source: source.clone(),
         cwd: crate::launch::WorkDir::Start,
         written: crate::launch::Written::default(),
+        env_open: None,
     };
     launch.note_env_secrets();
     Ok(Ran::Launch(Box::new(launch)))

@@ -143,6 +143,13 @@ pub fn render_launches(launches: &[Launch], unsupported: &[String], format: Form
                         v(&e.span.to_string())
                     );
                 }
+                if let Some(cause) = &l.env_open {
+                    let _ = writeln!(
+                        out,
+                        "  env: may hold any variable (unknown: {} may have exported it)",
+                        v(cause)
+                    );
+                }
                 for t in &l.argv {
                     let from = match &t.provenance {
                         Provenance::Var { name } => format!("  (from ${})", v(name)),

@@ -18,6 +18,7 @@ mod js;
 mod launch_forms;
 mod launch_recognition;
 mod matrix;
+mod open_env;
 mod output;
 mod pages;
 mod scale;

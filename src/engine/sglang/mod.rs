@@ -224,7 +224,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
             env.insert(format!("SGLANG_{rest}"), e);
         }
     }
-    common::apply_env(env, &b.env, &mut values);
+    common::apply_env(env, &b.env, launch.env_open.as_deref(), &mut values);
 
     // Context and identity.
     values.insert(
@@ -259,7 +259,8 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         platform,
         values,
         startup_errors,
-        unlisted: BTreeMap::new(),
+        unlisted: common::open_env_unlisted(launch).into_iter().collect(),
+        env_open: launch.env_open.clone(),
     })
 }
 

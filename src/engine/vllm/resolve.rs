@@ -132,7 +132,8 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
     common::apply_namespace(&release.parser, &release.keys, &ns, tokens_of, &mut values);
 
     // `vllm serve` with no model runs the release's default model.
-    let mut unlisted = BTreeMap::new();
+    let mut unlisted: BTreeMap<String, String> =
+        common::open_env_unlisted(launch).into_iter().collect();
     let mut startup_errors = Vec::new();
     flatten_json(
         &tokens,
@@ -162,6 +163,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
     common::apply_env(
         launch.env.iter().map(|e| (e.name.clone(), e)),
         &release.env,
+        launch.env_open.as_deref(),
         &mut values,
     );
     for e in &launch.env {
@@ -207,6 +209,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         values,
         startup_errors,
         unlisted,
+        env_open: launch.env_open.clone(),
     })
 }
 

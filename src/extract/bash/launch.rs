@@ -141,6 +141,7 @@ impl Interp<'_> {
             self.files,
             self.st.harness(),
             shell,
+            self.st.clobbered.clone().filter(|_| !mods.clear),
         )?;
         let mut launches = inner.launches;
         if let Some(r) = self.condition() {
@@ -1008,6 +1009,7 @@ impl Interp<'_> {
             }
         }
         env.retain(|e| !mods.unset.contains(&e.name));
+        let docker_env = docker.is_some();
         if let Some(vars) = docker {
             let host = std::mem::take(&mut env);
             for (item, (s, e)) in vars {
@@ -1056,6 +1058,17 @@ impl Interp<'_> {
             source: self.source.clone(),
             cwd: self.workdir(),
             written: self.st.touched.clone(),
+            // Code that was not evaluated may have exported any variable into
+            // the shell's environment, which reaches the server unless `env
+            // -i` cleared it or the server runs in a container.
+            env_open: match (&self.st.clobbered, docker_env) {
+                (Some(r), false) if !mods.clear => Some(
+                    r.strip_prefix(super::CLOBBERED_PREFIX)
+                        .unwrap_or(r)
+                        .to_string(),
+                ),
+                _ => None,
+            },
         };
         if let Some(r) = self.condition() {
             // The whole launch depends on an unknown condition: its launcher says so.

@@ -328,7 +328,7 @@ impl State {
     /// unknown from now on, and so is a variable not set yet. An exceeded
     /// budget ends the evaluation at its next step.
     pub(crate) fn clobber(&mut self, why: &str) {
-        let reason = format!("may have been set by {why}");
+        let reason = format!("{CLOBBERED_PREFIX}{why}");
         // Each variable gets a new value: counted against the built-bytes
         // budget (a loop doing this on many variables ends there).
         let _ = budget::built(
@@ -727,8 +727,13 @@ pub fn evaluate_with(
         files,
         harness,
         &launch::Shell::default(),
+        None,
     )
 }
+
+/// How the reason a variable is unknown after [`State::clobber`] starts; the
+/// rest names the code that was not evaluated.
+const CLOBBERED_PREFIX: &str = "may have been set by ";
 
 /// Evaluates a script run as `bash SCRIPT ARGS...`: `positional` are its
 /// arguments (none for a benchmark script, which InferenceX runs without any).
@@ -775,6 +780,7 @@ fn evaluate_at(
     files: &dyn Files,
     harness: &'static dyn Harness,
     shell: &launch::Shell,
+    open: Option<String>,
 ) -> Result<Evaluation, Error> {
     // A delegated script (`bash other.sh`) shares its caller's budget.
     let _meter = budget::install();
@@ -807,6 +813,9 @@ fn evaluate_at(
         st.set_scalar(k, Val::Unknown(reason.clone()));
         st.exported.insert(k.clone());
     }
+    // The caller ran code that was not evaluated and may have exported any
+    // variable: one this shell does not set is unknown, not unset.
+    st.clobbered = open;
     let reads = st.reads.clone();
     if let Some(Val::Known(zero)) = &shell.zero {
         st.script = zero.clone();
