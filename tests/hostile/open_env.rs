@@ -128,3 +128,54 @@ fn an_open_environment_is_unknown_in_compare_never_the_default() {
         .count();
     assert_eq!(per_key, 2, "{open:#}");
 }
+
+/// The value given to `--tp` by the only launch of `script`: `?` and the
+/// reason when unknown.
+fn tp(repo: &Repo, script: &str) -> String {
+    repo.write("r.sh", script);
+    let o = repo.run_deterministic(&["extract", "r.sh", "--format", "json"]);
+    o.assert_bounded().assert_no_leak();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    let argv = v["launches"][0]["argv"].as_array().expect("argv").clone();
+    let i = argv.iter().position(|t| t["text"] == "--tp").expect("--tp");
+    let t = &argv[i + 1];
+    match t["provenance"]["kind"].as_str() {
+        Some("unknown") => format!("?{}", t["provenance"]["reason"].as_str().unwrap()),
+        _ => t["text"].as_str().unwrap().to_string(),
+    }
+}
+
+#[test]
+fn files_an_unmodelled_program_names_are_not_read_as_committed() {
+    let repo = Repo::new();
+    repo.write("gen.sh", "TP=8\n");
+    let serve = "sglang serve --model-path m --tp \"${TP:-2}\"\n";
+    // A program recipe-drift does not model may write the files it names.
+    for pre in [
+        "python3 make_env.py --out gen.sh",
+        "python3 make_env.py --out=./gen.sh",
+        "yq -i '.tp = 4' gen.sh",
+        "git checkout other -- gen.sh",
+    ] {
+        let v = tp(&repo, &format!("{pre}\nsource ./gen.sh\n{serve}"));
+        assert!(v.starts_with('?'), "{pre}: {v}");
+        assert!(
+            v.contains("gen.sh") && v.contains("possibly written"),
+            "{pre}: {v}"
+        );
+    }
+    // Programs that only read, and unmodelled programs that name other
+    // files, leave it readable.
+    for pre in [
+        "grep TP gen.sh",
+        "wc -l gen.sh",
+        "python3 report.py --log out.txt 8",
+    ] {
+        assert_eq!(
+            tp(&repo, &format!("{pre}\nsource ./gen.sh\n{serve}")),
+            "8",
+            "{pre}"
+        );
+    }
+}

@@ -400,7 +400,9 @@ impl Interp<'_> {
             return Ok(Status::Ok);
         }
         // Another program: what it does is not evaluated, and neither is whether it
-        // succeeds (which matters only where it is used as a condition).
+        // succeeds (which matters only where it is used as a condition). It may
+        // write the files it names.
+        self.note_unmodelled_writes(&words, at);
         Ok(Status::Unknown(format!(
             "the exit status of `{}` is not knowable (commands are never run)",
             head.rsplit('/').next().unwrap_or(&head)

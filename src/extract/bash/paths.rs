@@ -29,6 +29,56 @@ const WRITES_OPTION: &[(&str, &[&str])] = &[
     ("huggingface-cli", &["--local-dir"]),
 ];
 
+/// Programs that read the files they name and write none of them (their
+/// output goes to standard output, which redirections account for): the
+/// operands of every other program recipe-drift does not model may be
+/// files it writes ([`Interp::note_unmodelled_writes`]).
+const READS_ONLY: &[&str] = &[
+    "awk",
+    "basename",
+    "cmp",
+    "cut",
+    "df",
+    "diff",
+    "dirname",
+    "du",
+    "egrep",
+    "fgrep",
+    "file",
+    "find",
+    "free",
+    "grep",
+    "head",
+    "hostname",
+    "id",
+    "jq",
+    "less",
+    "ls",
+    "lscpu",
+    "md5sum",
+    "more",
+    "nproc",
+    "numfmt",
+    "pgrep",
+    "ps",
+    "pwd",
+    "realpath",
+    "readlink",
+    "seq",
+    "sha256sum",
+    "stat",
+    "tail",
+    "test",
+    "tr",
+    "uname",
+    "uniq",
+    "wc",
+    "which",
+    "whoami",
+    "xargs",
+    "[",
+];
+
 impl Interp<'_> {
     /// The folder the script's relative paths start from on this machine
     /// (its file's folder); `None` when the script is not a local file.
@@ -439,6 +489,38 @@ impl Interp<'_> {
         Ok(())
     }
 
+    /// A program recipe-drift does not model (`python gen.py --out cfg.yaml`,
+    /// `yq -i ... cfg.yaml`, `git clone URL dir`) may write any file it
+    /// names: each known operand that looks like a path (it holds a `/` or a
+    /// file extension; the value of `--opt=PATH` too) is recorded as possibly
+    /// written, so a later `source`, `--config` or `--env-file` of it is not
+    /// knowable. Files it writes without naming them are not seen; operands
+    /// that are not knowable are not taken as paths (that would make every
+    /// later read unknown); programs in [`READS_ONLY`] write nothing.
+    pub(super) fn note_unmodelled_writes(&mut self, words: &[Val], at: usize) {
+        let Some(Val::Known(head)) = words.first() else {
+            return;
+        };
+        let name = head.rsplit('/').next().unwrap_or("");
+        if READS_ONLY.contains(&name) {
+            return;
+        }
+        let verb = format!(
+            "possibly written by `{name}` (a program recipe-drift does not model, which names it), run"
+        );
+        for w in &words[1..] {
+            let Val::Known(t) = w else { continue };
+            let path = match t.split_once('=') {
+                Some((opt, v)) if opt.starts_with('-') => v,
+                _ if t.starts_with('-') => continue,
+                _ => t.as_str(),
+            };
+            if looks_like_path(path) {
+                self.note_changed(&Val::Known(path.to_string()), &verb, at);
+            }
+        }
+    }
+
     /// The files a command that is run (never evaluated) changes: the
     /// operands of `cp`, `mv`, `rm`, `tee`, ... (sources of `mv` included:
     /// they are gone), the files of `sed -i`, `curl -o FILE`, `wget -O
@@ -515,5 +597,25 @@ impl Interp<'_> {
                 }
             }
         }
+    }
+}
+
+/// Whether a word looks like a file path: not a URL or a number, and it
+/// holds a `/` or ends in a file extension (`cfg.yaml`, `./run`, `out/`).
+fn looks_like_path(word: &str) -> bool {
+    if word.is_empty() || word.contains("://") || word.parse::<f64>().is_ok() {
+        return false;
+    }
+    if word.contains('/') {
+        return true;
+    }
+    match word.rsplit_once('.') {
+        Some((stem, ext)) => {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                && ext.chars().any(|c| c.is_ascii_alphabetic())
+        }
+        None => false,
     }
 }
