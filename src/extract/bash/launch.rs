@@ -71,7 +71,7 @@ impl EnvMods {
 }
 
 /// The shells whose `FILE` / `-c TEXT` / standard input is evaluated as a script.
-const SHELLS: &[&str] = &["bash", "sh", "dash"];
+pub(super) const SHELLS: &[&str] = &["bash", "sh", "dash"];
 
 impl Interp<'_> {
     /// Evaluates a script run by a child shell (`bash FILE ARGS...`, `bash -c

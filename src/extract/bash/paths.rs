@@ -498,11 +498,34 @@ impl Interp<'_> {
     /// that are not knowable are not taken as paths (that would make every
     /// later read unknown); programs in [`READS_ONLY`] write nothing.
     pub(super) fn note_unmodelled_writes(&mut self, words: &[Val], at: usize) {
+        // The program after its wrappers (`timeout 60 python3 gen.py`).
+        let known: Vec<&str> = words
+            .iter()
+            .map_while(|w| match w {
+                Val::Known(t) => Some(t.as_str()),
+                Val::Unknown(_) => None,
+            })
+            .collect();
+        let mut i = 0;
+        while i < known.len() {
+            match known[i] {
+                "exec" | "command" | "builtin" => i += 1,
+                _ => match crate::launch::read_wrapper(&known[i..]) {
+                    Some((_, used)) if used.len > 0 => i += used.len,
+                    _ => break,
+                },
+            }
+        }
+        let words = &words[i.min(words.len())..];
         let Some(Val::Known(head)) = words.first() else {
             return;
         };
         let name = head.rsplit('/').next().unwrap_or("");
-        if READS_ONLY.contains(&name) {
+        // A shell's script is evaluated (or refused) with its own writes.
+        if READS_ONLY.contains(&name)
+            || super::launch::SHELLS.contains(&name)
+            || name.ends_with(".sh")
+        {
             return;
         }
         let verb = format!(
