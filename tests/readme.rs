@@ -2,8 +2,8 @@
 //! command) and every `console` block of the README and of the book (`docs/src/`),
 //! run by `trycmd` against the built binary, exit code and output checked
 //! (`...` elides lines, `[..]` the rest of a line). The command synopsis of
-//! the book (`docs/src/commands.md`) names only flags and values the binary's
-//! `--help` has.
+//! the book (`docs/src/commands.md`) and the binary's `--help` list the same
+//! commands and flags, and the synopsis's values are ones `--help` names.
 //!
 //! Not run here: the README's `cargo test` line (it is this suite; the test below
 //! checks that `.ci/run` runs exactly it) and `cargo install` (minutes of release
@@ -90,9 +90,12 @@ fn console_blocks_of_the_readme_and_the_book_run_as_shown() {
         .case("docs/src/*.md");
 }
 
-/// The `--flag` words of a synopsis line, each with the values it lists
-/// (`--format human|json` gives `--format` and `[human, json]`).
-fn synopsis_flags(line: &str) -> Vec<(String, Vec<String>)> {
+/// A flag of the synopsis and the values it lists (`--format human|json`
+/// gives `--format` and `[human, json]`).
+type Flag = (String, Vec<String>);
+
+/// The `--flag` words of a synopsis line, each with the values it lists.
+fn synopsis_flags(line: &str) -> Vec<Flag> {
     let words: Vec<&str> = line
         .split(|c: char| c.is_whitespace() || "[]".contains(c))
         .filter(|w| !w.is_empty())
@@ -143,8 +146,17 @@ fn has_word(text: &str, word: &str) -> bool {
     })
 }
 
-#[test]
-fn the_command_synopsis_names_only_flags_and_values_the_binary_has() {
+fn help(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_recipe-drift"))
+        .args(args)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The synopsis block of `docs/src/commands.md`, as (command, flags with their
+/// values) per line; the global flags' lines carry the command `*`.
+fn synopsis() -> Vec<(String, Vec<Flag>)> {
     let page = read("docs/src/commands.md");
     let block = page
         .split_once("```text\n")
@@ -152,36 +164,90 @@ fn the_command_synopsis_names_only_flags_and_values_the_binary_has() {
         .expect("commands.md opens with the synopsis block")
         .0;
     let mut command = String::new();
-    let mut wrong = Vec::new();
-    let mut checked = 0;
+    let mut out = Vec::new();
     for line in block.lines() {
         if let Some(rest) = line.strip_prefix("recipe-drift ") {
             command = rest.split_whitespace().next().unwrap().to_string();
         } else if line.starts_with("Global flags") {
-            command = "check".into(); // global flags are in every command's help
+            command = "*".into();
         }
-        let flags = synopsis_flags(line);
-        if flags.is_empty() {
-            continue;
-        }
-        let help = Command::new(env!("CARGO_BIN_EXE_recipe-drift"))
-            .args([command.as_str(), "--help"])
-            .output()
-            .unwrap();
-        let help = String::from_utf8_lossy(&help.stdout);
+        out.push((command.clone(), synopsis_flags(line)));
+    }
+    out
+}
+
+#[test]
+fn the_command_synopsis_names_only_flags_and_values_the_binary_has() {
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for (command, flags) in synopsis() {
+        // Global flags are in every command's help; `check` stands for all.
+        let cmd = if command == "*" { "check" } else { &command };
+        let help = help(&[cmd, "--help"]);
         for (flag, values) in flags {
             checked += 1;
             let Some(text) = option_help(&help, &flag) else {
-                wrong.push(format!("{command} {flag}"));
+                wrong.push(format!("{cmd} {flag}"));
                 continue;
             };
             for v in values {
                 if !has_word(&text, &v) {
-                    wrong.push(format!("{command} {flag} {v}"));
+                    wrong.push(format!("{cmd} {flag} {v}"));
                 }
             }
         }
     }
     assert!(checked > 50, "{checked} flags");
     assert!(wrong.is_empty(), "not in `--help`: {wrong:?}");
+}
+
+#[test]
+fn the_command_synopsis_lists_every_command_and_flag_of_the_binary() {
+    let lines = synopsis();
+    let commands: Vec<&str> = lines.iter().map(|(c, _)| c.as_str()).collect();
+    let global: Vec<&str> = lines
+        .iter()
+        .filter(|(c, _)| c == "*")
+        .flat_map(|(_, f)| f.iter().map(|(f, _)| f.as_str()))
+        .collect();
+    let top = help(&["--help"]);
+    let listed: Vec<&str> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(listed.len() >= 8, "{listed:?}");
+    let mut missing = Vec::new();
+    for cmd in listed {
+        if !commands.contains(&cmd) {
+            missing.push(format!("command {cmd}"));
+            continue;
+        }
+        let documented: Vec<&str> = lines
+            .iter()
+            .filter(|(c, _)| c == cmd)
+            .flat_map(|(_, f)| f.iter().map(|(f, _)| f.as_str()))
+            .chain(global.iter().copied())
+            .collect();
+        for line in help(&[cmd, "--help"]).lines() {
+            let t = line.trim_start();
+            if !t.starts_with('-') || line.len() - t.len() > 6 {
+                continue;
+            }
+            let flag = t
+                .split([' ', ',', '='])
+                .find(|w| w.starts_with("--"))
+                .unwrap_or("");
+            if !flag.is_empty() && flag != "--help" && !documented.contains(&flag) {
+                missing.push(format!("{cmd} {flag}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "the synopsis in docs/src/commands.md lacks: {missing:?}"
+    );
 }
