@@ -1,6 +1,6 @@
 //! The docs site (`docs/`, an mdBook): generated pages are what the data files
 //! say (so they cannot go stale), and every relative link of the README and of
-//! the book leads to a file that exists.
+//! the book leads to a file that exists (and an anchor into a page, to a heading).
 //!
 //! `RECIPE_DRIFT_BLESS=1 cargo test --test docs` rewrites the generated pages.
 
@@ -235,9 +235,10 @@ fn the_rule_reference_is_generated_from_the_data_files() {
     check_generated("docs/src/rules.md", &page);
 }
 
-/// The relative link targets of a Markdown file (`[text](target)`), without
-/// anchors; external links (`scheme:`) and pure anchors are left out.
-fn relative_links(text: &str) -> Vec<String> {
+/// The relative link targets of a Markdown file (`[text](target)`), each split
+/// into its path (empty for an anchor into the same file) and its anchor;
+/// external links (`scheme:`) are left out.
+fn relative_links(text: &str) -> Vec<(String, Option<String>)> {
     let mut out = Vec::new();
     let mut in_fence = false;
     for line in text.lines() {
@@ -253,12 +254,64 @@ fn relative_links(text: &str) -> Vec<String> {
             let after = &rest[i + 2..];
             let Some(end) = after.find(')') else { break };
             let target = after[..end].split_whitespace().next().unwrap_or("");
-            let path = target.split('#').next().unwrap_or("");
-            if !path.is_empty() && !path.contains(':') {
-                out.push(path.to_string());
+            let (path, anchor) = match target.split_once('#') {
+                Some((p, a)) => (p, Some(a.to_string())),
+                None => (target, None),
+            };
+            let external = path.contains(':');
+            let empty = path.is_empty() && anchor.is_none();
+            if !external && !empty {
+                out.push((path.to_string(), anchor));
             }
             rest = &after[end..];
         }
+    }
+    out
+}
+
+/// The anchors of a Markdown page's headings, as mdBook (and GitHub) make them:
+/// the heading's text without markup, lower-cased, spaces as `-`, other
+/// punctuation dropped; a repeated anchor gets `-1`, `-2`, ...
+fn heading_anchors(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        let Some(title) = line.trim_start_matches('#').strip_prefix(' ') else {
+            continue;
+        };
+        if in_fence || !line.starts_with('#') {
+            continue;
+        }
+        let id: String = title
+            .trim()
+            .chars()
+            .filter_map(|c| {
+                if c.is_alphanumeric() || c == '_' || c == '-' {
+                    Some(c.to_ascii_lowercase())
+                } else if c.is_whitespace() {
+                    Some('-')
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let seen = out
+            .iter()
+            .filter(|a| {
+                *a == &id
+                    || a.strip_prefix(&format!("{id}-"))
+                        .is_some_and(|n| n.parse::<u32>().is_ok())
+            })
+            .count();
+        out.push(if seen == 0 {
+            id
+        } else {
+            format!("{id}-{seen}")
+        });
     }
     out
 }
@@ -280,25 +333,42 @@ fn every_relative_link_of_the_readme_and_the_book_exists() {
     markdown_files(&root().join("docs/src"), &mut files);
     files.sort();
     let mut broken = Vec::new();
-    let mut checked = 0;
+    let (mut checked, mut anchors) = (0, 0);
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
-        for link in relative_links(&text) {
+        for (link, anchor) in relative_links(&text) {
             checked += 1;
-            let target = f.parent().unwrap().join(&link);
+            let target = if link.is_empty() {
+                f.clone()
+            } else {
+                f.parent().unwrap().join(&link)
+            };
+            let name = format!("{}: {link}", f.strip_prefix(root()).unwrap().display());
             if !target.exists() {
-                broken.push(format!(
-                    "{}: {link}",
-                    f.strip_prefix(root()).unwrap().display()
-                ));
+                broken.push(name);
+                continue;
+            }
+            // An anchor into a Markdown page names one of its headings.
+            if let Some(a) = anchor.filter(|_| target.extension().is_some_and(|x| x == "md")) {
+                anchors += 1;
+                let page = std::fs::read_to_string(&target).unwrap();
+                if !heading_anchors(&page).contains(&a) {
+                    broken.push(format!("{name}#{a} (no such heading)"));
+                }
             }
         }
     }
-    assert!(checked > 0);
+    assert!(
+        checked > 0 && anchors > 0,
+        "{checked} links, {anchors} anchors"
+    );
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
     // The book's table of contents names every page, and only pages that exist.
     let summary = std::fs::read_to_string(root().join("docs/src/SUMMARY.md")).unwrap();
-    let listed = relative_links(&summary);
+    let listed: Vec<String> = relative_links(&summary)
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
     let mut pages: Vec<String> = Vec::new();
     let mut all = Vec::new();
     markdown_files(&root().join("docs/src"), &mut all);
@@ -318,5 +388,19 @@ fn every_relative_link_of_the_readme_and_the_book_exists() {
     assert_eq!(
         listed_sorted, pages,
         "SUMMARY.md and the pages of docs/src differ"
+    );
+}
+
+#[test]
+fn heading_anchors_follow_mdbook() {
+    let page = "# The config file\n## `extract --options`\n```sh\n# not a heading\n```\n## Tests and CI\n## Tests and CI\n";
+    assert_eq!(
+        heading_anchors(page),
+        [
+            "the-config-file",
+            "extract---options",
+            "tests-and-ci",
+            "tests-and-ci-1"
+        ]
     );
 }

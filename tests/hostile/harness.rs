@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The wall-clock budget every hostile input must end within (the README's
-/// promise is 30 s on a 2-core machine).
+/// The wall-clock budget every hostile input must end within (the security
+/// model's promise, `docs/src/security.md`, is 30 s on a 2-core machine).
 pub const TIME_BUDGET: Duration = Duration::from_secs(30);
 /// The peak memory (resident set) every hostile input must stay under.
 pub const MEMORY_BUDGET_KIB: u64 = 1024 * 1024;

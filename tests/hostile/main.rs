@@ -1,7 +1,7 @@
 //! The hostile-input suite (issue 12): inputs an attacker controls, one module
 //! per class of failure. Every case runs the real binary in a scratch
-//! repository and asserts what the README's "Security model" promises: the
-//! exit code and the error's position, a time and memory budget, nothing read
+//! repository and asserts what the security model (`docs/src/security.md`)
+//! promises: the exit code and the error's position, a time and memory budget, nothing read
 //! or printed from outside the repository, and byte-identical output across
 //! runs. Large inputs are generated here, never committed.
 
