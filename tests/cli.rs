@@ -240,13 +240,33 @@ fn bad_input_unterminated_quote() {
     );
 }
 
+/// A docs command its release refuses is a finding (exit 1, RD006 at the
+/// refused word), not an input error.
+fn assert_refused(args: &[&str], at: &str, words: &[&str]) {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 1, "stdout: {out}\nstderr: {err}");
+    assert!(
+        out.contains("error[RD006 startup-error]: the docs command would not start"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("--> {at}")),
+        "expected {at} in: {out}"
+    );
+    for w in words {
+        assert!(out.contains(w), "expected {w:?} in: {out}");
+    }
+    assert!(err.is_empty(), "{err}");
+}
+
 #[test]
-fn bad_input_unknown_option() {
-    assert_input_error(
+fn refused_unknown_option() {
+    assert_refused(
         &[
             "compare",
             "fixtures/bad/unknown-option.sh",
             "fixtures/demo/hicache-kernel-page-first.sh",
+            "--offline",
         ],
         "fixtures/bad/unknown-option.sh:3:3",
         &[
@@ -257,12 +277,13 @@ fn bad_input_unknown_option() {
 }
 
 #[test]
-fn bad_input_ambiguous_prefix() {
-    assert_input_error(
+fn refused_ambiguous_prefix() {
+    assert_refused(
         &[
             "compare",
             "fixtures/bad/ambiguous-prefix.sh",
             "fixtures/demo/hicache-kernel-page-first.sh",
+            "--offline",
         ],
         "fixtures/bad/ambiguous-prefix.sh:3:3",
         &["ambiguous option: --hicache could match"],
@@ -270,12 +291,13 @@ fn bad_input_ambiguous_prefix() {
 }
 
 #[test]
-fn bad_input_invalid_choice() {
-    assert_input_error(
+fn refused_invalid_choice() {
+    assert_refused(
         &[
             "compare",
             "fixtures/bad/invalid-choice.sh",
             "fixtures/demo/hicache-kernel-page-first.sh",
+            "--offline",
         ],
         "fixtures/bad/invalid-choice.sh:3:24",
         &["invalid choice: 'diagonal'"],
@@ -395,7 +417,8 @@ fn serve_positional_model_from_0_5_16() {
     };
     let (code, out, err) = run(&args("0.5.19"));
     assert_eq!(code, 0, "{out}{err}");
-    assert_input_error(
+    // 0.5.15 refuses the command: a finding at the launch.
+    assert_refused(
         &args("0.5.15"),
         "fixtures/demo/serve-positional-model.sh:3:1",
         &[
@@ -533,15 +556,28 @@ fn invalid_choice_names_the_releases_that_accept_it() {
     )
     .unwrap();
     let f = f.to_str().unwrap();
-    let (code, _, err) = run(&["compare", f, f, "--engine-version", "0.5.16"]);
-    assert_eq!(code, 2);
+    let (code, out, err) = run(&[
+        "compare",
+        f,
+        f,
+        "--engine-version",
+        "0.5.16",
+        "--format",
+        "concise",
+    ]);
+    assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains(":1:38: sglang 0.5.16: argument --moe-a2a-backend: invalid choice: 'pplx'"),
-        "{err}"
+        out.contains(":1:38: error[RD006 startup-error] the docs command would not start: sglang 0.5.16: argument --moe-a2a-backend: invalid choice: 'pplx'"),
+        "{out}"
     );
     assert!(
-        err.contains("pplx is accepted by sglang 0.5.17 to 0.5.23"),
-        "{err}"
+        out.contains("pplx is accepted by sglang 0.5.17 to 0.5.23"),
+        "{out}"
+    );
+    // The same file on both sides: both are refused, each a finding.
+    assert!(
+        out.contains(":1:38: error[RD006 startup-error] the recipe command would not start"),
+        "{out}"
     );
 }
 

@@ -139,7 +139,14 @@ fn sarif_results_rules_and_locations() {
 
 #[test]
 fn input_errors_are_notifications_in_sarif_and_errors_in_github() {
-    let (code, out, err) = run(&["check", "--config", BROKEN, "--format", "sarif"]);
+    let (code, out, err) = run(&[
+        "check",
+        "--config",
+        BROKEN,
+        "--format",
+        "sarif",
+        "--offline",
+    ]);
     assert_eq!(code, 2, "{err}");
     assert_valid_sarif(&out);
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -151,19 +158,26 @@ fn input_errors_are_notifications_in_sarif_and_errors_in_github() {
         n["message"]["text"]
             .as_str()
             .unwrap()
-            .contains("typo in the recipe")
+            .contains("unreadable recipe")
     );
     let loc = &n["locations"][0]["physicalLocation"];
     assert_eq!(
         loc["artifactLocation"]["uri"],
-        "fixtures/bad/unknown-option.sh"
+        "fixtures/bad/unterminated-quote.md"
     );
-    assert_eq!(loc["region"]["startLine"], 3);
+    assert_eq!(loc["region"]["startLine"], 4);
 
-    let (code, out, _) = run(&["check", "--config", BROKEN, "--format", "github"]);
+    let (code, out, _) = run(&[
+        "check",
+        "--config",
+        BROKEN,
+        "--format",
+        "github",
+        "--offline",
+    ]);
     assert_eq!(code, 2);
     assert!(
-        out.contains("::error file=fixtures/bad/unknown-option.sh,line=3,col=3,title=recipe-drift%3A input error::"),
+        out.contains("::error file=fixtures/bad/unterminated-quote.md,line=4,col=27,title=recipe-drift%3A input error::"),
         "{out}"
     );
     assert!(out.contains("1 could not be compared"), "{out}");

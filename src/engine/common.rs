@@ -71,6 +71,27 @@ pub fn version_hint(version: &VersionUsed, launch: &Launch) -> String {
     )
 }
 
+/// The release's refusal of an argv: a [`Refusal`](super::Refusal) when the
+/// refused word is knowable from the text; otherwise an input error (whether
+/// the engine refuses the command depends on a word the text does not give).
+pub fn refusal(
+    span: Span,
+    message: String,
+    knowable: bool,
+    version: &VersionUsed,
+    platform: &Option<Known<Platform>>,
+) -> super::ResolveError {
+    if !knowable {
+        return super::ResolveError::Failed(crate::error::Error::input(span, message));
+    }
+    super::ResolveError::Refused(Box::new(super::Refusal {
+        span,
+        message,
+        version: version.clone(),
+        platform: platform.clone(),
+    }))
+}
+
 /// An entry for a value set on the command line by these written words.
 pub fn written_entry(name: &str, value: Value, words: &[&Token]) -> Entry {
     let mut spans: Vec<Span> = words.iter().map(|t| t.span.clone()).collect();

@@ -38,7 +38,7 @@ pub fn render(
                 let _ = writeln!(
                     out,
                     "{}: error[{}] the {label} command would not start: {} (rule {}) [link: {}]",
-                    at(super::place(&side.launch.span)),
+                    at(super::place(super::startup_span(side, e))),
                     rule(STARTUP_ERROR),
                     v(&e.message),
                     e.rule,
@@ -84,12 +84,18 @@ pub fn render(
     for sk in skipped {
         let _ = writeln!(out, "-: note[skipped] {}", super::skipped_text(sk));
     }
+    // A startup error is an error finding of its own.
     let count = |s: Severity| {
         links
             .iter()
             .flat_map(|l| l.findings())
             .filter(|j| j.waiver.is_none() && j.severity() == s)
             .count()
+            + if s == Severity::Error {
+                links.iter().map(LinkReport::startup_error_count).sum()
+            } else {
+                0
+            }
     };
     let drift = links.iter().filter(|l| l.status() == Status::Drift).count();
     let _ = write!(

@@ -108,7 +108,7 @@ link: {}",
         }
         for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
             for e in &side.resolved.startup_errors {
-                let place = super::place(&side.launch.span);
+                let place = super::place(super::startup_span(side, e));
                 out.push_str(&annotation(
                     "error",
                     place.as_ref(),

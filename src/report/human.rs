@@ -108,6 +108,24 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
     let _ = writeln!(out);
     for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
         for e in &side.resolved.startup_errors {
+            // A refused word: shown on its line.
+            if let Some(excerpt) = e.span.as_ref().and_then(|s| word_excerpt(s, label)) {
+                let title = format!("the {label} command would not start: {}", v(&e.message));
+                let group = Group::with_title(
+                    Level::ERROR
+                        .primary_title(title)
+                        .id(super::rule_label(crate::compare::STARTUP_ERROR)),
+                )
+                .element(excerpt.snippet());
+                let _ = writeln!(
+                    out,
+                    "{}\n  = rule {} ({})\n",
+                    Renderer::plain().render(&[group]),
+                    e.rule,
+                    e.reference
+                );
+                continue;
+            }
             let _ = writeln!(
                 out,
                 "error[{}]: the {label} command would not start: {}\n  = rule {} ({})\n",
@@ -174,7 +192,9 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
     let keys = finding_keys(&l.comparison);
     let a = normalized(&l.docs, policy, &keys);
     let b = normalized(&l.recipe, policy, &keys);
-    if a != b {
+    if l.refused() {
+        let _ = writeln!(out, "{REFUSED_NO_DIFF}\n");
+    } else if a != b {
         let diff = TextDiff::from_lines(&a, &b);
         let _ = write!(
             out,
@@ -188,6 +208,9 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         let _ = writeln!(out, "normalized commands are identical\n");
     }
 }
+
+/// Said instead of the diff when a side does not start.
+const REFUSED_NO_DIFF: &str = "no normalized diff: a command its engine release refuses does not start, so nothing was compared";
 
 fn describe(sv: &SideValue) -> String {
     let src = match sv.source {
@@ -245,6 +268,26 @@ impl Excerpt {
         }
         snippet
     }
+}
+
+/// The lines of one word, marked as the word a side's release refuses (`None`
+/// when its text is not at hand).
+fn word_excerpt(span: &Span, label: &str) -> Option<Excerpt> {
+    let src = span.source();
+    if src.text().is_empty() || span.end > src.text().len() {
+        return None;
+    }
+    let (line, bytes) = src.lines_of(span.start, span.end);
+    Some(Excerpt {
+        path: v(&span.file),
+        line,
+        text: src.excerpt(bytes.clone()).into_owned(),
+        marks: vec![(
+            AnnotationKind::Primary,
+            span.start - bytes.start..span.end - bytes.start,
+            format!("{label}: refused here"),
+        )],
+    })
 }
 
 fn excerpts(label: &str, sv: &SideValue) -> Vec<Excerpt> {

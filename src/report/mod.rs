@@ -352,6 +352,12 @@ pub struct Place {
     pub shown: String,
 }
 
+/// Where a side's startup error is: the word its release refuses, else the
+/// side's launch.
+pub fn startup_span<'a>(side: &'a SideReport, e: &'a crate::resolved::StartupError) -> &'a Span {
+    e.span.as_ref().unwrap_or(&side.launch.span)
+}
+
 /// Where a span is, as a file place, read from the span's typed origin (the
 /// launch's file, another file the command reads, a URL, a rendered view);
 /// `None` for text that is not a file (`<inline>` argv).

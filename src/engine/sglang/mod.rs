@@ -156,8 +156,9 @@ impl super::Bundled for Release {
     }
 }
 
-/// Resolves an SGLang launch.
-pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
+/// Resolves an SGLang launch; an argv the release's parser refuses is a
+/// [`super::ResolveError::Refused`].
+pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super::ResolveError> {
     let b = bundle();
     let requested = common::requested_version(launch, opts);
     let (release, version) =
@@ -187,12 +188,11 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                     placeholders.insert(i, argv[i].clone());
                     continue;
                 }
-                return Err(match parse_error(launch, release, &argv, &tokens, e) {
-                    e @ Error::Input { .. } => {
-                        e.with_suffix(&common::version_hint(&version, launch))
-                    }
-                    other => other,
-                });
+                let (span, mut message, knowable) = parse_error(launch, release, &argv, &tokens, e);
+                message.push_str(&common::version_hint(&version, launch));
+                return Err(common::refusal(
+                    span, message, knowable, &version, &platform,
+                ));
             }
         }
     };
@@ -263,14 +263,15 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
     })
 }
 
-/// A parse error as an input error at the word it concerns, with hints.
+/// A parse error at the word it concerns, with hints, and whether that word is
+/// knowable from the text.
 fn parse_error(
     launch: &Launch,
     release: &Release,
     argv: &[String],
     tokens: &[&crate::launch::Token],
     e: crate::engine::argparse::ParseError,
-) -> Error {
+) -> (crate::span::Span, String, bool) {
     let token = e.arg_index.and_then(|i| tokens.get(i));
     let span = token
         .map(|t| t.span.clone())
@@ -304,7 +305,11 @@ fn parse_error(
     {
         msg.push_str(&format!("; {note}"));
     }
-    Error::input(span, msg)
+    let knowable = !matches!(
+        token.map(|t| &t.provenance),
+        Some(Provenance::Unknown { .. })
+    );
+    (span, msg, knowable)
 }
 
 /// The argv as `sglang serve` hands it to argparse, with the index of the written
@@ -504,7 +509,11 @@ impl super::Engine for Sglang {
         })
     }
 
-    fn resolve(&self, launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
+    fn resolve(
+        &self,
+        launch: &Launch,
+        opts: &ResolveOptions,
+    ) -> Result<Resolved, super::ResolveError> {
         resolve(launch, opts)
     }
 
