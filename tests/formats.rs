@@ -139,14 +139,7 @@ fn sarif_results_rules_and_locations() {
 
 #[test]
 fn input_errors_are_notifications_in_sarif_and_errors_in_github() {
-    let (code, out, err) = run(&[
-        "check",
-        "--config",
-        BROKEN,
-        "--format",
-        "sarif",
-        "--offline",
-    ]);
+    let (code, out, err) = run(&["check", "--config", BROKEN, "--format", "sarif"]);
     assert_eq!(code, 2, "{err}");
     assert_valid_sarif(&out);
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -167,14 +160,7 @@ fn input_errors_are_notifications_in_sarif_and_errors_in_github() {
     );
     assert_eq!(loc["region"]["startLine"], 4);
 
-    let (code, out, _) = run(&[
-        "check",
-        "--config",
-        BROKEN,
-        "--format",
-        "github",
-        "--offline",
-    ]);
+    let (code, out, _) = run(&["check", "--config", BROKEN, "--format", "github"]);
     assert_eq!(code, 2);
     assert!(
         out.contains("::error file=fixtures/bad/unterminated-quote.md,line=4,col=27,title=recipe-drift%3A input error::"),

@@ -25,11 +25,13 @@ fn rule(name: &str) -> String {
 }
 
 /// Renders one line per finding, error, skipped link and waiver outcome.
+/// `quiet`: the findings only ([`super::Chatter`]).
 pub fn render(
     links: &[LinkReport],
     failures: &[Failure],
     skipped: &[Skipped],
     waivers: &[Outcome],
+    quiet: bool,
 ) -> String {
     let mut out = String::new();
     for l in links {
@@ -75,11 +77,14 @@ pub fn render(
     }
     for w in waivers
         .iter()
-        .filter(|w| w.status != waiver::Status::Applied)
+        .filter(|w| w.status != waiver::Status::Applied && (!quiet || w.is_error()))
     {
         let level = if w.is_error() { "error" } else { "note" };
         let place = w.waiver.at.as_deref().map_or_else(|| "-".to_string(), v);
         let _ = writeln!(out, "{place}: {level}[waiver] {}", super::waiver_text(w));
+    }
+    if quiet {
+        return out;
     }
     for sk in skipped {
         let _ = writeln!(out, "-: note[skipped] {}", super::skipped_text(sk));

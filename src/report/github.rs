@@ -57,15 +57,17 @@ pub fn annotation(cmd: &str, place: Option<&Place>, title: &str, message: &str) 
     format!("::{cmd} {}::{}\n", props.join(","), escape_data(message))
 }
 
-/// Renders the links as workflow commands.
+/// Renders the links as workflow commands. `quiet`: the findings only
+/// ([`super::Chatter`]).
 pub fn render(
     links: &[LinkReport],
     failures: &[Failure],
     skipped: &[Skipped],
     waivers: &[Outcome],
+    quiet: bool,
 ) -> String {
     let mut out = String::new();
-    for sk in skipped {
+    for sk in skipped.iter().filter(|_| !quiet) {
         out.push_str(&annotation(
             "notice",
             None,
@@ -75,7 +77,7 @@ pub fn render(
     }
     for w in waivers
         .iter()
-        .filter(|w| w.status != waiver::Status::Applied)
+        .filter(|w| w.status != waiver::Status::Applied && (!quiet || w.is_error()))
     {
         let cmd = if w.is_error() { "error" } else { "notice" };
         out.push_str(&annotation(
@@ -87,7 +89,7 @@ pub fn render(
     }
     for l in links {
         // The link's warnings and notes, placed where they apply.
-        for (severity, span, message) in super::remarks(l) {
+        for (severity, span, message) in super::remarks(l).into_iter().filter(|_| !quiet) {
             let place = span.as_ref().and_then(super::place);
             let what = if severity == Severity::Warning {
                 "warning"
@@ -123,7 +125,7 @@ link: {}",
                 ));
             }
         }
-        for j in l.findings() {
+        for j in l.findings().filter(|j| !quiet || j.waiver.is_none()) {
             let f = j.finding;
             let title = format!(
                 "recipe-drift: [{}] {} ({})",
@@ -177,6 +179,9 @@ link: {}",
             "recipe-drift: input error",
             &format!("{}\nlink: {}", v(message), v(&f.name)),
         ));
+    }
+    if quiet {
+        return out;
     }
     let drift = links.iter().filter(|l| l.status() == Status::Drift).count();
     let _ = write!(
