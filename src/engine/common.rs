@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::engine::argparse::{Namespace, OptionSpec};
+use crate::engine::argparse::{ArgParser, Namespace, OptionSpec};
 use crate::engine::rules::EnvSpec;
 use crate::launch::{EnvVar, Known, Launch, Platform, Provenance, Token};
 use crate::resolved::{Entry, ResolveOptions, Val, ValueSource, VersionUsed};
@@ -483,4 +483,26 @@ pub fn apply_rules(
         location: e.location,
         message: e.message,
     })
+}
+
+/// Near option strings of a release's parser for an unrecognized word
+/// (`--kv-cahce-dtype` -> `--kv-cache-dtype`), best first, at most three.
+pub fn did_you_mean(parser: &ArgParser, arg: &str) -> Option<String> {
+    let word = arg.split('=').next().unwrap_or(arg);
+    if !word.starts_with("--") {
+        return None;
+    }
+    let mut best: Vec<(f64, &str)> = parser
+        .option_strings()
+        .filter(|s| s.starts_with("--"))
+        .map(|s| (strsim::jaro_winkler(word, s), s))
+        .filter(|(d, _)| *d > 0.85)
+        .collect();
+    best.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    let names: Vec<&str> = best.iter().take(3).map(|(_, s)| *s).collect();
+    if names.is_empty() {
+        None
+    } else {
+        Some(names.join(", "))
+    }
 }

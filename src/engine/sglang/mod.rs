@@ -280,7 +280,7 @@ fn parse_error(
     if e.kind == ParseErrorKind::Unrecognized
         && let Some(i) = e.arg_index
         && token.is_none_or(|t| t.provenance == Provenance::Literal)
-        && let Some(s) = did_you_mean(release, &argv[i])
+        && let Some(s) = common::did_you_mean(&release.parser, &argv[i])
     {
         msg.push_str(&format!(" (did you mean {s}?)"));
     }
@@ -346,27 +346,6 @@ fn serve_argv(launch: &Launch, release: &Release) -> (Vec<String>, Vec<usize>) {
         i += 1;
     }
     (argv, origin)
-}
-
-fn did_you_mean(release: &Release, arg: &str) -> Option<String> {
-    let word = arg.split('=').next().unwrap_or(arg);
-    if !word.starts_with("--") {
-        return None;
-    }
-    let mut best: Vec<(f64, &str)> = release
-        .parser
-        .option_strings()
-        .filter(|s| s.starts_with("--"))
-        .map(|s| (strsim::jaro_winkler(word, s), s))
-        .filter(|(d, _)| *d > 0.85)
-        .collect();
-    best.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap().then(a.1.cmp(b.1)));
-    let names: Vec<&str> = best.iter().take(3).map(|(_, s)| *s).collect();
-    if names.is_empty() {
-        None
-    } else {
-        Some(names.join(", "))
-    }
 }
 
 /// For an invalid choice: which bundled releases accept that value.

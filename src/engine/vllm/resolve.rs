@@ -113,6 +113,15 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
                     continue;
                 }
                 let mut msg = format!("vllm {}: {}", release.name, e.message);
+                if e.kind == crate::engine::argparse::ParseErrorKind::Unrecognized
+                    && token.is_some_and(|t| t.provenance == Provenance::Literal)
+                    && let Some(s) = e
+                        .arg_index
+                        .and_then(|i| args.get(i))
+                        .and_then(|w| common::did_you_mean(&release.parser, w))
+                {
+                    msg.push_str(&format!(" (did you mean {s}?)"));
+                }
                 let knowable = !matches!(
                     token.map(|t| &t.provenance),
                     Some(Provenance::Unknown { .. })
