@@ -406,7 +406,7 @@ fn a_command_that_would_not_start_is_an_error_in_every_format() {
     assert_eq!(code, 1);
     assert!(
         out.contains(&format!(
-            "::error file={},line=1,col=1,title=recipe-drift%3A the docs command would not start::",
+            "::error file={},line=1,col=1,title=recipe-drift%3A [RD006 startup-error] the docs command would not start::",
             f.replace(':', "%3A").replace(',', "%2C")
         )),
         "{out}"
@@ -414,7 +414,7 @@ fn a_command_that_would_not_start_is_an_error_in_every_format() {
     let (code, out, _) = run(&args("markdown"));
     assert_eq!(code, 1);
     assert!(
-        out.contains("**the docs command would not start**"),
+        out.contains("**the docs command would not start** (`RD006 startup-error`)"),
         "{out}"
     );
 }

@@ -165,9 +165,9 @@ fn check_sarif_has_a_result_per_refusal() {
 fn check_github_annotates_the_refused_line() {
     let out = check("github");
     for want in [
-        "::error file=fixtures/refusals/docs-misspelled.md,line=7,col=3,title=recipe-drift%3A the docs command would not start::sglang 0.5.19: unrecognized arguments: --kv-cahce-dtype",
-        "::error file=fixtures/refusals/docs-bad-value.md,line=4,col=42,title=recipe-drift%3A the docs command would not start::",
-        "::error file=fixtures/refusals/recipe-bad-choice.sh,line=3,col=61,title=recipe-drift%3A the recipe command would not start::",
+        "::error file=fixtures/refusals/docs-misspelled.md,line=7,col=3,title=recipe-drift%3A [RD006 startup-error] the docs command would not start::sglang 0.5.19: unrecognized arguments: --kv-cahce-dtype",
+        "::error file=fixtures/refusals/docs-bad-value.md,line=4,col=42,title=recipe-drift%3A [RD006 startup-error] the docs command would not start::",
+        "::error file=fixtures/refusals/recipe-bad-choice.sh,line=3,col=61,title=recipe-drift%3A [RD006 startup-error] the recipe command would not start::",
     ] {
         assert!(out.contains(want), "no {want} in:\n{out}");
     }
@@ -178,11 +178,11 @@ fn check_github_annotates_the_refused_line() {
 fn check_markdown_names_the_refused_word() {
     let out = check("markdown");
     assert!(
-        out.contains("- **the docs command would not start** at `fixtures/refusals/docs-misspelled.md:7:3`: sglang 0.5.19: unrecognized arguments"),
+        out.contains("- **the docs command would not start** (`RD006 startup-error`) at `fixtures/refusals/docs-misspelled.md:7:3`: sglang 0.5.19: unrecognized arguments"),
         "{out}"
     );
     assert!(
-        out.contains("- **the recipe command would not start** at `fixtures/refusals/recipe-bad-choice.sh:3:61`"),
+        out.contains("- **the recipe command would not start** (`RD006 startup-error`) at `fixtures/refusals/recipe-bad-choice.sh:3:61`"),
         "{out}"
     );
     assert!(
@@ -226,7 +226,7 @@ fn compare_refusals_in_every_format() {
     );
     let out = compare(RECIPE, BAD_CHOICE, "0.5.19", "github");
     assert!(
-        out.starts_with("::error file=fixtures/refusals/recipe-bad-choice.sh,line=3,col=61,title=recipe-drift%3A the recipe command would not start::"),
+        out.starts_with("::error file=fixtures/refusals/recipe-bad-choice.sh,line=3,col=61,title=recipe-drift%3A [RD006 startup-error] the recipe command would not start::"),
         "{out}"
     );
     let out = compare(
@@ -254,7 +254,7 @@ fn compare_refusals_in_every_format() {
     );
     let out = compare(MISSPELLED, RECIPE, "0.5.19", "markdown");
     assert!(
-        out.contains("**the docs command would not start** at `"),
+        out.contains("**the docs command would not start** (`RD006 startup-error`) at `"),
         "{out}"
     );
 }
@@ -302,5 +302,43 @@ fn resolve_keeps_exit_2_for_the_users_own_argv() {
     assert!(
         err.contains("unrecognized arguments: --kv-cahce-dtype"),
         "{err}"
+    );
+}
+
+/// A generator's rendered command the release refuses: the human report shows
+/// the rendered line; GitHub annotates the generator file and names the
+/// rendered position in the message.
+#[test]
+fn a_refused_generator_command_is_placed_in_its_rendered_text() {
+    let generator = "fixtures/lint/src/snippets/startup-error.jsx";
+    let args = |format: &'static str| {
+        vec![
+            "compare",
+            generator,
+            RECIPE,
+            "--select",
+            "cache=fast",
+            "--engine-version",
+            "0.5.19",
+            "--format",
+            format,
+        ]
+    };
+    let (code, out, err) = run(&args("human"));
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains(" --> fixtures/lint/src/snippets/startup-error.jsx [<StartupErrorDeployment /> model=small, hardware=h100, cache=fast]:3:3"),
+        "{out}"
+    );
+    assert!(out.contains("  --enable-turbo-cache \\"), "{out}");
+    let (code, out, _) = run(&args("github"));
+    assert_eq!(code, 1);
+    assert!(
+        out.starts_with("::error file=fixtures/lint/src/snippets/startup-error.jsx,title=recipe-drift%3A [RD006 startup-error] the docs command would not start::sglang 0.5.19: unrecognized arguments: --enable-turbo-cache"),
+        "{out}"
+    );
+    assert!(
+        out.contains("%0Aat fixtures/lint/src/snippets/startup-error.jsx [<StartupErrorDeployment /> model=small, hardware=h100, cache=fast]:3:3%0A"),
+        "{out}"
     );
 }

@@ -143,7 +143,8 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
             };
             let _ = writeln!(
                 out,
-                "- **the {label} command would not start**{at}: {} (rule {})",
+                "- **the {label} command would not start** ({}){at}: {} (rule {})",
+                code(&super::rule_label(crate::compare::STARTUP_ERROR)),
                 text(&v(&e.message)),
                 code(&e.rule)
             );
