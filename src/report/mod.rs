@@ -119,8 +119,6 @@ pub enum Chatter {
     Quiet,
 }
 
-pub use Chatter::Quiet;
-
 /// Renders the compared links and the links that could not be compared in `format`.
 pub fn render(
     format: ReportFormat,
@@ -131,7 +129,7 @@ pub fn render(
     policy: &Policy,
     chatter: Chatter,
 ) -> String {
-    let quiet = chatter == Quiet;
+    let quiet = chatter == Chatter::Quiet;
     match format {
         ReportFormat::Human => {
             human::render_with_failures(links, failures, skipped, waivers, policy, quiet)
