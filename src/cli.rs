@@ -166,6 +166,13 @@ pub enum Command {
     /// Lint cookbook generators: run every reachable state through the engine
     /// release and report broken states, refused commands and dead options.
     LintDocs(LintDocsArgs),
+    /// Print a shell completion script (bash, elvish, fish, powershell, zsh)
+    /// on standard output, for example `recipe-drift completions bash >
+    /// ~/.local/share/bash-completion/completions/recipe-drift`.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) on standard output: recipe-drift's, or one
+    /// command's (`recipe-drift man check | man -l -`).
+    Man(ManArgs),
     /// Internal: the sandboxed JavaScript worker process (requests on stdin,
     /// answers on stdout).
     #[command(name = "__js-worker", hide = true)]
@@ -231,6 +238,15 @@ pub struct CompareArgs {
     /// Exit 0 even when findings would fail the run (`--fail-on never`).
     #[arg(long, conflicts_with = "fail_on")]
     pub exit_zero: bool,
+    /// Print the findings only (human, concise, github): each finding no
+    /// waiver or suppression silences, each command that would not start,
+    /// each link that could not be compared and each expired waiver; no link
+    /// headers, side lines, normalized diffs, remarks on the inputs, waived
+    /// findings, unused waivers, skipped links or summary line, so a run
+    /// without findings prints nothing. The exit code is the same; json,
+    /// sarif and markdown are printed whole.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// The arguments of `recipe-drift extract`.
@@ -361,6 +377,11 @@ pub struct CheckArgs {
     /// to the current directory, as pre-commit passes them).
     #[arg(value_name = "FILES")]
     pub files: Vec<PathBuf>,
+    /// Never show progress (links done of all, on stderr). It is shown only
+    /// when stderr is a terminal, and never under CI (`$CI` or
+    /// `$GITHUB_ACTIONS` set).
+    #[arg(long)]
+    pub no_progress: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     pub format: ReportFormat,
@@ -372,6 +393,15 @@ pub struct CheckArgs {
     /// Exit 0 even when findings would fail the run (`--fail-on never`).
     #[arg(long, conflicts_with = "fail_on")]
     pub exit_zero: bool,
+    /// Print the findings only (human, concise, github): each finding no
+    /// waiver or suppression silences, each command that would not start,
+    /// each link that could not be compared and each expired waiver; no link
+    /// headers, side lines, normalized diffs, remarks on the inputs, waived
+    /// findings, unused waivers, skipped links or summary line, so a run
+    /// without findings prints nothing. The exit code is the same; json,
+    /// sarif and markdown are printed whole.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// The arguments of `recipe-drift discover`.
@@ -424,4 +454,21 @@ pub struct LintDocsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     pub format: ReportFormat,
+}
+
+/// The arguments of `recipe-drift completions`.
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// The arguments of `recipe-drift man`.
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// A command whose page to print (`check`); recipe-drift's own page
+    /// (which lists the commands) when omitted.
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
 }

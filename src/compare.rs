@@ -268,8 +268,9 @@ pub struct SharedUnknown {
     pub reason: String,
 }
 
-/// The comparison of two resolved launches.
-#[derive(Debug, Clone, Serialize)]
+/// The comparison of two resolved launches (empty when a side does not
+/// start, so nothing is compared).
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Comparison {
     /// Findings, most severe first, then by key.
     pub findings: Vec<Finding>,

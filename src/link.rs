@@ -92,6 +92,22 @@ impl LinkReport {
         self.waivers.judged(&self.comparison)
     }
 
+    /// Whether a side's release refuses its command (its parser rejects a
+    /// word): then nothing was compared.
+    pub fn refused(&self) -> bool {
+        [&self.docs, &self.recipe].iter().any(|s| {
+            s.resolved
+                .startup_errors
+                .iter()
+                .any(|e| e.rule == engine::PARSER_RULE)
+        })
+    }
+
+    /// The number of startup errors of both sides (each a finding of its own).
+    pub fn startup_error_count(&self) -> usize {
+        self.docs.resolved.startup_errors.len() + self.recipe.resolved.startup_errors.len()
+    }
+
     /// The link's status: drift, unknown or ok, from the findings that count (a
     /// suppressed finding counts as information) and the startup errors.
     pub fn status(&self) -> Status {
@@ -612,9 +628,16 @@ fn run_pair(
     borrow_version(&mut rl, &ropts, &dl, &dopts, "docs");
     borrow_platform(&mut dl, &dopts, &rl, &ropts, "recipe");
     borrow_platform(&mut rl, &ropts, &dl, &dopts, "docs");
-    let dr = engine::resolve(&dl, &dopts)?;
-    let rr = engine::resolve(&rl, &ropts)?;
-    let comparison = compare(&dr, &rr, policy);
+    // A side its release refuses is a finding (a startup error at the
+    // refused word); its values are not compared, since the command never
+    // starts: the refusal is the link's drift.
+    let (dr, drefused) = resolve_side(&dl, &dopts)?;
+    let (rr, rrefused) = resolve_side(&rl, &ropts)?;
+    let comparison = if drefused || rrefused {
+        Comparison::default()
+    } else {
+        compare(&dr, &rr, policy)
+    };
     Ok(LinkReport {
         name: name.to_string(),
         docs: SideReport {
@@ -630,6 +653,16 @@ fn run_pair(
         warnings: Vec::new(),
         auxiliary: Vec::new(),
     })
+}
+
+/// One side resolved, and whether its release refuses it (then the refusal is
+/// its one startup error and it has no values).
+fn resolve_side(launch: &Launch, opts: &ResolveOptions) -> Result<(Resolved, bool), Error> {
+    match engine::resolve_outcome(launch, opts) {
+        Ok(r) => Ok((r, false)),
+        Err(engine::ResolveError::Refused(r)) => Ok((r.resolved(launch.engine), true)),
+        Err(engine::ResolveError::Failed(e)) => Err(e),
+    }
 }
 
 /// A side that names no engine version runs the other side's, and says so.

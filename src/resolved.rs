@@ -159,15 +159,19 @@ pub struct VersionUsed {
     pub from: String,
 }
 
-/// A problem the engine itself would report at startup (from a rule).
+/// A problem the engine itself would report at startup (from a rule, or its
+/// parser's refusal of a word).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StartupError {
-    /// The rule's id.
+    /// The rule's id (`parser` for a parser refusal).
     pub rule: String,
     /// The engine's message.
     pub message: String,
     /// Upstream reference.
     pub reference: String,
+    /// The word it is about, when one is (a parser refusal); else the launch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span: Option<crate::span::Span>,
 }
 
 /// A launch after the engine's parser and resolver.

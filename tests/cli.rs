@@ -240,13 +240,33 @@ fn bad_input_unterminated_quote() {
     );
 }
 
+/// A docs command its release refuses is a finding (exit 1, RD006 at the
+/// refused word), not an input error.
+fn assert_refused(args: &[&str], at: &str, words: &[&str]) {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 1, "stdout: {out}\nstderr: {err}");
+    assert!(
+        out.contains("error[RD006 startup-error]: the docs command would not start"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("--> {at}")),
+        "expected {at} in: {out}"
+    );
+    for w in words {
+        assert!(out.contains(w), "expected {w:?} in: {out}");
+    }
+    assert!(err.is_empty(), "{err}");
+}
+
 #[test]
-fn bad_input_unknown_option() {
-    assert_input_error(
+fn refused_unknown_option() {
+    assert_refused(
         &[
             "compare",
             "fixtures/bad/unknown-option.sh",
             "fixtures/demo/hicache-kernel-page-first.sh",
+            "--offline",
         ],
         "fixtures/bad/unknown-option.sh:3:3",
         &[
@@ -257,12 +277,13 @@ fn bad_input_unknown_option() {
 }
 
 #[test]
-fn bad_input_ambiguous_prefix() {
-    assert_input_error(
+fn refused_ambiguous_prefix() {
+    assert_refused(
         &[
             "compare",
             "fixtures/bad/ambiguous-prefix.sh",
             "fixtures/demo/hicache-kernel-page-first.sh",
+            "--offline",
         ],
         "fixtures/bad/ambiguous-prefix.sh:3:3",
         &["ambiguous option: --hicache could match"],
@@ -270,12 +291,13 @@ fn bad_input_ambiguous_prefix() {
 }
 
 #[test]
-fn bad_input_invalid_choice() {
-    assert_input_error(
+fn refused_invalid_choice() {
+    assert_refused(
         &[
             "compare",
             "fixtures/bad/invalid-choice.sh",
             "fixtures/demo/hicache-kernel-page-first.sh",
+            "--offline",
         ],
         "fixtures/bad/invalid-choice.sh:3:24",
         &["invalid choice: 'diagonal'"],
@@ -395,7 +417,8 @@ fn serve_positional_model_from_0_5_16() {
     };
     let (code, out, err) = run(&args("0.5.19"));
     assert_eq!(code, 0, "{out}{err}");
-    assert_input_error(
+    // 0.5.15 refuses the command: a finding at the launch.
+    assert_refused(
         &args("0.5.15"),
         "fixtures/demo/serve-positional-model.sh:3:1",
         &[
@@ -533,15 +556,28 @@ fn invalid_choice_names_the_releases_that_accept_it() {
     )
     .unwrap();
     let f = f.to_str().unwrap();
-    let (code, _, err) = run(&["compare", f, f, "--engine-version", "0.5.16"]);
-    assert_eq!(code, 2);
+    let (code, out, err) = run(&[
+        "compare",
+        f,
+        f,
+        "--engine-version",
+        "0.5.16",
+        "--format",
+        "concise",
+    ]);
+    assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains(":1:38: sglang 0.5.16: argument --moe-a2a-backend: invalid choice: 'pplx'"),
-        "{err}"
+        out.contains(":1:38: error[RD006 startup-error] the docs command would not start: sglang 0.5.16: argument --moe-a2a-backend: invalid choice: 'pplx'"),
+        "{out}"
     );
     assert!(
-        err.contains("pplx is accepted by sglang 0.5.17 to 0.5.23"),
-        "{err}"
+        out.contains("pplx is accepted by sglang 0.5.17 to 0.5.23"),
+        "{out}"
+    );
+    // The same file on both sides: both are refused, each a finding.
+    assert!(
+        out.contains(":1:38: error[RD006 startup-error] the recipe command would not start"),
+        "{out}"
     );
 }
 
@@ -838,4 +874,177 @@ fn the_unknown_rule_comes_from_the_config_and_the_flag() {
     let (code, _, err) = run(&["check", "--config", &cfg("typo.yaml")]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("typo.yaml:"), "{err}");
+}
+
+/// `--quiet` prints the findings only: no headers, side lines, diffs or
+/// summary; a run without findings prints nothing; the exit code is the same.
+#[test]
+fn quiet_prints_findings_only() {
+    let (code, full, _) = run(&["check", "--config", DEMO, "--format", "concise"]);
+    let (qcode, quiet, err) = run(&["check", "--config", DEMO, "--format", "concise", "-q"]);
+    assert_eq!((code, qcode), (1, 1), "{err}");
+    // The same finding lines, without the summary line.
+    let lines: Vec<&str> = full.lines().collect();
+    assert!(lines.last().unwrap().contains("links checked"), "{full}");
+    assert_eq!(quiet.lines().collect::<Vec<_>>(), lines[..lines.len() - 1]);
+    assert!(quiet.lines().all(|l| l.contains("[RD00")), "{quiet}");
+
+    let (code, out, err) = run(&["check", "--config", DEMO, "--quiet"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.starts_with("error[RD001 contradicts]: hicache_io_backend differs"),
+        "{out}"
+    );
+    // Each finding names its link instead of a header.
+    assert!(
+        out.contains("  = link: qwen3.5 mxfp4 mi355x hicache (cookbook vs recipe)\n"),
+        "{out}"
+    );
+    assert!(!out.lines().any(|l| l.starts_with("link: ")), "{out}");
+    for chatter in [
+        "  docs: ",
+        "--- docs (normalized)",
+        "normalized commands are identical",
+        "unknown on both sides",
+        "links checked",
+    ] {
+        assert!(
+            !out.contains(chatter),
+            "{chatter:?} in quiet output:\n{out}"
+        );
+    }
+    let errors = |s: &str| s.matches("error[RD001 contradicts]").count();
+    let (_, loud, _) = run(&["check", "--config", DEMO]);
+    assert_eq!(errors(&out), errors(&loud));
+    assert_eq!(errors(&out), 5);
+
+    let (code, out, _) = run(&["check", "--config", DEMO, "--format", "github", "-q"]);
+    assert_eq!(code, 1);
+    assert!(out.lines().all(|l| l.starts_with("::")), "{out}");
+    assert!(!out.contains("links checked"), "{out}");
+
+    // No findings, nothing printed; exit 0.
+    let args = [
+        "compare",
+        "fixtures/refusals/docs.md",
+        "fixtures/refusals/recipe.sh",
+        "--engine-version",
+        "0.5.19",
+    ];
+    let (code, out, err) = run(&[&args[..], &["-q"]].concat());
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    let (code, out, _) = run(&args);
+    assert_eq!(code, 0);
+    assert!(out.contains("[ok]"), "{out}");
+
+    // JSON is a document: printed whole.
+    let (_, a, _) = run(&["check", "--config", DEMO, "--format", "json"]);
+    let (_, b, _) = run(&["check", "--config", DEMO, "--format", "json", "-q"]);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn completions_for_each_shell() {
+    for (shell, marker) in [
+        ("bash", "complete -F _recipe__drift"),
+        ("zsh", "#compdef recipe-drift"),
+        ("fish", "complete -c recipe-drift"),
+        ("elvish", "recipe-drift"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let (code, out, err) = run(&["completions", shell]);
+        assert_eq!(code, 0, "{shell}: {err}");
+        assert!(out.contains(marker), "{shell}: no {marker:?}");
+        // The commands and their flags are completed.
+        for word in ["check", "lint-docs", "fail-on", "no-progress"] {
+            assert!(out.contains(word), "{shell}: no {word:?}");
+        }
+    }
+    // The bash script is valid bash.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("recipe-drift.bash");
+    std::fs::write(&f, run(&["completions", "bash"]).1).unwrap();
+    let ok = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&f)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let (code, _, err) = run(&["completions", "tcsh"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("invalid value 'tcsh'"), "{err}");
+}
+
+#[test]
+fn man_pages_for_the_tool_and_each_command() {
+    let (code, out, err) = run(&["man"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(".TH recipe-drift 1"), "{out}");
+    assert!(out.contains(".SH SUBCOMMANDS"), "{out}");
+    for cmd in ["check", "compare", "lint\\-docs", "completions", "man"] {
+        assert!(
+            out.contains(&format!("recipe\\-drift\\-{cmd}(1)")),
+            "no {cmd} in:\n{out}"
+        );
+    }
+    assert!(!out.contains("js\\-worker"), "{out}");
+    let (code, out, err) = run(&["man", "check"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(".TH recipe-drift-check 1"), "{out}");
+    assert!(
+        out.contains(&format!("\"recipe-drift {}\"", env!("CARGO_PKG_VERSION"))),
+        "{out}"
+    );
+    for flag in ["\\-\\-quiet", "\\-\\-no\\-progress", "\\-\\-fail\\-on"] {
+        assert!(out.contains(flag), "no {flag} in:\n{out}");
+    }
+    let (code, _, err) = run(&["man", "chek"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("man: no command \"chek\"; the commands are compare"),
+        "{err}"
+    );
+    let (code, _, _) = run(&["man", "__js-worker"]);
+    assert_eq!(code, 2);
+}
+
+/// `check` shows links done of all on a terminal (here a pseudo-terminal
+/// from util-linux `script`), never with --no-progress, under CI, or when
+/// stderr is not a terminal.
+#[test]
+fn check_progress_only_on_a_terminal() {
+    let bin = env!("CARGO_BIN_EXE_recipe-drift");
+    let config = "fixtures/refusals/recipe-drift.yaml";
+    // Not a terminal: stderr stays empty.
+    let (code, _, err) = run(&["check", "--config", config]);
+    assert_eq!((code, err.as_str()), (1, ""));
+    let script = std::path::Path::new("/usr/bin/script");
+    assert!(
+        script.exists(),
+        "this test needs util-linux `script` for a pseudo-terminal"
+    );
+    let on_tty = |extra: &str, ci: bool| {
+        let mut cmd = std::process::Command::new(script);
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+            .arg("-qec")
+            .arg(format!(
+                "{bin} check --config {config} --format concise {extra} > /dev/null"
+            ))
+            .arg("/dev/null")
+            .env_remove("CI")
+            .env_remove("GITHUB_ACTIONS");
+        if ci {
+            cmd.env("CI", "true");
+        }
+        let out = cmd.output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let shown = on_tty("", false);
+    assert!(shown.contains("checking 0/7 links: fine"), "{shown:?}");
+    assert!(
+        shown.contains("/7 links: vllm bad value in the docs"),
+        "{shown:?}"
+    );
+    assert!(!on_tty("--no-progress", false).contains("checking"));
+    assert!(!on_tty("", true).contains("checking"));
 }

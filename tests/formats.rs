@@ -151,19 +151,19 @@ fn input_errors_are_notifications_in_sarif_and_errors_in_github() {
         n["message"]["text"]
             .as_str()
             .unwrap()
-            .contains("typo in the recipe")
+            .contains("unreadable recipe")
     );
     let loc = &n["locations"][0]["physicalLocation"];
     assert_eq!(
         loc["artifactLocation"]["uri"],
-        "fixtures/bad/unknown-option.sh"
+        "fixtures/bad/unterminated-quote.md"
     );
-    assert_eq!(loc["region"]["startLine"], 3);
+    assert_eq!(loc["region"]["startLine"], 4);
 
     let (code, out, _) = run(&["check", "--config", BROKEN, "--format", "github"]);
     assert_eq!(code, 2);
     assert!(
-        out.contains("::error file=fixtures/bad/unknown-option.sh,line=3,col=3,title=recipe-drift%3A input error::"),
+        out.contains("::error file=fixtures/bad/unterminated-quote.md,line=4,col=27,title=recipe-drift%3A input error::"),
         "{out}"
     );
     assert!(out.contains("1 could not be compared"), "{out}");
@@ -406,7 +406,7 @@ fn a_command_that_would_not_start_is_an_error_in_every_format() {
     assert_eq!(code, 1);
     assert!(
         out.contains(&format!(
-            "::error file={},line=1,col=1,title=recipe-drift%3A the docs command would not start::",
+            "::error file={},line=1,col=1,title=recipe-drift%3A [RD006 startup-error] the docs command would not start::",
             f.replace(':', "%3A").replace(',', "%2C")
         )),
         "{out}"
@@ -414,7 +414,7 @@ fn a_command_that_would_not_start_is_an_error_in_every_format() {
     let (code, out, _) = run(&args("markdown"));
     assert_eq!(code, 1);
     assert!(
-        out.contains("**the docs command would not start**"),
+        out.contains("**the docs command would not start** (`RD006 startup-error`)"),
         "{out}"
     );
 }

@@ -11,7 +11,8 @@ fn write(dir: &std::path::Path, name: &str, text: &str) {
 }
 
 /// A folder whose name holds `: ` (and a digit after a colon) does not
-/// confuse the placement of an input error in SARIF and GitHub output.
+/// confuse the placement of a finding (a refused option, RD006) in SARIF and
+/// GitHub output.
 #[test]
 fn an_error_in_a_path_with_colons_is_placed_on_its_file() {
     let tmp = tempfile::tempdir().unwrap();
@@ -31,18 +32,31 @@ fn an_error_in_a_path_with_colons_is_placed_on_its_file() {
     let cfg = dir.join("c.yaml");
     let cfg = cfg.to_str().unwrap();
     let (code, out, err) = run(&["check", "--config", cfg, "--format", "github"]);
-    assert_eq!(code, 2, "{err}");
+    assert_eq!(code, 1, "{err}");
     let bad = dir.join("bad.sh");
     let expected = format!(
-        "::error file={},line=3,col=",
+        "::error file={},line=3,col=22,",
         bad.display().to_string().replace(':', "%3A")
     );
     assert!(out.contains(&expected), "{expected}\n{out}");
     let (_, sarif, _) = run(&["check", "--config", cfg, "--format", "sarif"]);
     let doc: serde_json::Value = serde_json::from_str(&sarif).unwrap();
-    let note = &doc["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
-    let region = &note["locations"][0]["physicalLocation"]["region"];
-    assert_eq!(region["startLine"], 3, "{note}");
+    let result = &doc["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "RD006", "{result}");
+    let location = &result["locations"][0]["physicalLocation"];
+    assert_eq!(
+        location["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("file://"),
+        bad.display()
+            .to_string()
+            .replace(':', "%3A")
+            .replace(' ', "%20"),
+        "{result}"
+    );
+    assert_eq!(location["region"]["startLine"], 3, "{result}");
+    assert_eq!(location["region"]["startColumn"], 22, "{result}");
 }
 
 /// Policy entries and waiver fields are placed where the YAML writes them,

@@ -24,6 +24,8 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         files,
         fail_on,
         exit_zero,
+        quiet,
+        no_progress,
     } = args;
     let path = match Manifest::locate(config.as_deref(), false)? {
         Some(p) => p,
@@ -92,6 +94,8 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         Some(today) => crate::waiver::expired(waivers, today),
         None => Vec::new(),
     };
+    let to_run = skip.iter().filter(|s| s.is_none()).count();
+    let progress = super::progress::Links::new(to_run, super::progress::wanted(no_progress));
     for (i, (link, skip)) in m.links.iter().zip(skip).enumerate() {
         if let Some(reason) = skip {
             skipped.push(report::Skipped {
@@ -107,6 +111,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
                 name: link.name.clone(),
                 error,
             });
+            progress.done();
             continue;
         }
         let ctx = crate::link::Overrides {
@@ -116,8 +121,8 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             origin: Some(path.display().to_string()),
             checkpoints: Some(checkpoints.clone()),
         };
-        // One broken link does not hide the others.
-        match run_link(
+        progress.start(&link.name);
+        let result = run_link(
             &link.name,
             &link.docs,
             &link.recipe,
@@ -125,7 +130,10 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             &BTreeMap::new(),
             &policy,
             &fetcher,
-        ) {
+        );
+        progress.done();
+        // One broken link does not hide the others.
+        match result {
             Ok(mut r) => {
                 if let Some(today) = today {
                     let comparisons = r.iter().map(|r| &r.comparison);
@@ -163,9 +171,8 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         &failures,
         &skipped,
         &outcomes,
-        format,
         &policy,
-        super::fail_on(fail_on, exit_zero),
+        &super::Printing::new(format, fail_on, exit_zero, quiet),
     )
 }
 

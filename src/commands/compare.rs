@@ -29,6 +29,7 @@ pub(super) fn run(args: CompareArgs, config: Option<&Path>) -> Result<Output, Er
         format,
         fail_on,
         exit_zero,
+        quiet,
         no_waivers,
     } = args;
     let vars = parse_kv(&env)?;
@@ -85,8 +86,7 @@ pub(super) fn run(args: CompareArgs, config: Option<&Path>) -> Result<Output, Er
         &[],
         &[],
         &outcomes,
-        format,
         &policy,
-        super::fail_on(fail_on, exit_zero),
+        &super::Printing::new(format, fail_on, exit_zero, quiet),
     )
 }

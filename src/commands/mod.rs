@@ -4,10 +4,12 @@
 
 mod check;
 mod compare;
+mod completions;
 mod discover;
 mod explain;
 mod extract;
 mod lint_docs;
+mod progress;
 mod resolve;
 
 use std::collections::BTreeMap;
@@ -99,7 +101,11 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             .cloned()
             .collect(),
         // The JavaScript worker reads nothing but its standard input: no roots.
-        Command::Check(_) | Command::JsWorker | Command::ConfigSchema => Vec::new(),
+        Command::Check(_)
+        | Command::JsWorker
+        | Command::ConfigSchema
+        | Command::Completions(_)
+        | Command::Man(_) => Vec::new(),
         Command::Resolve(_) | Command::Explain(_) => vec![PathBuf::from(".")],
     };
     if !matches!(cli.command, Command::Check(_)) {
@@ -118,6 +124,8 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             ..Output::default()
         }),
         Command::LintDocs(args) => lint_docs::run(args),
+        Command::Completions(args) => completions::completions(args),
+        Command::Man(args) => completions::man(args),
         Command::JsWorker => Ok(Output {
             code: crate::extract::jsx::worker::serve(),
             stdout: String::new(),
@@ -192,6 +200,38 @@ pub(crate) fn fail_on(level: report::FailOn, exit_zero: bool) -> report::FailOn 
     }
 }
 
+/// How `check` and `compare` print: the format, what fails the run, and how
+/// much beside the findings.
+#[derive(Clone, Copy)]
+pub(crate) struct Printing {
+    /// The output format.
+    pub format: ReportFormat,
+    /// What fails the run (exit 1).
+    pub fail_on: report::FailOn,
+    /// `--quiet` or not.
+    pub chatter: report::Chatter,
+}
+
+impl Printing {
+    /// From the flags: `--format`, `--fail-on`, `--exit-zero`, `--quiet`.
+    pub(crate) fn new(
+        format: ReportFormat,
+        fail_on: report::FailOn,
+        exit_zero: bool,
+        quiet: bool,
+    ) -> Printing {
+        Printing {
+            format,
+            fail_on: self::fail_on(fail_on, exit_zero),
+            chatter: if quiet {
+                report::Chatter::Quiet
+            } else {
+                report::Chatter::Full
+            },
+        }
+    }
+}
+
 /// Renders the reports and judges the exit code (`fail_on`; 2 when a link
 /// could not be compared); with `--format github` and `$GITHUB_STEP_SUMMARY` set,
 /// also appends the Markdown summary to that file (exit 2 if it cannot).
@@ -200,11 +240,15 @@ pub(crate) fn emit(
     failures: &[report::Failure],
     skipped: &[report::Skipped],
     waivers: &[crate::waiver::Outcome],
-    format: ReportFormat,
     policy: &Policy,
-    fail_on: report::FailOn,
+    printing: &Printing,
 ) -> Result<Output, Error> {
-    let text = report::render(format, reports, failures, skipped, waivers, policy);
+    let Printing {
+        format,
+        fail_on,
+        chatter,
+    } = *printing;
+    let text = report::render(format, reports, failures, skipped, waivers, policy, chatter);
     let for_people = matches!(format, ReportFormat::Human | ReportFormat::Concise);
     if format == ReportFormat::Github
         && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::engine::argparse::{Namespace, OptionSpec};
+use crate::engine::argparse::{ArgParser, Namespace, OptionSpec};
 use crate::engine::rules::EnvSpec;
 use crate::launch::{EnvVar, Known, Launch, Platform, Provenance, Token};
 use crate::resolved::{Entry, ResolveOptions, Val, ValueSource, VersionUsed};
@@ -69,6 +69,27 @@ pub fn version_hint(version: &VersionUsed, launch: &Launch) -> String {
         "; no engine version was given{image}, so the newest bundled release {} was used: give --engine-version, or engine-version: on the link",
         version.version
     )
+}
+
+/// The release's refusal of an argv: a [`Refusal`](super::Refusal) when the
+/// refused word is knowable from the text; otherwise an input error (whether
+/// the engine refuses the command depends on a word the text does not give).
+pub fn refusal(
+    span: Span,
+    message: String,
+    knowable: bool,
+    version: &VersionUsed,
+    platform: &Option<Known<Platform>>,
+) -> super::ResolveError {
+    if !knowable {
+        return super::ResolveError::Failed(crate::error::Error::input(span, message));
+    }
+    super::ResolveError::Refused(Box::new(super::Refusal {
+        span,
+        message,
+        version: version.clone(),
+        platform: platform.clone(),
+    }))
 }
 
 /// An entry for a value set on the command line by these written words.
@@ -494,4 +515,26 @@ pub fn apply_rules(
         location: e.location,
         message: e.message,
     })
+}
+
+/// Near option strings of a release's parser for an unrecognized word
+/// (`--kv-cahce-dtype` -> `--kv-cache-dtype`), best first, at most three.
+pub fn did_you_mean(parser: &ArgParser, arg: &str) -> Option<String> {
+    let word = arg.split('=').next().unwrap_or(arg);
+    if !word.starts_with("--") {
+        return None;
+    }
+    let mut best: Vec<(f64, &str)> = parser
+        .option_strings()
+        .filter(|s| s.starts_with("--"))
+        .map(|s| (strsim::jaro_winkler(word, s), s))
+        .filter(|(d, _)| *d > 0.85)
+        .collect();
+    best.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    let names: Vec<&str> = best.iter().take(3).map(|(_, s)| *s).collect();
+    if names.is_empty() {
+        None
+    } else {
+        Some(names.join(", "))
+    }
 }

@@ -21,8 +21,11 @@ use std::str::FromStr;
 use pep440_rs::Version;
 
 use crate::error::Error;
-use crate::launch::Launch;
-use crate::resolved::{Entry, ResolveOptions, Resolved, Val, ValueSource, VersionUsed};
+use crate::launch::{Known, Launch, Platform};
+use crate::resolved::{
+    Entry, ResolveOptions, Resolved, StartupError, Val, ValueSource, VersionUsed,
+};
+use crate::span::Span;
 
 /// A bundled release of an engine: its version and its file name.
 pub trait Bundled {
@@ -92,8 +95,10 @@ pub trait Engine: Sync {
         argv: &[String],
     ) -> Result<RawParse, ParseFailure>;
 
-    /// Resolves a launch: parse, env, defaults and the engine's rules.
-    fn resolve(&self, launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error>;
+    /// Resolves a launch: parse, env, defaults and the engine's rules. An argv
+    /// the release itself refuses is [`ResolveError::Refused`], not an error
+    /// of recipe-drift's input.
+    fn resolve(&self, launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, ResolveError>;
 
     /// The canonical key for a name (a key, a destination, an option string or,
     /// where the engine's parser allows it, a unique prefix).
@@ -238,9 +243,83 @@ pub fn all_keys() -> BTreeSet<String> {
     keys
 }
 
-/// Resolves a launch with its engine, and records the engine itself as the
-/// `engine` key (from the launcher words).
+/// A command the engine release itself refuses before it starts: its parser
+/// rejects a word (an unknown option, an ambiguous prefix, a value not among
+/// the choices or not of the option's type) or its CLI's own argv checks do.
+/// This is a finding about the text that writes the command (exit 1), not an
+/// error of recipe-drift's input (exit 2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The refused word, or the launch when the release names no word.
+    pub span: Span,
+    /// The release's message, with recipe-drift's hints (`did you mean`).
+    pub message: String,
+    /// The release that refuses.
+    pub version: VersionUsed,
+    /// The platform, if known.
+    pub platform: Option<Known<Platform>>,
+}
+
+/// The rule name a parser refusal carries as a startup error.
+pub const PARSER_RULE: &str = "parser";
+
+impl Refusal {
+    /// The refused side as a resolved launch: no values (the command does not
+    /// start, so nothing it sets can be compared) and the refusal as its one
+    /// startup error, at the refused word.
+    pub fn resolved(&self, engine: crate::launch::Engine) -> Resolved {
+        Resolved {
+            engine,
+            version: self.version.clone(),
+            platform: self.platform.clone(),
+            values: Default::default(),
+            startup_errors: vec![StartupError {
+                rule: PARSER_RULE.into(),
+                message: self.message.clone(),
+                reference: format!("the argument parser of {engine} {}", self.version.version),
+                span: Some(self.span.clone()),
+            }],
+            unlisted: Default::default(),
+        }
+    }
+}
+
+/// Why a launch did not resolve.
+#[derive(Debug, Clone)]
+pub enum ResolveError {
+    /// The engine release refuses the command (a finding).
+    Refused(Box<Refusal>),
+    /// recipe-drift cannot resolve it (bad version, unreadable file): exit 2.
+    Failed(Error),
+}
+
+impl From<Error> for ResolveError {
+    fn from(e: Error) -> Self {
+        ResolveError::Failed(e)
+    }
+}
+
+impl From<ResolveError> for Error {
+    /// A refusal as an input error at the refused word, for callers where the
+    /// argv is the user's own (`resolve -- ARGV`).
+    fn from(e: ResolveError) -> Self {
+        match e {
+            ResolveError::Refused(r) => Error::input(r.span, r.message),
+            ResolveError::Failed(e) => e,
+        }
+    }
+}
+
+/// Resolves a launch with its engine, a refusal as an input error (see
+/// [`resolve_outcome`] to keep it apart).
 pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
+    resolve_outcome(launch, opts).map_err(Error::from)
+}
+
+/// Resolves a launch with its engine, and records the engine itself as the
+/// `engine` key (from the launcher words). A command the release refuses is
+/// [`ResolveError::Refused`].
+pub fn resolve_outcome(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, ResolveError> {
     let engine = by_name(launch.engine.name()).ok_or_else(|| {
         Error::input(
             launch.span.clone(),

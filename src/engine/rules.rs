@@ -803,6 +803,7 @@ pub fn apply_with_facts(
                 rule: rule.id.clone(),
                 message: msg.clone(),
                 reference: rule.reference.clone(),
+                span: None,
             });
         }
     }

@@ -25,11 +25,13 @@ fn rule(name: &str) -> String {
 }
 
 /// Renders one line per finding, error, skipped link and waiver outcome.
+/// `quiet`: the findings only ([`super::Chatter`]).
 pub fn render(
     links: &[LinkReport],
     failures: &[Failure],
     skipped: &[Skipped],
     waivers: &[Outcome],
+    quiet: bool,
 ) -> String {
     let mut out = String::new();
     for l in links {
@@ -38,7 +40,7 @@ pub fn render(
                 let _ = writeln!(
                     out,
                     "{}: error[{}] the {label} command would not start: {} (rule {}) [link: {}]",
-                    at(super::place(&side.launch.span)),
+                    at(super::place(super::startup_span(side, e))),
                     rule(STARTUP_ERROR),
                     v(&e.message),
                     e.rule,
@@ -75,21 +77,30 @@ pub fn render(
     }
     for w in waivers
         .iter()
-        .filter(|w| w.status != waiver::Status::Applied)
+        .filter(|w| w.status != waiver::Status::Applied && (!quiet || w.is_error()))
     {
         let level = if w.is_error() { "error" } else { "note" };
         let place = w.waiver.at.as_deref().map_or_else(|| "-".to_string(), v);
         let _ = writeln!(out, "{place}: {level}[waiver] {}", super::waiver_text(w));
     }
+    if quiet {
+        return out;
+    }
     for sk in skipped {
         let _ = writeln!(out, "-: note[skipped] {}", super::skipped_text(sk));
     }
+    // A startup error is an error finding of its own.
     let count = |s: Severity| {
         links
             .iter()
             .flat_map(|l| l.findings())
             .filter(|j| j.waiver.is_none() && j.severity() == s)
             .count()
+            + if s == Severity::Error {
+                links.iter().map(LinkReport::startup_error_count).sum()
+            } else {
+                0
+            }
     };
     let drift = links.iter().filter(|l| l.status() == Status::Drift).count();
     let _ = write!(

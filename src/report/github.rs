@@ -57,15 +57,17 @@ pub fn annotation(cmd: &str, place: Option<&Place>, title: &str, message: &str) 
     format!("::{cmd} {}::{}\n", props.join(","), escape_data(message))
 }
 
-/// Renders the links as workflow commands.
+/// Renders the links as workflow commands. `quiet`: the findings only
+/// ([`super::Chatter`]).
 pub fn render(
     links: &[LinkReport],
     failures: &[Failure],
     skipped: &[Skipped],
     waivers: &[Outcome],
+    quiet: bool,
 ) -> String {
     let mut out = String::new();
-    for sk in skipped {
+    for sk in skipped.iter().filter(|_| !quiet) {
         out.push_str(&annotation(
             "notice",
             None,
@@ -75,7 +77,7 @@ pub fn render(
     }
     for w in waivers
         .iter()
-        .filter(|w| w.status != waiver::Status::Applied)
+        .filter(|w| w.status != waiver::Status::Applied && (!quiet || w.is_error()))
     {
         let cmd = if w.is_error() { "error" } else { "notice" };
         out.push_str(&annotation(
@@ -87,7 +89,7 @@ pub fn render(
     }
     for l in links {
         // The link's warnings and notes, placed where they apply.
-        for (severity, span, message) in super::remarks(l) {
+        for (severity, span, message) in super::remarks(l).into_iter().filter(|_| !quiet) {
             let place = span.as_ref().and_then(super::place);
             let what = if severity == Severity::Warning {
                 "warning"
@@ -108,13 +110,22 @@ link: {}",
         }
         for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
             for e in &side.resolved.startup_errors {
-                let place = super::place(&side.launch.span);
+                let place = super::place(super::startup_span(side, e));
+                // A place without a line (a generator's rendered text): the
+                // message names the rendered position.
+                let at = match &place {
+                    Some(p) if p.line_col.is_none() => format!("\nat {}", v(&p.shown)),
+                    _ => String::new(),
+                };
                 out.push_str(&annotation(
                     "error",
                     place.as_ref(),
-                    &format!("recipe-drift: the {label} command would not start"),
                     &format!(
-                        "{}\nrule {} ({})\nlink: {}",
+                        "recipe-drift: [{}] the {label} command would not start",
+                        super::rule_label(crate::compare::STARTUP_ERROR)
+                    ),
+                    &format!(
+                        "{}{at}\nrule {} ({})\nlink: {}",
                         v(&e.message),
                         e.rule,
                         e.reference,
@@ -123,7 +134,7 @@ link: {}",
                 ));
             }
         }
-        for j in l.findings() {
+        for j in l.findings().filter(|j| !quiet || j.waiver.is_none()) {
             let f = j.finding;
             let title = format!(
                 "recipe-drift: [{}] {} ({})",
@@ -177,6 +188,9 @@ link: {}",
             "recipe-drift: input error",
             &format!("{}\nlink: {}", v(message), v(&f.name)),
         ));
+    }
+    if quiet {
+        return out;
     }
     let drift = links.iter().filter(|l| l.status() == Status::Drift).count();
     let _ = write!(

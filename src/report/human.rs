@@ -15,18 +15,20 @@ use crate::waiver::Outcome;
 
 /// Renders link reports, the links that could not be compared, a line per link
 /// not run (`skipped: NAME (reason)`), and what became of the config's waivers.
+/// `quiet`: the findings only ([`super::Chatter`]).
 pub fn render_with_failures(
     links: &[LinkReport],
     failures: &[Failure],
     skipped: &[Skipped],
     waivers: &[Outcome],
     policy: &Policy,
+    quiet: bool,
 ) -> String {
     let mut out = String::new();
     for l in links {
-        render_link(&mut out, l, policy);
+        render_link(&mut out, l, policy, quiet);
     }
-    for w in waivers {
+    for w in waivers.iter().filter(|w| !quiet || w.is_error()) {
         let level = if w.is_error() { "error" } else { "note" };
         let _ = writeln!(out, "{level}[waiver]: {}\n", super::waiver_text(w));
     }
@@ -37,6 +39,9 @@ pub fn render_with_failures(
             v(&f.name),
             v(&f.error.to_string())
         );
+    }
+    if quiet {
+        return out;
     }
     if !failures.is_empty() {
         let _ = writeln!(
@@ -87,7 +92,9 @@ fn side_line(label: &str, s: &SideReport) -> String {
     )
 }
 
-fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
+/// A link's header: its name and status, both sides, and the remarks on its
+/// inputs.
+fn render_header(out: &mut String, l: &LinkReport) {
     let _ = writeln!(out, "link: {}  [{}]", v(&l.name), l.status());
     let _ = writeln!(out, "{}", side_line("docs:", &l.docs));
     let _ = writeln!(out, "{}", side_line("recipe:", &l.recipe));
@@ -106,11 +113,41 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         let _ = writeln!(out, "  note: {}", v(&a.message));
     }
     let _ = writeln!(out);
+}
+
+fn render_link(out: &mut String, l: &LinkReport, policy: &Policy, quiet: bool) {
+    // Quiet: each finding names its link instead of a header.
+    let link_line = if quiet {
+        format!("  = link: {}\n", v(&l.name))
+    } else {
+        String::new()
+    };
+    if !quiet {
+        render_header(out, l);
+    }
     for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
         for e in &side.resolved.startup_errors {
+            // A refused word: shown on its line.
+            if let Some(excerpt) = e.span.as_ref().and_then(|s| word_excerpt(s, label)) {
+                let title = format!("the {label} command would not start: {}", v(&e.message));
+                let group = Group::with_title(
+                    Level::ERROR
+                        .primary_title(title)
+                        .id(super::rule_label(crate::compare::STARTUP_ERROR)),
+                )
+                .element(excerpt.snippet());
+                let _ = writeln!(
+                    out,
+                    "{}\n  = rule {} ({})\n{link_line}",
+                    Renderer::plain().render(&[group]),
+                    e.rule,
+                    e.reference
+                );
+                continue;
+            }
             let _ = writeln!(
                 out,
-                "error[{}]: the {label} command would not start: {}\n  = rule {} ({})\n",
+                "error[{}]: the {label} command would not start: {}\n  = rule {} ({})\n{link_line}",
                 super::rule_label(crate::compare::STARTUP_ERROR),
                 v(&e.message),
                 e.rule,
@@ -119,7 +156,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         }
     }
     let renderer = Renderer::plain();
-    for j in l.findings() {
+    for j in l.findings().filter(|j| !quiet || j.waiver.is_none()) {
         let f = j.finding;
         let level = match j.severity() {
             Severity::Error => Level::ERROR,
@@ -153,7 +190,10 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
                 }
             }
         }
-        let _ = writeln!(out);
+        let _ = writeln!(out, "{link_line}");
+    }
+    if quiet {
+        return;
     }
     if !l.comparison.shared_unknowns.is_empty() {
         let _ = writeln!(
@@ -174,7 +214,9 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
     let keys = finding_keys(&l.comparison);
     let a = normalized(&l.docs, policy, &keys);
     let b = normalized(&l.recipe, policy, &keys);
-    if a != b {
+    if l.refused() {
+        let _ = writeln!(out, "{REFUSED_NO_DIFF}\n");
+    } else if a != b {
         let diff = TextDiff::from_lines(&a, &b);
         let _ = write!(
             out,
@@ -188,6 +230,9 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         let _ = writeln!(out, "normalized commands are identical\n");
     }
 }
+
+/// Said instead of the diff when a side does not start.
+const REFUSED_NO_DIFF: &str = "no normalized diff: a command its engine release refuses does not start, so nothing was compared";
 
 fn describe(sv: &SideValue) -> String {
     let src = match sv.source {
@@ -245,6 +290,26 @@ impl Excerpt {
         }
         snippet
     }
+}
+
+/// The lines of one word, marked as the word a side's release refuses (`None`
+/// when its text is not at hand).
+fn word_excerpt(span: &Span, label: &str) -> Option<Excerpt> {
+    let src = span.source();
+    if src.text().is_empty() || span.end > src.text().len() {
+        return None;
+    }
+    let (line, bytes) = src.lines_of(span.start, span.end);
+    Some(Excerpt {
+        path: v(&span.file),
+        line,
+        text: src.excerpt(bytes.clone()).into_owned(),
+        marks: vec![(
+            AnnotationKind::Primary,
+            span.start - bytes.start..span.end - bytes.start,
+            format!("{label}: refused here"),
+        )],
+    })
 }
 
 fn excerpts(label: &str, sv: &SideValue) -> Vec<Excerpt> {

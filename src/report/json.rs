@@ -139,12 +139,18 @@ impl<'a> From<Judged<'a>> for FindingOut<'a> {
 }
 
 fn summary(links: &[LinkReport]) -> serde_json::Value {
+    // A startup error is an error finding of its own.
     let count = |s: Severity| {
         links
             .iter()
             .flat_map(|l| l.findings())
             .filter(|j| j.severity() == s)
             .count()
+            + if s == Severity::Error {
+                links.iter().map(LinkReport::startup_error_count).sum()
+            } else {
+                0
+            }
     };
     json!({
         "links": links.len(),

@@ -137,9 +137,14 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
     }
     for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
         for e in &side.resolved.startup_errors {
+            let at = match e.span.as_ref().and_then(super::place) {
+                Some(p) => format!(" at {}", code(&v(&p.shown))),
+                None => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "- **the {label} command would not start**: {} (rule {})",
+                "- **the {label} command would not start** ({}){at}: {} (rule {})",
+                code(&super::rule_label(crate::compare::STARTUP_ERROR)),
                 text(&v(&e.message)),
                 code(&e.rule)
             );
@@ -192,6 +197,12 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         );
     }
     match normalized_diff(l, policy) {
+        _ if l.refused() => {
+            let _ = writeln!(
+                out,
+                "No normalized diff: a command its engine release refuses does not start, so nothing was compared."
+            );
+        }
         Some(diff) => out.push_str(&fenced("diff", &diff)),
         None => {
             let _ = writeln!(out, "The normalized commands are identical.");

@@ -99,6 +99,26 @@ impl FailOn {
     }
 }
 
+/// How much the text formats (`human`, `concise`, `github`) print beside the
+/// findings.
+///
+/// `Quiet` (`--quiet`) prints the findings only: each finding no waiver or
+/// inline suppression silences (errors, warnings and notes; in `human` with
+/// its source lines and a `= link:` line), each command that would not
+/// start, each link that could not be compared and each expired waiver. It
+/// leaves out link headers and side lines, normalized diffs, remarks on the
+/// inputs, waived findings, unused waivers, skipped links and the summary
+/// line: a run with no findings prints nothing. The exit code is the same.
+/// `json`, `sarif` and `markdown` are documents and are printed whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Chatter {
+    /// Everything (the default).
+    #[default]
+    Full,
+    /// The findings only.
+    Quiet,
+}
+
 /// Renders the compared links and the links that could not be compared in `format`.
 pub fn render(
     format: ReportFormat,
@@ -107,16 +127,18 @@ pub fn render(
     skipped: &[Skipped],
     waivers: &[Outcome],
     policy: &Policy,
+    chatter: Chatter,
 ) -> String {
+    let quiet = chatter == Chatter::Quiet;
     match format {
         ReportFormat::Human => {
-            human::render_with_failures(links, failures, skipped, waivers, policy)
+            human::render_with_failures(links, failures, skipped, waivers, policy, quiet)
         }
         ReportFormat::Json => json::render_with_failures(links, failures, skipped, waivers, policy),
         ReportFormat::Sarif => sarif::render(links, failures, skipped, waivers),
-        ReportFormat::Github => github::render(links, failures, skipped, waivers),
+        ReportFormat::Github => github::render(links, failures, skipped, waivers, quiet),
         ReportFormat::Markdown => markdown::render(links, failures, skipped, waivers, policy),
-        ReportFormat::Concise => concise::render(links, failures, skipped, waivers),
+        ReportFormat::Concise => concise::render(links, failures, skipped, waivers, quiet),
     }
 }
 
@@ -350,6 +372,12 @@ pub struct Place {
     pub line_col: Option<(usize, usize)>,
     /// The span as printed elsewhere (`file [view]:line:col`).
     pub shown: String,
+}
+
+/// Where a side's startup error is: the word its release refuses, else the
+/// side's launch.
+pub fn startup_span<'a>(side: &'a SideReport, e: &'a crate::resolved::StartupError) -> &'a Span {
+    e.span.as_ref().unwrap_or(&side.launch.span)
 }
 
 /// Where a span is, as a file place, read from the span's typed origin (the

@@ -81,7 +81,7 @@ pub fn render(
                         e.message, e.rule, e.reference, l.name
                     )},
                 });
-                if let Some(p) = super::place(&side.launch.span) {
+                if let Some(p) = super::place(super::startup_span(side, e)) {
                     r["locations"] = json!([location(&p, None)]);
                 }
                 push(&mut results, r);

@@ -479,17 +479,19 @@ fn values_are_masked_before_a_format_escapes_them() {
     for format in FORMATS {
         let o = repo.run_deterministic(&["check", "--format", format]);
         o.assert_bounded();
-        assert_eq!(o.code, Some(2), "{format}: {}", o.both());
+        // The refused `--bogus-opt` is a finding (RD006), not an input error.
+        assert_eq!(o.code, Some(1), "{format}: {}", o.both());
         for s in ["SECRETPCT", "PIPESECRET", "%25SECRET"] {
             assert!(!o.both().contains(s), "{format} leaked {s}: {}", o.both());
         }
-        // The error is placed at the unrecognised argument.
+        // The refusal is placed at the unrecognised argument.
         assert!(o.both().contains("pct.sh"), "{format}: {}", o.both());
     }
     let o = repo.run_deterministic(&["check", "--format", "github"]);
     assert!(
-        o.stdout
-            .contains("::error file=pct.sh,line=1,col=36,title=recipe-drift%3A input error::"),
+        o.stdout.contains(
+            "::error file=pct.sh,line=1,col=36,title=recipe-drift%3A [RD006 startup-error] the recipe command would not start::"
+        ),
         "{}",
         o.both()
     );
@@ -581,7 +583,8 @@ fn values_cannot_start_a_line_of_the_report() {
     for format in FORMATS {
         let o = repo.run_deterministic(&["check", "--format", format]);
         o.assert_bounded();
-        assert_eq!(o.code, Some(2), "{}", o.both());
+        // Drift, and recipe2's refused `--bogus` (a finding, RD006).
+        assert_eq!(o.code, Some(1), "{}", o.both());
         for line in o.stdout.lines().chain(o.stderr.lines()) {
             assert!(
                 !line.contains("INJECTED") || !line.starts_with("::error file=docs.md,line=1"),

@@ -156,8 +156,9 @@ impl super::Bundled for Release {
     }
 }
 
-/// Resolves an SGLang launch.
-pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
+/// Resolves an SGLang launch; an argv the release's parser refuses is a
+/// [`super::ResolveError::Refused`].
+pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super::ResolveError> {
     let b = bundle();
     let requested = common::requested_version(launch, opts);
     let (release, version) =
@@ -187,12 +188,11 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                     placeholders.insert(i, argv[i].clone());
                     continue;
                 }
-                return Err(match parse_error(launch, release, &argv, &tokens, e) {
-                    e @ Error::Input { .. } => {
-                        e.with_suffix(&common::version_hint(&version, launch))
-                    }
-                    other => other,
-                });
+                let (span, mut message, knowable) = parse_error(launch, release, &argv, &tokens, e);
+                message.push_str(&common::version_hint(&version, launch));
+                return Err(common::refusal(
+                    span, message, knowable, &version, &platform,
+                ));
             }
         }
     };
@@ -264,14 +264,15 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
     })
 }
 
-/// A parse error as an input error at the word it concerns, with hints.
+/// A parse error at the word it concerns, with hints, and whether that word is
+/// knowable from the text.
 fn parse_error(
     launch: &Launch,
     release: &Release,
     argv: &[String],
     tokens: &[&crate::launch::Token],
     e: crate::engine::argparse::ParseError,
-) -> Error {
+) -> (crate::span::Span, String, bool) {
     let token = e.arg_index.and_then(|i| tokens.get(i));
     let span = token
         .map(|t| t.span.clone())
@@ -280,7 +281,7 @@ fn parse_error(
     if e.kind == ParseErrorKind::Unrecognized
         && let Some(i) = e.arg_index
         && token.is_none_or(|t| t.provenance == Provenance::Literal)
-        && let Some(s) = did_you_mean(release, &argv[i])
+        && let Some(s) = common::did_you_mean(&release.parser, &argv[i])
     {
         msg.push_str(&format!(" (did you mean {s}?)"));
     }
@@ -305,7 +306,11 @@ fn parse_error(
     {
         msg.push_str(&format!("; {note}"));
     }
-    Error::input(span, msg)
+    let knowable = !matches!(
+        token.map(|t| &t.provenance),
+        Some(Provenance::Unknown { .. })
+    );
+    (span, msg, knowable)
 }
 
 /// The argv as `sglang serve` hands it to argparse, with the index of the written
@@ -342,27 +347,6 @@ fn serve_argv(launch: &Launch, release: &Release) -> (Vec<String>, Vec<usize>) {
         i += 1;
     }
     (argv, origin)
-}
-
-fn did_you_mean(release: &Release, arg: &str) -> Option<String> {
-    let word = arg.split('=').next().unwrap_or(arg);
-    if !word.starts_with("--") {
-        return None;
-    }
-    let mut best: Vec<(f64, &str)> = release
-        .parser
-        .option_strings()
-        .filter(|s| s.starts_with("--"))
-        .map(|s| (strsim::jaro_winkler(word, s), s))
-        .filter(|(d, _)| *d > 0.85)
-        .collect();
-    best.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap().then(a.1.cmp(b.1)));
-    let names: Vec<&str> = best.iter().take(3).map(|(_, s)| *s).collect();
-    if names.is_empty() {
-        None
-    } else {
-        Some(names.join(", "))
-    }
 }
 
 /// For an invalid choice: which bundled releases accept that value.
@@ -505,7 +489,11 @@ impl super::Engine for Sglang {
         })
     }
 
-    fn resolve(&self, launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
+    fn resolve(
+        &self,
+        launch: &Launch,
+        opts: &ResolveOptions,
+    ) -> Result<Resolved, super::ResolveError> {
         resolve(launch, opts)
     }
 

@@ -340,7 +340,7 @@ impl super::Engine for Vllm {
         &self,
         launch: &crate::launch::Launch,
         opts: &crate::resolved::ResolveOptions,
-    ) -> Result<crate::resolved::Resolved, crate::error::Error> {
+    ) -> Result<crate::resolved::Resolved, super::ResolveError> {
         resolve::resolve(launch, opts)
     }
 

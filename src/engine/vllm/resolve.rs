@@ -11,12 +11,14 @@ use super::preprocess::{self, Refusal, Traced};
 use super::{Release, data, pick_release};
 use crate::engine::common;
 
-use crate::error::Error;
+use crate::engine::ResolveError;
 use crate::launch::{Launch, Provenance, Token};
 use crate::resolved::{Entry, ResolveOptions, Resolved, Val, ValueSource};
 
-/// Resolves a vLLM launch.
-pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error> {
+/// Resolves a vLLM launch; an argv the release refuses (its preprocessing,
+/// parser or pydantic's check of a typed JSON option) is a
+/// [`ResolveError::Refused`].
+pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, ResolveError> {
     let requested = common::requested_version(launch, opts);
     let (release, version) =
         pick_release(requested.as_ref().map(|(v, f)| (v.as_str(), f.as_str())))?;
@@ -57,12 +59,15 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                     && !config_tokens.iter().any(|t| t.text == "--model")
                     && config_file.is_none()
                 {
-                    return Err(Error::input(
+                    return Err(common::refusal(
                         file_token.span.clone(),
                         format!(
                             "vllm {}: ValueError: No model specified! Please specify model either as a positional argument or in a config file.",
                             release.name
                         ),
+                        true,
+                        &version,
+                        &platform,
                     ));
                 }
                 let at = usize::from(model_first);
@@ -73,13 +78,19 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                 continue;
             }
             Err(Refusal::Error(m)) => {
-                return Err(Error::input(
+                return Err(common::refusal(
                     launch.span.clone(),
                     format!(
                         "vllm {}: {m}{}",
                         release.name,
                         common::version_hint(&version, launch)
                     ),
+                    !launch
+                        .argv
+                        .iter()
+                        .any(|t| matches!(t.provenance, Provenance::Unknown { .. })),
+                    &version,
+                    &platform,
                 ));
             }
         };
@@ -102,6 +113,19 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                     continue;
                 }
                 let mut msg = format!("vllm {}: {}", release.name, e.message);
+                if e.kind == crate::engine::argparse::ParseErrorKind::Unrecognized
+                    && token.is_some_and(|t| t.provenance == Provenance::Literal)
+                    && let Some(s) = e
+                        .arg_index
+                        .and_then(|i| args.get(i))
+                        .and_then(|w| common::did_you_mean(&release.parser, w))
+                {
+                    msg.push_str(&format!(" (did you mean {s}?)"));
+                }
+                let knowable = !matches!(
+                    token.map(|t| &t.provenance),
+                    Some(Provenance::Unknown { .. })
+                );
                 if let Some(Provenance::Unknown { reason }) = token.map(|t| &t.provenance) {
                     msg.push_str(&format!(
                         "; `{}` is not knowable from the text: {reason}",
@@ -112,7 +136,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
                 let span = token
                     .map(|t| t.span.clone())
                     .unwrap_or_else(|| launch.span.clone());
-                return Err(Error::input(span, msg));
+                return Err(common::refusal(span, msg, knowable, &version, &platform));
             }
         }
     };
@@ -143,13 +167,16 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
         &mut startup_errors,
     )
     .map_err(|(span, m)| {
-        Error::input(
+        common::refusal(
             span.unwrap_or_else(|| launch.span.clone()),
             format!(
                 "vllm {}: {m}{}",
                 release.name,
                 common::version_hint(&version, launch)
             ),
+            true,
+            &version,
+            &platform,
         )
     })?;
     for (key, v) in &data().keys.derived {
@@ -317,6 +344,7 @@ fn flatten_json(
                     "vllm {} config classes (pydantic field types, src/engine/vllm/config_fields.json): {c}",
                     release.name
                 ),
+                span: None,
             });
         }
         if let Some(c) = &class {
