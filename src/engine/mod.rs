@@ -280,6 +280,7 @@ impl Refusal {
                 span: Some(self.span.clone()),
             }],
             unlisted: Default::default(),
+            env_open: None,
         }
     }
 }
