@@ -46,6 +46,19 @@ pub fn level(s: Severity) -> &'static str {
     super::severity_words(s).0
 }
 
+/// The page that documents a finding kind: its heading in the generated
+/// rule reference (`docs/src/rules.md`, `### RD001 `contradicts``), in the
+/// repository named by `Cargo.toml`. The fragment is the heading's anchor as
+/// GitHub and mdBook write it.
+pub fn help_uri(id: &str, name: &str) -> String {
+    format!(
+        "{}/blob/main/docs/src/rules.md#{}-{}",
+        env!("CARGO_PKG_REPOSITORY"),
+        id.to_ascii_lowercase(),
+        name
+    )
+}
+
 /// Renders the links as one SARIF 2.1.0 log.
 pub fn render(
     links: &[LinkReport],
@@ -63,6 +76,7 @@ pub fn render(
                 "id": k.id,
                 "name": k.name,
                 "shortDescription": {"text": k.help},
+                "helpUri": help_uri(&k.id, &k.name),
                 "defaultConfiguration": {"level": level(k.severity)},
             })
         })
@@ -286,6 +300,30 @@ pub fn uri(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::uri;
+
+    /// Every rule's `helpUri` leads to its heading in the generated rule
+    /// reference: the fragment is the anchor of a heading that is there.
+    #[test]
+    fn help_uris_point_at_headings_of_the_rule_reference() {
+        let page = include_str!("../../docs/src/rules.md");
+        for k in crate::compare::kinds() {
+            let u = super::help_uri(&k.id, &k.name);
+            assert!(u.starts_with("https://github.com/"), "{u}");
+            let heading = format!("### {} `{}`", k.id, k.name);
+            assert!(page.lines().any(|l| l == heading), "no heading {heading:?}");
+            // GitHub's and mdBook's anchor: lower case, punctuation dropped,
+            // spaces to dashes.
+            let anchor: String = heading
+                .trim_start_matches('#')
+                .trim()
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect();
+            assert!(u.ends_with(&format!("#{anchor}")), "{u} vs #{anchor}");
+        }
+    }
 
     #[test]
     fn uris_are_relative_and_encoded() {
