@@ -472,3 +472,32 @@ fn nested_arithmetic_subscripts_are_bounded() {
     assert_eq!(o.code, Some(0), "{}", o.both());
     assert!(o.stdout.contains("\"text\": \"2\""), "{}", o.both());
 }
+
+/// The parser guards count code only: `${` and `(` in comments and in
+/// single-quoted text nest nothing (red-team pass 4, M3), and the message
+/// names the guard as fixed, not a `--bash-budget` knob it does not obey.
+#[test]
+fn parser_guards_skip_comments_and_quoted_text() {
+    let repo = Repo::new();
+    for (file, head) in [
+        (
+            "comment.sh",
+            "# usage: set ${MODEL or ${TP or ${EP or ${DP\n",
+        ),
+        ("art.sh", "# (((((((((((((((((((((((((\n"),
+        ("quoted.sh", "echo '${a ${b ${c ${d'\n"),
+        ("ansi.sh", "echo $'((((((((((((((((((\\'(((('\n"),
+    ] {
+        repo.write(file, format!("{head}{LAUNCH}"));
+        let o = repo.run_deterministic(&["extract", file]);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(0), "{file}: {}", o.both());
+        assert!(o.stdout.contains("sglang serve"), "{file}: {}", o.both());
+    }
+    repo.write(
+        "code.sh",
+        format!("X=${{A:-${{B:-${{C:-${{D:-8}}}}}}}}\n{LAUNCH}"),
+    );
+    repo.run_deterministic(&["extract", "code.sh"])
+        .assert_input_error("code.sh:1:", &["a fixed guard of the parser"]);
+}

@@ -285,7 +285,7 @@ pub fn expand_string(st: &mut State, raw: &str) -> Result<Val, String> {
 fn expand_word(st: &mut State, raw: &str, no_split: bool) -> Result<Expansion, String> {
     if super::expansion_too_deep(raw).is_some() {
         return Err(format!(
-            "bash parse budget exceeded: `${{` expansions nested too deeply to parse safely (more than {}: nesting budget)",
+            "bash parse budget exceeded: `${{` expansions nested too deeply to parse safely (more than {}: a fixed guard of the parser, not a --bash-budget knob)",
             budget::fixed::MAX_EXPANSION_DEPTH
         ));
     }

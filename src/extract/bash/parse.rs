@@ -19,11 +19,69 @@ use super::budget::fixed::{MAX_EXPANSION_DEPTH, MAX_PAREN_DEPTH, MAX_PAREN_RUN, 
 use crate::error::Error;
 use crate::span::Source;
 
-/// The byte offset where `${` nesting first exceeds [`MAX_EXPANSION_DEPTH`].
+/// The characters of `text` the parser reads as code, with their byte
+/// offsets: comments (`#` starting a word, to the end of the line),
+/// single-quoted and `$'...'` text, and backslash-escaped characters are left
+/// out, as nothing in them nests. A here-document's body is scanned as code
+/// (an apostrophe there may hide what follows it from these guards; the
+/// parser's time budget still bounds it).
+fn code_chars(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let mut it = text.char_indices().peekable();
+    let mut double = false;
+    let mut prev = '\n';
+    std::iter::from_fn(move || {
+        loop {
+            let (i, c) = it.next()?;
+            let before = prev;
+            prev = c;
+            match c {
+                '\\' => {
+                    // The escaped character is literal.
+                    if let Some(&(_, n)) = it.peek() {
+                        prev = n;
+                        it.next();
+                    }
+                }
+                '"' => {
+                    double = !double;
+                    return Some((i, c));
+                }
+                '\'' if !double => {
+                    // To the closing quote (`$'...'` also honours `\'`).
+                    let ansi = before == '$';
+                    while let Some((_, q)) = it.next() {
+                        if ansi && q == '\\' {
+                            it.next();
+                        } else if q == '\'' {
+                            break;
+                        }
+                    }
+                    prev = '\'';
+                }
+                '#' if !double
+                    && (before.is_whitespace()
+                        || matches!(before, ';' | '&' | '|' | '(' | ')' | '<' | '>')) =>
+                {
+                    // A comment, to the end of the line.
+                    for (_, q) in it.by_ref() {
+                        if q == '\n' {
+                            break;
+                        }
+                    }
+                    prev = '\n';
+                }
+                _ => return Some((i, c)),
+            }
+        }
+    })
+}
+
+/// The byte offset where `${` nesting first exceeds [`MAX_EXPANSION_DEPTH`]
+/// in the code of `text` ([`code_chars`]).
 pub(crate) fn expansion_too_deep(text: &str) -> Option<usize> {
     let mut depth = 0usize;
     let mut prev = '\0';
-    for (i, c) in text.char_indices() {
+    for (i, c) in code_chars(text) {
         if c == '{' && prev == '$' {
             depth += 1;
             if depth > MAX_EXPANSION_DEPTH {
@@ -317,7 +375,7 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, ParseF
     }
     let mut run = 0;
     let mut depth: usize = 0;
-    for (i, c) in source.text.char_indices() {
+    for (i, c) in code_chars(&source.text) {
         match c {
             '(' => {
                 run += 1;
@@ -334,7 +392,7 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, ParseF
                 FailureKind::Budget,
                 source.span(i, i),
                 format!(
-                    "bash parse budget exceeded: `(` nested too deeply to parse safely (more than {MAX_PAREN_DEPTH} open, or {MAX_PAREN_RUN} in a row: nesting budget)"
+                    "bash parse budget exceeded: `(` nested too deeply to parse safely (more than {MAX_PAREN_DEPTH} open, or {MAX_PAREN_RUN} in a row: a fixed guard of the parser, not a --bash-budget knob)"
                 ),
             ));
         }
@@ -354,7 +412,7 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, ParseF
             FailureKind::Budget,
             source.span(at, at),
             format!(
-                "bash parse budget exceeded: `${{` expansions nested too deeply to parse safely (more than {MAX_EXPANSION_DEPTH}: nesting budget)"
+                "bash parse budget exceeded: `${{` expansions nested too deeply to parse safely (more than {MAX_EXPANSION_DEPTH}: a fixed guard of the parser, not a --bash-budget knob)"
             ),
         ));
     }
