@@ -224,7 +224,13 @@ pub fn admit(path: &Path) -> Result<PathBuf, Error> {
     } else {
         "the path leads outside the repository root"
     };
-    let named: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+    // Each root once (the config's folder and the git top level are often one).
+    let mut named: Vec<String> = Vec::new();
+    for r in roots.iter().map(|r| r.display().to_string()) {
+        if !named.contains(&r) {
+            named.push(r);
+        }
+    }
     Err(Error::Input {
         span: Span::of_path(path),
         message: format!(

@@ -30,9 +30,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let opts = ResolveOptions {
         engine_version: Some(VERSIONS[pick as usize % VERSIONS.len()].into()),
-        platform: None,
         hardware: Some(if pick & 8 == 0 { "mi355x" } else { "b200" }.into()),
-        origin: None,
+        ..ResolveOptions::default()
     };
     for l in launches.iter().take(4) {
         let _ = resolve(l, &opts);
