@@ -40,6 +40,37 @@ pub const DEFAULT_MAX_BYTES: u64 = 10 * 1024 * 1024;
 /// The most redirects followed for one request.
 pub const MAX_REDIRECTS: usize = 5;
 
+/// A spinner on stderr while one request is on the network (`fetching URL`,
+/// secrets masked), cleared when dropped; nothing when not shown.
+struct Spinner(Option<indicatif::ProgressBar>);
+
+impl Spinner {
+    fn start(show: bool, url: &str) -> Spinner {
+        Spinner(show.then(|| {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                None,
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            if let Ok(style) =
+                indicatif::ProgressStyle::with_template("{spinner} {wide_msg} [{elapsed}]")
+            {
+                bar.set_style(style);
+            }
+            bar.set_message(format!("fetching {}", crate::secret::value(url)));
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        }))
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}
+
 /// How remote files are fetched.
 #[derive(Debug, Clone)]
 pub struct FetchOptions {
@@ -68,6 +99,9 @@ pub struct FetchOptions {
     pub timeout: Duration,
     /// The largest body accepted.
     pub max_bytes: u64,
+    /// Show a spinner on stderr (`fetching URL`) while a request is on the
+    /// network; the command decides (a terminal, not CI, no `--no-progress`).
+    pub progress: bool,
 }
 
 impl Default for FetchOptions {
@@ -89,6 +123,7 @@ impl Default for FetchOptions {
             connect_timeout: Duration::from_secs(10),
             timeout: Duration::from_millis(ms("RECIPE_DRIFT_HTTP_TIMEOUT_MS", 30_000)),
             max_bytes: DEFAULT_MAX_BYTES,
+            progress: false,
         }
     }
 }
@@ -202,6 +237,7 @@ impl Fetcher {
                 }
             }
         } else {
+            let _spinner = Spinner::start(self.opts.progress, url);
             self.download(&parsed, url, github, cached, bearer)
                 .map_err(fail)?
         };

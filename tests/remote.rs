@@ -726,3 +726,59 @@ fn a_remote_inferencex_root_in_the_older_layout() {
         "{paths:?}"
     );
 }
+
+/// A request on the network shows `fetching URL` on stderr when it is a
+/// terminal (a pseudo-terminal from util-linux `script`), and nothing with
+/// `--no-progress`, under CI, or when stderr is not a terminal.
+#[test]
+fn remote_fetches_show_progress_only_on_a_terminal() {
+    let server = Server::start(|_, _| {
+        std::thread::sleep(std::time::Duration::from_millis(600));
+        ok("sglang serve --model-path m --tp 2\n")
+    });
+    let url = format!("{}/slow/serve.txt", server.base());
+    let script = std::path::Path::new("/usr/bin/script");
+    assert!(
+        script.exists(),
+        "this test needs util-linux `script` for a pseudo-terminal"
+    );
+    let bin = env!("CARGO_BIN_EXE_recipe-drift");
+    let on_tty = |extra: &str, ci: bool| {
+        let cache = tempfile::tempdir().unwrap();
+        let mut cmd = std::process::Command::new(script);
+        cmd.current_dir(repo())
+            .arg("-qec")
+            .arg(format!(
+                "{bin} extract {url} --allow-host 127.0.0.1 --cache-dir {} {extra} > /dev/null",
+                cache.path().display()
+            ))
+            .arg("/dev/null")
+            .env_remove("CI")
+            .env_remove("GITHUB_ACTIONS");
+        if ci {
+            cmd.env("CI", "true");
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let shown = on_tty("", false);
+    assert!(shown.contains(&format!("fetching {url}")), "{shown:?}");
+    assert!(!on_tty("--no-progress", false).contains("fetching"));
+    assert!(!on_tty("", true).contains("fetching"));
+    // Not a terminal: nothing on stderr.
+    let cache = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(
+        &server,
+        &[],
+        &[
+            "extract",
+            &url,
+            "--allow-host",
+            "127.0.0.1",
+            "--cache-dir",
+            cache.path().to_str().unwrap(),
+        ],
+    );
+    assert_eq!((code, err.as_str()), (0, ""));
+}

@@ -27,6 +27,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         quiet,
         no_progress,
     } = args;
+    super::progress::suppress(no_progress);
     let path = match Manifest::locate(config.as_deref(), false)? {
         Some(p) => p,
         None => {

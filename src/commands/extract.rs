@@ -30,6 +30,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         remote,
         format,
     } = args;
+    super::progress::suppress(no_progress);
     let fetcher = fetcher(&remote, &[]);
     let limits = extract::jsx::Limits {
         states: usize::try_from(max_states).unwrap_or(usize::MAX),

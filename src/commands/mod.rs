@@ -162,6 +162,7 @@ fn fetch_options(args: &RemoteArgs, config_hosts: &[String]) -> FetchOptions {
         offline: args.offline,
         allow_hosts: args.allow_hosts.clone(),
         config_hosts: config_hosts.to_vec(),
+        progress: progress::wanted(progress::suppressed()),
         ..FetchOptions::default()
     }
 }

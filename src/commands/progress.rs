@@ -9,6 +9,22 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 /// Environment variables whose presence (non-empty) means a CI run.
 const CI_VARS: &[&str] = &["CI", "GITHUB_ACTIONS"];
 
+/// Set by a command given `--no-progress` (`check`, `extract`): no progress
+/// at all in this run, remote fetches included.
+static SUPPRESSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Records this run's `--no-progress`.
+pub(super) fn suppress(no_progress: bool) {
+    if no_progress {
+        SUPPRESSED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Whether `--no-progress` was given in this run.
+pub(super) fn suppressed() -> bool {
+    SUPPRESSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Whether a run may show progress: not `--no-progress`, stderr a terminal,
 /// not under CI.
 pub(super) fn wanted(no_progress: bool) -> bool {
