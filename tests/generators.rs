@@ -507,6 +507,33 @@ fn checkboxes_each_toggles_each_checkbox_alone() {
 }
 
 #[test]
+fn a_crash_path_names_the_generators_own_line_and_column() {
+    // The TP table has no MI300X row: line 61 reads `TP[hardware][model]`
+    // (QuickJS places the throw at the `[model]` read). Both the crash list
+    // of --all-selections and lint-docs' RD007 name the file's own position,
+    // not the transformed bundle's.
+    const CRASH: &str = "fixtures/lint/src/snippets/crash.jsx";
+    let (code, out, err) = run(&["extract", CRASH, "--all-selections"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains("  thrown at fixtures/lint/src/snippets/crash.jsx:61:29\n"),
+        "{out}"
+    );
+    let (code, out, err) = run(&["lint-docs", CRASH]);
+    assert_eq!(code, 1, "{err}");
+    let rd007: Vec<&str> = out.lines().filter(|l| l.contains("RD007")).collect();
+    assert_eq!(rd007.len(), 2, "{out}");
+    for l in rd007 {
+        assert!(
+            l.starts_with(
+                "fixtures/lint/src/snippets/crash.jsx:61:29: error[RD007 generator-crash]"
+            ),
+            "{out}"
+        );
+    }
+}
+
+#[test]
 fn a_limit_hit_on_a_click_path_is_an_error_not_a_crash_path() {
     // The memory limit raises a catchable error inside QuickJS; the explorer
     // catches a click's errors, but the engine's flag makes it the limit's.

@@ -827,10 +827,11 @@
     return typeof e === 'symbol' ? 'a Symbol was thrown (not an Error)' : String(e);
   }
 
-  // The first position in the bundle the error's stack names (`line:col`).
+  // The innermost position in the bundle (the script named bundle.js, not
+  // this file or the prelude) the error's stack names: [line, col].
   function stackAt(e) {
     var st = e !== null && typeof e === 'object' && typeof e.stack === 'string' ? e.stack : '';
-    var m = /:(\d+):(\d+)\)?\s*(\n|$)/.exec(st);
+    var m = /\(bundle\.js:(\d+):(\d+)\)/.exec(st);
     return m ? [Number(m[1]), Number(m[2])] : null;
   }
 
