@@ -6,6 +6,7 @@
 //! (`react.js`), which renders each target, applies selections by calling the
 //! controls' handlers as a click would, and explores every reachable state.
 
+pub mod cache;
 pub mod options;
 pub mod page;
 pub mod sandbox;
@@ -20,6 +21,7 @@ use serde::Deserialize;
 use crate::error::Error;
 use crate::span::{Origin, Source};
 
+pub use cache::set_cache_dir;
 pub use sandbox::{Isolation, Limits, configure_time_limits, total_time_configured};
 pub use worker::{set_isolation, set_program as set_worker_program};
 
@@ -123,7 +125,7 @@ pub struct View {
 }
 
 /// A control as shown in one state: an option key and its items.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
 pub struct Control {
     /// The option key (a radio group's or a select's `name`, a checkbox's
     /// name), as a selection names it.
@@ -136,7 +138,7 @@ pub struct Control {
 }
 
 /// One item of a [`Control`].
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
 pub struct ControlItem {
     /// The value a selection names (a checkbox: `true`/`false`, its state).
     pub value: String,
@@ -1052,6 +1054,11 @@ pub fn explore_file_with(
     let props = props.to_vec();
     on_render_thread(move || {
         let bundle = bundle_with_props(&path, docs_root.as_deref(), &props)?;
+        // An unchanged generator is read back, not explored (see `cache`).
+        let key = cache::key(&bundle, &opts, &limits);
+        if let Some(found) = cache::load(&key, &bundle) {
+            return Ok((bundle, found));
+        }
         let renderer = Renderer::new(&bundle, limits)?;
         let mut all = Vec::new();
         for (t, target) in bundle.targets.iter().enumerate() {
@@ -1071,6 +1078,7 @@ pub fn explore_file_with(
             all.push(found?);
         }
         drop(renderer);
+        cache::store(&key, &all);
         Ok((bundle, all))
     })
 }
