@@ -20,8 +20,11 @@
     var props = {};
     var key = null;
     if (config != null) {
-      for (var k in config) {
-        if (!Object.prototype.hasOwnProperty.call(config, k)) continue;
+      // Its own enumerable keys, in for-in order (as a hasOwnProperty filter
+      // of for-in gives them).
+      var ks = Object.keys(config);
+      for (var i = 0; i < ks.length; i++) {
+        var k = ks[i];
         if (k === 'key') key = config.key === undefined ? null : '' + config.key;
         else if (k !== 'ref' && k !== '__self' && k !== '__source') props[k] = config[k];
       }
@@ -202,18 +205,20 @@
 
   // Flattens children into [slotKey, child] pairs (React matches keyed children
   // by key and the others by position, scoped per array).
+  var INDEX_SLOTS = [];
+  for (var si = 0; si < 64; si++) INDEX_SLOTS.push(String(si));
   function flatten(children, prefix, out) {
     if (children == null || typeof children === 'boolean') return out;
     if (Array.isArray(children)) {
       for (var i = 0; i < children.length; i++) {
         var c = children[i];
-        var slot = isElement(c) && c.key != null ? prefix + 'k' + c.key : prefix + i;
+        var slot = isElement(c) && c.key != null ? prefix + 'k' + c.key : prefix === '' && i < INDEX_SLOTS.length ? INDEX_SLOTS[i] : prefix + i;
         if (Array.isArray(c)) flatten(c, slot + '/', out);
         else if (c != null && typeof c !== 'boolean') out.push([slot, c]);
       }
       return out;
     }
-    var s = isElement(children) && children.key != null ? prefix + 'k' + children.key : prefix + '0';
+    var s = isElement(children) && children.key != null ? prefix + 'k' + children.key : prefix === '' ? '0' : prefix + '0';
     out.push([s, children]);
     return out;
   }
@@ -401,7 +406,10 @@
   }
 
   // Renders until no update is pending (a batch ends here, as `act()` does).
-  function flush(r, afterFirst) {
+  // `afterFirst` is called after the first render; `settled`, after each
+  // pass whose effects scheduled updates, may end the batch there (true: the
+  // explorer knows how it settles).
+  function flush(r, afterFirst, settled) {
     var passes = 0;
     var saved = root;
     root = r;
@@ -412,7 +420,7 @@
         work(r.fiber, r.element, false);
         if (passes === 1 && afterFirst) afterFirst();
         runEffects(r);
-      } while (r.scheduled);
+      } while (r.scheduled && !(settled && settled()));
     } finally {
       root = saved;
     }
@@ -774,12 +782,30 @@
         }
         comps.push(fibers.length);
       }
-      if (isComponent(f)) keyed.push({ f: f, head: '#' + typeId(f.type) + '/' + f.key + '/' + f.children.length });
-      else if (f.type !== '#text' && typeof f.type !== 'string') keyed.push({ f: f, head: '@' + f.key + '/' + f.children.length });
+      keyFiber(f, keyed);
       fibers.push({ f: f, element: f.element, text: f.text, children: f.children, hooks: f.hooks.slice(), saved: hooks, mounted: f.mounted, unmounted: !!f.unmounted });
       for (var j = f.children.length - 1; j >= 0; j--) stack.push(f.children[j]);
     }
     return { fibers: fibers, comps: comps, keyed: keyed, nextId: r.nextId };
+  }
+
+  // The fibers a hook key names (components, fragments and providers), with
+  // their heads, in tree order: appends `f`'s entry to `keyed`.
+  function keyFiber(f, keyed) {
+    if (isComponent(f)) keyed.push({ f: f, head: '#' + typeId(f.type) + '/' + f.key + '/' + f.children.length });
+    else if (f.type !== '#text' && typeof f.type !== 'string') keyed.push({ f: f, head: '@' + f.key + '/' + f.children.length });
+  }
+
+  // keyFiber over the live tree.
+  function keyedOf(r) {
+    var keyed = [];
+    var stack = [r.fiber];
+    while (stack.length) {
+      var f = stack.pop();
+      keyFiber(f, keyed);
+      for (var j = f.children.length - 1; j >= 0; j--) stack.push(f.children[j]);
+    }
+    return keyed;
   }
 
   // Writes a saved state back. `clicked`: only a click's handlers ran since
@@ -1126,6 +1152,7 @@
       // values of that render). Which effects run is known without a render
       // once the same pending state has rendered once (its signature).
       var pk = null;
+      var midway = null; // how a batch ended early settles (see flush)
       try {
         if (!fireOnly(ex.r, st.controls, a[0], a[1])) continue; // nothing changed: the same state
         var info = pendingInfo(st.snap.keyed);
@@ -1156,8 +1183,30 @@
             ex.sigs.set(info.key, sig);
           }
           if (sig) pk = info.key + '\u0002' + fired;
+        }, function () {
+          // Effects scheduled updates: the tree holds a rendered state with
+          // updates queued, as after a click. The same pending state and
+          // effects that run settle the same way as that click did.
+          var mid = pendingInfo(keyedOf(ex.r));
+          var msig = mid === null ? undefined : ex.sigs.get(mid.key);
+          if (!msig) return false;
+          var k = mid.key + '\u0002' + firing(msig, mid);
+          if (!ex.edges.has(k)) return false;
+          midway = ex.edges.get(k);
+          return true;
         });
+        if (midway !== null) {
+          if (midway !== true) throw midway;
+          if (pk !== null) ex.edges.set(pk, true);
+          continue; // settles to a state already found
+        }
       } catch (e) {
+        if (e === midway) {
+          // A known crash: this click ends in it too.
+          if (pk !== null) ex.edges.set(pk, midway);
+          crashes.push({ from: from, action: a, error: midway.error, at: midway.at });
+          continue;
+        }
         if (isLimit(e)) throw e;
         var crash = { error: messageOf(e), at: stackAt(e) };
         if (pk !== null) ex.edges.set(pk, crash);
