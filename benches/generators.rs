@@ -143,8 +143,7 @@ fn warm(file: &Path, cache: &Path) -> f64 {
             total: std::time::Duration::from_secs(3600),
             ..Limits::default()
         };
-        jsx::explore_file_with(file, None, &[], limits, jsx::Explore::default())
-            .expect("explore")
+        jsx::explore_file_with(file, None, &[], limits, jsx::Explore::default()).expect("explore")
     };
     explore(); // cold: fills the cache
     let start = Instant::now();
@@ -204,7 +203,10 @@ fn main() {
             ),
         ]
     } else {
-        given.iter().map(|f| (f.display().to_string(), f.clone())).collect()
+        given
+            .iter()
+            .map(|f| (f.display().to_string(), f.clone()))
+            .collect()
     };
     let cache = dir.path().join("cache");
     for (name, file) in &files {
