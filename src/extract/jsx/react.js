@@ -234,6 +234,18 @@
   }
 
   function reconcile(fiber, children) {
+    // Two common cases, as the general path below would do them: nothing
+    // where there was nothing, and one text where there was one.
+    var olds = fiber.children;
+    if (olds.length === 0 && (children == null || typeof children === 'boolean')) {
+      fiber.children = [];
+      return;
+    }
+    if ((typeof children === 'string' || typeof children === 'number') && olds.length === 1 && olds[0].key === '0' && olds[0].type === '#text') {
+      olds[0].text = '' + children;
+      fiber.children = [olds[0]];
+      return;
+    }
     var flat = flatten(children, '', []);
     var old = {};
     for (var i = 0; i < fiber.children.length; i++) {
@@ -620,6 +632,9 @@
     return true;
   }
 
+  // Prop names as canonical writes them (`"name":`), the first 4,096 seen.
+  var quotedKeys = new Map();
+
   // canonical(tree(r)), written from the fibers without building the tree.
   function treeKey(r) {
     var out = ['['];
@@ -653,7 +668,9 @@
         var none = true;
         for (var j = 0; j < keys.length; j++) {
           var at = out.length;
-          out.push(none ? JSON.stringify(keys[j]) + ':' : ',' + JSON.stringify(keys[j]) + ':');
+          var qk = quotedKeys.get(keys[j]);
+          if (qk === undefined) { qk = JSON.stringify(keys[j]) + ':'; if (quotedKeys.size < 4096) quotedKeys.set(keys[j], qk); }
+          out.push(none ? qk : ',' + qk);
           if (canonInto(p[keys[j]], out)) none = false;
           else out.length = at;
         }
@@ -764,6 +781,11 @@
   // closures the state's handlers hold find their hooks as they were, and the
   // handlers rendered in that state (closures over its values) run as they
   // would after replaying the clicks from a fresh mount.
+  // The hooks of a fiber that has none, shared: a fiber in a settled state
+  // has rendered (or is a host or text fiber), so it never adds one (frozen:
+  // adding one would throw, not corrupt every state).
+  var NO_HOOKS = Object.freeze([]);
+
   function save(r) {
     var fibers = [];
     var comps = []; // the entries of fibers with hooks (all a click changes)
@@ -783,7 +805,7 @@
         comps.push(fibers.length);
       }
       keyFiber(f, keyed);
-      fibers.push({ f: f, element: f.element, text: f.text, children: f.children, hooks: f.hooks.slice(), saved: hooks, mounted: f.mounted, unmounted: !!f.unmounted });
+      fibers.push({ f: f, element: f.element, text: f.text, children: f.children, hooks: f.hooks.length ? f.hooks.slice() : NO_HOOKS, saved: hooks, mounted: f.mounted, unmounted: !!f.unmounted });
       for (var j = f.children.length - 1; j >= 0; j--) stack.push(f.children[j]);
     }
     return { fibers: fibers, comps: comps, keyed: keyed, nextId: r.nextId };
@@ -819,7 +841,7 @@
       f.element = e.element;
       f.text = e.text;
       f.children = e.children; // reconcile replaces the array, never edits it
-      f.hooks = e.hooks.slice();
+      f.hooks = e.hooks === NO_HOOKS ? NO_HOOKS : e.hooks.slice();
       f.mounted = e.mounted;
       f.unmounted = e.unmounted;
       f.dirty = false;
