@@ -1,9 +1,15 @@
 //! Benchmark: enumerate every reachable selection of cookbook generators, with
 //! our headless React in QuickJS and, beside it, with real React 18 in node.
 //!
-//! Run with `cargo bench --bench generators`. Prints wall times; no assertion
-//! on time. The node figures need `npm ci --prefix tests/react_oracle`; without
-//! node or the packages they are reported as skipped.
+//! Run with `cargo bench --bench generators` (or `-- FILE.jsx ...` to measure
+//! other generators, such as real ones kept outside the repository). Prints,
+//! per generator and side, the exploration's wall time and the CPU time of the
+//! process that ran it (our QuickJS worker: loading and exploring; node:
+//! start-up included), and the ratios; no assertion on time. CPU time is the
+//! figure to compare on a loaded machine. Then what the same generator costs
+//! warm, read back from the explored-graph cache. The node figures need
+//! `npm ci --prefix tests/react_oracle`; without node or the packages they are
+//! reported as skipped.
 //!
 //! Targets: a real-sized fixture, the largest cookbook fixture, and a generated generator of four
 //! radio groups with six values each, where one value of the last group is
@@ -87,12 +93,31 @@ export const Grid = () => {{
     )
 }
 
-fn ours(file: &Path) -> (String, usize, f64) {
+/// CPU seconds (user + system) of this process's children that have ended.
+fn children_cpu() -> f64 {
+    // SAFETY: getrusage fills a zeroed struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(u.ru_utime) + secs(u.ru_stime)
+}
+
+/// One side's figures: states, wall seconds of the exploration, CPU seconds
+/// of the process that ran it.
+struct Side {
+    states: usize,
+    wall: f64,
+    cpu: f64,
+}
+
+fn ours(file: &Path) -> (String, Side) {
     jsx::set_worker_program(env!("CARGO_BIN_EXE_recipe-drift").into());
+    jsx::set_cache_dir(None);
     let bundle = jsx::bundle(file, None).expect("bundle");
     let code = bundle.code.clone();
     let b = bundle.clone();
-    let (states, secs) = jsx::on_render_thread(move || {
+    let before = children_cpu();
+    let (states, wall) = jsx::on_render_thread(move || {
         // A benchmark, not hostile input: no total time budget to speak of.
         let limits = Limits {
             total: std::time::Duration::from_secs(3600),
@@ -104,31 +129,54 @@ fn ours(file: &Path) -> (String, usize, f64) {
         Ok((n, start.elapsed().as_secs_f64()))
     })
     .expect("explore");
-    (code, states, secs)
+    // The worker has ended (the renderer stops and waits for it).
+    let cpu = children_cpu() - before;
+    (code, Side { states, wall, cpu })
 }
 
-fn node(code: &str, dir: &Path) -> String {
+/// The wall time of exploring `file` from the command line's library entry
+/// point with an explored-graph cache that already holds it.
+fn warm(file: &Path, cache: &Path) -> f64 {
+    jsx::set_cache_dir(Some(cache.to_path_buf()));
+    let explore = || {
+        let limits = Limits {
+            total: std::time::Duration::from_secs(3600),
+            ..Limits::default()
+        };
+        jsx::explore_file_with(file, None, &[], limits, jsx::Explore::default()).expect("explore")
+    };
+    explore(); // cold: fills the cache
+    let start = Instant::now();
+    explore();
+    let secs = start.elapsed().as_secs_f64();
+    jsx::set_cache_dir(None);
+    secs
+}
+
+fn node(code: &str, dir: &Path) -> Result<Side, String> {
     if !Path::new("tests/react_oracle/node_modules/react-test-renderer").is_dir() {
-        return "skipped (run `npm ci --prefix tests/react_oracle`)".into();
+        return Err("skipped (run `npm ci --prefix tests/react_oracle`)".into());
     }
     let path = dir.join("bundle.js");
     std::fs::write(&path, code).unwrap();
+    let before = children_cpu();
     match Command::new("node")
         .arg("tests/react_oracle/bench.mjs")
         .arg(&path)
         .output()
     {
         Ok(out) if out.status.success() => {
+            let cpu = children_cpu() - before;
             let v: serde_json::Value =
                 serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
-            format!(
-                "{} states in {:.3} s",
-                v["states"],
-                v["seconds"].as_f64().unwrap()
-            )
+            Ok(Side {
+                states: v["states"].as_u64().unwrap_or(0) as usize,
+                wall: v["seconds"].as_f64().unwrap(),
+                cpu,
+            })
         }
-        Ok(out) => format!("failed: {}", String::from_utf8_lossy(&out.stdout)),
-        Err(e) => format!("skipped (node: {e})"),
+        Ok(out) => Err(format!("failed: {}", String::from_utf8_lossy(&out.stdout))),
+        Err(e) => Err(format!("skipped (node: {e})")),
     }
 }
 
@@ -136,20 +184,55 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let generated = dir.path().join("grid.jsx");
     std::fs::write(&generated, grid(4, 6)).unwrap();
-    for (name, file) in [
-        ("deepseek-v3-deployment.jsx", Path::new(DEEPSEEK)),
-        (
-            "largest fixture (nemotron-large-deployment.jsx)",
-            Path::new(LARGEST),
-        ),
-        ("generated grid, 4 groups x 6 values", generated.as_path()),
-    ] {
-        let (code, states, secs) = ours(file);
+    // `cargo bench` passes `--bench`; other words are generator files.
+    let given: Vec<std::path::PathBuf> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .map(Into::into)
+        .collect();
+    let files: Vec<(String, std::path::PathBuf)> = if given.is_empty() {
+        vec![
+            ("deepseek-v3-deployment.jsx".into(), DEEPSEEK.into()),
+            (
+                "largest fixture (nemotron-large-deployment.jsx)".into(),
+                LARGEST.into(),
+            ),
+            (
+                "generated grid, 4 groups x 6 values".into(),
+                generated.clone(),
+            ),
+        ]
+    } else {
+        given
+            .iter()
+            .map(|f| (f.display().to_string(), f.clone()))
+            .collect()
+    };
+    let cache = dir.path().join("cache");
+    for (name, file) in &files {
+        let (code, us) = ours(file);
         println!("{name}");
-        println!("  recipe-drift (QuickJS, headless React): {states} states in {secs:.3} s");
         println!(
-            "  node + React 18 (react-test-renderer):  {}",
-            node(&code, dir.path())
+            "  recipe-drift (QuickJS, headless React): {} states in {:.3} s wall, {:.3} s CPU",
+            us.states, us.wall, us.cpu
+        );
+        match node(&code, dir.path()) {
+            Ok(them) => {
+                println!(
+                    "  node + React 18 (react-test-renderer):  {} states in {:.3} s wall, {:.3} s CPU",
+                    them.states, them.wall, them.cpu
+                );
+                println!(
+                    "  node / recipe-drift: {:.1}x wall, {:.1}x CPU",
+                    them.wall / us.wall,
+                    them.cpu / us.cpu
+                );
+            }
+            Err(why) => println!("  node + React 18 (react-test-renderer):  {why}"),
+        }
+        println!(
+            "  recipe-drift warm (explored-graph cache): {:.3} s wall",
+            warm(file, &cache)
         );
     }
 }

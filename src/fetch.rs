@@ -608,7 +608,7 @@ impl Files for Fetcher {
 
 /// Reads a cache file of at most `max` bytes without following a symlink:
 /// `None` for a symlink, a non-regular file, one over `max`, or bad UTF-8.
-fn read_cache_file(path: &std::path::Path, max: u64) -> Option<String> {
+pub(crate) fn read_cache_file(path: &std::path::Path, max: u64) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(path).ok()?;
     if !meta.file_type().is_file() || meta.len() > max {
@@ -632,7 +632,7 @@ fn read_cache_file(path: &std::path::Path, max: u64) -> Option<String> {
 /// created exclusively (`O_EXCL`: never through a planted symlink or into a
 /// file someone else holds open), then renamed into place (a rename replaces a
 /// symlink at `path` itself, never its target).
-fn write_cache_file(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+pub(crate) fn write_cache_file(path: &std::path::Path, text: &str) -> std::io::Result<()> {
     use std::io::Write as _;
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let mut last = std::io::Error::other("no temporary name tried");

@@ -507,6 +507,83 @@ fn checkboxes_each_toggles_each_checkbox_alone() {
 }
 
 #[test]
+fn an_unchanged_generator_is_read_back_from_the_cache_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("gen.jsx");
+    let cache = dir.path().join("cache");
+    let original = std::fs::read_to_string("fixtures/lint/src/snippets/clean.jsx").unwrap();
+    std::fs::write(&file, &original).unwrap();
+    let args = |f: &std::path::Path| {
+        vec![
+            "extract".to_string(),
+            f.display().to_string(),
+            "--all-selections".into(),
+            "--cache-dir".into(),
+            cache.display().to_string(),
+        ]
+    };
+    let run_on = |f: &std::path::Path| {
+        let a = args(f);
+        run(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let (code, first, err) = run_on(&file);
+    assert_eq!(code, 0, "{err}");
+    assert!(first.contains("sglang serve"), "{first}");
+    // One entry, keyed by the bundle: edit what it says the states print.
+    let entries: Vec<_> = std::fs::read_dir(cache.join("jsx-graphs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    let kept = std::fs::read_to_string(&entries[0]).unwrap();
+    assert!(kept.contains("sglang serve"));
+    std::fs::write(
+        &entries[0],
+        kept.replace("sglang serve", "sglang serve --read-back"),
+    )
+    .unwrap();
+    // The same generator: read back, not explored.
+    let (code, again, err) = run_on(&file);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        again,
+        first.replace("sglang serve", "sglang serve --read-back")
+    );
+    // A changed generator (a comment is enough): explored again.
+    std::fs::write(&file, format!("{original}\n// changed\n")).unwrap();
+    let (code, changed, err) = run_on(&file);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(changed, first);
+}
+
+#[test]
+fn a_crash_path_names_the_generators_own_line_and_column() {
+    // The TP table has no MI300X row: line 61 reads `TP[hardware][model]`
+    // (QuickJS places the throw at the `[model]` read). Both the crash list
+    // of --all-selections and lint-docs' RD007 name the file's own position,
+    // not the transformed bundle's.
+    const CRASH: &str = "fixtures/lint/src/snippets/crash.jsx";
+    let (code, out, err) = run(&["extract", CRASH, "--all-selections"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains("  thrown at fixtures/lint/src/snippets/crash.jsx:61:29\n"),
+        "{out}"
+    );
+    let (code, out, err) = run(&["lint-docs", CRASH]);
+    assert_eq!(code, 1, "{err}");
+    let rd007: Vec<&str> = out.lines().filter(|l| l.contains("RD007")).collect();
+    assert_eq!(rd007.len(), 2, "{out}");
+    for l in rd007 {
+        assert!(
+            l.starts_with(
+                "fixtures/lint/src/snippets/crash.jsx:61:29: error[RD007 generator-crash]"
+            ),
+            "{out}"
+        );
+    }
+}
+
+#[test]
 fn a_limit_hit_on_a_click_path_is_an_error_not_a_crash_path() {
     // The memory limit raises a catchable error inside QuickJS; the explorer
     // catches a click's errors, but the engine's flag makes it the limit's.

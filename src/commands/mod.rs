@@ -153,6 +153,12 @@ pub(crate) fn confine(files: &FilesArgs, named: &[PathBuf]) -> Result<(), Error>
 /// The fetcher for remote files: the hosts the user allowed (`--allow-host`,
 /// trusted) and a config's `allow-hosts` (public DNS names only).
 pub(crate) fn fetcher(args: &RemoteArgs, config_hosts: &[String]) -> Fetcher {
+    // Explored generator states are kept in the same cache folder.
+    crate::extract::jsx::set_cache_dir(
+        args.cache_dir
+            .clone()
+            .or_else(|| dirs::cache_dir().map(|d| d.join("recipe-drift"))),
+    );
     Fetcher::new(fetch_options(args, config_hosts))
 }
 

@@ -242,7 +242,7 @@ pub fn lint_file(path: &Path, opts: &LintOptions) -> Result<FileLint, Error> {
                         clicks: c.selection.clone(),
                         click: c.path.last().map(|(_, v)| v.clone()).unwrap_or_default(),
                         error: c.message.clone(),
-                        at: None,
+                        at: c.at.clone(),
                     })
                     .collect(),
             ),

@@ -24,6 +24,7 @@ fn bundle() -> Bundle {
         code: String::new(),
         targets: vec![],
         files: vec![],
+        modules: vec![],
     }
 }
 

@@ -389,6 +389,9 @@ pub fn render_selections(
                             .collect::<Vec<_>>()
                             .join(" "))
                     );
+                    if let Some(at) = &c.at {
+                        let _ = writeln!(out, "  thrown at {}", v(&at.to_string()));
+                    }
                     if *more > 0 {
                         let _ = writeln!(
                             out,

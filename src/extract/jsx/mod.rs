@@ -6,6 +6,7 @@
 //! (`react.js`), which renders each target, applies selections by calling the
 //! controls' handlers as a click would, and explores every reachable state.
 
+pub mod cache;
 pub mod options;
 pub mod page;
 pub mod sandbox;
@@ -20,6 +21,7 @@ use serde::Deserialize;
 use crate::error::Error;
 use crate::span::{Origin, Source};
 
+pub use cache::set_cache_dir;
 pub use sandbox::{Isolation, Limits, configure_time_limits, total_time_configured};
 pub use worker::{set_isolation, set_program as set_worker_program};
 
@@ -44,6 +46,62 @@ pub struct Bundle {
     /// Every file read to build it: the page or component and the modules it
     /// imports, directly or not.
     pub files: Vec<PathBuf>,
+    /// Where each module's code sits in [`Bundle::code`], to place a
+    /// position in the bundle back in its file.
+    pub modules: Vec<Placed>,
+}
+
+/// Where one module's code sits in a bundle.
+#[derive(Debug, Clone)]
+pub struct Placed {
+    /// The module's file.
+    pub source: Arc<Source>,
+    /// The bundle line (0-based) its code starts on, at column 0.
+    pub line: u32,
+    /// How many lines its code takes.
+    pub lines: u32,
+    /// Its source map: `[code line, code column, file line, file column]`,
+    /// 0-based, columns in UTF-16 units, sorted.
+    pub map: Arc<Vec<[u32; 4]>>,
+}
+
+impl Bundle {
+    /// The place in its file of a position in [`Bundle::code`] (1-based line
+    /// and column, as QuickJS reports them): the nearest mapped position at
+    /// or before it on the same line. `None` outside every module's code or
+    /// where the source map says nothing.
+    pub fn source_at(&self, line: u32, col: u32) -> Option<crate::span::Span> {
+        let (line, col) = (line.checked_sub(1)?, col.saturating_sub(1));
+        let m = self
+            .modules
+            .iter()
+            .find(|m| line >= m.line && line - m.line < m.lines)?;
+        let here = [line - m.line, col, u32::MAX, u32::MAX];
+        let i = m.map.partition_point(|t| *t <= here).checked_sub(1)?;
+        let t = m.map[i];
+        if t[0] != here[0] {
+            return None;
+        }
+        let offset = offset_of(&m.source.text, t[2], t[3])?;
+        Some(m.source.span(offset, offset))
+    }
+}
+
+/// The byte offset of a 0-based line and UTF-16 column in `text`.
+fn offset_of(text: &str, line: u32, col: u32) -> Option<usize> {
+    let start = if line == 0 {
+        0
+    } else {
+        text.match_indices('\n').nth(line as usize - 1)?.0 + 1
+    };
+    let mut units = 0u32;
+    for (i, c) in text[start..].char_indices() {
+        if units >= col || c == '\n' {
+            return Some(start + i);
+        }
+        units += c.len_utf16() as u32;
+    }
+    Some(text.len())
 }
 
 /// A rendered state: the selection shown and the commands printed.
@@ -67,7 +125,7 @@ pub struct View {
 }
 
 /// A control as shown in one state: an option key and its items.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
 pub struct Control {
     /// The option key (a radio group's or a select's `name`, a checkbox's
     /// name), as a selection names it.
@@ -80,7 +138,7 @@ pub struct Control {
 }
 
 /// One item of a [`Control`].
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
 pub struct ControlItem {
     /// The value a selection names (a checkbox: `true`/`false`, its state).
     pub value: String,
@@ -109,6 +167,9 @@ pub struct Crash {
     /// Where it was thrown, in the bundle (line, column), when the engine
     /// says.
     pub bundle_at: Option<(u32, u32)>,
+    /// Where it was thrown in the generator's own file (or a module it
+    /// imports), when the engine says and the source map places it.
+    pub at: Option<crate::span::Span>,
 }
 
 /// Which checkbox combinations an exploration clicks.
@@ -757,6 +818,7 @@ impl<'b> Renderer<'b> {
                     selection: from.selection.clone(),
                     message: c.error,
                     bundle_at: c.at,
+                    at: c.at.and_then(|(l, col)| self.bundle.source_at(l, col)),
                 });
             }
             progress(Progress {
@@ -992,6 +1054,11 @@ pub fn explore_file_with(
     let props = props.to_vec();
     on_render_thread(move || {
         let bundle = bundle_with_props(&path, docs_root.as_deref(), &props)?;
+        // An unchanged generator is read back, not explored (see `cache`).
+        let key = cache::key(&bundle, &opts, &limits);
+        if let Some(found) = cache::load(&key, &bundle) {
+            return Ok((bundle, found));
+        }
         let renderer = Renderer::new(&bundle, limits)?;
         let mut all = Vec::new();
         for (t, target) in bundle.targets.iter().enumerate() {
@@ -1011,6 +1078,7 @@ pub fn explore_file_with(
             all.push(found?);
         }
         drop(renderer);
+        cache::store(&key, &all);
         Ok((bundle, all))
     })
 }
@@ -1052,7 +1120,20 @@ pub fn explore_file(
 
 #[cfg(test)]
 mod tests {
-    use super::lone_surrogate;
+    use super::{lone_surrogate, offset_of};
+
+    #[test]
+    fn source_map_columns_are_utf16_units() {
+        let text = "a\n\u{e9}\u{1F600}x = 1;\nlast";
+        assert_eq!(offset_of(text, 0, 0), Some(0));
+        // é is one unit (two bytes), 😀 two units (four bytes).
+        assert_eq!(offset_of(text, 1, 1), Some(4));
+        assert_eq!(offset_of(text, 1, 3), Some(8));
+        // Past the end of a line: its end, never the next line.
+        assert_eq!(offset_of(text, 1, 40), Some(14));
+        assert_eq!(offset_of(text, 2, 2), Some(17));
+        assert_eq!(offset_of(text, 3, 0), None);
+    }
 
     #[test]
     fn lone_surrogates_are_found_in_stringified_json() {

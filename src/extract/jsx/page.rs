@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::transform::{self, Module};
-use super::{Bundle, Target};
+use super::{Bundle, Placed, Target};
 use crate::error::Error;
 use crate::extract::markdown;
 use crate::span::{Origin, Source};
@@ -235,9 +235,11 @@ impl Loader {
         Ok(out)
     }
 
-    /// The script of every loaded module.
-    fn code(&self) -> Result<String, Error> {
+    /// The script of every loaded module, and where each module's code sits
+    /// in it.
+    fn code(&self) -> Result<(String, Vec<Placed>), Error> {
         let mut out = String::from("var __rd_m = [];\n");
+        let mut placed = Vec::new();
         for (i, m) in self.modules.iter().enumerate() {
             let exports: Vec<String> = m
                 .exports
@@ -246,13 +248,18 @@ impl Loader {
                 .collect();
             let _ = write!(
                 out,
-                "__rd_m[{i}] = (function () {{\n{}\n{}\nreturn {{{}}};\n}})();\n",
-                self.bindings(m)?,
+                "__rd_m[{i}] = (function () {{\n{}\n",
+                self.bindings(m)?
+            );
+            placed.push(place(&out, m));
+            let _ = write!(
+                out,
+                "{}\nreturn {{{}}};\n}})();\n",
                 m.code,
                 exports.join(", ")
             );
         }
-        Ok(out)
+        Ok((out, placed))
     }
 }
 
@@ -267,6 +274,19 @@ fn check_imports(module: &Module) -> Result<(), Error> {
             ),
         )),
         None => Ok(()),
+    }
+}
+
+/// Where module `m`'s code sits when it is appended to `before` (which ends
+/// with a line break).
+fn place(before: &str, m: &Module) -> Placed {
+    let count =
+        |s: &str| u32::try_from(s.bytes().filter(|b| *b == b'\n').count()).unwrap_or(u32::MAX);
+    Placed {
+        source: m.source.clone(),
+        line: count(before),
+        lines: count(&m.code).saturating_add(1),
+        map: Arc::new(m.map.clone()),
     }
 }
 
@@ -344,7 +364,7 @@ pub fn bundle_component(
         .filter(|(e, _)| !components.iter().any(|(c, _)| c == e))
         .map(|(e, _)| js_string(e))
         .collect();
-    let mut code = loader.code()?;
+    let (mut code, modules) = loader.code()?;
     code.push_str("globalThis.__rd_targets = [\n");
     let mut targets = Vec::new();
     for (name, at) in &components {
@@ -366,6 +386,7 @@ pub fn bundle_component(
         code,
         targets,
         files: loader.files(file),
+        modules,
     })
 }
 
@@ -699,15 +720,16 @@ pub fn bundle_page(
             loader.load(&dep, Some((source, imp.at)))?;
         }
     }
-    let mut code = loader.code()?;
+    let (mut code, mut modules) = loader.code()?;
     let names: Vec<String> = used.iter().map(|t| js_string(&t.name)).collect();
     let _ = write!(
         code,
-        "globalThis.__rd_targets = [];\n(function () {{\nconst __rd_names = [{}];\nconst __rd_t = {{ push: function (el) {{ globalThis.__rd_targets.push({{name: __rd_names[globalThis.__rd_targets.length], element: el}}); }} }};\n{}\n{}\n}})();\n",
+        "globalThis.__rd_targets = [];\n(function () {{\nconst __rd_names = [{}];\nconst __rd_t = {{ push: function (el) {{ globalThis.__rd_targets.push({{name: __rd_names[globalThis.__rd_targets.length], element: el}}); }} }};\n{}\n",
         names.join(", "),
         loader.bindings(&module)?,
-        module.code
     );
+    modules.push(place(&code, &module));
+    let _ = write!(code, "{}\n}})();\n", module.code);
     let targets = used
         .iter()
         .map(|t| Target {
@@ -720,5 +742,6 @@ pub fn bundle_page(
         code,
         targets,
         files: loader.files(file),
+        modules,
     })
 }

@@ -20,8 +20,11 @@
     var props = {};
     var key = null;
     if (config != null) {
-      for (var k in config) {
-        if (!Object.prototype.hasOwnProperty.call(config, k)) continue;
+      // Its own enumerable keys, in for-in order (as a hasOwnProperty filter
+      // of for-in gives them).
+      var ks = Object.keys(config);
+      for (var i = 0; i < ks.length; i++) {
+        var k = ks[i];
         if (k === 'key') key = config.key === undefined ? null : '' + config.key;
         else if (k !== 'ref' && k !== '__self' && k !== '__source') props[k] = config[k];
       }
@@ -202,18 +205,20 @@
 
   // Flattens children into [slotKey, child] pairs (React matches keyed children
   // by key and the others by position, scoped per array).
+  var INDEX_SLOTS = [];
+  for (var si = 0; si < 64; si++) INDEX_SLOTS.push(String(si));
   function flatten(children, prefix, out) {
     if (children == null || typeof children === 'boolean') return out;
     if (Array.isArray(children)) {
       for (var i = 0; i < children.length; i++) {
         var c = children[i];
-        var slot = isElement(c) && c.key != null ? prefix + 'k' + c.key : prefix + i;
+        var slot = isElement(c) && c.key != null ? prefix + 'k' + c.key : prefix === '' && i < INDEX_SLOTS.length ? INDEX_SLOTS[i] : prefix + i;
         if (Array.isArray(c)) flatten(c, slot + '/', out);
         else if (c != null && typeof c !== 'boolean') out.push([slot, c]);
       }
       return out;
     }
-    var s = isElement(children) && children.key != null ? prefix + 'k' + children.key : prefix + '0';
+    var s = isElement(children) && children.key != null ? prefix + 'k' + children.key : prefix === '' ? '0' : prefix + '0';
     out.push([s, children]);
     return out;
   }
@@ -229,6 +234,18 @@
   }
 
   function reconcile(fiber, children) {
+    // Two common cases, as the general path below would do them: nothing
+    // where there was nothing, and one text where there was one.
+    var olds = fiber.children;
+    if (olds.length === 0 && (children == null || typeof children === 'boolean')) {
+      fiber.children = [];
+      return;
+    }
+    if ((typeof children === 'string' || typeof children === 'number') && olds.length === 1 && olds[0].key === '0' && olds[0].type === '#text') {
+      olds[0].text = '' + children;
+      fiber.children = [olds[0]];
+      return;
+    }
     var flat = flatten(children, '', []);
     var old = {};
     for (var i = 0; i < fiber.children.length; i++) {
@@ -401,7 +418,10 @@
   }
 
   // Renders until no update is pending (a batch ends here, as `act()` does).
-  function flush(r, afterFirst) {
+  // `afterFirst` is called after the first render; `settled`, after each
+  // pass whose effects scheduled updates, may end the batch there (true: the
+  // explorer knows how it settles).
+  function flush(r, afterFirst, settled) {
     var passes = 0;
     var saved = root;
     root = r;
@@ -412,7 +432,7 @@
         work(r.fiber, r.element, false);
         if (passes === 1 && afterFirst) afterFirst();
         runEffects(r);
-      } while (r.scheduled);
+      } while (r.scheduled && !(settled && settled()));
     } finally {
       root = saved;
     }
@@ -572,21 +592,92 @@
     return pres.length ? pres : codes;
   }
 
+  // Plain data as one string (object keys sorted; functions, undefined and
+  // symbols dropped as JSON drops them, `_fiber` skipped): equal strings,
+  // equal trees.
   function canonical(v) {
-    if (Array.isArray(v)) return '[' + v.map(function (x) { var c = canonical(x); return c === undefined ? 'null' : c; }).join(',') + ']';
-    if (v === null) return 'null';
-    if (typeof v === 'function' || v === undefined || typeof v === 'symbol') return undefined;
-    if (typeof v === 'object') {
-      var keys = Object.keys(v).filter(function (k) { return k !== '_fiber'; }).sort();
-      var parts = [];
-      for (var i = 0; i < keys.length; i++) {
-        var c = canonical(v[keys[i]]);
-        if (c !== undefined) parts.push(JSON.stringify(keys[i]) + ':' + c);
-      }
-      return '{' + parts.join(',') + '}';
+    var out = [];
+    return canonInto(v, out) ? out.join('') : undefined;
+  }
+
+  function canonInto(v, out) {
+    if (v === null) { out.push('null'); return true; }
+    var t = typeof v;
+    if (t === 'function' || t === 'undefined' || t === 'symbol') return false;
+    if (t !== 'object') {
+      out.push(t === 'bigint' ? JSON.stringify(String(v)) : JSON.stringify(v));
+      return true;
     }
-    if (typeof v === 'bigint') return JSON.stringify(String(v));
-    return JSON.stringify(v);
+    if (Array.isArray(v)) {
+      out.push('[');
+      for (var i = 0; i < v.length; i++) {
+        if (i) out.push(',');
+        if (!canonInto(v[i], out)) out.push('null');
+      }
+      out.push(']');
+      return true;
+    }
+    var keys = Object.keys(v).sort();
+    out.push('{');
+    var first = true;
+    for (var j = 0; j < keys.length; j++) {
+      var k = keys[j];
+      if (k === '_fiber') continue;
+      var mark = out.length;
+      out.push(first ? JSON.stringify(k) + ':' : ',' + JSON.stringify(k) + ':');
+      if (canonInto(v[k], out)) first = false;
+      else out.length = mark;
+    }
+    out.push('}');
+    return true;
+  }
+
+  // Prop names as canonical writes them (`"name":`), the first 4,096 seen.
+  var quotedKeys = new Map();
+
+  // canonical(tree(r)), written from the fibers without building the tree.
+  function treeKey(r) {
+    var out = ['['];
+    hostKeys(r.fiber, out, true);
+    out.push(']');
+    return out.join('');
+  }
+
+  // The canonical form of hostNodes(fiber)'s list, without its brackets.
+  function hostKeys(fiber, out, first) {
+    for (var i = 0; i < fiber.children.length; i++) {
+      var c = fiber.children[i];
+      if (c.type === '#text') {
+        if (!first) out.push(',');
+        out.push(JSON.stringify(c.text));
+        first = false;
+      } else if (typeof c.type === 'string') {
+        if (!first) out.push(',');
+        first = false;
+        // A node's keys sorted: children, props, type.
+        out.push('{"children":');
+        var mark = out.length;
+        out.push('[');
+        if (hostKeys(c, out, true)) out.length = mark, out.push('null');
+        else out.push(']');
+        out.push(',"props":{');
+        var p = c.element.props;
+        var keys = [];
+        for (var k in p) if (k !== 'children' && k !== '_fiber') keys.push(k);
+        keys.sort();
+        var none = true;
+        for (var j = 0; j < keys.length; j++) {
+          var at = out.length;
+          var qk = quotedKeys.get(keys[j]);
+          if (qk === undefined) { qk = JSON.stringify(keys[j]) + ':'; if (quotedKeys.size < 4096) quotedKeys.set(keys[j], qk); }
+          out.push(none ? qk : ',' + qk);
+          if (canonInto(p[keys[j]], out)) none = false;
+          else out.length = at;
+        }
+        out.push('},"type":', JSON.stringify(c.type), '}');
+      } else first = hostKeys(c, out, first);
+    }
+    return first;
   }
 
   function actions(cs) {
@@ -690,8 +781,15 @@
   // closures the state's handlers hold find their hooks as they were, and the
   // handlers rendered in that state (closures over its values) run as they
   // would after replaying the clicks from a fresh mount.
+  // The hooks of a fiber that has none, shared: a fiber in a settled state
+  // has rendered (or is a host or text fiber), so it never adds one (frozen:
+  // adding one would throw, not corrupt every state).
+  var NO_HOOKS = Object.freeze([]);
+
   function save(r) {
     var fibers = [];
+    var comps = []; // the entries of fibers with hooks (all a click changes)
+    var keyed = []; // the fibers a hook key names, in tree order (see pendingInfo)
     var stack = [r.fiber];
     while (stack.length) {
       var f = stack.pop();
@@ -704,21 +802,46 @@
           for (var k in h) if (Object.prototype.hasOwnProperty.call(h, k)) c[k] = h[k];
           hooks.push(c);
         }
+        comps.push(fibers.length);
       }
-      fibers.push({ f: f, element: f.element, text: f.text, children: f.children, hooks: f.hooks.slice(), saved: hooks, mounted: f.mounted, unmounted: !!f.unmounted });
+      keyFiber(f, keyed);
+      fibers.push({ f: f, element: f.element, text: f.text, children: f.children, hooks: f.hooks.length ? f.hooks.slice() : NO_HOOKS, saved: hooks, mounted: f.mounted, unmounted: !!f.unmounted });
       for (var j = f.children.length - 1; j >= 0; j--) stack.push(f.children[j]);
     }
-    return { fibers: fibers, nextId: r.nextId };
+    return { fibers: fibers, comps: comps, keyed: keyed, nextId: r.nextId };
   }
 
-  function restore(r, snap) {
-    for (var i = 0; i < snap.fibers.length; i++) {
-      var e = snap.fibers[i];
+  // The fibers a hook key names (components, fragments and providers), with
+  // their heads, in tree order: appends `f`'s entry to `keyed`.
+  function keyFiber(f, keyed) {
+    if (isComponent(f)) keyed.push({ f: f, head: '#' + typeId(f.type) + '/' + f.key + '/' + f.children.length });
+    else if (f.type !== '#text' && typeof f.type !== 'string') keyed.push({ f: f, head: '@' + f.key + '/' + f.children.length });
+  }
+
+  // keyFiber over the live tree.
+  function keyedOf(r) {
+    var keyed = [];
+    var stack = [r.fiber];
+    while (stack.length) {
+      var f = stack.pop();
+      keyFiber(f, keyed);
+      for (var j = f.children.length - 1; j >= 0; j--) stack.push(f.children[j]);
+    }
+    return keyed;
+  }
+
+  // Writes a saved state back. `clicked`: only a click's handlers ran since
+  // it was restored (no render): they change hooks (queued updates, refs)
+  // and dirty flags, nothing else, so only the fibers with hooks are written.
+  function restore(r, snap, clicked) {
+    var n = clicked ? snap.comps.length : snap.fibers.length;
+    for (var i = 0; i < n; i++) {
+      var e = snap.fibers[clicked ? snap.comps[i] : i];
       var f = e.f;
       f.element = e.element;
       f.text = e.text;
       f.children = e.children; // reconcile replaces the array, never edits it
-      f.hooks = e.hooks.slice();
+      f.hooks = e.hooks === NO_HOOKS ? NO_HOOKS : e.hooks.slice();
       f.mounted = e.mounted;
       f.unmounted = e.unmounted;
       f.dirty = false;
@@ -752,10 +875,11 @@
     return typeof e === 'symbol' ? 'a Symbol was thrown (not an Error)' : String(e);
   }
 
-  // The first position in the bundle the error's stack names (`line:col`).
+  // The innermost position in the bundle (the script named bundle.js, not
+  // this file or the prelude) the error's stack names: [line, col].
   function stackAt(e) {
     var st = e !== null && typeof e === 'object' && typeof e.stack === 'string' ? e.stack : '';
-    var m = /:(\d+):(\d+)\)?\s*(\n|$)/.exec(st);
+    var m = /\(bundle\.js:(\d+):(\d+)\)/.exec(st);
     return m ? [Number(m[1]), Number(m[2])] : null;
   }
 
@@ -793,6 +917,14 @@
   // value is not plain data (a function, a Set, a class instance): such a
   // state is told apart by its rendered tree only.
   var typeIds = new Map();
+  function typeId(type) {
+    var id = typeIds.get(type);
+    if (id === undefined) { id = typeIds.size; typeIds.set(type, id); }
+    return id;
+  }
+  function isComponent(f) {
+    return typeof f.type === 'function' || (f.type && f.type.$$forwardRef);
+  }
   // With `pending`, the key of the state a click has scheduled, before it
   // renders: each state hook with queued updates at the state they compute
   // (its updaters called here, as React's eager path or StrictMode call
@@ -804,10 +936,8 @@
     var stack = [r.fiber];
     while (stack.length) {
       var f = stack.pop();
-      if (typeof f.type === 'function' || (f.type && f.type.$$forwardRef)) {
-        var id = typeIds.get(f.type);
-        if (id === undefined) { id = typeIds.size; typeIds.set(f.type, id); }
-        parts.push('#' + id + '/' + f.key + '/' + f.children.length);
+      if (isComponent(f)) {
+        parts.push('#' + typeId(f.type) + '/' + f.key + '/' + f.children.length);
         for (var i = 0; i < f.hooks.length; i++) {
           var h = f.hooks[i];
           var v;
@@ -843,7 +973,7 @@
   // whether that is a new object; refs and ids; not the committed
   // dependencies), the hooks in tree order with those states, and the effect
   // hooks. null when some value is not plain data.
-  function pendingInfo(r) {
+  function pendingInfo(keyed) {
     var parts = [];
     var settled = []; // the hook key (see hookKey) if the render changes nothing else
     var primitive = true; // every effect has a list of primitive dependencies
@@ -851,58 +981,50 @@
     var states = [];
     var same = [];
     var effects = [];
-    var stack = [r.fiber];
-    while (stack.length) {
-      var f = stack.pop();
-      if (typeof f.type === 'function' || (f.type && f.type.$$forwardRef)) {
-        var id = typeIds.get(f.type);
-        if (id === undefined) { id = typeIds.size; typeIds.set(f.type, id); }
-        parts.push('#' + id + '/' + f.key + '/' + f.children.length);
-        settled.push('#' + id + '/' + f.key + '/' + f.children.length);
-        for (var i = 0; i < f.hooks.length; i++) {
-          var h = f.hooks[i];
-          var v = '';
-          var st;
-          if (h.effect || h.memo) {
-            var dv = plain(h.deps);
-            if (dv === null) return null;
-            settled.push(dv);
-          }
-          if (h.effect) {
-            effects.push(h);
-            if (h.deps == null) primitive = false;
-            else for (var pi = 0; pi < h.deps.length; pi++) {
-              var dd = h.deps[pi];
-              if (dd !== null && (typeof dd === 'object' || typeof dd === 'function')) primitive = false;
-            }
-          }
-          else if (h.memo) v = 'm';
-          else if ('dispatch' in h) {
-            st = h.state;
-            for (var q = 0; q < h.queue.length; q++) {
-              var u = h.queue[q];
-              st = u.eager ? u.value : h.reducer(st, u.action);
-            }
-            v = plain(st);
-            if (v !== null) {
-              settled.push(v);
-              v = (Object.is(st, h.state) ? '=' : '~') + v;
-            }
-          }
-          else if ('id' in h) { v = plain(h.id); settled.push(v); }
-          else if ('current' in h) { v = plain(h.current); settled.push(v); }
-          else return null;
-          if (v === null) return null;
-          parts.push(v);
-          hooks.push(h);
-          states.push(st);
-          same.push(st !== undefined && Object.is(st, h.state));
+    for (var w = 0; w < keyed.length; w++) {
+      var f = keyed[w].f;
+      parts.push(keyed[w].head);
+      settled.push(keyed[w].head);
+      if (keyed[w].head.charCodeAt(0) !== 35) continue; // '@': a fragment or provider
+      for (var i = 0; i < f.hooks.length; i++) {
+        var h = f.hooks[i];
+        var v = '';
+        var st;
+        if (h.effect || h.memo) {
+          var dv = plain(h.deps);
+          if (dv === null) return null;
+          settled.push(dv);
         }
-      } else if (f.type !== '#text' && typeof f.type !== 'string') {
-        parts.push('@' + f.key + '/' + f.children.length);
-        settled.push('@' + f.key + '/' + f.children.length);
+        if (h.effect) {
+          effects.push(h);
+          if (h.deps == null) primitive = false;
+          else for (var pi = 0; pi < h.deps.length; pi++) {
+            var dd = h.deps[pi];
+            if (dd !== null && (typeof dd === 'object' || typeof dd === 'function')) primitive = false;
+          }
+        }
+        else if (h.memo) v = 'm';
+        else if ('dispatch' in h) {
+          st = h.state;
+          for (var q = 0; q < h.queue.length; q++) {
+            var u = h.queue[q];
+            st = u.eager ? u.value : h.reducer(st, u.action);
+          }
+          v = plain(st);
+          if (v !== null) {
+            settled.push(v);
+            v = (Object.is(st, h.state) ? '=' : '~') + v;
+          }
+        }
+        else if ('id' in h) { v = plain(h.id); settled.push(v); }
+        else if ('current' in h) { v = plain(h.current); settled.push(v); }
+        else return null;
+        if (v === null) return null;
+        parts.push(v);
+        hooks.push(h);
+        states.push(st);
+        same.push(st !== undefined && Object.is(st, h.state));
       }
-      for (var j = f.children.length - 1; j >= 0; j--) stack.push(f.children[j]);
     }
     return { key: parts.join('\u0001'), settled: primitive ? settled.join('\u0001') : null, hooks: hooks, states: states, same: same, effects: effects };
   }
@@ -1009,7 +1131,7 @@
     var opts = optsJson ? JSON.parse(optsJson) : {};
     var r = mount(target(t).element);
     var s = snapshot(r);
-    var ex = { r: r, opts: opts, seen: new Set([canonical(s.nodes)]), hooks: new Set(), edges: new Map(), sigs: new Map(), states: [], next: 0, action: 0, at: 0 };
+    var ex = { r: r, opts: opts, seen: new Set([treeKey(r)]), hooks: new Set(), edges: new Map(), sigs: new Map(), states: [], next: 0, action: 0, at: 0, touched: 0 };
     var hk0 = hookKey(r);
     if (hk0 !== null) ex.hooks.add(hk0);
     explorations[t] = ex;
@@ -1039,21 +1161,23 @@
       }
       var a = st.actions[ex.action++];
       edges++;
-      if (ex.at !== ex.next) {
-        restore(ex.r, st.snap);
-        ex.at = ex.next;
-      }
+      // The live tree is this state after at most a click's handlers
+      // (`touched` 1) or after a render too (2): restore what they changed.
+      if (ex.at !== ex.next || ex.touched === 2) restore(ex.r, st.snap, false);
+      else if (ex.touched === 1) restore(ex.r, st.snap, true);
+      ex.at = ex.next;
+      ex.touched = 1;
       var from = ex.next;
-      ex.at = -1;
       // A click is memoised by the pending state it schedules and which
       // effects its first render runs: the same two settle the same way
       // (rendering is a function of the hooks; an effect that runs sees the
       // values of that render). Which effects run is known without a render
       // once the same pending state has rendered once (its signature).
       var pk = null;
+      var midway = null; // how a batch ended early settles (see flush)
       try {
         if (!fireOnly(ex.r, st.controls, a[0], a[1])) continue; // nothing changed: the same state
-        var info = pendingInfo(ex.r);
+        var info = pendingInfo(st.snap.keyed);
         // The hooks would then hold what a state found holds (structure,
         // states and committed dependencies, all primitive): that state's
         // render passes equal dependencies, so no effect runs, and its tree
@@ -1070,6 +1194,7 @@
             continue;
           }
         }
+        ex.touched = 2;
         flush(ex.r, info === null || sig === null ? null : function () {
           // The effects that run have their new deps pending; the others
           // kept deps equal to this render's.
@@ -1080,8 +1205,30 @@
             ex.sigs.set(info.key, sig);
           }
           if (sig) pk = info.key + '\u0002' + fired;
+        }, function () {
+          // Effects scheduled updates: the tree holds a rendered state with
+          // updates queued, as after a click. The same pending state and
+          // effects that run settle the same way as that click did.
+          var mid = pendingInfo(keyedOf(ex.r));
+          var msig = mid === null ? undefined : ex.sigs.get(mid.key);
+          if (!msig) return false;
+          var k = mid.key + '\u0002' + firing(msig, mid);
+          if (!ex.edges.has(k)) return false;
+          midway = ex.edges.get(k);
+          return true;
         });
+        if (midway !== null) {
+          if (midway !== true) throw midway;
+          if (pk !== null) ex.edges.set(pk, true);
+          continue; // settles to a state already found
+        }
       } catch (e) {
+        if (e === midway) {
+          // A known crash: this click ends in it too.
+          if (pk !== null) ex.edges.set(pk, midway);
+          crashes.push({ from: from, action: a, error: midway.error, at: midway.at });
+          continue;
+        }
         if (isLimit(e)) throw e;
         var crash = { error: messageOf(e), at: stackAt(e) };
         if (pk !== null) ex.edges.set(pk, crash);
@@ -1093,11 +1240,11 @@
       // build and compare.
       var hk = hookKey(ex.r);
       if (hk !== null && ex.hooks.has(hk)) continue;
-      var s = snapshot(ex.r);
-      var key = canonical(s.nodes);
+      var key = treeKey(ex.r);
       if (hk !== null) ex.hooks.add(hk);
       if (ex.seen.has(key)) continue;
       ex.seen.add(key);
+      var s = snapshot(ex.r);
       var isCb = st.cb || st.controls[a[0]].kind === 'checkbox';
       var d = record(ex, s, isCb, ex.opts.controls);
       d.from = from;
@@ -1105,6 +1252,7 @@
       if (st.controls[a[0]].kind === 'button') d.button = st.controls[a[0]].key;
       out.push(d);
       ex.at = ex.states.length - 1;
+      ex.touched = 0;
     }
     var done = ex.next >= ex.states.length;
     if (done) delete explorations[t];

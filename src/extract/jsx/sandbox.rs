@@ -96,6 +96,10 @@ impl Default for Limits {
     }
 }
 
+/// The name a bundle's stack frames give its script (`bundle.js:LINE:COL`),
+/// which `react.js` looks for to say where a generator threw.
+pub const BUNDLE_FILE: &str = "bundle.js";
+
 /// The most bytes one evaluation may return (a render's JSON).
 pub const MAX_REPLY: usize = 16 << 20;
 
@@ -366,8 +370,8 @@ impl Engine {
     /// taking at most `time`.
     pub(crate) fn new(memory: usize, stack: usize, time: Duration) -> Result<Engine, JsError> {
         let engine = Self::bare(memory, stack)?;
-        engine.eval(include_str!("prelude.js"), time)?;
-        engine.eval(include_str!("react.js"), time)?;
+        engine.eval_named(include_str!("prelude.js"), "prelude.js", time)?;
+        engine.eval_named(include_str!("react.js"), "react.js", time)?;
         Ok(engine)
     }
 
@@ -385,11 +389,19 @@ impl Engine {
         self.deadline.store(0, Ordering::Relaxed);
     }
 
-    /// Evaluates a script (global code) within `time`.
+    /// Evaluates a script (global code) within `time`; its stack frames
+    /// name it [`BUNDLE_FILE`].
     pub(crate) fn eval(&self, code: &str, time: Duration) -> Result<(), JsError> {
+        self.eval_named(code, BUNDLE_FILE, time)
+    }
+
+    /// Evaluates a script (global code) named `name` within `time`.
+    fn eval_named(&self, code: &str, name: &str, time: Duration) -> Result<(), JsError> {
         self.arm(time);
         let r = self.ctx.with(|ctx| {
-            ctx.eval::<(), _>(code)
+            let mut options = rquickjs::context::EvalOptions::default();
+            options.filename = Some(name.to_string());
+            ctx.eval_with_options::<(), _>(code, options)
                 .catch(&ctx)
                 .map_err(|e| self.classify(e))
         });

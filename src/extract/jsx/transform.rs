@@ -12,7 +12,7 @@ use oxc_allocator::Allocator;
 use oxc_ast::ast::{
     Declaration, ExportDefaultDeclarationKind, ImportDeclarationSpecifier, Statement,
 };
-use oxc_codegen::Codegen;
+use oxc_codegen::{Codegen, CodegenOptions};
 use oxc_parser::Parser;
 use oxc_semantic::SemanticBuilder;
 use oxc_span::SourceType;
@@ -51,6 +51,10 @@ pub struct Module {
     /// Exported components (capitalized exported functions), with the byte
     /// offset of their declaration.
     pub components: Vec<(String, usize)>,
+    /// Where the code's positions come from in the file: `[code line, code
+    /// column, file line, file column]` (0-based, columns in UTF-16 units),
+    /// sorted by code position (the codegen's source map).
+    pub map: Vec<[u32; 4]>,
 }
 
 /// The local name given to an anonymous `export default` expression.
@@ -101,6 +105,7 @@ pub fn transform(source: &Arc<Source>) -> Result<Module, Error> {
                     imports: p.imports,
                     exports: p.exports,
                     components: p.components,
+                    map: p.map,
                 }),
                 Err((at, message)) => {
                     let at = at.min(text.len());
@@ -118,6 +123,8 @@ pub(crate) struct Plain {
     imports: Vec<Import>,
     exports: Vec<(String, String)>,
     components: Vec<(String, usize)>,
+    #[serde(default)]
+    map: Vec<[u32; 4]>,
 }
 
 /// The transform of `text` (read from `path`) in this process; an error is
@@ -133,6 +140,7 @@ pub(crate) fn plain(text: &str, path: &Path) -> Result<Plain, (usize, String)> {
             imports: m.imports,
             exports: m.exports,
             components: m.components,
+            map: m.map,
         }),
         Err(Error::Input { span, message }) => Err((span.start, message)),
         Err(e) => Err((0, e.to_string())),
@@ -247,13 +255,14 @@ fn transform_here(source: &Arc<Source>) -> Result<Module, Error> {
         .filter(|(n, _)| is_component_name(n))
         .collect();
     let plain = blank_out(text, &blank);
-    let code = compile_jsx(source, &plain)?;
+    let (code, map) = compile_jsx(source, &plain)?;
     Ok(Module {
         source: source.clone(),
         code,
         imports,
         exports,
         components,
+        map,
     })
 }
 
@@ -357,7 +366,9 @@ fn declared_names(d: &Declaration) -> Vec<String> {
 }
 
 /// Runs the JSX transform on module-free text and prints plain JS.
-fn compile_jsx(source: &Arc<Source>, text: &str) -> Result<String, Error> {
+/// The plain code of a module whose import and export keywords are blanked
+/// out (same offsets as the file), and its source map (see [`Module::map`]).
+fn compile_jsx(source: &Arc<Source>, text: &str) -> Result<(String, Vec<[u32; 4]>), Error> {
     let allocator = Allocator::default();
     let parsed = Parser::new(&allocator, text, SourceType::jsx().with_module(false)).parse();
     if let Some(e) = parsed.diagnostics.errors().next() {
@@ -394,7 +405,28 @@ fn compile_jsx(source: &Arc<Source>, text: &str) -> Result<String, Error> {
     if let Some(e) = ret.diagnostics.errors().next() {
         return Err(diagnostic_error(source, e));
     }
-    Ok(Codegen::new().build(&program).code)
+    let options = CodegenOptions {
+        source_map_path: Some(path),
+        ..CodegenOptions::default()
+    };
+    let out = Codegen::new().with_options(options).build(&program);
+    let mut map: Vec<[u32; 4]> = out
+        .map
+        .map(|m| {
+            m.get_tokens()
+                .map(|t| {
+                    [
+                        t.get_dst_line(),
+                        t.get_dst_col(),
+                        t.get_src_line(),
+                        t.get_src_col(),
+                    ]
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    map.sort_unstable();
+    Ok((out.code, map))
 }
 
 fn diagnostic_error(source: &Source, e: &oxc_diagnostics::OxcDiagnostic) -> Error {
