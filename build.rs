@@ -39,4 +39,37 @@ fn main() {
         code.push(']');
         fs::write(Path::new(&out).join(format!("{engine}_schemas.rs")), code).expect("write");
     }
+    explorer_fingerprint();
+}
+
+/// `RECIPE_DRIFT_EXPLORER`: a fingerprint (FNV-1a, 64 bits) of every file of
+/// the JSX room (`src/extract/jsx/`), for the explored-graph cache's key: a
+/// build whose explorer code differs never reads another build's entries,
+/// even under the same version number.
+fn explorer_fingerprint() {
+    let dir = Path::new("src/extract/jsx");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut files: Vec<_> = fs::read_dir(dir)
+        .expect("src/extract/jsx")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for f in &files {
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for b in name
+            .bytes()
+            .chain([0])
+            .chain(fs::read(f).expect("read").into_iter())
+        {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    println!("cargo:rustc-env=RECIPE_DRIFT_EXPLORER={h:016x}");
 }

@@ -1,5 +1,6 @@
 //! The explored states of a file's generators, kept in the cache folder and
-//! keyed by everything that decides them: the tool's version, the headless
+//! keyed by everything that decides them: the tool's version and the
+//! explorer's source (a fingerprint from build.rs), the headless
 //! React and prelude it runs, the bundle's code (the generator and every
 //! module it imports, as transformed) and the exploration's options. An
 //! unchanged generator is read back instead of explored again.
@@ -45,6 +46,9 @@ pub(crate) fn key(bundle: &Bundle, opts: &Explore, limits: &Limits) -> String {
     let mut h = Sha256::new();
     for part in [
         env!("CARGO_PKG_VERSION"),
+        // The explorer's own code (build.rs): a development build with the
+        // same version number but other code never reads these entries.
+        env!("RECIPE_DRIFT_EXPLORER"),
         include_str!("react.js"),
         include_str!("prelude.js"),
         &bundle.code,
