@@ -175,7 +175,7 @@ fn python_module<'a>(words: &[&'a str]) -> Option<(&'a str, usize)> {
             .strip_prefix('-')
             .filter(|l| !l.is_empty() && !l.starts_with('-'))?;
         for (k, c) in letters.char_indices() {
-            let rest = &letters[k + 1..];
+            let rest = &letters[k + c.len_utf8()..];
             match c {
                 'm' if rest.is_empty() => return words.get(i + 1).map(|m| (*m, i + 2)),
                 'm' => return Some((rest, i + 1)),
@@ -210,7 +210,7 @@ fn python_code<'a>(words: &[&'a str]) -> Option<(usize, &'a str)> {
             .strip_prefix('-')
             .filter(|l| !l.is_empty() && !l.starts_with('-'))?;
         for (k, c) in letters.char_indices() {
-            let rest = &letters[k + 1..];
+            let rest = &letters[k + c.len_utf8()..];
             match c {
                 'c' if rest.is_empty() => return words.get(i + 1).map(|c| (i + 1, *c)),
                 'c' => return Some((i, rest)),
@@ -921,6 +921,23 @@ impl Launch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A Python option cluster holding a multi-byte letter (found by the
+    /// vllm_resolve fuzz target: it sliced inside the letter and panicked) is
+    /// an option Python does not have; a module after it is still found.
+    #[test]
+    fn python_option_clusters_with_non_ascii_letters() {
+        assert_eq!(python_module(&["python3", "-\u{4cc}v-D_IP"]), None);
+        assert_eq!(python_module(&["python3", "-u\u{e9}m", "sglang"]), None);
+        assert_eq!(
+            python_module(&["python3", "-um", "sglang.launch_server"]),
+            Some(("sglang.launch_server", 3))
+        );
+        assert_eq!(
+            python_module(&["python3", "-Xutf8", "-msglang.x"]),
+            Some(("sglang.x", 3))
+        );
+    }
 
     #[test]
     fn logical_paths() {
