@@ -53,8 +53,13 @@ struct EnvMods {
     keep: Vec<String>,
     /// `env -u NAME`: removed.
     unset: Vec<String>,
-    /// `env K=V`, in order.
-    set: Vec<(String, String, (usize, usize))>,
+    /// `env K=V`, in order: a value that is not knowable (`env K="$X"` with
+    /// `$X` not knowable) is unknown with the reason, never empty.
+    set: Vec<(String, Val, (usize, usize))>,
+    /// Why variables the command does not set may still reach it with any
+    /// value (`docker run`: the image's `ENV` lines; `sudo`: the sudoers
+    /// `env_keep` list; an env file or a variable name that is not knowable).
+    open: Option<String>,
     /// Variables the command gets only when it does not have them already
     /// (`uv run --env-file F`), with where the file is named.
     fallback: Vec<(String, Val, (usize, usize))>,
@@ -69,6 +74,9 @@ impl EnvMods {
         !self.clear || self.keep.iter().any(|k| k == name)
     }
 }
+
+/// An operand word of a wrapper (`docker run -e K=V`) and where it is written.
+type Operand = (Field, (usize, usize));
 
 /// The shells whose `FILE` / `-c TEXT` / standard input is evaluated as a script.
 pub(super) const SHELLS: &[&str] = &["bash", "sh", "dash"];
@@ -120,8 +128,12 @@ impl Interp<'_> {
             };
         }
         for (k, v, _) in &mods.set {
+            env.remove(k);
             unknown.remove(k);
-            env.insert(k.clone(), v.clone());
+            match v {
+                Val::Known(t) => env.insert(k.clone(), t.clone()),
+                Val::Unknown(r) => unknown.insert(k.clone(), r.clone()),
+            };
         }
         for (k, v, _) in &mods.fallback {
             if !env.contains_key(k) && !unknown.contains_key(k) {
@@ -141,7 +153,10 @@ impl Interp<'_> {
             self.files,
             self.st.harness(),
             shell,
-            self.st.clobbered.clone().filter(|_| !mods.clear),
+            mods.open
+                .as_ref()
+                .map(|why| format!("{}{why}", super::CLOBBERED_PREFIX))
+                .or_else(|| self.st.clobbered.clone().filter(|_| !mods.clear)),
         )?;
         let mut launches = inner.launches;
         if let Some(r) = self.condition() {
@@ -445,6 +460,36 @@ impl Interp<'_> {
         Ok(())
     }
 
+    /// A `NAME=value` operand of `env`, a wrapper or `docker run -e`: the
+    /// name when it is written literally, and the value, unknown with the
+    /// reason when it is not knowable (never empty). A name that is not
+    /// knowable opens the command's environment (`mods.open`) instead.
+    fn assignment_word(
+        &self,
+        f: &Field,
+        range: (usize, usize),
+        what: &str,
+        mods: &mut EnvMods,
+    ) -> Option<(String, Val)> {
+        let (n, v) = f.text.split_once('=')?;
+        let raw = self.source.text.get(range.0..range.1).unwrap_or("");
+        let Some(r) = &f.unknown else {
+            return Some((n.to_string(), Val::Known(v.to_string())));
+        };
+        if literal_name(raw, n) {
+            return Some((
+                n.to_string(),
+                Val::Unknown(format!(
+                    "`{what}` sets {n} to a value that is not knowable: {r}"
+                )),
+            ));
+        }
+        mods.open.get_or_insert_with(|| {
+            format!("`{what}` setting a variable whose name is not knowable ({r})")
+        });
+        None
+    }
+
     /// `docker run --env-file FILE`: its `NAME=value` and `NAME` lines (`#`
     /// comments and blank lines skipped), read through the confined layer.
     fn docker_env_file(&self, target: &str, at: usize) -> Result<Vec<String>, Error> {
@@ -469,6 +514,10 @@ impl Interp<'_> {
         fields: &[(Field, (usize, usize), Option<String>)],
         mods: &mut EnvMods,
     ) -> Result<(), Error> {
+        if let Some(why) = &w.opens_env {
+            mods.open
+                .get_or_insert_with(|| format!("`{}` with {why}", w.name));
+        }
         if let Some(reset) = &w.resets_env {
             let all = used
                 .options
@@ -496,16 +545,10 @@ impl Interp<'_> {
         }
         for &k in &used.assignments {
             let (f, range, _) = &fields[k];
-            if let Some(r) = &f.unknown {
-                return Err(self.err(
-                    range.0,
-                    format!("cannot know the variable `{}` sets: {r}", w.name),
-                ));
-            }
-            if let Some((n, v)) = f.text.split_once('=') {
-                mods.set.retain(|(x, _, _)| x != n);
-                mods.fallback.retain(|(x, _, _)| x != n);
-                mods.set.push((n.to_string(), v.to_string(), *range));
+            if let Some((n, v)) = self.assignment_word(f, *range, w.name.as_str(), mods) {
+                mods.set.retain(|(x, _, _)| *x != n);
+                mods.fallback.retain(|(x, _, _)| *x != n);
+                mods.set.push((n, v, *range));
             }
         }
         let off = w
@@ -530,7 +573,7 @@ impl Interp<'_> {
         {
             let set = mods.set.iter().rev().find(|(k, _, _)| k == var);
             let value = match set {
-                Some((_, v, _)) => Some(Val::Known(v.clone())),
+                Some((_, v, _)) => Some(v.clone()),
                 None if mods.passes(var) && self.st.exported.contains(var) => {
                     self.st.get(var).and_then(|v| v.into_iter().next())
                 }
@@ -730,7 +773,10 @@ impl Interp<'_> {
         let mut fields = fields.to_vec();
         let mut i = 0;
         let mut mods = EnvMods::default();
-        let mut docker: Option<Vec<(String, (usize, usize))>> = None;
+        // `docker run`: its `-e` / `--env-file` variables (the word, whether
+        // it is knowable, where), and why the container's other variables
+        // are not knowable (the image's `ENV` lines, an env file not read).
+        let mut docker: Option<(Vec<Operand>, String)> = None;
         let mut context = Context::default();
         loop {
             let Some((f, _, _)) = fields.get(i) else {
@@ -765,8 +811,10 @@ impl Interp<'_> {
                         .collect();
                     let parsed = crate::extract::shared::docker_run_options(&texts);
                     let mut vars = Vec::new();
+                    let mut unread: Option<String> = None;
                     for (file, k) in &parsed.env_files {
-                        let range = fields[i + 2 + k].1;
+                        let (f, range, _) = &fields[i + 2 + k];
+                        let range = *range;
                         if let Some(r) = self.changed(file) {
                             let span = self.source.span(range.0, range.0);
                             self.out.unsupported.push(format!(
@@ -775,17 +823,32 @@ impl Interp<'_> {
                             ));
                             return Ok(());
                         }
+                        if let Some(r) = &f.unknown {
+                            // Its path is not knowable: not read (never with
+                            // the unknown part taken as empty).
+                            unread.get_or_insert_with(|| {
+                                format!(
+                                    "`--env-file` at {}, whose path is not knowable ({r}),",
+                                    self.source.span(range.0, range.1)
+                                )
+                            });
+                            continue;
+                        }
                         for line in self.docker_env_file(file, range.0)? {
+                            let line = Field {
+                                text: line,
+                                unknown: None,
+                                span: None,
+                            };
                             vars.push((line, range));
                         }
                     }
-                    vars.extend(
-                        parsed
-                            .env
-                            .into_iter()
-                            .map(|(v, at)| (v, fields[i + 2 + at].1)),
-                    );
-                    docker = Some(vars);
+                    for (v, at) in parsed.env {
+                        let (f, range, _) = &fields[i + 2 + at];
+                        let mut f = f.clone();
+                        f.text = v;
+                        vars.push((f, *range));
+                    }
                     let entrypoint = parsed
                         .entrypoint
                         .map(|k| fields[i + 2 + k].clone())
@@ -794,6 +857,13 @@ impl Interp<'_> {
                         Some(img) => i + 2 + img,
                         None => fields.len(),
                     };
+                    let image = fields.get(i).map_or_else(
+                        || "the image".to_string(),
+                        |(img, _, _)| format!("the image `{}`", img.text),
+                    );
+                    let why = unread
+                        .unwrap_or_else(|| format!("{image}'s `ENV` lines (not in the text)"));
+                    docker = Some((vars, why));
                     if let Some((img, range, _)) = fields.get(i) {
                         let from = format!(
                             "image {} at {}",
@@ -823,6 +893,7 @@ impl Interp<'_> {
                                 mods.keep.clear();
                                 mods.set.clear();
                                 mods.fallback.clear();
+                                mods.open = None;
                                 i += 1;
                             }
                             _ if matches!(t, "-u" | "--unset" | "-C" | "--chdir") => {
@@ -901,8 +972,14 @@ impl Interp<'_> {
                                     .collect();
                                 fields.splice(i..i + n, new);
                             }
-                            Some((k, v)) if !k.is_empty() && !k.starts_with('-') => {
-                                mods.set.push((k.to_string(), v.to_string(), *range));
+                            Some((k, _)) if !k.is_empty() && !k.starts_with('-') => {
+                                let (f, range) = (f.clone(), *range);
+                                if let Some((n, v)) =
+                                    self.assignment_word(&f, range, "env", &mut mods)
+                                {
+                                    mods.set.retain(|(x, _, _)| *x != n);
+                                    mods.set.push((n, v, range));
+                                }
                                 i += 1;
                             }
                             _ if t.starts_with('-') => i += 1,
@@ -1009,18 +1086,33 @@ impl Interp<'_> {
             }
         }
         env.retain(|e| !mods.unset.contains(&e.name));
-        let docker_env = docker.is_some();
-        if let Some(vars) = docker {
+        let mut docker_open = None;
+        if let Some((vars, why)) = docker {
+            docker_open = Some(why);
             let host = std::mem::take(&mut env);
             for (item, (s, e)) in vars {
                 let span = self.source.span(s, e);
-                match item.split_once('=') {
-                    Some((k, v)) => {
+                if item.text.contains('=') {
+                    let mut open = EnvMods::default();
+                    if let Some((k, v)) =
+                        self.assignment_word(&item, (s, e), "docker run -e", &mut open)
+                    {
                         env.retain(|x| x.name != k);
-                        env.push(env_var(k, &Val::Known(v.to_string()), span));
+                        env.push(env_var(&k, &v, span));
+                    } else if let Some(o) = open.open {
+                        docker_open = Some(o);
                     }
-                    None => {
-                        let item = item.as_str();
+                    continue;
+                }
+                if let Some(r) = &item.unknown {
+                    docker_open = Some(format!(
+                        "`docker run -e` passing a variable whose name is not knowable ({r})"
+                    ));
+                    continue;
+                }
+                {
+                    {
+                        let item = item.text.as_str();
                         let v = host
                             .iter()
                             .find(|h| h.name == item)
@@ -1041,7 +1133,7 @@ impl Interp<'_> {
         }
         for (k, v, (s, e)) in mods.set {
             env.retain(|x| x.name != k);
-            env.push(env_var(&k, &Val::Known(v), self.source.span(s, e)));
+            env.push(env_var(&k, &v, self.source.span(s, e)));
         }
         for (k, v, (s, e)) in mods.fallback {
             if !env.iter().any(|x| x.name == k) {
@@ -1061,8 +1153,9 @@ impl Interp<'_> {
             // Code that was not evaluated may have exported any variable into
             // the shell's environment, which reaches the server unless `env
             // -i` cleared it or the server runs in a container.
-            env_open: match (&self.st.clobbered, docker_env) {
-                (Some(r), false) if !mods.clear => Some(
+            env_open: match (docker_open, mods.open, &self.st.clobbered) {
+                (Some(why), _, _) | (None, Some(why), _) => Some(why),
+                (None, None, Some(r)) if !mods.clear => Some(
                     r.strip_prefix(super::CLOBBERED_PREFIX)
                         .unwrap_or(r)
                         .to_string(),
@@ -1082,6 +1175,27 @@ impl Interp<'_> {
         self.out.launches.push(launch);
         Ok(())
     }
+}
+
+/// Whether `raw` (a word as written) names the variable `name` literally
+/// before its `=` (`K="$X"`, `"K=$X"`, `-eK=$X`, `--env=K=$X`).
+fn literal_name(raw: &str, name: &str) -> bool {
+    let valid = name
+        .chars()
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric());
+    // What comes before the name: nothing, a quote, the `=` of `--env=`, or
+    // a short option with no expansion (`-e`, `-ite`).
+    let before = |b: &str| {
+        b.is_empty()
+            || b.ends_with(['"', '\'', '='])
+            || (b.starts_with('-') && b[1..].chars().all(|c| c.is_ascii_alphabetic()))
+    };
+    valid
+        && raw
+            .match_indices(&format!("{name}="))
+            .any(|(k, _)| before(&raw[..k]))
 }
 
 /// A here-document body as a double-quoted word with the same expansion: a
