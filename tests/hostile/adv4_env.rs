@@ -202,3 +202,97 @@ fn the_open_environment_finding_counts_and_words_each_side_right() {
         assert!(reason.contains(cause), "{side}: {reason}");
     }
 }
+
+/// H8: a non-interactive child bash (`bash -c`, `bash FILE`, `./x` with a
+/// `#!/bin/bash` line) sources the file its exported `BASH_ENV` names first
+/// (read through the confined layer, as bash 5.2 does); one whose path is
+/// not knowable opens the child's environment. `sh -c` and `bash -i` do not
+/// read it.
+#[test]
+fn a_child_bash_sources_its_bash_env_first() {
+    let repo = Repo::new();
+    repo.write("gen.sh", "TP=4\n");
+    repo.write("x.sh", "#!/bin/bash\nvllm serve org/m -tp \"${TP:-2}\"\n");
+    repo.write(
+        "r.sh",
+        "BASH_ENV=./gen.sh bash -c 'vllm serve org/m -tp \"${TP:-2}\"'\n\
+         export BASH_ENV=./gen.sh\n\
+         ./x.sh\n\
+         sh -c 'vllm serve org/m -tp \"${TP:-2}\"'\n\
+         BASH_ENV=\"$SETUP\" bash -c 'vllm serve org/m -tp \"${TP:-2}\"'\n",
+    );
+    let ls = launches(&repo, "r.sh");
+    assert_eq!(ls.len(), 4, "{ls:#?}");
+    let tp = |l: &serde_json::Value| l["argv"][2].clone();
+    assert_eq!(tp(&ls[0])["text"], "4", "{:#}", ls[0]);
+    assert_eq!(tp(&ls[1])["text"], "4", "{:#}", ls[1]);
+    assert_eq!(tp(&ls[2])["text"], "2", "{:#}", ls[2]);
+    assert_eq!(tp(&ls[3])["provenance"]["kind"], "unknown", "{:#}", ls[3]);
+    assert!(open(&ls[3]).unwrap().contains("`BASH_ENV`"), "{:#}", ls[3]);
+}
+
+/// M2: a login (`bash -l`) or interactive (`bash -i`) shell reads profile or
+/// rc files outside the text before its command: its environment is open
+/// and the variables it inherited are unknown, naming those files; with
+/// `--noprofile` / `--norc` it is not.
+#[test]
+fn login_and_interactive_shells_open_the_environment() {
+    let repo = Repo::new();
+    repo.write(
+        "r.sh",
+        "export TP=8\n\
+         env -i bash -l -c 'vllm serve org/m'\n\
+         bash -i -c 'vllm serve org/m -tp \"$TP\"'\n\
+         bash --noprofile -l -c 'vllm serve org/m -tp \"$TP\"'\n",
+    );
+    let ls = launches(&repo, "r.sh");
+    assert_eq!(ls.len(), 3, "{ls:#?}");
+    assert!(
+        open(&ls[0]).unwrap().contains("profile files"),
+        "{:#}",
+        ls[0]
+    );
+    assert!(open(&ls[1]).unwrap().contains("~/.bashrc"), "{:#}", ls[1]);
+    assert_eq!(
+        ls[1]["argv"][2]["provenance"]["kind"], "unknown",
+        "{:#}",
+        ls[1]
+    );
+    assert_eq!(open(&ls[2]), None, "{:#}", ls[2]);
+    assert_eq!(ls[2]["argv"][2]["text"], "8", "{:#}", ls[2]);
+}
+
+/// H13: `sh FILE`, `./x.sh` with `#!/bin/sh`: /bin/sh may be dash, which has
+/// no `source`, `declare`, `[[`...: after such a command the variables are
+/// unknown, naming it (dash skips it; bash runs it). The same script under
+/// bash is read as before. A `#!/bin/bash -a` line's option applies.
+#[test]
+fn sh_scripts_make_bash_only_commands_unknown_and_shebang_options_apply() {
+    let repo = Repo::new();
+    repo.write("gen.sh", "TP=8\n");
+    repo.write(
+        "x.sh",
+        "#!/bin/sh\nsource ./gen.sh\nvllm serve org/m -tp \"${TP:-2}\"\n",
+    );
+    repo.write("a.sh", "#!/bin/bash -a\nVLLM_X=1\nvllm serve org/m\n");
+    repo.write(
+        "r.sh",
+        "./x.sh\nsh x.sh\nbash x.sh\n./a.sh\nsh -c '[[ -n x ]] && vllm serve org/m'\n",
+    );
+    let ls = launches(&repo, "r.sh");
+    assert_eq!(ls.len(), 5, "{ls:#?}");
+    for l in &ls[..2] {
+        let tp = &l["argv"][2];
+        assert_eq!(tp["provenance"]["kind"], "unknown", "{tp:#}");
+        let reason = tp["provenance"]["reason"].as_str().unwrap();
+        assert!(reason.contains("`source` on line 2 under `sh`"), "{reason}");
+    }
+    assert_eq!(ls[2]["argv"][2]["text"], "8", "{:#}", ls[2]);
+    assert_eq!(env(&ls[3], "VLLM_X").unwrap()["value"], "1", "{:#}", ls[3]);
+    let cond = &ls[4]["launcher"][0]["provenance"];
+    assert_eq!(cond["kind"], "unknown", "{cond:#}");
+    assert!(
+        cond["reason"].as_str().unwrap().contains("`[[` under `sh`"),
+        "{cond:#}"
+    );
+}

@@ -14,7 +14,7 @@ use crate::launch::{Context, EnvVar, Launch, Provenance, Token};
 
 /// How a child shell (`bash FILE`, `bash -c TEXT`) starts: its `set`
 /// options from its command line and its `$0`.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Shell {
     /// `-e`, `-u`, `-f`, `-o NAME` (on) and their `+` forms (off).
     pub options: Vec<(String, bool)>,
@@ -23,7 +23,42 @@ pub(super) struct Shell {
     /// The file relative paths are found beside, when the script is not a
     /// file (`bash -c TEXT`, a script on standard input): the caller's.
     pub script: Option<std::sync::Arc<crate::span::Source>>,
+    /// A non-interactive bash (not `sh`, `--posix` or `-p`): it sources the
+    /// file its `BASH_ENV` names before its script.
+    pub reads_bash_env: bool,
+    /// Startup files outside the text run first (`bash -l`: the profile
+    /// files; `bash -i`: the rc file; a `BASH_ENV` that is not knowable):
+    /// every variable of the child is unknown, with this as the cause.
+    pub open: Option<String>,
+    /// The file to source before the script (a known `BASH_ENV`).
+    pub startup: Option<String>,
+    /// Run by `sh` or `dash` (a command or a `#!/bin/sh` line), which may not
+    /// be bash: why ([`BASH_ONLY`]).
+    pub sh: Option<String>,
 }
+
+/// Builtins and keywords bash has and a POSIX `sh` (dash) does not: under
+/// `sh` they may be "not found" (status 127, nothing set) or run as in bash.
+pub(super) const BASH_ONLY: &[&str] = &[
+    "[[",
+    "bind",
+    "builtin",
+    "caller",
+    "compgen",
+    "complete",
+    "declare",
+    "dirs",
+    "disown",
+    "enable",
+    "let",
+    "mapfile",
+    "popd",
+    "pushd",
+    "readarray",
+    "shopt",
+    "source",
+    "typeset",
+];
 
 /// What a command reads on standard input, for `bash` with no script operand
 /// (`bash < x.sh`, `echo CMD | bash`, `bash <<< CMD`).
@@ -143,6 +178,31 @@ impl Interp<'_> {
                 };
             }
         }
+        let mut shell = shell.clone();
+        if shell.reads_bash_env && shell.open.is_none() {
+            match (env.get("BASH_ENV"), unknown.get("BASH_ENV")) {
+                (Some(p), _) if p.contains(['$', '`']) => {
+                    shell.open = Some(format!(
+                        "the `BASH_ENV` file {p} the child bash sources first (bash expands that value, which is not modelled)"
+                    ));
+                }
+                (Some(p), _) if !p.is_empty() => shell.startup = Some(p.clone()),
+                (None, Some(r)) => {
+                    shell.open = Some(format!(
+                        "the `BASH_ENV` file the child bash sources first, whose path is not knowable ({r})"
+                    ));
+                }
+                _ => {}
+            }
+        }
+        if let Some(why) = &shell.open {
+            // Startup files outside the text run before the script: the
+            // caller's variables may no longer hold what it passed.
+            for (k, _) in std::mem::take(&mut env) {
+                let r = format!("${k} {}{why}", super::CLOBBERED_PREFIX);
+                unknown.insert(k, r);
+            }
+        }
         let inner = evaluate_at(
             source,
             args,
@@ -152,9 +212,11 @@ impl Interp<'_> {
             self.st.complete_env,
             self.files,
             self.st.harness(),
-            shell,
-            mods.open
+            &shell,
+            shell
+                .open
                 .as_ref()
+                .or(mods.open.as_ref())
                 .map(|why| format!("{}{why}", super::CLOBBERED_PREFIX))
                 .or_else(|| self.st.clobbered.clone().filter(|_| !mods.clear)),
         )?;
@@ -218,6 +280,10 @@ impl Interp<'_> {
         };
         let mut shell = Shell::default();
         let (mut command, mut stdin, mut noexec, mut short) = (false, false, false, false);
+        // Startup: `-l` / `--login`, `-i`, `--norc`, `--noprofile`, `--rcfile
+        // FILE`, `--posix`, `-p` (privileged: no `BASH_ENV`).
+        let (mut login, mut interactive, mut norc, mut noprofile) = (false, false, false, false);
+        let (mut posix, mut privileged, mut rcfile) = (head != "bash", false, None);
         let mut j = 1;
         while let Some((f, range, _)) = fields.get(j) {
             if let Some(r) = &f.unknown {
@@ -238,9 +304,15 @@ impl Interp<'_> {
                     return Ok(());
                 }
                 match long {
-                    "rcfile" | "init-file" => j += 1,
-                    "norc" | "noprofile" | "login" | "posix" | "verbose" | "noediting"
-                    | "restricted" | "debugger" => {}
+                    "rcfile" | "init-file" => {
+                        j += 1;
+                        rcfile = fields.get(j).map(|(f, _, _)| f.text.clone());
+                    }
+                    "norc" => norc = true,
+                    "noprofile" => noprofile = true,
+                    "login" => login = true,
+                    "posix" => posix = true,
+                    "verbose" | "noediting" | "restricted" | "debugger" => {}
                     "pretty-print" | "dump-strings" | "dump-po-strings" | "help" | "version" => {
                         noexec = true
                     }
@@ -268,6 +340,10 @@ impl Interp<'_> {
                     'e' => shell.options.push(("errexit".into(), on)),
                     'u' => shell.options.push(("nounset".into(), on)),
                     'f' => shell.options.push(("noglob".into(), on)),
+                    'a' => shell.options.push(("allexport".into(), on)),
+                    'l' => login = on,
+                    'i' => interactive = on,
+                    'p' => privileged = on,
                     'o' | 'O' => {
                         j += 1;
                         if let Some((f, _, _)) = fields.get(j)
@@ -276,8 +352,8 @@ impl Interp<'_> {
                             shell.options.push((f.text.clone(), on));
                         }
                     }
-                    'x' | 'v' | 'l' | 'i' | 'r' | 'p' | 'h' | 'B' | 'H' | 'm' | 'b' | 'k' | 't'
-                    | 'C' | 'E' | 'T' | 'P' => {}
+                    'x' | 'v' | 'r' | 'h' | 'B' | 'H' | 'm' | 'b' | 'k' | 't' | 'C' | 'E' | 'T'
+                    | 'P' => {}
                     _ => {
                         return self.unsupported_shell(
                             &head,
@@ -293,6 +369,31 @@ impl Interp<'_> {
             // `bash -n FILE` reads it and runs nothing.
             return Ok(());
         }
+        shell.open = if login && !noprofile {
+            Some(format!(
+                "the profile files a login `{head}` reads first (/etc/profile, ~/.bash_profile, ~/.profile: outside the text)"
+            ))
+        } else if interactive && !norc {
+            let rc = match (&rcfile, head.as_str()) {
+                (Some(f), _) => f.clone(),
+                (None, "bash") => "~/.bashrc".to_string(),
+                (None, _) => "$ENV".to_string(),
+            };
+            Some(format!(
+                "the rc file an interactive `{head}` reads first ({rc}: outside the text)"
+            ))
+        } else {
+            None
+        };
+        shell.reads_bash_env = !posix && !privileged && !interactive;
+        shell.sh = match head.as_str() {
+            "sh" => Some(
+                "`sh`, which may be dash or another POSIX shell rather than bash (what /bin/sh is depends on the machine)"
+                    .to_string(),
+            ),
+            "dash" => Some("`dash`, a POSIX shell that is not bash".to_string()),
+            _ => None,
+        };
         if command {
             let Some((f, range, _)) = fields.get(j) else {
                 return Ok(());
@@ -490,6 +591,42 @@ impl Interp<'_> {
         None
     }
 
+    /// A bash-only builtin or keyword ([`BASH_ONLY`]) in a script run by
+    /// `sh`: what it does is not knowable (dash has no such command). Every
+    /// variable it could set is unknown from here on, and so is its status.
+    pub(super) fn bash_only(&mut self, name: &str, at: usize) -> Option<super::Status> {
+        let why = self.st.sh.clone()?;
+        if !BASH_ONLY.contains(&name) {
+            return None;
+        }
+        let what = match name {
+            "[[" => format!("`[[` under {why}"),
+            _ => format!(
+                "`{name}` on line {} under {why}",
+                self.source.line_col(at).line
+            ),
+        };
+        if name != "[[" {
+            self.st.clobber(&what);
+        }
+        Some(super::Status::Unknown(format!(
+            "{what}: it may not exist there"
+        )))
+    }
+
+    /// Sources the startup file of a child bash (its `BASH_ENV`) before its
+    /// script, as `source FILE` would: read through the confined layer; a
+    /// file that is not read opens what follows, naming it.
+    pub(super) fn source_startup(&mut self, path: &str) -> Result<(), Error> {
+        let word = |value: String| ast::Word { value, loc: None };
+        let (cmd, file) = (
+            word("source".into()),
+            word(format!("'{}'", path.replace('\'', "'\\''"))),
+        );
+        self.source_file(&[(&cmd, None), (&file, None)], 0)?;
+        Ok(())
+    }
+
     /// `docker run --env-file FILE`: its `NAME=value` and `NAME` lines (`#`
     /// comments and blank lines skipped), read through the confined layer.
     fn docker_env_file(&self, target: &str, at: usize) -> Result<Vec<String>, Error> {
@@ -659,9 +796,25 @@ impl Interp<'_> {
                         }
                         Err(e) => return Err(self.err(range.0, format!("`{}`: {e}", f.text))),
                     };
-                    if !runs_in_shell(&source.text) {
+                    let Some(shebang) = shell_of(&source.text) else {
                         // Another interpreter's script: not evaluated.
                         return Ok(());
+                    };
+                    if let Some(words) = shebang {
+                        // `#!/bin/sh`, `#!/bin/bash -a`: that shell, with the
+                        // line's option, runs the file.
+                        let word = |text: String| {
+                            let f = Field {
+                                text,
+                                unknown: None,
+                                span: None,
+                            };
+                            (f, *range, None)
+                        };
+                        let mut run: Vec<_> = words.into_iter().map(word).collect();
+                        run.push(word(f.text.clone()));
+                        run.extend(fields[1..].iter().cloned());
+                        return self.shell(&run, mods, None);
                     }
                     let args = fields[1..]
                         .iter()
@@ -1223,19 +1376,29 @@ pub(super) fn heredoc_as_double_quoted(body: &str) -> String {
     out
 }
 
-/// Whether a script file runs in a shell when executed: no `#!` line (the
-/// shell runs it), or one naming `bash`, `sh` or `dash` (directly or through
-/// `env`).
-fn runs_in_shell(text: &str) -> bool {
+/// How a script file runs when executed: `Some(None)` with no `#!` line
+/// (the calling bash runs it), `Some(words)` when the line names `bash`,
+/// `sh` or `dash` (directly or through `env`): that shell and the line's
+/// one argument (`-a`); `None` for another interpreter.
+fn shell_of(text: &str) -> Option<Option<Vec<String>>> {
     let Some(line) = text.lines().next().and_then(|l| l.strip_prefix("#!")) else {
-        return true;
+        return Some(None);
     };
-    let mut words = line.split_whitespace();
-    let mut interpreter = words.next().unwrap_or("").rsplit('/').next().unwrap_or("");
+    let line = line.trim();
+    let (path, arg) = line
+        .split_once([' ', '\t'])
+        .map_or((line, ""), |(p, a)| (p, a.trim()));
+    let mut interpreter = path.rsplit('/').next().unwrap_or("");
+    // The kernel passes the rest of the line as one argument.
+    let mut words = vec![];
     if interpreter == "env" {
-        interpreter = words.find(|w| !w.starts_with('-')).unwrap_or("");
+        interpreter = arg.split_whitespace().find(|w| !w.starts_with('-'))?;
+    } else if !arg.is_empty() {
+        words.push(arg.to_string());
     }
-    SHELLS.contains(&interpreter)
+    SHELLS
+        .contains(&interpreter)
+        .then(|| Some([vec![interpreter.to_string()], words].concat()))
 }
 
 /// The variables of a dotenv file (`uv run --env-file`, read as the `dotenvy`
