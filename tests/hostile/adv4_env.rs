@@ -296,3 +296,22 @@ fn sh_scripts_make_bash_only_commands_unknown_and_shebang_options_apply() {
         "{cond:#}"
     );
 }
+
+/// A shell run in a container (`docker run -e TP=4 img bash -c ...`) gets
+/// the container's `-e` variables, not the host's exports, and its
+/// environment is open for the image's `ENV` lines.
+#[test]
+fn a_shell_in_a_container_gets_the_container_environment() {
+    let repo = Repo::new();
+    repo.write(
+        "r.sh",
+        "export A=1 TP=8\ndocker run -e TP=4 -e A img bash -c 'vllm serve org/m -tp \"${TP:-2}\" --x \"$B\"'\n",
+    );
+    let ls = launches(&repo, "r.sh");
+    assert_eq!(ls.len(), 1, "{ls:#?}");
+    assert_eq!(ls[0]["argv"][2]["text"], "4", "{:#}", ls[0]);
+    assert_eq!(env(&ls[0], "A").unwrap()["value"], "1", "{:#}", ls[0]);
+    let b = &ls[0]["argv"][4]["provenance"];
+    assert_eq!(b["kind"], "unknown", "{b:#}");
+    assert!(open(&ls[0]).unwrap().contains("`img`'s `ENV` lines"));
+}

@@ -614,6 +614,49 @@ impl Interp<'_> {
         )))
     }
 
+    /// The environment of a shell run in a container (`docker run -e K=V
+    /// img bash -c ...`): its `-e` variables (`-e K` passes the host's `K`),
+    /// open for the image's `ENV` lines (`why`).
+    fn container_mods(&self, vars: Vec<Operand>, why: String, host: &EnvMods) -> EnvMods {
+        let mut m = EnvMods {
+            clear: true,
+            open: Some(why),
+            ..EnvMods::default()
+        };
+        for (item, range) in vars {
+            let (k, v) = if item.text.contains('=') {
+                match self.assignment_word(&item, range, "docker run -e", &mut m) {
+                    Some(kv) => kv,
+                    None => continue,
+                }
+            } else if item.unknown.is_some() {
+                continue;
+            } else {
+                let k = item.text.clone();
+                let v = host
+                    .set
+                    .iter()
+                    .rev()
+                    .find(|(n, _, _)| *n == k)
+                    .map(|(_, v, _)| v.clone())
+                    .or_else(|| {
+                        (host.passes(&k) && self.st.exported.contains(&k))
+                            .then(|| self.exported_value(&k))
+                            .flatten()
+                    })
+                    .unwrap_or_else(|| {
+                        Val::Unknown(format!(
+                            "`-e {k}` passes the host's {k}, which the script does not export (give it with --env {k}=...)"
+                        ))
+                    });
+                (k, v)
+            };
+            m.set.retain(|(n, _, _)| *n != k);
+            m.set.push((k, v, range));
+        }
+        m
+    }
+
     /// Sources the startup file of a child bash (its `BASH_ENV`) before its
     /// script, as `source FILE` would: read through the confined layer; a
     /// file that is not read opens what follows, naming it.
@@ -1170,6 +1213,11 @@ impl Interp<'_> {
         let detected = crate::launch::detect_launcher(&words, is_python);
         if !mods.clear && (child || detected.is_none()) {
             mods.prefix = self.prefix_values(assigns)?;
+        }
+        if child && let Some((vars, why)) = docker.take() {
+            // A shell in a container: only its `-e` variables and the
+            // image's (open) reach it, not the host's.
+            mods = self.container_mods(vars, why, &mods);
         }
         if child {
             return self.shell(&fields[i..], &mods, input);
