@@ -37,6 +37,7 @@ mod capture;
 mod command;
 mod conditions;
 mod declare;
+mod environ;
 mod escapes;
 pub mod expand;
 mod fields;
