@@ -308,9 +308,10 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
     }
     let mut findings = Vec::new();
     let mut shared_unknowns = Vec::new();
-    // Per side (docs, recipe): keys unknown only under an open prefix against
-    // a default on the other side, and how many of them are MAJOR.
-    let mut open = [(0usize, 0usize); 2];
+    // Per side (docs, recipe, both): keys unknown only under an open prefix
+    // against a default on the other side (or open on both sides), and how
+    // many of them are MAJOR.
+    let mut open = [(0usize, 0usize); 3];
     // Settings that do nothing in a side's release: a finding of their own.
     for key in &keys {
         let de = docs.values.get(*key);
@@ -462,7 +463,8 @@ pub const OPEN_ENV_KEY: &str = "env:*";
 /// The side (0 docs, 1 recipe) whose value for `key` is unknown only because
 /// the key lies under one of its open prefixes (`unlisted`, e.g. `env:` when
 /// code that was not evaluated may have exported any variable), while the
-/// other side does not set the key (its default, or absent).
+/// other side does not set the key (its default, or absent); 2 when both
+/// sides are open there and neither sets the key.
 fn open_against_default(
     key: &str,
     de: Option<&Entry>,
@@ -478,18 +480,18 @@ fn open_against_default(
         }
     };
     let unset = |e: Option<&Entry>| !e.is_some_and(entry_is_set);
-    if placeholder(de, docs) && unset(re) {
-        Some(0)
-    } else if placeholder(re, recipe) && unset(de) {
-        Some(1)
-    } else {
-        None
+    match (placeholder(de, docs), placeholder(re, recipe)) {
+        (true, true) => Some(2),
+        (true, false) if unset(re) => Some(0),
+        (false, true) if unset(de) => Some(1),
+        _ => None,
     }
 }
 
 /// One finding for the engine variables a side's open environment may set,
-/// which the other side leaves at their defaults: `count` of them, `major`
-/// MAJOR. MAJOR when any is, as each of them could drift.
+/// which the other side leaves at their defaults (`side` 0 docs, 1 recipe),
+/// or which neither side sets while both are open (`side` 2): `count` of
+/// them, `major` MAJOR. MAJOR when any is, as each of them could drift.
 fn open_prefix_finding(
     side: usize,
     count: usize,
@@ -502,38 +504,63 @@ fn open_prefix_finding(
     } else {
         Class::Minor
     };
-    let (open, other) = if side == 0 {
-        (docs, recipe)
-    } else {
-        (recipe, docs)
+    let cause = |r: &Resolved| {
+        r.env_open
+            .clone()
+            .unwrap_or_else(|| "code that was not evaluated".to_string())
     };
-    let cause = open
-        .env_open
-        .as_deref()
-        .unwrap_or("code that was not evaluated");
-    let other_name = if side == 0 { "the recipe" } else { "the docs" };
-    let unknown = SideValue {
-        val: Val::unknown(format!(
-            "{count} engine variables ({major} MAJOR) that {other_name} leave at their defaults may have been exported by {cause}"
-        )),
+    let unknown = |what: String| SideValue {
+        val: Val::unknown(what),
         source: ValueSource::Unknown,
         written: None,
         spans: vec![],
         rules: vec![],
         no_effect: None,
     };
-    let defaults = SideValue {
-        val: other.absent(OPEN_ENV_KEY),
-        source: ValueSource::Default,
-        written: None,
-        spans: vec![],
-        rules: vec![],
-        no_effect: None,
+    let variables = format!("{count} engine variables ({major} MAJOR)");
+    let leaves = |other: usize| {
+        format!(
+            "{variables} that {} at their defaults",
+            ["the docs leave", "the recipe leaves"][other]
+        )
     };
-    let (d, r) = if side == 0 {
-        (unknown, defaults)
-    } else {
-        (defaults, unknown)
+    let (d, r) = match side {
+        // Both open: neither side is at its defaults, each is unknown for
+        // its own cause.
+        2 => {
+            let neither = format!("{variables} that neither side sets");
+            (
+                unknown(format!(
+                    "{neither} may have been exported by {}",
+                    cause(docs)
+                )),
+                unknown(format!(
+                    "{neither} may have been exported by {}",
+                    cause(recipe)
+                )),
+            )
+        }
+        _ => {
+            let (open, other) = if side == 0 { (docs, 1) } else { (recipe, 0) };
+            let open_side = unknown(format!(
+                "{} may have been exported by {}",
+                leaves(other),
+                cause(open)
+            ));
+            let defaults = SideValue {
+                val: Val::known(serde_json::Value::Null),
+                source: ValueSource::Default,
+                written: None,
+                spans: vec![],
+                rules: vec![],
+                no_effect: None,
+            };
+            if side == 0 {
+                (open_side, defaults)
+            } else {
+                (defaults, open_side)
+            }
+        }
     };
     Finding {
         key: OPEN_ENV_KEY.to_string(),

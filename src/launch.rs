@@ -343,6 +343,11 @@ pub struct Wrapper {
     /// variables of the caller reach the command, unless an option keeps them.
     #[serde(default)]
     pub resets_env: Option<EnvReset>,
+    /// Configuration outside the text that may give the command any variable
+    /// (`sudo`: the sudoers `env_keep` and `env_file` settings): the command's
+    /// environment is open, with this as the cause.
+    #[serde(default)]
+    pub opens_env: Option<String>,
     /// Options naming a dotenv file whose variables reach the command (`uv run
     /// --env-file F`), read through the confined layer. Variables the command
     /// already has win; a later file wins over an earlier one.

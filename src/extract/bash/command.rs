@@ -168,6 +168,9 @@ impl Interp<'_> {
         {
             self.heredoc_effects(sc, at)?;
         }
+        if !function && let Some(s) = self.bash_only(&builtin, at) {
+            return Ok(s);
+        }
         match builtin.as_str() {
             _ if function => {}
             "export" | "declare" | "typeset" | "local" | "readonly" => {

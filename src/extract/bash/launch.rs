@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use brush_parser::ast::{self, AssignmentName, AssignmentValue};
 
 use super::Interp;
+use super::environ::{EnvMods, Operand};
 use super::evaluate_at;
 use super::expand::{Field, Val, expand_string};
 use crate::error::Error;
@@ -14,7 +15,7 @@ use crate::launch::{Context, EnvVar, Launch, Provenance, Token};
 
 /// How a child shell (`bash FILE`, `bash -c TEXT`) starts: its `set`
 /// options from its command line and its `$0`.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Shell {
     /// `-e`, `-u`, `-f`, `-o NAME` (on) and their `+` forms (off).
     pub options: Vec<(String, bool)>,
@@ -23,6 +24,18 @@ pub(super) struct Shell {
     /// The file relative paths are found beside, when the script is not a
     /// file (`bash -c TEXT`, a script on standard input): the caller's.
     pub script: Option<std::sync::Arc<crate::span::Source>>,
+    /// A non-interactive bash (not `sh`, `--posix` or `-p`): it sources the
+    /// file its `BASH_ENV` names before its script.
+    pub reads_bash_env: bool,
+    /// Startup files outside the text run first (`bash -l`: the profile
+    /// files; `bash -i`: the rc file; a `BASH_ENV` that is not knowable):
+    /// every variable of the child is unknown, with this as the cause.
+    pub open: Option<String>,
+    /// The file to source before the script (a known `BASH_ENV`).
+    pub startup: Option<String>,
+    /// Run by `sh` or `dash` (a command or a `#!/bin/sh` line), which may not
+    /// be bash: why (`environ::BASH_ONLY`).
+    pub sh: Option<String>,
 }
 
 /// What a command reads on standard input, for `bash` with no script operand
@@ -39,35 +52,6 @@ pub(super) enum Input {
     HereDoc(String),
     /// A quoted here-document or a pipe: the text.
     Text(Val),
-}
-
-/// How the environment changes on the way to the command: `env K=V`, `env -i`,
-/// `env -u K`, `sudo` (its `env_reset`, `sudo K=V`), `uv run --env-file F`.
-#[derive(Debug, Default)]
-struct EnvMods {
-    /// `env -i` / `env -`, `sudo`: the caller's environment does not reach
-    /// the command, except the variables in `keep`.
-    clear: bool,
-    /// With `clear`: the caller's variables that still reach the command
-    /// (`sudo`'s keep list and `--preserve-env=A,B`).
-    keep: Vec<String>,
-    /// `env -u NAME`: removed.
-    unset: Vec<String>,
-    /// `env K=V`, in order.
-    set: Vec<(String, String, (usize, usize))>,
-    /// Variables the command gets only when it does not have them already
-    /// (`uv run --env-file F`), with where the file is named.
-    fallback: Vec<(String, Val, (usize, usize))>,
-    /// The command's own prefix assignments (`TP=2 bash -c ...`), for a
-    /// child shell: they reach its environment before `env K=V`.
-    prefix: Vec<(String, Val)>,
-}
-
-impl EnvMods {
-    /// Whether the caller's variable `name` reaches the command.
-    fn passes(&self, name: &str) -> bool {
-        !self.clear || self.keep.iter().any(|k| k == name)
-    }
 }
 
 /// The shells whose `FILE` / `-c TEXT` / standard input is evaluated as a script.
@@ -120,8 +104,12 @@ impl Interp<'_> {
             };
         }
         for (k, v, _) in &mods.set {
+            env.remove(k);
             unknown.remove(k);
-            env.insert(k.clone(), v.clone());
+            match v {
+                Val::Known(t) => env.insert(k.clone(), t.clone()),
+                Val::Unknown(r) => unknown.insert(k.clone(), r.clone()),
+            };
         }
         for (k, v, _) in &mods.fallback {
             if !env.contains_key(k) && !unknown.contains_key(k) {
@@ -129,6 +117,31 @@ impl Interp<'_> {
                     Val::Known(t) => env.insert(k.clone(), t.clone()),
                     Val::Unknown(r) => unknown.insert(k.clone(), r.clone()),
                 };
+            }
+        }
+        let mut shell = shell.clone();
+        if shell.reads_bash_env && shell.open.is_none() {
+            match (env.get("BASH_ENV"), unknown.get("BASH_ENV")) {
+                (Some(p), _) if p.contains(['$', '`']) => {
+                    shell.open = Some(format!(
+                        "the `BASH_ENV` file {p} the child bash sources first (bash expands that value, which is not modelled)"
+                    ));
+                }
+                (Some(p), _) if !p.is_empty() => shell.startup = Some(p.clone()),
+                (None, Some(r)) => {
+                    shell.open = Some(format!(
+                        "the `BASH_ENV` file the child bash sources first, whose path is not knowable ({r})"
+                    ));
+                }
+                _ => {}
+            }
+        }
+        if let Some(why) = &shell.open {
+            // Startup files outside the text run before the script: the
+            // caller's variables may no longer hold what it passed.
+            for (k, _) in std::mem::take(&mut env) {
+                let r = format!("${k} {}{why}", super::CLOBBERED_PREFIX);
+                unknown.insert(k, r);
             }
         }
         let inner = evaluate_at(
@@ -140,8 +153,13 @@ impl Interp<'_> {
             self.st.complete_env,
             self.files,
             self.st.harness(),
-            shell,
-            self.st.clobbered.clone().filter(|_| !mods.clear),
+            &shell,
+            shell
+                .open
+                .as_ref()
+                .or(mods.open.as_ref())
+                .map(|why| format!("{}{why}", super::CLOBBERED_PREFIX))
+                .or_else(|| self.st.clobbered.clone().filter(|_| !mods.clear)),
         )?;
         let mut launches = inner.launches;
         if let Some(r) = self.condition() {
@@ -165,7 +183,7 @@ impl Interp<'_> {
 
     /// Reads a script file named in this script (`bash FILE`, `./FILE`, `bash <
     /// FILE`) through the confined file layer.
-    fn read_script(
+    pub(super) fn read_script(
         &self,
         what: &str,
         target: &str,
@@ -203,6 +221,10 @@ impl Interp<'_> {
         };
         let mut shell = Shell::default();
         let (mut command, mut stdin, mut noexec, mut short) = (false, false, false, false);
+        // Startup: `-l` / `--login`, `-i`, `--norc`, `--noprofile`, `--rcfile
+        // FILE`, `--posix`, `-p` (privileged: no `BASH_ENV`).
+        let (mut login, mut interactive, mut norc, mut noprofile) = (false, false, false, false);
+        let (mut posix, mut privileged, mut rcfile) = (head != "bash", false, None);
         let mut j = 1;
         while let Some((f, range, _)) = fields.get(j) {
             if let Some(r) = &f.unknown {
@@ -223,9 +245,15 @@ impl Interp<'_> {
                     return Ok(());
                 }
                 match long {
-                    "rcfile" | "init-file" => j += 1,
-                    "norc" | "noprofile" | "login" | "posix" | "verbose" | "noediting"
-                    | "restricted" | "debugger" => {}
+                    "rcfile" | "init-file" => {
+                        j += 1;
+                        rcfile = fields.get(j).map(|(f, _, _)| f.text.clone());
+                    }
+                    "norc" => norc = true,
+                    "noprofile" => noprofile = true,
+                    "login" => login = true,
+                    "posix" => posix = true,
+                    "verbose" | "noediting" | "restricted" | "debugger" => {}
                     "pretty-print" | "dump-strings" | "dump-po-strings" | "help" | "version" => {
                         noexec = true
                     }
@@ -253,6 +281,10 @@ impl Interp<'_> {
                     'e' => shell.options.push(("errexit".into(), on)),
                     'u' => shell.options.push(("nounset".into(), on)),
                     'f' => shell.options.push(("noglob".into(), on)),
+                    'a' => shell.options.push(("allexport".into(), on)),
+                    'l' => login = on,
+                    'i' => interactive = on,
+                    'p' => privileged = on,
                     'o' | 'O' => {
                         j += 1;
                         if let Some((f, _, _)) = fields.get(j)
@@ -261,8 +293,8 @@ impl Interp<'_> {
                             shell.options.push((f.text.clone(), on));
                         }
                     }
-                    'x' | 'v' | 'l' | 'i' | 'r' | 'p' | 'h' | 'B' | 'H' | 'm' | 'b' | 'k' | 't'
-                    | 'C' | 'E' | 'T' | 'P' => {}
+                    'x' | 'v' | 'r' | 'h' | 'B' | 'H' | 'm' | 'b' | 'k' | 't' | 'C' | 'E' | 'T'
+                    | 'P' => {}
                     _ => {
                         return self.unsupported_shell(
                             &head,
@@ -278,6 +310,31 @@ impl Interp<'_> {
             // `bash -n FILE` reads it and runs nothing.
             return Ok(());
         }
+        shell.open = if login && !noprofile {
+            Some(format!(
+                "the profile files a login `{head}` reads first (/etc/profile, ~/.bash_profile, ~/.profile: outside the text)"
+            ))
+        } else if interactive && !norc {
+            let rc = match (&rcfile, head.as_str()) {
+                (Some(f), _) => f.clone(),
+                (None, "bash") => "~/.bashrc".to_string(),
+                (None, _) => "$ENV".to_string(),
+            };
+            Some(format!(
+                "the rc file an interactive `{head}` reads first ({rc}: outside the text)"
+            ))
+        } else {
+            None
+        };
+        shell.reads_bash_env = !posix && !privileged && !interactive;
+        shell.sh = match head.as_str() {
+            "sh" => Some(
+                "`sh`, which may be dash or another POSIX shell rather than bash (what /bin/sh is depends on the machine)"
+                    .to_string(),
+            ),
+            "dash" => Some("`dash`, a POSIX shell that is not bash".to_string()),
+            _ => None,
+        };
         if command {
             let Some((f, range, _)) = fields.get(j) else {
                 return Ok(());
@@ -387,7 +444,7 @@ impl Interp<'_> {
     /// its value, or, for a function's `local` declared without one, the
     /// value of the variable it shadows (bash skips a variable that is not
     /// set and exports the one below it).
-    fn exported_value(&self, name: &str) -> Option<Val> {
+    pub(super) fn exported_value(&self, name: &str) -> Option<Val> {
         if let Some(v) = self.st.get(name).and_then(|v| v.into_iter().next()) {
             return Some(v);
         }
@@ -445,137 +502,6 @@ impl Interp<'_> {
         Ok(())
     }
 
-    /// `docker run --env-file FILE`: its `NAME=value` and `NAME` lines (`#`
-    /// comments and blank lines skipped), read through the confined layer.
-    fn docker_env_file(&self, target: &str, at: usize) -> Result<Vec<String>, Error> {
-        let source = self.read_script(&format!("--env-file {target}"), target, at)?;
-        Ok(source
-            .text
-            .lines()
-            .map(|l| l.trim_start())
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(str::to_string)
-            .collect())
-    }
-
-    /// How a wrapper of the table changes the environment on the way to its
-    /// command (`src/launchers.yaml`): `sudo`'s reset and keep list (unless
-    /// `-E` / `--preserve-env[=A,B]`), its `NAME=value` words, and `uv run
-    /// --env-file F` (or `UV_ENV_FILE`) read through the confined layer.
-    fn wrapper_env(
-        &mut self,
-        w: &crate::launch::Wrapper,
-        used: &crate::launch::WrapperUse,
-        fields: &[(Field, (usize, usize), Option<String>)],
-        mods: &mut EnvMods,
-    ) -> Result<(), Error> {
-        if let Some(reset) = &w.resets_env {
-            let all = used
-                .options
-                .iter()
-                .any(|(_, o, v)| v.is_none() && reset.preserve_all.contains(o));
-            if !all {
-                let mut keep = reset.keep.clone();
-                for (_, o, v) in &used.options {
-                    if reset.preserve_list.as_ref() == Some(o)
-                        && let Some(v) = v
-                    {
-                        keep.extend(v.split(',').filter(|x| !x.is_empty()).map(String::from));
-                    }
-                }
-                if mods.clear {
-                    mods.keep.retain(|k| keep.contains(k));
-                } else {
-                    mods.clear = true;
-                    mods.keep = keep;
-                }
-                let kept = mods.keep.clone();
-                mods.set.retain(|(k, _, _)| kept.contains(k));
-                mods.fallback.retain(|(k, _, _)| kept.contains(k));
-            }
-        }
-        for &k in &used.assignments {
-            let (f, range, _) = &fields[k];
-            if let Some(r) = &f.unknown {
-                return Err(self.err(
-                    range.0,
-                    format!("cannot know the variable `{}` sets: {r}", w.name),
-                ));
-            }
-            if let Some((n, v)) = f.text.split_once('=') {
-                mods.set.retain(|(x, _, _)| x != n);
-                mods.fallback.retain(|(x, _, _)| x != n);
-                mods.set.push((n.to_string(), v.to_string(), *range));
-            }
-        }
-        let off = w
-            .no_env_file_option
-            .as_ref()
-            .is_some_and(|o| used.options.iter().any(|(_, x, _)| x == o));
-        if off || (w.env_file_options.is_empty() && w.env_file_var.is_none()) {
-            return Ok(());
-        }
-        // Each env file named, with the field that names it.
-        let mut files: Vec<(String, usize)> = Vec::new();
-        for (k, o, v) in &used.options {
-            if !w.env_file_options.contains(o) || v.is_none() {
-                continue;
-            }
-            let at = if fields[*k].0.text == *o { k + 1 } else { *k };
-            files.push((v.clone().unwrap_or_default(), at));
-        }
-        let mut named_by_var = None;
-        if files.is_empty()
-            && let Some(var) = &w.env_file_var
-        {
-            let set = mods.set.iter().rev().find(|(k, _, _)| k == var);
-            let value = match set {
-                Some((_, v, _)) => Some(Val::Known(v.clone())),
-                None if mods.passes(var) && self.st.exported.contains(var) => {
-                    self.st.get(var).and_then(|v| v.into_iter().next())
-                }
-                None => None,
-            };
-            match value {
-                Some(Val::Known(path)) if !path.is_empty() => named_by_var = Some(path),
-                Some(Val::Unknown(r)) => {
-                    return Err(self.err(
-                        fields[0].1.0,
-                        format!("cannot know the env file `{}` reads ({var}): {r}", w.name),
-                    ));
-                }
-                _ => {}
-            }
-        }
-        let mut read: Vec<(String, (usize, usize))> = files
-            .into_iter()
-            .map(|(f, k)| {
-                let (field, range, _) = &fields[k.min(fields.len() - 1)];
-                match &field.unknown {
-                    Some(r) => Err(self.err(
-                        range.0,
-                        format!("cannot know the env file `{}` reads: {r}", w.name),
-                    )),
-                    None => Ok((f, *range)),
-                }
-            })
-            .collect::<Result<_, _>>()?;
-        if let Some(path) = named_by_var {
-            read.push((path, fields[0].1));
-        }
-        // The command's own variables win, then the later file.
-        for (file, range) in read.into_iter().rev() {
-            let source =
-                self.read_script(&format!("{} --env-file {file}", w.name), &file, range.0)?;
-            for (name, value) in dotenv(&source)? {
-                if !mods.fallback.iter().any(|(k, _, _)| *k == name) {
-                    mods.fallback.push((name, value, range));
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// A command that does not start with a launcher: a shell script inside
     /// the root run by its path (`./serve.sh`, `scripts/serve`) runs as `bash
     /// FILE` does; a command that runs a launcher through a program neither
@@ -616,9 +542,25 @@ impl Interp<'_> {
                         }
                         Err(e) => return Err(self.err(range.0, format!("`{}`: {e}", f.text))),
                     };
-                    if !runs_in_shell(&source.text) {
+                    let Some(shebang) = shell_of(&source.text) else {
                         // Another interpreter's script: not evaluated.
                         return Ok(());
+                    };
+                    if let Some(words) = shebang {
+                        // `#!/bin/sh`, `#!/bin/bash -a`: that shell, with the
+                        // line's option, runs the file.
+                        let word = |text: String| {
+                            let f = Field {
+                                text,
+                                unknown: None,
+                                span: None,
+                            };
+                            (f, *range, None)
+                        };
+                        let mut run: Vec<_> = words.into_iter().map(word).collect();
+                        run.push(word(f.text.clone()));
+                        run.extend(fields[1..].iter().cloned());
+                        return self.shell(&run, mods, None);
                     }
                     let args = fields[1..]
                         .iter()
@@ -730,7 +672,10 @@ impl Interp<'_> {
         let mut fields = fields.to_vec();
         let mut i = 0;
         let mut mods = EnvMods::default();
-        let mut docker: Option<Vec<(String, (usize, usize))>> = None;
+        // `docker run`: its `-e` / `--env-file` variables (the word, whether
+        // it is knowable, where), and why the container's other variables
+        // are not knowable (the image's `ENV` lines, an env file not read).
+        let mut docker: Option<(Vec<Operand>, String)> = None;
         let mut context = Context::default();
         loop {
             let Some((f, _, _)) = fields.get(i) else {
@@ -765,8 +710,10 @@ impl Interp<'_> {
                         .collect();
                     let parsed = crate::extract::shared::docker_run_options(&texts);
                     let mut vars = Vec::new();
+                    let mut unread: Option<String> = None;
                     for (file, k) in &parsed.env_files {
-                        let range = fields[i + 2 + k].1;
+                        let (f, range, _) = &fields[i + 2 + k];
+                        let range = *range;
                         if let Some(r) = self.changed(file) {
                             let span = self.source.span(range.0, range.0);
                             self.out.unsupported.push(format!(
@@ -775,17 +722,32 @@ impl Interp<'_> {
                             ));
                             return Ok(());
                         }
+                        if let Some(r) = &f.unknown {
+                            // Its path is not knowable: not read (never with
+                            // the unknown part taken as empty).
+                            unread.get_or_insert_with(|| {
+                                format!(
+                                    "`--env-file` at {}, whose path is not knowable ({r}),",
+                                    self.source.span(range.0, range.1)
+                                )
+                            });
+                            continue;
+                        }
                         for line in self.docker_env_file(file, range.0)? {
+                            let line = Field {
+                                text: line,
+                                unknown: None,
+                                span: None,
+                            };
                             vars.push((line, range));
                         }
                     }
-                    vars.extend(
-                        parsed
-                            .env
-                            .into_iter()
-                            .map(|(v, at)| (v, fields[i + 2 + at].1)),
-                    );
-                    docker = Some(vars);
+                    for (v, at) in parsed.env {
+                        let (f, range, _) = &fields[i + 2 + at];
+                        let mut f = f.clone();
+                        f.text = v;
+                        vars.push((f, *range));
+                    }
                     let entrypoint = parsed
                         .entrypoint
                         .map(|k| fields[i + 2 + k].clone())
@@ -794,6 +756,13 @@ impl Interp<'_> {
                         Some(img) => i + 2 + img,
                         None => fields.len(),
                     };
+                    let image = fields.get(i).map_or_else(
+                        || "the image".to_string(),
+                        |(img, _, _)| format!("the image `{}`", img.text),
+                    );
+                    let why = unread
+                        .unwrap_or_else(|| format!("{image}'s `ENV` lines (not in the text)"));
+                    docker = Some((vars, why));
                     if let Some((img, range, _)) = fields.get(i) {
                         let from = format!(
                             "image {} at {}",
@@ -823,6 +792,7 @@ impl Interp<'_> {
                                 mods.keep.clear();
                                 mods.set.clear();
                                 mods.fallback.clear();
+                                mods.open = None;
                                 i += 1;
                             }
                             _ if matches!(t, "-u" | "--unset" | "-C" | "--chdir") => {
@@ -901,8 +871,14 @@ impl Interp<'_> {
                                     .collect();
                                 fields.splice(i..i + n, new);
                             }
-                            Some((k, v)) if !k.is_empty() && !k.starts_with('-') => {
-                                mods.set.push((k.to_string(), v.to_string(), *range));
+                            Some((k, _)) if !k.is_empty() && !k.starts_with('-') => {
+                                let (f, range) = (f.clone(), *range);
+                                if let Some((n, v)) =
+                                    self.assignment_word(&f, range, "env", &mut mods)
+                                {
+                                    mods.set.retain(|(x, _, _)| *x != n);
+                                    mods.set.push((n, v, range));
+                                }
                                 i += 1;
                             }
                             _ if t.starts_with('-') => i += 1,
@@ -940,6 +916,11 @@ impl Interp<'_> {
         let detected = crate::launch::detect_launcher(&words, is_python);
         if !mods.clear && (child || detected.is_none()) {
             mods.prefix = self.prefix_values(assigns)?;
+        }
+        if child && let Some((vars, why)) = docker.take() {
+            // A shell in a container: only its `-e` variables and the
+            // image's (open) reach it, not the host's.
+            mods = self.container_mods(vars, why, &mods);
         }
         if child {
             return self.shell(&fields[i..], &mods, input);
@@ -1009,18 +990,33 @@ impl Interp<'_> {
             }
         }
         env.retain(|e| !mods.unset.contains(&e.name));
-        let docker_env = docker.is_some();
-        if let Some(vars) = docker {
+        let mut docker_open = None;
+        if let Some((vars, why)) = docker {
+            docker_open = Some(why);
             let host = std::mem::take(&mut env);
             for (item, (s, e)) in vars {
                 let span = self.source.span(s, e);
-                match item.split_once('=') {
-                    Some((k, v)) => {
+                if item.text.contains('=') {
+                    let mut open = EnvMods::default();
+                    if let Some((k, v)) =
+                        self.assignment_word(&item, (s, e), "docker run -e", &mut open)
+                    {
                         env.retain(|x| x.name != k);
-                        env.push(env_var(k, &Val::Known(v.to_string()), span));
+                        env.push(env_var(&k, &v, span));
+                    } else if let Some(o) = open.open {
+                        docker_open = Some(o);
                     }
-                    None => {
-                        let item = item.as_str();
+                    continue;
+                }
+                if let Some(r) = &item.unknown {
+                    docker_open = Some(format!(
+                        "`docker run -e` passing a variable whose name is not knowable ({r})"
+                    ));
+                    continue;
+                }
+                {
+                    {
+                        let item = item.text.as_str();
                         let v = host
                             .iter()
                             .find(|h| h.name == item)
@@ -1041,7 +1037,7 @@ impl Interp<'_> {
         }
         for (k, v, (s, e)) in mods.set {
             env.retain(|x| x.name != k);
-            env.push(env_var(&k, &Val::Known(v), self.source.span(s, e)));
+            env.push(env_var(&k, &v, self.source.span(s, e)));
         }
         for (k, v, (s, e)) in mods.fallback {
             if !env.iter().any(|x| x.name == k) {
@@ -1061,8 +1057,9 @@ impl Interp<'_> {
             // Code that was not evaluated may have exported any variable into
             // the shell's environment, which reaches the server unless `env
             // -i` cleared it or the server runs in a container.
-            env_open: match (&self.st.clobbered, docker_env) {
-                (Some(r), false) if !mods.clear => Some(
+            env_open: match (docker_open, mods.open, &self.st.clobbered) {
+                (Some(why), _, _) | (None, Some(why), _) => Some(why),
+                (None, None, Some(r)) if !mods.clear => Some(
                     r.strip_prefix(super::CLOBBERED_PREFIX)
                         .unwrap_or(r)
                         .to_string(),
@@ -1109,84 +1106,29 @@ pub(super) fn heredoc_as_double_quoted(body: &str) -> String {
     out
 }
 
-/// Whether a script file runs in a shell when executed: no `#!` line (the
-/// shell runs it), or one naming `bash`, `sh` or `dash` (directly or through
-/// `env`).
-fn runs_in_shell(text: &str) -> bool {
+/// How a script file runs when executed: `Some(None)` with no `#!` line
+/// (the calling bash runs it), `Some(words)` when the line names `bash`,
+/// `sh` or `dash` (directly or through `env`): that shell and the line's
+/// one argument (`-a`); `None` for another interpreter.
+fn shell_of(text: &str) -> Option<Option<Vec<String>>> {
     let Some(line) = text.lines().next().and_then(|l| l.strip_prefix("#!")) else {
-        return true;
+        return Some(None);
     };
-    let mut words = line.split_whitespace();
-    let mut interpreter = words.next().unwrap_or("").rsplit('/').next().unwrap_or("");
+    let line = line.trim();
+    let (path, arg) = line
+        .split_once([' ', '\t'])
+        .map_or((line, ""), |(p, a)| (p, a.trim()));
+    let mut interpreter = path.rsplit('/').next().unwrap_or("");
+    // The kernel passes the rest of the line as one argument.
+    let mut words = vec![];
     if interpreter == "env" {
-        interpreter = words.find(|w| !w.starts_with('-')).unwrap_or("");
+        interpreter = arg.split_whitespace().find(|w| !w.starts_with('-'))?;
+    } else if !arg.is_empty() {
+        words.push(arg.to_string());
     }
-    SHELLS.contains(&interpreter)
-}
-
-/// The variables of a dotenv file (`uv run --env-file`, read as the `dotenvy`
-/// crate uv uses reads it): `NAME=value` lines, `export` allowed, `#`
-/// comments and blank lines skipped; a single-quoted value is literal, a
-/// double-quoted or unquoted one is known when it holds no `$` substitution
-/// or `\` escape (else unknown, with the reason). A line that is not an
-/// assignment is an error at its position, as uv refuses the file.
-fn dotenv(source: &std::sync::Arc<crate::span::Source>) -> Result<Vec<(String, Val)>, Error> {
-    let mut out = Vec::new();
-    let mut offset = 0;
-    for raw in source.text.split_inclusive('\n') {
-        let at = offset;
-        offset += raw.len();
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let line = line.strip_prefix("export ").map_or(line, str::trim_start);
-        let bad = || Error::Input {
-            span: source.span(at, at),
-            message: "not a `NAME=value` line of a dotenv file".into(),
-        };
-        let (name, value) = line.split_once('=').ok_or_else(bad)?;
-        let name = name.trim();
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
-        {
-            return Err(bad());
-        }
-        let value = value.trim_start();
-        let unmodelled = |why: &str| {
-            Val::Unknown(format!(
-                "{name} in {} is {why}, which recipe-drift does not model",
-                source.origin.label()
-            ))
-        };
-        let v = if let Some(rest) = value.strip_prefix('\'') {
-            match rest.split_once('\'') {
-                Some((v, _)) => Val::Known(v.to_string()),
-                None => unmodelled("a quoted value over several lines"),
-            }
-        } else if let Some(rest) = value.strip_prefix('"') {
-            match rest.split_once('"') {
-                Some((v, _)) if !v.contains(['$', '\\']) => Val::Known(v.to_string()),
-                Some(_) => unmodelled("a value with substitutions or escapes"),
-                None => unmodelled("a quoted value over several lines"),
-            }
-        } else {
-            let v = match value.find(" #") {
-                Some(i) => &value[..i],
-                None => value,
-            }
-            .trim_end();
-            if v.contains(['$', '\\', '"', '\'']) {
-                unmodelled("a value with substitutions or escapes")
-            } else {
-                Val::Known(v.to_string())
-            }
-        };
-        out.push((name.to_string(), v));
-    }
-    Ok(out)
+    SHELLS
+        .contains(&interpreter)
+        .then(|| Some([vec![interpreter.to_string()], words].concat()))
 }
 
 /// The one command of a list (`cat x.sh` in `<(cat x.sh)`), if it is one.

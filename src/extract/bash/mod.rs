@@ -37,6 +37,7 @@ mod capture;
 mod command;
 mod conditions;
 mod declare;
+mod environ;
 mod escapes;
 pub mod expand;
 mod fields;
@@ -132,6 +133,9 @@ pub struct State {
     /// of a file that is not read): why. A variable not set since is
     /// unknown, not unset.
     clobbered: Option<String>,
+    /// The script runs under `sh` (or `dash`), which may not be bash: why.
+    /// What bash alone has (`source`, `declare`, `[[`) is not knowable there.
+    pub(super) sh: Option<String>,
     /// The file whose code runs now (the script, a sourced file, the file a
     /// function was defined in): `${BASH_SOURCE[0]}`.
     file: Option<String>,
@@ -238,6 +242,7 @@ impl Clone for State {
             exit_trap: self.exit_trap.clone(),
             return_trap: self.return_trap.clone(),
             clobbered: self.clobbered.clone(),
+            sh: self.sh.clone(),
             file: self.file.clone(),
             cwd: self.cwd.clone(),
             start_dir: self.start_dir.clone(),
@@ -791,6 +796,7 @@ fn evaluate_at(
         positional,
         complete_env,
         harness: Some(harness),
+        sh: shell.sh.clone(),
         ..State::default()
     };
     // Variables the shell that runs the script has set, whose values depend
@@ -827,7 +833,14 @@ fn evaluate_at(
     for (name, on) in &shell.options {
         it.set_option(name, *on);
     }
+    // A non-interactive bash sources its `BASH_ENV` file first.
+    if let Some(path) = &shell.startup {
+        it.source_startup(path)?;
+    }
     for cc in &program.complete_commands {
+        if it.stopped {
+            break;
+        }
         it.reading_end = {
             use brush_parser::ast::SourceLocation;
             cc.location().map(|l| it.byte(&l.end)).unwrap_or(0)

@@ -529,7 +529,10 @@ impl<'a> Interp<'a> {
                 );
                 Ok(Status::Ok)
             }
-            Command::ExtendedTest(t, _) => self.ext_test(&t.expr),
+            Command::ExtendedTest(t, _) => match self.bash_only("[[", 0) {
+                Some(s) => Ok(s),
+                None => self.ext_test(&t.expr),
+            },
             Command::Compound(cc, _) => self.compound(cc),
         }
     }
