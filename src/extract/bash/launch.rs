@@ -14,7 +14,7 @@ use crate::launch::{Context, EnvVar, Launch, Provenance, Token};
 
 /// How a child shell (`bash FILE`, `bash -c TEXT`) starts: its `set`
 /// options from its command line and its `$0`.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Shell {
     /// `-e`, `-u`, `-f`, `-o NAME` (on) and their `+` forms (off).
     pub options: Vec<(String, bool)>,
@@ -23,6 +23,9 @@ pub(super) struct Shell {
     /// The file relative paths are found beside, when the script is not a
     /// file (`bash -c TEXT`, a script on standard input): the caller's.
     pub script: Option<std::sync::Arc<crate::span::Source>>,
+    /// The files the caller changed before it runs the script, keyed from
+    /// the folder the script starts in.
+    pub written: crate::launch::Written,
 }
 
 /// What a command reads on standard input, for `bash` with no script operand
@@ -131,6 +134,16 @@ impl Interp<'_> {
                 };
             }
         }
+        // The child sees the files this shell changed, and what it changes
+        // stays changed here (its keys start from its own folder).
+        let (here, there) = (
+            self.start_folder(),
+            super::paths::start_of(shell.script.as_deref().unwrap_or(source)),
+        );
+        let shell = Shell {
+            written: super::paths::rebase(&self.st.touched, here.as_deref(), there.as_deref()),
+            ..shell.clone()
+        };
         let inner = evaluate_at(
             source,
             args,
@@ -140,9 +153,10 @@ impl Interp<'_> {
             self.st.complete_env,
             self.files,
             self.st.harness(),
-            shell,
+            &shell,
             self.st.clobbered.clone().filter(|_| !mods.clear),
         )?;
+        self.st.touched = super::paths::rebase(&inner.written, there.as_deref(), here.as_deref());
         let mut launches = inner.launches;
         if let Some(r) = self.condition() {
             // The child runs only under a condition that is not knowable.

@@ -606,6 +606,9 @@ pub struct Evaluation {
     /// Auxiliary launches (the SGLang router), with where they are and their
     /// words: reported, never compared.
     pub auxiliary: Vec<crate::launch::Remark>,
+    /// The files the script (and the shells it runs) wrote, removed or
+    /// moved, as they stand when it ends (keys relative to its folder).
+    pub written: crate::launch::Written,
 }
 
 struct Interp<'a> {
@@ -816,6 +819,8 @@ fn evaluate_at(
     // The caller ran code that was not evaluated and may have exported any
     // variable: one this shell does not set is unknown, not unset.
     st.clobbered = open;
+    // The files the caller changed before it ran this shell.
+    st.touched = shell.written.clone();
     let reads = st.reads.clone();
     if let Some(Val::Known(zero)) = &shell.zero {
         st.script = zero.clone();
@@ -853,6 +858,7 @@ fn evaluate_at(
     if let Ok(r) = reads.lock() {
         it.out.read.extend(r.iter().cloned());
     }
+    it.out.written = std::mem::take(&mut it.st.touched);
     Ok(it.out)
 }
 

@@ -82,7 +82,7 @@ const READS_ONLY: &[&str] = &[
 impl Interp<'_> {
     /// The folder the script's relative paths start from on this machine
     /// (its file's folder); `None` when the script is not a local file.
-    fn start_folder(&self) -> Option<PathBuf> {
+    pub(super) fn start_folder(&self) -> Option<PathBuf> {
         match &self.script.origin {
             crate::span::Origin::File(p) => Some(p.parent().unwrap_or(Path::new("")).to_path_buf()),
             _ => self.st.script_dir.clone(),
@@ -359,26 +359,21 @@ impl Interp<'_> {
                 Ok(cur) => logical_join(&cur, t),
                 Err(_) if t.starts_with('/') => logical_join("", t),
                 Err(r) => {
-                    self.st.touched.anywhere.get_or_insert(format!(
+                    self.st.touched.mark_anywhere(|| format!(
                         "a file may have been {reason}, from a working folder that is not knowable ({r})"
                     ));
                     return;
                 }
             },
             Val::Unknown(r) => {
-                self.st.touched.anywhere.get_or_insert(format!(
-                    "a file whose path is not knowable ({r}) was {reason}"
-                ));
+                self.st.touched.mark_anywhere(|| {
+                    format!("a file whose path is not knowable ({r}) was {reason}")
+                });
                 return;
             }
         };
         // A text written before is no longer what is there.
-        let under = format!("{key}/");
-        self.st
-            .touched
-            .texts
-            .retain(|p, _| *p != key && !p.starts_with(&under));
-        self.st.touched.paths.insert(key, reason);
+        self.st.touched.mark(key, reason);
     }
 
     /// Why reading `target` now would not give its committed content, if it
@@ -449,7 +444,7 @@ impl Interp<'_> {
         let pos = self.source.line_col(at);
         let from = format!("{}:{}:{}", self.source.origin.label(), pos.line, pos.col);
         if self.condition().is_none() {
-            self.st.touched.texts.insert(key, (text, from));
+            self.st.touched.set_text(key, text, from);
         }
     }
 
@@ -464,13 +459,23 @@ impl Interp<'_> {
     }
 
     /// The paths a simple command's or a compound command's redirections
-    /// write (`> f`, `>> f`, `<> f`, `>| f`, `&> f`).
+    /// write (`> f`, `>> f`, `<> f`, `>| f`, `&> f`); a process substitution
+    /// (`< <(...)`, `> >(...)`) is evaluated for the files it changes.
     pub(super) fn note_redirects<'r>(
         &mut self,
         redirects: impl Iterator<Item = &'r ast::IoRedirect>,
         at: usize,
     ) -> Result<(), Error> {
         for r in redirects {
+            if let ast::IoRedirect::File(
+                _,
+                _,
+                ast::IoFileRedirectTarget::ProcessSubstitution(_, sub),
+            ) = r
+            {
+                self.process_substitution(sub)?;
+                continue;
+            }
             let w = match r {
                 ast::IoRedirect::File(
                     _,
@@ -621,6 +626,71 @@ impl Interp<'_> {
             }
         }
     }
+}
+
+/// The folder a shell running `script` starts its relative paths from: the
+/// script file's folder (`None` for text that is not a local file).
+pub(super) fn start_of(script: &crate::span::Source) -> Option<PathBuf> {
+    match &script.origin {
+        crate::span::Origin::File(p) => Some(p.parent().unwrap_or(Path::new("")).to_path_buf()),
+        _ => None,
+    }
+}
+
+/// `written` (keys relative to the folder `from`) with its keys relative to
+/// the folder `to`; a key outside `to` becomes absolute. Unchanged when
+/// either folder is not known or both are the same.
+pub(super) fn rebase(
+    written: &crate::launch::Written,
+    from: Option<&Path>,
+    to: Option<&Path>,
+) -> crate::launch::Written {
+    let (Some(from), Some(to)) = (from, to) else {
+        return written.clone();
+    };
+    let absolute = |p: &Path| {
+        std::path::absolute(p)
+            .unwrap_or_else(|_| p.to_path_buf())
+            .display()
+            .to_string()
+    };
+    let (from, to) = (absolute(from), absolute(to));
+    if from == to {
+        return written.clone();
+    }
+    let key = |k: &str| {
+        let abs = logical_join(&from, k);
+        relative_to(&abs, &to).unwrap_or(abs)
+    };
+    crate::launch::Written {
+        paths: std::sync::Arc::new(
+            written
+                .paths
+                .iter()
+                .map(|(k, r)| (key(k), r.clone()))
+                .collect(),
+        ),
+        anywhere: written.anywhere.clone(),
+        texts: std::sync::Arc::new(
+            written
+                .texts
+                .iter()
+                .map(|(k, t)| (key(k), t.clone()))
+                .collect(),
+        ),
+    }
+}
+
+/// `abs` relative to the absolute folder `folder` (`.` for the folder
+/// itself), when it is inside it.
+fn relative_to(abs: &str, folder: &str) -> Option<String> {
+    let folder = folder.trim_end_matches('/');
+    if abs == folder {
+        return Some(".".into());
+    }
+    abs.strip_prefix(folder)?
+        .strip_prefix('/')
+        .map(str::to_string)
 }
 
 /// Whether a word looks like a file path: not a URL or a number, and it
