@@ -84,3 +84,109 @@ fn a_child_shell_sees_the_callers_writes() {
     assert!(!o.stdout.contains("(from $TP)"), "{}", o.both());
     assert!(o.stdout.contains("r.sh:1:1"), "{}", o.both());
 }
+
+/// H2: `awk`, `find`, `xargs`, `uniq` and `sed` write files or run
+/// commands (bash: `--tp 4`, or 2 where gen.sh is deleted).
+#[test]
+fn programs_once_taken_as_read_only_may_write() {
+    for (body, because) in [
+        ("awk 'BEGIN{print \"TP=4\" > \"gen.sh\"}'", "`awk`"),
+        ("find . -maxdepth 0 -fprintf gen.sh 'TP=4\\n'", "`find`"),
+        ("find . -maxdepth 0 -exec cp other.txt gen.sh ';'", "`find`"),
+        ("find . -name gen.sh -delete", "`find`"),
+        ("xargs cp other.txt gen.sh < /dev/null", "`xargs cp`"),
+        ("uniq other.txt gen.sh", "`uniq`"),
+        ("sed -n 'w gen.sh' other.txt", "`sed`"),
+        ("sed -n -e 's/4/6/w gen.sh' other.txt", "`sed`"),
+    ] {
+        assert_gen_changed(body, &[], because);
+    }
+}
+
+/// H2: the same programs when they only read leave the committed file known.
+#[test]
+fn reading_forms_of_those_programs_stay_known() {
+    for body in [
+        "awk '{print $1}' gen.sh",
+        "find . -name '*.sh'",
+        "sed -n 's/TP/tp/p' gen.sh",
+        "ls | xargs echo",
+    ] {
+        let out = extract(body, &[]);
+        assert!(
+            out.contains("8") && out.contains("(from $TP)"),
+            "{body}:\n{out}"
+        );
+    }
+}
+
+/// H3: written paths in the forms `dd of=`, `sort -oFILE`, dot-files and
+/// extensionless names, `cp -t DIR`, a folder target, `ln -s` with one
+/// operand (bash: `--tp 4` each).
+#[test]
+fn every_named_operand_form_is_a_write() {
+    let sub = [("sub/gen.sh", "TP=4\n")];
+    for (body, files) in [
+        ("dd if=other.txt of=gen.sh status=none", &[][..]),
+        ("sort -ogen.sh other.txt", &[][..]),
+        ("cp -t . sub/gen.sh", &sub[..]),
+        ("cp --target-directory=. sub/gen.sh", &sub[..]),
+        ("cp sub/gen.sh .", &sub[..]),
+        ("ln -sf sub/gen.sh", &sub[..]),
+    ] {
+        assert_gen_changed(body, files, "r.sh:1:1");
+    }
+    // `.env` / `env`: names without a stem or an extension.
+    for name in [".env", "env"] {
+        let repo = Repo::new();
+        repo.write(name, "TP=8\n");
+        repo.write("other.txt", "TP=4\n");
+        repo.write(
+            "r.sh",
+            format!("sort -u other.txt -o {name}\nset -a; source {name}\nsglang serve --model-path m --tp \"${{TP:-2}}\"\n"),
+        );
+        let o = repo.run(&["extract", "r.sh"]);
+        assert_eq!(o.code, Some(0), "{}", o.both());
+        assert!(!o.stdout.contains("(from $TP)"), "{name}: {}", o.both());
+        assert!(o.stdout.contains("`sort`"), "{name}: {}", o.both());
+    }
+}
+
+/// H3: a copy into a folder changes only the names copied there.
+#[test]
+fn a_copy_into_a_folder_keeps_other_files_known() {
+    let out = extract("cp sub/x.txt .", &[("sub/x.txt", "")]);
+    assert!(out.contains("8") && out.contains("(from $TP)"), "{out}");
+}
+
+/// H15: a program whose name is not knowable may write what it names.
+#[test]
+fn a_program_whose_name_is_unknown_may_write() {
+    for body in [
+        "\"$PYTHON_BIN\" make_env.py --out gen.sh",
+        "$CONDA_RUN python3 make_env.py --out gen.sh",
+    ] {
+        assert_gen_changed(body, &[], "not knowable");
+    }
+}
+
+/// M4: inline code, patches, archives, another branch: any file may have
+/// changed, and the reason names the program.
+#[test]
+fn hidden_code_may_change_any_file() {
+    for (body, because) in [
+        (
+            "python3 - <<'PY'\nopen('gen.sh', 'w').write('TP=4\\n')\nPY",
+            "`python3 -`",
+        ),
+        ("python3 -c 'open(\"x\", \"w\")'", "`python3 -c`"),
+        ("perl -e 'print 1'", "`perl -e`"),
+        ("node -e '1'", "`node -e`"),
+        ("git apply p.diff", "`git apply`"),
+        ("git pull", "`git pull`"),
+        ("git checkout b -- .", "`git checkout`"),
+        ("tar xf a.tar", "`tar` extracts"),
+    ] {
+        assert_gen_changed(body, &[], because);
+    }
+}
