@@ -190,3 +190,52 @@ fn hidden_code_may_change_any_file() {
         assert_gen_changed(body, &[], because);
     }
 }
+
+/// H4: one file under two spellings: an absolute path under the script's
+/// folder (`"$SCRIPT_DIR/gen.sh"`, InferenceX's idiom) and a path through
+/// a committed symbolic link are `./gen.sh` (bash: `--tp 4`).
+#[test]
+fn another_spelling_of_a_written_file_is_the_same_file() {
+    assert_gen_changed(
+        "SCRIPT_DIR=$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\ncp other.txt \"$SCRIPT_DIR/gen.sh\"",
+        &[],
+        "r.sh:2:1",
+    );
+    let repo = Repo::new();
+    repo.write("gen.sh", "TP=8\n");
+    repo.write("other.txt", "TP=4\n");
+    repo.symlink("cur", std::path::Path::new("."));
+    repo.write(
+        "r.sh",
+        "cp other.txt cur/gen.sh\nsource ./gen.sh\nsglang serve --model-path m --tp \"${TP:-2}\"\n",
+    );
+    let o = repo.run(&["extract", "r.sh"]);
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(!o.stdout.contains("(from $TP)"), "{}", o.both());
+    assert!(o.stdout.contains("r.sh:1:1"), "{}", o.both());
+}
+
+/// H14: the text of `cat > FILE <<EOF` is not the file's when bash would
+/// not write it (`set -C`) or `cat` is a function or an alias (bash: 8, 6,
+/// 6): the file is written, its text not knowable.
+#[test]
+fn a_written_text_is_taken_only_from_cat_itself() {
+    let doc = "cat > gen.sh <<'X'\nTP=4\nX";
+    for pre in [
+        "set -o noclobber",
+        "set -C",
+        "cat() { command cat \"$@\" | sed 's/4/6/'; }",
+        "shopt -s expand_aliases\nalias cat='sed s/4/6/'",
+    ] {
+        let body = format!("{pre}\n{doc}");
+        let out = extract(&body, &[]);
+        assert!(!out.contains("(from $TP)"), "{body}:\n{out}");
+        assert!(
+            out.contains("may not hold what is committed"),
+            "{body}:\n{out}"
+        );
+    }
+    // `>|` overwrites under `set -C`: the text is the file's.
+    let out = extract("set -C\ncat >| gen.sh <<'X'\nTP=4\nX", &[]);
+    assert!(out.contains("4") && out.contains("(from $TP)"), "{out}");
+}

@@ -1300,6 +1300,7 @@ impl Interp<'_> {
                     'f' => self.st.noglob = on,
                     'u' => self.st.nounset = on,
                     'P' => self.st.physical = on,
+                    'C' => self.st.noclobber = on,
                     'o' => {
                         let name = args.get(i).map(|f| f.text.clone()).unwrap_or_default();
                         i += 1;

@@ -152,6 +152,9 @@ pub struct State {
     dirstack: Vec<Option<Val>>,
     /// `set -P` / `set -o physical`: `cd` resolves symbolic links.
     physical: bool,
+    /// `set -C` / `set -o noclobber`: `> FILE` does not overwrite a file
+    /// that is there.
+    noclobber: bool,
     /// The folder of the script file this shell runs (relative paths start
     /// there), also inside `$(...)`.
     script_dir: Option<std::path::PathBuf>,
@@ -245,6 +248,7 @@ impl Clone for State {
             oldpwd: self.oldpwd.clone(),
             dirstack: self.dirstack.clone(),
             physical: self.physical,
+            noclobber: self.noclobber,
             script_dir: self.script_dir.clone(),
             readonly: self.readonly.clone(),
             integers: self.integers.clone(),
@@ -555,6 +559,7 @@ struct SetOptions {
     allexport: bool,
     nounset: bool,
     physical: bool,
+    noclobber: bool,
 }
 
 impl State {
@@ -567,6 +572,7 @@ impl State {
             allexport: self.allexport,
             nounset: self.nounset,
             physical: self.physical,
+            noclobber: self.noclobber,
         }
     }
 
@@ -578,6 +584,7 @@ impl State {
         self.allexport = o.allexport;
         self.nounset = o.nounset;
         self.physical = o.physical;
+        self.noclobber = o.noclobber;
     }
 }
 

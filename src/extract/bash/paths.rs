@@ -142,6 +142,18 @@ const READS_ONLY: &[&str] = &[
     "[",
 ];
 
+/// Folders resolved by [`Interp::key_of`] on this thread: (start folder,
+/// folder) -> its physical key (`None`: not in the repository). Committed
+/// folders do not change while recipe-drift runs.
+type PhysicalCache = std::collections::HashMap<(PathBuf, String), Option<String>>;
+
+thread_local! {
+    static PHYSICAL: std::cell::RefCell<PhysicalCache> = std::cell::RefCell::default();
+}
+
+/// Folders kept resolved at most; past it the cache starts over.
+const PHYSICAL_CACHE: usize = 4096;
+
 impl Interp<'_> {
     /// The folder the script's relative paths start from on this machine
     /// (its file's folder); `None` when the script is not a local file.
@@ -412,6 +424,57 @@ impl Interp<'_> {
         })
     }
 
+    /// The key of the file `target` names from the working folder `cur` in
+    /// the touched set: its physical path (symbolic links of committed
+    /// folders resolved) relative to where the script starts when it is
+    /// inside it, so that `"$SCRIPT_DIR/gen.sh"`, `./gen.sh` and
+    /// `link/gen.sh` are one file; else the logical path.
+    fn key_of(&self, cur: &str, target: &str) -> String {
+        let mut key = logical_join(cur, target);
+        let Some(start) = self.start_folder() else {
+            return key;
+        };
+        if key.starts_with('/') {
+            // A path under the start folder, as `pwd` (logical) or `pwd -P`
+            // (physical) names it.
+            let logical = std::path::absolute(&start).ok();
+            let physical = crate::files::admit(&start).ok();
+            for base in [physical, logical].into_iter().flatten() {
+                if let Some(rel) = relative_to(&key, &base.display().to_string()) {
+                    key = rel;
+                    break;
+                }
+            }
+        }
+        let Some((folder, name)) = key.rsplit_once('/') else {
+            return key;
+        };
+        let folder = if folder.is_empty() { "/" } else { folder };
+        let physical = PHYSICAL.with(|c| {
+            c.borrow()
+                .get(&(start.clone(), folder.to_string()))
+                .cloned()
+        });
+        let physical = match physical {
+            Some(p) => p,
+            None => {
+                let p = self.physical("", folder).ok();
+                PHYSICAL.with(|c| {
+                    let mut c = c.borrow_mut();
+                    if c.len() >= PHYSICAL_CACHE {
+                        c.clear();
+                    }
+                    c.insert((start, folder.to_string()), p.clone());
+                });
+                p
+            }
+        };
+        match physical {
+            Some(p) => logical_join(&p, name),
+            None => key,
+        }
+    }
+
     /// Records that the command at `at` changed `target` (`verb`: "written",
     /// "removed or moved"): a later read of it is not knowable.
     pub(super) fn note_changed(&mut self, target: &Val, verb: &str, at: usize) {
@@ -425,8 +488,8 @@ impl Interp<'_> {
         let key = match target {
             Val::Known(t) if t.starts_with("/dev/") || t.is_empty() => return,
             Val::Known(t) => match self.cwd_text() {
-                Ok(cur) => logical_join(&cur, t),
-                Err(_) if t.starts_with('/') => logical_join("", t),
+                Ok(cur) => self.key_of(&cur, t),
+                Err(_) if t.starts_with('/') => self.key_of("", t),
                 Err(r) => {
                     self.st.touched.mark_anywhere(|| format!(
                         "a file may have been {reason}, from a working folder that is not knowable ({r})"
@@ -450,8 +513,8 @@ impl Interp<'_> {
     /// it) before.
     pub(super) fn changed(&self, target: &str) -> Option<String> {
         let key = match self.cwd_text() {
-            Ok(cur) => logical_join(&cur, target),
-            Err(_) => logical_join("", target),
+            Ok(cur) => self.key_of(&cur, target),
+            Err(_) => self.key_of("", target),
         };
         self.st
             .touched
@@ -462,9 +525,15 @@ impl Interp<'_> {
     /// `cat > FILE <<EOF ... EOF` (one output redirection, no operands):
     /// FILE's whole text is the here-document's, expanded as the child
     /// expands it (on a copy of the state: its assignments do not happen
-    /// here). Call after [`Self::note_redirects`].
+    /// here). Not when `cat` is a function or an alias (the file is
+    /// written, its text not knowable), nor for `>` under `set -C` (bash
+    /// does not overwrite a file that is there). Call after
+    /// [`Self::note_redirects`].
     pub(super) fn note_written_text(&mut self, sc: &ast::SimpleCommand, at: usize) {
-        if sc.word_or_name.as_ref().map(|w| w.value.as_str()) != Some("cat") {
+        if sc.word_or_name.as_ref().map(|w| w.value.as_str()) != Some("cat")
+            || self.st.functions.contains_key("cat")
+            || self.st.aliases.contains_key("cat")
+        {
             return;
         }
         let items: Vec<&ast::CommandPrefixOrSuffixItem> = sc
@@ -478,9 +547,14 @@ impl Interp<'_> {
             match it {
                 ast::CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::File(
                     None | Some(1),
-                    ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Clobber,
+                    kind @ (ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Clobber),
                     ast::IoFileRedirectTarget::Filename(w),
-                )) if target.is_none() => target = Some(w),
+                )) if target.is_none() => {
+                    if self.st.noclobber && matches!(kind, ast::IoFileRedirectKind::Write) {
+                        return;
+                    }
+                    target = Some(w)
+                }
                 ast::CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereDocument(
                     None | Some(0),
                     d,
@@ -509,7 +583,7 @@ impl Interp<'_> {
         let Ok(cur) = self.cwd_text() else {
             return;
         };
-        let key = logical_join(&cur, &path);
+        let key = self.key_of(&cur, &path);
         let pos = self.source.line_col(at);
         let from = format!("{}:{}:{}", self.source.origin.label(), pos.line, pos.col);
         if self.condition().is_none() {
@@ -523,7 +597,7 @@ impl Interp<'_> {
         let cur = self.cwd_text().ok()?;
         self.st
             .touched
-            .text(&logical_join(&cur, target))
+            .text(&self.key_of(&cur, target))
             .map(|(t, w)| (t.to_string(), w.to_string()))
     }
 
