@@ -799,22 +799,21 @@ impl Written {
     /// its committed content, if it may not: it, or a folder above it, was
     /// written, removed or moved.
     pub fn changed(&self, path: &str) -> Option<&str> {
-        if let Some(r) = &self.anywhere {
-            return Some(r);
-        }
+        // The write that names it (or a folder above it) first.
         let mut p = path;
-        loop {
+        let named = loop {
             if let Some(r) = self.paths.get(p) {
-                return Some(r);
+                break Some(r);
             }
             match p.rfind('/') {
                 Some(i) if i > 0 => p = &p[..i],
                 // The folder the script starts in (`cp x .`) holds every
                 // relative path; `/` every absolute one.
-                Some(_) => return self.paths.get("/").map(String::as_str),
-                None => return self.paths.get(".").map(String::as_str),
+                Some(_) => break self.paths.get("/"),
+                None => break self.paths.get("."),
             }
-        }
+        };
+        named.or(self.anywhere.as_ref()).map(String::as_str)
     }
 }
 

@@ -129,6 +129,7 @@ fn every_named_operand_form_is_a_write() {
     for (body, files) in [
         ("dd if=other.txt of=gen.sh status=none", &[][..]),
         ("sort -ogen.sh other.txt", &[][..]),
+        ("python3 tool.py --out=gen.sh", &[][..]),
         ("cp -t . sub/gen.sh", &sub[..]),
         ("cp --target-directory=. sub/gen.sh", &sub[..]),
         ("cp sub/gen.sh .", &sub[..]),
@@ -184,8 +185,16 @@ fn hidden_code_may_change_any_file() {
         ("node -e '1'", "`node -e`"),
         ("git apply p.diff", "`git apply`"),
         ("git pull", "`git pull`"),
-        ("git checkout b -- .", "`git checkout`"),
+        ("git checkout b", "`git checkout`"),
+        ("git checkout b -- .", "`git`"),
         ("tar xf a.tar", "`tar` extracts"),
+        ("tar -C . -xzf a.tgz", "`tar`"),
+        ("ruby -e '1'", "`ruby -e`"),
+        ("patch -p1 < fix.diff", "`patch` reads its code or changes"),
+        ("unzip a.zip", "`unzip` writes files"),
+        ("git stash pop", "`git stash`"),
+        ("awk '{system(\"cp other.txt gen.sh\")}' other.txt", "`awk`"),
+        ("sed -n '1e cp other.txt gen.sh' other.txt", "`sed`"),
     ] {
         assert_gen_changed(body, &[], because);
     }

@@ -59,7 +59,8 @@ const XARGS_VALUES: &[&str] = &[
 /// Programs that run code or apply changes the text does not show (inline
 /// code, patches, archives, another branch): (program, what makes it so: an
 /// option or subcommand among its words; `""`: no script operand, so the
-/// code comes from standard input). Any file may have changed.
+/// code comes from standard input; `"*"`: always). Any file may have
+/// changed.
 const RUNS_HIDDEN: &[(&str, &[&str])] = &[
     ("python", &["-c", "-", ""]),
     ("perl", &["-e", "-E", "-i", "-pi", "-", ""]),
@@ -83,7 +84,7 @@ const RUNS_HIDDEN: &[(&str, &[&str])] = &[
         ],
     ),
     ("patch", &[""]),
-    ("unzip", &[""]),
+    ("unzip", &["*"]),
 ];
 
 /// Options of file-writing commands whose value is the path written.
@@ -1070,6 +1071,7 @@ fn hidden_changes(name: &str, rest: &[Val]) -> Option<String> {
         let operand = rest.iter().filter_map(known).find(|t| !t.starts_with('-'));
         for t in triggers.iter() {
             let hit = match *t {
+                "*" => true,
                 "" => {
                     operand.is_none()
                         && !rest
@@ -1077,10 +1079,13 @@ fn hidden_changes(name: &str, rest: &[Val]) -> Option<String> {
                             .any(|w| matches!(known(w), Some("-m" | "--version" | "-V" | "--help")))
                 }
                 _ if t.starts_with('-') => rest.iter().any(|w| known(w) == Some(t)),
+                // `git checkout REV -- PATHS`: the paths it names.
+                _ if family == "git" && rest.iter().any(|w| known(w) == Some("--")) => false,
                 _ => operand == Some(t),
             };
             if hit {
                 return Some(match *t {
+                    "*" => format!("`{name}` writes files the text does not name"),
                     "" => format!("`{name}` reads its code or changes from standard input"),
                     t => format!("`{name} {t}` runs code or applies changes"),
                 });
