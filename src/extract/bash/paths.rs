@@ -143,10 +143,10 @@ const READS_ONLY: &[&str] = &[
     "[",
 ];
 
-/// Folders resolved by [`Interp::key_of`] on this thread: (start folder,
-/// folder) -> its physical key (`None`: not in the repository). Committed
-/// folders do not change while recipe-drift runs.
-type PhysicalCache = std::collections::HashMap<(PathBuf, String), Option<String>>;
+/// Folders resolved by [`Interp::key_of`] on this thread: the start folder,
+/// and folder -> its physical key (`None`: not in the repository).
+/// Committed folders do not change while recipe-drift runs.
+type PhysicalCache = (PathBuf, std::collections::HashMap<String, Option<String>>);
 
 thread_local! {
     static PHYSICAL: std::cell::RefCell<PhysicalCache> = std::cell::RefCell::default();
@@ -451,21 +451,20 @@ impl Interp<'_> {
             return key;
         };
         let folder = if folder.is_empty() { "/" } else { folder };
-        let physical = PHYSICAL.with(|c| {
-            c.borrow()
-                .get(&(start.clone(), folder.to_string()))
-                .cloned()
+        let cached = PHYSICAL.with(|c| {
+            let c = c.borrow();
+            (c.0 == start).then(|| c.1.get(folder).cloned()).flatten()
         });
-        let physical = match physical {
+        let physical = match cached {
             Some(p) => p,
             None => {
                 let p = self.physical("", folder).ok();
                 PHYSICAL.with(|c| {
                     let mut c = c.borrow_mut();
-                    if c.len() >= PHYSICAL_CACHE {
-                        c.clear();
+                    if c.0 != start || c.1.len() >= PHYSICAL_CACHE {
+                        *c = (start, Default::default());
                     }
-                    c.insert((start, folder.to_string()), p.clone());
+                    c.1.insert(folder.to_string(), p.clone());
                 });
                 p
             }
