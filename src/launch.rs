@@ -719,17 +719,19 @@ pub enum WorkDir {
 }
 
 /// Paths a script wrote, removed or moved (`> f`, `cp`, `mv`, `rm`, `sed
-/// -i`, ...), each as [`logical_join`] names it, with why.
+/// -i`, ...), each as [`logical_join`] names it, with why. A copy shares
+/// its maps until one side changes them (every subshell and `$(...)` copies
+/// the shell's state).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Written {
     /// Path -> "written by the script at x.sh:3:1".
-    pub paths: std::collections::BTreeMap<String, String>,
+    pub paths: Arc<std::collections::BTreeMap<String, String>>,
     /// Set when the script wrote to a path that is not knowable (or from a
     /// folder that is not): any file may have changed, and why.
     pub anywhere: Option<String>,
     /// Files whose whole text the script wrote and nothing changed since
     /// (`cat > cfg.yaml <<EOF`): path -> (text, where it was written).
-    pub texts: std::collections::BTreeMap<String, (String, String)>,
+    pub texts: Arc<std::collections::BTreeMap<String, (String, String)>>,
 }
 
 impl Written {
@@ -742,23 +744,81 @@ impl Written {
         self.texts.get(path).map(|(t, w)| (t.as_str(), w.as_str()))
     }
 
+    /// Records that `key` (and what is under it) changed, and why: a text
+    /// written there before is no longer what is there.
+    pub fn mark(&mut self, key: String, reason: String) {
+        let under = format!("{key}/");
+        if self
+            .texts
+            .keys()
+            .any(|p| *p == key || p.starts_with(&under) || key == ".")
+        {
+            Arc::make_mut(&mut self.texts)
+                .retain(|p, _| *p != key && !p.starts_with(&under) && key != ".");
+        }
+        if self.paths.get(&key) != Some(&reason) {
+            Arc::make_mut(&mut self.paths).insert(key, reason);
+        }
+    }
+
+    /// Records that any file may have changed, and why (the first reason
+    /// is kept).
+    pub fn mark_anywhere(&mut self, reason: impl FnOnce() -> String) {
+        if self.anywhere.is_none() {
+            self.anywhere = Some(reason());
+        }
+    }
+
+    /// Records that the script wrote `text` as the whole of `key`, at `from`.
+    pub fn set_text(&mut self, key: String, text: String, from: String) {
+        Arc::make_mut(&mut self.texts).insert(key, (text, from));
+    }
+
+    /// Adds what `other` (a shell run in parallel, or on another branch)
+    /// changed; a text is kept only where both wrote the same one.
+    pub fn merge(&mut self, other: &Written) {
+        if !Arc::ptr_eq(&self.texts, &other.texts)
+            && self
+                .texts
+                .iter()
+                .any(|(p, t)| other.texts.get(p) != Some(t))
+        {
+            Arc::make_mut(&mut self.texts).retain(|p, t| other.texts.get(p) == Some(t));
+        }
+        if !Arc::ptr_eq(&self.paths, &other.paths) {
+            if self.paths.is_empty() {
+                self.paths = other.paths.clone();
+            } else if other.paths.keys().any(|p| !self.paths.contains_key(p)) {
+                let mine = Arc::make_mut(&mut self.paths);
+                for (p, r) in other.paths.iter() {
+                    mine.entry(p.clone()).or_insert_with(|| r.clone());
+                }
+            }
+        }
+        if self.anywhere.is_none() {
+            self.anywhere = other.anywhere.clone();
+        }
+    }
+
     /// Why the file at `path` (as [`logical_join`] names it) may not hold
     /// its committed content, if it may not: it, or a folder above it, was
     /// written, removed or moved.
     pub fn changed(&self, path: &str) -> Option<&str> {
-        if let Some(r) = &self.anywhere {
-            return Some(r);
-        }
+        // The write that names it (or a folder above it) first.
         let mut p = path;
-        loop {
+        let named = loop {
             if let Some(r) = self.paths.get(p) {
-                return Some(r);
+                break Some(r);
             }
             match p.rfind('/') {
                 Some(i) if i > 0 => p = &p[..i],
-                _ => return None,
+                // The folder the script starts in (`cp x .`) holds every
+                // relative path; `/` every absolute one.
+                Some(_) => break self.paths.get("/"),
+                None => break self.paths.get("."),
             }
-        }
+        };
+        named.or(self.anywhere.as_ref()).map(String::as_str)
     }
 }
 
@@ -953,9 +1013,12 @@ mod tests {
         assert_eq!(logical_join("/r/a", "/etc/x"), "/etc/x");
         assert_eq!(logical_join("a", ".."), ".");
         let mut w = Written::default();
-        w.paths.insert("sub".into(), "removed".into());
+        w.mark("sub".into(), "removed".into());
         assert_eq!(w.changed("sub/cfg.yaml"), Some("removed"));
         assert_eq!(w.changed("subx/cfg.yaml"), None);
+        w.mark(".".into(), "copied into".into());
+        assert_eq!(w.changed("subx/cfg.yaml"), Some("copied into"));
+        assert_eq!(w.changed("/etc/x"), None);
     }
 
     fn len(words: &str) -> Option<usize> {

@@ -12,6 +12,7 @@ use super::budget;
 use super::expand::{Val, expand_string};
 use super::parse::{FailureKind, parse_guarded};
 use super::{Interp, State};
+use crate::error::Error;
 use crate::files::LocalFiles;
 use crate::span::Source;
 
@@ -45,12 +46,15 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<V
             return Err(t);
         }
         if r.is_err() {
+            st.touched = std::mem::take(&mut it.st.touched);
             return Ok(None);
         }
         if it.stopped {
             break;
         }
     }
+    // The files the subshell changed stay changed.
+    st.touched = std::mem::take(&mut it.st.touched);
     st.subst_status = Some(it.last_status.clone());
     if let Some(r) = it.capture_unknown {
         return Ok(Some(Val::Unknown(r)));
@@ -465,4 +469,47 @@ pub(super) fn seq(args: &[String]) -> Option<String> {
         x += i128::from(incr);
     }
     Some(v.join(&sep) + "\n")
+}
+
+impl Interp<'_> {
+    /// `<(...)` / `>(...)`: the commands run in a subshell beside the command
+    /// that names the pipe (when, is not knowable, as for `CMD &`): what they
+    /// assign ends with them, the files they change stay changed, and a
+    /// text they write is not known to be there.
+    pub(super) fn process_substitution(&mut self, sub: &ast::SubshellCommand) -> Result<(), Error> {
+        let saved = (self.st.clone(), self.stopped, self.flags());
+        let (conditions, flow) = (self.conditions.len(), self.flow.len());
+        let (last, assumed) = (self.last_status.clone(), self.assumed.take());
+        // Its output goes to the pipe, not to an enclosing `$(...)`.
+        let capture = (
+            self.capture.replace(String::new()),
+            self.capture_unknown.take(),
+        );
+        self.errexit_ignored += 1;
+        let r = self.list(&sub.list);
+        self.errexit_ignored -= 1;
+        (self.capture, self.capture_unknown) = capture;
+        let touched = std::mem::take(&mut self.st.touched);
+        (self.st, self.stopped) = (saved.0, saved.1);
+        let before = std::mem::replace(&mut self.st.touched, touched);
+        self.st.touched.merge(&before);
+        [self.breaking, self.continuing, self.returning] = saved.2;
+        (self.last_status, self.assumed) = (last, assumed);
+        self.conditions.truncate(conditions);
+        self.flow.truncate(flow);
+        r.map(|_| ())
+    }
+
+    /// The process substitutions among a simple command's words.
+    pub(super) fn process_substitution_words(
+        &mut self,
+        sc: &ast::SimpleCommand,
+    ) -> Result<(), Error> {
+        for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
+            if let CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) = it {
+                self.process_substitution(sub)?;
+            }
+        }
+        Ok(())
+    }
 }

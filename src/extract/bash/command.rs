@@ -418,16 +418,29 @@ impl Interp<'_> {
         raw: &[(&ast::Word, Option<&ast::Assignment>)],
         at: usize,
     ) -> Result<Status, Error> {
-        let mut args: Vec<String> = Vec::new();
+        let mut words: Vec<Val> = Vec::new();
         for (w, _) in raw {
             for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(at, m))? {
-                if let Some(r) = f.unknown {
-                    self.capture_unknown.get_or_insert(r);
-                    return Ok(Status::Ok);
-                }
-                args.push(f.text);
+                words.push(match f.unknown {
+                    Some(r) => Val::Unknown(r),
+                    None => Val::Known(f.text),
+                });
             }
         }
+        if let Some(r) = words.iter().find_map(|w| match w {
+            Val::Unknown(r) => Some(r.clone()),
+            Val::Known(_) => None,
+        }) {
+            self.capture_unknown.get_or_insert(r);
+            self.note_captured_writes(&words, at);
+            return Ok(Status::Ok);
+        }
+        let args: Vec<String> = words
+            .iter()
+            .map(|w| match w {
+                Val::Known(t) | Val::Unknown(t) => t.clone(),
+            })
+            .collect();
         let head = args.first().cloned().unwrap_or_default();
         let out: Option<String> = match head.as_str() {
             "echo" => echo(&args[1..]),
@@ -515,9 +528,23 @@ impl Interp<'_> {
                     "the output of `{}` is not knowable (commands are never run)",
                     args.join(" ")
                 ));
+                self.note_captured_writes(&words, at);
             }
         }
         Ok(Status::Ok)
+    }
+
+    /// The files a command run inside `$(...)` changes (its output is
+    /// captured; what it writes stays written).
+    fn note_captured_writes(&mut self, words: &[Val], at: usize) {
+        self.note_command_writes(words, at);
+        let head = match words.first() {
+            Some(Val::Known(h)) => h.rsplit('/').next().unwrap_or(h),
+            _ => "",
+        };
+        if !SIDE_EFFECTS.contains(&head) {
+            self.note_unmodelled_writes(words, at);
+        }
     }
 
     /// Expands the here-documents of a command run in this shell (a
@@ -1276,6 +1303,7 @@ impl Interp<'_> {
                     'f' => self.st.noglob = on,
                     'u' => self.st.nounset = on,
                     'P' => self.st.physical = on,
+                    'C' => self.st.noclobber = on,
                     'o' => {
                         let name = args.get(i).map(|f| f.text.clone()).unwrap_or_default();
                         i += 1;

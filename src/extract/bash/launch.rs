@@ -36,6 +36,9 @@ pub(super) struct Shell {
     /// Run by `sh` or `dash` (a command or a `#!/bin/sh` line), which may not
     /// be bash: why (`environ::BASH_ONLY`).
     pub sh: Option<String>,
+    /// The files the caller changed before it runs the script, keyed from
+    /// the folder the script starts in.
+    pub written: crate::launch::Written,
 }
 
 /// What a command reads on standard input, for `bash` with no script operand
@@ -144,6 +147,16 @@ impl Interp<'_> {
                 unknown.insert(k, r);
             }
         }
+        // The child sees the files this shell changed, and what it changes
+        // stays changed here (its keys start from its own folder).
+        let (here, there) = (
+            self.start_folder(),
+            super::paths::start_of(shell.script.as_deref().unwrap_or(source)),
+        );
+        let shell = Shell {
+            written: super::paths::rebase(&self.st.touched, here.as_deref(), there.as_deref()),
+            ..shell
+        };
         let inner = evaluate_at(
             source,
             args,
@@ -161,6 +174,7 @@ impl Interp<'_> {
                 .map(|why| format!("{}{why}", super::CLOBBERED_PREFIX))
                 .or_else(|| self.st.clobbered.clone().filter(|_| !mods.clear)),
         )?;
+        self.st.touched = super::paths::rebase(&inner.written, there.as_deref(), here.as_deref());
         let mut launches = inner.launches;
         if let Some(r) = self.condition() {
             // The child runs only under a condition that is not knowable.

@@ -156,6 +156,9 @@ pub struct State {
     dirstack: Vec<Option<Val>>,
     /// `set -P` / `set -o physical`: `cd` resolves symbolic links.
     physical: bool,
+    /// `set -C` / `set -o noclobber`: `> FILE` does not overwrite a file
+    /// that is there.
+    noclobber: bool,
     /// The folder of the script file this shell runs (relative paths start
     /// there), also inside `$(...)`.
     script_dir: Option<std::path::PathBuf>,
@@ -250,6 +253,7 @@ impl Clone for State {
             oldpwd: self.oldpwd.clone(),
             dirstack: self.dirstack.clone(),
             physical: self.physical,
+            noclobber: self.noclobber,
             script_dir: self.script_dir.clone(),
             readonly: self.readonly.clone(),
             integers: self.integers.clone(),
@@ -560,6 +564,7 @@ struct SetOptions {
     allexport: bool,
     nounset: bool,
     physical: bool,
+    noclobber: bool,
 }
 
 impl State {
@@ -572,6 +577,7 @@ impl State {
             allexport: self.allexport,
             nounset: self.nounset,
             physical: self.physical,
+            noclobber: self.noclobber,
         }
     }
 
@@ -583,6 +589,7 @@ impl State {
         self.allexport = o.allexport;
         self.nounset = o.nounset;
         self.physical = o.physical;
+        self.noclobber = o.noclobber;
     }
 }
 
@@ -611,6 +618,9 @@ pub struct Evaluation {
     /// Auxiliary launches (the SGLang router), with where they are and their
     /// words: reported, never compared.
     pub auxiliary: Vec<crate::launch::Remark>,
+    /// The files the script (and the shells it runs) wrote, removed or
+    /// moved, as they stand when it ends (keys relative to its folder).
+    pub written: crate::launch::Written,
 }
 
 struct Interp<'a> {
@@ -822,6 +832,8 @@ fn evaluate_at(
     // The caller ran code that was not evaluated and may have exported any
     // variable: one this shell does not set is unknown, not unset.
     st.clobbered = open;
+    // The files the caller changed before it ran this shell.
+    st.touched = shell.written.clone();
     let reads = st.reads.clone();
     if let Some(Val::Known(zero)) = &shell.zero {
         st.script = zero.clone();
@@ -866,6 +878,7 @@ fn evaluate_at(
     if let Ok(r) = reads.lock() {
         it.out.read.extend(r.iter().cloned());
     }
+    it.out.written = std::mem::take(&mut it.st.touched);
     Ok(it.out)
 }
 

@@ -112,6 +112,7 @@ impl Interp<'_> {
             "allexport" => self.st.allexport = on,
             "nounset" => self.st.nounset = on,
             "physical" => self.st.physical = on,
+            "noclobber" => self.st.noclobber = on,
             _ => {}
         }
     }
@@ -125,6 +126,7 @@ impl Interp<'_> {
             "allexport" => self.st.allexport,
             "nounset" => self.st.nounset,
             "physical" => self.st.physical,
+            "noclobber" => self.st.noclobber,
             _ => false,
         }
     }

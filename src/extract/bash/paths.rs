@@ -21,6 +21,72 @@ const CHANGES_OPERANDS: &[&str] = &["mv", "rm", "truncate", "tee", "rmdir", "unl
 /// Commands that change the file (or folder) named by their last operand.
 const CHANGES_LAST: &[&str] = &["cp", "ln", "install", "rsync"];
 
+/// Options of `cp`, `mv`, `ln`, `install`, `rsync` whose value is the next
+/// word (not an operand).
+const VALUE_OPTIONS: &[&str] = &[
+    "-S", "-m", "-o", "-g", "-e", "--suffix", "--mode", "--owner", "--group",
+];
+
+/// `find` actions that change files or run programs: with one, `find` is an
+/// unmodelled program (every operand may be written); without, it reads.
+const FIND_ACTIONS: &[&str] = &[
+    "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
+];
+
+/// The awk programs: they read unless their program prints to a file
+/// (`print > "f"`), into a command (`|`) or runs one (`system()`).
+const AWKS: &[&str] = &["awk", "gawk", "mawk", "nawk"];
+
+/// `xargs` options whose value is the next word.
+const XARGS_VALUES: &[&str] = &[
+    "-n",
+    "-I",
+    "-i",
+    "-d",
+    "-L",
+    "-l",
+    "-P",
+    "-s",
+    "-E",
+    "-e",
+    "-a",
+    "--arg-file",
+    "--delimiter",
+    "--max-args",
+    "--max-procs",
+];
+
+/// Programs that run code or apply changes the text does not show (inline
+/// code, patches, archives, another branch): (program, what makes it so: an
+/// option or subcommand among its words; `""`: no script operand, so the
+/// code comes from standard input; `"*"`: always). Any file may have
+/// changed.
+const RUNS_HIDDEN: &[(&str, &[&str])] = &[
+    ("python", &["-c", "-", ""]),
+    ("perl", &["-e", "-E", "-i", "-pi", "-", ""]),
+    ("ruby", &["-e", "-", ""]),
+    ("node", &["-e", "-p", "--eval", "--print", "-"]),
+    (
+        "git",
+        &[
+            "apply",
+            "am",
+            "pull",
+            "merge",
+            "rebase",
+            "cherry-pick",
+            "revert",
+            "stash",
+            "reset",
+            "checkout",
+            "restore",
+            "switch",
+        ],
+    ),
+    ("patch", &[""]),
+    ("unzip", &["*"]),
+];
+
 /// Options of file-writing commands whose value is the path written.
 const WRITES_OPTION: &[(&str, &[&str])] = &[
     ("curl", &["-o", "--output"]),
@@ -32,9 +98,10 @@ const WRITES_OPTION: &[(&str, &[&str])] = &[
 /// Programs that read the files they name and write none of them (their
 /// output goes to standard output, which redirections account for): the
 /// operands of every other program recipe-drift does not model may be
-/// files it writes ([`Interp::note_unmodelled_writes`]).
+/// files it writes ([`Interp::note_unmodelled_writes`]). Not here: `awk`
+/// (`print > FILE`, `system()`), `find` with an action, `xargs` (runs a
+/// command), `uniq` (its second operand is its output), `sed` with `w`.
 const READS_ONLY: &[&str] = &[
-    "awk",
     "basename",
     "cmp",
     "cut",
@@ -45,7 +112,6 @@ const READS_ONLY: &[&str] = &[
     "egrep",
     "fgrep",
     "file",
-    "find",
     "free",
     "grep",
     "head",
@@ -71,18 +137,28 @@ const READS_ONLY: &[&str] = &[
     "test",
     "tr",
     "uname",
-    "uniq",
     "wc",
     "which",
     "whoami",
-    "xargs",
     "[",
 ];
+
+/// Folders resolved by [`Interp::key_of`] on this thread: the start folder,
+/// and folder -> its physical key (`None`: not in the repository).
+/// Committed folders do not change while recipe-drift runs.
+type PhysicalCache = (PathBuf, std::collections::HashMap<String, Option<String>>);
+
+thread_local! {
+    static PHYSICAL: std::cell::RefCell<PhysicalCache> = std::cell::RefCell::default();
+}
+
+/// Folders kept resolved at most; past it the cache starts over.
+const PHYSICAL_CACHE: usize = 4096;
 
 impl Interp<'_> {
     /// The folder the script's relative paths start from on this machine
     /// (its file's folder); `None` when the script is not a local file.
-    fn start_folder(&self) -> Option<PathBuf> {
+    pub(super) fn start_folder(&self) -> Option<PathBuf> {
         match &self.script.origin {
             crate::span::Origin::File(p) => Some(p.parent().unwrap_or(Path::new("")).to_path_buf()),
             _ => self.st.script_dir.clone(),
@@ -112,10 +188,16 @@ impl Interp<'_> {
     /// repository, or made by the script. `None`: not knowable here (the
     /// script is not a local file).
     fn folder_there(&self, key: &str) -> Option<bool> {
-        let start = self.start_folder()?;
         if self.st.touched.paths.contains_key(key) {
             return Some(true);
         }
+        self.committed_folder(key)
+    }
+
+    /// Whether the folder `key` is in the repository (`None`: not knowable
+    /// here).
+    fn committed_folder(&self, key: &str) -> Option<bool> {
+        let start = self.start_folder()?;
         Some(
             crate::launch::WorkDir::Known(key.to_string())
                 .candidates(&start)
@@ -343,6 +425,56 @@ impl Interp<'_> {
         })
     }
 
+    /// The key of the file `target` names from the working folder `cur` in
+    /// the touched set: its physical path (symbolic links of committed
+    /// folders resolved) relative to where the script starts when it is
+    /// inside it, so that `"$SCRIPT_DIR/gen.sh"`, `./gen.sh` and
+    /// `link/gen.sh` are one file; else the logical path.
+    fn key_of(&self, cur: &str, target: &str) -> String {
+        let mut key = logical_join(cur, target);
+        let Some(start) = self.start_folder() else {
+            return key;
+        };
+        if key.starts_with('/') {
+            // A path under the start folder, as `pwd` (logical) or `pwd -P`
+            // (physical) names it.
+            let logical = std::path::absolute(&start).ok();
+            let physical = crate::files::admit(&start).ok();
+            for base in [physical, logical].into_iter().flatten() {
+                if let Some(rel) = relative_to(&key, &base.display().to_string()) {
+                    key = rel;
+                    break;
+                }
+            }
+        }
+        let Some((folder, name)) = key.rsplit_once('/') else {
+            return key;
+        };
+        let folder = if folder.is_empty() { "/" } else { folder };
+        let cached = PHYSICAL.with(|c| {
+            let c = c.borrow();
+            (c.0 == start).then(|| c.1.get(folder).cloned()).flatten()
+        });
+        let physical = match cached {
+            Some(p) => p,
+            None => {
+                let p = self.physical("", folder).ok();
+                PHYSICAL.with(|c| {
+                    let mut c = c.borrow_mut();
+                    if c.0 != start || c.1.len() >= PHYSICAL_CACHE {
+                        *c = (start, Default::default());
+                    }
+                    c.1.insert(folder.to_string(), p.clone());
+                });
+                p
+            }
+        };
+        match physical {
+            Some(p) => logical_join(&p, name),
+            None => key,
+        }
+    }
+
     /// Records that the command at `at` changed `target` (`verb`: "written",
     /// "removed or moved"): a later read of it is not knowable.
     pub(super) fn note_changed(&mut self, target: &Val, verb: &str, at: usize) {
@@ -356,29 +488,24 @@ impl Interp<'_> {
         let key = match target {
             Val::Known(t) if t.starts_with("/dev/") || t.is_empty() => return,
             Val::Known(t) => match self.cwd_text() {
-                Ok(cur) => logical_join(&cur, t),
-                Err(_) if t.starts_with('/') => logical_join("", t),
+                Ok(cur) => self.key_of(&cur, t),
+                Err(_) if t.starts_with('/') => self.key_of("", t),
                 Err(r) => {
-                    self.st.touched.anywhere.get_or_insert(format!(
+                    self.st.touched.mark_anywhere(|| format!(
                         "a file may have been {reason}, from a working folder that is not knowable ({r})"
                     ));
                     return;
                 }
             },
             Val::Unknown(r) => {
-                self.st.touched.anywhere.get_or_insert(format!(
-                    "a file whose path is not knowable ({r}) was {reason}"
-                ));
+                self.st.touched.mark_anywhere(|| {
+                    format!("a file whose path is not knowable ({r}) was {reason}")
+                });
                 return;
             }
         };
         // A text written before is no longer what is there.
-        let under = format!("{key}/");
-        self.st
-            .touched
-            .texts
-            .retain(|p, _| *p != key && !p.starts_with(&under));
-        self.st.touched.paths.insert(key, reason);
+        self.st.touched.mark(key, reason);
     }
 
     /// Why reading `target` now would not give its committed content, if it
@@ -386,8 +513,8 @@ impl Interp<'_> {
     /// it) before.
     pub(super) fn changed(&self, target: &str) -> Option<String> {
         let key = match self.cwd_text() {
-            Ok(cur) => logical_join(&cur, target),
-            Err(_) => logical_join("", target),
+            Ok(cur) => self.key_of(&cur, target),
+            Err(_) => self.key_of("", target),
         };
         self.st
             .touched
@@ -398,9 +525,15 @@ impl Interp<'_> {
     /// `cat > FILE <<EOF ... EOF` (one output redirection, no operands):
     /// FILE's whole text is the here-document's, expanded as the child
     /// expands it (on a copy of the state: its assignments do not happen
-    /// here). Call after [`Self::note_redirects`].
+    /// here). Not when `cat` is a function or an alias (the file is
+    /// written, its text not knowable), nor for `>` under `set -C` (bash
+    /// does not overwrite a file that is there). Call after
+    /// [`Self::note_redirects`].
     pub(super) fn note_written_text(&mut self, sc: &ast::SimpleCommand, at: usize) {
-        if sc.word_or_name.as_ref().map(|w| w.value.as_str()) != Some("cat") {
+        if sc.word_or_name.as_ref().map(|w| w.value.as_str()) != Some("cat")
+            || self.st.functions.contains_key("cat")
+            || self.st.aliases.contains_key("cat")
+        {
             return;
         }
         let items: Vec<&ast::CommandPrefixOrSuffixItem> = sc
@@ -414,9 +547,14 @@ impl Interp<'_> {
             match it {
                 ast::CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::File(
                     None | Some(1),
-                    ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Clobber,
+                    kind @ (ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Clobber),
                     ast::IoFileRedirectTarget::Filename(w),
-                )) if target.is_none() => target = Some(w),
+                )) if target.is_none() => {
+                    if self.st.noclobber && matches!(kind, ast::IoFileRedirectKind::Write) {
+                        return;
+                    }
+                    target = Some(w)
+                }
                 ast::CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereDocument(
                     None | Some(0),
                     d,
@@ -445,11 +583,11 @@ impl Interp<'_> {
         let Ok(cur) = self.cwd_text() else {
             return;
         };
-        let key = logical_join(&cur, &path);
+        let key = self.key_of(&cur, &path);
         let pos = self.source.line_col(at);
         let from = format!("{}:{}:{}", self.source.origin.label(), pos.line, pos.col);
         if self.condition().is_none() {
-            self.st.touched.texts.insert(key, (text, from));
+            self.st.touched.set_text(key, text, from);
         }
     }
 
@@ -459,18 +597,28 @@ impl Interp<'_> {
         let cur = self.cwd_text().ok()?;
         self.st
             .touched
-            .text(&logical_join(&cur, target))
+            .text(&self.key_of(&cur, target))
             .map(|(t, w)| (t.to_string(), w.to_string()))
     }
 
     /// The paths a simple command's or a compound command's redirections
-    /// write (`> f`, `>> f`, `<> f`, `>| f`, `&> f`).
+    /// write (`> f`, `>> f`, `<> f`, `>| f`, `&> f`); a process substitution
+    /// (`< <(...)`, `> >(...)`) is evaluated for the files it changes.
     pub(super) fn note_redirects<'r>(
         &mut self,
         redirects: impl Iterator<Item = &'r ast::IoRedirect>,
         at: usize,
     ) -> Result<(), Error> {
         for r in redirects {
+            if let ast::IoRedirect::File(
+                _,
+                _,
+                ast::IoFileRedirectTarget::ProcessSubstitution(_, sub),
+            ) = r
+            {
+                self.process_substitution(sub)?;
+                continue;
+            }
             let w = match r {
                 ast::IoRedirect::File(
                     _,
@@ -490,13 +638,16 @@ impl Interp<'_> {
     }
 
     /// A program recipe-drift does not model (`python gen.py --out cfg.yaml`,
-    /// `yq -i ... cfg.yaml`, `git clone URL dir`) may write any file it
-    /// names: each known operand that looks like a path (it holds a `/` or a
-    /// file extension; the value of `--opt=PATH` too) is recorded as possibly
-    /// written, so a later `source`, `--config` or `--env-file` of it is not
-    /// knowable. Files it writes without naming them are not seen; operands
-    /// that are not knowable are not taken as paths (that would make every
-    /// later read unknown); programs in [`READS_ONLY`] write nothing.
+    /// `yq -i ... cfg.yaml`, `git clone URL dir`, `dd of=FILE`, `sort
+    /// -oFILE`) may write any file it names: each known operand is recorded
+    /// as possibly written (the value of `--opt=PATH`, `KEY=PATH` and a
+    /// short option's attached value `-oPATH` too), so a later `source`,
+    /// `--config` or `--env-file` of it is not knowable. A program whose
+    /// name is not knowable (`"$PYTHON_BIN" gen.py`) is such a program. One
+    /// running code or changes the text does not show ([`RUNS_HIDDEN`],
+    /// `tar x`, `awk` printing to a file, `xargs CMD`, `sed` with `e`) may
+    /// have written any file. Programs in [`READS_ONLY`] (and `find`
+    /// without an action, `sed` without `w`) write nothing.
     pub(super) fn note_unmodelled_writes(&mut self, words: &[Val], at: usize) {
         // The program after its wrappers (`timeout 60 python3 gen.py`).
         let known: Vec<&str> = words
@@ -517,30 +668,221 @@ impl Interp<'_> {
             }
         }
         let words = &words[i.min(words.len())..];
-        let Some(Val::Known(head)) = words.first() else {
-            return;
+        let name = match words.first() {
+            Some(Val::Known(head)) => head.rsplit('/').next().unwrap_or("").to_string(),
+            Some(Val::Unknown(_)) => String::new(),
+            None => return,
         };
-        let name = head.rsplit('/').next().unwrap_or("");
         // A shell's script is evaluated (or refused) with its own writes.
-        if READS_ONLY.contains(&name)
-            || super::launch::SHELLS.contains(&name)
+        if READS_ONLY.contains(&name.as_str())
+            || super::launch::SHELLS.contains(&name.as_str())
             || name.ends_with(".sh")
         {
             return;
         }
-        let verb = format!(
-            "possibly written by `{name}` (a program recipe-drift does not model, which names it), run"
-        );
-        for w in &words[1..] {
+        let rest = &words[1..];
+        let has = |o: &str| rest.iter().any(|w| matches!(w, Val::Known(t) if t == o));
+        if name == "find" && !FIND_ACTIONS.iter().any(|a| has(a)) {
+            return;
+        }
+        if name == "xargs" {
+            return self.note_xargs(rest, at);
+        }
+        if name == "sed" {
+            return self.note_sed(rest, at);
+        }
+        let hidden = hidden_changes(&name, rest);
+        if hidden.is_none() && AWKS.contains(&name.as_str()) {
+            // An awk program that neither prints to a file nor runs a command.
+            return;
+        }
+        if let Some(why) = hidden {
+            let pos = self.source.line_col(at);
+            let label = self.source.origin.label();
+            self.st.touched.mark_anywhere(|| {
+                format!(
+                    "possibly changed by `{name}` at {label}:{}:{} ({why}, which the text does not show)",
+                    pos.line, pos.col
+                )
+            });
+        }
+        let verb = if name.is_empty() {
+            "possibly written by a program whose name is not knowable (it names it), run"
+                .to_string()
+        } else {
+            format!(
+                "possibly written by `{name}` (a program recipe-drift does not model, which names it), run"
+            )
+        };
+        for w in rest {
             let Val::Known(t) = w else { continue };
-            let path = match t.split_once('=') {
-                Some((opt, v)) if opt.starts_with('-') => v,
-                _ if t.starts_with('-') => continue,
-                _ => t.as_str(),
-            };
-            if looks_like_path(path) {
-                self.note_changed(&Val::Known(path.to_string()), &verb, at);
+            for path in operand_paths(t) {
+                if !path.is_empty() && !path.contains("://") {
+                    self.note_changed(&Val::Known(path.to_string()), &verb, at);
+                }
             }
+        }
+    }
+
+    /// `xargs [OPTIONS] CMD ARGS...`: CMD runs with operands read from its
+    /// input, which are not knowable: unless CMD only reads, any file may
+    /// have changed.
+    fn note_xargs(&mut self, rest: &[Val], at: usize) {
+        let mut k = 0;
+        while let Some(Val::Known(t)) = rest.get(k) {
+            if !t.starts_with('-') {
+                break;
+            }
+            k += if XARGS_VALUES.contains(&t.as_str()) {
+                2
+            } else {
+                1
+            };
+        }
+        let cmd = &rest[k.min(rest.len())..];
+        let name = match cmd.first() {
+            None => "echo".to_string(),
+            Some(Val::Known(h)) => h.rsplit('/').next().unwrap_or("").to_string(),
+            Some(Val::Unknown(_)) => String::new(),
+        };
+        if READS_ONLY.contains(&name.as_str()) || name == "echo" {
+            return;
+        }
+        let pos = self.source.line_col(at);
+        let label = self.source.origin.label();
+        self.st.touched.mark_anywhere(|| {
+            format!(
+                "possibly changed by `xargs {name}` at {label}:{}:{} (it runs `{name}` on operands read from its input, which are not knowable)",
+                pos.line, pos.col
+            )
+        });
+    }
+
+    /// `sed` without `-i` writes the files its script names (`w FILE`,
+    /// `s/a/b/w FILE`) and runs commands (`e`); a script that is not
+    /// knowable (or read from a file, `-f`) may do either.
+    fn note_sed(&mut self, rest: &[Val], at: usize) {
+        let mut scripts: Vec<Option<&str>> = Vec::new();
+        let mut explicit = false;
+        let mut k = 0;
+        while k < rest.len() {
+            match &rest[k] {
+                Val::Known(t) if t == "-e" || t == "--expression" => {
+                    explicit = true;
+                    scripts.push(match rest.get(k + 1) {
+                        Some(Val::Known(s)) => Some(s.as_str()),
+                        _ => None,
+                    });
+                    k += 2;
+                    continue;
+                }
+                Val::Known(t) if t == "-f" || t == "--file" || t.starts_with("--file=") => {
+                    explicit = true;
+                    scripts.push(None);
+                }
+                Val::Known(t) if t.starts_with("--expression=") => {
+                    explicit = true;
+                    scripts.push(Some(&t["--expression=".len()..]));
+                }
+                Val::Known(t) if t.starts_with('-') => {}
+                Val::Known(t) if !explicit && scripts.is_empty() => scripts.push(Some(t)),
+                Val::Unknown(_) if !explicit && scripts.is_empty() => scripts.push(None),
+                _ => {}
+            }
+            k += 1;
+        }
+        let verb = "written by a `sed` script's `w` command, run";
+        for script in scripts {
+            match script.map(sed_writes) {
+                Some(Some(files)) => {
+                    for f in files {
+                        self.note_changed(&Val::Known(f), verb, at);
+                    }
+                }
+                _ => {
+                    let pos = self.source.line_col(at);
+                    let label = self.source.origin.label();
+                    self.st.touched.mark_anywhere(|| {
+                        format!(
+                            "possibly changed by `sed` at {label}:{}:{} (its script, which is not read here, may write files with `w` or run commands with `e`)",
+                            pos.line, pos.col
+                        )
+                    });
+                }
+            }
+        }
+    }
+
+    /// `cp`, `ln`, `install`, `rsync`: the last operand is written, or with
+    /// `-t DIR` / `--target-directory=DIR` that folder; a folder target
+    /// (`.`, `dir/`, a folder that is there) gets each source's name in it;
+    /// `ln -s TARGET` alone makes `./NAME`.
+    fn note_copy(&mut self, head: &str, args: &[Val], at: usize) {
+        let mut operands: Vec<&Val> = Vec::new();
+        let mut folder: Option<Val> = None;
+        let mut k = 0;
+        while k < args.len() {
+            match &args[k] {
+                Val::Known(t) if t == "-t" || t == "--target-directory" => {
+                    folder = args.get(k + 1).cloned();
+                    k += 1;
+                }
+                Val::Known(t) if t.starts_with("--target-directory=") => {
+                    folder = Some(Val::Known(t["--target-directory=".len()..].to_string()));
+                }
+                Val::Known(t) if t.starts_with("-t") && !t.starts_with("--") => {
+                    folder = Some(Val::Known(t[2..].to_string()));
+                }
+                Val::Known(t) if VALUE_OPTIONS.contains(&t.as_str()) => k += 1,
+                Val::Known(t) if t.starts_with('-') && t.len() > 1 => {}
+                w => operands.push(w),
+            }
+            k += 1;
+        }
+        let sources: Vec<&Val> = match (&folder, operands.len()) {
+            (Some(_), _) => operands.clone(),
+            // `ln -s TARGET`: a link named as TARGET's last part, here.
+            (None, 1) if head == "ln" => {
+                folder = Some(Val::Known(".".into()));
+                operands.clone()
+            }
+            (None, 0) => return,
+            (None, _) => {
+                let last = operands.pop().cloned();
+                let is_folder = match &last {
+                    Some(Val::Known(t)) => {
+                        t.ends_with('/')
+                            || t == "."
+                            || t == ".."
+                            || self
+                                .cwd_text()
+                                .ok()
+                                .and_then(|cur| self.committed_folder(&logical_join(&cur, t)))
+                                == Some(true)
+                    }
+                    _ => false,
+                };
+                if !is_folder || head == "rsync" {
+                    if let Some(w) = &last {
+                        self.note_changed(w, "written", at);
+                    }
+                    return;
+                }
+                folder = last;
+                operands
+            }
+        };
+        let Some(folder) = folder else { return };
+        for src in sources {
+            let target = match (&folder, src) {
+                (Val::Known(d), Val::Known(s)) => {
+                    let name = s.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+                    Val::Known(format!("{}/{name}", d.trim_end_matches('/')))
+                }
+                // A name that is not knowable: anything in the folder.
+                _ => folder.clone(),
+            };
+            self.note_changed(&target, "written", at);
         }
     }
 
@@ -572,10 +914,7 @@ impl Interp<'_> {
             return;
         }
         if CHANGES_LAST.contains(&head.as_str()) {
-            if let Some(w) = operands().last() {
-                self.note_changed(w, "written", at);
-            }
-            return;
+            return self.note_copy(&head, &words[1..], at);
         }
         if head == "mkdir" {
             // A folder that was not there: what is read under it is new.
@@ -623,22 +962,240 @@ impl Interp<'_> {
     }
 }
 
-/// Whether a word looks like a file path: not a URL or a number, and it
-/// holds a `/` or ends in a file extension (`cfg.yaml`, `./run`, `out/`).
-fn looks_like_path(word: &str) -> bool {
-    if word.is_empty() || word.contains("://") || word.parse::<f64>().is_ok() {
-        return false;
+/// The folder a shell running `script` starts its relative paths from: the
+/// script file's folder (`None` for text that is not a local file).
+pub(super) fn start_of(script: &crate::span::Source) -> Option<PathBuf> {
+    match &script.origin {
+        crate::span::Origin::File(p) => Some(p.parent().unwrap_or(Path::new("")).to_path_buf()),
+        _ => None,
     }
-    if word.contains('/') {
-        return true;
+}
+
+/// `written` (keys relative to the folder `from`) with its keys relative to
+/// the folder `to`; a key outside `to` becomes absolute. Unchanged when
+/// either folder is not known or both are the same.
+pub(super) fn rebase(
+    written: &crate::launch::Written,
+    from: Option<&Path>,
+    to: Option<&Path>,
+) -> crate::launch::Written {
+    let (Some(from), Some(to)) = (from, to) else {
+        return written.clone();
+    };
+    let absolute = |p: &Path| {
+        std::path::absolute(p)
+            .unwrap_or_else(|_| p.to_path_buf())
+            .display()
+            .to_string()
+    };
+    let (from, to) = (absolute(from), absolute(to));
+    if from == to {
+        return written.clone();
     }
-    match word.rsplit_once('.') {
-        Some((stem, ext)) => {
-            !stem.is_empty()
-                && (1..=5).contains(&ext.len())
-                && ext.chars().all(|c| c.is_ascii_alphanumeric())
-                && ext.chars().any(|c| c.is_ascii_alphabetic())
+    let key = |k: &str| {
+        let abs = logical_join(&from, k);
+        relative_to(&abs, &to).unwrap_or(abs)
+    };
+    crate::launch::Written {
+        paths: std::sync::Arc::new(
+            written
+                .paths
+                .iter()
+                .map(|(k, r)| (key(k), r.clone()))
+                .collect(),
+        ),
+        anywhere: written.anywhere.clone(),
+        texts: std::sync::Arc::new(
+            written
+                .texts
+                .iter()
+                .map(|(k, t)| (key(k), t.clone()))
+                .collect(),
+        ),
+    }
+}
+
+/// `abs` relative to the absolute folder `folder` (`.` for the folder
+/// itself), when it is inside it.
+fn relative_to(abs: &str, folder: &str) -> Option<String> {
+    let folder = folder.trim_end_matches('/');
+    if abs == folder {
+        return Some(".".into());
+    }
+    abs.strip_prefix(folder)?
+        .strip_prefix('/')
+        .map(str::to_string)
+}
+
+/// The paths a word given to an unmodelled program may name: the word
+/// (an operand), the value of `--opt=VALUE` or `KEY=VALUE` (the word too),
+/// the value attached to a short option (`-oFILE`); nothing for `-x` or
+/// `--opt`.
+fn operand_paths(word: &str) -> Vec<&str> {
+    if let Some(long) = word.strip_prefix("--") {
+        return long
+            .split_once('=')
+            .map(|(_, v)| vec![v])
+            .unwrap_or_default();
+    }
+    if let Some(short) = word.strip_prefix('-') {
+        // `-oFILE`: the letters after the first may be its value.
+        return match short.char_indices().nth(1) {
+            Some((i, _)) => vec![&short[i..]],
+            None => Vec::new(),
+        };
+    }
+    match word.split_once('=') {
+        Some((_, v)) => vec![word, v],
+        None => vec![word],
+    }
+}
+
+/// Why `name` with the words `rest` runs code or applies changes the text
+/// does not show ([`RUNS_HIDDEN`], `tar x`, `awk` writing a file or running
+/// a command), if it does.
+fn hidden_changes(name: &str, rest: &[Val]) -> Option<String> {
+    fn known(w: &Val) -> Option<&str> {
+        match w {
+            Val::Known(t) => Some(t.as_str()),
+            Val::Unknown(_) => None,
         }
-        None => false,
     }
+    let family = if name.starts_with("python") {
+        "python"
+    } else {
+        name
+    };
+    if let Some((_, triggers)) = RUNS_HIDDEN.iter().find(|(n, _)| *n == family) {
+        let operand = rest.iter().filter_map(known).find(|t| !t.starts_with('-'));
+        for t in triggers.iter() {
+            let hit = match *t {
+                "*" => true,
+                "" => {
+                    operand.is_none()
+                        && !rest
+                            .iter()
+                            .any(|w| matches!(known(w), Some("-m" | "--version" | "-V" | "--help")))
+                }
+                _ if t.starts_with('-') => rest.iter().any(|w| known(w) == Some(t)),
+                // `git checkout REV -- PATHS`: the paths it names.
+                _ if family == "git" && rest.iter().any(|w| known(w) == Some("--")) => false,
+                _ => operand == Some(t),
+            };
+            if hit {
+                return Some(match *t {
+                    "*" => format!("`{name}` writes files the text does not name"),
+                    "" => format!("`{name}` reads its code or changes from standard input"),
+                    t => format!("`{name} {t}` runs code or applies changes"),
+                });
+            }
+        }
+    }
+    match name {
+        "tar" => {
+            let first = rest.iter().filter_map(known).next().unwrap_or("");
+            let extracts = rest.iter().filter_map(known).any(|t| {
+                t == "--extract"
+                    || t == "--get"
+                    || (t.starts_with('-') && !t.starts_with("--") && t.contains('x'))
+            }) || (!first.starts_with('-') && first.contains('x'));
+            extracts.then(|| "`tar` extracts an archive".to_string())
+        }
+        n if AWKS.contains(&n) => {
+            let program = rest
+                .iter()
+                .find(|w| !matches!(w, Val::Known(t) if t.starts_with('-')));
+            let writes = match program {
+                Some(Val::Known(p)) => p.contains('>') || p.contains('|') || p.contains("system"),
+                _ => true,
+            } || rest.iter().any(|w| matches!(known(w), Some(t) if t == "-i" || t.starts_with("-f") || t.starts_with("--file")));
+            writes.then(|| "its program may print to a file or run a command".to_string())
+        }
+        _ => None,
+    }
+}
+
+/// The files a `sed` script writes (`w FILE`, `W FILE`, `s/a/b/w FILE`);
+/// `None` when it runs commands (`e`) or is not read as a sed script.
+fn sed_writes(script: &str) -> Option<Vec<String>> {
+    let c: Vec<char> = script.chars().collect();
+    let mut files = Vec::new();
+    let mut i = 0;
+    let rest_of_line = |i: &mut usize| {
+        let start = *i;
+        while *i < c.len() && c[*i] != '\n' {
+            *i += 1;
+        }
+        c[start..*i].iter().collect::<String>().trim().to_string()
+    };
+    // A regular expression or a part of `s`/`y` up to the unescaped `delim`.
+    let part = |i: &mut usize, delim: char| -> Option<()> {
+        while *i < c.len() && c[*i] != delim {
+            if c[*i] == '\\' {
+                *i += 1;
+            }
+            *i += 1;
+        }
+        (*i < c.len()).then(|| *i += 1)
+    };
+    while i < c.len() {
+        // Separators and addresses.
+        match c[i] {
+            ' ' | '\t' | '\n' | ';' | '{' | '}' | '!' | ',' | '$' | '~' | '+' => {
+                i += 1;
+                continue;
+            }
+            d if d.is_ascii_digit() => {
+                i += 1;
+                continue;
+            }
+            '/' => {
+                i += 1;
+                part(&mut i, '/')?;
+                continue;
+            }
+            '\\' => {
+                let d = *c.get(i + 1)?;
+                i += 2;
+                part(&mut i, d)?;
+                continue;
+            }
+            _ => {}
+        }
+        let cmd = c[i];
+        i += 1;
+        match cmd {
+            's' | 'y' => {
+                let d = *c.get(i)?;
+                i += 1;
+                part(&mut i, d)?;
+                part(&mut i, d)?;
+                if cmd == 'y' {
+                    continue;
+                }
+                while i < c.len() && !matches!(c[i], ';' | '\n' | '}') {
+                    match c[i] {
+                        'w' => {
+                            i += 1;
+                            files.push(rest_of_line(&mut i));
+                        }
+                        'e' => return None,
+                        _ => i += 1,
+                    }
+                }
+            }
+            'w' | 'W' => files.push(rest_of_line(&mut i)),
+            'e' => return None,
+            // Commands whose argument runs to the end of the line.
+            'a' | 'i' | 'c' | 'r' | 'R' | ':' | 'b' | 't' | 'T' | 'q' | 'Q' | 'l' | 'L' | 'v' => {
+                rest_of_line(&mut i);
+            }
+            '=' | 'd' | 'D' | 'g' | 'G' | 'h' | 'H' | 'n' | 'N' | 'p' | 'P' | 'x' | 'z' | 'F' => {}
+            '#' => {
+                rest_of_line(&mut i);
+            }
+            _ => return None,
+        }
+    }
+    Some(files)
 }

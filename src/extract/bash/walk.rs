@@ -216,14 +216,10 @@ impl<'a> Interp<'a> {
         r?;
         // Files it writes are written (when, is not knowable: a text it
         // wrote is not known to be there yet).
-        let mut touched = std::mem::take(&mut self.st.touched);
+        let touched = std::mem::take(&mut self.st.touched);
         (self.st, self.stopped) = (saved.0, saved.1);
-        let before = std::mem::take(&mut self.st.touched.texts);
-        touched.texts = before
-            .into_iter()
-            .filter(|(p, t)| touched.texts.get(p) == Some(t))
-            .collect();
-        self.st.touched = touched;
+        let before = std::mem::replace(&mut self.st.touched, touched);
+        self.st.touched.merge(&before);
         [self.breaking, self.continuing, self.returning] = saved.2;
         // `$?` after `CMD &` is 0.
         self.last_status = Status::Ok;
@@ -347,7 +343,7 @@ impl<'a> Interp<'a> {
     }
 
     /// The `break` / `continue` / `return` flags.
-    fn flags(&self) -> [bool; 3] {
+    pub(super) fn flags(&self) -> [bool; 3] {
         [self.breaking, self.continuing, self.returning]
     }
 
@@ -511,6 +507,7 @@ impl<'a> Interp<'a> {
                     self.note_redirects(redirects.into_iter(), at)?;
                     self.note_written_text(sc, at);
                 }
+                self.process_substitution_words(sc)?;
                 self.simple(sc)
             }
             Command::Compound(cc, Some(list)) => {
@@ -1202,17 +1199,7 @@ fn merge_into(into: &mut State, other: State, reason: &str) {
     }
     into.physical |= other.physical;
     // A text written on one side only, or differently, is not knowable.
-    let texts = std::mem::take(&mut into.touched.texts);
-    into.touched.texts = texts
-        .into_iter()
-        .filter(|(p, t)| other.touched.texts.get(p) == Some(t))
-        .collect();
-    for (p, r) in other.touched.paths {
-        into.touched.paths.entry(p).or_insert(r);
-    }
-    if into.touched.anywhere.is_none() {
-        into.touched.anywhere = other.touched.anywhere;
-    }
+    into.touched.merge(&other.touched);
     into.exported.extend(other.exported);
     for (n, at) in other.assigned {
         if !into.assigned.contains_key(&n) {
