@@ -36,6 +36,11 @@ pub struct ShellState {
     /// Variables whose value is not knowable from the text, with the reason.
     unknown: BTreeMap<String, String>,
     exported: Vec<(String, usize, usize)>,
+    /// The first other program the text runs before a launch (`awk ... >
+    /// cfg.yaml`, `python gen.py`): plain-command extraction does not
+    /// evaluate it, so a file a later launch reads (`--config`) may have
+    /// been written by it. Where and what, as a reason.
+    ran_other: Option<String>,
 }
 
 impl ShellState {
@@ -69,6 +74,7 @@ impl ShellState {
             vars: vars.clone(),
             unknown: BTreeMap::new(),
             exported: Vec::new(),
+            ran_other: None,
         }
     }
 }
@@ -245,6 +251,13 @@ fn run_command(
                 crate::launch::NOT_MODELLED,
             )));
         }
+        if state.ran_other.is_none() {
+            state.ran_other = Some(format!(
+                "possibly changed by `{}` at {} (another command of the text, which plain-command extraction does not evaluate)",
+                crate::secret::value(words[0].text.rsplit('/').next().unwrap_or("")),
+                source.span(words[0].start, words[0].start)
+            ));
+        }
         return Ok(Ran::Nothing);
     };
     let launcher_len = detected.len;
@@ -298,7 +311,10 @@ fn run_command(
         span: source.span(first, last),
         source: source.clone(),
         cwd: crate::launch::WorkDir::Start,
-        written: crate::launch::Written::default(),
+        written: crate::launch::Written {
+            anywhere: state.ran_other.clone(),
+            ..crate::launch::Written::default()
+        },
         env_open: None,
     };
     launch.note_env_secrets();

@@ -187,3 +187,51 @@ fn files_an_unmodelled_program_names_are_not_read_as_committed() {
         );
     }
 }
+
+/// A docs page's fence (read as plain commands, never evaluated) that runs
+/// another program before the launch: a file the launch reads (`--config`)
+/// may have been written by it, so its committed content is not the value
+/// (red-team pass 4, H2 on pages).
+#[test]
+fn a_page_command_after_another_program_does_not_read_committed_files() {
+    let repo = Repo::new();
+    repo.write("cfg.yaml", "tensor-parallel-size: 8\n");
+    let tp = |page: &str| {
+        repo.write("page.md", page);
+        let o = repo.run_deterministic(&[
+            "compare",
+            "page.md",
+            "r.sh",
+            "--engine-version",
+            "0.20.0",
+            "--no-checkpoint-facts",
+            "--offline",
+            "--format",
+            "json",
+        ]);
+        o.assert_bounded().assert_no_leak();
+        let v: serde_json::Value = serde_json::from_str(&o.stdout).expect(&o.both());
+        v["links"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["key"] == "tp_size")
+            .map(|f| f["docs"].clone())
+    };
+    repo.write("r.sh", "vllm serve org/m -tp 8\n");
+    // Control: the committed file is read (8, as the recipe; equivalent).
+    let control = tp("```bash\nvllm serve org/m --config cfg.yaml\n```\n").expect("equivalent");
+    assert_eq!(control["value"], 8, "{control:#}");
+    // After `awk` wrote it (bash would run -tp 2), the value is unknown.
+    let docs = tp(
+        "```bash\nawk 'BEGIN{print \"tensor-parallel-size: 2\" > \"cfg.yaml\"}'\nvllm serve org/m --config cfg.yaml\n```\n",
+    )
+    .expect("a finding on tp_size");
+    assert_eq!(docs["state"], "unknown", "{docs:#}");
+    assert!(
+        docs["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("possibly changed by `awk` at page.md:2:1")),
+        "{docs:#}"
+    );
+}
