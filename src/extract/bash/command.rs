@@ -116,6 +116,20 @@ impl Interp<'_> {
         let mut raw: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![(name_word, None)];
         for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
             match it {
+                CommandPrefixOrSuffixItem::Word(w) if self.named_fd(w).is_some() => {
+                    // `{NAME}>file`: bash's named-descriptor redirection,
+                    // not a word; NAME gets the descriptor bash picks.
+                    let name = self.named_fd(w).unwrap_or_default();
+                    if !self.redirect_closes(w) {
+                        let line = self.source.line_col(at).line;
+                        self.st.set_scalar(
+                            &name,
+                            Val::Unknown(format!(
+                                "${name} is the descriptor number bash picks for the `{{{name}}}` redirection on line {line}, which is not knowable"
+                            )),
+                        );
+                    }
+                }
                 CommandPrefixOrSuffixItem::Word(w) => raw.push((w, None)),
                 CommandPrefixOrSuffixItem::AssignmentWord(a, w) => raw.push((w, Some(a))),
                 CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {
@@ -407,6 +421,29 @@ impl Interp<'_> {
             "the exit status of `{}` is not knowable (commands are never run)",
             head.rsplit('/').next().unwrap_or(&head)
         )))
+    }
+
+    /// The NAME of a `{NAME}` word written right before a redirection
+    /// operator (`{fd}>file`, `{fd}<file`, `{fd}>&-`): bash's
+    /// named-descriptor form, which the parser reads as a word.
+    pub(super) fn named_fd(&self, w: &ast::Word) -> Option<String> {
+        let name = w.value.strip_prefix('{')?.strip_suffix('}')?;
+        let valid = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let end = self.byte(&w.loc.as_ref()?.end);
+        let next = self.source.text.get(end..)?.chars().next()?;
+        (valid && matches!(next, '>' | '<')).then(|| name.to_string())
+    }
+
+    /// Whether the redirection after a `{NAME}` word closes the descriptor
+    /// (`{NAME}>&-`, `{NAME}<&-`): bash reads NAME then, it does not set it.
+    fn redirect_closes(&self, w: &ast::Word) -> bool {
+        let end = w.loc.as_ref().map(|l| self.byte(&l.end)).unwrap_or(0);
+        let rest = self.source.text.get(end..).unwrap_or("");
+        rest.starts_with(">&-") || rest.starts_with("<&-")
     }
 
     /// A command inside `$(...)`: its output, when it is one we can know.
@@ -911,9 +948,12 @@ impl Interp<'_> {
         at: usize,
     ) -> Result<Status, Error> {
         let mut args: Vec<Val> = Vec::new();
+        // The word each argument came from.
+        let mut written: Vec<&str> = Vec::new();
         for (w, _) in raw.iter().skip(1) {
             let range = self.word_range(w, at);
             for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))? {
+                written.push(&w.value);
                 args.push(match f.unknown {
                     Some(r) => Val::Unknown(r),
                     None => Val::Known(f.text),
@@ -946,7 +986,7 @@ impl Interp<'_> {
         match builtin {
             "let" => {
                 let mut status = Status::Ok;
-                for a in &args {
+                for (a, w) in args.iter().zip(&written) {
                     status = match a {
                         Val::Known(e) => match expand::arith_text(&mut self.st, e) {
                             Ok(n) => status_of(n != 0),
@@ -955,13 +995,25 @@ impl Interp<'_> {
                             }
                             Err(r) => Status::Unknown(r),
                         },
-                        Val::Unknown(r) => Status::Unknown(r.clone()),
+                        Val::Unknown(r) => {
+                            // What it assigns, from the word as written.
+                            expand::unknown_assignments(&mut self.st, w, r);
+                            Status::Unknown(r.clone())
+                        }
                     };
                 }
                 Ok(status)
             }
             "printf" => {
                 // printf -v NAME FORMAT ARGS...
+                if let (Some(Val::Unknown(r)), Some(_)) = (args.get(1), args.get(2)) {
+                    // Any variable may be the one it sets.
+                    let line = self.source.line_col(at).line;
+                    self.st.clobber(&format!(
+                        "the `printf -v` on line {line}, whose variable name is not knowable ({r})"
+                    ));
+                    return Ok(Status::Unknown(r.clone()));
+                }
                 let (Some(Val::Known(name)), Some(fmt)) = (args.get(1), args.get(2)) else {
                     return Ok(Status::Fail);
                 };
