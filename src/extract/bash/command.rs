@@ -882,7 +882,7 @@ impl Interp<'_> {
     /// `eval ARGS...`: the arguments joined with spaces are parsed and run as
     /// code here, with this state and these conditions; what it launches is
     /// placed in the eval'd text (`<FILE:LINE:COL eval>`). Text that is not
-    /// knowable cannot be run: an error at the `eval`.
+    /// knowable is code that is not read ([`Interp::not_read`]).
     fn eval(
         &mut self,
         args: &[(Field, (usize, usize), Option<String>)],
@@ -891,10 +891,10 @@ impl Interp<'_> {
         let mut words = Vec::new();
         for (f, _, _) in args {
             if let Some(r) = &f.unknown {
-                return Err(self.err(
-                    at,
-                    format!("cannot evaluate `eval` of text that is not knowable: {r}"),
-                ));
+                // `eval "$(conda shell.bash hook)"`: as a `source` of a
+                // file that is not read.
+                let what = format!("text that is not knowable ({r})");
+                return Ok(self.not_read(at, "eval", &what, "text"));
             }
             words.push(f.text.as_str());
         }

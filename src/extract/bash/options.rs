@@ -226,9 +226,10 @@ impl Interp<'_> {
     }
 
     /// `trap CODE SIGNALS...`: an EXIT trap's code runs when the script ends
-    /// (evaluated then); DEBUG, ERR and RETURN traps run code around other
-    /// commands, which is not evaluated: what follows runs under that
-    /// condition. Other signals never arrive in a static run.
+    /// (evaluated then), a RETURN trap's when a function or sourced file
+    /// returns; DEBUG and ERR traps run code around other commands, which
+    /// is not evaluated: it may have set any variable, and what follows
+    /// runs under that condition. Other signals never arrive in a static run.
     pub(super) fn trap(
         &mut self,
         raw: &[(&ast::Word, Option<&ast::Assignment>)],
@@ -296,12 +297,17 @@ impl Interp<'_> {
                         ))),
                     };
                 }
-                "DEBUG" | "ERR" if !clears => {
+                // `:` does nothing wherever it runs.
+                "DEBUG" | "ERR" if !clears && !matches!(code, Val::Known(t) if t.trim() == ":") => {
                     let when = match name {
                         "DEBUG" => "before every command",
-                        "ERR" => "after every command that fails",
-                        _ => "when a function or sourced file returns",
+                        _ => "after every command that fails",
                     };
+                    // The code may set or export any variable before what
+                    // follows runs: as an unread `source` does.
+                    self.st.clobber(&format!(
+                        "the {name} trap set on line {line}, whose code runs {when} and is not evaluated"
+                    ));
                     self.conditions.push(format!(
                         "line {line}: `trap ... {name}` runs code {when}, which is not evaluated: what follows depends on it"
                     ));
