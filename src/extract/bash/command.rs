@@ -338,17 +338,14 @@ impl Interp<'_> {
         // A function of the script (a builtin's or a launcher's name too),
         // unless `command` / `builtin` skips functions.
         if !skip_functions && let Some(f) = self.st.functions.get(&head).cloned() {
-            return self.call(
-                &f,
-                &fields[1..]
-                    .iter()
-                    .map(|(f, _, _)| match &f.unknown {
-                        Some(r) => Val::Unknown(r.clone()),
-                        None => Val::Known(f.text.clone()),
-                    })
-                    .collect::<Vec<_>>(),
-                at,
-            );
+            let args: Vec<Val> = fields[1..]
+                .iter()
+                .map(|(f, _, _)| match &f.unknown {
+                    Some(r) => Val::Unknown(r.clone()),
+                    None => Val::Known(f.text.clone()),
+                })
+                .collect();
+            return self.with_prefix(&assigns, |this| this.call(&f, &args, at));
         }
         match head.as_str() {
             "[" | "test" => {
@@ -845,6 +842,18 @@ impl Interp<'_> {
         args: &[(Field, (usize, usize), Option<String>)],
         at: usize,
     ) -> Result<Status, Error> {
+        self.with_prefix(assigns, |this| this.eval(args, at))
+    }
+
+    /// Runs `run` (an `eval`, a function of the script) with a command's
+    /// prefix assignments (`X=1 f`): they hold, exported, while it runs
+    /// (its launches see them in their environment), and end with it, as
+    /// in bash.
+    fn with_prefix(
+        &mut self,
+        assigns: &[&ast::Assignment],
+        run: impl FnOnce(&mut Self) -> Result<Status, Error>,
+    ) -> Result<Status, Error> {
         let mut saved = Vec::new();
         for a in assigns {
             let AssignmentName::VariableName(n) = &a.name else {
@@ -871,7 +880,7 @@ impl Interp<'_> {
             }
         }
         if matches!(status, Ok(Status::Ok)) {
-            status = self.eval(args, at);
+            status = run(self);
         }
         for (n, s) in saved.into_iter().rev() {
             self.st.restore(n, s);

@@ -415,10 +415,56 @@ impl Interp<'_> {
                 // No variable of that name: the function of that name, if any.
                 self.st.functions.remove(&target);
             }
-            self.st.vars.remove(&target);
-            self.st.exported.remove(&target);
+            self.unset_variable(&target);
         }
         Ok(status)
+    }
+
+    /// Unsets a variable with bash's dynamic scoping: a `local` of the
+    /// function running now stays local and unset, while the variable it
+    /// shadows still reaches the environment of the commands it runs when
+    /// exported; a `local` of a calling function is removed, and the
+    /// variable it shadowed is seen again (bash 5.2, `localvar_unset` off).
+    fn unset_variable(&mut self, target: &str) {
+        let frame = self
+            .frames
+            .iter()
+            .rposition(|f| f.iter().any(|(n, _)| n == target));
+        let Some(i) = frame else {
+            self.st.vars.remove(target);
+            self.st.exported.remove(target);
+            return;
+        };
+        let first = self.frames[i].iter().position(|(n, _)| n == target);
+        let Some(first) = first else { return };
+        if i + 1 == self.frames.len() {
+            let outer = self.frames[i][first].1.clone();
+            let outer_exported = outer.exported;
+            self.st.vars.remove(target);
+            self.st.spans.remove(target);
+            // An environment report places the value where the caller set it.
+            match (outer.assigned, outer.written) {
+                (Some(a), w) => {
+                    self.st.assigned.insert(target.to_string(), a);
+                    match w {
+                        Some(w) => self.st.written.insert(target.to_string(), w),
+                        None => self.st.written.remove(target),
+                    };
+                }
+                (None, _) => {
+                    self.st.assigned.remove(target);
+                }
+            }
+            if outer_exported {
+                self.st.exported.insert(target.to_string());
+            } else {
+                self.st.exported.remove(target);
+            }
+            return;
+        }
+        let (name, shadowed) = self.frames[i].remove(first);
+        self.frames[i].retain(|(n, _)| n != target);
+        self.st.restore(name, shadowed);
     }
 
     /// `unset 'A[i]'`.
