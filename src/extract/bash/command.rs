@@ -261,6 +261,7 @@ impl Interp<'_> {
                 return Ok(Status::Ok);
             }
             "set" | "shift" => return self.set_or_shift(&builtin, &raw, at),
+            "getopts" => return self.getopts(&raw, at),
             "read" | "mapfile" | "readarray" | "let" => {
                 return self.assigning_builtin(&builtin, sc, &raw, at);
             }

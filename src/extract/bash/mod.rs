@@ -40,6 +40,7 @@ mod declare;
 mod escapes;
 pub mod expand;
 mod fields;
+mod getopts;
 mod glob;
 mod harness;
 mod launch;
