@@ -8,6 +8,7 @@
 mod adv2;
 mod adv3_bash;
 mod adv3_leftovers;
+mod adv4_eval;
 mod bash_bounds;
 mod bash_semantics;
 mod bash_values;
