@@ -1,9 +1,10 @@
 //! Builtins that change how later commands run: `shopt` (`extglob`,
 //! `nocasematch`, `lastpipe`, `expand_aliases`), `alias` / `unalias`,
-//! `trap` (an EXIT trap runs when the script ends; DEBUG, ERR and RETURN
-//! traps run code around other commands, which makes what follows
-//! conditional) and `unset` (variables, array elements, functions,
-//! references).
+//! `trap` (an EXIT trap runs when the script ends, a RETURN trap when a
+//! function or sourced file returns; DEBUG and ERR traps run code around
+//! other commands that is not evaluated, which may set any variable and
+//! makes what follows conditional) and `unset` (variables with bash's
+//! dynamic scoping, array elements, functions, references).
 
 use std::sync::Arc;
 
