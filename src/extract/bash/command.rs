@@ -903,7 +903,7 @@ impl Interp<'_> {
             if let Some(r) = &f.unknown {
                 // `eval "$(conda shell.bash hook)"`: as a `source` of a
                 // file that is not read.
-                let what = format!("text that is not knowable ({r})");
+                let what = format!("text that is not knowable ({})", expand::brief(r));
                 return Ok(self.not_read(at, "eval", &what, "text"));
             }
             words.push(f.text.as_str());
@@ -1020,7 +1020,8 @@ impl Interp<'_> {
                     // Any variable may be the one it sets.
                     let line = self.source.line_col(at).line;
                     self.st.clobber(&format!(
-                        "the `printf -v` on line {line}, whose variable name is not knowable ({r})"
+                        "the `printf -v` on line {line}, whose variable name is not knowable ({})",
+                        expand::brief(r)
                     ));
                     return Ok(Status::Unknown(r.clone()));
                 }

@@ -1130,6 +1130,10 @@ pub(crate) fn unknown_assignments(st: &mut State, text: &str, why: &str) {
     if !assigns(text) {
         return;
     }
+    // A loop (`x++` of an unknown x) would nest the reason in itself.
+    let why = brief(why);
+    let text = brief(text);
+    let (why, text) = (why.as_str(), text.as_str());
     let plain = expansions_as_numbers(text);
     let mut names = Vec::new();
     if let Ok(e) = brush_parser::arithmetic::parse(plain.trim()) {
@@ -1150,6 +1154,23 @@ pub(crate) fn unknown_assignments(st: &mut State, text: &str, why: &str) {
         );
     }
 }
+
+/// A reason or text cut to [`BRIEF`] bytes (at a character boundary) when
+/// it is quoted inside another reason: a loop re-assigning from a value
+/// that is not knowable would otherwise nest the reason in itself.
+pub(crate) fn brief(why: &str) -> String {
+    if why.len() <= BRIEF {
+        return why.to_string();
+    }
+    let mut end = BRIEF;
+    while !why.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &why[..end])
+}
+
+/// How many bytes of a quoted reason [`brief`] keeps.
+const BRIEF: usize = 200;
 
 /// Arithmetic text with each expansion (`$X`, `${..}`, `$(..)`, `$((..))`,
 /// backquotes) written as `0` and quotes removed: the shape of the

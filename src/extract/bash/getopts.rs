@@ -38,7 +38,8 @@ impl Interp<'_> {
                 unreachable!()
             };
             self.st.clobber(&format!(
-                "the `getopts` on line {line}, whose variable name is not knowable ({r})"
+                "the `getopts` on line {line}, whose variable name is not knowable ({})",
+                super::expand::brief(r)
             ));
             return Ok(Status::Unknown(r.clone()));
         };

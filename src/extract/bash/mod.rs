@@ -607,6 +607,25 @@ pub struct Evaluation {
     /// Auxiliary launches (the SGLang router), with where they are and their
     /// words: reported, never compared.
     pub auxiliary: Vec<crate::launch::Remark>,
+    /// Code run in the shell that is not read (an unread `source`, an
+    /// `eval` of text that is not knowable), which may start a server: the
+    /// notice, with how many launches were found before it. A launch after
+    /// it runs under a condition naming it; one with none after it is
+    /// listed with the unsupported launches when the script ends.
+    unread: Vec<(usize, String)>,
+}
+
+impl Evaluation {
+    /// The notices of code not read that no later launch stands for, as
+    /// unsupported launches (it may start a server).
+    fn settle_unread(&mut self) {
+        let n = self.launches.len();
+        for (before, note) in std::mem::take(&mut self.unread) {
+            if before == n {
+                self.unsupported.push(note);
+            }
+        }
+    }
 }
 
 struct Interp<'a> {
@@ -854,6 +873,7 @@ fn evaluate_at(
     if let Ok(r) = reads.lock() {
         it.out.read.extend(r.iter().cloned());
     }
+    it.out.settle_unread();
     Ok(it.out)
 }
 

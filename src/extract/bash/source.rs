@@ -94,6 +94,10 @@ impl Interp<'_> {
         self.jump_levels = child.jump_levels;
         self.maybe_broke = child.maybe_broke.take();
         self.last_status = child.last_status.clone();
+        let base = self.out.launches.len();
+        self.out
+            .unread
+            .extend(child.out.unread.drain(..).map(|(n, note)| (n + base, note)));
         self.out.launches.append(&mut child.out.launches);
         self.out.unsupported.append(&mut child.out.unsupported);
         self.out.auxiliary.append(&mut child.out.auxiliary);
@@ -362,8 +366,8 @@ impl Interp<'_> {
     /// of a file that is not read, an `eval` of text that is not knowable):
     /// it may set or export any variable, define any function, exit, or
     /// start a server. Every variable it could set is unknown from here on,
-    /// what follows runs under a condition naming it, and it is listed with
-    /// the unsupported launches.
+    /// what follows runs under a condition naming it, and, unless a launch
+    /// follows it, it is listed with the unsupported launches.
     pub(super) fn not_read(&mut self, at: usize, cmd: &str, what: &str, kind: &str) -> Status {
         let line = self.source.line_col(at).line;
         self.st
@@ -373,10 +377,11 @@ impl Interp<'_> {
         );
         self.conditions.push(reason.clone());
         let span = self.source.span(at, at);
-        self.out.unsupported.push(format!(
+        let note = format!(
             "{span}: `{cmd}` runs code recipe-drift cannot read ({what}), which may start a server: {}",
             crate::launch::NOT_MODELLED
-        ));
+        );
+        self.out.unread.push((self.out.launches.len(), note));
         Status::Unknown(reason)
     }
 }
