@@ -571,9 +571,9 @@ impl<'a> Interp<'a> {
                 let at = self.byte(&a.loc.start);
                 match expand::arith_text(&mut self.st, &a.expr.value) {
                     Ok(n) => Ok(status_of(n != 0)),
-                    Err(r) if r.starts_with("cannot parse") || budget::tripped().is_some() => {
-                        Err(self.err(at, r))
-                    }
+                    // A budget exceeded while evaluating it: that is the error.
+                    Err(_) if let Some(m) = budget::tripped() => Err(self.err(at, m)),
+                    Err(r) if r.starts_with("cannot parse") => Err(self.err(at, r)),
                     Err(r) => Ok(Status::Unknown(r)),
                 }
             }
