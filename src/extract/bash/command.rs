@@ -116,20 +116,8 @@ impl Interp<'_> {
         let mut raw: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![(name_word, None)];
         for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
             match it {
-                CommandPrefixOrSuffixItem::Word(w) if self.named_fd(w).is_some() => {
-                    // `{NAME}>file`: bash's named-descriptor redirection,
-                    // not a word; NAME gets the descriptor bash picks.
-                    let name = self.named_fd(w).unwrap_or_default();
-                    if !self.redirect_closes(w) {
-                        let line = self.source.line_col(at).line;
-                        self.st.set_scalar(
-                            &name,
-                            Val::Unknown(format!(
-                                "${name} is the descriptor number bash picks for the `{{{name}}}` redirection on line {line}, which is not knowable"
-                            )),
-                        );
-                    }
-                }
+                // `{NAME}>file`: a redirection, not a word.
+                CommandPrefixOrSuffixItem::Word(w) if self.named_fd_word(w, at) => {}
                 CommandPrefixOrSuffixItem::Word(w) => raw.push((w, None)),
                 CommandPrefixOrSuffixItem::AssignmentWord(a, w) => raw.push((w, Some(a))),
                 CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {
@@ -419,29 +407,6 @@ impl Interp<'_> {
             "the exit status of `{}` is not knowable (commands are never run)",
             head.rsplit('/').next().unwrap_or(&head)
         )))
-    }
-
-    /// The NAME of a `{NAME}` word written right before a redirection
-    /// operator (`{fd}>file`, `{fd}<file`, `{fd}>&-`): bash's
-    /// named-descriptor form, which the parser reads as a word.
-    pub(super) fn named_fd(&self, w: &ast::Word) -> Option<String> {
-        let name = w.value.strip_prefix('{')?.strip_suffix('}')?;
-        let valid = name
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        let end = self.byte(&w.loc.as_ref()?.end);
-        let next = self.source.text.get(end..)?.chars().next()?;
-        (valid && matches!(next, '>' | '<')).then(|| name.to_string())
-    }
-
-    /// Whether the redirection after a `{NAME}` word closes the descriptor
-    /// (`{NAME}>&-`, `{NAME}<&-`): bash reads NAME then, it does not set it.
-    fn redirect_closes(&self, w: &ast::Word) -> bool {
-        let end = w.loc.as_ref().map(|l| self.byte(&l.end)).unwrap_or(0);
-        let rest = self.source.text.get(end..).unwrap_or("");
-        rest.starts_with(">&-") || rest.starts_with("<&-")
     }
 
     /// A command inside `$(...)`: its output, when it is one we can know.

@@ -44,6 +44,7 @@ mod getopts;
 mod glob;
 mod harness;
 mod launch;
+mod named_fd;
 mod options;
 mod parse;
 mod paths;
