@@ -387,10 +387,19 @@ fn eval_runs_its_text() {
     assert_eq!(o.code, Some(1), "{}", o.both());
     assert!(o.stdout.contains("tp_size"), "{}", o.both());
     assert!(o.stdout.contains("recipe.sh:2:1 eval"), "{}", o.both());
-    // Text that is not knowable cannot be run: an error at the `eval`.
+    // Text that is not knowable is code that is not read (as an unread
+    // `source`, tests/hostile/adv4_eval.rs): with no launch after it, a
+    // notice says it may start a server.
     repo.write("u.sh", "sglang serve --model-path m\neval \"$SETUP\"\n");
-    repo.run(&["extract", "u.sh"])
-        .assert_input_error("u.sh:2:1", &["eval", "not knowable"]);
+    let o = repo.run(&["extract", "u.sh"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(
+        o.both()
+            .contains("u.sh:2:1: `eval` runs code recipe-drift cannot read"),
+        "{}",
+        o.both()
+    );
     // eval of eval of ...: the eval depth budget.
     repo.write("deep.sh", "X='eval \"$X\"'\neval \"$X\"\n");
     repo.run(&["extract", "deep.sh"])
@@ -494,11 +503,11 @@ fn sourced_files_run_in_the_current_shell() {
     let o = repo.run(&["extract", "s.sh"]);
     assert!(o.stdout.contains("at lib/args.sh:1:1"), "{}", o.both());
 
-    // A file that is not read (outside the root, missing, a path that is not
-    // knowable): every variable it could set is unknown, and what follows
-    // runs under a condition naming it; never the value from before.
+    // A file that is not read (missing, a path that is not knowable): every
+    // variable it could set is unknown, and what follows runs under a
+    // condition naming it; never the value from before. (A file outside the
+    // root is refused: tests/hostile/confine.rs.)
     for (target, why) in [
-        ("../outside/secret.sh", "refused to read"),
         ("lib/missing.sh", "no such file"),
         ("\"$LIB_DIR/x.sh\"", "not knowable"),
     ] {
@@ -520,7 +529,8 @@ fn sourced_files_run_in_the_current_shell() {
         );
         let o = repo.run(&["extract", "o.sh", "--format", "json"]);
         o.assert_bounded().assert_no_leak();
-        o.stdout.replace(target, "TARGET")
+        assert_eq!(o.code, Some(2), "{target}: {}", o.both());
+        o.stderr.replace(target, "TARGET")
     };
     assert_eq!(
         outcome("../outside/secret.sh"),

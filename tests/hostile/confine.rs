@@ -119,6 +119,32 @@ fn bash_delegation_outside_the_root_is_refused_at_the_command() {
         .assert_no_leak();
 }
 
+/// `source FILE` / `. FILE` outside the root is refused like `bash FILE`
+/// (existing or not), never read and never taken as a file that is not
+/// there.
+#[test]
+fn source_outside_the_root_is_refused_at_the_command() {
+    let repo = Repo::new();
+    let abs = repo.outside().join("secret.sh");
+    repo.symlink("helper.sh", &abs);
+    for target in [
+        abs.display().to_string(),
+        "../outside/secret.sh".to_string(),
+        "../outside/missing.sh".to_string(),
+        "./helper.sh".to_string(),
+    ] {
+        for cmd in ["source", "."] {
+            repo.write(
+                "scripts/serve.sh",
+                format!("export X=1\n{cmd} {target}\nvllm serve org/m\n"),
+            );
+            let o = repo.run_deterministic(&["extract", "scripts/serve.sh"]);
+            o.assert_input_error("scripts/serve.sh:2:1", REFUSED)
+                .assert_no_leak();
+        }
+    }
+}
+
 #[test]
 fn a_symlinked_vllm_config_is_refused_at_its_option() {
     let repo = Repo::new();

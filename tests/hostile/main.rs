@@ -9,6 +9,7 @@ mod adv2;
 mod adv3_bash;
 mod adv3_leftovers;
 mod adv4_env;
+mod adv4_eval;
 mod adv4_writes;
 mod bash_bounds;
 mod bash_semantics;

@@ -116,6 +116,8 @@ impl Interp<'_> {
         let mut raw: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![(name_word, None)];
         for it in sc.suffix.iter().flat_map(|s| s.0.iter()) {
             match it {
+                // `{NAME}>file`: a redirection, not a word.
+                CommandPrefixOrSuffixItem::Word(w) if self.named_fd_word(w, at) => {}
                 CommandPrefixOrSuffixItem::Word(w) => raw.push((w, None)),
                 CommandPrefixOrSuffixItem::AssignmentWord(a, w) => raw.push((w, Some(a))),
                 CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {
@@ -250,6 +252,7 @@ impl Interp<'_> {
                 return Ok(Status::Ok);
             }
             "set" | "shift" => return self.set_or_shift(&builtin, &raw, at),
+            "getopts" => return self.getopts(&raw, at),
             "read" | "mapfile" | "readarray" | "let" => {
                 return self.assigning_builtin(&builtin, sc, &raw, at);
             }
@@ -327,17 +330,14 @@ impl Interp<'_> {
         // A function of the script (a builtin's or a launcher's name too),
         // unless `command` / `builtin` skips functions.
         if !skip_functions && let Some(f) = self.st.functions.get(&head).cloned() {
-            return self.call(
-                &f,
-                &fields[1..]
-                    .iter()
-                    .map(|(f, _, _)| match &f.unknown {
-                        Some(r) => Val::Unknown(r.clone()),
-                        None => Val::Known(f.text.clone()),
-                    })
-                    .collect::<Vec<_>>(),
-                at,
-            );
+            let args: Vec<Val> = fields[1..]
+                .iter()
+                .map(|(f, _, _)| match &f.unknown {
+                    Some(r) => Val::Unknown(r.clone()),
+                    None => Val::Known(f.text.clone()),
+                })
+                .collect();
+            return self.with_prefix(&assigns, |this| this.call(&f, &args, at));
         }
         match head.as_str() {
             "[" | "test" => {
@@ -838,6 +838,18 @@ impl Interp<'_> {
         args: &[(Field, (usize, usize), Option<String>)],
         at: usize,
     ) -> Result<Status, Error> {
+        self.with_prefix(assigns, |this| this.eval(args, at))
+    }
+
+    /// Runs `run` (an `eval`, a function of the script) with a command's
+    /// prefix assignments (`X=1 f`): they hold, exported, while it runs
+    /// (its launches see them in their environment), and end with it, as
+    /// in bash.
+    fn with_prefix(
+        &mut self,
+        assigns: &[&ast::Assignment],
+        run: impl FnOnce(&mut Self) -> Result<Status, Error>,
+    ) -> Result<Status, Error> {
         let mut saved = Vec::new();
         for a in assigns {
             let AssignmentName::VariableName(n) = &a.name else {
@@ -864,7 +876,7 @@ impl Interp<'_> {
             }
         }
         if matches!(status, Ok(Status::Ok)) {
-            status = self.eval(args, at);
+            status = run(self);
         }
         for (n, s) in saved.into_iter().rev() {
             self.st.restore(n, s);
@@ -875,7 +887,7 @@ impl Interp<'_> {
     /// `eval ARGS...`: the arguments joined with spaces are parsed and run as
     /// code here, with this state and these conditions; what it launches is
     /// placed in the eval'd text (`<FILE:LINE:COL eval>`). Text that is not
-    /// knowable cannot be run: an error at the `eval`.
+    /// knowable is code that is not read ([`Interp::not_read`]).
     fn eval(
         &mut self,
         args: &[(Field, (usize, usize), Option<String>)],
@@ -884,10 +896,10 @@ impl Interp<'_> {
         let mut words = Vec::new();
         for (f, _, _) in args {
             if let Some(r) = &f.unknown {
-                return Err(self.err(
-                    at,
-                    format!("cannot evaluate `eval` of text that is not knowable: {r}"),
-                ));
+                // `eval "$(conda shell.bash hook)"`: as a `source` of a
+                // file that is not read.
+                let what = format!("text that is not knowable ({})", expand::brief(r));
+                return Ok(self.not_read(at, "eval", &what, "text"));
             }
             words.push(f.text.as_str());
         }
@@ -941,9 +953,12 @@ impl Interp<'_> {
         at: usize,
     ) -> Result<Status, Error> {
         let mut args: Vec<Val> = Vec::new();
+        // The word each argument came from.
+        let mut written: Vec<&str> = Vec::new();
         for (w, _) in raw.iter().skip(1) {
             let range = self.word_range(w, at);
             for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))? {
+                written.push(&w.value);
                 args.push(match f.unknown {
                     Some(r) => Val::Unknown(r),
                     None => Val::Known(f.text),
@@ -976,7 +991,7 @@ impl Interp<'_> {
         match builtin {
             "let" => {
                 let mut status = Status::Ok;
-                for a in &args {
+                for (a, w) in args.iter().zip(&written) {
                     status = match a {
                         Val::Known(e) => match expand::arith_text(&mut self.st, e) {
                             Ok(n) => status_of(n != 0),
@@ -985,13 +1000,26 @@ impl Interp<'_> {
                             }
                             Err(r) => Status::Unknown(r),
                         },
-                        Val::Unknown(r) => Status::Unknown(r.clone()),
+                        Val::Unknown(r) => {
+                            // What it assigns, from the word as written.
+                            expand::unknown_assignments(&mut self.st, w, r);
+                            Status::Unknown(r.clone())
+                        }
                     };
                 }
                 Ok(status)
             }
             "printf" => {
                 // printf -v NAME FORMAT ARGS...
+                if let (Some(Val::Unknown(r)), Some(_)) = (args.get(1), args.get(2)) {
+                    // Any variable may be the one it sets.
+                    let line = self.source.line_col(at).line;
+                    self.st.clobber(&format!(
+                        "the `printf -v` on line {line}, whose variable name is not knowable ({})",
+                        expand::brief(r)
+                    ));
+                    return Ok(Status::Unknown(r.clone()));
+                }
                 let (Some(Val::Known(name)), Some(fmt)) = (args.get(1), args.get(2)) else {
                     return Ok(Status::Fail);
                 };

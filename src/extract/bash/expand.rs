@@ -993,7 +993,21 @@ fn literal_replace(t: &str, p: &str, r: &str, kind: Replace) -> Result<String, S
 
 /// Evaluates `$((...))` / `((...))` text: `$` references are expanded first, then
 /// the expression is parsed by brush and evaluated with 64-bit integers.
+/// When the expression is not knowable, what it assigns is unknown from
+/// there ([`unknown_assignments`]).
 pub fn arith_text(st: &mut State, text: &str) -> Result<i64, String> {
+    let r = arith_value(st, text);
+    if let Err(r) = &r
+        && !r.starts_with("cannot parse")
+        && budget::tripped().is_none()
+    {
+        unknown_assignments(st, text, r);
+    }
+    r
+}
+
+/// [`arith_text`] without the effects of an expression that is not knowable.
+fn arith_value(st: &mut State, text: &str) -> Result<i64, String> {
     let pre = if text.contains(['$', '`']) {
         match expand_string(st, &format!("\"{}\"", text.replace('"', "\\\"")))? {
             Val::Known(t) => t,
@@ -1086,35 +1100,131 @@ pub(crate) fn name_subscript_effects(st: &mut State, name: &str) -> Result<(), S
 /// assignments; when that is not possible, what it assigns is unknown. An
 /// exceeded budget is an error.
 pub(crate) fn arith_effects(st: &mut State, text: &str) -> Result<(), String> {
-    let assigns = text.contains("++")
+    if !assigns(text) {
+        return Ok(());
+    }
+    match arith_text(st, text) {
+        Err(r) if budget::tripped().is_some() => Err(r),
+        _ => Ok(()),
+    }
+}
+
+/// Whether arithmetic text may assign (`T=4`, `i++`, `x+=2`; not `==`,
+/// `!=`, `<=`, `>=`).
+fn assigns(text: &str) -> bool {
+    text.contains("++")
         || text.contains("--")
         || text.char_indices().any(|(i, c)| {
             c == '='
                 && !matches!(text[..i].chars().last(), Some('=' | '!' | '<' | '>'))
                 && !text[i + 1..].starts_with('=')
-        });
-    if !assigns {
-        return Ok(());
+        })
+}
+
+/// Arithmetic text as written (`i = $X + 1`, `$N = 1`, a `let` word with
+/// its quotes) that was not evaluated (`why`): each variable it assigns is
+/// unknown from here. Its expansions stand for a number; when one of them
+/// is where a name is assigned (`$N = 1`), the name is not knowable and
+/// any variable may have been set ([`State::clobber`]).
+pub(crate) fn unknown_assignments(st: &mut State, text: &str, why: &str) {
+    if !assigns(text) {
+        return;
     }
-    match arith_text(st, text) {
-        Ok(_) => Ok(()),
-        Err(r) if budget::tripped().is_some() => Err(r),
-        Err(r) => {
-            let mut names = Vec::new();
-            if let Ok(e) = brush_parser::arithmetic::parse(text.trim()) {
-                assigned_names(&e, &mut names);
+    // A loop (`x++` of an unknown x) would nest the reason in itself.
+    let why = brief(why);
+    let text = brief(text);
+    let (why, text) = (why.as_str(), text.as_str());
+    let plain = expansions_as_numbers(text);
+    let mut names = Vec::new();
+    if let Ok(e) = brush_parser::arithmetic::parse(plain.trim()) {
+        assigned_names(&e, &mut names);
+    }
+    if names.is_empty() {
+        st.clobber(&format!(
+            "the arithmetic {text:?}, which assigns to a variable whose name is not knowable ({why})"
+        ));
+        return;
+    }
+    for n in names {
+        st.set_scalar(
+            &n,
+            Val::Unknown(format!(
+                "${n} is assigned by arithmetic that is not evaluated ({text:?}: {why})"
+            )),
+        );
+    }
+}
+
+/// A reason or text cut to [`BRIEF`] bytes (at a character boundary) when
+/// it is quoted inside another reason: a loop re-assigning from a value
+/// that is not knowable would otherwise nest the reason in itself.
+pub(crate) fn brief(why: &str) -> String {
+    if why.len() <= BRIEF {
+        return why.to_string();
+    }
+    let mut end = BRIEF;
+    while !why.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &why[..end])
+}
+
+/// How many bytes of a quoted reason [`brief`] keeps.
+const BRIEF: usize = 200;
+
+/// Arithmetic text with each expansion (`$X`, `${..}`, `$(..)`, `$((..))`,
+/// backquotes) written as `0` and quotes removed: the shape of the
+/// expression, for the names it assigns.
+fn expansions_as_numbers(text: &str) -> String {
+    let mut out = String::new();
+    let mut it = text.chars().peekable();
+    while let Some(c) = it.next() {
+        match c {
+            '"' | '\'' => {}
+            '\\' => out.extend(it.next()),
+            '`' => {
+                for d in it.by_ref() {
+                    if d == '`' {
+                        break;
+                    }
+                }
+                out.push('0');
             }
-            for n in names {
-                st.set_scalar(
-                    &n,
-                    Val::Unknown(format!(
-                        "${n} is assigned by arithmetic that is not evaluated ({text:?}: {r})"
-                    )),
-                );
+            '$' => {
+                match it.peek().copied() {
+                    Some(open @ ('{' | '(')) => {
+                        let close = if open == '{' { '}' } else { ')' };
+                        let mut depth = 0usize;
+                        for d in it.by_ref() {
+                            if d == open {
+                                depth += 1;
+                            } else if d == close {
+                                depth -= 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    Some(d) if d.is_ascii_alphabetic() || d == '_' => {
+                        while it
+                            .peek()
+                            .is_some_and(|d| d.is_ascii_alphanumeric() || *d == '_')
+                        {
+                            it.next();
+                        }
+                    }
+                    Some(_) => {
+                        it.next();
+                    }
+                    None => {}
+                }
+                out.push('0');
             }
-            Ok(())
+            c => out.push(c),
         }
     }
+    out
 }
 
 /// The variables an arithmetic expression assigns.

@@ -41,9 +41,11 @@ mod environ;
 mod escapes;
 pub mod expand;
 mod fields;
+mod getopts;
 mod glob;
 mod harness;
 mod launch;
+mod named_fd;
 mod options;
 mod parse;
 mod paths;
@@ -621,6 +623,25 @@ pub struct Evaluation {
     /// The files the script (and the shells it runs) wrote, removed or
     /// moved, as they stand when it ends (keys relative to its folder).
     pub written: crate::launch::Written,
+    /// Code run in the shell that is not read (an unread `source`, an
+    /// `eval` of text that is not knowable), which may start a server: the
+    /// notice, with how many launches were found before it. A launch after
+    /// it runs under a condition naming it; one with none after it is
+    /// listed with the unsupported launches when the script ends.
+    unread: Vec<(usize, String)>,
+}
+
+impl Evaluation {
+    /// The notices of code not read that no later launch stands for, as
+    /// unsupported launches (it may start a server).
+    fn settle_unread(&mut self) {
+        let n = self.launches.len();
+        for (before, note) in std::mem::take(&mut self.unread) {
+            if before == n {
+                self.unsupported.push(note);
+            }
+        }
+    }
 }
 
 struct Interp<'a> {
@@ -879,6 +900,7 @@ fn evaluate_at(
         it.out.read.extend(r.iter().cloned());
     }
     it.out.written = std::mem::take(&mut it.st.touched);
+    it.out.settle_unread();
     Ok(it.out)
 }
 

@@ -1,9 +1,10 @@
 //! Builtins that change how later commands run: `shopt` (`extglob`,
 //! `nocasematch`, `lastpipe`, `expand_aliases`), `alias` / `unalias`,
-//! `trap` (an EXIT trap runs when the script ends; DEBUG, ERR and RETURN
-//! traps run code around other commands, which makes what follows
-//! conditional) and `unset` (variables, array elements, functions,
-//! references).
+//! `trap` (an EXIT trap runs when the script ends, a RETURN trap when a
+//! function or sourced file returns; DEBUG and ERR traps run code around
+//! other commands that is not evaluated, which may set any variable and
+//! makes what follows conditional) and `unset` (variables with bash's
+//! dynamic scoping, array elements, functions, references).
 
 use std::sync::Arc;
 
@@ -228,9 +229,10 @@ impl Interp<'_> {
     }
 
     /// `trap CODE SIGNALS...`: an EXIT trap's code runs when the script ends
-    /// (evaluated then); DEBUG, ERR and RETURN traps run code around other
-    /// commands, which is not evaluated: what follows runs under that
-    /// condition. Other signals never arrive in a static run.
+    /// (evaluated then), a RETURN trap's when a function or sourced file
+    /// returns; DEBUG and ERR traps run code around other commands, which
+    /// is not evaluated: it may have set any variable, and what follows
+    /// runs under that condition. Other signals never arrive in a static run.
     pub(super) fn trap(
         &mut self,
         raw: &[(&ast::Word, Option<&ast::Assignment>)],
@@ -298,12 +300,17 @@ impl Interp<'_> {
                         ))),
                     };
                 }
-                "DEBUG" | "ERR" if !clears => {
+                // `:` does nothing wherever it runs.
+                "DEBUG" | "ERR" if !clears && !matches!(code, Val::Known(t) if t.trim() == ":") => {
                     let when = match name {
                         "DEBUG" => "before every command",
-                        "ERR" => "after every command that fails",
-                        _ => "when a function or sourced file returns",
+                        _ => "after every command that fails",
                     };
+                    // The code may set or export any variable before what
+                    // follows runs: as an unread `source` does.
+                    self.st.clobber(&format!(
+                        "the {name} trap set on line {line}, whose code runs {when} and is not evaluated"
+                    ));
                     self.conditions.push(format!(
                         "line {line}: `trap ... {name}` runs code {when}, which is not evaluated: what follows depends on it"
                     ));
@@ -411,10 +418,56 @@ impl Interp<'_> {
                 // No variable of that name: the function of that name, if any.
                 self.st.functions.remove(&target);
             }
-            self.st.vars.remove(&target);
-            self.st.exported.remove(&target);
+            self.unset_variable(&target);
         }
         Ok(status)
+    }
+
+    /// Unsets a variable with bash's dynamic scoping: a `local` of the
+    /// function running now stays local and unset, while the variable it
+    /// shadows still reaches the environment of the commands it runs when
+    /// exported; a `local` of a calling function is removed, and the
+    /// variable it shadowed is seen again (bash 5.2, `localvar_unset` off).
+    fn unset_variable(&mut self, target: &str) {
+        let frame = self
+            .frames
+            .iter()
+            .rposition(|f| f.iter().any(|(n, _)| n == target));
+        let Some(i) = frame else {
+            self.st.vars.remove(target);
+            self.st.exported.remove(target);
+            return;
+        };
+        let first = self.frames[i].iter().position(|(n, _)| n == target);
+        let Some(first) = first else { return };
+        if i + 1 == self.frames.len() {
+            let outer = self.frames[i][first].1.clone();
+            let outer_exported = outer.exported;
+            self.st.vars.remove(target);
+            self.st.spans.remove(target);
+            // An environment report places the value where the caller set it.
+            match (outer.assigned, outer.written) {
+                (Some(a), w) => {
+                    self.st.assigned.insert(target.to_string(), a);
+                    match w {
+                        Some(w) => self.st.written.insert(target.to_string(), w),
+                        None => self.st.written.remove(target),
+                    };
+                }
+                (None, _) => {
+                    self.st.assigned.remove(target);
+                }
+            }
+            if outer_exported {
+                self.st.exported.insert(target.to_string());
+            } else {
+                self.st.exported.remove(target);
+            }
+            return;
+        }
+        let (name, shadowed) = self.frames[i].remove(first);
+        self.frames[i].retain(|(n, _)| n != target);
+        self.st.restore(name, shadowed);
     }
 
     /// `unset 'A[i]'`.

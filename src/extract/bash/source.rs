@@ -94,6 +94,10 @@ impl Interp<'_> {
         self.jump_levels = child.jump_levels;
         self.maybe_broke = child.maybe_broke.take();
         self.last_status = child.last_status.clone();
+        let base = self.out.launches.len();
+        self.out
+            .unread
+            .extend(child.out.unread.drain(..).map(|(n, note)| (n + base, note)));
         self.out.launches.append(&mut child.out.launches);
         self.out.unsupported.append(&mut child.out.unsupported);
         self.out.auxiliary.append(&mut child.out.auxiliary);
@@ -226,6 +230,13 @@ impl Interp<'_> {
                 let (loc, read) = match read {
                     Ok(r) => r,
                     Err(why) => {
+                        // A path outside the root is refused, as every read
+                        // is (whether or not a file is there).
+                        if let Ok(Location::Path(p)) = self.locate(&target)
+                            && let Err(e) = crate::files::admit(&p)
+                        {
+                            return Err(self.err(at, format!("`source {target}`: {}", plain(&e))));
+                        }
                         let what = format!("{target}, which is not read ({why})");
                         return Ok(self.not_sourced(at, &what));
                     }
@@ -348,12 +359,29 @@ impl Interp<'_> {
     /// define any function, or exit. Every variable it could set is unknown
     /// from here on, and what follows runs under a condition naming it.
     fn not_sourced(&mut self, at: usize, what: &str) -> Status {
+        self.not_read(at, "source", what, "file")
+    }
+
+    /// Code run in this shell that is not read (`cmd` of `what`: a `source`
+    /// of a file that is not read, an `eval` of text that is not knowable):
+    /// it may set or export any variable, define any function, exit, or
+    /// start a server. Every variable it could set is unknown from here on,
+    /// what follows runs under a condition naming it, and, unless a launch
+    /// follows it, it is listed with the unsupported launches.
+    pub(super) fn not_read(&mut self, at: usize, cmd: &str, what: &str, kind: &str) -> Status {
         let line = self.source.line_col(at).line;
         self.st
-            .clobber(&format!("the `source` of {what} on line {line}"));
-        let reason =
-            format!("line {line}: `source` of {what}: what follows depends on what that file does");
+            .clobber(&format!("the `{cmd}` of {what} on line {line}"));
+        let reason = format!(
+            "line {line}: `{cmd}` of {what}: what follows depends on what that {kind} does"
+        );
         self.conditions.push(reason.clone());
+        let span = self.source.span(at, at);
+        let note = format!(
+            "{span}: `{cmd}` runs code recipe-drift cannot read ({what}), which may start a server: {}",
+            crate::launch::NOT_MODELLED
+        );
+        self.out.unread.push((self.out.launches.len(), note));
         Status::Unknown(reason)
     }
 }

@@ -207,11 +207,21 @@ impl<'a> Interp<'a> {
     /// its status is 0, and nothing it does (assignments, `exit`, `exec`, a
     /// failure under `set -e`) reaches the script.
     fn background(&mut self, ao: &ast::AndOrList) -> Result<Status, Error> {
+        self.in_background(|this| this.and_or(ao))
+    }
+
+    /// Runs `run` as a background command (`CMD &`, `coproc CMD`): in a
+    /// copy of the state, nothing of which but the files written reaches
+    /// the script; the status is 0.
+    fn in_background(
+        &mut self,
+        run: impl FnOnce(&mut Self) -> Result<Status, Error>,
+    ) -> Result<Status, Error> {
         let saved = (self.st.clone(), self.stopped, self.flags());
         let conditions = self.conditions.len();
         let flow = self.flow.len();
         self.errexit_ignored += 1;
-        let r = self.and_or(ao);
+        let r = run(self);
         self.errexit_ignored -= 1;
         r?;
         // Files it writes are written (when, is not knowable: a text it
@@ -561,9 +571,9 @@ impl<'a> Interp<'a> {
                 let at = self.byte(&a.loc.start);
                 match expand::arith_text(&mut self.st, &a.expr.value) {
                     Ok(n) => Ok(status_of(n != 0)),
-                    Err(r) if r.starts_with("cannot parse") || budget::tripped().is_some() => {
-                        Err(self.err(at, r))
-                    }
+                    // A budget exceeded while evaluating it: that is the error.
+                    Err(_) if let Some(m) = budget::tripped() => Err(self.err(at, m)),
+                    Err(r) if r.starts_with("cannot parse") => Err(self.err(at, r)),
                     Err(r) => Ok(Status::Unknown(r)),
                 }
             }
@@ -647,8 +657,23 @@ impl<'a> Interp<'a> {
                 self.while_loop(&w.0, &w.1.list, until, at)
             }
             CompoundCommand::ArithmeticForClause(f) => self.arithmetic_for(f),
-            // A coprocess runs in the background with its own copy of the state.
-            CompoundCommand::Coprocess(_) => Ok(Status::Ok),
+            // `coproc [NAME] CMD`: CMD runs in the background; NAME (the
+            // descriptors bash opens, `COPROC` by default) and NAME_PID are
+            // not knowable.
+            CompoundCommand::Coprocess(c) => {
+                self.in_background(|this| this.command(&c.body))?;
+                let name = c.name.as_ref().map_or("COPROC", |w| w.value.as_str());
+                let line = c.location().map(|l| l.start.line).unwrap_or(0);
+                for n in [name.to_string(), format!("{name}_PID")] {
+                    self.st.set_scalar(
+                        &n,
+                        Val::Unknown(format!(
+                            "${n} is set by the `coproc` on line {line} to descriptors or a process id bash picks, which are not knowable"
+                        )),
+                    );
+                }
+                Ok(Status::Ok)
+            }
         }
     }
 
