@@ -62,11 +62,7 @@ fn explorer_fingerprint() {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        for b in name
-            .bytes()
-            .chain([0])
-            .chain(fs::read(f).expect("read").into_iter())
-        {
+        for b in name.bytes().chain([0]).chain(fs::read(f).expect("read")) {
             h ^= u64::from(b);
             h = h.wrapping_mul(0x0100_0000_01b3);
         }

@@ -210,7 +210,8 @@ fn a_page_command_after_another_program_does_not_read_committed_files() {
             "json",
         ]);
         o.assert_bounded().assert_no_leak();
-        let v: serde_json::Value = serde_json::from_str(&o.stdout).expect(&o.both());
+        let v: serde_json::Value =
+            serde_json::from_str(&o.stdout).unwrap_or_else(|_| panic!("{}", o.both()));
         v["links"][0]["findings"]
             .as_array()
             .unwrap()

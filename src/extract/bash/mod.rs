@@ -34,6 +34,7 @@
 mod brace;
 mod budget;
 mod capture;
+mod captured;
 mod command;
 mod conditions;
 mod declare;
