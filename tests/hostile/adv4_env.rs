@@ -142,21 +142,7 @@ fn sudo_and_containers_open_the_environment_naming_the_cause() {
 /// `compare --format json DOCS RECIPE` (vLLM 0.20, CUDA), its exit code and
 /// the `env:*` finding.
 fn open_finding(repo: &Repo, docs: &str, recipe: &str) -> serde_json::Value {
-    repo.write("docs.sh", docs);
-    repo.write("recipe.sh", recipe);
-    let o = repo.run_deterministic(&[
-        "compare",
-        "docs.sh",
-        "recipe.sh",
-        "--engine-version",
-        "0.20.0",
-        "--platform",
-        "cuda",
-        "--no-checkpoint-facts",
-        "--format",
-        "json",
-    ]);
-    o.assert_bounded().assert_no_leak();
+    let o = crate::open_env::compare_json(repo, docs, recipe);
     assert!(matches!(o.code, Some(0 | 1)), "{}", o.both());
     let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
     v["links"][0]["findings"]

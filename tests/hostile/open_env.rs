@@ -64,10 +64,19 @@ fn unevaluated_code_opens_the_environment_of_later_launches() {
 
 /// `compare --format json` of `docs.sh` against `recipe.sh` (vLLM 0.20, CUDA).
 fn compare(repo: &Repo, recipe: &str) -> serde_json::Value {
-    repo.write(
-        "docs.sh",
+    let o = compare_json(
+        repo,
         "VLLM_USE_FLASHINFER_MOE_FP4=1 vllm serve org/m -tp 8\n",
+        recipe,
     );
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    serde_json::from_str(&o.stdout).expect("json")
+}
+
+/// `compare --format json docs.sh recipe.sh` (vLLM 0.20, CUDA, no checkpoint
+/// facts) with these texts, bounded and leaking nothing.
+pub(crate) fn compare_json(repo: &Repo, docs: &str, recipe: &str) -> crate::Outcome {
+    repo.write("docs.sh", docs);
     repo.write("recipe.sh", recipe);
     let o = repo.run_deterministic(&[
         "compare",
@@ -82,8 +91,7 @@ fn compare(repo: &Repo, recipe: &str) -> serde_json::Value {
         "json",
     ]);
     o.assert_bounded().assert_no_leak();
-    assert_eq!(o.code, Some(1), "{}", o.both());
-    serde_json::from_str(&o.stdout).expect("json")
+    o
 }
 
 /// The finding on `key` in a compare's JSON.
