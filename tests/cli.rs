@@ -1018,25 +1018,12 @@ fn check_progress_only_on_a_terminal() {
     // Not a terminal: stderr stays empty.
     let (code, _, err) = run(&["check", "--config", config]);
     assert_eq!((code, err.as_str()), (1, ""));
-    let script = std::path::Path::new("/usr/bin/script");
-    assert!(
-        script.exists(),
-        "this test needs util-linux `script` for a pseudo-terminal"
-    );
     let on_tty = |extra: &str, ci: bool| {
-        let mut cmd = std::process::Command::new(script);
-        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-            .arg("-qec")
-            .arg(format!(
-                "{bin} check --config {config} --format concise {extra} > /dev/null"
-            ))
-            .arg("/dev/null")
-            .env_remove("CI")
-            .env_remove("GITHUB_ACTIONS");
-        if ci {
-            cmd.env("CI", "true");
-        }
-        let out = cmd.output().unwrap();
+        let out = common::on_terminal(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")),
+            &format!("{bin} check --config {config} --format concise {extra} > /dev/null"),
+            ci,
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let shown = on_tty("", false);

@@ -737,28 +737,17 @@ fn remote_fetches_show_progress_only_on_a_terminal() {
         ok("sglang serve --model-path m --tp 2\n")
     });
     let url = format!("{}/slow/serve.txt", server.base());
-    let script = std::path::Path::new("/usr/bin/script");
-    assert!(
-        script.exists(),
-        "this test needs util-linux `script` for a pseudo-terminal"
-    );
     let bin = env!("CARGO_BIN_EXE_recipe-drift");
     let on_tty = |extra: &str, ci: bool| {
         let cache = tempfile::tempdir().unwrap();
-        let mut cmd = std::process::Command::new(script);
-        cmd.current_dir(repo())
-            .arg("-qec")
-            .arg(format!(
+        let out = common::on_terminal(
+            repo(),
+            &format!(
                 "{bin} extract {url} --allow-host 127.0.0.1 --cache-dir {} {extra} > /dev/null",
                 cache.path().display()
-            ))
-            .arg("/dev/null")
-            .env_remove("CI")
-            .env_remove("GITHUB_ACTIONS");
-        if ci {
-            cmd.env("CI", "true");
-        }
-        let out = cmd.output().unwrap();
+            ),
+            ci,
+        );
         assert!(out.status.success(), "{out:?}");
         String::from_utf8_lossy(&out.stdout).into_owned()
     };

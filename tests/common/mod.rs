@@ -65,3 +65,25 @@ impl Rng {
         &items[self.below(items.len())]
     }
 }
+
+/// Runs `shell_command` under a pseudo-terminal (util-linux `script`) in
+/// `dir`, with `$CI` and `$GITHUB_ACTIONS` removed (or `CI=true` when `ci`):
+/// what progress output does on a terminal. Its output holds the terminal's.
+pub fn on_terminal(dir: &std::path::Path, shell_command: &str, ci: bool) -> std::process::Output {
+    let script = std::path::Path::new("/usr/bin/script");
+    assert!(
+        script.exists(),
+        "this test needs util-linux `script` for a pseudo-terminal"
+    );
+    let mut cmd = std::process::Command::new(script);
+    cmd.current_dir(dir)
+        .arg("-qec")
+        .arg(shell_command)
+        .arg("/dev/null")
+        .env_remove("CI")
+        .env_remove("GITHUB_ACTIONS");
+    if ci {
+        cmd.env("CI", "true");
+    }
+    cmd.output().unwrap()
+}
