@@ -203,8 +203,9 @@
 
   // ---- rendering ------------------------------------------------------------
 
-  // Flattens children into [slotKey, child] pairs (React matches keyed children
-  // by key and the others by position, scoped per array).
+  // Flattens children into `out` as slot key, child, slot key, child, ...
+  // (React matches keyed children by key and the others by position, scoped
+  // per array).
   var INDEX_SLOTS = [];
   for (var si = 0; si < 64; si++) INDEX_SLOTS.push(String(si));
   function flatten(children, prefix, out) {
@@ -214,12 +215,12 @@
         var c = children[i];
         var slot = isElement(c) && c.key != null ? prefix + 'k' + c.key : prefix === '' && i < INDEX_SLOTS.length ? INDEX_SLOTS[i] : prefix + i;
         if (Array.isArray(c)) flatten(c, slot + '/', out);
-        else if (c != null && typeof c !== 'boolean') out.push([slot, c]);
+        else if (c != null && typeof c !== 'boolean') out.push(slot, c);
       }
       return out;
     }
     var s = isElement(children) && children.key != null ? prefix + 'k' + children.key : prefix === '' ? '0' : prefix + '0';
-    out.push([s, children]);
+    out.push(s, children);
     return out;
   }
 
@@ -247,30 +248,43 @@
       return;
     }
     var flat = flatten(children, '', []);
-    var old = {};
-    for (var i = 0; i < fiber.children.length; i++) {
-      var o = fiber.children[i];
-      old[o.key] = o;
-    }
+    // As React does: match old and new children by position while their
+    // slots and kinds agree, then the rest by slot (a later duplicate slot
+    // wins), and unmount what is left in the old children's order.
+    var at = 0; // the old children matched by position so far
+    var rest = null; // the others by slot, from the first mismatch on
     var next = [];
-    for (var j = 0; j < flat.length; j++) {
-      var slot = flat[j][0];
-      var child = flat[j][1];
+    for (var j = 0; j < flat.length; j += 2) {
+      var slot = flat[j];
+      var child = flat[j + 1];
       var kind = kindOf(child);
       if (kind === '#nothing') continue;
-      var prev = old[slot];
-      var f;
-      if (prev && prev.type === kind) {
-        delete old[slot];
-        f = prev;
-      } else {
-        f = new Fiber(kind, slot, fiber);
+      var f = null;
+      if (rest === null) {
+        var o = olds[at];
+        if (o !== undefined && o.key === slot && o.type === kind) {
+          f = o;
+          at++;
+        } else {
+          rest = new Map();
+          for (var i = at; i < olds.length; i++) rest.set(olds[i].key, olds[i]);
+        }
+      }
+      if (f === null) {
+        var prev = rest.get(slot);
+        if (prev !== undefined && prev.type === kind) {
+          rest.delete(slot);
+          f = prev;
+        } else {
+          f = new Fiber(kind, slot, fiber);
+        }
       }
       next.push(f);
       if (kind === '#text') f.text = '' + child;
       else work(f, child, false);
     }
-    for (var k in old) unmount(old[k]);
+    if (rest === null) for (var k = at; k < olds.length; k++) unmount(olds[k]);
+    else rest.forEach(unmount);
     fiber.children = next;
   }
 
@@ -635,6 +649,21 @@
   // Prop names as canonical writes them (`"name":`), the first 4,096 seen.
   var quotedKeys = new Map();
 
+  // A props object's keys as canonical writes them: sorted, without
+  // `children` and `_fiber`; cached by the keys in their own order (the
+  // first 4,096 orders seen).
+  var sortedKeys = new Map();
+  function propKeys(p) {
+    var own = Object.keys(p);
+    var order = JSON.stringify(own);
+    var keys = sortedKeys.get(order);
+    if (keys === undefined) {
+      keys = own.filter(function (k) { return k !== 'children' && k !== '_fiber'; }).sort();
+      if (sortedKeys.size < 4096) sortedKeys.set(order, keys);
+    }
+    return keys;
+  }
+
   // canonical(tree(r)), written from the fibers without building the tree.
   function treeKey(r) {
     var out = ['['];
@@ -662,17 +691,19 @@
         else out.push(']');
         out.push(',"props":{');
         var p = c.element.props;
-        var keys = [];
-        for (var k in p) if (k !== 'children' && k !== '_fiber') keys.push(k);
-        keys.sort();
+        var keys = propKeys(p);
         var none = true;
         for (var j = 0; j < keys.length; j++) {
-          var at = out.length;
+          var v = p[keys[j]];
+          var tv = typeof v;
+          if (tv === 'function' || tv === 'undefined' || tv === 'symbol') continue;
           var qk = quotedKeys.get(keys[j]);
           if (qk === undefined) { qk = JSON.stringify(keys[j]) + ':'; if (quotedKeys.size < 4096) quotedKeys.set(keys[j], qk); }
           out.push(none ? qk : ',' + qk);
-          if (canonInto(p[keys[j]], out)) none = false;
-          else out.length = at;
+          none = false;
+          if (tv === 'boolean') out.push(v ? 'true' : 'false');
+          else if (tv === 'string') out.push(JSON.stringify(v));
+          else canonInto(v, out);
         }
         out.push('},"type":', JSON.stringify(c.type), '}');
       } else first = hostKeys(c, out, first);
