@@ -17,9 +17,15 @@
   // ---- elements -----------------------------------------------------------
 
   function createElement(type, config) {
-    var props = {};
+    var props;
     var key = null;
-    if (config != null) {
+    if (config == null) props = {};
+    else if (!('key' in config || 'ref' in config || '__self' in config || '__source' in config)) {
+      // Its own enumerable keys, in for-in order, copied natively (the
+      // common case: none of the four names React reserves).
+      props = Object.assign({}, config);
+    } else {
+      props = {};
       // Its own enumerable keys, in for-in order (as a hasOwnProperty filter
       // of for-in gives them).
       var ks = Object.keys(config);
@@ -469,11 +475,10 @@
       var c = fiber.children[i];
       if (c.type === '#text') out.push(c.text);
       else if (typeof c.type === 'string') {
-        var props = {};
-        var p = c.element.props;
-        for (var k in p) if (k !== 'children') props[k] = p[k];
+        // The element's own props (read, never changed or listed: their
+        // `children` are the element's, the node's are `children` below).
         var kids = hostNodes(c, []);
-        out.push({ type: c.type, props: props, children: kids.length ? kids : null, _fiber: c });
+        out.push({ type: c.type, props: c.element.props, children: kids.length ? kids : null, _fiber: c });
       } else hostNodes(c, out);
     }
     return out;
@@ -560,14 +565,26 @@
       }
     });
     // A label around an input describes it (used in error messages).
-    for (var i = 0; i < labels.length; i++) {
-      walk([labels[i]], function (n) {
-        for (var j = 0; j < out.length; j++) {
-          if (out[j].node !== n) continue;
-          out[j].label = text(labels[i]).trim();
-          if (labels[i].props.title) out[j].labelTitle = String(labels[i].props.title);
-        }
-      });
+    if (labels.length) {
+      var byNode = new Map();
+      for (var b = 0; b < out.length; b++) {
+        var same = byNode.get(out[b].node);
+        if (same === undefined) byNode.set(out[b].node, [out[b]]);
+        else same.push(out[b]);
+      }
+      for (var i = 0; i < labels.length; i++) {
+        var lab = labels[i];
+        var labelText = null;
+        walk([lab], function (n) {
+          var mine = byNode.get(n);
+          if (mine === undefined) return;
+          if (labelText === null) labelText = text(lab).trim();
+          for (var j = 0; j < mine.length; j++) {
+            mine[j].label = labelText;
+            if (lab.props.title) mine[j].labelTitle = String(lab.props.title);
+          }
+        });
+      }
     }
     // A checkbox without a name or id is named by its value, else its label.
     for (var m = 0; m < out.length; m++) {
@@ -646,8 +663,6 @@
     return true;
   }
 
-  // Prop names as canonical writes them (`"name":`), the first 4,096 seen.
-  var quotedKeys = new Map();
 
   // A props object's keys as canonical writes them: sorted, without
   // `children` and `_fiber`; cached by the keys in their own order (the
@@ -664,51 +679,39 @@
     return keys;
   }
 
-  // canonical(tree(r)), written from the fibers without building the tree.
+  // A string equal for two states exactly when canonical(tree(r)) is: the
+  // host tree as one flat list of plain values, written by one native
+  // JSON.stringify. Per node: 0 and the text, or 1, the type, each kept
+  // prop's sorted key and value (an object or array value as the one-item
+  // list of its canonical form), 2, the children's nodes, 3.
   function treeKey(r) {
-    var out = ['['];
-    hostKeys(r.fiber, out, true);
-    out.push(']');
-    return out.join('');
+    var out = [];
+    hostKeys(r.fiber, out);
+    return JSON.stringify(out);
   }
 
-  // The canonical form of hostNodes(fiber)'s list, without its brackets.
-  function hostKeys(fiber, out, first) {
-    for (var i = 0; i < fiber.children.length; i++) {
-      var c = fiber.children[i];
+  function hostKeys(fiber, out) {
+    var kids = fiber.children;
+    for (var i = 0; i < kids.length; i++) {
+      var c = kids[i];
       if (c.type === '#text') {
-        if (!first) out.push(',');
-        out.push(JSON.stringify(c.text));
-        first = false;
+        out.push(0, c.text);
       } else if (typeof c.type === 'string') {
-        if (!first) out.push(',');
-        first = false;
-        // A node's keys sorted: children, props, type.
-        out.push('{"children":');
-        var mark = out.length;
-        out.push('[');
-        if (hostKeys(c, out, true)) out.length = mark, out.push('null');
-        else out.push(']');
-        out.push(',"props":{');
+        out.push(1, c.type);
         var p = c.element.props;
         var keys = propKeys(p);
-        var none = true;
         for (var j = 0; j < keys.length; j++) {
           var v = p[keys[j]];
           var tv = typeof v;
-          if (tv === 'function' || tv === 'undefined' || tv === 'symbol') continue;
-          var qk = quotedKeys.get(keys[j]);
-          if (qk === undefined) { qk = JSON.stringify(keys[j]) + ':'; if (quotedKeys.size < 4096) quotedKeys.set(keys[j], qk); }
-          out.push(none ? qk : ',' + qk);
-          none = false;
-          if (tv === 'boolean') out.push(v ? 'true' : 'false');
-          else if (tv === 'string') out.push(JSON.stringify(v));
-          else canonInto(v, out);
+          if (tv === 'string' || tv === 'boolean' || tv === 'number' || v === null) out.push(keys[j], v);
+          else if (tv === 'bigint') out.push(keys[j], String(v));
+          else if (tv === 'object') out.push(keys[j], [canonical(v)]);
         }
-        out.push('},"type":', JSON.stringify(c.type), '}');
-      } else first = hostKeys(c, out, first);
+        out.push(2);
+        hostKeys(c, out);
+        out.push(3);
+      } else hostKeys(c, out);
     }
-    return first;
   }
 
   function actions(cs) {
@@ -1116,6 +1119,15 @@
     return out;
   }
 
+  // Whether JSON writes `x` as plain does, so that a list or object of such
+  // values is written in one native call: strings, booleans, null and
+  // finite numbers other than -0.
+  function jsonAsPlain(x) {
+    var t = typeof x;
+    return t === 'string' || t === 'boolean' || x === null ||
+      (t === 'number' && x - x === 0 && (x !== 0 || 1 / x > 0));
+  }
+
   // Plain data as JSON (object keys sorted), or null when it holds anything
   // else.
   function plain(v) {
@@ -1126,6 +1138,9 @@
     if (t === 'number') return Object.is(v, -0) ? '-0' : v !== v ? 'NaN' : String(v);
     if (t !== 'object') return null;
     if (Array.isArray(v)) {
+      var simple = !('toJSON' in v);
+      for (var e = 0; e < v.length && simple; e++) simple = jsonAsPlain(v[e]);
+      if (simple) return JSON.stringify(v);
       var a = [];
       for (var i = 0; i < v.length; i++) { var x = plain(v[i]); if (x === null) return null; a.push(x); }
       return '[' + a.join(',') + ']';
@@ -1133,6 +1148,9 @@
     var proto = Object.getPrototypeOf(v);
     if (proto !== Object.prototype && proto !== null) return null;
     var keys = Object.keys(v).sort();
+    var flat = !('toJSON' in v);
+    for (var f = 0; f < keys.length && flat; f++) flat = jsonAsPlain(v[keys[f]]);
+    if (flat) return JSON.stringify(v, keys);
     var o = [];
     for (var k = 0; k < keys.length; k++) {
       var y = plain(v[keys[k]]);
