@@ -1,6 +1,7 @@
 //! Differential test: our headless React (QuickJS) against real React 18.
 //!
-//! Each cookbook fixture is bundled by recipe-drift; the same bundle is explored
+//! Each cookbook fixture (and each explorer stress generator in
+//! `fixtures/explorer/`) is bundled by recipe-drift; the same bundle is explored
 //! by `tests/react_oracle/oracle.mjs` with `react` + `react-test-renderer` from
 //! npm (installed by `.ci/run` with `npm ci`). Both must reach the same states,
 //! in the same breadth-first order, with the same selections and commands.
@@ -37,6 +38,15 @@ fn fixtures() -> Vec<PathBuf> {
     }
     let mut out = Vec::new();
     walk(Path::new("fixtures/cookbook"), &mut out);
+    // Generators written to stress the explorer's memos (effects, cleanups,
+    // refs, child components).
+    let mut stress: Vec<PathBuf> = std::fs::read_dir("fixtures/explorer")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsx"))
+        .collect();
+    stress.sort();
+    out.extend(stress);
     out.extend(generated());
     out
 }

@@ -170,6 +170,9 @@
         hook.pending = create;
         hook.deps = deps;
       }
+      // This render's effect, run or not (the explorer runs a state's
+      // effects to learn that they change nothing there).
+      hook.create = create;
       hook.fresh = false;
       void fiber;
     };
@@ -328,6 +331,12 @@
   function work(fiber, element, force) {
     var same = element === fiber.element;
     var type = fiber.type;
+    if (typeof type === 'string') {
+      // A host element (the most common fiber): no hooks, so no effects.
+      if (same && !force) bailout(fiber);
+      else { fiber.element = element; reconcile(fiber, element.props.children); }
+      return;
+    }
     if (typeof type === 'function' || (type && type.$$forwardRef)) {
       var changed = false;
       if (fiber.dirty) {
@@ -353,9 +362,6 @@
       var valueChanged = !fiber.element || !Object.is(fiber.element.props.value, element.props.value);
       if (same && !force) bailout(fiber);
       else { fiber.element = element; forceSubtree = forceSubtree || valueChanged; reconcileForced(fiber, element.props.children, valueChanged); }
-    } else if (typeof type === 'string') {
-      if (same && !force) bailout(fiber);
-      else { fiber.element = element; reconcile(fiber, element.props.children); }
     } else {
       throw new Error('Element type is invalid: expected a string or a function but got: ' + (type === null ? 'null' : typeof type));
     }
@@ -438,10 +444,10 @@
   }
 
   // Renders until no update is pending (a batch ends here, as `act()` does).
-  // `afterFirst` is called after the first render; `settled`, after each
-  // pass whose effects scheduled updates, may end the batch there (true: the
-  // explorer knows how it settles).
-  function flush(r, afterFirst, settled) {
+  // `afterRender` is called after each render with the pass's number (from
+  // 1); `settled`, after each pass whose effects scheduled updates, may end
+  // the batch there (true: the explorer knows how it settles).
+  function flush(r, afterRender, settled) {
     var passes = 0;
     var saved = root;
     root = r;
@@ -450,7 +456,7 @@
         if (++passes > MAX_PASSES) throw new Error('Maximum update depth exceeded: updates did not settle after ' + MAX_PASSES + ' renders');
         r.scheduled = false;
         work(r.fiber, r.element, false);
-        if (passes === 1 && afterFirst) afterFirst();
+        if (afterRender) afterRender(passes);
         runEffects(r);
       } while (r.scheduled && !(settled && settled()));
     } finally {
@@ -1009,6 +1015,7 @@
   // hooks. null when some value is not plain data.
   function pendingInfo(keyed) {
     var parts = [];
+    var bare = []; // parts without the marks of changed state objects
     var settled = []; // the hook key (see hookKey) if the render changes nothing else
     var primitive = true; // every effect has a list of primitive dependencies
     var hooks = [];
@@ -1018,6 +1025,7 @@
     for (var w = 0; w < keyed.length; w++) {
       var f = keyed[w].f;
       parts.push(keyed[w].head);
+      bare.push(keyed[w].head);
       settled.push(keyed[w].head);
       if (keyed[w].head.charCodeAt(0) !== 35) continue; // '@': a fragment or provider
       for (var i = 0; i < f.hooks.length; i++) {
@@ -1047,6 +1055,7 @@
           v = plain(st);
           if (v !== null) {
             settled.push(v);
+            bare.push(v);
             v = (Object.is(st, h.state) ? '=' : '~') + v;
           }
         }
@@ -1055,12 +1064,13 @@
         else return null;
         if (v === null) return null;
         parts.push(v);
+        if (!('dispatch' in h) || h.effect || h.memo) bare.push(v);
         hooks.push(h);
         states.push(st);
         same.push(st !== undefined && Object.is(st, h.state));
       }
     }
-    return { key: parts.join('\u0001'), settled: primitive ? settled.join('\u0001') : null, hooks: hooks, states: states, same: same, effects: effects };
+    return { key: parts.join('\u0001'), bare: bare.join('\u0001'), settled: primitive ? settled.join('\u0001') : null, hooks: hooks, states: states, same: same, effects: effects };
   }
 
   // How each effect's dependencies read, from the first render after a
@@ -1160,11 +1170,72 @@
     return '{' + o.join(',') + '}';
   }
 
+  // A found state's effects, all run again in the state as its last render
+  // left them (the closures it passed), as a click into the same hooks
+  // whose render changes every effect's dependencies would run them. When
+  // that schedules no update and changes no hook, a later click whose
+  // pending state holds the same hooks and runs every effect (none with a
+  // cleanup to call) settles in this state: no render needed for it. Only
+  // states whose effects have no cleanup; the state is restored after.
+  function learnQuiet(ex, snap) {
+    var info = pendingInfo(snap.keyed);
+    if (info === null || info.effects.length === 0 || ex.quiet.has(info.bare)) return;
+    for (var i = 0; i < info.effects.length; i++) {
+      var h = info.effects[i];
+      if (h.cleanup !== undefined || typeof h.create !== 'function') return;
+    }
+    var r = ex.r;
+    var saved = root;
+    root = r;
+    var quiet = false;
+    try {
+      r.scheduled = false;
+      r.effects = [];
+      queueEffects(r.fiber, r.effects);
+      runEffects(r);
+      if (!r.scheduled) {
+        var after = pendingInfo(snap.keyed);
+        quiet = after !== null && after.bare === info.bare;
+      }
+    } catch (e) {
+      if (isLimit(e)) throw e;
+    } finally {
+      root = saved;
+      restore(r, snap, false);
+    }
+    if (quiet) ex.quiet.add(info.bare);
+  }
+
+  // Marks every effect below `fiber` to run with the closure of its last
+  // render, queued as a render queues them (children before parents).
+  function queueEffects(fiber, out) {
+    for (var i = 0; i < fiber.children.length; i++) queueEffects(fiber.children[i], out);
+    for (var j = 0; j < fiber.hooks.length; j++) {
+      var h = fiber.hooks[j];
+      if (h.effect) { h.pending = h.create; out.push([fiber, h]); }
+    }
+  }
+
+  // Memoises how a click's batch ends (true: in a state found; else the
+  // crash) for its first pass's edge `pk` (null: not memoisable) and the
+  // edges of its later passes.
+  function settle(ex, pk, later, outcome) {
+    if (pk !== null) ex.edges.set(pk, outcome);
+    for (var i = 0; i < later.length; i++) ex.edges.set(later[i], outcome);
+  }
+
+  // Whether an effect of a pending state has a cleanup to call.
+  function cleanups(info) {
+    for (var i = 0; i < info.effects.length; i++) if (info.effects[i].cleanup !== undefined) return true;
+    return false;
+  }
+
   // Explorations in progress, by target.
   var explorations = {};
 
   function record(ex, s, cb, details) {
     var st = { snap: save(ex.r), controls: s.controls, actions: actions(s.controls), cb: cb };
+    learnQuiet(ex, st.snap);
     if (ex.opts.checkboxes === 'each' && cb) {
       st.actions = st.actions.filter(function (a) { return s.controls[a[0]].kind !== 'checkbox'; });
     }
@@ -1180,7 +1251,7 @@
     var opts = optsJson ? JSON.parse(optsJson) : {};
     var r = mount(target(t).element);
     var s = snapshot(r);
-    var ex = { r: r, opts: opts, seen: new Set([treeKey(r)]), hooks: new Set(), edges: new Map(), sigs: new Map(), states: [], next: 0, action: 0, at: 0, touched: 0 };
+    var ex = { r: r, opts: opts, seen: new Set([treeKey(r)]), hooks: new Set(), edges: new Map(), sigs: new Map(), quiet: new Set(), states: [], next: 0, action: 0, at: 0, touched: 0 };
     var hk0 = hookKey(r);
     if (hk0 !== null) ex.hooks.add(hk0);
     explorations[t] = ex;
@@ -1242,49 +1313,70 @@
             crashes.push({ from: from, action: a, error: known.error, at: known.at });
             continue;
           }
+          // Every effect runs, none has a cleanup to call, and in a state
+          // found with these hooks they change nothing (see learnQuiet).
+          if (fire.indexOf('0') < 0 && ex.quiet.has(info.bare) && !cleanups(info)) {
+            ex.edges.set(pk, true);
+            continue;
+          }
         }
         ex.touched = 2;
-        flush(ex.r, info === null || sig === null ? null : function () {
+        // The pending states of the batch's later passes (each with the
+        // effects its render runs) settle as the click does: the edges
+        // memoised for them too.
+        var later = [];
+        var next = null; // the pending state of the pass about to render
+        flush(ex.r, function (pass) {
+          var now = pass === 1 ? info : next;
+          next = null;
+          if (now === null || (pass === 1 && sig === null)) return;
           // The effects that run have their new deps pending; the others
           // kept deps equal to this render's.
           var fired = '';
-          for (var e = 0; e < info.effects.length; e++) fired += info.effects[e].pending ? '1' : '0';
-          if (sig === undefined) {
-            sig = depsSignature(info);
-            ex.sigs.set(info.key, sig);
+          for (var e = 0; e < now.effects.length; e++) fired += now.effects[e].pending ? '1' : '0';
+          var nsig = ex.sigs.get(now.key);
+          if (nsig === undefined) {
+            nsig = depsSignature(now);
+            ex.sigs.set(now.key, nsig);
           }
-          if (sig) pk = info.key + '\u0002' + fired;
+          if (!nsig) return;
+          if (pass === 1) { sig = nsig; pk = now.key + '\u0002' + fired; }
+          else later.push(now.key + '\u0002' + fired);
         }, function () {
           // Effects scheduled updates: the tree holds a rendered state with
           // updates queued, as after a click. The same pending state and
           // effects that run settle the same way as that click did.
           var mid = pendingInfo(keyedOf(ex.r));
           var msig = mid === null ? undefined : ex.sigs.get(mid.key);
-          if (!msig) return false;
-          var k = mid.key + '\u0002' + firing(msig, mid);
-          if (!ex.edges.has(k)) return false;
-          midway = ex.edges.get(k);
-          return true;
+          if (msig) {
+            var k = mid.key + '\u0002' + firing(msig, mid);
+            if (ex.edges.has(k)) {
+              midway = ex.edges.get(k);
+              return true;
+            }
+          }
+          next = mid;
+          return false;
         });
         if (midway !== null) {
           if (midway !== true) throw midway;
-          if (pk !== null) ex.edges.set(pk, true);
+          settle(ex, pk, later, true);
           continue; // settles to a state already found
         }
       } catch (e) {
         if (e === midway) {
           // A known crash: this click ends in it too.
-          if (pk !== null) ex.edges.set(pk, midway);
+          settle(ex, pk, later, midway);
           crashes.push({ from: from, action: a, error: midway.error, at: midway.at });
           continue;
         }
         if (isLimit(e)) throw e;
         var crash = { error: messageOf(e), at: stackAt(e) };
-        if (pk !== null) ex.edges.set(pk, crash);
+        settle(ex, pk, later, crash);
         crashes.push({ from: from, action: a, error: crash.error, at: crash.at });
         continue;
       }
-      if (pk !== null) ex.edges.set(pk, true);
+      settle(ex, pk, later, true);
       // A hook key seen before settles to a state seen before: no tree to
       // build and compare.
       var hk = hookKey(ex.r);
