@@ -446,6 +446,11 @@ pub struct LintDocsArgs {
     #[arg(long, value_name = "N", default_value_t = 5_000,
           value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub max_states: u64,
+    /// Where explored generator states are cached, so that an unchanged
+    /// generator is not explored again (default: the platform cache folder,
+    /// such as ~/.cache/recipe-drift).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
     /// The engine release the commands are checked against (else the image a
     /// command names, else the newest bundled release), hardware and platform
     /// (else what each state's selection picks).

@@ -534,3 +534,19 @@ fn github_output_appends_the_markdown_summary_to_the_job_summary() {
     assert!(text.contains("| `RD011` | `dead-option` |"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn explored_states_are_cached_and_read_back_with_the_same_findings() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = cache.path().to_str().unwrap();
+    let file = fixture("duplicate-flag");
+    let first = lint_json(&["--cache-dir", dir, &file]);
+    let graphs = cache.path().join("jsx-graphs");
+    let entries = std::fs::read_dir(&graphs)
+        .map(|d| d.count())
+        .unwrap_or_else(|e| panic!("no explored-graph cache in {}: {e}", graphs.display()));
+    assert_eq!(entries, 1, "one entry for one generator");
+    let second = lint_json(&["--cache-dir", dir, &file]);
+    assert_eq!(first, second, "the same report from the cached states");
+    assert_eq!(first.0, 1);
+}

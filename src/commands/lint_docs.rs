@@ -16,9 +16,11 @@ pub(super) fn run(args: LintDocsArgs) -> Result<Output, Error> {
         files,
         docs_root,
         max_states,
+        cache_dir,
         context,
         format,
     } = args;
+    super::explored_graph_cache(cache_dir);
     let resolve = crate::link::options(&super::overrides(&context), &SideSpec::default())?;
     let max_states = usize::try_from(max_states).unwrap_or(usize::MAX);
     let opts = LintOptions {

@@ -154,12 +154,16 @@ pub(crate) fn confine(files: &FilesArgs, named: &[PathBuf]) -> Result<(), Error>
 /// trusted) and a config's `allow-hosts` (public DNS names only).
 pub(crate) fn fetcher(args: &RemoteArgs, config_hosts: &[String]) -> Fetcher {
     // Explored generator states are kept in the same cache folder.
-    crate::extract::jsx::set_cache_dir(
-        args.cache_dir
-            .clone()
-            .or_else(|| dirs::cache_dir().map(|d| d.join("recipe-drift"))),
-    );
+    explored_graph_cache(args.cache_dir.clone());
     Fetcher::new(fetch_options(args, config_hosts))
+}
+
+/// Keeps explored generator graphs in `dir`, else in the platform cache
+/// folder (as fetched files are), for the rest of the run.
+pub(crate) fn explored_graph_cache(dir: Option<std::path::PathBuf>) {
+    crate::extract::jsx::set_cache_dir(
+        dir.or_else(|| dirs::cache_dir().map(|d| d.join("recipe-drift"))),
+    );
 }
 
 fn fetch_options(args: &RemoteArgs, config_hosts: &[String]) -> FetchOptions {
