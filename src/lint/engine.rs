@@ -96,7 +96,7 @@ impl Rule for StartupError {
                                 g.at.clone(),
                                 format!(
                                     "{engine} {} would not start: {} (rule {})",
-                                    r.version.version, e.message, e.rule
+                                    r.version, e.message, e.rule
                                 ),
                             ));
                         }
@@ -119,9 +119,9 @@ impl Rule for NoEffect {
         for s in &g.states {
             for c in s.printed.iter().flatten().flat_map(|p| &p.launches) {
                 let Ok(r) = &c.resolved else { continue };
-                for (key, e) in &r.values {
-                    let Some(why) = &e.no_effect else { continue };
-                    let written = e.written.as_deref().unwrap_or(key);
+                for e in &r.no_effect {
+                    let why = &e.why;
+                    let written = e.written.as_deref().unwrap_or(&e.key);
                     let name = written.split('=').next().unwrap_or(written);
                     out.push(at_state(
                         self.kind(),
@@ -131,7 +131,7 @@ impl Rule for NoEffect {
                         format!(
                             "`{written}` has no effect in {} {}: {why}",
                             c.launch.engine.name(),
-                            r.version.version
+                            r.version
                         ),
                     ));
                 }

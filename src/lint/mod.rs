@@ -72,8 +72,54 @@ pub struct Crash {
 pub struct Checked {
     /// The launch as read from the printed command.
     pub launch: Launch,
-    /// The resolution, or the release's refusal.
-    pub resolved: Result<Resolved, Error>,
+    /// What the rules read of its resolution, or the release's refusal.
+    pub resolved: Result<Resolution, Error>,
+}
+
+/// What the rules read of a launch's [`Resolved`]: the release used, the
+/// startup checks that fail and the settings it does not read. (The whole resolution of every state of a large
+/// generator would hold a few hundred megabytes: every argument of the
+/// release, per state.)
+#[derive(Debug, Clone)]
+pub struct Resolution {
+    /// The release whose data was used.
+    pub version: String,
+    /// Errors the engine would raise at startup.
+    pub startup_errors: Vec<crate::resolved::StartupError>,
+    /// The settings the release does not read, in key order.
+    pub no_effect: Vec<NoEffect>,
+}
+
+/// A setting given that the release does not read.
+#[derive(Debug, Clone)]
+pub struct NoEffect {
+    /// Its canonical key.
+    pub key: String,
+    /// How it was written (`SGLANG_USE_AITER=1`), when written.
+    pub written: Option<String>,
+    /// Why it has no effect.
+    pub why: String,
+}
+
+impl From<Resolved> for Resolution {
+    fn from(r: Resolved) -> Resolution {
+        Resolution {
+            version: r.version.version,
+            startup_errors: r.startup_errors,
+            no_effect: r
+                .values
+                .into_iter()
+                .filter_map(|(key, e)| {
+                    let why = e.no_effect?;
+                    Some(NoEffect {
+                        key,
+                        written: e.written,
+                        why,
+                    })
+                })
+                .collect(),
+        }
+    }
 }
 
 /// One reachable state of a generator.
@@ -355,7 +401,7 @@ fn read_state(
                         {
                             launch.context.engine_version = Some(v.clone());
                         }
-                        let resolved = crate::engine::resolve(&launch, opts);
+                        let resolved = crate::engine::resolve(&launch, opts).map(Resolution::from);
                         Checked { launch, resolved }
                     })
                     .collect(),
