@@ -222,7 +222,7 @@
     if (Array.isArray(children)) {
       for (var i = 0; i < children.length; i++) {
         var c = children[i];
-        var slot = isElement(c) && c.key != null ? prefix + 'k' + c.key : prefix === '' && i < INDEX_SLOTS.length ? INDEX_SLOTS[i] : prefix + i;
+        var slot = typeof c === 'object' && c !== null && c.$$typeof === ELEMENT && c.key != null ? prefix + 'k' + c.key : prefix === '' && i < INDEX_SLOTS.length ? INDEX_SLOTS[i] : prefix + i;
         if (Array.isArray(c)) flatten(c, slot + '/', out);
         else if (c != null && typeof c !== 'boolean') out.push(slot, c);
       }
@@ -737,10 +737,11 @@
     return out;
   }
 
+  function ignore() {}
   function event(target) {
     return {
       type: 'change', target: target, currentTarget: target,
-      preventDefault: function () {}, stopPropagation: function () {}, persist: function () {},
+      preventDefault: ignore, stopPropagation: ignore, persist: ignore,
       nativeEvent: {},
     };
   }
