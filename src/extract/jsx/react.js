@@ -1017,6 +1017,7 @@
   function pendingInfo(keyed) {
     var parts = [];
     var bare = []; // parts without the marks of changed state objects
+    var refs = 0;
     var settled = []; // the hook key (see hookKey) if the render changes nothing else
     var primitive = true; // every effect has a list of primitive dependencies
     var hooks = [];
@@ -1061,7 +1062,7 @@
           }
         }
         else if ('id' in h) { v = plain(h.id); settled.push(v); }
-        else if ('current' in h) { v = plain(h.current); settled.push(v); }
+        else if ('current' in h) { v = plain(h.current); settled.push(v); refs++; }
         else return null;
         if (v === null) return null;
         parts.push(v);
@@ -1071,7 +1072,7 @@
         same.push(st !== undefined && Object.is(st, h.state));
       }
     }
-    return { key: parts.join('\u0001'), bare: bare.join('\u0001'), settled: primitive ? settled.join('\u0001') : null, hooks: hooks, states: states, same: same, effects: effects };
+    return { key: parts.join('\u0001'), bare: bare.join('\u0001'), refs: refs, settled: primitive ? settled.join('\u0001') : null, hooks: hooks, states: states, same: same, effects: effects };
   }
 
   // How each effect's dependencies read, from the first render after a
@@ -1195,7 +1196,9 @@
       queueEffects(r.fiber, r.effects);
       runEffects(r);
       if (!r.scheduled) {
-        var after = pendingInfo(snap.keyed);
+        // Effects change hooks by dispatching (which scheduled nothing) or
+        // by writing refs.
+        var after = info.refs ? pendingInfo(snap.keyed) : info;
         quiet = after !== null && after.bare === info.bare;
       }
     } catch (e) {
@@ -1327,14 +1330,17 @@
         // memoised for them too.
         var later = [];
         var next = null; // the pending state of the pass about to render
+        var last = null; // the last pass's hooks, when all its effects ran and none had a cleanup
         flush(ex.r, function (pass) {
           var now = pass === 1 ? info : next;
           next = null;
+          last = null;
           if (now === null || (pass === 1 && sig === null)) return;
           // The effects that run have their new deps pending; the others
           // kept deps equal to this render's.
           var fired = '';
           for (var e = 0; e < now.effects.length; e++) fired += now.effects[e].pending ? '1' : '0';
+          if (fired.indexOf('0') < 0 && !cleanups(now)) last = now.bare;
           var nsig = ex.sigs.get(now.key);
           if (nsig === undefined) {
             nsig = depsSignature(now);
@@ -1378,6 +1384,9 @@
         continue;
       }
       settle(ex, pk, later, true);
+      // The batch ended: its last pass ran every effect and they scheduled
+      // nothing, as learnQuiet would find.
+      if (last !== null) ex.quiet.add(last);
       // A hook key seen before settles to a state seen before: no tree to
       // build and compare.
       var hk = hookKey(ex.r);
