@@ -86,14 +86,10 @@ pub fn check_name(name: &str) -> Result<Platform, String> {
         return Ok(s.platform);
     }
     let head = sku.split(['-', '_']).next().unwrap_or(sku);
-    let near = table()
-        .iter()
-        .map(|s| (strsim::jaro_winkler(head, &s.name), s.name.as_str()))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)));
+    let near = crate::suggest::nearest(head, table().iter().map(|s| s.name.as_str()), 0.8);
     let known: Vec<&str> = skus().filter(|s| *s != "cpu").collect();
     Err(match near {
-        Some((_, n)) => format!(
+        Some(n) => format!(
             "unknown hardware SKU {name:?} (did you mean {n}?); known: {} (give `platform:` with other SKUs)",
             known.join(", ")
         ),

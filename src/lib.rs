@@ -27,5 +27,6 @@ pub(crate) mod report;
 pub mod resolved;
 pub mod secret;
 pub mod span;
+pub(crate) mod suggest;
 pub(crate) mod suppress;
 pub(crate) mod waiver;

@@ -294,13 +294,13 @@ pub fn validate(
             })
         };
         if !link_names.contains(&w.link.as_str()) {
-            let near = link_names
-                .iter()
-                .map(|n| (strsim::jaro_winkler(&w.link, n), *n))
-                .filter(|(score, _)| *score >= 0.85)
-                .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
-                .map(|(_, n)| format!(" (did you mean {n:?}?)"))
-                .unwrap_or_default();
+            let near = crate::suggest::nearest(
+                &w.link,
+                link_names.iter().copied(),
+                crate::suggest::THRESHOLD,
+            )
+            .map(|n| format!(" (did you mean {n:?}?)"))
+            .unwrap_or_default();
             fail(
                 "link",
                 format!(

@@ -381,11 +381,8 @@ pub(crate) fn key_problem(key: &str) -> Option<String> {
 
 /// ` (did you mean X?)` for the closest of `names` to `word`, or nothing.
 fn nearest<'a>(word: &str, names: impl Iterator<Item = &'a String>) -> String {
-    names
-        .map(|n| (strsim::jaro_winkler(word, n), n))
-        .filter(|(score, _)| *score >= 0.85)
-        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
-        .map(|(_, n)| format!(" (did you mean {n}?)"))
+    crate::suggest::nearest(word, names.map(String::as_str), crate::suggest::THRESHOLD)
+        .map(|n| format!(" (did you mean {n}?)"))
         .unwrap_or_default()
 }
 

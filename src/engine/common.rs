@@ -524,14 +524,12 @@ pub fn did_you_mean(parser: &ArgParser, arg: &str) -> Option<String> {
     if !word.starts_with("--") {
         return None;
     }
-    let mut best: Vec<(f64, &str)> = parser
-        .option_strings()
-        .filter(|s| s.starts_with("--"))
-        .map(|s| (strsim::jaro_winkler(word, s), s))
-        .filter(|(d, _)| *d > 0.85)
-        .collect();
-    best.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-    let names: Vec<&str> = best.iter().take(3).map(|(_, s)| *s).collect();
+    let mut names = crate::suggest::near(
+        word,
+        parser.option_strings().filter(|s| s.starts_with("--")),
+        crate::suggest::THRESHOLD,
+    );
+    names.truncate(3);
     if names.is_empty() {
         None
     } else {

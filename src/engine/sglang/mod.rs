@@ -437,27 +437,21 @@ pub fn key_for(name: &str) -> Result<String, KeyError> {
             candidates: hits.iter().map(|(s, _)| s.to_string()).collect(),
         });
     }
-    let mut near: Vec<(f64, &str)> = b
+    let near = b
         .releases
         .last()
         .map(|r| {
-            r.keys
-                .iter()
-                .map(|k| (strsim::jaro_winkler(name, k), k.as_str()))
-                .collect()
+            crate::suggest::near(
+                name,
+                r.keys.iter().map(String::as_str),
+                crate::suggest::THRESHOLD,
+            )
         })
         .unwrap_or_default();
-    near.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap().then(a.1.cmp(b.1)));
-    near.dedup_by_key(|x| x.1);
     Err(KeyError::Unknown {
         engine: "sglang",
         name: name.to_string(),
-        suggestions: near
-            .iter()
-            .filter(|x| x.0 > 0.85)
-            .take(3)
-            .map(|x| x.1.to_string())
-            .collect(),
+        suggestions: near.iter().take(3).map(|n| n.to_string()).collect(),
     })
 }
 

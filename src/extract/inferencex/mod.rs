@@ -524,16 +524,13 @@ fn find_entry(root: &Location, key: &str, files: &dyn Files) -> Result<(Location
         }
         keys.extend(doc.into_iter().map(|(k, _, _)| k));
     }
-    let mut near: Vec<(f64, String)> = keys
-        .into_iter()
-        .map(|k| (strsim::jaro_winkler(key, &k), k))
-        .filter(|(d, _)| *d > 0.85)
-        .collect();
-    near.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap().then(a.1.cmp(&b.1)));
-    let hint = near
-        .first()
-        .map(|(_, k)| format!(" (did you mean {k}?)"))
-        .unwrap_or_default();
+    let hint = crate::suggest::nearest(
+        key,
+        keys.iter().map(String::as_str),
+        crate::suggest::THRESHOLD,
+    )
+    .map(|k| format!(" (did you mean {k}?)"))
+    .unwrap_or_default();
     Err(Error::usage(format!(
         "no entry {key:?} in {}/*-master.yaml{hint}",
         dir.display()
