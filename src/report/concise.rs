@@ -19,11 +19,6 @@ fn at(place: Option<super::Place>) -> String {
     place.map_or_else(|| "-".to_string(), |p| v(&p.shown))
 }
 
-/// `ID KIND` of a kind's row.
-fn rule(name: &str) -> String {
-    super::rule_label(name)
-}
-
 /// Renders one line per finding, error, skipped link and waiver outcome.
 /// `quiet`: the findings only ([`super::Chatter`]).
 pub fn render(
@@ -41,7 +36,7 @@ pub fn render(
                     out,
                     "{}: error[{}] the {label} command would not start: {} (rule {}) [link: {}]",
                     at(super::place(super::startup_span(side, e))),
-                    rule(STARTUP_ERROR),
+                    super::rule_label(STARTUP_ERROR),
                     v(&e.message),
                     e.rule,
                     v(&l.name)
@@ -55,7 +50,7 @@ pub fn render(
                 out,
                 "{}: {level}[{}] {} ({}) [link: {}]",
                 at(finding_place(l, f)),
-                rule(f.kind.name()),
+                super::rule_label(f.kind.name()),
                 finding_text(f),
                 super::class_name(f.class),
                 v(&l.name)
