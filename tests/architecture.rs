@@ -155,7 +155,8 @@ fn the_leaf_modules_import_no_module_above_them() {
         ("policy", &[][..]),
         ("launch", &["span", "secret"][..]),
         ("resolved", &["launch", "span"][..]),
-        ("hardware", &["launch"][..]),
+        ("suggest", &[][..]),
+        ("hardware", &["launch", "suggest"][..]),
     ] {
         let extra: Vec<&String> = deps[leaf]
             .iter()
