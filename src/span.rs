@@ -205,6 +205,12 @@ impl Source {
         self.file.line_col(offset)
     }
 
+    /// `FILE:LINE:COL` of a byte offset, as messages name a place.
+    pub fn place(&self, offset: usize) -> String {
+        let at = self.line_col(offset);
+        format!("{}:{}:{}", self.origin.label(), at.line, at.col)
+    }
+
     /// A span for a byte range.
     pub fn span(&self, start: usize, end: usize) -> Span {
         Span {

@@ -745,13 +745,7 @@ impl Interp<'_> {
                 ),
             ));
         }
-        let pos = self.source.line_col(at);
-        let label = format!(
-            "{}:{}:{} {what}",
-            self.source.origin.label(),
-            pos.line,
-            pos.col
-        );
+        let label = format!("{} {what}", self.source.place(at));
         let source = std::sync::Arc::new(crate::span::Source::new(
             crate::span::Origin::Inline(label),
             text,

@@ -359,13 +359,7 @@ impl Interp<'_> {
                     format!("cannot know the commands `{head} -c` runs: {r}"),
                 ));
             }
-            let pos = self.source.line_col(range.0);
-            let label = format!(
-                "{}:{}:{} {head} -c",
-                self.source.origin.label(),
-                pos.line,
-                pos.col
-            );
+            let label = format!("{} {head} -c", self.source.place(range.0));
             let source = std::sync::Arc::new(crate::span::Source::new(
                 crate::span::Origin::Inline(label),
                 f.text.clone(),
@@ -425,14 +419,8 @@ impl Interp<'_> {
             Some((None, Val::Known(text))) => {
                 shell.zero = Some(Val::Known(head.clone()));
                 shell.script = Some(self.script.clone());
-                let pos = self.source.line_col(at);
                 std::sync::Arc::new(crate::span::Source::new(
-                    crate::span::Origin::Inline(format!(
-                        "{}:{}:{} {head} stdin",
-                        self.source.origin.label(),
-                        pos.line,
-                        pos.col
-                    )),
+                    crate::span::Origin::Inline(format!("{} {head} stdin", self.source.place(at))),
                     text,
                 ))
             }

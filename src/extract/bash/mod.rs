@@ -398,8 +398,7 @@ impl State {
         let name = self.resolve(name).unwrap_or_else(|_| name.to_string());
         let (start, _) = self.assigned.get(&name)?;
         let src = self.written.get(&name).or(self.here.as_ref())?;
-        let at = src.line_col(*start);
-        Some(format!("{}:{}:{}", src.origin.label(), at.line, at.col))
+        Some(src.place(*start))
     }
 
     /// Whether a variable's ranges are in the text running now.

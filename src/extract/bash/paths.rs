@@ -478,13 +478,7 @@ impl Interp<'_> {
     /// Records that the command at `at` changed `target` (`verb`: "written",
     /// "removed or moved"): a later read of it is not knowable.
     pub(super) fn note_changed(&mut self, target: &Val, verb: &str, at: usize) {
-        let pos = self.source.line_col(at);
-        let reason = format!(
-            "{verb} by the script at {}:{}:{}",
-            self.source.origin.label(),
-            pos.line,
-            pos.col
-        );
+        let reason = format!("{verb} by the script at {}", self.source.place(at));
         let key = match target {
             Val::Known(t) if t.starts_with("/dev/") || t.is_empty() => return,
             Val::Known(t) => match self.cwd_text() {
@@ -584,8 +578,7 @@ impl Interp<'_> {
             return;
         };
         let key = self.key_of(&cur, &path);
-        let pos = self.source.line_col(at);
-        let from = format!("{}:{}:{}", self.source.origin.label(), pos.line, pos.col);
+        let from = self.source.place(at);
         if self.condition().is_none() {
             self.st.touched.set_text(key, text, from);
         }
@@ -697,12 +690,10 @@ impl Interp<'_> {
             return;
         }
         if let Some(why) = hidden {
-            let pos = self.source.line_col(at);
-            let label = self.source.origin.label();
+            let place = self.source.place(at);
             self.st.touched.mark_anywhere(|| {
                 format!(
-                    "possibly changed by `{name}` at {label}:{}:{} ({why}, which the text does not show)",
-                    pos.line, pos.col
+                    "possibly changed by `{name}` at {place} ({why}, which the text does not show)"
                 )
             });
         }
@@ -748,12 +739,10 @@ impl Interp<'_> {
         if READS_ONLY.contains(&name.as_str()) || name == "echo" {
             return;
         }
-        let pos = self.source.line_col(at);
-        let label = self.source.origin.label();
+        let place = self.source.place(at);
         self.st.touched.mark_anywhere(|| {
             format!(
-                "possibly changed by `xargs {name}` at {label}:{}:{} (it runs `{name}` on operands read from its input, which are not knowable)",
-                pos.line, pos.col
+                "possibly changed by `xargs {name}` at {place} (it runs `{name}` on operands read from its input, which are not knowable)"
             )
         });
     }
@@ -800,12 +789,10 @@ impl Interp<'_> {
                     }
                 }
                 _ => {
-                    let pos = self.source.line_col(at);
-                    let label = self.source.origin.label();
+                    let place = self.source.place(at);
                     self.st.touched.mark_anywhere(|| {
                         format!(
-                            "possibly changed by `sed` at {label}:{}:{} (its script, which is not read here, may write files with `w` or run commands with `e`)",
-                            pos.line, pos.col
+                            "possibly changed by `sed` at {place} (its script, which is not read here, may write files with `w` or run commands with `e`)"
                         )
                     });
                 }
