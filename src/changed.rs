@@ -245,6 +245,36 @@ pub fn select(links: &[LinkSpec], config: &Path, changed: &[PathBuf]) -> Vec<Opt
         .collect()
 }
 
+/// The docs inputs a pairing run reads when only `changed` files changed:
+/// the changed pages among `pages`, or every page when a changed file is a
+/// generator or component under the docs root (pages render them) or any
+/// file under the InferenceX root (every recipe deployment may have moved).
+pub fn pairing_docs(
+    docs_root: &Path,
+    inferencex: &Path,
+    pages: &[PathBuf],
+    changed: &[PathBuf],
+) -> Vec<PathBuf> {
+    let changed: Vec<PathBuf> = changed.iter().map(|p| key(p)).collect();
+    let (docs, ix) = (key(docs_root), key(inferencex));
+    let everything = changed.iter().any(|c| {
+        c.starts_with(&ix)
+            || (c.starts_with(&docs)
+                && matches!(
+                    c.extension().and_then(|e| e.to_str()),
+                    Some("jsx" | "js" | "tsx" | "ts")
+                ))
+    });
+    if everything {
+        return pages.to_vec();
+    }
+    pages
+        .iter()
+        .filter(|p| changed.contains(&key(p)))
+        .cloned()
+        .collect()
+}
+
 /// The files changed between `rev` and the working tree (`git diff --name-only
 /// REV`), plus the untracked ones, run in the config file's folder; paths as
 /// the file system sees them.

@@ -355,8 +355,19 @@ pub struct ResolveArgs {
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// The config file (default: .recipe-drift.yaml or .github/.recipe-drift.yaml).
+    /// Optional with --docs-root and --inferencex: then its policy, waivers,
+    /// checkpoints and families apply, and its links run beside the pairs.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Pair every docs deployment under this folder (its Markdown and MDX
+    /// pages and the generators they render) with the InferenceX recipe
+    /// deployments of the same identity and shape; no config needed.
+    #[arg(long, value_name = "DIR", requires = "inferencex")]
+    pub docs_root: Option<PathBuf>,
+    /// The InferenceX checkout whose single-node entries are the recipe side
+    /// of the pairing (with --docs-root).
+    #[arg(long, value_name = "ROOT", requires = "docs_root")]
+    pub inferencex: Option<PathBuf>,
     /// Ignore the config's waivers and the files' inline suppressions:
     /// report every divergence.
     #[arg(long)]
@@ -374,7 +385,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "REV", conflicts_with = "files")]
     pub changed_from: Option<String>,
     /// Run only the links that depend on these changed files (paths relative
-    /// to the current directory, as pre-commit passes them).
+    /// to the current directory, as pre-commit passes them); with
+    /// --docs-root, the docs side is these pages.
     #[arg(value_name = "FILES")]
     pub files: Vec<PathBuf>,
     /// Never show progress (links done of all, on stderr). It is shown only

@@ -81,6 +81,20 @@ pub struct KindInfo {
     /// A fixture that makes this finding (the kinds only `lint-docs` reports).
     #[serde(default)]
     pub lint: Option<LintExample>,
+    /// The coverage kinds of pairing (`check --docs-root --inferencex`).
+    #[serde(default)]
+    pub coverage: Option<CoverageExample>,
+}
+
+/// A coverage row's facts: which side's deployments it is about, and the
+/// words its message holds (tests/pairing.rs makes one of each).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoverageExample {
+    /// `docs` or `recipe`.
+    pub side: String,
+    /// Words the finding's message holds.
+    pub says: String,
 }
 
 /// A `lint-docs` row's example: a fixture generator with one defect of the kind.
@@ -158,10 +172,18 @@ pub fn kinds() -> &'static [KindInfo] {
             rows_names, names,
             "findings.yaml: one row per kind, in order"
         );
+        // Then the lint rows, then the coverage rows.
+        let mut seen_coverage = false;
         for row in &rows[names.len()..] {
+            seen_coverage |= row.coverage.is_some();
             assert!(
-                row.example.is_none() && row.lint.is_some(),
-                "findings.yaml: {} after the compare kinds has a `lint` example only",
+                row.example.is_none()
+                    && if seen_coverage {
+                        row.coverage.is_some() && row.lint.is_none()
+                    } else {
+                        row.lint.is_some()
+                    },
+                "findings.yaml: {} after the compare kinds has a `lint` example only, and after the lint rows a `coverage` one only",
                 row.id
             );
         }
@@ -175,7 +197,9 @@ pub fn kind_info(name: &str) -> Option<&'static KindInfo> {
 }
 
 /// How serious a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// MAJOR drift: fails the check.

@@ -67,6 +67,24 @@ pub fn platform_of(sku: &str) -> Option<Platform> {
         .map(|s| s.platform)
 }
 
+/// The SKU row a hardware name matches, as the table spells it (`mi355x` for
+/// `cluster:mi355x-amds`, `b200` for `B200-nv`): the hardware family
+/// deployments are paired on. `None` for a name the table does not know.
+pub fn family_of(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    let sku = lower.rsplit(':').next().unwrap_or(&lower);
+    table()
+        .iter()
+        .find(|s| {
+            if s.exact {
+                sku == s.name
+            } else {
+                sku.starts_with(s.name.as_str())
+            }
+        })
+        .map(|s| s.name.as_str())
+}
+
 /// The platform of a hardware name as a config or a user writes it: a SKU of
 /// the table (`h200`), optionally after `cluster:`-like prefixes and followed
 /// by a runner suffix after `-` or `_` (`b200-dgxc`, `h100_sxm`). Stricter

@@ -49,6 +49,10 @@ pub struct LinkReport {
     /// each with its side and where it is written: reported, never compared.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub auxiliary: Vec<Remark>,
+    /// The pair this report compares, when pairing made it (`check
+    /// --docs-root --inferencex`); `None` for a config's link.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pair: Option<crate::pair::PairInfo>,
 }
 
 /// A link's status in the reports.
@@ -583,7 +587,7 @@ pub(crate) fn run_link(
 /// What makes two compared pairs one report: the same MAJOR findings and MAJOR
 /// values (minor differences between the points, such as concurrency-derived
 /// limits, are shown for the first point only).
-fn signature(r: &LinkReport, policy: &Policy) -> String {
+pub(crate) fn signature(r: &LinkReport, policy: &Policy) -> String {
     let mut s = String::new();
     for f in r
         .comparison
@@ -611,7 +615,7 @@ fn signature(r: &LinkReport, policy: &Policy) -> String {
     s
 }
 
-fn run_pair(
+pub(crate) fn run_pair(
     name: &str,
     dl: Launch,
     rl: Launch,
@@ -652,6 +656,7 @@ fn run_pair(
         waivers: Filtered::default(),
         warnings: Vec::new(),
         auxiliary: Vec::new(),
+        pair: None,
     })
 }
 

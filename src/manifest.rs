@@ -118,11 +118,16 @@ pub struct LinkSpec {
 }
 
 /// The whole config file.
-#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
-    /// Links to check.
+    /// Links to check (pins beside what `check --docs-root --inferencex` pairs).
+    #[serde(default)]
     pub links: Vec<LinkSpec>,
+    /// Checkpoint -> model family, by hand, for pairing (`org/Ckpt: family`);
+    /// the family is otherwise read from the checkpoint's name.
+    #[serde(default)]
+    pub families: BTreeMap<String, String>,
     /// Policy overrides.
     #[serde(default)]
     pub policy: ClassLists,

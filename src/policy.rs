@@ -36,6 +36,14 @@ pub struct ClassLists {
     /// cannot decide (`missing`, the default, or `warning`).
     #[serde(default)]
     pub unknown: Option<UnknownRule>,
+    /// The shape keys deployments are paired on (`check --docs-root
+    /// --inferencex`); the built-in list when absent.
+    #[serde(default, rename = "pair-by")]
+    pub pair_by: Option<Vec<String>>,
+    /// The severity of each coverage kind (`docs-unpaired`,
+    /// `recipe-unpaired`); information when absent.
+    #[serde(default)]
+    pub coverage: std::collections::BTreeMap<String, crate::compare::Severity>,
 }
 
 /// How a MAJOR value set on one side is judged when the other side's value

@@ -16,6 +16,8 @@ use crate::report;
 pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Output, Error> {
     let CheckArgs {
         config,
+        docs_root,
+        inferencex,
         format,
         no_waivers,
         unknown,
@@ -28,19 +30,36 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         no_progress,
     } = args;
     super::progress::suppress(no_progress);
+    let pairing = docs_root.zip(inferencex);
     let path = match Manifest::locate(config.as_deref(), false)? {
-        Some(p) => p,
+        Some(p) => Some(p),
+        None if pairing.is_some() => None,
         None => {
             return Err(Error::usage(format!(
-                "no config file: pass --config FILE or set ${}, or add .recipe-drift.yaml (or .github/.recipe-drift.yaml) here or in a parent folder of this repository",
+                "no config file: pass --config FILE or set ${}, or add .recipe-drift.yaml (or .github/.recipe-drift.yaml) here or in a parent folder of this repository; or pair without one: --docs-root DIR --inferencex ROOT",
                 crate::manifest::CONFIG_ENV
             )));
         }
     };
     // The config's repository is the root; an InferenceX checkout the config
-    // names is a second one (reads under it stay inside it).
-    super::confine(jail, std::slice::from_ref(&path))?;
-    let (m, problems) = Manifest::read(&path)?;
+    // (or --inferencex) names is a second one (reads under it stay inside it).
+    let mut named: Vec<std::path::PathBuf> = path.iter().cloned().collect();
+    if let Some((d, i)) = &pairing {
+        for root in [d, i] {
+            if !root.is_dir() {
+                return Err(Error::usage(format!(
+                    "{}: not a folder",
+                    root.display()
+                )));
+            }
+        }
+        named.extend([d.clone(), i.clone()]);
+    }
+    super::confine(jail, &named)?;
+    let (m, problems) = match &path {
+        Some(p) => Manifest::read(p)?,
+        None => (Manifest::default(), Vec::new()),
+    };
     let waivers = if no_waivers { &[][..] } else { &m.waivers[..] };
     // Every error of the config at once.
     let names: Vec<&str> = m.links.iter().map(|l| l.name.as_str()).collect();
@@ -72,21 +91,25 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
     };
     let policy = Policy::with_overrides(m.policy.clone()).with_unknown(unknown);
     let fetcher = fetcher(&remote, &m.allow_hosts);
-    let checkpoints = super::checkpoints(
-        &remote,
-        &m.allow_hosts,
-        &m.checkpoints,
-        Some(path.as_path()),
-    )?;
+    let checkpoints = super::checkpoints(&remote, &m.allow_hosts, &m.checkpoints, path.as_deref())?;
     // Only what changed: the links whose files are among the changed ones.
+    let explicit_files = changed_from.is_none() && !files.is_empty();
     let changed = match changed_from {
-        Some(rev) => Some(crate::changed::git_changed(&rev, &path)?),
+        Some(rev) => {
+            // Without a config, git runs in the docs root.
+            let anchor = match (&path, &pairing) {
+                (Some(p), _) => p.clone(),
+                (None, Some((d, _))) => d.join(".recipe-drift.yaml"),
+                (None, None) => unreachable!("a config or a pairing"),
+            };
+            Some(crate::changed::git_changed(&rev, &anchor)?)
+        }
         None if !files.is_empty() => Some(files),
         None => None,
     };
-    let skip = match &changed {
-        Some(c) => crate::changed::select(&m.links, &path, c),
-        None => vec![None; m.links.len()],
+    let skip = match (&changed, &path) {
+        (Some(c), Some(path)) => crate::changed::select(&m.links, path, c),
+        _ => vec![None; m.links.len()],
     };
     let mut reports = Vec::new();
     let mut failures = Vec::new();
@@ -119,7 +142,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             engine_version: link.engine_version.clone(),
             hardware: link.hardware.clone(),
             platform: None,
-            origin: Some(path.display().to_string()),
+            origin: path.as_ref().map(|p| p.display().to_string()),
             checkpoints: Some(checkpoints.clone()),
         };
         progress.start(&link.name);
@@ -162,6 +185,32 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             }),
         }
     }
+    // The pairs of the two spaces, and what has no partner.
+    let mut coverage = Vec::new();
+    if let Some((docs_root, ix_root)) = &pairing {
+        let pages = crate::space::load::Loader::docs_files(docs_root)?;
+        let docs_files = match &changed {
+            None => pages,
+            Some(c) if explicit_files => c.clone(),
+            Some(c) => crate::changed::pairing_docs(docs_root, ix_root, &pages, c),
+        };
+        let run = super::pairing::Run {
+            docs_root,
+            inferencex: ix_root,
+            docs_files: &docs_files,
+            manifest: &m,
+            config: path.as_deref(),
+            checkpoints: checkpoints.clone(),
+            policy: &policy,
+            fetcher: &fetcher,
+        };
+        let found = run.run();
+        // Config waivers name links; pairs take inline suppressions only.
+        reports.extend(found.reports);
+        failures.extend(found.failures);
+        skipped.extend(found.skipped);
+        coverage = found.coverage;
+    }
     // Inline suppressions in the files the launches are written in (ignored
     // with the config's waivers under --no-waivers).
     if !no_waivers {
@@ -171,6 +220,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         &reports,
         &failures,
         &skipped,
+        &coverage,
         &outcomes,
         &policy,
         &super::Printing::new(format, fail_on, exit_zero, quiet),
@@ -205,6 +255,26 @@ pub(super) fn validate_policy(m: &Manifest) -> Result<(), Error> {
                     message: format!("policy: {e:?} is in both {other} and {class}"),
                 });
             }
+        }
+    }
+    if let Some(keys) = &lists.pair_by
+        && let Err(why) = crate::space::check_pair_by(keys)
+    {
+        errors.push(Error::Input {
+            span: m.positions.policy_entry("pair-by", 0),
+            message: format!("policy.pair-by: {why}"),
+        });
+    }
+    for kind in lists.coverage.keys() {
+        if ![crate::pair::DOCS_UNPAIRED, crate::pair::RECIPE_UNPAIRED].contains(&kind.as_str()) {
+            errors.push(Error::Input {
+                span: m.positions.policy_entry("coverage", 0),
+                message: format!(
+                    "policy.coverage: {kind:?} is not a coverage kind ({}, {})",
+                    crate::pair::DOCS_UNPAIRED,
+                    crate::pair::RECIPE_UNPAIRED
+                ),
+            });
         }
     }
     Error::all(errors)

@@ -85,6 +85,7 @@ pub(super) fn run(args: CompareArgs, config: Option<&Path>) -> Result<Output, Er
         &l,
         &[],
         &[],
+        &[],
         &outcomes,
         &policy,
         &super::Printing::new(format, fail_on, exit_zero, quiet),

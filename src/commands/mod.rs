@@ -9,6 +9,7 @@ mod discover;
 mod explain;
 mod extract;
 mod lint_docs;
+mod pairing;
 mod progress;
 mod resolve;
 
@@ -250,6 +251,7 @@ pub(crate) fn emit(
     reports: &[LinkReport],
     failures: &[report::Failure],
     skipped: &[report::Skipped],
+    coverage: &[report::Coverage],
     waivers: &[crate::waiver::Outcome],
     policy: &Policy,
     printing: &Printing,
@@ -259,13 +261,15 @@ pub(crate) fn emit(
         fail_on,
         chatter,
     } = *printing;
-    let text = report::render(format, reports, failures, skipped, waivers, policy, chatter);
+    let text = report::render(
+        format, reports, failures, skipped, coverage, waivers, policy, chatter,
+    );
     let for_people = matches!(format, ReportFormat::Human | ReportFormat::Concise);
     if format == ReportFormat::Github
         && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
     {
         let summary = crate::secret::sanitize(&report::markdown::render(
-            reports, failures, skipped, waivers, policy,
+            reports, failures, skipped, coverage, waivers, policy,
         ));
         append(Path::new(&path), &summary).map_err(|e| {
             Error::usage(format!(
@@ -277,7 +281,7 @@ pub(crate) fn emit(
     // Links that could not be compared are input errors: exit 2 whatever
     // `--fail-on` says.
     let code = if failures.is_empty() {
-        fail_on.code(reports, waivers)
+        fail_on.code(reports, coverage, waivers)
     } else {
         2
     };

@@ -241,6 +241,71 @@ impl Extractor for VllmRecipe {
     }
 }
 
+/// Every selection of a generator, a generator page (its static blocks first)
+/// or a vLLM recipe, with the launches each shows ([`super::every_selection`]).
+pub(super) fn every_selection(
+    input: &Input<'_>,
+    kind: &dyn Extractor,
+    opts: &Options,
+) -> Result<Vec<super::registry::Shown>, Error> {
+    use super::registry::Shown;
+    let mut out = Vec::new();
+    if kind.name() == "generator-page" {
+        let page = markdown::extract_all(&input.source()?, &opts.vars)?;
+        if !page.launches.is_empty() {
+            out.push(Shown {
+                selection: Vec::new(),
+                component: None,
+                launches: page.launches,
+            });
+        }
+    }
+    match kind.selections(input, opts)? {
+        Selections::States { bundle, views, .. } => {
+            for view in views.iter().flatten() {
+                let mut launches = Vec::new();
+                for i in 0..view.commands.len() {
+                    let src = jsx::view_source(&bundle, view, i);
+                    for mut l in command::extract_all(&src, &opts.vars)?.launches {
+                        jsx::context_from_selection(&mut l.context, view);
+                        launches.push(l);
+                    }
+                }
+                out.push(Shown {
+                    selection: view.selection.clone(),
+                    component: bundle.targets.get(view.target).map(|t| t.name.clone()),
+                    launches,
+                });
+            }
+        }
+        Selections::Recipe(composed) => {
+            for c in composed {
+                let mut selection = vec![
+                    ("hardware".to_string(), c.hardware.clone()),
+                    ("variant".to_string(), c.variant.clone()),
+                    ("strategy".to_string(), c.strategy.clone()),
+                ];
+                if !c.features.is_empty() {
+                    selection.push((
+                        "features".to_string(),
+                        c.features
+                            .iter()
+                            .map(|f| f.name.clone())
+                            .collect::<Vec<_>>()
+                            .join(","),
+                    ));
+                }
+                out.push(Shown {
+                    selection,
+                    component: None,
+                    launches: vec![c.launch()?],
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Every reachable state of the generators of a file.
 fn explore(path: &Path, opts: &Options) -> Result<Selections, Error> {
     let explore = jsx::Explore {

@@ -60,7 +60,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use registry::{
-    EXTRACTORS, Extractor, Input, Options, Selections, extract, extractor_for, selections,
+    EXTRACTORS, Extractor, Input, Options, Selections, Shown, every_selection, extract,
+    extractor_for, selections,
 };
 pub use shared::{Extracted, MAX_LAUNCH_WORDS, MAX_LAUNCHES, configure_launch_budget};
 

@@ -168,6 +168,38 @@ pub trait Extractor: Sync {
     }
 }
 
+/// One selection of a source and the launches a reader sees with it
+/// ([`every_selection`]).
+#[derive(Debug, Clone)]
+pub struct Shown {
+    /// The selection (`key=value` in the control order); empty for a page's
+    /// static blocks and for kinds without selections.
+    pub selection: Vec<(String, String)>,
+    /// The component that prints the launches (generators).
+    pub component: Option<String>,
+    /// The launches.
+    pub launches: Vec<crate::launch::Launch>,
+}
+
+/// Every selection of the file at `at` with the launches it shows: a page's
+/// static blocks, then every reachable state of its generators; every
+/// selection of a vLLM recipe; the launches of any other file as one
+/// selection. What pairing reads a docs file as.
+pub fn every_selection(at: &Location, opts: &Options, files: &dyn Files) -> Result<Vec<Shown>, Error> {
+    let input = Input::new(at.clone(), files);
+    let kind = extractor_for(&input);
+    match kind.name() {
+        "generator" | "generator-page" | "vllm-recipe" => {
+            kinds::every_selection(&input, kind, opts)
+        }
+        _ => Ok(vec![Shown {
+            selection: Vec::new(),
+            component: None,
+            launches: shared::per_file(|| kind.extract(&input, opts))?.launches,
+        }]),
+    }
+}
+
 /// The extractors, in the order they are asked; the last accepts anything.
 pub static EXTRACTORS: &[&dyn Extractor] = &[
     &kinds::VllmRecipe,

@@ -25,10 +25,21 @@ pub fn render(
     links: &[LinkReport],
     failures: &[Failure],
     skipped: &[Skipped],
+    coverage: &[super::Coverage],
     waivers: &[Outcome],
     quiet: bool,
 ) -> String {
     let mut out = String::new();
+    for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
+        let _ = writeln!(
+            out,
+            "{}: {}[{}] {}",
+            at(super::place(&c.span)),
+            super::severity_words(c.severity).0,
+            super::rule_label(c.kind),
+            super::coverage_text(c)
+        );
+    }
     for l in links {
         for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
             for e in &side.resolved.startup_errors {
@@ -83,6 +94,9 @@ pub fn render(
     }
     for sk in skipped {
         let _ = writeln!(out, "-: note[skipped] {}", super::skipped_text(sk));
+    }
+    if let Some(summary) = super::coverage_summary(coverage) {
+        let _ = writeln!(out, "-: note[coverage] {summary}");
     }
     // A startup error is an error finding of its own.
     let count = |s: Severity| {

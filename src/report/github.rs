@@ -63,10 +63,23 @@ pub fn render(
     links: &[LinkReport],
     failures: &[Failure],
     skipped: &[Skipped],
+    coverage: &[super::Coverage],
     waivers: &[Outcome],
     quiet: bool,
 ) -> String {
     let mut out = String::new();
+    for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
+        let place = super::place(&c.span);
+        out.push_str(&annotation(
+            command(c.severity),
+            place.as_ref(),
+            &format!("recipe-drift: {}", super::rule_label(c.kind)),
+            &super::coverage_text(c),
+        ));
+    }
+    if let Some(summary) = super::coverage_summary(coverage).filter(|_| !quiet) {
+        out.push_str(&annotation("notice", None, "recipe-drift: coverage", &summary));
+    }
     for sk in skipped.iter().filter(|_| !quiet) {
         out.push_str(&annotation(
             "notice",

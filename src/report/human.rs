@@ -20,6 +20,7 @@ pub fn render_with_failures(
     links: &[LinkReport],
     failures: &[Failure],
     skipped: &[Skipped],
+    coverage: &[super::Coverage],
     waivers: &[Outcome],
     policy: &Policy,
     quiet: bool,
@@ -27,6 +28,15 @@ pub fn render_with_failures(
     let mut out = String::new();
     for l in links {
         render_link(&mut out, l, policy, quiet);
+    }
+    for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
+        let _ = writeln!(
+            out,
+            "{}[{}]: {}\n",
+            super::severity_words(c.severity).0,
+            super::rule_label(c.kind),
+            super::coverage_text(c)
+        );
     }
     for w in waivers.iter().filter(|w| !quiet || w.is_error()) {
         let level = if w.is_error() { "error" } else { "note" };
@@ -54,7 +64,10 @@ pub fn render_with_failures(
     for s in skipped {
         let _ = writeln!(out, "{}", super::skipped_text(s));
     }
-    if links.is_empty() && failures.is_empty() && !skipped.is_empty() {
+    if let Some(summary) = super::coverage_summary(coverage) {
+        let _ = writeln!(out, "{summary}");
+    }
+    if links.is_empty() && failures.is_empty() && !skipped.is_empty() && coverage.is_empty() {
         let _ = writeln!(out, "no link depends on the changed files");
         return out;
     }

@@ -19,6 +19,7 @@ pub fn render_with_failures(
     links: &[LinkReport],
     failures: &[Failure],
     skipped: &[Skipped],
+    coverage: &[super::Coverage],
     waivers: &[Outcome],
     policy: &Policy,
 ) -> String {
@@ -46,6 +47,9 @@ pub fn render_with_failures(
             "findings": l.findings().map(FindingOut::from).collect::<Vec<_>>(),
             "shared_unknowns": l.comparison.shared_unknowns,
         }));
+        if let Some(pair) = &l.pair {
+            out.last_mut().expect("pushed")["pair"] = json!(pair);
+        }
     }
     for f in failures {
         out.push(json!({"name": f.name, "status": Status::Error, "error": f.error.to_string()}));
@@ -62,17 +66,33 @@ pub fn render_with_failures(
     if !skipped.is_empty() {
         summary["skipped"] = json!(skipped.len());
     }
+    if !coverage.is_empty() {
+        let count = |k: &str| coverage.iter().filter(|c| c.kind == k).count();
+        summary["coverage"] = json!({
+            crate::pair::DOCS_UNPAIRED: count(crate::pair::DOCS_UNPAIRED),
+            crate::pair::RECIPE_UNPAIRED: count(crate::pair::RECIPE_UNPAIRED),
+        });
+    }
+    let coverage: Vec<serde_json::Value> = coverage
+        .iter()
+        .map(|c| {
+            let mut v = json!(c);
+            v["id"] = json!(crate::compare::kind_info(c.kind).map_or("", |k| k.id.as_str()));
+            v
+        })
+        .collect();
     let doc = Doc {
         schema_version: SCHEMA_VERSION,
         tool: "recipe-drift",
         links: out,
+        coverage,
         waivers: waivers.to_vec(),
         summary,
     };
     // Every string from the inputs is masked before serde escapes it; the
     // keys and the report's own words are not touched.
     let mut doc = serde_json::to_value(&doc).expect("serializable");
-    for part in ["links", "waivers"] {
+    for part in ["links", "coverage", "waivers"] {
         if let Some(p) = doc.get_mut(part) {
             super::mask_json(p);
         }
@@ -87,6 +107,8 @@ struct Doc {
     schema_version: u32,
     tool: &'static str,
     links: Vec<serde_json::Value>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    coverage: Vec<serde_json::Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     waivers: Vec<Outcome>,
     summary: serde_json::Value,

@@ -17,10 +17,23 @@ pub fn render(
     links: &[LinkReport],
     failures: &[Failure],
     skipped: &[Skipped],
+    coverage: &[super::Coverage],
     waivers: &[Outcome],
     policy: &Policy,
 ) -> String {
     let mut out = String::new();
+    for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
+        let _ = writeln!(
+            out,
+            "> **{}** ({}): {}\n",
+            if c.severity == crate::compare::Severity::Error { "Error" } else { "Warning" },
+            super::rule_label(c.kind),
+            text(&super::coverage_text(c))
+        );
+    }
+    if let Some(summary) = super::coverage_summary(coverage) {
+        let _ = writeln!(out, "> {}\n", text(&summary));
+    }
     for sk in skipped {
         let _ = writeln!(out, "> {}\n", text(&super::skipped_text(sk)));
     }

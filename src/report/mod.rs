@@ -15,6 +15,7 @@ pub mod sarif;
 
 use crate::compare::{Comparison, Finding, Kind, Severity, SideValue};
 pub use crate::link::{LinkReport, SideReport, Status};
+pub use crate::pair::Coverage;
 use crate::policy::{Class, Policy};
 use crate::resolved::Val;
 use crate::span::{Origin, Span};
@@ -87,12 +88,14 @@ pub enum FailOn {
 impl FailOn {
     /// The exit code of a run whose links have these statuses (and whose
     /// waivers these outcomes): 1 when that fails the run, else 0.
-    pub fn code(self, links: &[LinkReport], waivers: &[Outcome]) -> u8 {
+    pub fn code(self, links: &[LinkReport], coverage: &[Coverage], waivers: &[Outcome]) -> u8 {
         let has = |s: Status| links.iter().any(|l| l.status() == s);
-        let error = has(Status::Drift) || waivers.iter().any(|w| w.is_error());
+        let covered = |s: Severity| coverage.iter().any(|c| c.severity == s);
+        let error =
+            has(Status::Drift) || waivers.iter().any(|w| w.is_error()) || covered(Severity::Error);
         let fails = match self {
             FailOn::Error => error,
-            FailOn::Warning => error || has(Status::Unknown),
+            FailOn::Warning => error || has(Status::Unknown) || covered(Severity::Warning),
             FailOn::Never => false,
         };
         u8::from(fails)
@@ -125,6 +128,7 @@ pub fn render(
     links: &[LinkReport],
     failures: &[Failure],
     skipped: &[Skipped],
+    coverage: &[Coverage],
     waivers: &[Outcome],
     policy: &Policy,
     chatter: Chatter,
@@ -132,13 +136,17 @@ pub fn render(
     let quiet = chatter == Chatter::Quiet;
     match format {
         ReportFormat::Human => {
-            human::render_with_failures(links, failures, skipped, waivers, policy, quiet)
+            human::render_with_failures(links, failures, skipped, coverage, waivers, policy, quiet)
         }
-        ReportFormat::Json => json::render_with_failures(links, failures, skipped, waivers, policy),
-        ReportFormat::Sarif => sarif::render(links, failures, skipped, waivers),
-        ReportFormat::Github => github::render(links, failures, skipped, waivers, quiet),
-        ReportFormat::Markdown => markdown::render(links, failures, skipped, waivers, policy),
-        ReportFormat::Concise => concise::render(links, failures, skipped, waivers, quiet),
+        ReportFormat::Json => {
+            json::render_with_failures(links, failures, skipped, coverage, waivers, policy)
+        }
+        ReportFormat::Sarif => sarif::render(links, failures, skipped, coverage, waivers),
+        ReportFormat::Github => github::render(links, failures, skipped, coverage, waivers, quiet),
+        ReportFormat::Markdown => {
+            markdown::render(links, failures, skipped, coverage, waivers, policy)
+        }
+        ReportFormat::Concise => concise::render(links, failures, skipped, coverage, waivers, quiet),
     }
 }
 
@@ -202,6 +210,41 @@ pub fn remarks(l: &LinkReport) -> Vec<(Severity, Option<Span>, String)> {
         out.push((Severity::Info, a.span.clone(), a.message.clone()));
     }
     out
+}
+
+/// A deployment with no partner, in one sentence (`DEPLOYMENT: MESSAGE;
+/// nearest: OTHER`).
+pub fn coverage_text(c: &Coverage) -> String {
+    let mut s = format!("{}: {}", v(&c.deployment), v(&c.message));
+    if let Some(n) = &c.nearest {
+        s.push_str(&format!("; nearest: {}", v(&n.deployment)));
+    }
+    s
+}
+
+/// Whether the text formats list a coverage finding one by one (a warning or
+/// an error); information is counted in [`coverage_summary`].
+pub fn coverage_listed(c: &Coverage) -> bool {
+    c.severity != Severity::Info
+}
+
+/// The coverage findings in one line (`coverage: 3 docs deployments with no
+/// benchmark of their shape, 5 benchmark deployments with no docs deployment
+/// of theirs`), or `None` when there are none.
+pub fn coverage_summary(coverage: &[Coverage]) -> Option<String> {
+    if coverage.is_empty() {
+        return None;
+    }
+    let count = |side: crate::space::Side| coverage.iter().filter(|c| c.side == side).count();
+    let (d, r) = (count(crate::space::Side::Docs), count(crate::space::Side::Recipe));
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    Some(format!(
+        "coverage: {d} docs deployment{} with no benchmark of their shape ({}), {r} benchmark deployment{} with no docs deployment of theirs ({}); --format json lists each",
+        plural(d),
+        crate::pair::DOCS_UNPAIRED,
+        plural(r),
+        crate::pair::RECIPE_UNPAIRED
+    ))
 }
 
 /// A link not run, in one sentence.

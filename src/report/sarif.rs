@@ -34,9 +34,16 @@ use crate::waiver::{self, Judged, Outcome};
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// The index of a kind's rule in the driver's rules (its row of the table).
-fn rule_index(name: &str) -> usize {
+/// The rows `check` reports: the compare kinds and the coverage kinds.
+fn check_rows() -> impl Iterator<Item = &'static crate::compare::KindInfo> {
     kinds()
         .iter()
+        .filter(|k| k.example.is_some() || k.coverage.is_some())
+}
+
+/// A kind's index among [`check_rows`] (SARIF's `ruleIndex`).
+fn rule_index(name: &str) -> usize {
+    check_rows()
         .position(|k| k.name == name)
         .expect("a row per kind in findings.yaml")
 }
@@ -64,13 +71,12 @@ pub fn render(
     links: &[LinkReport],
     failures: &[Failure],
     skipped: &[Skipped],
+    coverage: &[super::Coverage],
     waivers: &[Outcome],
 ) -> String {
-    // `check`'s kinds (the rows with an `example`; `lint-docs`' kinds come
-    // after them, so a rule's index is its row's).
-    let rules: Vec<Value> = kinds()
-        .iter()
-        .filter(|k| k.example.is_some())
+    // `check`'s kinds: the compare rows, then the coverage rows (`lint-docs`'
+    // kinds are left out; a rule's index is its place in this list).
+    let rules: Vec<Value> = check_rows()
         .map(|k| {
             json!({
                 "id": k.id,
@@ -104,6 +110,33 @@ pub fn render(
         for j in l.findings() {
             push(&mut results, result(l, &j));
         }
+    }
+    for c in coverage {
+        let i = rule_index(c.kind);
+        let row = &check_rows().nth(i).expect("a coverage row");
+        let mut r = json!({
+            "ruleId": row.id,
+            "ruleIndex": i,
+            "level": level(c.severity),
+            "message": {"text": format!("{}: {}", c.deployment, c.message)},
+            "properties": {
+                "side": c.side.as_str(),
+                "identity": c.identity,
+                "shape": c.shape,
+            },
+        });
+        if let Some(p) = super::place(&c.span) {
+            r["locations"] = json!([location(&p, None)]);
+        }
+        if let Some(n) = &c.nearest {
+            r["properties"]["nearest"] = json!(n.deployment);
+            r["properties"]["differs"] = json!(n.differs);
+            if let Some(p) = super::place(&n.span) {
+                r["relatedLocations"] =
+                    json!([location(&p, Some(&format!("nearest: {}", n.deployment)))]);
+            }
+        }
+        push(&mut results, r);
     }
     let notifications: Vec<Value> = failures
         .iter()

@@ -1,0 +1,102 @@
+//! `check --docs-root DIR --inferencex ROOT`: load both spaces, pair them and
+//! compare every pair (`crate::pair`), with no hand-written links.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::fetch::Fetcher;
+use crate::link::{LinkReport, Overrides};
+use crate::manifest::Manifest;
+use crate::pair::Coverage;
+use crate::policy::Policy;
+use crate::report::{Failure, Skipped};
+use crate::resolved::FactSource;
+use crate::space::load::Loader;
+
+/// One pairing run's inputs.
+pub(super) struct Run<'a> {
+    /// The docs folder generators' imports resolve against.
+    pub docs_root: &'a Path,
+    /// The InferenceX checkout.
+    pub inferencex: &'a Path,
+    /// The docs files to read (every page, or the changed ones).
+    pub docs_files: &'a [std::path::PathBuf],
+    /// The config (policy, families), or an empty one.
+    pub manifest: &'a Manifest,
+    /// The config file, for messages.
+    pub config: Option<&'a Path>,
+    /// Checkpoint facts.
+    pub checkpoints: Arc<dyn FactSource>,
+    /// The policy.
+    pub policy: &'a Policy,
+    /// Reads every file.
+    pub fetcher: &'a Fetcher,
+}
+
+/// What a pairing run found.
+pub(super) struct Found {
+    /// One report per pair (recipe points with the same MAJOR outcome merged).
+    pub reports: Vec<LinkReport>,
+    /// Inputs that could not be read.
+    pub failures: Vec<Failure>,
+    /// Inputs not read, with the reason.
+    pub skipped: Vec<Skipped>,
+    /// Deployments with no partner.
+    pub coverage: Vec<Coverage>,
+}
+
+impl Run<'_> {
+    /// Loads, pairs and compares.
+    pub(super) fn run(&self) -> Found {
+        let loader = Loader {
+            files: self.fetcher,
+            checkpoints: Some(self.checkpoints.clone()),
+            families: self.manifest.families.clone(),
+        };
+        let docs = loader.docs(self.docs_root, self.docs_files);
+        let recipes = loader.inferencex(self.inferencex);
+        let pair_by = self
+            .manifest
+            .policy
+            .pair_by
+            .clone()
+            .unwrap_or_else(crate::space::default_pair_by);
+        let pairing = crate::pair::pair(
+            &docs.deployments,
+            &recipes.deployments,
+            &pair_by,
+            &self.manifest.policy.coverage,
+        );
+        let ctx = Overrides {
+            origin: self.config.map(|p| p.display().to_string()),
+            checkpoints: Some(self.checkpoints.clone()),
+            ..Overrides::default()
+        };
+        let (reports, pair_failures) = crate::pair::run_pairs(
+            &docs.deployments,
+            &recipes.deployments,
+            &pairing,
+            &ctx,
+            self.policy,
+        );
+        let failures = docs
+            .failures
+            .into_iter()
+            .chain(recipes.failures)
+            .chain(pair_failures)
+            .map(|(name, error)| Failure { name, error })
+            .collect();
+        let skipped = docs
+            .skipped
+            .into_iter()
+            .chain(recipes.skipped)
+            .map(|(name, reason)| Skipped { name, reason })
+            .collect();
+        Found {
+            reports,
+            failures,
+            skipped,
+            coverage: pairing.coverage,
+        }
+    }
+}

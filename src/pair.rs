@@ -1,0 +1,353 @@
+//! Pairing: each docs deployment with the recipe deployments of the same
+//! identity and shape (the `pair-by` keys), coverage for what has no partner,
+//! and the compare of every pair (`crate::link::run_pair`).
+//!
+//! Rules, in order:
+//! - A docs deployment pairs with every recipe deployment of its identity
+//!   whose shape agrees on every `pair-by` key (an unknown value agrees with
+//!   any: the compare reports it).
+//! - A docs deployment with none is a `docs-unpaired` coverage finding naming
+//!   the nearest recipe deployment of its identity and the keys that differ.
+//! - A recipe deployment no docs deployment pairs with is `recipe-unpaired`,
+//!   except when no point of its entry pairs with any docs deployment of its
+//!   identity: then the entry's nearest (docs, recipe) pair is compared, as
+//!   InferenceX's reviewers do (the docs show tp 2, the benchmark runs only
+//!   tp 8: the parallelism is drift), and its other points are coverage.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::compare::Severity;
+use crate::error::Error;
+use crate::link::{LinkReport, Overrides};
+use crate::manifest::SideSpec;
+use crate::policy::Policy;
+use crate::space::{Deployment, Identity, Shape, Side};
+use crate::span::Span;
+
+/// The name of the coverage kind of a docs deployment with no recipe of its shape.
+pub const DOCS_UNPAIRED: &str = "docs-unpaired";
+/// The name of the coverage kind of a recipe deployment with no docs deployment of its shape.
+pub const RECIPE_UNPAIRED: &str = "recipe-unpaired";
+
+/// A deployment with no partner of its shape on the other side.
+#[derive(Debug, Clone, Serialize)]
+pub struct Coverage {
+    /// `docs-unpaired` or `recipe-unpaired` (a row of the finding table).
+    pub kind: &'static str,
+    /// Information unless the policy says otherwise.
+    pub severity: Severity,
+    /// The side of the deployment.
+    pub side: Side,
+    /// The deployment.
+    pub deployment: String,
+    /// Where its launch is written.
+    pub span: Span,
+    /// Its identity.
+    pub identity: Identity,
+    /// Its shape.
+    pub shape: Shape,
+    /// The nearest deployment on the other side, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nearest: Option<Nearest>,
+    /// One sentence: what is missing.
+    pub message: String,
+}
+
+/// The nearest candidate of an unpaired deployment.
+#[derive(Debug, Clone, Serialize)]
+pub struct Nearest {
+    /// The candidate.
+    pub deployment: String,
+    /// Where its launch is written.
+    pub span: Span,
+    /// The shape keys that differ: key, this side's value, the candidate's.
+    pub differs: Vec<(String, String, String)>,
+}
+
+/// A docs deployment and the recipe deployments of one entry it is compared with.
+#[derive(Debug, Clone)]
+pub struct Pair {
+    /// Index into the docs deployments.
+    pub docs: usize,
+    /// Indices into the recipe deployments (one entry's).
+    pub recipes: Vec<usize>,
+    /// Set when the pair was made by the nearest shape (no point of the
+    /// entry has the shape of a docs deployment): the keys that differ.
+    pub nearest_only: Vec<(String, String, String)>,
+}
+
+/// What pairing found.
+#[derive(Debug, Default)]
+pub struct Pairing {
+    /// The pairs, docs order then entry order.
+    pub pairs: Vec<Pair>,
+    /// Deployments with no partner.
+    pub coverage: Vec<Coverage>,
+}
+
+/// Which identity two deployments share (both complete and equal).
+fn same_identity(a: &Identity, b: &Identity) -> bool {
+    a.incomplete().is_none()
+        && b.incomplete().is_none()
+        && a.engine == b.engine
+        && a.family == b.family
+        && a.hardware == b.hardware
+}
+
+/// The candidate of `of` among `among` (indices) with the fewest differing
+/// keys, the first in input order on a tie.
+fn nearest<'a>(
+    of: &Deployment,
+    among: impl Iterator<Item = &'a Deployment>,
+    keys: &[String],
+) -> Option<(&'a Deployment, Vec<(String, String, String)>)> {
+    let mut best: Option<(&Deployment, Vec<(String, String, String)>)> = None;
+    for c in among {
+        let d = of.differs(c, keys);
+        if best.as_ref().is_none_or(|(_, bd)| d.len() < bd.len()) {
+            best = Some((c, d));
+        }
+    }
+    best
+}
+
+fn coverage(
+    kind: &'static str,
+    d: &Deployment,
+    near: Option<(&Deployment, Vec<(String, String, String)>)>,
+    message: String,
+    severities: &BTreeMap<String, Severity>,
+) -> Coverage {
+    Coverage {
+        kind,
+        severity: severities.get(kind).copied().unwrap_or(Severity::Info),
+        side: d.side,
+        deployment: d.label(),
+        span: d.launch.span.clone(),
+        identity: d.identity.clone(),
+        shape: d.shape.clone(),
+        nearest: near.map(|(c, differs)| Nearest {
+            deployment: c.label(),
+            span: c.launch.span.clone(),
+            differs,
+        }),
+        message,
+    }
+}
+
+fn differs_text(differs: &[(String, String, String)]) -> String {
+    differs
+        .iter()
+        .map(|(k, a, b)| format!("{k} {a} vs {b}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Pairs two spaces on identity and the `pair_by` shape keys. Coverage
+/// severities come from `severities` (kind name -> severity; info when absent).
+pub fn pair(
+    docs: &[Deployment],
+    recipes: &[Deployment],
+    pair_by: &[String],
+    severities: &BTreeMap<String, Severity>,
+) -> Pairing {
+    let mut out = Pairing::default();
+    let mut recipe_paired = vec![false; recipes.len()];
+    let entry_of = |r: &Deployment| r.origin.entry.clone().unwrap_or_default();
+    for (di, d) in docs.iter().enumerate() {
+        if let Some(why) = d.identity.incomplete() {
+            out.coverage.push(coverage(
+                DOCS_UNPAIRED,
+                d,
+                None,
+                format!("cannot be paired: {why}"),
+                severities,
+            ));
+            continue;
+        }
+        let same: Vec<usize> = (0..recipes.len())
+            .filter(|&ri| same_identity(&d.identity, &recipes[ri].identity))
+            .collect();
+        let matched: Vec<usize> = same
+            .iter()
+            .copied()
+            .filter(|&ri| d.differs(&recipes[ri], pair_by).is_empty())
+            .collect();
+        if matched.is_empty() {
+            let near = nearest(d, same.iter().map(|&ri| &recipes[ri]), pair_by);
+            let message = match &near {
+                Some((_, differs)) => format!(
+                    "no benchmark of {} has this shape; nearest differs in {}",
+                    d.identity.label(),
+                    differs_text(differs)
+                ),
+                None => format!("no benchmark of {}", d.identity.label()),
+            };
+            out.coverage
+                .push(coverage(DOCS_UNPAIRED, d, near, message, severities));
+            continue;
+        }
+        // One pair per entry, entries in input order.
+        let mut by_entry: Vec<(String, Vec<usize>)> = Vec::new();
+        for ri in matched {
+            recipe_paired[ri] = true;
+            let e = entry_of(&recipes[ri]);
+            match by_entry.iter_mut().find(|(k, _)| *k == e) {
+                Some((_, v)) => v.push(ri),
+                None => by_entry.push((e, vec![ri])),
+            }
+        }
+        for (_, rs) in by_entry {
+            out.pairs.push(Pair {
+                docs: di,
+                recipes: rs,
+                nearest_only: Vec::new(),
+            });
+        }
+    }
+    // Entries none of whose points paired, with docs of their identity: the
+    // nearest pair is compared.
+    let mut entries: Vec<String> = Vec::new();
+    for r in recipes {
+        let e = entry_of(r);
+        if !entries.contains(&e) {
+            entries.push(e);
+        }
+    }
+    for e in entries {
+        let points: Vec<usize> = (0..recipes.len())
+            .filter(|&ri| entry_of(&recipes[ri]) == e)
+            .collect();
+        if points.iter().any(|&ri| recipe_paired[ri]) {
+            continue;
+        }
+        let mut best: Option<(usize, usize, Vec<(String, String, String)>)> = None;
+        for &ri in &points {
+            for (di, d) in docs.iter().enumerate() {
+                if !same_identity(&d.identity, &recipes[ri].identity) {
+                    continue;
+                }
+                let differs = d.differs(&recipes[ri], pair_by);
+                if best.as_ref().is_none_or(|(_, _, b)| differs.len() < b.len()) {
+                    best = Some((di, ri, differs));
+                }
+            }
+        }
+        if let Some((di, ri, differs)) = best {
+            recipe_paired[ri] = true;
+            out.pairs.push(Pair {
+                docs: di,
+                recipes: vec![ri],
+                nearest_only: differs,
+            });
+        }
+    }
+    for (ri, r) in recipes.iter().enumerate() {
+        if recipe_paired[ri] {
+            continue;
+        }
+        let same: Vec<&Deployment> = docs
+            .iter()
+            .filter(|d| same_identity(&d.identity, &r.identity))
+            .collect();
+        let near = nearest(r, same.into_iter(), pair_by);
+        let message = match (&near, r.identity.incomplete()) {
+            (_, Some(why)) => format!("cannot be paired: {why}"),
+            (Some((_, differs)), None) => format!(
+                "no docs deployment of {} has this shape; nearest differs in {}",
+                r.identity.label(),
+                differs_text(differs)
+            ),
+            (None, None) => format!("no docs deployment of {}", r.identity.label()),
+        };
+        out.coverage
+            .push(coverage(RECIPE_UNPAIRED, r, near, message, severities));
+    }
+    out.pairs.sort_by_key(|p| (p.docs, p.recipes.first().copied()));
+    out
+}
+
+/// What a pair report says of its pair (JSON `pair`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PairInfo {
+    /// The docs deployment's origin.
+    pub docs: crate::space::Origin,
+    /// The recipe deployment's origin (points of the entry this report covers).
+    pub recipe: crate::space::Origin,
+    /// The role compared (`single` until multi-node deployments are read).
+    pub role: &'static str,
+    /// Set when paired by the nearest shape: the shape keys that differ.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nearest_only: Vec<(String, String, String)>,
+}
+
+/// Compares every pair: the recipe deployments of a pair that give the same
+/// MAJOR outcome are one report (their points listed together).
+pub fn run_pairs(
+    docs: &[Deployment],
+    recipes: &[Deployment],
+    pairing: &Pairing,
+    ctx: &Overrides,
+    policy: &Policy,
+) -> (Vec<LinkReport>, Vec<(String, Error)>) {
+    let mut reports = Vec::new();
+    let mut failures = Vec::new();
+    let none = SideSpec::default();
+    for p in &pairing.pairs {
+        let d = &docs[p.docs];
+        let mut merged: Vec<(String, LinkReport, crate::space::Origin)> = Vec::new();
+        for &ri in &p.recipes {
+            let r = &recipes[ri];
+            let name = format!("{} ~ {}", d.label(), r.label());
+            match crate::link::run_pair(
+                &name,
+                d.launch.clone(),
+                r.launch.clone(),
+                &none,
+                &none,
+                ctx,
+                policy,
+            ) {
+                Ok(report) => {
+                    let sig = crate::link::signature(&report, policy);
+                    match merged.iter_mut().find(|m| m.0 == sig) {
+                        Some(m) => m.2.points.extend(r.origin.points.iter().cloned()),
+                        None => merged.push((sig, report, r.origin.clone())),
+                    }
+                }
+                Err(e) => failures.push((name, e)),
+            }
+        }
+        for (_, mut report, origin) in merged {
+            let recipe_label = {
+                let mut s = format!("entry {}", origin.entry.as_deref().unwrap_or(""));
+                if let Some(pl) = crate::space::points_label(&origin.points) {
+                    s.push_str(&format!(" [{pl}]"));
+                }
+                s
+            };
+            report.name = format!("{} ~ {recipe_label}", d.label());
+            if !p.nearest_only.is_empty() {
+                report.warnings.push(crate::launch::Remark {
+                    span: None,
+                    message: format!(
+                        "paired by the nearest shape: no point of entry {} has the shape of a docs deployment of {} (differs in {})",
+                        origin.entry.as_deref().unwrap_or(""),
+                        d.identity.label(),
+                        differs_text(&p.nearest_only)
+                    ),
+                });
+            }
+            report.pair = Some(PairInfo {
+                docs: d.origin.clone(),
+                recipe: origin,
+                role: "single",
+                nearest_only: p.nearest_only.clone(),
+            });
+            reports.push(report);
+        }
+    }
+    (reports, failures)
+}

@@ -1,0 +1,259 @@
+//! Loading spaces: a docs root (pages and the generators they render) and an
+//! InferenceX checkout (every single-node entry's matrix points), each read
+//! into deployments with their identity and shape. Loading builds no report:
+//! what cannot be read is a failure (bad input) or a skip with its reason.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{Deployment, Origin, Side, identity_of, shape_of};
+use crate::engine;
+use crate::error::Error;
+use crate::extract;
+use crate::files::{Files, Location};
+use crate::launch::Launch;
+use crate::resolved::{FactSource, ResolveOptions};
+
+/// The most docs files one docs root may hold (a bound on the walk).
+pub const MAX_DOCS_FILES: usize = 20_000;
+
+/// What loading needs beside the roots: the file layer, checkpoint facts and
+/// the config's family overrides.
+pub struct Loader<'a> {
+    /// Reads every file.
+    pub files: &'a dyn Files,
+    /// Checkpoint facts for the resolutions that read identity and shape.
+    pub checkpoints: Option<Arc<dyn FactSource>>,
+    /// Checkpoint -> family, by hand (a config's `families:`).
+    pub families: BTreeMap<String, String>,
+}
+
+/// A space read from one side's inputs.
+#[derive(Default)]
+pub struct Loaded {
+    /// The deployments, in input order.
+    pub deployments: Vec<Deployment>,
+    /// Inputs that could not be read (bad input): the name and the error.
+    pub failures: Vec<(String, Error)>,
+    /// Inputs not read, each with the reason (out of scope, another engine).
+    pub skipped: Vec<(String, String)>,
+}
+
+impl Loader<'_> {
+    /// Resolves a launch on its own context, for its identity and shape.
+    fn deployment(&self, side: Side, origin: Origin, launch: Launch) -> Result<Deployment, Error> {
+        let opts = ResolveOptions {
+            checkpoints: self.checkpoints.clone(),
+            ..ResolveOptions::default()
+        };
+        let resolved = match engine::resolve_outcome(&launch, &opts) {
+            Ok(r) => r,
+            Err(engine::ResolveError::Refused(r)) => r.resolved(launch.engine),
+            Err(engine::ResolveError::Failed(e)) => return Err(e),
+        };
+        let identity = identity_of(&launch, &resolved, &self.families);
+        let shape = shape_of(&resolved, identity.model.as_deref());
+        Ok(Deployment {
+            side,
+            origin,
+            launch,
+            identity,
+            shape,
+        })
+    }
+
+    /// The docs files under `root` a reader sees: Markdown and MDX pages
+    /// (the generators they render are read through them), sorted; hidden
+    /// folders and `node_modules` are not walked.
+    pub fn docs_files(root: &Path) -> Result<Vec<PathBuf>, Error> {
+        let mut out = Vec::new();
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            let entries = std::fs::read_dir(&dir).map_err(|e| {
+                Error::usage(format!("{}: cannot read the folder: {e}", dir.display()))
+            })?;
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Ok(kind) = entry.file_type() else { continue };
+                if kind.is_dir() {
+                    if !name.starts_with('.') && name != "node_modules" {
+                        stack.push(path);
+                    }
+                } else if kind.is_file()
+                    && matches!(
+                        path.extension().and_then(|e| e.to_str()),
+                        Some("md" | "mdx" | "markdown")
+                    )
+                {
+                    out.push(path);
+                    if out.len() > MAX_DOCS_FILES {
+                        return Err(Error::usage(format!(
+                            "{}: more than {MAX_DOCS_FILES} pages under the docs root; give the pages to check as FILES",
+                            root.display()
+                        )));
+                    }
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// The docs space of `files` (pages, generators, vLLM recipe YAMLs),
+    /// generators' imports resolved against `docs_root`.
+    pub fn docs(&self, docs_root: &Path, files: &[PathBuf]) -> Loaded {
+        let mut loaded = Loaded::default();
+        for file in files {
+            let name = file.display().to_string();
+            let at = match crate::link::location_of(file) {
+                Ok(at) => at,
+                Err(e) => {
+                    loaded.failures.push((name, e));
+                    continue;
+                }
+            };
+            let opts = extract::Options {
+                docs_root: Some(docs_root.to_path_buf()),
+                ..extract::Options::default()
+            };
+            let shown = match extract::every_selection(&at, &opts, self.files) {
+                Ok(s) => s,
+                Err(e) => {
+                    loaded.failures.push((name, e));
+                    continue;
+                }
+            };
+            for s in shown {
+                for launch in s.launches {
+                    let origin = Origin {
+                        file: name.clone(),
+                        selection: s.selection.clone(),
+                        component: s.component.clone(),
+                        entry: None,
+                        points: Vec::new(),
+                    };
+                    match self.deployment(Side::Docs, origin, launch) {
+                        Ok(d) => loaded.deployments.push(d),
+                        Err(e) => loaded.failures.push((name.clone(), e)),
+                    }
+                }
+            }
+        }
+        loaded
+    }
+
+    /// The recipe space of an InferenceX checkout: every point of every
+    /// single-node entry whose framework is an engine recipe-drift resolves,
+    /// points with identical launches grouped.
+    pub fn inferencex(&self, root: &Path) -> Loaded {
+        let mut loaded = Loaded::default();
+        let (entries, not_read) = match extract::inferencex::list_entries(root) {
+            Ok(e) => e,
+            Err(e) => {
+                loaded.failures.push((root.display().to_string(), e));
+                return loaded;
+            }
+        };
+        for (key, _, why) in not_read {
+            loaded.skipped.push((format!("entry {key}"), why));
+        }
+        let at = Location::Path(root.to_path_buf());
+        for e in entries {
+            let name = format!("entry {}", e.key);
+            if e.multinode {
+                loaded.skipped.push((
+                    name,
+                    "multi-node: its roles are not read yet (single-node entries only)".into(),
+                ));
+                continue;
+            }
+            if engine::by_name(&e.framework).is_none() {
+                loaded.skipped.push((
+                    name,
+                    format!(
+                        "framework {} is not an engine recipe-drift resolves",
+                        e.framework
+                    ),
+                ));
+                continue;
+            }
+            let expanded = match extract::inferencex::expand_with_env(
+                &at,
+                &e.key,
+                &BTreeMap::new(),
+                &BTreeMap::new(),
+                self.files,
+            ) {
+                Ok(x) => x,
+                Err(err) => {
+                    loaded.failures.push((name, err));
+                    continue;
+                }
+            };
+            crate::link::note_secrets(expanded.points.iter().flat_map(|p| &p.launches));
+            // Points whose launches are written identically are one deployment.
+            let mut groups: Vec<(String, Vec<BTreeMap<String, String>>, Launch)> = Vec::new();
+            for p in expanded.points {
+                let label: Vec<String> = p.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                if p.launches.len() != 1 {
+                    let why = match (p.launches.len(), p.unsupported.first()) {
+                        (0, Some(u)) => u.clone(),
+                        (0, None) => format!("the script {} starts no server", p.script),
+                        (n, _) => format!(
+                            "the script {} starts {n} servers (roles are read with multi-node deployments)",
+                            p.script
+                        ),
+                    };
+                    loaded
+                        .skipped
+                        .push((format!("{name} [{}]", label.join(" ")), why));
+                    continue;
+                }
+                let launch = p.launches.into_iter().next().expect("one launch");
+                let key = format!(
+                    "{:?}|{:?}",
+                    launch.argv.iter().map(|t| &t.text).collect::<Vec<_>>(),
+                    launch
+                        .env
+                        .iter()
+                        .map(|e| (&e.name, &e.value))
+                        .collect::<Vec<_>>()
+                );
+                match groups.iter_mut().find(|g| g.0 == key) {
+                    Some(g) => g.1.push(p.fields),
+                    None => groups.push((key, vec![p.fields], launch)),
+                }
+            }
+            for (_, points, launch) in groups {
+                let origin = Origin {
+                    file: expanded.config.clone(),
+                    selection: Vec::new(),
+                    component: None,
+                    entry: Some(e.key.clone()),
+                    points,
+                };
+                match self.deployment(Side::Recipe, origin, launch) {
+                    Ok(mut d) => {
+                        // The entry names its checkpoint: a local MODEL_PATH
+                        // does not hide it.
+                        if d.identity.model.is_none() {
+                            d.identity.model = Some(e.model.to_ascii_lowercase());
+                            d.identity.family =
+                                Some(super::family_of(&e.model, &self.families));
+                        }
+                        loaded.deployments.push(d)
+                    }
+                    // A benchmark recipe-drift cannot resolve (a release
+                    // older than every bundled one) is not the docs' input
+                    // error: it is reported as not compared, with the cause.
+                    Err(err) => loaded
+                        .skipped
+                        .push((name.clone(), format!("not compared: {err}"))),
+                }
+            }
+        }
+        loaded
+    }
+}

@@ -1,0 +1,525 @@
+//! Deployment spaces: what a side of the comparison can be. A docs space holds
+//! the blocks of pages and every reachable state of their generators; a recipe
+//! space every point of InferenceX entries. Each deployment carries its
+//! identity (engine, model family, hardware family) and its shape (precision,
+//! speculative decoding, KV offload, parallelism), read from the resolved
+//! command through the data in `pairing.yaml`.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::launch::Launch;
+use crate::resolved::Resolved;
+
+pub mod load;
+
+const DATA: &str = include_str!("pairing.yaml");
+
+/// Which side a deployment is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// What the docs show a reader.
+    Docs,
+    /// What a benchmark recipe runs.
+    Recipe,
+}
+
+impl Side {
+    /// `docs` or `recipe`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Docs => "docs",
+            Side::Recipe => "recipe",
+        }
+    }
+}
+
+/// Who a deployment is: deployments pair only within one identity.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Identity {
+    /// `sglang` or `vllm`.
+    pub engine: String,
+    /// The checkpoint it serves (lower-cased HF id), when the text says it.
+    pub model: Option<String>,
+    /// The model family of that checkpoint (see `pairing.yaml`).
+    pub family: Option<String>,
+    /// The hardware family (a row of the hardware table), when known.
+    pub hardware: Option<String>,
+}
+
+impl Identity {
+    /// Why this identity cannot be paired on, if it cannot.
+    pub fn incomplete(&self) -> Option<String> {
+        match (&self.family, &self.hardware) {
+            (None, _) => Some("its model is not known from the text".into()),
+            (_, None) => Some(
+                "its hardware is not known (a generator option naming the SKU, or a link's `hardware:`)"
+                    .into(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// `qwen3.5-397b-a17b on mi355x (sglang)`.
+    pub fn label(&self) -> String {
+        format!(
+            "{} on {} ({})",
+            self.family.as_deref().unwrap_or("unknown model"),
+            self.hardware.as_deref().unwrap_or("unknown hardware"),
+            self.engine
+        )
+    }
+}
+
+/// A shape key's value: known text (`2`, `on`, `fp4`), or unknown with the reason.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(untagged)]
+pub enum ShapeValue {
+    /// Read from the resolved command.
+    Known(String),
+    /// Not decidable from the text; pairs with any value (compare reports it).
+    Unknown {
+        /// Why.
+        unknown: String,
+    },
+}
+
+impl ShapeValue {
+    /// The value as messages print it (`?` for unknown).
+    pub fn display(&self) -> &str {
+        match self {
+            ShapeValue::Known(v) => v,
+            ShapeValue::Unknown { .. } => "?",
+        }
+    }
+
+    /// Whether two values may be the same deployment (unknown pairs with anything).
+    pub fn agrees(&self, other: &ShapeValue) -> bool {
+        match (self, other) {
+            (ShapeValue::Known(a), ShapeValue::Known(b)) => a == b,
+            _ => true,
+        }
+    }
+}
+
+/// Shape key -> value, for every key of the table.
+pub type Shape = BTreeMap<String, ShapeValue>;
+
+/// Where a deployment is written, and how to reach it again.
+#[derive(Debug, Clone, Serialize)]
+pub struct Origin {
+    /// The docs file, or the InferenceX master config.
+    pub file: String,
+    /// The generator selection (docs) that shows it; empty for a page block.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub selection: Vec<(String, String)>,
+    /// The component that prints it, for generators.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub component: Option<String>,
+    /// The InferenceX entry (recipe).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
+    /// The matrix points that run this launch (recipe; identical launches grouped).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub points: Vec<BTreeMap<String, String>>,
+}
+
+/// One deployment: a launch per role (one role, `single`, until multi-node
+/// deployments are read), its identity and its shape.
+#[derive(Debug, Clone)]
+pub struct Deployment {
+    /// Docs or recipe.
+    pub side: Side,
+    /// Where it is written.
+    pub origin: Origin,
+    /// The server it starts.
+    pub launch: Launch,
+    /// Who it is.
+    pub identity: Identity,
+    /// Its shape.
+    pub shape: Shape,
+}
+
+impl Deployment {
+    /// A short label: `qwen35-deployment.jsx <Qwen35Deployment /> hardware=mi355x ...`
+    /// or `entry qwen3.5-fp4-mi355x-sglang tp=2 ...`.
+    pub fn label(&self) -> String {
+        let o = &self.origin;
+        match &o.entry {
+            Some(entry) => {
+                let mut s = format!("entry {entry}");
+                if let Some(p) = points_label(&o.points) {
+                    s.push_str(&format!(" [{p}]"));
+                }
+                s
+            }
+            None => {
+                let mut s = o.file.clone();
+                if let Some(c) = &o.component {
+                    s.push_str(&format!(" <{c} />"));
+                }
+                if !o.selection.is_empty() {
+                    let sel: Vec<String> =
+                        o.selection.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    s.push_str(&format!(" {}", sel.join(", ")));
+                }
+                s
+            }
+        }
+    }
+
+    /// The shape keys (of `keys`) on which two deployments disagree, with both values.
+    pub fn differs(&self, other: &Deployment, keys: &[String]) -> Vec<(String, String, String)> {
+        keys.iter()
+            .filter_map(|k| {
+                let a = self.shape.get(k)?;
+                let b = other.shape.get(k)?;
+                (!a.agrees(b)).then(|| (k.clone(), a.display().into(), b.display().into()))
+            })
+            .collect()
+    }
+}
+
+/// `k=v1,v2 ...` over the fields of some matrix points.
+pub fn points_label(points: &[BTreeMap<String, String>]) -> Option<String> {
+    if points.is_empty() {
+        return None;
+    }
+    let mut summary: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for p in points {
+        for (k, v) in p {
+            let vs = summary.entry(k).or_default();
+            if !vs.contains(&v.as_str()) {
+                vs.push(v);
+            }
+        }
+    }
+    let text: Vec<String> = summary
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.join(",")))
+        .collect();
+    Some(format!(
+        "{} point{}: {}",
+        points.len(),
+        if points.len() == 1 { "" } else { "s" },
+        text.join(" ")
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Data {
+    family: FamilyData,
+    precision_words: BTreeMap<String, String>,
+    quantization_precision: BTreeMap<String, String>,
+    shape: Vec<ShapeKey>,
+    pair_by: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct FamilyData {
+    date_word: String,
+    variant_words: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ShapeKey {
+    name: String,
+    #[serde(default)]
+    sglang: Vec<Read>,
+    #[serde(default)]
+    vllm: Vec<Read>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Read {
+    key: String,
+    #[serde(rename = "as")]
+    form: Form,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum Form {
+    Value,
+    On,
+    Gt1,
+}
+
+struct Tables {
+    data: Data,
+    date: Regex,
+}
+
+fn tables() -> &'static Tables {
+    static T: OnceLock<Tables> = OnceLock::new();
+    T.get_or_init(|| {
+        let data: Data = serde_saphyr::from_str(DATA).expect("bundled pairing.yaml");
+        let date = Regex::new(&data.family.date_word).expect("pairing.yaml: date-word");
+        for k in &data.pair_by {
+            assert!(
+                data.shape.iter().any(|s| &s.name == k),
+                "pairing.yaml: pair-by names an unknown shape key {k}"
+            );
+        }
+        Tables { data, date }
+    })
+}
+
+/// Every shape key, in table order.
+pub fn shape_keys() -> Vec<&'static str> {
+    tables()
+        .data
+        .shape
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect()
+}
+
+/// The shape keys paired on by default.
+pub fn default_pair_by() -> Vec<String> {
+    tables().data.pair_by.clone()
+}
+
+/// Checks a config's `pair-by:` list: each a shape key, none twice.
+pub fn check_pair_by(keys: &[String]) -> Result<(), String> {
+    let known = shape_keys();
+    for (i, k) in keys.iter().enumerate() {
+        if !known.contains(&k.as_str()) {
+            let near = crate::suggest::nearest(k, known.iter().copied(), 0.8);
+            return Err(match near {
+                Some(n) => format!(
+                    "{k:?} is not a shape key (did you mean {n}?); shape keys: {}",
+                    known.join(", ")
+                ),
+                None => format!("{k:?} is not a shape key; shape keys: {}", known.join(", ")),
+            });
+        }
+        if keys[..i].contains(k) {
+            return Err(format!("{k:?} is named twice"));
+        }
+    }
+    Ok(())
+}
+
+/// The words of a checkpoint's name (after its organisation), lower-cased.
+fn name_words(model: &str) -> Vec<String> {
+    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    name.split(['-', '_'])
+        .filter(|w| !w.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// The model family of a checkpoint id (`amd/Qwen3.5-397B-A17B-MXFP4` ->
+/// `qwen3.5-397b-a17b`), by the rules of `pairing.yaml`; `overrides` (a
+/// config's `families:`, checkpoint -> family, compared case-insensitively)
+/// win.
+pub fn family_of(model: &str, overrides: &BTreeMap<String, String>) -> String {
+    if let Some((_, f)) = overrides
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(model))
+    {
+        return f.to_ascii_lowercase();
+    }
+    let t = tables();
+    let mut kept = Vec::new();
+    for w in name_words(model) {
+        if t.data.precision_words.contains_key(&w) || t.data.family.variant_words.contains(&w) {
+            break;
+        }
+        if t.date.is_match(&w) {
+            continue;
+        }
+        kept.push(w);
+    }
+    if kept.is_empty() {
+        return model.to_ascii_lowercase();
+    }
+    kept.join("-")
+}
+
+/// The precision a checkpoint's name says (`native` when none).
+pub fn precision_of_name(model: &str) -> String {
+    let t = tables();
+    name_words(model)
+        .iter()
+        .find_map(|w| t.data.precision_words.get(w).cloned())
+        .unwrap_or_else(|| "native".into())
+}
+
+/// Identity of a resolved launch: the engine, the model (`model` key) and its
+/// family, the hardware family of the launch's context.
+pub fn identity_of(
+    launch: &Launch,
+    resolved: &Resolved,
+    families: &BTreeMap<String, String>,
+) -> Identity {
+    let model = resolved
+        .values
+        .get("model")
+        .and_then(|e| e.val.value())
+        .and_then(Value::as_str)
+        .map(String::from);
+    Identity {
+        engine: resolved.engine.name().to_string(),
+        family: model.as_deref().map(|m| family_of(m, families)),
+        model,
+        hardware: launch
+            .context
+            .hardware
+            .as_ref()
+            .and_then(|h| crate::hardware::family_of(&h.value))
+            .map(String::from),
+    }
+}
+
+/// The shape of a resolved launch: every key of the table.
+pub fn shape_of(resolved: &Resolved, model: Option<&str>) -> Shape {
+    let t = tables();
+    let engine = resolved.engine.name();
+    let mut shape = Shape::new();
+    for key in &t.data.shape {
+        let value = if key.name == "precision" {
+            precision(resolved, model)
+        } else {
+            let reads = match engine {
+                "sglang" => &key.sglang,
+                _ => &key.vllm,
+            };
+            read_shape(resolved, reads)
+        };
+        shape.insert(key.name.clone(), value);
+    }
+    shape
+}
+
+fn precision(resolved: &Resolved, model: Option<&str>) -> ShapeValue {
+    let t = tables();
+    if let Some(e) = resolved.values.get("quantization") {
+        match e.val.value() {
+            Some(Value::String(q)) => {
+                if let Some(p) = t.data.quantization_precision.get(&q.to_ascii_lowercase()) {
+                    return ShapeValue::Known(p.clone());
+                }
+                return ShapeValue::Known(q.to_ascii_lowercase());
+            }
+            Some(Value::Null) | None => {}
+            Some(_) => {}
+        }
+        if let crate::resolved::Val::Unknown { .. } = e.val
+            && model.is_none()
+        {
+            return ShapeValue::Unknown {
+                unknown: "the quantization and the model are not known".into(),
+            };
+        }
+    }
+    match model {
+        Some(m) => ShapeValue::Known(precision_of_name(m)),
+        None => ShapeValue::Unknown {
+            unknown: "the model is not known".into(),
+        },
+    }
+}
+
+fn read_shape(resolved: &Resolved, reads: &[Read]) -> ShapeValue {
+    if reads.is_empty() {
+        return ShapeValue::Unknown {
+            unknown: format!("not read for {}", resolved.engine.name()),
+        };
+    }
+    let mut unknown = None;
+    let mut any_on = false;
+    let mut value = None;
+    for r in reads {
+        let val = match resolved.values.get(&r.key) {
+            Some(e) => e.val.clone(),
+            None => resolved.absent(&r.key),
+        };
+        let Some(v) = val.value() else {
+            unknown = Some(format!("{} is not known", r.key));
+            continue;
+        };
+        match r.form {
+            Form::Value => value = Some(crate::resolved::display_value(v)),
+            Form::On => any_on |= is_on(v),
+            Form::Gt1 => any_on |= v.as_f64().is_some_and(|n| n > 1.0),
+        }
+    }
+    if let Some(v) = value {
+        return ShapeValue::Known(v);
+    }
+    if any_on {
+        return ShapeValue::Known("on".into());
+    }
+    match unknown {
+        Some(u) => ShapeValue::Unknown { unknown: u },
+        None => ShapeValue::Known("off".into()),
+    }
+}
+
+fn is_on(v: &Value) -> bool {
+    match v {
+        Value::Null | Value::Bool(false) => false,
+        Value::String(s) => !s.is_empty() && !s.eq_ignore_ascii_case("none"),
+        Value::Number(n) => n.as_f64().is_some_and(|x| x != 0.0),
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_cut_at_precision_and_variant_words_and_drop_dates() {
+        let none = BTreeMap::new();
+        assert_eq!(
+            family_of("amd/Qwen3.5-397B-A17B-MXFP4-AttnFP8-V2", &none),
+            "qwen3.5-397b-a17b"
+        );
+        assert_eq!(
+            family_of("amd/Qwen3.5-397B-A17B-MXFP4", &none),
+            "qwen3.5-397b-a17b"
+        );
+        assert_eq!(
+            family_of("Qwen/Qwen3.5-397B-A17B", &none),
+            "qwen3.5-397b-a17b"
+        );
+        assert_eq!(
+            family_of("nvidia/DeepSeek-R1-0528-FP4-v2", &none),
+            "deepseek-r1"
+        );
+        assert_eq!(family_of("deepseek-ai/DeepSeek-R1-0528", &none), "deepseek-r1");
+        assert_eq!(family_of("deepseek-ai/DeepSeek-V3", &none), "deepseek-v3");
+        let by_hand = BTreeMap::from([("org/Custom-Ckpt".to_string(), "Fam".to_string())]);
+        assert_eq!(family_of("ORG/custom-ckpt", &by_hand), "fam");
+    }
+
+    #[test]
+    fn precision_from_the_name() {
+        assert_eq!(precision_of_name("amd/Qwen3.5-397B-A17B-MXFP4-AttnFP8-V2"), "fp4");
+        assert_eq!(precision_of_name("Qwen/Qwen3.5-397B-A17B-FP8"), "fp8");
+        assert_eq!(precision_of_name("Qwen/Qwen3.5-397B-A17B"), "native");
+    }
+
+    #[test]
+    fn pair_by_is_checked() {
+        assert!(check_pair_by(&["tp".into(), "precision".into()]).is_ok());
+        let e = check_pair_by(&["tpp".into()]).unwrap_err();
+        assert!(e.contains("did you mean tp"), "{e}");
+        assert!(check_pair_by(&["tp".into(), "tp".into()]).is_err());
+        for k in default_pair_by() {
+            assert!(shape_keys().contains(&k.as_str()));
+        }
+    }
+}
