@@ -244,10 +244,30 @@ pub fn pair(
             });
         }
     }
+    // Unpaired recipe deployments of one entry and one shape (points that
+    // differ only in concurrency-derived values) are one finding.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
     for (ri, r) in recipes.iter().enumerate() {
         if recipe_paired[ri] {
             continue;
         }
+        match groups.iter_mut().find(|g| {
+            let o = &recipes[g[0]];
+            entry_of(o) == entry_of(r) && o.shape == r.shape && o.identity == r.identity
+        }) {
+            Some(g) => g.push(ri),
+            None => groups.push(vec![ri]),
+        }
+    }
+    for group in groups {
+        let mut merged = recipes[group[0]].clone();
+        for &ri in &group[1..] {
+            merged
+                .origin
+                .points
+                .extend(recipes[ri].origin.points.iter().cloned());
+        }
+        let r = &merged;
         let same: Vec<&Deployment> = docs
             .iter()
             .filter(|d| same_identity(&d.identity, &r.identity))
