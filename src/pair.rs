@@ -23,7 +23,7 @@ use crate::error::Error;
 use crate::link::{LinkReport, Overrides};
 use crate::manifest::SideSpec;
 use crate::policy::Policy;
-use crate::space::{Deployment, Identity, Shape, Side};
+use crate::space::{Deployment, Identity, Shape, ShapeDiff, Side};
 use crate::span::Span;
 
 /// The name of the coverage kind of a docs deployment with no recipe of its shape.
@@ -63,7 +63,7 @@ pub struct Nearest {
     /// Where its launch is written.
     pub span: Span,
     /// The shape keys that differ: key, this side's value, the candidate's.
-    pub differs: Vec<(String, String, String)>,
+    pub differs: Vec<ShapeDiff>,
 }
 
 /// A docs deployment and the recipe deployments of one entry it is compared with.
@@ -75,7 +75,7 @@ pub struct Pair {
     pub recipes: Vec<usize>,
     /// Set when the pair was made by the nearest shape (no point of the
     /// entry has the shape of a docs deployment): the keys that differ.
-    pub nearest_only: Vec<(String, String, String)>,
+    pub nearest_only: Vec<ShapeDiff>,
 }
 
 /// What pairing found.
@@ -96,27 +96,42 @@ fn same_identity(a: &Identity, b: &Identity) -> bool {
         && a.hardware == b.hardware
 }
 
-/// The candidate of `of` among `among` (indices) with the fewest differing
-/// keys, the first in input order on a tie.
+/// How far apart two deployments are: the shape keys they differ in, an
+/// earlier `pair-by` key weighing more than all later ones together (a
+/// different precision is further than a different tp).
+fn distance(differs: &[ShapeDiff], keys: &[String]) -> u128 {
+    differs
+        .iter()
+        .filter_map(|d| keys.iter().position(|x| *x == d.key))
+        .map(|i| 1u128 << (keys.len().min(127) - 1 - i.min(126)))
+        .sum()
+}
+
+/// A candidate and the shape keys it differs in.
+type Candidate<'a> = (&'a Deployment, Vec<ShapeDiff>);
+
+/// The candidate of `of` among `among` nearest by [`distance`], the first in
+/// input order on a tie.
 fn nearest<'a>(
     of: &Deployment,
     among: impl Iterator<Item = &'a Deployment>,
     keys: &[String],
-) -> Option<(&'a Deployment, Vec<(String, String, String)>)> {
-    let mut best: Option<(&Deployment, Vec<(String, String, String)>)> = None;
+) -> Option<Candidate<'a>> {
+    let mut best: Option<(Candidate<'a>, u128)> = None;
     for c in among {
         let d = of.differs(c, keys);
-        if best.as_ref().is_none_or(|(_, bd)| d.len() < bd.len()) {
-            best = Some((c, d));
+        let cost = distance(&d, keys);
+        if best.as_ref().is_none_or(|(_, b)| cost < *b) {
+            best = Some(((c, d), cost));
         }
     }
-    best
+    best.map(|(c, _)| c)
 }
 
 fn coverage(
     kind: &'static str,
     d: &Deployment,
-    near: Option<(&Deployment, Vec<(String, String, String)>)>,
+    near: Option<Candidate<'_>>,
     message: String,
     severities: &BTreeMap<String, Severity>,
 ) -> Coverage {
@@ -137,10 +152,10 @@ fn coverage(
     }
 }
 
-fn differs_text(differs: &[(String, String, String)]) -> String {
+fn differs_text(differs: &[ShapeDiff]) -> String {
     differs
         .iter()
-        .map(|(k, a, b)| format!("{k} {a} vs {b}"))
+        .map(|d| format!("{} {} vs {}", d.key, d.this, d.other))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -223,14 +238,19 @@ pub fn pair(
         if points.iter().any(|&ri| recipe_paired[ri]) {
             continue;
         }
-        let mut best: Option<(usize, usize, Vec<(String, String, String)>)> = None;
+        // (docs, recipe, differs)
+        let mut best: Option<(usize, usize, Vec<ShapeDiff>)> = None;
         for &ri in &points {
             for (di, d) in docs.iter().enumerate() {
                 if !same_identity(&d.identity, &recipes[ri].identity) {
                     continue;
                 }
                 let differs = d.differs(&recipes[ri], pair_by);
-                if best.as_ref().is_none_or(|(_, _, b)| differs.len() < b.len()) {
+                let cost = distance(&differs, pair_by);
+                if best
+                    .as_ref()
+                    .is_none_or(|(_, _, b)| cost < distance(b, pair_by))
+                {
                     best = Some((di, ri, differs));
                 }
             }
@@ -285,7 +305,8 @@ pub fn pair(
         out.coverage
             .push(coverage(RECIPE_UNPAIRED, r, near, message, severities));
     }
-    out.pairs.sort_by_key(|p| (p.docs, p.recipes.first().copied()));
+    out.pairs
+        .sort_by_key(|p| (p.docs, p.recipes.first().copied()));
     out
 }
 
@@ -300,7 +321,7 @@ pub struct PairInfo {
     pub role: &'static str,
     /// Set when paired by the nearest shape: the shape keys that differ.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub nearest_only: Vec<(String, String, String)>,
+    pub nearest_only: Vec<ShapeDiff>,
 }
 
 /// Compares every pair: the recipe deployments of a pair that give the same

@@ -208,6 +208,7 @@ mod tests {
             major: vec!["chunked_prefill_size".into()],
             minor: vec![],
             unknown: None,
+            ..ClassLists::default()
         });
         assert_eq!(p.class("page_size"), Class::Ignore);
         assert_eq!(p.class("chunked_prefill_size"), Class::Major);

@@ -47,10 +47,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
     if let Some((d, i)) = &pairing {
         for root in [d, i] {
             if !root.is_dir() {
-                return Err(Error::usage(format!(
-                    "{}: not a folder",
-                    root.display()
-                )));
+                return Err(Error::usage(format!("{}: not a folder", root.display())));
             }
         }
         named.extend([d.clone(), i.clone()]);

@@ -185,7 +185,11 @@ pub struct Shown {
 /// static blocks, then every reachable state of its generators; every
 /// selection of a vLLM recipe; the launches of any other file as one
 /// selection. What pairing reads a docs file as.
-pub fn every_selection(at: &Location, opts: &Options, files: &dyn Files) -> Result<Vec<Shown>, Error> {
+pub fn every_selection(
+    at: &Location,
+    opts: &Options,
+    files: &dyn Files,
+) -> Result<Vec<Shown>, Error> {
     let input = Input::new(at.clone(), files);
     let kind = extractor_for(&input);
     match kind.name() {

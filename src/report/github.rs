@@ -78,7 +78,12 @@ pub fn render(
         ));
     }
     if let Some(summary) = super::coverage_summary(coverage).filter(|_| !quiet) {
-        out.push_str(&annotation("notice", None, "recipe-drift: coverage", &summary));
+        out.push_str(&annotation(
+            "notice",
+            None,
+            "recipe-drift: coverage",
+            &summary,
+        ));
     }
     for sk in skipped.iter().filter(|_| !quiet) {
         out.push_str(&annotation(

@@ -26,7 +26,11 @@ pub fn render(
         let _ = writeln!(
             out,
             "> **{}** ({}): {}\n",
-            if c.severity == crate::compare::Severity::Error { "Error" } else { "Warning" },
+            if c.severity == crate::compare::Severity::Error {
+                "Error"
+            } else {
+                "Warning"
+            },
             super::rule_label(c.kind),
             text(&super::coverage_text(c))
         );

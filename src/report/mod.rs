@@ -123,6 +123,7 @@ pub enum Chatter {
 }
 
 /// Renders the compared links and the links that could not be compared in `format`.
+#[allow(clippy::too_many_arguments)]
 pub fn render(
     format: ReportFormat,
     links: &[LinkReport],
@@ -146,7 +147,9 @@ pub fn render(
         ReportFormat::Markdown => {
             markdown::render(links, failures, skipped, coverage, waivers, policy)
         }
-        ReportFormat::Concise => concise::render(links, failures, skipped, coverage, waivers, quiet),
+        ReportFormat::Concise => {
+            concise::render(links, failures, skipped, coverage, waivers, quiet)
+        }
     }
 }
 
@@ -236,7 +239,10 @@ pub fn coverage_summary(coverage: &[Coverage]) -> Option<String> {
         return None;
     }
     let count = |side: crate::space::Side| coverage.iter().filter(|c| c.side == side).count();
-    let (d, r) = (count(crate::space::Side::Docs), count(crate::space::Side::Recipe));
+    let (d, r) = (
+        count(crate::space::Side::Docs),
+        count(crate::space::Side::Recipe),
+    );
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     Some(format!(
         "coverage: {d} docs deployment{} with no benchmark of their shape ({}), {r} benchmark deployment{} with no docs deployment of theirs ({}); --format json lists each",

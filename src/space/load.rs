@@ -15,6 +15,9 @@ use crate::files::{Files, Location};
 use crate::launch::Launch;
 use crate::resolved::{FactSource, ResolveOptions};
 
+/// Matrix points (their search-space fields).
+type Points = Vec<BTreeMap<String, String>>;
+
 /// The most docs files one docs root may hold (a bound on the walk).
 pub const MAX_DOCS_FILES: usize = 20_000;
 
@@ -76,7 +79,9 @@ impl Loader<'_> {
             for entry in entries.flatten() {
                 let path = entry.path();
                 let name = entry.file_name().to_string_lossy().into_owned();
-                let Ok(kind) = entry.file_type() else { continue };
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
                 if kind.is_dir() {
                     if !name.starts_with('.') && name != "node_modules" {
                         stack.push(path);
@@ -194,7 +199,7 @@ impl Loader<'_> {
             };
             crate::link::note_secrets(expanded.points.iter().flat_map(|p| &p.launches));
             // Points whose launches are written identically are one deployment.
-            let mut groups: Vec<(String, Vec<BTreeMap<String, String>>, Launch)> = Vec::new();
+            let mut groups: Vec<(String, Points, Launch)> = Vec::new();
             for p in expanded.points {
                 let label: Vec<String> = p.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 if p.launches.len() != 1 {
@@ -240,8 +245,7 @@ impl Loader<'_> {
                         // does not hide it.
                         if d.identity.model.is_none() {
                             d.identity.model = Some(e.model.to_ascii_lowercase());
-                            d.identity.family =
-                                Some(super::family_of(&e.model, &self.families));
+                            d.identity.family = Some(super::family_of(&e.model, &self.families));
                         }
                         loaded.deployments.push(d)
                     }

@@ -107,6 +107,17 @@ impl ShapeValue {
     }
 }
 
+/// A shape key on which two deployments disagree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShapeDiff {
+    /// The shape key.
+    pub key: String,
+    /// This deployment's value.
+    pub this: String,
+    /// The other deployment's value.
+    pub other: String,
+}
+
 /// Shape key -> value, for every key of the table.
 pub type Shape = BTreeMap<String, ShapeValue>;
 
@@ -164,8 +175,11 @@ impl Deployment {
                     s.push_str(&format!(" <{c} />"));
                 }
                 if !o.selection.is_empty() {
-                    let sel: Vec<String> =
-                        o.selection.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    let sel: Vec<String> = o
+                        .selection
+                        .iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect();
                     s.push_str(&format!(" {}", sel.join(", ")));
                 }
                 s
@@ -174,12 +188,16 @@ impl Deployment {
     }
 
     /// The shape keys (of `keys`) on which two deployments disagree, with both values.
-    pub fn differs(&self, other: &Deployment, keys: &[String]) -> Vec<(String, String, String)> {
+    pub fn differs(&self, other: &Deployment, keys: &[String]) -> Vec<ShapeDiff> {
         keys.iter()
             .filter_map(|k| {
                 let a = self.shape.get(k)?;
                 let b = other.shape.get(k)?;
-                (!a.agrees(b)).then(|| (k.clone(), a.display().into(), b.display().into()))
+                (!a.agrees(b)).then(|| ShapeDiff {
+                    key: k.clone(),
+                    this: a.display().into(),
+                    other: b.display().into(),
+                })
             })
             .collect()
     }
@@ -312,7 +330,11 @@ pub fn check_pair_by(keys: &[String]) -> Result<(), String> {
 
 /// The words of a checkpoint's name (after its organisation), lower-cased.
 fn name_words(model: &str) -> Vec<String> {
-    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    let name = model
+        .rsplit('/')
+        .next()
+        .unwrap_or(model)
+        .to_ascii_lowercase();
     name.split(['-', '_'])
         .filter(|w| !w.is_empty())
         .map(String::from)
@@ -499,7 +521,10 @@ mod tests {
             family_of("nvidia/DeepSeek-R1-0528-FP4-v2", &none),
             "deepseek-r1"
         );
-        assert_eq!(family_of("deepseek-ai/DeepSeek-R1-0528", &none), "deepseek-r1");
+        assert_eq!(
+            family_of("deepseek-ai/DeepSeek-R1-0528", &none),
+            "deepseek-r1"
+        );
         assert_eq!(family_of("deepseek-ai/DeepSeek-V3", &none), "deepseek-v3");
         let by_hand = BTreeMap::from([("org/Custom-Ckpt".to_string(), "Fam".to_string())]);
         assert_eq!(family_of("ORG/custom-ckpt", &by_hand), "fam");
@@ -507,7 +532,10 @@ mod tests {
 
     #[test]
     fn precision_from_the_name() {
-        assert_eq!(precision_of_name("amd/Qwen3.5-397B-A17B-MXFP4-AttnFP8-V2"), "fp4");
+        assert_eq!(
+            precision_of_name("amd/Qwen3.5-397B-A17B-MXFP4-AttnFP8-V2"),
+            "fp4"
+        );
         assert_eq!(precision_of_name("Qwen/Qwen3.5-397B-A17B-FP8"), "fp8");
         assert_eq!(precision_of_name("Qwen/Qwen3.5-397B-A17B"), "native");
     }

@@ -1,0 +1,253 @@
+//! Pairing with no config: `check --docs-root DIR --inferencex ROOT` pairs each
+//! docs deployment with the recipe deployments of its identity and shape,
+//! compares every pair and lists the rest as coverage.
+
+mod common;
+
+use common::run;
+use serde_json::Value;
+
+const DOCS: &str = "fixtures/cookbook";
+const QWEN_PAGE: &str = "fixtures/cookbook/cookbook/autoregressive/Qwen/Qwen3.5.mdx";
+const SEED: &str = "fixtures/pairing/inferencex";
+
+fn check_json(extra: &[&str]) -> (i32, Value, String) {
+    let mut args = vec![
+        "check",
+        "--docs-root",
+        DOCS,
+        "--no-checkpoint-facts",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let (code, out, err) = run(&args);
+    let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    (code, doc, err)
+}
+
+/// The keys of a link's findings that count as errors or warnings.
+fn counted_keys(link: &Value) -> Vec<String> {
+    link["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] != "info")
+        .map(|f| f["key"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_seed_pair_reports_exactly_the_two_hicache_keys_and_nothing_from_sweep_points() {
+    let (code, doc, err) = check_json(&["--inferencex", SEED, QWEN_PAGE]);
+    assert_eq!(code, 1, "{err}");
+    let links = doc["links"].as_array().unwrap();
+    assert_eq!(links.len(), 1, "one pair: {links:#?}");
+    let link = &links[0];
+    assert_eq!(
+        counted_keys(link),
+        ["hicache_io_backend", "hicache_mem_layout"]
+    );
+    let pair = &link["pair"];
+    assert_eq!(pair["role"], "single");
+    assert_eq!(
+        pair["recipe"]["entry"],
+        "qwen3.5-fp4-mi355x-sglang-agentic-mtp"
+    );
+    for p in pair["recipe"]["points"].as_array().unwrap() {
+        assert_eq!(p["tp"], "2");
+        assert_eq!(p["kv-offloading"], "dram");
+    }
+    let sel: Vec<(String, String)> =
+        serde_json::from_value(pair["docs"]["selection"].clone()).unwrap();
+    assert!(
+        sel.contains(&("kvOffload".into(), "hicache".into())),
+        "{sel:?}"
+    );
+    assert!(
+        sel.contains(&("hardware".into(), "mi355x".into())),
+        "{sel:?}"
+    );
+    // The TP4 and TP8 sweep points are coverage, each naming the nearest docs
+    // deployment and the shape keys that differ, never drift.
+    let recipe_cov: Vec<&Value> = doc["coverage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] == "recipe-unpaired")
+        .collect();
+    assert_eq!(recipe_cov.len(), 2, "{recipe_cov:#?}");
+    for c in &recipe_cov {
+        assert_eq!(c["severity"], "info");
+        assert_eq!(c["id"], "RD014");
+        let differs = c["nearest"]["differs"].as_array().unwrap();
+        assert!(
+            differs.iter().any(|d| d["key"] == "tp"),
+            "the nearest differs in tp: {c:#}"
+        );
+    }
+    assert_eq!(doc["summary"]["coverage"]["recipe-unpaired"], 2);
+    // Docs states with no benchmark of their shape (other hardware, models).
+    assert!(
+        doc["summary"]["coverage"]["docs-unpaired"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+}
+
+#[test]
+fn an_entry_with_no_point_of_a_docs_shape_is_paired_by_the_nearest_and_its_tp_is_drift() {
+    // fixtures/inferencex's qwen3.5-fp4-mi355x-sglang runs only TP8; the
+    // cookbook shows MXFP4 on MI355X at TP2.
+    let (code, doc, err) = check_json(&["--inferencex", "fixtures/inferencex", QWEN_PAGE]);
+    assert_eq!(code, 1, "{err}");
+    let link = doc["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["pair"]["recipe"]["entry"] == "qwen3.5-fp4-mi355x-sglang")
+        .expect("a pair made by the nearest shape");
+    let nearest_only = link["pair"]["nearest_only"].as_array().unwrap();
+    assert_eq!(nearest_only.len(), 1, "{nearest_only:?}");
+    assert_eq!(nearest_only[0]["key"], "tp");
+    let tp = link["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["key"] == "tp_size")
+        .expect("tp_size finding");
+    assert_eq!(tp["severity"], "error");
+    assert_eq!(tp["docs"]["value"], 2);
+    assert_eq!(tp["recipe"]["value"], 8);
+}
+
+#[test]
+fn output_is_the_same_bytes_on_every_run() {
+    let args = [
+        "check",
+        "--docs-root",
+        DOCS,
+        "--inferencex",
+        SEED,
+        "--no-checkpoint-facts",
+        "--format",
+        "sarif",
+    ];
+    let (_, a, _) = run(&args);
+    let (_, b, _) = run(&args);
+    assert_eq!(a, b);
+    let sarif: Value = serde_json::from_str(&a).unwrap();
+    let run0 = &sarif["runs"][0];
+    let rules: Vec<&str> = run0["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"docs-unpaired") && rules.contains(&"recipe-unpaired"));
+    // Each result's ruleIndex points at its rule.
+    for r in run0["results"].as_array().unwrap() {
+        let i = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(run0["tool"]["driver"]["rules"][i]["id"], r["ruleId"]);
+    }
+    assert!(
+        run0["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["ruleId"] == "RD013")
+    );
+}
+
+#[test]
+fn human_output_counts_coverage_notes_instead_of_listing_them() {
+    let (code, out, err) = run(&[
+        "check",
+        "--docs-root",
+        DOCS,
+        "--inferencex",
+        SEED,
+        "--no-checkpoint-facts",
+        QWEN_PAGE,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(!out.contains("[RD013"), "{out}");
+    assert!(
+        out.contains("coverage: 56 docs deployments with no benchmark of their shape (docs-unpaired), 2 benchmark deployments with no docs deployment of theirs (recipe-unpaired)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn coverage_severities_come_from_the_policy() {
+    // A config with no links: its policy raises docs-unpaired to warning.
+    let (code, out, err) = run(&[
+        "check",
+        "--config",
+        "fixtures/pairing/coverage-warning.yaml",
+        "--docs-root",
+        DOCS,
+        "--inferencex",
+        SEED,
+        "--no-checkpoint-facts",
+        "--format",
+        "concise",
+        "--fail-on",
+        "warning",
+        QWEN_PAGE,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("warning[RD013 docs-unpaired]") && l.contains("no benchmark of"))
+        .unwrap_or_else(|| panic!("{out}"));
+    // Placed at the docs launch, naming what is missing.
+    assert!(line.starts_with(QWEN_PAGE), "{line}");
+    // A page block that names no hardware cannot be paired, and says why.
+    assert!(
+        out.lines()
+            .any(|l| l.contains("warning[RD013 docs-unpaired]")
+                && l.contains("its hardware is not known")),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_bad_pair_by_is_an_input_error_at_the_config() {
+    common::assert_input_error(
+        &[
+            "check",
+            "--config",
+            "fixtures/pairing/bad-pair-by.yaml",
+            "--docs-root",
+            DOCS,
+            "--inferencex",
+            SEED,
+        ],
+        "fixtures/pairing/bad-pair-by.yaml:",
+        &["policy.pair-by", "did you mean tp"],
+    );
+}
+
+#[test]
+fn pair_by_narrows_what_a_pair_must_share() {
+    // Paired on precision only, the TP4 and TP8 points find docs partners too.
+    let (_, doc, err) = check_json(&[
+        "--config",
+        "fixtures/pairing/pair-by-precision.yaml",
+        "--inferencex",
+        SEED,
+        QWEN_PAGE,
+    ]);
+    let links = doc["links"].as_array().unwrap();
+    assert!(links.len() > 1, "{err}");
+    assert_eq!(doc["summary"]["coverage"]["recipe-unpaired"], 0);
+}
+
+#[test]
+fn the_docs_root_needs_the_inferencex_root() {
+    let (code, _, err) = run(&["check", "--docs-root", DOCS]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--inferencex"), "{err}");
+}
