@@ -512,7 +512,7 @@ impl Checkpoints {
         if !self.lookup.hub {
             return Ok(unknown_facts(&format!(
                 "depends on the checkpoint of {model}, and checkpoint facts are off (--no-checkpoint-facts){}; \
-                 state them in the config's `checkpoints:`, or run `recipe-drift lock` online to record them",
+                 state them in the config's `checkpoints:`",
                 self.not_locked()
             )));
         }
