@@ -23,6 +23,8 @@ use crate::error::Error;
 use crate::fetch::{FetchOptions, Fetcher};
 use crate::resolved::{Entry, FactError, FactSource, Val, ValueSource, unknown_facts};
 
+pub mod lock;
+
 /// The Hub's address when `$HF_ENDPOINT` is not set.
 pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
 
@@ -385,6 +387,9 @@ pub struct Lookup {
     /// The most checkpoints read from the Hub or model folders in one run
     /// (`--max-checkpoints`, default [`MAX_CHECKPOINTS`]).
     pub max: usize,
+    /// The lock file's facts (`recipe-drift lock`), read after `by_hand` and
+    /// before model folders and the Hub, also offline and with the Hub off.
+    pub locked: Option<Arc<lock::Lock>>,
 }
 
 /// The fact source of a run: facts by hand, local model folders, the Hub.
@@ -497,17 +502,18 @@ impl Checkpoints {
         revision: Option<&str>,
     ) -> Result<BTreeMap<String, Entry>, FactError> {
         // A pin written in the model (`org/name@rev`) counts as the revision.
-        let (model, revision) = match model.split_once('@') {
-            Some((m, r)) if revision.is_none() && !r.is_empty() => (m, Some(r)),
-            _ => (model, revision),
-        };
+        let (model, revision) = lock::split_pin(model, revision);
         if let Some(f) = self.by_hand(model, revision) {
+            return Ok(f);
+        }
+        if let Some(f) = self.locked(model, revision) {
             return Ok(f);
         }
         if !self.lookup.hub {
             return Ok(unknown_facts(&format!(
-                "depends on the checkpoint of {model}, and checkpoint facts are off (--no-checkpoint-facts); \
-                 state them in the config's `checkpoints:`"
+                "depends on the checkpoint of {model}, and checkpoint facts are off (--no-checkpoint-facts){}; \
+                 state them in the config's `checkpoints:`",
+                self.not_locked()
             )));
         }
         if !crate::engine::common::is_hf_id(model) {
@@ -524,6 +530,11 @@ impl Checkpoints {
         let get = |u: &str| -> Result<Option<Arc<String>>, FactError> {
             match fetcher.get_url_bearer(u, self.bearer()) {
                 Ok(b) => Ok(b),
+                // A Hub failure names the ways to run without the network.
+                Err(e) if !offline => Err(FactError {
+                    location: u.to_string(),
+                    message: format!("{}; {}", e.message(), self.remedies()),
+                }),
                 Err(e) => Err(FactError {
                     location: u.to_string(),
                     message: e.message().to_string(),
@@ -549,8 +560,10 @@ impl Checkpoints {
             }
             Err(e) if offline => {
                 return Ok(unknown_facts(&format!(
-                    "depends on the checkpoint of {model}, which is not in the cache ({}: {})",
-                    e.location, e.message
+                    "depends on the checkpoint of {model}, which is not in the cache{} ({}: {})",
+                    self.not_locked(),
+                    e.location,
+                    e.message
                 )));
             }
             Err(e) => return Err(e),
@@ -565,8 +578,10 @@ impl Checkpoints {
                 Ok(None) => None,
                 Err(e) if offline => {
                     return Ok(unknown_facts(&format!(
-                        "depends on the checkpoint of {model}, whose hf_quant_config.json is not in the cache ({}: {})",
-                        e.location, e.message
+                        "depends on the checkpoint of {model}, whose hf_quant_config.json is not in the cache{} ({}: {})",
+                        self.not_locked(),
+                        e.location,
+                        e.message
                     )));
                 }
                 Err(e) => return Err(e),
@@ -623,6 +638,36 @@ impl Checkpoints {
         Ok(facts.entries(&c, &q))
     }
 
+    /// The lock file's facts of a model at a revision, if it holds them.
+    fn locked(&self, model: &str, revision: Option<&str>) -> Option<BTreeMap<String, Entry>> {
+        self.lookup.locked.as_ref()?.facts(model, revision)
+    }
+
+    /// ` nor in the lock file FILE` when there is one, else nothing.
+    fn not_locked(&self) -> String {
+        match &self.lookup.locked {
+            Some(l) => format!(" nor in the lock file {}", l.path),
+            None => String::new(),
+        }
+    }
+
+    /// What to do when the Hub cannot be reached (said in every Hub failure).
+    fn remedies(&self) -> String {
+        let lock = match &self.lookup.locked {
+            Some(l) => l.path.clone(),
+            None => match &self.lookup.config {
+                Some(c) => lock::Lock::beside(Path::new(c)).display().to_string(),
+                None => lock::LOCK_FILE.to_string(),
+            },
+        };
+        format!(
+            "checkpoint facts come from the Hub; without it: run `recipe-drift lock` once online to \
+             record them in the lock file {lock} (read first, also offline), pass --offline (facts from \
+             the cache or the lock, else unknown), state them in the config's `checkpoints:`, or pass \
+             --no-checkpoint-facts (settings that follow the checkpoint stay unknown)"
+        )
+    }
+
     /// The bearer token and the only host it may go to.
     fn bearer(&self) -> Option<(String, String)> {
         let t = self.token.clone()?;
@@ -648,7 +693,8 @@ impl FactSource for Checkpoints {
             Err(_) => 0,
         };
         let max = self.lookup.max;
-        if seen >= max && self.by_hand(model, revision).is_none() {
+        let (m, r) = lock::split_pin(model, revision);
+        if seen >= max && self.by_hand(m, r).is_none() && self.locked(m, r).is_none() {
             return Ok(unknown_facts(&format!(
                 "depends on the checkpoint of {model}, and this run already read the facts of \
                  {max} checkpoints (the budget per run, --max-checkpoints); state them in the config's `checkpoints:`"

@@ -156,6 +156,9 @@ pub enum Command {
     Resolve(ResolveArgs),
     /// Check every link of a config file.
     Check(CheckArgs),
+    /// Write the checkpoint facts a `check` run reads from the Hub (and those
+    /// of the models named) into the lock file, which later runs read first.
+    Lock(LockArgs),
     /// Find links to upstream recipes in an InferenceX checkout and propose `links:`.
     Discover(DiscoverArgs),
     /// Explain a key: its class, option strings and defaults per release, and rules.
@@ -414,6 +417,37 @@ pub struct CheckArgs {
     /// sarif and markdown are printed whole.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// The arguments of `recipe-drift lock`.
+#[derive(Debug, clap::Args)]
+pub struct LockArgs {
+    /// The config whose links are run as `check` runs them (default: the
+    /// one `check` finds).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Run no config's links: lock only the models named.
+    #[arg(long)]
+    pub no_config: bool,
+    /// The lock file to write (default: .recipe-drift.lock.yaml beside the
+    /// config, else in the current folder); inside the repository root.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Where fetched remote files are cached.
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Read the Hub's files from the cache only.
+    #[arg(long)]
+    pub offline: bool,
+    /// Also allow remote files from this host (`host` or `host:port`).
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
+    /// The most checkpoints (model, revision) read in one run.
+    #[arg(long, value_name = "N", default_value_t = crate::checkpoint::MAX_CHECKPOINTS)]
+    pub max_checkpoints: usize,
+    /// Hub models to lock besides the config's (`org/name` or `org/name@rev`).
+    #[arg(value_name = "MODEL")]
+    pub models: Vec<String>,
 }
 
 /// The arguments of `recipe-drift discover`.

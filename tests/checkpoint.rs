@@ -682,3 +682,242 @@ fn an_mla_checkpoint_narrows_the_default_attention_backend() {
         "{text}"
     );
 }
+
+// ---- the lock file and Hub failures (issue 23 §3) ----------------------------------------
+
+const LOCK: &str = ".recipe-drift.lock.yaml";
+
+/// stdout and stderr together.
+fn both(out: &(i32, String, String)) -> String {
+    format!("{}\n{}", out.1, out.2)
+}
+
+#[test]
+fn a_hub_failure_names_the_remedies() {
+    let hub = serve(|_| (500, vec![], "boom".into()));
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/nvfp4-legacy");
+    config(d.path(), "");
+    let cache = d.path().join("cache").display().to_string();
+    for args in [
+        &["compare", "docs.sh", "recipe.sh", "--cache-dir", &cache][..],
+        &["check", "--cache-dir", &cache][..],
+    ] {
+        let out = run(d.path(), &hub.base(), args);
+        assert_eq!(out.0, 2, "{args:?}: {}", both(&out));
+        let text = both(&out);
+        for remedy in [
+            "--offline",
+            "--no-checkpoint-facts",
+            "`checkpoints:`",
+            "recipe-drift lock",
+            LOCK,
+            "/org/nvfp4-legacy/resolve/main/config.json",
+            "HTTP 500",
+        ] {
+            assert!(text.contains(remedy), "{args:?}: no {remedy:?} in {text}");
+        }
+    }
+}
+
+/// Runs `lock` in `dir` with its own cache: (code, stdout, stderr).
+fn lock(dir: &Path, endpoint: &str, cache: &str, extra: &[&str]) -> (i32, String, String) {
+    let cache = dir.join(cache).display().to_string();
+    let mut args = vec!["lock", "--cache-dir", &cache];
+    args.extend_from_slice(extra);
+    run(dir, endpoint, &args)
+}
+
+#[test]
+fn lock_writes_the_facts_a_check_reads_in_the_same_bytes_every_time() {
+    let hub = hub();
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/nvfp4-legacy");
+    config(d.path(), "");
+    let out = lock(d.path(), &hub.base(), "c1", &[]);
+    assert_eq!(out.0, 0, "{}", both(&out));
+    assert!(
+        out.1.contains("locked the facts of 1 checkpoint into"),
+        "{}",
+        out.1
+    );
+    let first = std::fs::read_to_string(d.path().join(LOCK)).unwrap();
+    // Again from a fresh cache: the same bytes.
+    let out = lock(d.path(), &hub.base(), "c2", &[]);
+    assert_eq!(out.0, 0, "{}", both(&out));
+    let second = std::fs::read_to_string(d.path().join(LOCK)).unwrap();
+    assert_eq!(first, second);
+    assert!(first.contains("\nversion: 1\n"), "{first}");
+    assert!(
+        first.contains("  - model: \"org/nvfp4-legacy\"\n    revision: \"main\"\n"),
+        "{first}"
+    );
+    for file in ["config.json", "hf_quant_config.json"] {
+        assert!(
+            first.contains(&format!(
+                "      - from: \"{}/org/nvfp4-legacy/resolve/main/{file}\"\n",
+                hub.base()
+            )),
+            "{first}"
+        );
+    }
+    assert!(
+        first.contains("checkpoint.kv_cache_quant_algo: \"FP8\"\n"),
+        "{first}"
+    );
+    assert!(!first.contains(TOKEN), "{first}");
+}
+
+/// The kind of every finding of a JSON report, by key.
+fn kinds(stdout: &str) -> Vec<(String, String)> {
+    let v: Value = serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let mut out: Vec<(String, String)> = v
+        .pointer("/links/0/findings")
+        .and_then(Value::as_array)
+        .map(|fs| {
+            fs.iter()
+                .map(|f| (f["key"].to_string(), f["kind"].to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+#[test]
+fn check_reads_the_lock_first_and_gives_the_online_verdict_offline() {
+    for (model, verdict) in [("org/nvfp4-legacy", 0), ("org/bf16-dense", 1)] {
+        let hub = hub();
+        let d = pair(" --kv-cache-dtype fp8_e4m3", model);
+        config(d.path(), "");
+        let check = |cache: &str, extra: &[&str]| {
+            let cache = d.path().join(cache).display().to_string();
+            let mut args = vec!["check", "--format", "json", "--cache-dir", &cache];
+            args.extend_from_slice(extra);
+            run(d.path(), &hub.base(), &args)
+        };
+        let online = check("online", &[]);
+        assert_eq!(online.0, verdict, "{model}: {}", both(&online));
+        let out = lock(d.path(), &hub.base(), "lock-cache", &[]);
+        assert_eq!(out.0, 0, "{}", both(&out));
+        // Offline with an empty cache: the facts come from the lock, the
+        // Hub is not asked, the verdict and the findings are the same.
+        let asked = hub.requests().len();
+        let offline = check("empty", &["--offline"]);
+        assert_eq!(
+            hub.requests().len(),
+            asked,
+            "{model}: offline asked the Hub"
+        );
+        assert_eq!(offline.0, verdict, "{model}: {}", both(&offline));
+        assert_eq!(kinds(&offline.1), kinds(&online.1), "{model}");
+        let f = finding(&offline.1, "kv_cache_dtype").expect("a finding");
+        // The equivalence names the fact that decided it, from the lock.
+        assert!(
+            verdict == 1
+                || f.to_string().contains(&format!(
+                    "{LOCK}, locked from {}/{model}/resolve/main/",
+                    hub.base()
+                )),
+            "{f}"
+        );
+    }
+    // The lock is read before the Hub: a Hub that fails fails no link.
+    let down = serve(|_| (500, vec![], "boom".into()));
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/nvfp4-legacy");
+    config(d.path(), "");
+    let hub = hub();
+    assert_eq!(lock(d.path(), &hub.base(), "c", &[]).0, 0);
+    let cache = d.path().join("fresh").display().to_string();
+    let out = run(d.path(), &down.base(), &["check", "--cache-dir", &cache]);
+    assert_eq!(out.0, 0, "{}", both(&out));
+    assert!(down.requests().is_empty(), "{:?}", down.requests());
+}
+
+#[test]
+fn a_bad_lock_file_is_exit_2_at_its_position() {
+    let hub = hub();
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/nvfp4-legacy");
+    config(d.path(), "");
+    for (text, at, words) in [
+        (
+            "version: 1\ncheckpoints:\n  - model: [\n",
+            ":3:",
+            "invalid YAML",
+        ),
+        (
+            "version: 1\ncheckpoints: []\ncomment: hi\n",
+            ":3:",
+            "comment",
+        ),
+        ("version: 7\ncheckpoints: []\n", ":1:", "version 7"),
+    ] {
+        std::fs::write(d.path().join(LOCK), text).unwrap();
+        for args in [&["check"][..], &["compare", "docs.sh", "recipe.sh"][..]] {
+            let out = run(d.path(), &hub.base(), args);
+            assert_eq!(out.0, 2, "{text}: {}", both(&out));
+            assert!(out.2.contains(&format!("{LOCK}{at}")), "{text}: {}", out.2);
+            assert!(out.2.contains(words), "{text}: {}", out.2);
+        }
+    }
+    assert!(hub.requests().is_empty());
+}
+
+#[test]
+fn lock_takes_model_ids_and_others_are_unknown_offline_with_the_reason() {
+    let hub = hub();
+    let d = pair(" --kv-cache-dtype fp8_e4m3", "org/nvfp4-legacy");
+    config(d.path(), "");
+    // Only another model is locked, without running the config.
+    let out = lock(
+        d.path(),
+        &hub.base(),
+        "c",
+        &["--no-config", "org/bf16-dense@abc123"],
+    );
+    assert_eq!(out.0, 0, "{}", both(&out));
+    let text = std::fs::read_to_string(d.path().join(LOCK)).unwrap();
+    assert!(
+        text.contains("model: \"org/bf16-dense\"\n    revision: \"abc123\"\n"),
+        "{text}"
+    );
+    assert!(!text.contains("nvfp4"), "{text}");
+    // The config's model is not in the lock: offline, unknown with the reason.
+    let cache = d.path().join("empty").display().to_string();
+    let out = run(
+        d.path(),
+        &hub.base(),
+        &[
+            "check",
+            "--format",
+            "json",
+            "--offline",
+            "--cache-dir",
+            &cache,
+        ],
+    );
+    assert_ne!(out.0, 2, "{}", both(&out));
+    let f = finding(&out.1, "kv_cache_dtype")
+        .expect("a finding")
+        .to_string();
+    assert!(
+        f.contains("org/nvfp4-legacy, which is not in the cache nor in the lock file"),
+        "{f}"
+    );
+    // A model the Hub does not have cannot be locked: exit 2, nothing written.
+    std::fs::remove_file(d.path().join(LOCK)).unwrap();
+    let out = lock(
+        d.path(),
+        &hub.base(),
+        "c",
+        &["--no-config", "org/no-such-model"],
+    );
+    assert_eq!(out.0, 2, "{}", both(&out));
+    assert!(
+        out.2.contains("cannot lock org/no-such-model@main"),
+        "{}",
+        out.2
+    );
+    assert!(!d.path().join(LOCK).exists());
+    // Not a Hub id: a usage error.
+    let out = lock(d.path(), &hub.base(), "c", &["--no-config", "./models/x"]);
+    assert_eq!(out.0, 2, "{}", both(&out));
+}

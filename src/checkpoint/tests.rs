@@ -350,6 +350,7 @@ fn one_run_reads_at_most_the_budget_of_checkpoints() {
             ..FetchOptions::default()
         }),
         max: MAX_CHECKPOINTS,
+        locked: None,
     })
     .unwrap();
     let reason = |model: &str| match &src.facts(model, None).unwrap()["checkpoint.dtype"].val {
@@ -380,6 +381,7 @@ fn facts_by_hand_prefer_the_entry_of_the_revision() {
         hub: false,
         fetch: None,
         max: MAX_CHECKPOINTS,
+        locked: None,
     })
     .unwrap();
     let dtype = |m: &str, r: Option<&str>| src.facts(m, r).unwrap()["checkpoint.dtype"].val.clone();

@@ -9,6 +9,7 @@ mod discover;
 mod explain;
 mod extract;
 mod lint_docs;
+mod lock;
 mod pairing;
 mod progress;
 mod resolve;
@@ -103,18 +104,20 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
             .collect(),
         // The JavaScript worker reads nothing but its standard input: no roots.
         Command::Check(_)
+        | Command::Lock(_)
         | Command::JsWorker
         | Command::ConfigSchema
         | Command::Completions(_)
         | Command::Man(_) => Vec::new(),
         Command::Resolve(_) | Command::Explain(_) => vec![PathBuf::from(".")],
     };
-    if !matches!(cli.command, Command::Check(_)) {
+    if !matches!(cli.command, Command::Check(_) | Command::Lock(_)) {
         confine(&files, &named)?;
     }
     match cli.command {
         Command::Compare(args) => compare::run(args, compare_config.as_deref()),
         Command::Check(args) => check::run(args, &files),
+        Command::Lock(args) => lock::run(args, &files),
         Command::Extract(args) => extract::run(args),
         Command::Resolve(args) => resolve::run(args),
         Command::Discover(args) => discover::run(args),
@@ -185,22 +188,46 @@ fn no_checkpoint_facts_env() -> bool {
     std::env::var_os("RECIPE_DRIFT_NO_CHECKPOINT_FACTS").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
-/// The run's checkpoint facts: a config's `checkpoints:` (from `config`), then
-/// local model folders and the Hub unless `--no-checkpoint-facts`.
+/// The run's checkpoint facts: a config's `checkpoints:` (from `config`),
+/// then the lock file beside the config (`recipe-drift lock`), then local
+/// model folders and the Hub unless `--no-checkpoint-facts`. A lock file that
+/// cannot be read is an input error at its position.
 pub(crate) fn checkpoints(
     args: &RemoteArgs,
     config_hosts: &[String],
     by_hand: &[crate::checkpoint::CheckpointSpec],
     config: Option<&Path>,
 ) -> Result<std::sync::Arc<dyn crate::resolved::FactSource>, Error> {
-    let src = crate::checkpoint::Checkpoints::new(crate::checkpoint::Lookup {
+    // `recipe-drift lock` records the run's source (and reads no lock).
+    if let Some(recording) = lock::recording(args, config_hosts, by_hand, config)? {
+        return Ok(recording);
+    }
+    let locked = match config {
+        Some(c) => crate::checkpoint::lock::Lock::read_beside(c)?.map(std::sync::Arc::new),
+        None => None,
+    };
+    let src: std::sync::Arc<dyn crate::resolved::FactSource> =
+        fact_source(args, config_hosts, by_hand, config, locked)?;
+    Ok(src)
+}
+
+/// The checkpoint fact source of [`checkpoints`] with the lock file given
+/// (`None`: no lock, as `recipe-drift lock` itself reads the Hub afresh).
+fn fact_source(
+    args: &RemoteArgs,
+    config_hosts: &[String],
+    by_hand: &[crate::checkpoint::CheckpointSpec],
+    config: Option<&Path>,
+    locked: Option<std::sync::Arc<crate::checkpoint::lock::Lock>>,
+) -> Result<std::sync::Arc<crate::checkpoint::Checkpoints>, Error> {
+    crate::checkpoint::Checkpoints::new(crate::checkpoint::Lookup {
         by_hand: by_hand.to_vec(),
         config: config.map(|p| p.display().to_string()),
         hub: !(args.no_checkpoint_facts || no_checkpoint_facts_env()),
         fetch: Some(fetch_options(args, config_hosts)),
         max: args.max_checkpoints,
-    })?;
-    Ok(src)
+        locked,
+    })
 }
 
 /// The `--fail-on` of a command, `--exit-zero` being `--fail-on never`.
