@@ -665,6 +665,8 @@ mod tests {
                 ("RD010", "duplicate-flag"),
                 ("RD011", "dead-option"),
                 ("RD012", "disabled-no-reason"),
+                ("RD013", "docs-unpaired"),
+                ("RD014", "recipe-unpaired"),
             ]
         );
         for k in Kind::ALL {

@@ -619,6 +619,17 @@ mod tests {
                 ));
             }
         }
+        s.push_str(
+            "\nCoverage kinds of `check --docs-root --inferencex` (tests/pairing.rs makes each):\n\n",
+        );
+        for k in kinds() {
+            if let Some(c) = &k.coverage {
+                s.push_str(&format!(
+                    "- `{}` {}: a {} deployment; the message says \"{}\"\n",
+                    k.id, k.name, c.side, c.says
+                ));
+            }
+        }
         s
     }
 
