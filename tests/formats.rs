@@ -107,7 +107,9 @@ fn sarif_results_rules_and_locations() {
             "unknown",
             "equivalent",
             "no-effect",
-            "startup-error"
+            "startup-error",
+            "docs-unpaired",
+            "recipe-unpaired"
         ]
     );
     let results = run0["results"].as_array().unwrap();
