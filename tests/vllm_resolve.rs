@@ -557,7 +557,7 @@ fn a_parse_error_under_the_default_release_says_how_to_pick_another() {
     let (code, out, err) = run(&["compare", f, f, "--format", "concise"]);
     assert_eq!(code, 1, "{err}");
     assert!(
-        out.contains("a.sh:1:44: error[RD006 startup-error] the docs command would not start: vllm 0.33.0: argument --attention-config/-ac: invalid")
+        out.contains("a.sh:1:44: error[RD006 startup-error] the docs command would not start: vllm 0.34.0: argument --attention-config/-ac: invalid")
             && out.contains("no engine version was given, so the newest bundled release 0.33.0 was used: give --engine-version"),
         "{out}"
     );
