@@ -29,7 +29,12 @@ and whether a `@field_validator(NAME, mode="before")` rewrites the input first
 accepted for an enum, and the other kinds are not checked).
 
 Output (JSON, sorted keys): {"classes": {ID: {field: spec}}, "releases":
-{VERSION: {Class: ID}}}; identical field tables are stored once.
+{VERSION: {Class: ID}}, "names": {VERSION: {Class: [field...]}}}; identical field
+tables are stored once. `names` lists, per class without base classes, every field
+a keyword argument may set (typed or not; not ClassVar/InitVar/`init=False`): the
+config classes forbid any other key. Only releases read by this version of the
+script have `names` (0.33.0 on); a release without them is not checked for
+unknown keys.
 """
 
 import ast
@@ -118,6 +123,25 @@ def is_config(cls):
     return False
 
 
+def init_field_names(cls):
+    """Every field a keyword argument may set (annotated, not ClassVar/InitVar, not
+    `field(init=False)`), sorted: pydantic refuses any other key (`extra="forbid"`)."""
+    out = []
+    for s in cls.body:
+        if not (isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)):
+            continue
+        head = s.annotation.value if isinstance(s.annotation, ast.Subscript) else s.annotation
+        if name_of(head) in ("ClassVar", "InitVar"):
+            continue
+        if isinstance(s.value, ast.Call) and any(
+            k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False
+            for k in s.value.keywords
+        ):
+            continue
+        out.append(s.target.id)
+    return sorted(out)
+
+
 def read_release(folder):
     trees = [ast.parse(p.read_text(), str(p)) for p in sorted(folder.glob("*.py"))]
     aliases, enums, classes = {}, {}, []
@@ -140,8 +164,10 @@ def read_release(folder):
                     enums[node.name] = (names, values)
                 elif is_config(node):
                     classes.append(node)
-    out = {}
+    out, names = {}, {}
     for cls in classes:
+        if not cls.bases:
+            names[cls.name] = init_field_names(cls)
         before = set()
         for s in cls.body:
             if isinstance(s, ast.FunctionDef):
@@ -164,7 +190,7 @@ def read_release(folder):
                 spec["before"] = True
             fields[s.target.id] = spec
         out[cls.name] = fields
-    return out
+    return out, names
 
 
 def config_folder(root, version):
@@ -174,13 +200,15 @@ def config_folder(root, version):
     return new if new.is_dir() else root / version
 
 
-def write(classes, releases, out):
+def write(classes, releases, names, out):
     # One class table or release per line (small diffs between regenerations).
     used = {k for rel in releases.values() for k in rel.values()}
     out.write('{"classes": {\n')
     out.write(",\n".join(f"{json.dumps(k)}: {json.dumps(classes[k], sort_keys=True)}" for k in sorted(used)))
     out.write('\n}, "releases": {\n')
     out.write(",\n".join(f"{json.dumps(k)}: {json.dumps(releases[k], sort_keys=True)}" for k in sorted(releases, key=lambda v: tuple(int(x) for x in v.split(".")))))
+    out.write("\n}, \"names\": {\n")
+    out.write(",\n".join(f"{json.dumps(k)}: {json.dumps(names[k], sort_keys=True)}" for k in sorted(names, key=lambda v: tuple(int(x) for x in v.split(".")))))
     out.write("\n}}\n")
 
 
@@ -196,12 +224,13 @@ def main(argv=None):
                     help="a release to read (repeatable); all folders under ROOT when omitted")
     args = ap.parse_args(argv)
     root = Path(args.root_opt or args.root or ap.error("give --root ROOT"))
-    classes, releases = {}, {}
+    classes, releases, all_names = {}, {}, {}
     if args.add:
         if not args.versions:
             ap.error("--add needs --version VERSION")
         table = json.loads(Path(args.add).read_text())
         classes, releases = table["classes"], table["releases"]
+        all_names = table.get("names", {})
     versions = args.versions or sorted(p.name for p in root.iterdir() if p.is_dir() and p.name[0].isdigit())
     for version in versions:
         if not (root / version).is_dir():
@@ -210,14 +239,16 @@ def main(argv=None):
 
             vllm_release.release_dir(str(root), version)
         rel = {}
-        for name, fields in read_release(config_folder(root, version)).items():
+        fields_of, names_of = read_release(config_folder(root, version))
+        all_names[version] = names_of
+        for name, fields in fields_of.items():
             text = json.dumps(fields, sort_keys=True)
             key = name + "-" + hashlib.sha256(text.encode()).hexdigest()[:10]
             classes[key] = fields
             rel[name] = key
         releases[version] = rel
     buf = io.StringIO()
-    write(classes, releases, buf)
+    write(classes, releases, all_names, buf)
     if args.add:
         Path(args.add).write_text(buf.getvalue())
     else:
