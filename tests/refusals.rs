@@ -63,11 +63,11 @@ fn check_concise_puts_each_refusal_at_its_word() {
             "[link: both sides refused]",
         ),
         (
-            "fixtures/refusals/vllm-docs-misspelled.md:4:47: error[RD006 startup-error] the docs command would not start: vllm 0.34.0: unrecognized arguments: --max-modle-len 8192 (did you mean --max-model-len, --max-log-len?)",
+            "fixtures/refusals/vllm-docs-misspelled.md:4:47: error[RD006 startup-error] the docs command would not start: vllm 0.33.0: unrecognized arguments: --max-modle-len 8192 (did you mean --max-model-len, --max-log-len?)",
             "[link: vllm misspelled option in the docs]",
         ),
         (
-            "fixtures/refusals/vllm-docs-bad-value.md:4:45: error[RD006 startup-error] the docs command would not start: vllm 0.34.0: argument --tensor-parallel-size/-tp: invalid int value: 'two'",
+            "fixtures/refusals/vllm-docs-bad-value.md:4:45: error[RD006 startup-error] the docs command would not start: vllm 0.33.0: argument --tensor-parallel-size/-tp: invalid int value: 'two'",
             "[link: vllm bad value in the docs]",
         ),
     ];
