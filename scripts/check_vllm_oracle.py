@@ -2,12 +2,12 @@
 """Check tests/oracle/vllm_argparse_oracle.py against the REAL vLLM parsers (dev-time).
 
 Usage:
-    python3 scripts/check_vllm_oracle.py --unpacked-root DIR [--schemas src/engine/vllm/schemas]
+    python3 scripts/check_vllm_oracle.py --root DIR [--schemas src/engine/vllm/schemas]
                                          [--n 600] [--seed 1] [VERSION...]
 
-DIR/VERSION must hold the unpacked `vllm==VERSION` wheel as used by
-scripts/vllm_schema.py --unpacked-root (the wheel is fetched with pip into a
-temporary directory and deleted afterwards when DIR/VERSION is missing). Needs the
+DIR is the release folder of scripts/vllm_release.py, shared with
+scripts/vllm_schema.py --root: DIR/VERSION is the unpacked `vllm==VERSION` wheel,
+fetched into DIR with pip when missing and kept. Needs the
 same Python packages as scripts/vllm_schema.py. Without VERSION: every schema file.
 
 For every version, in a fresh interpreter: build the real `vllm` top-level parser
@@ -551,7 +551,8 @@ def child_main(version, root, schema_path, n, seed, vec_out, res_out):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("versions", nargs="*", metavar="VERSION")
-    ap.add_argument("--unpacked-root", required=True)
+    ap.add_argument("--root", "--unpacked-root", dest="unpacked_root", required=True,
+                    help="release folder of scripts/vllm_release.py (ROOT/VERSION: the unpacked wheel, fetched when missing and kept)")
     ap.add_argument("--schemas", default=os.path.join(REPO, "src", "engine", "vllm", "schemas"))
     ap.add_argument("--n", type=int, default=600)
     ap.add_argument("--seed", type=int, default=1)
@@ -565,7 +566,7 @@ def main(argv=None):
         (f[:-5] for f in os.listdir(args.schemas) if f.endswith(".json")),
         key=lambda v: [int(x) if x.isdigit() else x for x in re.split(r"[.]", v)],
     )
-    import vllm_schema as V
+    import vllm_release as _rel
 
     total = {"vectors": 0, "disagree": 0, "msg_diff": 0, "config_gap": 0}
     report = {}
@@ -573,9 +574,7 @@ def main(argv=None):
     for version in versions:
         tmp = tempfile.mkdtemp(prefix=f"vllm-check-{version}-")
         try:
-            root = os.path.join(args.unpacked_root, version)
-            if not os.path.isdir(root):
-                root = V.fetch_wheel(version, tmp)
+            root = _rel.release_dir(args.unpacked_root, version)
             vec, res = os.path.join(tmp, "vec.jsonl"), os.path.join(tmp, "res.json")
             cmd = [sys.executable, os.path.abspath(__file__), version, "--unpacked-root", args.unpacked_root,
                    "--n", str(args.n), "--seed", str(args.seed), "--child", os.path.abspath(root),

@@ -3,12 +3,15 @@
 
 Usage
 -----
-    python3 scripts/vllm_config_fields.py ROOT > src/engine/vllm/config_fields.json
+    python3 scripts/vllm_config_fields.py --root /tmp/vllm-releases --add src/engine/vllm/config_fields.json --version 0.34.0
+    python3 scripts/vllm_config_fields.py --root ROOT > config_fields.json   # every release under ROOT
 
-ROOT holds one folder per release, named by its version, with that release's
-`vllm/config/*.py` (copied out of the sdist or wheel: `pip download --no-deps
---no-binary :all: --no-build-isolation --no-clean vllm==V` unpacks the sdist
-before its metadata build fails; only `vllm/config/*.py` is kept). Python 3.11,
+`--root ROOT` is the folder layout of scripts/vllm_release.py, shared with
+scripts/vllm_schema.py: ROOT/VERSION is the unpacked wheel (its `vllm/config/*.py`
+are read), fetched and kept when a `--version` given is missing. (The older layout,
+ROOT/VERSION holding the `config/*.py` files directly, is still read.) `--add TABLE`
+adds the `--version` releases to an existing table in place: a release's entry
+depends on its own files only, so adding one needs only its wheel. Python 3.11,
 standard library only. vLLM's code is never imported or executed: the files are
 parsed with `ast`.
 
@@ -26,7 +29,12 @@ and whether a `@field_validator(NAME, mode="before")` rewrites the input first
 accepted for an enum, and the other kinds are not checked).
 
 Output (JSON, sorted keys): {"classes": {ID: {field: spec}}, "releases":
-{VERSION: {Class: ID}}}; identical field tables are stored once.
+{VERSION: {Class: ID}}, "names": {VERSION: {Class: [field...]}}}; identical field
+tables are stored once. `names` lists, per class without base classes, every field
+a keyword argument may set (typed or not; not ClassVar/InitVar/`init=False`): the
+config classes forbid any other key. Only releases read by this version of the
+script have `names` (0.33.0 on); a release without them is not checked for
+unknown keys.
 """
 
 import ast
@@ -115,6 +123,25 @@ def is_config(cls):
     return False
 
 
+def init_field_names(cls):
+    """Every field a keyword argument may set (annotated, not ClassVar/InitVar, not
+    `field(init=False)`), sorted: pydantic refuses any other key (`extra="forbid"`)."""
+    out = []
+    for s in cls.body:
+        if not (isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)):
+            continue
+        head = s.annotation.value if isinstance(s.annotation, ast.Subscript) else s.annotation
+        if name_of(head) in ("ClassVar", "InitVar"):
+            continue
+        if isinstance(s.value, ast.Call) and any(
+            k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False
+            for k in s.value.keywords
+        ):
+            continue
+        out.append(s.target.id)
+    return sorted(out)
+
+
 def read_release(folder):
     trees = [ast.parse(p.read_text(), str(p)) for p in sorted(folder.glob("*.py"))]
     aliases, enums, classes = {}, {}, []
@@ -137,8 +164,10 @@ def read_release(folder):
                     enums[node.name] = (names, values)
                 elif is_config(node):
                     classes.append(node)
-    out = {}
+    out, names = {}, {}
     for cls in classes:
+        if not cls.bases:
+            names[cls.name] = init_field_names(cls)
         before = set()
         for s in cls.body:
             if isinstance(s, ast.FunctionDef):
@@ -161,27 +190,69 @@ def read_release(folder):
                 spec["before"] = True
             fields[s.target.id] = spec
         out[cls.name] = fields
-    return out
+    return out, names
 
 
-def main():
-    root = Path(sys.argv[1])
-    classes, releases = {}, {}
-    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+def config_folder(root, version):
+    """ROOT/VERSION/vllm/config (the layout of scripts/vllm_release.py); the older
+    ROOT/VERSION holding the *.py files directly is still read."""
+    new = root / version / "vllm" / "config"
+    return new if new.is_dir() else root / version
+
+
+def write(classes, releases, names, out):
+    # One class table or release per line (small diffs between regenerations).
+    used = {k for rel in releases.values() for k in rel.values()}
+    out.write('{"classes": {\n')
+    out.write(",\n".join(f"{json.dumps(k)}: {json.dumps(classes[k], sort_keys=True)}" for k in sorted(used)))
+    out.write('\n}, "releases": {\n')
+    out.write(",\n".join(f"{json.dumps(k)}: {json.dumps(releases[k], sort_keys=True)}" for k in sorted(releases, key=lambda v: tuple(int(x) for x in v.split(".")))))
+    out.write("\n}, \"names\": {\n")
+    out.write(",\n".join(f"{json.dumps(k)}: {json.dumps(names[k], sort_keys=True)}" for k in sorted(names, key=lambda v: tuple(int(x) for x in v.split(".")))))
+    out.write("\n}}\n")
+
+
+def main(argv=None):
+    import argparse
+    import io
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("root", nargs="?", help="(old form) ROOT holding one folder per release")
+    ap.add_argument("--root", dest="root_opt", help="release folder of scripts/vllm_release.py (ROOT/VERSION: the unpacked wheel, fetched and kept when missing)")
+    ap.add_argument("--add", metavar="TABLE", help="add VERSIONs to this table (rewritten in place)")
+    ap.add_argument("--version", dest="versions", action="append", default=[], metavar="VERSION",
+                    help="a release to read (repeatable); all folders under ROOT when omitted")
+    args = ap.parse_args(argv)
+    root = Path(args.root_opt or args.root or ap.error("give --root ROOT"))
+    classes, releases, all_names = {}, {}, {}
+    if args.add:
+        if not args.versions:
+            ap.error("--add needs --version VERSION")
+        table = json.loads(Path(args.add).read_text())
+        classes, releases = table["classes"], table["releases"]
+        all_names = table.get("names", {})
+    versions = args.versions or sorted(p.name for p in root.iterdir() if p.is_dir() and p.name[0].isdigit())
+    for version in versions:
+        if not (root / version).is_dir():
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            import vllm_release
+
+            vllm_release.release_dir(str(root), version)
         rel = {}
-        for name, fields in read_release(folder).items():
+        fields_of, names_of = read_release(config_folder(root, version))
+        all_names[version] = names_of
+        for name, fields in fields_of.items():
             text = json.dumps(fields, sort_keys=True)
             key = name + "-" + hashlib.sha256(text.encode()).hexdigest()[:10]
             classes[key] = fields
             rel[name] = key
-        releases[folder.name] = rel
-    # One class table or release per line (small diffs between regenerations).
-    out = sys.stdout
-    out.write('{"classes": {\n')
-    out.write(",\n".join(f"{json.dumps(k)}: {json.dumps(classes[k], sort_keys=True)}" for k in sorted(classes)))
-    out.write('\n}, "releases": {\n')
-    out.write(",\n".join(f"{json.dumps(k)}: {json.dumps(releases[k], sort_keys=True)}" for k in sorted(releases, key=lambda v: tuple(int(x) for x in v.split(".")))))
-    out.write("\n}}\n")
+        releases[version] = rel
+    buf = io.StringIO()
+    write(classes, releases, all_names, buf)
+    if args.add:
+        Path(args.add).write_text(buf.getvalue())
+    else:
+        sys.stdout.write(buf.getvalue())
 
 
 if __name__ == "__main__":

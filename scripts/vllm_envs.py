@@ -3,12 +3,18 @@
 
 Usage
 -----
-    python3 scripts/vllm_envs.py --unpacked-root /tmp/vw > src/engine/vllm/envs.json
-    python3 scripts/vllm_envs.py --unpacked-root ROOT VERSION... > envs.json
+    python3 scripts/vllm_envs.py --root /tmp/vllm-releases --add src/engine/vllm/envs.json 0.34.0
+    python3 scripts/vllm_envs.py --root ROOT > envs.json          # every release under ROOT
     python3 scripts/vllm_envs.py --pip VERSION... > envs.json
 
-`--unpacked-root ROOT` reads ROOT/<VERSION>/u/vllm/envs.py (an unpacked wheel);
-without VERSION arguments every ROOT/<VERSION>/u/vllm/envs.py found is used.
+`--add TABLE VERSION...` adds releases to an existing table (rewritten in place): the
+per-release facts of the table's releases are rebuilt from the table itself (newest
+shape, `changes` runs, deprecation `since`; the script first checks that this rebuild
+gives the table back), so a new release needs only its own wheel.
+`--root ROOT` is the folder layout of scripts/vllm_release.py, shared with
+scripts/vllm_schema.py: ROOT/<VERSION>/vllm/envs.py in the unpacked wheel, fetched
+(and kept) when a VERSION given is missing; without VERSION arguments every
+ROOT/<VERSION>/vllm/envs.py found is used (the older ROOT/<VERSION>/u/ layout too).
 `--pip` is the fallback: for every VERSION, one at a time, it runs
 `pip download --no-deps --only-binary=:all: vllm==VERSION` into a temporary
 directory (the wheels are ~300-400 MB), reads only `vllm/envs.py` out of the
@@ -581,14 +587,28 @@ def _default_source(g: ast.expr) -> str:
 
 
 # ------------------------------------------------------------------- sources
-def sources_unpacked(root: str, versions: list[str]):
+def _envs_path(root: str, v: str) -> str:
+    """ROOT/VERSION/vllm/envs.py (the layout of scripts/vllm_release.py); the older
+    ROOT/VERSION/u/vllm/envs.py layout is still read."""
+    new = os.path.join(root, v, "vllm", "envs.py")
+    old = os.path.join(root, v, "u", "vllm", "envs.py")
+    return old if not os.path.exists(new) and os.path.exists(old) else new
+
+
+def sources_unpacked(root: str, versions: list[str], fetch: bool = False):
     if not versions:
-        versions = [
-            os.path.basename(os.path.dirname(os.path.dirname(os.path.dirname(p))))
-            for p in glob.glob(os.path.join(root, "*", "u", "vllm", "envs.py"))
-        ]
+        versions = sorted({
+            os.path.relpath(p, root).split(os.sep)[0]
+            for pat in (("*", "vllm", "envs.py"), ("*", "u", "vllm", "envs.py"))
+            for p in glob.glob(os.path.join(root, *pat))
+        })
     for v in sorted(versions, key=version_key):
-        path = os.path.join(root, v, "u", "vllm", "envs.py")
+        if fetch:
+            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+            import vllm_release
+
+            vllm_release.release_dir(root, v)
+        path = _envs_path(root, v)
         with open(path, encoding="utf-8") as f:
             yield v, f.read(), path
 
@@ -618,10 +638,34 @@ def shape(d: dict) -> tuple:
     )
 
 
-def build(sources) -> dict:
-    releases: list[str] = []
+def rows_of_table(table: dict) -> tuple[list[str], dict[str, list[tuple[str, dict]]]]:
+    """The per-release descriptions a table was built from, rebuilt from the table
+    (newest shape, `changes` runs, deprecated `since`): what `--add` starts from."""
     per_name: dict[str, list[tuple[str, dict]]] = {}
+    for name, entry in table["env"].items():
+        newest = {k: v for k, v in entry.items() if k not in ("releases", "changes")}
+        since = entry.get("deprecated", {}).get("since")
+        rows = []
+        for v in entry["releases"]:
+            d = None
+            for c in entry.get("changes", []):
+                if version_key(c["from"]) <= version_key(v) <= version_key(c["to"]):
+                    d = {k: x for k, x in c.items() if k not in ("from", "to")}
+            if d is None:
+                d = {k: x for k, x in newest.items() if k != "deprecated"}
+            if since is not None and version_key(v) >= version_key(since):
+                d["deprecated"] = {k: x for k, x in entry["deprecated"].items() if k != "since"}
+            rows.append((v, d))
+        per_name[name] = rows
+    return list(table["releases"]), per_name
+
+
+def build(sources, start: dict | None = None) -> dict:
+    """The table of SOURCES, added to the table START (rebuilt per release) if given."""
+    releases, per_name = rows_of_table(start) if start else ([], {})
     for v, src, label in sources:
+        if v in releases:
+            raise SystemExit(f"{v} is already in the table; give a table without it")
         mod = Module(src, label)
         releases.append(v)
         others = []
@@ -632,6 +676,7 @@ def build(sources) -> dict:
                 others.append(name)
         print(f"{v}: {len(mod.getters)} names, {len(others)} typed other"
               + (f" ({', '.join(others)})" if others else ""), file=sys.stderr)
+    releases.sort(key=version_key)
     env = {}
     for name, rows in per_name.items():
         rows.sort(key=lambda r: version_key(r[0]))
@@ -682,21 +727,34 @@ def dump(table: dict) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     src = ap.add_mutually_exclusive_group(required=True)
-    src.add_argument("--unpacked-root", metavar="ROOT",
-                     help="read ROOT/<VERSION>/u/vllm/envs.py")
+    src.add_argument("--root", "--unpacked-root", dest="unpacked_root", metavar="ROOT",
+                     help="release folder of scripts/vllm_release.py: read ROOT/<VERSION>/vllm/envs.py "
+                          "(fetched and kept when missing, with VERSION arguments)")
     src.add_argument("--pip", action="store_true",
                      help="pip download each VERSION's wheel (one at a time) and read vllm/envs.py from it")
     ap.add_argument("versions", nargs="*", metavar="VERSION",
-                    help="releases (all under ROOT when omitted with --unpacked-root)")
+                    help="releases (all under ROOT when omitted with --root)")
+    ap.add_argument("--add", metavar="TABLE",
+                    help="add the VERSIONs to this existing table (e.g. src/engine/vllm/envs.json) "
+                         "instead of building from every release; the table is rewritten in place "
+                         "unless -o is given")
     ap.add_argument("-o", "--out", help="write here instead of stdout")
     args = ap.parse_args(argv)
-    if args.pip and not args.versions:
-        ap.error("--pip needs VERSION arguments")
+    if (args.pip or args.add) and not args.versions:
+        ap.error("--pip and --add need VERSION arguments")
+    start = None
+    if args.add:
+        with open(args.add, encoding="utf-8") as f:
+            start = json.load(f)
+        # The rebuild of the table from itself must be the table: else --add would lose facts.
+        if dump(build([], json.loads(json.dumps(start)))) != dump(start):
+            raise SystemExit(f"{args.add}: the table cannot be rebuilt from itself; regenerate it from every release")
     sources = (sources_pip(args.versions) if args.pip
-               else sources_unpacked(args.unpacked_root, args.versions))
-    text = dump(build(sources))
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
+               else sources_unpacked(args.unpacked_root, args.versions, fetch=bool(args.versions)))
+    text = dump(build(sources, start))
+    out = args.out or args.add
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
             f.write(text)
     else:
         sys.stdout.write(text)

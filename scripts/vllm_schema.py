@@ -3,16 +3,20 @@
 
 Usage
 -----
-    python3 scripts/vllm_schema.py VERSION... --out src/engine/vllm/schemas/
-    python3 scripts/vllm_schema.py 0.25.1 --out DIR --unpacked /tmp/vllm/0.25.1
-    python3 scripts/vllm_schema.py VERSION... --out DIR --unpacked-root ROOT
+    python3 scripts/vllm_schema.py VERSION --root /tmp/vllm-releases --out src/engine/vllm/schemas/
+    python3 scripts/vllm_schema.py 0.25.1 --out DIR --unpacked /tmp/vllm-releases/0.25.1
 
-For every VERSION the script runs `pip download --no-deps vllm==VERSION` into a
-per-version temporary directory (wheels are ~300-400 MB: one at a time, deleted
-afterwards), unpacks the wheel there without its compiled `.so` files (or, with
-`--unpacked DIR` / `--unpacked-root ROOT`, uses an already unpacked wheel: DIR
-must contain the `vllm/` package and the `vllm-VERSION.dist-info/` directory;
-ROOT/VERSION is used per version). In a fresh child interpreter per version it
+Add one release at a time: the file of each VERSION is written on its own and the
+others are not touched. `--root ROOT` is the folder layout shared by the vLLM dump
+scripts (scripts/vllm_release.py): ROOT/VERSION is the unpacked wheel, downloaded
+(`pip download --no-deps vllm==VERSION` into ROOT/wheels, ~240 MB) and unpacked
+without its compiled `.so` files only when missing, and kept when the dump fails
+(a rerun after a fix does not download again). `--unpacked DIR` uses an unpacked
+wheel elsewhere (DIR contains `vllm/` and `vllm-VERSION.dist-info/`).
+When importing vLLM fails (a stub lacks a fact the release needs at import time,
+e.g. 0.34's assert on `torch.int32.itemsize`), the error names the line of vLLM
+that failed and the stubbed names it read last.
+In a fresh child interpreter per version it
 builds the serve parser exactly the way `vllm serve` builds it:
 
     top = FlexibleArgumentParser(prog="vllm"); top.add_argument("-v", "--version", ...)
@@ -97,6 +101,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import collections
 import dataclasses
 import enum
 import glob
@@ -120,6 +125,7 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import sglang_schema as _sg  # noqa: E402  (stub classes only)
+import vllm_release as _rel  # noqa: E402  (the folder layout)
 
 GENERATOR = "scripts/vllm_schema.py"
 
@@ -317,6 +323,96 @@ class _FakeDist(importlib.metadata.Distribution):
         return None
 
 
+class _TorchDtype:
+    """A stand-in for a `torch.dtype` with its real `itemsize` (0.34's
+    vllm/utils/torch_utils.py asserts `array.array("i").itemsize ==
+    torch.int32.itemsize` at import). Hashable, compared by identity, never a
+    parser default (`_is_stub` refuses it)."""
+
+    def __init__(self, name, itemsize):
+        self.name, self.itemsize = name, itemsize
+        self.is_floating_point = name.startswith(("float", "bfloat"))
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+# torch's dtypes and aliases with their sizes in bytes (torch 2.10's dtype.itemsize).
+TORCH_DTYPES = {
+    "float16": 2, "half": "float16", "bfloat16": 2, "float32": 4, "float": "float32",
+    "float64": 8, "double": "float64", "complex64": 8, "complex128": 16,
+    "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8, "int8": 1, "int16": 2,
+    "short": "int16", "int32": 4, "int": "int32", "int64": 8, "long": "int64", "bool": 1,
+    "float8_e4m3fn": 1, "float8_e4m3fnuz": 1, "float8_e5m2": 1, "float8_e5m2fnuz": 1,
+    "float8_e8m0fnu": 1, "float4_e2m1fn_x2": 1,
+}
+
+
+def _torch_dtypes():
+    out = {}
+    for name, size in TORCH_DTYPES.items():
+        if isinstance(size, int):
+            out[name] = _TorchDtype(name, size)
+    for name, alias in TORCH_DTYPES.items():
+        if isinstance(alias, str):
+            out[name] = out[alias]
+    return out
+
+
+# The last stubbed names vLLM touched (`torch.int32.itemsize`, ...), for the message
+# when importing vLLM fails: the failure is almost always a stub that lacks a fact.
+_STUB_TRAIL = collections.deque(maxlen=16)
+
+
+def _trail_path(owner):
+    return getattr(owner, "_rd_path", None) or f"{owner.__module__}.{getattr(owner, '__name__', type(owner).__name__)}"
+
+
+def _traced(getattr_fn, is_module):
+    def __getattr__(self, name):
+        value = getattr_fn(self, name)
+        path = (self.__name__ if is_module else _trail_path(self if isinstance(self, type) else type(self))) + "." + name
+        _STUB_TRAIL.append(path)
+        if isinstance(value, type):
+            try:
+                type.__setattr__(value, "_rd_path", path)
+            except (TypeError, AttributeError):
+                pass
+        return value
+
+    return __getattr__
+
+
+def trace_stubs():
+    """Record every attribute vLLM reads from a stub (see `_STUB_TRAIL`)."""
+    if getattr(_sg, "_rd_traced", False):
+        return
+    _sg._StubModule.__getattr__ = _traced(_sg._StubModule.__getattr__, True)
+    _sg._StubMeta.__getattr__ = _traced(_sg._StubMeta.__getattr__, False)
+    _sg._Stub.__getattr__ = _traced(_sg._Stub.__getattr__, False)
+    _sg._rd_traced = True
+
+
+def import_failure(exc, root):
+    """A SchemaError naming where importing vLLM failed and the stubbed names read last."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    inside = [f for f in frames if os.path.abspath(f.filename).startswith(os.path.abspath(root) + os.sep)]
+    where = inside[-1] if inside else (frames[-1] if frames else None)
+    at = f"{os.path.relpath(where.filename, root)}:{where.lineno}: {where.line}" if where else "?"
+    stubbed = sorted({n.split(".")[0] for n in _STUB_TRAIL})
+    trail = ", ".join(list(_STUB_TRAIL)[-8:]) or "none"
+    return SchemaError(
+        f"importing vLLM from {root} failed with {type(exc).__name__}: {exc}\n"
+        f"  at {at}\n"
+        f"  stubbed names read last: {trail}\n"
+        f"  a stub of {', '.join(stubbed) or 'no module'} probably lacks what that line needs: "
+        f"give the stub the fact (see _Loader / TORCH_DTYPES in scripts/vllm_schema.py) or add the "
+        f"module to STUBS when it is a missing heavy package"
+    )
+
+
 class _Loader(_sg._StubLoader):
     def exec_module(self, module):
         name = module.__name__
@@ -324,6 +420,8 @@ class _Loader(_sg._StubLoader):
         if name == top:
             module.__version__ = _VERSIONS.get(_norm(_DIST_OF_MODULE.get(top, top)), "1.0.0")
         if name == "torch":
+            for dtype_name, dtype in _torch_dtypes().items():
+                setattr(module, dtype_name, dtype)
             import torch.backends.mps  # noqa: F401
             import torch.cpu  # noqa: F401
             import torch.cuda  # noqa: F401
@@ -401,7 +499,7 @@ def compiled_extensions(root):
 
 
 def _is_stub(value):
-    return isinstance(value, (_sg._Stub, _sg._StubMeta, _sg._StubModule))
+    return isinstance(value, (_sg._Stub, _sg._StubMeta, _sg._StubModule, _TorchDtype))
 
 
 # --------------------------------------------------------------------------
@@ -722,12 +820,18 @@ def build_real_parser(root):
     warnings.simplefilter("ignore")
     logging.disable(logging.CRITICAL)
     module, func = serve_entry(root)
-    au = importlib.import_module("vllm.utils.argparse_utils")
-    mod = importlib.import_module(module)
+    trace_stubs()
+    try:
+        au = importlib.import_module("vllm.utils.argparse_utils")
+        mod = importlib.import_module(module)
+        cli_serve = importlib.import_module("vllm.entrypoints.cli.serve")
+    except (ImportError, SchemaError):
+        raise
+    except Exception as exc:  # an import-time assert/TypeError: name the stub
+        raise import_failure(exc, root) from exc
     for m in (au, mod):
         if not os.path.abspath(m.__file__).startswith(os.path.abspath(root) + os.sep):
             raise SchemaError(f"imported {m.__file__}, not from {root}")
-    cli_serve = importlib.import_module("vllm.entrypoints.cli.serve")
     top = au.FlexibleArgumentParser(prog="vllm", description="vLLM CLI")
     top.add_argument("-v", "--version", action="version", version="0")
     sub = top.add_subparsers(required=False, dest="subparser")
@@ -894,39 +998,18 @@ def render(doc):
 # --------------------------------------------------------------------------
 
 
-def fetch_wheel(version, workdir):
-    dl = os.path.join(workdir, "wheel")
-    os.makedirs(dl, exist_ok=True)
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-         f"vllm=={version}", "-d", dl],
-        check=True,
-    )
-    wheels = [f for f in os.listdir(dl) if f.endswith(".whl")]
-    if len(wheels) != 1:
-        raise SystemExit(f"expected one wheel for {version}, got {wheels}")
-    dest = os.path.join(workdir, "unpacked")
-    with zipfile.ZipFile(os.path.join(dl, wheels[0])) as zf:
-        names = [n for n in zf.namelist() if not (n.endswith(".so") or ".so." in n)]
-        zf.extractall(dest, members=names)
-    shutil.rmtree(dl)
-    return dest
-
-
 def check_version_dir(root, version):
-    infos = [d for d in os.listdir(root) if d.startswith("vllm-") and d.endswith(".dist-info")]
-    if infos != [f"vllm-{version}.dist-info"]:
-        raise SystemExit(f"{root} holds {infos}, not vllm {version}")
-    if not os.path.isdir(os.path.join(root, "vllm")):
-        raise SystemExit(f"{root} has no vllm/ package")
+    _rel.check_release_dir(root, version)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("versions", nargs="+", metavar="VERSION")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--unpacked", help="unpacked wheel dir (only with one VERSION)")
-    ap.add_argument("--unpacked-root", help="dir holding one unpacked wheel per version: ROOT/VERSION")
+    ap.add_argument("--root", help="release folder of scripts/vllm_release.py: ROOT/VERSION is the unpacked wheel, "
+                    "fetched into ROOT when missing and kept (also when the dump fails)")
+    ap.add_argument("--unpacked", help="an unpacked wheel dir (only with one VERSION)")
+    ap.add_argument("--unpacked-root", help=argparse.SUPPRESS)  # old name of --root
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
@@ -944,17 +1027,15 @@ def main(argv=None):
 
     if args.unpacked and len(args.versions) != 1:
         ap.error("--unpacked takes exactly one VERSION")
+    root_dir = args.root or args.unpacked_root
+    if not args.unpacked and not root_dir:
+        ap.error("give --root ROOT (downloads kept there) or --unpacked DIR")
     os.makedirs(args.out, exist_ok=True)
     failures = 0
     for version in args.versions:
         tmp = tempfile.mkdtemp(prefix=f"vllm-schema-{version}-")
         try:
-            if args.unpacked:
-                root = args.unpacked
-            elif args.unpacked_root and os.path.isdir(os.path.join(args.unpacked_root, version)):
-                root = os.path.join(args.unpacked_root, version)
-            else:
-                root = fetch_wheel(version, tmp)
+            root = args.unpacked or _rel.release_dir(root_dir, version)
             root = os.path.abspath(root)
             check_version_dir(root, version)
             out_tmp = os.path.join(tmp, "out.json")
@@ -962,7 +1043,7 @@ def main(argv=None):
             proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp)
             if proc.returncode != 0:
                 failures += 1
-                sys.stderr.write(f"{version}: FAILED\n{proc.stderr[-6000:]}\n")
+                sys.stderr.write(f"{version}: FAILED (the unpacked wheel stays in {root})\n{proc.stderr[-6000:]}\n")
                 continue
             dest = os.path.join(args.out, f"{version}.json")
             shutil.copyfile(out_tmp, dest)

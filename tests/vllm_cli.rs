@@ -242,11 +242,11 @@ fn explain_covers_vllm_options_fields_and_env() {
         "{out}"
     );
     assert!(
-        out.contains("  vllm 0.17.0..0.33.0: --max-model-len (dest max_model_len"),
+        out.contains("  vllm 0.17.0..0.34.0: --max-model-len (dest max_model_len"),
         "{out}"
     );
     assert!(
-        out.contains("  vllm 0.19.0..0.33.0: field method of --speculative-config, -sc"),
+        out.contains("  vllm 0.19.0..0.34.0: field method of --speculative-config, -sc"),
         "{out}"
     );
     assert!(
@@ -259,7 +259,7 @@ fn explain_covers_vllm_options_fields_and_env() {
     );
     assert!(
         out.contains(
-            "env:VLLM_USE_FLASHINFER_MOE_FP4: MAJOR\n  vllm 0.17.0..0.23.0: env var, type bool default false\n  vllm 0.24.0..0.33.0: absent\n"
+            "env:VLLM_USE_FLASHINFER_MOE_FP4: MAJOR\n  vllm 0.17.0..0.23.0: env var, type bool default false\n  vllm 0.24.0..0.34.0: absent\n"
         ),
         "{out}"
     );

@@ -61,7 +61,8 @@ fn dotted_and_full_json_are_compared_key_by_key() {
     let (code, link) = compare(
         "vllm serve org/m --compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\", \"mode\": 3}'",
         "vllm serve org/m -cc.cudagraph_mode=full_decode_only -cc.mode VLLM_COMPILE",
-        &["--platform", "cuda"],
+        // 0.33.0: from 0.34 the mode depends on the checkpoint (breakable CUDA graphs).
+        &["--platform", "cuda", "--engine-version", "0.33.0"],
     );
     assert_eq!(code, 0, "{link:#}");
     assert_eq!(
@@ -177,13 +178,22 @@ fn mtp_method_aliases_are_mtp_by_release() {
 
 #[test]
 fn speculative_method_from_a_draft_checkpoint_is_unknown() {
-    let (code, link) = compare(
-        "vllm serve org/m -sc '{\"model\": \"org/draft\", \"num_speculative_tokens\": 4}'",
-        "vllm serve org/m -sc '{\"method\": \"draft_model\", \"model\": \"org/draft\", \"num_speculative_tokens\": 4}'",
-        &[],
-    );
-    // Both detect from the same checkpoint: unknown alike, not drift.
+    let docs = "vllm serve org/m -sc '{\"model\": \"org/draft\", \"num_speculative_tokens\": 4}'";
+    let recipe = "vllm serve org/m -sc '{\"method\": \"draft_model\", \"model\": \"org/draft\", \"num_speculative_tokens\": 4}'";
+    // Up to 0.33 an explicit draft_model is detected again: unknown alike, not drift.
+    let (code, link) = compare(docs, recipe, &["--engine-version", "0.33.0"]);
     assert_eq!(code, 0, "{link:#}");
+    // From 0.34 an explicit draft_model stays; the unset method is still detected.
+    let (code, link) = compare(docs, recipe, &[]);
+    assert_eq!(code, 1, "{link:#}");
+    assert_eq!(
+        resolved(
+            "org/m -sc '{\"method\": \"draft_model\", \"model\": \"org/EAGLE3-m\", \"num_speculative_tokens\": 4}'",
+            &[],
+            "speculative_config.method"
+        )["value"],
+        "draft_model"
+    );
     let method = resolved(
         "org/m -sc '{\"model\": \"org/draft\", \"num_speculative_tokens\": 4}'",
         &[],
@@ -557,8 +567,8 @@ fn a_parse_error_under_the_default_release_says_how_to_pick_another() {
     let (code, out, err) = run(&["compare", f, f, "--format", "concise"]);
     assert_eq!(code, 1, "{err}");
     assert!(
-        out.contains("a.sh:1:44: error[RD006 startup-error] the docs command would not start: vllm 0.33.0: argument --attention-config/-ac: invalid")
-            && out.contains("no engine version was given, so the newest bundled release 0.33.0 was used: give --engine-version"),
+        out.contains("a.sh:1:44: error[RD006 startup-error] the docs command would not start: vllm 0.34.0: argument --attention-config/-ac: invalid")
+            && out.contains("no engine version was given, so the newest bundled release 0.34.0 was used: give --engine-version"),
         "{out}"
     );
     let (code, _, err) = run(&["compare", f, f, "--engine-version", "0.25.0"]);

@@ -18,7 +18,7 @@ fn vllm_config_files_are_typed_as_pyyaml_types_them() {
     o.assert_bounded();
     assert_eq!(o.code, Some(1), "{}", o.both());
     assert!(
-        o.stdout.contains("cfg.yaml:1:1: error[RD006 startup-error] the recipe command would not start: vllm 0.33.0: argument --tensor-parallel-size/-tp: invalid int value: '0o10'"),
+        o.stdout.contains("cfg.yaml:1:1: error[RD006 startup-error] the recipe command would not start: vllm 0.34.0: argument --tensor-parallel-size/-tp: invalid int value: '0o10'"),
         "{}",
         o.both()
     );

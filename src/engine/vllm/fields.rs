@@ -37,6 +37,9 @@ pub struct FieldSpec {
 struct File {
     classes: BTreeMap<String, BTreeMap<String, FieldSpec>>,
     releases: BTreeMap<String, BTreeMap<String, String>>,
+    /// Per release (0.33.0 on) and class: every field a keyword may set.
+    #[serde(default)]
+    names: BTreeMap<String, BTreeMap<String, Vec<String>>>,
 }
 
 fn file() -> &'static File {
@@ -54,6 +57,20 @@ pub fn class_fields(release: &str, class: &str) -> Option<&'static BTreeMap<Stri
         .get(release)?
         .get(class)
         .and_then(|id| f.classes.get(id))
+}
+
+/// The first key of a config object that is not a field of the class
+/// (pydantic's `extra="forbid"`: "Unexpected keyword argument"), when the
+/// release's complete field list is bundled (0.33.0 on). Keys starting with `_`
+/// are not judged.
+pub fn unknown_field(release: &str, class: &str, input: &Value) -> Option<String> {
+    let names = file().names.get(release)?.get(class)?;
+    let Value::Object(obj) = input else {
+        return None;
+    };
+    obj.keys()
+        .find(|k| !k.starts_with('_') && names.binary_search(k).is_err())
+        .cloned()
 }
 
 /// The releases the table covers.

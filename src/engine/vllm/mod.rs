@@ -278,6 +278,7 @@ fn collect_keys() -> BTreeSet<String> {
     keys.extend(d.keys.subkeys.keys().cloned());
     keys.extend(d.keys.derived.keys().cloned());
     keys.extend(d.env_releases.keys().map(|n| format!("env:{n}")));
+    keys.extend(d.keys.env_read_elsewhere.iter().map(|n| format!("env:{n}")));
     for k in ["model", "hardware", "engine"] {
         keys.insert(k.to_string());
     }
@@ -394,6 +395,7 @@ impl super::Engine for Vllm {
                         .map(|(k, _)| k.to_string()),
                 );
                 keys.extend(r.env.keys().map(|n| format!("env:{n}")));
+                keys.extend(d.keys.env_read_elsewhere.iter().map(|n| format!("env:{n}")));
                 super::ReleaseKeys {
                     version: r.version.clone(),
                     name: r.name.clone(),

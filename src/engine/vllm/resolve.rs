@@ -347,6 +347,22 @@ fn flatten_json(
                 span: None,
             });
         }
+        // A plain JSON option's object becomes the class's keyword arguments
+        // when the engine starts; the class forbids other keys.
+        if let Some(c) = &class
+            && !typed
+            && let Some(field) = super::fields::unknown_field(&release.name, c, &input)
+        {
+            startup_errors.push(crate::resolved::StartupError {
+                rule: "config-class-fields".into(),
+                message: format!("{c}.{field}: Unexpected keyword argument"),
+                reference: format!(
+                    "vllm {} config/utils.py `config` (pydantic, extra=\"forbid\"): {c}'s fields (src/engine/vllm/config_fields.json `names`)",
+                    release.name
+                ),
+                span: None,
+            });
+        }
         if let Some(c) = &class {
             unlisted.insert(
                 format!("{key}."),
@@ -373,16 +389,28 @@ fn flatten_json(
             continue;
         }
         let head = sub.split('.').next().unwrap_or_default();
-        let Some(dest) = release
+        let Some(action) = release
             .parser
             .actions
             .iter()
             .enumerate()
             .find(|(i, _)| release.keys[*i] == head)
-            .map(|(_, a)| a.dest.clone())
+            .map(|(_, a)| a)
         else {
             continue;
         };
+        // A config class that lists its fields and lacks this one: not in this release.
+        let field = sub[head.len() + 1..].split('.').next().unwrap_or_default();
+        if let Some(fields) = action
+            .extra
+            .get("type_params")
+            .and_then(|p| p.get("fields"))
+            .and_then(Value::as_array)
+            && !fields.iter().any(|f| f.as_str() == Some(field))
+        {
+            continue;
+        }
+        let dest = action.dest.clone();
         let mut e = common::default_entry(&dest, absent.clone());
         if let Some(parent) = values.get(head)
             && let Val::Unknown { reason, .. } = &parent.val
