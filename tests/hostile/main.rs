@@ -26,6 +26,7 @@ mod output;
 mod pages;
 mod scale;
 mod secret_slots;
+mod url_secrets;
 mod verdicts;
 mod yaml11;
 
