@@ -15,6 +15,7 @@ mod bash_bounds;
 mod bash_semantics;
 mod bash_values;
 mod confine;
+mod cuts;
 mod discover;
 mod harness;
 mod js;
