@@ -30,6 +30,7 @@ mod secret_slots;
 mod url_secrets;
 mod verdicts;
 mod yaml11;
+mod yaml_tags;
 
 pub use harness::*;
 
