@@ -152,3 +152,18 @@ fn tags_and_repeated_keys_in_the_inferencex_matrix_are_read_as_pyyaml_reads_them
     let o = extract(&matrix("{tp: !!int 1e3, conc-start: 1, conc-end: 1}", ""));
     o.assert_input_error("configs/x-master.yaml:13:", &["does not start"]);
 }
+
+/// The config file is recipe-drift's own YAML (no Python reads it): a
+/// repeated key there is refused at it, in our words, not the YAML library's.
+#[test]
+fn a_repeated_key_in_the_config_file_is_refused_without_a_library_message() {
+    let repo = Repo::new();
+    repo.write("a.txt", "vllm serve org/m -tp 8\n");
+    repo.write(
+        ".recipe-drift.yaml",
+        "links:\n  - name: l\n    name: m\n    docs: {file: a.txt}\n    recipe: {file: a.txt}\n",
+    );
+    let o = repo.run_deterministic(&["check", "--offline"]);
+    o.assert_input_error(".recipe-drift.yaml:3:", &["duplicate mapping key"]);
+    assert!(!o.stderr.contains("DuplicateKeyPolicy"), "{}", o.both());
+}
