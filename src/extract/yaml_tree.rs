@@ -576,8 +576,11 @@ fn scan_tags(source: &Source) -> Result<Option<(String, Tags)>, Error> {
                     format!("a tag ({written}) before a compact mapping is not read"),
                 ));
             }
+            // An empty node with the one-character non-specific tag `!`:
+            // null, as serde-saphyr reads the blanked text.
+            _ if end - start < 2 => blanked[start..end].fill(b' '),
             // An empty node: an empty scalar, written `''` in the text
-            // serde-saphyr reads (the tag is at least two characters long).
+            // serde-saphyr reads.
             _ => {
                 tags.scalars.insert(
                     start,
@@ -1087,6 +1090,7 @@ mod tests {
             ("k: ! 010", json!(8)),
             ("k: ! \"010\"", json!(8)),
             ("k: !!str", json!("")),
+            ("k: !\nj: 1", json!(null)),
             ("k: &a !!str 010", json!("010")),
             ("k: !!str &a 010", json!("010")),
             ("k: !<tag:yaml.org,2002:str> 010", json!("010")),
@@ -1211,6 +1215,8 @@ mod tests {
                 "k: !!map {a: !!int '7'}\n",
                 "? !!str 1\n: x\n",
                 "k: !!set {a}\n",
+                "k: !\nj: 1\n",
+                "k: !!str\nj: 1\n",
             ]
             .map(String::from),
         );
