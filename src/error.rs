@@ -143,6 +143,10 @@ impl Error {
         {
             first = &first[at + 2..];
         }
+        // serde-saphyr's advice to its programmer is not the user's.
+        let first = first
+            .strip_suffix(", set DuplicateKeyPolicy in Options if acceptable")
+            .unwrap_or(first);
         Error::Input {
             span,
             message: format!("invalid YAML: {first}"),

@@ -883,9 +883,13 @@ impl WorkDir {
 impl Launch {
     /// Records the values of the secret-named variables in this launch's
     /// environment (`HF_TOKEN`, `OPENAI_API_KEY`), however the script set them
-    /// (`read`, `printf -v`, `+=`, `${X:=...}`), so every output masks them.
+    /// (`read`, `printf -v`, `+=`, `${X:=...}`), and the credentials in URLs of
+    /// every variable, so every output masks them.
     pub fn note_env_secrets(&self) {
         for e in &self.env {
+            // A credential in a URL, whatever variable holds it
+            // (`PIP_INDEX_URL`, `HF_ENDPOINT`).
+            crate::secret::note_urls(&e.value);
             if crate::secret::is_secret_env(&e.name) {
                 crate::secret::note(&e.value);
             }

@@ -108,10 +108,123 @@ pub fn note(value: &str) {
     }
 }
 
+/// The userinfo of a URL written in a text (`https://USER:PASSWORD@host/`):
+/// byte offsets of its start (after `//`), of the `:` before the password
+/// (if any) and of the `@` that ends it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UserInfo {
+    /// The first byte of the userinfo (right after `//`).
+    pub start: usize,
+    /// The first `:` inside it, before the password.
+    pub colon: Option<usize>,
+    /// The `@` that ends it (the last one of the authority).
+    pub at: usize,
+}
+
+/// Every URL userinfo in `text`, found as Python's `urllib.parse.urlsplit`
+/// finds it (what pip, `huggingface_hub` and `requests` use): the authority
+/// starts after `//` (also a JSON-escaped `\/\/`) and ends at the next `/`,
+/// `?` or `#` (or blank); the userinfo is what comes before its last `@`,
+/// the password what follows the userinfo's first `:`. `strict` (the final
+/// backstop, which runs over a whole report) ends an authority also at every
+/// character a URL's userinfo cannot hold unescaped (quotes, `\`, `<`, `>`,
+/// controls), so no report's own punctuation is ever inside one. Linear in
+/// the text: an authority ends at a `/`, which every later `//` starts with.
+pub fn url_userinfos(text: &str, strict: bool) -> Vec<UserInfo> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        let start = if b[i] == b'/' && b[i + 1] == b'/' {
+            i + 2
+        } else if b[i..].starts_with(b"\\/\\/") {
+            i + 4
+        } else {
+            i += 1;
+            continue;
+        };
+        let mut j = start;
+        let mut at = None;
+        while j < b.len() {
+            let c = b[j];
+            let ends = match c {
+                b'/' | b'?' | b'#' => true,
+                b'\\' if b.get(j + 1) == Some(&b'/') => true,
+                c if c.is_ascii_whitespace() || c.is_ascii_control() => true,
+                c if strict => !(c.is_ascii_alphanumeric() || b"-._~%!$&*+,;=:@()".contains(&c)),
+                _ => false,
+            };
+            if ends {
+                break;
+            }
+            if c == b'@' {
+                at = Some(j);
+            }
+            j += 1;
+        }
+        if let Some(at) = at.filter(|&a| a > start) {
+            // The userinfo's first `:` (`u:p@x@host`: user `u`, password
+            // `p@x`), as `urlsplit` splits it.
+            let colon = text[start..at].find(':').map(|k| start + k);
+            out.push(UserInfo { start, colon, at });
+        }
+        i = j.max(i + 1);
+    }
+    out
+}
+
+/// Records the credentials written in URLs of a text (see
+/// [`url_userinfos`]): every password, whatever the URL's variable or
+/// option is called (`PIP_INDEX_URL`, `HF_ENDPOINT`, an argument, a JSON
+/// value), and a user name that looks like a credential (a token as the
+/// user: `https://ghp_...@github.com`).
+pub fn note_urls(text: &str) {
+    for u in url_userinfos(text, false) {
+        match u.colon {
+            Some(c) => {
+                note_raw(&text[c + 1..u.at]);
+                let user = &text[u.start..c];
+                if credential_like(user) {
+                    note_raw(user);
+                }
+            }
+            None => {
+                let user = &text[u.start..u.at];
+                if credential_like(user) {
+                    note_raw(user);
+                }
+            }
+        }
+    }
+}
+
+/// Records a secret as written (no quote trimming: a URL's password is
+/// taken whole); short ones are not recorded (a URL masks them by place).
+fn note_raw(v: &str) {
+    if v.chars().count() < MIN_SECRET_LEN {
+        return;
+    }
+    if let Ok(mut s) = SECRETS.lock()
+        && s.insert(v.to_string())
+    {
+        GENERATION.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// The byte ranges of the URL userinfos of `text` ([`url_userinfos`]):
+/// masked by where they are, whatever their length, in every value, excerpt
+/// and the final backstop.
+fn userinfo_ranges(text: &str, strict: bool) -> impl Iterator<Item = (usize, usize)> {
+    url_userinfos(text, strict)
+        .into_iter()
+        .map(|u| (u.start, u.at))
+}
+
 /// Records the secrets of a command's words: the word after a secret option,
 /// or the value of `--option=value`; `NAME=value` words of secret variables.
 pub fn note_words(words: &[&str]) {
     for (i, w) in words.iter().enumerate() {
+        note_urls(w);
         if let Some((k, v)) = w.split_once('=') {
             if is_secret_option(k) || (!k.starts_with('-') && is_secret_env(k)) {
                 note(v);
@@ -142,6 +255,8 @@ pub fn note_text(text: &str) {
         .map(|p| regex::Regex::new(p).expect("valid secret pattern"))
         .collect()
     });
+    // Credentials in URLs, whatever names them.
+    note_urls(text);
     // Cheap test first: most texts name no secret at all.
     let lower = text.to_ascii_lowercase();
     if !SEGMENTS.iter().any(|w| lower.contains(w)) && !lower.contains("key") {
@@ -311,6 +426,7 @@ fn shell_word_end(text: &str, start: usize) -> usize {
 /// also recorded ([`note`]) as the shell reads it, so every other output masks
 /// it too. Linear in the text.
 pub fn mask_command(text: &str) -> String {
+    note_urls(text);
     let bytes = text.as_bytes();
     // Raw words: their byte ranges, split at unquoted blanks and newlines
     // (a backslash-newline is a blank).
@@ -361,6 +477,8 @@ pub fn mask_command(text: &str) -> String {
         }
         k += 1;
     }
+    // Credentials in URLs, by place.
+    ranges.extend(userinfo_ranges(text, false));
     if ranges.is_empty() {
         return text.to_string();
     }
@@ -552,10 +670,10 @@ fn matcher() -> Option<Arc<Matcher>> {
 /// more that a value shares with a secret (a prefix or suffix stripped, a
 /// substitution, a slice) is covered. Linear in the text.
 pub fn secret_ranges(text: &str) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = userinfo_ranges(text, false).collect();
     let Some(m) = matcher() else {
-        return Vec::new();
+        return out;
     };
-    let mut out = Vec::new();
     match &m.whole {
         Some(ac) => out.extend(ac.find_iter(text).map(|x| (x.start(), x.end()))),
         // Too many secrets for an automaton: mask the whole text.
@@ -601,37 +719,54 @@ fn credential_like(s: &str) -> bool {
 }
 
 /// The backstop's masking ([`sanitize`]): credential-like secrets standing as
-/// whole words, each replaced with as many [`MASK`]s. One Aho-Corasick pass:
-/// linear in the text and the secrets, however many an input plants.
+/// whole words, and the userinfo of every URL (`//USER:PASSWORD@`, only
+/// characters a userinfo may hold unescaped), each replaced with as many
+/// [`MASK`]s. One Aho-Corasick pass: linear in the text and the secrets,
+/// however many an input plants.
 pub fn mask(text: &str) -> String {
+    // URL userinfos (`https://user:TOKEN@host`), by place and whatever their
+    // length: the one secret that stands after a `:`.
+    let mut ranges: Vec<(usize, usize)> = userinfo_ranges(text, true).collect();
     let secrets: Vec<String> = match SECRETS.lock() {
         Ok(s) => s.iter().filter(|s| credential_like(s)).cloned().collect(),
         Err(_) => return text.to_string(),
     };
-    if secrets.is_empty() {
+    if !secrets.is_empty() {
+        let Ok(ac) = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(&secrets)
+        else {
+            // Too many secrets to build an automaton for: print nothing of the
+            // text rather than a secret.
+            return "(output withheld: too many secret values to mask)\n".into();
+        };
+        for m in ac.find_iter(text) {
+            let before = text[..m.start()].chars().next_back();
+            let after = text[m.end()..].chars().next();
+            if before.is_some_and(|c| is_word_char(c) || matches!(c, '\\' | '%' | ':'))
+                || after.is_some_and(is_word_char)
+            {
+                continue;
+            }
+            ranges.push((m.start(), m.end()));
+        }
+    }
+    if ranges.is_empty() {
         return text.to_string();
     }
-    let Ok(ac) = aho_corasick::AhoCorasick::builder()
-        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-        .build(&secrets)
-    else {
-        // Too many secrets to build an automaton for: print nothing of the
-        // text rather than a secret.
-        return "(output withheld: too many secret values to mask)\n".into();
-    };
+    ranges.sort_unstable();
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
-    for m in ac.find_iter(text) {
-        let before = text[..m.start()].chars().next_back();
-        let after = text[m.end()..].chars().next();
-        if before.is_some_and(|c| is_word_char(c) || matches!(c, '\\' | '%' | ':'))
-            || after.is_some_and(is_word_char)
-        {
+    for (a, b) in ranges {
+        // Both kinds of range hold ASCII at their ends (a credential-like
+        // word; a userinfo after `//` and before `@`): whole characters.
+        let a = a.max(last);
+        if b <= a {
             continue;
         }
-        out.push_str(&text[last..m.start()]);
-        out.extend(std::iter::repeat_n(MASK, m.end() - m.start()));
-        last = m.end();
+        out.push_str(&text[last..a]);
+        out.extend(std::iter::repeat_n(MASK, text[a..b].chars().count()));
+        last = b;
     }
     out.push_str(&text[last..]);
     out
@@ -859,6 +994,46 @@ mod tests {
                 "jsonSecret42xyz": ["a *************** b", {"docs": "********************"}],
             })
         );
+    }
+
+    /// A URL's userinfo is a secret wherever it is and whatever names the
+    /// URL: found as `urlsplit` finds it, masked by place (any length) in
+    /// values, excerpts, commands and the backstop, and its password
+    /// recorded so it is masked where it appears alone.
+    #[test]
+    fn url_userinfo_is_masked_by_place_and_recorded() {
+        let t = "PIP_INDEX_URL=https://user:Pw9UrlSecret@host/simple x";
+        let u = url_userinfos(t, false);
+        assert_eq!(u.len(), 1);
+        assert_eq!(&t[u[0].start..u[0].at], "user:Pw9UrlSecret");
+        assert_eq!(u[0].colon.map(|c| &t[c + 1..u[0].at]), Some("Pw9UrlSecret"));
+        // The last `@` of the authority ends the userinfo; `/`, `?`, `#` end
+        // the authority.
+        let t = "s3://a:p@ss@h/x@y http://h/p@q?x#y@z";
+        let u = url_userinfos(t, false);
+        assert_eq!(u.len(), 1);
+        assert_eq!(&t[u[0].start..u[0].at], "a:p@ss");
+        // A JSON-escaped URL.
+        let t = r#"{"u":"https:\/\/me:sh0rt@h\/x"}"#;
+        assert_eq!(url_userinfos(t, false).len(), 1);
+        assert_eq!(mask_value(t), r#"{"u":"https:\/\/********@h\/x"}"#);
+        // Short passwords by place; long ones also alone.
+        note_urls("HF_ENDPOINT=https://u:Tok3nInUrl99@hf.example/");
+        assert_eq!(
+            value("https://u:ab@h Tok3nInUrl99"),
+            "https://****@h ************"
+        );
+        assert_eq!(
+            mask_command("vllm serve m --x 'https://u:q1@h/'"),
+            "vllm serve m --x 'https://****@h/'"
+        );
+        // The backstop masks a userinfo after a `:` (which it skips for
+        // words), and never a report's punctuation.
+        assert_eq!(
+            sanitize("a: \"https://u:zz@h\", ::error file=x,line=1::https://h/"),
+            "a: \"https://****@h\", ::error file=x,line=1::https://h/"
+        );
+        assert_eq!(sanitize("\"x//a\",\"b@c\""), "\"x//a\",\"b@c\"");
     }
 
     #[test]

@@ -699,7 +699,7 @@ fn an_exploration_can_show_each_states_controls() {
 }
 
 #[test]
-fn the_time_budget_of_all_selections_says_how_far_it_got() {
+fn the_time_budget_of_all_selections_cuts_with_the_same_message_every_run() {
     // A click counter with a costly render: every click is a new state; 200
     // renders of millions of loop turns never fit in one second, so the
     // exploration's own time budget ends it (not the click depth).
@@ -710,20 +710,25 @@ fn the_time_budget_of_all_selections_says_how_far_it_got() {
         "export const Gen = () => {\n  const [n, setN] = useState(0);\n  let s = 0;\n  for (let i = 0; i < 3000000; i++) { s += i % 7; }\n  return <div><input type=\"checkbox\" name=\"more\" checked={n % 2 === 1} onChange={() => setN(n + 1)} /><pre>{'sglang serve --model-path m --tp ' + (n + s * 0)}</pre></div>;\n};\n",
     )
     .unwrap();
-    let (code, _, err) = run(&[
+    let args = [
         "extract",
         file.to_str().unwrap(),
         "--all-selections",
         "--time-limit",
         "1",
-    ]);
+    ];
+    let (code, _, err) = run(&args);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("was still being explored after 1 s, the time budget of --all-selections"),
         "{err}"
     );
+    // How far a machine got is not printed (issue 24, class 8): it differs
+    // from run to run.
     assert!(
-        err.contains("states found") && err.contains("--time-limit SECS"),
+        !err.contains("states found") && err.contains("--time-limit SECS"),
         "{err}"
     );
+    let (code2, _, err2) = run(&args);
+    assert_eq!((code, &err), (code2, &err2));
 }

@@ -15,6 +15,7 @@ mod bash_bounds;
 mod bash_semantics;
 mod bash_values;
 mod confine;
+mod cuts;
 mod discover;
 mod harness;
 mod js;
@@ -26,8 +27,10 @@ mod output;
 mod pages;
 mod scale;
 mod secret_slots;
+mod url_secrets;
 mod verdicts;
 mod yaml11;
+mod yaml_tags;
 
 pub use harness::*;
 

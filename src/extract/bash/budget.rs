@@ -231,6 +231,9 @@ pub(crate) struct Meter {
     /// The first budget exceeded: every later check fails with it too, so a
     /// budget exceeded inside `$(...)` cannot be mistaken for an unknown output.
     tripped: Option<String>,
+    /// Whether the first budget exceeded was the time budget, whose cut falls
+    /// at a different command on every run (see [`out_of_time`]).
+    out_of_time: bool,
 }
 
 thread_local! {
@@ -285,6 +288,7 @@ pub(crate) fn install() -> Installed {
             work: 0,
             calls: 0,
             tripped: None,
+            out_of_time: false,
         })));
         Installed { owner: true }
     })
@@ -322,6 +326,7 @@ impl Meter {
         }
         if spent_before() + self.start.elapsed() > self.budget.max_time {
             let s = self.budget.max_time.as_secs();
+            self.out_of_time = true;
             return Err(self.trip(exceeded(
                 format!("evaluating the scripts of this run takes more than {s} s"),
                 "seconds",
@@ -347,6 +352,13 @@ pub(crate) fn grouped(n: usize) -> String {
 /// The budgets of the evaluation running on this thread.
 pub(crate) fn budget() -> Budget {
     with(|m| m.budget)
+}
+
+/// Whether the evaluation was ended by the time budget: which command it
+/// was evaluating then depends on the machine, so the error is placed at the
+/// script's start, never at that command (`evaluate_at`).
+pub(crate) fn out_of_time() -> bool {
+    with(|m| m.out_of_time)
 }
 
 /// The budget exceeded so far in this evaluation, if any.

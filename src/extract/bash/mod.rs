@@ -820,6 +820,44 @@ fn evaluate_at(
 ) -> Result<Evaluation, Error> {
     // A delegated script (`bash other.sh`) shares its caller's budget.
     let _meter = budget::install();
+    let out = evaluate_installed(
+        source,
+        positional,
+        env,
+        unknown,
+        level,
+        complete_env,
+        files,
+        harness,
+        shell,
+        open,
+    );
+    // The time budget cuts at whatever command the machine had reached: the
+    // cut is reported at the script's start (the outermost script's, once
+    // each caller has placed it), so every run prints the same bytes.
+    match out {
+        Err(_) if budget::out_of_time() => Err(Error::input(
+            source.span(0, 0),
+            budget::tripped().unwrap_or_default(),
+        )),
+        out => out,
+    }
+}
+
+/// [`evaluate_at`] with the budget meter installed.
+#[allow(clippy::too_many_arguments)]
+fn evaluate_installed(
+    source: &Arc<Source>,
+    positional: Vec<Val>,
+    env: &BTreeMap<String, String>,
+    unknown: &BTreeMap<String, String>,
+    level: usize,
+    complete_env: bool,
+    files: &dyn Files,
+    harness: &'static dyn Harness,
+    shell: &launch::Shell,
+    open: Option<String>,
+) -> Result<Evaluation, Error> {
     let program = parse_guarded(source)?;
     let mut st = State {
         script: source.origin.label(),

@@ -244,7 +244,8 @@ fn describe(n: &Node) -> String {
         Val::Null => "null".into(),
         Val::Bool(b) => b.to_string(),
         Val::Int(i) => i.to_string(),
-        Val::Float(f) => f.to_string(),
+        // A float as Python prints it (`8.0`, not `8`): never mistaken for an int.
+        Val::Float(f) => format!("{f:?}"),
         Val::Str(s) if s.chars().count() > 40 => {
             format!("{:?}...", s.chars().take(40).collect::<String>())
         }

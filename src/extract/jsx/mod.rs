@@ -831,13 +831,15 @@ impl<'b> Renderer<'b> {
             if let Some(limit) = opts.time_limit
                 && start.elapsed() > limit
             {
+                // How far a machine gets in that time varies from run to
+                // run: the cut names no count, so every run that crosses it
+                // prints the same bytes (`--max-states` is the budget that
+                // cuts at the same state everywhere).
                 return Err(self.over_budget(
                     target,
                     format!(
-                        "was still being explored after {} s, the time budget of --all-selections: {} states found, {} of them still to click through; raise it with --time-limit SECS{}",
+                        "was still being explored after {} s, the time budget of --all-selections (raise it with --time-limit SECS; --max-states N cuts at the same state on every machine){}",
                         limit.as_secs(),
-                        found.views.len(),
-                        step.frontier,
                         self.checkbox_hint(&found.views, opts)
                     ),
                 ));

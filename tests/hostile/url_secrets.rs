@@ -1,0 +1,103 @@
+//! Issue 24 class 6: a credential in a URL (`https://user:TOKEN@host/...`)
+//! is a secret whatever names the URL (`PIP_INDEX_URL`, `HF_ENDPOINT`, an
+//! argument, a JSON value): masked in every format, in source excerpts and
+//! in error messages. The backstop skips words after `:`, so the password of
+//! a userinfo is masked by its place, not only by its text.
+
+use crate::Repo;
+
+/// Passwords (and a token used as the user name) that must never be printed.
+const LEAKS: &[&str] = &[
+    "Pip1ndexT0ken",
+    "sh0rt",
+    "ArgT0kenSecret",
+    "Js0nT0kenSecret",
+    "Bu1ltT0kenXyz",
+    "ghp_UserT0ken42",
+];
+
+fn assert_no_url_secret(what: &str, o: &crate::Outcome) {
+    for s in LEAKS {
+        assert!(
+            !o.stdout.contains(s) && !o.stderr.contains(s),
+            "{what}: leaked {s}: {}",
+            o.both()
+        );
+    }
+}
+
+fn docs(repo: &Repo) {
+    repo.write(
+        "docs.sh",
+        "T=Bu1ltT0kenXyz\n\
+         export PIP_INDEX_URL=https://ci:Pip1ndexT0ken@pypi.example/simple\n\
+         export HF_ENDPOINT=https://hf:sh0rt@hf.example\n\
+         export GIT_URL=\"https://ci:${T}@git.example/x.git\"\n\
+         export MIRROR=https://ghp_UserT0ken42@github.com/o/r\n\
+         vllm serve https://me:ArgT0kenSecret@models.example/org/m -tp 8 \\\n  \
+         --speculative-config '{\"method\": \"eagle\", \"model\": \"https://x:Js0nT0kenSecret@h.example/d\", \"num_speculative_tokens\": 2}'\n",
+    );
+    repo.write("recipe.sh", "vllm serve org/m -tp 4\n");
+}
+
+#[test]
+fn url_passwords_are_masked_in_every_compare_format() {
+    let repo = Repo::new();
+    docs(&repo);
+    for format in ["human", "concise", "json", "sarif", "github", "markdown"] {
+        let o = repo.run_deterministic(&["compare", "docs.sh", "recipe.sh", "--format", format]);
+        o.assert_bounded().assert_no_leak();
+        assert_eq!(o.code, Some(1), "{format}: {}", o.both());
+        assert_no_url_secret(format, &o);
+        // The URLs are still shown, with their userinfo masked.
+        assert!(
+            o.stdout.contains("@models.example"),
+            "{format}: {}",
+            o.both()
+        );
+        if format == "json" || format == "sarif" {
+            serde_json::from_str::<serde_json::Value>(&o.stdout)
+                .unwrap_or_else(|e| panic!("{format}: {e}: {}", o.both()));
+        }
+    }
+    // The human report's source excerpts mask the userinfo where it is
+    // written.
+    let o = repo.run(&["compare", "docs.sh", "recipe.sh"]);
+    assert!(
+        o.stdout
+            .contains("https://*****************@models.example"),
+        "{}",
+        o.both()
+    );
+}
+
+#[test]
+fn url_passwords_are_masked_in_every_extract_format() {
+    let repo = Repo::new();
+    docs(&repo);
+    repo.write(
+        "page.md",
+        "```bash\nHF_ENDPOINT=https://hf:sh0rt@hf.example vllm serve org/m \\\n  --tokenizer https://x:ArgT0kenSecret@h.example/t -tp 2\n```\n",
+    );
+    for file in ["docs.sh", "page.md"] {
+        for format in ["human", "json"] {
+            let o = repo.run_deterministic(&["extract", file, "--format", format]);
+            o.assert_bounded().assert_no_leak();
+            assert_eq!(o.code, Some(0), "{file} {format}: {}", o.both());
+            assert_no_url_secret(&format!("{file} {format}"), &o);
+        }
+    }
+}
+
+#[test]
+fn url_passwords_are_masked_in_error_messages() {
+    let repo = Repo::new();
+    // An input error quoting the URL (a source of a file that is not there).
+    repo.write(
+        "e.sh",
+        "export PIP_INDEX_URL=https://ci:Pip1ndexT0ken@pypi.example/simple\nsource \"https://me:ArgT0kenSecret@h.example/x.sh\"\nvllm serve org/m\n",
+    );
+    let o = repo.run_deterministic(&["extract", "e.sh"]);
+    o.assert_bounded().assert_no_leak();
+    assert_no_url_secret("error", &o);
+}

@@ -1,0 +1,169 @@
+//! Issue 24 class 1: YAML that Python programs read (a vLLM `--config` file,
+//! the InferenceX matrix) is read as PyYAML's `safe_load` reads it, explicit
+//! tags and repeated keys included (each reading checked against PyYAML 6):
+//! `!!str 010` is the string "010" (vLLM's `int()` makes it 10), `!!float 4`
+//! is 4.0 (vLLM refuses it for an int option), `!!int "010"` is 8, and the
+//! last of repeated keys wins. What PyYAML fails on, or builds as something
+//! recipe-drift does not model, is exit 2 at the tag; no message of the YAML
+//! library leaks.
+
+use crate::Repo;
+
+fn vllm_pair(cfg: &str) -> Repo {
+    let repo = Repo::new();
+    repo.write("docs.txt", "vllm serve org/m -tp 10\n");
+    repo.write("recipe.txt", "vllm serve org/m --config cfg.yaml\n");
+    repo.write("cfg.yaml", cfg);
+    repo
+}
+
+fn compare(repo: &Repo) -> crate::Outcome {
+    let o = repo.run_deterministic(&[
+        "compare",
+        "docs.txt",
+        "recipe.txt",
+        "--offline",
+        "--format",
+        "concise",
+    ]);
+    o.assert_bounded().assert_no_leak();
+    o
+}
+
+#[test]
+fn tags_in_a_vllm_config_file_are_read_as_pyyaml_reads_them() {
+    // The docs' `-tp 10` against what vLLM makes of each config value:
+    // exit 0 equal, exit 1 drift (or a recipe vLLM refuses).
+    for (yaml, code) in [
+        // "010": vLLM's int("010") is 10, the docs' value (a YAML 1.1 plain
+        // 010 is the octal 8: drift).
+        ("tensor-parallel-size: !!str 010\n", 0),
+        ("tensor-parallel-size: 010\n", 1),
+        ("tensor-parallel-size: !<tag:yaml.org,2002:str> 010\n", 0),
+        (
+            "%TAG !e! tag:yaml.org,2002:\n---\ntensor-parallel-size: !e!str 010\n",
+            0,
+        ),
+        ("tensor-parallel-size: &a !!str 010\n", 0),
+        ("tensor-parallel-size: !!str\n  010\n", 0),
+        // !!int "012" is octal: 10. !!int "010" is 8.
+        ("tensor-parallel-size: !!int \"012\"\n", 0),
+        ("tensor-parallel-size: !!int \"010\"\n", 1),
+        // The non-specific tag types a quoted value as if plain: 012 is 10.
+        ("tensor-parallel-size: ! \"012\"\n", 0),
+        // 4.0: vLLM refuses a float for an int option (RD006).
+        ("tensor-parallel-size: !!float 10\n", 1),
+        // The last of repeated keys wins.
+        ("tensor-parallel-size: 4\ntensor-parallel-size: 10\n", 0),
+        ("tensor-parallel-size: 10\ntensor-parallel-size: 4\n", 1),
+    ] {
+        let o = compare(&vllm_pair(yaml));
+        assert_eq!(o.code, Some(code), "{yaml}: {}", o.both());
+        assert!(!o.both().contains("DuplicateKeyPolicy"), "{}", o.both());
+    }
+    let o = compare(&vllm_pair("tensor-parallel-size: !!float 10\n"));
+    assert!(
+        o.stdout.contains("invalid int value: '10.0'"),
+        "{}",
+        o.both()
+    );
+}
+
+#[test]
+fn tags_pyyaml_refuses_or_recipe_drift_cannot_model_are_errors_at_the_tag() {
+    for (yaml, words) in [
+        (
+            "tensor-parallel-size: !!int 1e3\n",
+            &["!!int", "does not start"][..],
+        ),
+        (
+            "tensor-parallel-size: !!int \"09\"\n",
+            &["does not start"][..],
+        ),
+        ("tensor-parallel-size: !!bool y\n", &["does not start"][..]),
+        ("tensor-parallel-size: !foo 10\n", &["no constructor"][..]),
+        (
+            "tensor-parallel-size: !!python/int 10\n",
+            &["no constructor"][..],
+        ),
+        (
+            "tensor-parallel-size: !!binary MTA=\n",
+            &["does not model"][..],
+        ),
+        ("tensor-parallel-size: !!set {a}\n", &["does not model"][..]),
+    ] {
+        let o = compare(&vllm_pair(yaml));
+        o.assert_input_error("cfg.yaml:1:23", words);
+        assert!(!o.stderr.contains("invalid u64"), "{}", o.both());
+    }
+    // A tag on a block mapping's implicit key cannot be blanked out without
+    // moving the key: refused, not guessed.
+    let o = compare(&vllm_pair("!!str tensor-parallel-size: 10\n"));
+    o.assert_input_error("cfg.yaml:1:1", &["not read"]);
+}
+
+/// An InferenceX root whose one point is `point` (a YAML flow mapping).
+fn matrix(point: &str, extra: &str) -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        "configs/x-master.yaml",
+        format!(
+            "e:\n  image: vllm/vllm-openai:v0.25.0\n  model: org/m\n  model-prefix: m\n  runner: h200\n  precision: fp8\n  framework: vllm\n{extra}  scenarios:\n    fixed-seq-len:\n      - isl: 1024\n        osl: 1024\n        search-space:\n          - {point}\n"
+        ),
+    );
+    repo.write(
+        "benchmarks/single_node/fixed_seq_len/m_fp8_h200_vllm.sh",
+        "vllm serve \"$MODEL\" -tp \"$TP\" --max-model-len \"$MAX_MODEL_LEN\"\n",
+    );
+    repo
+}
+
+#[test]
+fn tags_and_repeated_keys_in_the_inferencex_matrix_are_read_as_pyyaml_reads_them() {
+    let extract = |repo: &Repo| {
+        let o = repo.run_deterministic(&["extract", "--inferencex", ".", "--entry", "e"]);
+        o.assert_bounded().assert_no_leak();
+        o
+    };
+    // `!!int "010"` is 8; the last of repeated keys wins.
+    for point in [
+        "{tp: !!int \"010\", conc-start: 1, conc-end: 1}",
+        "{tp: 4, tp: 8, conc-start: 1, conc-end: 1}",
+    ] {
+        let o = extract(&matrix(point, ""));
+        assert_eq!(o.code, Some(0), "{point}: {}", o.both());
+        assert!(o.stdout.contains("TP=8"), "{point}: {}", o.both());
+    }
+    // A repeated entry field: the last wins (no library message).
+    let o = extract(&matrix(
+        "{tp: 8, conc-start: 1, conc-end: 1}",
+        "  precision: bf16\n  precision: fp8\n",
+    ));
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    // The string "8" or the float 8.0 is no integer for the matrix: exit 2 at
+    // the value, never read as 8.
+    for (point, shown) in [
+        ("{tp: !!str 8, conc-start: 1, conc-end: 1}", "not \"8\""),
+        ("{tp: !!float 8, conc-start: 1, conc-end: 1}", "not 8.0"),
+    ] {
+        let o = extract(&matrix(point, ""));
+        o.assert_input_error("configs/x-master.yaml:13:", &["`tp`", shown]);
+    }
+    let o = extract(&matrix("{tp: !!int 1e3, conc-start: 1, conc-end: 1}", ""));
+    o.assert_input_error("configs/x-master.yaml:13:", &["does not start"]);
+}
+
+/// The config file is recipe-drift's own YAML (no Python reads it): a
+/// repeated key there is refused at it, in our words, not the YAML library's.
+#[test]
+fn a_repeated_key_in_the_config_file_is_refused_without_a_library_message() {
+    let repo = Repo::new();
+    repo.write("a.txt", "vllm serve org/m -tp 8\n");
+    repo.write(
+        ".recipe-drift.yaml",
+        "links:\n  - name: l\n    name: m\n    docs: {file: a.txt}\n    recipe: {file: a.txt}\n",
+    );
+    let o = repo.run_deterministic(&["check", "--offline"]);
+    o.assert_input_error(".recipe-drift.yaml:3:", &["duplicate mapping key"]);
+    assert!(!o.stderr.contains("DuplicateKeyPolicy"), "{}", o.both());
+}
