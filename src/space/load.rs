@@ -196,9 +196,7 @@ impl Loader<'_> {
                 // missing) is the benchmark's defect, not the docs': not
                 // compared, with the cause.
                 Err(err) => {
-                    loaded
-                        .skipped
-                        .push((name, format!("not compared: {err}")));
+                    loaded.skipped.push((name, format!("not compared: {err}")));
                     continue;
                 }
             };
