@@ -193,7 +193,16 @@ impl Deployment {
             .filter_map(|k| {
                 let a = self.shape.get(k)?;
                 let b = other.shape.get(k)?;
-                (!a.agrees(b)).then(|| ShapeDiff {
+                // A checkpoint's own precision that is not known agrees with
+                // the other side's only when both serve that same checkpoint.
+                let agrees = match (k.as_str(), a, b) {
+                    ("precision", ShapeValue::Unknown { .. }, ShapeValue::Known(_))
+                    | ("precision", ShapeValue::Known(_), ShapeValue::Unknown { .. }) => {
+                        self.identity.model.is_some() && self.identity.model == other.identity.model
+                    }
+                    _ => a.agrees(b),
+                };
+                (!agrees).then(|| ShapeDiff {
                     key: k.clone(),
                     this: a.display().into(),
                     other: b.display().into(),
@@ -426,31 +435,28 @@ pub fn shape_of(resolved: &Resolved, model: Option<&str>) -> Shape {
 
 fn precision(resolved: &Resolved, model: Option<&str>) -> ShapeValue {
     let t = tables();
-    if let Some(e) = resolved.values.get("quantization") {
-        match e.val.value() {
-            Some(Value::String(q)) => {
-                if let Some(p) = t.data.quantization_precision.get(&q.to_ascii_lowercase()) {
-                    return ShapeValue::Known(p.clone());
-                }
-                return ShapeValue::Known(q.to_ascii_lowercase());
-            }
-            Some(Value::Null) | None => {}
-            Some(_) => {}
-        }
-        if let crate::resolved::Val::Unknown { .. } = e.val
-            && model.is_none()
-        {
-            return ShapeValue::Unknown {
-                unknown: "the quantization and the model are not known".into(),
-            };
-        }
+    let quantization = resolved.values.get("quantization").map(|e| &e.val);
+    if let Some(Value::String(q)) = quantization.and_then(|v| v.value()) {
+        let q = q.to_ascii_lowercase();
+        return ShapeValue::Known(t.data.quantization_precision.get(&q).cloned().unwrap_or(q));
     }
-    match model {
-        Some(m) => ShapeValue::Known(precision_of_name(m)),
-        None => ShapeValue::Unknown {
+    let Some(m) = model else {
+        return ShapeValue::Unknown {
             unknown: "the model is not known".into(),
-        },
+        };
+    };
+    let named = precision_of_name(m);
+    // A name with no precision word serves the checkpoint's own precision,
+    // which its config.json says (DeepSeek-R1 is FP8 as released): unknown
+    // while the quantization is, never guessed as `native`.
+    if named == "native"
+        && let Some(crate::resolved::Val::Unknown { reason, .. }) = quantization
+    {
+        return ShapeValue::Unknown {
+            unknown: format!("the checkpoint's own precision: {reason}"),
+        };
     }
+    ShapeValue::Known(named)
 }
 
 fn read_shape(resolved: &Resolved, reads: &[Read]) -> ShapeValue {
