@@ -617,6 +617,19 @@ pub fn io_reason(e: &std::io::Error) -> String {
     }
 }
 
+/// The location of a path given on the command line or in a config: a file
+/// name that is not UTF-8 is refused as such (read lossily, it named a file
+/// that does not exist).
+pub fn location_of(path: &std::path::Path) -> Result<Location, Error> {
+    match path.to_str() {
+        Some(p) => Location::parse(p),
+        None => Err(Error::usage(format!(
+            "{}: the file name is not valid UTF-8; recipe-drift reads files whose names are UTF-8 (rename it)",
+            path.to_string_lossy()
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,6 @@ use crate::engine;
 use crate::error::Error;
 use crate::extract;
 use crate::fetch::Fetcher;
-use crate::files::Location;
 use crate::launch::{Launch, Platform, Remark};
 use crate::manifest::SideSpec;
 use crate::policy::Policy;
@@ -52,7 +51,7 @@ pub struct LinkReport {
     /// The pair this report compares, when pairing made it (`check
     /// --docs-root --inferencex`); `None` for a config's link.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pair: Option<crate::pair::PairInfo>,
+    pub pair: Option<crate::space::PairInfo>,
 }
 
 /// A link's status in the reports.
@@ -227,78 +226,7 @@ fn load_side(
     Ok(launches)
 }
 
-/// The launch-level secret hook: records each secret word of these launches
-/// (the value of an option that is secret by its name or by the destination
-/// its engine parses it into, so `--api-k` counts; a secret-named env var) as
-/// a value and as the span where it is written, so source excerpts mask it
-/// however it is spelled there (`crate::secret::note_written_word`).
-pub fn note_secrets<'a>(launches: impl IntoIterator<Item = &'a Launch>) {
-    // Whether an option name is secret, per engine: by its name, else by the
-    // key the engine resolves it to (abbreviations). The engine is asked only
-    // for a name that abbreviates a secret key's option, once per name.
-    let mut known: BTreeMap<(String, String), bool> = BTreeMap::new();
-    let mut secret_opts: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut is_secret = |engine: &str, name: &str| -> bool {
-        if crate::secret::is_secret_option(name) {
-            return true;
-        }
-        let Some(e) = engine::by_name(engine) else {
-            return false;
-        };
-        let opts = secret_opts.entry(engine.to_string()).or_insert_with(|| {
-            e.keys()
-                .into_iter()
-                .filter(|k| crate::secret::is_secret_dest(k))
-                .map(|k| format!("--{}", k.replace('_', "-")))
-                .collect()
-        });
-        let spelled = name.replace('_', "-");
-        if spelled.len() < 3 || !opts.iter().any(|o| o.starts_with(&spelled)) {
-            return false;
-        }
-        *known
-            .entry((engine.to_string(), name.to_string()))
-            .or_insert_with(|| e.key(name).is_ok_and(|k| crate::secret::is_secret_dest(&k)))
-    };
-    let written = |t: &crate::span::Span, after_eq: bool| {
-        let src = t.source();
-        crate::secret::note_written_word(&t.file, src.text(), t.start, t.end, after_eq);
-    };
-    for launch in launches {
-        let engine = launch.engine.name();
-        let argv = &launch.argv;
-        let mut i = 0;
-        while i < argv.len() {
-            let t = &argv[i];
-            if t.text == "--" {
-                break;
-            }
-            if t.text.starts_with('-') && t.text.len() > 1 {
-                match t.text.split_once('=') {
-                    Some((name, value)) if is_secret(engine, name) => {
-                        crate::secret::note(value);
-                        written(&t.span, true);
-                    }
-                    None if is_secret(engine, &t.text) => {
-                        if let Some(v) = argv.get(i + 1) {
-                            crate::secret::note(&v.text);
-                            written(&v.span, false);
-                            i += 1;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            i += 1;
-        }
-        for e in &launch.env {
-            if crate::secret::is_secret_env(&e.name) {
-                crate::secret::note(&e.value);
-                written(&e.span, true);
-            }
-        }
-    }
-}
+pub use crate::engine::note_secrets;
 
 /// The names of an expansion's extra env that nothing read: no point's script,
 /// and no engine it launches is known to read it.
@@ -344,18 +272,7 @@ fn points_label(points: &Points) -> Option<String> {
     ))
 }
 
-/// The location of a path given on the command line or in a config: a file
-/// name that is not UTF-8 is refused as such (read lossily, it named a file
-/// that does not exist).
-pub(crate) fn location_of(path: &std::path::Path) -> Result<Location, Error> {
-    match path.to_str() {
-        Some(p) => Location::parse(p),
-        None => Err(Error::usage(format!(
-            "{}: the file name is not valid UTF-8; recipe-drift reads files whose names are UTF-8 (rename it)",
-            path.to_string_lossy()
-        ))),
-    }
-}
+pub(crate) use crate::files::location_of;
 
 fn load_inferencex(
     ix: &crate::manifest::InferencexSpec,

@@ -22,7 +22,7 @@ use crate::compare::Severity;
 use crate::error::Error;
 use crate::link::{LinkReport, Overrides};
 use crate::manifest::SideSpec;
-use crate::policy::Policy;
+use crate::policy::{Level, Policy};
 use crate::space::{Deployment, Identity, Shape, ShapeDiff, Side};
 use crate::span::Span;
 
@@ -133,11 +133,15 @@ fn coverage(
     d: &Deployment,
     near: Option<Candidate<'_>>,
     message: String,
-    severities: &BTreeMap<String, Severity>,
+    severities: &BTreeMap<String, Level>,
 ) -> Coverage {
     Coverage {
         kind,
-        severity: severities.get(kind).copied().unwrap_or(Severity::Info),
+        severity: match severities.get(kind) {
+            Some(Level::Error) => Severity::Error,
+            Some(Level::Warning) => Severity::Warning,
+            Some(Level::Info) | None => Severity::Info,
+        },
         side: d.side,
         deployment: d.label(),
         span: d.launch.span.clone(),
@@ -166,7 +170,7 @@ pub fn pair(
     docs: &[Deployment],
     recipes: &[Deployment],
     pair_by: &[String],
-    severities: &BTreeMap<String, Severity>,
+    severities: &BTreeMap<String, Level>,
 ) -> Pairing {
     let mut out = Pairing::default();
     let mut recipe_paired = vec![false; recipes.len()];
@@ -310,20 +314,6 @@ pub fn pair(
     out
 }
 
-/// What a pair report says of its pair (JSON `pair`).
-#[derive(Debug, Clone, Serialize)]
-pub struct PairInfo {
-    /// The docs deployment's origin.
-    pub docs: crate::space::Origin,
-    /// The recipe deployment's origin (points of the entry this report covers).
-    pub recipe: crate::space::Origin,
-    /// The role compared (`single` until multi-node deployments are read).
-    pub role: &'static str,
-    /// Set when paired by the nearest shape: the shape keys that differ.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub nearest_only: Vec<ShapeDiff>,
-}
-
 /// Compares every pair: the recipe deployments of a pair that give the same
 /// MAJOR outcome are one report (their points listed together).
 pub fn run_pairs(
@@ -381,7 +371,7 @@ pub fn run_pairs(
                     ),
                 });
             }
-            report.pair = Some(PairInfo {
+            report.pair = Some(crate::space::PairInfo {
                 docs: d.origin.clone(),
                 recipe: origin,
                 role: "single",

@@ -43,7 +43,19 @@ pub struct ClassLists {
     /// The severity of each coverage kind (`docs-unpaired`,
     /// `recipe-unpaired`); information when absent.
     #[serde(default)]
-    pub coverage: std::collections::BTreeMap<String, crate::compare::Severity>,
+    pub coverage: std::collections::BTreeMap<String, Level>,
+}
+
+/// A severity a config gives a finding kind (`policy: {coverage: ...}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// Fails the check.
+    Error,
+    /// Fails it under `--fail-on warning`.
+    Warning,
+    /// Reported, never fails.
+    Info,
 }
 
 /// How a MAJOR value set on one side is judged when the other side's value

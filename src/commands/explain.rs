@@ -68,7 +68,7 @@ fn explain_kind(out: &mut String, kind: &crate::compare::KindInfo) {
         crate::compare::Severity::Info => "info",
     };
     let _ = writeln!(out, "{} {}: {}", kind.id, kind.name, kind.help);
-    if kind.lint.is_some() {
+    if kind.lint.is_some() || kind.coverage.is_some() {
         let _ = writeln!(out, "  severity: {}", level(kind.severity));
     } else {
         let _ = writeln!(
@@ -90,6 +90,13 @@ fn explain_kind(out: &mut String, kind: &crate::compare::KindInfo) {
         if let Some(key) = &ex.key {
             let _ = writeln!(out, "    finding on: {key}");
         }
+    }
+    if let Some(c) = &kind.coverage {
+        let _ = writeln!(
+            out,
+            "  example (check --docs-root fixtures/cookbook --inferencex fixtures/pairing/inferencex): a {} deployment, \"{} ...\"",
+            c.side, c.says
+        );
     }
     if let Some(l) = &kind.lint {
         let _ = writeln!(out, "  example (lint-docs): {}", l.fixture);

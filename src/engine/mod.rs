@@ -354,6 +354,79 @@ pub fn resolve_outcome(launch: &Launch, opts: &ResolveOptions) -> Result<Resolve
     Ok(r)
 }
 
+/// The launch-level secret hook: records each secret word of these launches
+/// (the value of an option that is secret by its name or by the destination
+/// its engine parses it into, so `--api-k` counts; a secret-named env var) as
+/// a value and as the span where it is written, so source excerpts mask it
+/// however it is spelled there (`crate::secret::note_written_word`).
+pub fn note_secrets<'a>(launches: impl IntoIterator<Item = &'a Launch>) {
+    // Whether an option name is secret, per engine: by its name, else by the
+    // key the engine resolves it to (abbreviations). The engine is asked only
+    // for a name that abbreviates a secret key's option, once per name.
+    let mut known: std::collections::BTreeMap<(String, String), bool> = Default::default();
+    let mut secret_opts: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    let mut is_secret = |engine: &str, name: &str| -> bool {
+        if crate::secret::is_secret_option(name) {
+            return true;
+        }
+        let Some(e) = by_name(engine) else {
+            return false;
+        };
+        let opts = secret_opts.entry(engine.to_string()).or_insert_with(|| {
+            e.keys()
+                .into_iter()
+                .filter(|k| crate::secret::is_secret_dest(k))
+                .map(|k| format!("--{}", k.replace('_', "-")))
+                .collect()
+        });
+        let spelled = name.replace('_', "-");
+        if spelled.len() < 3 || !opts.iter().any(|o| o.starts_with(&spelled)) {
+            return false;
+        }
+        *known
+            .entry((engine.to_string(), name.to_string()))
+            .or_insert_with(|| e.key(name).is_ok_and(|k| crate::secret::is_secret_dest(&k)))
+    };
+    let written = |t: &crate::span::Span, after_eq: bool| {
+        let src = t.source();
+        crate::secret::note_written_word(&t.file, src.text(), t.start, t.end, after_eq);
+    };
+    for launch in launches {
+        let engine = launch.engine.name();
+        let argv = &launch.argv;
+        let mut i = 0;
+        while i < argv.len() {
+            let t = &argv[i];
+            if t.text == "--" {
+                break;
+            }
+            if t.text.starts_with('-') && t.text.len() > 1 {
+                match t.text.split_once('=') {
+                    Some((name, value)) if is_secret(engine, name) => {
+                        crate::secret::note(value);
+                        written(&t.span, true);
+                    }
+                    None if is_secret(engine, &t.text) => {
+                        if let Some(v) = argv.get(i + 1) {
+                            crate::secret::note(&v.text);
+                            written(&v.span, false);
+                            i += 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        for e in &launch.env {
+            if crate::secret::is_secret_env(&e.name) {
+                crate::secret::note(&e.value);
+                written(&e.span, true);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -112,7 +112,7 @@ impl Loader<'_> {
         let mut loaded = Loaded::default();
         for file in files {
             let name = file.display().to_string();
-            let at = match crate::link::location_of(file) {
+            let at = match crate::files::location_of(file) {
                 Ok(at) => at,
                 Err(e) => {
                     loaded.failures.push((name, e));
@@ -200,7 +200,7 @@ impl Loader<'_> {
                     continue;
                 }
             };
-            crate::link::note_secrets(expanded.points.iter().flat_map(|p| &p.launches));
+            crate::engine::note_secrets(expanded.points.iter().flat_map(|p| &p.launches));
             // Points whose launches are written identically are one deployment.
             let mut groups: Vec<(String, Points, Launch)> = Vec::new();
             for p in expanded.points {

@@ -140,6 +140,20 @@ pub struct Origin {
     pub points: Vec<BTreeMap<String, String>>,
 }
 
+/// What a pair report says of its pair (JSON `pair`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PairInfo {
+    /// The docs deployment's origin.
+    pub docs: Origin,
+    /// The recipe deployment's origin (points of the entry this report covers).
+    pub recipe: Origin,
+    /// The role compared (`single` until multi-node deployments are read).
+    pub role: &'static str,
+    /// Set when paired by the nearest shape: the shape keys that differ.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nearest_only: Vec<ShapeDiff>,
+}
+
 /// One deployment: a launch per role (one role, `single`, until multi-node
 /// deployments are read), its identity and its shape.
 #[derive(Debug, Clone)]
