@@ -53,36 +53,28 @@ fn table() -> &'static [Sku] {
 /// `cluster:mi355x-amds` -> rocm, `xeon` -> cpu); `None` for a name the table
 /// does not know. Case is ignored and everything up to the last `:` dropped.
 pub fn platform_of(sku: &str) -> Option<Platform> {
-    let sku = sku.to_ascii_lowercase();
-    let sku = sku.rsplit(':').next().unwrap_or(&sku);
-    table()
-        .iter()
-        .find(|s| {
-            if s.exact {
-                sku == s.name
-            } else {
-                sku.starts_with(s.name.as_str())
-            }
-        })
-        .map(|s| s.platform)
+    row_of(sku).map(|s| s.platform)
+}
+
+/// The row a hardware name matches (case ignored, everything up to the last
+/// `:` dropped; a row matches as a prefix unless it is `exact`).
+fn row_of(name: &str) -> Option<&'static Sku> {
+    let name = name.to_ascii_lowercase();
+    let sku = name.rsplit(':').next().unwrap_or(&name);
+    table().iter().find(|s| {
+        if s.exact {
+            sku == s.name
+        } else {
+            sku.starts_with(s.name.as_str())
+        }
+    })
 }
 
 /// The SKU row a hardware name matches, as the table spells it (`mi355x` for
 /// `cluster:mi355x-amds`, `b200` for `B200-nv`): the hardware family
 /// deployments are paired on. `None` for a name the table does not know.
 pub fn family_of(name: &str) -> Option<&'static str> {
-    let lower = name.to_ascii_lowercase();
-    let sku = lower.rsplit(':').next().unwrap_or(&lower);
-    table()
-        .iter()
-        .find(|s| {
-            if s.exact {
-                sku == s.name
-            } else {
-                sku.starts_with(s.name.as_str())
-            }
-        })
-        .map(|s| s.name.as_str())
+    row_of(name).map(|s| s.name.as_str())
 }
 
 /// The platform of a hardware name as a config or a user writes it: a SKU of

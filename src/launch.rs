@@ -881,6 +881,19 @@ impl WorkDir {
 }
 
 impl Launch {
+    /// What makes two launches written identically: their argument words and
+    /// env assignments (matrix points with the same key are one deployment).
+    pub fn written_key(&self) -> String {
+        format!(
+            "{:?}|{:?}",
+            self.argv.iter().map(|t| &t.text).collect::<Vec<_>>(),
+            self.env
+                .iter()
+                .map(|e| (&e.name, &e.value))
+                .collect::<Vec<_>>()
+        )
+    }
+
     /// Records the values of the secret-named variables in this launch's
     /// environment (`HF_TOKEN`, `OPENAI_API_KEY`), however the script set them
     /// (`read`, `printf -v`, `+=`, `${X:=...}`), and the credentials in URLs of

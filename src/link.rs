@@ -246,32 +246,6 @@ pub fn unread_env(e: &extract::inferencex::Expanded) -> Vec<String> {
 /// Matrix points (their search-space fields) a launch stands for; empty for a file.
 type Points = Vec<BTreeMap<String, String>>;
 
-/// `k=v1,v2 ...` over the fields of some points.
-fn points_label(points: &Points) -> Option<String> {
-    if points.is_empty() {
-        return None;
-    }
-    let mut summary: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for p in points {
-        for (k, v) in p {
-            let vs = summary.entry(k.clone()).or_default();
-            if !vs.contains(v) {
-                vs.push(v.clone());
-            }
-        }
-    }
-    let text: Vec<String> = summary
-        .iter()
-        .map(|(k, v)| format!("{k}={}", v.join(",")))
-        .collect();
-    Some(format!(
-        "{} point{}: {}",
-        points.len(),
-        if points.len() == 1 { "" } else { "s" },
-        text.join(" ")
-    ))
-}
-
 pub(crate) use crate::files::location_of;
 
 fn load_inferencex(
@@ -352,15 +326,7 @@ fn load_inferencex(
                 )));
             }
         };
-        let key = format!(
-            "{:?}|{:?}",
-            launch.argv.iter().map(|t| &t.text).collect::<Vec<_>>(),
-            launch
-                .env
-                .iter()
-                .map(|e| (&e.name, &e.value))
-                .collect::<Vec<_>>()
-        );
+        let key = launch.written_key();
         match groups.iter_mut().find(|g| g.0 == key) {
             Some(g) => g.1.push(fields),
             None => groups.push((key, vec![fields], launch)),
@@ -491,7 +457,10 @@ pub(crate) fn run_link(
         .map(|(_, dp, rp, mut report)| {
             report.warnings = notes.warnings.clone();
             report.auxiliary = notes.auxiliary.clone();
-            report.name = match (points_label(&dp), points_label(&rp)) {
+            report.name = match (
+                crate::space::points_label(&dp),
+                crate::space::points_label(&rp),
+            ) {
                 (None, None) => name.to_string(),
                 (Some(a), None) | (None, Some(a)) => format!("{name} [{a}]"),
                 (Some(a), Some(b)) => format!("{name} [docs {a}; recipe {b}]"),

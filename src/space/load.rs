@@ -220,15 +220,7 @@ impl Loader<'_> {
                     continue;
                 }
                 let launch = p.launches.into_iter().next().expect("one launch");
-                let key = format!(
-                    "{:?}|{:?}",
-                    launch.argv.iter().map(|t| &t.text).collect::<Vec<_>>(),
-                    launch
-                        .env
-                        .iter()
-                        .map(|e| (&e.name, &e.value))
-                        .collect::<Vec<_>>()
-                );
+                let key = launch.written_key();
                 match groups.iter_mut().find(|g| g.0 == key) {
                     Some(g) => g.1.push(p.fields),
                     None => groups.push((key, vec![p.fields], launch)),
