@@ -12,7 +12,8 @@
 //!   except when no point of its entry pairs with any docs deployment of its
 //!   identity: then the entry's nearest (docs, recipe) pair is compared, as
 //!   InferenceX's reviewers do (the docs show tp 2, the benchmark runs only
-//!   tp 8: the parallelism is drift), and its other points are coverage.
+//!   tp 8: the parallelism is drift), and its other points are coverage; only
+//!   when the two differ in the `nearest-over` keys alone (parallelism).
 
 use std::collections::BTreeMap;
 
@@ -259,7 +260,12 @@ pub fn pair(
                 }
             }
         }
-        if let Some((di, ri, differs)) = best {
+        // Only a difference in parallelism makes a pair; another precision,
+        // speculative decoding or KV offload is coverage.
+        let over = crate::space::nearest_over();
+        if let Some((di, ri, differs)) = best
+            && differs.iter().all(|d| over.contains(&d.key))
+        {
             recipe_paired[ri] = true;
             out.pairs.push(Pair {
                 docs: di,

@@ -251,3 +251,28 @@ fn the_docs_root_needs_the_inferencex_root() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--inferencex"), "{err}");
 }
+
+#[test]
+fn a_nearest_shape_pair_differs_in_parallelism_only() {
+    // Over the whole fixture cookbook: an entry with no point of a docs shape is
+    // compared only when the nearest docs deployment differs in tp/ep/dp-attention;
+    // another precision, speculative decoding or KV offload is coverage.
+    let (_, doc, err) = check_json(&["--inferencex", "fixtures/inferencex"]);
+    let forced: Vec<&Value> = doc["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| {
+            l["pair"]["nearest_only"]
+                .as_array()
+                .is_some_and(|n| !n.is_empty())
+        })
+        .collect();
+    assert!(!forced.is_empty(), "{err}");
+    for l in forced {
+        for d in l["pair"]["nearest_only"].as_array().unwrap() {
+            let key = d["key"].as_str().unwrap();
+            assert!(["tp", "ep", "dp-attention"].contains(&key), "{l:#}");
+        }
+    }
+}

@@ -257,6 +257,7 @@ pub(super) fn every_selection(
                 selection: Vec::new(),
                 component: None,
                 launches: page.launches,
+                error: None,
             });
         }
     }
@@ -264,17 +265,27 @@ pub(super) fn every_selection(
         Selections::States { bundle, views, .. } => {
             for view in views.iter().flatten() {
                 let mut launches = Vec::new();
+                let mut error = None;
                 for i in 0..view.commands.len() {
                     let src = jsx::view_source(&bundle, view, i);
-                    for mut l in command::extract_all(&src, &opts.vars)?.launches {
-                        jsx::context_from_selection(&mut l.context, view);
-                        launches.push(l);
+                    match command::extract_all(&src, &opts.vars) {
+                        Ok(found) => {
+                            for mut l in found.launches {
+                                jsx::context_from_selection(&mut l.context, view);
+                                launches.push(l);
+                            }
+                        }
+                        Err(e) => {
+                            error = Some(e);
+                            break;
+                        }
                     }
                 }
                 out.push(Shown {
                     selection: view.selection.clone(),
                     component: bundle.targets.get(view.target).map(|t| t.name.clone()),
                     launches,
+                    error,
                 });
             }
         }
@@ -295,10 +306,15 @@ pub(super) fn every_selection(
                             .join(","),
                     ));
                 }
+                let (launches, error) = match c.launch() {
+                    Ok(l) => (vec![l], None),
+                    Err(e) => (Vec::new(), Some(e)),
+                };
                 out.push(Shown {
                     selection,
                     component: None,
-                    launches: vec![c.launch()?],
+                    launches,
+                    error,
                 });
             }
         }

@@ -179,6 +179,9 @@ pub struct Shown {
     pub component: Option<String>,
     /// The launches.
     pub launches: Vec<crate::launch::Launch>,
+    /// Why this selection's printed commands could not be read (the other
+    /// selections of the file still are).
+    pub error: Option<Error>,
 }
 
 /// Every selection of the file at `at` with the launches it shows: a page's
@@ -200,6 +203,7 @@ pub fn every_selection(
             selection: Vec::new(),
             component: None,
             launches: shared::per_file(|| kind.extract(&input, opts))?.launches,
+            error: None,
         }]),
     }
 }

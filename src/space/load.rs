@@ -131,6 +131,11 @@ impl Loader<'_> {
                 }
             };
             for s in shown {
+                if let Some(e) = s.error {
+                    // One state a reader cannot copy is that state's input
+                    // error; the file's other states are still read.
+                    loaded.failures.push((name.clone(), e));
+                }
                 for launch in s.launches {
                     let origin = Origin {
                         file: name.clone(),

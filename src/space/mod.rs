@@ -259,6 +259,7 @@ struct Data {
     precision_words: BTreeMap<String, String>,
     quantization_precision: BTreeMap<String, String>,
     shape: Vec<ShapeKey>,
+    nearest_over: Vec<String>,
     pair_by: Vec<String>,
 }
 
@@ -323,6 +324,11 @@ pub fn shape_keys() -> Vec<&'static str> {
         .iter()
         .map(|s| s.name.as_str())
         .collect()
+}
+
+/// The shape keys an entry's nearest pair may differ in (`nearest-over`).
+pub fn nearest_over() -> &'static [String] {
+    &tables().data.nearest_over
 }
 
 /// The shape keys paired on by default.
@@ -558,6 +564,42 @@ mod tests {
         );
         assert_eq!(precision_of_name("Qwen/Qwen3.5-397B-A17B-FP8"), "fp8");
         assert_eq!(precision_of_name("Qwen/Qwen3.5-397B-A17B"), "native");
+    }
+
+    /// The shape of a command as SGLang `version` resolves it.
+    fn sglang_shape(cmd: &str, version: &str) -> Shape {
+        let src = std::sync::Arc::new(crate::span::Source::new(
+            crate::span::Origin::Inline("t".into()),
+            cmd.to_string(),
+        ));
+        let launch = crate::extract::extract_source(
+            &src,
+            crate::extract::InputKind::Command,
+            &BTreeMap::new(),
+        )
+        .unwrap()
+        .remove(0);
+        let opts = crate::resolved::ResolveOptions {
+            engine_version: Some(version.into()),
+            ..Default::default()
+        };
+        let r = crate::engine::resolve_outcome(&launch, &opts).unwrap();
+        shape_of(&r, Some("org/Model-FP8"))
+    }
+
+    #[test]
+    fn dp_attention_is_read_in_every_release_spelling() {
+        let cmd =
+            "sglang serve --model-path org/Model-FP8 --tp 8 --dp-size 8 --enable-dp-attention";
+        for v in ["0.5.19", "0.5.23"] {
+            let shape = sglang_shape(cmd, v);
+            assert_eq!(shape["dp-attention"], ShapeValue::Known("on".into()), "{v}");
+            assert_eq!(shape["tp"], ShapeValue::Known("8".into()), "{v}");
+            assert_eq!(shape["precision"], ShapeValue::Known("fp8".into()), "{v}");
+        }
+        let off = sglang_shape("sglang serve --model-path org/Model-FP8 --tp 8", "0.5.23");
+        assert_eq!(off["dp-attention"], ShapeValue::Known("off".into()));
+        assert_eq!(off["speculative"], ShapeValue::Known("off".into()));
     }
 
     #[test]
