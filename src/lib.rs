@@ -23,6 +23,7 @@ pub(crate) mod link;
 pub mod lint;
 pub(crate) mod manifest;
 pub(crate) mod pair;
+pub(crate) mod parallel;
 pub mod policy;
 pub(crate) mod report;
 pub mod resolved;

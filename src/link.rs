@@ -111,6 +111,25 @@ impl LinkReport {
         self.docs.resolved.startup_errors.len() + self.recipe.resolved.startup_errors.len()
     }
 
+    /// Drops the resolved values no report shows: a pair keeps the keys its
+    /// normalised commands list (set by the text or changed by a rule, to a
+    /// known value) and the keys of its findings, not every default of the
+    /// release (about 500 entries a side), so a run's memory does not grow
+    /// with the engine's option table times the pairs.
+    pub(crate) fn keep_reported(&mut self) {
+        let findings: std::collections::BTreeSet<&str> = self
+            .comparison
+            .findings
+            .iter()
+            .map(|f| f.key.as_str())
+            .collect();
+        for side in [&mut self.docs, &mut self.recipe] {
+            side.resolved
+                .values
+                .retain(|k, e| e.is_decided() || findings.contains(k.as_str()));
+        }
+    }
+
     /// The link's status: drift, unknown or ok, from the findings that count (a
     /// suppressed finding counts as information) and the startup errors.
     pub fn status(&self) -> Status {
@@ -147,6 +166,39 @@ pub struct Overrides {
     pub origin: Option<String>,
     /// Where checkpoint facts come from (config `checkpoints:`, the Hub).
     pub checkpoints: Option<std::sync::Arc<dyn resolved::FactSource>>,
+    /// The file sides already loaded in this run, shared by its links.
+    pub loads: Option<std::sync::Arc<Loads>>,
+}
+
+/// The file sides a run has loaded (extracted and picked), by everything the
+/// loading reads, so links that name the same page or script read and
+/// evaluate it once. Bounded: past [`Loads::MAX`] entries it starts over.
+#[derive(Debug, Default)]
+pub struct Loads(std::sync::Mutex<std::collections::HashMap<String, Result<Launch, Error>>>);
+
+impl Loads {
+    /// Entries kept at most.
+    pub const MAX: usize = 4096;
+
+    fn get_or_load(
+        &self,
+        key: String,
+        load: impl FnOnce() -> Result<Launch, Error>,
+    ) -> Result<Launch, Error> {
+        let lock = || self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = lock().get(&key) {
+            return found.clone();
+        }
+        // Loaded outside the lock: another worker may load the same side
+        // meanwhile, to the same result.
+        let loaded = load();
+        let mut map = lock();
+        if map.len() >= Self::MAX {
+            map.clear();
+        }
+        map.insert(key, loaded.clone());
+        loaded
+    }
 }
 
 /// The resolve options of one side: the side's own context over the command's.
@@ -216,11 +268,27 @@ fn load_side(
     role: &str,
     vars: &BTreeMap<String, String>,
     fetcher: &Fetcher,
+    loads: Option<&Loads>,
     notes: &mut Notes,
 ) -> Result<Vec<(Points, Launch)>, Error> {
-    let launches = match &side.inferencex {
-        Some(ix) => load_inferencex(ix, side, role, vars, fetcher, notes)?,
-        None => vec![(Vec::new(), load_file_side(side, role, vars, fetcher)?)],
+    let launches = match (&side.inferencex, loads) {
+        (Some(ix), _) => load_inferencex(ix, side, role, vars, fetcher, notes)?,
+        (None, None) => vec![(Vec::new(), load_file_side(side, role, vars, fetcher)?)],
+        (None, Some(loads)) => {
+            // Everything `load_file_side` reads, nothing else (a config's
+            // positions are not in it, so two links share the load).
+            let key = format!(
+                "{role}\0{:?}\0{:?}\0{:?}\0{:?}\0{:?}\0{:?}",
+                side.file,
+                side.select_strings(),
+                side.docs_root,
+                side.launch,
+                side.env,
+                vars
+            );
+            let launch = loads.get_or_load(key, || load_file_side(side, role, vars, fetcher))?;
+            vec![(Vec::new(), launch)]
+        }
     };
     note_secrets(launches.iter().map(|(_, l)| l));
     Ok(launches)
@@ -435,14 +503,22 @@ pub(crate) fn run_link(
     fetcher: &Fetcher,
 ) -> Result<Vec<LinkReport>, Error> {
     let mut notes = Notes::default();
-    let dls = load_side(docs, "docs", vars, fetcher, &mut notes)?;
-    let rls = load_side(recipe, "recipe", vars, fetcher, &mut notes)?;
+    let loads = ctx.loads.as_deref();
+    let dls = load_side(docs, "docs", vars, fetcher, loads, &mut notes)?;
+    let rls = load_side(recipe, "recipe", vars, fetcher, loads, &mut notes)?;
     // Pairs whose findings and resolved MAJOR values are the same are one report.
     let mut merged: Vec<(String, Points, Points, LinkReport)> = Vec::new();
+    let single = dls.len() * rls.len() == 1;
     for (dpoints, dl) in &dls {
         for (rpoints, rl) in &rls {
-            let report = run_pair(name, dl.clone(), rl.clone(), docs, recipe, ctx, policy)?;
-            let sig = signature(&report, policy);
+            let mut report = run_pair(name, dl.clone(), rl.clone(), docs, recipe, ctx, policy)?;
+            // One pair has nothing to be merged with.
+            let sig = if single {
+                String::new()
+            } else {
+                signature(&report, policy)
+            };
+            report.keep_reported();
             match merged.iter_mut().find(|m| m.0 == sig) {
                 Some(m) => {
                     m.1.extend(dpoints.iter().cloned());

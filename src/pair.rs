@@ -329,11 +329,13 @@ pub fn run_pairs(
     ctx: &Overrides,
     policy: &Policy,
 ) -> (Vec<LinkReport>, Vec<(String, Error)>) {
-    let mut reports = Vec::new();
-    let mut failures = Vec::new();
     let none = SideSpec::default();
-    for p in &pairing.pairs {
+    // The pairs are independent: run on every core, results in pair order.
+    let per_pair = crate::parallel::map(&pairing.pairs, |p| {
+        let mut reports = Vec::new();
+        let mut failures = Vec::new();
         let d = &docs[p.docs];
+        let single = p.recipes.len() == 1;
         let mut merged: Vec<(String, LinkReport, crate::space::Origin)> = Vec::new();
         for &ri in &p.recipes {
             let r = &recipes[ri];
@@ -347,8 +349,14 @@ pub fn run_pairs(
                 ctx,
                 policy,
             ) {
-                Ok(report) => {
-                    let sig = crate::link::signature(&report, policy);
+                Ok(mut report) => {
+                    // One point has nothing to be merged with.
+                    let sig = if single {
+                        String::new()
+                    } else {
+                        crate::link::signature(&report, policy)
+                    };
+                    report.keep_reported();
                     match merged.iter_mut().find(|m| m.0 == sig) {
                         Some(m) => m.2.points.extend(r.origin.points.iter().cloned()),
                         None => merged.push((sig, report, r.origin.clone())),
@@ -385,6 +393,13 @@ pub fn run_pairs(
             });
             reports.push(report);
         }
+        (reports, failures)
+    });
+    let mut reports = Vec::new();
+    let mut failures = Vec::new();
+    for (r, f) in per_pair {
+        reports.extend(r);
+        failures.extend(f);
     }
     (reports, failures)
 }

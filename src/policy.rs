@@ -175,18 +175,15 @@ fn lookup(lists: &ClassLists, key: &str, exact: bool) -> Option<Class> {
 
 /// `*`-only glob matching.
 pub fn glob(pattern: &str, text: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
+    let Some((first, tail)) = pattern.split_once('*') else {
         return pattern == text;
-    }
-    let mut rest = text;
-    if !rest.starts_with(parts[0]) {
+    };
+    let Some(mut rest) = text.strip_prefix(first) else {
         return false;
-    }
-    rest = &rest[parts[0].len()..];
-    for (i, part) in parts[1..].iter().enumerate() {
-        let last = i == parts.len() - 2;
-        if last {
+    };
+    let mut parts = tail.split('*').peekable();
+    while let Some(part) = parts.next() {
+        if parts.peek().is_none() {
             return rest.ends_with(part);
         }
         match rest.find(part) {

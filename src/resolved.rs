@@ -138,6 +138,12 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// Whether the text decides this key: it sets it, or a rule changed it, to
+    /// a known value (what a normalised command lists on its own).
+    pub fn is_decided(&self) -> bool {
+        (self.is_explicit() || !self.rules.is_empty()) && self.val.value().is_some()
+    }
+
     /// Whether the text sets this key itself (CLI, env or context), as opposed to defaults.
     pub fn is_explicit(&self) -> bool {
         matches!(

@@ -115,8 +115,40 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         Some(today) => crate::waiver::expired(waivers, today),
         None => Vec::new(),
     };
-    let to_run = skip.iter().filter(|s| s.is_none()).count();
-    let progress = super::progress::Links::new(to_run, super::progress::wanted(no_progress));
+    let to_run: Vec<usize> = skip
+        .iter()
+        .enumerate()
+        .filter(|(i, s)| s.is_none() && m.unreadable_file(*i).is_none())
+        .map(|(i, _)| i)
+        .collect();
+    let progress = super::progress::Links::new(to_run.len(), super::progress::wanted(no_progress));
+    // Links that name the same page or script share its loading.
+    let loads = std::sync::Arc::new(crate::link::Loads::default());
+    let ctx_of = |i: usize| crate::link::Overrides {
+        engine_version: m.links[i].engine_version.clone(),
+        hardware: m.links[i].hardware.clone(),
+        platform: None,
+        origin: path.as_ref().map(|p| p.display().to_string()),
+        checkpoints: Some(checkpoints.clone()),
+        loads: Some(loads.clone()),
+    };
+    // The links are independent: run on every core, results in link order.
+    let mut results = crate::parallel::map(&to_run, |&i| {
+        let link = &m.links[i];
+        progress.start(&link.name);
+        let result = run_link(
+            &link.name,
+            &link.docs,
+            &link.recipe,
+            &ctx_of(i),
+            &BTreeMap::new(),
+            &policy,
+            &fetcher,
+        );
+        progress.done();
+        result
+    })
+    .into_iter();
     for (i, (link, skip)) in m.links.iter().zip(skip).enumerate() {
         if let Some(reason) = skip {
             skipped.push(report::Skipped {
@@ -132,27 +164,9 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
                 name: link.name.clone(),
                 error,
             });
-            progress.done();
             continue;
         }
-        let ctx = crate::link::Overrides {
-            engine_version: link.engine_version.clone(),
-            hardware: link.hardware.clone(),
-            platform: None,
-            origin: path.as_ref().map(|p| p.display().to_string()),
-            checkpoints: Some(checkpoints.clone()),
-        };
-        progress.start(&link.name);
-        let result = run_link(
-            &link.name,
-            &link.docs,
-            &link.recipe,
-            &ctx,
-            &BTreeMap::new(),
-            &policy,
-            &fetcher,
-        );
-        progress.done();
+        let result = results.next().expect("one result per link run");
         // One broken link does not hide the others.
         match result {
             Ok(mut r) => {

@@ -340,6 +340,7 @@ pub(crate) fn overrides(ctx: &crate::cli::ContextArgs) -> crate::link::Overrides
         platform: ctx.platform.clone(),
         origin: None,
         checkpoints: None,
+        loads: None,
     }
 }
 

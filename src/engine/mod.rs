@@ -104,8 +104,9 @@ pub trait Engine: Sync {
     /// where the engine's parser allows it, a unique prefix).
     fn key(&self, name: &str) -> Result<String, KeyError>;
 
-    /// Every canonical key of every bundled release (options, env vars, context).
-    fn keys(&self) -> BTreeSet<String>;
+    /// Every canonical key of every bundled release (options, env vars,
+    /// context), built once per process.
+    fn keys(&self) -> &'static BTreeSet<String>;
 
     /// Whether some bundled release reads this environment variable.
     fn reads_env(&self, name: &str) -> bool;
@@ -238,7 +239,10 @@ pub fn by_name(name: &str) -> Option<&'static dyn Engine> {
 
 /// Every canonical key of every registered engine, plus `engine`.
 pub fn all_keys() -> BTreeSet<String> {
-    let mut keys: BTreeSet<String> = registry().iter().flat_map(|e| e.keys()).collect();
+    let mut keys: BTreeSet<String> = registry()
+        .iter()
+        .flat_map(|e| e.keys().iter().cloned())
+        .collect();
     keys.insert("engine".into());
     keys
 }
@@ -354,6 +358,29 @@ pub fn resolve_outcome(launch: &Launch, opts: &ResolveOptions) -> Result<Resolve
     Ok(r)
 }
 
+/// The options (`--api-key`) of an engine's keys that are secret by their
+/// destination, built once per engine and process.
+fn secret_options(e: &dyn Engine) -> &'static [String] {
+    static OPTS: std::sync::OnceLock<Vec<(&'static str, Vec<String>)>> = std::sync::OnceLock::new();
+    let all = OPTS.get_or_init(|| {
+        registry()
+            .iter()
+            .map(|e| {
+                let opts = e
+                    .keys()
+                    .iter()
+                    .filter(|k| crate::secret::is_secret_dest(k))
+                    .map(|k| format!("--{}", k.replace('_', "-")))
+                    .collect();
+                (e.name(), opts)
+            })
+            .collect()
+    });
+    all.iter()
+        .find(|(name, _)| *name == e.name())
+        .map_or(&[], |(_, opts)| opts.as_slice())
+}
+
 /// The launch-level secret hook: records each secret word of these launches
 /// (the value of an option that is secret by its name or by the destination
 /// its engine parses it into, so `--api-k` counts; a secret-named env var) as
@@ -364,7 +391,6 @@ pub fn note_secrets<'a>(launches: impl IntoIterator<Item = &'a Launch>) {
     // key the engine resolves it to (abbreviations). The engine is asked only
     // for a name that abbreviates a secret key's option, once per name.
     let mut known: std::collections::BTreeMap<(String, String), bool> = Default::default();
-    let mut secret_opts: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     let mut is_secret = |engine: &str, name: &str| -> bool {
         if crate::secret::is_secret_option(name) {
             return true;
@@ -372,13 +398,7 @@ pub fn note_secrets<'a>(launches: impl IntoIterator<Item = &'a Launch>) {
         let Some(e) = by_name(engine) else {
             return false;
         };
-        let opts = secret_opts.entry(engine.to_string()).or_insert_with(|| {
-            e.keys()
-                .into_iter()
-                .filter(|k| crate::secret::is_secret_dest(k))
-                .map(|k| format!("--{}", k.replace('_', "-")))
-                .collect()
-        });
+        let opts = secret_options(e);
         let spelled = name.replace('_', "-");
         if spelled.len() < 3 || !opts.iter().any(|o| o.starts_with(&spelled)) {
             return false;

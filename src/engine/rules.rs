@@ -432,6 +432,9 @@ pub struct Rule {
     /// `platforms`, parsed once.
     #[serde(skip)]
     platform_set: Option<Vec<Platform>>,
+    /// The checkpoint facts (`checkpoint.*`) the rule names, listed once.
+    #[serde(skip)]
+    facts_read: Vec<String>,
 }
 
 /// An environment variable the engine reads, and how.
@@ -473,6 +476,12 @@ impl RuleFile {
         let mut file: RuleFile =
             serde_saphyr::from_str(text).map_err(|e| load_error(text, name, &e))?;
         for r in &mut file.rules {
+            r.facts_read = r
+                .keys()
+                .into_iter()
+                .filter(|k| is_fact(k))
+                .map(str::to_string)
+                .collect();
             if let Some(v) = &r.versions {
                 r.specifiers = Some(
                     VersionSpecifiers::from_str(v)
@@ -649,7 +658,7 @@ pub fn apply_with_facts(
         if SKIP.with(|s| s.borrow().as_deref() == Some(rule.id.as_str())) {
             continue;
         }
-        let reads_facts: Vec<&str> = rule.keys().into_iter().filter(|k| is_fact(k)).collect();
+        let reads_facts = &rule.facts_read;
         if !reads_facts.is_empty() && !loaded {
             let plain: BTreeMap<String, Cond> = rule
                 .when
@@ -666,7 +675,7 @@ pub fn apply_with_facts(
         let facts: Vec<String> = reads_facts
             .iter()
             .filter_map(|k| {
-                let e = values.get(*k)?;
+                let e = values.get(k)?;
                 let v = e.val.value()?;
                 Some(match &e.written {
                     Some(w) => format!("{k} = {} (from {w})", crate::resolved::display_value(v)),

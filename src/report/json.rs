@@ -23,7 +23,13 @@ pub fn render_with_failures(
     waivers: &[Outcome],
     policy: &Policy,
 ) -> String {
-    let mut out = Vec::new();
+    // Each link is masked and printed as it is made, so the run never holds
+    // the whole document as a tree (a 10,000-pair run prints ~50 MB).
+    let mut out: Vec<String> = Vec::with_capacity(links.len() + failures.len());
+    let mut push = |mut v: serde_json::Value| {
+        super::mask_json(&mut v);
+        out.push(serde_json::to_string_pretty(&v).expect("serializable"));
+    };
     for l in links {
         let keys = finding_keys(&l.comparison);
         let side = |s: &super::SideReport| {
@@ -39,23 +45,24 @@ pub fn render_with_failures(
                 "normalized": normalized(s, policy, &keys).lines().collect::<Vec<_>>(),
             })
         };
-        out.push(json!({
+        let mut link = json!({
             "name": l.name,
             "status": l.status(),
             "docs": side(&l.docs),
             "recipe": side(&l.recipe),
             "findings": l.findings().map(FindingOut::from).collect::<Vec<_>>(),
             "shared_unknowns": l.comparison.shared_unknowns,
-        }));
+        });
         if let Some(pair) = &l.pair {
-            out.last_mut().expect("pushed")["pair"] = json!(pair);
+            link["pair"] = json!(pair);
         }
+        push(link);
     }
     for f in failures {
-        out.push(json!({"name": f.name, "status": Status::Error, "error": f.error.to_string()}));
+        push(json!({"name": f.name, "status": Status::Error, "error": f.error.to_string()}));
     }
     for s in skipped {
-        out.push(json!({"name": s.name, "status": Status::Skipped, "reason": s.reason}));
+        push(json!({"name": s.name, "status": Status::Skipped, "reason": s.reason}));
     }
     let mut summary = summary(links);
     summary["links"] = json!(links.len() + failures.len());
@@ -73,45 +80,71 @@ pub fn render_with_failures(
             crate::pair::RECIPE_UNPAIRED: count(crate::pair::RECIPE_UNPAIRED),
         });
     }
-    let coverage: Vec<serde_json::Value> = coverage
-        .iter()
-        .map(|c| {
-            let mut v = json!(c);
-            v["id"] = json!(crate::compare::kind_info(c.kind).map_or("", |k| k.id.as_str()));
-            v
-        })
-        .collect();
-    let doc = Doc {
-        schema_version: SCHEMA_VERSION,
-        tool: "recipe-drift",
-        links: out,
-        coverage,
-        waivers: waivers.to_vec(),
-        summary,
+    let mut coverage = serde_json::Value::Array(
+        coverage
+            .iter()
+            .map(|c| {
+                let mut v = json!(c);
+                v["id"] = json!(crate::compare::kind_info(c.kind).map_or("", |k| k.id.as_str()));
+                v
+            })
+            .collect(),
+    );
+    super::mask_json(&mut coverage);
+    let mut waivers = json!(waivers);
+    super::mask_json(&mut waivers);
+    // The document, as serde_json's pretty printer lays it out (two-space
+    // indent), with the links already printed.
+    let mut doc = String::from("{\n");
+    let field = |doc: &mut String, name: &str, text: &str| {
+        let _ = std::fmt::Write::write_fmt(doc, format_args!("  {name:?}: "));
+        indent_into(doc, text, "  ");
+        doc.push_str(",\n");
     };
-    // Every string from the inputs is masked before serde escapes it; the
-    // keys and the report's own words are not touched.
-    let mut doc = serde_json::to_value(&doc).expect("serializable");
-    for part in ["links", "coverage", "waivers"] {
-        if let Some(p) = doc.get_mut(part) {
-            super::mask_json(p);
+    field(&mut doc, "schema_version", &SCHEMA_VERSION.to_string());
+    field(&mut doc, "tool", "\"recipe-drift\"");
+    if out.is_empty() {
+        field(&mut doc, "links", "[]");
+    } else {
+        doc.push_str("  \"links\": [\n");
+        for (i, link) in out.iter().enumerate() {
+            doc.push_str("    ");
+            indent_into(&mut doc, link, "    ");
+            doc.push_str(if i + 1 == out.len() { "\n" } else { ",\n" });
+        }
+        doc.push_str("  ],\n");
+    }
+    drop(out);
+    for (name, part) in [("coverage", &coverage), ("waivers", &waivers)] {
+        if part.as_array().is_some_and(|a| !a.is_empty()) {
+            field(
+                &mut doc,
+                name,
+                &serde_json::to_string_pretty(part).expect("serializable"),
+            );
         }
     }
-    let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
-    s.push('\n');
-    s
+    doc.push_str("  \"summary\": ");
+    indent_into(
+        &mut doc,
+        &serde_json::to_string_pretty(&summary).expect("serializable"),
+        "  ",
+    );
+    doc.push_str("\n}\n");
+    doc
 }
 
-#[derive(Serialize)]
-struct Doc {
-    schema_version: u32,
-    tool: &'static str,
-    links: Vec<serde_json::Value>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    coverage: Vec<serde_json::Value>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    waivers: Vec<Outcome>,
-    summary: serde_json::Value,
+/// Appends `text` with every line after the first indented by `indent`
+/// (a pretty-printed value nested one level deeper; JSON strings hold no
+/// raw newline, so lines are the printer's own).
+fn indent_into(doc: &mut String, text: &str, indent: &str) {
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            doc.push('\n');
+            doc.push_str(indent);
+        }
+        doc.push_str(line);
+    }
 }
 
 /// A finding as the JSON output has it: the severity it counts with (information

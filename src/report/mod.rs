@@ -513,7 +513,7 @@ pub fn normalized(side: &SideReport, policy: &Policy, extra_keys: &[&str]) -> St
             continue;
         }
         // Unknowns are listed only where they matter (in a finding).
-        let set = (e.is_explicit() || !e.rules.is_empty()) && e.val.value().is_some();
+        let set = e.is_decided();
         if !set && !extra_keys.contains(&key.as_str()) {
             continue;
         }

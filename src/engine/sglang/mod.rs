@@ -384,7 +384,12 @@ fn choice_history(key: &str, value: &Value) -> Option<String> {
 
 /// Every canonical key of every bundled release, plus `model`, `hardware` and the
 /// known `env:` keys.
-pub fn all_keys() -> std::collections::BTreeSet<String> {
+pub fn all_keys() -> &'static std::collections::BTreeSet<String> {
+    static K: OnceLock<std::collections::BTreeSet<String>> = OnceLock::new();
+    K.get_or_init(collect_keys)
+}
+
+fn collect_keys() -> std::collections::BTreeSet<String> {
     let b = bundle();
     let mut keys: std::collections::BTreeSet<String> = b
         .releases
@@ -495,7 +500,7 @@ impl super::Engine for Sglang {
         key_for(name)
     }
 
-    fn keys(&self) -> std::collections::BTreeSet<String> {
+    fn keys(&self) -> &'static std::collections::BTreeSet<String> {
         all_keys()
     }
 

@@ -353,8 +353,8 @@ impl super::Engine for Vllm {
         })
     }
 
-    fn keys(&self) -> BTreeSet<String> {
-        all_keys().clone()
+    fn keys(&self) -> &'static BTreeSet<String> {
+        all_keys()
     }
 
     fn reads_env(&self, name: &str) -> bool {
