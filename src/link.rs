@@ -685,3 +685,80 @@ fn borrow_platform(
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report keeps the values its normalised commands and findings show,
+    /// not the release's whole option table (which made 10,000 links take
+    /// 5 GiB).
+    #[test]
+    fn a_report_keeps_only_what_it_shows() {
+        let spec = |text: &str| {
+            let dir = std::env::temp_dir().join(format!(
+                "recipe-drift-keep-{}-{}",
+                std::process::id(),
+                text.len()
+            ));
+            std::fs::create_dir_all(&dir).unwrap();
+            let file = dir.join("cmd.txt");
+            std::fs::write(&file, text).unwrap();
+            SideSpec {
+                file: Some(file),
+                ..SideSpec::default()
+            }
+        };
+        let docs = spec("sglang serve --model-path org/m --tp 4\n");
+        let recipe = spec("python3 -m sglang.launch_server --model-path org/m --tp 8\n");
+        let ctx = Overrides {
+            engine_version: Some("0.5.19".into()),
+            ..Overrides::default()
+        };
+        let policy = Policy::default();
+        let fetcher = Fetcher::new(crate::fetch::FetchOptions {
+            offline: true,
+            cache_dir: Some(std::env::temp_dir().join("recipe-drift-keep-cache")),
+            ..crate::fetch::FetchOptions::default()
+        });
+        let full = run_pair(
+            "t",
+            load_file_side(&docs, "docs", &BTreeMap::new(), &fetcher).unwrap(),
+            load_file_side(&recipe, "recipe", &BTreeMap::new(), &fetcher).unwrap(),
+            &docs,
+            &recipe,
+            &ctx,
+            &policy,
+        )
+        .unwrap();
+        let before = full.docs.resolved.values.len();
+        let reports = run_link(
+            "t",
+            &docs,
+            &recipe,
+            &ctx,
+            &BTreeMap::new(),
+            &policy,
+            &fetcher,
+        )
+        .unwrap();
+        let kept = &reports[0];
+        assert!(
+            before > 200,
+            "a full resolution lists every option: {before}"
+        );
+        assert!(
+            kept.docs.resolved.values.len() < 60,
+            "{}",
+            kept.docs.resolved.values.len()
+        );
+        assert!(kept.docs.resolved.values.contains_key("tp_size"));
+        assert!(kept.comparison.findings.iter().any(|f| f.key == "tp_size"));
+        // What the writers print is the same either way.
+        let policy = Policy::default();
+        assert_eq!(
+            crate::report::normalized_diff(&full, &policy),
+            crate::report::normalized_diff(kept, &policy)
+        );
+    }
+}
