@@ -877,7 +877,8 @@ impl Lexer<'_> {
                         "heredocs are not evaluated by plain-command extraction",
                     ));
                 }
-                '>' | '<' => self.skip_redirect(vars)?,
+                '<' if self.placeholder_len().is_none() => self.skip_redirect(vars)?,
+                '>' => self.skip_redirect(vars)?,
                 c if c.is_ascii_digit() && self.is_fd_redirect() => self.skip_redirect(vars)?,
                 _ => {
                     let at = self.pos;
@@ -919,6 +920,39 @@ impl Lexer<'_> {
         matches!(rest[digits..].chars().next(), Some('>' | '<'))
     }
 
+    /// The length of a docs placeholder at the cursor (`<your-token>`,
+    /// `<use args below>`): `<`, text with no quote, `$`, backquote, `<`,
+    /// `>`, `;`, `&` or `|` on the line, and `>`. Bash would read it as
+    /// redirections; a reader fills it in. Without blanks inside, the `>`
+    /// ends a word (a blank, the line's end or `;&|)` follows); with blanks
+    /// inside, the line's end or `;&|)` must follow, where bash would fail
+    /// (`<in.txt >out.txt` and `<a b> c` stay redirections).
+    fn placeholder_len(&self) -> Option<usize> {
+        let rest = self.text[self.pos..].strip_prefix('<')?;
+        let close = rest.find(|c: char| {
+            matches!(
+                c,
+                '>' | '<' | '\n' | '\'' | '"' | '`' | '$' | ';' | '&' | '|' | '\\'
+            )
+        })?;
+        if !rest[close..].starts_with('>') {
+            return None;
+        }
+        let inner = &rest[..close];
+        if inner.trim().is_empty() || inner.starts_with([' ', '\t']) || inner.len() > 120 {
+            return None;
+        }
+        let after = rest[close + 1..].chars().next();
+        let ends_line = matches!(after, None | Some('\n' | '\r' | ';' | '&' | '|' | ')'));
+        let blanks = inner.contains([' ', '\t']);
+        let ok = if blanks {
+            ends_line
+        } else {
+            ends_line || matches!(after, Some(' ' | '\t'))
+        };
+        ok.then_some(close + 2)
+    }
+
     fn skip_redirect(&mut self, vars: &ShellState) -> Result<(), Error> {
         let at = self.pos;
         while matches!(self.peek(), Some(c) if c.is_ascii_digit()) {
@@ -955,6 +989,17 @@ impl Lexer<'_> {
         let mut all_literal_so_far = true;
         while let Some(c) = self.peek() {
             match c {
+                '<' if let Some(len) = self.placeholder_len() => {
+                    let text = &self.text[self.pos..self.pos + len];
+                    cur.push_str(text);
+                    provenance =
+                        unknown(&format!("a placeholder ({text}) that the reader fills in"));
+                    for _ in 0..text.chars().count() {
+                        self.bump();
+                    }
+                    cur_solid = true;
+                    all_literal_so_far = false;
+                }
                 ' ' | '\t' | '\r' | '\n' | ';' | '&' | '|' | '<' | '>' => break,
                 '(' if may_assign && name_end.is_some() && cur.len() == name_end.unwrap() + 1 => {
                     return Err(self.error(
