@@ -276,3 +276,73 @@ fn a_nearest_shape_pair_differs_in_parallelism_only() {
         }
     }
 }
+
+/// Symbolic links under the docs root: a page or folder inside the root is read
+/// once (at its own path), one that leads outside the root or nowhere is
+/// listed as skipped with the reason, never dropped silently.
+#[cfg(unix)]
+#[test]
+fn linked_pages_are_read_once_or_reported() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(docs.join("real")).unwrap();
+    std::fs::create_dir_all(docs.join(".shared")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let page = |tp: u32| {
+        format!("```bash\nsglang serve --model-path Qwen/Qwen3.5-397B-A17B-FP8 --tp {tp}\n```\n")
+    };
+    std::fs::write(docs.join("real/a.md"), page(8)).unwrap();
+    std::fs::write(docs.join(".shared/s.md"), page(2)).unwrap();
+    std::fs::write(outside.join("o.md"), page(4)).unwrap();
+    symlink("real/a.md", docs.join("link.md")).unwrap();
+    symlink("real", docs.join("dirlink")).unwrap();
+    symlink("..", docs.join("real/loop")).unwrap();
+    symlink(".shared/s.md", docs.join("s.md")).unwrap();
+    symlink("../outside/o.md", docs.join("out.md")).unwrap();
+    symlink("nowhere.md", docs.join("dangling.md")).unwrap();
+    let docs_arg = docs.to_str().unwrap();
+    let (code, out, err) = run(&[
+        "check",
+        "--docs-root",
+        docs_arg,
+        "--inferencex",
+        SEED,
+        "--no-checkpoint-facts",
+        "--no-progress",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let mut read: Vec<String> = doc["coverage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] == "docs-unpaired")
+        .map(|c| c["deployment"].as_str().unwrap().replace(docs_arg, "DOCS"))
+        .collect();
+    read.sort();
+    assert_eq!(read, ["DOCS/real/a.md", "DOCS/s.md"]);
+    let skipped: Vec<(String, String)> = doc["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["status"] == "skipped")
+        .map(|l| {
+            (
+                l["name"].as_str().unwrap().replace(docs_arg, "DOCS"),
+                l["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert_eq!(skipped[0].0, "DOCS/dangling.md");
+    assert!(skipped[0].1.contains("leads nowhere"), "{skipped:?}");
+    assert_eq!(skipped[1].0, "DOCS/out.md");
+    assert!(
+        skipped[1].1.contains("outside the docs root"),
+        "{skipped:?}"
+    );
+}

@@ -199,7 +199,12 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
     // The pairs of the two spaces, and what has no partner.
     let mut coverage = Vec::new();
     if let Some((docs_root, ix_root)) = &pairing {
-        let pages = crate::space::load::Loader::docs_files(docs_root)?;
+        let (pages, not_read) = crate::space::load::Loader::docs_files(docs_root)?;
+        skipped.extend(
+            not_read
+                .into_iter()
+                .map(|(name, reason)| report::Skipped { name, reason }),
+        );
         let docs_files = match &changed {
             None => pages,
             Some(c) if explicit_files => c.clone(),

@@ -68,11 +68,34 @@ impl Loader<'_> {
 
     /// The docs files under `root` a reader sees: Markdown and MDX pages
     /// (the generators they render are read through them), sorted; hidden
-    /// folders and `node_modules` are not walked.
-    pub fn docs_files(root: &Path) -> Result<Vec<PathBuf>, Error> {
-        let mut out = Vec::new();
-        let mut stack = vec![root.to_path_buf()];
-        while let Some(dir) = stack.pop() {
+    /// folders and `node_modules` are not walked. A symbolic link is followed
+    /// when it leads to a page or folder inside the root (each folder walked
+    /// once); one that leads outside it, or nowhere, is listed as not read,
+    /// with the reason (second list: name, reason), never skipped silently.
+    pub fn docs_files(root: &Path) -> Result<(Vec<PathBuf>, Vec<(String, String)>), Error> {
+        let canonical_root = std::fs::canonicalize(root).map_err(|e| {
+            Error::usage(format!("{}: cannot read the folder: {e}", root.display()))
+        })?;
+        // (canonical path, path, reached through a link) of every page.
+        let mut found: Vec<(PathBuf, PathBuf, bool)> = Vec::new();
+        let mut not_read = Vec::new();
+        let mut walked = std::collections::BTreeSet::new();
+        walked.insert(canonical_root.clone());
+        // Linked folders are walked after the real ones, and only when the
+        // real walk did not reach them.
+        let mut linked_dirs: Vec<(PathBuf, PathBuf)> = Vec::new();
+        let mut stack = vec![(root.to_path_buf(), false)];
+        loop {
+            let Some((dir, via_link)) = stack.pop().or_else(|| {
+                while let Some((path, target)) = linked_dirs.pop() {
+                    if walked.insert(target) {
+                        return Some((path, true));
+                    }
+                }
+                None
+            }) else {
+                break;
+            };
             let entries = std::fs::read_dir(&dir).map_err(|e| {
                 Error::usage(format!("{}: cannot read the folder: {e}", dir.display()))
             })?;
@@ -82,28 +105,64 @@ impl Loader<'_> {
                 let Ok(kind) = entry.file_type() else {
                     continue;
                 };
-                if kind.is_dir() {
-                    if !name.starts_with('.') && name != "node_modules" {
-                        stack.push(path);
+                let hidden = name.starts_with('.') || name == "node_modules";
+                if kind.is_symlink() {
+                    let target = match std::fs::canonicalize(&path) {
+                        Ok(t) => t,
+                        Err(e) => {
+                            if is_page(&path) {
+                                not_read.push((
+                                    path.display().to_string(),
+                                    format!("a symbolic link that leads nowhere: {e}"),
+                                ));
+                            }
+                            continue;
+                        }
+                    };
+                    let is_dir = target.is_dir();
+                    if !is_dir && !is_page(&path) || is_dir && hidden {
+                        continue;
                     }
-                } else if kind.is_file()
-                    && matches!(
-                        path.extension().and_then(|e| e.to_str()),
-                        Some("md" | "mdx" | "markdown")
-                    )
-                {
-                    out.push(path);
-                    if out.len() > MAX_DOCS_FILES {
-                        return Err(Error::usage(format!(
-                            "{}: more than {MAX_DOCS_FILES} pages under the docs root; give the pages to check as FILES",
-                            root.display()
-                        )));
+                    if !target.starts_with(&canonical_root) {
+                        not_read.push((
+                            path.display().to_string(),
+                            format!(
+                                "a symbolic link to {}, outside the docs root",
+                                target.display()
+                            ),
+                        ));
+                    } else if is_dir {
+                        linked_dirs.push((path, target));
+                    } else if target.is_file() {
+                        found.push((target, path, true));
                     }
+                } else if kind.is_dir() {
+                    if !hidden {
+                        if let Ok(t) = std::fs::canonicalize(&path) {
+                            walked.insert(t);
+                        }
+                        stack.push((path, via_link));
+                    }
+                } else if kind.is_file() && is_page(&path) {
+                    let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                    found.push((canonical, path, via_link));
+                }
+                if found.len() > MAX_DOCS_FILES {
+                    return Err(Error::usage(format!(
+                        "{}: more than {MAX_DOCS_FILES} pages under the docs root; give the pages to check as FILES",
+                        root.display()
+                    )));
                 }
             }
         }
+        // A page reached by several paths is read once, at its own path when
+        // the walk met it there.
+        found.sort_by(|a, b| (&a.0, a.2, &a.1).cmp(&(&b.0, b.2, &b.1)));
+        found.dedup_by(|a, b| a.0 == b.0);
+        let mut out: Vec<PathBuf> = found.into_iter().map(|(_, p, _)| p).collect();
         out.sort();
-        Ok(out)
+        not_read.sort();
+        Ok((out, not_read))
     }
 
     /// The docs space of `files` (pages, generators, vLLM recipe YAMLs),
@@ -260,4 +319,12 @@ impl Loader<'_> {
         }
         loaded
     }
+}
+
+/// Whether a path names a docs page (`.md`, `.mdx`, `.markdown`).
+fn is_page(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("md" | "mdx" | "markdown")
+    )
 }
