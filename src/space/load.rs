@@ -72,7 +72,7 @@ impl Loader<'_> {
     /// when it leads to a page or folder inside the root (each folder walked
     /// once); one that leads outside it, or nowhere, is listed as not read,
     /// with the reason (second list: name, reason), never skipped silently.
-    pub fn docs_files(root: &Path) -> Result<(Vec<PathBuf>, Vec<(String, String)>), Error> {
+    pub fn docs_files(root: &Path) -> Result<(Vec<PathBuf>, NotRead), Error> {
         let canonical_root = std::fs::canonicalize(root).map_err(|e| {
             Error::usage(format!("{}: cannot read the folder: {e}", root.display()))
         })?;
@@ -85,17 +85,14 @@ impl Loader<'_> {
         // real walk did not reach them.
         let mut linked_dirs: Vec<(PathBuf, PathBuf)> = Vec::new();
         let mut stack = vec![(root.to_path_buf(), false)];
-        loop {
-            let Some((dir, via_link)) = stack.pop().or_else(|| {
-                while let Some((path, target)) = linked_dirs.pop() {
-                    if walked.insert(target) {
-                        return Some((path, true));
-                    }
+        while let Some((dir, via_link)) = stack.pop().or_else(|| {
+            while let Some((path, target)) = linked_dirs.pop() {
+                if walked.insert(target) {
+                    return Some((path, true));
                 }
-                None
-            }) else {
-                break;
-            };
+            }
+            None
+        }) {
             let entries = std::fs::read_dir(&dir).map_err(|e| {
                 Error::usage(format!("{}: cannot read the folder: {e}", dir.display()))
             })?;
@@ -320,6 +317,9 @@ impl Loader<'_> {
         loaded
     }
 }
+
+/// Paths under the docs root not read, each with the reason.
+pub type NotRead = Vec<(String, String)>;
 
 /// Whether a path names a docs page (`.md`, `.mdx`, `.markdown`).
 fn is_page(path: &Path) -> bool {
