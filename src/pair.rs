@@ -320,6 +320,10 @@ pub fn pair(
     out
 }
 
+/// The pairs (and config links) one run compares at most by default
+/// (`check --max-pairs`): each report is kept until the output is written.
+pub const MAX_PAIRS: usize = 20_000;
+
 /// Compares every pair: the recipe deployments of a pair that give the same
 /// MAJOR outcome are one report (their points listed together).
 pub fn run_pairs(

@@ -135,3 +135,51 @@ fn links_sharing_a_page_keep_their_own_recipe_and_name() {
         }
     }
 }
+
+#[test]
+fn more_links_than_the_budget_is_a_clear_error_before_any_work() {
+    let (code, out) = {
+        let out = Command::cargo_bin("recipe-drift")
+            .unwrap()
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args([
+                "check",
+                "--config",
+                "fixtures/demo/recipe-drift.yaml",
+                "--offline",
+                "--no-progress",
+                "--max-pairs",
+                "1",
+            ])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("fixtures/demo/recipe-drift.yaml:"), "{out}");
+    assert!(out.contains("more than --max-pairs 1"), "{out}");
+    assert!(!out.contains("panicked"), "{out}");
+    let out = Command::cargo_bin("recipe-drift")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "check",
+            "--docs-root",
+            "fixtures/cookbook",
+            "--inferencex",
+            "fixtures/pairing/inferencex",
+            "--no-checkpoint-facts",
+            "--no-progress",
+            "--max-pairs",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("more than --max-pairs 1"), "{err}");
+    assert!(out.stdout.is_empty(), "nothing compared, nothing printed");
+}

@@ -28,6 +28,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         exit_zero,
         quiet,
         no_progress,
+        max_pairs,
     } = args;
     super::progress::suppress(no_progress);
     let pairing = docs_root.zip(inferencex);
@@ -121,6 +122,17 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         .filter(|(i, s)| s.is_none() && m.unreadable_file(*i).is_none())
         .map(|(i, _)| i)
         .collect();
+    // Past the budget, a clear error before any work (every report is kept
+    // until the output is written).
+    if let Some(&first_over) = to_run.get(max_pairs) {
+        return Err(Error::Input {
+            span: m.positions.link(first_over),
+            message: format!(
+                "the run would compare {} links of the config, more than --max-pairs {max_pairs}: split the config, pass the changed FILES, or raise --max-pairs",
+                to_run.len()
+            ),
+        });
+    }
     let progress = super::progress::Links::new(to_run.len(), super::progress::wanted(no_progress));
     // Links that name the same page or script share its loading.
     let loads = std::sync::Arc::new(crate::link::Loads::default());
@@ -219,8 +231,9 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             checkpoints: checkpoints.clone(),
             policy: &policy,
             fetcher: &fetcher,
+            max_pairs,
         };
-        let found = run.run();
+        let found = run.run()?;
         // Config waivers name links; pairs take inline suppressions only.
         reports.extend(found.reports);
         failures.extend(found.failures);

@@ -31,6 +31,8 @@ pub(super) struct Run<'a> {
     pub policy: &'a Policy,
     /// Reads every file.
     pub fetcher: &'a Fetcher,
+    /// Pairs compared at most (`--max-pairs`).
+    pub max_pairs: usize,
 }
 
 /// What a pairing run found.
@@ -46,8 +48,9 @@ pub(super) struct Found {
 }
 
 impl Run<'_> {
-    /// Loads, pairs and compares.
-    pub(super) fn run(&self) -> Found {
+    /// Loads, pairs and compares; more pairs than `max_pairs` is an error
+    /// before any is compared.
+    pub(super) fn run(&self) -> Result<Found, crate::error::Error> {
         let loader = Loader {
             files: self.fetcher,
             checkpoints: Some(self.checkpoints.clone()),
@@ -67,6 +70,13 @@ impl Run<'_> {
             &pair_by,
             &self.manifest.policy.coverage,
         );
+        let compared: usize = pairing.pairs.iter().map(|p| p.recipes.len()).sum();
+        if compared > self.max_pairs {
+            return Err(crate::error::Error::usage(format!(
+                "the pairing found {compared} pairs to compare (docs deployment x recipe point group), more than --max-pairs {}: give the pages to check as FILES, or raise --max-pairs",
+                self.max_pairs
+            )));
+        }
         let ctx = Overrides {
             origin: self.config.map(|p| p.display().to_string()),
             checkpoints: Some(self.checkpoints.clone()),
@@ -92,11 +102,11 @@ impl Run<'_> {
             .chain(recipes.skipped)
             .map(|(name, reason)| Skipped { name, reason })
             .collect();
-        Found {
+        Ok(Found {
             reports,
             failures,
             skipped,
             coverage: pairing.coverage,
-        }
+        })
     }
 }
