@@ -1,4 +1,5 @@
-//! Docs placeholders (`<your-token>`, `<use args below>`) in page blocks and
+//! Shell forms of page blocks and command files. Docs placeholders
+//! (`<your-token>`, `<use args below>`) in page blocks and
 //! command files: a reader fills them in, so their value is unknown with that
 //! reason; they are not redirections (bash would fail on them) and never
 //! make the page an input error. Valid redirections stay redirections.
@@ -64,4 +65,41 @@ fn real_redirections_stay_redirections() {
     assert_eq!(code, 0, "{err}");
     let w: Vec<String> = words(&out).into_iter().map(|w| w.0).collect();
     assert_eq!(w, ["--tp", "2", "b"]);
+}
+
+/// A heredoc is the command's stdin: its body is skipped, not read as
+/// commands (`cat > cfg.json <<'EOF'`), and the commands after it are read.
+#[test]
+fn a_heredoc_body_is_stdin_not_commands() {
+    let (code, out, err) = extract(
+        "```bash\ncat > /tmp/c.json <<'EOF'\n{\"tp\": 8}\nsglang serve --model-path evil --tp 1\nEOF\nsglang serve --model-path org/m --tp 4\n```\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["launches"].as_array().unwrap().len(), 1, "{out}");
+    let w: Vec<String> = words(&out).into_iter().map(|w| w.0).collect();
+    assert_eq!(w, ["--model-path", "org/m", "--tp", "4"]);
+    // `<<-` strips leading tabs from the delimiter line; `<<<` is a here-string.
+    let (code, out, err) = extract(
+        "```bash\ncat <<-END > x\n\tbody\n\tEND\nsglang serve --model-path org/m <<< \"hi\" --tp 2\n```\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    let w: Vec<String> = words(&out).into_iter().map(|w| w.0).collect();
+    assert_eq!(w, ["--model-path", "org/m", "--tp", "2"]);
+}
+
+/// A heredoc a shell or interpreter would run (its command, or piped on) could
+/// hide a serve command: exit 2 at it, not a silent skip.
+#[test]
+fn a_heredoc_a_shell_would_run_is_an_input_error() {
+    for block in [
+        "bash <<EOF\nsglang serve --model-path org/m --tp 2\nEOF\n",
+        "cat <<EOF | sh\nsglang serve --model-path org/m --tp 2\nEOF\n",
+        "python3 - <<EOF\nprint(1)\nEOF\n",
+    ] {
+        let (code, _, err) = extract(&format!("```bash\n{block}```\n"));
+        assert_eq!(code, 2, "{block}: {err}");
+        assert!(err.contains("heredoc"), "{err}");
+        assert!(err.contains("page.md:2:"), "{err}");
+    }
 }

@@ -95,6 +95,7 @@ pub fn extract_range(
         pos: start,
         at_line_start: true,
         console,
+        heredocs: Vec::new(),
     };
     let mut found = Extracted::default();
     // Set while the commands run only if an earlier test (`[ ... ] &&`) succeeded.
@@ -676,7 +677,16 @@ struct Lexer<'a> {
     at_line_start: bool,
     /// Strip `$ ` / `> ` / `user@host:~$ ` prompts (console transcripts).
     console: bool,
+    /// Heredocs met on the current line (delimiter, `<<-`), whose bodies
+    /// follow the line's end.
+    heredocs: Vec<(String, bool)>,
 }
+
+/// Programs that run a heredoc's body as code.
+const INTERPRETERS: &[&str] = &[
+    "bash", "sh", "zsh", "dash", "ksh", "fish", "eval", "source", ".", "exec", "env", "sudo",
+    "xargs", "perl", "ruby", "node", "docker", "kubectl", "ssh", "srun",
+];
 
 const KEYWORDS: &[&str] = &[
     "if", "then", "elif", "else", "fi", "case", "esac", "for", "while", "until", "do", "done",
@@ -801,6 +811,7 @@ impl Lexer<'_> {
                 }
                 '\n' => {
                     self.bump();
+                    self.skip_heredoc_bodies();
                     self.at_line_start = true;
                     if !words.is_empty() {
                         // Keep looking one line ahead for the comment mistake.
@@ -871,12 +882,7 @@ impl Lexer<'_> {
                         format!("bash syntax error: unexpected `{c}` after a command word"),
                     ));
                 }
-                '<' if self.peek_at(1) == Some('<') => {
-                    return Err(self.error(
-                        self.pos,
-                        "heredocs are not evaluated by plain-command extraction",
-                    ));
-                }
+                '<' if self.peek_at(1) == Some('<') => self.heredoc(&words, vars)?,
                 '<' if self.placeholder_len().is_none() => self.skip_redirect(vars)?,
                 '>' => self.skip_redirect(vars)?,
                 c if c.is_ascii_digit() && self.is_fd_redirect() => self.skip_redirect(vars)?,
@@ -918,6 +924,90 @@ impl Lexer<'_> {
         let rest = &self.text[self.pos..];
         let digits = rest.chars().take_while(|c| c.is_ascii_digit()).count();
         matches!(rest[digits..].chars().next(), Some('>' | '<'))
+    }
+
+    /// A here-string (`<<< word`: the word is stdin, not an argument) or a
+    /// heredoc (`<<EOF`, `<<-'EOF'`): its body, after the line's end, is the
+    /// command's stdin and is skipped there. A heredoc whose command is a
+    /// shell or an interpreter, or is piped on (`cat <<EOF | bash`), would
+    /// run its body: that is not evaluated here (exit 2), since a serve
+    /// command inside it would be missed.
+    fn heredoc(&mut self, words: &[Word], vars: &ShellState) -> Result<(), Error> {
+        let at = self.pos;
+        if self.text[self.pos..].starts_with("<<<") {
+            for _ in 0..3 {
+                self.bump();
+            }
+            self.skip_blanks();
+            if matches!(self.peek(), None | Some('\n' | ';' | '&' | '|')) {
+                return Err(self.error(at, "a here-string with no word"));
+            }
+            self.word(vars, false)?;
+            return Ok(());
+        }
+        self.bump();
+        self.bump();
+        let dash = self.peek() == Some('-');
+        if dash {
+            self.bump();
+        }
+        self.skip_blanks();
+        let mut delimiter = String::new();
+        while let Some(c) = self.peek() {
+            if c.is_whitespace() || ";&|<>()".contains(c) {
+                break;
+            }
+            self.bump();
+            if !matches!(c, '\'' | '"' | '\\') {
+                delimiter.push(c);
+            }
+        }
+        if delimiter.is_empty() {
+            return Err(self.error(at, "a heredoc with no delimiter"));
+        }
+        let program = words
+            .iter()
+            .find(|w| w.assignment.is_none())
+            .map(|w| w.text.rsplit('/').next().unwrap_or(&w.text).to_string());
+        let line_rest = self.text[self.pos..].split('\n').next().unwrap_or("");
+        let runs_body = match &program {
+            None => true,
+            Some(p) => INTERPRETERS.contains(&p.as_str()) || p.starts_with("python"),
+        };
+        if runs_body || line_rest.contains('|') {
+            return Err(self.error(
+                at,
+                "a heredoc that a shell or an interpreter may run (its command, or a pipe after it) is not evaluated by plain-command extraction",
+            ));
+        }
+        self.heredocs.push((delimiter, dash));
+        Ok(())
+    }
+
+    /// Past the bodies of the heredocs met on the line just ended: each ends
+    /// at a line that is its delimiter (tabs before it stripped for `<<-`),
+    /// or at the text's end (bash warns and accepts).
+    fn skip_heredoc_bodies(&mut self) {
+        for (delimiter, dash) in std::mem::take(&mut self.heredocs) {
+            while self.peek().is_some() {
+                let mut line = String::new();
+                while let Some(c) = self.bump() {
+                    if c == '\n' {
+                        break;
+                    }
+                    line.push(c);
+                }
+                let line = line.strip_suffix('\r').unwrap_or(&line);
+                let line = if dash {
+                    line.trim_start_matches('\t')
+                } else {
+                    line
+                };
+                if line == delimiter {
+                    break;
+                }
+            }
+        }
     }
 
     /// The length of a docs placeholder at the cursor (`<your-token>`,
