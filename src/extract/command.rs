@@ -89,12 +89,30 @@ pub fn extract_range(
     state: &mut ShellState,
     console: bool,
 ) -> Result<Extracted, Error> {
+    extract_range_in(source, start, end, state, console, &[])
+}
+
+/// [`extract_range`] over a code block nested in containers (a blockquote, a
+/// list item): `containers` holds, for each line of the range that starts
+/// with container markup (`> `, list indentation), the byte range of that
+/// markup, sorted. The lexer steps over it after every line break, as a
+/// reader never sees it: a `> ` there is no redirection, and no blank of it
+/// lands inside a quoted word.
+pub(crate) fn extract_range_in(
+    source: &Arc<Source>,
+    start: usize,
+    end: usize,
+    state: &mut ShellState,
+    console: bool,
+    containers: &[(usize, usize)],
+) -> Result<Extracted, Error> {
     let mut lexer = Lexer {
         source,
         text: &source.text[..end],
         pos: start,
         at_line_start: true,
         console,
+        containers,
     };
     let mut found = Extracted::default();
     // Set while the commands run only if an earlier test (`[ ... ] &&`) succeeded.
@@ -676,6 +694,8 @@ struct Lexer<'a> {
     at_line_start: bool,
     /// Strip `$ ` / `> ` / `user@host:~$ ` prompts (console transcripts).
     console: bool,
+    /// Container markup at line starts, stepped over (see [`extract_range_in`]).
+    containers: &'a [(usize, usize)],
 }
 
 const KEYWORDS: &[&str] = &[
@@ -695,7 +715,17 @@ impl Lexer<'_> {
     fn bump(&mut self) -> Option<char> {
         let c = self.peek()?;
         self.pos += c.len_utf8();
+        if c == '\n' {
+            self.past_container();
+        }
         Some(c)
+    }
+
+    /// At a line start: past the container markup the line starts with, if any.
+    fn past_container(&mut self) {
+        if let Ok(i) = self.containers.binary_search_by_key(&self.pos, |g| g.0) {
+            self.pos = self.containers[i].1.clamp(self.pos, self.text.len());
+        }
     }
 
     fn error(&self, at: usize, msg: impl Into<String>) -> Error {
@@ -742,6 +772,7 @@ impl Lexer<'_> {
                     }
                     Some('\\') if matches!(self.peek_at(1), Some('\n')) => {
                         self.pos += 2;
+                        self.past_container();
                         // A `> ` continuation prompt in a console transcript.
                         if self.console && self.text[self.pos..].starts_with("> ") {
                             self.pos += 2;
@@ -752,6 +783,7 @@ impl Lexer<'_> {
                             && matches!(self.peek_at(2), Some('\n')) =>
                     {
                         self.pos += 3;
+                        self.past_container();
                     }
                     _ => break,
                 }
