@@ -275,7 +275,7 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
         };
         furthest.push(best);
     }
-    for block in out.code.iter_mut().filter(|b| !b.html) {
+    for block in &mut out.code {
         let i = hiding.partition_point(|r| r.0 <= block.at);
         if let Some((open, end, what)) = i.checked_sub(1).map(|i| &hiding[furthest[i]])
             && block.at < *end
@@ -1044,6 +1044,16 @@ cmd: vllm serve x
         "#é",
         "$ ",
         "---\n",
+        "> [!TIP]\n",
+        "1. ",
+        "   ",
+        "<script>",
+        "</script>",
+        "<style ",
+        "{false && ",
+        "\\{",
+        "'",
+        "${",
     ];
 
     /// A deterministic sweep: no input built from [`PIECES`] panics the

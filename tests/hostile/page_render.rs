@@ -166,6 +166,20 @@ fn fence_in_mdx_expression_is_an_error() {
             "page.mdx:5:1",
             "MDX expression `{` opened at page.mdx:3:5",
         ),
+        // A `}` in a JavaScript string does not end the expression.
+        (
+            format!(
+                "{{'}}' && false && <div>\n\n```bash\nsglang serve --model-path m --tp 8\n```\n\n</div>}}\n{visible}"
+            ),
+            "page.mdx:3:1",
+            "MDX expression `{` opened at page.mdx:1:1",
+        ),
+        // Nor is a raw-HTML `<pre>` in an expression a command.
+        (
+            format!("{{false && <pre>sglang serve --model-path m --tp 8</pre>}}\n{visible}"),
+            "page.mdx:1:11",
+            "MDX expression `{` opened at page.mdx:1:1",
+        ),
     ] {
         let repo = Repo::new();
         repo.write("page.mdx", &page);
