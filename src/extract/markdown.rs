@@ -987,6 +987,32 @@ cmd: vllm serve x
         }
     }
 
+    /// A block's text is its page range less the container markup of its
+    /// lines, which is what a reader sees (`> ` and the item's indentation
+    /// gone, the block's own `> ` kept).
+    #[test]
+    fn container_markup_is_no_part_of_the_text() {
+        let page = "> - item\n>\n>   ```console\n>   $ a \\\n>   > b\n>\n>   ```\n";
+        let src = Source::new(Origin::Inline("page".into()), page.to_string());
+        let code = blocks(&src).unwrap().code;
+        let block = &code[0];
+        assert_eq!(block.shown, "$ a \\\n> b\n\n");
+        let mut read = String::new();
+        let mut at = block.content.0;
+        for &(s, e) in &block.containers {
+            read.push_str(&page[at..s]);
+            at = e;
+        }
+        read.push_str(&page[at..block.content.1]);
+        assert_eq!(read, block.shown);
+        let l = launches(
+            &page
+                .replace("$ a", "$ sglang serve")
+                .replace("> b", "> --tp 4"),
+        );
+        assert_eq!(l[0].argv.last().unwrap().text, "4");
+    }
+
     /// Pieces that stress byte offsets: multi-byte text next to every
     /// character the page, MDX and shell readers look at.
     const PIECES: &[&str] = &[
