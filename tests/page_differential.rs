@@ -4,8 +4,8 @@
 //! Every page of `fixtures/pages/render/` is read by recipe-drift
 //! (`extract::page_code`) and by `tests/page_oracle/oracle.mjs`, which renders it
 //! with pinned npm packages (installed by `.ci/run` with `npm ci`): a `.md` page
-//! with `micromark` twice, raw HTML passed through (a docs site: `commonmark`)
-//! and with GFM and GitHub's tag filter (`github`); an `.mdx` page with
+//! with `micromark` and GFM twice, raw HTML passed through (a docs site: `site`)
+//! and with GitHub's tag filter (`github`); an `.mdx` page with
 //! `@mdx-js/mdx` 3 and React. The `<pre>` elements of the rendered HTML, parsed
 //! by parse5 as a browser parses it, are the blocks a reader sees.
 //!
@@ -116,10 +116,10 @@ fn pages_read_as_renderers_show_them() {
         }
         // What the docs site shows is what recipe-drift reads; what GitHub
         // shows besides is exactly what it marks hidden (an error if read).
-        let commonmark = oracle_blocks(&theirs["commonmark"]);
+        let site = oracle_blocks(&theirs["site"]);
         let github = oracle_blocks(&theirs["github"]);
-        assert_eq!(visible, commonmark, "{name}: the docs-site rendering");
-        if commonmark == github {
+        assert_eq!(visible, site, "{name}: the docs-site rendering");
+        if site == github {
             assert_eq!(visible, github, "{name}");
         } else {
             assert_eq!(all, github, "{name}: GitHub's rendering");

@@ -608,7 +608,16 @@ fn read_view(view: &View, page: &str) -> Blocks {
     let mut open: Option<CodeBlock> = None;
     // The blanks before the open block's fence on its line (MDX re-indents).
     let mut fence_indent: Option<usize> = None;
-    let options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+    // A `.md` page is read as GitHub-flavoured Markdown (a fence in a
+    // footnote is a fence); MDX without plugins has no GFM.
+    let mut options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+    if !view.dedented {
+        options |= Options::ENABLE_GFM
+            | Options::ENABLE_FOOTNOTES
+            | Options::ENABLE_TABLES
+            | Options::ENABLE_STRIKETHROUGH
+            | Options::ENABLE_TASKLISTS;
+    }
     for (event, range) in Parser::new_ext(&view.text, options).into_offset_iter() {
         match event {
             Event::Start(Tag::CodeBlock(kind)) => {

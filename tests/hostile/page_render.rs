@@ -71,6 +71,15 @@ fn list_item_continuation_is_read() {
     );
 }
 
+/// GitHub shows a fence in a footnote (GFM): it is read.
+#[test]
+fn footnote_block_is_read() {
+    reads_tp_4(
+        "docs.md",
+        "Launch it.[^1]\n\n[^1]: On four GPUs:\n\n    ```bash\n    sglang serve --model-path m \\\n      --tp 4\n    ```\n",
+    );
+}
+
 /// A quoted value continued onto a quoted line: the reader sees no `> ` in
 /// it, and neither does recipe-drift.
 #[test]

@@ -4,7 +4,7 @@
 //   node oracle.mjs FILE...
 //
 // prints one JSON document: {"files": [{"file": F, ...}]} where, for a `.md`
-// page, `commonmark` holds the blocks of micromark's rendering with raw HTML
+// page, `site` holds the blocks of micromark + GFM's rendering with raw HTML
 // passed through (a docs site) and `github` those of micromark + GFM with
 // GitHub's tag filter; for an `.mdx` page, `mdx` holds the blocks of the page
 // compiled by @mdx-js/mdx 3 and rendered by React (react-dom/server). A block
@@ -15,6 +15,12 @@
 import { readFileSync } from 'node:fs';
 import { micromark } from 'micromark';
 import { gfm, gfmHtml } from 'micromark-extension-gfm';
+import { combineHtmlExtensions } from 'micromark-util-combine-extensions';
+import { gfmAutolinkLiteralHtml } from 'micromark-extension-gfm-autolink-literal';
+import { gfmFootnoteHtml } from 'micromark-extension-gfm-footnote';
+import { gfmStrikethroughHtml } from 'micromark-extension-gfm-strikethrough';
+import { gfmTableHtml } from 'micromark-extension-gfm-table';
+import { gfmTaskListItemHtml } from 'micromark-extension-gfm-task-list-item';
 import { evaluate } from '@mdx-js/mdx';
 import * as runtime from 'react/jsx-runtime';
 import { createElement } from 'react';
@@ -53,13 +59,27 @@ async function read(file) {
     const { default: Content } = await evaluate(text, { ...runtime, development: false });
     return { file, mdx: blocks(renderToStaticMarkup(createElement(Content))) };
   }
-  const commonmark = micromark(text, { allowDangerousHtml: true });
+  // GFM both times; the docs site passes raw HTML through as it is, GitHub
+  // escapes the tags of its tag filter.
+  const site = micromark(text, {
+    allowDangerousHtml: true,
+    extensions: [gfm()],
+    htmlExtensions: [
+      combineHtmlExtensions([
+        gfmAutolinkLiteralHtml(),
+        gfmFootnoteHtml(),
+        gfmStrikethroughHtml(),
+        gfmTableHtml(),
+        gfmTaskListItemHtml(),
+      ]),
+    ],
+  });
   const github = micromark(text, {
     allowDangerousHtml: true,
     extensions: [gfm()],
     htmlExtensions: [gfmHtml()],
   });
-  return { file, commonmark: blocks(commonmark), github: blocks(github) };
+  return { file, site: blocks(site), github: blocks(github) };
 }
 
 const files = [];
