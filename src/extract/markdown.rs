@@ -86,6 +86,9 @@ pub(crate) struct Blocks {
     /// Code blocks, inline code spans, front matter and MDX comments, as
     /// sorted byte ranges.
     pub(crate) excluded: Vec<(usize, usize)>,
+    /// The raw HTML a renderer passes through as it is (HTML blocks, inline
+    /// HTML), as sorted byte ranges.
+    raw_html: Vec<(usize, usize)>,
 }
 
 /// Whether a source is an MDX page (by its file name).
@@ -260,7 +263,12 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     out.code.sort_by_key(|b| b.content);
     // Where a code block is not shown as one: inside a raw-text element left
     // open before it, or (MDX) inside a `{...}` expression.
-    let mut hiding = raw_text_regions(text, base, &out.excluded);
+    let live = if mdx {
+        outside(&out.excluded, base, text.len())
+    } else {
+        std::mem::take(&mut out.raw_html)
+    };
+    let mut hiding = raw_text_regions(text, &live);
     if mdx {
         hiding.extend(mdx_expressions(text, base, &out.excluded));
         hiding.sort_by_key(|r| r.0);
@@ -356,59 +364,68 @@ const HIDING_ELEMENTS: &[&str] = &[
     "template",
 ];
 
-/// The byte ranges of a page where an element of [`HIDING_ELEMENTS`] is open:
-/// from its opening tag (raw HTML, outside `excluded`: code, front matter, MDX
-/// comments) to its closing tag outside `excluded` (a closing tag inside code
-/// is escaped by the renderer, so it closes nothing), or to the end of the
-/// page. HTML comments are skipped; `\<` is text. Linear.
-fn raw_text_regions(
-    text: &str,
-    base: usize,
-    excluded: &[(usize, usize)],
-) -> Vec<(usize, usize, String)> {
+/// The byte ranges of a page where an element of [`HIDING_ELEMENTS`] or an
+/// HTML comment is open: from its opening tag to its closing tag (`-->`), or
+/// to the end of the page. Both are looked for in `live` only (sorted byte
+/// ranges): on a `.md` page, the raw HTML the renderer passes through as it is
+/// (HTML blocks and inline HTML), since a tag or a `-->` anywhere else is
+/// escaped (shown as text, closing nothing); on an MDX page, all but code,
+/// front matter and comments. Linear.
+fn raw_text_regions(text: &str, live: &[(usize, usize)]) -> Vec<(usize, usize, String)> {
     let lower = text.to_ascii_lowercase();
     let b = lower.as_bytes();
     let mut out = Vec::new();
-    let mut x = 0;
-    let mut i = base;
-    while i < b.len() {
-        if let Some(next) = past_ranges(excluded, &mut x, i) {
-            i = next;
-            continue;
-        }
-        if b[i] == b'\\' {
-            i += 2;
+    let mut r = 0;
+    let mut i = 0;
+    while r < live.len() {
+        let (s, e) = live[r];
+        i = i.max(s);
+        if i >= e {
+            r += 1;
             continue;
         }
         if b[i] != b'<' {
             i += 1;
             continue;
         }
-        if lower[i..].starts_with("<!--") {
-            i = lower[i + 4..]
-                .find("-->")
-                .map_or(b.len(), |e| i + 4 + e + 3);
-            continue;
-        }
-        let Some(name) = HIDING_ELEMENTS.iter().find(|n| opens_tag(b, i, n)) else {
+        let (close, what) = if lower[i..].starts_with("<!--") {
+            ("-->".to_string(), "HTML comment `<!--`".to_string())
+        } else if let Some(name) = HIDING_ELEMENTS.iter().find(|n| opens_tag(b, i, n)) {
+            (format!("</{name}"), format!("`<{name}>` element"))
+        } else {
             i += 1;
             continue;
         };
-        // The closing tag: the first `</name` outside `excluded`.
-        let close = format!("</{name}");
-        let mut from = i + 1;
-        let mut y = x;
+        // The end: the first `</name` (`-->`) in `live` after the opener.
+        let from = i + 2;
         let end = loop {
-            let Some(k) = lower[from..].find(&close).map(|k| from + k) else {
+            let Some(&(s, e)) = live.get(r) else {
                 break b.len();
             };
-            match past_ranges(excluded, &mut y, k) {
-                Some(next) => from = next,
-                None => break k,
+            let s = s.max(from).min(e);
+            if let Some(k) = lower[s..e].find(&close) {
+                break s + k;
             }
+            r += 1;
         };
-        out.push((i, end, format!("`<{name}>` element")));
+        out.push((i, end, what));
         i = end + 1;
+    }
+    out
+}
+
+/// The complement of `excluded` (sorted, not overlapping) in `from..len`.
+fn outside(excluded: &[(usize, usize)], from: usize, len: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = from;
+    for &(s, e) in excluded {
+        if s > at {
+            out.push((at, s.min(len)));
+        }
+        at = at.max(e);
+    }
+    if at < len {
+        out.push((at, len));
     }
     out
 }
@@ -684,6 +701,9 @@ fn read_view(view: &View, page: &str) -> Blocks {
             Event::Start(Tag::MetadataBlock(_)) => {
                 out.excluded.push(view.range(range.start, range.end));
             }
+            Event::Html(_) | Event::InlineHtml(_) if range.end > range.start => {
+                out.raw_html.push(view.range(range.start, range.end));
+            }
             _ => {}
         }
     }
@@ -845,6 +865,8 @@ fn blank_containers(source: &Source, code: &[CodeBlock]) -> Option<Arc<Source>> 
 fn hidden_error(source: &Source, block: &CodeBlock, open: usize, what: &str) -> Error {
     let why = if what.starts_with("MDX") {
         "MDX reads what is inside an expression as JavaScript, not Markdown, and whether it renders (as text) depends on the code"
+    } else if what.starts_with("HTML comment") {
+        "a browser shows nothing of it (on GitHub too), though the Markdown parser renders it as a code block inside the raw comment"
     } else {
         "a browser does not show it as a code block (its content is raw text or inert), while GitHub's tag filter escapes the tag and shows the fence: which command the page shows depends on the renderer"
     };

@@ -124,6 +124,14 @@ fn fence_in_open_raw_text_element_is_an_error() {
             "docs.md:3:1",
             "`<textarea>` element opened at docs.md:1:7",
         ),
+        // An HTML comment opened in an HTML block and still open.
+        (
+            format!(
+                "<div><!--\n\n```bash\nsglang serve --model-path m --tp 8\n```\n\n--></div>\n{visible}"
+            ),
+            "docs.md:3:1",
+            "HTML comment `<!--` opened at docs.md:1:6",
+        ),
         // A closing tag in a code span is escaped by the renderer: it closes
         // nothing.
         (
@@ -137,7 +145,7 @@ fn fence_in_open_raw_text_element_is_an_error() {
         let repo = Repo::new();
         repo.write("docs.md", &page);
         repo.run_deterministic(&["extract", "docs.md"])
-            .assert_input_error(at, &[element, "tag filter"])
+            .assert_input_error(at, &[element, "a browser"])
             .assert_no_leak();
     }
 }
