@@ -257,8 +257,9 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
         }
     }
     // Raw-HTML `<pre>` elements, wherever a browser (or MDX) shows them: in an
-    // HTML block, in a paragraph, several on a line; never inside code, a
-    // comment or a raw-text element (`<script>`, `<style>`, ...).
+    // HTML block, in a paragraph, several on a line; never inside code or a
+    // comment. One in a raw-text element (`<script>`, ...) is marked hidden
+    // below.
     out.code.extend(html_pre(text, base, &out.excluded));
     out.code.sort_by_key(|b| b.content);
     // Where a code block is not shown as one: inside a raw-text element left
@@ -534,10 +535,6 @@ fn mdx_expressions(
     out
 }
 
-/// Elements whose content is raw text, not markup: nothing in them is shown
-/// as an element (a `<pre>` in a `<script>` string is no `<pre>`).
-const RAW_TEXT_ELEMENTS: &[&str] = &["script", "style", "textarea", "title", "xmp"];
-
 /// Whether `lower[i..]` opens the tag `name` (`<name` then `>`, `/` or space).
 fn opens_tag(lower: &[u8], i: usize, name: &str) -> bool {
     let n = name.len();
@@ -552,9 +549,11 @@ fn opens_tag(lower: &[u8], i: usize, name: &str) -> bool {
 /// The raw-HTML `<pre>` elements of a page outside `excluded` (code, front
 /// matter, MDX comments), as unlabelled blocks of their shown text (inside a
 /// `<code>` element directly in the `<pre>`, if any; a newline right after
-/// the opening tag is not shown). HTML comments and raw-text elements are
-/// skipped; a `<pre>` with no end runs to the end of the page, as a browser
-/// shows it. Linear: each byte is looked at a bounded number of times.
+/// the opening tag is not shown). HTML comments are skipped; a `<pre>` in a
+/// raw-text element (`<script>`, ...) is found, and marked hidden later, since
+/// GitHub's tag filter shows it; a `<pre>` with no end runs to the end of the
+/// page, as a browser shows it. Linear: each byte is looked at a bounded number
+/// of times.
 fn html_pre(text: &str, base: usize, excluded: &[(usize, usize)]) -> Vec<CodeBlock> {
     let lower = text.to_ascii_lowercase();
     let b = lower.as_bytes();
@@ -573,10 +572,6 @@ fn html_pre(text: &str, base: usize, excluded: &[(usize, usize)]) -> Vec<CodeBlo
         }
         if lower[i..].starts_with("<!--") {
             i = find(i + 4, "-->").map_or(b.len(), |e| e + 3);
-            continue;
-        }
-        if let Some(name) = RAW_TEXT_ELEMENTS.iter().find(|n| opens_tag(b, i, n)) {
-            i = find(i + 1, &format!("</{name}")).map_or(b.len(), |e| e + 2 + name.len());
             continue;
         }
         if !opens_tag(b, i, "pre") {
