@@ -114,7 +114,8 @@ impl View {
     /// The page as CommonMark reads it from `base` (after a BOM); for MDX,
     /// dedented, with the JSX tags a line starts with left out: a line of
     /// tags only is blank, and the text after them on their line is read as
-    /// Markdown (`<Tip>Use `x`</Tip>`: its code span is code).
+    /// Markdown (`<Tip>Use `x`</Tip>`: its code span is code). Lines inside a
+    /// fence (one that starts a line) keep their tags: they are code.
     fn new(text: &str, base: usize, mdx: bool) -> View {
         if !mdx {
             return View {
@@ -126,10 +127,24 @@ impl View {
         let mut view = String::with_capacity(text.len() - base);
         let mut lines = Vec::new();
         let mut at = base;
+        // The fence open at this line (its character and length): a fenced
+        // line is code, so no tag is left out of it.
+        let mut fence: Option<(u8, usize)> = None;
+        let run = |s: &str, c: u8| s.bytes().take_while(|&b| b == c).count();
         for line in text[base..].split_inclusive('\n') {
             let mut body = line.trim_start_matches([' ', '\t']);
             let mut indent = line.len() - body.len();
-            if starts_jsx_tag(body) {
+            if let Some((c, n)) = fence {
+                let k = run(body, c);
+                if k >= n && body[k..].trim().is_empty() {
+                    fence = None;
+                }
+            } else if let Some(c) = [b'`', b'~'].into_iter().find(|&c| run(body, c) >= 3) {
+                let n = run(body, c);
+                if c == b'~' || !body[n..].contains('`') {
+                    fence = Some((c, n));
+                }
+            } else if starts_jsx_tag(body) {
                 let rest = leading_tags_end(body).map_or("", |k| &body[k..]);
                 if rest.trim().is_empty() {
                     body = if body.ends_with('\n') { "\n" } else { "" };
