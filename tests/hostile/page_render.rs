@@ -25,12 +25,14 @@ fn compare(name: &str, page: &str, recipe: &str) -> (Option<i32>, String) {
 
 /// The page's command sets `--tp 4` on a continuation line inside its
 /// container: against a recipe that leaves tp at 1 it is drift on tp (the
-/// false "no drift" was the `> --tp 4` line read as a redirection), and
-/// against a recipe with `--tp 4` it agrees.
+/// false "no drift" was the `> --tp 4` line read as a redirection), so it is
+/// against one with `--tp 8`, and against a recipe with `--tp 4` it agrees.
 fn reads_tp_4(name: &str, page: &str) {
-    let (code, out) = compare(name, page, RECIPE);
-    assert_eq!(code, Some(1), "{page}\n{out}");
-    assert!(out.contains("tp_size"), "{page}\n{out}");
+    for recipe in [RECIPE, "sglang serve --model-path m --tp 8\n"] {
+        let (code, out) = compare(name, page, recipe);
+        assert_eq!(code, Some(1), "{page}\n{out}");
+        assert!(out.contains("tp_size"), "{page}\n{out}");
+    }
     let (code, out) = compare(name, page, "sglang serve --model-path m --tp 4\n");
     assert_eq!(code, Some(0), "{page}\n{out}");
 }
