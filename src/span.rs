@@ -199,7 +199,7 @@ impl Source {
     /// breaks (a page whose code blocks' container markup, `> ` and list
     /// indentation, is blanked): what is read is `text`, while spans,
     /// positions and excerpts still point at the original text.
-    pub fn with_text(&self, text: String) -> Source {
+    pub(crate) fn with_text(&self, text: String) -> Source {
         assert_eq!(text.len(), self.text.len(), "a view keeps byte offsets");
         Source {
             origin: self.origin.clone(),
