@@ -127,22 +127,27 @@ impl View {
         let mut view = String::with_capacity(text.len() - base);
         let mut lines = Vec::new();
         let mut at = base;
-        // The fence open at this line (its character and length): a fenced
-        // line is code, so no tag is left out of it.
-        let mut fence: Option<(u8, usize)> = None;
+        // The fence open at this line (its character, its length and the
+        // blanks before it on its line): a fenced line is code, so no tag is
+        // left out of it, and it is dedented by the fence's blanks at most,
+        // so a fence in a list item (`- ```bash`) keeps its lines in the item.
+        let mut fence: Option<(u8, usize, usize)> = None;
         let run = |s: &str, c: u8| s.bytes().take_while(|&b| b == c).count();
         for line in text[base..].split_inclusive('\n') {
             let mut body = line.trim_start_matches([' ', '\t']);
             let mut indent = line.len() - body.len();
-            if let Some((c, n)) = fence {
-                let k = run(body, c);
-                if k >= n && body[k..].trim().is_empty() {
+            let code = past_markers(body);
+            if let Some((c, n, blanks)) = fence {
+                indent = indent.min(blanks);
+                body = &line[indent..];
+                let k = run(code, c);
+                if k >= n && code[k..].trim().is_empty() {
                     fence = None;
                 }
-            } else if let Some(c) = [b'`', b'~'].into_iter().find(|&c| run(body, c) >= 3) {
-                let n = run(body, c);
-                if c == b'~' || !body[n..].contains('`') {
-                    fence = Some((c, n));
+            } else if let Some(c) = [b'`', b'~'].into_iter().find(|&c| run(code, c) >= 3) {
+                let n = run(code, c);
+                if c == b'~' || !code[n..].contains('`') {
+                    fence = Some((c, n, indent));
                 }
             } else if starts_jsx_tag(body) {
                 let rest = leading_tags_end(body).map_or("", |k| &body[k..]);
@@ -182,6 +187,31 @@ impl View {
             s
         };
         (s, e.max(s))
+    }
+}
+
+/// A line after the container markers it starts with (`> `, `- `, `* `, `+ `,
+/// `1. `, `1) ` and blanks), where a fence in a quote or a list item starts.
+fn past_markers(line: &str) -> &str {
+    let mut rest = line;
+    loop {
+        let t = rest.trim_start_matches([' ', '\t']);
+        let b = t.as_bytes();
+        let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        let marker = match b.first() {
+            Some(b'>') => 1,
+            Some(b'-' | b'*' | b'+') if matches!(b.get(1), Some(b' ' | b'\t')) => 1,
+            Some(c)
+                if c.is_ascii_digit()
+                    && digits <= 9
+                    && matches!(b.get(digits), Some(b'.' | b')'))
+                    && matches!(b.get(digits + 1), Some(b' ' | b'\t')) =>
+            {
+                digits + 1
+            }
+            _ => return t,
+        };
+        rest = &t[marker..];
     }
 }
 

@@ -73,6 +73,16 @@ fn list_item_continuation_is_read() {
     );
 }
 
+/// On an MDX page, a fence on a list item's marker line keeps its lines in
+/// the item (they were dedented out of it, and the command was missed).
+#[test]
+fn mdx_list_item_fence_is_read() {
+    reads_tp_4(
+        "page.mdx",
+        "# Steps\n\n- ```bash\n  sglang serve --model-path m \\\n    --tp 4\n  ```\n\nDone.\n",
+    );
+}
+
 /// GitHub shows a fence in a footnote (GFM): it is read.
 #[test]
 fn footnote_block_is_read() {
