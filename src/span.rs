@@ -195,6 +195,19 @@ impl Source {
         }
     }
 
+    /// This source read through another text of the same length and line
+    /// breaks (a page whose code blocks' container markup, `> ` and list
+    /// indentation, is blanked): what is read is `text`, while spans,
+    /// positions and excerpts still point at the original text.
+    pub(crate) fn with_text(&self, text: String) -> Source {
+        assert_eq!(text.len(), self.text.len(), "a view keeps byte offsets");
+        Source {
+            origin: self.origin.clone(),
+            text: Arc::from(text),
+            file: self.file.clone(),
+        }
+    }
+
     /// The label used in spans and messages.
     pub fn label(&self) -> Arc<str> {
         self.file.label.clone()

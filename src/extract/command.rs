@@ -7,6 +7,8 @@
 //! `shell-words` does not expose. Nothing is executed; `$VAR` expands only from
 //! variables assigned earlier in the same text.
 
+mod forms;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -89,6 +91,23 @@ pub fn extract_range(
     state: &mut ShellState,
     console: bool,
 ) -> Result<Extracted, Error> {
+    extract_range_in(source, start, end, state, console, &[])
+}
+
+/// [`extract_range`] over a code block nested in containers (a blockquote, a
+/// list item): `containers` holds, for each line of the range that starts
+/// with container markup (`> `, list indentation), the byte range of that
+/// markup, sorted. The lexer steps over it after every line break, as a
+/// reader never sees it: a `> ` there is no redirection, and no blank of it
+/// lands inside a quoted word.
+pub(crate) fn extract_range_in(
+    source: &Arc<Source>,
+    start: usize,
+    end: usize,
+    state: &mut ShellState,
+    console: bool,
+    containers: &[(usize, usize)],
+) -> Result<Extracted, Error> {
     let mut lexer = Lexer {
         source,
         text: &source.text[..end],
@@ -96,6 +115,7 @@ pub fn extract_range(
         at_line_start: true,
         console,
         heredocs: Vec::new(),
+        containers,
     };
     let mut found = Extracted::default();
     // Set while the commands run only if an earlier test (`[ ... ] &&`) succeeded.
@@ -680,13 +700,9 @@ struct Lexer<'a> {
     /// Heredocs met on the current line (delimiter, `<<-`), whose bodies
     /// follow the line's end.
     heredocs: Vec<(String, bool)>,
+    /// Container markup at line starts, stepped over (see [`extract_range_in`]).
+    containers: &'a [(usize, usize)],
 }
-
-/// Programs that run a heredoc's body as code.
-const INTERPRETERS: &[&str] = &[
-    "bash", "sh", "zsh", "dash", "ksh", "fish", "eval", "source", ".", "exec", "env", "sudo",
-    "xargs", "perl", "ruby", "node", "docker", "kubectl", "ssh", "srun",
-];
 
 const KEYWORDS: &[&str] = &[
     "if", "then", "elif", "else", "fi", "case", "esac", "for", "while", "until", "do", "done",
@@ -705,7 +721,17 @@ impl Lexer<'_> {
     fn bump(&mut self) -> Option<char> {
         let c = self.peek()?;
         self.pos += c.len_utf8();
+        if c == '\n' {
+            self.past_container();
+        }
         Some(c)
+    }
+
+    /// At a line start: past the container markup the line starts with, if any.
+    fn past_container(&mut self) {
+        if let Ok(i) = self.containers.binary_search_by_key(&self.pos, |g| g.0) {
+            self.pos = self.containers[i].1.clamp(self.pos, self.text.len());
+        }
     }
 
     fn error(&self, at: usize, msg: impl Into<String>) -> Error {
@@ -752,6 +778,7 @@ impl Lexer<'_> {
                     }
                     Some('\\') if matches!(self.peek_at(1), Some('\n')) => {
                         self.pos += 2;
+                        self.past_container();
                         // A `> ` continuation prompt in a console transcript.
                         if self.console && self.text[self.pos..].starts_with("> ") {
                             self.pos += 2;
@@ -762,6 +789,7 @@ impl Lexer<'_> {
                             && matches!(self.peek_at(2), Some('\n')) =>
                     {
                         self.pos += 3;
+                        self.past_container();
                     }
                     _ => break,
                 }
@@ -924,123 +952,6 @@ impl Lexer<'_> {
         let rest = &self.text[self.pos..];
         let digits = rest.chars().take_while(|c| c.is_ascii_digit()).count();
         matches!(rest[digits..].chars().next(), Some('>' | '<'))
-    }
-
-    /// A here-string (`<<< word`: the word is stdin, not an argument) or a
-    /// heredoc (`<<EOF`, `<<-'EOF'`): its body, after the line's end, is the
-    /// command's stdin and is skipped there. A heredoc whose command is a
-    /// shell or an interpreter, or is piped on (`cat <<EOF | bash`), would
-    /// run its body: that is not evaluated here (exit 2), since a serve
-    /// command inside it would be missed.
-    fn heredoc(&mut self, words: &[Word], vars: &ShellState) -> Result<(), Error> {
-        let at = self.pos;
-        if self.text[self.pos..].starts_with("<<<") {
-            for _ in 0..3 {
-                self.bump();
-            }
-            self.skip_blanks();
-            if matches!(self.peek(), None | Some('\n' | ';' | '&' | '|')) {
-                return Err(self.error(at, "a here-string with no word"));
-            }
-            self.word(vars, false)?;
-            return Ok(());
-        }
-        self.bump();
-        self.bump();
-        let dash = self.peek() == Some('-');
-        if dash {
-            self.bump();
-        }
-        self.skip_blanks();
-        let mut delimiter = String::new();
-        while let Some(c) = self.peek() {
-            if c.is_whitespace() || ";&|<>()".contains(c) {
-                break;
-            }
-            self.bump();
-            if !matches!(c, '\'' | '"' | '\\') {
-                delimiter.push(c);
-            }
-        }
-        if delimiter.is_empty() {
-            return Err(self.error(at, "a heredoc with no delimiter"));
-        }
-        let program = words
-            .iter()
-            .find(|w| w.assignment.is_none())
-            .map(|w| w.text.rsplit('/').next().unwrap_or(&w.text).to_string());
-        let line_rest = self.text[self.pos..].split('\n').next().unwrap_or("");
-        let runs_body = match &program {
-            None => true,
-            Some(p) => INTERPRETERS.contains(&p.as_str()) || p.starts_with("python"),
-        };
-        if runs_body || line_rest.contains('|') {
-            return Err(self.error(
-                at,
-                "a heredoc that a shell or an interpreter may run (its command, or a pipe after it) is not evaluated by plain-command extraction",
-            ));
-        }
-        self.heredocs.push((delimiter, dash));
-        Ok(())
-    }
-
-    /// Past the bodies of the heredocs met on the line just ended: each ends
-    /// at a line that is its delimiter (tabs before it stripped for `<<-`),
-    /// or at the text's end (bash warns and accepts).
-    fn skip_heredoc_bodies(&mut self) {
-        for (delimiter, dash) in std::mem::take(&mut self.heredocs) {
-            while self.peek().is_some() {
-                let mut line = String::new();
-                while let Some(c) = self.bump() {
-                    if c == '\n' {
-                        break;
-                    }
-                    line.push(c);
-                }
-                let line = line.strip_suffix('\r').unwrap_or(&line);
-                let line = if dash {
-                    line.trim_start_matches('\t')
-                } else {
-                    line
-                };
-                if line == delimiter {
-                    break;
-                }
-            }
-        }
-    }
-
-    /// The length of a docs placeholder at the cursor (`<your-token>`,
-    /// `<use args below>`): `<`, text with no quote, `$`, backquote, `<`,
-    /// `>`, `;`, `&` or `|` on the line, and `>`. Bash would read it as
-    /// redirections; a reader fills it in. Without blanks inside, the `>`
-    /// ends a word (a blank, the line's end or `;&|)` follows); with blanks
-    /// inside, the line's end or `;&|)` must follow, where bash would fail
-    /// (`<in.txt >out.txt` and `<a b> c` stay redirections).
-    fn placeholder_len(&self) -> Option<usize> {
-        let rest = self.text[self.pos..].strip_prefix('<')?;
-        let close = rest.find(|c: char| {
-            matches!(
-                c,
-                '>' | '<' | '\n' | '\'' | '"' | '`' | '$' | ';' | '&' | '|' | '\\'
-            )
-        })?;
-        if !rest[close..].starts_with('>') {
-            return None;
-        }
-        let inner = &rest[..close];
-        if inner.trim().is_empty() || inner.starts_with([' ', '\t']) || inner.len() > 120 {
-            return None;
-        }
-        let after = rest[close + 1..].chars().next();
-        let ends_line = matches!(after, None | Some('\n' | '\r' | ';' | '&' | '|' | ')'));
-        let blanks = inner.contains([' ', '\t']);
-        let ok = if blanks {
-            ends_line
-        } else {
-            ends_line || matches!(after, Some(' ' | '\t'))
-        };
-        ok.then_some(close + 2)
     }
 
     fn skip_redirect(&mut self, vars: &ShellState) -> Result<(), Error> {

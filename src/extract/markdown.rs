@@ -14,12 +14,25 @@
 //! too: the page is read again with them blanked. A byte-order mark is skipped; a
 //! bare carriage return (CR-only line endings) is an error, since spans count lines
 //! by LF.
+//!
+//! A block's text is what the parser gives as its text, piece by piece: the
+//! container markup of its lines (`> ` of a blockquote or a GitHub alert, a list
+//! item's indentation) is no part of it. The shell reader steps over that markup
+//! at every line start (so a `> --tp 4` continuation line is `--tp 4`, not a
+//! redirection), and reads a copy of the page in which it is blanked to spaces,
+//! so every position is still the page's. A block the page does not show as a
+//! code block is an error at its fence when it would be read: inside an element
+//! whose content a browser does not show as markup (`<script>`, `<style>`,
+//! `<textarea>`, `<title>`, ... opened in raw HTML and not closed before it;
+//! GitHub's tag filter escapes those tags and shows the text, so no reading is
+//! right for both), or, on an MDX page, inside a `{...}` expression (JavaScript,
+//! rendered or not as the code decides).
 
 use std::sync::Arc;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use super::command::{ShellState, extract_range};
+use super::command::{ShellState, extract_range_in};
 use super::shared::Extracted;
 use super::shared::launches_only;
 use crate::error::Error;
@@ -40,6 +53,27 @@ pub(crate) struct CodeBlock {
     /// A raw-HTML `<pre>` block: its text is what a browser shows only when
     /// it holds no markup or character references (else it is not read).
     pub(crate) html: bool,
+    /// Where the block starts on the page (its fence, or its first line).
+    pub(crate) at: usize,
+    /// The text a reader sees: the code block's text as the parser gives it,
+    /// without the container markup (`> `, list indentation) of its lines.
+    pub(crate) shown: String,
+    /// The container markup inside `content`, as sorted byte ranges (one per
+    /// line that has some): what `shown` leaves out.
+    pub(crate) containers: Vec<(usize, usize)>,
+    /// Set when the block lies where the page does not show it as a code
+    /// block: inside a raw-text element (`<script>`, ...) left open before
+    /// it, or (MDX) inside a `{...}` expression: the opener's offset and a
+    /// description of it.
+    pub(crate) hidden: Option<(usize, String)>,
+}
+
+impl CodeBlock {
+    /// Adds a page range of the block's text (while it is read).
+    fn push_piece(&mut self, piece: (usize, usize)) {
+        self.containers.push(piece);
+        self.content = (self.content.0.min(piece.0), piece.1);
+    }
 }
 
 /// What a page's Markdown structure says: its code blocks, and every byte
@@ -52,6 +86,9 @@ pub(crate) struct Blocks {
     /// Code blocks, inline code spans, front matter and MDX comments, as
     /// sorted byte ranges.
     pub(crate) excluded: Vec<(usize, usize)>,
+    /// The raw HTML a renderer passes through as it is (HTML blocks, inline
+    /// HTML), as sorted byte ranges.
+    raw_html: Vec<(usize, usize)>,
 }
 
 /// Whether a source is an MDX page (by its file name).
@@ -66,6 +103,8 @@ pub(crate) fn is_mdx(source: &Source) -> bool {
 
 /// The text pulldown-cmark reads, and where each of its lines starts on the page.
 struct View {
+    /// Whether lines were dedented (MDX).
+    dedented: bool,
     text: String,
     /// (offset in the view, offset on the page) of each line start, ascending.
     lines: Vec<(usize, usize)>,
@@ -75,10 +114,12 @@ impl View {
     /// The page as CommonMark reads it from `base` (after a BOM); for MDX,
     /// dedented, with the JSX tags a line starts with left out: a line of
     /// tags only is blank, and the text after them on their line is read as
-    /// Markdown (`<Tip>Use `x`</Tip>`: its code span is code).
+    /// Markdown (`<Tip>Use `x`</Tip>`: its code span is code). Lines inside a
+    /// fence (one that starts a line) keep their tags: they are code.
     fn new(text: &str, base: usize, mdx: bool) -> View {
         if !mdx {
             return View {
+                dedented: false,
                 text: text[base..].to_string(),
                 lines: vec![(0, base)],
             };
@@ -86,10 +127,29 @@ impl View {
         let mut view = String::with_capacity(text.len() - base);
         let mut lines = Vec::new();
         let mut at = base;
+        // The fence open at this line (its character, its length and the
+        // blanks before it on its line): a fenced line is code, so no tag is
+        // left out of it, and it is dedented by the fence's blanks at most,
+        // so a fence in a list item (`- ```bash`) keeps its lines in the item.
+        let mut fence: Option<(u8, usize, usize)> = None;
+        let run = |s: &str, c: u8| s.bytes().take_while(|&b| b == c).count();
         for line in text[base..].split_inclusive('\n') {
             let mut body = line.trim_start_matches([' ', '\t']);
             let mut indent = line.len() - body.len();
-            if starts_jsx_tag(body) {
+            let code = past_markers(body);
+            if let Some((c, n, blanks)) = fence {
+                indent = indent.min(blanks);
+                body = &line[indent..];
+                let k = run(code, c);
+                if k >= n && code[k..].trim().is_empty() {
+                    fence = None;
+                }
+            } else if let Some(c) = [b'`', b'~'].into_iter().find(|&c| run(code, c) >= 3) {
+                let n = run(code, c);
+                if c == b'~' || !code[n..].contains('`') {
+                    fence = Some((c, n, indent));
+                }
+            } else if starts_jsx_tag(body) {
                 let rest = leading_tags_end(body).map_or("", |k| &body[k..]);
                 if rest.trim().is_empty() {
                     body = if body.ends_with('\n') { "\n" } else { "" };
@@ -102,7 +162,11 @@ impl View {
             view.push_str(body);
             at += line.len();
         }
-        View { text: view, lines }
+        View {
+            dedented: true,
+            text: view,
+            lines,
+        }
     }
 
     /// The page offset of a view offset.
@@ -123,6 +187,31 @@ impl View {
             s
         };
         (s, e.max(s))
+    }
+}
+
+/// A line after the container markers it starts with (`> `, `- `, `* `, `+ `,
+/// `1. `, `1) ` and blanks), where a fence in a quote or a list item starts.
+fn past_markers(line: &str) -> &str {
+    let mut rest = line;
+    loop {
+        let t = rest.trim_start_matches([' ', '\t']);
+        let b = t.as_bytes();
+        let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        let marker = match b.first() {
+            Some(b'>') => 1,
+            Some(b'-' | b'*' | b'+') if matches!(b.get(1), Some(b' ' | b'\t')) => 1,
+            Some(c)
+                if c.is_ascii_digit()
+                    && digits <= 9
+                    && matches!(b.get(digits), Some(b'.' | b')'))
+                    && matches!(b.get(digits + 1), Some(b' ' | b'\t')) =>
+            {
+                digits + 1
+            }
+            _ => return t,
+        };
+        rest = &t[marker..];
     }
 }
 
@@ -191,7 +280,7 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     let text = &source.text;
     check_line_endings(source, LineEndings::Text)?;
     let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let mut out = read_view(&View::new(text, base, mdx));
+    let mut out = read_view(&View::new(text, base, mdx), text);
     if mdx {
         // MDX comments hide what they hold (a fence too): read the page again
         // with them blanked. Comments are looked for outside the code found
@@ -207,22 +296,289 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
                 }
             }
             let masked = String::from_utf8(masked).expect("whole comments blanked with spaces");
-            out = read_view(&View::new(&masked, base, mdx));
+            out = read_view(&View::new(&masked, base, mdx), &masked);
             out.excluded.extend(comments);
             out.excluded.sort();
         }
     }
     // Raw-HTML `<pre>` elements, wherever a browser (or MDX) shows them: in an
-    // HTML block, in a paragraph, several on a line; never inside code, a
-    // comment or a raw-text element (`<script>`, `<style>`, ...).
+    // HTML block, in a paragraph, several on a line; never inside code or a
+    // comment. One in a raw-text element (`<script>`, ...) is marked hidden
+    // below.
     out.code.extend(html_pre(text, base, &out.excluded));
     out.code.sort_by_key(|b| b.content);
+    // Where a code block is not shown as one: inside a raw-text element left
+    // open before it, or (MDX) inside a `{...}` expression.
+    let live = if mdx {
+        outside(&out.excluded, base, text.len())
+    } else {
+        std::mem::take(&mut out.raw_html)
+    };
+    let mut hiding = raw_text_regions(text, &live);
+    if mdx {
+        hiding.extend(mdx_expressions(text, base, &out.excluded));
+        hiding.sort_by_key(|r| r.0);
+    }
+    // For each region (sorted by start), the one reaching furthest among it
+    // and those before it: regions of the two kinds may nest.
+    let mut furthest: Vec<usize> = Vec::with_capacity(hiding.len());
+    for (k, r) in hiding.iter().enumerate() {
+        let best = match furthest.last() {
+            Some(&f) if hiding[f].1 >= r.1 => f,
+            _ => k,
+        };
+        furthest.push(best);
+    }
+    for block in &mut out.code {
+        let i = hiding.partition_point(|r| r.0 <= block.at);
+        if let Some((open, end, what)) = i.checked_sub(1).map(|i| &hiding[furthest[i]])
+            && block.at < *end
+        {
+            block.hidden = Some((*open, what.clone()));
+        }
+    }
     Ok(out)
 }
 
-/// Elements whose content is raw text, not markup: nothing in them is shown
-/// as an element (a `<pre>` in a `<script>` string is no `<pre>`).
-const RAW_TEXT_ELEMENTS: &[&str] = &["script", "style", "textarea", "title", "xmp"];
+/// Where a dedented code line's text starts when the indentation beyond the
+/// fence's is kept: `start` is where the view's text of the line starts on
+/// the page, `fence` where the fence starts. Only a line (and a fence) with
+/// nothing but blanks before it on the page is re-indented.
+fn kept_indent(page: &str, fence: Option<usize>, start: usize) -> usize {
+    match (fence, line_indent(page, start)) {
+        (Some(f), Some((line, n))) if n > f => line + f,
+        _ => start,
+    }
+}
+
+/// The start of the line holding `at` and the width of the blanks before
+/// `at` on it, when there is nothing else before it.
+fn line_indent(page: &str, at: usize) -> Option<(usize, usize)> {
+    let before = &page.as_bytes()[..at];
+    let blanks = before
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    let line = at - blanks;
+    (line == 0 || before[line - 1] == b'\n').then_some((line, blanks))
+}
+
+/// The container markup between the text pieces of a code block (sorted page
+/// ranges): on each line that starts inside a gap between two pieces, the
+/// gap's bytes from that line start to the line's end (a CR of a CRLF line
+/// ending is no markup).
+fn gaps(page: &str, pieces: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let bytes = page.as_bytes();
+    let mut out = Vec::new();
+    for w in pieces.windows(2) {
+        let (mut p, end) = (w[0].1, w[1].0);
+        while p < end {
+            if p > 0 && bytes[p - 1] == b'\n' {
+                let stop = bytes[p..end]
+                    .iter()
+                    .position(|&b| b == b'\n' || b == b'\r')
+                    .map_or(end, |k| p + k);
+                if stop > p {
+                    out.push((p, stop));
+                }
+                p = stop.max(p + 1);
+            } else {
+                p += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Elements in which a fence a Markdown renderer turns into `<pre><code>` is
+/// not shown as a code block by a browser: the raw-text and RCDATA elements
+/// (`<script>`, `<style>`, `<textarea>`, `<title>`, `<xmp>`, `<iframe>`,
+/// `<noembed>`, `<noframes>`, `<noscript>`), `<plaintext>` and `<template>`.
+/// GitHub's tag filter escapes most of them, so there the text is shown.
+const HIDING_ELEMENTS: &[&str] = &[
+    "script",
+    "style",
+    "textarea",
+    "title",
+    "xmp",
+    "iframe",
+    "noembed",
+    "noframes",
+    "noscript",
+    "plaintext",
+    "template",
+];
+
+/// The byte ranges of a page where an element of [`HIDING_ELEMENTS`] or an
+/// HTML comment is open: from its opening tag to its closing tag (`-->`), or
+/// to the end of the page. Both are looked for in `live` only (sorted byte
+/// ranges): on a `.md` page, the raw HTML the renderer passes through as it is
+/// (HTML blocks and inline HTML), since a tag or a `-->` anywhere else is
+/// escaped (shown as text, closing nothing); on an MDX page, all but code,
+/// front matter and comments. Linear.
+fn raw_text_regions(text: &str, live: &[(usize, usize)]) -> Vec<(usize, usize, String)> {
+    let lower = text.to_ascii_lowercase();
+    let b = lower.as_bytes();
+    let mut out = Vec::new();
+    let mut r = 0;
+    let mut i = 0;
+    while r < live.len() {
+        let (s, e) = live[r];
+        i = i.max(s);
+        if i >= e {
+            r += 1;
+            continue;
+        }
+        if b[i] != b'<' {
+            i += 1;
+            continue;
+        }
+        let (close, what) = if lower[i..].starts_with("<!--") {
+            ("-->".to_string(), "HTML comment `<!--`".to_string())
+        } else if let Some(name) = HIDING_ELEMENTS.iter().find(|n| opens_tag(b, i, n)) {
+            (format!("</{name}"), format!("`<{name}>` element"))
+        } else {
+            i += 1;
+            continue;
+        };
+        // The end: the first `</name` (`-->`) in `live` after the opener.
+        let from = i + 2;
+        let end = loop {
+            let Some(&(s, e)) = live.get(r) else {
+                break b.len();
+            };
+            let s = s.max(from).min(e);
+            if let Some(k) = lower[s..e].find(&close) {
+                break s + k;
+            }
+            r += 1;
+        };
+        out.push((i, end, what));
+        i = end + 1;
+    }
+    out
+}
+
+/// The complement of `excluded` (sorted, not overlapping) in `from..len`.
+fn outside(excluded: &[(usize, usize)], from: usize, len: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = from;
+    for &(s, e) in excluded {
+        if s > at {
+            out.push((at, s.min(len)));
+        }
+        at = at.max(e);
+    }
+    if at < len {
+        out.push((at, len));
+    }
+    out
+}
+
+/// Where the expression opened by the `{` at `open` ends (after its `}`; the
+/// end of the text when it never does). MDX ends it at the first balancing
+/// `}` where the text parses as JavaScript, so a `}` in a string does not end
+/// it (`{'}' && ...}`), while an apostrophe in JSX text inside it
+/// (`<p>Don't</p>`) starts no string. Neither reading alone is MDX's: the
+/// caller takes the further of both, counting every brace (`js` false) and
+/// counting braces outside JavaScript strings, template literals and comments
+/// (`js` true; a `'` or `"` string ends at its line's end). A fence inside
+/// the longer range is then an error rather than a command read by mistake.
+fn expression_end(b: &[u8], open: usize, js: bool) -> usize {
+    let mut depth = 0usize;
+    let mut j = open;
+    while j < b.len() {
+        match b[j] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return j + 1;
+                }
+            }
+            q @ (b'\'' | b'"' | b'`') if js => {
+                j += 1;
+                while j < b.len() && b[j] != q && (q == b'`' || b[j] != b'\n') {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'/' if js && b.get(j + 1) == Some(&b'/') => {
+                j = b[j..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(b.len(), |k| j + k);
+            }
+            b'/' if js && b.get(j + 1) == Some(&b'*') => {
+                j = b[j + 2..]
+                    .windows(2)
+                    .position(|w| w == b"*/")
+                    .map_or(b.len(), |k| j + 2 + k + 1);
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    b.len()
+}
+
+/// The `{...}` expressions of an MDX page, as byte ranges: a `{` outside
+/// `excluded` (code, front matter, comments) and not escaped (`\{`) to the
+/// `}` that balances it (see [`expression_end`]), or to the end of the page.
+/// What is inside is JavaScript: a fence there is JSX text, shown or not as
+/// the code decides. A quoted attribute value of a JSX tag is text, not an
+/// expression. Linear in the page plus the expressions' lengths.
+fn mdx_expressions(
+    text: &str,
+    base: usize,
+    excluded: &[(usize, usize)],
+) -> Vec<(usize, usize, String)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut x = 0;
+    let mut i = base;
+    let mut quote: Option<u8> = None; // inside a tag's quoted attribute value
+    let mut in_tag = false;
+    while i < b.len() {
+        if let Some(next) = past_ranges(excluded, &mut x, i) {
+            i = next;
+            continue;
+        }
+        let c = b[i];
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'\\' if !in_tag => i += 2,
+            b'<' if !in_tag
+                && b.get(i + 1)
+                    .is_some_and(|n| n.is_ascii_alphabetic() || *n == b'/') =>
+            {
+                in_tag = true;
+                i += 1;
+            }
+            b'"' | b'\'' if in_tag => {
+                quote = Some(c);
+                i += 1;
+            }
+            b'>' if in_tag => {
+                in_tag = false;
+                i += 1;
+            }
+            b'{' => {
+                let end = expression_end(b, i, false).max(expression_end(b, i, true));
+                out.push((i, end, "MDX expression `{`".to_string()));
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
 
 /// Whether `lower[i..]` opens the tag `name` (`<name` then `>`, `/` or space).
 fn opens_tag(lower: &[u8], i: usize, name: &str) -> bool {
@@ -238,9 +594,11 @@ fn opens_tag(lower: &[u8], i: usize, name: &str) -> bool {
 /// The raw-HTML `<pre>` elements of a page outside `excluded` (code, front
 /// matter, MDX comments), as unlabelled blocks of their shown text (inside a
 /// `<code>` element directly in the `<pre>`, if any; a newline right after
-/// the opening tag is not shown). HTML comments and raw-text elements are
-/// skipped; a `<pre>` with no end runs to the end of the page, as a browser
-/// shows it. Linear: each byte is looked at a bounded number of times.
+/// the opening tag is not shown). HTML comments are skipped; a `<pre>` in a
+/// raw-text element (`<script>`, ...) is found, and marked hidden later, since
+/// GitHub's tag filter shows it; a `<pre>` with no end runs to the end of the
+/// page, as a browser shows it. Linear: each byte is looked at a bounded number
+/// of times.
 fn html_pre(text: &str, base: usize, excluded: &[(usize, usize)]) -> Vec<CodeBlock> {
     let lower = text.to_ascii_lowercase();
     let b = lower.as_bytes();
@@ -259,10 +617,6 @@ fn html_pre(text: &str, base: usize, excluded: &[(usize, usize)]) -> Vec<CodeBlo
         }
         if lower[i..].starts_with("<!--") {
             i = find(i + 4, "-->").map_or(b.len(), |e| e + 3);
-            continue;
-        }
-        if let Some(name) = RAW_TEXT_ELEMENTS.iter().find(|n| opens_tag(b, i, n)) {
-            i = find(i + 1, &format!("</{name}")).map_or(b.len(), |e| e + 2 + name.len());
             continue;
         }
         if !opens_tag(b, i, "pre") {
@@ -293,19 +647,34 @@ fn html_pre(text: &str, base: usize, excluded: &[(usize, usize)]) -> Vec<CodeBlo
             lang: None,
             content: (start, end.max(start)),
             html: true,
+            at: i,
+            shown: text[start..end.max(start)].to_string(),
+            containers: Vec::new(),
+            hidden: None,
         });
         i = find(close, ">").map_or(b.len(), |e| e + 1);
     }
     out
 }
 
-/// The code blocks and code ranges pulldown-cmark finds in a view.
-fn read_view(view: &View) -> Blocks {
+/// The code blocks and code ranges pulldown-cmark finds in a view of `page`.
+fn read_view(view: &View, page: &str) -> Blocks {
     let mut out = Blocks::default();
-    // Inside a code block: its language and the view range of its text so far.
-    type Open = (Option<String>, Option<(usize, usize)>);
-    let mut open: Option<Open> = None;
-    let options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+    // Inside a code block: the block so far (its `content` is the page range
+    // of its text so far, `containers` the page ranges of its text pieces).
+    let mut open: Option<CodeBlock> = None;
+    // The blanks before the open block's fence on its line (MDX re-indents).
+    let mut fence_indent: Option<usize> = None;
+    // A `.md` page is read as GitHub-flavoured Markdown (a fence in a
+    // footnote is a fence); MDX without plugins has no GFM.
+    let mut options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+    if !view.dedented {
+        options |= Options::ENABLE_GFM
+            | Options::ENABLE_FOOTNOTES
+            | Options::ENABLE_TABLES
+            | Options::ENABLE_STRIKETHROUGH
+            | Options::ENABLE_TASKLISTS;
+    }
     for (event, range) in Parser::new_ext(&view.text, options).into_offset_iter() {
         match event {
             Event::Start(Tag::CodeBlock(kind)) => {
@@ -319,22 +688,51 @@ fn read_view(view: &View) -> Blocks {
                     .filter(|l| !l.is_empty()),
                     CodeBlockKind::Indented => None,
                 };
+                let (at, _) = view.range(range.start, range.end);
+                fence_indent = line_indent(page, at).map(|(_, n)| n);
                 out.excluded.push(view.range(range.start, range.end));
-                open = Some((lang, None));
+                open = Some(CodeBlock {
+                    lang,
+                    content: (usize::MAX, 0),
+                    html: false,
+                    at,
+                    shown: String::new(),
+                    containers: Vec::new(),
+                    hidden: None,
+                });
             }
-            Event::Text(_) if open.is_some() => {
-                if let Some((_, span)) = &mut open {
-                    let first = span.map_or(range.start, |s| s.0);
-                    *span = Some((first, range.end));
+            Event::Text(text) if open.is_some() => {
+                if let Some(block) = &mut open {
+                    // The text of one line or more (a partly used tab's
+                    // columns are an empty piece of spaces). In a dedented
+                    // (MDX) view, each line is a piece of its own, whose
+                    // indentation beyond the fence's is kept, as MDX keeps it.
+                    let whole = &view.text[range.clone()];
+                    if range.end == range.start || !view.dedented || whole != &*text {
+                        block.shown.push_str(&text);
+                        if range.end > range.start {
+                            block.push_piece(view.range(range.start, range.end));
+                        }
+                    } else {
+                        let mut at = range.start;
+                        for line in whole.split_inclusive('\n') {
+                            let mut piece = view.range(at, at + line.len());
+                            let kept = kept_indent(page, fence_indent, piece.0);
+                            block.shown.push_str(&page[kept..piece.0]);
+                            block.shown.push_str(line);
+                            piece.0 = kept;
+                            block.push_piece(piece);
+                            at += line.len();
+                        }
+                    }
                 }
             }
             Event::End(TagEnd::CodeBlock) => {
-                if let Some((lang, Some((start, end)))) = open.take() {
-                    out.code.push(CodeBlock {
-                        lang,
-                        content: view.range(start, end),
-                        html: false,
-                    });
+                if let Some(mut block) = open.take()
+                    && block.content.0 <= block.content.1
+                {
+                    block.containers = gaps(page, &block.containers);
+                    out.code.push(block);
                 }
             }
             Event::Code(_) | Event::InlineMath(_) | Event::DisplayMath(_) => {
@@ -342,6 +740,9 @@ fn read_view(view: &View) -> Blocks {
             }
             Event::Start(Tag::MetadataBlock(_)) => {
                 out.excluded.push(view.range(range.start, range.end));
+            }
+            Event::Html(_) | Event::InlineHtml(_) if range.end > range.start => {
+                out.raw_html.push(view.range(range.start, range.end));
             }
             _ => {}
         }
@@ -443,7 +844,13 @@ pub fn extract_all(
 ) -> Result<Extracted, Error> {
     let mut launches = Extracted::default();
     let mut page_state = ShellState::with_vars(vars);
-    for block in blocks(source)?.code {
+    let code = blocks(source)?.code;
+    // The page as the shell reader reads it: the container markup inside code
+    // blocks blanked (positions unchanged), in case any piece of text is
+    // taken whole; the lexer itself steps over that markup.
+    let blanked = blank_containers(source, &code);
+    let source = blanked.as_ref().unwrap_or(source);
+    for block in code {
         let (start, end) = block.content;
         if block.html && names_a_launcher(&source.text[start..end]) {
             let text = &source.text[start..end];
@@ -459,13 +866,16 @@ pub fn extract_all(
                 SHELL_LANGS.contains(&lang),
                 matches!(lang, "console" | "shell-session"),
             ),
-            None => (names_a_launcher(&source.text[start..end]), false),
+            None => (names_a_launcher(&block.shown), false),
         };
         if !read {
             continue;
         }
+        if let Some((open, what)) = &block.hidden {
+            return Err(hidden_error(source, &block, *open, what));
+        }
         let mut state = page_state.clone();
-        let found = extract_range(source, start, end, &mut state, console)?;
+        let found = extract_range_in(source, start, end, &mut state, console, &block.containers)?;
         if found.launches.is_empty() && found.unsupported.is_empty() {
             page_state = state;
         }
@@ -473,6 +883,70 @@ pub fn extract_all(
         launches.unsupported.extend(found.unsupported);
     }
     Ok(launches)
+}
+
+/// The page with the container markup of its code blocks blanked to spaces
+/// (`None` when there is none).
+fn blank_containers(source: &Source, code: &[CodeBlock]) -> Option<Arc<Source>> {
+    if code.iter().all(|b| b.containers.is_empty()) {
+        return None;
+    }
+    let mut bytes = source.text.as_bytes().to_vec();
+    for &(s, e) in code.iter().flat_map(|b| &b.containers) {
+        bytes[s..e].fill(b' ');
+    }
+    // Whole lines' leading markup (no CR or LF) became ASCII spaces.
+    let text = String::from_utf8(bytes).ok()?;
+    Some(Arc::new(source.with_text(text)))
+}
+
+/// The error for a code block that would be read but lies where the page does
+/// not show it as a code block (see [`CodeBlock::hidden`]).
+fn hidden_error(source: &Source, block: &CodeBlock, open: usize, what: &str) -> Error {
+    let why = if what.starts_with("MDX") {
+        "MDX reads what is inside an expression as JavaScript, not Markdown, and whether it renders (as text) depends on the code"
+    } else if what.starts_with("HTML comment") {
+        "a browser shows nothing of it (on GitHub too), though the Markdown parser renders it as a code block inside the raw comment"
+    } else {
+        "a browser does not show it as a code block (its content is raw text or inert), while GitHub's tag filter escapes the tag and shows the fence: which command the page shows depends on the renderer"
+    };
+    Error::input(
+        source.span(block.at, block.at + 1),
+        format!(
+            "this code block is inside the {what} opened at {}: {why}; close the element or expression before the block, or move the block out of it",
+            source.place(open)
+        ),
+    )
+}
+
+/// The code blocks of a page as a reader sees them, in page order, for tests
+/// that compare recipe-drift's reading with real renderers: per block, its
+/// language (lower-cased), its text without container markup, and, when the
+/// page does not show it as a code block, what hides it (see
+/// [`CodeBlock::hidden`]). Raw-HTML `<pre>` blocks give their text as written.
+pub fn page_code(source: &Source) -> Result<Vec<PageCode>, Error> {
+    Ok(blocks(source)?
+        .code
+        .into_iter()
+        .map(|b| PageCode {
+            lang: b.lang,
+            text: b.shown,
+            hidden: b
+                .hidden
+                .map(|(at, what)| format!("{what} at {}", source.place(at))),
+        })
+        .collect())
+}
+
+/// One code block of a page, as [`page_code`] gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageCode {
+    /// The info string's first word, lower-cased (`None`: unlabelled).
+    pub lang: Option<String>,
+    /// The text a reader sees.
+    pub text: String,
+    /// What hides the block, and where (`None`: shown).
+    pub hidden: Option<String>,
 }
 
 /// The launches of every shell code block of a page; a launch of an engine
@@ -584,6 +1058,32 @@ cmd: vllm serve x
         }
     }
 
+    /// A block's text is its page range less the container markup of its
+    /// lines, which is what a reader sees (`> ` and the item's indentation
+    /// gone, the block's own `> ` kept).
+    #[test]
+    fn container_markup_is_no_part_of_the_text() {
+        let page = "> - item\n>\n>   ```console\n>   $ a \\\n>   > b\n>\n>   ```\n";
+        let src = Source::new(Origin::Inline("page".into()), page.to_string());
+        let code = blocks(&src).unwrap().code;
+        let block = &code[0];
+        assert_eq!(block.shown, "$ a \\\n> b\n\n");
+        let mut read = String::new();
+        let mut at = block.content.0;
+        for &(s, e) in &block.containers {
+            read.push_str(&page[at..s]);
+            at = e;
+        }
+        read.push_str(&page[at..block.content.1]);
+        assert_eq!(read, block.shown);
+        let l = launches(
+            &page
+                .replace("$ a", "$ sglang serve")
+                .replace("> b", "> --tp 4"),
+        );
+        assert_eq!(l[0].argv.last().unwrap().text, "4");
+    }
+
     /// Pieces that stress byte offsets: multi-byte text next to every
     /// character the page, MDX and shell readers look at.
     const PIECES: &[&str] = &[
@@ -641,6 +1141,16 @@ cmd: vllm serve x
         "#é",
         "$ ",
         "---\n",
+        "> [!TIP]\n",
+        "1. ",
+        "   ",
+        "<script>",
+        "</script>",
+        "<style ",
+        "{false && ",
+        "\\{",
+        "'",
+        "${",
     ];
 
     /// A deterministic sweep: no input built from [`PIECES`] panics the

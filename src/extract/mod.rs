@@ -59,6 +59,7 @@ pub(crate) mod yaml_tree;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+pub use markdown::{PageCode, page_code};
 pub use registry::{
     EXTRACTORS, Extractor, Input, Options, Selections, Shown, every_selection, extract,
     extractor_for, selections,

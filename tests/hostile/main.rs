@@ -24,6 +24,7 @@ mod launch_recognition;
 mod matrix;
 mod open_env;
 mod output;
+mod page_render;
 mod pages;
 mod scale;
 mod secret_slots;
