@@ -732,3 +732,34 @@ fn the_time_budget_of_all_selections_cuts_with_the_same_message_every_run() {
     let (code2, _, err2) = run(&args);
     assert_eq!((code, &err), (code2, &err2));
 }
+
+/// Browser events are built as a browser builds them: an effect that announces
+/// the selection with `window.dispatchEvent(new CustomEvent(..))` (the
+/// cookbook's shared deployment engine does) renders, and an `Event`'s fields
+/// are a browser's; dispatching runs no listener (window is inert).
+#[test]
+fn an_effect_that_dispatches_a_custom_event_renders() {
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let jsx = dir.path().join("events-deployment.jsx");
+    std::fs::write(
+        &jsx,
+        r#"export const EventsDeployment = () => {
+  const [tp, setTp] = useState(4);
+  useEffect(() => {
+    const e = new CustomEvent('sglang-deploy-sel', { detail: { tp } });
+    const plain = new Event('x', { cancelable: true });
+    plain.preventDefault();
+    if (e.detail.tp !== tp || e.type !== 'sglang-deploy-sel' || !(e instanceof Event) || !plain.defaultPrevented) {
+      throw new Error('not a browser event');
+    }
+    window.dispatchEvent(e);
+  }, [tp]);
+  return <pre>{`sglang serve --model-path org/m --tp ${tp}`}</pre>;
+};
+"#,
+    )
+    .unwrap();
+    let (code, out, err) = run(&["extract", jsx.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(argv_of(&out, 0), ["--model-path", "org/m", "--tp", "4"]);
+}

@@ -79,6 +79,30 @@
   var noop = function () {};
   var timer = function () { return 0; };
 
+  // Events are built as a browser builds them (`new CustomEvent(type, {detail})`
+  // before `window.dispatchEvent`); dispatching is inert, as window and
+  // document are, so no listener runs, as no timer fires.
+  function Event(type, init) {
+    if (!(this instanceof Event)) throw new TypeError("Failed to construct 'Event'");
+    this.type = String(type);
+    this.bubbles = !!(init && init.bubbles);
+    this.cancelable = !!(init && init.cancelable);
+    this.composed = !!(init && init.composed);
+    this.defaultPrevented = false;
+    this.timeStamp = 0;
+  }
+  Event.prototype.preventDefault = function () {
+    if (this.cancelable) this.defaultPrevented = true;
+  };
+  Event.prototype.stopPropagation = function () {};
+  Event.prototype.stopImmediatePropagation = function () {};
+  function CustomEvent(type, init) {
+    Event.call(this, type, init);
+    this.detail = init && init.detail !== undefined ? init.detail : null;
+  }
+  CustomEvent.prototype = Object.create(Event.prototype);
+  CustomEvent.prototype.constructor = CustomEvent;
+
   G.document = inert('document');
   G.window = inert('window');
   // The clipboard answers as a browser's does, with a promise, one that never
@@ -92,6 +116,8 @@
   G.localStorage = store;
   G.sessionStorage = store;
   G.MutationObserver = MutationObserver;
+  G.Event = Event;
+  G.CustomEvent = CustomEvent;
   G.URLSearchParams = URLSearchParams;
   G.setTimeout = timer;
   G.setInterval = timer;
