@@ -4,8 +4,15 @@
 
 use assert_cmd::Command;
 
-/// Runs recipe-drift from the repository root with `RECIPE_DRIFT_JOBS=jobs`.
+/// Runs recipe-drift from the repository root with `RECIPE_DRIFT_JOBS=jobs`:
+/// (exit code, stdout); stderr is [`run_err`]'s.
 fn run_with_jobs(args: &[&str], jobs: &str) -> (i32, String) {
+    let (code, out, _) = run_err(args, jobs);
+    (code, out)
+}
+
+/// (exit code, stdout, stderr), never a panic.
+fn run_err(args: &[&str], jobs: &str) -> (i32, String, String) {
     let out = Command::cargo_bin("recipe-drift")
         .unwrap()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -13,13 +20,25 @@ fn run_with_jobs(args: &[&str], jobs: &str) -> (i32, String) {
         .args(args)
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(!err.contains("panicked"), "{err}");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8(out.stdout).unwrap(),
+        err,
     )
 }
+
+/// The zero-config run of the cookbook fixture against the seed checkout.
+const PAIRING: &[&str] = &[
+    "check",
+    "--docs-root",
+    "fixtures/cookbook",
+    "--inferencex",
+    "fixtures/pairing/inferencex",
+    "--no-checkpoint-facts",
+    "--no-progress",
+];
 
 #[test]
 fn a_config_checked_on_several_workers_prints_the_same_bytes() {
@@ -42,17 +61,7 @@ fn a_config_checked_on_several_workers_prints_the_same_bytes() {
 
 #[test]
 fn pairs_checked_on_several_workers_print_the_same_bytes() {
-    let args = [
-        "check",
-        "--docs-root",
-        "fixtures/cookbook",
-        "--inferencex",
-        "fixtures/pairing/inferencex",
-        "--no-checkpoint-facts",
-        "--no-progress",
-        "--format",
-        "json",
-    ];
+    let args = [PAIRING, &["--format", "json"]].concat();
     let one = run_with_jobs(&args, "1");
     let three = run_with_jobs(&args, "3");
     let doc: serde_json::Value = serde_json::from_str(&one.1).unwrap();
@@ -138,48 +147,23 @@ fn links_sharing_a_page_keep_their_own_recipe_and_name() {
 
 #[test]
 fn more_links_than_the_budget_is_a_clear_error_before_any_work() {
-    let (code, out) = {
-        let out = Command::cargo_bin("recipe-drift")
-            .unwrap()
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args([
-                "check",
-                "--config",
-                "fixtures/demo/recipe-drift.yaml",
-                "--offline",
-                "--no-progress",
-                "--max-pairs",
-                "1",
-            ])
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        )
-    };
-    assert_eq!(code, Some(2), "{out}");
-    assert!(out.contains("fixtures/demo/recipe-drift.yaml:"), "{out}");
-    assert!(out.contains("more than --max-pairs 1"), "{out}");
-    assert!(!out.contains("panicked"), "{out}");
-    let out = Command::cargo_bin("recipe-drift")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
+    let (code, _, err) = run_err(
+        &[
             "check",
-            "--docs-root",
-            "fixtures/cookbook",
-            "--inferencex",
-            "fixtures/pairing/inferencex",
-            "--no-checkpoint-facts",
+            "--config",
+            "fixtures/demo/recipe-drift.yaml",
+            "--offline",
             "--no-progress",
             "--max-pairs",
             "1",
-        ])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+        ],
+        "2",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("fixtures/demo/recipe-drift.yaml:"), "{err}");
     assert!(err.contains("more than --max-pairs 1"), "{err}");
-    assert!(out.stdout.is_empty(), "nothing compared, nothing printed");
+    let (code, out, err) = run_err(&[PAIRING, &["--max-pairs", "1"]].concat(), "2");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("more than --max-pairs 1"), "{err}");
+    assert!(out.is_empty(), "nothing compared, nothing printed");
 }
