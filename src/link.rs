@@ -116,7 +116,7 @@ impl LinkReport {
     /// known value) and the keys of its findings, not every default of the
     /// release (about 500 entries a side), so a run's memory does not grow
     /// with the engine's option table times the pairs.
-    pub(crate) fn keep_reported(&mut self) {
+    fn keep_reported(&mut self) {
         let findings: std::collections::BTreeSet<&str> = self
             .comparison
             .findings
@@ -512,13 +512,7 @@ pub(crate) fn run_link(
     for (dpoints, dl) in &dls {
         for (rpoints, rl) in &rls {
             let mut report = run_pair(name, dl.clone(), rl.clone(), docs, recipe, ctx, policy)?;
-            // One pair has nothing to be merged with.
-            let sig = if single {
-                String::new()
-            } else {
-                signature(&report, policy)
-            };
-            report.keep_reported();
+            let sig = settle(&mut report, !single, policy);
             match merged.iter_mut().find(|m| m.0 == sig) {
                 Some(m) => {
                     m.1.extend(dpoints.iter().cloned());
@@ -546,10 +540,23 @@ pub(crate) fn run_link(
         .collect())
 }
 
+/// Readies a compared pair for keeping: its merge [`signature`] (empty when
+/// it has nothing to be merged with, `merges` false), taken before its report
+/// drops the values it does not show ([`LinkReport::keep_reported`]).
+pub(crate) fn settle(report: &mut LinkReport, merges: bool, policy: &Policy) -> String {
+    let sig = if merges {
+        signature(report, policy)
+    } else {
+        String::new()
+    };
+    report.keep_reported();
+    sig
+}
+
 /// What makes two compared pairs one report: the same MAJOR findings and MAJOR
 /// values (minor differences between the points, such as concurrency-derived
 /// limits, are shown for the first point only).
-pub(crate) fn signature(r: &LinkReport, policy: &Policy) -> String {
+fn signature(r: &LinkReport, policy: &Policy) -> String {
     let mut s = String::new();
     for f in r
         .comparison

@@ -354,13 +354,7 @@ pub fn run_pairs(
                 policy,
             ) {
                 Ok(mut report) => {
-                    // One point has nothing to be merged with.
-                    let sig = if single {
-                        String::new()
-                    } else {
-                        crate::link::signature(&report, policy)
-                    };
-                    report.keep_reported();
+                    let sig = crate::link::settle(&mut report, !single, policy);
                     match merged.iter_mut().find(|m| m.0 == sig) {
                         Some(m) => m.2.points.extend(r.origin.points.iter().cloned()),
                         None => merged.push((sig, report, r.origin.clone())),

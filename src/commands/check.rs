@@ -116,10 +116,24 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         Some(today) => crate::waiver::expired(waivers, today),
         None => Vec::new(),
     };
-    let to_run: Vec<usize> = skip
+    // A file the config names that cannot be read is the config's mistake
+    // (placed at its `file:`); checked once per link to run.
+    let mut unreadable: Vec<Option<Error>> = skip
         .iter()
         .enumerate()
-        .filter(|(i, s)| s.is_none() && m.unreadable_file(*i).is_none())
+        .map(|(i, s)| {
+            if s.is_none() {
+                m.unreadable_file(i)
+            } else {
+                None
+            }
+        })
+        .collect();
+    let to_run: Vec<usize> = skip
+        .iter()
+        .zip(&unreadable)
+        .enumerate()
+        .filter(|(_, (s, u))| s.is_none() && u.is_none())
         .map(|(i, _)| i)
         .collect();
     // Past the budget, a clear error before any work (every report is kept
@@ -169,9 +183,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             });
             continue;
         }
-        // A file the config names that cannot be read is the config's
-        // mistake: placed at its `file:`.
-        if let Some(error) = m.unreadable_file(i) {
+        if let Some(error) = unreadable[i].take() {
             failures.push(report::Failure {
                 name: link.name.clone(),
                 error,
