@@ -702,7 +702,30 @@ pub struct Launch {
     /// line 3``).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub env_open: Option<String>,
+    /// Where the text does not run as it reads (a `\` inside a `#` comment
+    /// ends the command): the launch is read as bash runs it, and each
+    /// defect is a finding of the side it is on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub defects: Vec<Defect>,
 }
+
+/// A place where a command's text does not run as it reads. The launch it is
+/// on holds what bash runs; the defect says what the reader loses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Defect {
+    /// Its kind: the name of its row in `findings.yaml`.
+    pub kind: &'static str,
+    /// Where it is (the `#` that ends the command).
+    pub span: Span,
+    /// What bash does instead, in one sentence (names the lines it drops).
+    pub message: String,
+    /// Other places it names (the first line bash runs on its own).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<Span>,
+}
+
+/// The row name of a `\` continuation that a `#` comment swallows.
+pub const BROKEN_CONTINUATION: &str = "broken-continuation";
 
 /// The working folder of a launch.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -987,6 +1010,7 @@ impl Launch {
             cwd: WorkDir::Start,
             env_open: None,
             written: Written::default(),
+            defects: Vec::new(),
         }
     }
 

@@ -58,7 +58,8 @@ pub struct LinkReport {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
-    /// MAJOR drift (an error finding that counts, or a command that would not start).
+    /// MAJOR drift (an error finding that counts, a command that would not
+    /// start, or one that does not run as written).
     Drift,
     /// No drift, but a MAJOR key that cannot be decided (a warning that counts).
     Unknown,
@@ -106,9 +107,13 @@ impl LinkReport {
         })
     }
 
-    /// The number of startup errors of both sides (each a finding of its own).
-    pub fn startup_error_count(&self) -> usize {
-        self.docs.resolved.startup_errors.len() + self.recipe.resolved.startup_errors.len()
+    /// The number of findings about the sides' commands as a whole (each an
+    /// error of its own): startup errors and defects of the text.
+    pub fn side_error_count(&self) -> usize {
+        [&self.docs, &self.recipe]
+            .iter()
+            .map(|s| s.resolved.startup_errors.len() + s.launch.defects.len())
+            .sum()
     }
 
     /// Drops the resolved values no report shows: a pair keeps the keys its
@@ -138,10 +143,7 @@ impl LinkReport {
                 .applied(&self.comparison)
                 .any(|f| f.severity == s)
         };
-        if counts(Severity::Error)
-            || !self.docs.resolved.startup_errors.is_empty()
-            || !self.recipe.resolved.startup_errors.is_empty()
-        {
+        if counts(Severity::Error) || self.side_error_count() > 0 {
             Status::Drift
         } else if counts(Severity::Warning) {
             Status::Unknown

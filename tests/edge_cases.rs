@@ -128,13 +128,42 @@ fn docker_pass_through_env_is_unknown_unless_given() {
 
 #[test]
 fn shell_mistakes_are_reported() {
-    let e = launches(
+    // A `\` inside a comment: the command ends at the comment, as bash ends
+    // it, and the defect names the line bash runs on its own.
+    let cut = launches(
         "sglang serve --tp 2 \\\n  # --page-size 16 \\\n  --port 1\n",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(cut.len(), 1);
+    let words: Vec<&str> = cut[0].argv.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(words, ["--tp", "2"]);
+    let [d] = cut[0].defects.as_slice() else {
+        panic!("one defect: {:?}", cut[0].defects)
+    };
+    assert_eq!(d.kind, "broken-continuation");
+    assert_eq!(d.span.to_string(), "<t>:2:3");
+    assert!(
+        d.message.contains("runs `--port 1` (at <t>:3:3)"),
+        "{}",
+        d.message
+    );
+    // A comment ending in `\` before another command is no defect.
+    let two = launches(
+        "sglang serve --tp 2 # two GPUs \\\nsglang serve --tp 4\n",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(two.len(), 2);
+    assert!(two.iter().all(|l| l.defects.is_empty()));
+    // The cut-off line's failure decides what runs next: not evaluated.
+    let e = launches(
+        "sglang serve --tp 2 # x \\\n  --port 1 && sglang serve --tp 4\n",
         &[],
     )
     .unwrap_err();
     assert!(
-        e.contains("<t>:3:3: this line continues a command that the comment at <t>:2:3"),
+        e.contains("<t>:2:3: this line runs as a command of its own"),
         "{e}"
     );
     let e = launches("sglang serve --tp 2 |\n", &[]).unwrap_err();

@@ -109,7 +109,8 @@ fn sarif_results_rules_and_locations() {
             "no-effect",
             "startup-error",
             "docs-unpaired",
-            "recipe-unpaired"
+            "recipe-unpaired",
+            "broken-continuation"
         ]
     );
     let results = run0["results"].as_array().unwrap();
@@ -417,6 +418,100 @@ fn a_command_that_would_not_start_is_an_error_in_every_format() {
     assert_eq!(code, 1);
     assert!(
         out.contains("**the docs command would not start** (`RD006 startup-error`)"),
+        "{out}"
+    );
+}
+
+/// A `\` continuation inside a `#` comment: the docs launch is read as bash
+/// runs it (without the options after the comment), and the defect is an
+/// error of its own in every format, placed at the comment, with the line
+/// bash runs on its own as a related place.
+#[test]
+fn a_comment_that_ends_the_command_is_an_error_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.md");
+    std::fs::write(
+        &page,
+        "# Serve\n\n```bash\nsglang serve --model-path m/x \\\n  --enable-symm-mem  # optional \\\n  --tp 8\n```\n",
+    )
+    .unwrap();
+    let script = dir.path().join("run.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/bash\nsglang serve --model-path m/x --enable-symm-mem --tp 8\n",
+    )
+    .unwrap();
+    let (page, script) = (page.to_str().unwrap(), script.to_str().unwrap());
+    let args = |format| {
+        [
+            "compare",
+            page,
+            script,
+            "--no-config",
+            "--no-checkpoint-facts",
+            "--engine-version",
+            "0.5.19",
+            "--format",
+            format,
+        ]
+    };
+    let (code, out, err) = run(&args("json"));
+    assert_eq!(code, 1, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let link = &doc["links"][0];
+    assert_eq!(link["status"], "drift");
+    let defects = link["docs"]["defects"].as_array().unwrap();
+    assert_eq!(defects.len(), 1, "{out}");
+    assert_eq!(defects[0]["kind"], "broken-continuation");
+    let at = &defects[0]["span"];
+    assert_eq!(
+        (at["line"].as_u64(), at["col"].as_u64()),
+        (Some(5), Some(22))
+    );
+    assert_eq!(defects[0]["related"][0]["line"], 6);
+    assert!(link["recipe"].get("defects").is_none(), "{out}");
+    // The docs launch stops at the comment: `--tp 8` is not the reader's.
+    assert!(
+        link["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["key"] == "tp_size" && f["kind"] == "missing"),
+        "{out}"
+    );
+    let (code, out, _) = run(&args("sarif"));
+    assert_eq!(code, 1);
+    assert_valid_sarif(&out);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rules = doc["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    let r = doc["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "RD015")
+        .unwrap_or_else(|| panic!("no RD015 result: {out}"));
+    assert_eq!(r["level"], "error");
+    let i = r["ruleIndex"].as_u64().unwrap() as usize;
+    assert_eq!(rules[i]["id"], "RD015");
+    let region = |l: &serde_json::Value| l["physicalLocation"]["region"].clone();
+    assert_eq!(region(&r["locations"][0])["startLine"], 5);
+    assert_eq!(region(&r["relatedLocations"][0])["startLine"], 6);
+    let (code, out, _) = run(&args("github"));
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("title=recipe-drift%3A [RD015 broken-continuation] the docs command does not run as written::"),
+        "{out}"
+    );
+    let (code, out, _) = run(&args("human"));
+    assert_eq!(code, 1);
+    assert!(out.contains("error[RD015 broken-continuation]: the docs command does not run as written: the `\\` at the end of the `#` comment does not continue the command"), "{out}");
+    assert!(out.contains("runs `--tp 8`"), "{out}");
+    let (code, out, _) = run(&args("markdown"));
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("**the docs command does not run as written** (`RD015 broken-continuation`)"),
         "{out}"
     );
 }

@@ -9,6 +9,8 @@
 
 mod forms;
 
+use forms::Cut;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -116,11 +118,30 @@ pub(crate) fn extract_range_in(
         console,
         heredocs: Vec::new(),
         containers,
+        orphan_next: false,
     };
     let mut found = Extracted::default();
     // Set while the commands run only if an earlier test (`[ ... ] &&`) succeeded.
     let mut guard: Option<(String, usize)> = None;
-    while let Some(cmd) = lexer.next_command(state)? {
+    loop {
+        let orphan = std::mem::take(&mut lexer.orphan_next);
+        let Some(cmd) = lexer.next_command(state)? else {
+            break;
+        };
+        if orphan {
+            // The line a comment cut off runs as a command of its own, named
+            // by an option: bash fails it (no such program), which changes
+            // nothing, unless a command after it runs on that failure.
+            if cmd.sep == Sep::Conditional {
+                let w = &cmd.words[0];
+                return Err(Error::input(
+                    source.span(w.start, w.start),
+                    "this line runs as a command of its own (a `#` comment ended the command before it), and the command after `&&`/`||` depends on its failure; plain-command extraction does not evaluate that",
+                ));
+            }
+            guard = None;
+            continue;
+        }
         let first = cmd.words[0].text.clone();
         let is_test = matches!(first.as_str(), "[" | "[[" | "test") || first.starts_with("((");
         if let Some((test, at)) = &guard {
@@ -143,7 +164,7 @@ pub(crate) fn extract_range_in(
             Sep::Conditional | Sep::Pipe => guard.take(),
             Sep::Plain => None,
         };
-        match run_command(source, cmd.words, state)? {
+        match run_command(source, cmd.words, cmd.cut, state)? {
             Ran::Launch(launch) => {
                 super::shared::tally(&launch)?;
                 found.launches.push(*launch)
@@ -195,6 +216,7 @@ pub fn extract(
 fn run_command(
     source: &Arc<Source>,
     words: Vec<Word>,
+    cut: Option<Cut>,
     state: &mut ShellState,
 ) -> Result<Ran, Error> {
     let mut i = 0;
@@ -337,6 +359,10 @@ fn run_command(
             ..crate::launch::Written::default()
         },
         env_open: None,
+        defects: cut
+            .map(|c| forms::broken_continuation(source, c))
+            .into_iter()
+            .collect(),
     };
     launch.note_env_secrets();
     Ok(Ran::Launch(Box::new(launch)))
@@ -687,6 +713,9 @@ enum Sep {
 struct Simple {
     words: Vec<Word>,
     sep: Sep,
+    /// Set when a `#` comment ended this command before a line that
+    /// continues it with options.
+    cut: Option<Cut>,
 }
 
 /// A position-keeping shell lexer over one text.
@@ -702,6 +731,9 @@ struct Lexer<'a> {
     heredocs: Vec<(String, bool)>,
     /// Container markup at line starts, stepped over (see [`extract_range_in`]).
     containers: &'a [(usize, usize)],
+    /// Set when the next command is a line a comment cut off from the one
+    /// before it ([`Cut`]).
+    orphan_next: bool,
 }
 
 const KEYWORDS: &[&str] = &[
@@ -801,25 +833,12 @@ impl Lexer<'_> {
                 if self.pos != before {
                     continue;
                 }
-                // A line that starts with an option right after a command whose last
-                // line was a comment: the comment ended the command.
-                if let Some(at) = comment_ended_continuation.take()
-                    && self.peek() == Some('-')
-                    && self.peek_at(1) == Some('-')
-                {
-                    return Err(self.error(
-                        self.pos,
-                        format!(
-                            "this line continues a command that the comment at {} already ended (a `#` comment cannot be continued with `\\`)",
-                            self.source.span(at, at)
-                        ),
-                    ));
-                }
             }
             let Some(c) = self.peek() else {
                 return Ok((!words.is_empty()).then_some(Simple {
                     words,
                     sep: Sep::Plain,
+                    cut: None,
                 }));
             };
             match c {
@@ -842,29 +861,33 @@ impl Lexer<'_> {
                     self.skip_heredoc_bodies();
                     self.at_line_start = true;
                     if !words.is_empty() {
-                        // Keep looking one line ahead for the comment mistake.
+                        // Look one line ahead for the comment mistake: a line
+                        // that starts with an option right after a command
+                        // whose last line was a comment ending in `\`.
+                        let mut cut = None;
                         if let Some(c) = comment_ended_continuation {
                             let save = self.pos;
                             self.at_line_start = false;
                             self.skip_blanks();
-                            let starts_option =
-                                self.peek() == Some('-') && self.peek_at(1) == Some('-');
+                            let starts_option = self.peek() == Some('-')
+                                && self
+                                    .peek_at(1)
+                                    .is_some_and(|c| c == '-' || c.is_ascii_alphanumeric());
                             let here = self.pos;
                             self.pos = save;
                             self.at_line_start = true;
                             if starts_option {
-                                return Err(self.error(
-                                    here,
-                                    format!(
-                                        "this line continues a command that the comment at {} already ended (a `#` comment cannot be continued with `\\`)",
-                                        self.source.span(c, c)
-                                    ),
-                                ));
+                                cut = Some(Cut {
+                                    comment: c,
+                                    orphan: here,
+                                });
+                                self.orphan_next = true;
                             }
                         }
                         return Ok(Some(Simple {
                             words,
                             sep: Sep::Plain,
+                            cut,
                         }));
                     }
                 }
@@ -895,7 +918,11 @@ impl Lexer<'_> {
                             "the command list ends with an operator and no command after it",
                         ));
                     }
-                    return Ok(Some(Simple { words, sep }));
+                    return Ok(Some(Simple {
+                        words,
+                        sep,
+                        cut: None,
+                    }));
                 }
                 '(' | ')' | '{' | '}' if words.is_empty() => {
                     return Err(self.error(

@@ -11,6 +11,7 @@
 //! them `None`, and those rules are then listed as not checked rather than
 //! reported clean.
 
+mod broken_continuation;
 mod crash;
 mod dead_option;
 mod disabled;
@@ -195,6 +196,7 @@ pub static RULES: &[&dyn Rule] = &[
     &duplicate_flag::DuplicateFlag,
     &dead_option::DeadOption,
     &disabled::DisabledNoReason,
+    &broken_continuation::BrokenContinuation,
 ];
 
 /// One finding of `lint-docs`.

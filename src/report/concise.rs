@@ -10,7 +10,7 @@
 use std::fmt::Write;
 
 use super::{Failure, LinkReport, Status, finding_place, finding_text, v};
-use crate::compare::{STARTUP_ERROR, Severity};
+use crate::compare::Severity;
 use crate::report::Skipped;
 use crate::waiver::{self, Outcome};
 
@@ -41,18 +41,20 @@ pub fn render(
         );
     }
     for l in links {
-        for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
-            for e in &side.resolved.startup_errors {
-                let _ = writeln!(
-                    out,
-                    "{}: error[{}] the {label} command would not start: {} (rule {}) [link: {}]",
-                    at(super::place(super::startup_span(side, e))),
-                    super::rule_label(STARTUP_ERROR),
-                    v(&e.message),
-                    e.rule,
-                    v(&l.name)
-                );
-            }
+        for e in super::side_findings(l) {
+            let rule = match e.rule {
+                Some((rule, _)) => format!(" (rule {rule})"),
+                None => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "{}: error[{}] {}: {}{rule} [link: {}]",
+                at(super::place(e.at)),
+                super::rule_label(e.kind),
+                e.headline,
+                v(e.message),
+                v(&l.name)
+            );
         }
         for j in l.findings().filter(|j| j.waiver.is_none()) {
             let f = j.finding;
@@ -98,7 +100,8 @@ pub fn render(
     if let Some(summary) = super::coverage_summary(coverage) {
         let _ = writeln!(out, "-: note[coverage] {summary}");
     }
-    // A startup error is an error finding of its own.
+    // A startup error or a defect of a command's text is an error finding of
+    // its own.
     let count = |s: Severity| {
         links
             .iter()
@@ -106,7 +109,7 @@ pub fn render(
             .filter(|j| j.waiver.is_none() && j.severity() == s)
             .count()
             + if s == Severity::Error {
-                links.iter().map(LinkReport::startup_error_count).sum()
+                links.iter().map(LinkReport::side_error_count).sum()
             } else {
                 0
             }

@@ -126,31 +126,24 @@ link: {}",
                 ),
             ));
         }
-        for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
-            for e in &side.resolved.startup_errors {
-                let place = super::place(super::startup_span(side, e));
-                // A place without a line (a generator's rendered text): the
-                // message names the rendered position.
-                let at = match &place {
-                    Some(p) if p.line_col.is_none() => format!("\nat {}", v(&p.shown)),
-                    _ => String::new(),
-                };
-                out.push_str(&annotation(
-                    "error",
-                    place.as_ref(),
-                    &format!(
-                        "recipe-drift: [{}] the {label} command would not start",
-                        super::rule_label(crate::compare::STARTUP_ERROR)
-                    ),
-                    &format!(
-                        "{}{at}\nrule {} ({})\nlink: {}",
-                        v(&e.message),
-                        e.rule,
-                        e.reference,
-                        v(&l.name)
-                    ),
-                ));
-            }
+        for e in super::side_findings(l) {
+            let place = super::place(e.at);
+            // A place without a line (a generator's rendered text): the
+            // message names the rendered position.
+            let at = match &place {
+                Some(p) if p.line_col.is_none() => format!("\nat {}", v(&p.shown)),
+                _ => String::new(),
+            };
+            out.push_str(&annotation(
+                "error",
+                place.as_ref(),
+                &format!(
+                    "recipe-drift: [{}] {}",
+                    super::rule_label(e.kind),
+                    e.headline
+                ),
+                &format!("{}{at}\n{}\nlink: {}", v(e.message), e.note(), v(&l.name)),
+            ));
         }
         for j in l.findings().filter(|j| !quiet || j.waiver.is_none()) {
             let f = j.finding;

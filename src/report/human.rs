@@ -138,35 +138,35 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy, quiet: bool) {
     if !quiet {
         render_header(out, l);
     }
-    for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
-        for e in &side.resolved.startup_errors {
-            // A refused word: shown on its line.
-            if let Some(excerpt) = e.span.as_ref().and_then(|s| word_excerpt(s, label)) {
-                let title = format!("the {label} command would not start: {}", v(&e.message));
-                let group = Group::with_title(
-                    Level::ERROR
-                        .primary_title(title)
-                        .id(super::rule_label(crate::compare::STARTUP_ERROR)),
-                )
-                .element(excerpt.snippet());
-                let _ = writeln!(
-                    out,
-                    "{}\n  = rule {} ({})\n{link_line}",
-                    Renderer::plain().render(&[group]),
-                    e.rule,
-                    e.reference
-                );
-                continue;
-            }
+    for e in super::side_findings(l) {
+        let title = format!("{}: {}", e.headline, v(e.message));
+        // A refused word or a comment: shown on its line.
+        let mark = if e.rule.is_some() {
+            "refused here"
+        } else {
+            "the command ends here"
+        };
+        if let Some(excerpt) = e.span.and_then(|s| word_excerpt(s, e.label, mark)) {
+            let group = Group::with_title(
+                Level::ERROR
+                    .primary_title(title)
+                    .id(super::rule_label(e.kind)),
+            )
+            .element(excerpt.snippet());
             let _ = writeln!(
                 out,
-                "error[{}]: the {label} command would not start: {}\n  = rule {} ({})\n{link_line}",
-                super::rule_label(crate::compare::STARTUP_ERROR),
-                v(&e.message),
-                e.rule,
-                e.reference
+                "{}\n  = {}\n{link_line}",
+                Renderer::plain().render(&[group]),
+                e.note()
             );
+            continue;
         }
+        let _ = writeln!(
+            out,
+            "error[{}]: {title}\n  = {}\n{link_line}",
+            super::rule_label(e.kind),
+            e.note()
+        );
     }
     let renderer = Renderer::plain();
     for j in l.findings().filter(|j| !quiet || j.waiver.is_none()) {
@@ -307,7 +307,7 @@ impl Excerpt {
 
 /// The lines of one word, marked as the word a side's release refuses (`None`
 /// when its text is not at hand).
-fn word_excerpt(span: &Span, label: &str) -> Option<Excerpt> {
+fn word_excerpt(span: &Span, label: &str, mark: &str) -> Option<Excerpt> {
     let src = span.source();
     if src.text().is_empty() || span.end > src.text().len() {
         return None;
@@ -320,7 +320,7 @@ fn word_excerpt(span: &Span, label: &str) -> Option<Excerpt> {
         marks: vec![(
             AnnotationKind::Primary,
             span.start - bytes.start..span.end - bytes.start,
-            format!("{label}: refused here"),
+            format!("{label}: {mark}"),
         )],
     })
 }

@@ -33,7 +33,7 @@ pub fn render_with_failures(
     for l in links {
         let keys = finding_keys(&l.comparison);
         let side = |s: &super::SideReport| {
-            json!({
+            let mut side = json!({
                 "file": s.launch.span.file.as_ref(),
                 "line": s.launch.span.pos.line,
                 "col": s.launch.span.pos.col,
@@ -43,7 +43,12 @@ pub fn render_with_failures(
                 "platform": s.resolved.platform,
                 "startup_errors": s.resolved.startup_errors,
                 "normalized": normalized(s, policy, &keys).lines().collect::<Vec<_>>(),
-            })
+            });
+            // Defects of the command's text (each an error of its own).
+            if !s.launch.defects.is_empty() {
+                side["defects"] = json!(s.launch.defects);
+            }
+            side
         };
         let mut link = json!({
             "name": l.name,
@@ -194,7 +199,8 @@ impl<'a> From<Judged<'a>> for FindingOut<'a> {
 }
 
 fn summary(links: &[LinkReport]) -> serde_json::Value {
-    // A startup error is an error finding of its own.
+    // A startup error or a defect of a command's text is an error finding of
+    // its own.
     let count = |s: Severity| {
         links
             .iter()
@@ -202,7 +208,7 @@ fn summary(links: &[LinkReport]) -> serde_json::Value {
             .filter(|j| j.severity() == s)
             .count()
             + if s == Severity::Error {
-                links.iter().map(LinkReport::startup_error_count).sum()
+                links.iter().map(LinkReport::side_error_count).sum()
             } else {
                 0
             }

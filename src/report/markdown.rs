@@ -85,7 +85,7 @@ pub fn render(
     let _ = writeln!(out, "| --- | --- | --- | --- | --- |");
     for l in links {
         let count = |s: Severity| l.findings().filter(|j| j.severity() == s).count();
-        let startup = l.docs.resolved.startup_errors.len() + l.recipe.resolved.startup_errors.len();
+        let startup = l.side_error_count();
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} |",
@@ -152,20 +152,22 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         };
         let _ = writeln!(out, "- {what}: {}", text(&v(&message)));
     }
-    for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
-        for e in &side.resolved.startup_errors {
-            let at = match e.span.as_ref().and_then(super::place) {
-                Some(p) => format!(" at {}", code(&v(&p.shown))),
-                None => String::new(),
-            };
-            let _ = writeln!(
-                out,
-                "- **the {label} command would not start** ({}){at}: {} (rule {})",
-                code(&super::rule_label(crate::compare::STARTUP_ERROR)),
-                text(&v(&e.message)),
-                code(&e.rule)
-            );
-        }
+    for e in super::side_findings(l) {
+        let at = match e.span.and_then(super::place) {
+            Some(p) => format!(" at {}", code(&v(&p.shown))),
+            None => String::new(),
+        };
+        let rule = match e.rule {
+            Some((rule, _)) => format!(" (rule {})", code(rule)),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "- **{}** ({}){at}: {}{rule}",
+            e.headline,
+            code(&super::rule_label(e.kind)),
+            text(&v(e.message)),
+        );
     }
     out.push('\n');
     if l.comparison.findings.is_empty() {

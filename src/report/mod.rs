@@ -423,10 +423,72 @@ pub struct Place {
     pub shown: String,
 }
 
-/// Where a side's startup error is: the word its release refuses, else the
-/// side's launch.
-pub fn startup_span<'a>(side: &'a SideReport, e: &'a crate::resolved::StartupError) -> &'a Span {
-    e.span.as_ref().unwrap_or(&side.launch.span)
+/// A finding about one side's command as a whole rather than one key: its
+/// release would not start it (`startup-error`), or its text does not run as
+/// it reads (a [`Defect`](crate::launch::Defect), such as
+/// `broken-continuation`). Each is an error of its own; every writer renders
+/// them from [`side_findings`].
+pub struct SideFinding<'a> {
+    /// `docs` or `recipe`.
+    pub label: &'static str,
+    /// The kind: the name of its row in `findings.yaml`.
+    pub kind: &'static str,
+    /// What happens to the command (`the docs command would not start`).
+    pub headline: String,
+    /// The engine's or the extractor's message.
+    pub message: &'a str,
+    /// The release's rule and its upstream reference (startup errors).
+    pub rule: Option<(&'a str, &'a str)>,
+    /// Its own place, when it has one (the refused word, the comment).
+    pub span: Option<&'a Span>,
+    /// Where it is: its own place, else the side's launch.
+    pub at: &'a Span,
+    /// Other places it names.
+    pub related: &'a [Span],
+}
+
+impl SideFinding<'_> {
+    /// The line under the headline: the release's rule, or how the launch
+    /// was read.
+    pub fn note(&self) -> String {
+        match self.rule {
+            Some((rule, reference)) => format!("rule {rule} ({reference})"),
+            None => format!("the {} launch is compared as bash runs it", self.label),
+        }
+    }
+}
+
+/// The side findings of a link, docs first; per side, startup errors then
+/// defects, in text order.
+pub fn side_findings(l: &LinkReport) -> Vec<SideFinding<'_>> {
+    let mut out = Vec::new();
+    for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
+        for e in &side.resolved.startup_errors {
+            out.push(SideFinding {
+                label,
+                kind: crate::compare::STARTUP_ERROR,
+                headline: format!("the {label} command would not start"),
+                message: &e.message,
+                rule: Some((&e.rule, &e.reference)),
+                span: e.span.as_ref(),
+                at: e.span.as_ref().unwrap_or(&side.launch.span),
+                related: &[],
+            });
+        }
+        for d in &side.launch.defects {
+            out.push(SideFinding {
+                label,
+                kind: d.kind,
+                headline: format!("the {label} command does not run as written"),
+                message: &d.message,
+                rule: None,
+                span: Some(&d.span),
+                at: &d.span,
+                related: &d.related,
+            });
+        }
+    }
+    out
 }
 
 /// Where a span is, as a file place, read from the span's typed origin (the
@@ -613,8 +675,13 @@ mod tests {
         s.push_str("\n`lint-docs` kinds (tests/lint_docs.rs lints each fixture):\n\n");
         for k in kinds() {
             if let Some(l) = &k.lint {
+                let by = if l.check {
+                    "`lint-docs`; `check` too, on the side whose text has it"
+                } else {
+                    "`lint-docs`"
+                };
                 s.push_str(&format!(
-                    "- `{}` {} (`lint-docs`): `{}`\n",
+                    "- `{}` {} ({by}): `{}`\n",
                     k.id, k.name, l.fixture
                 ));
             }

@@ -26,7 +26,7 @@
 use serde_json::{Value, json};
 
 use super::{Failure, LinkReport, Place, finding_place, finding_text, value_place};
-use crate::compare::{STARTUP_ERROR, Severity, kinds};
+use crate::compare::{Severity, kinds};
 use crate::report::Skipped;
 use crate::waiver::{self, Judged, Outcome};
 
@@ -34,11 +34,12 @@ use crate::waiver::{self, Judged, Outcome};
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// The index of a kind's rule in the driver's rules (its row of the table).
-/// The rows `check` reports: the compare kinds and the coverage kinds.
+/// The rows `check` reports: the compare kinds, the coverage kinds and the
+/// lint kinds `check` reports too (defects of a command's text).
 fn check_rows() -> impl Iterator<Item = &'static crate::compare::KindInfo> {
-    kinds()
-        .iter()
-        .filter(|k| k.example.is_some() || k.coverage.is_some())
+    kinds().iter().filter(|k| {
+        k.example.is_some() || k.coverage.is_some() || k.lint.as_ref().is_some_and(|l| l.check)
+    })
 }
 
 /// A kind's index among [`check_rows`] (SARIF's `ruleIndex`).
@@ -87,25 +88,37 @@ pub fn render(
             })
         })
         .collect();
-    let startup = rule_index(STARTUP_ERROR);
     let mut results = Value::Array(Vec::new());
     for l in links {
-        for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
-            for e in &side.resolved.startup_errors {
-                let mut r = json!({
-                    "ruleId": kinds()[startup].id,
-                    "ruleIndex": startup,
-                    "level": level(kinds()[startup].severity),
-                    "message": {"text": format!(
-                        "the {label} command would not start: {} (rule {}, {}) [link: {}]",
-                        e.message, e.rule, e.reference, l.name
-                    )},
-                });
-                if let Some(p) = super::place(super::startup_span(side, e)) {
-                    r["locations"] = json!([location(&p, None)]);
-                }
-                push(&mut results, r);
+        for e in super::side_findings(l) {
+            let i = rule_index(e.kind);
+            let row = check_rows().nth(i).expect("a side finding's row");
+            let note = match e.rule {
+                Some((rule, reference)) => format!(" (rule {rule}, {reference})"),
+                None => String::new(),
+            };
+            let mut r = json!({
+                "ruleId": row.id,
+                "ruleIndex": i,
+                "level": level(row.severity),
+                "message": {"text": format!(
+                    "{}: {}{note} [link: {}]",
+                    e.headline, e.message, l.name
+                )},
+            });
+            if let Some(p) = super::place(e.at) {
+                r["locations"] = json!([location(&p, None)]);
             }
+            let related: Vec<Value> = e
+                .related
+                .iter()
+                .filter_map(super::place)
+                .map(|p| location(&p, None))
+                .collect();
+            if !related.is_empty() {
+                r["relatedLocations"] = json!(related);
+            }
+            push(&mut results, r);
         }
         for j in l.findings() {
             push(&mut results, result(l, &j));

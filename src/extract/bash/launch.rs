@@ -1068,6 +1068,7 @@ impl Interp<'_> {
                 ),
                 _ => None,
             },
+            defects: Vec::new(),
         };
         if let Some(r) = self.condition() {
             // The whole launch depends on an unknown condition: its launcher says so.

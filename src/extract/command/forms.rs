@@ -1,9 +1,13 @@
 //! Shell forms of page blocks and command files that are not commands:
-//! heredocs and here-strings (the command's stdin) and docs placeholders
-//! (`<your-token>`), read by the plain lexer.
+//! heredocs and here-strings (the command's stdin), docs placeholders
+//! (`<your-token>`) and a `\` continuation a `#` comment swallowed, read by
+//! the plain lexer.
+
+use std::sync::Arc;
 
 use super::{Lexer, ShellState, Word};
 use crate::error::Error;
+use crate::span::Source;
 
 /// Programs that run a heredoc's body as code.
 const INTERPRETERS: &[&str] = &[
@@ -127,5 +131,48 @@ impl Lexer<'_> {
             ends_line || matches!(after, Some(' ' | '\t'))
         };
         ok.then_some(close + 2)
+    }
+}
+
+/// A `\` continuation that a `#` comment swallowed: bash ends the command at
+/// the comment (a comment runs to the end of its line, backslash included),
+/// and runs the next line, which starts with an option, as a command of its
+/// own (one that fails: no program is named `--tp`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Cut {
+    /// The `#` that ended the command.
+    pub(super) comment: usize,
+    /// The first word of the line bash runs on its own.
+    pub(super) orphan: usize,
+}
+
+/// The defect of a command a comment cut off before its continuation.
+pub(super) fn broken_continuation(source: &Arc<Source>, cut: Cut) -> crate::launch::Defect {
+    let orphan = source.span(cut.orphan, cut.orphan);
+    // The comment, to the end of its line.
+    let end = source.text[cut.comment..]
+        .find('\n')
+        .map_or(source.text.len(), |i| cut.comment + i);
+    // The first line bash runs on its own, as written (shortened).
+    let line_end = source.text[cut.orphan..]
+        .find('\n')
+        .map_or(source.text.len(), |i| cut.orphan + i);
+    let line = source.text[cut.orphan..line_end]
+        .trim_end()
+        .trim_end_matches('\\')
+        .trim_end();
+    let shown: String = if line.chars().count() > 60 {
+        format!("{}...", line.chars().take(57).collect::<String>())
+    } else {
+        line.to_string()
+    };
+    crate::launch::Defect {
+        kind: crate::launch::BROKEN_CONTINUATION,
+        span: source.span(cut.comment, end),
+        message: format!(
+            "the `\\` at the end of the `#` comment does not continue the command (a comment runs to the end of its line): bash ends the command there and runs `{}` (at {orphan}) as a command of its own, so the server starts without the options from there on",
+            crate::secret::value(&shown)
+        ),
+        related: vec![orphan],
     }
 }
