@@ -250,6 +250,12 @@ pub struct CompareArgs {
     /// sarif and markdown are printed whole.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Print each equivalence (a key written differently that resolves
+    /// alike) and the reason of each key unknown on both sides, in `human`
+    /// output; by default each link counts and names them in one line each.
+    /// The other formats print them as they always do.
+    #[arg(long, conflicts_with = "quiet")]
+    pub show_equivalent: bool,
 }
 
 /// The arguments of `recipe-drift extract`.
@@ -422,6 +428,12 @@ pub struct CheckArgs {
     /// sarif and markdown are printed whole.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Print each equivalence (a key written differently that resolves
+    /// alike) and the reason of each key unknown on both sides, in `human`
+    /// output; by default each link counts and names them in one line each.
+    /// The other formats print them as they always do.
+    #[arg(long, conflicts_with = "quiet")]
+    pub show_equivalent: bool,
 }
 
 /// The arguments of `recipe-drift lock`.

@@ -479,7 +479,11 @@ fn check_reads_facts_from_the_config_first_and_never_asks_the_hub_for_them() {
     assert!(hub.requests().is_empty(), "{:?}", hub.requests());
     assert!(out.contains("`checkpoints:` private/model in"), "{out}");
     // Human output names the fact too.
-    let (_, human, _) = run(d.path(), &hub.base(), &["check", "--cache-dir", &cache]);
+    let (_, human, _) = run(
+        d.path(),
+        &hub.base(),
+        &["check", "--cache-dir", &cache, "--show-equivalent"],
+    );
     assert!(
         human.contains("checkpoint fact: checkpoint.kv_cache_quant_algo = FP8"),
         "{human}"

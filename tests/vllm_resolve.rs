@@ -431,10 +431,11 @@ fn compare_with_files_and(
 #[test]
 fn config_file_options_are_read_and_the_command_line_wins() {
     let yaml = "# server settings\ntensor-parallel-size: 4\nenable-expert-parallel: true\nenforce-eager: false\nspeculative-config:\n  method: deepseek_mtp\n  num_speculative_tokens: 2\nmax_model_len: 32k\n";
-    let (code, out, err) = compare_with_files(
+    let (code, out, err) = compare_with_files_and(
         "vllm serve org/m --config serve.yaml -tp 8",
         "vllm serve org/m -tp 8 -ep -sc.method mtp -sc.num_speculative_tokens 2 --max-model-len 32000",
         &[("serve.yaml", yaml)],
+        &["--show-equivalent"],
     );
     assert_eq!(code, 0, "{out}{err}");
     // Each value read from the file points at its key there.

@@ -27,6 +27,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         fail_on,
         exit_zero,
         quiet,
+        show_equivalent,
         no_progress,
         max_pairs,
     } = args;
@@ -264,7 +265,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         &coverage,
         &outcomes,
         &policy,
-        &super::Printing::new(format, fail_on, exit_zero, quiet),
+        &super::Printing::new(format, fail_on, exit_zero, quiet, show_equivalent),
     )
 }
 

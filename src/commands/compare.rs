@@ -30,6 +30,7 @@ pub(super) fn run(args: CompareArgs, config: Option<&Path>) -> Result<Output, Er
         fail_on,
         exit_zero,
         quiet,
+        show_equivalent,
         no_waivers,
     } = args;
     let vars = parse_kv(&env)?;
@@ -88,6 +89,6 @@ pub(super) fn run(args: CompareArgs, config: Option<&Path>) -> Result<Output, Er
         &[],
         &outcomes,
         &policy,
-        &super::Printing::new(format, fail_on, exit_zero, quiet),
+        &super::Printing::new(format, fail_on, exit_zero, quiet, show_equivalent),
     )
 }

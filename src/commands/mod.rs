@@ -247,25 +247,27 @@ pub(crate) struct Printing {
     pub format: ReportFormat,
     /// What fails the run (exit 1).
     pub fail_on: report::FailOn,
-    /// `--quiet` or not.
+    /// `--quiet`, `--show-equivalent` or neither.
     pub chatter: report::Chatter,
 }
 
 impl Printing {
-    /// From the flags: `--format`, `--fail-on`, `--exit-zero`, `--quiet`.
+    /// From the flags: `--format`, `--fail-on`, `--exit-zero`, `--quiet`,
+    /// `--show-equivalent`.
     pub(crate) fn new(
         format: ReportFormat,
         fail_on: report::FailOn,
         exit_zero: bool,
         quiet: bool,
+        show_equivalent: bool,
     ) -> Printing {
         Printing {
             format,
             fail_on: self::fail_on(fail_on, exit_zero),
-            chatter: if quiet {
-                report::Chatter::Quiet
-            } else {
-                report::Chatter::Full
+            chatter: match (quiet, show_equivalent) {
+                (true, _) => report::Chatter::Quiet,
+                (false, true) => report::Chatter::All,
+                (false, false) => report::Chatter::Full,
             },
         }
     }

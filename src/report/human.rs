@@ -15,7 +15,8 @@ use crate::waiver::Outcome;
 
 /// Renders link reports, the links that could not be compared, a line per link
 /// not run (`skipped: NAME (reason)`), and what became of the config's waivers.
-/// `quiet`: the findings only ([`super::Chatter`]).
+/// `chatter`: the findings only, or everything with the equivalences and the
+/// keys unknown on both sides counted, or each printed ([`super::Chatter`]).
 pub fn render_with_failures(
     links: &[LinkReport],
     failures: &[Failure],
@@ -23,11 +24,12 @@ pub fn render_with_failures(
     coverage: &[super::Coverage],
     waivers: &[Outcome],
     policy: &Policy,
-    quiet: bool,
+    chatter: super::Chatter,
 ) -> String {
+    let quiet = chatter == super::Chatter::Quiet;
     let mut out = String::new();
     for l in links {
-        render_link(&mut out, l, policy, quiet);
+        render_link(&mut out, l, policy, chatter);
     }
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
         let _ = writeln!(
@@ -128,7 +130,11 @@ fn render_header(out: &mut String, l: &LinkReport) {
     let _ = writeln!(out);
 }
 
-fn render_link(out: &mut String, l: &LinkReport, policy: &Policy, quiet: bool) {
+fn render_link(out: &mut String, l: &LinkReport, policy: &Policy, chatter: super::Chatter) {
+    let quiet = chatter == super::Chatter::Quiet;
+    // By default an equivalence is counted, not shown (`--show-equivalent`).
+    let each = chatter == super::Chatter::All;
+    let mut equivalent: Vec<&str> = Vec::new();
     // Quiet: each finding names its link instead of a header.
     let link_line = if quiet {
         format!("  = link: {}\n", v(&l.name))
@@ -171,6 +177,10 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy, quiet: bool) {
     let renderer = Renderer::plain();
     for j in l.findings().filter(|j| !quiet || j.waiver.is_none()) {
         let f = j.finding;
+        if !each && f.kind == crate::compare::Kind::Equivalent && j.severity() == Severity::Info {
+            equivalent.push(&f.key);
+            continue;
+        }
         let level = match j.severity() {
             Severity::Error => Level::ERROR,
             Severity::Warning => Level::WARNING,
@@ -208,21 +218,39 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy, quiet: bool) {
     if quiet {
         return;
     }
-    if !l.comparison.shared_unknowns.is_empty() {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    if !equivalent.is_empty() {
+        let n = equivalent.len();
+        let keys: Vec<String> = equivalent.iter().map(|k| v(k)).collect();
+        let _ = writeln!(
+            out,
+            "note[{}]: {n} key{} written differently, resolved alike: {} (--show-equivalent shows each)\n",
+            super::rule_label(crate::compare::Kind::Equivalent.name()),
+            plural(n),
+            keys.join(", ")
+        );
+    }
+    let shared = &l.comparison.shared_unknowns;
+    if !shared.is_empty() && each {
         let _ = writeln!(
             out,
             "note: {} MAJOR key{} unknown on both sides for the same reason (decided alike by the same inputs):",
-            l.comparison.shared_unknowns.len(),
-            if l.comparison.shared_unknowns.len() == 1 {
-                ""
-            } else {
-                "s"
-            }
+            shared.len(),
+            plural(shared.len())
         );
-        for u in &l.comparison.shared_unknowns {
+        for u in shared {
             let _ = writeln!(out, "  {}: {}", v(&u.key), v(&u.reason));
         }
         let _ = writeln!(out);
+    } else if !shared.is_empty() {
+        let keys: Vec<String> = shared.iter().map(|u| v(&u.key)).collect();
+        let _ = writeln!(
+            out,
+            "note: {} MAJOR key{} unknown on both sides for the same reason: {} (--show-equivalent shows why)\n",
+            shared.len(),
+            plural(shared.len()),
+            keys.join(", ")
+        );
     }
     let keys = finding_keys(&l.comparison);
     let a = normalized(&l.docs, policy, &keys);

@@ -113,11 +113,17 @@ impl FailOn {
 /// inputs, waived findings, unused waivers, skipped links and the summary
 /// line: a run with no findings prints nothing. The exit code is the same.
 /// `json`, `sarif` and `markdown` are documents and are printed whole.
+/// `Full`, the default, counts the equivalences and the keys unknown on
+/// both sides of each link in `human` output; `All` (`--show-equivalent`)
+/// prints each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Chatter {
-    /// Everything (the default).
+    /// Everything, equivalences and keys unknown on both sides counted
+    /// (the default).
     #[default]
     Full,
+    /// Everything, each equivalence and shared unknown printed.
+    All,
     /// The findings only.
     Quiet,
 }
@@ -136,9 +142,9 @@ pub fn render(
 ) -> String {
     let quiet = chatter == Chatter::Quiet;
     match format {
-        ReportFormat::Human => {
-            human::render_with_failures(links, failures, skipped, coverage, waivers, policy, quiet)
-        }
+        ReportFormat::Human => human::render_with_failures(
+            links, failures, skipped, coverage, waivers, policy, chatter,
+        ),
         ReportFormat::Json => {
             json::render_with_failures(links, failures, skipped, coverage, waivers, policy)
         }

@@ -63,6 +63,7 @@ fn forty_thousand_continued_dotted_lines() {
         "plain.sh",
         "--engine-version",
         "0.33.0",
+        "--show-equivalent",
     ]));
     // The human report marks a bounded number of places and counts the rest.
     assert!(o.stdout.contains("39991 more places"), "{}", o.both());
