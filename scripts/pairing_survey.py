@@ -21,6 +21,11 @@ import sys
 import time
 
 
+def side_id(kind: str) -> str:
+    """The rule id of a side finding's kind (the table is small and stable)."""
+    return {"broken-continuation": "RD015"}.get(kind, "RD???")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--docs", required=True, help="the docs folder (cookbook/ and src/snippets/)")
@@ -72,8 +77,15 @@ def main() -> int:
     for l in pairs:
         for f in l["findings"]:
             kinds[(f["id"], f["kind"], f["severity"])] += 1
+        # Findings about a side's command as a whole: a startup error (RD006)
+        # or a defect of its text (RD015 broken-continuation, ...).
+        for side in ("docs", "recipe"):
+            kinds[("RD006", "startup-error", "error")] += len(l[side].get("startup_errors", []))
+            for d in l[side].get("defects", []):
+                kinds[(side_id(d["kind"]), d["kind"], "error")] += 1
     for (i, k, s), n in sorted(kinds.items()):
-        rows.append((f"findings {i} {k} ({s})", n))
+        if n:
+            rows.append((f"findings {i} {k} ({s})", n))
     reasons = collections.Counter()
     for l in links:
         if l["status"] == "skipped":
@@ -92,6 +104,11 @@ def main() -> int:
         where = f"{d['file'].split('/')[-1]} {sel} ~ {l['pair']['recipe']['entry']}"
         if l["pair"].get("nearest_only"):
             where += " (nearest: " + ",".join(x["key"] for x in l["pair"]["nearest_only"]) + ")"
+        for side in ("docs", "recipe"):
+            for e in l[side].get("startup_errors", []):
+                print(f"  {where} | {side} would not start | {e['message'][:100]}")
+            for d in l[side].get("defects", []):
+                print(f"  {where} | {side} {d['kind']} at line {d['span']['line']} | {d['message'][:100]}")
         for f in l["findings"]:
             if f["severity"] == "error":
                 print(f"  {where} | {f['key']} | {f['docs'].get('value')} | {f['recipe'].get('value')}")
