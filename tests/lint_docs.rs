@@ -294,6 +294,17 @@ fn every_format_renders_the_findings_with_their_ids() {
         "fixtures/lint/src/snippets/duplicate-flag.jsx"
     );
     assert_eq!(loc["region"]["startLine"], 22);
+    // One SARIF builder with `check`: columns count characters, and each
+    // rule links to its page of the rule reference.
+    assert_eq!(doc["runs"][0]["columnKind"], "unicodeCodePoints");
+    assert!(
+        rules[i]["helpUri"]
+            .as_str()
+            .unwrap()
+            .ends_with("docs/src/rules.md#rd010-duplicate-flag"),
+        "{}",
+        rules[i]
+    );
 
     let (code, gh, _) = run(&["lint-docs", "--format", "github", &file]);
     assert_eq!(code, 1);

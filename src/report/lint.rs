@@ -206,79 +206,33 @@ fn json_report(files: &[FileLint], failed: &[Failed]) -> String {
 }
 
 fn sarif(files: &[FileLint], failed: &[Failed]) -> String {
-    let rules: Vec<Value> = kinds()
-        .iter()
-        .map(|k| {
-            json!({
-                "id": k.id,
-                "name": k.name,
-                "shortDescription": {"text": k.help},
-                "defaultConfiguration": {"level": super::sarif::level(k.severity)},
-            })
-        })
-        .collect();
-    let mut results = Vec::new();
+    // Every row: `lint-docs` reports startup errors and no-effect settings of
+    // the generated commands beside its own kinds.
+    let mut log = super::sarif::Log::new(kinds());
     for f in files.iter().flat_map(|f| &f.findings) {
-        let index = kinds().iter().position(|k| k.name == f.kind);
         let mut text = format!("<{} />: {}", f.generator, f.message);
         if let Some(s) = states_text(f) {
             text.push_str(&format!(" ({s})"));
         }
-        let mut r = json!({
-            "ruleId": f.id(),
-            "ruleIndex": index,
-            "level": super::sarif::level(f.severity()),
-            "message": {"text": text},
-            "properties": {"kind": f.kind, "generator": f.generator, "states": f.states},
-        });
-        if let Some(p) = place(&f.at) {
-            let mut phys = json!({"artifactLocation": {"uri": super::sarif::uri(&p.path)}});
-            if let Some((line, col)) = p.line_col {
-                phys["region"] = json!({"startLine": line, "startColumn": col});
-            }
-            r["locations"] = json!([{"physicalLocation": phys}]);
-        }
-        results.push(r);
+        let properties = json!({"kind": f.kind, "generator": f.generator, "states": f.states});
+        log.result(
+            f.kind,
+            f.severity(),
+            text,
+            Some(properties),
+            place(&f.at).as_ref(),
+        );
     }
-    let notifications: Vec<Value> = failed
-        .iter()
-        .map(|f| {
-            let mut n = json!({
-                "level": "error",
-                "message": {"text": format!("{} could not be linted: {}", f.file, f.error)},
-                "descriptor": {"id": "input-error"},
-            });
-            if let Some((p, _)) = super::error_place(&f.error) {
-                let mut phys = json!({"artifactLocation": {"uri": super::sarif::uri(&p.path)}});
-                if let Some((line, col)) = p.line_col {
-                    phys["region"] = json!({"startLine": line, "startColumn": col});
-                }
-                n["locations"] = json!([{"physicalLocation": phys}]);
-            }
-            n
-        })
-        .collect();
-    let mut invocation = json!({"executionSuccessful": failed.is_empty()});
-    if !notifications.is_empty() {
-        invocation["toolExecutionNotifications"] = json!(notifications);
+    for f in failed {
+        let at = super::error_place(&f.error).map(|(p, _)| p);
+        log.notification(
+            "error",
+            "input-error",
+            format!("{} could not be linted: {}", f.file, f.error),
+            at.as_ref(),
+        );
     }
-    let mut doc = json!({
-        "$schema": super::sarif::SCHEMA_URI,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "recipe-drift",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            }},
-            "invocations": [invocation],
-            "results": results,
-        }],
-    });
-    super::mask_json(&mut doc);
-    let mut s = serde_json::to_string_pretty(&doc).expect("plain JSON");
-    s.push('\n');
-    s
+    log.finish(failed.is_empty())
 }
 
 fn github(files: &[FileLint], failed: &[Failed]) -> String {

@@ -2,10 +2,11 @@
 //!
 //! - One run; `tool.driver` is `recipe-drift` with the crate's version and one rule
 //!   per row of the table of finding kinds ([`crate::compare::kinds`],
-//!   `findings.yaml`), with its stable id: `RD001` contradicts, `RD002` missing,
-//!   `RD003` unknown, `RD004` equivalent, `RD005` no-effect, and `RD006`
-//!   startup-error (a command the engine would refuse to start); the rule's level
-//!   is the row's MAJOR severity.
+//!   `findings.yaml`) that `check` reports, with its stable id and help page: the
+//!   compare kinds `RD001`..`RD005`, `RD006` startup-error (a command the engine
+//!   would refuse to start), the coverage kinds and `RD015` broken-continuation;
+//!   the rule's level is the row's MAJOR severity. [`Log`] builds every SARIF log
+//!   recipe-drift writes (`lint-docs` too, with every row).
 //! - Levels follow the severity: error -> `error`, warning -> `warning`, info ->
 //!   `note`.
 //! - Each result's message holds the finding (with its key) and the link's name.
@@ -26,7 +27,7 @@
 use serde_json::{Value, json};
 
 use super::{Failure, LinkReport, Place, finding_place, finding_text, value_place};
-use crate::compare::{Severity, kinds};
+use crate::compare::{KindInfo, Severity, kinds};
 use crate::report::Skipped;
 use crate::waiver::{self, Judged, Outcome};
 
@@ -40,13 +41,6 @@ fn check_rows() -> impl Iterator<Item = &'static crate::compare::KindInfo> {
     kinds().iter().filter(|k| {
         k.example.is_some() || k.coverage.is_some() || k.lint.as_ref().is_some_and(|l| l.check)
     })
-}
-
-/// A kind's index among [`check_rows`] (SARIF's `ruleIndex`).
-fn rule_index(name: &str) -> usize {
-    check_rows()
-        .position(|k| k.name == name)
-        .expect("a row per kind in findings.yaml")
 }
 
 /// The SARIF level of a severity.
@@ -67,6 +61,118 @@ pub fn help_uri(id: &str, name: &str) -> String {
     )
 }
 
+/// One SARIF 2.1.0 log under construction: the one place recipe-drift
+/// builds SARIF (`check`/`compare` here, `lint-docs` in `super::lint`). Its
+/// rules are the rows of the table a command reports, each with its help
+/// page; a result names its rule by the row's name (its `ruleIndex` is the
+/// row's place among the rules); columns count characters. Every string is
+/// masked when the log is finished.
+pub(super) struct Log {
+    rows: Vec<&'static KindInfo>,
+    results: Vec<Value>,
+    notifications: Vec<Value>,
+}
+
+impl Log {
+    /// A log whose driver lists `rows`, in that order.
+    pub(super) fn new(rows: impl IntoIterator<Item = &'static KindInfo>) -> Log {
+        Log {
+            rows: rows.into_iter().collect(),
+            results: Vec::new(),
+            notifications: Vec::new(),
+        }
+    }
+
+    /// Adds a result of the rule named `kind` at `level`, with its message,
+    /// its `properties` (when it has some) and its primary location; returns
+    /// it for the fields of its own (`relatedLocations`, `suppressions`).
+    pub(super) fn result(
+        &mut self,
+        kind: &str,
+        severity: Severity,
+        text: String,
+        properties: Option<Value>,
+        at: Option<&Place>,
+    ) -> &mut Value {
+        let i = self
+            .rows
+            .iter()
+            .position(|k| k.name == kind)
+            .expect("a result's kind is among the log's rules");
+        let mut r = json!({
+            "ruleId": self.rows[i].id,
+            "ruleIndex": i,
+            "level": level(severity),
+            "message": {"text": text},
+        });
+        if let Some(p) = properties {
+            r["properties"] = p;
+        }
+        if let Some(p) = at {
+            r["locations"] = json!([location(p, None)]);
+        }
+        self.results.push(r);
+        self.results.last_mut().expect("just pushed")
+    }
+
+    /// Adds a tool execution notification (`input-error`, `waiver`, ...).
+    pub(super) fn notification(&mut self, level: &str, id: &str, text: String, at: Option<&Place>) {
+        let mut n = json!({
+            "level": level,
+            "message": {"text": text},
+            "descriptor": {"id": id},
+        });
+        if let Some(p) = at {
+            n["locations"] = json!([location(p, None)]);
+        }
+        self.notifications.push(n);
+    }
+
+    /// The log as pretty JSON with a final newline; `successful` is the
+    /// invocation's `executionSuccessful`.
+    pub(super) fn finish(self, successful: bool) -> String {
+        let rules: Vec<Value> = self
+            .rows
+            .iter()
+            .map(|k| {
+                json!({
+                    "id": k.id,
+                    "name": k.name,
+                    "shortDescription": {"text": k.help},
+                    "helpUri": help_uri(&k.id, &k.name),
+                    "defaultConfiguration": {"level": level(k.severity)},
+                })
+            })
+            .collect();
+        let mut results = Value::Array(self.results);
+        let mut notifications = Value::Array(self.notifications);
+        // Every string from the inputs is masked before serde escapes it.
+        super::mask_json(&mut results);
+        super::mask_json(&mut notifications);
+        let mut invocation = json!({"executionSuccessful": successful});
+        if notifications.as_array().is_some_and(|n| !n.is_empty()) {
+            invocation["toolExecutionNotifications"] = notifications;
+        }
+        let doc = json!({
+            "$schema": SCHEMA_URI,
+            "version": "2.1.0",
+            "runs": [{
+                "tool": {"driver": {
+                    "name": "recipe-drift",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "rules": rules,
+                }},
+                "invocations": [invocation],
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }],
+        });
+        let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
+        s.push('\n');
+        s
+    }
+}
+
 /// Renders the links as one SARIF 2.1.0 log.
 pub fn render(
     links: &[LinkReport],
@@ -75,40 +181,18 @@ pub fn render(
     coverage: &[super::Coverage],
     waivers: &[Outcome],
 ) -> String {
-    // `check`'s kinds: the compare rows, then the coverage rows (`lint-docs`'
-    // kinds are left out; a rule's index is its place in this list).
-    let rules: Vec<Value> = check_rows()
-        .map(|k| {
-            json!({
-                "id": k.id,
-                "name": k.name,
-                "shortDescription": {"text": k.help},
-                "helpUri": help_uri(&k.id, &k.name),
-                "defaultConfiguration": {"level": level(k.severity)},
-            })
-        })
-        .collect();
-    let mut results = Value::Array(Vec::new());
+    // `check`'s kinds: the compare rows, the coverage rows and the lint rows
+    // `check` reports too (a rule's index is its place in this list).
+    let mut log = Log::new(check_rows());
     for l in links {
         for e in super::side_findings(l) {
-            let i = rule_index(e.kind);
-            let row = check_rows().nth(i).expect("a side finding's row");
             let note = match e.rule {
                 Some((rule, reference)) => format!(" (rule {rule}, {reference})"),
                 None => String::new(),
             };
-            let mut r = json!({
-                "ruleId": row.id,
-                "ruleIndex": i,
-                "level": level(row.severity),
-                "message": {"text": format!(
-                    "{}: {}{note} [link: {}]",
-                    e.headline, e.message, l.name
-                )},
-            });
-            if let Some(p) = super::place(e.at) {
-                r["locations"] = json!([location(&p, None)]);
-            }
+            let text = format!("{}: {}{note} [link: {}]", e.headline, e.message, l.name);
+            let at = super::place(e.at);
+            let r = log.result(e.kind, Severity::Error, text, None, at.as_ref());
             let related: Vec<Value> = e
                 .related
                 .iter()
@@ -118,29 +202,20 @@ pub fn render(
             if !related.is_empty() {
                 r["relatedLocations"] = json!(related);
             }
-            push(&mut results, r);
         }
         for j in l.findings() {
-            push(&mut results, result(l, &j));
+            result(&mut log, l, &j);
         }
     }
     for c in coverage {
-        let i = rule_index(c.kind);
-        let row = &check_rows().nth(i).expect("a coverage row");
-        let mut r = json!({
-            "ruleId": row.id,
-            "ruleIndex": i,
-            "level": level(c.severity),
-            "message": {"text": format!("{}: {}", c.deployment, c.message)},
-            "properties": {
-                "side": c.side.as_str(),
-                "identity": c.identity,
-                "shape": c.shape,
-            },
+        let text = format!("{}: {}", c.deployment, c.message);
+        let properties = json!({
+            "side": c.side.as_str(),
+            "identity": c.identity,
+            "shape": c.shape,
         });
-        if let Some(p) = super::place(&c.span) {
-            r["locations"] = json!([location(&p, None)]);
-        }
+        let at = super::place(&c.span);
+        let r = log.result(c.kind, c.severity, text, Some(properties), at.as_ref());
         if let Some(n) = &c.nearest {
             r["properties"]["nearest"] = json!(n.deployment);
             r["properties"]["differs"] = json!(n.differs);
@@ -149,100 +224,52 @@ pub fn render(
                     json!([location(&p, Some(&format!("nearest: {}", n.deployment)))]);
             }
         }
-        push(&mut results, r);
     }
-    let notifications: Vec<Value> = failures
-        .iter()
-        .map(|f| {
-            let mut n = json!({
-                "level": "error",
-                "message": {"text": format!("link {} could not be compared: {}", f.name, f.error)},
-                "descriptor": {"id": "input-error"},
-            });
-            if let Some((p, _)) = super::error_place(&f.error) {
-                n["locations"] = json!([location(&p, None)]);
-            }
-            n
-        })
-        .collect();
+    for f in failures {
+        let at = super::error_place(&f.error).map(|(p, _)| p);
+        log.notification(
+            "error",
+            "input-error",
+            format!("link {} could not be compared: {}", f.name, f.error),
+            at.as_ref(),
+        );
+    }
     // Waivers: an expired one is an error of the run, an unused one a note.
-    let mut notifications = Value::Array(notifications);
     for w in waivers
         .iter()
         .filter(|w| w.status != waiver::Status::Applied)
     {
-        push(
-            &mut notifications,
-            json!({
-                "level": if w.is_error() { "error" } else { "note" },
-                "message": {"text": super::waiver_text(w)},
-                "descriptor": {"id": "waiver"},
-            }),
-        );
+        let level = if w.is_error() { "error" } else { "note" };
+        log.notification(level, "waiver", super::waiver_text(w), None);
     }
     // A link's warnings and notes (inputs nothing read, a launch that may
     // not run, auxiliary launches), placed where they apply.
     for l in links {
         for (severity, span, message) in super::remarks(l) {
-            let mut n = json!({
-                "level": level(severity),
-                "message": {"text": format!("{message} [link: {}]", l.name)},
-                "descriptor": {"id": if severity == Severity::Warning { "input-warning" } else { "link-note" }},
-            });
-            if let Some(p) = span.as_ref().and_then(super::place) {
-                n["locations"] = json!([location(&p, None)]);
-            }
-            push(&mut notifications, n);
+            let id = if severity == Severity::Warning {
+                "input-warning"
+            } else {
+                "link-note"
+            };
+            let at = span.as_ref().and_then(super::place);
+            log.notification(
+                level(severity),
+                id,
+                format!("{message} [link: {}]", l.name),
+                at.as_ref(),
+            );
         }
     }
     for sk in skipped {
-        push(
-            &mut notifications,
-            json!({
-                "level": "note",
-                "message": {"text": super::skipped_text(sk)},
-                "descriptor": {"id": "skipped"},
-            }),
-        );
+        log.notification("note", "skipped", super::skipped_text(sk), None);
     }
     // An expired waiver fails the run as an input error does.
-    // Every string from the inputs is masked before serde escapes it.
-    super::mask_json(&mut results);
-    super::mask_json(&mut notifications);
     let failed = !failures.is_empty() || waivers.iter().any(|w| w.is_error());
-    let mut invocation = json!({"executionSuccessful": !failed});
-    if notifications.as_array().is_some_and(|n| !n.is_empty()) {
-        invocation["toolExecutionNotifications"] = notifications;
-    }
-    let doc = json!({
-        "$schema": SCHEMA_URI,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "recipe-drift",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            }},
-            "invocations": [invocation],
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
-    });
-    let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
-    s.push('\n');
-    s
+    log.finish(!failed)
 }
 
-/// Appends to a JSON array.
-fn push(array: &mut Value, item: Value) {
-    if let Value::Array(a) = array {
-        a.push(item);
-    }
-}
-
-fn result(l: &LinkReport, j: &Judged) -> Value {
+fn result(log: &mut Log, l: &LinkReport, j: &Judged) {
     let f = j.finding;
-    let i = rule_index(f.kind.name());
     let docs = value_place(&f.docs);
     let recipe = value_place(&f.recipe);
     let mut text = format!("{} ({})", finding_text(f), super::class_name(f.class));
@@ -258,23 +285,22 @@ fn result(l: &LinkReport, j: &Judged) -> Value {
         ));
     }
     text.push_str(&format!(" [link: {}]", l.name));
-    let mut r = json!({
-        "ruleId": kinds()[i].id,
-        "ruleIndex": i,
-        "level": level(j.severity()),
-        "message": {"text": text},
-        "properties": {
-            "link": l.name,
-            "key": f.key,
-            "kind": f.kind.name(),
-            "class": super::class_name(f.class),
-            "docs": f.docs.val.display(),
-            "recipe": f.recipe.val.display(),
-        },
+    let properties = json!({
+        "link": l.name,
+        "key": f.key,
+        "kind": f.kind.name(),
+        "class": super::class_name(f.class),
+        "docs": f.docs.val.display(),
+        "recipe": f.recipe.val.display(),
     });
-    if let Some(p) = finding_place(l, f) {
-        r["locations"] = json!([location(&p, None)]);
-    }
+    let at = finding_place(l, f);
+    let r = log.result(
+        f.kind.name(),
+        j.severity(),
+        text,
+        Some(properties),
+        at.as_ref(),
+    );
     // The recipe side, when the primary location is the docs side.
     if let (Some(_), Some(rp)) = (&docs, &recipe) {
         let text = format!("recipe: {}", f.recipe.val.display());
@@ -287,7 +313,6 @@ fn result(l: &LinkReport, j: &Judged) -> Value {
             "justification": w.mark(),
         }]);
     }
-    r
 }
 
 fn related(id: usize, p: &Place, text: &str) -> Value {
