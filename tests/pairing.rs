@@ -346,3 +346,53 @@ fn linked_pages_are_read_once_or_reported() {
         "{skipped:?}"
     );
 }
+
+/// A config's link pins what it compares: the docs state and the recipe
+/// points it links are compared once, under the link's name; pairing does
+/// not pair that state again, lists both as compared by the link, and does
+/// not pair another state with the entry by the nearest shape instead.
+#[test]
+fn a_config_link_pins_its_pair() {
+    let (code, doc, err) = check_json(&[
+        "--config",
+        "fixtures/pairing/pinned.yaml",
+        "--inferencex",
+        SEED,
+        QWEN_PAGE,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let links = doc["links"].as_array().unwrap();
+    let compared: Vec<&Value> = links.iter().filter(|l| l["status"] != "skipped").collect();
+    assert_eq!(compared.len(), 1, "{compared:#?}");
+    let link = compared[0];
+    assert!(
+        link["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("qwen3.5 hicache (pinned)"),
+        "{link:#}"
+    );
+    assert!(link.get("pair").is_none(), "{link:#}");
+    assert_eq!(
+        counted_keys(link),
+        ["hicache_io_backend", "hicache_mem_layout"]
+    );
+    let pinned: Vec<&str> = links
+        .iter()
+        .filter(|l| l["status"] == "skipped")
+        .map(|l| l["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        pinned.len(),
+        2,
+        "the docs state and the recipe points: {pinned:?}"
+    );
+    assert!(
+        pinned
+            .iter()
+            .all(|r| *r == "compared by the config's link `qwen3.5 hicache (pinned)`, not paired"),
+        "{pinned:?}"
+    );
+    // The TP4/TP8 sweep points stay coverage, as without the link.
+    assert_eq!(doc["summary"]["coverage"]["recipe-unpaired"], 2);
+}

@@ -111,6 +111,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         _ => vec![None; m.links.len()],
     };
     let mut reports = Vec::new();
+    let mut pins = crate::space::Pins::default();
     let mut failures = Vec::new();
     let mut skipped = Vec::new();
     let mut outcomes = match today {
@@ -204,6 +205,10 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
                     }
                     outcomes.extend(o);
                 }
+                // A link pins what it compares: pairing leaves it to the link.
+                for r in &r {
+                    pins.add(&link.name, &r.docs.launch, &r.recipe.launch);
+                }
                 reports.extend(r)
             }
             // An error with no place of its own (a selection the file does
@@ -245,6 +250,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             policy: &policy,
             fetcher: &fetcher,
             max_pairs,
+            pins: &pins,
         };
         let found = run.run()?;
         // Config waivers name links; pairs take inline suppressions only.

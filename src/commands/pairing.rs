@@ -33,6 +33,8 @@ pub(super) struct Run<'a> {
     pub fetcher: &'a Fetcher,
     /// Pairs compared at most (`--max-pairs`).
     pub max_pairs: usize,
+    /// What the config's links compare: not paired again.
+    pub pins: &'a crate::space::Pins,
 }
 
 /// What a pairing run found.
@@ -64,11 +66,17 @@ impl Run<'_> {
             .pair_by
             .clone()
             .unwrap_or_else(crate::space::default_pair_by);
-        let pairing = crate::pair::pair(
+        let mut pairing = crate::pair::pair(
             &docs.deployments,
             &recipes.deployments,
             &pair_by,
             &self.manifest.policy.coverage,
+        );
+        let pinned = pin(
+            &mut pairing,
+            &docs.deployments,
+            &recipes.deployments,
+            self.pins,
         );
         let compared: usize = pairing.pairs.iter().map(|p| p.recipes.len()).sum();
         if compared > self.max_pairs {
@@ -96,9 +104,9 @@ impl Run<'_> {
             .chain(pair_failures)
             .map(|(name, error)| Failure { name, error })
             .collect();
-        let skipped = docs
-            .skipped
+        let skipped = pinned
             .into_iter()
+            .chain(docs.skipped)
             .chain(recipes.skipped)
             .map(|(name, reason)| Skipped { name, reason })
             .collect();
@@ -109,4 +117,34 @@ impl Run<'_> {
             coverage: pairing.coverage,
         })
     }
+}
+
+/// Leaves to the config's links what they compare: a docs deployment a link
+/// compares is not paired again (its pairs are dropped), and neither side's
+/// pinned deployments are coverage. Pairing ran on every deployment first, so
+/// an entry a link pins is not paired by the nearest shape instead. Returns
+/// the pinned deployments, each with the link that compares it (listed as not
+/// paired).
+fn pin(
+    pairing: &mut crate::pair::Pairing,
+    docs: &[crate::space::Deployment],
+    recipes: &[crate::space::Deployment],
+    pins: &crate::space::Pins,
+) -> Vec<(String, String)> {
+    let mut pinned = Vec::new();
+    let mut labels = std::collections::BTreeSet::new();
+    for d in docs.iter().chain(recipes) {
+        if let Some(link) = pins.link_of(d) {
+            labels.insert(d.label());
+            pinned.push((
+                d.label(),
+                format!("compared by the config's link `{link}`, not paired"),
+            ));
+        }
+    }
+    pairing
+        .pairs
+        .retain(|p| pins.link_of(&docs[p.docs]).is_none());
+    pairing.coverage.retain(|c| !labels.contains(&c.deployment));
+    pinned
 }

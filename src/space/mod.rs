@@ -170,6 +170,48 @@ pub struct Deployment {
     pub shape: Shape,
 }
 
+/// The launches a config's links compare, by the file each is written in
+/// and its words as written ([`Launch::written_key`]): the links pin them.
+/// Pairing leaves a docs deployment a link compares to that link (it is not
+/// paired again), and a recipe deployment a link compares is not reported
+/// unpaired.
+#[derive(Debug, Default)]
+pub struct Pins {
+    docs: BTreeMap<(std::path::PathBuf, String), String>,
+    recipe: BTreeMap<(std::path::PathBuf, String), String>,
+}
+
+impl Pins {
+    /// Records what the link named `link` compares.
+    pub fn add(&mut self, link: &str, docs: &Launch, recipe: &Launch) {
+        for (map, launch) in [(&mut self.docs, docs), (&mut self.recipe, recipe)] {
+            if let Some(key) = pin_key(launch) {
+                map.entry(key).or_insert_with(|| link.to_string());
+            }
+        }
+    }
+
+    /// The link that compares this deployment's launch, if one does.
+    pub fn link_of(&self, d: &Deployment) -> Option<&str> {
+        let map = match d.side {
+            Side::Docs => &self.docs,
+            Side::Recipe => &self.recipe,
+        };
+        map.get(&pin_key(&d.launch)?).map(String::as_str)
+    }
+}
+
+/// A launch's file (as the file system names it: a page, a rendered page's
+/// file, a script) and its words as written; `None` for text that is no file.
+fn pin_key(launch: &Launch) -> Option<(std::path::PathBuf, String)> {
+    let file = match launch.span.origin() {
+        crate::span::Origin::File(p) | crate::span::Origin::Rendered { file: p, .. } => p,
+        _ => return None,
+    };
+    let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
+    Some((file, launch.written_key()))
+}
+
 impl Deployment {
     /// A short label: `qwen35-deployment.jsx <Qwen35Deployment /> hardware=mi355x ...`
     /// or `entry qwen3.5-fp4-mi355x-sglang tp=2 ...`.
