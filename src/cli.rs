@@ -483,6 +483,11 @@ pub struct DiscoverArgs {
     /// Output format: a `links:` YAML to paste, or JSON.
     #[arg(long, value_enum, default_value = "yaml")]
     pub format: DiscoverFormat,
+    /// Propose a link for every reference, also those that `check --docs-root
+    /// --inferencex` pairs without one (by default these are listed, not
+    /// proposed; a link pins its pair).
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// The arguments of `recipe-drift explain`.

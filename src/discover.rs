@@ -17,6 +17,8 @@ use crate::extract::inferencex::{self, Combo, EntrySummary};
 use crate::extract::{self, jsx};
 use crate::span::Source;
 
+mod paired;
+
 /// What to scan and how to map it.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -29,6 +31,8 @@ pub struct Options {
     pub recipes_root: Option<PathBuf>,
     /// Output as JSON instead of YAML.
     pub json: bool,
+    /// Propose every link, also those pairing finds on its own.
+    pub all: bool,
 }
 
 /// Where a link was found.
@@ -548,9 +552,14 @@ pub fn run(opts: &Options) -> Result<String, Error> {
         }
     }
 
-    let proposals = propose(opts, &by_key, kept)?;
+    let all = propose(opts, &by_key, kept)?;
+    // What pairing finds on its own needs no link: not proposed, listed.
+    let found = paired::found_by_pairing(opts, &all);
+    let (paired, proposals): (Vec<_>, Vec<_>) = all.into_iter().zip(found).partition(|(_, f)| *f);
+    let paired: Vec<Proposal> = paired.into_iter().map(|(p, _)| p).collect();
+    let proposals: Vec<Proposal> = proposals.into_iter().map(|(p, _)| p).collect();
     unmapped.sort_by(|a, b| a.at.cmp(&b.at));
-    let summary = format!(
+    let mut summary = format!(
         "{links} link{} found in {} file{}, {} proposal{}, {} reference{} that could not be mapped",
         plural(links),
         files.len(),
@@ -560,10 +569,26 @@ pub fn run(opts: &Options) -> Result<String, Error> {
         unmapped.len(),
         plural(unmapped.len()),
     );
+    if !paired.is_empty() {
+        let _ = write!(
+            summary,
+            ", {} paired without a link (`check --docs-root --inferencex` finds {})",
+            paired.len(),
+            if paired.len() == 1 { "it" } else { "them" }
+        );
+    }
     Ok(if opts.json {
-        render_json(opts, &proposals, &unmapped, links, files.len(), &summary)
+        render_json(
+            opts,
+            &proposals,
+            &paired,
+            &unmapped,
+            links,
+            files.len(),
+            &summary,
+        )
     } else {
-        render_yaml(opts, &proposals, &unmapped, &summary)
+        render_yaml(opts, &proposals, &paired, &unmapped, &summary)
     })
 }
 
@@ -1241,7 +1266,13 @@ fn name_of(p: &Proposal) -> String {
     n
 }
 
-fn render_yaml(opts: &Options, props: &[Proposal], unmapped: &[Unmapped], summary: &str) -> String {
+fn render_yaml(
+    opts: &Options,
+    props: &[Proposal],
+    paired: &[Proposal],
+    unmapped: &[Unmapped],
+    summary: &str,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -1292,6 +1323,14 @@ fn render_yaml(opts: &Options, props: &[Proposal], unmapped: &[Unmapped], summar
         ix.push('}');
         let _ = writeln!(s, "      inferencex: {ix}");
     }
+    if !paired.is_empty() {
+        s.push_str(
+            "# Paired without a link (`check --docs-root --inferencex` finds these; not proposed):\n",
+        );
+        for p in paired {
+            let _ = writeln!(s, "#   {}", v(&name_of(p)));
+        }
+    }
     if !unmapped.is_empty() {
         s.push_str("# Not mapped:\n");
         for u in unmapped {
@@ -1311,6 +1350,7 @@ fn render_yaml(opts: &Options, props: &[Proposal], unmapped: &[Unmapped], summar
 fn render_json(
     opts: &Options,
     props: &[Proposal],
+    paired: &[Proposal],
     unmapped: &[Unmapped],
     links: usize,
     files: usize,
@@ -1365,6 +1405,16 @@ fn render_json(
             "text": summary,
         },
     });
+    // Found by pairing on its own (`check --docs-root --inferencex`).
+    if !paired.is_empty() {
+        v["paired_without_link"] = json!(
+            paired
+                .iter()
+                .map(|p| json!({"name": name_of(p), "entry": p.entry, "docs": p.docs_file}))
+                .collect::<Vec<_>>()
+        );
+        v["summary"]["paired_without_link"] = json!(paired.len());
+    }
     // Every string from the scanned files is masked where it is rendered,
     // as the reports do; serde escapes control characters.
     crate::secret::mask_json(&mut v, &[]);

@@ -13,6 +13,7 @@ pub(super) fn run(args: DiscoverArgs) -> Result<Output, Error> {
             docs_root: args.docs_root,
             recipes_root: args.recipes_root,
             json: args.format == DiscoverFormat::Json,
+            all: args.all,
         })?,
         ..Output::default()
     })
