@@ -443,9 +443,18 @@ pub struct LockArgs {
     /// one `check` finds).
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
     pub config: Option<PathBuf>,
-    /// Run no config's links: lock only the models named.
+    /// Run no config's links: lock only the models named (and the pairs of
+    /// `--docs-root`/`--inferencex`).
     #[arg(long)]
     pub no_config: bool,
+    /// Also run the pairing of this docs folder with `--inferencex` (as
+    /// `check --docs-root DIR --inferencex ROOT` runs it) and lock the
+    /// checkpoints its deployments ask for.
+    #[arg(long, value_name = "DIR", requires = "inferencex")]
+    pub docs_root: Option<PathBuf>,
+    /// The InferenceX checkout the docs are paired with (`--docs-root`).
+    #[arg(long, value_name = "ROOT", requires = "docs_root")]
+    pub inferencex: Option<PathBuf>,
     /// The lock file to write (default: .recipe-drift.lock.yaml beside the
     /// config, else in the current folder); inside the repository root.
     #[arg(long, value_name = "FILE")]

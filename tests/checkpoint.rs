@@ -62,6 +62,14 @@ fn hub_files() -> Vec<(&'static str, Value, Option<Value>)> {
                        "export": {"kv_cache_group": ["*k_proj", "*v_proj"]}}}),
             None,
         ),
+        // The pairing fixtures' MI355X checkpoint (fixtures/pairing).
+        (
+            "amd/Qwen3.5-397B-A17B-MXFP4",
+            json!({"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "torch_dtype": "bfloat16",
+                   "quantization_config": {"quant_method": "quark",
+                       "global_quant_config": {"weight": {"dtype": "fp4", "qscheme": "per_group", "group_size": 32}}}}),
+            None,
+        ),
         (
             "org/deepseek-fp8",
             json!({"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "torch_dtype": "bfloat16",
@@ -924,4 +932,87 @@ fn lock_takes_model_ids_and_others_are_unknown_offline_with_the_reason() {
     // Not a Hub id: a usage error.
     let out = lock(d.path(), &hub.base(), "c", &["--no-config", "./models/x"]);
     assert_eq!(out.0, 2, "{}", both(&out));
+}
+
+/// Copies a fixture folder into `to` (files only, recursively).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if src.is_dir() {
+            copy_tree(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+/// `lock --docs-root --inferencex` runs the zero-config pairing as `check`
+/// does and locks the checkpoints its deployments ask for, into the current
+/// folder; a zero-config `check` reads that lock before the Hub, so offline
+/// (and with the Hub down) it gives the online verdict.
+#[test]
+fn lock_records_a_zero_config_pairing_and_check_reads_it_offline() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let d = tempfile::tempdir().unwrap();
+    // A repository holding the docs, the checkout and the lock (the root
+    // reads are confined to).
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(d.path())
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let docs = d.path().join("docs");
+    let page = "cookbook/autoregressive/Qwen/Qwen3.5.mdx";
+    let snippet = "src/snippets/autoregressive/qwen35-deployment.jsx";
+    for f in [page, snippet] {
+        let to = docs.join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(repo.join("fixtures/cookbook").join(f), &to).unwrap();
+    }
+    copy_tree(
+        &repo.join("fixtures/pairing/inferencex"),
+        &d.path().join("ix"),
+    );
+    let pairing = ["--docs-root", "docs", "--inferencex", "ix"];
+    let hub = hub();
+    let mut args = vec!["lock", "--cache-dir", "c1"];
+    args.extend(pairing);
+    let out = run(d.path(), &hub.base(), &args);
+    assert_eq!(out.0, 0, "{}", both(&out));
+    assert!(
+        out.1.contains("amd/Qwen3.5-397B-A17B-MXFP4@main: from"),
+        "{}",
+        out.1
+    );
+    let lock = std::fs::read_to_string(d.path().join(LOCK)).unwrap();
+    assert!(
+        lock.contains("  - model: \"amd/Qwen3.5-397B-A17B-MXFP4\"\n"),
+        "{lock}"
+    );
+    let check = |endpoint: &str, cache: &str, extra: &[&str]| {
+        let mut args = vec!["check", "--format", "json", "--cache-dir", cache];
+        args.extend(pairing);
+        args.extend_from_slice(extra);
+        run(d.path(), endpoint, &args)
+    };
+    let online = check(&hub.base(), "online", &[]);
+    assert!(online.0 == 0 || online.0 == 1, "{}", both(&online));
+    let down = serve(|_| (500, vec![], "boom".into()));
+    let offline = check(&down.base(), "empty", &["--offline"]);
+    assert_eq!(offline.0, online.0, "{}", both(&offline));
+    assert_eq!(kinds(&offline.1), kinds(&online.1));
+    // With the Hub down, the locked checkpoint is read from the lock: its
+    // files are never asked for (the models the Hub did not know are not in
+    // the lock, and are asked again).
+    let _ = check(&down.base(), "fresh", &[]);
+    let asked: Vec<String> = down.requests().iter().map(|r| r.path.clone()).collect();
+    assert!(
+        !asked
+            .iter()
+            .any(|p| p.contains("amd/Qwen3.5-397B-A17B-MXFP4")),
+        "{asked:?}"
+    );
 }

@@ -99,6 +99,17 @@ impl Lock {
         Lock::read(&path).map(Some)
     }
 
+    /// Reads the lock file of a run with no config: `.recipe-drift.lock.yaml`
+    /// in the current folder, where `lock` writes it then (`None` when there
+    /// is none).
+    pub fn read_here() -> Result<Option<Lock>, Error> {
+        let path = Path::new(LOCK_FILE);
+        if std::fs::symlink_metadata(path).is_err() {
+            return Ok(None);
+        }
+        Lock::read(path).map(Some)
+    }
+
     /// Reads a lock file through the confined file layer. Malformed YAML, an
     /// unknown field, an unknown fact key, a duplicate checkpoint or another
     /// version is an input error at its position.

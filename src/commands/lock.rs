@@ -43,7 +43,10 @@ pub(super) fn run(args: LockArgs, jail: &FilesArgs) -> Result<Output, Error> {
         allow_hosts,
         max_checkpoints,
         models,
+        docs_root,
+        inferencex,
     } = args;
+    let pairing = docs_root.zip(inferencex);
     if super::no_checkpoint_facts_env() {
         return Err(Error::usage(
             "lock: checkpoint facts are off (RECIPE_DRIFT_NO_CHECKPOINT_FACTS is set), and `lock` \
@@ -58,10 +61,11 @@ pub(super) fn run(args: LockArgs, jail: &FilesArgs) -> Result<Output, Error> {
         }
     }
     let config = Manifest::locate(config.as_deref(), no_config)?;
-    if config.is_none() && models.is_empty() {
+    if config.is_none() && models.is_empty() && pairing.is_none() {
         return Err(Error::usage(format!(
-            "lock: no config file and no model: pass --config FILE or MODEL..., set ${}, or add \
-             .recipe-drift.yaml (or .github/.recipe-drift.yaml) here or in a parent folder",
+            "lock: no config file, no pairing and no model: pass --config FILE, --docs-root DIR \
+             --inferencex ROOT or MODEL..., set ${}, or add .recipe-drift.yaml (or \
+             .github/.recipe-drift.yaml) here or in a parent folder",
             crate::manifest::CONFIG_ENV
         )));
     }
@@ -73,8 +77,14 @@ pub(super) fn run(args: LockArgs, jail: &FilesArgs) -> Result<Output, Error> {
         max_checkpoints,
     };
     let recorder = Recorder::new();
-    if let Some(path) = &config {
-        run_check(path, &remote, jail, &recorder)?;
+    if config.is_some() || pairing.is_some() {
+        run_check(
+            config.as_deref(),
+            pairing.as_ref(),
+            &remote,
+            jail,
+            &recorder,
+        )?;
     } else {
         super::confine(jail, &[PathBuf::from(".")])?;
     }
@@ -145,21 +155,31 @@ pub(super) fn run(args: LockArgs, jail: &FilesArgs) -> Result<Output, Error> {
     })
 }
 
-/// Runs `check` on the config as the user would (its output is not
-/// printed), every fact source wrapped in `recorder`. A link that cannot be
-/// compared fails the lock (its checkpoints may not have been asked for).
+/// Runs `check` on the config, or on the pairing of a docs folder with an
+/// InferenceX checkout (with the config found, if any), as the user would
+/// (its output is not printed), every fact source wrapped in `recorder`. A
+/// link or a page that cannot be read fails the lock (its checkpoints may not
+/// have been asked for).
 fn run_check(
-    config: &Path,
+    config: Option<&Path>,
+    pairing: Option<&(PathBuf, PathBuf)>,
     remote: &RemoteArgs,
     jail: &FilesArgs,
     recorder: &Arc<Recorder>,
 ) -> Result<(), Error> {
     use clap::Parser as _;
-    let mut argv: Vec<String> = ["recipe-drift", "check", "--config"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    argv.push(config.display().to_string());
+    let mut argv: Vec<String> = vec!["recipe-drift".into(), "check".into()];
+    if let Some(config) = config {
+        argv.extend(["--config".into(), config.display().to_string()]);
+    }
+    if let Some((docs, ix)) = pairing {
+        argv.extend([
+            "--docs-root".into(),
+            docs.display().to_string(),
+            "--inferencex".into(),
+            ix.display().to_string(),
+        ]);
+    }
     argv.extend(
         [
             "--format",
@@ -196,7 +216,12 @@ fn run_check(
         return Err(Error::usage(format!(
             "lock: `check` could not compare every link of {}, so the lock would miss their \
              checkpoints; fix them first:\n{}",
-            config.display(),
+            match (config, pairing) {
+                (Some(c), _) => c.display().to_string(),
+                (None, Some((docs, ix))) =>
+                    format!("the pairing of {} with {}", docs.display(), ix.display()),
+                (None, None) => "the run".into(),
+            },
             out.stdout.trim_end()
         )));
     }

@@ -189,7 +189,8 @@ fn no_checkpoint_facts_env() -> bool {
 }
 
 /// The run's checkpoint facts: a config's `checkpoints:` (from `config`),
-/// then the lock file beside the config (`recipe-drift lock`), then local
+/// then the lock file beside the config, else in the current folder
+/// (`recipe-drift lock`), then local
 /// model folders and the Hub unless `--no-checkpoint-facts`. A lock file that
 /// cannot be read is an input error at its position.
 pub(crate) fn checkpoints(
@@ -202,10 +203,13 @@ pub(crate) fn checkpoints(
     if let Some(recording) = lock::recording(args, config_hosts, by_hand, config)? {
         return Ok(recording);
     }
+    // Beside the config, else (a run with no config, such as a zero-config
+    // pairing) in the current folder, where `lock` writes it then.
     let locked = match config {
-        Some(c) => crate::checkpoint::lock::Lock::read_beside(c)?.map(std::sync::Arc::new),
-        None => None,
-    };
+        Some(c) => crate::checkpoint::lock::Lock::read_beside(c)?,
+        None => crate::checkpoint::lock::Lock::read_here()?,
+    }
+    .map(std::sync::Arc::new);
     let src: std::sync::Arc<dyn crate::resolved::FactSource> =
         fact_source(args, config_hosts, by_hand, config, locked)?;
     Ok(src)
