@@ -275,6 +275,16 @@ pub fn pairing_docs(
         .collect()
 }
 
+/// The files of `files` under `root` (as the file system sees both).
+pub fn under(root: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
+    let root = key(root);
+    files
+        .iter()
+        .filter(|f| key(f).starts_with(&root))
+        .cloned()
+        .collect()
+}
+
 /// The files changed between `rev` and the working tree (`git diff --name-only
 /// REV`), plus the untracked ones, run in the config file's folder; paths as
 /// the file system sees them.

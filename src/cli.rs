@@ -362,6 +362,7 @@ pub struct ResolveArgs {
 
 /// The arguments of `recipe-drift check`.
 #[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("docs_space").multiple(true).args(["docs_root", "recipes_root"])))]
 pub struct CheckArgs {
     /// The config file (default: .recipe-drift.yaml or .github/.recipe-drift.yaml).
     /// Optional with --docs-root and --inferencex: then its policy, waivers,
@@ -373,9 +374,15 @@ pub struct CheckArgs {
     /// deployments of the same identity and shape; no config needed.
     #[arg(long, value_name = "DIR", requires = "inferencex")]
     pub docs_root: Option<PathBuf>,
+    /// Pair every selection of the vLLM recipes site's recipes in this
+    /// vllm-project/recipes checkout (`models/**/*.yaml`, composed as the site
+    /// composes them) with the InferenceX recipe deployments of the same
+    /// identity and shape; with or without --docs-root.
+    #[arg(long, value_name = "DIR", requires = "inferencex")]
+    pub recipes_root: Option<PathBuf>,
     /// The InferenceX checkout whose single-node entries are the recipe side
-    /// of the pairing (with --docs-root).
-    #[arg(long, value_name = "ROOT", requires = "docs_root")]
+    /// of the pairing (with --docs-root or --recipes-root).
+    #[arg(long, value_name = "ROOT", requires = "docs_space")]
     pub inferencex: Option<PathBuf>,
     /// Ignore the config's waivers and the files' inline suppressions:
     /// report every divergence.
@@ -438,6 +445,7 @@ pub struct CheckArgs {
 
 /// The arguments of `recipe-drift lock`.
 #[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("lock_docs_space").multiple(true).args(["docs_root", "recipes_root"])))]
 pub struct LockArgs {
     /// The config whose links are run as `check` runs them (default: the
     /// one `check` finds).
@@ -452,8 +460,13 @@ pub struct LockArgs {
     /// checkpoints its deployments ask for.
     #[arg(long, value_name = "DIR", requires = "inferencex")]
     pub docs_root: Option<PathBuf>,
-    /// The InferenceX checkout the docs are paired with (`--docs-root`).
-    #[arg(long, value_name = "ROOT", requires = "docs_root")]
+    /// Also run the pairing of this vllm-project/recipes checkout with
+    /// `--inferencex` (`check --recipes-root`).
+    #[arg(long, value_name = "DIR", requires = "inferencex")]
+    pub recipes_root: Option<PathBuf>,
+    /// The InferenceX checkout the docs are paired with (`--docs-root`,
+    /// `--recipes-root`).
+    #[arg(long, value_name = "ROOT", requires = "lock_docs_space")]
     pub inferencex: Option<PathBuf>,
     /// The lock file to write (default: .recipe-drift.lock.yaml beside the
     /// config, else in the current folder); inside the repository root.

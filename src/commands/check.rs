@@ -2,6 +2,7 @@
 //! files changed), with waivers.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use super::{Output, emit, fetcher};
 use crate::cli::CheckArgs;
@@ -17,6 +18,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
     let CheckArgs {
         config,
         docs_root,
+        recipes_root,
         inferencex,
         format,
         no_waivers,
@@ -32,7 +34,13 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         max_pairs,
     } = args;
     super::progress::suppress(no_progress);
-    let pairing = docs_root.zip(inferencex);
+    // The spaces to pair with no links: a docs root, the vLLM recipes site,
+    // or both, against an InferenceX checkout.
+    let pairing = inferencex.map(|inferencex| super::pairing::Roots {
+        docs: docs_root,
+        recipes: recipes_root,
+        inferencex,
+    });
     let path = match Manifest::locate(config.as_deref(), false)? {
         Some(p) => Some(p),
         None if pairing.is_some() => None,
@@ -46,13 +54,13 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
     // The config's repository is the root; an InferenceX checkout the config
     // (or --inferencex) names is a second one (reads under it stay inside it).
     let mut named: Vec<std::path::PathBuf> = path.iter().cloned().collect();
-    if let Some((d, i)) = &pairing {
-        for root in [d, i] {
+    if let Some(roots) = &pairing {
+        for root in roots.all() {
             if !root.is_dir() {
                 return Err(Error::usage(format!("{}: not a folder", root.display())));
             }
+            named.push(root.to_path_buf());
         }
-        named.extend([d.clone(), i.clone()]);
     }
     super::confine(jail, &named)?;
     let (m, problems) = match &path {
@@ -98,7 +106,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             // Without a config, git runs in the docs root.
             let anchor = match (&path, &pairing) {
                 (Some(p), _) => p.clone(),
-                (None, Some((d, _))) => d.join(".recipe-drift.yaml"),
+                (None, Some(roots)) => roots.all()[0].join(".recipe-drift.yaml"),
                 (None, None) => unreachable!("a config or a pairing"),
             };
             Some(crate::changed::git_changed(&rev, &anchor)?)
@@ -228,22 +236,53 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
     }
     // The pairs of the two spaces, and what has no partner.
     let mut coverage = Vec::new();
-    if let Some((docs_root, ix_root)) = &pairing {
-        let (pages, not_read) = crate::space::load::Loader::docs_files(docs_root)?;
-        skipped.extend(
-            not_read
-                .into_iter()
-                .map(|(name, reason)| report::Skipped { name, reason }),
-        );
-        let docs_files = match &changed {
-            None => pages,
+    if let Some(roots) = &pairing {
+        // Each docs space's files: every page (or recipe), or those the
+        // change touches.
+        // FILES given by hand go to the space whose root holds them; the
+        // rest to the docs root (or, without one, to the recipes root), so
+        // none is left out.
+        let mut by_hand: Vec<PathBuf> = match &changed {
             Some(c) if explicit_files => c.clone(),
-            Some(c) => crate::changed::pairing_docs(docs_root, ix_root, &pages, c),
+            _ => Vec::new(),
         };
+        let mut space = |root: &PathBuf,
+                         all: Vec<PathBuf>,
+                         not_read: crate::space::load::NotRead,
+                         take_rest: bool|
+         -> Vec<PathBuf> {
+            skipped.extend(
+                not_read
+                    .into_iter()
+                    .map(|(name, reason)| report::Skipped { name, reason }),
+            );
+            match &changed {
+                None => all,
+                Some(_) if explicit_files && take_rest => std::mem::take(&mut by_hand),
+                Some(_) if explicit_files => {
+                    let mine = crate::changed::under(root, &by_hand);
+                    by_hand.retain(|f| !mine.contains(f));
+                    mine
+                }
+                Some(c) => crate::changed::pairing_docs(root, &roots.inferencex, &all, c),
+            }
+        };
+        let mut docs = Vec::new();
+        let recipes = match &roots.recipes {
+            Some(r) => {
+                let (all, not_read) = crate::space::load::Loader::recipe_files(r)?;
+                Some((r.as_path(), space(r, all, not_read, roots.docs.is_none())))
+            }
+            None => None,
+        };
+        if let Some(d) = &roots.docs {
+            let (all, not_read) = crate::space::load::Loader::docs_files(d)?;
+            docs.push((d.as_path(), space(d, all, not_read, true)));
+        }
+        docs.extend(recipes);
         let run = super::pairing::Run {
-            docs_root,
-            inferencex: ix_root,
-            docs_files: &docs_files,
+            docs: &docs,
+            inferencex: &roots.inferencex,
             manifest: &m,
             config: path.as_deref(),
             checkpoints: checkpoints.clone(),

@@ -44,9 +44,14 @@ pub(super) fn run(args: LockArgs, jail: &FilesArgs) -> Result<Output, Error> {
         max_checkpoints,
         models,
         docs_root,
+        recipes_root,
         inferencex,
     } = args;
-    let pairing = docs_root.zip(inferencex);
+    let pairing = inferencex.map(|inferencex| super::pairing::Roots {
+        docs: docs_root,
+        recipes: recipes_root,
+        inferencex,
+    });
     if super::no_checkpoint_facts_env() {
         return Err(Error::usage(
             "lock: checkpoint facts are off (RECIPE_DRIFT_NO_CHECKPOINT_FACTS is set), and `lock` \
@@ -162,7 +167,7 @@ pub(super) fn run(args: LockArgs, jail: &FilesArgs) -> Result<Output, Error> {
 /// have been asked for).
 fn run_check(
     config: Option<&Path>,
-    pairing: Option<&(PathBuf, PathBuf)>,
+    pairing: Option<&super::pairing::Roots>,
     remote: &RemoteArgs,
     jail: &FilesArgs,
     recorder: &Arc<Recorder>,
@@ -172,12 +177,18 @@ fn run_check(
     if let Some(config) = config {
         argv.extend(["--config".into(), config.display().to_string()]);
     }
-    if let Some((docs, ix)) = pairing {
+    if let Some(roots) = pairing {
+        for (flag, root) in [
+            ("--docs-root", &roots.docs),
+            ("--recipes-root", &roots.recipes),
+        ] {
+            if let Some(root) = root {
+                argv.extend([flag.into(), root.display().to_string()]);
+            }
+        }
         argv.extend([
-            "--docs-root".into(),
-            docs.display().to_string(),
             "--inferencex".into(),
-            ix.display().to_string(),
+            roots.inferencex.display().to_string(),
         ]);
     }
     argv.extend(
@@ -218,8 +229,7 @@ fn run_check(
              checkpoints; fix them first:\n{}",
             match (config, pairing) {
                 (Some(c), _) => c.display().to_string(),
-                (None, Some((docs, ix))) =>
-                    format!("the pairing of {} with {}", docs.display(), ix.display()),
+                (None, Some(roots)) => format!("the pairing with {}", roots.inferencex.display()),
                 (None, None) => "the run".into(),
             },
             out.stdout.trim_end()

@@ -1,7 +1,7 @@
 //! `check --docs-root DIR --inferencex ROOT`: load both spaces, pair them and
 //! compare every pair (`crate::pair`), with no hand-written links.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::fetch::Fetcher;
@@ -13,14 +13,37 @@ use crate::report::{Failure, Skipped};
 use crate::resolved::FactSource;
 use crate::space::load::Loader;
 
+/// The folders a zero-config run pairs: a docs root (pages and the
+/// generators they render), a vllm-project/recipes checkout (the vLLM
+/// recipes site), or both, against an InferenceX checkout.
+pub(super) struct Roots {
+    /// `--docs-root`.
+    pub docs: Option<PathBuf>,
+    /// `--recipes-root`.
+    pub recipes: Option<PathBuf>,
+    /// `--inferencex`.
+    pub inferencex: PathBuf,
+}
+
+impl Roots {
+    /// Every root, docs spaces first.
+    pub(super) fn all(&self) -> Vec<&Path> {
+        self.docs
+            .iter()
+            .chain(&self.recipes)
+            .chain([&self.inferencex])
+            .map(PathBuf::as_path)
+            .collect()
+    }
+}
+
 /// One pairing run's inputs.
 pub(super) struct Run<'a> {
-    /// The docs folder generators' imports resolve against.
-    pub docs_root: &'a Path,
+    /// Each docs space's root (generators' imports resolve against it) and
+    /// the files to read there (every page or recipe, or the changed ones).
+    pub docs: &'a [(&'a Path, Vec<PathBuf>)],
     /// The InferenceX checkout.
     pub inferencex: &'a Path,
-    /// The docs files to read (every page, or the changed ones).
-    pub docs_files: &'a [std::path::PathBuf],
     /// The config (policy, families), or an empty one.
     pub manifest: &'a Manifest,
     /// The config file, for messages.
@@ -58,7 +81,13 @@ impl Run<'_> {
             checkpoints: Some(self.checkpoints.clone()),
             families: self.manifest.families.clone(),
         };
-        let docs = loader.docs(self.docs_root, self.docs_files);
+        let mut docs = crate::space::load::Loaded::default();
+        for (root, files) in self.docs {
+            let loaded = loader.docs(root, files);
+            docs.deployments.extend(loaded.deployments);
+            docs.failures.extend(loaded.failures);
+            docs.skipped.extend(loaded.skipped);
+        }
         let recipes = loader.inferencex(self.inferencex);
         let pair_by = self
             .manifest

@@ -50,12 +50,26 @@ impl Loader<'_> {
             checkpoints: self.checkpoints.clone(),
             ..ResolveOptions::default()
         };
-        let resolved = match engine::resolve_outcome(&launch, &opts) {
-            Ok(r) => r,
-            Err(engine::ResolveError::Refused(r)) => r.resolved(launch.engine),
+        let (resolved, refused) = match engine::resolve_outcome(&launch, &opts) {
+            Ok(r) => (r, false),
+            Err(engine::ResolveError::Refused(r)) => (r.resolved(launch.engine), true),
             Err(engine::ResolveError::Failed(e)) => return Err(e),
         };
-        let identity = identity_of(&launch, &resolved, &self.families);
+        let mut identity = identity_of(&launch, &resolved, &self.families);
+        // A command its release refuses starts no server: nothing of it is
+        // read, and the coverage finding says why.
+        if refused {
+            identity.refused = Some(match resolved.startup_errors.first() {
+                Some(e) => format!(
+                    "its command would not start under {} {}: {}",
+                    resolved.engine, resolved.version.version, e.message
+                ),
+                None => format!(
+                    "its command would not start under {} {}",
+                    resolved.engine, resolved.version.version
+                ),
+            });
+        }
         let shape = shape_of(&resolved, identity.model.as_deref());
         Ok(Deployment {
             side,
@@ -73,6 +87,51 @@ impl Loader<'_> {
     /// once); one that leads outside it, or nowhere, is listed as not read,
     /// with the reason (second list: name, reason), never skipped silently.
     pub fn docs_files(root: &Path) -> Result<(Vec<PathBuf>, NotRead), Error> {
+        walk(root, root, &PAGES)
+    }
+
+    /// The recipes of a vllm-project/recipes checkout: every `*.yaml` under
+    /// its `models/` folder (`models/<org>/<Model>.yaml`), sorted; symbolic
+    /// links as for [`Loader::docs_files`]. A root without `models/` is not
+    /// such a checkout (exit 2).
+    pub fn recipe_files(root: &Path) -> Result<(Vec<PathBuf>, NotRead), Error> {
+        let models = root.join("models");
+        if !models.is_dir() {
+            return Err(Error::usage(format!(
+                "{}: no models/ folder: --recipes-root takes a vllm-project/recipes checkout",
+                root.display()
+            )));
+        }
+        walk(root, &models, &RECIPES)
+    }
+}
+
+/// What a walk collects, and how its messages name it.
+struct Walk {
+    /// Whether a file is collected.
+    wanted: fn(&Path) -> bool,
+    /// What the files are (`pages`).
+    what: &'static str,
+    /// What the root is (`the docs root`).
+    root: &'static str,
+}
+
+const PAGES: Walk = Walk {
+    wanted: is_page,
+    what: "pages",
+    root: "the docs root",
+};
+
+const RECIPES: Walk = Walk {
+    wanted: is_recipe,
+    what: "recipe files",
+    root: "the recipes root",
+};
+
+/// The files under `start` that `walk` wants (see [`Loader::docs_files`]),
+/// symbolic links followed only inside `root`.
+fn walk(root: &Path, start: &Path, walk: &Walk) -> Result<(Vec<PathBuf>, NotRead), Error> {
+    {
         let canonical_root = std::fs::canonicalize(root).map_err(|e| {
             Error::usage(format!("{}: cannot read the folder: {e}", root.display()))
         })?;
@@ -84,7 +143,7 @@ impl Loader<'_> {
         // Linked folders are walked after the real ones, and only when the
         // real walk did not reach them.
         let mut linked_dirs: Vec<(PathBuf, PathBuf)> = Vec::new();
-        let mut stack = vec![(root.to_path_buf(), false)];
+        let mut stack = vec![(start.to_path_buf(), false)];
         while let Some((dir, via_link)) = stack.pop().or_else(|| {
             while let Some((path, target)) = linked_dirs.pop() {
                 if walked.insert(target) {
@@ -107,7 +166,7 @@ impl Loader<'_> {
                     let target = match std::fs::canonicalize(&path) {
                         Ok(t) => t,
                         Err(e) => {
-                            if is_page(&path) {
+                            if (walk.wanted)(&path) {
                                 not_read.push((
                                     path.display().to_string(),
                                     format!("a symbolic link that leads nowhere: {e}"),
@@ -117,15 +176,16 @@ impl Loader<'_> {
                         }
                     };
                     let is_dir = target.is_dir();
-                    if !is_dir && !is_page(&path) || is_dir && hidden {
+                    if !is_dir && !(walk.wanted)(&path) || is_dir && hidden {
                         continue;
                     }
                     if !target.starts_with(&canonical_root) {
                         not_read.push((
                             path.display().to_string(),
                             format!(
-                                "a symbolic link to {}, outside the docs root",
-                                target.display()
+                                "a symbolic link to {}, outside {}",
+                                target.display(),
+                                walk.root
                             ),
                         ));
                     } else if is_dir {
@@ -140,14 +200,16 @@ impl Loader<'_> {
                         }
                         stack.push((path, via_link));
                     }
-                } else if kind.is_file() && is_page(&path) {
+                } else if kind.is_file() && (walk.wanted)(&path) {
                     let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
                     found.push((canonical, path, via_link));
                 }
                 if found.len() > MAX_DOCS_FILES {
                     return Err(Error::usage(format!(
-                        "{}: more than {MAX_DOCS_FILES} pages under the docs root; give the pages to check as FILES",
-                        root.display()
+                        "{}: more than {MAX_DOCS_FILES} {} under {}; give the files to check as FILES",
+                        root.display(),
+                        walk.what,
+                        walk.root
                     )));
                 }
             }
@@ -161,7 +223,9 @@ impl Loader<'_> {
         not_read.sort();
         Ok((out, not_read))
     }
+}
 
+impl Loader<'_> {
     /// The docs space of `files` (pages, generators, vLLM recipe YAMLs),
     /// generators' imports resolved against `docs_root`.
     pub fn docs(&self, docs_root: &Path, files: &[PathBuf]) -> Loaded {
@@ -320,6 +384,14 @@ impl Loader<'_> {
 
 /// Paths under the docs root not read, each with the reason.
 pub type NotRead = Vec<(String, String)>;
+
+/// Whether a path names a vLLM recipe (`.yaml`, `.yml`).
+fn is_recipe(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml")
+    )
+}
 
 /// Whether a path names a docs page (`.md`, `.mdx`, `.markdown`).
 fn is_page(path: &Path) -> bool {

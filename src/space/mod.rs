@@ -50,11 +50,18 @@ pub struct Identity {
     pub family: Option<String>,
     /// The hardware family (a row of the hardware table), when known.
     pub hardware: Option<String>,
+    /// Set when its release refuses the command (it would not start): why,
+    /// so its model and shape are not read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 impl Identity {
     /// Why this identity cannot be paired on, if it cannot.
     pub fn incomplete(&self) -> Option<String> {
+        if let Some(why) = &self.refused {
+            return Some(why.clone());
+        }
         match (&self.family, &self.hardware) {
             (None, _) => Some("its model is not known from the text".into()),
             (_, None) => Some(
@@ -472,6 +479,7 @@ pub fn identity_of(
             .as_ref()
             .and_then(|h| crate::hardware::family_of(&h.value))
             .map(String::from),
+        refused: None,
     }
 }
 
