@@ -685,39 +685,55 @@
     return keys;
   }
 
-  // A string equal for two states exactly when canonical(tree(r)) is: the
-  // host tree as one flat list of plain values, written by one native
-  // JSON.stringify. Per node: 0 and the text, or 1, the type, each kept
-  // prop's sorted key and value (an object or array value as the one-item
-  // list of its canonical form), 2, the children's nodes, 3.
-  function treeKey(r) {
-    var out = [];
-    hostKeys(r.fiber, out);
-    return JSON.stringify(out);
+  // A string equal for two states exactly when canonical(tree(r)) is, and
+  // short: each host node is written once per exploration and named by a
+  // number after that (hash-consing). A node is its type, the number of its
+  // props (each kept prop's sorted key and value, an object or array value as
+  // the one-item list of its canonical form) and its children (a text as
+  // itself, a node as its number), written by native JSON.stringify calls;
+  // the state is the list of its top-level children. Equal numbers, equal
+  // subtrees (by induction from the leaves), so the key tells states apart
+  // exactly as the whole tree written out would, in far less memory (the
+  // explorer keeps one key per state found).
+  function Interned() {
+    this.nodes = new Map(); // node written -> its number
+    this.props = new Map(); // props written -> their number
   }
 
-  function hostKeys(fiber, out) {
+  function intern(map, key) {
+    var id = map.get(key);
+    if (id === undefined) { id = map.size; map.set(key, id); }
+    return id;
+  }
+
+  function treeKey(r, names) {
+    return JSON.stringify(hostIds(r.fiber, [], names));
+  }
+
+  // Appends the keys of `fiber`'s host children (through components) to
+  // `out`: a text as itself, a node as its number.
+  function hostIds(fiber, out, names) {
     var kids = fiber.children;
     for (var i = 0; i < kids.length; i++) {
       var c = kids[i];
       if (c.type === '#text') {
-        out.push(0, c.text);
+        out.push(c.text);
       } else if (typeof c.type === 'string') {
-        out.push(1, c.type);
         var p = c.element.props;
         var keys = propKeys(p);
+        var ps = [];
         for (var j = 0; j < keys.length; j++) {
           var v = p[keys[j]];
           var tv = typeof v;
-          if (tv === 'string' || tv === 'boolean' || tv === 'number' || v === null) out.push(keys[j], v);
-          else if (tv === 'bigint') out.push(keys[j], String(v));
-          else if (tv === 'object') out.push(keys[j], [canonical(v)]);
+          if (tv === 'string' || tv === 'boolean' || tv === 'number' || v === null) ps.push(keys[j], v);
+          else if (tv === 'bigint') ps.push(keys[j], String(v));
+          else if (tv === 'object') ps.push(keys[j], [canonical(v)]);
         }
-        out.push(2);
-        hostKeys(c, out);
-        out.push(3);
-      } else hostKeys(c, out);
+        var node = [c.type, intern(names.props, JSON.stringify(ps)), hostIds(c, [], names)];
+        out.push(intern(names.nodes, JSON.stringify(node)));
+      } else hostIds(c, out, names);
     }
+    return out;
   }
 
   function actions(cs) {
@@ -1255,7 +1271,8 @@
     var opts = optsJson ? JSON.parse(optsJson) : {};
     var r = mount(target(t).element);
     var s = snapshot(r);
-    var ex = { r: r, opts: opts, seen: new Set([treeKey(r)]), hooks: new Set(), edges: new Map(), sigs: new Map(), quiet: new Set(), states: [], next: 0, action: 0, at: 0, touched: 0 };
+    var names = new Interned();
+    var ex = { r: r, opts: opts, names: names, seen: new Set([treeKey(r, names)]), hooks: new Set(), edges: new Map(), sigs: new Map(), quiet: new Set(), states: [], next: 0, action: 0, at: 0, touched: 0 };
     var hk0 = hookKey(r);
     if (hk0 !== null) ex.hooks.add(hk0);
     explorations[t] = ex;
@@ -1391,7 +1408,7 @@
       // build and compare.
       var hk = hookKey(ex.r);
       if (hk !== null && ex.hooks.has(hk)) continue;
-      var key = treeKey(ex.r);
+      var key = treeKey(ex.r, ex.names);
       if (hk !== null) ex.hooks.add(hk);
       if (ex.seen.has(key)) continue;
       ex.seen.add(key);
