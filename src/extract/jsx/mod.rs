@@ -199,6 +199,12 @@ pub struct Explore {
     /// Whether [`explore_file_with`] shows a progress bar on stderr (the
     /// caller decides: only when stderr is a terminal).
     pub progress: bool,
+    /// The JS heap (bytes) below which each state found keeps a full
+    /// snapshot until it is expanded; past it, a state keeps only its
+    /// hooks and the fibers that hold them, and is rendered again when it
+    /// is expanded (slower, far smaller). `None`: a quarter of
+    /// [`Limits::memory`]. The states found are the same either way.
+    pub full_snapshot_bytes: Option<usize>,
 }
 
 impl Default for Explore {
@@ -209,6 +215,7 @@ impl Default for Explore {
             checkboxes: Checkboxes::All,
             controls: false,
             progress: false,
+            full_snapshot_bytes: None,
         }
     }
 }
@@ -417,6 +424,8 @@ pub struct Renderer<'b> {
     sandbox: sandbox::Sandbox,
     /// Bytes of answers received so far (see [`MAX_RENDERED_BYTES`]).
     received: std::cell::Cell<usize>,
+    /// The JS heap limit ([`Limits::memory`]).
+    memory: usize,
 }
 
 impl<'b> Renderer<'b> {
@@ -430,6 +439,7 @@ impl<'b> Renderer<'b> {
             bundle,
             sandbox,
             received: std::cell::Cell::new(0),
+            memory: limits.memory,
         })
     }
 
@@ -747,6 +757,7 @@ impl<'b> Renderer<'b> {
         let arg = serde_json::json!({
             "checkboxes": match opts.checkboxes { Checkboxes::All => "all", Checkboxes::Each => "each" },
             "controls": opts.controls,
+            "fullBytes": opts.full_snapshot_bytes.unwrap_or(self.memory / 4),
         })
         .to_string();
         let first: FirstJs = self.parse(self.call("explore", target, &arg)?)?;

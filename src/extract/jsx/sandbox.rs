@@ -413,8 +413,25 @@ impl Engine {
     pub(crate) fn new(memory: usize, stack: usize, time: Duration) -> Result<Engine, JsError> {
         let engine = Self::bare(memory, stack)?;
         engine.eval_named(include_str!("prelude.js"), "prelude.js", time)?;
+        engine.expose_heap()?;
         engine.eval_named(include_str!("react.js"), "react.js", time)?;
         Ok(engine)
+    }
+
+    /// `__rd_heap()`, the bytes the JS heap holds, for `react.js`: it takes
+    /// the function and deletes the global before any generator code runs
+    /// (a generator that could read it could render differently from run to
+    /// run).
+    fn expose_heap(&self) -> Result<(), JsError> {
+        let heap = self.heap.clone();
+        self.ctx
+            .with(|ctx| {
+                let used = Function::new(ctx.clone(), move || {
+                    heap.used.load(Ordering::Relaxed) as f64
+                })?;
+                ctx.globals().set("__rd_heap", used)
+            })
+            .map_err(|e| JsError::Thrown(e.to_string()))
     }
 
     /// What the JS heap holds now and has held at most.
