@@ -22,7 +22,7 @@ use crate::error::Error;
 use crate::span::{Origin, Source};
 
 pub use cache::set_cache_dir;
-pub use sandbox::{Isolation, Limits, configure_time_limits, total_time_configured};
+pub use sandbox::{Heap, Isolation, Limits, configure_time_limits, total_time_configured};
 pub use worker::{set_isolation, set_program as set_worker_program};
 
 /// One thing to render: a component element made by the bundle.
@@ -199,6 +199,12 @@ pub struct Explore {
     /// Whether [`explore_file_with`] shows a progress bar on stderr (the
     /// caller decides: only when stderr is a terminal).
     pub progress: bool,
+    /// The JS heap (bytes) below which each state found keeps a full
+    /// snapshot until it is expanded; past it, a state keeps only its
+    /// hooks and the fibers that hold them, and is rendered again when it
+    /// is expanded (slower, far smaller). `None`: a quarter of
+    /// [`Limits::memory`]. The states found are the same either way.
+    pub full_snapshot_bytes: Option<usize>,
 }
 
 impl Default for Explore {
@@ -209,6 +215,7 @@ impl Default for Explore {
             checkboxes: Checkboxes::All,
             controls: false,
             progress: false,
+            full_snapshot_bytes: None,
         }
     }
 }
@@ -417,6 +424,8 @@ pub struct Renderer<'b> {
     sandbox: sandbox::Sandbox,
     /// Bytes of answers received so far (see [`MAX_RENDERED_BYTES`]).
     received: std::cell::Cell<usize>,
+    /// The JS heap limit ([`Limits::memory`]).
+    memory: usize,
 }
 
 impl<'b> Renderer<'b> {
@@ -430,7 +439,15 @@ impl<'b> Renderer<'b> {
             bundle,
             sandbox,
             received: std::cell::Cell::new(0),
+            memory: limits.memory,
         })
+    }
+
+    /// What the sandbox's JS heap holds now and has held at most.
+    pub fn heap(&self) -> Result<Heap, Error> {
+        self.sandbox
+            .heap()
+            .map_err(|e| js_error(self.bundle, None, e))
     }
 
     /// One call into the sandbox; its answer counts toward the file's
@@ -740,6 +757,7 @@ impl<'b> Renderer<'b> {
         let arg = serde_json::json!({
             "checkboxes": match opts.checkboxes { Checkboxes::All => "all", Checkboxes::Each => "each" },
             "controls": opts.controls,
+            "fullBytes": opts.full_snapshot_bytes.unwrap_or(self.memory / 4),
         })
         .to_string();
         let first: FirstJs = self.parse(self.call("explore", target, &arg)?)?;
@@ -1077,12 +1095,34 @@ pub fn explore_file_with(
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
+            if std::env::var_os(HEAP_ENV).is_some() {
+                report_heap(&renderer, &target.name, &limits);
+            }
             all.push(found?);
         }
         drop(renderer);
         cache::store(&key, &all);
         Ok((bundle, all))
     })
+}
+
+/// Set in the environment, [`explore_file_with`] prints the JS heap's
+/// figures on stderr after exploring each component (a measurement for
+/// developers; the cache folder answers an unchanged generator without
+/// exploring, so nothing is printed then).
+pub const HEAP_ENV: &str = "RECIPE_DRIFT_JS_HEAP";
+
+/// One stderr line: the JS heap's peak and current use after exploring
+/// `name` (nothing when the worker is gone, e.g. after the memory limit).
+fn report_heap(renderer: &Renderer<'_>, name: &str, limits: &Limits) {
+    if let Ok(h) = renderer.heap() {
+        eprintln!(
+            "js heap after exploring <{name} />: peak {:.1} MiB, now {:.1} MiB (limit {} MiB)",
+            h.peak as f64 / f64::from(1 << 20),
+            h.used as f64 / f64::from(1 << 20),
+            limits.memory >> 20
+        );
+    }
 }
 
 /// A spinner on stderr naming the component being explored.

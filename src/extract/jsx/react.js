@@ -8,6 +8,11 @@
 (function (G) {
   'use strict';
 
+  // The bytes the JS heap holds (the sandbox's, taken from the global it
+  // sets before this file runs; no generator code sees it).
+  var heapUsed = typeof G.__rd_heap === 'function' ? G.__rd_heap : function () { return 0; };
+  delete G.__rd_heap;
+
   var ELEMENT = Symbol.for('react.element');
   var FRAGMENT = Symbol.for('react.fragment');
   var PROVIDER = Symbol.for('react.provider');
@@ -327,9 +332,15 @@
     return out;
   }
 
+  // Set while a state kept as its spine is rendered again (see materialize):
+  // every fiber renders, none bails out.
+  var renderAll = false;
+  // Component fibers mounted so far (materialize checks that it mounts none).
+  var mounts = 0;
+
   // Renders or bails out one fiber for an element, then its children.
   function work(fiber, element, force) {
-    var same = element === fiber.element;
+    var same = element === fiber.element && !renderAll;
     var type = fiber.type;
     if (typeof type === 'string') {
       // A host element (the most common fiber): no hooks, so no effects.
@@ -350,6 +361,7 @@
       if (same && !changed && !force && fiber.mounted) {
         bailout(fiber);
       } else {
+        if (!fiber.mounted) mounts++;
         fiber.element = element;
         var out = renderComponent(fiber, element);
         fiber.mounted = true;
@@ -685,39 +697,55 @@
     return keys;
   }
 
-  // A string equal for two states exactly when canonical(tree(r)) is: the
-  // host tree as one flat list of plain values, written by one native
-  // JSON.stringify. Per node: 0 and the text, or 1, the type, each kept
-  // prop's sorted key and value (an object or array value as the one-item
-  // list of its canonical form), 2, the children's nodes, 3.
-  function treeKey(r) {
-    var out = [];
-    hostKeys(r.fiber, out);
-    return JSON.stringify(out);
+  // A string equal for two states exactly when canonical(tree(r)) is, and
+  // short: each host node is written once per exploration and named by a
+  // number after that (hash-consing). A node is its type, the number of its
+  // props (each kept prop's sorted key and value, an object or array value as
+  // the one-item list of its canonical form) and its children (a text as
+  // itself, a node as its number), written by native JSON.stringify calls;
+  // the state is the list of its top-level children. Equal numbers, equal
+  // subtrees (by induction from the leaves), so the key tells states apart
+  // exactly as the whole tree written out would, in far less memory (the
+  // explorer keeps one key per state found).
+  function Interned() {
+    this.nodes = new Map(); // node written -> its number
+    this.props = new Map(); // props written -> their number
   }
 
-  function hostKeys(fiber, out) {
+  function intern(map, key) {
+    var id = map.get(key);
+    if (id === undefined) { id = map.size; map.set(key, id); }
+    return id;
+  }
+
+  function treeKey(r, names) {
+    return JSON.stringify(hostIds(r.fiber, [], names));
+  }
+
+  // Appends the keys of `fiber`'s host children (through components) to
+  // `out`: a text as itself, a node as its number.
+  function hostIds(fiber, out, names) {
     var kids = fiber.children;
     for (var i = 0; i < kids.length; i++) {
       var c = kids[i];
       if (c.type === '#text') {
-        out.push(0, c.text);
+        out.push(c.text);
       } else if (typeof c.type === 'string') {
-        out.push(1, c.type);
         var p = c.element.props;
         var keys = propKeys(p);
+        var ps = [];
         for (var j = 0; j < keys.length; j++) {
           var v = p[keys[j]];
           var tv = typeof v;
-          if (tv === 'string' || tv === 'boolean' || tv === 'number' || v === null) out.push(keys[j], v);
-          else if (tv === 'bigint') out.push(keys[j], String(v));
-          else if (tv === 'object') out.push(keys[j], [canonical(v)]);
+          if (tv === 'string' || tv === 'boolean' || tv === 'number' || v === null) ps.push(keys[j], v);
+          else if (tv === 'bigint') ps.push(keys[j], String(v));
+          else if (tv === 'object') ps.push(keys[j], [canonical(v)]);
         }
-        out.push(2);
-        hostKeys(c, out);
-        out.push(3);
-      } else hostKeys(c, out);
+        var node = [c.type, intern(names.props, JSON.stringify(ps)), hostIds(c, [], names)];
+        out.push(intern(names.nodes, JSON.stringify(node)));
+      } else hostIds(c, out, names);
     }
+    return out;
   }
 
   function actions(cs) {
@@ -900,6 +928,111 @@
     r.scheduled = false;
     r.effects = [];
     r.cleanups = [];
+  }
+
+  // A state found, kept until it is expanded as less than `save` keeps: its
+  // spine, the fibers a render cannot make again as they were (the
+  // component fibers, whose hooks the state's dispatch closures hold, and
+  // their ancestors), each with its children, its hooks and their fields.
+  // The rest (host and text fibers, every element and its props) is what
+  // rendering the spine's components again makes (see materialize): the
+  // explorer keeps that for the one state it is expanding, not for every
+  // state found (issue 23: a state's elements held 0.1 MB on the cookbook's
+  // shared deployment engine). Also returns the state's `keyed` fibers (see
+  // pendingInfo), which are not kept.
+  function saveSpine(r) {
+    // Pre-order, then which fibers have a component at or below them.
+    var order = [];
+    var parents = [];
+    var stack = [r.fiber, -1];
+    while (stack.length) {
+      var at = stack.pop();
+      var f = stack.pop();
+      var me = order.length;
+      order.push(f);
+      parents.push(at);
+      for (var j = f.children.length - 1; j >= 0; j--) stack.push(f.children[j], me);
+    }
+    var keep = new Uint8Array(order.length);
+    for (var i = order.length - 1; i >= 0; i--) {
+      if (keep[i] || isComponent(order[i])) {
+        keep[i] = 1;
+        if (parents[i] >= 0) keep[parents[i]] = 1;
+      }
+    }
+    var fibers = [];
+    var keyed = [];
+    for (var n = 0; n < order.length; n++) {
+      var g = order[n];
+      keyFiber(g, keyed);
+      if (!keep[n]) continue;
+      var hooks = null;
+      if (g.hooks.length) {
+        hooks = [];
+        for (var k = 0; k < g.hooks.length; k++) {
+          var h = g.hooks[k];
+          var c = {};
+          for (var name in h) if (Object.prototype.hasOwnProperty.call(h, name)) c[name] = h[name];
+          hooks.push(c);
+        }
+      }
+      fibers.push({ f: g, children: g.children, hooks: g.hooks.length ? g.hooks.slice() : NO_HOOKS, saved: hooks, mounted: g.mounted, unmounted: !!g.unmounted });
+    }
+    return { spine: { fibers: fibers, nextId: r.nextId }, keyed: keyed };
+  }
+
+  // Writes a spine back: its fibers' children, hooks and flags, and every
+  // hook's fields. Enough on its own when no render ran since the state was
+  // live (handlers or effects change hooks and flags only).
+  function restoreSpine(r, spine) {
+    for (var i = 0; i < spine.fibers.length; i++) {
+      var e = spine.fibers[i];
+      var f = e.f;
+      f.children = e.children;
+      f.hooks = e.hooks === NO_HOOKS ? NO_HOOKS : e.hooks.slice();
+      f.mounted = e.mounted;
+      f.unmounted = e.unmounted;
+      f.dirty = false;
+      f.renderPhaseUpdate = false;
+      if (e.saved) {
+        for (var j = 0; j < e.saved.length; j++) {
+          var h = f.hooks[j];
+          var c = e.saved[j];
+          for (var k in c) h[k] = c[k];
+          if (h.queue) h.queue = [];
+        }
+      }
+    }
+    r.nextId = spine.nextId;
+    r.scheduled = false;
+    r.effects = [];
+    r.cleanups = [];
+  }
+
+  // Makes a state kept as its spine live again: the spine written back, then
+  // every component rendered with the state's hooks (rendering is a function
+  // of the hooks, as the explorer's keys already take it to be), its effects
+  // neither run nor cleaned up, then the hooks' fields written back again (a
+  // render records new dependencies and closures; the state's own are the
+  // ones its clicks would meet). The tree must come out as the state's
+  // (`key`) with the same component fibers: a generator that renders
+  // otherwise the second time is an error, not a silently different state.
+  function materialize(r, spine, key, names) {
+    restoreSpine(r, spine);
+    var saved = root;
+    var before = mounts;
+    root = r;
+    renderAll = true;
+    try {
+      work(r.fiber, r.element, true);
+    } finally {
+      renderAll = false;
+      root = saved;
+    }
+    restoreSpine(r, spine);
+    if (mounts !== before || treeKey(r, names) !== key) {
+      throw new Error('the generator rendered a state differently when it was rendered again with the same hooks (does a render read or write something outside its props and hooks?)');
+    }
   }
 
   // What the engine raises for its own limits is never a finding: a stack
@@ -1179,8 +1312,8 @@
   // pending state holds the same hooks and runs every effect (none with a
   // cleanup to call) settles in this state: no render needed for it. Only
   // states whose effects have no cleanup; the state is restored after.
-  function learnQuiet(ex, snap) {
-    var info = pendingInfo(snap.keyed);
+  function learnQuiet(ex, keyed, spine) {
+    var info = pendingInfo(keyed);
     if (info === null || info.effects.length === 0 || ex.quiet.has(info.bare)) return;
     for (var i = 0; i < info.effects.length; i++) {
       var h = info.effects[i];
@@ -1198,14 +1331,14 @@
       if (!r.scheduled) {
         // Effects change hooks by dispatching (which scheduled nothing) or
         // by writing refs.
-        var after = info.refs ? pendingInfo(snap.keyed) : info;
+        var after = info.refs ? pendingInfo(keyed) : info;
         quiet = after !== null && after.bare === info.bare;
       }
     } catch (e) {
       if (isLimit(e)) throw e;
     } finally {
       root = saved;
-      restore(r, snap, false);
+      restoreSpine(r, spine);
     }
     if (quiet) ex.quiet.add(info.bare);
   }
@@ -1234,32 +1367,60 @@
     return false;
   }
 
+  // Starts expanding state `i`: makes it live (unless it is: the state last
+  // found, untouched since) and keeps, while its clicks are tried, a full
+  // snapshot to restore between them, its controls and its actions.
+  function expand(ex, i) {
+    var st = ex.states[i];
+    var live = ex.at === i && ex.touched === 0;
+    if (st.snap !== null) {
+      if (!live) restore(ex.r, st.snap, false);
+    } else if (ex.at !== i || ex.touched === 2) {
+      materialize(ex.r, st.spine, st.key, ex.names);
+    } else if (ex.touched === 1) {
+      restoreSpine(ex.r, st.spine);
+    }
+    ex.at = i;
+    ex.touched = 0;
+    var cs = snapshot(ex.r).controls;
+    var acts = actions(cs);
+    if (ex.opts.checkboxes === 'each' && st.cb) {
+      acts = acts.filter(function (a) { return cs[a[0]].kind !== 'checkbox'; });
+    }
+    return { snap: st.snap !== null ? st.snap : save(ex.r), controls: cs, actions: acts, cb: st.cb };
+  }
+
   // Explorations in progress, by target.
   var explorations = {};
 
-  function record(ex, s, cb, details) {
-    var st = { snap: save(ex.r), controls: s.controls, actions: actions(s.controls), cb: cb };
-    learnQuiet(ex, st.snap);
-    if (ex.opts.checkboxes === 'each' && cb) {
-      st.actions = st.actions.filter(function (a) { return s.controls[a[0]].kind !== 'checkbox'; });
-    }
-    ex.states.push(st);
+  // Keeps a state found (live, as its render left it; `key` its tree key)
+  // until it is expanded, and returns what the caller reports of it. While
+  // the heap holds less than `fullBytes`, the state keeps a full snapshot
+  // too (expanding it then needs no render); past that, only its spine.
+  function record(ex, s, key, cb, details) {
+    var saved = saveSpine(ex.r);
+    var snap = heapUsed() < ex.fullBytes ? save(ex.r) : null;
+    learnQuiet(ex, saved.keyed, saved.spine);
+    ex.states.push({ spine: saved.spine, snap: snap, key: key, cb: cb });
     var out = { selection: selection(s.controls), commands: commands(s.nodes) };
     if (details) out.controls = shownControls(s.controls);
     return out;
   }
 
   // Starts exploring a target: mounts it and returns its initial state.
-  // Options: {checkboxes: "all" | "each", controls: bool}.
+  // Options: {checkboxes: "all" | "each", controls: bool, fullBytes: the
+  // heap below which states found keep full snapshots (default: always)}.
   function explore(t, optsJson) {
     var opts = optsJson ? JSON.parse(optsJson) : {};
     var r = mount(target(t).element);
     var s = snapshot(r);
-    var ex = { r: r, opts: opts, seen: new Set([treeKey(r)]), hooks: new Set(), edges: new Map(), sigs: new Map(), quiet: new Set(), states: [], next: 0, action: 0, at: 0, touched: 0 };
+    var names = new Interned();
+    var key = treeKey(r, names);
+    var ex = { r: r, opts: opts, names: names, seen: new Set([key]), hooks: new Set(), edges: new Map(), sigs: new Map(), quiet: new Set(), states: [], cur: null, next: 0, action: 0, at: 0, touched: 0, fullBytes: opts.fullBytes == null ? Infinity : opts.fullBytes };
     var hk0 = hookKey(r);
     if (hk0 !== null) ex.hooks.add(hk0);
     explorations[t] = ex;
-    return JSON.stringify(record(ex, s, false, opts.controls));
+    return JSON.stringify(record(ex, s, key, false, opts.controls));
   }
 
   // Explores on, breadth-first, from where the last call stopped: for each
@@ -1276,9 +1437,11 @@
     var crashes = [];
     var edges = 0;
     while (ex.next < ex.states.length && out.length < lim.states && edges < lim.edges) {
-      var st = ex.states[ex.next];
+      if (ex.cur === null) ex.cur = expand(ex, ex.next);
+      var st = ex.cur;
       if (ex.action >= st.actions.length) {
-        ex.states[ex.next] = null; // its snapshot is no longer needed
+        ex.states[ex.next] = null; // its spine and snapshot are no longer needed
+        ex.cur = null;
         ex.next++;
         ex.action = 0;
         continue;
@@ -1391,13 +1554,13 @@
       // build and compare.
       var hk = hookKey(ex.r);
       if (hk !== null && ex.hooks.has(hk)) continue;
-      var key = treeKey(ex.r);
+      var key = treeKey(ex.r, ex.names);
       if (hk !== null) ex.hooks.add(hk);
       if (ex.seen.has(key)) continue;
       ex.seen.add(key);
       var s = snapshot(ex.r);
       var isCb = st.cb || st.controls[a[0]].kind === 'checkbox';
-      var d = record(ex, s, isCb, ex.opts.controls);
+      var d = record(ex, s, key, isCb, ex.opts.controls);
       d.from = from;
       d.action = a;
       if (st.controls[a[0]].kind === 'button') d.button = st.controls[a[0]].key;

@@ -17,7 +17,7 @@
 
 use std::cell::Cell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use rquickjs::allocator::{Allocator, RustAllocator};
@@ -202,6 +202,15 @@ impl Sandbox {
         remap(&self.limits, r, time)
     }
 
+    /// What the JS heap holds now and has held at most (a measurement: the
+    /// limit is [`Limits::memory`]).
+    pub fn heap(&self) -> Result<Heap, JsError> {
+        match &self.inner {
+            Inner::Here(e) => Ok(e.heap()),
+            Inner::Worker(w) => w.heap(),
+        }
+    }
+
     /// Calls `__rd.<name>(target, arg)` and returns the string it returns.
     pub fn call(&self, name: &str, target: usize, arg: &str) -> Result<String, JsError> {
         let time = slice(&self.limits, self.until)?;
@@ -235,15 +244,39 @@ fn remap<T>(limits: &Limits, r: Result<T, JsError>, slice: Duration) -> Result<T
     })
 }
 
+/// What the JS heap holds, in bytes, as the memory limit counts it (the
+/// usable size of every allocation QuickJS holds).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Heap {
+    /// Held now.
+    pub used: usize,
+    /// The most held at once since the engine started.
+    pub peak: usize,
+}
+
+/// The heap figures the allocator keeps for the engine to read.
+#[derive(Default)]
+struct HeapCounter {
+    used: AtomicUsize,
+    peak: AtomicUsize,
+}
+
 /// QuickJS's allocations, counted against the memory limit; a refusal sets
 /// a flag (the engine's own out-of-memory signal).
 struct Counted {
     used: usize,
     limit: usize,
     refused: Arc<AtomicBool>,
+    heap: Arc<HeapCounter>,
 }
 
 impl Counted {
+    /// Publishes `used` (and the peak) for [`Engine::heap`].
+    fn publish(&self) {
+        self.heap.used.store(self.used, Ordering::Relaxed);
+        self.heap.peak.fetch_max(self.used, Ordering::Relaxed);
+    }
+
     fn admit(&mut self, more: usize) -> bool {
         if self.used.saturating_add(more) > self.limit {
             self.refused.store(true, Ordering::Relaxed);
@@ -264,6 +297,7 @@ unsafe impl Allocator for Counted {
         let p = RustAllocator.alloc(size);
         if !p.is_null() {
             self.used += unsafe { RustAllocator::usable_size(p) };
+            self.publish();
         }
         p
     }
@@ -279,6 +313,7 @@ unsafe impl Allocator for Counted {
         let p = RustAllocator.calloc(count, size);
         if !p.is_null() {
             self.used += unsafe { RustAllocator::usable_size(p) };
+            self.publish();
         }
         p
     }
@@ -286,6 +321,7 @@ unsafe impl Allocator for Counted {
     unsafe fn dealloc(&mut self, ptr: *mut u8) {
         unsafe {
             self.used = self.used.saturating_sub(RustAllocator::usable_size(ptr));
+            self.publish();
             RustAllocator.dealloc(ptr);
         }
     }
@@ -303,6 +339,7 @@ unsafe impl Allocator for Counted {
             let p = RustAllocator.realloc(ptr, new_size);
             if !p.is_null() {
                 self.used = self.used.saturating_sub(old) + RustAllocator::usable_size(p);
+                self.publish();
             }
             p
         }
@@ -326,6 +363,8 @@ pub(crate) struct Engine {
     interrupted: Arc<AtomicBool>,
     /// Set when the allocator refused an allocation over the limit.
     refused: Arc<AtomicBool>,
+    /// The allocator's heap figures.
+    heap: Arc<HeapCounter>,
     limit: Cell<Duration>,
     memory: usize,
 }
@@ -333,10 +372,12 @@ pub(crate) struct Engine {
 impl Engine {
     fn bare(memory: usize, stack: usize) -> Result<Engine, JsError> {
         let refused = Arc::new(AtomicBool::new(false));
+        let heap = Arc::new(HeapCounter::default());
         let rt = Runtime::new_with_alloc(Counted {
             used: 0,
             limit: memory,
             refused: refused.clone(),
+            heap: heap.clone(),
         })
         .map_err(|e| JsError::Thrown(e.to_string()))?;
         rt.set_max_stack_size(stack);
@@ -361,6 +402,7 @@ impl Engine {
             epoch,
             interrupted,
             refused,
+            heap,
             limit: Cell::new(Duration::ZERO),
             memory,
         })
@@ -371,8 +413,33 @@ impl Engine {
     pub(crate) fn new(memory: usize, stack: usize, time: Duration) -> Result<Engine, JsError> {
         let engine = Self::bare(memory, stack)?;
         engine.eval_named(include_str!("prelude.js"), "prelude.js", time)?;
+        engine.expose_heap()?;
         engine.eval_named(include_str!("react.js"), "react.js", time)?;
         Ok(engine)
+    }
+
+    /// `__rd_heap()`, the bytes the JS heap holds, for `react.js`: it takes
+    /// the function and deletes the global before any generator code runs
+    /// (a generator that could read it could render differently from run to
+    /// run).
+    fn expose_heap(&self) -> Result<(), JsError> {
+        let heap = self.heap.clone();
+        self.ctx
+            .with(|ctx| {
+                let used = Function::new(ctx.clone(), move || {
+                    heap.used.load(Ordering::Relaxed) as f64
+                })?;
+                ctx.globals().set("__rd_heap", used)
+            })
+            .map_err(|e| JsError::Thrown(e.to_string()))
+    }
+
+    /// What the JS heap holds now and has held at most.
+    pub(crate) fn heap(&self) -> Heap {
+        Heap {
+            used: self.heap.used.load(Ordering::Relaxed),
+            peak: self.heap.peak.load(Ordering::Relaxed),
+        }
     }
 
     fn arm(&self, time: Duration) {

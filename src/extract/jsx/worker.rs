@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::sandbox::{Engine, Isolation, JsError, Limits, MAX_REPLY};
+use super::sandbox::{Engine, Heap, Isolation, JsError, Limits, MAX_REPLY};
 use super::transform::Plain;
 
 /// The hidden subcommand that makes our binary a worker.
@@ -110,7 +110,12 @@ enum Request {
         arg: String,
         time: Duration,
     },
+    /// The engine's [`Heap`] figures, as JSON.
+    Heap,
 }
+
+/// How long the parent waits for the answer to [`Request::Heap`].
+const HEAP_TIME: Duration = Duration::from_secs(5);
 
 type Reply = Result<String, JsError>;
 
@@ -208,6 +213,13 @@ impl Worker {
             time,
         };
         self.request(&req, time)
+    }
+
+    /// The engine's heap figures.
+    pub(crate) fn heap(&self) -> Result<Heap, JsError> {
+        let text = self.request(&Request::Heap, HEAP_TIME)?;
+        serde_json::from_str(&text)
+            .map_err(|e| self.stop(JsError::Crashed(format!("unreadable answer: {e}"))))
     }
 
     fn request(&self, req: &Request, time: Duration) -> Result<String, JsError> {
@@ -413,6 +425,7 @@ fn serve_requests() -> u8 {
                 },
                 Some(e),
             ) => e.call(&name, target, &arg, time),
+            (Request::Heap, Some(e)) => Ok(serde_json::to_string(&e.heap()).expect("plain data")),
             _ => return 65,
         };
         let mut text = serde_json::to_string(&reply).expect("plain data");
