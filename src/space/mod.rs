@@ -48,7 +48,8 @@ pub struct Identity {
     pub model: Option<String>,
     /// The model family of that checkpoint (see `pairing.yaml`).
     pub family: Option<String>,
-    /// The hardware family (a row of the hardware table), when known.
+    /// The hardware family (a row of the hardware table, else the SKU as
+    /// written, lower-cased), when known.
     pub hardware: Option<String>,
     /// Set when its release refuses the command (it would not start): why,
     /// so its model and shape are not read.
@@ -473,12 +474,14 @@ pub fn identity_of(
         engine: resolved.engine.name().to_string(),
         family: model.as_deref().map(|m| family_of(m, families)),
         model,
-        hardware: launch
-            .context
-            .hardware
-            .as_ref()
-            .and_then(|h| crate::hardware::family_of(&h.value))
-            .map(String::from),
+        // A SKU the hardware table does not know is its own family (the
+        // vLLM recipes site's `rtx_pro_6000`, a TPU): it pairs with the same
+        // name only, and its coverage names it.
+        hardware: launch.context.hardware.as_ref().map(|h| {
+            crate::hardware::family_of(&h.value)
+                .map(String::from)
+                .unwrap_or_else(|| h.value.to_ascii_lowercase())
+        }),
         refused: None,
     }
 }
@@ -650,6 +653,50 @@ mod tests {
         let off = sglang_shape("sglang serve --model-path org/Model-FP8 --tp 8", "0.5.23");
         assert_eq!(off["dp-attention"], ShapeValue::Known("off".into()));
         assert_eq!(off["speculative"], ShapeValue::Known("off".into()));
+    }
+
+    #[test]
+    fn decode_context_parallelism_is_a_shape_key() {
+        let dcp = sglang_shape(
+            "sglang serve --model-path org/Model-FP8 --tp 8 --dcp-size 8",
+            "0.5.23",
+        );
+        assert_eq!(dcp["dcp"], ShapeValue::Known("8".into()));
+        let none = sglang_shape("sglang serve --model-path org/Model-FP8 --tp 8", "0.5.23");
+        assert_eq!(none["dcp"], ShapeValue::Known("1".into()));
+        assert!(default_pair_by().contains(&"dcp".to_string()));
+    }
+
+    #[test]
+    fn mxfp8_is_a_precision_and_not_part_of_the_family() {
+        let none = BTreeMap::new();
+        assert_eq!(family_of("MiniMaxAI/MiniMax-M3-MXFP8", &none), "minimax-m3");
+        assert_eq!(precision_of_name("MiniMaxAI/MiniMax-M3-MXFP8"), "fp8");
+    }
+
+    #[test]
+    fn a_sku_the_table_does_not_know_is_its_own_hardware_family() {
+        let src = std::sync::Arc::new(crate::span::Source::new(
+            crate::span::Origin::Inline("t".into()),
+            "vllm serve org/Model-FP8\n".to_string(),
+        ));
+        let mut launch = crate::extract::extract_source(
+            &src,
+            crate::extract::InputKind::Command,
+            &BTreeMap::new(),
+        )
+        .unwrap()
+        .remove(0);
+        let resolved = crate::engine::resolve_outcome(&launch, &Default::default()).unwrap();
+        for (sku, family) in [("RTX_PRO_6000", "rtx_pro_6000"), ("b200-dgxc", "b200")] {
+            launch.context.hardware = Some(crate::launch::Known {
+                value: sku.to_string(),
+                from: "--hardware".into(),
+            });
+            let id = identity_of(&launch, &resolved, &BTreeMap::new());
+            assert_eq!(id.hardware.as_deref(), Some(family), "{sku}");
+            assert!(id.incomplete().is_none(), "{sku}");
+        }
     }
 
     #[test]
