@@ -8,7 +8,8 @@ coverage by kind, skipped inputs by reason, and every error-severity finding (pa
 key, both values) for a maintainer to judge. Standard library only.
 
     python3 scripts/pairing_survey.py --docs /tmp/cookbook-real --inferencex /tmp/ix \
-        [--bin target/release/recipe-drift] [--offline] [FILES...]
+        [--recipes /tmp/vllm-recipes] [--bin target/release/recipe-drift] [--offline] \
+        [--check-arg=--js-total-time-limit=120] [FILES...]
 
 Never commit the corpora: they are upstream files.
 """
@@ -32,6 +33,13 @@ def main() -> int:
     ap.add_argument("--inferencex", required=True, help="an InferenceX checkout")
     ap.add_argument("--bin", default="target/release/recipe-drift")
     ap.add_argument("--offline", action="store_true", help="no checkpoint facts (no network)")
+    ap.add_argument("--recipes", help="a vllm-project/recipes checkout (--recipes-root)")
+    ap.add_argument(
+        "--check-arg",
+        action="append",
+        default=[],
+        help="an argument passed on to check (repeat): --check-arg=--js-total-time-limit=120",
+    )
     ap.add_argument("files", nargs="*", help="limit the docs side to these files")
     a = ap.parse_args()
     cmd = [
@@ -46,6 +54,10 @@ def main() -> int:
     ]
     if a.offline:
         cmd.append("--no-checkpoint-facts")
+    if a.recipes:
+        cmd[1:1] = ["--root", a.recipes]
+        cmd += ["--recipes-root", a.recipes]
+    cmd += a.check_arg
     cmd += a.files
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True)

@@ -661,9 +661,12 @@ mod tests {
             "sglang serve --model-path org/Model-FP8 --tp 8 --dcp-size 8",
             "0.5.23",
         );
-        assert_eq!(dcp["dcp"], ShapeValue::Known("8".into()));
-        let none = sglang_shape("sglang serve --model-path org/Model-FP8 --tp 8", "0.5.23");
-        assert_eq!(none["dcp"], ShapeValue::Known("1".into()));
+        assert_eq!(dcp["dcp"], ShapeValue::Known("on".into()));
+        // Off by default, and in a release without the option.
+        for v in ["0.5.23", "0.5.14"] {
+            let none = sglang_shape("sglang serve --model-path org/Model-FP8 --tp 8", v);
+            assert_eq!(none["dcp"], ShapeValue::Known("off".into()), "{v}");
+        }
         assert!(default_pair_by().contains(&"dcp".to_string()));
     }
 
