@@ -29,7 +29,7 @@ def side_id(kind: str) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--docs", required=True, help="the docs folder (cookbook/ and src/snippets/)")
+    ap.add_argument("--docs", help="the docs folder (cookbook/ and src/snippets/)")
     ap.add_argument("--inferencex", required=True, help="an InferenceX checkout")
     ap.add_argument("--bin", default="target/release/recipe-drift")
     ap.add_argument("--offline", action="store_true", help="no checkpoint facts (no network)")
@@ -42,21 +42,17 @@ def main() -> int:
     )
     ap.add_argument("files", nargs="*", help="limit the docs side to these files")
     a = ap.parse_args()
-    cmd = [
-        a.bin,
-        "--root", a.docs,
-        "--root", a.inferencex,
-        "check",
-        "--docs-root", a.docs,
-        "--inferencex", a.inferencex,
-        "--format", "json",
-        "--no-progress",
-    ]
+    if not a.docs and not a.recipes:
+        ap.error("give --docs, --recipes or both")
+    roots = [(r, flag) for r, flag in ((a.docs, "--docs-root"), (a.recipes, "--recipes-root")) if r]
+    cmd = [a.bin, "--root", a.inferencex]
+    for r, _ in roots:
+        cmd += ["--root", r]
+    cmd += ["check", "--inferencex", a.inferencex, "--format", "json", "--no-progress"]
+    for r, flag in roots:
+        cmd += [flag, r]
     if a.offline:
         cmd.append("--no-checkpoint-facts")
-    if a.recipes:
-        cmd[1:1] = ["--root", a.recipes]
-        cmd += ["--recipes-root", a.recipes]
     cmd += a.check_arg
     cmd += a.files
     t0 = time.monotonic()
