@@ -906,25 +906,37 @@
     var n = clicked ? snap.comps.length : snap.fibers.length;
     for (var i = 0; i < n; i++) {
       var e = snap.fibers[clicked ? snap.comps[i] : i];
-      var f = e.f;
-      f.element = e.element;
-      f.text = e.text;
-      f.children = e.children; // reconcile replaces the array, never edits it
-      f.hooks = e.hooks === NO_HOOKS ? NO_HOOKS : e.hooks.slice();
-      f.mounted = e.mounted;
-      f.unmounted = e.unmounted;
-      f.dirty = false;
-      f.renderPhaseUpdate = false;
-      if (e.saved) {
-        for (var j = 0; j < e.saved.length; j++) {
-          var h = f.hooks[j];
-          var c = e.saved[j];
-          for (var k in c) h[k] = c[k];
-          if (h.queue) h.queue = [];
-        }
+      e.f.element = e.element;
+      e.f.text = e.text;
+      restoreFiber(e);
+    }
+    settleRoot(r, snap.nextId);
+  }
+
+  // Writes a saved fiber entry back into its fiber: children (reconcile
+  // replaces the array, never edits it), hooks and the saved hook fields,
+  // flags.
+  function restoreFiber(e) {
+    var f = e.f;
+    f.children = e.children;
+    f.hooks = e.hooks === NO_HOOKS ? NO_HOOKS : e.hooks.slice();
+    f.mounted = e.mounted;
+    f.unmounted = e.unmounted;
+    f.dirty = false;
+    f.renderPhaseUpdate = false;
+    if (e.saved) {
+      for (var j = 0; j < e.saved.length; j++) {
+        var h = f.hooks[j];
+        var c = e.saved[j];
+        for (var k in c) h[k] = c[k];
+        if (h.queue) h.queue = [];
       }
     }
-    r.nextId = snap.nextId;
+  }
+
+  // The root as a settled state leaves it: nothing scheduled or pending.
+  function settleRoot(r, nextId) {
+    r.nextId = nextId;
     r.scheduled = false;
     r.effects = [];
     r.cleanups = [];
@@ -985,28 +997,8 @@
   // hook's fields. Enough on its own when no render ran since the state was
   // live (handlers or effects change hooks and flags only).
   function restoreSpine(r, spine) {
-    for (var i = 0; i < spine.fibers.length; i++) {
-      var e = spine.fibers[i];
-      var f = e.f;
-      f.children = e.children;
-      f.hooks = e.hooks === NO_HOOKS ? NO_HOOKS : e.hooks.slice();
-      f.mounted = e.mounted;
-      f.unmounted = e.unmounted;
-      f.dirty = false;
-      f.renderPhaseUpdate = false;
-      if (e.saved) {
-        for (var j = 0; j < e.saved.length; j++) {
-          var h = f.hooks[j];
-          var c = e.saved[j];
-          for (var k in c) h[k] = c[k];
-          if (h.queue) h.queue = [];
-        }
-      }
-    }
-    r.nextId = spine.nextId;
-    r.scheduled = false;
-    r.effects = [];
-    r.cleanups = [];
+    for (var i = 0; i < spine.fibers.length; i++) restoreFiber(spine.fibers[i]);
+    settleRoot(r, spine.nextId);
   }
 
   // Makes a state kept as its spine live again: the spine written back, then
