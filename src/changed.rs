@@ -275,6 +275,33 @@ pub fn pairing_docs(
         .collect()
 }
 
+/// The recipes of a vLLM recipes checkout to check when `changed` changed:
+/// every recipe when the InferenceX checkout or a file of the checkout that
+/// is not a recipe (`taxonomy.yaml`, `strategies/`, which every selection is
+/// composed with) changed, else the changed recipes.
+pub fn pairing_recipes(
+    recipes_root: &Path,
+    inferencex: &Path,
+    recipes: &[PathBuf],
+    changed: &[PathBuf],
+) -> Vec<PathBuf> {
+    let changed: Vec<PathBuf> = changed.iter().map(|p| key(p)).collect();
+    let (root, ix) = (key(recipes_root), key(inferencex));
+    let keys: Vec<PathBuf> = recipes.iter().map(|p| key(p)).collect();
+    let everything = changed
+        .iter()
+        .any(|c| c.starts_with(&ix) || (c.starts_with(&root) && !keys.contains(c)));
+    if everything {
+        return recipes.to_vec();
+    }
+    recipes
+        .iter()
+        .zip(&keys)
+        .filter(|(_, k)| changed.contains(k))
+        .map(|(p, _)| p.clone())
+        .collect()
+}
+
 /// The files of `files` under `root` (as the file system sees both).
 pub fn under(root: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
     let root = key(root);
@@ -392,5 +419,34 @@ mod tests {
         // A path not written literally: not knowable without running the link.
         assert_eq!(configs("vllm serve m --config $CFG\n"), None);
         assert_eq!(configs("vllm serve m --config \"${D}/c.yaml\"\n"), None);
+    }
+
+    #[test]
+    fn a_change_to_what_every_recipe_is_composed_with_checks_every_recipe() {
+        let root = Path::new("/r/recipes");
+        let ix = Path::new("/r/ix");
+        let all = vec![
+            PathBuf::from("/r/recipes/models/a/A.yaml"),
+            PathBuf::from("/r/recipes/models/b/B.yaml"),
+        ];
+        let one = pairing_recipes(
+            root,
+            ix,
+            &all,
+            &[PathBuf::from("/r/recipes/models/b/B.yaml")],
+        );
+        assert_eq!(one, all[1..]);
+        for changed in [
+            "/r/recipes/taxonomy.yaml",
+            "/r/recipes/strategies/tp.yaml",
+            "/r/ix/x.sh",
+        ] {
+            assert_eq!(
+                pairing_recipes(root, ix, &all, &[PathBuf::from(changed)]),
+                all,
+                "{changed}"
+            );
+        }
+        assert!(pairing_recipes(root, ix, &all, &[PathBuf::from("/r/docs/p.md")]).is_empty());
     }
 }

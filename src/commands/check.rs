@@ -249,6 +249,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         let mut space = |root: &PathBuf,
                          all: Vec<PathBuf>,
                          not_read: crate::space::load::NotRead,
+                         recipes: bool,
                          take_rest: bool|
          -> Vec<PathBuf> {
             skipped.extend(
@@ -264,6 +265,9 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
                     by_hand.retain(|f| !mine.contains(f));
                     mine
                 }
+                Some(c) if recipes => {
+                    crate::changed::pairing_recipes(root, &roots.inferencex, &all, c)
+                }
                 Some(c) => crate::changed::pairing_docs(root, &roots.inferencex, &all, c),
             }
         };
@@ -271,13 +275,16 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         let recipes = match &roots.recipes {
             Some(r) => {
                 let (all, not_read) = crate::space::load::Loader::recipe_files(r)?;
-                Some((r.as_path(), space(r, all, not_read, roots.docs.is_none())))
+                Some((
+                    r.as_path(),
+                    space(r, all, not_read, true, roots.docs.is_none()),
+                ))
             }
             None => None,
         };
         if let Some(d) = &roots.docs {
             let (all, not_read) = crate::space::load::Loader::docs_files(d)?;
-            docs.push((d.as_path(), space(d, all, not_read, true)));
+            docs.push((d.as_path(), space(d, all, not_read, false, true)));
         }
         docs.extend(recipes);
         let run = super::pairing::Run {
