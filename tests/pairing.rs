@@ -454,3 +454,65 @@ fn the_vllm_recipes_site_is_a_docs_space() {
     assert_eq!(code, 2);
     assert!(err.contains("no models/ folder"), "{err}");
 }
+
+/// A page whose second generator throws on mount: that component is the
+/// page's input error (exit 2), and the states of its other generator are
+/// still paired and compared.
+#[test]
+fn a_component_that_throws_does_not_hide_the_other_components() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let d = tempfile::tempdir().unwrap();
+    let docs = d.path().join("docs");
+    let page = "cookbook/autoregressive/Qwen/Qwen3.5.mdx";
+    let snippet = "src/snippets/autoregressive/qwen35-deployment.jsx";
+    for f in [page, snippet] {
+        let to = docs.join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(repo.join(DOCS).join(f), &to).unwrap();
+    }
+    std::fs::write(
+        docs.join("src/snippets/broken.jsx"),
+        "export const Broken = () => {\n  const cfg = undefined;\n  cfg.id = 1;\n  return <pre>{'sglang serve --model-path org/m'}</pre>;\n};\n",
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(docs.join(page)).unwrap().replacen(
+        "import { Qwen35Deployment }",
+        "import { Broken } from '/src/snippets/broken.jsx'\nimport { Qwen35Deployment }",
+        1,
+    ) + "\n<Broken />\n";
+    std::fs::write(docs.join(page), text).unwrap();
+    let docs_root = docs.to_str().unwrap();
+    let (code, out, err) = run(&[
+        "--root",
+        d.path().to_str().unwrap(),
+        "--root",
+        env!("CARGO_MANIFEST_DIR"),
+        "check",
+        "--docs-root",
+        docs_root,
+        "--inferencex",
+        SEED,
+        "--no-checkpoint-facts",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let links = doc["links"].as_array().unwrap();
+    let pairs: Vec<&Value> = links.iter().filter(|l| l.get("pair").is_some()).collect();
+    assert_eq!(pairs.len(), 1, "the seed pair is still compared: {links:#?}");
+    assert_eq!(
+        counted_keys(pairs[0]),
+        ["hicache_io_backend", "hicache_mem_layout"]
+    );
+    let errors: Vec<&str> = links
+        .iter()
+        .filter(|l| l["status"] == "error")
+        .map(|l| l["error"].as_str().unwrap())
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("<Broken />") && errors[0].contains("TypeError"),
+        "{errors:?}"
+    );
+}

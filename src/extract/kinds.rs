@@ -261,7 +261,45 @@ pub(super) fn every_selection(
             });
         }
     }
-    match kind.selections(input, opts)? {
+    let selections = match kind.name() {
+        // Each generator of a file on its own: one that cannot be explored is
+        // its own error, beside the states of the others.
+        "generator" | "generator-page" => {
+            let explore = jsx::Explore {
+                max_states: opts.limits.states,
+                ..opts.explore
+            };
+            let (bundle, each) = jsx::explore_file_each(
+                local(input, "generator")?,
+                opts.docs_root.as_deref(),
+                &opts.props,
+                opts.limits,
+                explore,
+            )?;
+            let mut views = Vec::new();
+            for (t, found) in each.into_iter().enumerate() {
+                match found {
+                    Ok(e) => views.push(e.views),
+                    Err(error) => {
+                        views.push(Vec::new());
+                        out.push(Shown {
+                            selection: Vec::new(),
+                            component: bundle.targets.get(t).map(|t| t.name.clone()),
+                            launches: Vec::new(),
+                            error: Some(error),
+                        });
+                    }
+                }
+            }
+            Selections::States {
+                bundle,
+                views,
+                crashes: Vec::new(),
+            }
+        }
+        _ => kind.selections(input, opts)?,
+    };
+    match selections {
         Selections::States { bundle, views, .. } => {
             for view in views.iter().flatten() {
                 let mut launches = Vec::new();

@@ -1061,7 +1061,8 @@ pub fn context_from_selection(ctx: &mut crate::launch::Context, view: &View) {
 }
 
 /// Every reachable state of every generator of a file, and the click paths
-/// on which one throws, per target.
+/// on which one throws, per target; the first target that cannot be explored
+/// fails the file.
 pub fn explore_file_with(
     path: &Path,
     docs_root: Option<&Path>,
@@ -1069,6 +1070,24 @@ pub fn explore_file_with(
     limits: Limits,
     opts: Explore,
 ) -> Result<(Bundle, Vec<Exploration>), Error> {
+    let (bundle, each) = explore_file_each(path, docs_root, props, limits, opts)?;
+    let all = each.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok((bundle, all))
+}
+
+/// [`explore_file_with`], each target's exploration on its own: a target
+/// that throws on mount, or runs out of the file's budgets, is that target's
+/// error, and the others are still explored (what a reader sees of one
+/// component does not depend on another's crash). The file's own errors
+/// (reading, bundling, starting the sandbox) fail it whole. Only a file
+/// whose every target was explored is cached.
+pub fn explore_file_each(
+    path: &Path,
+    docs_root: Option<&Path>,
+    props: &[(String, String)],
+    limits: Limits,
+    opts: Explore,
+) -> Result<(Bundle, Vec<Result<Exploration, Error>>), Error> {
     let path = path.to_path_buf();
     let docs_root = docs_root.map(Path::to_path_buf);
     let props = props.to_vec();
@@ -1077,7 +1096,7 @@ pub fn explore_file_with(
         // An unchanged generator is read back, not explored (see `cache`).
         let key = cache::key(&bundle, &opts, &limits);
         if let Some(found) = cache::load(&key, &bundle) {
-            return Ok((bundle, found));
+            return Ok((bundle, found.into_iter().map(Ok).collect()));
         }
         let renderer = Renderer::new(&bundle, limits)?;
         let mut all = Vec::new();
@@ -1098,10 +1117,14 @@ pub fn explore_file_with(
             if std::env::var_os(HEAP_ENV).is_some() {
                 report_heap(&renderer, &target.name, &limits);
             }
-            all.push(found?);
+            all.push(found);
         }
         drop(renderer);
-        cache::store(&key, &all);
+        if all.iter().all(Result::is_ok) {
+            let found: Vec<Exploration> = all.into_iter().flatten().collect();
+            cache::store(&key, &found);
+            return Ok((bundle, found.into_iter().map(Ok).collect()));
+        }
         Ok((bundle, all))
     })
 }
