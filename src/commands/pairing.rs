@@ -161,6 +161,9 @@ fn pin(
     pins: &crate::space::Pins,
 ) -> Vec<(String, String)> {
     let mut pinned = Vec::new();
+    if pins.is_empty() {
+        return pinned;
+    }
     let mut labels = std::collections::BTreeSet::new();
     for d in docs.iter().chain(recipes) {
         if let Some(link) = pins.link_of(d) {

@@ -132,8 +132,9 @@ fn render_header(out: &mut String, l: &LinkReport) {
 
 fn render_link(out: &mut String, l: &LinkReport, policy: &Policy, chatter: super::Chatter) {
     let quiet = chatter == super::Chatter::Quiet;
-    // By default an equivalence is counted, not shown (`--show-equivalent`).
-    let each = chatter == super::Chatter::All;
+    // By default an equivalence is counted, not shown (`--show-equivalent`
+    // shows each; `--quiet` shows each finding, as every quiet format does).
+    let each = chatter != super::Chatter::Full;
     let mut equivalent: Vec<&str> = Vec::new();
     // Quiet: each finding names its link instead of a header.
     let link_line = if quiet {

@@ -115,7 +115,7 @@ impl FailOn {
 /// `json`, `sarif` and `markdown` are documents and are printed whole.
 /// `Full`, the default, counts the equivalences and the keys unknown on
 /// both sides of each link in `human` output; `All` (`--show-equivalent`)
-/// prints each.
+/// prints each (as `Quiet` prints each equivalence, a note).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Chatter {
     /// Everything, equivalences and keys unknown on both sides counted

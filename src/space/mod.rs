@@ -199,6 +199,11 @@ impl Pins {
         }
     }
 
+    /// Whether no link pins anything.
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty() && self.recipe.is_empty()
+    }
+
     /// The link that compares this deployment's launch, if one does.
     pub fn link_of(&self, d: &Deployment) -> Option<&str> {
         let map = match d.side {
