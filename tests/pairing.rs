@@ -500,7 +500,11 @@ fn a_component_that_throws_does_not_hide_the_other_components() {
     let doc: Value = serde_json::from_str(&out).unwrap();
     let links = doc["links"].as_array().unwrap();
     let pairs: Vec<&Value> = links.iter().filter(|l| l.get("pair").is_some()).collect();
-    assert_eq!(pairs.len(), 1, "the seed pair is still compared: {links:#?}");
+    assert_eq!(
+        pairs.len(),
+        1,
+        "the seed pair is still compared: {links:#?}"
+    );
     assert_eq!(
         counted_keys(pairs[0]),
         ["hicache_io_backend", "hicache_mem_layout"]
