@@ -763,3 +763,67 @@ fn an_effect_that_dispatches_a_custom_event_renders() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(argv_of(&out, 0), ["--model-path", "org/m", "--tp", "4"]);
 }
+
+/// Cards that select through their label's onClick, with hidden radios that
+/// have no name or value (the cookbook's shared `_deployment.jsx` engine):
+/// each selection names the group by its title and the pick by its label, as
+/// a reader reads them.
+#[test]
+fn unnamed_radios_are_named_by_their_group_title_and_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cards.jsx");
+    std::fs::write(
+        &file,
+        r#"export const Cards = () => {
+  const dims = [
+    { key: 'hw', title: 'AMD', items: [{ id: 'mi300x', label: 'MI300X', sub: '192GB' }, { id: 'mi355x', label: 'MI355X', sub: '288GB' }] },
+    { key: 'q', title: 'Quantization', items: [{ id: 'fp8', label: 'FP8' }, { id: 'fp4', label: 'FP4' }] },
+  ];
+  const [sel, setSel] = useState({ hw: 'mi300x', q: 'fp8' });
+  return (
+    <div>
+      {dims.map((d) => (
+        <div key={d.key}>
+          <div>{d.title}</div>
+          <div>
+            {d.items.map((it) => (
+              <label key={it.id} onClick={() => setSel({ ...sel, [d.key]: it.id })}>
+                <input type="radio" checked={sel[d.key] === it.id} readOnly style={{ display: 'none' }} />
+                <span>{it.label}</span>
+                {it.sub && <small>{it.sub}</small>}
+              </label>
+            ))}
+          </div>
+        </div>
+      ))}
+      <pre>{`sglang serve --model-path org/Model-${sel.q.toUpperCase()} --tp ${sel.hw === 'mi355x' ? 4 : 8}`}</pre>
+    </div>
+  );
+};
+"#,
+    )
+    .unwrap();
+    let (code, out, err) = run(&[
+        "--root",
+        dir.path().to_str().unwrap(),
+        "extract",
+        file.to_str().unwrap(),
+        "--all-selections",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let states = doc["components"][0]["states"].as_array().unwrap();
+    assert_eq!(states.len(), 4, "{out}");
+    assert_eq!(
+        states[0]["selection"],
+        serde_json::json!({"AMD": "MI300X 192GB", "Quantization": "FP8"})
+    );
+    assert!(
+        states.iter().any(|s| s["selection"]
+            == serde_json::json!({"AMD": "MI355X 288GB", "Quantization": "FP4"})
+            && s["commands"][0] == "sglang serve --model-path org/Model-FP4 --tp 4"),
+        "{out}"
+    );
+}

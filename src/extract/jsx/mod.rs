@@ -1032,7 +1032,11 @@ pub fn parse_selections(items: &[String]) -> Result<Vec<(String, String)>, Error
 }
 
 /// Option keys whose value names the hardware in generators.
-const HARDWARE_KEYS: &[&str] = &["hardware", "hw", "gpu", "device", "platform"];
+/// An option named like one of these, or by a GPU vendor (a group of cards
+/// titled `NVIDIA`, `AMD`), picks the hardware.
+const HARDWARE_KEYS: &[&str] = &[
+    "hardware", "hw", "gpu", "device", "platform", "nvidia", "amd",
+];
 
 /// The hardware (and so the platform) a reader picked, when an option named
 /// like [`HARDWARE_KEYS`] holds a known SKU and the command says nothing else.
@@ -1054,8 +1058,12 @@ pub fn context_from_selection(ctx: &mut crate::launch::Context, view: &View) {
             from: from.clone(),
         });
     }
+    // The SKU as the hardware table names it (`mi355x` for a card labelled
+    // `MI355X 288GB`).
     ctx.hardware = Some(Known {
-        value: sku.to_ascii_lowercase(),
+        value: crate::hardware::family_of(sku)
+            .map(String::from)
+            .unwrap_or_else(|| sku.to_ascii_lowercase()),
         from,
     });
 }
@@ -1185,7 +1193,35 @@ pub fn explore_file(
 
 #[cfg(test)]
 mod tests {
-    use super::{lone_surrogate, offset_of};
+    use super::{View, context_from_selection, lone_surrogate, offset_of};
+
+    #[test]
+    fn a_vendor_group_picks_the_hardware_as_the_table_names_it() {
+        let view = |sel: &[(&str, &str)]| View {
+            target: 0,
+            selection: sel
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            commands: vec![],
+            path: vec![],
+            clicked: vec![],
+            controls: vec![],
+        };
+        let mut ctx = crate::launch::Context::default();
+        context_from_selection(
+            &mut ctx,
+            &view(&[("AMD", "MI355X 288GB"), ("Quant", "FP4")]),
+        );
+        assert_eq!(
+            ctx.hardware.as_ref().map(|h| h.value.as_str()),
+            Some("mi355x")
+        );
+        assert!(ctx.platform.is_some());
+        let mut ctx = crate::launch::Context::default();
+        context_from_selection(&mut ctx, &view(&[("Model", "MI355X-like")]));
+        assert!(ctx.hardware.is_none(), "not a hardware option");
+    }
 
     #[test]
     fn source_map_columns_are_utf16_units() {

@@ -611,7 +611,61 @@
       var cp = c.node.props;
       c.key = cp.value != null ? String(cp.value) : c.label || '';
     }
+    nameUnnamedRadios(nodes, out);
     return out;
+  }
+
+  // A radio with no name or id (a styled card whose label's onClick picks
+  // it) is named as a reader names it: by the title of its group, the text
+  // of the nearest enclosing element outside its labels, and, without a
+  // value, shown by its label. Only the selection reads these names: a click
+  // still gives the handlers what a browser gives them.
+  function nameUnnamedRadios(nodes, cs) {
+    var unnamed = new Map();
+    for (var i = 0; i < cs.length; i++) {
+      if (cs[i].kind === 'radio' && cs[i].key === '') unnamed.set(cs[i].node, cs[i]);
+    }
+    if (!unnamed.size) return;
+    var stack = [];
+    (function go(ns) {
+      for (var j = 0; j < ns.length; j++) {
+        var n = ns[j];
+        if (typeof n === 'string') continue;
+        var c = unnamed.get(n);
+        if (c !== undefined) {
+          for (var k = stack.length - 1; k >= 0; k--) {
+            var t = ownText(stack[k]).replace(/\s+/g, ' ').trim();
+            if (t) { c.key = t.length > 60 ? t.slice(0, 60) : t; break; }
+          }
+          if (n.props.value == null) {
+            var lab = stack.length && stack[stack.length - 1].type === 'label' ? stack[stack.length - 1] : null;
+            var shown = lab ? spacedText(lab).replace(/\s+/g, ' ').trim() : '';
+            if (shown) c.shown = shown;
+          }
+        }
+        stack.push(n);
+        if (n.children) go(n.children);
+        stack.pop();
+      }
+    })(nodes);
+  }
+
+  // The text of an element with its elements' texts apart (`H200 141GB` for
+  // `<span>H200</span><small>141GB</small>`), as a reader reads it.
+  function spacedText(n) {
+    if (typeof n === 'string') return n;
+    var s = '';
+    if (n.children) for (var i = 0; i < n.children.length; i++) s += ' ' + spacedText(n.children[i]);
+    return s;
+  }
+
+  // The text of an element outside its labels (and the labels' inputs).
+  function ownText(n) {
+    if (typeof n === 'string') return n;
+    if (n.type === 'label') return ' ';
+    var s = '';
+    if (n.children) for (var i = 0; i < n.children.length; i++) s += ownText(n.children[i]);
+    return s;
   }
 
   function selection(cs) {
@@ -622,7 +676,7 @@
       if (c.kind === 'button') continue;
       if (c.kind === 'radio') {
         if (!(c.key in seen)) { seen[c.key] = out.length; out.push(null); }
-        if (c.checked && out[seen[c.key]] === null) out[seen[c.key]] = [c.key, c.value];
+        if (c.checked && out[seen[c.key]] === null) out[seen[c.key]] = [c.key, c.shown != null ? c.shown : c.value];
       } else if (!(c.key in seen)) {
         seen[c.key] = out.length;
         out.push([c.key, c.value]);
