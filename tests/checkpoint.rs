@@ -964,14 +964,7 @@ fn lock_records_a_zero_config_pairing_and_check_reads_it_offline() {
         .status()
         .unwrap();
     assert!(git.success());
-    let docs = d.path().join("docs");
-    let page = "cookbook/autoregressive/Qwen/Qwen3.5.mdx";
-    let snippet = "src/snippets/autoregressive/qwen35-deployment.jsx";
-    for f in [page, snippet] {
-        let to = docs.join(f);
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(repo.join("fixtures/cookbook").join(f), &to).unwrap();
-    }
+    common::copy_qwen_page(&d.path().join("docs"));
     copy_tree(
         &repo.join("fixtures/pairing/inferencex"),
         &d.path().join("ix"),

@@ -460,16 +460,9 @@ fn the_vllm_recipes_site_is_a_docs_space() {
 /// still paired and compared.
 #[test]
 fn a_component_that_throws_does_not_hide_the_other_components() {
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let d = tempfile::tempdir().unwrap();
     let docs = d.path().join("docs");
-    let page = "cookbook/autoregressive/Qwen/Qwen3.5.mdx";
-    let snippet = "src/snippets/autoregressive/qwen35-deployment.jsx";
-    for f in [page, snippet] {
-        let to = docs.join(f);
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(repo.join(DOCS).join(f), &to).unwrap();
-    }
+    let page = common::copy_qwen_page(&docs);
     std::fs::write(
         docs.join("src/snippets/broken.jsx"),
         "export const Broken = () => {\n  const cfg = undefined;\n  cfg.id = 1;\n  return <pre>{'sglang serve --model-path org/m'}</pre>;\n};\n",

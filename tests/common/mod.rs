@@ -87,3 +87,17 @@ pub fn on_terminal(dir: &std::path::Path, shell_command: &str, ci: bool) -> std:
     }
     cmd.output().unwrap()
 }
+
+/// The fixture cookbook's Qwen3.5 page (path from the docs root) copied
+/// with the generator it renders into `docs`, a scratch docs root.
+#[allow(dead_code)] // not every test binary uses every helper
+pub fn copy_qwen_page(docs: &std::path::Path) -> &'static str {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = "cookbook/autoregressive/Qwen/Qwen3.5.mdx";
+    for f in [page, "src/snippets/autoregressive/qwen35-deployment.jsx"] {
+        let to = docs.join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(repo.join("fixtures/cookbook").join(f), &to).unwrap();
+    }
+    page
+}
