@@ -325,14 +325,18 @@ pub fn pair(
 pub const MAX_PAIRS: usize = 20_000;
 
 /// Compares every pair: the recipe deployments of a pair that give the same
-/// MAJOR outcome are one report (their points listed together).
-pub fn run_pairs(
+/// MAJOR outcome are one report (their points listed together). Each report
+/// goes to `keep` on the worker that made it, and what `keep` returns is
+/// kept (the written report, so the run does not hold the reports), in
+/// pair order.
+pub fn run_pairs<T: Send>(
     docs: &[Deployment],
     recipes: &[Deployment],
     pairing: &Pairing,
     ctx: &Overrides,
     policy: &Policy,
-) -> (Vec<LinkReport>, Vec<(String, Error)>) {
+    keep: impl Fn(LinkReport) -> T + Sync,
+) -> (Vec<T>, Vec<(String, Error)>) {
     let none = SideSpec::default();
     // The pairs are independent: run on every core, results in pair order.
     let per_pair = crate::parallel::map(&pairing.pairs, |p| {
@@ -389,7 +393,7 @@ pub fn run_pairs(
                 role: "single",
                 nearest_only: p.nearest_only.clone(),
             });
-            reports.push(report);
+            reports.push(keep(report));
         }
         (reports, failures)
     });

@@ -118,7 +118,14 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         (Some(c), Some(path)) => crate::changed::select(&m.links, path, c),
         _ => vec![None; m.links.len()],
     };
-    let mut reports = Vec::new();
+    let printing = super::Printing::new(format, fail_on, exit_zero, quiet, show_equivalent);
+    let writer = printing.writer(&policy);
+    // Inline suppressions in the files the launches are written in (ignored
+    // with the config's waivers under --no-waivers), applied to each report
+    // as it is made.
+    let suppressions = super::Suppressions::default();
+    let mut written: Vec<report::Written> = Vec::new();
+    let mut suppressed: Vec<crate::waiver::Outcome> = Vec::new();
     let mut pins = crate::space::Pins::default();
     let mut failures = Vec::new();
     let mut skipped = Vec::new();
@@ -146,8 +153,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         .filter(|(_, (s, u))| s.is_none() && u.is_none())
         .map(|(i, _)| i)
         .collect();
-    // Past the budget, a clear error before any work (every report is kept
-    // until the output is written).
+    // Past the budget, a clear error before any work.
     if let Some(&first_over) = to_run.get(max_pairs) {
         return Err(Error::Input {
             span: m.positions.link(first_over),
@@ -168,6 +174,20 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         checkpoints: Some(checkpoints.clone()),
         loads: Some(loads.clone()),
     };
+    // A report once its waivers and suppressions are applied: written (its
+    // text in the run's format), then dropped, so the run keeps its output,
+    // not its reports.
+    let keep = |mut r: crate::link::LinkReport| -> Kept {
+        let suppressed = if no_waivers {
+            Ok(Vec::new())
+        } else {
+            suppressions.apply(&mut r)
+        };
+        Kept {
+            written: writer.link(&r),
+            suppressed,
+        }
+    };
     // The links are independent: run on every core, results in link order.
     let mut results = crate::parallel::map(&to_run, |&i| {
         let link = &m.links[i];
@@ -180,7 +200,25 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             &BTreeMap::new(),
             &policy,
             &fetcher,
-        );
+        )
+        .map(|mut r| {
+            let mut outcomes = Vec::new();
+            if let Some(today) = today {
+                let comparisons = r.iter().map(|r| &r.comparison);
+                let (filtered, o) = crate::waiver::filter(&link.name, comparisons, waivers, today);
+                for (r, f) in r.iter_mut().zip(filtered) {
+                    r.waivers = f;
+                }
+                outcomes = o;
+            }
+            // A link pins what it compares: pairing leaves it to the link.
+            let mut pins = crate::space::Pins::default();
+            for r in &r {
+                pins.add(&link.name, &r.docs.launch, &r.recipe.launch);
+            }
+            let kept: Vec<Kept> = r.into_iter().map(&keep).collect();
+            (kept, outcomes, pins)
+        });
         progress.done();
         result
     })
@@ -203,21 +241,13 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         let result = results.next().expect("one result per link run");
         // One broken link does not hide the others.
         match result {
-            Ok(mut r) => {
-                if let Some(today) = today {
-                    let comparisons = r.iter().map(|r| &r.comparison);
-                    let (filtered, o) =
-                        crate::waiver::filter(&link.name, comparisons, waivers, today);
-                    for (r, f) in r.iter_mut().zip(filtered) {
-                        r.waivers = f;
-                    }
-                    outcomes.extend(o);
+            Ok((kept, o, p)) => {
+                outcomes.extend(o);
+                pins.merge(p);
+                for k in kept {
+                    suppressed.extend(k.suppressed?);
+                    written.push(k.written);
                 }
-                // A link pins what it compares: pairing leaves it to the link.
-                for r in &r {
-                    pins.add(&link.name, &r.docs.launch, &r.recipe.launch);
-                }
-                reports.extend(r)
             }
             // An error with no place of its own (a selection the file does
             // not take, a bad version or SKU) is the link's: placed at it.
@@ -298,27 +328,33 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             max_pairs,
             pins: &pins,
         };
-        let found = run.run()?;
         // Config waivers name links; pairs take inline suppressions only.
-        reports.extend(found.reports);
+        let found = run.run(keep)?;
+        for k in found.reports {
+            suppressed.extend(k.suppressed?);
+            written.push(k.written);
+        }
         failures.extend(found.failures);
         skipped.extend(found.skipped);
         coverage = found.coverage;
     }
-    // Inline suppressions in the files the launches are written in (ignored
-    // with the config's waivers under --no-waivers).
-    if !no_waivers {
-        outcomes.extend(super::apply_suppressions(&mut reports)?);
-    }
+    outcomes.extend(super::merge_suppressions(suppressed));
     emit(
-        &reports,
+        &written,
         &failures,
         &skipped,
         &coverage,
         &outcomes,
-        &policy,
-        &super::Printing::new(format, fail_on, exit_zero, quiet, show_equivalent),
+        &writer,
+        printing.fail_on,
     )
+}
+
+/// A report as a run keeps it: written, and its suppressions' outcomes (or
+/// the error of a malformed suppression).
+struct Kept {
+    written: report::Written,
+    suppressed: Result<Vec<crate::waiver::Outcome>, Error>,
 }
 
 /// Checks a config's policy entries: each names a known key (or `env:NAME`),

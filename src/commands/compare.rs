@@ -82,13 +82,16 @@ pub(super) fn run(args: CompareArgs, config: Option<&Path>) -> Result<Output, Er
     } else {
         super::apply_suppressions(&mut l)?
     };
+    let printing = super::Printing::new(format, fail_on, exit_zero, quiet, show_equivalent);
+    let writer = printing.writer(&policy);
+    let written: Vec<_> = l.iter().map(|r| writer.link(r)).collect();
     emit(
-        &l,
+        &written,
         &[],
         &[],
         &[],
         &outcomes,
-        &policy,
-        &super::Printing::new(format, fail_on, exit_zero, quiet, show_equivalent),
+        &writer,
+        printing.fail_on,
     )
 }

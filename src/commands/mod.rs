@@ -275,35 +275,42 @@ impl Printing {
             },
         }
     }
+
+    /// The writer of a run's report under this policy; with `--format github`
+    /// and `$GITHUB_STEP_SUMMARY` set, it writes the Markdown summary too.
+    pub(crate) fn writer<'a>(&self, policy: &'a Policy) -> report::Writer<'a> {
+        report::Writer {
+            format: self.format,
+            policy,
+            chatter: self.chatter,
+            markdown_too: self.format == ReportFormat::Github && step_summary().is_some(),
+        }
+    }
 }
 
-/// Renders the reports and judges the exit code (`fail_on`; 2 when a link
-/// could not be compared); with `--format github` and `$GITHUB_STEP_SUMMARY` set,
-/// also appends the Markdown summary to that file (exit 2 if it cannot).
+/// `$GITHUB_STEP_SUMMARY`, when set and not empty.
+fn step_summary() -> Option<std::ffi::OsString> {
+    std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
+}
+
+/// Assembles the report of the written links and judges the exit code
+/// (`fail_on`; 2 when a link could not be compared); with `--format github`
+/// and `$GITHUB_STEP_SUMMARY` set, also appends the Markdown summary to that
+/// file (exit 2 if it cannot).
 pub(crate) fn emit(
-    reports: &[LinkReport],
+    written: &[report::Written],
     failures: &[report::Failure],
     skipped: &[report::Skipped],
     coverage: &[report::Coverage],
     waivers: &[crate::waiver::Outcome],
-    policy: &Policy,
-    printing: &Printing,
+    writer: &report::Writer,
+    fail_on: report::FailOn,
 ) -> Result<Output, Error> {
-    let Printing {
-        format,
-        fail_on,
-        chatter,
-    } = *printing;
-    let text = report::render(
-        format, reports, failures, skipped, coverage, waivers, policy, chatter,
-    );
+    let finished = writer.finish(written, failures, skipped, coverage, waivers);
+    let format = writer.format;
     let for_people = matches!(format, ReportFormat::Human | ReportFormat::Concise);
-    if format == ReportFormat::Github
-        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
-    {
-        let summary = crate::secret::sanitize(&report::markdown::render(
-            reports, failures, skipped, coverage, waivers, policy,
-        ));
+    if let (Some(markdown), Some(path)) = (&finished.markdown, step_summary()) {
+        let summary = crate::secret::sanitize(markdown);
         append(Path::new(&path), &summary).map_err(|e| {
             Error::usage(format!(
                 "cannot append the job summary to {} ($GITHUB_STEP_SUMMARY): {e}",
@@ -314,13 +321,13 @@ pub(crate) fn emit(
     // Links that could not be compared are input errors: exit 2 whatever
     // `--fail-on` says.
     let code = if failures.is_empty() {
-        fail_on.code(reports, coverage, waivers)
+        fail_on.code(&finished.tally, coverage, waivers)
     } else {
         2
     };
     Ok(Output {
         code,
-        stdout: text,
+        stdout: finished.text,
         for_people,
     })
 }
@@ -425,44 +432,72 @@ fn nearest<'a>(word: &str, names: impl Iterator<Item = &'a String>) -> String {
 }
 
 /// Applies the inline suppressions (`recipe-drift: ignore[KEY] REASON`) of
-/// the files the reports' launches are written in: each becomes a waiver of
-/// every link whose docs or recipe launch comes from its file. Returns one
-/// outcome per suppression and key (applied when it covered a finding of any
-/// link, else unused). A suppression naming no key is an error at it.
+/// the files the reports' launches are written in ([`Suppressions`]) and
+/// returns one outcome per suppression and key ([`merge_suppressions`]).
 pub(crate) fn apply_suppressions(
     reports: &mut [LinkReport],
 ) -> Result<Vec<crate::waiver::Outcome>, Error> {
-    use crate::span::{Origin, Source};
-    use crate::waiver::{self, Outcome, Status, Waiver};
-    let mut scanned: BTreeMap<String, Vec<crate::suppress::Suppression>> = BTreeMap::new();
-    // (marker place, key) -> outcome, in the order first met.
-    let mut outcomes: Vec<((String, String), Outcome)> = Vec::new();
-    let epoch = waiver::Date::parse("1970-01-01").expect("a date");
+    let suppressions = Suppressions::default();
+    let mut outcomes = Vec::new();
     for r in reports.iter_mut() {
+        outcomes.extend(suppressions.apply(r)?);
+    }
+    Ok(merge_suppressions(outcomes))
+}
+
+/// The inline suppressions (`recipe-drift: ignore[KEY] REASON`) of the files
+/// a run's launches are written in, each file scanned once; the run's
+/// workers share them.
+#[derive(Default)]
+pub(crate) struct Suppressions {
+    scanned: std::sync::Mutex<BTreeMap<String, std::sync::Arc<Vec<crate::suppress::Suppression>>>>,
+}
+
+impl Suppressions {
+    /// Applies the suppressions of the files a report's launches are
+    /// written in: each becomes a waiver of the report. Returns their
+    /// outcomes for this report (applied when one covered a finding, else
+    /// unused), to be merged in the run's order ([`merge_suppressions`]). A
+    /// suppression naming no key is an error at it.
+    pub(crate) fn apply(&self, r: &mut LinkReport) -> Result<Vec<crate::waiver::Outcome>, Error> {
+        use crate::span::{Origin, Source};
+        use crate::waiver::{self, Waiver};
+        let epoch = waiver::Date::parse("1970-01-01").expect("a date");
         let mut waivers: Vec<Waiver> = Vec::new();
         for side in [&r.docs, &r.recipe] {
             let source = &side.launch.source;
-            let (name, text) = match &source.origin {
-                Origin::File(p) => (p.display().to_string(), source.clone()),
-                Origin::Url(u) => (u.clone(), source.clone()),
-                Origin::Rendered { file, .. } => (file.display().to_string(), Source::read(file)?),
+            let name = match &source.origin {
+                Origin::File(p) => p.display().to_string(),
+                Origin::Url(u) => u.clone(),
+                Origin::Rendered { file, .. } => file.display().to_string(),
                 Origin::Inline(_) => continue,
             };
-            if !scanned.contains_key(&name) {
-                let found = crate::suppress::scan(&text)?;
-                for s in &found {
-                    for key in &s.keys {
-                        if let Some(why) = key_problem(key) {
-                            return Err(Error::input(
-                                s.at.clone(),
-                                format!("inline suppression: {key:?} {why}"),
-                            ));
+            let known = self.lock().get(&name).cloned();
+            let found = match known {
+                Some(found) => found,
+                None => {
+                    let text = match &source.origin {
+                        Origin::Rendered { file, .. } => Source::read(file)?,
+                        _ => source.clone(),
+                    };
+                    let found = crate::suppress::scan(&text)?;
+                    for s in &found {
+                        for key in &s.keys {
+                            if let Some(why) = key_problem(key) {
+                                return Err(Error::input(
+                                    s.at.clone(),
+                                    format!("inline suppression: {key:?} {why}"),
+                                ));
+                            }
                         }
                     }
+                    self.lock()
+                        .entry(name)
+                        .or_insert_with(|| std::sync::Arc::new(found))
+                        .clone()
                 }
-                scanned.insert(name.clone(), found);
-            }
-            for s in &scanned[&name] {
+            };
+            for s in found.iter() {
                 for key in &s.keys {
                     waivers.push(Waiver {
                         link: r.name.clone(),
@@ -475,27 +510,52 @@ pub(crate) fn apply_suppressions(
             }
         }
         if waivers.is_empty() {
-            continue;
+            return Ok(Vec::new());
         }
         let (mut filtered, found) = waiver::filter(&r.name, [&r.comparison], &waivers, epoch);
         if let Some(f) = filtered.pop() {
             r.waivers.add(f);
         }
-        for o in found {
-            let id = (
-                o.waiver.at.clone().unwrap_or_default(),
-                o.waiver.key.clone(),
-            );
-            match outcomes.iter_mut().find(|(k, _)| *k == id) {
-                Some((_, seen)) => {
-                    seen.waived += o.waived;
-                    if seen.waived > 0 {
-                        seen.status = Status::Applied;
-                    }
+        Ok(found)
+    }
+
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<
+        '_,
+        BTreeMap<String, std::sync::Arc<Vec<crate::suppress::Suppression>>>,
+    > {
+        self.scanned.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The outcomes of the reports' suppressions, in the run's order, merged:
+/// one per suppression and key (its place and key), applied when it
+/// covered a finding of any report, else unused; in the order first met.
+pub(crate) fn merge_suppressions(
+    outcomes: impl IntoIterator<Item = crate::waiver::Outcome>,
+) -> Vec<crate::waiver::Outcome> {
+    use crate::waiver::Status;
+    let mut merged: Vec<crate::waiver::Outcome> = Vec::new();
+    let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for o in outcomes {
+        let id = (
+            o.waiver.at.clone().unwrap_or_default(),
+            o.waiver.key.clone(),
+        );
+        match index.get(&id) {
+            Some(&i) => {
+                let seen = &mut merged[i];
+                seen.waived += o.waived;
+                if seen.waived > 0 {
+                    seen.status = Status::Applied;
                 }
-                None => outcomes.push((id, o)),
+            }
+            None => {
+                index.insert(id, merged.len());
+                merged.push(o);
             }
         }
     }
-    Ok(outcomes.into_iter().map(|(_, o)| o).collect())
+    merged
 }

@@ -61,9 +61,10 @@ pub(super) struct Run<'a> {
 }
 
 /// What a pairing run found.
-pub(super) struct Found {
-    /// One report per pair (recipe points with the same MAJOR outcome merged).
-    pub reports: Vec<LinkReport>,
+pub(super) struct Found<T> {
+    /// What `keep` made of each pair's report (recipe points with the same
+    /// MAJOR outcome merged), in pair order.
+    pub reports: Vec<T>,
     /// Inputs that could not be read.
     pub failures: Vec<Failure>,
     /// Inputs not read, with the reason.
@@ -73,9 +74,13 @@ pub(super) struct Found {
 }
 
 impl Run<'_> {
-    /// Loads, pairs and compares; more pairs than `max_pairs` is an error
-    /// before any is compared.
-    pub(super) fn run(&self) -> Result<Found, crate::error::Error> {
+    /// Loads, pairs and compares, each pair's report given to `keep` as it
+    /// is made; more pairs than `max_pairs` is an error before any is
+    /// compared.
+    pub(super) fn run<T: Send>(
+        &self,
+        keep: impl Fn(LinkReport) -> T + Sync,
+    ) -> Result<Found<T>, crate::error::Error> {
         let loader = Loader {
             files: self.fetcher,
             checkpoints: Some(self.checkpoints.clone()),
@@ -125,6 +130,7 @@ impl Run<'_> {
             &pairing,
             &ctx,
             self.policy,
+            keep,
         );
         let failures = docs
             .failures

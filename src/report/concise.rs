@@ -9,26 +9,62 @@
 
 use std::fmt::Write;
 
-use super::{Failure, LinkReport, Status, finding_place, finding_text, v};
+use super::{LinkReport, finding_place, finding_text, v};
 use crate::compare::Severity;
-use crate::report::Skipped;
-use crate::waiver::{self, Outcome};
+use crate::waiver;
 
 /// `file:line:col`, or the file, or `-`.
 fn at(place: Option<super::Place>) -> String {
     place.map_or_else(|| "-".to_string(), |p| v(&p.shown))
 }
 
-/// Renders one line per finding, error, skipped link and waiver outcome.
-/// `quiet`: the findings only ([`super::Chatter`]).
-pub fn render(
-    links: &[LinkReport],
-    failures: &[Failure],
-    skipped: &[Skipped],
-    coverage: &[super::Coverage],
-    waivers: &[Outcome],
-    quiet: bool,
-) -> String {
+/// One link's lines: its side findings and the findings no waiver
+/// silenced, most severe first.
+pub fn link(l: &LinkReport) -> String {
+    let mut out = String::new();
+    for e in super::side_findings(l) {
+        let rule = match e.rule {
+            Some((rule, _)) => format!(" (rule {rule})"),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "{}: error[{}] {}: {}{rule} [link: {}]",
+            at(super::place(e.at)),
+            super::rule_label(e.kind),
+            e.headline,
+            v(e.message),
+            v(&l.name)
+        );
+    }
+    for j in l.findings().filter(|j| j.waiver.is_none()) {
+        let f = j.finding;
+        let level = super::severity_words(j.severity()).0;
+        let _ = writeln!(
+            out,
+            "{}: {level}[{}] {} ({}) [link: {}]",
+            at(finding_place(l, f)),
+            super::rule_label(f.kind.name()),
+            finding_text(f),
+            super::class_name(f.class),
+            v(&l.name)
+        );
+    }
+    out
+}
+
+/// The report: a line per listed coverage finding, the links' lines as
+/// written by [`link`], a line per link that could not be compared and per
+/// waiver outcome, then (unless `quiet`, [`super::Chatter`]) the links not
+/// run, the coverage count and the summary line.
+pub fn finish<'a>(links: impl Iterator<Item = &'a str>, rest: &super::Rest, quiet: bool) -> String {
+    let super::Rest {
+        tally,
+        failures,
+        skipped,
+        coverage,
+        waivers,
+    } = *rest;
     let mut out = String::new();
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
         let _ = writeln!(
@@ -41,34 +77,7 @@ pub fn render(
         );
     }
     for l in links {
-        for e in super::side_findings(l) {
-            let rule = match e.rule {
-                Some((rule, _)) => format!(" (rule {rule})"),
-                None => String::new(),
-            };
-            let _ = writeln!(
-                out,
-                "{}: error[{}] {}: {}{rule} [link: {}]",
-                at(super::place(e.at)),
-                super::rule_label(e.kind),
-                e.headline,
-                v(e.message),
-                v(&l.name)
-            );
-        }
-        for j in l.findings().filter(|j| j.waiver.is_none()) {
-            let f = j.finding;
-            let level = super::severity_words(j.severity()).0;
-            let _ = writeln!(
-                out,
-                "{}: {level}[{}] {} ({}) [link: {}]",
-                at(finding_place(l, f)),
-                super::rule_label(f.kind.name()),
-                finding_text(f),
-                super::class_name(f.class),
-                v(&l.name)
-            );
-        }
+        out.push_str(l);
     }
     for f in failures {
         let (place, message) = match super::error_place(&f.error) {
@@ -100,21 +109,8 @@ pub fn render(
     if let Some(summary) = super::coverage_summary(coverage) {
         let _ = writeln!(out, "-: note[coverage] {summary}");
     }
-    // A startup error or a defect of a command's text is an error finding of
-    // its own.
-    let count = |s: Severity| {
-        links
-            .iter()
-            .flat_map(|l| l.findings())
-            .filter(|j| j.waiver.is_none() && j.severity() == s)
-            .count()
-            + if s == Severity::Error {
-                links.iter().map(LinkReport::side_error_count).sum()
-            } else {
-                0
-            }
-    };
-    let drift = links.iter().filter(|l| l.status() == Status::Drift).count();
+    let count = |s: Severity| tally.shown(s);
+    let drift = tally.drift;
     let _ = write!(
         out,
         "{} error{}, {} warning{}, {} note{}; {} link{} checked, {drift} with MAJOR drift",
@@ -128,8 +124,8 @@ pub fn render(
         },
         count(Severity::Info),
         if count(Severity::Info) == 1 { "" } else { "s" },
-        links.len(),
-        if links.len() == 1 { "" } else { "s" },
+        tally.links,
+        if tally.links == 1 { "" } else { "s" },
     );
     if !failures.is_empty() {
         let _ = write!(out, ", {} could not be compared", failures.len());

@@ -18,10 +18,9 @@
 
 use std::fmt::Write;
 
-use super::{Failure, LinkReport, Place, Status, finding_place, finding_text, v, value_place};
+use super::{LinkReport, Place, finding_place, finding_text, v, value_place};
 use crate::compare::Severity;
-use crate::report::Skipped;
-use crate::waiver::{self, Outcome};
+use crate::waiver;
 
 /// Escapes a workflow command's message (data).
 pub fn escape_data(s: &str) -> String {
@@ -57,16 +56,106 @@ pub fn annotation(cmd: &str, place: Option<&Place>, title: &str, message: &str) 
     format!("::{cmd} {}::{}\n", props.join(","), escape_data(message))
 }
 
-/// Renders the links as workflow commands. `quiet`: the findings only
-/// ([`super::Chatter`]).
-pub fn render(
-    links: &[LinkReport],
-    failures: &[Failure],
-    skipped: &[Skipped],
-    coverage: &[super::Coverage],
-    waivers: &[Outcome],
-    quiet: bool,
-) -> String {
+/// One link's commands: its remarks (unless `quiet`), side findings and
+/// findings (waived ones too, unless `quiet`).
+pub fn link(l: &LinkReport, quiet: bool) -> String {
+    let mut out = String::new();
+    // The link's warnings and notes, placed where they apply.
+    for (severity, span, message) in super::remarks(l).into_iter().filter(|_| !quiet) {
+        let place = span.as_ref().and_then(super::place);
+        let what = if severity == Severity::Warning {
+            "warning"
+        } else {
+            "note"
+        };
+        out.push_str(&annotation(
+            command(severity),
+            place.as_ref(),
+            &format!("recipe-drift: {what}"),
+            &format!(
+                "{}
+link: {}",
+                v(&message),
+                v(&l.name)
+            ),
+        ));
+    }
+    for e in super::side_findings(l) {
+        let place = super::place(e.at);
+        // A place without a line (a generator's rendered text): the
+        // message names the rendered position.
+        let at = match &place {
+            Some(p) if p.line_col.is_none() => format!("\nat {}", v(&p.shown)),
+            _ => String::new(),
+        };
+        out.push_str(&annotation(
+            "error",
+            place.as_ref(),
+            &format!(
+                "recipe-drift: [{}] {}",
+                super::rule_label(e.kind),
+                e.headline
+            ),
+            &format!("{}{at}\n{}\nlink: {}", v(e.message), e.note(), v(&l.name)),
+        ));
+    }
+    for j in l.findings().filter(|j| !quiet || j.waiver.is_none()) {
+        let f = j.finding;
+        let title = format!(
+            "recipe-drift: [{}] {} ({})",
+            super::rule_label(f.kind.name()),
+            v(&f.key),
+            super::class_name(f.class)
+        );
+        let mut message = finding_text(f);
+        if let Some(w) = j.waiver {
+            let _ = write!(message, "\n{}", v(&w.mark()));
+        }
+        for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
+            let _ = write!(message, "\n{label}: {}", v(&sv.val.display()));
+            if let Some(w) = &sv.written {
+                let _ = write!(message, " from `{}`", v(w));
+            }
+            if let Some(p) = value_place(sv) {
+                let _ = write!(message, " at {}", v(&p.shown));
+            }
+            for hit in &sv.rules {
+                let _ = write!(
+                    message,
+                    "\n  rule {}: {} -> {}",
+                    hit.id,
+                    v(&hit.before.display()),
+                    v(&hit.after.display())
+                );
+                for fact in &hit.facts {
+                    let _ = write!(message, "\n    checkpoint fact: {fact}");
+                }
+            }
+        }
+        let _ = write!(message, "\nlink: {}", v(&l.name));
+        let place = finding_place(l, f);
+        out.push_str(&annotation(
+            command(j.severity()),
+            place.as_ref(),
+            &title,
+            &message,
+        ));
+    }
+    out
+}
+
+/// The report: the listed coverage findings, the coverage count, the links
+/// not run and the waiver outcomes, then the links' commands as written by
+/// [`link`], the links that could not be compared and a plain summary
+/// line. `quiet`: the findings only ([`super::Chatter`]).
+pub fn finish<'a>(links: impl Iterator<Item = &'a str>, rest: &super::Rest, quiet: bool) -> String {
+    let super::Rest {
+        tally,
+        failures,
+        skipped,
+        coverage,
+        waivers,
+    } = *rest;
     let mut out = String::new();
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
         let place = super::place(&c.span);
@@ -106,87 +195,7 @@ pub fn render(
         ));
     }
     for l in links {
-        // The link's warnings and notes, placed where they apply.
-        for (severity, span, message) in super::remarks(l).into_iter().filter(|_| !quiet) {
-            let place = span.as_ref().and_then(super::place);
-            let what = if severity == Severity::Warning {
-                "warning"
-            } else {
-                "note"
-            };
-            out.push_str(&annotation(
-                command(severity),
-                place.as_ref(),
-                &format!("recipe-drift: {what}"),
-                &format!(
-                    "{}
-link: {}",
-                    v(&message),
-                    v(&l.name)
-                ),
-            ));
-        }
-        for e in super::side_findings(l) {
-            let place = super::place(e.at);
-            // A place without a line (a generator's rendered text): the
-            // message names the rendered position.
-            let at = match &place {
-                Some(p) if p.line_col.is_none() => format!("\nat {}", v(&p.shown)),
-                _ => String::new(),
-            };
-            out.push_str(&annotation(
-                "error",
-                place.as_ref(),
-                &format!(
-                    "recipe-drift: [{}] {}",
-                    super::rule_label(e.kind),
-                    e.headline
-                ),
-                &format!("{}{at}\n{}\nlink: {}", v(e.message), e.note(), v(&l.name)),
-            ));
-        }
-        for j in l.findings().filter(|j| !quiet || j.waiver.is_none()) {
-            let f = j.finding;
-            let title = format!(
-                "recipe-drift: [{}] {} ({})",
-                super::rule_label(f.kind.name()),
-                v(&f.key),
-                super::class_name(f.class)
-            );
-            let mut message = finding_text(f);
-            if let Some(w) = j.waiver {
-                let _ = write!(message, "\n{}", v(&w.mark()));
-            }
-            for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
-                let _ = write!(message, "\n{label}: {}", v(&sv.val.display()));
-                if let Some(w) = &sv.written {
-                    let _ = write!(message, " from `{}`", v(w));
-                }
-                if let Some(p) = value_place(sv) {
-                    let _ = write!(message, " at {}", v(&p.shown));
-                }
-                for hit in &sv.rules {
-                    let _ = write!(
-                        message,
-                        "\n  rule {}: {} -> {}",
-                        hit.id,
-                        v(&hit.before.display()),
-                        v(&hit.after.display())
-                    );
-                    for fact in &hit.facts {
-                        let _ = write!(message, "\n    checkpoint fact: {fact}");
-                    }
-                }
-            }
-            let _ = write!(message, "\nlink: {}", v(&l.name));
-            let place = finding_place(l, f);
-            out.push_str(&annotation(
-                command(j.severity()),
-                place.as_ref(),
-                &title,
-                &message,
-            ));
-        }
+        out.push_str(l);
     }
     for f in failures {
         let (place, message) = match super::error_place(&f.error) {
@@ -203,12 +212,12 @@ link: {}",
     if quiet {
         return out;
     }
-    let drift = links.iter().filter(|l| l.status() == Status::Drift).count();
+    let drift = tally.drift;
     let _ = write!(
         out,
         "recipe-drift: {} link{} checked, {} with MAJOR drift",
-        links.len(),
-        if links.len() == 1 { "" } else { "s" },
+        tally.links,
+        if tally.links == 1 { "" } else { "s" },
         drift
     );
     if !failures.is_empty() {

@@ -6,30 +6,37 @@ use std::fmt::Write;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use similar::TextDiff;
 
-use super::{Failure, LinkReport, SideReport, Skipped, Status, finding_keys, normalized, v};
+use super::{LinkReport, SideReport, finding_keys, normalized, v};
 use crate::compare::{Severity, SideValue};
 use crate::policy::Policy;
 use crate::resolved::{Val, ValueSource};
 use crate::span::Span;
-use crate::waiver::Outcome;
 
-/// Renders link reports, the links that could not be compared, a line per link
-/// not run (`skipped: NAME (reason)`), and what became of the config's waivers.
-/// `chatter`: the findings only, or everything with the equivalences and the
-/// keys unknown on both sides counted, or each printed ([`super::Chatter`]).
-pub fn render_with_failures(
-    links: &[LinkReport],
-    failures: &[Failure],
-    skipped: &[Skipped],
-    coverage: &[super::Coverage],
-    waivers: &[Outcome],
-    policy: &Policy,
-    chatter: super::Chatter,
-) -> String {
-    let quiet = chatter == super::Chatter::Quiet;
+/// One link: its header, its findings with their source lines, and the
+/// diff of its normalised commands. `chatter`: the findings only, or
+/// everything with the equivalences and the keys unknown on both sides
+/// counted, or each printed ([`super::Chatter`]).
+pub fn link(l: &LinkReport, policy: &Policy, chatter: super::Chatter) -> String {
+    let mut out = String::new();
+    render_link(&mut out, l, policy, chatter);
+    out
+}
+
+/// The report: the links as written by [`link`], then the coverage
+/// findings listed one by one, what became of the waivers, the links that
+/// could not be compared, a line per link not run (`skipped: NAME
+/// (reason)`) and the summary. `quiet`: the findings only.
+pub fn finish<'a>(links: impl Iterator<Item = &'a str>, rest: &super::Rest, quiet: bool) -> String {
+    let super::Rest {
+        tally,
+        failures,
+        skipped,
+        coverage,
+        waivers,
+    } = *rest;
     let mut out = String::new();
     for l in links {
-        render_link(&mut out, l, policy, chatter);
+        out.push_str(l);
     }
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
         let _ = writeln!(
@@ -69,17 +76,17 @@ pub fn render_with_failures(
     if let Some(summary) = super::coverage_summary(coverage) {
         let _ = writeln!(out, "{summary}");
     }
-    if links.is_empty() && failures.is_empty() && !skipped.is_empty() && coverage.is_empty() {
+    if tally.links == 0 && failures.is_empty() && !skipped.is_empty() && coverage.is_empty() {
         let _ = writeln!(out, "no link depends on the changed files");
         return out;
     }
-    let drift = links.iter().filter(|l| l.status() == Status::Drift).count();
+    let drift = tally.drift;
     let expired = waivers.iter().filter(|w| w.is_error()).count();
     let _ = writeln!(
         out,
         "{} link{} checked, {} with MAJOR drift{}",
-        links.len(),
-        if links.len() == 1 { "" } else { "s" },
+        tally.links,
+        if tally.links == 1 { "" } else { "s" },
         drift,
         match expired {
             0 => String::new(),

@@ -3,74 +3,86 @@
 use serde::Serialize;
 use serde_json::json;
 
-use super::{Failure, LinkReport, Skipped, Status, finding_keys, normalized};
+use super::{LinkReport, Status, finding_keys, normalized};
 use crate::compare::{Kind, Severity, SideValue};
 use crate::policy::{Class, Policy};
-use crate::waiver::{Judged, Outcome};
+use crate::waiver::Judged;
 
 /// The JSON schema version of `compare`/`check` output.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// Renders link reports, the links that could not be compared (`status:
-/// error`), the links not run (`status: skipped`, with the reason; the summary
-/// counts them as `skipped`) and what became of the config's waivers
-/// (`waivers`, when any).
-pub fn render_with_failures(
-    links: &[LinkReport],
-    failures: &[Failure],
-    skipped: &[Skipped],
-    coverage: &[super::Coverage],
-    waivers: &[Outcome],
-    policy: &Policy,
-) -> String {
-    // Each link is masked and printed as it is made, so the run never holds
-    // the whole document as a tree (a 10,000-pair run prints ~50 MB).
-    let mut out: Vec<String> = Vec::with_capacity(links.len() + failures.len());
-    let mut push = |mut v: serde_json::Value| {
-        super::mask_json(&mut v);
-        out.push(serde_json::to_string_pretty(&v).expect("serializable"));
-    };
-    for l in links {
-        let keys = finding_keys(&l.comparison);
-        let side = |s: &super::SideReport| {
-            let mut side = json!({
-                "file": s.launch.span.file.as_ref(),
-                "line": s.launch.span.pos.line,
-                "col": s.launch.span.pos.col,
-                "engine": s.resolved.engine,
-                "launcher": s.launch.launcher_text(),
-                "version": s.resolved.version,
-                "platform": s.resolved.platform,
-                "startup_errors": s.resolved.startup_errors,
-                "normalized": normalized(s, policy, &keys).lines().collect::<Vec<_>>(),
-            });
-            // Defects of the command's text (each an error of its own).
-            if !s.launch.defects.is_empty() {
-                side["defects"] = json!(s.launch.defects);
-            }
-            side
-        };
-        let mut link = json!({
-            "name": l.name,
-            "status": l.status(),
-            "docs": side(&l.docs),
-            "recipe": side(&l.recipe),
-            "findings": l.findings().map(FindingOut::from).collect::<Vec<_>>(),
-            "shared_unknowns": l.comparison.shared_unknowns,
+/// One link as the document lists it, masked and pretty-printed (two-space
+/// indent, at the top level).
+pub fn link(l: &LinkReport, policy: &Policy) -> String {
+    let keys = finding_keys(&l.comparison);
+    let side = |s: &super::SideReport| {
+        let mut side = json!({
+            "file": s.launch.span.file.as_ref(),
+            "line": s.launch.span.pos.line,
+            "col": s.launch.span.pos.col,
+            "engine": s.resolved.engine,
+            "launcher": s.launch.launcher_text(),
+            "version": s.resolved.version,
+            "platform": s.resolved.platform,
+            "startup_errors": s.resolved.startup_errors,
+            "normalized": normalized(s, policy, &keys).lines().collect::<Vec<_>>(),
         });
-        if let Some(pair) = &l.pair {
-            link["pair"] = json!(pair);
+        // Defects of the command's text (each an error of its own).
+        if !s.launch.defects.is_empty() {
+            side["defects"] = json!(s.launch.defects);
         }
-        push(link);
+        side
+    };
+    let mut link = json!({
+        "name": l.name,
+        "status": l.status(),
+        "docs": side(&l.docs),
+        "recipe": side(&l.recipe),
+        "findings": l.findings().map(FindingOut::from).collect::<Vec<_>>(),
+        "shared_unknowns": l.comparison.shared_unknowns,
+    });
+    if let Some(pair) = &l.pair {
+        link["pair"] = json!(pair);
     }
-    for f in failures {
-        push(json!({"name": f.name, "status": Status::Error, "error": f.error.to_string()}));
-    }
-    for s in skipped {
-        push(json!({"name": s.name, "status": Status::Skipped, "reason": s.reason}));
-    }
-    let mut summary = summary(links);
-    summary["links"] = json!(links.len() + failures.len());
+    pretty(link)
+}
+
+/// A value masked and pretty-printed.
+fn pretty(mut v: serde_json::Value) -> String {
+    super::mask_json(&mut v);
+    serde_json::to_string_pretty(&v).expect("serializable")
+}
+
+/// The document: the links as written by [`link`], the links that could not
+/// be compared (`status: error`), the links not run (`status: skipped`, with
+/// the reason; the summary counts them as `skipped`), the coverage findings
+/// and what became of the config's waivers (`waivers`, when any), then the
+/// summary. The links are printed text already: the run never holds the
+/// whole document as a tree (a 10,000-pair run prints ~50 MB).
+pub fn finish<'a>(links: impl Iterator<Item = &'a str>, rest: &super::Rest) -> String {
+    let super::Rest {
+        tally,
+        failures,
+        skipped,
+        coverage,
+        waivers,
+    } = *rest;
+    let tail: Vec<String> = failures
+        .iter()
+        .map(|f| {
+            pretty(json!({"name": f.name, "status": Status::Error, "error": f.error.to_string()}))
+        })
+        .chain(skipped.iter().map(|s| {
+            pretty(json!({"name": s.name, "status": Status::Skipped, "reason": s.reason}))
+        }))
+        .collect();
+    let mut summary = json!({
+        "links": tally.links + failures.len(),
+        "drift": tally.drift,
+        "errors": tally.judged(Severity::Error),
+        "warnings": tally.judged(Severity::Warning),
+        "infos": tally.judged(Severity::Info),
+    });
     summary["failed"] = json!(failures.len());
     if !waivers.is_empty() {
         summary["expired_waivers"] = json!(waivers.iter().filter(|w| w.is_error()).count());
@@ -108,18 +120,24 @@ pub fn render_with_failures(
     };
     field(&mut doc, "schema_version", &SCHEMA_VERSION.to_string());
     field(&mut doc, "tool", "\"recipe-drift\"");
-    if out.is_empty() {
+    let mut first = true;
+    let mut item = |doc: &mut String, link: &str| {
+        doc.push_str(if first { "  \"links\": [\n" } else { ",\n" });
+        first = false;
+        doc.push_str("    ");
+        indent_into(doc, link, "    ");
+    };
+    for link in links {
+        item(&mut doc, link);
+    }
+    for link in &tail {
+        item(&mut doc, link);
+    }
+    if first {
         field(&mut doc, "links", "[]");
     } else {
-        doc.push_str("  \"links\": [\n");
-        for (i, link) in out.iter().enumerate() {
-            doc.push_str("    ");
-            indent_into(&mut doc, link, "    ");
-            doc.push_str(if i + 1 == out.len() { "\n" } else { ",\n" });
-        }
-        doc.push_str("  ],\n");
+        doc.push_str("\n  ],\n");
     }
-    drop(out);
     for (name, part) in [("coverage", &coverage), ("waivers", &waivers)] {
         if part.as_array().is_some_and(|a| !a.is_empty()) {
             field(
@@ -196,28 +214,4 @@ impl<'a> From<Judged<'a>> for FindingOut<'a> {
             }),
         }
     }
-}
-
-fn summary(links: &[LinkReport]) -> serde_json::Value {
-    // A startup error or a defect of a command's text is an error finding of
-    // its own.
-    let count = |s: Severity| {
-        links
-            .iter()
-            .flat_map(|l| l.findings())
-            .filter(|j| j.severity() == s)
-            .count()
-            + if s == Severity::Error {
-                links.iter().map(LinkReport::side_error_count).sum()
-            } else {
-                0
-            }
-    };
-    json!({
-        "links": links.len(),
-        "drift": links.iter().filter(|l| l.status() == Status::Drift).count(),
-        "errors": count(Severity::Error),
-        "warnings": count(Severity::Warning),
-        "infos": count(Severity::Info),
-    })
 }

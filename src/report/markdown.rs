@@ -6,21 +6,44 @@
 
 use std::fmt::Write;
 
-use super::{Failure, LinkReport, SideReport, Status, class_name, normalized_diff, v, value_place};
+use super::{LinkReport, SideReport, Status, class_name, normalized_diff, v, value_place};
 use crate::compare::Severity;
 use crate::policy::Policy;
-use crate::report::Skipped;
-use crate::waiver::{self, Outcome};
+use crate::waiver;
 
-/// Renders the links as one Markdown document.
-pub fn render(
-    links: &[LinkReport],
-    failures: &[Failure],
-    skipped: &[Skipped],
-    coverage: &[super::Coverage],
-    waivers: &[Outcome],
-    policy: &Policy,
+/// One link's row of the links table and its section (a blank line, then
+/// its two commands, its findings and the diff).
+pub fn link(l: &LinkReport, policy: &Policy) -> (String, String) {
+    let count = |s: Severity| l.findings().filter(|j| j.severity() == s).count();
+    let startup = l.side_error_count();
+    let row = format!(
+        "| {} | {} | {} | {} | {} |\n",
+        text(&v(&l.name)),
+        status_cell(l.status()),
+        count(Severity::Error) + startup,
+        count(Severity::Warning),
+        count(Severity::Info)
+    );
+    let mut section = String::from("\n");
+    render_link(&mut section, l, policy);
+    (row, section)
+}
+
+/// The document: the listed coverage findings, the coverage count, the
+/// links not run, the waiver outcomes, the verdict, the links table (the
+/// rows written by [`link`], then the links that could not be compared),
+/// then the links' sections and the input errors.
+pub fn finish<'a>(
+    links: impl Iterator<Item = (&'a str, &'a str)> + Clone,
+    rest: &super::Rest,
 ) -> String {
+    let super::Rest {
+        tally,
+        failures,
+        skipped,
+        coverage,
+        waivers,
+    } = *rest;
     let mut out = String::new();
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
         let _ = writeln!(
@@ -52,8 +75,8 @@ pub fn render(
             text(&super::waiver_text(w))
         );
     }
-    let drift = links.iter().filter(|l| l.status() == Status::Drift).count();
-    let total = links.len() + failures.len();
+    let drift = tally.drift;
+    let total = tally.links + failures.len();
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     let expired = waivers.iter().filter(|w| w.is_error()).count();
     let expired_note = match expired {
@@ -83,18 +106,8 @@ pub fn render(
     }
     let _ = writeln!(out, "| link | status | errors | warnings | notes |");
     let _ = writeln!(out, "| --- | --- | --- | --- | --- |");
-    for l in links {
-        let count = |s: Severity| l.findings().filter(|j| j.severity() == s).count();
-        let startup = l.side_error_count();
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} |",
-            text(&v(&l.name)),
-            status_cell(l.status()),
-            count(Severity::Error) + startup,
-            count(Severity::Warning),
-            count(Severity::Info)
-        );
+    for (row, _) in links.clone() {
+        out.push_str(row);
     }
     for f in failures {
         let _ = writeln!(
@@ -104,9 +117,8 @@ pub fn render(
             status_cell(Status::Error)
         );
     }
-    for l in links {
-        out.push('\n');
-        render_link(&mut out, l, policy);
+    for (_, section) in links {
+        out.push_str(section);
     }
     for f in failures {
         let _ = writeln!(out, "\n### {}: error\n", text(&v(&f.name)));

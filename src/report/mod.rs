@@ -1,5 +1,5 @@
 //! Reports: one module per output format. `check` and `compare` pick one with
-//! [`ReportFormat`] and render through [`render`]; `extract` and `resolve` keep
+//! [`ReportFormat`] and write through [`Writer`]; `extract` and `resolve` keep
 //! [`Format`] (human or JSON).
 
 pub mod color;
@@ -86,19 +86,255 @@ pub enum FailOn {
 }
 
 impl FailOn {
-    /// The exit code of a run whose links have these statuses (and whose
-    /// waivers these outcomes): 1 when that fails the run, else 0.
-    pub fn code(self, links: &[LinkReport], coverage: &[Coverage], waivers: &[Outcome]) -> u8 {
-        let has = |s: Status| links.iter().any(|l| l.status() == s);
+    /// The exit code of a run whose links add up to `tally` (and whose
+    /// coverage and waivers these are): 1 when that fails the run, else 0.
+    pub fn code(self, tally: &Tally, coverage: &[Coverage], waivers: &[Outcome]) -> u8 {
         let covered = |s: Severity| coverage.iter().any(|c| c.severity == s);
         let error =
-            has(Status::Drift) || waivers.iter().any(|w| w.is_error()) || covered(Severity::Error);
+            tally.drift > 0 || waivers.iter().any(|w| w.is_error()) || covered(Severity::Error);
         let fails = match self {
             FailOn::Error => error,
-            FailOn::Warning => error || has(Status::Unknown) || covered(Severity::Warning),
+            FailOn::Warning => error || tally.unknown > 0 || covered(Severity::Warning),
             FailOn::Never => false,
         };
         u8::from(fails)
+    }
+}
+
+/// What the summaries count of written links: links, their statuses and
+/// their findings by severity. A startup error or a defect of a command's
+/// text counts as an error finding of its own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Links compared.
+    pub links: usize,
+    /// Links with MAJOR drift.
+    pub drift: usize,
+    /// Links whose MAJOR values one side cannot decide (status `unknown`).
+    pub unknown: usize,
+    /// Findings by the severity they count with (a waived one as
+    /// information): error, warning, information.
+    pub judged: [usize; 3],
+    /// Findings no waiver or inline suppression silenced, by severity.
+    pub shown: [usize; 3],
+}
+
+impl Tally {
+    /// How one link counts.
+    pub fn of(l: &LinkReport) -> Tally {
+        let mut t = Tally {
+            links: 1,
+            drift: usize::from(l.status() == Status::Drift),
+            unknown: usize::from(l.status() == Status::Unknown),
+            ..Tally::default()
+        };
+        for j in l.findings() {
+            let i = severity_index(j.severity());
+            t.judged[i] += 1;
+            if j.waiver.is_none() {
+                t.shown[i] += 1;
+            }
+        }
+        let side = l.side_error_count();
+        t.judged[0] += side;
+        t.shown[0] += side;
+        t
+    }
+
+    /// Adds another tally to this one.
+    pub fn add(&mut self, other: &Tally) {
+        self.links += other.links;
+        self.drift += other.drift;
+        self.unknown += other.unknown;
+        for i in 0..3 {
+            self.judged[i] += other.judged[i];
+            self.shown[i] += other.shown[i];
+        }
+    }
+
+    /// Findings of severity `s`, waived ones counted as information.
+    pub fn judged(&self, s: Severity) -> usize {
+        self.judged[severity_index(s)]
+    }
+
+    /// Findings of severity `s` no waiver silenced.
+    pub fn shown(&self, s: Severity) -> usize {
+        self.shown[severity_index(s)]
+    }
+}
+
+fn severity_index(s: Severity) -> usize {
+    match s {
+        Severity::Error => 0,
+        Severity::Warning => 1,
+        Severity::Info => 2,
+    }
+}
+
+/// A compared link once written: how it counts and its text in the run's
+/// formats. The report itself can then be dropped, so a run keeps its
+/// output, not its reports (a report holds both sides' launches, resolved
+/// values and comparison; its text is a few lines).
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// How the link counts in the summaries.
+    pub tally: Tally,
+    /// The link in the run's format, then (for `github` with a job
+    /// summary) in Markdown.
+    pieces: Vec<Piece>,
+}
+
+/// One link's part of a report, as its format assembles it.
+#[derive(Debug, Clone)]
+enum Piece {
+    /// Text printed in the link's place (human, JSON, GitHub, concise).
+    Text(String),
+    /// The link's row of the links table and its section (Markdown).
+    Markdown { row: String, section: String },
+    /// The link's results and notifications (SARIF), not masked yet.
+    Sarif {
+        results: Vec<serde_json::Value>,
+        notifications: Vec<serde_json::Value>,
+    },
+}
+
+/// Writes a run's report: each link as it is compared ([`Writer::link`],
+/// on any thread), then the whole ([`Writer::finish`]), with the links in
+/// the run's order. Memory grows with the output's size, not with the
+/// reports'.
+#[derive(Debug, Clone, Copy)]
+pub struct Writer<'a> {
+    /// The output format.
+    pub format: ReportFormat,
+    /// The policy (normalised commands list its classes).
+    pub policy: &'a Policy,
+    /// How much the text formats print.
+    pub chatter: Chatter,
+    /// Whether the Markdown body is wanted too (the GitHub job summary).
+    pub markdown_too: bool,
+}
+
+/// A finished report.
+pub struct Finished {
+    /// The report in the run's format.
+    pub text: String,
+    /// The Markdown body, when asked for beside it.
+    pub markdown: Option<String>,
+    /// The links' counts, added up.
+    pub tally: Tally,
+}
+
+impl Writer<'_> {
+    /// Writes one compared link.
+    pub fn link(&self, l: &LinkReport) -> Written {
+        let quiet = self.chatter == Chatter::Quiet;
+        let piece = |format: ReportFormat| match format {
+            ReportFormat::Human => Piece::Text(human::link(l, self.policy, self.chatter)),
+            ReportFormat::Json => Piece::Text(json::link(l, self.policy)),
+            ReportFormat::Sarif => {
+                let (results, notifications) = sarif::link(l);
+                Piece::Sarif {
+                    results,
+                    notifications,
+                }
+            }
+            ReportFormat::Github => Piece::Text(github::link(l, quiet)),
+            ReportFormat::Markdown => {
+                let (row, section) = markdown::link(l, self.policy);
+                Piece::Markdown { row, section }
+            }
+            ReportFormat::Concise => Piece::Text(concise::link(l)),
+        };
+        let mut pieces = vec![piece(self.format)];
+        if self.markdown_too {
+            pieces.push(piece(ReportFormat::Markdown));
+        }
+        Written {
+            tally: Tally::of(l),
+            pieces,
+        }
+    }
+
+    /// Assembles the report of the written links (in the run's order), the
+    /// links that could not be compared, the links not run, the coverage
+    /// findings and what became of the waivers.
+    pub fn finish(
+        &self,
+        links: &[Written],
+        failures: &[Failure],
+        skipped: &[Skipped],
+        coverage: &[Coverage],
+        waivers: &[Outcome],
+    ) -> Finished {
+        let mut tally = Tally::default();
+        for w in links {
+            tally.add(&w.tally);
+        }
+        let rest = Rest {
+            tally: &tally,
+            failures,
+            skipped,
+            coverage,
+            waivers,
+        };
+        let quiet = self.chatter == Chatter::Quiet;
+        let text = assemble(self.format, links, 0, &rest, quiet);
+        let markdown = self
+            .markdown_too
+            .then(|| assemble(ReportFormat::Markdown, links, 1, &rest, quiet));
+        Finished {
+            text,
+            markdown,
+            tally,
+        }
+    }
+}
+
+/// What a report adds to its links: their counts, and the run's findings
+/// that are not a link's.
+pub struct Rest<'a> {
+    /// The links' counts, added up.
+    pub tally: &'a Tally,
+    /// Links that could not be compared.
+    pub failures: &'a [Failure],
+    /// Links not run.
+    pub skipped: &'a [Skipped],
+    /// Deployments with no partner.
+    pub coverage: &'a [Coverage],
+    /// What became of the waivers.
+    pub waivers: &'a [Outcome],
+}
+
+/// The pieces at index `i` of the links, in `format`.
+fn assemble(format: ReportFormat, links: &[Written], i: usize, rest: &Rest, quiet: bool) -> String {
+    let texts = || {
+        links.iter().filter_map(move |w| match w.pieces.get(i) {
+            Some(Piece::Text(t)) => Some(t.as_str()),
+            _ => None,
+        })
+    };
+    match format {
+        ReportFormat::Human => human::finish(texts(), rest, quiet),
+        ReportFormat::Json => json::finish(texts(), rest),
+        ReportFormat::Concise => concise::finish(texts(), rest, quiet),
+        ReportFormat::Github => github::finish(texts(), rest, quiet),
+        ReportFormat::Sarif => sarif::finish(
+            links.iter().filter_map(|w| match w.pieces.get(i) {
+                Some(Piece::Sarif {
+                    results,
+                    notifications,
+                }) => Some((results.as_slice(), notifications.as_slice())),
+                _ => None,
+            }),
+            rest,
+        ),
+        ReportFormat::Markdown => markdown::finish(
+            links.iter().filter_map(|w| match w.pieces.get(i) {
+                Some(Piece::Markdown { row, section }) => Some((row.as_str(), section.as_str())),
+                _ => None,
+            }),
+            rest,
+        ),
     }
 }
 
@@ -126,37 +362,6 @@ pub enum Chatter {
     All,
     /// The findings only.
     Quiet,
-}
-
-/// Renders the compared links and the links that could not be compared in `format`.
-#[allow(clippy::too_many_arguments)]
-pub fn render(
-    format: ReportFormat,
-    links: &[LinkReport],
-    failures: &[Failure],
-    skipped: &[Skipped],
-    coverage: &[Coverage],
-    waivers: &[Outcome],
-    policy: &Policy,
-    chatter: Chatter,
-) -> String {
-    let quiet = chatter == Chatter::Quiet;
-    match format {
-        ReportFormat::Human => human::render_with_failures(
-            links, failures, skipped, coverage, waivers, policy, chatter,
-        ),
-        ReportFormat::Json => {
-            json::render_with_failures(links, failures, skipped, coverage, waivers, policy)
-        }
-        ReportFormat::Sarif => sarif::render(links, failures, skipped, coverage, waivers),
-        ReportFormat::Github => github::render(links, failures, skipped, coverage, waivers, quiet),
-        ReportFormat::Markdown => {
-            markdown::render(links, failures, skipped, coverage, waivers, policy)
-        }
-        ReportFormat::Concise => {
-            concise::render(links, failures, skipped, coverage, waivers, quiet)
-        }
-    }
 }
 
 /// A value taken from an input as the text formats print it: secrets and

@@ -26,10 +26,9 @@
 
 use serde_json::{Value, json};
 
-use super::{Failure, LinkReport, Place, finding_place, finding_text, value_place};
+use super::{LinkReport, Place, finding_place, finding_text, value_place};
 use crate::compare::{KindInfo, Severity, kinds};
-use crate::report::Skipped;
-use crate::waiver::{self, Judged, Outcome};
+use crate::waiver::{self, Judged};
 
 /// The schema URI written in `$schema`.
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -128,6 +127,18 @@ impl Log {
         self.notifications.push(n);
     }
 
+    /// Its results and notifications so far, to add to another log of the
+    /// same rules ([`Log::append`]).
+    pub(super) fn take(self) -> (Vec<Value>, Vec<Value>) {
+        (self.results, self.notifications)
+    }
+
+    /// Adds results and notifications another log of the same rules made.
+    pub(super) fn append(&mut self, results: &[Value], notifications: &[Value]) {
+        self.results.extend_from_slice(results);
+        self.notifications.extend_from_slice(notifications);
+    }
+
     /// The log as pretty JSON with a final newline; `successful` is the
     /// invocation's `executionSuccessful`.
     pub(super) fn finish(self, successful: bool) -> String {
@@ -173,39 +184,68 @@ impl Log {
     }
 }
 
-/// Renders the links as one SARIF 2.1.0 log.
-pub fn render(
-    links: &[LinkReport],
-    failures: &[Failure],
-    skipped: &[Skipped],
-    coverage: &[super::Coverage],
-    waivers: &[Outcome],
+/// One link's results (its side findings and findings) and notifications
+/// (its warnings and notes: inputs nothing read, a launch that may not
+/// run, auxiliary launches, placed where they apply), not masked yet.
+pub fn link(l: &LinkReport) -> (Vec<Value>, Vec<Value>) {
+    let mut log = Log::new(check_rows());
+    for e in super::side_findings(l) {
+        let note = match e.rule {
+            Some((rule, reference)) => format!(" (rule {rule}, {reference})"),
+            None => String::new(),
+        };
+        let text = format!("{}: {}{note} [link: {}]", e.headline, e.message, l.name);
+        let at = super::place(e.at);
+        let r = log.result(e.kind, Severity::Error, text, None, at.as_ref());
+        let related: Vec<Value> = e
+            .related
+            .iter()
+            .filter_map(super::place)
+            .map(|p| location(&p, None))
+            .collect();
+        if !related.is_empty() {
+            r["relatedLocations"] = json!(related);
+        }
+    }
+    for j in l.findings() {
+        result(&mut log, l, &j);
+    }
+    for (severity, span, message) in super::remarks(l) {
+        let id = if severity == Severity::Warning {
+            "input-warning"
+        } else {
+            "link-note"
+        };
+        let at = span.as_ref().and_then(super::place);
+        log.notification(
+            level(severity),
+            id,
+            format!("{message} [link: {}]", l.name),
+            at.as_ref(),
+        );
+    }
+    log.take()
+}
+
+/// The log: the links' results as written by [`link`], then the coverage
+/// findings; the notifications of the links that could not be compared, of
+/// the waivers, of the links (their remarks) and of the links not run.
+pub fn finish<'a>(
+    links: impl Iterator<Item = (&'a [Value], &'a [Value])> + Clone,
+    rest: &super::Rest,
 ) -> String {
+    let super::Rest {
+        failures,
+        skipped,
+        coverage,
+        waivers,
+        ..
+    } = *rest;
     // `check`'s kinds: the compare rows, the coverage rows and the lint rows
     // `check` reports too (a rule's index is its place in this list).
     let mut log = Log::new(check_rows());
-    for l in links {
-        for e in super::side_findings(l) {
-            let note = match e.rule {
-                Some((rule, reference)) => format!(" (rule {rule}, {reference})"),
-                None => String::new(),
-            };
-            let text = format!("{}: {}{note} [link: {}]", e.headline, e.message, l.name);
-            let at = super::place(e.at);
-            let r = log.result(e.kind, Severity::Error, text, None, at.as_ref());
-            let related: Vec<Value> = e
-                .related
-                .iter()
-                .filter_map(super::place)
-                .map(|p| location(&p, None))
-                .collect();
-            if !related.is_empty() {
-                r["relatedLocations"] = json!(related);
-            }
-        }
-        for j in l.findings() {
-            result(&mut log, l, &j);
-        }
+    for (results, _) in links.clone() {
+        log.append(results, &[]);
     }
     for c in coverage {
         let text = format!("{}: {}", c.deployment, c.message);
@@ -242,23 +282,8 @@ pub fn render(
         let level = if w.is_error() { "error" } else { "note" };
         log.notification(level, "waiver", super::waiver_text(w), None);
     }
-    // A link's warnings and notes (inputs nothing read, a launch that may
-    // not run, auxiliary launches), placed where they apply.
-    for l in links {
-        for (severity, span, message) in super::remarks(l) {
-            let id = if severity == Severity::Warning {
-                "input-warning"
-            } else {
-                "link-note"
-            };
-            let at = span.as_ref().and_then(super::place);
-            log.notification(
-                level(severity),
-                id,
-                format!("{message} [link: {}]", l.name),
-                at.as_ref(),
-            );
-        }
+    for (_, notifications) in links {
+        log.append(&[], notifications);
     }
     for sk in skipped {
         log.notification("note", "skipped", super::skipped_text(sk), None);

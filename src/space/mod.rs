@@ -199,6 +199,18 @@ impl Pins {
         }
     }
 
+    /// Adds what other links pin (links met earlier keep their pins).
+    pub fn merge(&mut self, other: Pins) {
+        for (map, theirs) in [
+            (&mut self.docs, other.docs),
+            (&mut self.recipe, other.recipe),
+        ] {
+            for (key, link) in theirs {
+                map.entry(key).or_insert(link);
+            }
+        }
+    }
+
     /// Whether no link pins anything.
     pub fn is_empty(&self) -> bool {
         self.docs.is_empty() && self.recipe.is_empty()
