@@ -36,6 +36,18 @@ static SECRETS: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
 /// from an older set is rebuilt.
 static GENERATION: AtomicU64 = AtomicU64::new(0);
 
+/// Bumped whenever a secret value or a secret span is first recorded: a
+/// run that wrote reports while this changed writes them again
+/// ([`noted`]).
+static NOTED: AtomicU64 = AtomicU64::new(0);
+
+/// How many times a secret value or span was first recorded in this
+/// process: equal before and after some work when the work read no secret
+/// that was not known already.
+pub fn noted() -> u64 {
+    NOTED.load(Ordering::SeqCst)
+}
+
 /// The byte ranges of secret words as they are written in their sources, by
 /// source label: what a source excerpt masks whatever the spelling
 /// (`sk\-x`, `sk-"a"b`, `$'\x41'`, a tab in quotes) of the parsed value.
@@ -105,6 +117,7 @@ pub fn note(value: &str) {
         && s.insert(v.to_string())
     {
         GENERATION.fetch_add(1, Ordering::SeqCst);
+        NOTED.fetch_add(1, Ordering::SeqCst);
     }
 }
 
@@ -208,6 +221,7 @@ fn note_raw(v: &str) {
         && s.insert(v.to_string())
     {
         GENERATION.fetch_add(1, Ordering::SeqCst);
+        NOTED.fetch_add(1, Ordering::SeqCst);
     }
 }
 
@@ -287,8 +301,10 @@ pub fn note_span(label: &str, start: usize, end: usize) {
     if start >= end {
         return;
     }
-    if let Ok(mut s) = SPANS.lock() {
-        s.entry(label.to_string()).or_default().insert((start, end));
+    if let Ok(mut s) = SPANS.lock()
+        && s.entry(label.to_string()).or_default().insert((start, end))
+    {
+        NOTED.fetch_add(1, Ordering::SeqCst);
     }
 }
 

@@ -120,225 +120,255 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
     };
     let printing = super::Printing::new(format, fail_on, exit_zero, quiet, show_equivalent);
     let writer = printing.writer(&policy);
-    // Inline suppressions in the files the launches are written in (ignored
-    // with the config's waivers under --no-waivers), applied to each report
-    // as it is made.
-    let suppressions = super::Suppressions::default();
-    let mut written: Vec<report::Written> = Vec::new();
-    let mut suppressed: Vec<crate::waiver::Outcome> = Vec::new();
-    let mut pins = crate::space::Pins::default();
-    let mut failures = Vec::new();
-    let mut skipped = Vec::new();
-    let mut outcomes = match today {
-        Some(today) => crate::waiver::expired(waivers, today),
-        None => Vec::new(),
-    };
-    // A file the config names that cannot be read is the config's mistake
-    // (placed at its `file:`); checked once per link to run.
-    let mut unreadable: Vec<Option<Error>> = skip
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            if s.is_none() {
-                m.unreadable_file(i)
+    // One pass compares every link and pair and writes each as it is made.
+    let pass = || -> Result<Done, Error> {
+        // Inline suppressions in the files the launches are written in (ignored
+        // with the config's waivers under --no-waivers), applied to each report
+        // as it is made.
+        let suppressions = super::Suppressions::default();
+        let mut written: Vec<report::Written> = Vec::new();
+        let mut suppressed: Vec<crate::waiver::Outcome> = Vec::new();
+        let mut pins = crate::space::Pins::default();
+        let mut failures = Vec::new();
+        let mut skipped = Vec::new();
+        let mut outcomes = match today {
+            Some(today) => crate::waiver::expired(waivers, today),
+            None => Vec::new(),
+        };
+        // A file the config names that cannot be read is the config's mistake
+        // (placed at its `file:`); checked once per link to run.
+        let mut unreadable: Vec<Option<Error>> = skip
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                if s.is_none() {
+                    m.unreadable_file(i)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let to_run: Vec<usize> = skip
+            .iter()
+            .zip(&unreadable)
+            .enumerate()
+            .filter(|(_, (s, u))| s.is_none() && u.is_none())
+            .map(|(i, _)| i)
+            .collect();
+        // Past the budget, a clear error before any work.
+        if let Some(&first_over) = to_run.get(max_pairs) {
+            return Err(Error::Input {
+                span: m.positions.link(first_over),
+                message: format!(
+                    "the run would compare {} links of the config, more than --max-pairs {max_pairs}: split the config, pass the changed FILES, or raise --max-pairs",
+                    to_run.len()
+                ),
+            });
+        }
+        let progress =
+            super::progress::Links::new(to_run.len(), super::progress::wanted(no_progress));
+        // Links that name the same page or script share its loading.
+        let loads = std::sync::Arc::new(crate::link::Loads::default());
+        let ctx_of = |i: usize| crate::link::Overrides {
+            engine_version: m.links[i].engine_version.clone(),
+            hardware: m.links[i].hardware.clone(),
+            platform: None,
+            origin: path.as_ref().map(|p| p.display().to_string()),
+            checkpoints: Some(checkpoints.clone()),
+            loads: Some(loads.clone()),
+        };
+        // A report once its waivers and suppressions are applied: written (its
+        // text in the run's format), then dropped, so the run keeps its output,
+        // not its reports.
+        let keep = |mut r: crate::link::LinkReport| -> Kept {
+            let suppressed = if no_waivers {
+                Ok(Vec::new())
             } else {
-                None
+                suppressions.apply(&mut r)
+            };
+            Kept {
+                written: writer.link(&r),
+                suppressed,
             }
+        };
+        // The links are independent: run on every core, results in link order.
+        let mut results = crate::parallel::map(&to_run, |&i| {
+            let link = &m.links[i];
+            progress.start(&link.name);
+            let result = run_link(
+                &link.name,
+                &link.docs,
+                &link.recipe,
+                &ctx_of(i),
+                &BTreeMap::new(),
+                &policy,
+                &fetcher,
+            )
+            .map(|mut r| {
+                let mut outcomes = Vec::new();
+                if let Some(today) = today {
+                    let comparisons = r.iter().map(|r| &r.comparison);
+                    let (filtered, o) =
+                        crate::waiver::filter(&link.name, comparisons, waivers, today);
+                    for (r, f) in r.iter_mut().zip(filtered) {
+                        r.waivers = f;
+                    }
+                    outcomes = o;
+                }
+                // A link pins what it compares: pairing leaves it to the link.
+                let mut pins = crate::space::Pins::default();
+                for r in &r {
+                    pins.add(&link.name, &r.docs.launch, &r.recipe.launch);
+                }
+                let kept: Vec<Kept> = r.into_iter().map(&keep).collect();
+                (kept, outcomes, pins)
+            });
+            progress.done();
+            result
         })
-        .collect();
-    let to_run: Vec<usize> = skip
-        .iter()
-        .zip(&unreadable)
-        .enumerate()
-        .filter(|(_, (s, u))| s.is_none() && u.is_none())
-        .map(|(i, _)| i)
-        .collect();
-    // Past the budget, a clear error before any work.
-    if let Some(&first_over) = to_run.get(max_pairs) {
-        return Err(Error::Input {
-            span: m.positions.link(first_over),
-            message: format!(
-                "the run would compare {} links of the config, more than --max-pairs {max_pairs}: split the config, pass the changed FILES, or raise --max-pairs",
-                to_run.len()
-            ),
-        });
-    }
-    let progress = super::progress::Links::new(to_run.len(), super::progress::wanted(no_progress));
-    // Links that name the same page or script share its loading.
-    let loads = std::sync::Arc::new(crate::link::Loads::default());
-    let ctx_of = |i: usize| crate::link::Overrides {
-        engine_version: m.links[i].engine_version.clone(),
-        hardware: m.links[i].hardware.clone(),
-        platform: None,
-        origin: path.as_ref().map(|p| p.display().to_string()),
-        checkpoints: Some(checkpoints.clone()),
-        loads: Some(loads.clone()),
+        .into_iter();
+        for (i, (link, skip)) in m.links.iter().zip(&skip).enumerate() {
+            if let Some(reason) = skip {
+                skipped.push(report::Skipped {
+                    name: link.name.clone(),
+                    reason: reason.clone(),
+                });
+                continue;
+            }
+            if let Some(error) = unreadable[i].take() {
+                failures.push(report::Failure {
+                    name: link.name.clone(),
+                    error,
+                });
+                continue;
+            }
+            let result = results.next().expect("one result per link run");
+            // One broken link does not hide the others.
+            match result {
+                Ok((kept, o, p)) => {
+                    outcomes.extend(o);
+                    pins.merge(p);
+                    for k in kept {
+                        suppressed.extend(k.suppressed?);
+                        written.push(k.written);
+                    }
+                }
+                // An error with no place of its own (a selection the file does
+                // not take, a bad version or SKU) is the link's: placed at it.
+                Err(Error::Usage(message)) => failures.push(report::Failure {
+                    name: link.name.clone(),
+                    error: Error::Input {
+                        span: m.positions.link(i),
+                        message,
+                    },
+                }),
+                Err(e) => failures.push(report::Failure {
+                    name: link.name.clone(),
+                    error: e,
+                }),
+            }
+        }
+        // The pairs of the two spaces, and what has no partner.
+        let mut coverage = Vec::new();
+        if let Some(roots) = &pairing {
+            // Each docs space's files: every page (or recipe), or those the
+            // change touches.
+            // FILES given by hand go to the space whose root holds them; the
+            // rest to the docs root (or, without one, to the recipes root), so
+            // none is left out.
+            let mut by_hand: Vec<PathBuf> = match &changed {
+                Some(c) if explicit_files => c.clone(),
+                _ => Vec::new(),
+            };
+            let mut space = |root: &PathBuf,
+                             all: Vec<PathBuf>,
+                             not_read: crate::space::load::NotRead,
+                             recipes: bool,
+                             take_rest: bool|
+             -> Vec<PathBuf> {
+                skipped.extend(
+                    not_read
+                        .into_iter()
+                        .map(|(name, reason)| report::Skipped { name, reason }),
+                );
+                match &changed {
+                    None => all,
+                    Some(_) if explicit_files && take_rest => std::mem::take(&mut by_hand),
+                    Some(_) if explicit_files => {
+                        let mine = crate::changed::under(root, &by_hand);
+                        by_hand.retain(|f| !mine.contains(f));
+                        mine
+                    }
+                    Some(c) if recipes => {
+                        crate::changed::pairing_recipes(root, &roots.inferencex, &all, c)
+                    }
+                    Some(c) => crate::changed::pairing_docs(root, &roots.inferencex, &all, c),
+                }
+            };
+            let mut docs = Vec::new();
+            let recipes = match &roots.recipes {
+                Some(r) => {
+                    let (all, not_read) = crate::space::load::Loader::recipe_files(r)?;
+                    Some((
+                        r.as_path(),
+                        space(r, all, not_read, true, roots.docs.is_none()),
+                    ))
+                }
+                None => None,
+            };
+            if let Some(d) = &roots.docs {
+                let (all, not_read) = crate::space::load::Loader::docs_files(d)?;
+                docs.push((d.as_path(), space(d, all, not_read, false, true)));
+            }
+            docs.extend(recipes);
+            let run = super::pairing::Run {
+                docs: &docs,
+                inferencex: &roots.inferencex,
+                manifest: &m,
+                config: path.as_deref(),
+                checkpoints: checkpoints.clone(),
+                policy: &policy,
+                fetcher: &fetcher,
+                max_pairs,
+                pins: &pins,
+            };
+            // Config waivers name links; pairs take inline suppressions only.
+            let found = run.run(keep)?;
+            for k in found.reports {
+                suppressed.extend(k.suppressed?);
+                written.push(k.written);
+            }
+            failures.extend(found.failures);
+            skipped.extend(found.skipped);
+            coverage = found.coverage;
+        }
+        outcomes.extend(super::merge_suppressions(suppressed));
+        Ok(Done {
+            written,
+            failures,
+            skipped,
+            coverage,
+            outcomes,
+        })
     };
-    // A report once its waivers and suppressions are applied: written (its
-    // text in the run's format), then dropped, so the run keeps its output,
-    // not its reports.
-    let keep = |mut r: crate::link::LinkReport| -> Kept {
-        let suppressed = if no_waivers {
-            Ok(Vec::new())
-        } else {
-            suppressions.apply(&mut r)
-        };
-        Kept {
-            written: writer.link(&r),
-            suppressed,
-        }
-    };
-    // The links are independent: run on every core, results in link order.
-    let mut results = crate::parallel::map(&to_run, |&i| {
-        let link = &m.links[i];
-        progress.start(&link.name);
-        let result = run_link(
-            &link.name,
-            &link.docs,
-            &link.recipe,
-            &ctx_of(i),
-            &BTreeMap::new(),
-            &policy,
-            &fetcher,
-        )
-        .map(|mut r| {
-            let mut outcomes = Vec::new();
-            if let Some(today) = today {
-                let comparisons = r.iter().map(|r| &r.comparison);
-                let (filtered, o) = crate::waiver::filter(&link.name, comparisons, waivers, today);
-                for (r, f) in r.iter_mut().zip(filtered) {
-                    r.waivers = f;
-                }
-                outcomes = o;
-            }
-            // A link pins what it compares: pairing leaves it to the link.
-            let mut pins = crate::space::Pins::default();
-            for r in &r {
-                pins.add(&link.name, &r.docs.launch, &r.recipe.launch);
-            }
-            let kept: Vec<Kept> = r.into_iter().map(&keep).collect();
-            (kept, outcomes, pins)
-        });
-        progress.done();
-        result
-    })
-    .into_iter();
-    for (i, (link, skip)) in m.links.iter().zip(skip).enumerate() {
-        if let Some(reason) = skip {
-            skipped.push(report::Skipped {
-                name: link.name.clone(),
-                reason,
-            });
-            continue;
-        }
-        if let Some(error) = unreadable[i].take() {
-            failures.push(report::Failure {
-                name: link.name.clone(),
-                error,
-            });
-            continue;
-        }
-        let result = results.next().expect("one result per link run");
-        // One broken link does not hide the others.
-        match result {
-            Ok((kept, o, p)) => {
-                outcomes.extend(o);
-                pins.merge(p);
-                for k in kept {
-                    suppressed.extend(k.suppressed?);
-                    written.push(k.written);
-                }
-            }
-            // An error with no place of its own (a selection the file does
-            // not take, a bad version or SKU) is the link's: placed at it.
-            Err(Error::Usage(message)) => failures.push(report::Failure {
-                name: link.name.clone(),
-                error: Error::Input {
-                    span: m.positions.link(i),
-                    message,
-                },
-            }),
-            Err(e) => failures.push(report::Failure {
-                name: link.name.clone(),
-                error: e,
-            }),
-        }
+    // A link is written with the secrets known when it is written. When the
+    // run read a secret it did not know before it started (a file of a later
+    // link, a value only the parser places), a link written earlier may
+    // show it, and which ones did depends on the workers' timing: the run
+    // is made again, with every secret known from the start (the same bytes
+    // on every run, at twice the time for runs whose inputs hold secrets).
+    let noted = crate::secret::noted();
+    let mut done = pass()?;
+    if crate::secret::noted() != noted {
+        done = pass()?;
     }
-    // The pairs of the two spaces, and what has no partner.
-    let mut coverage = Vec::new();
-    if let Some(roots) = &pairing {
-        // Each docs space's files: every page (or recipe), or those the
-        // change touches.
-        // FILES given by hand go to the space whose root holds them; the
-        // rest to the docs root (or, without one, to the recipes root), so
-        // none is left out.
-        let mut by_hand: Vec<PathBuf> = match &changed {
-            Some(c) if explicit_files => c.clone(),
-            _ => Vec::new(),
-        };
-        let mut space = |root: &PathBuf,
-                         all: Vec<PathBuf>,
-                         not_read: crate::space::load::NotRead,
-                         recipes: bool,
-                         take_rest: bool|
-         -> Vec<PathBuf> {
-            skipped.extend(
-                not_read
-                    .into_iter()
-                    .map(|(name, reason)| report::Skipped { name, reason }),
-            );
-            match &changed {
-                None => all,
-                Some(_) if explicit_files && take_rest => std::mem::take(&mut by_hand),
-                Some(_) if explicit_files => {
-                    let mine = crate::changed::under(root, &by_hand);
-                    by_hand.retain(|f| !mine.contains(f));
-                    mine
-                }
-                Some(c) if recipes => {
-                    crate::changed::pairing_recipes(root, &roots.inferencex, &all, c)
-                }
-                Some(c) => crate::changed::pairing_docs(root, &roots.inferencex, &all, c),
-            }
-        };
-        let mut docs = Vec::new();
-        let recipes = match &roots.recipes {
-            Some(r) => {
-                let (all, not_read) = crate::space::load::Loader::recipe_files(r)?;
-                Some((
-                    r.as_path(),
-                    space(r, all, not_read, true, roots.docs.is_none()),
-                ))
-            }
-            None => None,
-        };
-        if let Some(d) = &roots.docs {
-            let (all, not_read) = crate::space::load::Loader::docs_files(d)?;
-            docs.push((d.as_path(), space(d, all, not_read, false, true)));
-        }
-        docs.extend(recipes);
-        let run = super::pairing::Run {
-            docs: &docs,
-            inferencex: &roots.inferencex,
-            manifest: &m,
-            config: path.as_deref(),
-            checkpoints: checkpoints.clone(),
-            policy: &policy,
-            fetcher: &fetcher,
-            max_pairs,
-            pins: &pins,
-        };
-        // Config waivers name links; pairs take inline suppressions only.
-        let found = run.run(keep)?;
-        for k in found.reports {
-            suppressed.extend(k.suppressed?);
-            written.push(k.written);
-        }
-        failures.extend(found.failures);
-        skipped.extend(found.skipped);
-        coverage = found.coverage;
-    }
-    outcomes.extend(super::merge_suppressions(suppressed));
+    let Done {
+        written,
+        failures,
+        skipped,
+        coverage,
+        outcomes,
+    } = done;
     emit(
         &written,
         &failures,
@@ -348,6 +378,15 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         &writer,
         printing.fail_on,
     )
+}
+
+/// What one pass of a run made.
+struct Done {
+    written: Vec<report::Written>,
+    failures: Vec<report::Failure>,
+    skipped: Vec<report::Skipped>,
+    coverage: Vec<report::Coverage>,
+    outcomes: Vec<crate::waiver::Outcome>,
 }
 
 /// A report as a run keeps it: written, and its suppressions' outcomes (or

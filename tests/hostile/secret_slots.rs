@@ -29,3 +29,61 @@ fn short_values_in_secret_slots_are_masked_in_every_extract_format() {
         );
     }
 }
+
+/// A secret read in a later link's file is masked in an earlier link's
+/// report too, however the workers are scheduled: links are written as they
+/// are compared, so a run that reads a new secret writes them again with
+/// every secret known (one worker is the worst case: link `a` is written
+/// before link `b`'s page is read).
+#[test]
+fn a_secret_read_late_is_masked_in_every_link_whatever_the_workers() {
+    let repo = Repo::new();
+    // Letters only: not a credential by its look, so only the secret slot
+    // (`HF_TOKEN=`) in b.md makes it one.
+    let secret = "abcdefghijkl";
+    repo.write(
+        "docs/a.md",
+        format!("# A\n\n```bash\nsglang serve --model-path org/m --tp 2 --served-model-name {secret}\n```\n"),
+    );
+    repo.write(
+        "docs/b.md",
+        format!("# B\n\n```bash\nexport HF_TOKEN={secret}\nsglang serve --model-path org/m --tp 4\n```\n"),
+    );
+    repo.write(
+        "recipes/r.sh",
+        "#!/usr/bin/env bash\npython3 -m sglang.launch_server --model-path org/m --tp 4\n",
+    );
+    repo.write(
+        ".recipe-drift.yaml",
+        "checkpoints:\n  - {model: org/m, facts: {architectures: [LlamaForCausalLM], model-type: llama, dtype: bfloat16}}\nlinks:\n  - {name: a, docs: {file: docs/a.md}, recipe: {file: recipes/r.sh}}\n  - {name: b, docs: {file: docs/b.md}, recipe: {file: recipes/r.sh}}\n",
+    );
+    let mut outputs = Vec::new();
+    for jobs in ["1", "2"] {
+        for format in ["human", "json", "sarif", "github", "markdown", "concise"] {
+            let o = std::process::Command::new(env!("CARGO_BIN_EXE_recipe-drift"))
+                .current_dir(repo.root())
+                .args(["check", "--format", format])
+                .env("RECIPE_DRIFT_JOBS", jobs)
+                .env("NO_COLOR", "1")
+                .env_remove("GITHUB_STEP_SUMMARY")
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+            assert_eq!(o.status.code(), Some(1), "{format}: {stdout}");
+            assert!(
+                !stdout.contains(secret),
+                "{format}, {jobs} workers: {stdout}"
+            );
+            outputs.push((format, jobs, stdout));
+        }
+    }
+    // The same bytes with one worker and with two.
+    for (format, _, one) in outputs.iter().filter(|o| o.1 == "1") {
+        let two = &outputs
+            .iter()
+            .find(|o| o.0 == *format && o.1 == "2")
+            .unwrap()
+            .2;
+        assert_eq!(one, two, "{format}");
+    }
+}
