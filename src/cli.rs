@@ -411,8 +411,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_progress: bool,
     /// Compare at most N links of the config, and N pairs of --docs-root;
-    /// past it the run stops before comparing, with exit 2. Every compared
-    /// report is kept until the output is written (tens of KB each).
+    /// past it the run stops before comparing, with exit 2. Each compared
+    /// link's text is kept until the output is printed (a few KB each).
     #[arg(long, value_name = "N", default_value_t = crate::pair::MAX_PAIRS)]
     pub max_pairs: usize,
     /// Output format.

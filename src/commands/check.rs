@@ -216,11 +216,16 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
                     outcomes = o;
                 }
                 // A link pins what it compares: pairing leaves it to the link.
-                let mut pins = crate::space::Pins::default();
-                for r in &r {
-                    pins.add(&link.name, &r.docs.launch, &r.recipe.launch);
+                let pins: Vec<crate::space::Pin> = r
+                    .iter()
+                    .map(|r| crate::space::Pin::of(&r.docs.launch, &r.recipe.launch))
+                    .collect();
+                // A new vector: one collected in place would keep the
+                // reports' (much larger) allocation.
+                let mut kept = Vec::with_capacity(r.len());
+                for r in r {
+                    kept.push(keep(r));
                 }
-                let kept: Vec<Kept> = r.into_iter().map(&keep).collect();
                 (kept, outcomes, pins)
             });
             progress.done();
@@ -247,7 +252,9 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             match result {
                 Ok((kept, o, p)) => {
                     outcomes.extend(o);
-                    pins.merge(p);
+                    for pin in p {
+                        pins.insert(&link.name, pin);
+                    }
                     for k in kept {
                         suppressed.extend(k.suppressed?);
                         written.push(k.written);

@@ -249,6 +249,23 @@ impl Writer<'_> {
         if self.markdown_too {
             pieces.push(piece(ReportFormat::Markdown));
         }
+        // Kept until the run ends: no spare capacity.
+        for p in &mut pieces {
+            match p {
+                Piece::Text(t) => t.shrink_to_fit(),
+                Piece::Markdown { row, section } => {
+                    row.shrink_to_fit();
+                    section.shrink_to_fit();
+                }
+                Piece::Sarif {
+                    results,
+                    notifications,
+                } => {
+                    results.shrink_to_fit();
+                    notifications.shrink_to_fit();
+                }
+            }
+        }
         Written {
             tally: Tally::of(l),
             pieces,

@@ -189,24 +189,32 @@ pub struct Pins {
     recipe: BTreeMap<(std::path::PathBuf, String), String>,
 }
 
-impl Pins {
-    /// Records what the link named `link` compares.
-    pub fn add(&mut self, link: &str, docs: &Launch, recipe: &Launch) {
-        for (map, launch) in [(&mut self.docs, docs), (&mut self.recipe, recipe)] {
-            if let Some(key) = pin_key(launch) {
-                map.entry(key).or_insert_with(|| link.to_string());
-            }
+/// What one compared pair of launches pins: each side's file and words
+/// ([`Pins::insert`] records them under a link). Small, so a run's workers
+/// hand it over instead of the launches.
+#[derive(Debug, Clone)]
+pub struct Pin {
+    docs: Option<(std::path::PathBuf, String)>,
+    recipe: Option<(std::path::PathBuf, String)>,
+}
+
+impl Pin {
+    /// What comparing these two launches pins.
+    pub fn of(docs: &Launch, recipe: &Launch) -> Pin {
+        Pin {
+            docs: pin_key(docs),
+            recipe: pin_key(recipe),
         }
     }
+}
 
-    /// Adds what other links pin (links met earlier keep their pins).
-    pub fn merge(&mut self, other: Pins) {
-        for (map, theirs) in [
-            (&mut self.docs, other.docs),
-            (&mut self.recipe, other.recipe),
-        ] {
-            for (key, link) in theirs {
-                map.entry(key).or_insert(link);
+impl Pins {
+    /// Records a pin under the link named `link` (a launch pinned by an
+    /// earlier link stays that link's).
+    pub fn insert(&mut self, link: &str, pin: Pin) {
+        for (map, key) in [(&mut self.docs, pin.docs), (&mut self.recipe, pin.recipe)] {
+            if let Some(key) = key {
+                map.entry(key).or_insert_with(|| link.to_string());
             }
         }
     }
