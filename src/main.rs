@@ -12,13 +12,9 @@ fn main() -> ExitCode {
         Ok(out) => {
             // Everything printed passes the one output filter (secrets
             // masked, control characters escaped); colour comes after it.
-            let text = out.printed(color);
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (`| head`) is not an error worth a message.
-            match stdout
-                .write_all(text.as_bytes())
-                .and_then(|_| stdout.flush())
-            {
+            match out.print(&mut stdout, color).and_then(|_| stdout.flush()) {
                 Ok(()) => ExitCode::from(out.code),
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(out.code),
                 Err(e) => {

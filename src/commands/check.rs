@@ -377,7 +377,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         outcomes,
     } = done;
     emit(
-        &written,
+        written,
         &failures,
         &skipped,
         &coverage,

@@ -85,13 +85,5 @@ pub(super) fn run(args: CompareArgs, config: Option<&Path>) -> Result<Output, Er
     let printing = super::Printing::new(format, fail_on, exit_zero, quiet, show_equivalent);
     let writer = printing.writer(&policy);
     let written: Vec<_> = l.iter().map(|r| writer.link(r)).collect();
-    emit(
-        &written,
-        &[],
-        &[],
-        &[],
-        &outcomes,
-        &writer,
-        printing.fail_on,
-    )
+    emit(written, &[], &[], &[], &outcomes, &writer, printing.fail_on)
 }

@@ -38,16 +38,35 @@ pub struct Output {
 }
 
 impl Output {
-    /// The text to print: through the one output filter (secrets masked,
+    /// Writes the text: through the one output filter (secrets masked,
     /// control characters escaped), then, when `color` and the text is for
-    /// people, coloured on the report's own words only.
-    pub fn printed(&self, color: bool) -> String {
-        let text = crate::secret::sanitize(&self.stdout);
-        if color && self.for_people {
-            crate::report::color::paint(&text)
-        } else {
-            text
+    /// people, coloured on the report's own words only. A large text goes
+    /// out in pieces of whole lines (the filter and the colours work line by
+    /// line), so printing does not copy it whole.
+    pub fn print(&self, out: &mut impl std::io::Write, color: bool) -> std::io::Result<()> {
+        const PIECE: usize = 1 << 20;
+        let mut rest = self.stdout.as_str();
+        while !rest.is_empty() {
+            // A newline byte is never inside a character: the cut is on a
+            // character boundary.
+            let end = match rest
+                .as_bytes()
+                .get(PIECE..)
+                .and_then(|tail| tail.iter().position(|&b| b == b'\n'))
+            {
+                Some(i) => PIECE + i + 1,
+                None => rest.len(),
+            };
+            let (piece, tail) = rest.split_at(end);
+            let text = crate::secret::sanitize(piece);
+            if color && self.for_people {
+                out.write_all(crate::report::color::paint(&text).as_bytes())?;
+            } else {
+                out.write_all(text.as_bytes())?;
+            }
+            rest = tail;
         }
+        Ok(())
     }
 }
 
@@ -298,7 +317,7 @@ fn step_summary() -> Option<std::ffi::OsString> {
 /// and `$GITHUB_STEP_SUMMARY` set, also appends the Markdown summary to that
 /// file (exit 2 if it cannot).
 pub(crate) fn emit(
-    written: &[report::Written],
+    written: Vec<report::Written>,
     failures: &[report::Failure],
     skipped: &[report::Skipped],
     coverage: &[report::Coverage],

@@ -57,15 +57,16 @@ pub fn link(l: &LinkReport) -> String {
 /// written by [`link`], a line per link that could not be compared and per
 /// waiver outcome, then (unless `quiet`, [`super::Chatter`]) the links not
 /// run, the coverage count and the summary line.
-pub fn finish<'a>(links: impl Iterator<Item = &'a str>, rest: &super::Rest, quiet: bool) -> String {
+pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest, quiet: bool) -> String {
     let super::Rest {
         tally,
         failures,
         skipped,
         coverage,
         waivers,
+        size,
     } = *rest;
-    let mut out = String::new();
+    let mut out = String::with_capacity(size + 4096);
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
         let _ = writeln!(
             out,
@@ -77,7 +78,7 @@ pub fn finish<'a>(links: impl Iterator<Item = &'a str>, rest: &super::Rest, quie
         );
     }
     for l in links {
-        out.push_str(l);
+        out.push_str(&l);
     }
     for f in failures {
         let (place, message) = match super::error_place(&f.error) {

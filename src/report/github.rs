@@ -148,15 +148,16 @@ link: {}",
 /// not run and the waiver outcomes, then the links' commands as written by
 /// [`link`], the links that could not be compared and a plain summary
 /// line. `quiet`: the findings only ([`super::Chatter`]).
-pub fn finish<'a>(links: impl Iterator<Item = &'a str>, rest: &super::Rest, quiet: bool) -> String {
+pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest, quiet: bool) -> String {
     let super::Rest {
         tally,
         failures,
         skipped,
         coverage,
         waivers,
+        size,
     } = *rest;
-    let mut out = String::new();
+    let mut out = String::with_capacity(size + 4096);
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
         let place = super::place(&c.span);
         out.push_str(&annotation(
@@ -195,7 +196,7 @@ pub fn finish<'a>(links: impl Iterator<Item = &'a str>, rest: &super::Rest, quie
         ));
     }
     for l in links {
-        out.push_str(l);
+        out.push_str(&l);
     }
     for f in failures {
         let (place, message) = match super::error_place(&f.error) {

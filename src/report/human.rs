@@ -26,17 +26,18 @@ pub fn link(l: &LinkReport, policy: &Policy, chatter: super::Chatter) -> String 
 /// findings listed one by one, what became of the waivers, the links that
 /// could not be compared, a line per link not run (`skipped: NAME
 /// (reason)`) and the summary. `quiet`: the findings only.
-pub fn finish<'a>(links: impl Iterator<Item = &'a str>, rest: &super::Rest, quiet: bool) -> String {
+pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest, quiet: bool) -> String {
     let super::Rest {
         tally,
         failures,
         skipped,
         coverage,
         waivers,
+        size,
     } = *rest;
-    let mut out = String::new();
+    let mut out = String::with_capacity(size + 4096);
     for l in links {
-        out.push_str(l);
+        out.push_str(&l);
     }
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
         let _ = writeln!(

@@ -59,13 +59,14 @@ fn pretty(mut v: serde_json::Value) -> String {
 /// and what became of the config's waivers (`waivers`, when any), then the
 /// summary. The links are printed text already: the run never holds the
 /// whole document as a tree (a 10,000-pair run prints ~50 MB).
-pub fn finish<'a>(links: impl Iterator<Item = &'a str>, rest: &super::Rest) -> String {
+pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest) -> String {
     let super::Rest {
         tally,
         failures,
         skipped,
         coverage,
         waivers,
+        size,
     } = *rest;
     let tail: Vec<String> = failures
         .iter()
@@ -112,7 +113,9 @@ pub fn finish<'a>(links: impl Iterator<Item = &'a str>, rest: &super::Rest) -> S
     super::mask_json(&mut waivers);
     // The document, as serde_json's pretty printer lays it out (two-space
     // indent), with the links already printed.
-    let mut doc = String::from("{\n");
+    // Each line of a link is indented by four more spaces.
+    let mut doc = String::with_capacity(size + size / 4 + 4096);
+    doc.push_str("{\n");
     let field = |doc: &mut String, name: &str, text: &str| {
         let _ = std::fmt::Write::write_fmt(doc, format_args!("  {name:?}: "));
         indent_into(doc, text, "  ");
@@ -128,7 +131,7 @@ pub fn finish<'a>(links: impl Iterator<Item = &'a str>, rest: &super::Rest) -> S
         indent_into(doc, link, "    ");
     };
     for link in links {
-        item(&mut doc, link);
+        item(&mut doc, &link);
     }
     for link in &tail {
         item(&mut doc, link);

@@ -33,18 +33,16 @@ pub fn link(l: &LinkReport, policy: &Policy) -> (String, String) {
 /// links not run, the waiver outcomes, the verdict, the links table (the
 /// rows written by [`link`], then the links that could not be compared),
 /// then the links' sections and the input errors.
-pub fn finish<'a>(
-    links: impl Iterator<Item = (&'a str, &'a str)> + Clone,
-    rest: &super::Rest,
-) -> String {
+pub fn finish(links: Vec<(String, String)>, rest: &super::Rest) -> String {
     let super::Rest {
         tally,
         failures,
         skipped,
         coverage,
         waivers,
+        size,
     } = *rest;
-    let mut out = String::new();
+    let mut out = String::with_capacity(size + 4096);
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
         let _ = writeln!(
             out,
@@ -106,7 +104,7 @@ pub fn finish<'a>(
     }
     let _ = writeln!(out, "| link | status | errors | warnings | notes |");
     let _ = writeln!(out, "| --- | --- | --- | --- | --- |");
-    for (row, _) in links.clone() {
+    for (row, _) in &links {
         out.push_str(row);
     }
     for f in failures {
@@ -118,7 +116,7 @@ pub fn finish<'a>(
         );
     }
     for (_, section) in links {
-        out.push_str(section);
+        out.push_str(&section);
     }
     for f in failures {
         let _ = writeln!(out, "\n### {}: error\n", text(&v(&f.name)));

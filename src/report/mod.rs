@@ -191,9 +191,10 @@ enum Piece {
     Text(String),
     /// The link's row of the links table and its section (Markdown).
     Markdown { row: String, section: String },
-    /// The link's results and notifications (SARIF), not masked yet.
+    /// The link's results, masked and printed, and its notifications, not
+    /// masked yet (SARIF).
     Sarif {
-        results: Vec<serde_json::Value>,
+        results: Vec<String>,
         notifications: Vec<serde_json::Value>,
     },
 }
@@ -277,28 +278,49 @@ impl Writer<'_> {
     /// findings and what became of the waivers.
     pub fn finish(
         &self,
-        links: &[Written],
+        mut links: Vec<Written>,
         failures: &[Failure],
         skipped: &[Skipped],
         coverage: &[Coverage],
         waivers: &[Outcome],
     ) -> Finished {
         let mut tally = Tally::default();
-        for w in links {
+        for w in &links {
             tally.add(&w.tally);
         }
+        let size = |links: &[Written], i: usize| -> usize {
+            links
+                .iter()
+                .map(|w| match w.pieces.get(i) {
+                    Some(Piece::Text(t)) => t.len(),
+                    Some(Piece::Markdown { row, section }) => row.len() + section.len(),
+                    _ => 0,
+                })
+                .sum()
+        };
+        let quiet = self.chatter == Chatter::Quiet;
+        // The Markdown body first (the second piece of each link): the
+        // report's pieces are then taken as they are appended.
+        let markdown = self.markdown_too.then(|| {
+            let rest = Rest {
+                tally: &tally,
+                failures,
+                skipped,
+                coverage,
+                waivers,
+                size: size(&links, 1),
+            };
+            assemble(ReportFormat::Markdown, &mut links, 1, &rest, quiet)
+        });
         let rest = Rest {
             tally: &tally,
             failures,
             skipped,
             coverage,
             waivers,
+            size: size(&links, 0),
         };
-        let quiet = self.chatter == Chatter::Quiet;
-        let text = assemble(self.format, links, 0, &rest, quiet);
-        let markdown = self
-            .markdown_too
-            .then(|| assemble(ReportFormat::Markdown, links, 1, &rest, quiet));
+        let text = assemble(self.format, &mut links, 0, &rest, quiet);
         Finished {
             text,
             markdown,
@@ -320,36 +342,52 @@ pub struct Rest<'a> {
     pub coverage: &'a [Coverage],
     /// What became of the waivers.
     pub waivers: &'a [Outcome],
+    /// The links' pieces' length in bytes (what the report's text holds
+    /// at least).
+    pub size: usize,
 }
 
-/// The pieces at index `i` of the links, in `format`.
-fn assemble(format: ReportFormat, links: &[Written], i: usize, rest: &Rest, quiet: bool) -> String {
-    let texts = || {
-        links.iter().filter_map(move |w| match w.pieces.get(i) {
-            Some(Piece::Text(t)) => Some(t.as_str()),
-            _ => None,
-        })
-    };
+/// The report in `format` of the links' pieces at index `i`, each taken
+/// (freed) once it is appended.
+fn assemble(
+    format: ReportFormat,
+    links: &mut [Written],
+    i: usize,
+    rest: &Rest,
+    quiet: bool,
+) -> String {
+    let texts = links.iter_mut().filter_map(|w| match w.pieces.get_mut(i) {
+        Some(Piece::Text(t)) => Some(std::mem::take(t)),
+        _ => None,
+    });
     match format {
-        ReportFormat::Human => human::finish(texts(), rest, quiet),
-        ReportFormat::Json => json::finish(texts(), rest),
-        ReportFormat::Concise => concise::finish(texts(), rest, quiet),
-        ReportFormat::Github => github::finish(texts(), rest, quiet),
+        ReportFormat::Human => human::finish(texts, rest, quiet),
+        ReportFormat::Json => json::finish(texts, rest),
+        ReportFormat::Concise => concise::finish(texts, rest, quiet),
+        ReportFormat::Github => github::finish(texts, rest, quiet),
         ReportFormat::Sarif => sarif::finish(
-            links.iter().filter_map(|w| match w.pieces.get(i) {
-                Some(Piece::Sarif {
-                    results,
-                    notifications,
-                }) => Some((results.as_slice(), notifications.as_slice())),
-                _ => None,
-            }),
+            links
+                .iter_mut()
+                .filter_map(|w| match w.pieces.get_mut(i) {
+                    Some(Piece::Sarif {
+                        results,
+                        notifications,
+                    }) => Some((std::mem::take(results), std::mem::take(notifications))),
+                    _ => None,
+                })
+                .collect(),
             rest,
         ),
         ReportFormat::Markdown => markdown::finish(
-            links.iter().filter_map(|w| match w.pieces.get(i) {
-                Some(Piece::Markdown { row, section }) => Some((row.as_str(), section.as_str())),
-                _ => None,
-            }),
+            links
+                .iter_mut()
+                .filter_map(|w| match w.pieces.get_mut(i) {
+                    Some(Piece::Markdown { row, section }) => {
+                        Some((std::mem::take(row), std::mem::take(section)))
+                    }
+                    _ => None,
+                })
+                .collect(),
             rest,
         ),
     }

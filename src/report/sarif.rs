@@ -68,6 +68,9 @@ pub fn help_uri(id: &str, name: &str) -> String {
 /// masked when the log is finished.
 pub(super) struct Log {
     rows: Vec<&'static KindInfo>,
+    /// Results already masked and printed (other logs' results), before
+    /// [`Log::results`].
+    printed: Vec<String>,
     results: Vec<Value>,
     notifications: Vec<Value>,
 }
@@ -77,6 +80,7 @@ impl Log {
     pub(super) fn new(rows: impl IntoIterator<Item = &'static KindInfo>) -> Log {
         Log {
             rows: rows.into_iter().collect(),
+            printed: Vec::new(),
             results: Vec::new(),
             notifications: Vec::new(),
         }
@@ -127,16 +131,27 @@ impl Log {
         self.notifications.push(n);
     }
 
-    /// Its results and notifications so far, to add to another log of the
-    /// same rules ([`Log::append`]).
-    pub(super) fn take(self) -> (Vec<Value>, Vec<Value>) {
-        (self.results, self.notifications)
+    /// Its results so far, masked and printed, and its notifications, to
+    /// add to another log of the same rules ([`Log::append_results`]).
+    pub(super) fn take(self) -> (Vec<String>, Vec<Value>) {
+        let mut printed = self.printed;
+        printed.extend(self.results.into_iter().map(print));
+        (printed, self.notifications)
     }
 
-    /// Adds results and notifications another log of the same rules made.
-    pub(super) fn append(&mut self, results: &[Value], notifications: &[Value]) {
-        self.results.extend_from_slice(results);
-        self.notifications.extend_from_slice(notifications);
+    /// Adds results another log of the same rules made (masked and
+    /// printed), before any of this log's own.
+    pub(super) fn append_results(&mut self, printed: Vec<String>) {
+        assert!(
+            self.results.is_empty(),
+            "printed results come before this log's own"
+        );
+        self.printed.extend(printed);
+    }
+
+    /// Adds notifications another log made.
+    pub(super) fn append_notifications(&mut self, notifications: Vec<Value>) {
+        self.notifications.extend(notifications);
     }
 
     /// The log as pretty JSON with a final newline; `successful` is the
@@ -155,10 +170,10 @@ impl Log {
                 })
             })
             .collect();
-        let mut results = Value::Array(self.results);
+        let mut printed = self.printed;
+        printed.extend(self.results.into_iter().map(print));
         let mut notifications = Value::Array(self.notifications);
         // Every string from the inputs is masked before serde escapes it.
-        super::mask_json(&mut results);
         super::mask_json(&mut notifications);
         let mut invocation = json!({"executionSuccessful": successful});
         if notifications.as_array().is_some_and(|n| !n.is_empty()) {
@@ -175,19 +190,54 @@ impl Log {
                 }},
                 "invocations": [invocation],
                 "columnKind": "unicodeCodePoints",
-                "results": results,
+                "results": [],
             }],
         });
-        let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
+        // The document as serde_json's pretty printer lays it out, with the
+        // printed results put in its empty `results` (a run's results are
+        // the bulk of the log; they are never one tree).
+        let skeleton = serde_json::to_string_pretty(&doc).expect("serializable");
+        let (head, tail) = skeleton
+            .rsplit_once(RESULTS_EMPTY)
+            .expect("the skeleton ends with the run's results");
+        let size: usize = printed.iter().map(|r| r.len() + r.len() / 4 + 16).sum();
+        let mut s = String::with_capacity(skeleton.len() + size);
+        s.push_str(head);
+        if printed.is_empty() {
+            s.push_str(RESULTS_EMPTY);
+        } else {
+            s.push_str("\"results\": [\n");
+            for (i, r) in printed.iter().enumerate() {
+                s.push_str("        ");
+                for (j, line) in r.split('\n').enumerate() {
+                    if j > 0 {
+                        s.push_str("\n        ");
+                    }
+                    s.push_str(line);
+                }
+                s.push_str(if i + 1 == printed.len() { "\n" } else { ",\n" });
+            }
+            s.push_str("      ]");
+        }
+        s.push_str(tail);
         s.push('\n');
         s
     }
 }
 
+/// The run's results as its skeleton prints them, the last field of the run.
+const RESULTS_EMPTY: &str = "\"results\": []";
+
+/// A result masked and pretty-printed (two-space indent, at the top level).
+fn print(mut result: Value) -> String {
+    super::mask_json(&mut result);
+    serde_json::to_string_pretty(&result).expect("serializable")
+}
+
 /// One link's results (its side findings and findings) and notifications
 /// (its warnings and notes: inputs nothing read, a launch that may not
 /// run, auxiliary launches, placed where they apply), not masked yet.
-pub fn link(l: &LinkReport) -> (Vec<Value>, Vec<Value>) {
+pub fn link(l: &LinkReport) -> (Vec<String>, Vec<Value>) {
     let mut log = Log::new(check_rows());
     for e in super::side_findings(l) {
         let note = match e.rule {
@@ -230,10 +280,7 @@ pub fn link(l: &LinkReport) -> (Vec<Value>, Vec<Value>) {
 /// The log: the links' results as written by [`link`], then the coverage
 /// findings; the notifications of the links that could not be compared, of
 /// the waivers, of the links (their remarks) and of the links not run.
-pub fn finish<'a>(
-    links: impl Iterator<Item = (&'a [Value], &'a [Value])> + Clone,
-    rest: &super::Rest,
-) -> String {
+pub fn finish(links: Vec<(Vec<String>, Vec<Value>)>, rest: &super::Rest) -> String {
     let super::Rest {
         failures,
         skipped,
@@ -244,8 +291,9 @@ pub fn finish<'a>(
     // `check`'s kinds: the compare rows, the coverage rows and the lint rows
     // `check` reports too (a rule's index is its place in this list).
     let mut log = Log::new(check_rows());
-    for (results, _) in links.clone() {
-        log.append(results, &[]);
+    let (results, notifications): (Vec<_>, Vec<_>) = links.into_iter().unzip();
+    for r in results {
+        log.append_results(r);
     }
     for c in coverage {
         let text = format!("{}: {}", c.deployment, c.message);
@@ -282,8 +330,8 @@ pub fn finish<'a>(
         let level = if w.is_error() { "error" } else { "note" };
         log.notification(level, "waiver", super::waiver_text(w), None);
     }
-    for (_, notifications) in links {
-        log.append(&[], notifications);
+    for n in notifications {
+        log.append_notifications(n);
     }
     for sk in skipped {
         log.notification("note", "skipped", super::skipped_text(sk), None);
