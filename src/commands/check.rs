@@ -192,89 +192,121 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             }
         };
         // The links are independent: run on every core, results in link order.
-        let mut results = crate::parallel::map(&to_run, |&i| {
-            let link = &m.links[i];
-            progress.start(&link.name);
-            let result = run_link(
-                &link.name,
-                &link.docs,
-                &link.recipe,
-                &ctx_of(i),
-                &BTreeMap::new(),
-                &policy,
-                &fetcher,
-            )
-            .map(|mut r| {
-                let mut outcomes = Vec::new();
-                if let Some(today) = today {
-                    let comparisons = r.iter().map(|r| &r.comparison);
-                    let (filtered, o) =
-                        crate::waiver::filter(&link.name, comparisons, waivers, today);
-                    for (r, f) in r.iter_mut().zip(filtered) {
-                        r.waivers = f;
-                    }
-                    outcomes = o;
-                }
-                // A link pins what it compares: pairing leaves it to the link.
-                let pins: Vec<crate::space::Pin> = r
-                    .iter()
-                    .map(|r| crate::space::Pin::of(&r.docs.launch, &r.recipe.launch))
-                    .collect();
-                // A new vector: one collected in place would keep the
-                // reports' (much larger) allocation.
-                let mut kept = Vec::with_capacity(r.len());
-                for r in r {
-                    kept.push(keep(r));
-                }
-                (kept, outcomes, pins)
-            });
-            progress.done();
-            result
-        })
-        .into_iter();
+        // The links not run, in link order; the failures of every link are
+        // put in link order once all are known.
+        let mut link_failures: Vec<(usize, report::Failure)> = Vec::new();
         for (i, (link, skip)) in m.links.iter().zip(&skip).enumerate() {
             if let Some(reason) = skip {
                 skipped.push(report::Skipped {
                     name: link.name.clone(),
                     reason: reason.clone(),
                 });
-                continue;
-            }
-            if let Some(error) = unreadable[i].take() {
-                failures.push(report::Failure {
-                    name: link.name.clone(),
-                    error,
-                });
-                continue;
-            }
-            let result = results.next().expect("one result per link run");
-            // One broken link does not hide the others.
-            match result {
-                Ok((kept, o, p)) => {
-                    outcomes.extend(o);
-                    for pin in p {
-                        pins.insert(&link.name, pin);
-                    }
-                    for k in kept {
-                        suppressed.extend(k.suppressed?);
-                        written.push(k.written);
-                    }
-                }
-                // An error with no place of its own (a selection the file does
-                // not take, a bad version or SKU) is the link's: placed at it.
-                Err(Error::Usage(message)) => failures.push(report::Failure {
-                    name: link.name.clone(),
-                    error: Error::Input {
-                        span: m.positions.link(i),
-                        message,
+            } else if let Some(error) = unreadable[i].take() {
+                link_failures.push((
+                    i,
+                    report::Failure {
+                        name: link.name.clone(),
+                        error,
                     },
-                }),
-                Err(e) => failures.push(report::Failure {
-                    name: link.name.clone(),
-                    error: e,
-                }),
+                ));
             }
         }
+        // The links are independent: run on every core, each result taken
+        // in link order as soon as it is ready (the run holds a few reports
+        // at a time, not all).
+        let mut stop: Option<Error> = None;
+        crate::parallel::each_in_order(
+            &to_run,
+            |&i| {
+                let link = &m.links[i];
+                progress.start(&link.name);
+                let result = run_link(
+                    &link.name,
+                    &link.docs,
+                    &link.recipe,
+                    &ctx_of(i),
+                    &BTreeMap::new(),
+                    &policy,
+                    &fetcher,
+                )
+                .map(|mut r| {
+                    let mut outcomes = Vec::new();
+                    if let Some(today) = today {
+                        let comparisons = r.iter().map(|r| &r.comparison);
+                        let (filtered, o) =
+                            crate::waiver::filter(&link.name, comparisons, waivers, today);
+                        for (r, f) in r.iter_mut().zip(filtered) {
+                            r.waivers = f;
+                        }
+                        outcomes = o;
+                    }
+                    // A link pins what it compares: pairing leaves it to the link.
+                    let pins: Vec<crate::space::Pin> = r
+                        .iter()
+                        .map(|r| crate::space::Pin::of(&r.docs.launch, &r.recipe.launch))
+                        .collect();
+                    // A new vector: one collected in place would keep the
+                    // reports' (much larger) allocation.
+                    let mut kept = Vec::with_capacity(r.len());
+                    for r in r {
+                        kept.push(keep(r));
+                    }
+                    (kept, outcomes, pins)
+                });
+                progress.done();
+                (i, result)
+            },
+            |(i, result)| {
+                if stop.is_some() {
+                    return;
+                }
+                let link = &m.links[i];
+                // One broken link does not hide the others.
+                match result {
+                    Ok((kept, o, p)) => {
+                        outcomes.extend(o);
+                        for pin in p {
+                            pins.insert(&link.name, pin);
+                        }
+                        for k in kept {
+                            match k.suppressed {
+                                Ok(s) => suppressed.extend(s),
+                                Err(e) => {
+                                    stop = Some(e);
+                                    return;
+                                }
+                            }
+                            written.push(k.written);
+                        }
+                    }
+                    // An error with no place of its own (a selection the file
+                    // does not take, a bad version or SKU) is the link's:
+                    // placed at it.
+                    Err(Error::Usage(message)) => link_failures.push((
+                        i,
+                        report::Failure {
+                            name: link.name.clone(),
+                            error: Error::Input {
+                                span: m.positions.link(i),
+                                message,
+                            },
+                        },
+                    )),
+                    Err(e) => link_failures.push((
+                        i,
+                        report::Failure {
+                            name: link.name.clone(),
+                            error: e,
+                        },
+                    )),
+                }
+            },
+        );
+        if let Some(e) = stop {
+            return Err(e);
+        }
+        link_failures.sort_by_key(|(i, _)| *i);
+        failures.extend(link_failures.into_iter().map(|(_, f)| f));
         // The pairs of the two spaces, and what has no partner.
         let mut coverage = Vec::new();
         if let Some(roots) = &pairing {
