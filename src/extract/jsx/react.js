@@ -13,11 +13,23 @@
   var heapUsed = typeof G.__rd_heap === 'function' ? G.__rd_heap : function () { return 0; };
   delete G.__rd_heap;
 
+  // The engine's microtask queue (`__rd_jobs(max)`, the sandbox's: runs the
+  // pending jobs, see sandbox.rs) and the prelude's timers (`__rd_tasks`),
+  // taken the same way: no generator code sees them.
+  var runJobs = typeof G.__rd_jobs === 'function' ? G.__rd_jobs : null;
+  delete G.__rd_jobs;
+  var tasks = G.__rd_tasks;
+  delete G.__rd_tasks;
+
   var ELEMENT = Symbol.for('react.element');
   var FRAGMENT = Symbol.for('react.fragment');
   var PROVIDER = Symbol.for('react.provider');
   var MAX_PASSES = 50;
   var MAX_RENDER_PHASE = 25;
+  // The most microtasks one drain runs (sandbox.rs's MAX_JOBS) and timer
+  // callbacks one update runs: past them the update never settles.
+  var MAX_JOBS = 100000;
+  var MAX_TIMER_RUNS = 1000;
 
   // ---- elements -----------------------------------------------------------
 
@@ -112,7 +124,7 @@
 
   function makeDispatch(fiber, hook) {
     return function dispatch(action) {
-      if (fiber.unmounted) return;
+      if (fiber.unmounted || discarding) return;
       if (rendering === fiber) {
         hook.queue.push({ action: action, eager: false });
         fiber.renderPhaseUpdate = true;
@@ -446,6 +458,78 @@
     }
   }
 
+  // ---- microtasks and timers ------------------------------------------------
+  //
+  // A browser runs the microtasks a task queued (promise reactions, the code
+  // after an `await`, `queueMicrotask`) as soon as the task ends, before it
+  // paints, and React 18 renders the updates they make before the reader
+  // sees anything: here every render's effects, and every click's handlers,
+  // are followed by the microtasks they queued, and a state is settled only
+  // when no update is pending, no microtask is queued and no timer is
+  // pending. Timers run in order under the fixed clock (prelude.js), one at
+  // a time, each followed by its microtasks and renders, whenever nothing
+  // else is pending.
+
+  // Set while the tasks of a batch whose outcome is thrown away run (see
+  // discardTasks): every dispatch is ignored.
+  var discarding = false;
+
+  // The engine stopped a job (its time or memory limit; the sandbox reads
+  // which from its flags): never a generator's error.
+  function EngineStop() {}
+
+  // Runs the microtasks queued so far and those they queue.
+  function microtasks() {
+    if (runJobs === null) return;
+    var n = runJobs(MAX_JOBS);
+    if (n === -1) throw new EngineStop();
+    if (n === -2) throw new Error('Microtasks did not settle: more than ' + MAX_JOBS + ' ran in a row (a promise chain or queueMicrotask loop that never ends)');
+  }
+
+  // Runs timers, earliest due first, each followed by its microtasks, until
+  // one schedules an update on `r` or none is pending. `budget` counts the
+  // timer callbacks of the batch ({runs}); past MAX_TIMER_RUNS the batch
+  // never settles: an error naming the timer due next, thrown where it
+  // was set.
+  function runTimers(r, budget) {
+    while (!r.scheduled && tasks.pending() > 0) {
+      if (++budget.runs > MAX_TIMER_RUNS) {
+        var t = tasks.next();
+        var e = new Error('Timers did not settle: ' + t.name + ' still runs after ' + MAX_TIMER_RUNS + ' timer callbacks in one update (a timer that sets itself again forever: what a reader sees never settles)');
+        try { e.stack = t.stack; } catch (ignored) { /* a frozen stack: no position */ }
+        throw e;
+      }
+      timerRuns++;
+      tasks.run();
+      microtasks();
+    }
+  }
+
+  // Timer callbacks run so far (the explorer tells whether any ran after a
+  // render).
+  var timerRuns = 0;
+
+  // Whether a timer is pending (a batch's outcome then depends on more than
+  // its hooks: the explorer's memos do not apply).
+  function timersPending() {
+    return tasks.pending() > 0;
+  }
+
+  // Drops the tasks of a batch whose outcome is thrown away (a click that
+  // threw, effects run to learn they are quiet, a state rendered again):
+  // the timers, and the microtasks, which run (the engine cannot drop them)
+  // with every dispatch ignored, so they change no state restored next.
+  function discardTasks() {
+    tasks.clear();
+    discarding = true;
+    try {
+      microtasks();
+    } finally {
+      discarding = false;
+      tasks.clear();
+    }
+  }
+
   function Root(element) {
     this.element = element;
     this.fiber = null;
@@ -459,8 +543,13 @@
   // `afterRender` is called after each render with the pass's number (from
   // 1); `settled`, after each pass whose effects scheduled updates, may end
   // the batch there (true: the explorer knows how it settles).
+  // Effects, then the microtasks they queued, follow each render; when no
+  // update is pending, the timers run (see runTimers). Passes count the
+  // renders since the last timer ran (React's update depth is per task).
   function flush(r, afterRender, settled) {
     var passes = 0;
+    var renders = 0;
+    var budget = { runs: 0 };
     var saved = root;
     root = r;
     try {
@@ -468,8 +557,13 @@
         if (++passes > MAX_PASSES) throw new Error('Maximum update depth exceeded: updates did not settle after ' + MAX_PASSES + ' renders');
         r.scheduled = false;
         work(r.fiber, r.element, false);
-        if (afterRender) afterRender(passes);
+        if (afterRender) afterRender(++renders);
         runEffects(r);
+        microtasks();
+        if (!r.scheduled && timersPending()) {
+          runTimers(r, budget);
+          passes = 0;
+        }
       } while (r.scheduled && !(settled && settled()));
     } finally {
       root = saved;
@@ -872,6 +966,10 @@
     root = r;
     try {
       fire(c, value);
+      // The handlers' microtasks, then (when they scheduled nothing) the
+      // timers they set, up to the first that schedules an update.
+      microtasks();
+      runTimers(r, { runs: 0 });
     } finally {
       root = saved;
     }
@@ -1075,6 +1173,7 @@
       renderAll = false;
       root = saved;
     }
+    discardTasks(); // what a render queued (its effects do not run here)
     restoreSpine(r, spine);
     if (mounts !== before || treeKey(r, names) !== key) {
       throw new Error('the generator rendered a state differently when it was rendered again with the same hooks (does a render read or write something outside its props and hooks?)');
@@ -1084,7 +1183,7 @@
   // What the engine raises for its own limits is never a finding: a stack
   // overflow rethrown (the sandbox tells it from its flags and the message).
   function isLimit(e) {
-    return e instanceof RangeError && e.message === 'Maximum call stack size exceeded';
+    return e instanceof EngineStop || (e instanceof RangeError && e.message === 'Maximum call stack size exceeded');
   }
 
   function messageOf(e) {
@@ -1374,7 +1473,9 @@
       r.effects = [];
       queueEffects(r.fiber, r.effects);
       runEffects(r);
-      if (!r.scheduled) {
+      microtasks();
+      // A timer they set could change state later: not known to be quiet.
+      if (!r.scheduled && !timersPending()) {
         // Effects change hooks by dispatching (which scheduled nothing) or
         // by writing refs.
         var after = info.refs ? pendingInfo(keyed) : info;
@@ -1384,6 +1485,7 @@
       if (isLimit(e)) throw e;
     } finally {
       root = saved;
+      discardTasks();
       restoreSpine(r, spine);
     }
     if (quiet) ex.quiet.add(info.bare);
@@ -1510,7 +1612,10 @@
       var midway = null; // how a batch ended early settles (see flush)
       try {
         if (!fireOnly(ex.r, st.controls, a[0], a[1])) continue; // nothing changed: the same state
-        var info = pendingInfo(st.snap.keyed);
+        // A timer the handlers set is still pending: how the click settles
+        // depends on more than the hooks, so no memo applies to it.
+        var timed = timersPending();
+        var info = timed ? null : pendingInfo(st.snap.keyed);
         // The hooks would then hold what a state found holds (structure,
         // states and committed dependencies, all primitive): that state's
         // render passes equal dependencies, so no effect runs, and its tree
@@ -1540,10 +1645,15 @@
         var later = [];
         var next = null; // the pending state of the pass about to render
         var last = null; // the last pass's hooks, when all its effects ran and none had a cleanup
+        var lastRuns = 0; // timerRuns when the last pass rendered
         flush(ex.r, function (pass) {
           var now = pass === 1 ? info : next;
           next = null;
           last = null;
+          lastRuns = timerRuns;
+          // A timer set before this render is pending: no memo of its
+          // pending state (its outcome depends on the timer too).
+          if (timersPending()) { if (pass === 1) sig = null; return; }
           if (now === null || (pass === 1 && sig === null)) return;
           // The effects that run have their new deps pending; the others
           // kept deps equal to this render's.
@@ -1561,7 +1671,9 @@
         }, function () {
           // Effects scheduled updates: the tree holds a rendered state with
           // updates queued, as after a click. The same pending state and
-          // effects that run settle the same way as that click did.
+          // effects that run settle the same way as that click did (when no
+          // timer is pending: its outcome depends on the timer too).
+          if (timersPending()) { next = null; return false; }
           var mid = pendingInfo(keyedOf(ex.r));
           var msig = mid === null ? undefined : ex.sigs.get(mid.key);
           if (msig) {
@@ -1580,6 +1692,8 @@
           continue; // settles to a state already found
         }
       } catch (e) {
+        // Its microtasks and timers are the crashed batch's.
+        if (!isLimit(e)) discardTasks();
         if (e === midway) {
           // A known crash: this click ends in it too.
           settle(ex, pk, later, midway);
@@ -1594,8 +1708,9 @@
       }
       settle(ex, pk, later, true);
       // The batch ended: its last pass ran every effect and they scheduled
-      // nothing, as learnQuiet would find.
-      if (last !== null) ex.quiet.add(last);
+      // nothing, as learnQuiet would find (unless a timer ran after it,
+      // which learnQuiet does not take as quiet).
+      if (last !== null && lastRuns === timerRuns) ex.quiet.add(last);
       // A hook key seen before settles to a state seen before: no tree to
       // build and compare.
       var hk = hookKey(ex.r);
@@ -1729,5 +1844,20 @@
     return JSON.stringify(names.filter(function (n) { return given[n] === undefined; }));
   }
 
-  G.__rd = { explore: explore, step: step, select: select, missingProps: missingProps };
+  // An entry point whose error leaves no task behind for the next call (the
+  // next target of a page is explored in the same engine).
+  function guarded(fn) {
+    return function (t, arg) {
+      try {
+        return fn(t, arg);
+      } catch (e) {
+        if (!isLimit(e)) {
+          try { discardTasks(); } catch (ignored) { /* the first error is the one reported */ }
+        }
+        throw e;
+      }
+    };
+  }
+
+  G.__rd = { explore: guarded(explore), step: guarded(step), select: guarded(select), missingProps: missingProps };
 })(globalThis);
