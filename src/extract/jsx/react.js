@@ -1610,6 +1610,11 @@
       // once the same pending state has rendered once (its signature).
       var pk = null;
       var midway = null; // how a batch ended early settles (see flush)
+      // The pending states of the batch's later passes (each with the
+      // effects its render runs) settle as the click does: the edges
+      // memoised for them too. Set before anything can throw: a click whose
+      // handlers throw memoises no other click's passes.
+      var later = [];
       try {
         if (!fireOnly(ex.r, st.controls, a[0], a[1])) continue; // nothing changed: the same state
         // A timer the handlers set is still pending: how the click settles
@@ -1639,10 +1644,6 @@
           }
         }
         ex.touched = 2;
-        // The pending states of the batch's later passes (each with the
-        // effects its render runs) settle as the click does: the edges
-        // memoised for them too.
-        var later = [];
         var next = null; // the pending state of the pass about to render
         var last = null; // the last pass's hooks, when all its effects ran and none had a cleanup
         var lastRuns = 0; // timerRuns when the last pass rendered
