@@ -68,7 +68,11 @@ fn an_effects_microtasks_change_the_command_before_it_is_read() {
         assert_eq!(values_of(&plain.stdout, "--tp"), ["8"], "{}", plain.both());
         let all = repo.run_deterministic(&["extract", name, "--all-selections"]);
         reads(&all, "--tp 8", "--tp 2");
-        assert!(all.stdout.contains("1 reachable selection"), "{}", all.both());
+        assert!(
+            all.stdout.contains("1 reachable selection"),
+            "{}",
+            all.both()
+        );
     }
 }
 
