@@ -128,7 +128,7 @@ function bundleGlobals() {
     console: inertObject,
     MutationObserver: inert,
     URLSearchParams: InertURLSearchParams,
-    setTimeout: () => 0, // timers never fire
+    setTimeout: () => 0, // replaced by the prelude's timers
     clearTimeout: () => {},
     setInterval: () => 0,
     clearInterval: () => {},
