@@ -705,6 +705,40 @@ mod tests {
     }
 
     #[test]
+    fn a_scripts_microtasks_run_when_it_ends_in_order() {
+        let e = engine();
+        let code = "globalThis.x = 0; (async () => { await null; x *= 10; })(); \
+                    Promise.resolve().then(() => { x += 1; }); queueMicrotask(() => { x += 1; });";
+        assert_eq!(e.eval(code, SHORT), Ok(()));
+        // The await's continuation first, then the reaction, then the microtask.
+        assert_eq!(
+            e.eval("if (x !== 2) throw new Error('x=' + x)", SHORT),
+            Ok(())
+        );
+        // react.js took the job runner and the timers: no script sees them.
+        assert_eq!(
+            e.eval(
+                "if (typeof __rd_jobs !== 'undefined' || typeof __rd_tasks !== 'undefined') throw new Error('seen')",
+                SHORT
+            ),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn a_microtask_loop_ends_at_a_count_or_at_the_time_limit() {
+        let e = engine();
+        let Err(JsError::Thrown(msg)) = e.eval("const f = () => queueMicrotask(f); f();", SHORT)
+        else {
+            panic!("a microtask loop must be an error");
+        };
+        assert!(msg.contains("Microtasks did not settle"), "{msg}");
+        let slow =
+            "const g = () => { for (let i = 0; i < 1e6; i++); Promise.resolve().then(g); }; g();";
+        assert_eq!(e.eval(slow, SHORT), Err(JsError::Timeout(SHORT)));
+    }
+
+    #[test]
     fn the_clock_is_fixed() {
         let e = engine();
         let code = format!(
