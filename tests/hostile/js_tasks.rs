@@ -260,3 +260,21 @@ fn the_clipboard_never_settles_and_a_crashed_clicks_microtasks_are_dropped() {
         assert!(!o.stdout.contains(stale), "{stale}: {}", o.both());
     }
 }
+
+/// A copy button that does not wait for the clipboard shows "Copied" and
+/// sets a timer that takes it back: once the timer has run, the reader sees
+/// the state they clicked in, so the click reaches no new state (it was one
+/// while timers never fired: every selection had a "Copied" twin).
+#[test]
+fn a_copy_buttons_feedback_timer_leads_back_to_the_same_state() {
+    let repo = Repo::new();
+    repo.write(
+        "flash.jsx",
+        "export const Gen = () => {\n  const [hw, setHw] = useState('h100');\n  const [copied, setCopied] = useState(false);\n  const command = 'sglang serve --model-path m --tp ' + (hw === 'b200' ? 4 : 8);\n  const copy = () => {\n    navigator.clipboard.writeText(command);\n    setCopied(true);\n    setTimeout(() => setCopied(false), 1200);\n  };\n  return <div>\n    {['h100', 'b200'].map((h) => <label key={h}><input type=\"radio\" name=\"hw\" value={h} checked={hw === h} onChange={() => setHw(h)} />{h}</label>)}\n    <button onClick={copy}>{copied ? 'Copied' : 'Copy'}</button>\n    <pre>{command}</pre>\n  </div>;\n};\n",
+    );
+    let o = repo.run_deterministic(&["extract", "flash.jsx", "--all-selections"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("2 reachable selections"), "{}", o.both());
+    assert!(!o.stdout.contains("after clicking"), "{}", o.both());
+}
