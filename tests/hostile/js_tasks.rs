@@ -144,6 +144,11 @@ fn timers_run_in_order_under_the_fixed_clock() {
             "--tp 8",
         ),
         (
+            "sleep.jsx",
+            "const sleep = (ms) => new Promise((r) => setTimeout(r, ms));\n    (async () => { await sleep(100); setTp(4); await sleep(50); setTp((t) => t * 2); window.requestAnimationFrame(() => setTp((t) => t + 1)); })();",
+            "--tp 9",
+        ),
+        (
             "nested.jsx",
             "setTimeout(() => { Promise.resolve().then(() => setTimeout(() => setTp(8), 1)); }, 1);",
             "--tp 8",
