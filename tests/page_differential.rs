@@ -15,6 +15,9 @@
 //!   GitHub's: reading a hidden block is an error.
 //! - `.mdx`: the blocks recipe-drift does not mark hidden are MDX's.
 //!
+//! And the text of HTML a generator sets with `dangerouslySetInnerHTML` against
+//! parse5 (`tests/page_oracle/html_text.mjs`).
+//!
 //! Without node or the npm packages the test says SKIPPED and passes, except
 //! under CI (`CI` set), where it fails.
 
@@ -126,4 +129,28 @@ fn pages_read_as_renderers_show_them() {
         }
     }
     assert!(hidden_seen > 0, "no fixture has a hidden block");
+}
+
+/// The text recipe-drift reads of HTML a generator sets with
+/// `dangerouslySetInnerHTML` on a `<pre>` is the text a browser shows (issue
+/// 24, class 4): `tests/page_oracle/html_text.mjs` parses fixed and random
+/// fragments with parse5 and runs `react.js` on them.
+#[test]
+fn inner_html_reads_as_a_browser_shows_it() {
+    if !oracle_ready() {
+        return;
+    }
+    let out = Command::new("node")
+        .arg(Path::new(ORACLE).join("html_text.mjs"))
+        .output()
+        .expect("node runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(text.trim())
+        .unwrap_or_else(|e| panic!("html_text.mjs output is not JSON ({e}): {text}"));
+    assert!(v["total"].as_u64().unwrap() > 20_000, "{text}");
+    assert!(
+        out.status.success(),
+        "innerHTML read otherwise than a browser shows it: {text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -316,3 +316,32 @@ fn check_and_compare_take_the_javascript_time_limits() {
     o.assert_bounded();
     assert_eq!(o.code, Some(0), "{}", o.both());
 }
+
+/// A click whose handler throws before anything renders is a crash path
+/// wherever the exploration's batches of clicks fall (it was a TypeError of
+/// the explorer when it was the first click of a batch), and memoises none
+/// of the passes of the click before it.
+#[test]
+fn a_handler_that_throws_is_a_crash_path_in_every_batch() {
+    let repo = Repo::new();
+    repo.write(
+        "boom.jsx",
+        "export const Gen = () => {\n  const [m, setM] = useState('a');\n  const [g, setG] = useState('x');\n  const [t, setT] = useState(1);\n  useEffect(() => { setT(g === 'y' ? 4 : 8); }, [g]);\n  const boom = () => { throw new Error('boom'); };\n  return <div>\n    {['a', 'b'].map((v) => <label key={v}><input type=\"radio\" name=\"m\" value={v} checked={m === v} onChange={() => setM(v)} />{v}</label>)}\n    {['x', 'y'].map((v) => <label key={v}><input type=\"radio\" name=\"g\" value={v} checked={g === v} onChange={() => setG(v)} />{v}</label>)}\n    <button onClick={boom}>Reset</button>\n    <pre>{'sglang serve --model-path m --tp ' + t + ' --served-model-name ' + m}</pre>\n  </div>;\n};\n",
+    );
+    let o = repo.run_deterministic(&["extract", "boom.jsx", "--all-selections"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("4 reachable selections"), "{}", o.both());
+    assert!(
+        o.stdout.contains("throws on clicking control #4 (click)"),
+        "{}",
+        o.both()
+    );
+    assert!(o.stdout.contains("Error: boom"), "{}", o.both());
+    assert!(
+        o.stdout
+            .contains("(3 other click paths end in the same error)"),
+        "{}",
+        o.both()
+    );
+}

@@ -19,6 +19,8 @@ mod cuts;
 mod discover;
 mod harness;
 mod js;
+mod js_html;
+mod js_tasks;
 mod launch_forms;
 mod launch_recognition;
 mod matrix;

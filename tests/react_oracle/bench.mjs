@@ -11,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_MAX_STATES, annotate, explore, fail, loadTargets, silenceConsole } from './oracle.mjs';
 
-function main(argv) {
+async function main(argv) {
   let bundle;
   let iterations = 1;
   for (let i = 0; i < argv.length; i++) {
@@ -30,7 +30,7 @@ function main(argv) {
     for (let i = 0; i < iterations; i++) {
       const start = performance.now();
       try {
-        states = explore(element, DEFAULT_MAX_STATES).length;
+        states = (await explore(element, DEFAULT_MAX_STATES)).length;
       } catch (e) {
         throw annotate(e, `target ${JSON.stringify(name)}`);
       }
@@ -42,8 +42,4 @@ function main(argv) {
   }
 }
 
-try {
-  main(process.argv.slice(2));
-} catch (e) {
-  fail(e);
-}
+main(process.argv.slice(2)).catch(fail);

@@ -28,6 +28,14 @@ export const DEFAULT_MAX_STATES = 100000;
  * every run would make act() spin forever. */
 const MAX_EFFECT_RUNS_PER_ACT = 10000;
 
+/** Timer callbacks allowed in one settle (react.js's MAX_TIMER_RUNS): past it the timers
+ * never settle, an error naming the timer due next. */
+const MAX_TIMER_RUNS = 1000;
+
+/** The prelude's timers (`__rd_tasks`, taken from the bundle's context by loadTargets): run in
+ * order under the fixed clock, each in an act() of its own, when nothing else is pending. */
+let tasks = null;
+
 // ---------------------------------------------------------------------------------------------
 // Console: silenced while evaluating and rendering (React's dev warnings, the bundle's logs).
 // Our only output goes through process.stdout.write, so we silence it for the whole run.
@@ -95,9 +103,11 @@ function guardEffectHook(hook) {
 }
 
 /** The globals of CONTRACT.md: React and its hooks (real React 18; the two effect hooks are
- * guarded), inert stand-ins, timers that never fire. Nothing else: the bundle runs in its own
- * vm context, so Node's globals (process, require, queueMicrotask, fetch, ...) are absent, as
- * they are in QuickJS. */
+ * guarded), inert stand-ins. Nothing else: the bundle runs in its own vm context, so Node's
+ * globals (process, require, queueMicrotask, fetch, ...) are absent, as they are in QuickJS.
+ * The prelude replaces the timers below with its own (run by `settle`) and adds
+ * queueMicrotask. Promise reactions share Node's microtask queue: `await act(async ...)`
+ * drains it. */
 function bundleGlobals() {
   const hooks = {
     useState: React.useState,
@@ -118,7 +128,7 @@ function bundleGlobals() {
     console: inertObject,
     MutationObserver: inert,
     URLSearchParams: InertURLSearchParams,
-    setTimeout: () => 0, // timers never fire
+    setTimeout: () => 0, // replaced by the prelude's timers
     clearTimeout: () => {},
     setInterval: () => 0,
     clearInterval: () => {},
@@ -132,6 +142,8 @@ export function loadTargets(bundlePath) {
   // The browser stand-ins are recipe-drift's own prelude, so both sides see the same world.
   const prelude = new URL('../../src/extract/jsx/prelude.js', import.meta.url);
   vm.runInContext(fs.readFileSync(prelude, 'utf8'), context, { filename: prelude.pathname });
+  tasks = context.__rd_tasks ?? null;
+  delete context.__rd_tasks;
   vm.runInContext(source, context, { filename: bundlePath });
   const targets = context.__rd_targets;
   if (!Array.isArray(targets)) throw new Error('the bundle did not set globalThis.__rd_targets to an array');
@@ -261,16 +273,30 @@ const stateKey = (json) =>
 // ---------------------------------------------------------------------------------------------
 // Rendering and clicking.
 
-/** Runs fn inside one act(): every update and effect it causes has settled on return. */
-function settle(fn) {
+/** Runs fn inside one async act(): every update, effect and microtask it causes has settled
+ * on return (act flushes again after each macrotask turn until no work is left); then the
+ * timers, due first first, each in an act() of its own, as a browser gives each a task. */
+async function settle(fn) {
   effectRuns = 0;
-  act(fn);
+  await act(async () => {
+    fn();
+  });
+  let runs = 0;
+  while (tasks !== null && tasks.pending() > 0) {
+    if (++runs > MAX_TIMER_RUNS) {
+      throw new Error(`Timers did not settle: ${tasks.next().name} still runs after ${MAX_TIMER_RUNS} timer callbacks in one update`);
+    }
+    effectRuns = 0;
+    await act(async () => {
+      tasks.run();
+    });
+  }
 }
 
 /** Mounts a fresh copy of the element in a concurrent root (like React 18's createRoot). */
-function mount(element) {
+async function mount(element) {
   let renderer;
-  settle(() => {
+  await settle(() => {
     renderer = create(element, { unstable_isConcurrent: true });
   });
   return renderer;
@@ -278,7 +304,7 @@ function mount(element) {
 
 /** Applies action [index, value] to the renderer's current state (CONTRACT.md, "Clicking").
  * Checks that the action is one the control offers: a replay that diverges is an error. */
-function click(renderer, [index, value]) {
+async function click(renderer, [index, value]) {
   const c = scan(renderer.toJSON()).controls[index];
   const ok =
     (c?.kind === 'radio' && c.value === value) ||
@@ -290,7 +316,7 @@ function click(renderer, [index, value]) {
   if (c.kind === 'button') {
     const target = { name, id, type: type != null ? String(type) : 'button', value: c.props.value != null ? String(c.props.value) : '' };
     const event = { type: 'click', target, currentTarget: target, preventDefault() {}, stopPropagation() {}, persist() {} };
-    settle(() => {
+    await settle(() => {
       c.props.onClick(event); // its result (a promise of an async handler) is ignored, as a browser does
     });
     return;
@@ -300,19 +326,19 @@ function click(renderer, [index, value]) {
       ? { name, id, type: 'select-one', value }
       : { name, id, type, value: c.kind === 'radio' ? c.value : String(c.props.value ?? 'on'), checked: c.kind === 'radio' ? true : !c.checked };
   const event = { type: 'change', target, currentTarget: target, preventDefault() {}, stopPropagation() {}, persist() {} };
-  settle(() => {
+  await settle(() => {
     if (c.kind !== 'select') c.props.onClick?.(event);
     c.props.onChange?.(event);
   });
 }
 
-function unmount(renderer) {
-  settle(() => renderer.unmount());
+async function unmount(renderer) {
+  await settle(() => renderer.unmount());
 }
 
 /** Breadth-first exploration of one target (CONTRACT.md). Returns the states in discovery
  * order as {path, selection, commands}. */
-export function explore(element, maxStates = DEFAULT_MAX_STATES, crashes = []) {
+export async function explore(element, maxStates = DEFAULT_MAX_STATES, crashes = []) {
   const states = [];
   const seen = new Set();
   let path = [];
@@ -327,14 +353,14 @@ export function explore(element, maxStates = DEFAULT_MAX_STATES, crashes = []) {
     states.push({ path, key, selection: selectionOf(s.controls), commands: commandsOf(s), actions: actionsOf(s.controls) });
   };
   try {
-    const first = mount(element);
+    const first = await mount(element);
     record(first);
-    unmount(first);
+    await unmount(first);
     for (let i = 0; i < states.length; i++) {
       for (const action of states[i].actions) {
         path = [...states[i].path, action];
-        const renderer = mount(element);
-        for (const step of states[i].path) click(renderer, step);
+        const renderer = await mount(element);
+        for (const step of states[i].path) await click(renderer, step);
         // Replaying must reproduce the state: otherwise rendering is not deterministic
         // (Math.random, Date, state kept between mounts) and the output would not be either.
         if (stateKey(renderer.toJSON()) !== states[i].key) {
@@ -343,14 +369,15 @@ export function explore(element, maxStates = DEFAULT_MAX_STATES, crashes = []) {
         // A click on which the component throws is a crash path: recorded, and the
         // exploration goes on (React unmounts the root; nothing is recorded as a state).
         try {
-          click(renderer, action);
+          await click(renderer, action);
         } catch (e) {
           crashes.push({ path, error: messageOf(e) });
-          try { unmount(renderer); } catch { /* already torn down */ }
+          tasks?.clear(); // the crashed click's timers
+          try { await unmount(renderer); } catch { /* already torn down */ }
           continue;
         }
         record(renderer);
-        unmount(renderer);
+        await unmount(renderer);
       }
     }
   } catch (e) {
@@ -361,16 +388,18 @@ export function explore(element, maxStates = DEFAULT_MAX_STATES, crashes = []) {
 }
 
 /** Explores every target; errors carry the target's name. */
-export function exploreAll(targets, maxStates) {
-  return targets.map(({ name, element }) => {
+export async function exploreAll(targets, maxStates) {
+  const out = [];
+  for (const { name, element } of targets) {
     try {
       const crashes = [];
-      const states = explore(element, maxStates, crashes);
-      return { name, states, crashes };
+      const states = await explore(element, maxStates, crashes);
+      out.push({ name, states, crashes });
     } catch (e) {
       throw annotate(e, `target ${JSON.stringify(name)}`);
     }
-  });
+  }
+  return out;
 }
 
 /** The message of anything thrown (the bundle may throw non-Errors). */
@@ -385,7 +414,7 @@ export function fail(e) {
   process.exit(1);
 }
 
-function main(argv) {
+async function main(argv) {
   let bundle;
   let maxStates = DEFAULT_MAX_STATES;
   for (let i = 0; i < argv.length; i++) {
@@ -397,14 +426,10 @@ function main(argv) {
     throw new Error('usage: node oracle.mjs BUNDLE.js [--max-states N]');
   }
   silenceConsole();
-  const targets = exploreAll(loadTargets(bundle), maxStates);
+  const targets = await exploreAll(loadTargets(bundle), maxStates);
   process.stdout.write(JSON.stringify({ targets }) + '\n');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  try {
-    main(process.argv.slice(2));
-  } catch (e) {
-    fail(e);
-  }
+  main(process.argv.slice(2)).catch(fail);
 }

@@ -1,7 +1,9 @@
 // Inert stand-ins for the browser globals cookbook generators touch (in event
-// handlers and effects: copy buttons, theme observers, URL parameters). Nothing
-// here does I/O; timers never fire. Shared by recipe-drift's sandbox and the
-// real-React oracle of the differential test, so both see the same world.
+// handlers and effects: copy buttons, theme observers, URL parameters), and
+// timers that fire in order under the fixed clock when the renderer runs them
+// (`__rd_tasks`, below). Nothing here does I/O. Shared by recipe-drift's
+// sandbox and the real-React oracle of the differential test, so both see the
+// same world.
 (function (G) {
   'use strict';
 
@@ -77,7 +79,101 @@
   };
 
   var noop = function () {};
-  var timer = function () { return 0; };
+
+  // Timers (macrotasks). A browser runs a timer's callback in a task of its
+  // own once its delay has passed, after the microtasks and the renders the
+  // task before it caused. Here the clock is fixed, so "has passed" is an
+  // order: each timer is due at a virtual time (the virtual time it was set
+  // at plus its delay; `requestAnimationFrame` is a timer of one 16 ms
+  // frame), and the renderer (react.js, which takes `__rd_tasks` and deletes
+  // the global) runs the earliest due one, ties in the order they were set,
+  // whenever no update is pending and no microtask is queued, until none is
+  // left; a timer chain that never ends is its error, naming the timer. The
+  // virtual time starts again at 0 when no timer is pending, so when a
+  // timer is due never depends on what ran before. Date.now() stays fixed.
+  var timers = []; // pending, in the order they are due
+  var vnow = 0;
+  var lastId = 0; // ids are never reused: a stale clearTimeout clears nothing
+  var FRAME = 16;
+
+  function describeFn(fn) {
+    return typeof fn === 'function' ? (fn.name ? String(fn.name) : 'an anonymous function') : 'a string of code';
+  }
+
+  function insert(t) {
+    var i = timers.length;
+    while (i > 0 && timers[i - 1].due > t.due) i--;
+    timers.splice(i, 0, t);
+  }
+
+  function schedule(kind, fn, delay, args, repeat) {
+    // As browsers do: a delay is a 32-bit integer of milliseconds, past it
+    // (or negative, or not a number) it is 0.
+    var d = Number(delay) | 0;
+    if (d < 0) d = 0;
+    var t = {
+      id: ++lastId, kind: kind, fn: fn, args: args, delay: d, due: vnow + d,
+      repeat: repeat, live: true, name: describeFn(fn),
+      // Where it was set (the renderer names it when it never settles).
+      stack: new Error().stack,
+    };
+    insert(t);
+    return t.id;
+  }
+
+  function cancel(id) {
+    for (var i = 0; i < timers.length; i++) {
+      if (timers[i].id === id) { timers[i].live = false; timers.splice(i, 1); return; }
+    }
+    if (running !== null && running.id === id) running.live = false;
+  }
+
+  var running = null; // the timer whose callback is running
+  var slice = Array.prototype.slice;
+  var setTimeout = function setTimeout(fn, delay) { return schedule('setTimeout', fn, delay, slice.call(arguments, 2), false); };
+  var setInterval = function setInterval(fn, delay) { return schedule('setInterval', fn, delay, slice.call(arguments, 2), true); };
+  var requestAnimationFrame = function requestAnimationFrame(fn) { return schedule('requestAnimationFrame', fn, FRAME, [0], false); };
+  var clearTimer = function (id) { cancel(id); };
+
+  G.__rd_tasks = {
+    // How many timers are pending.
+    pending: function () { return timers.length; },
+    // The timer due first, as `kind(callback, delay)`, and the stack it
+    // was set from; null when none is pending.
+    next: function () {
+      var t = timers[0];
+      return t ? { name: t.kind + '(' + t.name + ', ' + t.delay + ')', stack: t.stack } : null;
+    },
+    // Runs the timer due first (an interval is set again after its
+    // callback, unless the callback cleared it). An error its callback
+    // throws is dropped, as a browser reports it and goes on.
+    run: function () {
+      var t = timers.shift();
+      if (!t) return false;
+      vnow = t.due;
+      running = t;
+      try {
+        if (typeof t.fn === 'function') t.fn.apply(undefined, t.args);
+        else (0, eval)(String(t.fn));
+      } catch (e) {
+        if (e instanceof RangeError && e.message === 'Maximum call stack size exceeded') throw e;
+      } finally {
+        running = null;
+      }
+      if (t.repeat && t.live) {
+        t.due = vnow + Math.max(t.delay, 1);
+        insert(t);
+      }
+      if (!timers.length) vnow = 0;
+      return true;
+    },
+    // Drops every pending timer.
+    clear: function () {
+      for (var i = 0; i < timers.length; i++) timers[i].live = false;
+      timers.length = 0;
+      vnow = 0;
+    },
+  };
 
   // Events are built as a browser builds them (`new CustomEvent(type, {detail})`
   // before `window.dispatchEvent`); dispatching is inert, as window and
@@ -104,9 +200,19 @@
   CustomEvent.prototype.constructor = CustomEvent;
 
   G.document = inert('document');
-  G.window = inert('window');
-  // The clipboard answers as a browser's does, with a promise, one that never
-  // settles (as timers never fire): `writeText(..).then(..)` runs nothing.
+  // `window.setTimeout(..)` is the timer, as in a browser (an inert stand-in
+  // would drop it unseen); the rest of window is inert.
+  var win = inert('window');
+  var ON_WINDOW = ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'requestAnimationFrame', 'cancelAnimationFrame', 'queueMicrotask'];
+  G.window = new Proxy(win, {
+    get: function (t, k) { return ON_WINDOW.indexOf(k) >= 0 ? G[k] : win[k]; },
+  });
+  // The clipboard answers as a browser's does, with a promise, but one that
+  // never settles (microtasks and timers do run): `writeText(..).then(..)`
+  // and the code after `await writeText(..)` never run. Copying changes no
+  // command; what a copy button does next ("Copied!", a timer that takes it
+  // back) is feedback, not a state a reader picks, and `readText` reads
+  // nothing from outside the sandbox.
   var never = function () { return new Promise(function () {}); };
   var clipboard = { writeText: never, readText: never, write: never, read: never };
   var nav = inert('navigator');
@@ -119,12 +225,20 @@
   G.Event = Event;
   G.CustomEvent = CustomEvent;
   G.URLSearchParams = URLSearchParams;
-  G.setTimeout = timer;
-  G.setInterval = timer;
-  G.clearTimeout = noop;
-  G.clearInterval = noop;
-  G.requestAnimationFrame = timer;
-  G.cancelAnimationFrame = noop;
+  G.setTimeout = setTimeout;
+  G.setInterval = setInterval;
+  G.clearTimeout = clearTimer;
+  G.clearInterval = clearTimer;
+  G.requestAnimationFrame = requestAnimationFrame;
+  G.cancelAnimationFrame = clearTimer;
+  // A browser's queueMicrotask (QuickJS has its own; Node's vm contexts, as
+  // the oracle makes them, do not).
+  if (typeof G.queueMicrotask !== 'function') {
+    G.queueMicrotask = function queueMicrotask(fn) {
+      if (typeof fn !== 'function') throw new TypeError('queueMicrotask: the argument is not a function');
+      Promise.resolve().then(function () { fn(); });
+    };
+  }
   G.console = { log: noop, warn: noop, error: noop, info: noop, debug: noop };
 
   // Determinism: the same input renders the same bytes. The clock is fixed:

@@ -13,11 +13,23 @@
   var heapUsed = typeof G.__rd_heap === 'function' ? G.__rd_heap : function () { return 0; };
   delete G.__rd_heap;
 
+  // The engine's microtask queue (`__rd_jobs(max)`, the sandbox's: runs the
+  // pending jobs, see sandbox.rs) and the prelude's timers (`__rd_tasks`),
+  // taken the same way: no generator code sees them.
+  var runJobs = typeof G.__rd_jobs === 'function' ? G.__rd_jobs : null;
+  delete G.__rd_jobs;
+  var tasks = G.__rd_tasks;
+  delete G.__rd_tasks;
+
   var ELEMENT = Symbol.for('react.element');
   var FRAGMENT = Symbol.for('react.fragment');
   var PROVIDER = Symbol.for('react.provider');
   var MAX_PASSES = 50;
   var MAX_RENDER_PHASE = 25;
+  // The most microtasks one drain runs (sandbox.rs's MAX_JOBS) and timer
+  // callbacks one update runs: past them the update never settles.
+  var MAX_JOBS = 100000;
+  var MAX_TIMER_RUNS = 1000;
 
   // ---- elements -----------------------------------------------------------
 
@@ -112,7 +124,7 @@
 
   function makeDispatch(fiber, hook) {
     return function dispatch(action) {
-      if (fiber.unmounted) return;
+      if (fiber.unmounted || discarding) return;
       if (rendering === fiber) {
         hook.queue.push({ action: action, eager: false });
         fiber.renderPhaseUpdate = true;
@@ -446,6 +458,78 @@
     }
   }
 
+  // ---- microtasks and timers ------------------------------------------------
+  //
+  // A browser runs the microtasks a task queued (promise reactions, the code
+  // after an `await`, `queueMicrotask`) as soon as the task ends, before it
+  // paints, and React 18 renders the updates they make before the reader
+  // sees anything: here every render's effects, and every click's handlers,
+  // are followed by the microtasks they queued, and a state is settled only
+  // when no update is pending, no microtask is queued and no timer is
+  // pending. Timers run in order under the fixed clock (prelude.js), one at
+  // a time, each followed by its microtasks and renders, whenever nothing
+  // else is pending.
+
+  // Set while the tasks of a batch whose outcome is thrown away run (see
+  // discardTasks): every dispatch is ignored.
+  var discarding = false;
+
+  // The engine stopped a job (its time or memory limit; the sandbox reads
+  // which from its flags): never a generator's error.
+  function EngineStop() {}
+
+  // Runs the microtasks queued so far and those they queue.
+  function microtasks() {
+    if (runJobs === null) return;
+    var n = runJobs(MAX_JOBS);
+    if (n === -1) throw new EngineStop();
+    if (n === -2) throw new Error('Microtasks did not settle: more than ' + MAX_JOBS + ' ran in a row (a promise chain or queueMicrotask loop that never ends)');
+  }
+
+  // Runs timers, earliest due first, each followed by its microtasks, until
+  // one schedules an update on `r` or none is pending. `budget` counts the
+  // timer callbacks of the batch ({runs}); past MAX_TIMER_RUNS the batch
+  // never settles: an error naming the timer due next, thrown where it
+  // was set.
+  function runTimers(r, budget) {
+    while (!r.scheduled && tasks.pending() > 0) {
+      if (++budget.runs > MAX_TIMER_RUNS) {
+        var t = tasks.next();
+        var e = new Error('Timers did not settle: ' + t.name + ' still runs after ' + MAX_TIMER_RUNS + ' timer callbacks in one update (a timer that sets itself again forever: what a reader sees never settles)');
+        try { e.stack = t.stack; } catch (ignored) { /* a frozen stack: no position */ }
+        throw e;
+      }
+      timerRuns++;
+      tasks.run();
+      microtasks();
+    }
+  }
+
+  // Timer callbacks run so far (the explorer tells whether any ran after a
+  // render).
+  var timerRuns = 0;
+
+  // Whether a timer is pending (a batch's outcome then depends on more than
+  // its hooks: the explorer's memos do not apply).
+  function timersPending() {
+    return tasks.pending() > 0;
+  }
+
+  // Drops the tasks of a batch whose outcome is thrown away (a click that
+  // threw, effects run to learn they are quiet, a state rendered again):
+  // the timers, and the microtasks, which run (the engine cannot drop them)
+  // with every dispatch ignored, so they change no state restored next.
+  function discardTasks() {
+    tasks.clear();
+    discarding = true;
+    try {
+      microtasks();
+    } finally {
+      discarding = false;
+      tasks.clear();
+    }
+  }
+
   function Root(element) {
     this.element = element;
     this.fiber = null;
@@ -459,8 +543,13 @@
   // `afterRender` is called after each render with the pass's number (from
   // 1); `settled`, after each pass whose effects scheduled updates, may end
   // the batch there (true: the explorer knows how it settles).
+  // Effects, then the microtasks they queued, follow each render; when no
+  // update is pending, the timers run (see runTimers). Passes count the
+  // renders since the last timer ran (React's update depth is per task).
   function flush(r, afterRender, settled) {
     var passes = 0;
+    var renders = 0;
+    var budget = { runs: 0 };
     var saved = root;
     root = r;
     try {
@@ -468,8 +557,13 @@
         if (++passes > MAX_PASSES) throw new Error('Maximum update depth exceeded: updates did not settle after ' + MAX_PASSES + ' renders');
         r.scheduled = false;
         work(r.fiber, r.element, false);
-        if (afterRender) afterRender(passes);
+        if (afterRender) afterRender(++renders);
         runEffects(r);
+        microtasks();
+        if (!r.scheduled && timersPending()) {
+          runTimers(r, budget);
+          passes = 0;
+        }
       } while (r.scheduled && !(settled && settled()));
     } finally {
       root = saved;
@@ -508,32 +602,227 @@
 
   // ---- controls, selection, commands ----------------------------------------
 
-  // The text a browser shows for HTML set with dangerouslySetInnerHTML (how
-  // syntax highlighters render a command): tags dropped (<br> is a line
-  // break), character references decoded.
-  var ENTITIES = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
-  function stripTags(html) {
-    // One pass (a regex over `<<<<...` without `>` would be quadratic).
-    var out = '';
-    var i = 0;
-    while (i < html.length) {
-      var lt = html.indexOf('<', i);
-      if (lt < 0) { out += html.slice(i); break; }
-      out += html.slice(i, lt);
-      var gt = html.indexOf('>', lt);
-      if (gt < 0) break;
-      if (/^<br[\s\/]*$/i.test(html.slice(lt, Math.min(gt, lt + 16)))) out += '\n';
-      i = gt + 1;
-    }
-    return out;
+  // ---- HTML set with dangerouslySetInnerHTML --------------------------------
+  //
+  // The text a reader sees of it (how syntax highlighters render a
+  // command), as a browser parses it (the HTML tokenizer's rules): a `<` that
+  // does not start a tag (`< x`, `<5`, `<<`) is text; a tag ends at the
+  // first `>` outside a quoted attribute value; comments (`<!-- -->`,
+  // `<!x>`, `<?x>`, `</5>`) show nothing; <script>, <style>, <noscript>,
+  // <iframe>, <noembed>, <noframes> hold raw text that is not shown, <xmp>
+  // raw text that is, <textarea> text (its character references decoded)
+  // that is shown and <title> text that is not; <plaintext> makes the rest
+  // text. What is not rendered is not read: <template>, <head>-only
+  // elements and any element with the `hidden` attribute, with what they
+  // hold. <br> is a line break; the newline right after a <pre>, <listing>
+  // or <textarea> start tag is dropped. Character references are decoded as
+  // the tokenizer decodes them: numeric ones with or without `;` (0, past
+  // U+10FFFF and surrogates are U+FFFD; 0x80-0x9F are windows-1252), named
+  // ones from the table below (the legacy ones without `;` too); a name the
+  // table lacks stays as written. One pass over the input.
+  var ENTITIES = {
+    amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00A0',
+    excl: '!', num: '#', dollar: '$', percnt: '%', lpar: '(', rpar: ')', ast: '*',
+    midast: '*', plus: '+', comma: ',', period: '.', sol: '/', colon: ':', semi: ';',
+    equals: '=', quest: '?', commat: '@', lsqb: '[', lbrack: '[', bsol: '\\',
+    rsqb: ']', rbrack: ']', Hat: '^', lowbar: '_', UnderBar: '_', grave: '`',
+    DiacriticalGrave: '`', lcub: '{', lbrace: '{', verbar: '|', vert: '|',
+    VerticalLine: '|', rcub: '}', rbrace: '}', tilde: '\u02DC', Tab: '\t',
+    NewLine: '\n', hyphen: '\u2010', dash: '\u2010', ndash: '\u2013', mdash: '\u2014',
+    minus: '\u2212', lsquo: '\u2018', rsquo: '\u2019', ldquo: '\u201C', rdquo: '\u201D',
+    hellip: '\u2026', middot: '\u00B7', times: '\u00D7', divide: '\u00F7', copy: '\u00A9',
+    reg: '\u00AE', trade: '\u2122', deg: '\u00B0', micro: '\u00B5', para: '\u00B6',
+    sect: '\u00A7', laquo: '\u00AB', raquo: '\u00BB', shy: '\u00AD', ensp: '\u2002',
+    emsp: '\u2003', thinsp: '\u2009', zwnj: '\u200C', zwj: '\u200D', rarr: '\u2192',
+    larr: '\u2190', bull: '\u2022',
+  };
+  // The names a browser also decodes without the `;` (of those above).
+  var LEGACY = { amp: 1, lt: 1, gt: 1, quot: 1, nbsp: 1, copy: 1, reg: 1, deg: 1, micro: 1, para: 1, sect: 1, laquo: 1, raquo: 1, shy: 1, times: 1, divide: 1, middot: 1 };
+  var WIN1252 = {
+    0x80: 0x20AC, 0x82: 0x201A, 0x83: 0x0192, 0x84: 0x201E, 0x85: 0x2026, 0x86: 0x2020,
+    0x87: 0x2021, 0x88: 0x02C6, 0x89: 0x2030, 0x8A: 0x0160, 0x8B: 0x2039, 0x8C: 0x0152,
+    0x8E: 0x017D, 0x91: 0x2018, 0x92: 0x2019, 0x93: 0x201C, 0x94: 0x201D, 0x95: 0x2022,
+    0x96: 0x2013, 0x97: 0x2014, 0x98: 0x02DC, 0x99: 0x2122, 0x9A: 0x0161, 0x9B: 0x203A,
+    0x9C: 0x0153, 0x9E: 0x017E, 0x9F: 0x0178,
+  };
+  var REF = /&(?:#([xX][0-9a-fA-F]+|[0-9]+);?|([A-Za-z][A-Za-z0-9]{0,31});?)/g;
+  function decodeRefs(t) {
+    if (t.indexOf('&') < 0) return t;
+    return t.replace(REF, function (m, num, name) {
+      if (num !== undefined) {
+        var n = num[0] === 'x' || num[0] === 'X' ? parseInt(num.slice(1), 16) : parseInt(num, 10);
+        if (!(n > 0) || n > 0x10FFFF || (n >= 0xD800 && n <= 0xDFFF)) return '\uFFFD';
+        if (WIN1252[n]) n = WIN1252[n];
+        return String.fromCodePoint(n);
+      }
+      // The longest name the table has that the text starts with (a legacy
+      // one may go without `;`: `&ampx` is `&x`).
+      var semi = m[m.length - 1] === ';';
+      if (semi && Object.prototype.hasOwnProperty.call(ENTITIES, name)) return ENTITIES[name];
+      for (var k = name.length; k >= 2; k--) {
+        var head = name.slice(0, k);
+        if (Object.prototype.hasOwnProperty.call(LEGACY, head)) return ENTITIES[head] + m.slice(1 + k);
+      }
+      return m;
+    });
   }
+  var RAW_HIDDEN = { script: 1, style: 1, noscript: 1, iframe: 1, noembed: 1, noframes: 1 };
+  // Elements a browser's style sheet does not render, with what they hold.
+  var NOT_RENDERED = { template: 1, datalist: 1, rp: 1 };
+  var VOID = { area: 1, base: 1, br: 1, col: 1, embed: 1, hr: 1, img: 1, input: 1, link: 1, meta: 1, param: 1, source: 1, track: 1, wbr: 1, basefont: 1, bgsound: 1, keygen: 1, frame: 1 };
+  var ALPHA = /[A-Za-z]/;
+  var SPACE = /[\t\n\f\r ]/;
+
+  // Reads the tag at `lt` (html[lt] is '<', html[lt + 1] a letter, or '/'
+  // and a letter): {name, end, hidden (the `hidden` attribute), next (the
+  // index after its `>`)}, or null when the input ends inside it.
+  function readTag(html, lt) {
+    var end = html[lt + 1] === '/';
+    var i = lt + (end ? 2 : 1);
+    var n = html.length;
+    var j = i;
+    while (j < n && !SPACE.test(html[j]) && html[j] !== '/' && html[j] !== '>') j++;
+    var name = html.slice(i, j).toLowerCase();
+    var hidden = false;
+    i = j;
+    while (i < n) {
+      var c = html[i];
+      if (c === '>') return { name: name, end: end, hidden: hidden, next: i + 1 };
+      if (SPACE.test(c) || c === '/') { i++; continue; }
+      // An attribute: its name, then `=` and a value, maybe quoted.
+      var a = i;
+      i++;
+      while (i < n && !SPACE.test(html[i]) && html[i] !== '/' && html[i] !== '>' && html[i] !== '=') i++;
+      if (html.slice(a, i).toLowerCase() === 'hidden') hidden = true;
+      while (i < n && SPACE.test(html[i])) i++;
+      if (html[i] !== '=') continue;
+      i++;
+      while (i < n && SPACE.test(html[i])) i++;
+      var q = html[i];
+      if (q === '"' || q === "'") {
+        var close = html.indexOf(q, i + 1);
+        if (close < 0) return null;
+        i = close + 1;
+      } else {
+        while (i < n && !SPACE.test(html[i]) && html[i] !== '>') i++;
+      }
+    }
+    return null;
+  }
+
+  // The open elements a start tag closes when one is the current element
+  // (their end is implied), as the tree builder closes them.
+  var P_CLOSERS = 'address article aside blockquote center details dialog dir div dl fieldset figcaption figure footer header hgroup main menu nav ol p search section summary ul h1 h2 h3 h4 h5 h6 pre listing form plaintext table hr xmp';
+  var CLOSES = { li: { li: 1 }, dd: { dd: 1, dt: 1 }, dt: { dd: 1, dt: 1 }, option: { option: 1 }, optgroup: { option: 1, optgroup: 1 }, button: { button: 1 } };
+  P_CLOSERS.split(' ').forEach(function (t) {
+    CLOSES[t] = CLOSES[t] || {};
+    CLOSES[t].p = 1;
+    if (/^h[1-6]$/.test(t)) for (var h = 1; h <= 6; h++) CLOSES[t]['h' + h] = 1;
+  });
+  // Start and end tags a fragment ignores.
+  var IGNORED = { html: 1, head: 1, body: 1 };
+
+  // Where the raw text or RCDATA of element `name` opened before `from`
+  // ends: the index of its `</name` (followed by a space, `/`, `>` or the
+  // end), or -1.
+  function rawEnd(html, name, from) {
+    var re = new RegExp('</' + name + '(?=[\\t\\n\\f\\r />]|$)', 'ig');
+    re.lastIndex = from;
+    var m = re.exec(html);
+    return m ? m.index : -1;
+  }
+
   function htmlText(html) {
-    return stripTags(String(html))
-      .replace(/&(#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{1,8});/g, function (m, e) {
-        if (e[0] !== '#') return Object.prototype.hasOwnProperty.call(ENTITIES, e) ? ENTITIES[e] : m;
-        var n = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-        return n > 0 && n <= 0x10FFFF && (n < 0xD800 || n > 0xDFFF) ? String.fromCodePoint(n) : '\uFFFD';
-      });
+    html = String(html);
+    var n = html.length;
+    var out = '';
+    // The open elements (names), and how many of them are not rendered
+    // (a `hidden` attribute, <template>, ...): while any is open, text is
+    // not shown.
+    var open = [];
+    var hidden = [];
+    var count = Object.create(null); // open elements by name
+    var hide = 0;
+    var from = 0; // where the text not yet read starts
+    var scan = 0; // where to look for the next `<`
+    function emit(end) {
+      if (end > from && !hide) out += decodeRefs(html.slice(from, end));
+    }
+    function pop() {
+      count[open.pop()]--;
+      if (hidden.pop()) hide--;
+    }
+    for (;;) {
+      var lt = html.indexOf('<', scan);
+      if (lt < 0) break;
+      var c1 = html[lt + 1];
+      var c2 = html[lt + 2];
+      if (c1 !== undefined && (ALPHA.test(c1) || (c1 === '/' && c2 !== undefined && ALPHA.test(c2)))) {
+        var tag = readTag(html, lt);
+        emit(lt);
+        if (tag === null) return out; // the input ends inside a tag: dropped
+        from = scan = tag.next;
+        var name = tag.name;
+        if (IGNORED[name]) continue;
+        if (tag.end) {
+          if (name === 'br') { if (!hide) out += '\n'; continue; } // `</br>` is a <br>
+          // Closes the innermost open element of its name, and those
+          // opened inside it; an end tag with none open is ignored.
+          // (Amortised linear: the search stops at what it pops.)
+          if (count[name] > 0) {
+            var at = open.lastIndexOf(name);
+            while (open.length > at) pop();
+          }
+          continue;
+        }
+        if (name === 'br') { if (!hide && !tag.hidden) out += '\n'; continue; }
+        var closes = CLOSES[name];
+        while (closes && open.length && closes[open[open.length - 1]]) pop();
+        if (name === 'plaintext') { if (!hide && !tag.hidden) out += html.slice(from); return out; }
+        if (RAW_HIDDEN[name] || name === 'xmp' || name === 'textarea' || name === 'title') {
+          var close = rawEnd(html, name, from);
+          var start = name === 'textarea' && html[from] === '\n' ? from + 1 : from;
+          var inner = html.slice(start, close < 0 ? n : close);
+          if (!hide && !tag.hidden && !RAW_HIDDEN[name] && name !== 'title') {
+            out += name === 'xmp' ? inner : decodeRefs(inner);
+          }
+          if (close < 0) return out;
+          var endTag = readTag(html, close);
+          if (endTag === null) return out;
+          from = scan = endTag.next;
+          continue;
+        }
+        if (VOID[name]) continue;
+        var unrendered = tag.hidden || !!NOT_RENDERED[name];
+        open.push(name);
+        count[name] = (count[name] || 0) + 1;
+        hidden.push(unrendered);
+        if (unrendered) hide++;
+        if ((name === 'pre' || name === 'listing') && html[from] === '\n') from = scan = from + 1;
+        continue;
+      }
+      var skipTo = -1; // the end of a comment (nothing shown), or -1: `<` is text
+      if (c1 === '/' && c2 === '>') skipTo = lt + 3; // `</>`
+      else if (c1 === '!' && html[lt + 2] === '-' && html[lt + 3] === '-') {
+        var body = lt + 4;
+        if (html[body] === '>') skipTo = body + 1; // `<!-->`
+        else if (html[body] === '-' && html[body + 1] === '>') skipTo = body + 2; // `<!--->`
+        else {
+          var endRe = /--!?>/g;
+          endRe.lastIndex = body;
+          var m = endRe.exec(html);
+          skipTo = m ? m.index + m[0].length : n;
+        }
+      } else if (c1 === '!' || c1 === '?' || (c1 === '/' && c2 !== undefined)) {
+        var gt = html.indexOf('>', lt + 2);
+        skipTo = gt < 0 ? n : gt + 1; // a bogus comment
+      }
+      if (skipTo < 0) { scan = lt + 1; continue; } // `< x`, `<5`, `<<`, `</` at the end: text
+      emit(lt);
+      from = scan = skipTo;
+    }
+    emit(n);
+    return out;
   }
 
   function text(node) {
@@ -872,6 +1161,10 @@
     root = r;
     try {
       fire(c, value);
+      // The handlers' microtasks, then (when they scheduled nothing) the
+      // timers they set, up to the first that schedules an update.
+      microtasks();
+      runTimers(r, { runs: 0 });
     } finally {
       root = saved;
     }
@@ -1075,6 +1368,7 @@
       renderAll = false;
       root = saved;
     }
+    discardTasks(); // what a render queued (its effects do not run here)
     restoreSpine(r, spine);
     if (mounts !== before || treeKey(r, names) !== key) {
       throw new Error('the generator rendered a state differently when it was rendered again with the same hooks (does a render read or write something outside its props and hooks?)');
@@ -1084,7 +1378,7 @@
   // What the engine raises for its own limits is never a finding: a stack
   // overflow rethrown (the sandbox tells it from its flags and the message).
   function isLimit(e) {
-    return e instanceof RangeError && e.message === 'Maximum call stack size exceeded';
+    return e instanceof EngineStop || (e instanceof RangeError && e.message === 'Maximum call stack size exceeded');
   }
 
   function messageOf(e) {
@@ -1374,7 +1668,9 @@
       r.effects = [];
       queueEffects(r.fiber, r.effects);
       runEffects(r);
-      if (!r.scheduled) {
+      microtasks();
+      // A timer they set could change state later: not known to be quiet.
+      if (!r.scheduled && !timersPending()) {
         // Effects change hooks by dispatching (which scheduled nothing) or
         // by writing refs.
         var after = info.refs ? pendingInfo(keyed) : info;
@@ -1384,6 +1680,7 @@
       if (isLimit(e)) throw e;
     } finally {
       root = saved;
+      discardTasks();
       restoreSpine(r, spine);
     }
     if (quiet) ex.quiet.add(info.bare);
@@ -1508,9 +1805,17 @@
       // once the same pending state has rendered once (its signature).
       var pk = null;
       var midway = null; // how a batch ended early settles (see flush)
+      // The pending states of the batch's later passes (each with the
+      // effects its render runs) settle as the click does: the edges
+      // memoised for them too. Set before anything can throw: a click whose
+      // handlers throw memoises no other click's passes.
+      var later = [];
       try {
         if (!fireOnly(ex.r, st.controls, a[0], a[1])) continue; // nothing changed: the same state
-        var info = pendingInfo(st.snap.keyed);
+        // A timer the handlers set is still pending: how the click settles
+        // depends on more than the hooks, so no memo applies to it.
+        var timed = timersPending();
+        var info = timed ? null : pendingInfo(st.snap.keyed);
         // The hooks would then hold what a state found holds (structure,
         // states and committed dependencies, all primitive): that state's
         // render passes equal dependencies, so no effect runs, and its tree
@@ -1534,16 +1839,17 @@
           }
         }
         ex.touched = 2;
-        // The pending states of the batch's later passes (each with the
-        // effects its render runs) settle as the click does: the edges
-        // memoised for them too.
-        var later = [];
         var next = null; // the pending state of the pass about to render
         var last = null; // the last pass's hooks, when all its effects ran and none had a cleanup
+        var lastRuns = 0; // timerRuns when the last pass rendered
         flush(ex.r, function (pass) {
           var now = pass === 1 ? info : next;
           next = null;
           last = null;
+          lastRuns = timerRuns;
+          // A timer set before this render is pending: no memo of its
+          // pending state (its outcome depends on the timer too).
+          if (timersPending()) { if (pass === 1) sig = null; return; }
           if (now === null || (pass === 1 && sig === null)) return;
           // The effects that run have their new deps pending; the others
           // kept deps equal to this render's.
@@ -1561,7 +1867,9 @@
         }, function () {
           // Effects scheduled updates: the tree holds a rendered state with
           // updates queued, as after a click. The same pending state and
-          // effects that run settle the same way as that click did.
+          // effects that run settle the same way as that click did (when no
+          // timer is pending: its outcome depends on the timer too).
+          if (timersPending()) { next = null; return false; }
           var mid = pendingInfo(keyedOf(ex.r));
           var msig = mid === null ? undefined : ex.sigs.get(mid.key);
           if (msig) {
@@ -1580,6 +1888,8 @@
           continue; // settles to a state already found
         }
       } catch (e) {
+        // Its microtasks and timers are the crashed batch's.
+        if (!isLimit(e)) discardTasks();
         if (e === midway) {
           // A known crash: this click ends in it too.
           settle(ex, pk, later, midway);
@@ -1594,8 +1904,9 @@
       }
       settle(ex, pk, later, true);
       // The batch ended: its last pass ran every effect and they scheduled
-      // nothing, as learnQuiet would find.
-      if (last !== null) ex.quiet.add(last);
+      // nothing, as learnQuiet would find (unless a timer ran after it,
+      // which learnQuiet does not take as quiet).
+      if (last !== null && lastRuns === timerRuns) ex.quiet.add(last);
       // A hook key seen before settles to a state seen before: no tree to
       // build and compare.
       var hk = hookKey(ex.r);
@@ -1729,5 +2040,20 @@
     return JSON.stringify(names.filter(function (n) { return given[n] === undefined; }));
   }
 
-  G.__rd = { explore: explore, step: step, select: select, missingProps: missingProps };
+  // An entry point whose error leaves no task behind for the next call (the
+  // next target of a page is explored in the same engine).
+  function guarded(fn) {
+    return function (t, arg) {
+      try {
+        return fn(t, arg);
+      } catch (e) {
+        if (!isLimit(e)) {
+          try { discardTasks(); } catch (ignored) { /* the first error is the one reported */ }
+        }
+        throw e;
+      }
+    };
+  }
+
+  G.__rd = { explore: guarded(explore), step: guarded(step), select: guarded(select), missingProps: missingProps };
 })(globalThis);

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use rquickjs::allocator::{Allocator, RustAllocator};
-use rquickjs::{CatchResultExt, CaughtError, Context, Function, Object, Runtime, Type, Value};
+use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Runtime, Type, Value};
 
 use super::worker::Worker;
 
@@ -414,6 +414,7 @@ impl Engine {
         let engine = Self::bare(memory, stack)?;
         engine.eval_named(include_str!("prelude.js"), "prelude.js", time)?;
         engine.expose_heap()?;
+        engine.expose_jobs()?;
         engine.eval_named(include_str!("react.js"), "react.js", time)?;
         Ok(engine)
     }
@@ -430,6 +431,30 @@ impl Engine {
                     heap.used.load(Ordering::Relaxed) as f64
                 })?;
                 ctx.globals().set("__rd_heap", used)
+            })
+            .map_err(|e| JsError::Thrown(e.to_string()))
+    }
+
+    /// `__rd_jobs(max)`, for `react.js` (which takes it and deletes the
+    /// global, as it does `__rd_heap`): runs the pending jobs (promise
+    /// reactions, `await` continuations, `queueMicrotask` callbacks) in
+    /// order, the ones they queue too, as a browser drains its microtask
+    /// queue when a task ends. Returns how many ran, or [`JOBS_STOPPED`]
+    /// when the engine stopped one (the time or memory limit: the flags say
+    /// which), or [`JOBS_UNSETTLED`] when `max` ran and more are queued.
+    fn expose_jobs(&self) -> Result<(), JsError> {
+        let (interrupted, refused) = (self.interrupted.clone(), self.refused.clone());
+        self.ctx
+            .with(|ctx| {
+                let run = Function::new(ctx.clone(), move |ctx: Ctx<'_>, max: f64| -> f64 {
+                    let max = if max.is_finite() && max > 0.0 {
+                        max as u64
+                    } else {
+                        0
+                    };
+                    run_jobs(&ctx, max, &interrupted, &refused)
+                })?;
+                ctx.globals().set("__rd_jobs", run)
             })
             .map_err(|e| JsError::Thrown(e.to_string()))
     }
@@ -470,7 +495,20 @@ impl Engine {
             options.filename = Some(name.to_string());
             ctx.eval_with_options::<(), _>(code, options)
                 .catch(&ctx)
-                .map_err(|e| self.classify(e))
+                .map_err(|e| self.classify(e))?;
+            // The microtasks the script queued run before anything else, as
+            // a browser runs them when a module's evaluation ends.
+            let ran = run_jobs(&ctx, MAX_JOBS, &self.interrupted, &self.refused);
+            if self.interrupted.load(Ordering::Relaxed) {
+                return Err(JsError::Timeout(self.limit.get()));
+            }
+            if self.refused.load(Ordering::Relaxed) {
+                return Err(JsError::OutOfMemory(self.memory));
+            }
+            if ran == JOBS_UNSETTLED {
+                return Err(JsError::Thrown(unsettled_jobs()));
+            }
+            Ok(())
         });
         self.disarm();
         r
@@ -535,6 +573,53 @@ impl Engine {
             }
             CaughtError::Value(v) => JsError::Thrown(describe(v)),
             CaughtError::Error(e) => JsError::Thrown(e.to_string()),
+        }
+    }
+}
+
+/// The most microtasks one drain runs (a promise chain or a
+/// `queueMicrotask` loop that never ends is an error at this count, the same
+/// on every machine, long before the time limit on most).
+pub const MAX_JOBS: u64 = 100_000;
+
+/// What [`Engine::expose_jobs`]'s `__rd_jobs` answers when the engine stopped
+/// a job (its time or memory limit).
+pub const JOBS_STOPPED: f64 = -1.0;
+
+/// What `__rd_jobs` answers when it ran as many jobs as it was allowed and
+/// more are queued.
+pub const JOBS_UNSETTLED: f64 = -2.0;
+
+/// The error of microtasks that do not settle within [`MAX_JOBS`] (the text
+/// `react.js` throws too).
+fn unsettled_jobs() -> String {
+    format!(
+        "Error: Microtasks did not settle: more than {MAX_JOBS} ran in a row (a promise chain or queueMicrotask loop that never ends)"
+    )
+}
+
+/// Runs pending jobs in order until none is left (their count), `max` have
+/// run with more queued ([`JOBS_UNSETTLED`]), or the engine stopped one: the
+/// interrupt handler or the allocator set its flag ([`JOBS_STOPPED`]). A job
+/// that throws is dropped, as a browser reports an error thrown by a
+/// microtask and goes on (a promise reaction's error rejects its promise).
+fn run_jobs(ctx: &Ctx<'_>, max: u64, interrupted: &AtomicBool, refused: &AtomicBool) -> f64 {
+    let stopped = || interrupted.load(Ordering::Relaxed) || refused.load(Ordering::Relaxed);
+    let mut n = 0u64;
+    loop {
+        if stopped() {
+            return JOBS_STOPPED;
+        }
+        if !ctx.execute_pending_job() {
+            return n as f64;
+        }
+        n += 1;
+        if n > max {
+            return if stopped() {
+                JOBS_STOPPED
+            } else {
+                JOBS_UNSETTLED
+            };
         }
     }
 }
@@ -617,6 +702,40 @@ mod tests {
         ] {
             assert_eq!(e.eval(code, SHORT), Err(JsError::Thrown(want.into())));
         }
+    }
+
+    #[test]
+    fn a_scripts_microtasks_run_when_it_ends_in_order() {
+        let e = engine();
+        let code = "globalThis.x = 0; (async () => { await null; x *= 10; })(); \
+                    Promise.resolve().then(() => { x += 1; }); queueMicrotask(() => { x += 1; });";
+        assert_eq!(e.eval(code, SHORT), Ok(()));
+        // The await's continuation first, then the reaction, then the microtask.
+        assert_eq!(
+            e.eval("if (x !== 2) throw new Error('x=' + x)", SHORT),
+            Ok(())
+        );
+        // react.js took the job runner and the timers: no script sees them.
+        assert_eq!(
+            e.eval(
+                "if (typeof __rd_jobs !== 'undefined' || typeof __rd_tasks !== 'undefined') throw new Error('seen')",
+                SHORT
+            ),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn a_microtask_loop_ends_at_a_count_or_at_the_time_limit() {
+        let e = engine();
+        let Err(JsError::Thrown(msg)) = e.eval("const f = () => queueMicrotask(f); f();", SHORT)
+        else {
+            panic!("a microtask loop must be an error");
+        };
+        assert!(msg.contains("Microtasks did not settle"), "{msg}");
+        let slow =
+            "const g = () => { for (let i = 0; i < 1e6; i++); Promise.resolve().then(g); }; g();";
+        assert_eq!(e.eval(slow, SHORT), Err(JsError::Timeout(SHORT)));
     }
 
     #[test]

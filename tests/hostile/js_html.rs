@@ -1,0 +1,105 @@
+//! HTML a generator sets with `dangerouslySetInnerHTML` is read as a browser
+//! shows it (issue 24, class 4): parsed by the HTML tokenizer's rules, with
+//! nothing of what a browser does not render. Every generator is written
+//! here; `tests/page_differential.rs` checks the same reading against parse5.
+
+use super::*;
+
+/// A `<pre>` generator whose HTML is `html` (a JS string expression).
+fn inner(html: &str) -> String {
+    format!("export const Gen = () => <pre dangerouslySetInnerHTML={{{{__html: {html}}}}} />;\n")
+}
+
+/// The values of `flag` in `extract`'s launch listing.
+fn values_of(stdout: &str, flag: &str) -> Vec<String> {
+    let lines: Vec<&str> = stdout.lines().collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if l.split_whitespace().next() == Some(flag)
+            && let Some(v) = lines.get(i + 1).and_then(|n| n.split_whitespace().next())
+        {
+            out.push(v.to_string());
+        }
+    }
+    out
+}
+
+/// What a browser does not render is not read: a comment, a `<script>` or
+/// `<style>` element's text, a `<template>`, an element with the `hidden`
+/// attribute; a tag ends at the first `>` outside a quoted attribute value.
+#[test]
+fn hidden_html_is_not_read() {
+    let repo = Repo::new();
+    repo.write(
+        "hidden.jsx",
+        inner(
+            "'<span title=\"a>b\" class=\"k\">sglang</span> serve --model-path m --tp <b>2</b>' + \
+             '<!-- --tp 9 --><script>document.write(\" --tp 99\")</script><style> --tp 98 </style>' + \
+             '<template> --tp 97</template><span hidden> --ep 8</span> --dp <i>4</i>'",
+        ),
+    );
+    let o = repo.run_deterministic(&["extract", "hidden.jsx"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("launch 1: sglang serve"), "{}", o.both());
+    assert_eq!(values_of(&o.stdout, "--tp"), ["2"], "{}", o.both());
+    assert_eq!(values_of(&o.stdout, "--dp"), ["4"], "{}", o.both());
+    assert!(values_of(&o.stdout, "--ep").is_empty(), "{}", o.both());
+}
+
+/// A `<` that starts no tag is text (`< x`, `<5`), and character references
+/// are decoded as a browser decodes them, numeric ones without their `;`
+/// too.
+#[test]
+fn html_text_and_references_read_as_a_browser_reads_them() {
+    let repo = Repo::new();
+    repo.write(
+        "refs.jsx",
+        inner("'sglang serve --model-path m &#45&#x2d;tp 4 --served-model-name m&copy --chat-template \\'a<5\\''"),
+    );
+    let o = repo.run_deterministic(&["extract", "refs.jsx"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert_eq!(values_of(&o.stdout, "--tp"), ["4"], "{}", o.both());
+    assert_eq!(
+        values_of(&o.stdout, "--served-model-name"),
+        ["m\u{a9}"],
+        "{}",
+        o.both()
+    );
+    assert!(o.stdout.contains("a<5"), "{}", o.both());
+}
+
+/// Hostile HTML is read in one pass: deep nesting closed by end tags that
+/// match nothing, a raw-text element and a comment that never end; what
+/// they leave open hides the rest (`--ep 8`), as in a browser.
+#[test]
+fn hostile_html_is_read_in_linear_time() {
+    let repo = Repo::new();
+    for (name, html) in [
+        (
+            "deep.jsx",
+            "'sglang serve --model-path m --tp 2' + '<div hidden>'.repeat(200000) + '</span>'.repeat(200000) + ' --ep 8'",
+        ),
+        (
+            "raw.jsx",
+            "'sglang serve --model-path m --tp 2' + '<title>' + '</titlex'.repeat(200000) + ' --ep 8'",
+        ),
+        (
+            "comments.jsx",
+            "'sglang serve --model-path m --tp 2' + '<!-- -- !>'.repeat(200000) + ' --ep 8'",
+        ),
+    ] {
+        repo.write(name, inner(html));
+        let o = repo.run(&["extract", name]);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(0), "{name}: {}", o.both());
+        assert_eq!(values_of(&o.stdout, "--tp"), ["2"], "{name}: {}", o.both());
+        assert!(
+            values_of(&o.stdout, "--ep").is_empty(),
+            "{name}: {}",
+            o.both()
+        );
+        assert!(o.wall.as_secs() < 10, "{name}: {}", o.both());
+    }
+}
