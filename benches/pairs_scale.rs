@@ -138,7 +138,7 @@ fn main() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
         write_repo(dir, n, 200, 200);
-        for format in ["human", "json"] {
+        for format in ["human", "json", "sarif"] {
             let (wall, cpu, rss, code, bytes) = measure(
                 &[
                     "check",
