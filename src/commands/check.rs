@@ -126,7 +126,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         // with the config's waivers under --no-waivers), applied to each report
         // as it is made.
         let suppressions = super::Suppressions::default();
-        let mut written: Vec<report::Written> = Vec::new();
+        let mut written = report::spool::Spool::new()?;
         let mut suppressed: Vec<crate::waiver::Outcome> = Vec::new();
         let mut pins = crate::space::Pins::default();
         let mut failures = Vec::new();
@@ -410,10 +410,10 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
     } = done;
     emit(
         written,
-        &failures,
-        &skipped,
-        &coverage,
-        &outcomes,
+        failures,
+        skipped,
+        coverage,
+        outcomes,
         &writer,
         printing.fail_on,
     )
@@ -421,7 +421,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
 
 /// What one pass of a run made.
 struct Done {
-    written: Vec<report::Written>,
+    written: report::spool::Spool,
     failures: Vec<report::Failure>,
     skipped: Vec<report::Skipped>,
     coverage: Vec<report::Coverage>,

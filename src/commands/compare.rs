@@ -84,6 +84,17 @@ pub(super) fn run(args: CompareArgs, config: Option<&Path>) -> Result<Output, Er
     };
     let printing = super::Printing::new(format, fail_on, exit_zero, quiet, show_equivalent);
     let writer = printing.writer(&policy);
-    let written: Vec<_> = l.iter().map(|r| writer.link(r)).collect();
-    emit(written, &[], &[], &[], &outcomes, &writer, printing.fail_on)
+    let mut written = crate::report::spool::Spool::new()?;
+    for r in &l {
+        written.push(writer.link(r));
+    }
+    emit(
+        written,
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        outcomes,
+        &writer,
+        printing.fail_on,
+    )
 }

@@ -63,5 +63,6 @@ fn text(buf: Vec<u8>) -> Result<Output, Error> {
         stdout: String::from_utf8(buf)
             .map_err(|e| Error::usage(format!("generated text is not UTF-8: {e}")))?,
         for_people: false,
+        report: None,
     })
 }

@@ -73,6 +73,7 @@ pub(super) fn run(args: LintDocsArgs) -> Result<Output, Error> {
             format,
             crate::report::ReportFormat::Human | crate::report::ReportFormat::Concise
         ),
+        report: None,
     })
 }
 

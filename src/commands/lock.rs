@@ -157,6 +157,7 @@ pub(super) fn run(args: LockArgs, jail: &FilesArgs) -> Result<Output, Error> {
         code: 0,
         stdout: report,
         for_people: true,
+        report: None,
     })
 }
 

@@ -35,38 +35,24 @@ pub struct Output {
     /// Whether the text is for people (human or concise), so `--color` may
     /// colour it.
     pub for_people: bool,
+    /// A report printed after `stdout` (`check`, `compare`), assembled as
+    /// it is printed.
+    pub report: Option<report::Pending>,
 }
 
 impl Output {
-    /// Writes the text: through the one output filter (secrets masked,
-    /// control characters escaped), then, when `color` and the text is for
-    /// people, coloured on the report's own words only. A large text goes
-    /// out in pieces of whole lines (the filter and the colours work line by
-    /// line), so printing does not copy it whole.
-    pub fn print(&self, out: &mut impl std::io::Write, color: bool) -> std::io::Result<()> {
-        const PIECE: usize = 1 << 20;
-        let mut rest = self.stdout.as_str();
-        while !rest.is_empty() {
-            // A newline byte is never inside a character: the cut is on a
-            // character boundary.
-            let end = match rest
-                .as_bytes()
-                .get(PIECE..)
-                .and_then(|tail| tail.iter().position(|&b| b == b'\n'))
-            {
-                Some(i) => PIECE + i + 1,
-                None => rest.len(),
-            };
-            let (piece, tail) = rest.split_at(end);
-            let text = crate::secret::sanitize(piece);
-            if color && self.for_people {
-                out.write_all(crate::report::color::paint(&text).as_bytes())?;
-            } else {
-                out.write_all(text.as_bytes())?;
-            }
-            rest = tail;
+    /// Writes the text and the report: through the one output filter
+    /// (secrets masked, control characters escaped), then, when `color` and
+    /// the text is for people, coloured on the report's own words only. It
+    /// goes out in pieces of whole lines (the filter and the colours work
+    /// line by line), so a large report is never held whole.
+    pub fn print(&self, out: &mut dyn std::io::Write, color: bool) -> std::io::Result<()> {
+        let mut sink = report::sink::Sink::stream(out, color && self.for_people);
+        sink.push_str(&self.stdout);
+        if let Some(r) = &self.report {
+            r.write(&mut sink)?;
         }
-        Ok(())
+        sink.finish()
     }
 }
 
@@ -312,25 +298,26 @@ fn step_summary() -> Option<std::ffi::OsString> {
     std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
 }
 
-/// Assembles the report of the written links and judges the exit code
+/// The report of the written links, ready to print, and the exit code
 /// (`fail_on`; 2 when a link could not be compared); with `--format github`
 /// and `$GITHUB_STEP_SUMMARY` set, also appends the Markdown summary to that
 /// file (exit 2 if it cannot).
 pub(crate) fn emit(
-    written: Vec<report::Written>,
-    failures: &[report::Failure],
-    skipped: &[report::Skipped],
-    coverage: &[report::Coverage],
-    waivers: &[crate::waiver::Outcome],
+    written: report::spool::Spool,
+    failures: Vec<report::Failure>,
+    skipped: Vec<report::Skipped>,
+    coverage: Vec<report::Coverage>,
+    waivers: Vec<crate::waiver::Outcome>,
     writer: &report::Writer,
     fail_on: report::FailOn,
 ) -> Result<Output, Error> {
-    let finished = writer.finish(written, failures, skipped, coverage, waivers);
+    let pending = writer.finish(written, failures, skipped, coverage, waivers)?;
     let format = writer.format;
     let for_people = matches!(format, ReportFormat::Human | ReportFormat::Concise);
-    if let (Some(markdown), Some(path)) = (&finished.markdown, step_summary()) {
-        let summary = crate::secret::sanitize(markdown);
-        append(Path::new(&path), &summary).map_err(|e| {
+    if pending.markdown_too()
+        && let Some(path) = step_summary()
+    {
+        append_summary(Path::new(&path), &pending).map_err(|e| {
             Error::usage(format!(
                 "cannot append the job summary to {} ($GITHUB_STEP_SUMMARY): {e}",
                 Path::new(&path).display()
@@ -339,15 +326,16 @@ pub(crate) fn emit(
     }
     // Links that could not be compared are input errors: exit 2 whatever
     // `--fail-on` says.
-    let code = if failures.is_empty() {
-        fail_on.code(&finished.tally, coverage, waivers)
-    } else {
+    let code = if pending.failed() {
         2
+    } else {
+        fail_on.code(pending.tally(), pending.coverage(), pending.waivers())
     };
     Ok(Output {
         code,
-        stdout: finished.text,
+        stdout: String::new(),
         for_people,
+        report: Some(pending),
     })
 }
 
@@ -362,6 +350,25 @@ fn append(path: &Path, text: &str) -> std::io::Result<()> {
     let sep = if f.metadata()?.len() > 0 { "\n" } else { "" };
     f.write_all(format!("{sep}{text}").as_bytes())?;
     f.flush()
+}
+
+/// Appends the Markdown body to a file (through the output filter),
+/// creating it if needed; a blank line separates it from what the file
+/// already holds.
+fn append_summary(path: &Path, pending: &report::Pending) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    if f.metadata()?.len() > 0 {
+        f.write_all(b"\n")?;
+    }
+    let mut buffered = std::io::BufWriter::new(&mut f);
+    let mut sink = report::sink::Sink::stream(&mut buffered, false);
+    pending.write_markdown(&mut sink)?;
+    sink.finish()?;
+    buffered.flush()
 }
 
 /// The context flags as the link layer takes them.

@@ -57,16 +57,19 @@ pub fn link(l: &LinkReport) -> String {
 /// written by [`link`], a line per link that could not be compared and per
 /// waiver outcome, then (unless `quiet`, [`super::Chatter`]) the links not
 /// run, the coverage count and the summary line.
-pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest, quiet: bool) -> String {
+pub fn finish(
+    links: impl Iterator<Item = String>,
+    rest: &super::Rest,
+    quiet: bool,
+    out: &mut super::sink::Sink,
+) {
     let super::Rest {
         tally,
         failures,
         skipped,
         coverage,
         waivers,
-        size,
     } = *rest;
-    let mut out = String::with_capacity(size + 4096);
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
         let _ = writeln!(
             out,
@@ -102,7 +105,7 @@ pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest, quiet: bo
         let _ = writeln!(out, "{place}: {level}[waiver] {}", super::waiver_text(w));
     }
     if quiet {
-        return out;
+        return;
     }
     for sk in skipped {
         let _ = writeln!(out, "-: note[skipped] {}", super::skipped_text(sk));
@@ -132,5 +135,4 @@ pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest, quiet: bo
         let _ = write!(out, ", {} could not be compared", failures.len());
     }
     out.push('\n');
-    out
 }

@@ -148,16 +148,19 @@ link: {}",
 /// not run and the waiver outcomes, then the links' commands as written by
 /// [`link`], the links that could not be compared and a plain summary
 /// line. `quiet`: the findings only ([`super::Chatter`]).
-pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest, quiet: bool) -> String {
+pub fn finish(
+    links: impl Iterator<Item = String>,
+    rest: &super::Rest,
+    quiet: bool,
+    out: &mut super::sink::Sink,
+) {
     let super::Rest {
         tally,
         failures,
         skipped,
         coverage,
         waivers,
-        size,
     } = *rest;
-    let mut out = String::with_capacity(size + 4096);
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
         let place = super::place(&c.span);
         out.push_str(&annotation(
@@ -211,7 +214,7 @@ pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest, quiet: bo
         ));
     }
     if quiet {
-        return out;
+        return;
     }
     let drift = tally.drift;
     let _ = write!(
@@ -233,7 +236,6 @@ pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest, quiet: bo
         );
     }
     out.push('\n');
-    out
 }
 
 #[cfg(test)]

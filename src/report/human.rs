@@ -26,16 +26,19 @@ pub fn link(l: &LinkReport, policy: &Policy, chatter: super::Chatter) -> String 
 /// findings listed one by one, what became of the waivers, the links that
 /// could not be compared, a line per link not run (`skipped: NAME
 /// (reason)`) and the summary. `quiet`: the findings only.
-pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest, quiet: bool) -> String {
+pub fn finish(
+    links: impl Iterator<Item = String>,
+    rest: &super::Rest,
+    quiet: bool,
+    out: &mut super::sink::Sink,
+) {
     let super::Rest {
         tally,
         failures,
         skipped,
         coverage,
         waivers,
-        size,
     } = *rest;
-    let mut out = String::with_capacity(size + 4096);
     for l in links {
         out.push_str(&l);
     }
@@ -61,7 +64,7 @@ pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest, quiet: bo
         );
     }
     if quiet {
-        return out;
+        return;
     }
     if !failures.is_empty() {
         let _ = writeln!(
@@ -79,7 +82,7 @@ pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest, quiet: bo
     }
     if tally.links == 0 && failures.is_empty() && !skipped.is_empty() && coverage.is_empty() {
         let _ = writeln!(out, "no link depends on the changed files");
-        return out;
+        return;
     }
     let drift = tally.drift;
     let expired = waivers.iter().filter(|w| w.is_error()).count();
@@ -95,7 +98,6 @@ pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest, quiet: bo
             n => format!(", {n} expired waivers"),
         }
     );
-    out
 }
 
 fn side_line(label: &str, s: &SideReport) -> String {

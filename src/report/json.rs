@@ -59,14 +59,17 @@ fn pretty(mut v: serde_json::Value) -> String {
 /// and what became of the config's waivers (`waivers`, when any), then the
 /// summary. The links are printed text already: the run never holds the
 /// whole document as a tree (a 10,000-pair run prints ~50 MB).
-pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest) -> String {
+pub fn finish(
+    links: impl Iterator<Item = String>,
+    rest: &super::Rest,
+    doc: &mut super::sink::Sink,
+) {
     let super::Rest {
         tally,
         failures,
         skipped,
         coverage,
         waivers,
-        size,
     } = *rest;
     let tail: Vec<String> = failures
         .iter()
@@ -113,38 +116,36 @@ pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest) -> String
     super::mask_json(&mut waivers);
     // The document, as serde_json's pretty printer lays it out (two-space
     // indent), with the links already printed.
-    // Each line of a link is indented by four more spaces.
-    let mut doc = String::with_capacity(size + size / 4 + 4096);
     doc.push_str("{\n");
-    let field = |doc: &mut String, name: &str, text: &str| {
+    let field = |doc: &mut super::sink::Sink, name: &str, text: &str| {
         let _ = std::fmt::Write::write_fmt(doc, format_args!("  {name:?}: "));
         indent_into(doc, text, "  ");
         doc.push_str(",\n");
     };
-    field(&mut doc, "schema_version", &SCHEMA_VERSION.to_string());
-    field(&mut doc, "tool", "\"recipe-drift\"");
+    field(doc, "schema_version", &SCHEMA_VERSION.to_string());
+    field(doc, "tool", "\"recipe-drift\"");
     let mut first = true;
-    let mut item = |doc: &mut String, link: &str| {
+    let mut item = |doc: &mut super::sink::Sink, link: &str| {
         doc.push_str(if first { "  \"links\": [\n" } else { ",\n" });
         first = false;
         doc.push_str("    ");
         indent_into(doc, link, "    ");
     };
     for link in links {
-        item(&mut doc, &link);
+        item(doc, &link);
     }
     for link in &tail {
-        item(&mut doc, link);
+        item(doc, link);
     }
     if first {
-        field(&mut doc, "links", "[]");
+        field(doc, "links", "[]");
     } else {
         doc.push_str("\n  ],\n");
     }
     for (name, part) in [("coverage", &coverage), ("waivers", &waivers)] {
         if part.as_array().is_some_and(|a| !a.is_empty()) {
             field(
-                &mut doc,
+                doc,
                 name,
                 &serde_json::to_string_pretty(part).expect("serializable"),
             );
@@ -152,18 +153,17 @@ pub fn finish(links: impl Iterator<Item = String>, rest: &super::Rest) -> String
     }
     doc.push_str("  \"summary\": ");
     indent_into(
-        &mut doc,
+        doc,
         &serde_json::to_string_pretty(&summary).expect("serializable"),
         "  ",
     );
     doc.push_str("\n}\n");
-    doc
 }
 
 /// Appends `text` with every line after the first indented by `indent`
 /// (a pretty-printed value nested one level deeper; JSON strings hold no
 /// raw newline, so lines are the printer's own).
-fn indent_into(doc: &mut String, text: &str, indent: &str) {
+fn indent_into(doc: &mut super::sink::Sink, text: &str, indent: &str) {
     for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
             doc.push('\n');

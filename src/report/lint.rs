@@ -232,7 +232,9 @@ fn sarif(files: &[FileLint], failed: &[Failed]) -> String {
             at.as_ref(),
         );
     }
-    log.finish(failed.is_empty())
+    let mut out = super::sink::Sink::text();
+    log.finish(failed.is_empty(), std::iter::empty(), &mut out);
+    out.into_text()
 }
 
 fn github(files: &[FileLint], failed: &[Failed]) -> String {

@@ -33,16 +33,19 @@ pub fn link(l: &LinkReport, policy: &Policy) -> (String, String) {
 /// links not run, the waiver outcomes, the verdict, the links table (the
 /// rows written by [`link`], then the links that could not be compared),
 /// then the links' sections and the input errors.
-pub fn finish(links: Vec<(String, String)>, rest: &super::Rest) -> String {
+pub fn finish(
+    rows: impl Iterator<Item = String>,
+    sections: impl Iterator<Item = String>,
+    rest: &super::Rest,
+    out: &mut super::sink::Sink,
+) {
     let super::Rest {
         tally,
         failures,
         skipped,
         coverage,
         waivers,
-        size,
     } = *rest;
-    let mut out = String::with_capacity(size + 4096);
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
         let _ = writeln!(
             out,
@@ -104,8 +107,8 @@ pub fn finish(links: Vec<(String, String)>, rest: &super::Rest) -> String {
     }
     let _ = writeln!(out, "| link | status | errors | warnings | notes |");
     let _ = writeln!(out, "| --- | --- | --- | --- | --- |");
-    for (row, _) in &links {
-        out.push_str(row);
+    for row in rows {
+        out.push_str(&row);
     }
     for f in failures {
         let _ = writeln!(
@@ -115,14 +118,13 @@ pub fn finish(links: Vec<(String, String)>, rest: &super::Rest) -> String {
             status_cell(Status::Error)
         );
     }
-    for (_, section) in links {
+    for section in sections {
         out.push_str(&section);
     }
     for f in failures {
         let _ = writeln!(out, "\n### {}: error\n", text(&v(&f.name)));
         out.push_str(&fenced("text", &format!("{}\n", v(&f.error.to_string()))));
     }
-    out
 }
 
 /// A status in the links table: drift and error in bold.

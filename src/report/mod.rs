@@ -12,6 +12,8 @@ pub mod lint;
 pub mod markdown;
 pub mod options;
 pub mod sarif;
+pub mod sink;
+pub mod spool;
 
 use crate::compare::{Comparison, Finding, Kind, Severity, SideValue};
 pub use crate::link::{LinkReport, SideReport, Status};
@@ -172,9 +174,9 @@ fn severity_index(s: Severity) -> usize {
 }
 
 /// A compared link once written: how it counts and its text in the run's
-/// formats. The report itself can then be dropped, so a run keeps its
-/// output, not its reports (a report holds both sides' launches, resolved
-/// values and comparison; its text is a few lines).
+/// formats. The report itself can then be dropped, and the text goes to the
+/// run's [`spool::Spool`], so a run keeps neither its reports nor its
+/// output in memory.
 #[derive(Debug, Clone)]
 pub struct Written {
     /// How the link counts in the summaries.
@@ -200,9 +202,8 @@ enum Piece {
 }
 
 /// Writes a run's report: each link as it is compared ([`Writer::link`],
-/// on any thread), then the whole ([`Writer::finish`]), with the links in
-/// the run's order. Memory grows with the output's size, not with the
-/// reports'.
+/// on any thread, into a [`spool::Spool`] in the run's order), then the
+/// whole as it is printed ([`Writer::finish`], [`Pending::write`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Writer<'a> {
     /// The output format.
@@ -215,14 +216,114 @@ pub struct Writer<'a> {
     pub markdown_too: bool,
 }
 
-/// A finished report.
-pub struct Finished {
-    /// The report in the run's format.
-    pub text: String,
-    /// The Markdown body, when asked for beside it.
-    pub markdown: Option<String>,
+/// A report ready to print: its links written to a spool, and the rest.
+/// It is assembled as it is printed ([`Pending::write`]).
+pub struct Pending {
+    format: ReportFormat,
+    quiet: bool,
+    markdown_too: bool,
+    links: spool::Spooled,
+    failures: Vec<Failure>,
+    skipped: Vec<Skipped>,
+    coverage: Vec<Coverage>,
+    waivers: Vec<Outcome>,
+}
+
+impl Pending {
     /// The links' counts, added up.
-    pub tally: Tally,
+    pub fn tally(&self) -> &Tally {
+        self.links.tally()
+    }
+
+    /// Whether a link could not be compared (an input error: exit 2).
+    pub fn failed(&self) -> bool {
+        !self.failures.is_empty()
+    }
+
+    /// The coverage findings.
+    pub fn coverage(&self) -> &[Coverage] {
+        &self.coverage
+    }
+
+    /// What became of the waivers.
+    pub fn waivers(&self) -> &[Outcome] {
+        &self.waivers
+    }
+
+    /// Whether the Markdown body is written too ([`Pending::write_markdown`]).
+    pub fn markdown_too(&self) -> bool {
+        self.markdown_too
+    }
+
+    /// The report in its format.
+    pub fn write(&self, sink: &mut sink::Sink) -> std::io::Result<()> {
+        self.assemble(self.format, 0, sink)
+    }
+
+    /// The Markdown body (the GitHub job summary).
+    pub fn write_markdown(&self, sink: &mut sink::Sink) -> std::io::Result<()> {
+        self.assemble(ReportFormat::Markdown, 1, sink)
+    }
+
+    /// The report in `format` of the links' pieces at index `i`, read back
+    /// a link at a time.
+    fn assemble(
+        &self,
+        format: ReportFormat,
+        i: usize,
+        sink: &mut sink::Sink,
+    ) -> std::io::Result<()> {
+        let rest = Rest {
+            tally: self.links.tally(),
+            failures: &self.failures,
+            skipped: &self.skipped,
+            coverage: &self.coverage,
+            waivers: &self.waivers,
+        };
+        let quiet = self.quiet;
+        let mut pass = self.links.pass(i);
+        let mut second = self.links.pass(i);
+        let texts = pass.by_ref().filter_map(|p| match p {
+            Piece::Text(t) => Some(t),
+            _ => None,
+        });
+        match format {
+            ReportFormat::Human => human::finish(texts, &rest, quiet, sink),
+            ReportFormat::Json => json::finish(texts, &rest, sink),
+            ReportFormat::Concise => concise::finish(texts, &rest, quiet, sink),
+            ReportFormat::Github => github::finish(texts, &rest, quiet, sink),
+            // Two passes: the results (the rows), then the notifications
+            // (the sections).
+            ReportFormat::Sarif => sarif::finish(
+                pass.by_ref().flat_map(|p| match p {
+                    Piece::Sarif { results, .. } => results,
+                    _ => Vec::new(),
+                }),
+                second.by_ref().flat_map(|p| match p {
+                    Piece::Sarif { notifications, .. } => notifications,
+                    _ => Vec::new(),
+                }),
+                &rest,
+                sink,
+            ),
+            ReportFormat::Markdown => markdown::finish(
+                pass.by_ref().filter_map(|p| match p {
+                    Piece::Markdown { row, .. } => Some(row),
+                    _ => None,
+                }),
+                second.by_ref().filter_map(|p| match p {
+                    Piece::Markdown { section, .. } => Some(section),
+                    _ => None,
+                }),
+                &rest,
+                sink,
+            ),
+        }
+        match pass.error.or(second.error) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Writer<'_> {
@@ -250,82 +351,33 @@ impl Writer<'_> {
         if self.markdown_too {
             pieces.push(piece(ReportFormat::Markdown));
         }
-        // Kept until the run ends: no spare capacity.
-        for p in &mut pieces {
-            match p {
-                Piece::Text(t) => t.shrink_to_fit(),
-                Piece::Markdown { row, section } => {
-                    row.shrink_to_fit();
-                    section.shrink_to_fit();
-                }
-                Piece::Sarif {
-                    results,
-                    notifications,
-                } => {
-                    results.shrink_to_fit();
-                    notifications.shrink_to_fit();
-                }
-            }
-        }
         Written {
             tally: Tally::of(l),
             pieces,
         }
     }
 
-    /// Assembles the report of the written links (in the run's order), the
-    /// links that could not be compared, the links not run, the coverage
-    /// findings and what became of the waivers.
+    /// The report of the written links (in the run's order), the links
+    /// that could not be compared, the links not run, the coverage findings
+    /// and what became of the waivers, ready to print.
     pub fn finish(
         &self,
-        mut links: Vec<Written>,
-        failures: &[Failure],
-        skipped: &[Skipped],
-        coverage: &[Coverage],
-        waivers: &[Outcome],
-    ) -> Finished {
-        let mut tally = Tally::default();
-        for w in &links {
-            tally.add(&w.tally);
-        }
-        let size = |links: &[Written], i: usize| -> usize {
-            links
-                .iter()
-                .map(|w| match w.pieces.get(i) {
-                    Some(Piece::Text(t)) => t.len(),
-                    Some(Piece::Markdown { row, section }) => row.len() + section.len(),
-                    _ => 0,
-                })
-                .sum()
-        };
-        let quiet = self.chatter == Chatter::Quiet;
-        // The Markdown body first (the second piece of each link): the
-        // report's pieces are then taken as they are appended.
-        let markdown = self.markdown_too.then(|| {
-            let rest = Rest {
-                tally: &tally,
-                failures,
-                skipped,
-                coverage,
-                waivers,
-                size: size(&links, 1),
-            };
-            assemble(ReportFormat::Markdown, &mut links, 1, &rest, quiet)
-        });
-        let rest = Rest {
-            tally: &tally,
+        links: spool::Spool,
+        failures: Vec<Failure>,
+        skipped: Vec<Skipped>,
+        coverage: Vec<Coverage>,
+        waivers: Vec<Outcome>,
+    ) -> Result<Pending, crate::error::Error> {
+        Ok(Pending {
+            format: self.format,
+            quiet: self.chatter == Chatter::Quiet,
+            markdown_too: self.markdown_too,
+            links: links.close()?,
             failures,
             skipped,
             coverage,
             waivers,
-            size: size(&links, 0),
-        };
-        let text = assemble(self.format, &mut links, 0, &rest, quiet);
-        Finished {
-            text,
-            markdown,
-            tally,
-        }
+        })
     }
 }
 
@@ -342,55 +394,6 @@ pub struct Rest<'a> {
     pub coverage: &'a [Coverage],
     /// What became of the waivers.
     pub waivers: &'a [Outcome],
-    /// The links' pieces' length in bytes (what the report's text holds
-    /// at least).
-    pub size: usize,
-}
-
-/// The report in `format` of the links' pieces at index `i`, each taken
-/// (freed) once it is appended.
-fn assemble(
-    format: ReportFormat,
-    links: &mut [Written],
-    i: usize,
-    rest: &Rest,
-    quiet: bool,
-) -> String {
-    let texts = links.iter_mut().filter_map(|w| match w.pieces.get_mut(i) {
-        Some(Piece::Text(t)) => Some(std::mem::take(t)),
-        _ => None,
-    });
-    match format {
-        ReportFormat::Human => human::finish(texts, rest, quiet),
-        ReportFormat::Json => json::finish(texts, rest),
-        ReportFormat::Concise => concise::finish(texts, rest, quiet),
-        ReportFormat::Github => github::finish(texts, rest, quiet),
-        ReportFormat::Sarif => sarif::finish(
-            links
-                .iter_mut()
-                .filter_map(|w| match w.pieces.get_mut(i) {
-                    Some(Piece::Sarif {
-                        results,
-                        notifications,
-                    }) => Some((std::mem::take(results), std::mem::take(notifications))),
-                    _ => None,
-                })
-                .collect(),
-            rest,
-        ),
-        ReportFormat::Markdown => markdown::finish(
-            links
-                .iter_mut()
-                .filter_map(|w| match w.pieces.get_mut(i) {
-                    Some(Piece::Markdown { row, section }) => {
-                        Some((std::mem::take(row), std::mem::take(section)))
-                    }
-                    _ => None,
-                })
-                .collect(),
-            rest,
-        ),
-    }
 }
 
 /// How much the text formats (`human`, `concise`, `github`) print beside the

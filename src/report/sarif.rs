@@ -68,9 +68,6 @@ pub fn help_uri(id: &str, name: &str) -> String {
 /// masked when the log is finished.
 pub(super) struct Log {
     rows: Vec<&'static KindInfo>,
-    /// Results already masked and printed (other logs' results), before
-    /// [`Log::results`].
-    printed: Vec<String>,
     results: Vec<Value>,
     notifications: Vec<Value>,
 }
@@ -80,7 +77,6 @@ impl Log {
     pub(super) fn new(rows: impl IntoIterator<Item = &'static KindInfo>) -> Log {
         Log {
             rows: rows.into_iter().collect(),
-            printed: Vec::new(),
             results: Vec::new(),
             notifications: Vec::new(),
         }
@@ -131,32 +127,30 @@ impl Log {
         self.notifications.push(n);
     }
 
-    /// Its results so far, masked and printed, and its notifications, to
-    /// add to another log of the same rules ([`Log::append_results`]).
+    /// Its results, masked and printed, and its notifications, for a log of
+    /// the same rules to print ([`Log::finish`]'s `before`) and take
+    /// ([`Log::notifications`]).
     pub(super) fn take(self) -> (Vec<String>, Vec<Value>) {
-        let mut printed = self.printed;
-        printed.extend(self.results.into_iter().map(print));
-        (printed, self.notifications)
-    }
-
-    /// Adds results another log of the same rules made (masked and
-    /// printed), before any of this log's own.
-    pub(super) fn append_results(&mut self, printed: Vec<String>) {
-        assert!(
-            self.results.is_empty(),
-            "printed results come before this log's own"
-        );
-        self.printed.extend(printed);
+        (
+            self.results.into_iter().map(print).collect(),
+            self.notifications,
+        )
     }
 
     /// Adds notifications another log made.
-    pub(super) fn append_notifications(&mut self, notifications: Vec<Value>) {
+    pub(super) fn notifications(&mut self, notifications: impl IntoIterator<Item = Value>) {
         self.notifications.extend(notifications);
     }
 
-    /// The log as pretty JSON with a final newline; `successful` is the
-    /// invocation's `executionSuccessful`.
-    pub(super) fn finish(self, successful: bool) -> String {
+    /// Writes the log as pretty JSON with a final newline: `before` (results
+    /// of logs of the same rules, printed), then its own results;
+    /// `successful` is the invocation's `executionSuccessful`.
+    pub(super) fn finish(
+        self,
+        successful: bool,
+        before: impl Iterator<Item = String>,
+        out: &mut super::sink::Sink,
+    ) {
         let rules: Vec<Value> = self
             .rows
             .iter()
@@ -170,8 +164,6 @@ impl Log {
                 })
             })
             .collect();
-        let mut printed = self.printed;
-        printed.extend(self.results.into_iter().map(print));
         let mut notifications = Value::Array(self.notifications);
         // Every string from the inputs is masked before serde escapes it.
         super::mask_json(&mut notifications);
@@ -194,34 +186,33 @@ impl Log {
             }],
         });
         // The document as serde_json's pretty printer lays it out, with the
-        // printed results put in its empty `results` (a run's results are
-        // the bulk of the log; they are never one tree).
+        // printed results put in its empty `results` as they come (a run's
+        // results are the bulk of the log; they are never one tree, nor one
+        // string).
         let skeleton = serde_json::to_string_pretty(&doc).expect("serializable");
         let (head, tail) = skeleton
             .rsplit_once(RESULTS_EMPTY)
             .expect("the skeleton ends with the run's results");
-        let size: usize = printed.iter().map(|r| r.len() + r.len() / 4 + 16).sum();
-        let mut s = String::with_capacity(skeleton.len() + size);
-        s.push_str(head);
-        if printed.is_empty() {
-            s.push_str(RESULTS_EMPTY);
-        } else {
-            s.push_str("\"results\": [\n");
-            for (i, r) in printed.iter().enumerate() {
-                s.push_str("        ");
-                for (j, line) in r.split('\n').enumerate() {
-                    if j > 0 {
-                        s.push_str("\n        ");
-                    }
-                    s.push_str(line);
+        out.push_str(head);
+        let mut first = true;
+        for r in before.chain(self.results.into_iter().map(print)) {
+            out.push_str(if first { "\"results\": [\n" } else { ",\n" });
+            first = false;
+            out.push_str("        ");
+            for (j, line) in r.split('\n').enumerate() {
+                if j > 0 {
+                    out.push_str("\n        ");
                 }
-                s.push_str(if i + 1 == printed.len() { "\n" } else { ",\n" });
+                out.push_str(line);
             }
-            s.push_str("      ]");
         }
-        s.push_str(tail);
-        s.push('\n');
-        s
+        if first {
+            out.push_str(RESULTS_EMPTY);
+        } else {
+            out.push_str("\n      ]");
+        }
+        out.push_str(tail);
+        out.push('\n');
     }
 }
 
@@ -280,7 +271,12 @@ pub fn link(l: &LinkReport) -> (Vec<String>, Vec<Value>) {
 /// The log: the links' results as written by [`link`], then the coverage
 /// findings; the notifications of the links that could not be compared, of
 /// the waivers, of the links (their remarks) and of the links not run.
-pub fn finish(links: Vec<(Vec<String>, Vec<Value>)>, rest: &super::Rest) -> String {
+pub fn finish(
+    results: impl Iterator<Item = String>,
+    notifications: impl Iterator<Item = Value>,
+    rest: &super::Rest,
+    out: &mut super::sink::Sink,
+) {
     let super::Rest {
         failures,
         skipped,
@@ -291,10 +287,6 @@ pub fn finish(links: Vec<(Vec<String>, Vec<Value>)>, rest: &super::Rest) -> Stri
     // `check`'s kinds: the compare rows, the coverage rows and the lint rows
     // `check` reports too (a rule's index is its place in this list).
     let mut log = Log::new(check_rows());
-    let (results, notifications): (Vec<_>, Vec<_>) = links.into_iter().unzip();
-    for r in results {
-        log.append_results(r);
-    }
     for c in coverage {
         let text = format!("{}: {}", c.deployment, c.message);
         let properties = json!({
@@ -330,15 +322,13 @@ pub fn finish(links: Vec<(Vec<String>, Vec<Value>)>, rest: &super::Rest) -> Stri
         let level = if w.is_error() { "error" } else { "note" };
         log.notification(level, "waiver", super::waiver_text(w), None);
     }
-    for n in notifications {
-        log.append_notifications(n);
-    }
+    log.notifications(notifications);
     for sk in skipped {
         log.notification("note", "skipped", super::skipped_text(sk), None);
     }
     // An expired waiver fails the run as an input error does.
     let failed = !failures.is_empty() || waivers.iter().any(|w| w.is_error());
-    log.finish(!failed)
+    log.finish(!failed, results, out);
 }
 
 fn result(log: &mut Log, l: &LinkReport, j: &Judged) {
