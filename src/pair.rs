@@ -327,9 +327,10 @@ pub const MAX_PAIRS: usize = 20_000;
 
 /// Compares every pair: the recipe deployments of a pair that give the same
 /// MAJOR outcome are one report (their points listed together). Each report
-/// goes to `keep` on the worker that made it, and what `keep` returns is
-/// kept (the written report, so the run does not hold the reports), in
-/// pair order.
+/// goes to `keep` on the worker that made it, and what `keep` returns goes
+/// to `take` on the calling thread, in pair order, as the pairs are done
+/// (so the run holds a few reports at a time). Returns the pairs that could
+/// not be compared.
 pub fn run_pairs<T: Send>(
     docs: &[Deployment],
     recipes: &[Deployment],
@@ -337,48 +338,52 @@ pub fn run_pairs<T: Send>(
     ctx: &Overrides,
     policy: &Policy,
     keep: impl Fn(LinkReport) -> T + Sync,
-) -> (Vec<T>, Vec<(String, Error)>) {
+    mut take: impl FnMut(T),
+) -> Vec<(String, Error)> {
     let none = SideSpec::default();
     // The pairs are independent: run on every core, results in pair order.
-    let per_pair = crate::parallel::map(&pairing.pairs, |p| {
-        let mut reports = Vec::new();
-        let mut failures = Vec::new();
-        let d = &docs[p.docs];
-        let single = p.recipes.len() == 1;
-        let mut merged: Vec<(String, LinkReport, crate::space::Origin)> = Vec::new();
-        for &ri in &p.recipes {
-            let r = &recipes[ri];
-            let name = format!("{} ~ {}", d.label(), r.label());
-            match crate::link::run_pair(
-                &name,
-                d.launch.clone(),
-                r.launch.clone(),
-                &none,
-                &none,
-                ctx,
-                policy,
-            ) {
-                Ok(mut report) => {
-                    let sig = crate::link::settle(&mut report, !single, policy);
-                    match merged.iter_mut().find(|m| m.0 == sig) {
-                        Some(m) => m.2.points.extend(r.origin.points.iter().cloned()),
-                        None => merged.push((sig, report, r.origin.clone())),
+    let mut failures = Vec::new();
+    crate::parallel::each_in_order(
+        &pairing.pairs,
+        |p| {
+            let mut reports = Vec::new();
+            let mut failures = Vec::new();
+            let d = &docs[p.docs];
+            let single = p.recipes.len() == 1;
+            let mut merged: Vec<(String, LinkReport, crate::space::Origin)> = Vec::new();
+            for &ri in &p.recipes {
+                let r = &recipes[ri];
+                let name = format!("{} ~ {}", d.label(), r.label());
+                match crate::link::run_pair(
+                    &name,
+                    d.launch.clone(),
+                    r.launch.clone(),
+                    &none,
+                    &none,
+                    ctx,
+                    policy,
+                ) {
+                    Ok(mut report) => {
+                        let sig = crate::link::settle(&mut report, !single, policy);
+                        match merged.iter_mut().find(|m| m.0 == sig) {
+                            Some(m) => m.2.points.extend(r.origin.points.iter().cloned()),
+                            None => merged.push((sig, report, r.origin.clone())),
+                        }
                     }
+                    Err(e) => failures.push((name, e)),
                 }
-                Err(e) => failures.push((name, e)),
             }
-        }
-        for (_, mut report, origin) in merged {
-            let recipe_label = {
-                let mut s = format!("entry {}", origin.entry.as_deref().unwrap_or(""));
-                if let Some(pl) = crate::space::points_label(&origin.points) {
-                    s.push_str(&format!(" [{pl}]"));
-                }
-                s
-            };
-            report.name = format!("{} ~ {recipe_label}", d.label());
-            if !p.nearest_only.is_empty() {
-                report.warnings.push(crate::launch::Remark {
+            for (_, mut report, origin) in merged {
+                let recipe_label = {
+                    let mut s = format!("entry {}", origin.entry.as_deref().unwrap_or(""));
+                    if let Some(pl) = crate::space::points_label(&origin.points) {
+                        s.push_str(&format!(" [{pl}]"));
+                    }
+                    s
+                };
+                report.name = format!("{} ~ {recipe_label}", d.label());
+                if !p.nearest_only.is_empty() {
+                    report.warnings.push(crate::launch::Remark {
                     span: None,
                     message: format!(
                         "paired by the nearest shape: no point of entry {} has the shape of a docs deployment of {} (differs in {})",
@@ -387,22 +392,21 @@ pub fn run_pairs<T: Send>(
                         differs_text(&p.nearest_only)
                     ),
                 });
+                }
+                report.pair = Some(crate::space::PairInfo {
+                    docs: d.origin.clone(),
+                    recipe: origin,
+                    role: "single",
+                    nearest_only: p.nearest_only.clone(),
+                });
+                reports.push(keep(report));
             }
-            report.pair = Some(crate::space::PairInfo {
-                docs: d.origin.clone(),
-                recipe: origin,
-                role: "single",
-                nearest_only: p.nearest_only.clone(),
-            });
-            reports.push(keep(report));
-        }
-        (reports, failures)
-    });
-    let mut reports = Vec::new();
-    let mut failures = Vec::new();
-    for (r, f) in per_pair {
-        reports.extend(r);
-        failures.extend(f);
-    }
-    (reports, failures)
+            (reports, failures)
+        },
+        |(reports, f)| {
+            reports.into_iter().for_each(&mut take);
+            failures.extend(f);
+        },
+    );
+    failures
 }

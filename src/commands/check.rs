@@ -372,10 +372,22 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
                 pins: &pins,
             };
             // Config waivers name links; pairs take inline suppressions only.
-            let found = run.run(keep)?;
-            for k in found.reports {
-                suppressed.extend(k.suppressed?);
+            let mut stop: Option<Error> = None;
+            let found = run.run(keep, |k: Kept| {
+                if stop.is_some() {
+                    return;
+                }
+                match k.suppressed {
+                    Ok(s) => suppressed.extend(s),
+                    Err(e) => {
+                        stop = Some(e);
+                        return;
+                    }
+                }
                 written.push(k.written);
+            })?;
+            if let Some(e) = stop {
+                return Err(e);
             }
             failures.extend(found.failures);
             skipped.extend(found.skipped);

@@ -60,11 +60,8 @@ pub(super) struct Run<'a> {
     pub pins: &'a crate::space::Pins,
 }
 
-/// What a pairing run found.
-pub(super) struct Found<T> {
-    /// What `keep` made of each pair's report (recipe points with the same
-    /// MAJOR outcome merged), in pair order.
-    pub reports: Vec<T>,
+/// What a pairing run found besides its pairs' reports.
+pub(super) struct Found {
     /// Inputs that could not be read.
     pub failures: Vec<Failure>,
     /// Inputs not read, with the reason.
@@ -74,13 +71,15 @@ pub(super) struct Found<T> {
 }
 
 impl Run<'_> {
-    /// Loads, pairs and compares, each pair's report given to `keep` as it
-    /// is made; more pairs than `max_pairs` is an error before any is
-    /// compared.
+    /// Loads, pairs and compares: each pair's report (recipe points with
+    /// the same MAJOR outcome merged) goes to `keep` on the worker that made
+    /// it, and what `keep` makes of it to `take`, in pair order. More pairs
+    /// than `max_pairs` is an error before any is compared.
     pub(super) fn run<T: Send>(
         &self,
         keep: impl Fn(LinkReport) -> T + Sync,
-    ) -> Result<Found<T>, crate::error::Error> {
+        take: impl FnMut(T),
+    ) -> Result<Found, crate::error::Error> {
         let loader = Loader {
             files: self.fetcher,
             checkpoints: Some(self.checkpoints.clone()),
@@ -124,13 +123,14 @@ impl Run<'_> {
             checkpoints: Some(self.checkpoints.clone()),
             ..Overrides::default()
         };
-        let (reports, pair_failures) = crate::pair::run_pairs(
+        let pair_failures = crate::pair::run_pairs(
             &docs.deployments,
             &recipes.deployments,
             &pairing,
             &ctx,
             self.policy,
             keep,
+            take,
         );
         let failures = docs
             .failures
@@ -146,7 +146,6 @@ impl Run<'_> {
             .map(|(name, reason)| Skipped { name, reason })
             .collect();
         Ok(Found {
-            reports,
             failures,
             skipped,
             coverage: pairing.coverage,
