@@ -292,8 +292,9 @@ impl Pending {
             ReportFormat::Json => json::finish(texts, &rest, sink),
             ReportFormat::Concise => concise::finish(texts, &rest, quiet, sink),
             ReportFormat::Github => github::finish(texts, &rest, quiet, sink),
-            // Two passes: the results (the rows), then the notifications
-            // (the sections).
+            // Formats that list the links in two places read the spool
+            // twice, each pass at its own place: SARIF's results and the
+            // links' notifications, Markdown's table rows and sections.
             ReportFormat::Sarif => sarif::finish(
                 pass.by_ref().flat_map(|p| match p {
                     Piece::Sarif { results, .. } => results,
