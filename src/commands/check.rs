@@ -126,8 +126,11 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         // with the config's waivers under --no-waivers), applied to each report
         // as it is made.
         let suppressions = super::Suppressions::default();
-        let mut written = report::spool::Spool::new()?;
-        let mut suppressed: Vec<crate::waiver::Outcome> = Vec::new();
+        let mut taken = Taken {
+            written: report::spool::Spool::new()?,
+            suppressed: Vec::new(),
+            error: None,
+        };
         let mut pins = crate::space::Pins::default();
         let mut failures = Vec::new();
         let mut skipped = Vec::new();
@@ -214,7 +217,6 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         // The links are independent: run on every core, each result taken
         // in link order as soon as it is ready (the run holds a few reports
         // at a time, not all).
-        let mut stop: Option<Error> = None;
         crate::parallel::each_in_order(
             &to_run,
             |&i| {
@@ -257,9 +259,6 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
                 (i, result)
             },
             |(i, result)| {
-                if stop.is_some() {
-                    return;
-                }
                 let link = &m.links[i];
                 // One broken link does not hide the others.
                 match result {
@@ -269,14 +268,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
                             pins.insert(&link.name, pin);
                         }
                         for k in kept {
-                            match k.suppressed {
-                                Ok(s) => suppressed.extend(s),
-                                Err(e) => {
-                                    stop = Some(e);
-                                    return;
-                                }
-                            }
-                            written.push(k.written);
+                            taken.take(k);
                         }
                     }
                     // An error with no place of its own (a selection the file
@@ -302,7 +294,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
                 }
             },
         );
-        if let Some(e) = stop {
+        if let Some(e) = taken.error.take() {
             return Err(e);
         }
         link_failures.sort_by_key(|(i, _)| *i);
@@ -372,30 +364,17 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
                 pins: &pins,
             };
             // Config waivers name links; pairs take inline suppressions only.
-            let mut stop: Option<Error> = None;
-            let found = run.run(keep, |k: Kept| {
-                if stop.is_some() {
-                    return;
-                }
-                match k.suppressed {
-                    Ok(s) => suppressed.extend(s),
-                    Err(e) => {
-                        stop = Some(e);
-                        return;
-                    }
-                }
-                written.push(k.written);
-            })?;
-            if let Some(e) = stop {
+            let found = run.run(keep, |k: Kept| taken.take(k))?;
+            if let Some(e) = taken.error.take() {
                 return Err(e);
             }
             failures.extend(found.failures);
             skipped.extend(found.skipped);
             coverage = found.coverage;
         }
-        outcomes.extend(super::merge_suppressions(suppressed));
+        outcomes.extend(super::merge_suppressions(taken.suppressed));
         Ok(Done {
-            written,
+            written: taken.written,
             failures,
             skipped,
             coverage,
@@ -438,6 +417,28 @@ struct Done {
     skipped: Vec<report::Skipped>,
     coverage: Vec<report::Coverage>,
     outcomes: Vec<crate::waiver::Outcome>,
+}
+
+/// Where a pass puts each kept report, in run order: its text into the
+/// spool, its suppressions' outcomes beside; the first malformed
+/// suppression is the run's error.
+struct Taken {
+    written: report::spool::Spool,
+    suppressed: Vec<crate::waiver::Outcome>,
+    error: Option<Error>,
+}
+
+impl Taken {
+    fn take(&mut self, k: Kept) {
+        if self.error.is_some() {
+            return;
+        }
+        match k.suppressed {
+            Ok(s) => self.suppressed.extend(s),
+            Err(e) => self.error = Some(e),
+        }
+        self.written.push(k.written);
+    }
 }
 
 /// A report as a run keeps it: written, and its suppressions' outcomes (or
