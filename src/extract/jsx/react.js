@@ -1970,13 +1970,19 @@
         for (var g = 0; g < group.length; g++) {
           var c = group[g][0];
           var title = c.node.props.title ? String(c.node.props.title) : c.labelTitle || '';
-          available.push({ value: c.value, disabled: c.disabled, label: c.label || '', title: title });
-          if (c.value === value) target_ = g;
+          // A radio the selection shows by its label is selected by it.
+          var named = c.shown != null ? c.shown : c.value;
+          available.push({ value: named, disabled: c.disabled, label: c.shown != null ? c.shown : c.label || '', title: title });
+          if (named === value && target_ < 0) target_ = g;
         }
         if (target_ < 0 || group[target_][0].disabled) {
           return JSON.stringify({ error: target_ < 0 ? 'unknown-value' : 'disabled-value', option: key, value: value, available: available, applied: applied });
         }
-        if (!group[target_][0].checked) apply(r, cs, group[target_][1], value);
+        var picked = group[target_][0];
+        if (!picked.checked) {
+          var by = clickedFor(s.controls, picked);
+          apply(r, s.controls, by, by === s.controls.indexOf(picked) ? picked.value : 'click');
+        }
       } else if (c0.kind === 'checkbox') {
         if (value !== 'true' && value !== 'false') {
           return JSON.stringify({ error: 'unknown-value', option: key, value: value, available: [{ value: 'true', disabled: c0.disabled }, { value: 'false', disabled: c0.disabled }], applied: applied });
@@ -2001,6 +2007,23 @@
       applied.push([key, value]);
     }
     return JSON.stringify({ state: shown(snapshot(r)), unmatched: [], options: [] });
+  }
+
+  // The control a reader clicks to pick radio `c` (an index into `all`): the
+  // radio itself when it has a handler of its own, else the nearest element
+  // around it that a reader can click (a card's label whose onClick picks
+  // it), as the explorer clicks it; the radio when there is none.
+  function clickedFor(all, c) {
+    var p = c.node.props;
+    var self = all.indexOf(c);
+    if (typeof p.onChange === 'function' || typeof p.onClick === 'function') return self;
+    var byFiber = new Map();
+    for (var i = 0; i < all.length; i++) if (all[i].kind === 'button') byFiber.set(all[i].node._fiber, i);
+    for (var f = c.node._fiber.parent; f; f = f.parent) {
+      var at = byFiber.get(f);
+      if (at !== undefined) return all[at].disabled ? self : at;
+    }
+    return self;
   }
 
   // ---- globals --------------------------------------------------------------
