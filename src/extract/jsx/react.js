@@ -916,6 +916,18 @@
     }
     if (!unnamed.size) return;
     var stack = [];
+    // Each element's own text, read once per call (the radios of a group
+    // share their ancestors, and an ancestor's text holds its children's).
+    var texts = new Map();
+    var titles = new Map();
+    function title(n) {
+      var t = titles.get(n);
+      if (t === undefined) {
+        t = ownText(n, texts).replace(/\s+/g, ' ').trim();
+        titles.set(n, t);
+      }
+      return t;
+    }
     (function go(ns) {
       for (var j = 0; j < ns.length; j++) {
         var n = ns[j];
@@ -923,7 +935,7 @@
         var c = unnamed.get(n);
         if (c !== undefined) {
           for (var k = stack.length - 1; k >= 0; k--) {
-            var t = ownText(stack[k]).replace(/\s+/g, ' ').trim();
+            var t = title(stack[k]);
             if (t) { c.key = t.length > 60 ? t.slice(0, 60) : t; break; }
           }
           if (n.props.value == null) {
@@ -948,12 +960,16 @@
     return s;
   }
 
-  // The text of an element outside its labels (and the labels' inputs).
-  function ownText(n) {
+  // The text of an element outside its labels (and the labels' inputs),
+  // each element's kept in `texts` (node -> text).
+  function ownText(n, texts) {
     if (typeof n === 'string') return n;
     if (n.type === 'label') return ' ';
-    var s = '';
-    if (n.children) for (var i = 0; i < n.children.length; i++) s += ownText(n.children[i]);
+    var s = texts.get(n);
+    if (s !== undefined) return s;
+    s = '';
+    if (n.children) for (var i = 0; i < n.children.length; i++) s += ownText(n.children[i], texts);
+    texts.set(n, s);
     return s;
   }
 
@@ -988,8 +1004,34 @@
   // symbols dropped as JSON drops them, `_fiber` skipped): equal strings,
   // equal trees.
   function canonical(v) {
+    var flat = canonFlat(v);
+    if (flat !== undefined) return flat;
     var out = [];
     return canonInto(v, out) ? out.join('') : undefined;
+  }
+
+  // canonical(v) in one native call, for an array or object whose items are
+  // all strings, numbers, booleans, null, or what both drop (a style object);
+  // undefined for any other value.
+  function canonFlat(v) {
+    if (typeof v !== 'object' || v === null || 'toJSON' in v) return undefined;
+    if (Array.isArray(v)) {
+      for (var i = 0; i < v.length; i++) if (!flatJson(v[i])) return undefined;
+      return JSON.stringify(v);
+    }
+    var keys = Object.keys(v).sort();
+    for (var j = 0; j < keys.length; j++) {
+      if (keys[j] === '_fiber' || !flatJson(v[keys[j]])) return undefined;
+    }
+    return JSON.stringify(v, keys);
+  }
+
+  // Whether JSON writes `x` as canonInto does, with no nesting: what it
+  // writes itself (a string, number, boolean or null), or drops alike (from
+  // an object) and writes as null alike (in an array).
+  function flatJson(x) {
+    var t = typeof x;
+    return t === 'string' || t === 'number' || t === 'boolean' || x === null || t === 'undefined' || t === 'function' || t === 'symbol';
   }
 
   function canonInto(v, out) {
