@@ -765,21 +765,16 @@ fn an_effect_that_dispatches_a_custom_event_renders() {
 }
 
 /// Cards that select through their label's onClick, with hidden radios that
-/// have no name or value (the cookbook's shared `_deployment.jsx` engine):
-/// each selection names the group by its title and the pick by its label, as
-/// a reader reads them.
-#[test]
-fn unnamed_radios_are_named_by_their_group_title_and_label() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("cards.jsx");
-    std::fs::write(
-        &file,
-        r#"export const Cards = () => {
+/// have no name or value (the shape of the cookbook's shared `_deployment.jsx`
+/// engine): a group title element, then labels whose onClick sets the state
+/// (a disabled card's does nothing but `preventDefault`).
+const CARDS: &str = r#"export const Cards = () => {
   const dims = [
     { key: 'hw', title: 'AMD', items: [{ id: 'mi300x', label: 'MI300X', sub: '192GB' }, { id: 'mi355x', label: 'MI355X', sub: '288GB' }] },
-    { key: 'q', title: 'Quantization', items: [{ id: 'fp8', label: 'FP8' }, { id: 'fp4', label: 'FP4' }] },
+    { key: 'q', title: 'Quantization', items: [{ id: 'fp8', label: 'FP8' }, { id: 'fp4', label: 'FP4' }, { id: 'int4', label: 'INT4' }] },
   ];
   const [sel, setSel] = useState({ hw: 'mi300x', q: 'fp8' });
+  const enabled = (d, id) => !(d.key === 'q' && id === 'int4' && sel.hw === 'mi300x');
   return (
     <div>
       {dims.map((d) => (
@@ -787,8 +782,9 @@ fn unnamed_radios_are_named_by_their_group_title_and_label() {
           <div>{d.title}</div>
           <div>
             {d.items.map((it) => (
-              <label key={it.id} onClick={() => setSel({ ...sel, [d.key]: it.id })}>
-                <input type="radio" checked={sel[d.key] === it.id} readOnly style={{ display: 'none' }} />
+              <label key={it.id} title={enabled(d, it.id) ? '' : 'Not supported for current selection'}
+                onClick={(e) => { if (!enabled(d, it.id)) { e.preventDefault(); return; } setSel({ ...sel, [d.key]: it.id }); }}>
+                <input type="radio" checked={sel[d.key] === it.id} disabled={!enabled(d, it.id)} readOnly style={{ display: 'none' }} />
                 <span>{it.label}</span>
                 {it.sub && <small>{it.sub}</small>}
               </label>
@@ -800,14 +796,27 @@ fn unnamed_radios_are_named_by_their_group_title_and_label() {
     </div>
   );
 };
-"#,
-    )
-    .unwrap();
+"#;
+
+/// Writes the cards fixture into a fresh folder: (folder, file).
+fn cards() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cards.jsx");
+    std::fs::write(&file, CARDS).unwrap();
+    let file = file.to_str().unwrap().to_string();
+    (dir, file)
+}
+
+/// Each selection names the group by its title and the pick by its label, as
+/// a reader reads them.
+#[test]
+fn unnamed_radios_are_named_by_their_group_title_and_label() {
+    let (dir, file) = cards();
     let (code, out, err) = run(&[
         "--root",
         dir.path().to_str().unwrap(),
         "extract",
-        file.to_str().unwrap(),
+        &file,
         "--all-selections",
         "--format",
         "json",
@@ -815,7 +824,9 @@ fn unnamed_radios_are_named_by_their_group_title_and_label() {
     assert_eq!(code, 0, "{err}");
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     let states = doc["components"][0]["states"].as_array().unwrap();
-    assert_eq!(states.len(), 4, "{out}");
+    // Each quantization on each model: INT4 on MI300X too (its card is
+    // disabled there, but INT4 picked on MI355X stays picked after MI300X).
+    assert_eq!(states.len(), 6, "{out}");
     assert_eq!(
         states[0]["selection"],
         serde_json::json!({"AMD": "MI300X 192GB", "Quantization": "FP8"})
@@ -825,5 +836,70 @@ fn unnamed_radios_are_named_by_their_group_title_and_label() {
             == serde_json::json!({"AMD": "MI355X 288GB", "Quantization": "FP4"})
             && s["commands"][0] == "sglang serve --model-path org/Model-FP4 --tp 4"),
         "{out}"
+    );
+}
+
+/// `--select` names such radios as `--all-selections` prints them (the group's
+/// title, the card's label) and picks one by clicking its card, as the explorer
+/// does.
+#[test]
+fn select_picks_unnamed_radios_by_their_group_title_and_label() {
+    let (dir, file) = cards();
+    let root = dir.path().to_str().unwrap();
+    let (code, out, err) = run(&[
+        "--root",
+        root,
+        "extract",
+        &file,
+        "--select",
+        "AMD=MI355X 288GB",
+        "--select",
+        "Quantization=INT4",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        argv_of(&out, 0),
+        ["--model-path", "org/Model-INT4", "--tp", "4"]
+    );
+    // A label that is not one, a name that is not one, a disabled card: each
+    // an input error listing what there is.
+    assert_input_error(
+        &[
+            "--root",
+            root,
+            "extract",
+            &file,
+            "--select",
+            "Quantization=FP16",
+        ],
+        "cards.jsx",
+        &["`Quantization=FP16` is not a value", "FP8, FP4"],
+    );
+    assert_input_error(
+        &["--root", root, "extract", &file, "--select", "AMD=MI355X"],
+        "cards.jsx",
+        &["`AMD=MI355X` is not a value", "MI300X 192GB, MI355X 288GB"],
+    );
+    assert_input_error(
+        &["--root", root, "extract", &file, "--select", "Quant=FP4"],
+        "cards.jsx",
+        &["no option `Quant`", "AMD, Quantization"],
+    );
+    assert_input_error(
+        &[
+            "--root",
+            root,
+            "extract",
+            &file,
+            "--select",
+            "Quantization=INT4",
+        ],
+        "cards.jsx",
+        &[
+            "`Quantization=INT4` is disabled",
+            "INT4 (disabled: Not supported for current selection)",
+        ],
     );
 }

@@ -916,6 +916,18 @@
     }
     if (!unnamed.size) return;
     var stack = [];
+    // Each element's own text, read once per call (the radios of a group
+    // share their ancestors, and an ancestor's text holds its children's).
+    var texts = new Map();
+    var titles = new Map();
+    function title(n) {
+      var t = titles.get(n);
+      if (t === undefined) {
+        t = ownText(n, texts).replace(/\s+/g, ' ').trim();
+        titles.set(n, t);
+      }
+      return t;
+    }
     (function go(ns) {
       for (var j = 0; j < ns.length; j++) {
         var n = ns[j];
@@ -923,7 +935,7 @@
         var c = unnamed.get(n);
         if (c !== undefined) {
           for (var k = stack.length - 1; k >= 0; k--) {
-            var t = ownText(stack[k]).replace(/\s+/g, ' ').trim();
+            var t = title(stack[k]);
             if (t) { c.key = t.length > 60 ? t.slice(0, 60) : t; break; }
           }
           if (n.props.value == null) {
@@ -948,12 +960,16 @@
     return s;
   }
 
-  // The text of an element outside its labels (and the labels' inputs).
-  function ownText(n) {
+  // The text of an element outside its labels (and the labels' inputs),
+  // each element's kept in `texts` (node -> text).
+  function ownText(n, texts) {
     if (typeof n === 'string') return n;
     if (n.type === 'label') return ' ';
-    var s = '';
-    if (n.children) for (var i = 0; i < n.children.length; i++) s += ownText(n.children[i]);
+    var s = texts.get(n);
+    if (s !== undefined) return s;
+    s = '';
+    if (n.children) for (var i = 0; i < n.children.length; i++) s += ownText(n.children[i], texts);
+    texts.set(n, s);
     return s;
   }
 
@@ -988,8 +1004,34 @@
   // symbols dropped as JSON drops them, `_fiber` skipped): equal strings,
   // equal trees.
   function canonical(v) {
+    var flat = canonFlat(v);
+    if (flat !== undefined) return flat;
     var out = [];
     return canonInto(v, out) ? out.join('') : undefined;
+  }
+
+  // canonical(v) in one native call, for an array or object whose items are
+  // all strings, numbers, booleans, null, or what both drop (a style object);
+  // undefined for any other value.
+  function canonFlat(v) {
+    if (typeof v !== 'object' || v === null || 'toJSON' in v) return undefined;
+    if (Array.isArray(v)) {
+      for (var i = 0; i < v.length; i++) if (!flatJson(v[i])) return undefined;
+      return JSON.stringify(v);
+    }
+    var keys = Object.keys(v).sort();
+    for (var j = 0; j < keys.length; j++) {
+      if (keys[j] === '_fiber' || !flatJson(v[keys[j]])) return undefined;
+    }
+    return JSON.stringify(v, keys);
+  }
+
+  // Whether JSON writes `x` as canonInto does, with no nesting: what it
+  // writes itself (a string, number, boolean or null), or drops alike (from
+  // an object) and writes as null alike (in an array).
+  function flatJson(x) {
+    var t = typeof x;
+    return t === 'string' || t === 'number' || t === 'boolean' || x === null || t === 'undefined' || t === 'function' || t === 'symbol';
   }
 
   function canonInto(v, out) {
@@ -1970,13 +2012,19 @@
         for (var g = 0; g < group.length; g++) {
           var c = group[g][0];
           var title = c.node.props.title ? String(c.node.props.title) : c.labelTitle || '';
-          available.push({ value: c.value, disabled: c.disabled, label: c.label || '', title: title });
-          if (c.value === value) target_ = g;
+          // A radio the selection shows by its label is selected by it.
+          var named = c.shown != null ? c.shown : c.value;
+          available.push({ value: named, disabled: c.disabled, label: c.shown != null ? c.shown : c.label || '', title: title });
+          if (named === value && target_ < 0) target_ = g;
         }
         if (target_ < 0 || group[target_][0].disabled) {
           return JSON.stringify({ error: target_ < 0 ? 'unknown-value' : 'disabled-value', option: key, value: value, available: available, applied: applied });
         }
-        if (!group[target_][0].checked) apply(r, cs, group[target_][1], value);
+        var picked = group[target_][0];
+        if (!picked.checked) {
+          var by = clickedFor(s.controls, picked);
+          apply(r, s.controls, by, by === s.controls.indexOf(picked) ? picked.value : 'click');
+        }
       } else if (c0.kind === 'checkbox') {
         if (value !== 'true' && value !== 'false') {
           return JSON.stringify({ error: 'unknown-value', option: key, value: value, available: [{ value: 'true', disabled: c0.disabled }, { value: 'false', disabled: c0.disabled }], applied: applied });
@@ -2001,6 +2049,23 @@
       applied.push([key, value]);
     }
     return JSON.stringify({ state: shown(snapshot(r)), unmatched: [], options: [] });
+  }
+
+  // The control a reader clicks to pick radio `c` (an index into `all`): the
+  // radio itself when it has a handler of its own, else the nearest element
+  // around it that a reader can click (a card's label whose onClick picks
+  // it), as the explorer clicks it; the radio when there is none.
+  function clickedFor(all, c) {
+    var p = c.node.props;
+    var self = all.indexOf(c);
+    if (typeof p.onChange === 'function' || typeof p.onClick === 'function') return self;
+    var byFiber = new Map();
+    for (var i = 0; i < all.length; i++) if (all[i].kind === 'button') byFiber.set(all[i].node._fiber, i);
+    for (var f = c.node._fiber.parent; f; f = f.parent) {
+      var at = byFiber.get(f);
+      if (at !== undefined) return all[at].disabled ? self : at;
+    }
+    return self;
   }
 
   // ---- globals --------------------------------------------------------------
