@@ -120,6 +120,9 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
     };
     let printing = super::Printing::new(format, fail_on, exit_zero, quiet, show_equivalent);
     let writer = printing.writer(&policy);
+    // Links that name the same page or script share its loading (a second
+    // pass too).
+    let loads = std::sync::Arc::new(crate::link::Loads::default());
     // One pass compares every link and pair and writes each as it is made.
     let pass = || -> Result<Done, Error> {
         // Inline suppressions in the files the launches are written in (ignored
@@ -170,8 +173,6 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         }
         let progress =
             super::progress::Links::new(to_run.len(), super::progress::wanted(no_progress));
-        // Links that name the same page or script share its loading.
-        let loads = std::sync::Arc::new(crate::link::Loads::default());
         let ctx_of = |i: usize| crate::link::Overrides {
             engine_version: m.links[i].engine_version.clone(),
             hardware: m.links[i].hardware.clone(),
@@ -181,8 +182,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             loads: Some(loads.clone()),
         };
         // A report once its waivers and suppressions are applied: written (its
-        // text in the run's format), then dropped, so the run keeps its output,
-        // not its reports.
+        // text in the run's format, which goes to the spool), then dropped.
         let keep = |mut r: crate::link::LinkReport| -> Kept {
             let suppressed = if no_waivers {
                 Ok(Vec::new())
@@ -194,7 +194,6 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
                 suppressed,
             }
         };
-        // The links are independent: run on every core, results in link order.
         // The links not run, in link order; the failures of every link are
         // put in link order once all are known.
         let mut link_failures: Vec<(usize, report::Failure)> = Vec::new();
