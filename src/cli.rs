@@ -412,7 +412,7 @@ pub struct CheckArgs {
     pub no_progress: bool,
     /// Compare at most N links of the config, and N pairs of --docs-root;
     /// past it the run stops before comparing, with exit 2. Each compared
-    /// link's text is kept until the output is printed (a few KB each).
+    /// link's text waits in the report's temporary file until it is printed.
     #[arg(long, value_name = "N", default_value_t = crate::pair::MAX_PAIRS)]
     pub max_pairs: usize,
     /// Output format.

@@ -321,8 +321,7 @@ pub fn pair(
 }
 
 /// The pairs (and config links) one run compares at most by default
-/// (`check --max-pairs`): each link's written text is kept until the output
-/// is printed.
+/// (`check --max-pairs`), a bound on the run's work.
 pub const MAX_PAIRS: usize = 20_000;
 
 /// Compares every pair: the recipe deployments of a pair that give the same
