@@ -17,6 +17,7 @@ pub mod error;
 pub mod extract;
 pub(crate) mod fetch;
 pub(crate) mod files;
+pub mod finding;
 pub(crate) mod hardware;
 pub mod launch;
 pub(crate) mod link;

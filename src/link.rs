@@ -7,11 +7,12 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::compare::{Comparison, Severity, compare};
+use crate::compare::{Comparison, compare};
 use crate::engine;
 use crate::error::Error;
 use crate::extract;
 use crate::fetch::Fetcher;
+use crate::finding::Severity;
 use crate::launch::{Launch, Platform, Remark};
 use crate::manifest::SideSpec;
 use crate::policy::Policy;

@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::compare::Severity;
 use crate::error::Error;
+use crate::finding::Severity;
 use crate::link::{LinkReport, Overrides};
 use crate::manifest::SideSpec;
 use crate::policy::{Level, Policy};

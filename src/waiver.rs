@@ -18,8 +18,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::compare::{Comparison, Finding, Severity};
+use crate::compare::{Comparison, Difference};
 use crate::error::Error;
+use crate::finding::Severity;
 
 /// One waiver as written in the config.
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
@@ -188,7 +189,7 @@ pub struct Filtered {
 #[derive(Debug, Clone, Copy)]
 pub struct Judged<'a> {
     /// The finding, as `compare` made it.
-    pub finding: &'a Finding,
+    pub finding: &'a Difference,
     /// The waiver that suppressed it, if any.
     pub waiver: Option<&'a Waiver>,
 }
@@ -221,7 +222,7 @@ impl Filtered {
     }
 
     /// The findings of `c` that still count.
-    pub fn applied<'a>(&'a self, c: &'a Comparison) -> impl Iterator<Item = &'a Finding> + 'a {
+    pub fn applied<'a>(&'a self, c: &'a Comparison) -> impl Iterator<Item = &'a Difference> + 'a {
         self.judged(c)
             .filter(|j| j.waiver.is_none())
             .map(|j| j.finding)
@@ -351,8 +352,8 @@ mod tests {
         assert_eq!(Date::from_days(11_016).to_string(), "2000-02-29");
     }
 
-    fn finding(key: &str, severity: Severity) -> Finding {
-        let side = |v: &str| crate::compare::SideValue {
+    fn finding(key: &str, severity: Severity) -> Difference {
+        let side = |v: &str| crate::finding::SideValue {
             val: crate::resolved::Val::Known {
                 value: serde_json::json!(v),
             },
@@ -362,9 +363,9 @@ mod tests {
             rules: vec![],
             no_effect: None,
         };
-        Finding {
+        Difference {
             key: key.into(),
-            kind: crate::compare::Kind::Contradicts,
+            kind: crate::finding::Kind::Contradicts,
             class: crate::policy::Class::Major,
             severity,
             docs: side("a"),

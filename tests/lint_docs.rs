@@ -55,7 +55,7 @@ fn the_clean_generator_has_no_findings_and_exits_0() {
 /// is listed as not checked instead, never reported clean.
 #[test]
 fn every_lint_row_of_the_table_is_made_by_its_fixture() {
-    for k in recipe_drift::compare::kinds() {
+    for k in recipe_drift::finding::kinds() {
         let Some(ex) = &k.lint else { continue };
         if let Some(why) = &ex.pending {
             let (_, doc) = lint_json(&[&fixture("clean")]);

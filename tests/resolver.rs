@@ -3,9 +3,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use recipe_drift::compare::{Kind, compare};
+use recipe_drift::compare::compare;
 use recipe_drift::engine::resolve;
 use recipe_drift::extract::{InputKind, extract_source};
+use recipe_drift::finding::Kind;
 use recipe_drift::policy::Policy;
 use recipe_drift::resolved::{ResolveOptions, Resolved, Val};
 use recipe_drift::span::{Origin, Source};

@@ -40,8 +40,8 @@ pub fn explain(keys: &[String]) -> Result<String, Error> {
 /// The row of `findings.yaml` a finding id (`RD008`, any case) or kind name
 /// (`contradicts`) names; `None` for another name, an error for an id-shaped
 /// name with no row.
-fn finding_kind(k: &str) -> Result<Option<&'static crate::compare::KindInfo>, Error> {
-    let rows = crate::compare::kinds();
+fn finding_kind(k: &str) -> Result<Option<&'static crate::finding::KindInfo>, Error> {
+    let rows = crate::finding::kinds();
     if let Some(row) = rows.iter().find(|r| r.name == k) {
         return Ok(Some(row));
     }
@@ -61,11 +61,11 @@ fn finding_kind(k: &str) -> Result<Option<&'static crate::compare::KindInfo>, Er
 
 /// A finding kind's row: id and name, severities, help, description and its
 /// example (two commands that make it, or the lint fixture that shows it).
-fn explain_kind(out: &mut String, kind: &crate::compare::KindInfo) {
-    let level = |s: crate::compare::Severity| match s {
-        crate::compare::Severity::Error => "error",
-        crate::compare::Severity::Warning => "warning",
-        crate::compare::Severity::Info => "info",
+fn explain_kind(out: &mut String, kind: &crate::finding::KindInfo) {
+    let level = |s: crate::finding::Severity| match s {
+        crate::finding::Severity::Error => "error",
+        crate::finding::Severity::Warning => "warning",
+        crate::finding::Severity::Info => "info",
     };
     let _ = writeln!(out, "{} {}: {}", kind.id, kind.name, kind.help);
     if kind.lint.is_some() || kind.coverage.is_some() {

@@ -9,7 +9,7 @@ use crate::span::Span;
 fn spanned(span: &Span) -> &str {
     span.source().text().get(span.start..span.end).unwrap_or("")
 }
-use crate::compare::STARTUP_ERROR;
+use crate::finding::STARTUP_ERROR;
 
 /// The finding's words for a parser's refusal: its message without the
 /// advice meant for `check`'s links, the release it used when none was

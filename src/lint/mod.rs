@@ -23,9 +23,9 @@ mod no_command;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::compare::{Severity, kind_info};
 use crate::error::Error;
 use crate::extract::jsx::{self, Bundle, View};
+use crate::finding::{Severity, kind_info};
 use crate::launch::{Known, Launch};
 use crate::resolved::{ResolveOptions, Resolved};
 use crate::span::Span;

@@ -2,7 +2,7 @@
 //! run as soon as it is there, and the view-only rules' edge cases.
 
 use super::*;
-use crate::compare::kinds;
+use crate::finding::kinds;
 
 #[test]
 fn every_rule_has_a_lint_row_and_every_lint_row_a_rule() {

@@ -10,7 +10,7 @@
 use std::fmt::Write;
 
 use super::{LinkReport, finding_place, finding_text, v};
-use crate::compare::Severity;
+use crate::finding::Severity;
 use crate::waiver;
 
 /// `file:line:col`, or the file, or `-`.

@@ -19,7 +19,7 @@
 use std::fmt::Write;
 
 use super::{LinkReport, Place, finding_place, finding_text, v, value_place};
-use crate::compare::Severity;
+use crate::finding::Severity;
 use crate::waiver;
 
 /// Escapes a workflow command's message (data).

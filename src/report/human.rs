@@ -7,7 +7,7 @@ use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use similar::TextDiff;
 
 use super::{LinkReport, SideReport, finding_keys, normalized, v};
-use crate::compare::{Severity, SideValue};
+use crate::finding::{Severity, SideValue};
 use crate::policy::Policy;
 use crate::resolved::{Val, ValueSource};
 use crate::span::Span;
@@ -188,7 +188,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy, chatter: super
     let renderer = Renderer::plain();
     for j in l.findings().filter(|j| !quiet || j.waiver.is_none()) {
         let f = j.finding;
-        if !each && f.kind == crate::compare::Kind::Equivalent && j.severity() == Severity::Info {
+        if !each && f.kind == crate::finding::Kind::Equivalent && j.severity() == Severity::Info {
             equivalent.push(&f.key);
             continue;
         }
@@ -236,7 +236,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy, chatter: super
         let _ = writeln!(
             out,
             "note[{}]: {n} key{} written differently, resolved alike: {} (--show-equivalent shows each)\n",
-            super::rule_label(crate::compare::Kind::Equivalent.name()),
+            super::rule_label(crate::finding::Kind::Equivalent.name()),
             plural(n),
             keys.join(", ")
         );

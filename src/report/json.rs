@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::{LinkReport, Status, finding_keys, normalized};
-use crate::compare::{Kind, Severity, SideValue};
+use crate::finding::{Kind, Severity, SideValue};
 use crate::policy::{Class, Policy};
 use crate::waiver::Judged;
 
@@ -106,7 +106,7 @@ pub fn finish(
             .iter()
             .map(|c| {
                 let mut v = json!(c);
-                v["id"] = json!(crate::compare::kind_info(c.kind).map_or("", |k| k.id.as_str()));
+                v["id"] = json!(crate::finding::kind_info(c.kind).map_or("", |k| k.id.as_str()));
                 v
             })
             .collect(),
@@ -204,7 +204,7 @@ impl<'a> From<Judged<'a>> for FindingOut<'a> {
         let f = j.finding;
         FindingOut {
             key: &f.key,
-            id: crate::compare::kind_info(f.kind.name()).map_or("", |k| k.id.as_str()),
+            id: crate::finding::kind_info(f.kind.name()).map_or("", |k| k.id.as_str()),
             kind: f.kind,
             class: f.class,
             severity: j.severity(),

@@ -5,8 +5,8 @@
 use serde_json::{Value, json};
 
 use super::{ReportFormat, place, v};
-use crate::compare::kinds;
 use crate::error::Error;
+use crate::finding::kinds;
 use crate::lint::{FileLint, Finding};
 
 /// A file that could not be linted (bad input), with the error.
@@ -111,7 +111,7 @@ fn human(files: &[FileLint], failed: &[Failed]) -> String {
     }
     let mut notes: Vec<String> = Vec::new();
     for n in files.iter().flat_map(|f| &f.not_checked) {
-        let id = crate::compare::kind_info(n.kind)
+        let id = crate::finding::kind_info(n.kind)
             .map(|k| k.id.as_str())
             .unwrap_or("");
         let line = format!("note[{id} {}]: not checked: it needs {}", n.kind, n.why);
@@ -191,7 +191,7 @@ fn json_report(files: &[FileLint], failed: &[Failed]) -> String {
                 "findings": file.findings.iter().map(finding_json).collect::<Vec<_>>(),
                 "not_checked": file.not_checked.iter().map(|n| json!({
                     "kind": n.kind,
-                    "id": crate::compare::kind_info(n.kind).map(|k| k.id.as_str()),
+                    "id": crate::finding::kind_info(n.kind).map(|k| k.id.as_str()),
                     "why": n.why,
                 })).collect::<Vec<_>>(),
             })

@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use super::{LinkReport, SideReport, Status, class_name, normalized_diff, v, value_place};
-use crate::compare::Severity;
+use crate::finding::Severity;
 use crate::policy::Policy;
 use crate::waiver;
 
@@ -50,7 +50,7 @@ pub fn finish(
         let _ = writeln!(
             out,
             "> **{}** ({}): {}\n",
-            if c.severity == crate::compare::Severity::Error {
+            if c.severity == crate::finding::Severity::Error {
                 "Error"
             } else {
                 "Warning"

@@ -15,7 +15,8 @@ pub mod sarif;
 pub mod sink;
 pub mod spool;
 
-use crate::compare::{Comparison, Finding, Kind, Severity, SideValue};
+use crate::compare::{Comparison, Difference};
+use crate::finding::{Kind, Severity, SideValue};
 pub use crate::link::{LinkReport, SideReport, Status};
 pub use crate::pair::Coverage;
 use crate::policy::{Class, Policy};
@@ -584,7 +585,7 @@ pub fn class_name(c: Class) -> &'static str {
 
 /// The checkpoint facts that decided a finding's values (`docs: checkpoint.X =
 /// V (from WHERE)`), one per line, or nothing when no rule read a fact.
-pub fn facts_lines(f: &Finding) -> Vec<String> {
+pub fn facts_lines(f: &Difference) -> Vec<String> {
     let mut out = Vec::new();
     for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
         for hit in &sv.rules {
@@ -601,7 +602,7 @@ pub fn facts_lines(f: &Finding) -> Vec<String> {
 
 /// What a finding says, without its kind and class: `hicache_io_backend differs:
 /// docs direct vs recipe kernel`.
-pub fn finding_text(f: &Finding) -> String {
+pub fn finding_text(f: &Difference) -> String {
     match f.kind {
         Kind::Contradicts => format!(
             "{} differs: docs {} vs recipe {}",
@@ -674,7 +675,7 @@ pub fn finding_title(j: &Judged) -> String {
 /// A finding kind's rule as every format names it: its stable id and its
 /// name (`RD001 contradicts`), from `findings.yaml`.
 pub fn rule_label(kind: &str) -> String {
-    match crate::compare::kind_info(kind) {
+    match crate::finding::kind_info(kind) {
         Some(k) => format!("{} {}", k.id, k.name),
         None => kind.to_string(),
     }
@@ -736,7 +737,7 @@ pub fn side_findings(l: &LinkReport) -> Vec<SideFinding<'_>> {
         for e in &side.resolved.startup_errors {
             out.push(SideFinding {
                 label,
-                kind: crate::compare::STARTUP_ERROR,
+                kind: crate::finding::STARTUP_ERROR,
                 headline: format!("the {label} command would not start"),
                 message: &e.message,
                 rule: Some((&e.rule, &e.reference)),
@@ -799,7 +800,7 @@ pub fn value_place(sv: &SideValue) -> Option<Place> {
 /// recipe side's, else the docs launch line, else the recipe launch line. A docs
 /// value in a rendered generator's text is placed on the generator file itself
 /// (no line): the docs side is the one a docs change fixes.
-pub fn finding_place(l: &LinkReport, f: &Finding) -> Option<Place> {
+pub fn finding_place(l: &LinkReport, f: &Difference) -> Option<Place> {
     let docs = value_place(&f.docs);
     let recipe = value_place(&f.recipe);
     docs.or(recipe).or_else(|| launch_place(l))
@@ -894,7 +895,7 @@ pub fn finding_keys(c: &Comparison) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests {
-    use crate::compare::{Severity, kinds};
+    use crate::finding::{Severity, kinds};
 
     fn word(s: Severity) -> &'static str {
         match s {

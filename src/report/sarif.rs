@@ -1,7 +1,7 @@
 //! SARIF 2.1.0 output (`--format sarif`), for code-scanning tools.
 //!
 //! - One run; `tool.driver` is `recipe-drift` with the crate's version and one rule
-//!   per row of the table of finding kinds ([`crate::compare::kinds`],
+//!   per row of the table of finding kinds ([`crate::finding::kinds`],
 //!   `findings.yaml`) that `check` reports, with its stable id and help page: the
 //!   compare kinds `RD001`..`RD005`, `RD006` startup-error (a command the engine
 //!   would refuse to start), the coverage kinds and `RD015` broken-continuation;
@@ -27,7 +27,7 @@
 use serde_json::{Value, json};
 
 use super::{LinkReport, Place, finding_place, finding_text, value_place};
-use crate::compare::{KindInfo, Severity, kinds};
+use crate::finding::{KindInfo, Severity, kinds};
 use crate::waiver::{self, Judged};
 
 /// The schema URI written in `$schema`.
@@ -36,7 +36,7 @@ pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// The index of a kind's rule in the driver's rules (its row of the table).
 /// The rows `check` reports: the compare kinds, the coverage kinds and the
 /// lint kinds `check` reports too (defects of a command's text).
-fn check_rows() -> impl Iterator<Item = &'static crate::compare::KindInfo> {
+fn check_rows() -> impl Iterator<Item = &'static crate::finding::KindInfo> {
     kinds().iter().filter(|k| {
         k.example.is_some() || k.coverage.is_some() || k.lint.as_ref().is_some_and(|l| l.check)
     })
@@ -440,7 +440,7 @@ mod tests {
     #[test]
     fn help_uris_point_at_headings_of_the_rule_reference() {
         let page = include_str!("../../docs/src/rules.md");
-        for k in crate::compare::kinds() {
+        for k in crate::finding::kinds() {
             let u = super::help_uri(&k.id, &k.name);
             assert!(u.starts_with("https://github.com/"), "{u}");
             let heading = format!("### {} `{}`", k.id, k.name);
