@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::engine::argparse::py_eq;
-use crate::finding::{Kind, Severity, SideValue};
+use crate::finding::{Kind, Severity, SideValue, Text};
 use crate::policy::{Class, Policy, UnknownRule};
 use crate::resolved::{Entry, Resolved, Val, ValueSource};
 
@@ -48,6 +48,73 @@ pub struct Difference {
     pub docs: SideValue,
     /// The recipe side.
     pub recipe: SideValue,
+}
+
+impl Difference {
+    /// What it says, without its kind and class (input text not masked):
+    /// `hicache_io_backend differs: docs direct vs recipe kernel`.
+    pub fn text(&self) -> Text {
+        let f = self;
+        match f.kind {
+            Kind::Contradicts => Text::input(&f.key)
+                .and(" differs: docs ")
+                .and_input(f.docs.val.display())
+                .and(" vs recipe ")
+                .and_input(f.recipe.val.display()),
+            Kind::Missing
+                if matches!(f.docs.val, Val::Unknown { .. })
+                    != matches!(f.recipe.val, Val::Unknown { .. }) =>
+            {
+                // A written MAJOR value against one the text cannot decide.
+                let (set, other, sv, ov) = if matches!(f.recipe.val, Val::Unknown { .. }) {
+                    ("docs", "recipe", &f.docs, &f.recipe)
+                } else {
+                    ("recipe", "docs", &f.recipe, &f.docs)
+                };
+                let reason = match &ov.val {
+                    Val::Unknown { reason, .. } => reason.clone(),
+                    Val::Known { .. } => String::new(),
+                };
+                Text::input(&f.key)
+                    .and(" is set to ")
+                    .and_input(sv.val.display())
+                    .and(format!(
+                        " by {set}; {other}'s value cannot be decided from the text ("
+                    ))
+                    .and_input(reason)
+                    .and("), so the equivalence is not shown")
+            }
+            Kind::Missing => {
+                let (set, other, sv, ov) = if f.docs.is_set() {
+                    ("docs", "recipe", &f.docs, &f.recipe)
+                } else {
+                    ("recipe", "docs", &f.recipe, &f.docs)
+                };
+                Text::input(&f.key)
+                    .and(" is set to ")
+                    .and_input(sv.val.display())
+                    .and(format!(" by {set} only; {other} leaves "))
+                    .and_input(ov.val.display())
+            }
+            Kind::Unknown => Text::input(&f.key).and(" cannot be compared from the text"),
+            Kind::Equivalent => Text::input(&f.key)
+                .and(" is written differently but resolves to the same value (")
+                .and_input(f.docs.val.display())
+                .and(")"),
+            Kind::NoEffect => {
+                let mut t = Text::input(&f.key).and(" has no effect (");
+                let mut first = true;
+                for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
+                    if let Some(m) = &sv.no_effect {
+                        t = t.and(format!("{}{label}: ", if first { "" } else { "; " }));
+                        t = t.and_input(m);
+                        first = false;
+                    }
+                }
+                t.and(")")
+            }
+        }
+    }
 }
 
 /// Keys unknown on both sides for the same reason: the same inputs decide them alike.

@@ -242,3 +242,232 @@ impl SideValue {
         ) || !self.rules.is_empty()
     }
 }
+
+/// One finding of any check, as every report format renders it: a key
+/// compared between a link's two sides, a side's command as a whole, a
+/// deployment with no partner, or a generator's defect. Each format has one
+/// writer for it (`crate::report`); `lint-docs`, `check` and `compare` all
+/// report through them.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// The kind: the name of its row in `findings.yaml`.
+    pub kind: &'static str,
+    /// The severity it counts with (information when a waiver or an inline
+    /// suppression silenced it).
+    pub severity: Severity,
+    /// What it says, in one sentence: the report's own words and input
+    /// values kept apart, so every format masks the inputs (and only them)
+    /// where it renders them.
+    pub message: Text,
+    /// Where it is, when it has a place.
+    pub primary: Option<Span>,
+    /// Other places it names, each with what it is there.
+    pub related: Vec<Related>,
+    /// The link or pair it belongs to (findings of a comparison).
+    pub link: Option<String>,
+    /// What the check that made it knows beside (the values of a key, the
+    /// nearest deployment, the states of a generator).
+    pub about: About,
+}
+
+/// A sentence of the report: its own words and input values (a key, a
+/// value, a message read from an input) kept apart. Text formats mask and
+/// escape the input values only, so an input can never mask or forge the
+/// report's own words; [`Text::plain`] joins them as they are (JSON and
+/// SARIF mask whole strings when they serialize).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Text(Vec<(Part, String)>);
+
+/// Whose words a piece of a [`Text`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// The report's own words.
+    Own,
+    /// Text taken from an input.
+    Input,
+}
+
+impl Text {
+    /// A sentence that starts with the report's own words.
+    pub fn own(s: impl Into<String>) -> Text {
+        Text(vec![(Part::Own, s.into())])
+    }
+
+    /// A sentence that starts with an input value.
+    pub fn input(s: impl Into<String>) -> Text {
+        Text(vec![(Part::Input, s.into())])
+    }
+
+    /// Adds the report's own words.
+    pub fn and(mut self, s: impl Into<String>) -> Text {
+        self.0.push((Part::Own, s.into()));
+        self
+    }
+
+    /// Adds an input value.
+    pub fn and_input(mut self, s: impl Into<String>) -> Text {
+        self.0.push((Part::Input, s.into()));
+        self
+    }
+
+    /// Adds another sentence's pieces.
+    pub fn and_text(mut self, t: Text) -> Text {
+        self.0.extend(t.0);
+        self
+    }
+
+    /// The sentence with each input value passed through `mask` (the text
+    /// formats' masking and escaping).
+    pub fn masked(&self, mask: impl Fn(&str) -> String) -> String {
+        self.0
+            .iter()
+            .map(|(part, s)| match part {
+                Part::Own => s.clone(),
+                Part::Input => mask(s),
+            })
+            .collect()
+    }
+
+    /// The sentence as it is, nothing masked.
+    pub fn plain(&self) -> String {
+        self.0.iter().map(|(_, s)| s.as_str()).collect()
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.plain())
+    }
+}
+
+impl Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Another place a finding names.
+#[derive(Debug, Clone)]
+pub struct Related {
+    /// Where.
+    pub span: Span,
+    /// What is there (`recipe: kernel`, `nearest: NAME`), if anything is said.
+    pub label: Option<String>,
+}
+
+/// What a finding is about: the facts of the check that made it.
+#[derive(Debug, Clone)]
+pub enum About {
+    /// A key compared between a link's docs and recipe sides.
+    Key(Box<KeyValues>),
+    /// One side's command as a whole: its release would not start it, or
+    /// its text does not run as it reads.
+    Command {
+        /// `docs` or `recipe`.
+        side: &'static str,
+        /// What happens to the command (`the docs command would not start`).
+        headline: String,
+        /// The engine's or the extractor's own message.
+        detail: String,
+        /// The release's rule and its upstream reference (a startup error).
+        rule: Option<(String, String)>,
+        /// Whether the primary place is the finding's own (the refused
+        /// word, the comment), not the side's launch line.
+        own_place: bool,
+    },
+    /// A deployment with no partner of its shape on the other side.
+    Deployment(Box<Unpaired>),
+    /// A generator's defect (`lint-docs`).
+    Generator {
+        /// The generator's name.
+        generator: String,
+        /// What is wrong, in one sentence (the rule's own message).
+        detail: String,
+        /// The selections of the states that show it (`key=value, ...`),
+        /// in exploration order; empty for the generator as a whole.
+        states: Vec<String>,
+    },
+}
+
+/// A key's values on both sides of a link.
+#[derive(Debug, Clone)]
+pub struct KeyValues {
+    /// Canonical key.
+    pub key: String,
+    /// Kind of difference.
+    pub kind: Kind,
+    /// The key's policy class.
+    pub class: Class,
+    /// The docs side.
+    pub docs: SideValue,
+    /// The recipe side.
+    pub recipe: SideValue,
+    /// The waiver or inline suppression that silenced it, if any.
+    pub waiver: Option<Waived>,
+}
+
+/// The waiver or inline suppression that silenced a key's finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waived {
+    /// Why the divergence is accepted.
+    pub reason: String,
+    /// The last day the waiver applies (`YYYY-MM-DD`).
+    pub until: String,
+    /// An inline suppression's place (`file:line:col`); it does not expire.
+    pub at: Option<String>,
+}
+
+impl Waived {
+    /// How the finding is marked: `waived until DATE: reason`, or
+    /// `suppressed at FILE:LINE:COL: reason` for an inline suppression.
+    pub fn mark(&self) -> String {
+        match &self.at {
+            Some(at) => format!("suppressed at {at}: {}", self.reason),
+            None => format!("waived until {}: {}", self.until, self.reason),
+        }
+    }
+}
+
+/// A deployment with no partner: which side it is on, what it is, and the
+/// nearest candidate on the other side.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unpaired {
+    /// The side of the deployment.
+    pub side: crate::space::Side,
+    /// The deployment.
+    pub deployment: String,
+    /// Its identity.
+    pub identity: crate::space::Identity,
+    /// Its shape.
+    pub shape: crate::space::Shape,
+    /// The nearest deployment on the other side, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nearest: Option<crate::space::Nearest>,
+    /// What is missing, in one sentence (without the deployment's name).
+    pub why: String,
+}
+
+impl Finding {
+    /// The row of the table this finding is of.
+    pub fn info(&self) -> Option<&'static KindInfo> {
+        kind_info(self.kind)
+    }
+
+    /// The kind's stable id (`RD001`), empty for a kind the table lacks.
+    pub fn id(&self) -> &'static str {
+        self.info().map_or("", |k| k.id.as_str())
+    }
+
+    /// The deployment it is about, when it is a coverage finding.
+    pub fn unpaired(&self) -> Option<&Unpaired> {
+        match &self.about {
+            About::Deployment(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    /// Whether a waiver or an inline suppression silenced it.
+    pub fn waived(&self) -> bool {
+        matches!(&self.about, About::Key(k) if k.waiver.is_some())
+    }
+}

@@ -12,11 +12,12 @@ use crate::engine;
 use crate::error::Error;
 use crate::extract;
 use crate::fetch::Fetcher;
-use crate::finding::Severity;
+use crate::finding::{About, Finding, KeyValues, Related, STARTUP_ERROR, Severity, Text};
 use crate::launch::{Launch, Platform, Remark};
 use crate::manifest::SideSpec;
 use crate::policy::Policy;
 use crate::resolved::{self, ResolveOptions, Resolved};
+use crate::span::{Origin, Span};
 use crate::waiver::{Filtered, Judged};
 
 /// One side of a compared link.
@@ -92,9 +93,104 @@ impl std::fmt::Display for Status {
 }
 
 impl LinkReport {
-    /// The findings in `compare`'s order, each with the waiver that suppressed it.
-    pub fn findings(&self) -> impl Iterator<Item = Judged<'_>> {
+    /// The differences in `compare`'s order, each with the waiver that
+    /// suppressed it.
+    pub fn judged(&self) -> impl Iterator<Item = Judged<'_>> {
         self.waivers.judged(&self.comparison)
+    }
+
+    /// Every finding of the link as the reports render it: per side (docs
+    /// first) the command as a whole (startup errors, then defects of its
+    /// text, each an error of its own), then the keys in `compare`'s order,
+    /// each with the waiver that silenced it.
+    pub fn findings(&self) -> Vec<Finding> {
+        let mut out = Vec::new();
+        for (label, side) in [("docs", &self.docs), ("recipe", &self.recipe)] {
+            for e in &side.resolved.startup_errors {
+                let headline = format!("the {label} command would not start");
+                out.push(Finding {
+                    kind: STARTUP_ERROR,
+                    severity: Severity::Error,
+                    message: Text::own(format!("{headline}: ")).and_input(&e.message),
+                    primary: Some(e.span.clone().unwrap_or_else(|| side.launch.span.clone())),
+                    related: Vec::new(),
+                    link: Some(self.name.clone()),
+                    about: About::Command {
+                        side: label,
+                        headline,
+                        detail: e.message.clone(),
+                        rule: Some((e.rule.clone(), e.reference.clone())),
+                        own_place: e.span.is_some(),
+                    },
+                });
+            }
+            for d in &side.launch.defects {
+                let headline = format!("the {label} command does not run as written");
+                out.push(Finding {
+                    kind: d.kind,
+                    severity: Severity::Error,
+                    message: Text::own(format!("{headline}: ")).and_input(&d.message),
+                    primary: Some(d.span.clone()),
+                    related: d
+                        .related
+                        .iter()
+                        .map(|span| Related {
+                            span: span.clone(),
+                            label: None,
+                        })
+                        .collect(),
+                    link: Some(self.name.clone()),
+                    about: About::Command {
+                        side: label,
+                        headline,
+                        detail: d.message.clone(),
+                        rule: None,
+                        own_place: true,
+                    },
+                });
+            }
+        }
+        for j in self.judged() {
+            out.push(self.key_finding(&j));
+        }
+        out
+    }
+
+    /// A difference as a finding: placed on the docs side's first span in a
+    /// file, else the recipe side's, else the docs launch, else the recipe
+    /// launch (the docs side is the one a docs change fixes); the recipe
+    /// side's span is related when the docs side has one.
+    fn key_finding(&self, j: &Judged<'_>) -> Finding {
+        let f = j.finding;
+        let in_file = |s: &&Span| !matches!(s.origin(), Origin::Inline(_));
+        let docs = f.docs.spans.iter().find(in_file);
+        let recipe = f.recipe.spans.iter().find(in_file);
+        let launch = [&self.docs.launch.span, &self.recipe.launch.span]
+            .into_iter()
+            .find(in_file);
+        let related = match (docs, recipe) {
+            (Some(_), Some(r)) => vec![Related {
+                span: r.clone(),
+                label: Some(format!("recipe: {}", f.recipe.val.display())),
+            }],
+            _ => Vec::new(),
+        };
+        Finding {
+            kind: f.kind.name(),
+            severity: j.severity(),
+            message: f.text(),
+            primary: docs.or(recipe).or(launch).cloned(),
+            related,
+            link: Some(self.name.clone()),
+            about: About::Key(Box::new(KeyValues {
+                key: f.key.clone(),
+                kind: f.kind,
+                class: f.class,
+                docs: f.docs.clone(),
+                recipe: f.recipe.clone(),
+                waiver: j.waiver.map(crate::waiver::Waiver::waived),
+            })),
+        }
     }
 
     /// Whether a side's release refuses its command (its parser rejects a

@@ -17,55 +17,17 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
 use crate::error::Error;
-use crate::finding::Severity;
+use crate::finding::{About, Finding, Related, Severity, Text, Unpaired};
 use crate::link::{LinkReport, Overrides};
 use crate::manifest::SideSpec;
 use crate::policy::{Level, Policy};
-use crate::space::{Deployment, Identity, Shape, ShapeDiff, Side};
-use crate::span::Span;
+use crate::space::{Deployment, Identity, Nearest, ShapeDiff};
 
 /// The name of the coverage kind of a docs deployment with no recipe of its shape.
 pub const DOCS_UNPAIRED: &str = "docs-unpaired";
 /// The name of the coverage kind of a recipe deployment with no docs deployment of its shape.
 pub const RECIPE_UNPAIRED: &str = "recipe-unpaired";
-
-/// A deployment with no partner of its shape on the other side.
-#[derive(Debug, Clone, Serialize)]
-pub struct Coverage {
-    /// `docs-unpaired` or `recipe-unpaired` (a row of the finding table).
-    pub kind: &'static str,
-    /// Information unless the policy says otherwise.
-    pub severity: Severity,
-    /// The side of the deployment.
-    pub side: Side,
-    /// The deployment.
-    pub deployment: String,
-    /// Where its launch is written.
-    pub span: Span,
-    /// Its identity.
-    pub identity: Identity,
-    /// Its shape.
-    pub shape: Shape,
-    /// The nearest deployment on the other side, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub nearest: Option<Nearest>,
-    /// One sentence: what is missing.
-    pub message: String,
-}
-
-/// The nearest candidate of an unpaired deployment.
-#[derive(Debug, Clone, Serialize)]
-pub struct Nearest {
-    /// The candidate.
-    pub deployment: String,
-    /// Where its launch is written.
-    pub span: Span,
-    /// The shape keys that differ: key, this side's value, the candidate's.
-    pub differs: Vec<ShapeDiff>,
-}
 
 /// A docs deployment and the recipe deployments of one entry it is compared with.
 #[derive(Debug, Clone)]
@@ -84,8 +46,9 @@ pub struct Pair {
 pub struct Pairing {
     /// The pairs, docs order then entry order.
     pub pairs: Vec<Pair>,
-    /// Deployments with no partner.
-    pub coverage: Vec<Coverage>,
+    /// Deployments with no partner: findings about a deployment
+    /// ([`About::Deployment`]).
+    pub coverage: Vec<Finding>,
 }
 
 /// Which identity two deployments share (both complete and equal).
@@ -129,31 +92,50 @@ fn nearest<'a>(
     best.map(|(c, _)| c)
 }
 
+/// A coverage finding of `kind` about `d`: `why` says what is missing; the
+/// nearest candidate, if any, is a related place.
 fn coverage(
     kind: &'static str,
     d: &Deployment,
     near: Option<Candidate<'_>>,
-    message: String,
+    why: String,
     severities: &BTreeMap<String, Level>,
-) -> Coverage {
-    Coverage {
+) -> Finding {
+    let nearest = near.map(|(c, differs)| Nearest {
+        deployment: c.label(),
+        span: c.launch.span.clone(),
+        differs,
+    });
+    let deployment = d.label();
+    let mut message = Text::input(&deployment).and(": ").and_input(&why);
+    if let Some(n) = &nearest {
+        message = message.and("; nearest: ").and_input(&n.deployment);
+    }
+    Finding {
         kind,
         severity: match severities.get(kind) {
             Some(Level::Error) => Severity::Error,
             Some(Level::Warning) => Severity::Warning,
             Some(Level::Info) | None => Severity::Info,
         },
-        side: d.side,
-        deployment: d.label(),
-        span: d.launch.span.clone(),
-        identity: d.identity.clone(),
-        shape: d.shape.clone(),
-        nearest: near.map(|(c, differs)| Nearest {
-            deployment: c.label(),
-            span: c.launch.span.clone(),
-            differs,
-        }),
         message,
+        primary: Some(d.launch.span.clone()),
+        related: nearest
+            .iter()
+            .map(|n| Related {
+                span: n.span.clone(),
+                label: Some(format!("nearest: {}", n.deployment)),
+            })
+            .collect(),
+        link: None,
+        about: About::Deployment(Box::new(Unpaired {
+            side: d.side,
+            deployment,
+            identity: d.identity.clone(),
+            shape: d.shape.clone(),
+            nearest,
+            why,
+        })),
     }
 }
 

@@ -19,6 +19,17 @@ pub enum Class {
     Ignore,
 }
 
+impl Class {
+    /// The class as messages spell it (`MAJOR`, `minor`, `ignored`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Major => "MAJOR",
+            Class::Minor => "minor",
+            Class::Ignore => "ignored",
+        }
+    }
+}
+
 /// Lists of key patterns per class.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -48,9 +48,15 @@ impl Waiver {
     /// How a finding it suppresses is marked: `waived until DATE: reason`,
     /// or `suppressed at FILE:LINE:COL: reason` for an inline suppression.
     pub fn mark(&self) -> String {
-        match &self.at {
-            Some(at) => format!("suppressed at {at}: {}", self.reason),
-            None => format!("waived until {}: {}", self.until, self.reason),
+        self.waived().mark()
+    }
+
+    /// The mark a finding it silences carries.
+    pub fn waived(&self) -> crate::finding::Waived {
+        crate::finding::Waived {
+            reason: self.reason.clone(),
+            until: self.until.clone(),
+            at: self.at.clone(),
         }
     }
 }

@@ -569,7 +569,7 @@ fn a_crash_path_names_the_generators_own_line_and_column() {
         out.contains("  thrown at fixtures/lint/src/snippets/crash.jsx:61:29\n"),
         "{out}"
     );
-    let (code, out, err) = run(&["lint-docs", CRASH]);
+    let (code, out, err) = run(&["lint-docs", "--format", "concise", CRASH]);
     assert_eq!(code, 1, "{err}");
     let rd007: Vec<&str> = out.lines().filter(|l| l.contains("RD007")).collect();
     assert_eq!(rd007.len(), 2, "{out}");

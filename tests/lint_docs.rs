@@ -241,16 +241,31 @@ fn an_env_var_the_image_release_does_not_read_is_no_effect() {
 }
 
 #[test]
-fn the_human_report_is_one_line_per_finding_with_its_states() {
+fn the_human_report_shows_each_finding_at_its_line_with_its_states() {
     let (code, out, _) = run(&["lint-docs", &fixture("duplicate-flag")]);
     assert_eq!(code, 1);
+    // As `check` shows its findings: the title, the line that writes it,
+    // what the finding knows beside (its states).
     let expected = "\
-fixtures/lint/src/snippets/duplicate-flag.jsx:22:7: warning[RD010 duplicate-flag] <DuplicateFlagDeployment />: `tp_size` is given twice with different values (--tp 4, then --tp-size 8); the engine keeps the last
-  in 2 states: model=large, hardware=mi300x, quantization=bf16; model=large, hardware=mi300x, quantization=fp8
+warning[RD010 duplicate-flag]: <DuplicateFlagDeployment />: `tp_size` is given twice with different values (--tp 4, then --tp-size 8); the engine keeps the last
+  --> fixtures/lint/src/snippets/duplicate-flag.jsx:22:7
+   |
+22 |       commandRule: (value, all) => (value === 'mi300x' && all.model === 'large' ? '--tp-size 8' : null),
+   |       ^
+  = in 2 states: model=large, hardware=mi300x, quantization=bf16; model=large, hardware=mi300x, quantization=fp8
 
 1 finding in 1 file (1 generator, 6 states checked)
 ";
     assert_eq!(out, expected);
+    // Concise: one line per finding, with its place first.
+    let (code, out, _) = run(&[
+        "lint-docs",
+        "--format",
+        "concise",
+        &fixture("duplicate-flag"),
+    ]);
+    assert_eq!(code, 1);
+    assert!(out.starts_with("fixtures/lint/src/snippets/duplicate-flag.jsx:22:7: warning[RD010 duplicate-flag] <DuplicateFlagDeployment />: `tp_size` is given twice"), "{out}");
 }
 
 #[test]
@@ -318,7 +333,7 @@ fn every_format_renders_the_findings_with_their_ids() {
     assert_eq!(code, 1);
     assert!(
         md.contains(
-            "| `RD010` | `duplicate-flag` | `fixtures/lint/src/snippets/duplicate-flag.jsx:22:7` |"
+            "- **Warning** (`RD010 duplicate-flag`) at `fixtures/lint/src/snippets/duplicate-flag.jsx:22:7`: \\<DuplicateFlagDeployment /\\>: "
         ),
         "{md}"
     );
@@ -385,7 +400,7 @@ fn broken_input_exits_2_at_its_position() {
     let (code, out, _) = run(&["lint-docs", &fixture("crash")]);
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("error[RD007 generator-crash] <CrashDeployment />: clicking `mi300x` in the state model=small, hardware=h100 throws: TypeError: cannot read property 'small' of undefined"),
+        out.contains("error[RD007 generator-crash]: <CrashDeployment />: clicking `mi300x` in the state model=small, hardware=h100 throws: TypeError: cannot read property 'small' of undefined"),
         "{out}"
     );
     assert_not_linted(
@@ -542,7 +557,7 @@ fn github_output_appends_the_markdown_summary_to_the_job_summary() {
     assert_eq!(out.status.code(), Some(1));
     let text = std::fs::read_to_string(&summary).unwrap();
     assert!(text.starts_with("## recipe-drift lint-docs\n"), "{text}");
-    assert!(text.contains("| `RD011` | `dead-option` |"), "{text}");
+    assert!(text.contains("(`RD011 dead-option`)"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

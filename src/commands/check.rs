@@ -414,7 +414,7 @@ struct Done {
     written: report::spool::Spool,
     failures: Vec<report::Failure>,
     skipped: Vec<report::Skipped>,
-    coverage: Vec<report::Coverage>,
+    coverage: Vec<crate::finding::Finding>,
     outcomes: Vec<crate::waiver::Outcome>,
 }
 

@@ -306,7 +306,7 @@ pub(crate) fn emit(
     written: report::spool::Spool,
     failures: Vec<report::Failure>,
     skipped: Vec<report::Skipped>,
-    coverage: Vec<report::Coverage>,
+    coverage: Vec<crate::finding::Finding>,
     waivers: Vec<crate::waiver::Outcome>,
     writer: &report::Writer,
     fail_on: report::FailOn,

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::fetch::Fetcher;
+use crate::finding::Finding;
 use crate::link::{LinkReport, Overrides};
 use crate::manifest::Manifest;
-use crate::pair::Coverage;
 use crate::policy::Policy;
 use crate::report::{Failure, Skipped};
 use crate::resolved::FactSource;
@@ -67,7 +67,7 @@ pub(super) struct Found {
     /// Inputs not read, with the reason.
     pub skipped: Vec<Skipped>,
     /// Deployments with no partner.
-    pub coverage: Vec<Coverage>,
+    pub coverage: Vec<Finding>,
 }
 
 impl Run<'_> {
@@ -182,6 +182,8 @@ fn pin(
     pairing
         .pairs
         .retain(|p| pins.link_of(&docs[p.docs]).is_none());
-    pairing.coverage.retain(|c| !labels.contains(&c.deployment));
+    pairing
+        .coverage
+        .retain(|c| c.unpaired().is_none_or(|u| !labels.contains(&u.deployment)));
     pinned
 }

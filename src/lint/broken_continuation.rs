@@ -3,7 +3,7 @@
 //! next line on its own. The launch is read as bash runs it (the extractor
 //! records the defect); this rule reports it on the generator's line.
 
-use super::{Context, Finding, Generator, Rule, at_state, locate};
+use super::{Context, Generator, Hit, Rule, at_state, locate};
 
 /// A `#` comment that swallows the command's continuation.
 pub struct BrokenContinuation;
@@ -13,7 +13,7 @@ impl Rule for BrokenContinuation {
         crate::launch::BROKEN_CONTINUATION
     }
 
-    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Hit>) {
         for s in &g.states {
             for c in s.printed.iter().flatten().flat_map(|p| &p.launches) {
                 for d in c.launch.defects.iter().filter(|d| d.kind == self.kind()) {

@@ -1,7 +1,7 @@
 //! `generator-crash`: click paths on which the generator throws (from the
 //! explorer's crash list).
 
-use super::{Context, Finding, Generator, Needs, Rule};
+use super::{Context, Generator, Hit, Needs, Rule};
 
 /// A click path that makes the generator's JavaScript throw.
 pub struct GeneratorCrash;
@@ -15,7 +15,7 @@ impl Rule for GeneratorCrash {
         Needs::Crashes
     }
 
-    fn check(&self, _: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
+    fn check(&self, _: &Context<'_>, g: &Generator, out: &mut Vec<Hit>) {
         for c in g.crashes.iter().flatten() {
             let state: Vec<String> = c.clicks.iter().map(|(k, v)| format!("{k}={v}")).collect();
             let path = if c.click.is_empty() {
@@ -25,7 +25,7 @@ impl Rule for GeneratorCrash {
             } else {
                 format!("clicking `{}` in the state {}", c.click, state.join(", "))
             };
-            out.push(Finding {
+            out.push(Hit {
                 kind: self.kind(),
                 at: c.at.clone().unwrap_or_else(|| g.at.clone()),
                 generator: g.name.clone(),

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Context, Finding, Generator, Rule, locate};
+use super::{Context, Generator, Hit, Rule, locate};
 
 /// An option that changes nothing a reader copies.
 pub struct DeadOption;
@@ -12,7 +12,7 @@ impl Rule for DeadOption {
         "dead-option"
     }
 
-    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Hit>) {
         let mut keys: Vec<&str> = Vec::new();
         for s in &g.states {
             for (k, _) in &s.view.selection {
@@ -23,7 +23,7 @@ impl Rule for DeadOption {
         }
         for key in keys {
             if let Some(values) = dead(g, key) {
-                out.push(Finding {
+                out.push(Hit {
                     kind: self.kind(),
                     at: locate::option(cx.bundle, key).unwrap_or_else(|| g.at.clone()),
                     generator: g.name.clone(),

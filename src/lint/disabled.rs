@@ -1,7 +1,7 @@
 //! `disabled-selected` and `disabled-no-reason`: what the controls of each
 //! state show (needs the explorer's per-state controls).
 
-use super::{Context, Finding, Generator, Needs, Rule, at_state, locate};
+use super::{Context, Generator, Hit, Needs, Rule, at_state, locate};
 
 /// A state whose selection keeps an item that is disabled in it.
 pub struct DisabledSelected;
@@ -15,7 +15,7 @@ impl Rule for DisabledSelected {
         Needs::Controls
     }
 
-    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Hit>) {
         for s in &g.states {
             for c in s.controls.iter().flatten() {
                 let Some(sel) = &c.selected else { continue };
@@ -58,7 +58,7 @@ impl Rule for DisabledNoReason {
         Needs::Controls
     }
 
-    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Hit>) {
         for s in &g.states {
             for c in s.controls.iter().flatten() {
                 for item in c.items.iter().filter(|i| i.disabled && i.reason.is_empty()) {

@@ -1,7 +1,7 @@
 //! `duplicate-flag`: a generated command that gives one option twice with
 //! different values (the engine keeps the last).
 
-use super::{Context, Finding, Generator, Rule, at_state, locate};
+use super::{Context, Generator, Hit, Rule, at_state, locate};
 use crate::launch::Launch;
 
 /// The same option written twice with different values.
@@ -12,7 +12,7 @@ impl Rule for DuplicateFlag {
         "duplicate-flag"
     }
 
-    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Hit>) {
         for s in &g.states {
             for c in s.printed.iter().flatten().flat_map(|p| &p.launches) {
                 for (key, written) in duplicates(&c.launch) {

@@ -2,7 +2,7 @@
 //! release makes of each launch a state prints.
 
 use super::no_command::placeholder_in;
-use super::{Context, Finding, Generator, Rule, at_state, locate};
+use super::{Context, Generator, Hit, Rule, at_state, locate};
 use crate::span::Span;
 
 /// The text a span covers in its source.
@@ -68,7 +68,7 @@ impl Rule for StartupError {
         STARTUP_ERROR
     }
 
-    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Hit>) {
         for s in &g.states {
             for c in s.printed.iter().flatten().flat_map(|p| &p.launches) {
                 let engine = c.launch.engine.name();
@@ -115,7 +115,7 @@ impl Rule for NoEffect {
         "no-effect"
     }
 
-    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Hit>) {
         for s in &g.states {
             for c in s.printed.iter().flatten().flat_map(|p| &p.launches) {
                 let Ok(r) = &c.resolved else { continue };

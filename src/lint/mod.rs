@@ -25,7 +25,7 @@ use std::path::Path;
 
 use crate::error::Error;
 use crate::extract::jsx::{self, Bundle, View};
-use crate::finding::{Severity, kind_info};
+use crate::finding::{About, Finding, Severity, Text, kind_info};
 use crate::launch::{Known, Launch};
 use crate::resolved::{ResolveOptions, Resolved};
 use crate::span::Span;
@@ -176,7 +176,7 @@ pub trait Rule: Sync {
         Needs::Views
     }
     /// Appends the generator's findings.
-    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Finding>);
+    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Hit>);
 }
 
 /// What rules may read beside the generator: the bundle's files, to place a
@@ -199,9 +199,10 @@ pub static RULES: &[&dyn Rule] = &[
     &broken_continuation::BrokenContinuation,
 ];
 
-/// One finding of `lint-docs`.
+/// What a rule found: one defect of a generator, before it becomes a
+/// [`Finding`] (merged across states, placed, worded for the reports).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
+pub struct Hit {
     /// The kind's name (`no-command`).
     pub kind: &'static str,
     /// Where: the option's or item's line, else the generator's.
@@ -215,7 +216,28 @@ pub struct Finding {
     pub states: Vec<String>,
 }
 
-impl Finding {
+impl Hit {
+    /// The finding as the reports render it: `<Generator />: message`,
+    /// placed at its line, with its states.
+    pub fn into_finding(self) -> Finding {
+        Finding {
+            kind: self.kind,
+            severity: self.severity(),
+            message: Text::own("<")
+                .and_input(&self.generator)
+                .and(" />: ")
+                .and_input(&self.message),
+            primary: Some(self.at),
+            related: Vec::new(),
+            link: None,
+            about: About::Generator {
+                generator: self.generator,
+                detail: self.message,
+                states: self.states,
+            },
+        }
+    }
+
     /// The kind's stable id (`RD008`).
     pub fn id(&self) -> &'static str {
         kind_info(self.kind).map(|k| k.id.as_str()).unwrap_or("")
@@ -245,7 +267,8 @@ pub struct FileLint {
     pub file: String,
     /// Per generator: its name, where it is, and how many states were checked.
     pub generators: Vec<(String, Span, usize)>,
-    /// The findings, sorted by place, id and message.
+    /// The findings, sorted by place, id and message: each about a
+    /// generator ([`About::Generator`]).
     pub findings: Vec<Finding>,
     /// Rules that did not run on this file.
     pub not_checked: Vec<NotChecked>,
@@ -336,7 +359,7 @@ pub fn run_rules(file: &str, bundle: &Bundle, generators: &[Generator]) -> FileL
             .iter()
             .map(|g| (g.name.clone(), g.at.clone(), g.states.len()))
             .collect(),
-        findings: merge(findings),
+        findings: merge(findings).into_iter().map(Hit::into_finding).collect(),
         not_checked,
     }
 }
@@ -439,8 +462,8 @@ fn read_state(
 
 /// One finding per place, kind and message, with the states that show it
 /// (in the order found); sorted by place, id, message.
-fn merge(findings: Vec<Finding>) -> Vec<Finding> {
-    let mut out: Vec<Finding> = Vec::new();
+fn merge(findings: Vec<Hit>) -> Vec<Hit> {
+    let mut out: Vec<Hit> = Vec::new();
     for f in findings {
         match out
             .iter_mut()
@@ -469,8 +492,8 @@ fn merge(findings: Vec<Finding>) -> Vec<Finding> {
 }
 
 /// A finding about one state of a generator.
-fn at_state(kind: &'static str, g: &Generator, s: &State, at: Span, message: String) -> Finding {
-    Finding {
+fn at_state(kind: &'static str, g: &Generator, s: &State, at: Span, message: String) -> Hit {
+    Hit {
         kind,
         at,
         generator: g.name.clone(),

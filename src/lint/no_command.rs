@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use super::{Context, Finding, Generator, Rule, at_state, first_line, locate};
+use super::{Context, Generator, Hit, Rule, at_state, first_line, locate};
 
 /// A state that prints no serve command, or one holding placeholder text.
 pub struct NoCommand;
@@ -51,7 +51,7 @@ impl Rule for NoCommand {
         "no-command"
     }
 
-    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Hit>) {
         for s in &g.states {
             let mut launches = 0;
             for (text, printed) in s.view.commands.iter().zip(&s.printed) {

@@ -9,8 +9,8 @@
 
 use std::fmt::Write;
 
-use super::{LinkReport, finding_place, finding_text, v};
-use crate::finding::Severity;
+use super::{LinkReport, v};
+use crate::finding::{About, Finding, Severity};
 use crate::waiver;
 
 /// `file:line:col`, or the file, or `-`.
@@ -18,39 +18,39 @@ fn at(place: Option<super::Place>) -> String {
     place.map_or_else(|| "-".to_string(), |p| v(&p.shown))
 }
 
-/// One link's lines: its side findings and the findings no waiver
-/// silenced, most severe first.
+/// One finding on one line: `PLACE: LEVEL[ID KIND] MESSAGE`, then the
+/// release's rule of a startup error and the link (`[link: NAME]`), when
+/// it has them. Every command writes its findings through this.
+pub fn finding(f: &Finding) -> String {
+    let mut line = format!(
+        "{}: {}[{}] {}",
+        at(super::finding_at(f)),
+        super::severity_words(f.severity).0,
+        super::rule_label(f.kind),
+        super::finding_line(f)
+    );
+    if let About::Command {
+        rule: Some((rule, _)),
+        ..
+    } = &f.about
+    {
+        let _ = write!(line, " (rule {rule})");
+    }
+    if let Some(link) = &f.link {
+        let _ = write!(line, " [link: {}]", v(link));
+    }
+    line.push('\n');
+    line
+}
+
+/// One link's lines: its findings no waiver silenced (its commands as a
+/// whole first, then its keys, most severe first).
 pub fn link(l: &LinkReport) -> String {
-    let mut out = String::new();
-    for e in super::side_findings(l) {
-        let rule = match e.rule {
-            Some((rule, _)) => format!(" (rule {rule})"),
-            None => String::new(),
-        };
-        let _ = writeln!(
-            out,
-            "{}: error[{}] {}: {}{rule} [link: {}]",
-            at(super::place(e.at)),
-            super::rule_label(e.kind),
-            e.headline,
-            v(e.message),
-            v(&l.name)
-        );
-    }
-    for j in l.findings().filter(|j| j.waiver.is_none()) {
-        let f = j.finding;
-        let level = super::severity_words(j.severity()).0;
-        let _ = writeln!(
-            out,
-            "{}: {level}[{}] {} ({}) [link: {}]",
-            at(finding_place(l, f)),
-            super::rule_label(f.kind.name()),
-            finding_text(f),
-            super::class_name(f.class),
-            v(&l.name)
-        );
-    }
-    out
+    l.findings()
+        .iter()
+        .filter(|f| !f.waived())
+        .map(finding)
+        .collect()
 }
 
 /// The report: a line per listed coverage finding, the links' lines as
@@ -71,14 +71,7 @@ pub fn finish(
         waivers,
     } = *rest;
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
-        let _ = writeln!(
-            out,
-            "{}: {}[{}] {}",
-            at(super::place(&c.span)),
-            super::severity_words(c.severity).0,
-            super::rule_label(c.kind),
-            super::coverage_text(c)
-        );
+        out.push_str(&finding(c));
     }
     for l in links {
         out.push_str(&l);

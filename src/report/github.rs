@@ -18,8 +18,8 @@
 
 use std::fmt::Write;
 
-use super::{LinkReport, Place, finding_place, finding_text, v, value_place};
-use crate::finding::Severity;
+use super::{LinkReport, Place, v, value_place};
+use crate::finding::{About, Finding, Severity};
 use crate::waiver;
 
 /// Escapes a workflow command's message (data).
@@ -80,68 +80,80 @@ link: {}",
             ),
         ));
     }
-    for e in super::side_findings(l) {
-        let place = super::place(e.at);
-        // A place without a line (a generator's rendered text): the
-        // message names the rendered position.
-        let at = match &place {
-            Some(p) if p.line_col.is_none() => format!("\nat {}", v(&p.shown)),
-            _ => String::new(),
-        };
-        out.push_str(&annotation(
-            "error",
-            place.as_ref(),
-            &format!(
-                "recipe-drift: [{}] {}",
-                super::rule_label(e.kind),
-                e.headline
-            ),
-            &format!("{}{at}\n{}\nlink: {}", v(e.message), e.note(), v(&l.name)),
-        ));
-    }
-    for j in l.findings().filter(|j| !quiet || j.waiver.is_none()) {
-        let f = j.finding;
-        let title = format!(
-            "recipe-drift: [{}] {} ({})",
-            super::rule_label(f.kind.name()),
-            v(&f.key),
-            super::class_name(f.class)
-        );
-        let mut message = finding_text(f);
-        if let Some(w) = j.waiver {
-            let _ = write!(message, "\n{}", v(&w.mark()));
-        }
-        for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
-            let _ = write!(message, "\n{label}: {}", v(&sv.val.display()));
-            if let Some(w) = &sv.written {
-                let _ = write!(message, " from `{}`", v(w));
-            }
-            if let Some(p) = value_place(sv) {
-                let _ = write!(message, " at {}", v(&p.shown));
-            }
-            for hit in &sv.rules {
-                let _ = write!(
-                    message,
-                    "\n  rule {}: {} -> {}",
-                    hit.id,
-                    v(&hit.before.display()),
-                    v(&hit.after.display())
-                );
-                for fact in &hit.facts {
-                    let _ = write!(message, "\n    checkpoint fact: {fact}");
-                }
-            }
-        }
-        let _ = write!(message, "\nlink: {}", v(&l.name));
-        let place = finding_place(l, f);
-        out.push_str(&annotation(
-            command(j.severity()),
-            place.as_ref(),
-            &title,
-            &message,
-        ));
+    for f in l.findings().iter().filter(|f| !quiet || !f.waived()) {
+        out.push_str(&finding(f));
     }
     out
+}
+
+/// One finding as a workflow command: `::LEVEL file=..,line=..,col=..,
+/// title=recipe-drift: [ID KIND] ...::MESSAGE`, the message followed by
+/// what the finding knows beside (a key's values and rule trail, a
+/// command's rule, a generator's states) and its link. Every command
+/// writes its findings through this.
+pub fn finding(f: &Finding) -> String {
+    let place = super::finding_at(f);
+    let label = super::rule_label(f.kind);
+    let mut message = super::text(&f.message);
+    let title = match &f.about {
+        About::Key(k) => {
+            if let Some(w) = &k.waiver {
+                let _ = write!(message, "\n{}", v(&w.mark()));
+            }
+            for (label, sv) in [("docs", &k.docs), ("recipe", &k.recipe)] {
+                let _ = write!(message, "\n{label}: {}", v(&sv.val.display()));
+                if let Some(w) = &sv.written {
+                    let _ = write!(message, " from `{}`", v(w));
+                }
+                if let Some(p) = value_place(sv) {
+                    let _ = write!(message, " at {}", v(&p.shown));
+                }
+                for hit in &sv.rules {
+                    let _ = write!(
+                        message,
+                        "\n  rule {}: {} -> {}",
+                        hit.id,
+                        v(&hit.before.display()),
+                        v(&hit.after.display())
+                    );
+                    for fact in &hit.facts {
+                        let _ = write!(message, "\n    checkpoint fact: {fact}");
+                    }
+                }
+            }
+            format!(
+                "recipe-drift: [{label}] {} ({})",
+                v(&k.key),
+                super::class_name(k.class)
+            )
+        }
+        About::Command {
+            headline, detail, ..
+        } => {
+            // The headline is the title; the body is the engine's message.
+            message = v(detail);
+            // A place without a line (a generator's rendered text): the
+            // message names the rendered position.
+            if let Some(p) = place.as_ref().filter(|p| p.line_col.is_none()) {
+                let _ = write!(message, "\nat {}", v(&p.shown));
+            }
+            if let Some(note) = super::command_note(f) {
+                let _ = write!(message, "\n{note}");
+            }
+            format!("recipe-drift: [{label}] {headline}")
+        }
+        About::Generator { states, .. } => {
+            if let Some(s) = super::states_text(states) {
+                let _ = write!(message, " ({s})");
+            }
+            format!("recipe-drift: [{label}]")
+        }
+        About::Deployment(_) => format!("recipe-drift: [{label}]"),
+    };
+    if let Some(link) = &f.link {
+        let _ = write!(message, "\nlink: {}", v(link));
+    }
+    annotation(command(f.severity), place.as_ref(), &title, &message)
 }
 
 /// The report: the listed coverage findings, the coverage count, the links
@@ -162,13 +174,7 @@ pub fn finish(
         waivers,
     } = *rest;
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
-        let place = super::place(&c.span);
-        out.push_str(&annotation(
-            command(c.severity),
-            place.as_ref(),
-            &format!("recipe-drift: {}", super::rule_label(c.kind)),
-            &super::coverage_text(c),
-        ));
+        out.push_str(&finding(c));
     }
     if let Some(summary) = super::coverage_summary(coverage).filter(|_| !quiet) {
         out.push_str(&annotation(

@@ -7,7 +7,7 @@ use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use similar::TextDiff;
 
 use super::{LinkReport, SideReport, finding_keys, normalized, v};
-use crate::finding::{Severity, SideValue};
+use crate::finding::{About, Finding, Severity, SideValue};
 use crate::policy::Policy;
 use crate::resolved::{Val, ValueSource};
 use crate::span::Span;
@@ -43,13 +43,7 @@ pub fn finish(
         out.push_str(&l);
     }
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
-        let _ = writeln!(
-            out,
-            "{}[{}]: {}\n",
-            super::severity_words(c.severity).0,
-            super::rule_label(c.kind),
-            super::coverage_text(c)
-        );
+        out.push_str(&finding(c, ""));
     }
     for w in waivers.iter().filter(|w| !quiet || w.is_error()) {
         let level = if w.is_error() { "error" } else { "note" };
@@ -145,7 +139,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy, chatter: super
     // By default an equivalence is counted, not shown (`--show-equivalent`
     // shows each; `--quiet` shows each finding, as every quiet format does).
     let each = chatter != super::Chatter::Full;
-    let mut equivalent: Vec<&str> = Vec::new();
+    let mut equivalent: Vec<String> = Vec::new();
     // Quiet: each finding names its link instead of a header.
     let link_line = if quiet {
         format!("  = link: {}\n", v(&l.name))
@@ -155,76 +149,16 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy, chatter: super
     if !quiet {
         render_header(out, l);
     }
-    for e in super::side_findings(l) {
-        let title = format!("{}: {}", e.headline, v(e.message));
-        // A refused word or a comment: shown on its line.
-        let mark = if e.rule.is_some() {
-            "refused here"
-        } else {
-            "the command ends here"
-        };
-        if let Some(excerpt) = e.span.and_then(|s| word_excerpt(s, e.label, mark)) {
-            let group = Group::with_title(
-                Level::ERROR
-                    .primary_title(title)
-                    .id(super::rule_label(e.kind)),
-            )
-            .element(excerpt.snippet());
-            let _ = writeln!(
-                out,
-                "{}\n  = {}\n{link_line}",
-                Renderer::plain().render(&[group]),
-                e.note()
-            );
+    for f in l.findings().iter().filter(|f| !quiet || !f.waived()) {
+        if let About::Key(k) = &f.about
+            && !each
+            && k.kind == crate::finding::Kind::Equivalent
+            && f.severity == Severity::Info
+        {
+            equivalent.push(k.key.clone());
             continue;
         }
-        let _ = writeln!(
-            out,
-            "error[{}]: {title}\n  = {}\n{link_line}",
-            super::rule_label(e.kind),
-            e.note()
-        );
-    }
-    let renderer = Renderer::plain();
-    for j in l.findings().filter(|j| !quiet || j.waiver.is_none()) {
-        let f = j.finding;
-        if !each && f.kind == crate::finding::Kind::Equivalent && j.severity() == Severity::Info {
-            equivalent.push(&f.key);
-            continue;
-        }
-        let level = match j.severity() {
-            Severity::Error => Level::ERROR,
-            Severity::Warning => Level::WARNING,
-            Severity::Info => Level::NOTE,
-        };
-        let title = super::finding_title(&j);
-        let rule = super::rule_label(f.kind.name());
-        let mut group: Group = Group::with_title(level.primary_title(title).id(rule));
-        let shown: Vec<Excerpt> = [("docs", &f.docs), ("recipe", &f.recipe)]
-            .into_iter()
-            .flat_map(|(label, sv)| excerpts(label, sv))
-            .collect();
-        for e in &shown {
-            group = group.element(e.snippet());
-        }
-        let _ = writeln!(out, "{}", renderer.render(&[group]));
-        for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
-            let _ = writeln!(out, "  = {label:<7}{}", describe(sv));
-            for hit in &sv.rules {
-                let _ = writeln!(
-                    out,
-                    "             rule {}: {} -> {} ({})",
-                    hit.id,
-                    v(&hit.before.display()),
-                    v(&hit.after.display()),
-                    hit.reference
-                );
-                for fact in &hit.facts {
-                    let _ = writeln!(out, "               checkpoint fact: {fact}");
-                }
-            }
-        }
-        let _ = writeln!(out, "{link_line}");
+        out.push_str(&finding(f, &link_line));
     }
     if quiet {
         return;
@@ -281,6 +215,139 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy, chatter: super
     } else {
         let _ = writeln!(out, "normalized commands are identical\n");
     }
+}
+
+/// One finding as people read it: `LEVEL[ID KIND]: MESSAGE`, its source
+/// lines with their marks (a key's value on each side, a refused word, a
+/// deployment's launch, a generator's line, and the related places), then
+/// `= ` lines with what it knows beside (each side's value and rule
+/// trail, a startup error's rule, a generator's states, the nearest
+/// deployment), then `link_line`. Every command writes its findings
+/// through this.
+pub fn finding(f: &Finding, link_line: &str) -> String {
+    let mut out = String::new();
+    let level = match f.severity {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+        Severity::Info => Level::NOTE,
+    };
+    let label = super::rule_label(f.kind);
+    let mut group: Group = Group::with_title(
+        level
+            .primary_title(super::finding_title(f))
+            .id(label.clone()),
+    );
+    let mut shown: Vec<Excerpt> = Vec::new();
+    match &f.about {
+        About::Key(k) => {
+            shown.extend(
+                [("docs", &k.docs), ("recipe", &k.recipe)]
+                    .into_iter()
+                    .flat_map(|(label, sv)| excerpts(label, sv)),
+            );
+        }
+        About::Command {
+            side,
+            rule,
+            own_place,
+            ..
+        } => {
+            // A refused word or a comment: shown on its line.
+            let mark = if rule.is_some() {
+                "refused here"
+            } else {
+                "the command ends here"
+            };
+            if *own_place {
+                shown.extend(
+                    f.primary
+                        .as_ref()
+                        .and_then(|s| word_excerpt(s, &format!("{side}: {mark}"))),
+                );
+            }
+        }
+        About::Deployment(u) => {
+            shown.extend(
+                f.primary.as_ref().and_then(|s| {
+                    word_excerpt(s, &format!("{}: this deployment", u.side.as_str()))
+                }),
+            );
+        }
+        About::Generator { .. } => {
+            shown.extend(f.primary.as_ref().and_then(|s| word_excerpt(s, "")));
+        }
+    }
+    for r in &f.related {
+        if let Some(mut e) = word_excerpt(&r.span, "") {
+            for m in &mut e.marks {
+                m.0 = AnnotationKind::Context;
+                m.2 = v(r.label.as_deref().unwrap_or("related"));
+            }
+            if !matches!(f.about, About::Key(_)) {
+                shown.push(e);
+            }
+        }
+    }
+    if shown.is_empty() {
+        // No text at hand: the place as a line of its own.
+        let _ = writeln!(
+            out,
+            "{}[{}]: {}",
+            level_word(f.severity),
+            label,
+            super::finding_title(f)
+        );
+        if let Some(p) = super::finding_at(f) {
+            let _ = writeln!(out, "  --> {}", v(&p.shown));
+        }
+    } else {
+        for e in &shown {
+            group = group.element(e.snippet());
+        }
+        let _ = writeln!(out, "{}", Renderer::plain().render(&[group]));
+    }
+    match &f.about {
+        About::Key(k) => {
+            for (label, sv) in [("docs", &k.docs), ("recipe", &k.recipe)] {
+                let _ = writeln!(out, "  = {label:<7}{}", describe(sv));
+                for hit in &sv.rules {
+                    let _ = writeln!(
+                        out,
+                        "             rule {}: {} -> {} ({})",
+                        hit.id,
+                        v(&hit.before.display()),
+                        v(&hit.after.display()),
+                        hit.reference
+                    );
+                    for fact in &hit.facts {
+                        let _ = writeln!(out, "               checkpoint fact: {fact}");
+                    }
+                }
+            }
+        }
+        About::Command { .. } => {
+            if let Some(note) = super::command_note(f) {
+                let _ = writeln!(out, "  = {note}");
+            }
+        }
+        About::Deployment(u) => {
+            if let Some(n) = &u.nearest {
+                let _ = writeln!(out, "  = nearest: {}", v(&n.deployment));
+            }
+        }
+        About::Generator { states, .. } => {
+            if let Some(s) = super::states_text(states) {
+                let _ = writeln!(out, "  = {s}");
+            }
+        }
+    }
+    let _ = writeln!(out, "{link_line}");
+    out
+}
+
+/// A severity as the human output names it.
+fn level_word(s: Severity) -> &'static str {
+    super::severity_words(s).0
 }
 
 /// Said instead of the diff when a side does not start.
@@ -344,9 +411,10 @@ impl Excerpt {
     }
 }
 
-/// The lines of one word, marked as the word a side's release refuses (`None`
-/// when its text is not at hand).
-fn word_excerpt(span: &Span, label: &str, mark: &str) -> Option<Excerpt> {
+/// The lines of one span (a refused word, a comment, a deployment's launch,
+/// a generator's line), marked with `mark` (`None` when its text is not at
+/// hand).
+fn word_excerpt(span: &Span, mark: &str) -> Option<Excerpt> {
     let src = span.source();
     if src.text().is_empty() || span.end > src.text().len() {
         return None;
@@ -359,7 +427,7 @@ fn word_excerpt(span: &Span, label: &str, mark: &str) -> Option<Excerpt> {
         marks: vec![(
             AnnotationKind::Primary,
             span.start - bytes.start..span.end - bytes.start,
-            format!("{label}: {mark}"),
+            mark.to_string(),
         )],
     })
 }

@@ -1,12 +1,10 @@
 //! Versioned JSON output.
 
-use serde::Serialize;
 use serde_json::json;
 
 use super::{LinkReport, Status, finding_keys, normalized};
-use crate::finding::{Kind, Severity, SideValue};
-use crate::policy::{Class, Policy};
-use crate::waiver::Judged;
+use crate::finding::{About, Finding, Severity};
+use crate::policy::Policy;
 
 /// The JSON schema version of `compare`/`check` output.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -38,7 +36,14 @@ pub fn link(l: &LinkReport, policy: &Policy) -> String {
         "status": l.status(),
         "docs": side(&l.docs),
         "recipe": side(&l.recipe),
-        "findings": l.findings().map(FindingOut::from).collect::<Vec<_>>(),
+        // The keys' findings: the commands' own are the sides'
+        // `startup_errors` and `defects`.
+        "findings": l
+            .findings()
+            .iter()
+            .filter(|f| matches!(f.about, About::Key(_)))
+            .map(finding)
+            .collect::<Vec<_>>(),
         "shared_unknowns": l.comparison.shared_unknowns,
     });
     if let Some(pair) = &l.pair {
@@ -101,16 +106,7 @@ pub fn finish(
             crate::pair::RECIPE_UNPAIRED: count(crate::pair::RECIPE_UNPAIRED),
         });
     }
-    let mut coverage = serde_json::Value::Array(
-        coverage
-            .iter()
-            .map(|c| {
-                let mut v = json!(c);
-                v["id"] = json!(crate::finding::kind_info(c.kind).map_or("", |k| k.id.as_str()));
-                v
-            })
-            .collect(),
-    );
+    let mut coverage = serde_json::Value::Array(coverage.iter().map(finding).collect());
     super::mask_json(&mut coverage);
     let mut waivers = json!(waivers);
     super::mask_json(&mut waivers);
@@ -173,48 +169,90 @@ fn indent_into(doc: &mut super::sink::Sink, text: &str, indent: &str) {
     }
 }
 
-/// A finding as the JSON output has it: the severity it counts with (information
-/// when a waiver suppressed it) and the waiver's mark.
-#[derive(Serialize)]
-struct FindingOut<'a> {
-    key: &'a str,
-    /// The kind's stable rule id (`RD001`).
-    id: &'static str,
-    kind: Kind,
-    class: Class,
-    severity: Severity,
-    docs: &'a SideValue,
-    recipe: &'a SideValue,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    waived: Option<Waived<'a>>,
-}
-
-/// The mark of a suppressed finding.
-#[derive(Serialize)]
-struct Waived<'a> {
-    reason: &'a str,
-    until: &'a str,
-    /// An inline suppression's place.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    at: Option<&'a str>,
-}
-
-impl<'a> From<Judged<'a>> for FindingOut<'a> {
-    fn from(j: Judged<'a>) -> Self {
-        let f = j.finding;
-        FindingOut {
-            key: &f.key,
-            id: crate::finding::kind_info(f.kind.name()).map_or("", |k| k.id.as_str()),
-            kind: f.kind,
-            class: f.class,
-            severity: j.severity(),
-            docs: &f.docs,
-            recipe: &f.recipe,
-            waived: j.waiver.map(|w| Waived {
-                reason: &w.reason,
-                until: &w.until,
-                at: w.at.as_deref(),
+/// One finding as the JSON documents list it (not masked yet): its own
+/// fields per kind of check, each with the kind's stable `id` and the
+/// severity it counts with (information when a waiver silenced it). A key:
+/// `key`, `id`, `kind`, `class`, `severity`, both sides and the waiver's
+/// mark; a deployment: `kind`, `severity`, `side`, `deployment`, `span`,
+/// `identity`, `shape`, `nearest`, `message` (what is missing), `id`; a
+/// generator's defect: `id`, `kind`, `severity`, `file`, `line`, `col`,
+/// `generator`, `message`, `states`; a command: `id`, `kind`, `severity`,
+/// `message`, `file`, `line`, `col`. Every command writes its findings
+/// through this.
+pub fn finding(f: &Finding) -> serde_json::Value {
+    let id = f.id();
+    match &f.about {
+        About::Key(k) => with_waiver(
+            json!({
+            "key": k.key,
+            "id": id,
+            "kind": k.kind,
+            "class": k.class,
+            "severity": f.severity,
+            "docs": k.docs,
+            "recipe": k.recipe,
             }),
+            k.waiver.as_ref(),
+        ),
+        About::Deployment(u) => {
+            let mut v = json!({
+                "kind": f.kind,
+                "severity": f.severity,
+                "side": u.side,
+                "deployment": u.deployment,
+                "span": f.primary,
+                "identity": u.identity,
+                "shape": u.shape,
+            });
+            if let Some(n) = &u.nearest {
+                v["nearest"] = json!(n);
+            }
+            v["message"] = json!(u.why);
+            v["id"] = json!(id);
+            v
+        }
+        About::Generator {
+            generator,
+            detail,
+            states,
+        } => {
+            let at = f.primary.as_ref();
+            json!({
+                "id": id,
+                "kind": f.kind,
+                "severity": f.severity,
+                "file": at.map(|s| &*s.file),
+                "line": at.map(|s| s.pos.line),
+                "col": at.map(|s| s.pos.col),
+                "generator": generator,
+                "message": detail,
+                "states": states,
+            })
+        }
+        About::Command { .. } => {
+            let at = f.primary.as_ref();
+            json!({
+                "id": id,
+                "kind": f.kind,
+                "severity": f.severity,
+                "message": f.message.plain(),
+                "file": at.map(|s| &*s.file),
+                "line": at.map(|s| s.pos.line),
+                "col": at.map(|s| s.pos.col),
+            })
         }
     }
+}
+
+/// A key's finding with the mark of the waiver that silenced it
+/// (`waived`: reason, until, and an inline suppression's place).
+fn with_waiver(mut v: serde_json::Value, w: Option<&crate::finding::Waived>) -> serde_json::Value {
+    if let Some(w) = w {
+        let mut m = json!({"reason": w.reason, "until": w.until});
+        if let Some(at) = &w.at {
+            m["at"] = json!(at);
+        }
+        v["waived"] = m;
+    }
+    v
 }

@@ -4,10 +4,10 @@
 
 use serde_json::{Value, json};
 
-use super::{ReportFormat, place, v};
+use super::{ReportFormat, v};
 use crate::error::Error;
 use crate::finding::kinds;
-use crate::lint::{FileLint, Finding};
+use crate::lint::FileLint;
 
 /// A file that could not be linted (bad input), with the error.
 #[derive(Debug, Clone)]
@@ -17,9 +17,6 @@ pub struct Failed {
     /// Why: its span places it.
     pub error: Error,
 }
-
-/// How many states a finding lists before `and N more`.
-const SHOWN_STATES: usize = 3;
 
 /// Renders the lint of some files, and the files that could not be linted,
 /// in `format`.
@@ -39,18 +36,6 @@ fn failed_text(f: &Failed) -> String {
     format!("error: {}", v(&f.error.to_string()))
 }
 
-/// `error[RD008 no-command] <Gen />: message`.
-fn title(f: &Finding) -> String {
-    format!(
-        "{}[{} {}] <{} />: {}",
-        super::severity_words(f.severity()).0,
-        f.id(),
-        f.kind,
-        v(&f.generator),
-        v(&f.message)
-    )
-}
-
 /// One line per finding (`file:line:col: error[RD008 no-command] ...`), the
 /// files that could not be linted, and the summary line of [`human`].
 fn concise(files: &[FileLint], failed: &[Failed]) -> String {
@@ -60,7 +45,7 @@ fn concise(files: &[FileLint], failed: &[Failed]) -> String {
         out.push('\n');
     }
     for f in files.iter().flat_map(|f| &f.findings) {
-        out.push_str(&format!("{}: {}\n", f.at, title(f)));
+        out.push_str(&super::concise::finding(f));
     }
     let full = human(files, failed);
     if let Some(summary) = full.lines().last() {
@@ -68,26 +53,6 @@ fn concise(files: &[FileLint], failed: &[Failed]) -> String {
         out.push('\n');
     }
     out
-}
-
-/// `in 2 states: a=1, b=2; a=2, b=2 and 5 more`, or nothing.
-fn states_text(f: &Finding) -> Option<String> {
-    if f.states.is_empty() {
-        return None;
-    }
-    let shown: Vec<String> = f.states.iter().take(SHOWN_STATES).map(|s| v(s)).collect();
-    let more = f.states.len().saturating_sub(SHOWN_STATES);
-    let n = f.states.len();
-    Some(format!(
-        "in {n} state{}: {}{}",
-        if n == 1 { "" } else { "s" },
-        shown.join("; "),
-        if more > 0 {
-            format!(" and {more} more")
-        } else {
-            String::new()
-        }
-    ))
 }
 
 fn human(files: &[FileLint], failed: &[Failed]) -> String {
@@ -100,13 +65,10 @@ fn human(files: &[FileLint], failed: &[Failed]) -> String {
     for file in files {
         for f in &file.findings {
             total += 1;
-            out.push_str(&format!("{}: {}\n", f.at, title(f)));
-            if let Some(s) = states_text(f) {
-                out.push_str(&format!("  {s}\n"));
-            }
+            out.push_str(&super::human::finding(f, ""));
         }
     }
-    if !out.is_empty() {
+    if !failed.is_empty() {
         out.push('\n');
     }
     let mut notes: Vec<String> = Vec::new();
@@ -149,20 +111,6 @@ fn human(files: &[FileLint], failed: &[Failed]) -> String {
     out
 }
 
-fn finding_json(f: &Finding) -> Value {
-    json!({
-        "id": f.id(),
-        "kind": f.kind,
-        "severity": f.severity(),
-        "file": &*f.at.file,
-        "line": f.at.pos.line,
-        "col": f.at.pos.col,
-        "generator": f.generator,
-        "message": f.message,
-        "states": f.states,
-    })
-}
-
 fn json_report(files: &[FileLint], failed: &[Failed]) -> String {
     let errors: Vec<Value> = failed
         .iter()
@@ -188,7 +136,7 @@ fn json_report(files: &[FileLint], failed: &[Failed]) -> String {
                     "col": at.pos.col,
                     "states": states,
                 })).collect::<Vec<_>>(),
-                "findings": file.findings.iter().map(finding_json).collect::<Vec<_>>(),
+                "findings": file.findings.iter().map(super::json::finding).collect::<Vec<_>>(),
                 "not_checked": file.not_checked.iter().map(|n| json!({
                     "kind": n.kind,
                     "id": crate::finding::kind_info(n.kind).map(|k| k.id.as_str()),
@@ -210,18 +158,7 @@ fn sarif(files: &[FileLint], failed: &[Failed]) -> String {
     // the generated commands beside its own kinds.
     let mut log = super::sarif::Log::new(kinds());
     for f in files.iter().flat_map(|f| &f.findings) {
-        let mut text = format!("<{} />: {}", f.generator, f.message);
-        if let Some(s) = states_text(f) {
-            text.push_str(&format!(" ({s})"));
-        }
-        let properties = json!({"kind": f.kind, "generator": f.generator, "states": f.states});
-        log.result(
-            f.kind,
-            f.severity(),
-            text,
-            Some(properties),
-            place(&f.at).as_ref(),
-        );
+        log.finding(f);
     }
     for f in failed {
         let at = super::error_place(&f.error).map(|(p, _)| p);
@@ -253,22 +190,13 @@ fn github(files: &[FileLint], failed: &[Failed]) -> String {
         ));
     }
     for f in files.iter().flat_map(|f| &f.findings) {
-        let mut message = format!("<{} />: {}", v(&f.generator), v(&f.message));
-        if let Some(s) = states_text(f) {
-            message.push_str(&format!(" ({s})"));
-        }
-        out.push_str(&super::github::annotation(
-            super::github::command(f.severity()),
-            place(&f.at).as_ref(),
-            &format!("recipe-drift: [{} {}]", f.id(), f.kind),
-            &message,
-        ));
+        out.push_str(&super::github::finding(f));
     }
     out
 }
 
 fn markdown(files: &[FileLint], failed: &[Failed]) -> String {
-    use super::markdown::{code, text};
+    use super::markdown::text;
     let total: usize = files.iter().map(|f| f.findings.len()).sum();
     let mut out = String::from("## recipe-drift lint-docs\n\n");
     for f in failed {
@@ -283,18 +211,8 @@ fn markdown(files: &[FileLint], failed: &[Failed]) -> String {
     if total == 0 {
         out.push_str("No findings.\n");
     } else {
-        out.push_str("| id | kind | where | generator | finding | states |\n");
-        out.push_str("| --- | --- | --- | --- | --- | --- |\n");
         for f in files.iter().flat_map(|f| &f.findings) {
-            out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} |\n",
-                code(f.id()),
-                code(f.kind),
-                code(&v(&f.at.to_string())),
-                code(&v(&f.generator)),
-                text(&v(&f.message)),
-                text(&states_text(f).unwrap_or_default()),
-            ));
+            out.push_str(&super::markdown::finding(f));
         }
     }
     let mut not_checked: Vec<String> = Vec::new();

@@ -7,25 +7,25 @@
 use std::fmt::Write;
 
 use super::{LinkReport, SideReport, Status, class_name, normalized_diff, v, value_place};
-use crate::finding::Severity;
+use crate::finding::{About, Finding, Severity};
 use crate::policy::Policy;
 use crate::waiver;
 
 /// One link's row of the links table and its section (a blank line, then
 /// its two commands, its findings and the diff).
 pub fn link(l: &LinkReport, policy: &Policy) -> (String, String) {
-    let count = |s: Severity| l.findings().filter(|j| j.severity() == s).count();
-    let startup = l.side_error_count();
+    let findings = l.findings();
+    let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
     let row = format!(
         "| {} | {} | {} | {} | {} |\n",
         text(&v(&l.name)),
         status_cell(l.status()),
-        count(Severity::Error) + startup,
+        count(Severity::Error),
         count(Severity::Warning),
         count(Severity::Info)
     );
     let mut section = String::from("\n");
-    render_link(&mut section, l, policy);
+    render_link(&mut section, l, &findings, policy);
     (row, section)
 }
 
@@ -47,17 +47,7 @@ pub fn finish(
         waivers,
     } = *rest;
     for c in coverage.iter().filter(|c| super::coverage_listed(c)) {
-        let _ = writeln!(
-            out,
-            "> **{}** ({}): {}\n",
-            if c.severity == crate::finding::Severity::Error {
-                "Error"
-            } else {
-                "Warning"
-            },
-            super::rule_label(c.kind),
-            text(&super::coverage_text(c))
-        );
+        let _ = writeln!(out, "> {}", finding(c));
     }
     if let Some(summary) = super::coverage_summary(coverage) {
         let _ = writeln!(out, "> {}\n", text(&summary));
@@ -150,7 +140,7 @@ fn side_line(label: &str, s: &SideReport) -> String {
     )
 }
 
-fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
+fn render_link(out: &mut String, l: &LinkReport, findings: &[Finding], policy: &Policy) {
     let _ = writeln!(out, "### {}: {}\n", text(&v(&l.name)), l.status());
     let _ = writeln!(out, "{}", side_line("docs", &l.docs));
     let _ = writeln!(out, "{}", side_line("recipe", &l.recipe));
@@ -164,53 +154,17 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         };
         let _ = writeln!(out, "- {what}: {}", text(&v(&message)));
     }
-    for e in super::side_findings(l) {
-        let at = match e.span.and_then(super::place) {
-            Some(p) => format!(" at {}", code(&v(&p.shown))),
-            None => String::new(),
-        };
-        let rule = match e.rule {
-            Some((rule, _)) => format!(" (rule {})", code(rule)),
-            None => String::new(),
-        };
-        let _ = writeln!(
-            out,
-            "- **{}** ({}){at}: {}{rule}",
-            e.headline,
-            code(&super::rule_label(e.kind)),
-            text(&v(e.message)),
-        );
+    for f in findings.iter().filter(|f| !is_key(f)) {
+        out.push_str(&finding(f));
     }
     out.push('\n');
-    if l.comparison.findings.is_empty() {
+    if !findings.iter().any(|f| is_key(&f)) {
         let _ = writeln!(out, "No findings.\n");
     } else {
         let _ = writeln!(out, "| key | class | kind | docs | recipe | where |");
         let _ = writeln!(out, "| --- | --- | --- | --- | --- | --- |");
-        for j in l.findings() {
-            let f = j.finding;
-            let mut places = Vec::new();
-            for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
-                if let Some(p) = value_place(sv) {
-                    places.push(format!("{label} {}", code(&v(&p.shown))));
-                }
-            }
-            let mut class = match (j.severity(), f.class) {
-                (Severity::Error, c) => format!("**{}**", class_name(c)),
-                (_, c) => class_name(c).to_string(),
-            };
-            if let Some(w) = j.waiver {
-                class.push_str(&format!(" ({})", text(&v(&w.mark()))));
-            }
-            let _ = writeln!(
-                out,
-                "| {} | {class} | {} | {} | {} | {} |",
-                code(&v(&f.key)),
-                super::rule_label(f.kind.name()),
-                code(&v(&f.docs.val.display())),
-                code(&v(&f.recipe.val.display())),
-                places.join("<br>")
-            );
+        for f in findings.iter().filter(is_key) {
+            out.push_str(&finding(f));
         }
         out.push('\n');
     }
@@ -237,6 +191,73 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy) {
         Some(diff) => out.push_str(&fenced("diff", &diff)),
         None => {
             let _ = writeln!(out, "The normalized commands are identical.");
+        }
+    }
+}
+
+fn is_key(f: &&Finding) -> bool {
+    matches!(f.about, About::Key(_))
+}
+
+/// One finding in Markdown: a key's finding as a row of its link's table
+/// of keys (key, class, kind, both values, where each is written); any
+/// other as a line `- **Error** (`ID KIND`) at `PLACE`: MESSAGE`, with
+/// a startup error's rule or a generator's states. Every command writes
+/// its findings through this.
+pub fn finding(f: &Finding) -> String {
+    let level = match f.severity {
+        Severity::Error => "Error",
+        Severity::Warning => "Warning",
+        Severity::Info => "Note",
+    };
+    let label = super::rule_label(f.kind);
+    match &f.about {
+        About::Key(k) => {
+            let mut places = Vec::new();
+            for (label, sv) in [("docs", &k.docs), ("recipe", &k.recipe)] {
+                if let Some(p) = value_place(sv) {
+                    places.push(format!("{label} {}", code(&v(&p.shown))));
+                }
+            }
+            let mut class = match (f.severity, k.class) {
+                (Severity::Error, c) => format!("**{}**", class_name(c)),
+                (_, c) => class_name(c).to_string(),
+            };
+            if let Some(w) = &k.waiver {
+                class.push_str(&format!(" ({})", text(&v(&w.mark()))));
+            }
+            format!(
+                "| {} | {class} | {label} | {} | {} | {} |\n",
+                code(&v(&k.key)),
+                code(&v(&k.docs.val.display())),
+                code(&v(&k.recipe.val.display())),
+                places.join("<br>")
+            )
+        }
+        about => {
+            let at = match super::finding_at(f) {
+                Some(p) => format!(" at {}", code(&v(&p.shown))),
+                None => String::new(),
+            };
+            // A command's headline says what happens to it, in bold; its
+            // body is the engine's or the extractor's message.
+            let (lead, body) = match about {
+                About::Command {
+                    headline, detail, ..
+                } => (headline.clone(), text(&v(detail))),
+                _ => (level.to_string(), text(&super::text(&f.message))),
+            };
+            let extra = match about {
+                About::Command {
+                    rule: Some((rule, _)),
+                    ..
+                } => format!(" (rule {})", code(rule)),
+                About::Generator { states, .. } => super::states_text(states)
+                    .map(|s| format!(" ({})", text(&s)))
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
+            format!("- **{lead}** ({}){at}: {body}{extra}\n", code(&label))
         }
     }
 }

@@ -15,14 +15,12 @@ pub mod sarif;
 pub mod sink;
 pub mod spool;
 
-use crate::compare::{Comparison, Difference};
-use crate::finding::{Kind, Severity, SideValue};
+use crate::compare::Comparison;
+use crate::finding::{About, Finding, KeyValues, Severity, SideValue};
 pub use crate::link::{LinkReport, SideReport, Status};
-pub use crate::pair::Coverage;
 use crate::policy::{Class, Policy};
-use crate::resolved::Val;
 use crate::span::{Origin, Span};
-use crate::waiver::{self, Judged, Outcome};
+use crate::waiver::{self, Outcome};
 
 /// A link that could not be compared (bad input on one side).
 #[derive(Debug, Clone, serde::Serialize)]
@@ -91,7 +89,7 @@ pub enum FailOn {
 impl FailOn {
     /// The exit code of a run whose links add up to `tally` (and whose
     /// coverage and waivers these are): 1 when that fails the run, else 0.
-    pub fn code(self, tally: &Tally, coverage: &[Coverage], waivers: &[Outcome]) -> u8 {
+    pub fn code(self, tally: &Tally, coverage: &[Finding], waivers: &[Outcome]) -> u8 {
         let covered = |s: Severity| coverage.iter().any(|c| c.severity == s);
         let error =
             tally.drift > 0 || waivers.iter().any(|w| w.is_error()) || covered(Severity::Error);
@@ -131,16 +129,13 @@ impl Tally {
             unknown: usize::from(l.status() == Status::Unknown),
             ..Tally::default()
         };
-        for j in l.findings() {
-            let i = severity_index(j.severity());
+        for f in l.findings() {
+            let i = severity_index(f.severity);
             t.judged[i] += 1;
-            if j.waiver.is_none() {
+            if !f.waived() {
                 t.shown[i] += 1;
             }
         }
-        let side = l.side_error_count();
-        t.judged[0] += side;
-        t.shown[0] += side;
         t
     }
 
@@ -226,7 +221,7 @@ pub struct Pending {
     links: spool::Spooled,
     failures: Vec<Failure>,
     skipped: Vec<Skipped>,
-    coverage: Vec<Coverage>,
+    coverage: Vec<Finding>,
     waivers: Vec<Outcome>,
 }
 
@@ -242,7 +237,7 @@ impl Pending {
     }
 
     /// The coverage findings.
-    pub fn coverage(&self) -> &[Coverage] {
+    pub fn coverage(&self) -> &[Finding] {
         &self.coverage
     }
 
@@ -367,7 +362,7 @@ impl Writer<'_> {
         links: spool::Spool,
         failures: Vec<Failure>,
         skipped: Vec<Skipped>,
-        coverage: Vec<Coverage>,
+        coverage: Vec<Finding>,
         waivers: Vec<Outcome>,
     ) -> Result<Pending, crate::error::Error> {
         Ok(Pending {
@@ -392,8 +387,8 @@ pub struct Rest<'a> {
     pub failures: &'a [Failure],
     /// Links not run.
     pub skipped: &'a [Skipped],
-    /// Deployments with no partner.
-    pub coverage: &'a [Coverage],
+    /// Deployments with no partner (coverage findings).
+    pub coverage: &'a [Finding],
     /// What became of the waivers.
     pub waivers: &'a [Outcome],
 }
@@ -431,6 +426,12 @@ pub enum Chatter {
 /// its own escaping; the report's own words never are.
 pub fn v(text: &str) -> String {
     crate::secret::value(text)
+}
+
+/// A finding's sentence as the text formats print it: its input values
+/// through [`v`], its own words as they are.
+pub fn text(t: &crate::finding::Text) -> String {
+    t.masked(v)
 }
 
 /// Keys whose string values are the report's own words (a status, a kind,
@@ -486,30 +487,25 @@ pub fn remarks(l: &LinkReport) -> Vec<(Severity, Option<Span>, String)> {
     out
 }
 
-/// A deployment with no partner, in one sentence (`DEPLOYMENT: MESSAGE;
-/// nearest: OTHER`).
-pub fn coverage_text(c: &Coverage) -> String {
-    let mut s = format!("{}: {}", v(&c.deployment), v(&c.message));
-    if let Some(n) = &c.nearest {
-        s.push_str(&format!("; nearest: {}", v(&n.deployment)));
-    }
-    s
-}
-
 /// Whether the text formats list a coverage finding one by one (a warning or
 /// an error); information is counted in [`coverage_summary`].
-pub fn coverage_listed(c: &Coverage) -> bool {
+pub fn coverage_listed(c: &Finding) -> bool {
     c.severity != Severity::Info
 }
 
 /// The coverage findings in one line (`coverage: 3 docs deployments with no
 /// benchmark of their shape, 5 benchmark deployments with no docs deployment
 /// of theirs`), or `None` when there are none.
-pub fn coverage_summary(coverage: &[Coverage]) -> Option<String> {
+pub fn coverage_summary(coverage: &[Finding]) -> Option<String> {
     if coverage.is_empty() {
         return None;
     }
-    let count = |side: crate::space::Side| coverage.iter().filter(|c| c.side == side).count();
+    let count = |side: crate::space::Side| {
+        coverage
+            .iter()
+            .filter(|c| c.unpaired().is_some_and(|u| u.side == side))
+            .count()
+    };
     let (d, r) = (
         count(crate::space::Side::Docs),
         count(crate::space::Side::Recipe),
@@ -521,6 +517,31 @@ pub fn coverage_summary(coverage: &[Coverage]) -> Option<String> {
         crate::pair::DOCS_UNPAIRED,
         plural(r),
         crate::pair::RECIPE_UNPAIRED
+    ))
+}
+
+/// How many states a finding lists before `and N more`.
+const SHOWN_STATES: usize = 3;
+
+/// The states a generator's finding shows in (`in 2 states: a=1, b=2;
+/// a=2, b=2 and 5 more`), masked, or `None` when it is about the
+/// generator as a whole.
+pub fn states_text(states: &[String]) -> Option<String> {
+    if states.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = states.iter().take(SHOWN_STATES).map(|s| v(s)).collect();
+    let more = states.len().saturating_sub(SHOWN_STATES);
+    let n = states.len();
+    Some(format!(
+        "in {n} state{}: {}{}",
+        if n == 1 { "" } else { "s" },
+        shown.join("; "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
     ))
 }
 
@@ -576,16 +597,12 @@ fn severity_words(s: Severity) -> (&'static str, &'static str) {
 
 /// The policy class as messages spell it.
 pub fn class_name(c: Class) -> &'static str {
-    match c {
-        Class::Major => "MAJOR",
-        Class::Minor => "minor",
-        Class::Ignore => "ignored",
-    }
+    c.name()
 }
 
 /// The checkpoint facts that decided a finding's values (`docs: checkpoint.X =
 /// V (from WHERE)`), one per line, or nothing when no rule read a fact.
-pub fn facts_lines(f: &Difference) -> Vec<String> {
+pub fn facts_lines(f: &KeyValues) -> Vec<String> {
     let mut out = Vec::new();
     for (label, sv) in [("docs", &f.docs), ("recipe", &f.recipe)] {
         for hit in &sv.rules {
@@ -600,76 +617,23 @@ pub fn facts_lines(f: &Difference) -> Vec<String> {
     out
 }
 
-/// What a finding says, without its kind and class: `hicache_io_backend differs:
-/// docs direct vs recipe kernel`.
-pub fn finding_text(f: &Difference) -> String {
-    match f.kind {
-        Kind::Contradicts => format!(
-            "{} differs: docs {} vs recipe {}",
-            v(&f.key),
-            v(&f.docs.val.display()),
-            v(&f.recipe.val.display())
-        ),
-        Kind::Missing
-            if matches!(f.docs.val, Val::Unknown { .. })
-                != matches!(f.recipe.val, Val::Unknown { .. }) =>
-        {
-            // A written MAJOR value against one the text cannot decide.
-            let (set, other, sv, ov) = if matches!(f.recipe.val, Val::Unknown { .. }) {
-                ("docs", "recipe", &f.docs, &f.recipe)
-            } else {
-                ("recipe", "docs", &f.recipe, &f.docs)
-            };
-            let reason = match &ov.val {
-                Val::Unknown { reason, .. } => v(reason),
-                Val::Known { .. } => String::new(),
-            };
-            format!(
-                "{} is set to {} by {set}; {other}'s value cannot be decided from the text ({reason}), so the equivalence is not shown",
-                v(&f.key),
-                v(&sv.val.display()),
-            )
-        }
-        Kind::Missing => {
-            let (set, other, sv, ov) = if f.docs.is_set() {
-                ("docs", "recipe", &f.docs, &f.recipe)
-            } else {
-                ("recipe", "docs", &f.recipe, &f.docs)
-            };
-            format!(
-                "{} is set to {} by {set} only; {other} leaves {}",
-                v(&f.key),
-                v(&sv.val.display()),
-                v(&ov.val.display())
-            )
-        }
-        Kind::Unknown => format!("{} cannot be compared from the text", v(&f.key)),
-        Kind::Equivalent => format!(
-            "{} is written differently but resolves to the same value ({})",
-            v(&f.key),
-            v(&f.docs.val.display())
-        ),
-        Kind::NoEffect => {
-            let sides: Vec<String> = [("docs", &f.docs), ("recipe", &f.recipe)]
-                .iter()
-                .filter_map(|(label, sv)| {
-                    sv.no_effect.as_ref().map(|m| format!("{label}: {}", v(m)))
-                })
-                .collect();
-            format!("{} has no effect ({})", v(&f.key), sides.join("; "))
-        }
-    }
+/// A finding's one-line title after its rule ([`finding_line`]), with the
+/// mark of the waiver that silenced it, if any.
+pub fn finding_title(f: &Finding) -> String {
+    let waived = match &f.about {
+        About::Key(k) => k.waiver.as_ref().map(|w| format!(" [{}]", v(&w.mark()))),
+        _ => None,
+    };
+    format!("{}{}", finding_line(f), waived.unwrap_or_default())
 }
 
-/// A finding's one-line title after its rule (`tp_size differs: ... (MAJOR)`),
-/// and the waiver that suppressed it, if any.
-pub fn finding_title(j: &Judged) -> String {
-    let f = j.finding;
-    let waived = j
-        .waiver
-        .map(|w| format!(" [{}]", v(&w.mark())))
-        .unwrap_or_default();
-    format!("{} ({}){waived}", finding_text(f), class_name(f.class))
+/// A finding's sentence with a key's policy class after it
+/// (`tp_size differs: docs 4 vs recipe 8 (MAJOR)`), masked.
+pub fn finding_line(f: &Finding) -> String {
+    match &f.about {
+        About::Key(k) => format!("{} ({})", text(&f.message), class_name(k.class)),
+        _ => text(&f.message),
+    }
 }
 
 /// A finding kind's rule as every format names it: its stable id and its
@@ -694,72 +658,24 @@ pub struct Place {
     pub shown: String,
 }
 
-/// A finding about one side's command as a whole rather than one key: its
-/// release would not start it (`startup-error`), or its text does not run as
-/// it reads (a [`Defect`](crate::launch::Defect), such as
-/// `broken-continuation`). Each is an error of its own; every writer renders
-/// them from [`side_findings`].
-pub struct SideFinding<'a> {
-    /// `docs` or `recipe`.
-    pub label: &'static str,
-    /// The kind: the name of its row in `findings.yaml`.
-    pub kind: &'static str,
-    /// What happens to the command (`the docs command would not start`).
-    pub headline: String,
-    /// The engine's or the extractor's message.
-    pub message: &'a str,
-    /// The release's rule and its upstream reference (startup errors).
-    pub rule: Option<(&'a str, &'a str)>,
-    /// Its own place, when it has one (the refused word, the comment).
-    pub span: Option<&'a Span>,
-    /// Where it is: its own place, else the side's launch.
-    pub at: &'a Span,
-    /// Other places it names.
-    pub related: &'a [Span],
-}
-
-impl SideFinding<'_> {
-    /// The line under the headline: the release's rule, or how the launch
-    /// was read.
-    pub fn note(&self) -> String {
-        match self.rule {
-            Some((rule, reference)) => format!("rule {rule} ({reference})"),
-            None => format!("the {} launch is compared as bash runs it", self.label),
+/// The line under a command finding's headline: the release's rule, or
+/// how the launch was read (`None` for other findings).
+pub fn command_note(f: &Finding) -> Option<String> {
+    match &f.about {
+        About::Command {
+            rule: Some((rule, reference)),
+            ..
+        } => Some(format!("rule {rule} ({reference})")),
+        About::Command { side, .. } => {
+            Some(format!("the {side} launch is compared as bash runs it"))
         }
+        _ => None,
     }
 }
 
-/// The side findings of a link, docs first; per side, startup errors then
-/// defects, in text order.
-pub fn side_findings(l: &LinkReport) -> Vec<SideFinding<'_>> {
-    let mut out = Vec::new();
-    for (label, side) in [("docs", &l.docs), ("recipe", &l.recipe)] {
-        for e in &side.resolved.startup_errors {
-            out.push(SideFinding {
-                label,
-                kind: crate::finding::STARTUP_ERROR,
-                headline: format!("the {label} command would not start"),
-                message: &e.message,
-                rule: Some((&e.rule, &e.reference)),
-                span: e.span.as_ref(),
-                at: e.span.as_ref().unwrap_or(&side.launch.span),
-                related: &[],
-            });
-        }
-        for d in &side.launch.defects {
-            out.push(SideFinding {
-                label,
-                kind: d.kind,
-                headline: format!("the {label} command does not run as written"),
-                message: &d.message,
-                rule: None,
-                span: Some(&d.span),
-                at: &d.span,
-                related: &d.related,
-            });
-        }
-    }
-    out
+/// Where a finding is annotated: its primary span as a file place.
+pub fn finding_at(f: &Finding) -> Option<Place> {
+    f.primary.as_ref().and_then(place)
 }
 
 /// Where a span is, as a file place, read from the span's typed origin (the
@@ -794,21 +710,6 @@ pub fn place(span: &Span) -> Option<Place> {
 /// The first place of a side value that is in a file.
 pub fn value_place(sv: &SideValue) -> Option<Place> {
     sv.spans.iter().find_map(place)
-}
-
-/// Where a finding is annotated: the docs side's first span in a file, else the
-/// recipe side's, else the docs launch line, else the recipe launch line. A docs
-/// value in a rendered generator's text is placed on the generator file itself
-/// (no line): the docs side is the one a docs change fixes.
-pub fn finding_place(l: &LinkReport, f: &Difference) -> Option<Place> {
-    let docs = value_place(&f.docs);
-    let recipe = value_place(&f.recipe);
-    docs.or(recipe).or_else(|| launch_place(l))
-}
-
-/// The docs launch line, else the recipe launch line.
-pub fn launch_place(l: &LinkReport) -> Option<Place> {
-    place(&l.docs.launch.span).or_else(|| place(&l.recipe.launch.span))
 }
 
 /// Where an error is, read from its span, and its message; errors without a

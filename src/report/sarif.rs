@@ -26,9 +26,9 @@
 
 use serde_json::{Value, json};
 
-use super::{LinkReport, Place, finding_place, finding_text, value_place};
-use crate::finding::{KindInfo, Severity, kinds};
-use crate::waiver::{self, Judged};
+use super::{LinkReport, Place, value_place};
+use crate::finding::{About, Finding, KindInfo, Severity, kinds};
+use crate::waiver;
 
 /// The schema URI written in `$schema`.
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -112,6 +112,94 @@ impl Log {
         }
         self.results.push(r);
         self.results.last_mut().expect("just pushed")
+    }
+
+    /// Adds a finding as a result: its message with what it knows beside
+    /// (where a rendered value is, the checkpoint facts, a startup error's
+    /// rule, a generator's states) and its link, its properties, its
+    /// primary location and related ones (numbered from 1), and the
+    /// suppression of a waived one. Every command writes its findings
+    /// through this.
+    pub(super) fn finding(&mut self, f: &Finding) {
+        let at = super::finding_at(f);
+        let mut text = f.message.plain();
+        let properties = match &f.about {
+            About::Key(k) => {
+                text.push_str(&format!(" ({})", super::class_name(k.class)));
+                // A rendered position is not a line of the file: say where it is.
+                if let Some(p) = value_place(&k.docs).filter(|p| p.line_col.is_none()) {
+                    text.push_str(&format!("; docs at {}", p.shown));
+                }
+                let facts = super::facts_lines(k);
+                if !facts.is_empty() {
+                    text.push_str(&format!(
+                        "; decided by checkpoint facts: {}",
+                        facts.join("; ")
+                    ));
+                }
+                Some(json!({
+                    "link": f.link,
+                    "key": k.key,
+                    "kind": k.kind.name(),
+                    "class": super::class_name(k.class),
+                    "docs": k.docs.val.display(),
+                    "recipe": k.recipe.val.display(),
+                }))
+            }
+            About::Command { rule, .. } => {
+                if let Some((rule, reference)) = rule {
+                    text.push_str(&format!(" (rule {rule}, {reference})"));
+                }
+                None
+            }
+            About::Deployment(u) => {
+                let mut p = json!({
+                    "side": u.side.as_str(),
+                    "identity": u.identity,
+                    "shape": u.shape,
+                });
+                if let Some(n) = &u.nearest {
+                    p["nearest"] = json!(n.deployment);
+                    p["differs"] = json!(n.differs);
+                }
+                Some(p)
+            }
+            About::Generator {
+                generator, states, ..
+            } => {
+                if let Some(s) = super::states_text(states) {
+                    text.push_str(&format!(" ({s})"));
+                }
+                Some(json!({"kind": f.kind, "generator": generator, "states": states}))
+            }
+        };
+        if let Some(link) = &f.link {
+            text.push_str(&format!(" [link: {link}]"));
+        }
+        let r = self.result(f.kind, f.severity, text, properties, at.as_ref());
+        let related: Vec<Value> = f
+            .related
+            .iter()
+            .filter_map(|rel| Some((super::place(&rel.span)?, rel.label.as_deref())))
+            .enumerate()
+            .map(|(i, (p, label))| {
+                let mut l = location(&p, label);
+                l["id"] = json!(i + 1);
+                l
+            })
+            .collect();
+        if !related.is_empty() {
+            r["relatedLocations"] = json!(related);
+        }
+        // A divergence the config accepts: an external suppression with its reason.
+        if let About::Key(k) = &f.about
+            && let Some(w) = &k.waiver
+        {
+            r["suppressions"] = json!([{
+                "kind": if w.at.is_some() { "inSource" } else { "external" },
+                "justification": w.mark(),
+            }]);
+        }
     }
 
     /// Adds a tool execution notification (`input-error`, `waiver`, ...).
@@ -230,26 +318,8 @@ fn print(mut result: Value) -> String {
 /// run, auxiliary launches, placed where they apply), not masked yet.
 pub fn link(l: &LinkReport) -> (Vec<String>, Vec<Value>) {
     let mut log = Log::new(check_rows());
-    for e in super::side_findings(l) {
-        let note = match e.rule {
-            Some((rule, reference)) => format!(" (rule {rule}, {reference})"),
-            None => String::new(),
-        };
-        let text = format!("{}: {}{note} [link: {}]", e.headline, e.message, l.name);
-        let at = super::place(e.at);
-        let r = log.result(e.kind, Severity::Error, text, None, at.as_ref());
-        let related: Vec<Value> = e
-            .related
-            .iter()
-            .filter_map(super::place)
-            .map(|p| location(&p, None))
-            .collect();
-        if !related.is_empty() {
-            r["relatedLocations"] = json!(related);
-        }
-    }
-    for j in l.findings() {
-        result(&mut log, l, &j);
+    for f in l.findings() {
+        log.finding(&f);
     }
     for (severity, span, message) in super::remarks(l) {
         let id = if severity == Severity::Warning {
@@ -288,22 +358,7 @@ pub fn finish(
     // `check` reports too (a rule's index is its place in this list).
     let mut log = Log::new(check_rows());
     for c in coverage {
-        let text = format!("{}: {}", c.deployment, c.message);
-        let properties = json!({
-            "side": c.side.as_str(),
-            "identity": c.identity,
-            "shape": c.shape,
-        });
-        let at = super::place(&c.span);
-        let r = log.result(c.kind, c.severity, text, Some(properties), at.as_ref());
-        if let Some(n) = &c.nearest {
-            r["properties"]["nearest"] = json!(n.deployment);
-            r["properties"]["differs"] = json!(n.differs);
-            if let Some(p) = super::place(&n.span) {
-                r["relatedLocations"] =
-                    json!([location(&p, Some(&format!("nearest: {}", n.deployment)))]);
-            }
-        }
+        log.finding(c);
     }
     for f in failures {
         let at = super::error_place(&f.error).map(|(p, _)| p);
@@ -329,59 +384,6 @@ pub fn finish(
     // An expired waiver fails the run as an input error does.
     let failed = !failures.is_empty() || waivers.iter().any(|w| w.is_error());
     log.finish(!failed, results, out);
-}
-
-fn result(log: &mut Log, l: &LinkReport, j: &Judged) {
-    let f = j.finding;
-    let docs = value_place(&f.docs);
-    let recipe = value_place(&f.recipe);
-    let mut text = format!("{} ({})", finding_text(f), super::class_name(f.class));
-    // A rendered position is not a line of the file: say where it is.
-    if let Some(p) = docs.as_ref().filter(|p| p.line_col.is_none()) {
-        text.push_str(&format!("; docs at {}", p.shown));
-    }
-    let facts = super::facts_lines(f);
-    if !facts.is_empty() {
-        text.push_str(&format!(
-            "; decided by checkpoint facts: {}",
-            facts.join("; ")
-        ));
-    }
-    text.push_str(&format!(" [link: {}]", l.name));
-    let properties = json!({
-        "link": l.name,
-        "key": f.key,
-        "kind": f.kind.name(),
-        "class": super::class_name(f.class),
-        "docs": f.docs.val.display(),
-        "recipe": f.recipe.val.display(),
-    });
-    let at = finding_place(l, f);
-    let r = log.result(
-        f.kind.name(),
-        j.severity(),
-        text,
-        Some(properties),
-        at.as_ref(),
-    );
-    // The recipe side, when the primary location is the docs side.
-    if let (Some(_), Some(rp)) = (&docs, &recipe) {
-        let text = format!("recipe: {}", f.recipe.val.display());
-        r["relatedLocations"] = json!([related(1, rp, &text)]);
-    }
-    // A divergence the config accepts: an external suppression with its reason.
-    if let Some(w) = j.waiver {
-        r["suppressions"] = json!([{
-            "kind": if w.at.is_some() { "inSource" } else { "external" },
-            "justification": w.mark(),
-        }]);
-    }
-}
-
-fn related(id: usize, p: &Place, text: &str) -> Value {
-    let mut v = location(p, Some(text));
-    v["id"] = json!(id);
-    v
 }
 
 fn location(p: &Place, message: Option<&str>) -> Value {

@@ -126,6 +126,17 @@ pub struct ShapeDiff {
     pub other: String,
 }
 
+/// The nearest candidate of an unpaired deployment.
+#[derive(Debug, Clone, Serialize)]
+pub struct Nearest {
+    /// The candidate.
+    pub deployment: String,
+    /// Where its launch is written.
+    pub span: crate::span::Span,
+    /// The shape keys that differ: key, this side's value, the candidate's.
+    pub differs: Vec<ShapeDiff>,
+}
+
 /// Shape key -> value, for every key of the table.
 pub type Shape = BTreeMap<String, ShapeValue>;
 
