@@ -1024,6 +1024,63 @@ impl Launch {
     }
 }
 
+impl Context {
+    /// Version and platform from a container image such as
+    /// `lmsysorg/sglang-rocm:v0.5.19-rocm720-mi35x-20260915`.
+    pub fn from_image(image: &str, from: &str) -> Context {
+        let lower = image.to_ascii_lowercase();
+        let (name, tag) = match lower.rsplit_once(':') {
+            Some((n, t)) if !t.contains('/') => (n.to_string(), t.to_string()),
+            _ => (lower.clone(), String::new()),
+        };
+        let platform = if name.contains("rocm") || tag.contains("rocm") {
+            Some(Platform::Rocm)
+        } else if tag.split(['-', '_']).any(|p| {
+            p.strip_prefix("cu")
+                .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+        }) || tag.contains("cuda")
+        {
+            Some(Platform::Cuda)
+        } else if tag.contains("cpu") || tag.contains("xeon") {
+            Some(Platform::Cpu)
+        } else {
+            None
+        };
+        Context {
+            hardware: None,
+            platform: platform.map(|p| Known {
+                value: p,
+                from: from.to_string(),
+            }),
+            engine_version: version_in_tag(&tag).map(|v| Known {
+                value: v,
+                from: from.to_string(),
+            }),
+            image: Some(Known {
+                value: image.to_string(),
+                from: from.to_string(),
+            }),
+        }
+    }
+}
+
+/// The first `vX.Y.Z[.postN|rcN]` in an image tag.
+fn version_in_tag(tag: &str) -> Option<String> {
+    for part in tag.split(['-', '_']) {
+        let p = part.strip_prefix('v').unwrap_or(part);
+        let nums: Vec<&str> = p.split('.').collect();
+        if nums.len() >= 3
+            && nums[..3]
+                .iter()
+                .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+            && p.parse::<pep440_rs::Version>().is_ok()
+        {
+            return Some(p.to_string());
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,6 +47,10 @@ pub struct Source {
     pub text: Arc<str>,
     /// The entry of the source map every span of this source points to.
     file: Arc<SourceFile>,
+    /// Where each piece of `text` lies in the entry's text, as (offset in
+    /// `text`, offset in the entry's text), sorted: empty for a plain text
+    /// (the same offsets), else a window ([`Source::window`]).
+    pieces: Arc<[(usize, usize)]>,
 }
 
 /// One entry of the source map: a loaded text with its origin, label and line
@@ -192,20 +196,70 @@ impl Source {
             file: Arc::new(SourceFile::new(origin.clone(), text.clone())),
             origin,
             text,
+            pieces: Arc::from([]),
         }
     }
 
-    /// This source read through another text of the same length and line
-    /// breaks (a page whose code blocks' container markup, `> ` and list
-    /// indentation, is blanked): what is read is `text`, while spans,
-    /// positions and excerpts still point at the original text.
-    pub(crate) fn with_text(&self, text: String) -> Source {
-        assert_eq!(text.len(), self.text.len(), "a view keeps byte offsets");
+    /// A window onto part of this source's text, read through `text` and
+    /// named `origin` (what reads it sees that name: a page block is not a
+    /// file of its own), while spans, positions and excerpts point at this
+    /// source's text. `pieces` places `text` in it: each (offset in `text`,
+    /// offset in this source's text) starts a piece that runs on byte for
+    /// byte up to the next (what lies between two pieces in this text, such
+    /// as a blockquote's `> `, is not in `text`).
+    pub(crate) fn window(
+        &self,
+        origin: Origin,
+        pieces: Vec<(usize, usize)>,
+        text: String,
+    ) -> Source {
+        assert!(
+            pieces.first().is_some_and(|p| p.0 == 0),
+            "a window's first piece starts its text"
+        );
+        let pieces: Vec<(usize, usize)> =
+            pieces.into_iter().map(|(v, o)| (v, self.at(o))).collect();
         Source {
-            origin: self.origin.clone(),
+            origin,
             text: Arc::from(text),
             file: self.file.clone(),
+            pieces: Arc::from(pieces),
         }
+    }
+
+    /// The offset in the source map's text of an offset in `text`.
+    fn at(&self, offset: usize) -> usize {
+        if self.pieces.is_empty() {
+            return offset;
+        }
+        let i = self.pieces.partition_point(|p| p.0 <= offset).max(1) - 1;
+        let (v, o) = self.pieces[i];
+        o + offset.saturating_sub(v)
+    }
+
+    /// The span of a 1-based line and column (in characters) of this text,
+    /// as a parser that reports no offset gives it. A plain text keeps the
+    /// position alone ([`Span::at`]); a window places it in the text it is
+    /// a window onto.
+    pub fn span_of_line_col(&self, pos: LineCol) -> Span {
+        if self.pieces.is_empty() {
+            return Span::at(&self.origin, pos);
+        }
+        let mut at = 0;
+        for _ in 1..pos.line {
+            match self.text[at..].find('\n') {
+                Some(i) => at += i + 1,
+                None => break,
+            }
+        }
+        let line_end = self.text[at..]
+            .find('\n')
+            .map_or(self.text.len(), |i| at + i);
+        let col = self.text[at..line_end]
+            .char_indices()
+            .nth(pos.col.saturating_sub(1))
+            .map_or(line_end, |(i, _)| at + i);
+        self.span(col, col)
     }
 
     /// The label used in spans and messages.
@@ -215,30 +269,31 @@ impl Source {
 
     /// Line and column of a byte offset.
     pub fn line_col(&self, offset: usize) -> LineCol {
-        self.file.line_col(offset)
+        self.file.line_col(self.at(offset))
     }
 
     /// `FILE:LINE:COL` of a byte offset, as messages name a place.
     pub fn place(&self, offset: usize) -> String {
         let at = self.line_col(offset);
-        format!("{}:{}:{}", self.origin.label(), at.line, at.col)
+        format!("{}:{}:{}", self.file.label, at.line, at.col)
     }
 
     /// A span for a byte range.
     pub fn span(&self, start: usize, end: usize) -> Span {
         Span {
             file: self.label(),
-            start,
-            end,
-            pos: self.file.line_col(start),
+            start: self.at(start),
+            end: self.at(end).max(self.at(start)),
+            pos: self.file.line_col(self.at(start)),
             source: self.file.clone(),
         }
     }
 
     /// The whole lines that hold the byte range `start..end`: the 1-based
-    /// number of the first one and their byte range (without the last newline).
+    /// number of the first one and their byte range (without the last
+    /// newline), in the text this source's spans point at.
     pub fn lines_of(&self, start: usize, end: usize) -> (usize, std::ops::Range<usize>) {
-        self.file.lines_of(start, end)
+        self.file.lines_of(self.at(start), self.at(end))
     }
 
     /// The text of a 1-based line, without its newline.

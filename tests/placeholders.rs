@@ -88,18 +88,19 @@ fn a_heredoc_body_is_stdin_not_commands() {
     assert_eq!(w, ["--model-path", "org/m", "--tp", "2"]);
 }
 
-/// A heredoc a shell or interpreter would run (its command, or piped on) could
-/// hide a serve command: exit 2 at it, not a silent skip.
+/// A heredoc a shell runs is read by the bash evaluator (one shell front
+/// end), as in a script: its serve command is found; a shell fed by a pipe
+/// is listed as code that is not read; never a silent skip.
 #[test]
-fn a_heredoc_a_shell_would_run_is_an_input_error() {
-    for block in [
-        "bash <<EOF\nsglang serve --model-path org/m --tp 2\nEOF\n",
-        "cat <<EOF | sh\nsglang serve --model-path org/m --tp 2\nEOF\n",
-        "python3 - <<EOF\nprint(1)\nEOF\n",
-    ] {
-        let (code, _, err) = extract(&format!("```bash\n{block}```\n"));
-        assert_eq!(code, 2, "{block}: {err}");
-        assert!(err.contains("heredoc"), "{err}");
-        assert!(err.contains("page.md:2:"), "{err}");
-    }
+fn a_heredoc_a_shell_would_run_is_read_or_listed() {
+    let (code, out, err) =
+        extract("```bash\nbash <<EOF\nsglang serve --model-path org/m --tp 2\nEOF\n```\n");
+    assert_eq!(code, 0, "{err}");
+    let w: Vec<String> = words(&out).into_iter().map(|w| w.0).collect();
+    assert_eq!(w, ["--model-path", "org/m", "--tp", "2"]);
+    let (code, out, err) =
+        extract("```bash\ncat <<EOF | sh\nsglang serve --model-path org/m --tp 2\nEOF\n```\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("page.md:2:"), "{out}");
+    assert!(out.contains("cannot read"), "{out}");
 }

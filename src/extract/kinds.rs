@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::registry::{Extractor, Input, Options, Selections};
 use super::shared::Extracted;
-use super::{bash, command, jsx, markdown, vllm_recipes};
+use super::{bash, jsx, markdown, shell_text, vllm_recipes};
 use crate::error::Error;
 use crate::files::Files;
 use crate::launch::Launch;
@@ -80,7 +80,7 @@ impl Extractor for Command {
         vars: &BTreeMap<String, String>,
         _: &dyn Files,
     ) -> Result<Extracted, Error> {
-        command::extract_all(source, vars)
+        shell_text::extract_all(source, vars)
     }
 }
 
@@ -306,7 +306,7 @@ pub(super) fn every_selection(
                 let mut error = None;
                 for i in 0..view.commands.len() {
                     let src = jsx::view_source(&bundle, view, i);
-                    match command::extract_all(&src, &opts.vars) {
+                    match shell_text::extract_all(&src, &opts.vars) {
                         Ok(found) => {
                             for mut l in found.launches {
                                 jsx::context_from_selection(&mut l.context, view);
@@ -443,7 +443,7 @@ fn render_here(path: &Path, source: &Arc<Source>, opts: &Options) -> Result<Extr
     for (target, view) in bundle.targets.iter().zip(views) {
         for i in 0..view.commands.len() {
             let src = jsx::view_source(&bundle, &view, i);
-            let printed = command::extract_all(&src, &opts.vars)?;
+            let printed = shell_text::extract_all(&src, &opts.vars)?;
             unsupported.extend(printed.unsupported);
             for mut l in printed.launches {
                 jsx::context_from_selection(&mut l.context, &view);

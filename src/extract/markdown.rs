@@ -32,9 +32,9 @@ use std::sync::Arc;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use super::command::{ShellState, extract_range_in};
 use super::shared::Extracted;
 use super::shared::launches_only;
+use super::shell_text::{Block, Vars, extract_block};
 use crate::error::Error;
 use crate::files::{LineEndings, check_line_endings};
 use crate::launch::Launch;
@@ -843,13 +843,8 @@ pub fn extract_all(
     vars: &std::collections::BTreeMap<String, String>,
 ) -> Result<Extracted, Error> {
     let mut launches = Extracted::default();
-    let mut page_state = ShellState::with_vars(vars);
+    let mut page_vars = Vars::given(vars);
     let code = blocks(source)?.code;
-    // The page as the shell reader reads it: the container markup inside code
-    // blocks blanked (positions unchanged), in case any piece of text is
-    // taken whole; the lexer itself steps over that markup.
-    let blanked = blank_containers(source, &code);
-    let source = blanked.as_ref().unwrap_or(source);
     for block in code {
         let (start, end) = block.content;
         if block.html && names_a_launcher(&source.text[start..end]) {
@@ -874,30 +869,20 @@ pub fn extract_all(
         if let Some((open, what)) = &block.hidden {
             return Err(hidden_error(source, &block, *open, what));
         }
-        let mut state = page_state.clone();
-        let found = extract_range_in(source, start, end, &mut state, console, &block.containers)?;
+        let shell = Block {
+            start,
+            end,
+            containers: &block.containers,
+            console,
+        };
+        let (found, left) = extract_block(source, &shell, page_vars.clone())?;
         if found.launches.is_empty() && found.unsupported.is_empty() {
-            page_state = state;
+            page_vars = left;
         }
         launches.launches.extend(found.launches);
         launches.unsupported.extend(found.unsupported);
     }
     Ok(launches)
-}
-
-/// The page with the container markup of its code blocks blanked to spaces
-/// (`None` when there is none).
-fn blank_containers(source: &Source, code: &[CodeBlock]) -> Option<Arc<Source>> {
-    if code.iter().all(|b| b.containers.is_empty()) {
-        return None;
-    }
-    let mut bytes = source.text.as_bytes().to_vec();
-    for &(s, e) in code.iter().flat_map(|b| &b.containers) {
-        bytes[s..e].fill(b' ');
-    }
-    // Whole lines' leading markup (no CR or LF) became ASCII spaces.
-    let text = String::from_utf8(bytes).ok()?;
-    Some(Arc::new(source.with_text(text)))
 }
 
 /// The error for a code block that would be read but lies where the page does

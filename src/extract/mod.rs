@@ -19,25 +19,22 @@
 //! search-space fields, script and launches) that callers group and label, not
 //! a list of launches. [`inferencex::expand_in`] is its one entry point.
 //!
-//! # Two shell front ends
+//! # One shell front end
 //!
-//! Shell text is read by two readers on purpose. The hand-written lexer in
-//! [`command`] reads plain command files, Markdown code blocks and the commands
-//! generators print: that text is partial or console text (`$ ` prompts, output
-//! lines, `...` placeholders, unbalanced quotes cut off by a page) and the lexer
-//! reads it line by line, leniently, keeping every word's byte span. `.sh`
-//! scripts are whole programs that must parse: [`bash`] evaluates
-//! brush-parser's AST statically (functions, conditions, loops, `$(...)`,
-//! `bash other.sh`), and rejects what does not parse. Reading docs snippets with
-//! brush-parser would turn today's lenient reads into parse errors; reading
-//! scripts with the lexer would lose their control flow.
+//! Every shell text is read by the bash evaluator in [`bash`]: `.sh` scripts,
+//! and the shell text of pages, plain command files and the commands
+//! generators print. What a page shows around its commands (prompts, output
+//! lines, placeholders, container markup) is framing, taken off by
+//! [`shell_text`] before the evaluator reads the text, with every position
+//! kept (see docs/architecture.md, "One shell front end").
 //!
 //! # Rooms
 //!
 //! Each room depends on the leaf modules (`span`, `files`, `error`, `launch`) and on
 //! [`shared`] (the result type and the `docker run` option walk). Allowed
-//! compositions: [`markdown`] and [`vllm_recipes`] use the plain shell front end
-//! in [`command`] (and `vllm_recipes` reads a guide's blocks with [`markdown`]);
+//! compositions: [`markdown`], [`kinds`] and [`vllm_recipes`] read shell text
+//! through [`shell_text`], which evaluates it with [`bash`] (and `vllm_recipes`
+//! reads a guide's blocks with [`markdown`]);
 //! [`inferencex`] evaluates its scripts with [`bash`] and implements bash's
 //! harness hook; [`bash`]'s harness-less entry points model InferenceX's harness
 //! (plain `.sh` recipes are InferenceX scripts); [`jsx`]'s page reader takes a
@@ -46,13 +43,13 @@
 //! [`inferencex`] place YAML errors with `Error::yaml`.
 
 pub mod bash;
-pub(crate) mod command;
 pub mod inferencex;
 pub mod jsx;
 pub(crate) mod kinds;
 pub(crate) mod markdown;
 pub mod registry;
 pub(crate) mod shared;
+pub(crate) mod shell_text;
 pub mod vllm_recipes;
 pub(crate) mod yaml_tree;
 

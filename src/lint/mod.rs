@@ -413,7 +413,7 @@ fn read_state(
     let printed = (0..view.commands.len())
         .map(|i| {
             let src = jsx::view_source(bundle, &view, i);
-            let found = crate::extract::command::extract_all(&src, &BTreeMap::new())?;
+            let found = crate::extract::shell_text::extract_all(&src, &BTreeMap::new())?;
             Ok(Printed {
                 launches: found
                     .launches

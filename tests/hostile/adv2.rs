@@ -83,7 +83,9 @@ fn every_kind_of_file_has_one_launch_budget() {
     let repo = Repo::new();
     let block = "```\nsglang serve --tp 2\n```\n";
     repo.write("many.md", block.repeat(280_000));
-    repo.write("many.txt", "sglang serve --tp 2\n".repeat(100_000));
+    // A command file is read by the bash evaluator, whose script budget
+    // (256 KiB) comes first on a bigger one: 2,000 lines stay under it.
+    repo.write("many.txt", "sglang serve --tp 2\n".repeat(2_000));
     repo.write("many.sh", "sglang serve --tp 2\n".repeat(2_000));
     // Launch 1,001 is where each stops.
     for (file, at) in [
@@ -112,7 +114,7 @@ fn every_kind_of_file_has_one_launch_budget() {
     // the JSON of `extract` (~300 bytes per word) stays bounded.
     repo.write(
         "long.txt",
-        format!("sglang serve --model-path m{}\n", " --a".repeat(500_000)),
+        format!("sglang serve --model-path m{}\n", " --a".repeat(60_000)),
     );
     let o = repo.run_deterministic(&["extract", "long.txt", "--format", "json"]);
     o.assert_input_error(
@@ -123,6 +125,13 @@ fn every_kind_of_file_has_one_launch_budget() {
             "--max-launch-words",
         ],
     );
+    // Bigger than the script budget: exit 2 at where the budget ends.
+    repo.write("huge.txt", "sglang serve --tp 2\n".repeat(100_000));
+    repo.run_deterministic(&["extract", "huge.txt"])
+        .assert_input_error(
+            "huge.txt:",
+            &["the script is longer than 256 KiB", "script-kib"],
+        );
     // At the budget, the launches are printed.
     repo.write("ok.md", block.repeat(1_000));
     let o = repo.run_deterministic(&["extract", "ok.md", "--format", "json"]);

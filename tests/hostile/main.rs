@@ -30,6 +30,7 @@ mod page_render;
 mod pages;
 mod scale;
 mod secret_slots;
+mod shell_front_end;
 mod url_secrets;
 mod verdicts;
 mod yaml11;

@@ -196,7 +196,7 @@ fn files_an_unmodelled_program_names_are_not_read_as_committed() {
     }
 }
 
-/// A docs page's fence (read as plain commands, never evaluated) that runs
+/// A docs page's fence (read by the bash evaluator, nothing executed) that runs
 /// another program before the launch: a file the launch reads (`--config`)
 /// may have been written by it, so its committed content is not the value
 /// (red-team pass 4, H2 on pages).

@@ -39,6 +39,11 @@ pub(super) struct Shell {
     /// The files the caller changed before it runs the script, keyed from
     /// the folder the script starts in.
     pub written: crate::launch::Written,
+    /// Variables the shell starts with, set after the environment
+    /// ([`super::evaluate_text`]).
+    pub preset: Vec<super::Preset>,
+    /// Give the variables as the text leaves them ([`Evaluation::vars`](super::Evaluation)).
+    pub keep_vars: bool,
 }
 
 /// What a command reads on standard input, for `bash` with no script operand
@@ -155,6 +160,9 @@ impl Interp<'_> {
         );
         let shell = Shell {
             written: super::paths::rebase(&self.st.touched, here.as_deref(), there.as_deref()),
+            // Its variables come from the environment alone.
+            preset: Vec::new(),
+            keep_vars: false,
             ..shell
         };
         let inner = evaluate_at(
@@ -931,6 +939,12 @@ impl Interp<'_> {
             return self.not_a_launcher(&fields[i..], &mods);
         };
         let len = detected.len;
+        // `--help` / `--version` print and exit: not a server start.
+        if fields[i + len..].iter().any(|(f, _, _)| {
+            f.unknown.is_none() && matches!(f.text.as_str(), "-h" | "--help" | "--version")
+        }) {
+            return Ok(());
+        }
         let engine = match detected.starts {
             crate::launch::Starts::Engine(e) => e,
             crate::launch::Starts::Auxiliary(name) => {

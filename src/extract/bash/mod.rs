@@ -629,7 +629,14 @@ pub struct Evaluation {
     /// it runs under a condition naming it; one with none after it is
     /// listed with the unsupported launches when the script ends.
     unread: Vec<(usize, String)>,
+    /// The variables as the text left them, when asked for
+    /// ([`evaluate_text`]): empty otherwise.
+    pub vars: Vec<Preset>,
 }
+
+/// A variable a shell starts with (or ends with): its name, its value (one
+/// element for a scalar) and whether it is exported.
+pub type Preset = (String, Vec<Val>, bool);
 
 impl Evaluation {
     /// The notices of code not read that no later launch stands for, as
@@ -767,6 +774,36 @@ pub fn evaluate_with(
     )
 }
 
+/// Evaluates shell text that is not a script file: a page's code block, a
+/// command file, a generator's printed command (see docs/architecture.md,
+/// "One shell front end"). It is plain bash (no harness library is
+/// modelled), it reads no file (give `source` a window whose origin is not a
+/// file: what it names is code that is not read), the environment is not
+/// complete (a variable neither the text nor `preset` sets is unknown, not
+/// empty), and the shell starts with the variables of `preset`. Gives the
+/// evaluation, with the variables as the text leaves them in
+/// [`Evaluation::vars`].
+pub fn evaluate_text(source: &Arc<Source>, preset: Vec<Preset>) -> Result<Evaluation, Error> {
+    let none = BTreeMap::new();
+    let shell = launch::Shell {
+        preset,
+        keep_vars: true,
+        ..launch::Shell::default()
+    };
+    evaluate_at(
+        source,
+        Vec::new(),
+        &none,
+        &none,
+        0,
+        false,
+        &LocalFiles,
+        &NoHarness,
+        &shell,
+        None,
+    )
+}
+
 /// How the reason a variable is unknown after [`State::clobber`] starts; the
 /// rest names the code that was not evaluated.
 const CLOBBERED_PREFIX: &str = "may have been set by ";
@@ -888,6 +925,12 @@ fn evaluate_installed(
         st.set_scalar(k, Val::Unknown(reason.clone()));
         st.exported.insert(k.clone());
     }
+    for (k, v, exported) in &shell.preset {
+        st.vars.insert(k.clone(), Arc::new(v.clone()));
+        if *exported {
+            st.exported.insert(k.clone());
+        }
+    }
     // The caller ran code that was not evaluated and may have exported any
     // variable: one this shell does not set is unknown, not unset.
     st.clobbered = open;
@@ -939,6 +982,14 @@ fn evaluate_installed(
     }
     it.out.written = std::mem::take(&mut it.st.touched);
     it.out.settle_unread();
+    if shell.keep_vars {
+        it.out.vars = it
+            .st
+            .vars
+            .iter()
+            .map(|(k, v)| (k.clone(), (**v).clone(), it.st.exported.contains(k)))
+            .collect();
+    }
     Ok(it.out)
 }
 

@@ -437,19 +437,16 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, ParseF
             kind: FailureKind::Budget,
             error: Error::usage(format!("cannot start the bash parser: {e}")),
         })?;
-    let at = crate::span::Span::start_of(&source.origin);
+    let at = source.span_of_line_col(crate::span::LineCol { line: 1, col: 1 });
     let parsed = match rx.recv_timeout(PARSE_TIME) {
         Ok(Ok(Parsed::Done(r))) => r,
         Ok(Ok(Parsed::TooDeep(p))) => {
             return Err(failure(
                 FailureKind::Budget,
-                crate::span::Span::at(
-                    &source.origin,
-                    crate::span::LineCol {
-                        line: p.line,
-                        col: p.column,
-                    },
-                ),
+                source.span_of_line_col(crate::span::LineCol {
+                    line: p.line,
+                    col: p.column,
+                }),
                 format!(
                     "bash parse budget exceeded: compound commands nested too deeply (more than {max} levels; nesting budget; raise with --bash-budget nesting=N)"
                 ),
@@ -474,6 +471,29 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, ParseF
         }
     };
     parsed.map_err(|e| {
+        use brush_parser::TokenizerError as T;
+        // A quote that never closes is placed at its opening quote.
+        if let brush_parser::ParseError::Tokenizing { inner, .. } = &e
+            && let T::UnterminatedSingleQuote(p)
+            | T::UnterminatedDoubleQuote(p)
+            | T::UnterminatedAnsiCQuote(p)
+            | T::UnterminatedBackquote(p) = inner
+        {
+            let what = match inner {
+                T::UnterminatedSingleQuote(_) => "single quote",
+                T::UnterminatedDoubleQuote(_) => "double quote",
+                T::UnterminatedAnsiCQuote(_) => "$'...' quote",
+                _ => "backquote",
+            };
+            return failure(
+                FailureKind::Syntax,
+                source.span_of_line_col(crate::span::LineCol {
+                    line: p.line,
+                    col: p.column,
+                }),
+                format!("bash syntax error: unterminated {what}"),
+            );
+        }
         let (line, col) = match &e {
             brush_parser::ParseError::ParsingNear(p) => (p.line, p.column),
             brush_parser::ParseError::Tokenizing {
@@ -483,7 +503,7 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, ParseF
         };
         failure(
             FailureKind::Syntax,
-            crate::span::Span::at(&source.origin, crate::span::LineCol { line, col }),
+            source.span_of_line_col(crate::span::LineCol { line, col }),
             format!("bash syntax error: {e}"),
         )
     })

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::{command, markdown};
+use super::{markdown, shell_text};
 use crate::error::Error;
 use crate::launch::{Context, Known, Launch, Platform};
 use crate::span::{Origin, Source, Span};
@@ -168,7 +168,7 @@ impl Composed {
     /// The launch of `text`, read by the command extractor, with the hardware,
     /// platform and image filled in from the selection.
     pub fn launch(&self) -> Result<Launch, Error> {
-        let mut launches = command::extract(&self.source, &BTreeMap::new())?;
+        let mut launches = shell_text::extract(&self.source, &BTreeMap::new())?;
         if launches.len() != 1 {
             return Err(Error::input(
                 self.source.span(0, 0),

@@ -1,0 +1,864 @@
+//! Shell text that is not a script file: a page's code block, a plain command
+//! file, a generator's printed command. There is one shell front end: the
+//! text is evaluated by the bash evaluator ([`super::bash::evaluate_text`]),
+//! as bash reads it. What a page shows around the commands is framing, which
+//! this room takes off (or maps) before the evaluator reads the text, never
+//! a second shell:
+//!
+//! - the container markup of a block's lines (`> ` of a blockquote, a list
+//!   item's indentation) and a byte-order mark: blanked;
+//! - a `$ ` prompt at the start of a command line; in `console` blocks also
+//!   `user@host:~$ ` prompts and `> ` continuation prompts: blanked;
+//! - in a `console` block that has prompts, a line that is no command and
+//!   continues none (the output a transcript shows): blanked;
+//! - a CRLF line ending: the CR is blanked (a `\` before it still continues
+//!   the line);
+//! - a docs placeholder (`<your-token>`, `<use args below>`) where bash would
+//!   read redirections: mapped to an expansion of a variable whose value is
+//!   unknown ("a placeholder that the reader fills in"), and the word keeps
+//!   its written text.
+//!
+//! Every change keeps the byte length and the line breaks, so the evaluator
+//! reads a window onto the page ([`Source::window`]) and every position it
+//! reports is the page's `file:line:col`. The window is named as no file, so
+//! the evaluator reads no file (`source x.sh`, `bash x.sh` are code that is
+//! not read, and say so).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::bash::expand::Val;
+use super::bash::{self, Preset};
+use super::shared::{Extracted, launches_only, tally};
+use crate::error::Error;
+use crate::files::{LineEndings, check_line_endings};
+use crate::launch::{Launch, Provenance};
+use crate::span::{Origin, Source};
+
+/// The variables a shell text starts with, or leaves for the next block of a
+/// page.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Vars(Vec<Preset>);
+
+impl Vars {
+    /// Variables given by the user (`--env`, `env:`): the environment the
+    /// text runs in (exported, as a script's env contract is).
+    pub(crate) fn given(vars: &BTreeMap<String, String>) -> Vars {
+        Vars(
+            vars.iter()
+                .map(|(k, v)| (k.clone(), vec![Val::Known(v.clone())], true))
+                .collect(),
+        )
+    }
+}
+
+/// One piece of shell text on a page (or a whole file).
+pub(crate) struct Block<'a> {
+    /// Its byte range in the page.
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    /// The container markup inside it (page byte ranges, sorted).
+    pub(crate) containers: &'a [(usize, usize)],
+    /// A `console` / `shell-session` transcript.
+    pub(crate) console: bool,
+}
+
+/// A placeholder the framing mapped (offsets in the window).
+struct Placeholder {
+    start: usize,
+    end: usize,
+    text: String,
+}
+
+/// A `\` continuation that a `#` comment swallowed: bash ends the command
+/// at the comment (a comment runs to the end of its line, backslash
+/// included), and runs the next line, which starts with an option, as a
+/// command of its own (offsets in the window).
+#[derive(Debug, Clone, Copy)]
+struct Cut {
+    /// The `#` that ended the command.
+    comment: usize,
+    /// The first word of the line bash runs on its own.
+    orphan: usize,
+}
+
+/// The text the evaluator reads, and what the framing found.
+struct Framed {
+    text: String,
+    placeholders: Vec<Placeholder>,
+    cuts: Vec<Cut>,
+}
+
+/// Extracts the launches of a whole shell text (a command file, a
+/// generator's printed command), with the user's variables.
+pub(crate) fn extract_all(
+    source: &Arc<Source>,
+    vars: &BTreeMap<String, String>,
+) -> Result<Extracted, Error> {
+    check_line_endings(source, LineEndings::Text)?;
+    let block = Block {
+        start: 0,
+        end: source.text.len(),
+        containers: &[],
+        console: false,
+    };
+    Ok(extract_block(source, &block, Vars::given(vars))?.0)
+}
+
+/// The launches of a whole shell text; a launch of an engine recipe-drift
+/// does not resolve is an input error here.
+pub(crate) fn extract(
+    source: &Arc<Source>,
+    vars: &BTreeMap<String, String>,
+) -> Result<Vec<Launch>, Error> {
+    launches_only(extract_all(source, vars)?)
+}
+
+/// Extracts the launches of one block of `page`, starting from `vars`; gives
+/// them with the variables as the block leaves them.
+pub(crate) fn extract_block(
+    page: &Arc<Source>,
+    block: &Block<'_>,
+    vars: Vars,
+) -> Result<(Extracted, Vars), Error> {
+    let framed = frame(page, block);
+    let mut preset = vars.0;
+    let names = name_placeholders(&framed, page, block.start)?;
+    let mut text = framed.text.into_bytes();
+    for (p, name) in framed.placeholders.iter().zip(&names) {
+        text[p.start] = b'$';
+        text[p.start + 1..p.end].copy_from_slice(name.as_bytes());
+        preset.retain(|(n, _, _)| n != name);
+        preset.push((
+            name.clone(),
+            vec![Val::Unknown(placeholder_reason(&p.text))],
+            false,
+        ));
+    }
+    let flat = String::from_utf8(text).expect("framing writes ASCII over whole characters");
+    // The text bash reads leaves the container markup out (a quoted word
+    // continued onto a quoted line gets no blanks from it); every other
+    // byte keeps its place.
+    let (view, pieces) = without_containers(&flat, block);
+    let window = Arc::new(page.window(
+        Origin::Inline(format!("shell text of {}", page.label())),
+        pieces,
+        view,
+    ));
+    // Post-processing reads the flat text: offsets are the page's, less
+    // the block's start.
+    let flat = Flat {
+        text: &flat,
+        start: block.start,
+    };
+    let e = bash::evaluate_text(&window, preset)?;
+    let mut found = Extracted::default();
+    for mut launch in e.launches {
+        launch.source = page.clone();
+        place_start(&mut launch, &flat, page);
+        keep_placeholders(&mut launch, &framed.placeholders, block.start, page);
+        for cut in &framed.cuts {
+            if cuts_launch(&flat, &launch, cut) {
+                launch.defects.push(broken_continuation(&flat, page, *cut));
+            }
+        }
+        tally(&launch)?;
+        found.launches.push(launch);
+    }
+    found.unsupported = e.unsupported;
+    found
+        .unsupported
+        .extend(e.auxiliary.iter().map(ToString::to_string));
+    let left = e
+        .vars
+        .into_iter()
+        .filter(|(n, _, _)| !names.contains(n))
+        .collect();
+    Ok((found, Vars(left)))
+}
+
+/// A launch starts at its first word, as written: the parser places a word
+/// after a `\` continuation at the backslash, so the start moves past
+/// blanks and continuations; and it takes in the `NAME=value` prefixes
+/// written right before it (on its line or continued lines).
+fn place_start(launch: &mut Launch, flat: &Flat<'_>, page: &Source) {
+    let base = flat.start;
+    let text = flat.text.as_bytes();
+    let forward = |mut at: usize| {
+        while at < text.len() {
+            match text[at] {
+                b' ' | b'\t' => at += 1,
+                b'\\' if text.get(at + 1) == Some(&b'\n') => at += 2,
+                _ => break,
+            }
+        }
+        at
+    };
+    let backward = |mut at: usize| {
+        loop {
+            match at.checked_sub(1).map(|i| text[i]) {
+                Some(b' ' | b'\t') => at -= 1,
+                Some(b'\n') if at >= 2 && text[at - 2] == b'\\' => at -= 2,
+                _ => break at,
+            }
+        }
+    };
+    let Some(local) = launch.span.start.checked_sub(base) else {
+        return;
+    };
+    if local > text.len() {
+        return;
+    }
+    let mut start = forward(local);
+    loop {
+        let before = backward(start);
+        let prefix = launch.env.iter().find_map(|v| {
+            let (s, e) = (
+                v.span.start.checked_sub(base)?,
+                v.span.end.checked_sub(base)?,
+            );
+            (e == before && s < before).then(|| forward(s))
+        });
+        match prefix {
+            Some(s) if s < start => start = s,
+            _ => break,
+        }
+    }
+    if start != local {
+        launch.span = page.span(base + start, launch.span.end.max(base + start));
+    }
+}
+
+/// Why a placeholder's value is unknown.
+fn placeholder_reason(text: &str) -> String {
+    format!("a placeholder ({text}) that the reader fills in")
+}
+
+/// The placeholders of a launch keep their written text: a word that is a
+/// placeholder reads as it (`<model-path>`), one that holds one reads as
+/// written (`--rank=<node-rank>`), and an env value likewise.
+fn keep_placeholders(
+    launch: &mut Launch,
+    placeholders: &[Placeholder],
+    start: usize,
+    page: &Source,
+) {
+    if placeholders.is_empty() {
+        return;
+    }
+    let inside = |s: usize, e: usize| {
+        placeholders
+            .iter()
+            .filter(|p| start + p.start >= s && start + p.end <= e)
+            .collect::<Vec<_>>()
+    };
+    let written = |s: usize, e: usize| page.text.get(s..e).unwrap_or("").to_string();
+    for t in launch.launcher.iter_mut().chain(launch.argv.iter_mut()) {
+        let held = inside(t.span.start, t.span.end);
+        if held.is_empty() || !matches!(t.provenance, Provenance::Unknown { .. }) {
+            continue;
+        }
+        t.text = match held.as_slice() {
+            [p] if t.text.is_empty() => p.text.clone(),
+            _ => written(t.span.start, t.span.end),
+        };
+    }
+    for v in &mut launch.env {
+        let held = inside(v.span.start, v.span.end);
+        if held.is_empty() || !matches!(v.provenance, Provenance::Unknown { .. }) {
+            continue;
+        }
+        let assignment = written(v.span.start, v.span.end);
+        v.value = match (held.as_slice(), assignment.split_once('=')) {
+            ([p], _) if v.value.is_empty() => p.text.clone(),
+            (_, Some((_, value))) => value.to_string(),
+            _ => assignment,
+        };
+    }
+}
+
+/// Names for the placeholders: `$` and the name fill the placeholder's bytes
+/// exactly; the same text gets the same name, and no name occurs in the text.
+fn name_placeholders(framed: &Framed, page: &Source, start: usize) -> Result<Vec<String>, Error> {
+    let mut by_text: BTreeMap<&str, String> = BTreeMap::new();
+    let mut counter = 0usize;
+    let mut names = Vec::new();
+    for p in &framed.placeholders {
+        let len = p.end - p.start - 1;
+        if let Some(n) = by_text.get(p.text.as_str()) {
+            names.push(n.clone());
+            continue;
+        }
+        let name = loop {
+            let digits = radix36(counter);
+            if digits.len() + 1 > len {
+                return Err(Error::input(
+                    page.span(start + p.start, start + p.end),
+                    "too many distinct placeholders this short in one block",
+                ));
+            }
+            counter += 1;
+            let mut n = format!("_{digits}");
+            while n.len() < len {
+                n.push('_');
+            }
+            if !framed.text.contains(&n) && !names.contains(&n) {
+                break n;
+            }
+        };
+        by_text.insert(&p.text, name.clone());
+        names.push(name);
+    }
+    Ok(names)
+}
+
+fn radix36(mut n: usize) -> String {
+    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(DIGITS[n % 36]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Quoting as it stands at a point of the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quote {
+    None,
+    Single,
+    Double,
+    /// `$'...'`.
+    Ansi,
+}
+
+/// The framing of one block (see the module's comment): the text the
+/// evaluator reads, the placeholders found (still as written) and the
+/// comments that swallow a continuation.
+fn frame(page: &Source, block: &Block<'_>) -> Framed {
+    let original = &page.text[block.start..block.end];
+    let mut b = original.as_bytes().to_vec();
+    for &(s, e) in block.containers {
+        let (s, e) = (s.max(block.start), e.min(block.end));
+        if s < e {
+            b[s - block.start..e - block.start].fill(b' ');
+        }
+    }
+    if block.start == 0 && original.starts_with('\u{feff}') {
+        b[..3].fill(b' ');
+    }
+    for i in 0..b.len() {
+        if b[i] == b'\r' && b.get(i + 1) == Some(&b'\n') {
+            if i > 0 && b[i - 1] == b'\\' {
+                b[i - 1] = b' ';
+                b[i] = b'\\';
+            } else {
+                b[i] = b' ';
+            }
+        }
+    }
+    let has_prompts = block.console
+        && line_ranges(&b).any(|(s, e)| {
+            prompt_len(&b[blanks_end(&b, s, e)..e], true).is_some_and(|(_, ps1)| ps1)
+        });
+    let mut placeholders = Vec::new();
+    let mut cuts = Vec::new();
+    let mut q = Quote::None;
+    let mut continued = false;
+    let mut has_words = false;
+    let mut pending_cut: Option<usize> = None;
+    let mut heredocs: Vec<(String, bool)> = Vec::new();
+    let mut lines = line_ranges(&b).collect::<Vec<_>>().into_iter();
+    while let Some((ls, le)) = lines.next() {
+        let command_start = q == Quote::None && !continued;
+        let mut i = blanks_end(&b, ls, le);
+        if command_start || (continued && block.console) {
+            match prompt_len(&b[i..le], block.console) {
+                Some((n, ps1)) if command_start || !ps1 => {
+                    b[i..i + n].fill(b' ');
+                    i = blanks_end(&b, i + n, le);
+                }
+                _ if command_start && has_prompts && i < le => {
+                    // Output shown after a command: not shell text.
+                    b[ls..le].fill(b' ');
+                    continued = false;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        if let Some(comment) = pending_cut.take()
+            && b.get(i) == Some(&b'-')
+            && b.get(i + 1)
+                .is_some_and(|c| *c == b'-' || c.is_ascii_alphanumeric())
+        {
+            cuts.push(Cut { comment, orphan: i });
+        }
+        if command_start {
+            has_words = false;
+        }
+        continued = false;
+        while i < le {
+            let c = b[i];
+            match q {
+                Quote::Single => {
+                    if c == b'\'' {
+                        q = Quote::None;
+                    }
+                    i += 1;
+                }
+                Quote::Ansi | Quote::Double if c == b'\\' => i += 2,
+                Quote::Ansi => {
+                    if c == b'\'' {
+                        q = Quote::None;
+                    }
+                    i += 1;
+                }
+                Quote::Double => {
+                    if c == b'"' {
+                        q = Quote::None;
+                    }
+                    i += 1;
+                }
+                Quote::None => match c {
+                    b' ' | b'\t' => i += 1,
+                    b'\\' => {
+                        if i + 1 >= le {
+                            continued = true;
+                        }
+                        has_words = true;
+                        i += 2;
+                    }
+                    b'\'' => {
+                        q = Quote::Single;
+                        has_words = true;
+                        i += 1;
+                    }
+                    b'"' => {
+                        q = Quote::Double;
+                        has_words = true;
+                        i += 1;
+                    }
+                    b'$' if b.get(i + 1) == Some(&b'\'') => {
+                        q = Quote::Ansi;
+                        has_words = true;
+                        i += 2;
+                    }
+                    b'#' if i == ls || b" \t;&|()".contains(&b[i - 1]) => {
+                        if has_words && b[..le].ends_with(b"\\") {
+                            pending_cut = Some(i);
+                        }
+                        break;
+                    }
+                    b';' | b'&' | b'|' => {
+                        has_words = false;
+                        i += 1;
+                    }
+                    b'<' if b.get(i + 1) == Some(&b'<') && b.get(i + 2) != Some(&b'<') => {
+                        i = heredoc(&b, i + 2, le, &mut heredocs);
+                    }
+                    b'<' if b.get(i + 1) == Some(&b'<') => i += 3,
+                    b'<' => {
+                        if let Some(n) = placeholder_len(&original[i..le]) {
+                            placeholders.push(Placeholder {
+                                start: i,
+                                end: i + n,
+                                text: original[i..i + n].to_string(),
+                            });
+                            has_words = true;
+                            i += n;
+                        } else {
+                            i += 1;
+                        }
+                    }
+                    _ => {
+                        has_words = true;
+                        i += 1;
+                    }
+                },
+            }
+        }
+        if q != Quote::None {
+            continued = false;
+        }
+        // The bodies of the heredocs met on this line: their command's
+        // input, not commands (nothing in them is framing either).
+        for (delimiter, dash) in std::mem::take(&mut heredocs) {
+            for (s, e) in lines.by_ref() {
+                let line = &original[s..e];
+                let line = line.strip_suffix('\r').unwrap_or(line);
+                let line = if dash {
+                    line.trim_start_matches('\t')
+                } else {
+                    line
+                };
+                if line == delimiter {
+                    break;
+                }
+            }
+        }
+    }
+    Framed {
+        // Only ASCII bytes replaced whole ASCII bytes (containers and the BOM
+        // are whole characters).
+        text: String::from_utf8(b)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        placeholders,
+        cuts,
+    }
+}
+
+/// The lines of a text as byte ranges without their `\n`.
+fn line_ranges(b: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if at > b.len() || (at == b.len() && at > 0 && b[at - 1] == b'\n') {
+            return None;
+        }
+        let end = b[at..]
+            .iter()
+            .position(|c| *c == b'\n')
+            .map_or(b.len(), |i| at + i);
+        let r = (at, end);
+        at = end + 1;
+        Some(r)
+    })
+}
+
+/// Past the blanks from `i` (not past `end`).
+fn blanks_end(b: &[u8], mut i: usize, end: usize) -> usize {
+    while i < end && matches!(b[i], b' ' | b'\t') {
+        i += 1;
+    }
+    i
+}
+
+/// The length of a prompt at the start of a line, and whether it is a
+/// command prompt (PS1) rather than a `> ` continuation prompt: `$ `
+/// anywhere; in a console transcript also `> ` and `user@host:~/dir$ ` (or
+/// `#`).
+fn prompt_len(rest: &[u8], console: bool) -> Option<(usize, bool)> {
+    if rest.starts_with(b"$ ") || rest.starts_with(b"$\t") {
+        return Some((2, true));
+    }
+    if !console {
+        return None;
+    }
+    if rest.starts_with(b"> ") {
+        return Some((2, false));
+    }
+    let line = std::str::from_utf8(rest).ok()?;
+    let at = line.find('@')?;
+    if !line[..at]
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    {
+        return None;
+    }
+    let end = line.find(['$', '#'])?;
+    (end > at && line[at..end].contains(':') && line[end + 1..].starts_with(' '))
+        .then_some((end + 2, true))
+}
+
+/// A heredoc operator's delimiter (after `<<`, at `i`): recorded with
+/// whether it is `<<-`; gives where the word ends.
+fn heredoc(b: &[u8], mut i: usize, end: usize, heredocs: &mut Vec<(String, bool)>) -> usize {
+    let dash = b.get(i) == Some(&b'-');
+    if dash {
+        i += 1;
+    }
+    i = blanks_end(b, i, end);
+    let mut delimiter = Vec::new();
+    while i < end && !b[i].is_ascii_whitespace() && !b";&|<>()".contains(&b[i]) {
+        if !matches!(b[i], b'\'' | b'"' | b'\\') {
+            delimiter.push(b[i]);
+        }
+        i += 1;
+    }
+    if !delimiter.is_empty() {
+        heredocs.push((String::from_utf8_lossy(&delimiter).into_owned(), dash));
+    }
+    i
+}
+
+/// The length of a docs placeholder at the start of `rest` (`<your-token>`,
+/// `<use args below>`): `<`, text with no quote, `$`, backquote, `<`, `>`,
+/// `;`, `&` or `|` on the line, and `>`. Bash would read it as
+/// redirections; a reader fills it in. Without blanks inside, the `>` ends
+/// a word (a blank, the line's end or `;&|)` follows); with blanks inside,
+/// the line's end or `;&|)` must follow, where bash would fail (`<in.txt
+/// >out.txt` and `<a b> c` stay redirections).
+fn placeholder_len(rest: &str) -> Option<usize> {
+    let rest = rest.strip_prefix('<')?;
+    let close = rest.find(|c: char| {
+        matches!(
+            c,
+            '>' | '<' | '\n' | '\'' | '"' | '`' | '$' | ';' | '&' | '|' | '\\'
+        )
+    })?;
+    if !rest[close..].starts_with('>') {
+        return None;
+    }
+    let inner = &rest[..close];
+    if inner.trim().is_empty() || inner.starts_with([' ', '\t']) || inner.len() > 120 {
+        return None;
+    }
+    let after = rest[close + 1..].chars().next();
+    let ends_line = matches!(after, None | Some('\n' | '\r' | ';' | '&' | '|' | ')'));
+    let blanks = inner.contains([' ', '\t']);
+    let ok = if blanks {
+        ends_line
+    } else {
+        ends_line || matches!(after, Some(' ' | '\t'))
+    };
+    ok.then_some(close + 2)
+}
+
+/// The framed text of a block, at its place on the page.
+struct Flat<'a> {
+    /// Same length as the block: framing blanked, placeholders mapped,
+    /// container markup blanked.
+    text: &'a str,
+    /// The block's start on the page.
+    start: usize,
+}
+
+/// The text bash reads: the flat text without the container markup, and
+/// its pieces (offset in it, offset on the page).
+fn without_containers(flat: &str, block: &Block<'_>) -> (String, Vec<(usize, usize)>) {
+    let mut view = String::with_capacity(flat.len());
+    let mut pieces = vec![(0, block.start)];
+    let mut at = 0;
+    for &(s, e) in block.containers {
+        let (s, e) = (
+            s.clamp(block.start, block.end) - block.start,
+            e.clamp(block.start, block.end) - block.start,
+        );
+        if s < at || s >= e {
+            continue;
+        }
+        view.push_str(&flat[at..s]);
+        at = e;
+        pieces.push((view.len(), block.start + e));
+    }
+    view.push_str(&flat[at..]);
+    (view, pieces)
+}
+
+/// Whether a comment cut the launch off: it comes after the launch's last
+/// word, with no line break between them that is not a continuation.
+fn cuts_launch(flat: &Flat<'_>, launch: &Launch, cut: &Cut) -> bool {
+    let end = launch
+        .argv
+        .last()
+        .or(launch.launcher.last())
+        .map_or(launch.span.end, |t| t.span.end);
+    let Some(end) = end.checked_sub(flat.start) else {
+        return false;
+    };
+    if cut.comment < end || end > flat.text.len() {
+        return false;
+    }
+    !flat.text[end..cut.comment]
+        .replace("\\\n", "")
+        .contains('\n')
+}
+
+/// The defect of a command a comment cut off before its continuation.
+fn broken_continuation(flat: &Flat<'_>, page: &Source, cut: Cut) -> crate::launch::Defect {
+    let text = flat.text;
+    let orphan = page.span(flat.start + cut.orphan, flat.start + cut.orphan);
+    // The comment, to the end of its line.
+    let end = text[cut.comment..]
+        .find('\n')
+        .map_or(text.len(), |i| cut.comment + i);
+    // The first line bash runs on its own, as written (shortened).
+    let line_end = text[cut.orphan..]
+        .find('\n')
+        .map_or(text.len(), |i| cut.orphan + i);
+    let line = text[cut.orphan..line_end]
+        .trim_end()
+        .trim_end_matches('\\')
+        .trim_end();
+    let shown: String = if line.chars().count() > 60 {
+        format!("{}...", line.chars().take(57).collect::<String>())
+    } else {
+        line.to_string()
+    };
+    crate::launch::Defect {
+        kind: crate::launch::BROKEN_CONTINUATION,
+        span: page.span(flat.start + cut.comment, flat.start + end),
+        message: format!(
+            "the `\\` at the end of the `#` comment does not continue the command (a comment runs to the end of its line): bash ends the command there and runs `{}` (at {orphan}) as a command of its own, so the server starts without the options from there on",
+            crate::secret::value(&shown)
+        ),
+        related: vec![orphan],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::launch::{Context, Platform};
+
+    fn launches(text: &str) -> Vec<Launch> {
+        let src = Arc::new(Source::new(Origin::Inline("t".into()), text.to_string()));
+        extract(&src, &BTreeMap::new()).unwrap()
+    }
+
+    fn argv(l: &Launch) -> Vec<&str> {
+        l.argv.iter().map(|t| t.text.as_str()).collect()
+    }
+
+    #[test]
+    fn continuations_comments_and_quotes() {
+        let l = launches(
+            "# start the server\nsglang serve \\\n  --model-path 'a/b' \\\n  --json-model-override-args '{\"x\": 1}' # trailing\n",
+        );
+        assert_eq!(l.len(), 1);
+        assert_eq!(
+            argv(&l[0]),
+            [
+                "--model-path",
+                "a/b",
+                "--json-model-override-args",
+                "{\"x\": 1}"
+            ]
+        );
+        assert_eq!(l[0].argv[0].span.pos.line, 3);
+        assert_eq!(l[0].argv[0].span.pos.col, 3);
+    }
+
+    #[test]
+    fn env_prefixes_inline_and_on_continued_lines() {
+        let l = launches(
+            "A=1 \\\nB=\"two words\" \\\nsglang serve --tp 2\nC=3 python3 -m sglang.launch_server --tp 4",
+        );
+        assert_eq!(l.len(), 2);
+        let names: Vec<_> = l[0]
+            .env
+            .iter()
+            .map(|e| (e.name.as_str(), e.value.as_str()))
+            .collect();
+        assert_eq!(names, [("A", "1"), ("B", "two words")]);
+        // The launch starts at its first prefix.
+        assert_eq!(l[0].span.pos.line, 1);
+        assert_eq!(l[0].span.pos.col, 1);
+        assert_eq!(l[1].env[0].name, "C");
+        assert_eq!(l[1].launcher_text(), "python3 -m sglang.launch_server");
+    }
+
+    #[test]
+    fn exports_reach_later_commands_and_plain_assignments_do_not() {
+        let l = launches(
+            "export SGLANG_USE_AITER=1\nMODEL=a/b\nsglang serve --model-path $MODEL --x ${Y:-7}",
+        );
+        assert_eq!(l[0].env.len(), 1);
+        assert_eq!(l[0].env[0].name, "SGLANG_USE_AITER");
+        assert_eq!(argv(&l[0]), ["--model-path", "a/b", "--x", "7"]);
+        assert_eq!(
+            l[0].argv[1].provenance,
+            Provenance::Var {
+                name: "MODEL".into()
+            }
+        );
+    }
+
+    #[test]
+    fn prompts_and_several_commands() {
+        let l = launches(
+            "$ sglang serve --tp 1\n$ vllm serve x/y -tp 2 && echo done; python -m vllm.entrypoints.openai.api_server --model m",
+        );
+        assert_eq!(l.len(), 3);
+        assert_eq!(l[0].argv[0].span.pos.col, 16);
+        assert_eq!(l[1].engine, crate::launch::Engine::parse("vllm").unwrap());
+        assert_eq!(l[2].engine, crate::launch::Engine::parse("vllm").unwrap());
+    }
+
+    #[test]
+    fn redirections_and_background_are_not_arguments() {
+        let l = launches("sglang serve --tp 2 > /tmp/log 2>&1 &\n");
+        assert_eq!(argv(&l[0]), ["--tp", "2"]);
+    }
+
+    #[test]
+    fn docker_run_wrapper() {
+        let l = launches(
+            "docker run --rm -it --gpus all -v /d:/d -e X=1 --shm-size 32g lmsysorg/sglang:v0.5.17-cu130 python3 -m sglang.launch_server --tp 8",
+        );
+        assert_eq!(argv(&l[0]), ["--tp", "8"]);
+        assert_eq!(l[0].env[0].name, "X");
+        let ctx = &l[0].context;
+        assert_eq!(ctx.engine_version.as_ref().unwrap().value, "0.5.17");
+        assert_eq!(ctx.platform.as_ref().unwrap().value, Platform::Cuda);
+    }
+
+    #[test]
+    fn image_tags() {
+        let c = Context::from_image("lmsysorg/sglang-rocm:v0.5.19-rocm720-mi35x-20260915", "t");
+        assert_eq!(c.engine_version.unwrap().value, "0.5.19");
+        assert_eq!(c.platform.unwrap().value, Platform::Rocm);
+        let c = Context::from_image("lmsysorg/sglang:v0.5.15.post1-cu129", "t");
+        assert_eq!(c.engine_version.unwrap().value, "0.5.15.post1");
+        let c = Context::from_image("lmsysorg/sglang:latest", "t");
+        assert!(c.engine_version.is_none());
+    }
+
+    #[test]
+    fn unterminated_quote_is_an_error_at_the_quote() {
+        let src = Arc::new(Source::new(
+            Origin::Inline("t".into()),
+            "sglang serve --x 'abc\n".into(),
+        ));
+        let e = extract(&src, &BTreeMap::new()).unwrap_err().to_string();
+        assert_eq!(e, "<t>:1:18: bash syntax error: unterminated single quote");
+    }
+
+    #[test]
+    fn wrappers_and_ansi_c_quotes() {
+        let l = launches("nohup env A=1 exec python3 -m sglang.launch_server --x $'a\\tb' &");
+        assert_eq!(l[0].env[0].name, "A");
+        assert_eq!(argv(&l[0]), ["--x", "a\tb"]);
+    }
+
+    #[test]
+    fn docker_run_passes_host_values_only_through_dash_e() {
+        let l = launches(
+            "export HOST_ONLY=1 PASSED=2\ndocker run -e PASSED img:v0.5.19-cu129 sglang serve --tp 2",
+        );
+        let names: Vec<_> = l[0]
+            .env
+            .iter()
+            .map(|e| (e.name.as_str(), e.value.as_str()))
+            .collect();
+        assert_eq!(names, [("PASSED", "2")]);
+    }
+
+    /// The framing keeps every byte where it was: a window read through
+    /// the framed text places positions on the page.
+    #[test]
+    fn framing_keeps_lengths_and_finds_placeholders_outside_quotes_only() {
+        let page = Source::new(
+            Origin::Inline("p".into()),
+            "$ a <x> '<y>' \"<z>\" \\\n> b\nout\n$ c <<EOF\n$ <w>\nEOF\n".into(),
+        );
+        let block = Block {
+            start: 0,
+            end: page.text.len(),
+            containers: &[],
+            console: true,
+        };
+        let f = frame(&page, &block);
+        assert_eq!(f.text.len(), page.text.len());
+        assert_eq!(
+            f.text,
+            "  a <x> '<y>' \"<z>\" \\\n  b\n   \n  c <<EOF\n$ <w>\nEOF\n"
+        );
+        let found: Vec<&str> = f.placeholders.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(found, ["<x>"]);
+    }
+}
