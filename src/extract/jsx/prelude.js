@@ -377,7 +377,7 @@
     v = v == null ? '' : String(v);
     if (this.nodeType === 3 || this.nodeType === 8) { this._data = v; return; }
     clear(this);
-    if (v !== '') insert(this, text(v), null);
+    if (v !== '') insertNode(this, text(v), null);
   });
   accessor('data', function () { return this._data; }, function (v) { if (!this._fixed) this._data = String(v); });
   accessor('nodeValue', function () {
@@ -412,7 +412,7 @@
   // Inserts `child` (a fragment: its children) before `ref` (null: last).
   // A node inserted into itself or a descendant of it throws, as in a
   // browser, so the tree has no cycle. Into a fixed element: nothing.
-  function insert(parent, child, ref) {
+  function insertNode(parent, child, ref) {
     if (!(child instanceof DomNode)) {
       throw new TypeError("Failed to execute 'appendChild' on 'Node': parameter 1 is not of type 'Node'.");
     }
@@ -433,12 +433,12 @@
     return child;
   }
 
-  NP.appendChild = function (c) { return insert(this, c, null); };
-  NP.insertBefore = function (c, ref) { return insert(this, c, ref || null); };
-  NP.append = function () { for (var i = 0; i < arguments.length; i++) insert(this, node(arguments[i]), null); };
+  NP.appendChild = function (c) { return insertNode(this, c, null); };
+  NP.insertBefore = function (c, ref) { return insertNode(this, c, ref || null); };
+  NP.append = function () { for (var i = 0; i < arguments.length; i++) insertNode(this, node(arguments[i]), null); };
   NP.prepend = function () {
     var first = this.childNodes[0] || null;
-    for (var i = 0; i < arguments.length; i++) insert(this, node(arguments[i]), first);
+    for (var i = 0; i < arguments.length; i++) insertNode(this, node(arguments[i]), first);
   };
   NP.replaceChildren = function () {
     if (this._fixed) return;
@@ -451,20 +451,20 @@
   };
   NP.replaceChild = function (n, old) {
     if (this._fixed || !(old instanceof DomNode) || old.parentNode !== this) return old;
-    insert(this, n, old);
+    insertNode(this, n, old);
     detach(old);
     return old;
   };
   NP.remove = function () { if (!this._fixed) detach(this); };
   NP.before = function () {
     var p = this.parentNode;
-    if (p) for (var i = 0; i < arguments.length; i++) insert(p, node(arguments[i]), this);
+    if (p) for (var i = 0; i < arguments.length; i++) insertNode(p, node(arguments[i]), this);
   };
   NP.after = function () {
     var p = this.parentNode;
     if (!p) return;
     var ref = this.nextSibling;
-    for (var i = 0; i < arguments.length; i++) insert(p, node(arguments[i]), ref);
+    for (var i = 0; i < arguments.length; i++) insertNode(p, node(arguments[i]), ref);
   };
   NP.contains = function (other) {
     for (var n = other; n instanceof DomNode; n = n.parentNode) if (n === this) return true;
@@ -482,7 +482,7 @@
       for (var d in this.dataset) c.dataset[d] = this.dataset[d];
       c._html = this._html;
     }
-    if (deep) for (var i = 0; i < this.childNodes.length; i++) insert(c, this.childNodes[i].cloneNode(true), null);
+    if (deep) for (var i = 0; i < this.childNodes.length; i++) insertNode(c, this.childNodes[i].cloneNode(true), null);
     return c;
   };
 
