@@ -764,6 +764,98 @@ fn an_effect_that_dispatches_a_custom_event_renders() {
     assert_eq!(argv_of(&out, 0), ["--model-path", "org/m", "--tp", "4"]);
 }
 
+/// Effects that touch the page outside React's tree (issue 23: the cookbook's
+/// playground injects a `<style>` into `document.head`): elements from
+/// `document.createElement` take the properties, classes, style, attributes
+/// and children a page sets and read them back; before the sandbox had a DOM,
+/// `document.createElement` gave undefined and the mount threw a TypeError
+/// (exit 2).
+#[test]
+fn effects_that_build_page_elements_render() {
+    let (code, out, err) = run(&[
+        "extract",
+        "fixtures/explorer/dom-effects.jsx",
+        "--all-selections",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !out.contains("broken") && !out.contains("TypeError"),
+        "{out}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let states = v["components"][0]["states"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(states.len(), 8, "{out}");
+    let first: Vec<&str> = states
+        .iter()
+        .map(|s| s["commands"][0].as_str().unwrap())
+        .collect();
+    assert!(
+        first
+            .iter()
+            .any(|c| c.ends_with("--tp 8 --served-model-name probe-H100")),
+        "{first:?}"
+    );
+    assert!(
+        first
+            .iter()
+            .any(|c| c.ends_with("--tp 4 --served-model-name probe-B200")),
+        "{first:?}"
+    );
+}
+
+/// The document holds nothing a page made, so every state is the same world:
+/// an element appended to `document.head` is not found by `getElementById`
+/// or `querySelector`, writes to `<html>` and `<body>` are dropped, and a
+/// `<script src>` never loads (its `onload` never runs).
+#[test]
+fn the_document_holds_nothing_a_page_made() {
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let jsx = dir.path().join("document-deployment.jsx");
+    std::fs::write(
+        &jsx,
+        r#"export const DocumentDeployment = () => {
+  const [seen, setSeen] = useState('none');
+  useEffect(() => {
+    const s = document.createElement('script');
+    s.src = 'https://example.com/loader.js';
+    s.id = 'loader';
+    s.onload = () => setSeen('loaded');
+    document.head.appendChild(s);
+    document.documentElement.classList.add('dark');
+    document.body.style.overflow = 'hidden';
+    const found = [
+      document.getElementById('loader'),
+      document.querySelector('#loader'),
+      document.head.childNodes.length,
+      document.documentElement.classList.contains('dark'),
+      document.body.style.overflow,
+      s.src,
+      s.parentNode,
+    ];
+    setSeen(JSON.stringify(found).replace(/[^a-z0-9]+/g, '-'));
+  }, []);
+  return <pre>{`sglang serve --model-path org/m --served-model-name ${seen}`}</pre>;
+};
+"#,
+    )
+    .unwrap();
+    let (code, out, err) = run(&["extract", jsx.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        argv_of(&out, 0),
+        [
+            "--model-path",
+            "org/m",
+            "--served-model-name",
+            "-null-null-0-false-https-example-com-loader-js-null-"
+        ]
+    );
+}
+
 /// Cards that select through their label's onClick, with hidden radios that
 /// have no name or value (the shape of the cookbook's shared `_deployment.jsx`
 /// engine): a group title element, then labels whose onClick sets the state

@@ -62,19 +62,10 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
     if all_selections {
         use std::io::IsTerminal;
         let time_limit = std::time::Duration::from_secs(time_limit);
-        // The exploration's own time budget is the one a reader meets (its
-        // error says how far it got): unless --js-total-time-limit is given,
-        // the sandbox's budget for the file leaves it room.
-        let limits = if extract::jsx::total_time_configured() {
-            limits
-        } else {
-            extract::jsx::Limits {
-                total: limits
-                    .total
-                    .max(time_limit.saturating_add(std::time::Duration::from_secs(10))),
-                ..limits
-            }
-        };
+        // The exploration's own budgets are the ones a reader meets: unless
+        // --js-total-time-limit is given, the sandbox's budget for the file
+        // leaves them room.
+        let limits = limits.exploring(time_limit);
         let explore = extract::jsx::Explore {
             time_limit: Some(time_limit),
             checkboxes: if checkboxes == "each" {

@@ -239,8 +239,11 @@ impl Loader<'_> {
                     continue;
                 }
             };
+            // Every selection of a page is explored, as `extract
+            // --all-selections` explores it, within the same budgets.
             let opts = extract::Options {
                 docs_root: Some(docs_root.to_path_buf()),
+                limits: extract::jsx::Limits::default().exploring(extract::jsx::DEFAULT_TIME_LIMIT),
                 ..extract::Options::default()
             };
             let shown = match extract::every_selection(&at, &opts, self.files) {

@@ -199,11 +199,430 @@
   CustomEvent.prototype = Object.create(Event.prototype);
   CustomEvent.prototype.constructor = CustomEvent;
 
-  G.document = inert('document');
-  // `window.setTimeout(..)` is the timer, as in a browser (an inert stand-in
-  // would drop it unseen); the rest of window is inert.
+  // An inert DOM, for what effects and handlers do with the page outside
+  // React's tree: inject a <style> into document.head, lock the body's
+  // scroll while a dialog is open, read the theme off <html>. Every call a
+  // browser allows succeeds, and none changes what a render can see: an
+  // element `document.createElement` makes is the caller's own object (its
+  // properties, attributes, style, classes and children can be set and read
+  // back), but the document never holds it: `document.head.appendChild(el)`
+  // returns `el` and records nothing, lookups (`getElementById`,
+  // `querySelector`, ...) find nothing (null, or an empty list), and writes
+  // to the document's own elements (<html>, <head>, <body>: their style,
+  // classes, attributes, children) are dropped, as `localStorage.setItem`
+  // is. So the document is the same world before and after any effect, and
+  // a state is the same whether it is reached by replaying clicks from a
+  // fresh mount (the oracle) or by restoring a snapshot (react.js). Nothing
+  // loads: a <script src> or <link href> is a string on an object, its
+  // onload never runs (as the clipboard's promise never settles).
+  var hasOwn = Object.prototype.hasOwnProperty;
+  var dropWrite = function () { return true; };
+  var refuse = function () { return false; }; // Object.defineProperty on a fixed object throws, as on a frozen one
+
+  function DOMError(name, message) {
+    var e = new Error(name + ': ' + message);
+    e.name = name;
+    return e;
+  }
+
+  function cssName(k) {
+    return String(k).replace(/[A-Z]/g, function (c) { return '-' + c.toLowerCase(); });
+  }
+
+  // A CSSStyleDeclaration: a property reads '' until set; `fixed` drops writes.
+  function makeStyle(fixed) {
+    var decl = Object.create(null); // CSS names (`background-color`) to values
+    function put(k, v) {
+      if (fixed) return;
+      k = cssName(k);
+      if (v == null || v === '') delete decl[k];
+      else decl[k] = String(v);
+    }
+    function cssText() {
+      return Object.keys(decl).map(function (k) { return k + ': ' + decl[k] + ';'; }).join(' ');
+    }
+    var api = {
+      setProperty: function (k, v) { put(k, v); },
+      getPropertyValue: function (k) { k = cssName(k); return k in decl ? decl[k] : ''; },
+      getPropertyPriority: function () { return ''; },
+      removeProperty: function (k) {
+        k = cssName(k);
+        var old = k in decl ? decl[k] : '';
+        put(k, '');
+        return old;
+      },
+      item: function (i) { return Object.keys(decl)[i] || ''; },
+      toString: function () { return '[object CSSStyleDeclaration]'; },
+    };
+    return new Proxy(decl, {
+      get: function (t, k) {
+        if (typeof k === 'symbol') return undefined;
+        if (k === 'length') return Object.keys(decl).length;
+        if (k === 'cssText') return cssText();
+        if (hasOwn.call(api, k)) return api[k];
+        k = cssName(k);
+        return k in decl ? decl[k] : '';
+      },
+      set: function (t, k, v) {
+        if (typeof k === 'symbol') return true;
+        if (k === 'cssText') {
+          if (fixed) return true;
+          Object.keys(decl).forEach(function (n) { delete decl[n]; });
+          String(v == null ? '' : v).split(';').forEach(function (d) {
+            var i = d.indexOf(':');
+            if (i > 0) put(d.slice(0, i).trim(), d.slice(i + 1).trim());
+          });
+          return true;
+        }
+        put(k, v);
+        return true;
+      },
+      has: function (t, k) { return typeof k === 'string'; },
+      deleteProperty: function (t, k) { put(k, ''); return true; },
+    });
+  }
+
+  // A DOMTokenList over an element's className.
+  function makeClassList(el) {
+    function tokens() { return String(el.className).split(/\s+/).filter(Boolean); }
+    function write(ts) { el.className = ts.join(' '); }
+    var list = {
+      contains: function (t) { return tokens().indexOf(String(t)) >= 0; },
+      add: function () {
+        var ts = tokens();
+        for (var i = 0; i < arguments.length; i++) if (ts.indexOf(String(arguments[i])) < 0) ts.push(String(arguments[i]));
+        write(ts);
+      },
+      remove: function () {
+        var drop = Array.prototype.map.call(arguments, String);
+        write(tokens().filter(function (t) { return drop.indexOf(t) < 0; }));
+      },
+      toggle: function (t, force) {
+        t = String(t);
+        var on = force === undefined ? !list.contains(t) : !!force;
+        if (on) list.add(t); else list.remove(t);
+        return list.contains(t);
+      },
+      replace: function (a, b) {
+        var ts = tokens();
+        var i = ts.indexOf(String(a));
+        if (i < 0) return false;
+        ts[i] = String(b);
+        write(ts);
+        return true;
+      },
+      item: function (i) { var ts = tokens(); return i < ts.length ? ts[i] : null; },
+      forEach: function (fn, self) { tokens().forEach(fn, self); },
+      toString: function () { return String(el.className); },
+    };
+    Object.defineProperty(list, 'length', { get: function () { return tokens().length; } });
+    Object.defineProperty(list, 'value', { get: function () { return String(el.className); } });
+    return list;
+  }
+
+  var rect = function () {
+    return { x: 0, y: 0, width: 0, height: 0, top: 0, left: 0, right: 0, bottom: 0 };
+  };
+
+  // A node. Elements (nodeType 1), text and comment nodes (3, 8) and
+  // fragments (11) share one prototype; `fixed` marks the document's own
+  // elements, whose writes are dropped (they are wrapped in a Proxy).
+  function DomNode(type, name) {
+    this.nodeType = type;
+    this.nodeName = name;
+    this.parentNode = null;
+    this.childNodes = [];
+    this._data = ''; // a text or comment node's text
+    this._fixed = false;
+    if (type === 1) {
+      this.tagName = name;
+      this.localName = name.toLowerCase();
+      this.namespaceURI = 'http://www.w3.org/1999/xhtml';
+      this.id = '';
+      this.className = '';
+      this._attrs = Object.create(null);
+      this._html = '';
+      this.style = makeStyle(false);
+      this.dataset = {};
+      this.classList = makeClassList(this);
+    }
+  }
+  var NP = DomNode.prototype;
+  function accessor(name, get, set) {
+    Object.defineProperty(NP, name, { get: get, set: set || function () {}, configurable: true });
+  }
+  accessor('parentElement', function () {
+    return this.parentNode && this.parentNode.nodeType === 1 ? this.parentNode : null;
+  });
+  accessor('children', function () { return this.childNodes.filter(function (n) { return n.nodeType === 1; }); });
+  accessor('firstChild', function () { return this.childNodes[0] || null; });
+  accessor('lastChild', function () { return this.childNodes[this.childNodes.length - 1] || null; });
+  accessor('firstElementChild', function () { return this.children[0] || null; });
+  accessor('lastElementChild', function () { var c = this.children; return c[c.length - 1] || null; });
+  accessor('childElementCount', function () { return this.children.length; });
+  function sibling(n, d) {
+    var p = n.parentNode;
+    if (!p) return null;
+    return p.childNodes[p.childNodes.indexOf(n) + d] || null;
+  }
+  accessor('nextSibling', function () { return sibling(this, 1); });
+  accessor('previousSibling', function () { return sibling(this, -1); });
+  accessor('isConnected', function () { return false; });
+  accessor('ownerDocument', function () { return G.document; });
+  accessor('textContent', function () {
+    if (this.nodeType === 3 || this.nodeType === 8) return this._data;
+    return this.childNodes.map(function (n) { return n.nodeType === 8 ? '' : n.textContent; }).join('');
+  }, function (v) {
+    if (this._fixed) return;
+    v = v == null ? '' : String(v);
+    if (this.nodeType === 3 || this.nodeType === 8) { this._data = v; return; }
+    clear(this);
+    if (v !== '') insertNode(this, text(v), null);
+  });
+  accessor('data', function () { return this._data; }, function (v) { if (!this._fixed) this._data = String(v); });
+  accessor('nodeValue', function () {
+    return this.nodeType === 3 || this.nodeType === 8 ? this._data : null;
+  }, function (v) { if (this.nodeType === 3 || this.nodeType === 8) this._data = String(v); });
+  accessor('innerText', function () { return this.textContent; }, function (v) { this.textContent = v; });
+  // innerHTML is kept as the string it was set to (it is not parsed).
+  accessor('innerHTML', function () { return this._html || ''; }, function (v) {
+    if (this._fixed) return;
+    clear(this);
+    this._html = v == null ? '' : String(v);
+  });
+
+  function clear(n) {
+    for (var i = 0; i < n.childNodes.length; i++) n.childNodes[i].parentNode = null;
+    n.childNodes = [];
+    n._html = '';
+  }
+  function text(s) {
+    var t = new DomNode(3, '#text');
+    t._data = String(s);
+    return t;
+  }
+  function node(x) { return x instanceof DomNode ? x : text(x); }
+  function detach(n) {
+    var p = n.parentNode;
+    if (!p) return;
+    var i = p.childNodes.indexOf(n);
+    if (i >= 0) p.childNodes.splice(i, 1);
+    n.parentNode = null;
+  }
+  // Inserts `child` (a fragment: its children) before `ref` (null: last).
+  // A node inserted into itself or a descendant of it throws, as in a
+  // browser, so the tree has no cycle. Into a fixed element: nothing.
+  function insertNode(parent, child, ref) {
+    if (!(child instanceof DomNode)) {
+      throw new TypeError("Failed to execute 'appendChild' on 'Node': parameter 1 is not of type 'Node'.");
+    }
+    if (parent._fixed || child._fixed) return child; // the document's own elements stay put
+    for (var a = parent; a; a = a.parentNode) {
+      if (a === child) throw DOMError('HierarchyRequestError', 'The new child element contains the parent.');
+    }
+    var kids = child.nodeType === 11 ? child.childNodes.slice() : [child];
+    if (child.nodeType === 11) clear(child);
+    for (var i = 0; i < kids.length; i++) {
+      detach(kids[i]);
+      var at = ref ? parent.childNodes.indexOf(ref) : -1;
+      if (at < 0) parent.childNodes.push(kids[i]);
+      else parent.childNodes.splice(at, 0, kids[i]);
+      kids[i].parentNode = parent;
+    }
+    parent._html = '';
+    return child;
+  }
+
+  NP.appendChild = function (c) { return insertNode(this, c, null); };
+  NP.insertBefore = function (c, ref) { return insertNode(this, c, ref || null); };
+  NP.append = function () { for (var i = 0; i < arguments.length; i++) insertNode(this, node(arguments[i]), null); };
+  NP.prepend = function () {
+    var first = this.childNodes[0] || null;
+    for (var i = 0; i < arguments.length; i++) insertNode(this, node(arguments[i]), first);
+  };
+  NP.replaceChildren = function () {
+    if (this._fixed) return;
+    clear(this);
+    this.append.apply(this, arguments);
+  };
+  NP.removeChild = function (c) {
+    if (!this._fixed && c instanceof DomNode && c.parentNode === this) detach(c);
+    return c;
+  };
+  NP.replaceChild = function (n, old) {
+    if (this._fixed || !(old instanceof DomNode) || old.parentNode !== this) return old;
+    insertNode(this, n, old);
+    detach(old);
+    return old;
+  };
+  NP.remove = function () { if (!this._fixed) detach(this); };
+  NP.before = function () {
+    var p = this.parentNode;
+    if (p) for (var i = 0; i < arguments.length; i++) insertNode(p, node(arguments[i]), this);
+  };
+  NP.after = function () {
+    var p = this.parentNode;
+    if (!p) return;
+    var ref = this.nextSibling;
+    for (var i = 0; i < arguments.length; i++) insertNode(p, node(arguments[i]), ref);
+  };
+  NP.contains = function (other) {
+    for (var n = other; n instanceof DomNode; n = n.parentNode) if (n === this) return true;
+    return false;
+  };
+  NP.hasChildNodes = function () { return this.childNodes.length > 0; };
+  NP.cloneNode = function (deep) {
+    var c = new DomNode(this.nodeType, this.nodeName);
+    c._data = this._data;
+    if (this.nodeType === 1) {
+      c.id = this.id;
+      c.className = this.className;
+      for (var k in this._attrs) c._attrs[k] = this._attrs[k];
+      c.style.cssText = this.style.cssText;
+      for (var d in this.dataset) c.dataset[d] = this.dataset[d];
+      c._html = this._html;
+    }
+    if (deep) for (var i = 0; i < this.childNodes.length; i++) insertNode(c, this.childNodes[i].cloneNode(true), null);
+    return c;
+  };
+
+  function dataKey(name) {
+    return name.slice(5).replace(/-([a-z])/g, function (m, c) { return c.toUpperCase(); });
+  }
+  NP.setAttribute = function (name, value) {
+    if (this._fixed) return;
+    name = String(name).toLowerCase();
+    value = String(value);
+    this._attrs[name] = value;
+    if (name === 'id') this.id = value;
+    else if (name === 'class') this.className = value;
+    else if (name === 'style') this.style.cssText = value;
+    else if (name.slice(0, 5) === 'data-') this.dataset[dataKey(name)] = value;
+  };
+  NP.getAttribute = function (name) {
+    name = String(name).toLowerCase();
+    if (name === 'id') return this.id !== '' || name in this._attrs ? this.id : null;
+    if (name === 'class') return this.className !== '' || name in this._attrs ? this.className : null;
+    if (name === 'style') return this.style.length || name in this._attrs ? this.style.cssText : null;
+    return name in this._attrs ? this._attrs[name] : null;
+  };
+  NP.hasAttribute = function (name) { return this.getAttribute(name) !== null; };
+  NP.removeAttribute = function (name) {
+    if (this._fixed) return;
+    name = String(name).toLowerCase();
+    delete this._attrs[name];
+    if (name === 'id') this.id = '';
+    else if (name === 'class') this.className = '';
+    else if (name === 'style') this.style.cssText = '';
+    else if (name.slice(0, 5) === 'data-') delete this.dataset[dataKey(name)];
+  };
+  NP.toggleAttribute = function (name, force) {
+    var on = force === undefined ? !this.hasAttribute(name) : !!force;
+    if (on) { if (!this.hasAttribute(name)) this.setAttribute(name, ''); } else this.removeAttribute(name);
+    return on;
+  };
+  NP.getAttributeNames = function () { return Object.keys(this._attrs || {}); };
+  // Lookups find nothing (the document holds no element a page made).
+  NP.querySelector = function () { return null; };
+  NP.querySelectorAll = function () { return []; };
+  NP.getElementsByTagName = function () { return []; };
+  NP.getElementsByClassName = function () { return []; };
+  NP.closest = function () { return null; };
+  NP.matches = function () { return false; };
+  // Events and the rest of what a page calls on an element: inert.
+  NP.addEventListener = noop;
+  NP.removeEventListener = noop;
+  NP.dispatchEvent = function (e) { return !(e && e.defaultPrevented); };
+  ['click', 'focus', 'blur', 'select', 'scrollIntoView', 'scrollTo', 'scrollBy', 'scroll',
+    'show', 'showModal', 'close', 'showPopover', 'hidePopover', 'setSelectionRange',
+    'requestFullscreen', 'releasePointerCapture', 'setPointerCapture', 'normalize',
+  ].forEach(function (m) { NP[m] = noop; });
+  NP.getBoundingClientRect = rect;
+  NP.getClientRects = function () { return []; };
+  NP.attachShadow = function () { return new DomNode(11, '#document-fragment'); };
+  NP.animate = function () { return { cancel: noop, finish: noop, play: noop, pause: noop, finished: new Promise(function () {}) }; };
+  NP.toString = function () { return this.nodeType === 1 ? '[object HTMLElement]' : '[object Node]'; };
+
+  // One of the document's own elements: reads as an empty element of that
+  // tag; every write, to it or through it, is dropped.
+  function fixedElement(tag, parent) {
+    var n = new DomNode(1, tag);
+    n._fixed = true;
+    n.style = makeStyle(true);
+    n.dataset = new Proxy({}, { set: dropWrite, defineProperty: refuse, deleteProperty: dropWrite });
+    n.parentNode = parent || null;
+    Object.freeze(n.childNodes);
+    var p = new Proxy(n, {
+      set: dropWrite,
+      defineProperty: refuse,
+      deleteProperty: dropWrite,
+    });
+    n.classList = makeClassList(p); // its writes go through the Proxy
+    return p;
+  }
+  var htmlEl = fixedElement('HTML');
+  var headEl = fixedElement('HEAD', htmlEl);
+  var bodyEl = fixedElement('BODY', htmlEl);
+
+  var docApi = {
+    nodeType: 9,
+    nodeName: '#document',
+    readyState: 'complete',
+    visibilityState: 'visible',
+    hidden: false,
+    documentElement: htmlEl,
+    head: headEl,
+    body: bodyEl,
+    activeElement: bodyEl,
+    createElement: function (tag) { return new DomNode(1, String(tag).toUpperCase()); },
+    createElementNS: function (ns, tag) {
+      var n = new DomNode(1, String(tag));
+      n.namespaceURI = ns == null ? null : String(ns);
+      return n;
+    },
+    createTextNode: function (s) { return text(s); },
+    createComment: function (s) { var c = new DomNode(8, '#comment'); c._data = String(s); return c; },
+    createDocumentFragment: function () { return new DomNode(11, '#document-fragment'); },
+    getElementById: function () { return null; },
+    querySelector: function () { return null; },
+    querySelectorAll: function () { return []; },
+    getElementsByTagName: function () { return []; },
+    getElementsByClassName: function () { return []; },
+    getElementsByName: function () { return []; },
+    elementFromPoint: function () { return null; },
+    hasFocus: function () { return false; },
+    addEventListener: noop,
+    removeEventListener: noop,
+    dispatchEvent: function (e) { return !(e && e.defaultPrevented); },
+  };
+  var docInert = inert('document');
+  // The rest of the document (cookie, location, ...) stays inert.
+  var doc = new Proxy(docApi, {
+    get: function (t, k) { return hasOwn.call(docApi, k) ? docApi[k] : docInert[k]; },
+    set: dropWrite,
+    defineProperty: refuse,
+    deleteProperty: dropWrite,
+  });
+
+  // window.matchMedia: no query matches; listeners never run.
+  function matchMedia(q) {
+    return {
+      matches: false, media: String(q), onchange: null,
+      addListener: noop, removeListener: noop, addEventListener: noop, removeEventListener: noop,
+      dispatchEvent: function () { return true; },
+    };
+  }
+  // window.getComputedStyle: every property is ''.
+  function getComputedStyle() { return makeStyle(true); }
+
+  G.document = doc;
+  G.matchMedia = matchMedia;
+  G.getComputedStyle = getComputedStyle;
+  // `window.setTimeout(..)` is the timer and `window.document` the document,
+  // as in a browser (an inert stand-in would drop them unseen); the rest of
+  // window is inert.
   var win = inert('window');
-  var ON_WINDOW = ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'requestAnimationFrame', 'cancelAnimationFrame', 'queueMicrotask'];
+  var ON_WINDOW = ['document', 'matchMedia', 'getComputedStyle', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'requestAnimationFrame', 'cancelAnimationFrame', 'queueMicrotask'];
   G.window = new Proxy(win, {
     get: function (t, k) { return ON_WINDOW.indexOf(k) >= 0 ? G[k] : win[k]; },
   });

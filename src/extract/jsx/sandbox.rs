@@ -79,6 +79,27 @@ pub fn total_time_configured() -> bool {
     CONFIGURED_TOTAL_MS.load(std::sync::atomic::Ordering::Relaxed) != 0
 }
 
+impl Limits {
+    /// The limits for exploring every selection of a file, each component for
+    /// at most `time_limit` (`--all-selections`; `check`, which explores every
+    /// page it reads): unless the command line set the file's budget
+    /// (`--js-total-time-limit`), the file's JavaScript may take `time_limit`
+    /// plus 10 s, so that what stops a large exploration is its own budget:
+    /// the state budget first, which cuts at the same state on every machine,
+    /// then the exploration's time limit, which says how far it got.
+    pub fn exploring(self, time_limit: Duration) -> Limits {
+        if total_time_configured() {
+            return self;
+        }
+        Limits {
+            total: self
+                .total
+                .max(time_limit.saturating_add(Duration::from_secs(10))),
+            ..self
+        }
+    }
+}
+
 impl Default for Limits {
     /// The built-in limits, with the run's configured time limits when the
     /// command line set them.
