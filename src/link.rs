@@ -136,7 +136,7 @@ impl LinkReport {
                         .iter()
                         .map(|span| Related {
                             span: span.clone(),
-                            label: None,
+                            label: Some("bash runs this line on its own".into()),
                         })
                         .collect(),
                     link: Some(self.name.clone()),

@@ -9,7 +9,7 @@
 
 use std::fmt::Write;
 
-use super::{LinkReport, v};
+use super::v;
 use crate::finding::{About, Finding, Severity};
 use crate::waiver;
 
@@ -45,8 +45,8 @@ pub fn finding(f: &Finding) -> String {
 
 /// One link's lines: its findings no waiver silenced (its commands as a
 /// whole first, then its keys, most severe first).
-pub fn link(l: &LinkReport) -> String {
-    l.findings()
+pub fn link(findings: &[Finding]) -> String {
+    findings
         .iter()
         .filter(|f| !f.waived())
         .map(finding)

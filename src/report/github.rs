@@ -58,7 +58,7 @@ pub fn annotation(cmd: &str, place: Option<&Place>, title: &str, message: &str) 
 
 /// One link's commands: its remarks (unless `quiet`), side findings and
 /// findings (waived ones too, unless `quiet`).
-pub fn link(l: &LinkReport, quiet: bool) -> String {
+pub fn link(l: &LinkReport, findings: &[Finding], quiet: bool) -> String {
     let mut out = String::new();
     // The link's warnings and notes, placed where they apply.
     for (severity, span, message) in super::remarks(l).into_iter().filter(|_| !quiet) {
@@ -80,7 +80,7 @@ link: {}",
             ),
         ));
     }
-    for f in l.findings().iter().filter(|f| !quiet || !f.waived()) {
+    for f in findings.iter().filter(|f| !quiet || !f.waived()) {
         out.push_str(&finding(f));
     }
     out

@@ -16,9 +16,14 @@ use crate::span::Span;
 /// diff of its normalised commands. `chatter`: the findings only, or
 /// everything with the equivalences and the keys unknown on both sides
 /// counted, or each printed ([`super::Chatter`]).
-pub fn link(l: &LinkReport, policy: &Policy, chatter: super::Chatter) -> String {
+pub fn link(
+    l: &LinkReport,
+    findings: &[Finding],
+    policy: &Policy,
+    chatter: super::Chatter,
+) -> String {
     let mut out = String::new();
-    render_link(&mut out, l, policy, chatter);
+    render_link(&mut out, l, findings, policy, chatter);
     out
 }
 
@@ -134,7 +139,13 @@ fn render_header(out: &mut String, l: &LinkReport) {
     let _ = writeln!(out);
 }
 
-fn render_link(out: &mut String, l: &LinkReport, policy: &Policy, chatter: super::Chatter) {
+fn render_link(
+    out: &mut String,
+    l: &LinkReport,
+    findings: &[Finding],
+    policy: &Policy,
+    chatter: super::Chatter,
+) {
     let quiet = chatter == super::Chatter::Quiet;
     // By default an equivalence is counted, not shown (`--show-equivalent`
     // shows each; `--quiet` shows each finding, as every quiet format does).
@@ -149,7 +160,7 @@ fn render_link(out: &mut String, l: &LinkReport, policy: &Policy, chatter: super
     if !quiet {
         render_header(out, l);
     }
-    for f in l.findings().iter().filter(|f| !quiet || !f.waived()) {
+    for f in findings.iter().filter(|f| !quiet || !f.waived()) {
         if let About::Key(k) = &f.about
             && !each
             && k.kind == crate::finding::Kind::Equivalent

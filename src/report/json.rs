@@ -11,7 +11,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// One link as the document lists it, masked and pretty-printed (two-space
 /// indent, at the top level).
-pub fn link(l: &LinkReport, policy: &Policy) -> String {
+pub fn link(l: &LinkReport, findings: &[Finding], policy: &Policy) -> String {
     let keys = finding_keys(&l.comparison);
     let side = |s: &super::SideReport| {
         let mut side = json!({
@@ -38,8 +38,7 @@ pub fn link(l: &LinkReport, policy: &Policy) -> String {
         "recipe": side(&l.recipe),
         // The keys' findings: the commands' own are the sides'
         // `startup_errors` and `defects`.
-        "findings": l
-            .findings()
+        "findings": findings
             .iter()
             .filter(|f| matches!(f.about, About::Key(_)))
             .map(finding)

@@ -13,8 +13,7 @@ use crate::waiver;
 
 /// One link's row of the links table and its section (a blank line, then
 /// its two commands, its findings and the diff).
-pub fn link(l: &LinkReport, policy: &Policy) -> (String, String) {
-    let findings = l.findings();
+pub fn link(l: &LinkReport, findings: &[Finding], policy: &Policy) -> (String, String) {
     let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
     let row = format!(
         "| {} | {} | {} | {} | {} |\n",
@@ -25,7 +24,7 @@ pub fn link(l: &LinkReport, policy: &Policy) -> (String, String) {
         count(Severity::Info)
     );
     let mut section = String::from("\n");
-    render_link(&mut section, l, &findings, policy);
+    render_link(&mut section, l, findings, policy);
     (row, section)
 }
 

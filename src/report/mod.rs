@@ -122,14 +122,14 @@ pub struct Tally {
 
 impl Tally {
     /// How one link counts.
-    pub fn of(l: &LinkReport) -> Tally {
+    pub fn of(l: &LinkReport, findings: &[Finding]) -> Tally {
         let mut t = Tally {
             links: 1,
             drift: usize::from(l.status() == Status::Drift),
             unknown: usize::from(l.status() == Status::Unknown),
             ..Tally::default()
         };
-        for f in l.findings() {
+        for f in findings {
             let i = severity_index(f.severity);
             t.judged[i] += 1;
             if !f.waived() {
@@ -326,30 +326,34 @@ impl Pending {
 impl Writer<'_> {
     /// Writes one compared link.
     pub fn link(&self, l: &LinkReport) -> Written {
+        // The link's findings, made once for every piece and the tally.
+        let findings = l.findings();
         let quiet = self.chatter == Chatter::Quiet;
         let piece = |format: ReportFormat| match format {
-            ReportFormat::Human => Piece::Text(human::link(l, self.policy, self.chatter)),
-            ReportFormat::Json => Piece::Text(json::link(l, self.policy)),
+            ReportFormat::Human => {
+                Piece::Text(human::link(l, &findings, self.policy, self.chatter))
+            }
+            ReportFormat::Json => Piece::Text(json::link(l, &findings, self.policy)),
             ReportFormat::Sarif => {
-                let (results, notifications) = sarif::link(l);
+                let (results, notifications) = sarif::link(l, &findings);
                 Piece::Sarif {
                     results,
                     notifications,
                 }
             }
-            ReportFormat::Github => Piece::Text(github::link(l, quiet)),
+            ReportFormat::Github => Piece::Text(github::link(l, &findings, quiet)),
             ReportFormat::Markdown => {
-                let (row, section) = markdown::link(l, self.policy);
+                let (row, section) = markdown::link(l, &findings, self.policy);
                 Piece::Markdown { row, section }
             }
-            ReportFormat::Concise => Piece::Text(concise::link(l)),
+            ReportFormat::Concise => Piece::Text(concise::link(&findings)),
         };
         let mut pieces = vec![piece(self.format)];
         if self.markdown_too {
             pieces.push(piece(ReportFormat::Markdown));
         }
         Written {
-            tally: Tally::of(l),
+            tally: Tally::of(l, &findings),
             pieces,
         }
     }

@@ -316,10 +316,10 @@ fn print(mut result: Value) -> String {
 /// One link's results (its side findings and findings) and notifications
 /// (its warnings and notes: inputs nothing read, a launch that may not
 /// run, auxiliary launches, placed where they apply), not masked yet.
-pub fn link(l: &LinkReport) -> (Vec<String>, Vec<Value>) {
+pub fn link(l: &LinkReport, findings: &[Finding]) -> (Vec<String>, Vec<Value>) {
     let mut log = Log::new(check_rows());
-    for f in l.findings() {
-        log.finding(&f);
+    for f in findings {
+        log.finding(f);
     }
     for (severity, span, message) in super::remarks(l) {
         let id = if severity == Severity::Warning {
