@@ -871,7 +871,7 @@ mod tests {
             }
         }
         s.push_str(
-            "\nBudget kinds of `check` and `lint-docs` (tests/pairing.rs makes each with both):\n\n",
+            "\nBudget kinds of `check` and `lint-docs` (tests/state_budget.rs makes each with both):\n\n",
         );
         for k in kinds() {
             if let Some(b) = &k.budget {
