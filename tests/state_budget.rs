@@ -327,6 +327,17 @@ fn the_budget_messages_name_flags_the_command_has() {
         err.contains("the state budget of --all-selections; raise it with --max-states N"),
         "{err}"
     );
+    // `explain` knows the kind and shows how to make it.
+    let (code, out, err) = run(&["explain", "RD016"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("RD016 state-budget: ") && out.contains("  severity: warning\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("--max-states 3 fixtures/budget/cookbook/many-states.mdx"),
+        "{out}"
+    );
     // `check --help` has the flag its messages name.
     let (_, help, _) = run(&["check", "--help"]);
     assert!(help.contains("--max-states <N>"), "{help}");
