@@ -416,6 +416,13 @@ pub struct CheckArgs {
     /// link's text waits in the report's temporary file until it is printed.
     #[arg(long, value_name = "N", default_value_t = crate::pair::MAX_PAIRS)]
     pub max_pairs: usize,
+    /// With --docs-root: the most states read per generator component. A
+    /// generator with more is cut there (the first N states, breadth-first,
+    /// the same on every run): those are paired and compared, and the cut is
+    /// a warning (`state-budget`).
+    #[arg(long, value_name = "N", default_value_t = crate::extract::jsx::MAX_STATES as u64,
+          value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub max_states: u64,
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     pub format: ReportFormat,

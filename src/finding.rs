@@ -60,6 +60,11 @@ impl Kind {
 /// of the resolver, not of `compare`).
 pub const STARTUP_ERROR: &str = "startup-error";
 
+/// The name of the table's row for a generator with more reachable states than
+/// the state budget (`--max-states`): its first states were read, the others
+/// were not.
+pub const STATE_BUDGET: &str = "state-budget";
+
 /// A row of the table of finding kinds (`findings.yaml`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -86,6 +91,25 @@ pub struct KindInfo {
     /// The coverage kinds of pairing (`check --docs-root --inferencex`).
     #[serde(default)]
     pub coverage: Option<CoverageExample>,
+    /// A budget's cut, which `check`'s pairing and `lint-docs` report.
+    #[serde(default)]
+    pub budget: Option<BudgetExample>,
+}
+
+/// A budget row's example: a page of ours under a docs root whose generator
+/// has more states than `max-states`; tests/pairing.rs runs `check` and
+/// `lint-docs` on it with that budget and expects the finding.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct BudgetExample {
+    /// The docs root (the page's imports resolve against it).
+    pub docs_root: String,
+    /// The page, from the repository root.
+    pub fixture: String,
+    /// The state budget the example runs with (`--max-states`).
+    pub max_states: usize,
+    /// Words the finding's message holds.
+    pub says: String,
 }
 
 /// A coverage row's facts: which side's deployments it is about, and the
@@ -154,8 +178,8 @@ const KINDS: &str = include_str!("findings.yaml");
 
 /// The table of finding kinds, in rule-id order (`RD001`, `RD002`, ...). Checked when
 /// loaded: ids numbered in order, a row with an `example` for every [`Kind`] and for
-/// startup errors, then rows with a `lint` example (`lint-docs`' kinds) or a
-/// `coverage` one (pairing's).
+/// startup errors, then rows with a `lint` example (`lint-docs`' kinds), a
+/// `coverage` one (pairing's) or a `budget` one (a budget's cut).
 pub fn kinds() -> &'static [KindInfo] {
     static TABLE: OnceLock<Vec<KindInfo>> = OnceLock::new();
     TABLE.get_or_init(|| {
@@ -179,12 +203,17 @@ pub fn kinds() -> &'static [KindInfo] {
             rows_names, names,
             "findings.yaml: one row per kind, in order"
         );
-        // Then the lint and coverage rows, in the order they were added
-        // (ids are never renumbered).
+        // Then the lint, coverage and budget rows, in the order they were
+        // added (ids are never renumbered).
         for row in &rows[names.len()..] {
+            let examples = [
+                row.lint.is_some(),
+                row.coverage.is_some(),
+                row.budget.is_some(),
+            ];
             assert!(
-                row.example.is_none() && (row.lint.is_some() != row.coverage.is_some()),
-                "findings.yaml: {} after the compare kinds has a `lint` or a `coverage` example, not both",
+                row.example.is_none() && examples.iter().filter(|e| **e).count() == 1,
+                "findings.yaml: {} after the compare kinds has one `lint`, `coverage` or `budget` example",
                 row.id
             );
         }
@@ -463,6 +492,34 @@ impl Finding {
         match &self.about {
             About::Deployment(u) => Some(u),
             _ => None,
+        }
+    }
+
+    /// The finding of a generator `generator` (placed `at`: its tag on the
+    /// page or its definition) whose exploration the state budget cut after
+    /// `states` states (`state-budget`): what was read and what was not, and
+    /// how to read more (every command that explores has `--max-states`).
+    /// `done` says what became of the states read (`read and checked`).
+    pub fn state_budget(generator: &str, at: Span, states: usize, done: &str) -> Finding {
+        let plural = if states == 1 { "" } else { "s" };
+        let detail = format!(
+            "has more than {states} reachable states (the state budget): the first {states} state{plural} (breadth-first, the same on every run) were {done}, the others were not read; raise the budget with --max-states N to read more"
+        );
+        Finding {
+            kind: STATE_BUDGET,
+            severity: kind_info(STATE_BUDGET).map_or(Severity::Warning, |k| k.severity),
+            message: Text::own("<")
+                .and_input(generator)
+                .and(" />: ")
+                .and(detail.clone()),
+            primary: Some(at),
+            related: Vec::new(),
+            link: None,
+            about: About::Generator {
+                generator: generator.to_string(),
+                detail,
+                states: Vec::new(),
+            },
         }
     }
 

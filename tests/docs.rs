@@ -71,7 +71,7 @@ fn rule_reference() -> String {
         let _ = writeln!(out, "### {} `{}`\n", s("id"), s("name"));
         let _ = writeln!(out, "{}\n", s("help"));
         let _ = writeln!(out, "{}\n", s("description"));
-        if k["lint"].is_object() {
+        if !k["example"].is_object() {
             let _ = writeln!(out, "Severity: **{}**.\n", s("severity"));
         } else {
             let _ = writeln!(
@@ -108,6 +108,16 @@ fn rule_reference() -> String {
             if let Some(p) = lint["pending"].as_str() {
                 let _ = writeln!(out, "Not checked yet: it needs {p}.\n");
             }
+        }
+        let budget = &k["budget"];
+        if let Some(fixture) = budget["fixture"].as_str() {
+            let _ = writeln!(
+                out,
+                "Reported by `recipe-drift check` (its pairing) and `recipe-drift lint-docs`; example: `{fixture}` under the docs root `{}` with `--max-states {}` (its finding says \"{}\").\n",
+                inline(&budget["docs-root"]),
+                inline(&budget["max-states"]),
+                inline(&budget["says"])
+            );
         }
     }
     // Policy classes.

@@ -32,6 +32,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         show_equivalent,
         no_progress,
         max_pairs,
+        max_states,
     } = args;
     super::progress::suppress(no_progress);
     // The spaces to pair with no links: a docs root, the vLLM recipes site,
@@ -360,6 +361,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
                 policy: &policy,
                 fetcher: &fetcher,
                 max_pairs,
+                max_states: usize::try_from(max_states).unwrap_or(usize::MAX),
                 pins: &pins,
             };
             // Config waivers name links; pairs take inline suppressions only.

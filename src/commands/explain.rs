@@ -68,7 +68,7 @@ fn explain_kind(out: &mut String, kind: &crate::finding::KindInfo) {
         crate::finding::Severity::Info => "info",
     };
     let _ = writeln!(out, "{} {}: {}", kind.id, kind.name, kind.help);
-    if kind.lint.is_some() || kind.coverage.is_some() {
+    if kind.example.is_none() {
         let _ = writeln!(out, "  severity: {}", level(kind.severity));
     } else {
         let _ = writeln!(
@@ -96,6 +96,13 @@ fn explain_kind(out: &mut String, kind: &crate::finding::KindInfo) {
             out,
             "  example (check --docs-root fixtures/cookbook --inferencex fixtures/pairing/inferencex): a {} deployment, \"{} ...\"",
             c.side, c.says
+        );
+    }
+    if let Some(b) = &kind.budget {
+        let _ = writeln!(
+            out,
+            "  example (check --docs-root {} --inferencex fixtures/pairing/inferencex --max-states {} {}, or lint-docs --max-states {} {}): \"{} ...\"",
+            b.docs_root, b.max_states, b.fixture, b.max_states, b.fixture, b.says
         );
     }
     if let Some(l) = &kind.lint {

@@ -56,6 +56,9 @@ pub(super) struct Run<'a> {
     pub fetcher: &'a Fetcher,
     /// Pairs compared at most (`--max-pairs`).
     pub max_pairs: usize,
+    /// States read per generator at most (`--max-states`); a generator with
+    /// more is cut there and reported (`state-budget`).
+    pub max_states: usize,
     /// What the config's links compare: not paired again.
     pub pins: &'a crate::space::Pins,
 }
@@ -66,7 +69,9 @@ pub(super) struct Found {
     pub failures: Vec<Failure>,
     /// Inputs not read, with the reason.
     pub skipped: Vec<Skipped>,
-    /// Deployments with no partner.
+    /// The run's findings that are no pair's: deployments with no partner
+    /// (coverage), then the generators the state budget cut
+    /// (`state-budget`, one per generator, in page order).
     pub coverage: Vec<Finding>,
 }
 
@@ -84,6 +89,7 @@ impl Run<'_> {
             files: self.fetcher,
             checkpoints: Some(self.checkpoints.clone()),
             families: self.manifest.families.clone(),
+            max_states: self.max_states,
         };
         let mut docs = crate::space::load::Loaded::default();
         for (root, files) in self.docs {
@@ -91,6 +97,7 @@ impl Run<'_> {
             docs.deployments.extend(loaded.deployments);
             docs.failures.extend(loaded.failures);
             docs.skipped.extend(loaded.skipped);
+            docs.cuts.extend(loaded.cuts);
         }
         let recipes = loader.inferencex(self.inferencex);
         let pair_by = self
@@ -145,10 +152,16 @@ impl Run<'_> {
             .chain(recipes.skipped)
             .map(|(name, reason)| Skipped { name, reason })
             .collect();
+        // A generator the state budget cut: its states before the cut were
+        // paired and compared above; the cut is a finding of its own.
+        let mut coverage = pairing.coverage;
+        coverage.extend(docs.cuts.into_iter().map(|c| {
+            Finding::state_budget(&c.component, c.at, c.states, "read, paired and compared")
+        }));
         Ok(Found {
             failures,
             skipped,
-            coverage: pairing.coverage,
+            coverage,
         })
     }
 }

@@ -38,6 +38,7 @@ pub(super) fn found_by_pairing(opts: &Options, props: &[Proposal]) -> Vec<bool> 
         files: &LocalFiles,
         checkpoints: None,
         families: BTreeMap::new(),
+        max_states: crate::extract::jsx::MAX_STATES,
     };
     let files: Vec<PathBuf> = wanted.into_iter().cloned().collect();
     let docs = loader.docs(&root, &files);

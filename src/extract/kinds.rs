@@ -247,9 +247,10 @@ pub(super) fn every_selection(
     input: &Input<'_>,
     kind: &dyn Extractor,
     opts: &Options,
-) -> Result<Vec<super::registry::Shown>, Error> {
-    use super::registry::Shown;
+) -> Result<super::registry::Every, Error> {
+    use super::registry::{Cut, Shown};
     let mut out = Vec::new();
+    let mut cuts = Vec::new();
     if kind.name() == "generator-page" {
         let page = markdown::extract_all(&input.source()?, &opts.vars)?;
         if !page.launches.is_empty() {
@@ -279,7 +280,16 @@ pub(super) fn every_selection(
             let mut views = Vec::new();
             for (t, found) in each.into_iter().enumerate() {
                 match found {
-                    Ok(e) => views.push(e.views),
+                    Ok(e) => {
+                        if let (Some(states), Some(target)) = (e.cut, bundle.targets.get(t)) {
+                            cuts.push(Cut {
+                                component: target.name.clone(),
+                                at: target.at.clone(),
+                                states,
+                            });
+                        }
+                        views.push(e.views)
+                    }
                     Err(error) => {
                         views.push(Vec::new());
                         out.push(Shown {
@@ -357,7 +367,7 @@ pub(super) fn every_selection(
             }
         }
     }
-    Ok(out)
+    Ok(super::registry::Every { shown: out, cuts })
 }
 
 /// Every reachable state of the generators of a file.

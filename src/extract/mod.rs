@@ -58,7 +58,7 @@ use std::sync::Arc;
 
 pub use markdown::{PageCode, page_code};
 pub use registry::{
-    EXTRACTORS, Extractor, Input, Options, Selections, Shown, every_selection, extract,
+    Cut, EXTRACTORS, Every, Extractor, Input, Options, Selections, Shown, every_selection, extract,
     extractor_for, selections,
 };
 pub use shared::{Extracted, MAX_LAUNCH_WORDS, MAX_LAUNCHES, configure_launch_budget};

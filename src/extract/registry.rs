@@ -184,27 +184,50 @@ pub struct Shown {
     pub error: Option<Error>,
 }
 
+/// A generator whose exploration the state budget cut (with
+/// [`jsx::Explore::cut`]): its first `states` states were read, the others
+/// were not.
+#[derive(Debug, Clone)]
+pub struct Cut {
+    /// The component's name.
+    pub component: String,
+    /// Where it is: its tag on the page, or its definition.
+    pub at: crate::span::Span,
+    /// The states read (the budget, `--max-states`).
+    pub states: usize,
+}
+
+/// Every selection of a file ([`every_selection`]) and the generators whose
+/// exploration the state budget cut.
+#[derive(Debug, Clone, Default)]
+pub struct Every {
+    /// The selections, in page order (a page's static blocks first).
+    pub shown: Vec<Shown>,
+    /// The generators the state budget cut, in page order.
+    pub cuts: Vec<Cut>,
+}
+
 /// Every selection of the file at `at` with the launches it shows: a page's
-/// static blocks, then every reachable state of its generators; every
-/// selection of a vLLM recipe; the launches of any other file as one
-/// selection. What pairing reads a docs file as.
-pub fn every_selection(
-    at: &Location,
-    opts: &Options,
-    files: &dyn Files,
-) -> Result<Vec<Shown>, Error> {
+/// static blocks, then every reachable state of its generators (with
+/// `opts.explore.cut`, the states before the state budget's cut, and the cut
+/// in [`Every::cuts`]); every selection of a vLLM recipe; the launches of any
+/// other file as one selection. What pairing reads a docs file as.
+pub fn every_selection(at: &Location, opts: &Options, files: &dyn Files) -> Result<Every, Error> {
     let input = Input::new(at.clone(), files);
     let kind = extractor_for(&input);
     match kind.name() {
         "generator" | "generator-page" | "vllm-recipe" => {
             kinds::every_selection(&input, kind, opts)
         }
-        _ => Ok(vec![Shown {
-            selection: Vec::new(),
-            component: None,
-            launches: shared::per_file(|| kind.extract(&input, opts))?.launches,
-            error: None,
-        }]),
+        _ => Ok(Every {
+            shown: vec![Shown {
+                selection: Vec::new(),
+                component: None,
+                launches: shared::per_file(|| kind.extract(&input, opts))?.launches,
+                error: None,
+            }],
+            cuts: Vec::new(),
+        }),
     }
 }
 

@@ -291,13 +291,27 @@ pub struct LintOptions {
 /// reachable state, reads and resolves what each prints, and runs [`RULES`].
 pub fn lint_file(path: &Path, opts: &LintOptions) -> Result<FileLint, Error> {
     let page_releases = page_releases(path)?;
+    // A generator with more states than the budget is cut there, as `check`
+    // cuts it: its first states are linted and the cut is a finding.
     let explore = jsx::Explore {
         max_states: opts.max_states,
         controls: true,
+        cut: true,
+        flags: jsx::Flags::LINT_DOCS,
         ..jsx::Explore::default()
     };
     let (bundle, explorations) =
         jsx::explore_file_with(path, opts.docs_root.as_deref(), &[], opts.limits, explore)?;
+    let cuts: Vec<Finding> = bundle
+        .targets
+        .iter()
+        .zip(&explorations)
+        .filter_map(|(t, found)| {
+            found.cut.map(|states| {
+                Finding::state_budget(&t.name, t.at.clone(), states, "read and checked")
+            })
+        })
+        .collect();
     let generators: Vec<Generator> = bundle
         .targets
         .iter()
@@ -324,7 +338,15 @@ pub fn lint_file(path: &Path, opts: &LintOptions) -> Result<FileLint, Error> {
                 .collect(),
         })
         .collect();
-    Ok(run_rules(&path.display().to_string(), &bundle, &generators))
+    let mut linted = run_rules(&path.display().to_string(), &bundle, &generators);
+    linted.findings.extend(cuts);
+    // In place order, as the rules' findings are (a stable sort: those keep
+    // their order).
+    linted.findings.sort_by(|a, b| {
+        let key = |f: &Finding| f.primary.as_ref().map(|s| (s.file.to_string(), s.start));
+        (key(a), a.id()).cmp(&(key(b), b.id()))
+    });
+    Ok(linted)
 }
 
 /// Runs every rule on the generators of one file.

@@ -59,7 +59,8 @@ fn pretty(mut v: serde_json::Value) -> String {
 
 /// The document: the links as written by [`link`], the links that could not
 /// be compared (`status: error`), the links not run (`status: skipped`, with
-/// the reason; the summary counts them as `skipped`), the coverage findings
+/// the reason; the summary counts them as `skipped`), the coverage findings,
+/// the run's other findings (`findings`: a generator the state budget cut)
 /// and what became of the config's waivers (`waivers`, when any), then the
 /// summary. The links are printed text already: the run never holds the
 /// whole document as a tree (a 10,000-pair run prints ~50 MB).
@@ -98,15 +99,22 @@ pub fn finish(
     if !skipped.is_empty() {
         summary["skipped"] = json!(skipped.len());
     }
-    if !coverage.is_empty() {
-        let count = |k: &str| coverage.iter().filter(|c| c.kind == k).count();
+    // The run's findings that are no link's: coverage (a deployment with no
+    // partner) in `coverage`, the others (a generator the state budget cut)
+    // in `findings`.
+    let (unpaired, others): (Vec<&Finding>, Vec<&Finding>) =
+        coverage.iter().partition(|c| c.unpaired().is_some());
+    if !unpaired.is_empty() {
+        let count = |k: &str| unpaired.iter().filter(|c| c.kind == k).count();
         summary["coverage"] = json!({
             crate::pair::DOCS_UNPAIRED: count(crate::pair::DOCS_UNPAIRED),
             crate::pair::RECIPE_UNPAIRED: count(crate::pair::RECIPE_UNPAIRED),
         });
     }
-    let mut coverage = serde_json::Value::Array(coverage.iter().map(finding).collect());
+    let mut coverage = serde_json::Value::Array(unpaired.into_iter().map(finding).collect());
     super::mask_json(&mut coverage);
+    let mut others = serde_json::Value::Array(others.into_iter().map(finding).collect());
+    super::mask_json(&mut others);
     let mut waivers = json!(waivers);
     super::mask_json(&mut waivers);
     // The document, as serde_json's pretty printer lays it out (two-space
@@ -137,7 +145,11 @@ pub fn finish(
     } else {
         doc.push_str("\n  ],\n");
     }
-    for (name, part) in [("coverage", &coverage), ("waivers", &waivers)] {
+    for (name, part) in [
+        ("coverage", &coverage),
+        ("findings", &others),
+        ("waivers", &waivers),
+    ] {
         if part.as_array().is_some_and(|a| !a.is_empty()) {
             field(
                 doc,

@@ -391,7 +391,8 @@ pub struct Rest<'a> {
     pub failures: &'a [Failure],
     /// Links not run.
     pub skipped: &'a [Skipped],
-    /// Deployments with no partner (coverage findings).
+    /// The run's findings that are no link's: deployments with no partner
+    /// (coverage findings) and generators the state budget cut.
     pub coverage: &'a [Finding],
     /// What became of the waivers.
     pub waivers: &'a [Outcome],
@@ -501,7 +502,7 @@ pub fn coverage_listed(c: &Finding) -> bool {
 /// benchmark of their shape, 5 benchmark deployments with no docs deployment
 /// of theirs`), or `None` when there are none.
 pub fn coverage_summary(coverage: &[Finding]) -> Option<String> {
-    if coverage.is_empty() {
+    if !coverage.iter().any(|c| c.unpaired().is_some()) {
         return None;
     }
     let count = |side: crate::space::Side| {
@@ -870,6 +871,17 @@ mod tests {
                 s.push_str(&format!(
                     "- `{}` {}: a {} deployment; the message says \"{}\"\n",
                     k.id, k.name, c.side, c.says
+                ));
+            }
+        }
+        s.push_str(
+            "\nBudget kinds of `check` and `lint-docs` (tests/state_budget.rs makes each with both):\n\n",
+        );
+        for k in kinds() {
+            if let Some(b) = &k.budget {
+                s.push_str(&format!(
+                    "- `{}` {}: `{}` under `{}` with `--max-states {}`; the message says \"{}\"\n",
+                    k.id, k.name, b.fixture, b.docs_root, b.max_states, b.says
                 ));
             }
         }

@@ -30,6 +30,9 @@ pub struct Loader<'a> {
     pub checkpoints: Option<Arc<dyn FactSource>>,
     /// Checkpoint -> family, by hand (a config's `families:`).
     pub families: BTreeMap<String, String>,
+    /// The most states read per generator (`check --max-states`): a
+    /// generator with more is cut there ([`Loaded::cuts`]), not failed.
+    pub max_states: usize,
 }
 
 /// A space read from one side's inputs.
@@ -41,6 +44,11 @@ pub struct Loaded {
     pub failures: Vec<(String, Error)>,
     /// Inputs not read, each with the reason (out of scope, another engine).
     pub skipped: Vec<(String, String)>,
+    /// Generators with more states than the state budget: their first
+    /// states (breadth-first, the same on every run) are among the
+    /// deployments, the rest were not read. Pairing reports each as a
+    /// finding of its own (`state-budget`).
+    pub cuts: Vec<extract::Cut>,
 }
 
 impl Loader<'_> {
@@ -240,20 +248,31 @@ impl Loader<'_> {
                 }
             };
             // Every selection of a page is explored, as `extract
-            // --all-selections` explores it, within the same budgets.
+            // --all-selections` explores it, within the same budgets; but a
+            // generator with more states than the state budget is cut there
+            // (the same states on every run) and its states read, not failed.
             let opts = extract::Options {
                 docs_root: Some(docs_root.to_path_buf()),
-                limits: extract::jsx::Limits::default().exploring(extract::jsx::DEFAULT_TIME_LIMIT),
+                limits: extract::jsx::Limits {
+                    states: self.max_states,
+                    ..extract::jsx::Limits::default().exploring(extract::jsx::DEFAULT_TIME_LIMIT)
+                },
+                explore: extract::jsx::Explore {
+                    cut: true,
+                    flags: extract::jsx::Flags::CHECK,
+                    ..extract::jsx::Explore::default()
+                },
                 ..extract::Options::default()
             };
-            let shown = match extract::every_selection(&at, &opts, self.files) {
+            let every = match extract::every_selection(&at, &opts, self.files) {
                 Ok(s) => s,
                 Err(e) => {
                     loaded.failures.push((name, e));
                     continue;
                 }
             };
-            for s in shown {
+            loaded.cuts.extend(every.cuts);
+            for s in every.shown {
                 if let Some(e) = s.error {
                     // One state a reader cannot copy is that state's input
                     // error; the file's other states are still read.

@@ -62,8 +62,9 @@ pub(crate) fn key(bundle: &Bundle, opts: &Explore, limits: &Limits) -> String {
     };
     h.update(
         format!(
-            "{}/{checkboxes}/{}/{:?}/{:?}/{:?}/{}/{}/{}",
+            "{}/{}/{checkboxes}/{}/{:?}/{:?}/{:?}/{}/{}/{}",
             opts.max_states,
+            opts.cut,
             opts.controls,
             opts.time_limit,
             limits.time,
@@ -103,6 +104,10 @@ struct CrashEntry {
 struct Entry {
     views: Vec<Vec<ViewEntry>>,
     crashes: Vec<Vec<CrashEntry>>,
+    /// Per target, the states kept when the state budget cut its
+    /// exploration ([`Exploration::cut`]).
+    #[serde(default)]
+    cut: Vec<Option<usize>>,
 }
 
 /// The explorations kept for `key`, when there is a readable entry that fits
@@ -112,11 +117,17 @@ pub(crate) fn load(key: &str, bundle: &Bundle) -> Option<Vec<Exploration>> {
     let text = crate::fetch::read_cache_file(&path, MAX_ENTRY_BYTES)?;
     let entry: Entry = serde_json::from_str(&text).ok()?;
     let n = bundle.targets.len();
-    if entry.views.len() != n || entry.crashes.len() != n {
+    if entry.views.len() != n || entry.crashes.len() != n || entry.cut.len() != n {
         return None;
     }
     let mut out = Vec::with_capacity(n);
-    for (t, (views, crashes)) in entry.views.into_iter().zip(entry.crashes).enumerate() {
+    for (t, ((views, crashes), cut)) in entry
+        .views
+        .into_iter()
+        .zip(entry.crashes)
+        .zip(entry.cut)
+        .enumerate()
+    {
         if views.is_empty()
             || views.iter().any(|v| v.target != t)
             || crashes.iter().any(|c| c.target != t)
@@ -146,6 +157,7 @@ pub(crate) fn load(key: &str, bundle: &Bundle) -> Option<Vec<Exploration>> {
                     bundle_at: c.bundle_at,
                 })
                 .collect(),
+            cut,
         });
     }
     Some(out)
@@ -187,6 +199,7 @@ pub(crate) fn store(key: &str, found: &[Exploration]) {
                     .collect()
             })
             .collect(),
+        cut: found.iter().map(|e| e.cut).collect(),
     };
     let Ok(text) = serde_json::to_string(&entry) else {
         return;

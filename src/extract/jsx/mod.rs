@@ -184,11 +184,59 @@ pub enum Checkboxes {
     Each,
 }
 
+/// The command-line flags an exploration's budget messages name: those of
+/// the command that explores, so that every hint names a flag it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flags {
+    /// What the budgets belong to, as the messages say it (`--all-selections`,
+    /// `check`, `lint-docs`).
+    pub owner: &'static str,
+    /// How the time budget is raised (`--time-limit SECS`), when the command
+    /// has a flag for it.
+    pub time_limit: Option<&'static str>,
+    /// How checkboxes are toggled one at a time (`--checkboxes each`), when
+    /// the command has a flag for it.
+    pub checkboxes_each: Option<&'static str>,
+}
+
+impl Flags {
+    /// `extract --all-selections`' flags (the default).
+    pub const EXTRACT: Flags = Flags {
+        owner: "--all-selections",
+        time_limit: Some("--time-limit SECS"),
+        checkboxes_each: Some("--checkboxes each"),
+    };
+
+    /// `check`'s flags (its pairing explores every page's generators).
+    pub const CHECK: Flags = Flags {
+        owner: "check",
+        time_limit: None,
+        checkboxes_each: None,
+    };
+
+    /// `lint-docs`' flags.
+    pub const LINT_DOCS: Flags = Flags {
+        owner: "lint-docs",
+        time_limit: None,
+        checkboxes_each: None,
+    };
+}
+
 /// How [`Renderer::explore_with`] explores.
 #[derive(Debug, Clone, Copy)]
 pub struct Explore {
-    /// The most states explored (more is an error naming the budget).
+    /// The most states explored (more is an error naming the budget, or a
+    /// cut with [`Explore::cut`]). Every command that explores has a
+    /// `--max-states` flag for it.
     pub max_states: usize,
+    /// Whether more than `max_states` states cuts the exploration instead of
+    /// failing it: it then ends with its first `max_states` states (in
+    /// breadth-first discovery order, which does not depend on the machine's
+    /// speed: the same states on every run) and [`Exploration::cut`] says so.
+    /// The time, depth and output budgets stay errors.
+    pub cut: bool,
+    /// The flags the budget messages name.
+    pub flags: Flags,
     /// Wall time the exploration may take (more is an error that says how
     /// far it got); `None`: only the sandbox's own time budget.
     pub time_limit: Option<std::time::Duration>,
@@ -211,6 +259,8 @@ impl Default for Explore {
     fn default() -> Self {
         Explore {
             max_states: MAX_STATES,
+            cut: false,
+            flags: Flags::EXTRACT,
             time_limit: Some(DEFAULT_TIME_LIMIT),
             checkboxes: Checkboxes::All,
             controls: false,
@@ -228,6 +278,10 @@ pub struct Exploration {
     pub views: Vec<View>,
     /// The clicks that throw, in the order they were tried.
     pub crashes: Vec<Crash>,
+    /// Set when the state budget cut the exploration ([`Explore::cut`]):
+    /// the states kept (the budget); at least one more state is reachable
+    /// and was not explored.
+    pub cut: Option<usize>,
 }
 
 /// How far an exploration got (for a progress display).
@@ -772,6 +826,7 @@ impl<'b> Renderer<'b> {
                 controls: first.controls,
             }],
             crashes: vec![],
+            cut: None,
         };
         // Clicks per call: adapted so that a call takes about STEP_TIME (a
         // generator with slow renders stays well inside the per-evaluation
@@ -792,12 +847,24 @@ impl<'b> Renderer<'b> {
                 .clamp(edges / 2, edges.saturating_mul(2))
                 .clamp(1, STEP_EDGES);
             for c in step.states {
+                // The sandbox found one state more than the budget: states are
+                // found breadth-first in an order that does not depend on how
+                // the clicks were batched, so the cut falls on the same state
+                // on every run (the batch size follows the machine's speed,
+                // the order does not).
                 if found.views.len() >= opts.max_states {
+                    if opts.cut {
+                        // The step stopped at this state: its crashes were all
+                        // found before it, and are kept.
+                        found.cut = Some(found.views.len());
+                        break;
+                    }
                     return Err(self.over_budget(
                         target,
                         format!(
-                            "has more than {} reachable states (the state budget of --all-selections; raise it with --max-states{})",
+                            "has more than {} reachable states (the state budget of {}; raise it with --max-states N{})",
                             opts.max_states,
+                            opts.flags.owner,
                             self.checkbox_hint(&found.views, opts)
                         ),
                     ));
@@ -810,7 +877,8 @@ impl<'b> Renderer<'b> {
                     return Err(self.over_budget(
                         target,
                         format!(
-                            "has states more than {MAX_DEPTH} clicks away from the initial one (the click-depth budget of --all-selections)"
+                            "has states more than {MAX_DEPTH} clicks away from the initial one (the click-depth budget of {})",
+                            opts.flags.owner
                         ),
                     ));
                 }
@@ -843,7 +911,7 @@ impl<'b> Renderer<'b> {
                 states: found.views.len(),
                 frontier: step.frontier,
             });
-            if step.done {
+            if step.done || found.cut.is_some() {
                 return Ok(found);
             }
             if let Some(limit) = opts.time_limit
@@ -853,11 +921,22 @@ impl<'b> Renderer<'b> {
                 // run: the cut names no count, so every run that crosses it
                 // prints the same bytes (`--max-states` is the budget that
                 // cuts at the same state everywhere).
+                let raise = opts
+                    .flags
+                    .time_limit
+                    .map(|f| format!("raise it with {f}; "))
+                    .unwrap_or_default();
+                let cut = if opts.cut {
+                    "a lower --max-states N cuts it at the same state on every machine, and the states before the cut are read"
+                } else {
+                    "--max-states N cuts at the same state on every machine"
+                };
                 return Err(self.over_budget(
                     target,
                     format!(
-                        "was still being explored after {} s, the time budget of --all-selections (raise it with --time-limit SECS; --max-states N cuts at the same state on every machine){}",
+                        "was still being explored after {} s, the time budget of {} ({raise}{cut}){}",
                         limit.as_secs(),
+                        opts.flags.owner,
                         self.checkbox_hint(&found.views, opts)
                     ),
                 ));
@@ -876,14 +955,16 @@ impl<'b> Renderer<'b> {
         })
     }
 
-    /// `, or ...--checkboxes each` when the states found have checkboxes and
-    /// every combination of them is being explored.
-    fn checkbox_hint(&self, views: &[View], opts: &Explore) -> &'static str {
+    /// `; independent checkboxes multiply the states: ...` when every
+    /// combination of checkboxes is being explored and the command has a
+    /// flag that toggles each alone.
+    fn checkbox_hint(&self, views: &[View], opts: &Explore) -> String {
         let _ = views;
-        if opts.checkboxes == Checkboxes::All {
-            "; independent checkboxes multiply the states: `--checkboxes each` toggles each alone"
-        } else {
-            ""
+        match opts.flags.checkboxes_each {
+            Some(flag) if opts.checkboxes == Checkboxes::All => {
+                format!("; independent checkboxes multiply the states: `{flag}` toggles each alone")
+            }
+            _ => String::new(),
         }
     }
 
