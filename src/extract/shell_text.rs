@@ -151,6 +151,16 @@ pub(crate) fn extract_block(
         text: &flat,
         start: block.start,
     };
+    // Text that names no launcher and builds no word at run time cannot
+    // start a server: when it is not bash either (a listing of changed
+    // flags, a program's output), it is no command, not an input error.
+    if !may_launch(&window.text) && !bash::is_bash(&window)? {
+        let left = preset
+            .into_iter()
+            .filter(|(n, _, _)| !names.contains(n))
+            .collect();
+        return Ok((Extracted::default(), Vars(left)));
+    }
     let e = bash::evaluate_text(&window, preset)?;
     let mut found = Extracted::default();
     for mut launch in e.launches {
@@ -175,6 +185,28 @@ pub(crate) fn extract_block(
         .filter(|(n, _, _)| !names.contains(n))
         .collect();
     Ok((found, Vars(left)))
+}
+
+/// Whether a text could start a server: it holds a word of the launcher
+/// table (`sglang`, `serve`, `vllm`, `python`, a module name, ...), ASCII case
+/// ignored, or builds words at run time (`$(`, a backquote, `$'`, `${`,
+/// `eval`), which could spell one.
+fn may_launch(text: &str) -> bool {
+    static WORDS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let words = WORDS.get_or_init(|| {
+        let mut w: Vec<String> = vec!["python".into(), "eval".into()];
+        for l in crate::launch::launchers() {
+            match &l.form {
+                crate::launch::LauncherForm::Words(ws) => w.extend(ws.iter().cloned()),
+                crate::launch::LauncherForm::PythonModule(m)
+                | crate::launch::LauncherForm::ModulePrefix(m) => w.push(m.clone()),
+            }
+        }
+        w.iter().map(|x| x.to_ascii_lowercase()).collect()
+    });
+    let lower = text.to_ascii_lowercase();
+    ["$(", "`", "$'", "${"].iter().any(|m| text.contains(m))
+        || words.iter().any(|w| lower.contains(w.as_str()))
 }
 
 /// A launch starts at its first word, as written: the parser places a word

@@ -212,3 +212,30 @@ fn a_block_reads_no_file() {
     let tp = &v["launches"][0]["argv"][3];
     assert_eq!(tp["provenance"]["kind"], "unknown", "{tp}");
 }
+
+/// A block that names no launcher and builds no word at run time cannot
+/// start a server: when it is not bash either (a listing of changed flags
+/// such as a generator's "what changed" dialog prints, program output), it
+/// holds no command and is no input error. The same text beside a launcher
+/// word is still an error at its place: it could be a broken command.
+#[test]
+fn text_that_is_not_bash_and_names_no_launcher_is_no_command() {
+    let listing = "# Page\n\n```bash\n+ --tp 4 (\n- --tp 8 )\n```\n\n```bash\nsglang serve --model-path m --tp 2\n```\n";
+    let launches = read_page(listing);
+    assert_eq!(launches.len(), 1, "{launches:?}");
+    assert_eq!(argv(&launches[0]), ["--model-path", "m", "--tp", "2"]);
+    let repo = Repo::new();
+    repo.write(
+        "docs/page.md",
+        "# Page\n\n```bash\nsglang serve --model-path m --tp (4\n```\n",
+    );
+    let o = repo.run_deterministic(&["extract", "docs/page.md"]);
+    o.assert_input_error("docs/page.md:4:", &["bash syntax error"]);
+    // A word built at run time could spell a launcher: still an error.
+    repo.write(
+        "docs/page.md",
+        "# Page\n\n```bash\n$(printf sgl)ang serve --tp (4\n```\n",
+    );
+    let o = repo.run_deterministic(&["extract", "docs/page.md"]);
+    o.assert_input_error("docs/page.md:4:", &["bash syntax error"]);
+}

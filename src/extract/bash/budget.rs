@@ -43,7 +43,11 @@ pub struct Budget {
     pub max_match_work: usize,
     /// Operators in one arithmetic expression.
     pub max_arith_operators: usize,
-    /// Wall-clock time of all the evaluations of one run together.
+    /// Wall-clock time of one evaluation (a script with the scripts it
+    /// delegates to and its command substitutions): a backstop behind the
+    /// counted budgets, which end a real script's work at the same place on
+    /// every machine. Per evaluation, not per run: a run-wide clock would cut
+    /// a corpus' later scripts by the machine's load.
     pub max_time: Duration,
 }
 
@@ -119,10 +123,7 @@ const KNOBS: &[(&str, &str)] = &[
     ("built-mib", "MiB of text built in all"),
     ("match-work", "character comparisons of pattern matching"),
     ("arith-operators", "operators of one arithmetic expression"),
-    (
-        "seconds",
-        "seconds of evaluation, all scripts of the run together",
-    ),
+    ("seconds", "seconds of one script's evaluation"),
 ];
 
 /// The largest nesting budget the parser's stack holds with a wide margin.
@@ -247,26 +248,9 @@ pub(crate) struct Installed {
 
 impl Drop for Installed {
     fn drop(&mut self) {
-        if self.owner
-            && let Some(m) = METER.with(|m| m.borrow_mut().take())
-        {
-            let nanos = u64::try_from(m.borrow().start.elapsed().as_nanos()).unwrap_or(u64::MAX);
-            SPENT_NANOS.fetch_add(nanos, Ordering::Relaxed);
+        if self.owner {
+            METER.with(|m| m.borrow_mut().take());
         }
-    }
-}
-
-/// The time spent by the evaluations of this process that have ended: the
-/// time budget holds for all the scripts of a run together (a config with many
-/// links or an InferenceX matrix with many points evaluates many). Unit tests,
-/// which share one process, give each evaluation the whole budget instead.
-static SPENT_NANOS: AtomicU64 = AtomicU64::new(0);
-
-fn spent_before() -> Duration {
-    if cfg!(test) {
-        Duration::ZERO
-    } else {
-        Duration::from_nanos(SPENT_NANOS.load(Ordering::Relaxed))
     }
 }
 
@@ -324,11 +308,11 @@ impl Meter {
         if let Some(t) = &self.tripped {
             return Err(t.clone());
         }
-        if spent_before() + self.start.elapsed() > self.budget.max_time {
+        if self.start.elapsed() > self.budget.max_time {
             let s = self.budget.max_time.as_secs();
             self.out_of_time = true;
             return Err(self.trip(exceeded(
-                format!("evaluating the scripts of this run takes more than {s} s"),
+                format!("evaluating this script takes more than {s} s"),
                 "seconds",
             )));
         }

@@ -804,6 +804,16 @@ pub fn evaluate_text(source: &Arc<Source>, preset: Vec<Preset>) -> Result<Evalua
     )
 }
 
+/// Whether a text is bash at all: `Ok(false)` for a syntax error, an error
+/// when a parse budget refuses it (whatever it is).
+pub fn is_bash(source: &Arc<Source>) -> Result<bool, Error> {
+    match parse::parse_guarded(source) {
+        Ok(_) => Ok(true),
+        Err(f) if f.kind == parse::FailureKind::Syntax => Ok(false),
+        Err(f) => Err(f.into()),
+    }
+}
+
 /// How the reason a variable is unknown after [`State::clobber`] starts; the
 /// rest names the code that was not evaluated.
 const CLOBBERED_PREFIX: &str = "may have been set by ";
