@@ -239,3 +239,25 @@ fn text_that_is_not_bash_and_names_no_launcher_is_no_command() {
     let o = repo.run_deterministic(&["extract", "docs/page.md"]);
     o.assert_input_error("docs/page.md:4:", &["bash syntax error"]);
 }
+
+/// A page's block that runs `bash FILE` names a file of the reader's
+/// checkout, not of the docs: the script is listed as not read (it may start
+/// a server), and the page's other commands are still read.
+#[test]
+fn a_script_a_block_runs_is_listed_as_not_read() {
+    let repo = Repo::new();
+    repo.write(
+        "docs/page.md",
+        "# Page\n\n```bash\nbash benchmark/download_data.sh\nsglang serve --model-path m --tp 2\n```\n",
+    );
+    let o = repo.run_deterministic(&["extract", "docs/page.md"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(
+        o.stdout
+            .contains("docs/page.md:4:6: `bash` runs a script recipe-drift cannot read"),
+        "{}",
+        o.both()
+    );
+    assert!(o.stdout.contains("launch 1: sglang serve"), "{}", o.both());
+}

@@ -393,6 +393,9 @@ impl Interp<'_> {
             if let Some(r) = self.changed(&target) {
                 return self.unsupported_shell(&head, &r, range.0);
             }
+            if let Some(why) = self.no_folder() {
+                return self.unsupported_shell(&head, &why, range.0);
+            }
             let source = self.read_script(&format!("{head} {target}"), &target, range.0)?;
             let args = fields[j + 1..].iter().map(|(f, _, _)| val(f)).collect();
             return self.run_child(&source, args, mods, &shell, range.0);
@@ -420,6 +423,9 @@ impl Interp<'_> {
             Some((Some(at), Val::Known(target))) => {
                 if let Some(r) = self.changed(&target) {
                     return self.unsupported_shell(&head, &r, at);
+                }
+                if let Some(why) = self.no_folder() {
+                    return self.unsupported_shell(&head, &why, at);
                 }
                 shell.zero = Some(Val::Known(head.clone()));
                 self.read_script(&format!("{head} < {target}"), &target, at)?
@@ -487,6 +493,23 @@ impl Interp<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// Why a script path named in this text cannot be read, when the text
+    /// is no file (a page's block, a generator's printed command): its
+    /// relative paths have no folder, and the files it names are the reader's,
+    /// not the docs repository's.
+    fn no_folder(&self) -> Option<String> {
+        if crate::files::Location::of_origin(&self.script.origin).is_some() {
+            return None;
+        }
+        let text = match &self.script.origin {
+            crate::span::Origin::Inline(what) => what.clone(),
+            _ => self.script.label().to_string(),
+        };
+        Some(format!(
+            "it is named in the {text}, not in a script file, and the paths such text names are not read"
+        ))
     }
 
     /// Reports a shell command whose script is not evaluated (an option it
