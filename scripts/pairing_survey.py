@@ -91,6 +91,10 @@ def main() -> int:
             kinds[("RD006", "startup-error", "error")] += len(l[side].get("startup_errors", []))
             for d in l[side].get("defects", []):
                 kinds[(side_id(d["kind"]), d["kind"], "error")] += 1
+    # The run's findings that are no pair's (a generator cut at the state
+    # budget, ...).
+    for f in doc.get("findings", []):
+        kinds[(f["id"], f["kind"], f["severity"])] += 1
     for (i, k, s), n in sorted(kinds.items()):
         if n:
             rows.append((f"findings {i} {k} ({s})", n))
