@@ -503,6 +503,7 @@ mod tests {
                 ("RD013", "docs-unpaired"),
                 ("RD014", "recipe-unpaired"),
                 ("RD015", "broken-continuation"),
+                ("RD016", "newer-release"),
             ]
         );
         for k in Kind::ALL {

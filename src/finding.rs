@@ -60,6 +60,11 @@ impl Kind {
 /// of the resolver, not of `compare`).
 pub const STARTUP_ERROR: &str = "startup-error";
 
+/// The name of the table's row for a command that may run an engine release
+/// newer than every bundled one, and for each word set aside because the
+/// newest bundled release does not know it.
+pub const NEWER_RELEASE: &str = "newer-release";
+
 /// A row of the table of finding kinds (`findings.yaml`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
