@@ -110,7 +110,8 @@ fn sarif_results_rules_and_locations() {
             "startup-error",
             "docs-unpaired",
             "recipe-unpaired",
-            "broken-continuation"
+            "broken-continuation",
+            "newer-release"
         ]
     );
     let results = run0["results"].as_array().unwrap();
