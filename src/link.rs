@@ -168,7 +168,7 @@ impl LinkReport {
     fn newer_findings(&self, label: &'static str, side: &SideReport) -> Vec<Finding> {
         let r = &side.resolved;
         let engine = r.engine.name();
-        let Some(sentence) = r.version.newer_sentence(engine, label) else {
+        let Some(sentence) = r.version.newer_sentence(engine, label, true) else {
             return Vec::new();
         };
         let headline =

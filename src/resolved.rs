@@ -201,16 +201,27 @@ impl VersionUsed {
     }
 
     /// The `newer-release` finding's sentence for a side (`docs`), when the
-    /// command may run a release newer than every bundled one.
-    pub fn newer_sentence(&self, engine: &str, side: &str) -> Option<String> {
+    /// command may run a release newer than every bundled one; `with_from`
+    /// adds where the version came from (`lint-docs` leaves it out, so the
+    /// states of a generator share one finding).
+    pub fn newer_sentence(&self, engine: &str, side: &str, with_from: bool) -> Option<String> {
         let used = &self.version;
+        let at = |from: &str| {
+            if with_from {
+                format!(" ({from})")
+            } else {
+                String::new()
+            }
+        };
         match self.newer.as_ref()? {
             Newer::Version { from } => Some(format!(
-                "the {side} command asks for {engine} {} ({from}), newer than every bundled release: it was judged with {used}, the newest bundled release",
-                self.requested.as_deref().unwrap_or("?")
+                "the {side} command asks for {engine} {}{}, newer than every bundled release: it was judged with {used}, the newest bundled release",
+                self.requested.as_deref().unwrap_or("?"),
+                at(from)
             )),
             Newer::Latest { image, from } => Some(format!(
-                "the {side} command runs the image {image} ({from}), which names no release and may be newer than every bundled one: it was judged with {engine} {used}, the newest bundled release"
+                "the {side} command runs the image {image}{}, which names no release and may be newer than every bundled one: it was judged with {engine} {used}, the newest bundled release",
+                at(from)
             )),
         }
     }

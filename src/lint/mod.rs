@@ -120,7 +120,7 @@ impl From<Resolved> for Resolution {
         let engine = r.engine.name();
         let newer = r
             .version
-            .newer_sentence(engine, "generated")
+            .newer_sentence(engine, "generated", false)
             .map(|sentence| NewerWords {
                 sentence,
                 words: None,
