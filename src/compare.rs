@@ -504,6 +504,7 @@ mod tests {
                 ("RD014", "recipe-unpaired"),
                 ("RD015", "broken-continuation"),
                 ("RD016", "state-budget"),
+                ("RD017", "newer-release"),
             ]
         );
         for k in Kind::ALL {

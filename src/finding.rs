@@ -65,6 +65,11 @@ pub const STARTUP_ERROR: &str = "startup-error";
 /// were not.
 pub const STATE_BUDGET: &str = "state-budget";
 
+/// The name of the table's row for a command that may run an engine release
+/// newer than every bundled one, and for each word set aside because the
+/// newest bundled release does not know it.
+pub const NEWER_RELEASE: &str = "newer-release";
+
 /// A row of the table of finding kinds (`findings.yaml`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

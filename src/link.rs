@@ -12,7 +12,9 @@ use crate::engine;
 use crate::error::Error;
 use crate::extract;
 use crate::fetch::Fetcher;
-use crate::finding::{About, Finding, KeyValues, Related, STARTUP_ERROR, Severity, Text};
+use crate::finding::{
+    About, Finding, KeyValues, NEWER_RELEASE, Related, STARTUP_ERROR, Severity, Text,
+};
 use crate::launch::{Launch, Platform, Remark};
 use crate::manifest::SideSpec;
 use crate::policy::Policy;
@@ -54,6 +56,9 @@ pub struct LinkReport {
     /// --docs-root --inferencex`); `None` for a config's link.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pair: Option<crate::space::PairInfo>,
+    /// The severity of its `newer-release` findings (the policy's).
+    #[serde(skip)]
+    pub newer_release: Severity,
 }
 
 /// A link's status in the reports.
@@ -106,6 +111,7 @@ impl LinkReport {
     pub fn findings(&self) -> Vec<Finding> {
         let mut out = Vec::new();
         for (label, side) in [("docs", &self.docs), ("recipe", &self.recipe)] {
+            out.extend(self.newer_findings(label, side));
             for e in &side.resolved.startup_errors {
                 let headline = format!("the {label} command would not start");
                 out.push(Finding {
@@ -152,6 +158,44 @@ impl LinkReport {
         }
         for j in self.judged() {
             out.push(self.key_finding(&j));
+        }
+        out
+    }
+
+    /// A side's `newer-release` findings: its command may run a release
+    /// newer than every bundled one (once), and each word that release does
+    /// not know, set aside (placed at the words).
+    fn newer_findings(&self, label: &'static str, side: &SideReport) -> Vec<Finding> {
+        let r = &side.resolved;
+        let engine = r.engine.name();
+        let Some(sentence) = r.version.newer_sentence(engine, label, true) else {
+            return Vec::new();
+        };
+        let headline =
+            format!("the {label} command may run a newer release than recipe-drift bundles");
+        let finding = |message: String, primary: Span, own_place: bool| Finding {
+            kind: NEWER_RELEASE,
+            severity: self.newer_release,
+            message: Text::input(message.clone()),
+            primary: Some(primary),
+            related: Vec::new(),
+            link: Some(self.name.clone()),
+            about: About::Command {
+                side: label,
+                headline: headline.clone(),
+                detail: message,
+                rule: None,
+                own_place,
+            },
+        };
+        let mut out = vec![finding(sentence, side.launch.span.clone(), false)];
+        for a in &r.set_aside {
+            let at = a.spans.first().cloned();
+            out.push(finding(
+                format!("the {label} command: {}", a.sentence(engine, &r.version)),
+                at.clone().unwrap_or_else(|| side.launch.span.clone()),
+                at.is_some(),
+            ));
         }
         out
     }
@@ -240,9 +284,13 @@ impl LinkReport {
                 .applied(&self.comparison)
                 .any(|f| f.severity == s)
         };
-        if counts(Severity::Error) || self.side_error_count() > 0 {
+        let newer = [("docs", &self.docs), ("recipe", &self.recipe)]
+            .into_iter()
+            .any(|(label, side)| !self.newer_findings(label, side).is_empty());
+        let newer_counts = |s: Severity| newer && self.newer_release == s;
+        if counts(Severity::Error) || self.side_error_count() > 0 || newer_counts(Severity::Error) {
             Status::Drift
-        } else if counts(Severity::Warning) {
+        } else if counts(Severity::Warning) || newer_counts(Severity::Warning) {
             Status::Unknown
         } else {
             Status::Ok
@@ -725,6 +773,11 @@ pub(crate) fn run_pair(
         warnings: Vec::new(),
         auxiliary: Vec::new(),
         pair: None,
+        newer_release: match policy.newer_release() {
+            Some(crate::policy::Level::Error) => Severity::Error,
+            Some(crate::policy::Level::Info) => Severity::Info,
+            Some(crate::policy::Level::Warning) | None => Severity::Warning,
+        },
     })
 }
 

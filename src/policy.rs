@@ -55,6 +55,12 @@ pub struct ClassLists {
     /// `recipe-unpaired`); information when absent.
     #[serde(default)]
     pub coverage: std::collections::BTreeMap<String, Level>,
+    /// The severity of `newer-release` (RD017: a command that may run an
+    /// engine release newer than every bundled one, and each word set aside
+    /// because the newest bundled release does not know it); warning when
+    /// absent.
+    #[serde(default, rename = "newer-release")]
+    pub newer_release: Option<Level>,
 }
 
 /// A severity a config gives a finding kind (`policy: {coverage: ...}`).
@@ -135,6 +141,12 @@ impl Policy {
     /// How a MAJOR value one side sets is judged against an undecidable one.
     pub fn unknown(&self) -> UnknownRule {
         self.unknown
+    }
+
+    /// The severity the config gives `newer-release` findings, if it gives one
+    /// (they are warnings otherwise).
+    pub fn newer_release(&self) -> Option<Level> {
+        self.user.newer_release
     }
 
     /// The class of a canonical key.

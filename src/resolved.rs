@@ -163,6 +163,115 @@ pub struct VersionUsed {
     pub requested: Option<String>,
     /// Where the version came from.
     pub from: String,
+    /// Set when the command may run a release newer than every bundled one
+    /// (it asks for one, or runs a `latest` image): the newest bundled release
+    /// was used, and what it does not know is set aside, not refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub newer: Option<Newer>,
+}
+
+/// Why a command may run a release newer than every bundled one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "by")]
+pub enum Newer {
+    /// It asks for a version newer than the newest bundled release.
+    Version {
+        /// Where the version came from (`--engine-version`, an image tag).
+        from: String,
+    },
+    /// It runs an image tagged `latest` (the newest release when the text is
+    /// run), or an untagged one, which names no release.
+    Latest {
+        /// The image (`lmsysorg/sglang:latest`).
+        image: String,
+        /// Where the image is written.
+        from: String,
+    },
+}
+
+impl VersionUsed {
+    /// What the command may run instead of the release used, in words:
+    /// `0.5.24` or `lmsysorg/sglang:latest`; `None` when the release used
+    /// is the one asked for (or the nearest lower one).
+    pub fn newer_words(&self) -> Option<String> {
+        match self.newer.as_ref()? {
+            Newer::Version { .. } => self.requested.clone(),
+            Newer::Latest { image, .. } => Some(image.clone()),
+        }
+    }
+
+    /// The `newer-release` finding's sentence for a side (`docs`), when the
+    /// command may run a release newer than every bundled one; `with_from`
+    /// adds where the version came from (`lint-docs` leaves it out, so the
+    /// states of a generator share one finding).
+    pub fn newer_sentence(&self, engine: &str, side: &str, with_from: bool) -> Option<String> {
+        let used = &self.version;
+        let at = |from: &str| {
+            if with_from {
+                format!(" ({from})")
+            } else {
+                String::new()
+            }
+        };
+        match self.newer.as_ref()? {
+            Newer::Version { from } => Some(format!(
+                "the {side} command asks for {engine} {}{}, newer than every bundled release: it was judged with {used}, the newest bundled release",
+                self.requested.as_deref().unwrap_or("?"),
+                at(from)
+            )),
+            Newer::Latest { image, from } => Some(format!(
+                "the {side} command runs the image {image}{}, which names no release and may be newer than every bundled one: it was judged with {engine} {used}, the newest bundled release",
+                at(from)
+            )),
+        }
+    }
+}
+
+/// Words of a command that the release used does not know, set aside because
+/// the command may run a newer release that accepts them (see
+/// [`VersionUsed::newer`]); the rest of the command is resolved without them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SetAside {
+    /// The words as written (an unknown option and the values argparse leaves
+    /// with it, or an option and a choice the release does not list).
+    pub words: Vec<String>,
+    /// Where they are written.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub spans: Vec<crate::span::Span>,
+    /// Why the release used refuses them (its parser's message).
+    pub refusal: String,
+    /// Known options or choices the words are near (a typo is possible too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub near: Option<String>,
+    /// The key whose written value was kept though the release does not list
+    /// it (a choice), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+}
+
+impl SetAside {
+    /// The `newer-release` finding's sentence for these words, under the
+    /// release `v` (whose [`VersionUsed::newer`] is set).
+    pub fn sentence(&self, engine: &str, v: &VersionUsed) -> String {
+        let newer = v.newer_words().unwrap_or_else(|| "a newer release".into());
+        let words = self.words.join(" ");
+        let kept = match &self.key {
+            Some(key) => format!(
+                "{key} keeps the written value; {engine} {}: {}",
+                v.version, self.refusal
+            ),
+            None => "set aside; the rest of the command is compared".into(),
+        };
+        let near = match (&self.near, &self.key) {
+            (Some(n), None) => format!("; it may also be a typo of {n}"),
+            (Some(n), Some(_)) => format!("; it may also be a typo of the choice {n}"),
+            _ => String::new(),
+        };
+        format!(
+            "`{words}` is unknown to {engine} {}, the newest bundled release; {newer} may accept it ({kept}){near}",
+            v.version
+        )
+    }
 }
 
 /// A problem the engine itself would report at startup (from a rule, or its
@@ -194,6 +303,10 @@ pub struct Resolved {
     /// Errors the engine would raise at startup.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub startup_errors: Vec<StartupError>,
+    /// Words the release used does not know, set aside because the command
+    /// may run a newer release (a warning each, not a startup error).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub set_aside: Vec<SetAside>,
     /// Key prefixes (`compilation_config.`) whose keys not listed in `values`
     /// are at a default the bundled data does not hold, with the reason.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]

@@ -111,7 +111,8 @@ fn sarif_results_rules_and_locations() {
             "docs-unpaired",
             "recipe-unpaired",
             "broken-continuation",
-            "state-budget"
+            "state-budget",
+            "newer-release"
         ]
     );
     let results = run0["results"].as_array().unwrap();

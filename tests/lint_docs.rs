@@ -537,7 +537,7 @@ fn explain_knows_the_finding_ids() {
     let (code, _, err) = run(&["explain", "RD999"]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("no finding kind RD999; the ids are RD001..RD016"),
+        err.contains("no finding kind RD999; the ids are RD001..RD017"),
         "{err}"
     );
 }

@@ -316,6 +316,23 @@ impl ArgParser {
 
     /// Parses an argv like `parser.parse_args(argv)`.
     pub fn parse(&self, args: &[String]) -> Result<Namespace, ParseError> {
+        let (ns, extras) = self.parse_known(args)?;
+        if let Some(&first) = extras.first() {
+            let words: Vec<&str> = extras.iter().map(|&i| args[i].as_str()).collect();
+            return Err(ParseError {
+                message: format!("unrecognized arguments: {}", words.join(" ")),
+                arg_index: Some(first),
+                kind: ParseErrorKind::Unrecognized,
+                rejected: None,
+            });
+        }
+        Ok(ns)
+    }
+
+    /// Parses an argv like `parser.parse_known_args(argv)`: the namespace and
+    /// the indices of the words left over (unknown options, and the values no
+    /// option or positional took), which `parse` refuses as unrecognized.
+    pub fn parse_known(&self, args: &[String]) -> Result<(Namespace, Vec<usize>), ParseError> {
         let ns = self.defaults();
         // Classify.
         let mut pattern = Vec::with_capacity(args.len());
@@ -413,15 +430,6 @@ impl ArgParser {
                 rejected: None,
             });
         }
-        if let Some(&first) = state.extras.first() {
-            let words: Vec<&str> = state.extras.iter().map(|&i| args[i].as_str()).collect();
-            return Err(ParseError {
-                message: format!("unrecognized arguments: {}", words.join(" ")),
-                arg_index: Some(first),
-                kind: ParseErrorKind::Unrecognized,
-                rejected: None,
-            });
-        }
         // A secret is recognised by the destination it lands in, whatever the
         // spelling (`--api-k` is `--api-key`): it is masked in every output.
         for dest in state.ns.set_by.keys() {
@@ -429,7 +437,7 @@ impl ArgParser {
                 note_secret_value(state.ns.get(dest));
             }
         }
-        Ok(state.ns)
+        Ok((state.ns, state.extras))
     }
 
     /// argparse `_parse_optional`: `None` for a positional word, else the matched action

@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::engine::argparse::{ArgParser, Namespace, OptionSpec};
+use crate::engine::argparse::{ArgParser, Namespace, OptionSpec, ParseError, ParseErrorKind};
 use crate::engine::rules::EnvSpec;
 use crate::launch::{EnvVar, Known, Launch, Platform, Provenance, Token};
-use crate::resolved::{Entry, ResolveOptions, Val, ValueSource, VersionUsed};
+use crate::resolved::{Entry, ResolveOptions, SetAside, Val, ValueSource, VersionUsed};
 use crate::span::Span;
 
 /// Hardware and platform of a launch: recipe-drift's options first, then the
@@ -51,6 +51,45 @@ pub fn requested_version(launch: &Launch, opts: &ResolveOptions) -> Option<(Stri
         (Some(v), _) => Some((v.clone(), opts.from("engine-version"))),
         (None, Some(k)) => Some((k.value.clone(), k.from.clone())),
         _ => None,
+    }
+}
+
+/// Marks a launch that names no version but runs an image tagged `latest`
+/// (`lmsysorg/sglang:latest`, `vllm/vllm-openai-cpu:latest-x86_64`): the
+/// newest release when the text is run, which may be newer than every bundled
+/// one. The newest bundled release is used, marked
+/// [`Newer::Latest`](crate::resolved::Newer), so what it does not know is set
+/// aside with a warning rather than refused.
+pub fn mark_latest(version: &mut VersionUsed, launch: &Launch, opts: &ResolveOptions) {
+    if requested_version(launch, opts).is_some() {
+        return;
+    }
+    let Some(img) = &launch.context.image else {
+        return;
+    };
+    if !is_latest_tag(&img.value) {
+        return;
+    }
+    version.from = format!(
+        "the image {} ({}) names no release: `latest` may be newer than every bundled release, the newest ({}) used",
+        img.value, img.from, version.version
+    );
+    version.newer = Some(crate::resolved::Newer::Latest {
+        image: img.value.clone(),
+        from: img.from.clone(),
+    });
+}
+
+/// Whether an image's tag is `latest` (or starts `latest-`/`latest_`, a
+/// platform variant of it), or it has no tag (Docker pulls `latest`); an
+/// image pinned by digest is not.
+pub fn is_latest_tag(image: &str) -> bool {
+    if image.contains('@') {
+        return false;
+    }
+    match image.rsplit_once(':') {
+        Some((_, tag)) if !tag.contains('/') => tag.split(['-', '_']).next() == Some("latest"),
+        _ => true,
     }
 }
 
@@ -534,5 +573,160 @@ pub fn did_you_mean(parser: &ArgParser, arg: &str) -> Option<String> {
         None
     } else {
         Some(names.join(", "))
+    }
+}
+
+/// The words argparse leaves over (`parse_known_args`'s extras, indices into
+/// `argv`) as [`SetAside`] groups, one per unknown option with the values left
+/// with it, for a command that may run a release newer than `parser`'s; `None`
+/// when a word is not knowable from the text (the refusal stays an error).
+pub fn set_aside_extras<'t>(
+    parser: &ArgParser,
+    bundled: &[Bundled<'_>],
+    argv: &[String],
+    extras: &[usize],
+    token_at: impl Fn(usize) -> Option<&'t Token>,
+) -> Option<Vec<SetAside>> {
+    let mut out: Vec<SetAside> = Vec::new();
+    for &i in extras {
+        let token = token_at(i);
+        if matches!(
+            token.map(|t| &t.provenance),
+            Some(Provenance::Unknown { .. })
+        ) {
+            return None;
+        }
+        // An option an older bundled release knows was removed, not added:
+        // the newest release is no likelier to accept it.
+        if argv[i].starts_with('-') && last_knowing(bundled, &argv[i]).is_some() {
+            return None;
+        }
+        let written = token.map_or_else(|| argv[i].clone(), |t| t.text.clone());
+        let starts = argv[i].starts_with('-') || out.is_empty();
+        if starts {
+            out.push(SetAside {
+                words: Vec::new(),
+                spans: Vec::new(),
+                refusal: String::new(),
+                near: did_you_mean(parser, &argv[i]),
+                key: None,
+            });
+        }
+        let group = out.last_mut().expect("a group was started");
+        group.words.push(written);
+        if let Some(t) = token
+            && group.spans.last() != Some(&t.span)
+        {
+            group.spans.push(t.span.clone());
+        }
+    }
+    for g in &mut out {
+        g.refusal = format!("unrecognized arguments: {}", g.words.join(" "));
+    }
+    Some(out)
+}
+
+/// A value the parser refuses because it is not among an option's choices,
+/// as a [`SetAside`] for a command that may run a newer release (which may
+/// list the choice): the key keeps the written value. `None` when the refusal
+/// is of another kind or the word is not knowable from the text.
+pub fn set_aside_choice(
+    parser: &ArgParser,
+    keys: &[String],
+    bundled: &[Bundled<'_>],
+    e: &ParseError,
+    token: Option<&Token>,
+) -> Option<(SetAside, Value)> {
+    if e.kind != ParseErrorKind::InvalidChoice {
+        return None;
+    }
+    let rejected = e.rejected.as_ref()?;
+    let token = token?;
+    if matches!(token.provenance, Provenance::Unknown { .. }) {
+        return None;
+    }
+    // A choice an older bundled release lists was removed, not added.
+    let key = keys.get(rejected.0)?;
+    let listed = bundled.iter().any(|b| {
+        b.keys.iter().enumerate().any(|(i, k)| {
+            k == key
+                && b.parser.actions[i].choices.as_ref().is_some_and(|c| {
+                    c.iter()
+                        .any(|x| crate::engine::argparse::py_eq(x, &rejected.1))
+                })
+        })
+    });
+    if listed {
+        return None;
+    }
+    let a = &parser.actions[rejected.0];
+    let shown = crate::resolved::display_value(&rejected.1);
+    let choices: Vec<String> = a
+        .choices
+        .iter()
+        .flatten()
+        .map(crate::resolved::display_value)
+        .collect();
+    let mut near = crate::suggest::near(
+        &shown,
+        choices.iter().map(String::as_str),
+        crate::suggest::THRESHOLD,
+    );
+    near.truncate(3);
+    Some((
+        SetAside {
+            words: vec![token.text.clone()],
+            spans: vec![token.span.clone()],
+            refusal: e.message.clone(),
+            near: (!near.is_empty()).then(|| near.join(", ")),
+            key: keys.get(rejected.0).cloned(),
+        },
+        rejected.1.clone(),
+    ))
+}
+
+/// Gives each key the choice its command wrote, which the release used does
+/// not list but a newer one may (see [`set_aside_choice`]): the value was
+/// parsed as a placeholder choice, so the written value replaces it.
+pub fn keep_choices(values: &mut BTreeMap<String, Entry>, kept: Vec<(String, Value)>) {
+    for (key, value) in kept {
+        if let Some(e) = values.get_mut(&key) {
+            e.val = Val::known(value);
+        }
+    }
+}
+
+/// A bundled release as the newer-than-bundled rule reads it: its name, parser
+/// and canonical keys (oldest first in a list).
+pub struct Bundled<'a> {
+    /// The release's name (`0.5.18`).
+    pub name: &'a str,
+    /// Its parser.
+    pub parser: &'a ArgParser,
+    /// The canonical key of each of its actions.
+    pub keys: &'a [String],
+}
+
+/// The newest bundled release whose parser has this option string (the word
+/// before any `=`), if any.
+pub fn last_knowing<'a>(bundled: &[Bundled<'a>], word: &str) -> Option<&'a str> {
+    let option = word.split('=').next().unwrap_or(word);
+    bundled
+        .iter()
+        .rev()
+        .find(|b| b.parser.action_for(option).is_some())
+        .map(|b| b.name)
+}
+
+/// For a refusal of an unknown option under a command that may run a newer
+/// release: the note that an older bundled release knew it (it was removed,
+/// so it is refused, not set aside), or nothing.
+pub fn removed_note(bundled: &[Bundled<'_>], engine: &str, word: &str) -> String {
+    match last_knowing(bundled, word) {
+        Some(last) => format!(
+            "; {} was removed after {engine} {last} (the newest bundled release that knows it), so a newer release is not likely to accept it",
+            word.split('=').next().unwrap_or(word)
+        ),
+        None => String::new(),
     }
 }

@@ -37,7 +37,9 @@ pub trait Bundled {
 
 /// Picks the release for a requested version (`(text, where it came from)`):
 /// exact, else the nearest lower bundled one (and says so), else the newest
-/// when none is requested. Releases are oldest first.
+/// when none is requested. A version newer than every bundled release gets the
+/// newest, marked [`Newer::Version`](crate::resolved::Newer). Releases are
+/// oldest first.
 pub fn pick_release<'a, R: Bundled>(
     engine: &str,
     releases: &'a [R],
@@ -51,6 +53,7 @@ pub fn pick_release<'a, R: Bundled>(
                 version: newest.name().to_string(),
                 requested: None,
                 from: "newest bundled release (no version given)".into(),
+                newer: None,
             },
         ));
     };
@@ -63,6 +66,21 @@ pub fn pick_release<'a, R: Bundled>(
                 version: r.name().to_string(),
                 requested: None,
                 from: from.to_string(),
+                newer: None,
+            },
+        )),
+        Some(r) if std::ptr::eq(r, newest) => Ok((
+            r,
+            VersionUsed {
+                version: r.name().to_string(),
+                requested: Some(text.to_string()),
+                from: format!(
+                    "{from}; {text} is newer than every bundled release, the newest ({}) used",
+                    r.name()
+                ),
+                newer: Some(crate::resolved::Newer::Version {
+                    from: from.to_string(),
+                }),
             },
         )),
         Some(r) => Ok((
@@ -71,6 +89,7 @@ pub fn pick_release<'a, R: Bundled>(
                 version: r.name().to_string(),
                 requested: Some(text.to_string()),
                 from: format!("{from}; {text} is not bundled, nearest lower bundled release used"),
+                newer: None,
             },
         )),
         None => Err(Error::usage(format!(
@@ -283,6 +302,7 @@ impl Refusal {
                 reference: format!("the argument parser of {engine} {}", self.version.version),
                 span: Some(self.span.clone()),
             }],
+            set_aside: Vec::new(),
             unlisted: Default::default(),
             env_open: None,
         }
@@ -334,6 +354,7 @@ pub fn resolve_outcome(launch: &Launch, opts: &ResolveOptions) -> Result<Resolve
     let mut r = engine.resolve(launch, opts)?;
     if opts.engine_version.is_none()
         && launch.context.engine_version.is_none()
+        && r.version.newer.is_none()
         && let Some(img) = &launch.context.image
     {
         r.version.from = format!(

@@ -107,6 +107,33 @@ impl Rule for StartupError {
     }
 }
 
+/// A generated command that may run a release newer than every bundled one
+/// (it asks for one, or runs a `latest` image), and each word the newest
+/// bundled release does not know, set aside rather than refused.
+pub struct NewerRelease;
+
+impl Rule for NewerRelease {
+    fn kind(&self) -> &'static str {
+        crate::finding::NEWER_RELEASE
+    }
+
+    fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Hit>) {
+        for s in &g.states {
+            for c in s.printed.iter().flatten().flat_map(|p| &p.launches) {
+                let Ok(r) = &c.resolved else { continue };
+                for n in &r.newer {
+                    let at = n
+                        .words
+                        .as_deref()
+                        .and_then(|w| locate::text(cx.bundle, w))
+                        .unwrap_or_else(|| g.at.clone());
+                    out.push(at_state(self.kind(), g, s, at, n.sentence.clone()));
+                }
+            }
+        }
+    }
+}
+
 /// A setting the release does not read (an env var that is gone).
 pub struct NoEffect;
 

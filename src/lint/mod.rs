@@ -89,6 +89,19 @@ pub struct Resolution {
     pub startup_errors: Vec<crate::resolved::StartupError>,
     /// The settings the release does not read, in key order.
     pub no_effect: Vec<NoEffect>,
+    /// When the command may run a release newer than every bundled one: that
+    /// sentence, then one per word set aside (`newer-release`).
+    pub newer: Vec<NewerWords>,
+}
+
+/// A `newer-release` sentence of a generated command, and the written words
+/// it is about (none for the release as a whole).
+#[derive(Debug, Clone)]
+pub struct NewerWords {
+    /// The finding's sentence.
+    pub sentence: String,
+    /// The words set aside, as written.
+    pub words: Option<String>,
 }
 
 /// A setting given that the release does not read.
@@ -104,7 +117,22 @@ pub struct NoEffect {
 
 impl From<Resolved> for Resolution {
     fn from(r: Resolved) -> Resolution {
+        let engine = r.engine.name();
+        let newer = r
+            .version
+            .newer_sentence(engine, "generated", false)
+            .map(|sentence| NewerWords {
+                sentence,
+                words: None,
+            })
+            .into_iter()
+            .chain(r.set_aside.iter().map(|a| NewerWords {
+                sentence: a.sentence(engine, &r.version),
+                words: a.words.first().cloned(),
+            }))
+            .collect();
         Resolution {
+            newer,
             version: r.version.version,
             startup_errors: r.startup_errors,
             no_effect: r
@@ -197,6 +225,7 @@ pub static RULES: &[&dyn Rule] = &[
     &dead_option::DeadOption,
     &disabled::DisabledNoReason,
     &broken_continuation::BrokenContinuation,
+    &engine::NewerRelease,
 ];
 
 /// What a rule found: one defect of a generator, before it becomes a

@@ -13,7 +13,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// indent, at the top level).
 pub fn link(l: &LinkReport, findings: &[Finding], policy: &Policy) -> String {
     let keys = finding_keys(&l.comparison);
-    let side = |s: &super::SideReport| {
+    let side = |s: &super::SideReport, label: &str| {
         let mut side = json!({
             "file": s.launch.span.file.as_ref(),
             "line": s.launch.span.pos.line,
@@ -29,15 +29,28 @@ pub fn link(l: &LinkReport, findings: &[Finding], policy: &Policy) -> String {
         if !s.launch.defects.is_empty() {
             side["defects"] = json!(s.launch.defects);
         }
+        // A release newer than every bundled one, and the words set aside
+        // (`newer-release`, at the policy's severity).
+        let newer: Vec<serde_json::Value> = findings
+            .iter()
+            .filter(|f| {
+                f.kind == crate::finding::NEWER_RELEASE
+                    && matches!(&f.about, About::Command { side, .. } if *side == label)
+            })
+            .map(finding)
+            .collect();
+        if !newer.is_empty() {
+            side["newer_release"] = json!(newer);
+        }
         side
     };
     let mut link = json!({
         "name": l.name,
         "status": l.status(),
-        "docs": side(&l.docs),
-        "recipe": side(&l.recipe),
+        "docs": side(&l.docs, "docs"),
+        "recipe": side(&l.recipe, "recipe"),
         // The keys' findings: the commands' own are the sides'
-        // `startup_errors` and `defects`.
+        // `startup_errors`, `defects` and `newer_release`.
         "findings": findings
             .iter()
             .filter(|f| matches!(f.about, About::Key(_)))

@@ -140,6 +140,19 @@ fn assign_keys(releases: &mut [Release]) {
     }
 }
 
+/// Every bundled release as the newer-than-bundled rule reads it, oldest first.
+fn bundled_list() -> Vec<common::Bundled<'static>> {
+    bundle()
+        .releases
+        .iter()
+        .map(|r| common::Bundled {
+            name: &r.name,
+            parser: &r.parser,
+            keys: &r.keys,
+        })
+        .collect()
+}
+
 /// Picks the release for a requested version: exact, else the nearest lower one.
 pub fn pick_release(
     requested: Option<(&str, &str)>,
@@ -161,8 +174,9 @@ impl super::Bundled for Release {
 pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super::ResolveError> {
     let b = bundle();
     let requested = common::requested_version(launch, opts);
-    let (release, version) =
+    let (release, mut version) =
         pick_release(requested.as_ref().map(|(v, f)| (v.as_str(), f.as_str())))?;
+    common::mark_latest(&mut version, launch, opts);
     let (hardware, platform) = common::context(launch, opts);
 
     let (mut argv, origin) = serve_argv(launch, release);
@@ -175,6 +189,11 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super
     // A value that is not knowable from the text is parsed as a placeholder of the
     // right type, and its key is reported unknown.
     let mut placeholders: BTreeMap<usize, String> = BTreeMap::new();
+    // A command that may run a newer release than every bundled one: the
+    // words the newest bundled release does not know are set aside (a
+    // warning each), and a choice it does not list keeps its written value.
+    let mut set_aside = Vec::new();
+    let mut kept_choices: Vec<(String, serde_json::Value)> = Vec::new();
     let ns = loop {
         match release.parser.parse(&argv) {
             Ok(ns) => break ns,
@@ -188,7 +207,54 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super
                     placeholders.insert(i, argv[i].clone());
                     continue;
                 }
+                if version.newer.is_some() {
+                    if let Some(i) = e.arg_index
+                        && !placeholders.contains_key(&i)
+                        && let Some((aside, value)) = common::set_aside_choice(
+                            &release.parser,
+                            &release.keys,
+                            &bundled_list(),
+                            &e,
+                            tokens.get(i).copied(),
+                        )
+                    {
+                        let a = &release.parser.actions[e.rejected.as_ref().expect("a choice").0];
+                        if let Some(key) = &aside.key {
+                            kept_choices.push((key.clone(), value));
+                        }
+                        set_aside.push(aside);
+                        let placeholder = common::placeholder(a);
+                        argv[i] = match argv[i].split_once('=') {
+                            Some((opt, _)) if argv[i].starts_with('-') => {
+                                format!("{opt}={placeholder}")
+                            }
+                            _ => placeholder,
+                        };
+                        placeholders.insert(i, argv[i].clone());
+                        continue;
+                    }
+                    if e.kind == ParseErrorKind::Unrecognized
+                        && let Ok((ns, extras)) = release.parser.parse_known(&argv)
+                        && let Some(groups) = common::set_aside_extras(
+                            &release.parser,
+                            &bundled_list(),
+                            &argv,
+                            &extras,
+                            |i| tokens.get(i).copied(),
+                        )
+                    {
+                        set_aside.extend(groups);
+                        break ns;
+                    }
+                }
+                let removed = match (version.newer.is_some(), e.kind, e.arg_index) {
+                    (true, ParseErrorKind::Unrecognized, Some(i)) => {
+                        common::removed_note(&bundled_list(), "sglang", &argv[i])
+                    }
+                    _ => String::new(),
+                };
                 let (span, mut message, knowable) = parse_error(launch, release, &argv, &tokens, e);
+                message.push_str(&removed);
                 message.push_str(&common::version_hint(&version, launch));
                 return Err(common::refusal(
                     span, message, knowable, &version, &platform,
@@ -225,6 +291,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super
         }
     }
     common::apply_env(env, &b.env, launch.env_open.as_deref(), &mut values);
+    common::keep_choices(&mut values, kept_choices);
 
     // Context and identity.
     values.insert(
@@ -259,6 +326,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super
         platform,
         values,
         startup_errors,
+        set_aside,
         unlisted: common::open_env_unlisted(launch).into_iter().collect(),
         env_open: launch.env_open.clone(),
     })

@@ -20,8 +20,9 @@ use crate::resolved::{Entry, ResolveOptions, Resolved, Val, ValueSource};
 /// [`ResolveError::Refused`].
 pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, ResolveError> {
     let requested = common::requested_version(launch, opts);
-    let (release, version) =
+    let (release, mut version) =
         pick_release(requested.as_ref().map(|(v, f)| (v.as_str(), f.as_str())))?;
+    common::mark_latest(&mut version, launch, opts);
     let (hardware, platform) = common::context(launch, opts);
     let serve = launch.launcher.last().is_some_and(|t| t.text == "serve");
 
@@ -34,6 +35,8 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
     let mut steps = steps_for(release, serve);
     let mut config_file: Option<String> = None;
     let mut placeholders: BTreeMap<usize, String> = BTreeMap::new();
+    let mut set_aside = Vec::new();
+    let mut kept_choices: Vec<(String, serde_json::Value)> = Vec::new();
     let (traced, ns) = loop {
         let traced = match preprocess::preprocess_traced(&words, &steps) {
             Ok(t) => t,
@@ -112,6 +115,61 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
                     placeholders.insert(w, words[w].clone());
                     continue;
                 }
+                // A command that may run a newer release than every bundled
+                // one: what the newest bundled release does not know is set
+                // aside (a warning each); a choice it does not list keeps
+                // its written value.
+                if version.newer.is_some() {
+                    if let Some(w) = word
+                        && !placeholders.contains_key(&w)
+                        && let Some((aside, value)) = common::set_aside_choice(
+                            &release.parser,
+                            &release.keys,
+                            &bundled_list(),
+                            &e,
+                            token,
+                        )
+                    {
+                        let a = &release.parser.actions[e.rejected.as_ref().expect("a choice").0];
+                        if let Some(key) = &aside.key {
+                            kept_choices.push((key.clone(), value));
+                        }
+                        set_aside.push(aside);
+                        let placeholder = common::placeholder(a);
+                        words[w] = match words[w].split_once('=') {
+                            Some((opt, _)) if words[w].starts_with('-') => {
+                                format!("{opt}={placeholder}")
+                            }
+                            _ => placeholder,
+                        };
+                        placeholders.insert(w, words[w].clone());
+                        continue;
+                    }
+                    if e.kind == crate::engine::argparse::ParseErrorKind::Unrecognized
+                        && let Ok((ns, extras)) = release.parser.parse_known(&args)
+                        && let Some(groups) = common::set_aside_extras(
+                            &release.parser,
+                            &bundled_list(),
+                            &args,
+                            &extras,
+                            |i| {
+                                traced
+                                    .get(i)
+                                    .and_then(|t| t.from.last())
+                                    .map(|&w| &tokens[w])
+                            },
+                        )
+                    {
+                        set_aside.extend(groups);
+                        break (traced, ns);
+                    }
+                }
+                let removed = match (version.newer.is_some(), e.kind, e.arg_index) {
+                    (true, crate::engine::argparse::ParseErrorKind::Unrecognized, Some(i)) => {
+                        common::removed_note(&bundled_list(), "vllm", &args[i])
+                    }
+                    _ => String::new(),
+                };
                 let mut msg = format!("vllm {}: {}", release.name, e.message);
                 if e.kind == crate::engine::argparse::ParseErrorKind::Unrecognized
                     && token.is_some_and(|t| t.provenance == Provenance::Literal)
@@ -132,6 +190,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
                         token.map(|t| t.text.as_str()).unwrap_or_default()
                     ));
                 }
+                msg.push_str(&removed);
                 msg.push_str(&common::version_hint(&version, launch));
                 let span = token
                     .map(|t| t.span.clone())
@@ -154,6 +213,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
         at.iter().map(|&j| &tokens[j]).collect()
     };
     common::apply_namespace(&release.parser, &release.keys, &ns, tokens_of, &mut values);
+    common::keep_choices(&mut values, kept_choices);
 
     // `vllm serve` with no model runs the release's default model.
     let mut unlisted: BTreeMap<String, String> =
@@ -235,9 +295,22 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
         platform,
         values,
         startup_errors,
+        set_aside,
         unlisted,
         env_open: launch.env_open.clone(),
     })
+}
+
+/// Every bundled release as the newer-than-bundled rule reads it, oldest first.
+fn bundled_list() -> Vec<common::Bundled<'static>> {
+    super::releases()
+        .iter()
+        .map(|r| common::Bundled {
+            name: &r.name,
+            parser: &r.parser,
+            keys: &r.keys,
+        })
+        .collect()
 }
 
 /// The preprocessing of `vllm serve`, or of `python -m
