@@ -138,6 +138,9 @@ fn the_cut_is_reported_in_every_format() {
         ),
         "{out}\n{err}"
     );
+    // The summary line counts the warning it lists.
+    let summary = out.lines().last().unwrap_or_default();
+    assert!(summary.contains(", 1 warning,"), "{out}");
 
     let (_, out, err) = check(UNRELATED, &["--max-states", "3", "--format", "github"]);
     assert!(

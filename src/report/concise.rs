@@ -106,7 +106,16 @@ pub fn finish(
     if let Some(summary) = super::coverage_summary(coverage) {
         let _ = writeln!(out, "-: note[coverage] {summary}");
     }
-    let count = |s: Severity| tally.shown(s);
+    // The summary counts what the report lists: the links' findings no
+    // waiver silenced, and the run's own findings listed above (coverage
+    // warnings and errors, a generator cut at the state budget).
+    let count = |s: Severity| {
+        tally.shown(s)
+            + coverage
+                .iter()
+                .filter(|c| super::coverage_listed(c) && c.severity == s)
+                .count()
+    };
     let drift = tally.drift;
     let _ = write!(
         out,
