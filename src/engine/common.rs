@@ -455,6 +455,16 @@ fn local_model_path(launch: &crate::launch::Launch, model: &str) -> Result<Strin
     Ok(found.map_or_else(|| model.to_string(), |p| p.display().to_string()))
 }
 
+/// `word` with its value replaced by [`placeholder`]: `--opt=VALUE` keeps
+/// its option, a lone value becomes the placeholder (a choice set aside).
+pub fn placeholder_in(word: &str, a: &OptionSpec) -> String {
+    let placeholder = placeholder(a);
+    match word.split_once('=') {
+        Some((opt, _)) if word.starts_with('-') => format!("{opt}={placeholder}"),
+        _ => placeholder,
+    }
+}
+
 /// A value of the right type for an option whose written value is unknown: the
 /// first choice, `{}` for JSON and config types, `0` for numbers and device
 /// ids, else `x`.

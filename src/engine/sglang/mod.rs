@@ -223,13 +223,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super
                             kept_choices.push((key.clone(), value));
                         }
                         set_aside.push(aside);
-                        let placeholder = common::placeholder(a);
-                        argv[i] = match argv[i].split_once('=') {
-                            Some((opt, _)) if argv[i].starts_with('-') => {
-                                format!("{opt}={placeholder}")
-                            }
-                            _ => placeholder,
-                        };
+                        argv[i] = common::placeholder_in(&argv[i], a);
                         placeholders.insert(i, argv[i].clone());
                         continue;
                     }

@@ -135,13 +135,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
                             kept_choices.push((key.clone(), value));
                         }
                         set_aside.push(aside);
-                        let placeholder = common::placeholder(a);
-                        words[w] = match words[w].split_once('=') {
-                            Some((opt, _)) if words[w].starts_with('-') => {
-                                format!("{opt}={placeholder}")
-                            }
-                            _ => placeholder,
-                        };
+                        words[w] = common::placeholder_in(&words[w], a);
                         placeholders.insert(w, words[w].clone());
                         continue;
                     }
