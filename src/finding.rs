@@ -344,12 +344,6 @@ impl Text {
         self
     }
 
-    /// Adds another sentence's pieces.
-    pub fn and_text(mut self, t: Text) -> Text {
-        self.0.extend(t.0);
-        self
-    }
-
     /// The sentence with each input value passed through `mask` (the text
     /// formats' masking and escaping).
     pub fn masked(&self, mask: impl Fn(&str) -> String) -> String {
