@@ -402,6 +402,9 @@ pub enum About {
         /// Whether the primary place is the finding's own (the refused
         /// word, the comment), not the side's launch line.
         own_place: bool,
+        /// For a run's finding (no link): the deployments whose command it
+        /// is (their labels, in input order); empty for a link's finding.
+        deployments: Vec<String>,
     },
     /// A deployment with no partner of its shape on the other side.
     Deployment(Box<Unpaired>),

@@ -97,6 +97,68 @@ impl std::fmt::Display for Status {
     }
 }
 
+/// A side's startup error as a finding (`startup-error`, an error), placed
+/// at the refused word, else at the launch (`launch`); `link` is the link or
+/// pair it belongs to (`None` for a run's finding about deployments).
+pub(crate) fn startup_error_finding(
+    side: &'static str,
+    e: &resolved::StartupError,
+    launch: &Span,
+    link: Option<String>,
+) -> Finding {
+    let headline = format!("the {side} command would not start");
+    Finding {
+        kind: STARTUP_ERROR,
+        severity: Severity::Error,
+        message: Text::own(format!("{headline}: ")).and_input(&e.message),
+        primary: Some(e.span.clone().unwrap_or_else(|| launch.clone())),
+        related: Vec::new(),
+        link,
+        about: About::Command {
+            side,
+            headline,
+            detail: e.message.clone(),
+            rule: Some((e.rule.clone(), e.reference.clone())),
+            own_place: e.span.is_some(),
+            deployments: Vec::new(),
+        },
+    }
+}
+
+/// A defect of a side's text as a finding (its kind, an error), placed at
+/// the defect with the lines it names; `link` as for
+/// [`startup_error_finding`].
+pub(crate) fn defect_finding(
+    side: &'static str,
+    d: &crate::launch::Defect,
+    link: Option<String>,
+) -> Finding {
+    let headline = format!("the {side} command does not run as written");
+    Finding {
+        kind: d.kind,
+        severity: Severity::Error,
+        message: Text::own(format!("{headline}: ")).and_input(&d.message),
+        primary: Some(d.span.clone()),
+        related: d
+            .related
+            .iter()
+            .map(|span| Related {
+                span: span.clone(),
+                label: Some("bash runs this line on its own".into()),
+            })
+            .collect(),
+        link,
+        about: About::Command {
+            side,
+            headline,
+            detail: d.message.clone(),
+            rule: None,
+            own_place: true,
+            deployments: Vec::new(),
+        },
+    }
+}
+
 impl LinkReport {
     /// The differences in `compare`'s order, each with the waiver that
     /// suppressed it.
@@ -113,47 +175,15 @@ impl LinkReport {
         for (label, side) in [("docs", &self.docs), ("recipe", &self.recipe)] {
             out.extend(self.newer_findings(label, side));
             for e in &side.resolved.startup_errors {
-                let headline = format!("the {label} command would not start");
-                out.push(Finding {
-                    kind: STARTUP_ERROR,
-                    severity: Severity::Error,
-                    message: Text::own(format!("{headline}: ")).and_input(&e.message),
-                    primary: Some(e.span.clone().unwrap_or_else(|| side.launch.span.clone())),
-                    related: Vec::new(),
-                    link: Some(self.name.clone()),
-                    about: About::Command {
-                        side: label,
-                        headline,
-                        detail: e.message.clone(),
-                        rule: Some((e.rule.clone(), e.reference.clone())),
-                        own_place: e.span.is_some(),
-                    },
-                });
+                out.push(startup_error_finding(
+                    label,
+                    e,
+                    &side.launch.span,
+                    Some(self.name.clone()),
+                ));
             }
             for d in &side.launch.defects {
-                let headline = format!("the {label} command does not run as written");
-                out.push(Finding {
-                    kind: d.kind,
-                    severity: Severity::Error,
-                    message: Text::own(format!("{headline}: ")).and_input(&d.message),
-                    primary: Some(d.span.clone()),
-                    related: d
-                        .related
-                        .iter()
-                        .map(|span| Related {
-                            span: span.clone(),
-                            label: Some("bash runs this line on its own".into()),
-                        })
-                        .collect(),
-                    link: Some(self.name.clone()),
-                    about: About::Command {
-                        side: label,
-                        headline,
-                        detail: d.message.clone(),
-                        rule: None,
-                        own_place: true,
-                    },
-                });
+                out.push(defect_finding(label, d, Some(self.name.clone())));
             }
         }
         for j in self.judged() {
@@ -186,6 +216,7 @@ impl LinkReport {
                 detail: message,
                 rule: None,
                 own_place,
+                deployments: Vec::new(),
             },
         };
         let mut out = vec![finding(sentence, side.launch.span.clone(), false)];

@@ -159,6 +159,10 @@ pub fn pair(
     let mut recipe_paired = vec![false; recipes.len()];
     let entry_of = |r: &Deployment| r.origin.entry.clone().unwrap_or_default();
     for (di, d) in docs.iter().enumerate() {
+        if d.refusal.is_some() {
+            // Its refusal is a finding of its own ([`own_findings`]).
+            continue;
+        }
         if let Some(why) = d.identity.incomplete() {
             out.coverage.push(coverage(
                 DOCS_UNPAIRED,
@@ -260,7 +264,7 @@ pub fn pair(
     // differ only in concurrency-derived values) are one finding.
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (ri, r) in recipes.iter().enumerate() {
-        if recipe_paired[ri] {
+        if recipe_paired[ri] || r.refusal.is_some() {
             continue;
         }
         match groups.iter_mut().find(|g| {
@@ -299,6 +303,78 @@ pub fn pair(
     }
     out.pairs
         .sort_by_key(|p| (p.docs, p.recipes.first().copied()));
+    // What a deployment's own text says is wrong, for every deployment no
+    // pair reports it through: first, ahead of the coverage.
+    let mut docs_paired = vec![false; docs.len()];
+    for p in &out.pairs {
+        docs_paired[p.docs] = true;
+    }
+    let unpaired_docs = docs
+        .iter()
+        .zip(docs_paired)
+        .filter(|(_, p)| !p)
+        .map(|(d, _)| d);
+    let unpaired_recipes = recipes
+        .iter()
+        .zip(recipe_paired)
+        .filter(|(_, p)| !p)
+        .map(|(r, _)| r);
+    let mut own = own_findings(unpaired_docs.chain(unpaired_recipes));
+    own.append(&mut out.coverage);
+    out.coverage = own;
+    out
+}
+
+/// The findings about what deployments' own texts say, for deployments no
+/// pair reports (a refused command is never paired): each refusal
+/// (`startup-error`) and each defect of the text (`broken-continuation`),
+/// an error whatever the other side shows. Identical findings (the same
+/// kind, side, place and message: a generator's states that print the same
+/// refused word) are one finding listing its deployments.
+fn own_findings<'a>(deployments: impl Iterator<Item = &'a Deployment>) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    let mut slots: BTreeMap<String, usize> = BTreeMap::new();
+    for d in deployments {
+        let side = d.side.as_str();
+        let made: Vec<Finding> = match &d.refusal {
+            Some(r) => r
+                .errors
+                .iter()
+                .map(|e| crate::link::startup_error_finding(side, e, &d.launch.span, None))
+                .collect(),
+            None => d
+                .launch
+                .defects
+                .iter()
+                .map(|x| crate::link::defect_finding(side, x, None))
+                .collect(),
+        };
+        for f in made {
+            // A generator's states print the same text at the same place of
+            // their rendered views: the place is the component's, not the view's.
+            let at = match f.primary.as_ref() {
+                Some(span) => match span.origin() {
+                    crate::span::Origin::Rendered { file, .. } => format!(
+                        "{} <{}>:{}:{}",
+                        file.display(),
+                        d.origin.component.as_deref().unwrap_or(""),
+                        span.pos.line,
+                        span.pos.col
+                    ),
+                    _ => span.to_string(),
+                },
+                None => String::new(),
+            };
+            let key = format!("{}\u{0}{side}\u{0}{at}\u{0}{}", f.kind, f.message.plain());
+            let slot = *slots.entry(key).or_insert_with(|| {
+                out.push(f);
+                out.len() - 1
+            });
+            if let About::Command { deployments, .. } = &mut out[slot].about {
+                deployments.push(d.label());
+            }
+        }
+    }
     out
 }
 

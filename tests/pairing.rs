@@ -399,8 +399,8 @@ fn a_config_link_pins_its_pair() {
 
 /// `--recipes-root`: the vLLM recipes site's selections are a docs space:
 /// the H200 selection pairs with the H200 entry; a selection the newest
-/// release refuses is coverage that says why, and a folder that is not a
-/// recipes checkout is exit 2.
+/// release refuses is a `startup-error` of its own, and a folder that is
+/// not a recipes checkout is exit 2.
 #[test]
 fn the_vllm_recipes_site_is_a_docs_space() {
     let (code, out, err) = run(&[
@@ -413,7 +413,9 @@ fn the_vllm_recipes_site_is_a_docs_space() {
         "--format",
         "json",
     ]);
-    assert_eq!(code, 0, "{err}");
+    // The B200 selections' commands do not start on the newest release
+    // the site follows: errors of their own (exit 1).
+    assert_eq!(code, 1, "{err}");
     let doc: Value = serde_json::from_str(&out).unwrap();
     let pairs: Vec<&Value> = doc["links"]
         .as_array()
@@ -431,18 +433,32 @@ fn the_vllm_recipes_site_is_a_docs_space() {
     let sel: Vec<(String, String)> =
         serde_json::from_value(pair["docs"]["selection"].clone()).unwrap();
     assert!(sel.contains(&("hardware".into(), "h200".into())), "{sel:?}");
-    let refused = doc["coverage"]
+    let refused = doc["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["deployment"].as_str().unwrap().contains("hardware=b200"))
-        .expect("a B200 selection in coverage");
+        .find(|c| {
+            c["kind"] == "startup-error"
+                && c["deployments"][0]
+                    .as_str()
+                    .unwrap()
+                    .contains("hardware=b200")
+        })
+        .expect("a B200 selection refused");
     assert!(
         refused["message"]
             .as_str()
             .unwrap()
-            .contains("its command would not start under vllm 0.34.0"),
+            .contains("would not start: vllm 0.34.0: argument --attention-config"),
         "{refused:#}"
+    );
+    assert!(
+        !doc["coverage"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["message"].as_str().unwrap().contains("would not start")),
+        "a refused selection is no coverage note"
     );
     let (code, _, err) = run(&[
         "check",
@@ -512,4 +528,132 @@ fn a_component_that_throws_does_not_hide_the_other_components() {
         errors[0].contains("<Broken />") && errors[0].contains("TypeError"),
         "{errors:?}"
     );
+}
+
+/// A docs command its release refuses, and one whose text does not run as
+/// written, are errors of their own whether or not a benchmark pairs with
+/// them: the refusal is no quiet coverage note, the states of a generator
+/// that print the same refused word are one finding listing them, and the
+/// run fails.
+#[test]
+fn a_refused_or_broken_docs_command_is_an_error_even_with_no_pair() {
+    let (code, out, err) = run(&[
+        "check",
+        "--docs-root",
+        "fixtures/refused",
+        "--inferencex",
+        SEED,
+        "--no-checkpoint-facts",
+        "--no-progress",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(doc["links"].as_array().unwrap().len(), 0, "{out}");
+    let findings = doc["findings"].as_array().expect("the run's own findings");
+    let refused: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["kind"] == "startup-error")
+        .collect();
+    assert_eq!(
+        refused.len(),
+        1,
+        "one finding for both states: {findings:#?}"
+    );
+    let r = refused[0];
+    assert_eq!(r["id"], "RD006");
+    assert_eq!(r["severity"], "error");
+    assert_eq!(r["side"], "docs");
+    assert_eq!(r["rule"]["id"], "parser");
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("unrecognized arguments: --mamba-scheduler-strategy"),
+        "{r:#}"
+    );
+    let states: Vec<&str> = r["deployments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert_eq!(states.len(), 2, "{states:?}");
+    assert!(states[0].ends_with("port=30000") && states[1].ends_with("port=30001"));
+    let broken: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["kind"] == "broken-continuation")
+        .collect();
+    assert_eq!(broken.len(), 1, "{findings:#?}");
+    assert_eq!(broken[0]["file"], "fixtures/refused/cookbook/broken.md");
+    assert_eq!(broken[0]["line"], 7);
+    // A refused deployment is no coverage note ("cannot be paired").
+    for c in doc["coverage"].as_array().unwrap() {
+        assert!(
+            !c["message"].as_str().unwrap().contains("would not start"),
+            "{c:#}"
+        );
+    }
+    // The summary counts the run's own errors.
+    assert_eq!(doc["summary"]["errors"], 2, "{:#}", doc["summary"]);
+}
+
+/// A docs command that pairs reports its defect through its pair, once,
+/// not again as the run's own finding.
+#[test]
+fn a_paired_command_reports_its_defect_through_its_pair_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(docs.join("src/snippets")).unwrap();
+    std::fs::create_dir_all(docs.join("cookbook")).unwrap();
+    // The seed page's generator, with its HiCache state's command broken.
+    let jsx = std::fs::read_to_string("fixtures/budget/src/snippets/many-states.jsx")
+        .unwrap()
+        .replace(
+            "'  --hicache-ratio 1.5 \\\\',",
+            "'  # the host tier \\\\',\n    '  --hicache-ratio 1.5 \\\\',",
+        );
+    assert!(jsx.contains("# the host tier"));
+    std::fs::write(docs.join("src/snippets/many-states.jsx"), jsx).unwrap();
+    std::fs::copy(
+        "fixtures/budget/cookbook/many-states.mdx",
+        docs.join("cookbook/many-states.mdx"),
+    )
+    .unwrap();
+    let (code, out, err) = run(&[
+        "check",
+        "--docs-root",
+        docs.to_str().unwrap(),
+        "--inferencex",
+        SEED,
+        "--no-checkpoint-facts",
+        "--no-progress",
+        "--max-states",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let links = doc["links"].as_array().unwrap();
+    assert_eq!(links.len(), 1, "{out}");
+    let in_pair = links[0]["docs"]["defects"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|f| f["kind"] == "broken-continuation")
+                .count()
+        })
+        .unwrap_or(0);
+    assert_eq!(in_pair, 1, "{:#}", links[0]);
+    let own = doc["findings"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|f| f["kind"] == "broken-continuation")
+                .count()
+        })
+        .unwrap_or(0);
+    assert_eq!(own, 0, "{out}");
 }

@@ -198,5 +198,13 @@ fn pin(
     pairing
         .coverage
         .retain(|c| c.unpaired().is_none_or(|u| !labels.contains(&u.deployment)));
+    // A pinned deployment's own findings are its link's.
+    pairing.coverage.retain_mut(|c| match &mut c.about {
+        crate::finding::About::Command { deployments, .. } if !deployments.is_empty() => {
+            deployments.retain(|d| !labels.contains(d));
+            !deployments.is_empty()
+        }
+        _ => true,
+    });
     pinned
 }

@@ -36,6 +36,11 @@ pub fn finding(f: &Finding) -> String {
     {
         let _ = write!(line, " (rule {rule})");
     }
+    if let About::Command { deployments, .. } = &f.about
+        && let Some(s) = super::deployments_text(deployments)
+    {
+        let _ = write!(line, " ({s})");
+    }
     if let Some(link) = &f.link {
         let _ = write!(line, " [link: {}]", v(link));
     }

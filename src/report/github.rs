@@ -128,7 +128,10 @@ pub fn finding(f: &Finding) -> String {
             )
         }
         About::Command {
-            headline, detail, ..
+            headline,
+            detail,
+            deployments,
+            ..
         } => {
             // The headline is the title; the body is the engine's message.
             message = v(detail);
@@ -139,6 +142,9 @@ pub fn finding(f: &Finding) -> String {
             }
             if let Some(note) = super::command_note(f) {
                 let _ = write!(message, "\n{note}");
+            }
+            if let Some(s) = super::deployments_text(deployments) {
+                let _ = write!(message, "\n{s}");
             }
             format!("recipe-drift: [{label}] {headline}")
         }

@@ -336,9 +336,12 @@ pub fn finding(f: &Finding, link_line: &str) -> String {
                 }
             }
         }
-        About::Command { .. } => {
+        About::Command { deployments, .. } => {
             if let Some(note) = super::command_note(f) {
                 let _ = writeln!(out, "  = {note}");
+            }
+            if let Some(s) = super::deployments_text(deployments) {
+                let _ = writeln!(out, "  = {s}");
             }
         }
         About::Deployment(u) => {

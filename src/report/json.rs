@@ -98,12 +98,20 @@ pub fn finish(
             pretty(json!({"name": s.name, "status": Status::Skipped, "reason": s.reason}))
         }))
         .collect();
+    // The run's findings that are no link's: coverage (a deployment with no
+    // partner) in `coverage`, the others (a refused or broken command no
+    // pair reports, a generator the state budget cut) in `findings`.
+    let (unpaired, others): (Vec<&Finding>, Vec<&Finding>) =
+        coverage.iter().partition(|c| c.unpaired().is_some());
+    // The counts are of the links' findings and the run's own `findings`
+    // (coverage is counted in `coverage`).
+    let count = |s: Severity| tally.judged(s) + others.iter().filter(|f| f.severity == s).count();
     let mut summary = json!({
         "links": tally.links + failures.len(),
         "drift": tally.drift,
-        "errors": tally.judged(Severity::Error),
-        "warnings": tally.judged(Severity::Warning),
-        "infos": tally.judged(Severity::Info),
+        "errors": count(Severity::Error),
+        "warnings": count(Severity::Warning),
+        "infos": count(Severity::Info),
     });
     summary["failed"] = json!(failures.len());
     if !waivers.is_empty() {
@@ -112,11 +120,6 @@ pub fn finish(
     if !skipped.is_empty() {
         summary["skipped"] = json!(skipped.len());
     }
-    // The run's findings that are no link's: coverage (a deployment with no
-    // partner) in `coverage`, the others (a generator the state budget cut)
-    // in `findings`.
-    let (unpaired, others): (Vec<&Finding>, Vec<&Finding>) =
-        coverage.iter().partition(|c| c.unpaired().is_some());
     if !unpaired.is_empty() {
         let count = |k: &str| unpaired.iter().filter(|c| c.kind == k).count();
         summary["coverage"] = json!({
@@ -253,9 +256,14 @@ pub fn finding(f: &Finding) -> serde_json::Value {
                 "states": states,
             })
         }
-        About::Command { .. } => {
+        About::Command {
+            side,
+            rule,
+            deployments,
+            ..
+        } => {
             let at = f.primary.as_ref();
-            json!({
+            let mut v = json!({
                 "id": id,
                 "kind": f.kind,
                 "severity": f.severity,
@@ -263,7 +271,16 @@ pub fn finding(f: &Finding) -> serde_json::Value {
                 "file": at.map(|s| &*s.file),
                 "line": at.map(|s| s.pos.line),
                 "col": at.map(|s| s.pos.col),
-            })
+            });
+            // A run's finding: whose command, and the release's rule.
+            if !deployments.is_empty() {
+                v["side"] = json!(side);
+                v["deployments"] = json!(deployments);
+                if let Some((rule, reference)) = rule {
+                    v["rule"] = json!({"id": rule, "reference": reference});
+                }
+            }
+            v
         }
     }
 }

@@ -256,6 +256,13 @@ pub fn finding(f: &Finding) -> String {
                     .unwrap_or_default(),
                 _ => String::new(),
             };
+            let extra = match about {
+                About::Command { deployments, .. } => match super::deployments_text(deployments) {
+                    Some(s) => format!("{extra} ({})", text(&s)),
+                    None => extra,
+                },
+                _ => extra,
+            };
             format!("- **{lead}** ({}){at}: {body}{extra}\n", code(&label))
         }
     }

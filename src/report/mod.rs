@@ -532,14 +532,25 @@ const SHOWN_STATES: usize = 3;
 /// a=2, b=2 and 5 more`), masked, or `None` when it is about the
 /// generator as a whole.
 pub fn states_text(states: &[String]) -> Option<String> {
-    if states.is_empty() {
+    listed("state", states)
+}
+
+/// The deployments a run's finding about commands is about (`in 2
+/// deployments: a; b`), masked, or `None` for a link's finding.
+pub fn deployments_text(deployments: &[String]) -> Option<String> {
+    listed("deployment", deployments)
+}
+
+/// The first few of `items` (`in N {noun}s: a; b; c and K more`).
+fn listed(noun: &str, items: &[String]) -> Option<String> {
+    if items.is_empty() {
         return None;
     }
-    let shown: Vec<String> = states.iter().take(SHOWN_STATES).map(|s| v(s)).collect();
-    let more = states.len().saturating_sub(SHOWN_STATES);
-    let n = states.len();
+    let shown: Vec<String> = items.iter().take(SHOWN_STATES).map(|s| v(s)).collect();
+    let more = items.len().saturating_sub(SHOWN_STATES);
+    let n = items.len();
     Some(format!(
-        "in {n} state{}: {}{}",
+        "in {n} {noun}{}: {}{}",
         if n == 1 { "" } else { "s" },
         shown.join("; "),
         if more > 0 {

@@ -150,11 +150,19 @@ impl Log {
                     "recipe": k.recipe.val.display(),
                 }))
             }
-            About::Command { rule, .. } => {
+            About::Command {
+                rule,
+                deployments,
+                side,
+                ..
+            } => {
                 if let Some((rule, reference)) = rule {
                     text.push_str(&format!(" (rule {rule}, {reference})"));
                 }
-                None
+                super::deployments_text(deployments).map(|s| {
+                    text.push_str(&format!(" ({s})"));
+                    json!({"side": side, "deployments": deployments})
+                })
             }
             About::Deployment(u) => {
                 let mut p = json!({

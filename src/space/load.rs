@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Deployment, Origin, Side, identity_of, shape_of};
+use super::{Deployment, Origin, Refusal, Side, identity_of, shape_of};
 use crate::engine;
 use crate::error::Error;
 use crate::extract;
@@ -65,17 +65,18 @@ impl Loader<'_> {
         };
         let mut identity = identity_of(&launch, &resolved, &self.families);
         // A command its release refuses starts no server: nothing of it is
-        // read, and the coverage finding says why.
-        if refused {
-            identity.refused = Some(match resolved.startup_errors.first() {
+        // read; pairing reports the refusal (`startup-error`).
+        let refusal = refused.then(|| Refusal {
+            release: format!("{} {}", resolved.engine, resolved.version.version),
+            errors: resolved.startup_errors.clone(),
+        });
+        if let Some(r) = &refusal {
+            identity.refused = Some(match r.errors.first() {
                 Some(e) => format!(
-                    "its command would not start under {} {}: {}",
-                    resolved.engine, resolved.version.version, e.message
+                    "its command would not start under {}: {}",
+                    r.release, e.message
                 ),
-                None => format!(
-                    "its command would not start under {} {}",
-                    resolved.engine, resolved.version.version
-                ),
+                None => format!("its command would not start under {}", r.release),
             });
         }
         let shape = shape_of(&resolved, identity.model.as_deref());
@@ -85,6 +86,7 @@ impl Loader<'_> {
             launch,
             identity,
             shape,
+            refusal,
         })
     }
 

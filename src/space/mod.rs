@@ -187,6 +187,17 @@ pub struct Deployment {
     pub identity: Identity,
     /// Its shape.
     pub shape: Shape,
+    /// Set when its release refuses the command: the release and why.
+    pub refusal: Option<Refusal>,
+}
+
+/// Why a deployment's release would not start its command.
+#[derive(Debug, Clone)]
+pub struct Refusal {
+    /// The release, as messages name it (`sglang 0.5.23`).
+    pub release: String,
+    /// The engine's startup errors, in its order (at least one).
+    pub errors: Vec<crate::resolved::StartupError>,
 }
 
 /// The launches a config's links compare, by the file each is written in
