@@ -7,7 +7,8 @@ Usage
     python3 scripts/vllm_envs.py --root ROOT > envs.json          # every release under ROOT
     python3 scripts/vllm_envs.py --pip VERSION... > envs.json
 
-`--add TABLE VERSION...` adds releases to an existing table (rewritten in place): the
+`--add TABLE VERSION...` adds releases to an existing table (rewritten in place; a
+release the table already holds is replaced, so a rerun updates it): the
 per-release facts of the table's releases are rebuilt from the table itself (newest
 shape, `changes` runs, deprecation `since`; the script first checks that this rebuild
 gives the table back), so a new release needs only its own wheel.
@@ -664,8 +665,11 @@ def build(sources, start: dict | None = None) -> dict:
     """The table of SOURCES, added to the table START (rebuilt per release) if given."""
     releases, per_name = rows_of_table(start) if start else ([], {})
     for v, src, label in sources:
-        if v in releases:
-            raise SystemExit(f"{v} is already in the table; give a table without it")
+        if v in releases:  # update: the release's rows are replaced by its wheel's
+            releases.remove(v)
+            for rows in per_name.values():
+                rows[:] = [r for r in rows if r[0] != v]
+            per_name = {n: rows for n, rows in per_name.items() if rows}
         mod = Module(src, label)
         releases.append(v)
         others = []

@@ -101,7 +101,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import collections
 import dataclasses
 import enum
 import glob
@@ -359,58 +358,15 @@ def _torch_dtypes():
     return out
 
 
-# The last stubbed names vLLM touched (`torch.int32.itemsize`, ...), for the message
-# when importing vLLM fails: the failure is almost always a stub that lacks a fact.
-_STUB_TRAIL = collections.deque(maxlen=16)
-
-
-def _trail_path(owner):
-    return getattr(owner, "_rd_path", None) or f"{owner.__module__}.{getattr(owner, '__name__', type(owner).__name__)}"
-
-
-def _traced(getattr_fn, is_module):
-    def __getattr__(self, name):
-        value = getattr_fn(self, name)
-        path = (self.__name__ if is_module else _trail_path(self if isinstance(self, type) else type(self))) + "." + name
-        _STUB_TRAIL.append(path)
-        if isinstance(value, type):
-            try:
-                type.__setattr__(value, "_rd_path", path)
-            except (TypeError, AttributeError):
-                pass
-        return value
-
-    return __getattr__
-
-
 def trace_stubs():
-    """Record every attribute vLLM reads from a stub (see `_STUB_TRAIL`)."""
-    if getattr(_sg, "_rd_traced", False):
-        return
-    _sg._StubModule.__getattr__ = _traced(_sg._StubModule.__getattr__, True)
-    _sg._StubMeta.__getattr__ = _traced(_sg._StubMeta.__getattr__, False)
-    _sg._Stub.__getattr__ = _traced(_sg._Stub.__getattr__, False)
-    _sg._rd_traced = True
+    """Record every attribute vLLM reads from a stub (scripts/sglang_schema.py)."""
+    _sg.trace_stubs()
 
 
 def import_failure(exc, root):
-    """A SchemaError naming where importing vLLM failed and the stubbed names read last."""
-    import traceback
-
-    frames = traceback.extract_tb(exc.__traceback__)
-    inside = [f for f in frames if os.path.abspath(f.filename).startswith(os.path.abspath(root) + os.sep)]
-    where = inside[-1] if inside else (frames[-1] if frames else None)
-    at = f"{os.path.relpath(where.filename, root)}:{where.lineno}: {where.line}" if where else "?"
-    stubbed = sorted({n.split(".")[0] for n in _STUB_TRAIL})
-    trail = ", ".join(list(_STUB_TRAIL)[-8:]) or "none"
-    return SchemaError(
-        f"importing vLLM from {root} failed with {type(exc).__name__}: {exc}\n"
-        f"  at {at}\n"
-        f"  stubbed names read last: {trail}\n"
-        f"  a stub of {', '.join(stubbed) or 'no module'} probably lacks what that line needs: "
-        f"give the stub the fact (see _Loader / TORCH_DTYPES in scripts/vllm_schema.py) or add the "
-        f"module to STUBS when it is a missing heavy package"
-    )
+    """A SchemaError naming the module vLLM lacks, or where importing it failed and the
+    stubbed names read last (see TORCH_DTYPES and _Loader for the facts stubs give)."""
+    return _sg.import_failure(exc, root, "vLLM", "scripts/vllm_schema.py")
 
 
 class _Loader(_sg._StubLoader):
@@ -538,8 +494,7 @@ def find_def(path, *names):
     return node
 
 
-class SchemaError(Exception):
-    pass
+SchemaError = _sg.SchemaError  # one error class for both engines' dumps
 
 
 # --------------------------------------------------------------------------
@@ -825,9 +780,9 @@ def build_real_parser(root):
         au = importlib.import_module("vllm.utils.argparse_utils")
         mod = importlib.import_module(module)
         cli_serve = importlib.import_module("vllm.entrypoints.cli.serve")
-    except (ImportError, SchemaError):
+    except SchemaError:
         raise
-    except Exception as exc:  # an import-time assert/TypeError: name the stub
+    except Exception as exc:  # a missing module, an import-time assert: name it
         raise import_failure(exc, root) from exc
     for m in (au, mod):
         if not os.path.abspath(m.__file__).startswith(os.path.abspath(root) + os.sep):
