@@ -12,7 +12,8 @@ https://pypi.org/pypi) and lists, oldest first, every release that
   * is final (`X.Y.Z` or `X.Y.Z.postN`: no rc, dev, alpha or beta),
   * has a wheel that is not yanked (the dump scripts read the wheel).
 
-At most N per engine (default 3, the oldest first: the next run takes the rest).
+At most N per engine (default 3, the oldest first: the rest come once that pull
+request is merged and they are newer than the newest bundled release).
 It prints `ENGINE: V1 V2` per engine; with `--github-output FILE` it also appends
 `vllm=V1 V2`, `sglang=...` and `any=true|false` to FILE (the step outputs of the
 release workflow, .github/workflows/engine-release.yml). Exit status 2 on an answer

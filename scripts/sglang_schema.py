@@ -39,7 +39,8 @@ used as decorators, compared, iterated (empty) and are falsy). Default set:
 The torch stub imitates a CPU-only machine with the PyPI (CUDA) torch wheel:
 `torch.version.hip is None`, `torch.version.cuda == "12.8"`,
 `torch.cuda/xpu/mps.is_available() -> False`, `torch.cpu.is_available() ->
-True`, no `torch.npu/hpu/musa/mlu`; `triton.runtime.driver.active` raises (no
+True`, no `torch.npu/hpu/musa/mlu`, the dtypes with their real `itemsize`
+(TORCH_DTYPES, shared with scripts/vllm_schema.py); `triton.runtime.driver.active` raises (no
 GPU driver), as real triton does on a CPU machine.
 `--real-torch` stubs only sgl_kernel, flashinfer, PIL and torchvision and needs
 the real torch (+triton), transformers==5.12.1, tokenizers 0.22.x,
@@ -362,6 +363,43 @@ def _true(*args, **kwargs):
     return True
 
 
+class TorchDtype:
+    """A stand-in for a `torch.dtype` with its real `itemsize` (vLLM 0.34's
+    vllm/utils/torch_utils.py asserts `array.array("i").itemsize ==
+    torch.int32.itemsize` at import). Hashable, compared by identity; the torch stub
+    of both engines' dumps holds one per dtype name."""
+
+    def __init__(self, name, itemsize):
+        self.name, self.itemsize = name, itemsize
+        self.is_floating_point = name.startswith(("float", "bfloat"))
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+# torch's dtypes and aliases with their sizes in bytes (torch 2.10's dtype.itemsize).
+TORCH_DTYPES = {
+    "float16": 2, "half": "float16", "bfloat16": 2, "float32": 4, "float": "float32",
+    "float64": 8, "double": "float64", "complex64": 8, "complex128": 16,
+    "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8, "int8": 1, "int16": 2,
+    "short": "int16", "int32": 4, "int": "int32", "int64": 8, "long": "int64", "bool": 1,
+    "float8_e4m3fn": 1, "float8_e4m3fnuz": 1, "float8_e5m2": 1, "float8_e5m2fnuz": 1,
+    "float8_e8m0fnu": 1, "float4_e2m1fn_x2": 1,
+}
+
+
+def torch_dtypes():
+    out = {}
+    for name, size in TORCH_DTYPES.items():
+        if isinstance(size, int):
+            out[name] = TorchDtype(name, size)
+    for name, alias in TORCH_DTYPES.items():
+        if isinstance(alias, str):
+            out[name] = out[alias]
+    return out
+
+
+
 class _StubLoader(importlib.abc.Loader):
     def create_module(self, spec):
         module = _StubModule(spec.name)
@@ -372,6 +410,8 @@ class _StubLoader(importlib.abc.Loader):
         name = module.__name__
         if name == "torch":
             module.__version__ = "2.9.1"
+            for dtype_name, dtype in torch_dtypes().items():
+                setattr(module, dtype_name, dtype)
             import torch.backends.mps  # noqa: F401  (sets the attributes below)
             import torch.cpu  # noqa: F401
             import torch.cuda  # noqa: F401
@@ -408,7 +448,7 @@ class _StubFinder(importlib.abc.MetaPathFinder):
 
 
 def _is_stub(value):
-    return isinstance(value, (_Stub, _StubMeta, _StubModule))
+    return isinstance(value, (_Stub, _StubMeta, _StubModule, TorchDtype))
 
 
 # The last stubbed names the engine touched (`torch.int32.itemsize`, ...), for the

@@ -322,40 +322,8 @@ class _FakeDist(importlib.metadata.Distribution):
         return None
 
 
-class _TorchDtype:
-    """A stand-in for a `torch.dtype` with its real `itemsize` (0.34's
-    vllm/utils/torch_utils.py asserts `array.array("i").itemsize ==
-    torch.int32.itemsize` at import). Hashable, compared by identity, never a
-    parser default (`_is_stub` refuses it)."""
-
-    def __init__(self, name, itemsize):
-        self.name, self.itemsize = name, itemsize
-        self.is_floating_point = name.startswith(("float", "bfloat"))
-
-    def __repr__(self):
-        return f"torch.{self.name}"
-
-
-# torch's dtypes and aliases with their sizes in bytes (torch 2.10's dtype.itemsize).
-TORCH_DTYPES = {
-    "float16": 2, "half": "float16", "bfloat16": 2, "float32": 4, "float": "float32",
-    "float64": 8, "double": "float64", "complex64": 8, "complex128": 16,
-    "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8, "int8": 1, "int16": 2,
-    "short": "int16", "int32": 4, "int": "int32", "int64": 8, "long": "int64", "bool": 1,
-    "float8_e4m3fn": 1, "float8_e4m3fnuz": 1, "float8_e5m2": 1, "float8_e5m2fnuz": 1,
-    "float8_e8m0fnu": 1, "float4_e2m1fn_x2": 1,
-}
-
-
-def _torch_dtypes():
-    out = {}
-    for name, size in TORCH_DTYPES.items():
-        if isinstance(size, int):
-            out[name] = _TorchDtype(name, size)
-    for name, alias in TORCH_DTYPES.items():
-        if isinstance(alias, str):
-            out[name] = out[alias]
-    return out
+# torch's dtypes with their real itemsize: scripts/sglang_schema.py (TORCH_DTYPES).
+_TorchDtype, TORCH_DTYPES, _torch_dtypes = _sg.TorchDtype, _sg.TORCH_DTYPES, _sg.torch_dtypes
 
 
 def trace_stubs():
