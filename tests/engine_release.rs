@@ -21,6 +21,8 @@ use serde_json::{Value, json};
 const WORKFLOW: &str = ".github/workflows/engine-release.yml";
 /// What `${{ github.ref_name }}` stands for.
 const BASE: &str = "main";
+/// What `${{ github.repository }}` stands for.
+const REPOSITORY: &str = "test-owner/recipe-drift";
 
 fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -374,7 +376,7 @@ exit 0
         &format!(
             r#"#!/usr/bin/env bash
 printf '%s\n' "$*" >> '{root}/gh.log'
-printf '%s\n' "${{GH_TOKEN-(unset)}}" > '{root}/gh-token.log'
+printf '%s %s\n' "${{GH_TOKEN-(unset)}}" "${{GH_REPO-(unset)}}" >> '{root}/gh-token.log'
 if [ "$1 $2" = "pr list" ]; then echo {pr_open}; exit 0; fi
 while [ $# -gt 0 ]; do
   if [ "$1" = --body-file ]; then cp "$2" '{root}/pr-body.md'; fi
@@ -416,6 +418,7 @@ done
                 ["runner", "temp"] => runner_temp.display().to_string(),
                 ["github", "token"] => "fake-token".into(),
                 ["github", "ref_name"] => BASE.into(),
+                ["github", "repository"] => REPOSITORY.into(),
                 _ => panic!("the test does not know the expression `{expr}`; teach it"),
             }
         };
@@ -580,7 +583,13 @@ fn a_new_release_of_each_engine_is_dumped_checked_and_proposed() {
         run.runner_temp.join("checklist.md").display()
     );
     assert!(gh.lines().any(|l| l == create), "{gh}");
-    assert_eq!(run.log("gh-token.log").trim(), "fake-token");
+    for line in run.log("gh-token.log").lines() {
+        assert_eq!(
+            line,
+            format!("fake-token {REPOSITORY}"),
+            "every gh call knows its repository"
+        );
+    }
 }
 
 #[test]
