@@ -2,12 +2,12 @@
 """Check tests/oracle/argparse_oracle.py against the REAL SGLang parsers (dev-time).
 
 Usage:
-    python3 scripts/check_oracle.py --unpacked-root DIR [--schemas src/engine/sglang/schemas]
+    python3 scripts/check_oracle.py --root DIR [--schemas src/engine/sglang/schemas]
                                     [--n 400] [--seed 1] [VERSION...]
 
-DIR/VERSION must hold the unpacked `sglang==VERSION` wheel (as used by
-scripts/sglang_schema.py --unpacked-root; the wheel is fetched with pip when
-DIR/VERSION is missing). Needs the same Python packages as
+DIR is the release folder of scripts/vllm_release.py, shared with
+scripts/sglang_schema.py --root: DIR/VERSION is the unpacked `sglang==VERSION` wheel,
+fetched (and kept) when missing. Needs the same Python packages as
 scripts/sglang_schema.py (stub mode), and `--real-torch` likewise.
 
 For every version, in a fresh interpreter: build the real parser
@@ -323,7 +323,8 @@ def child(version, root, schema_path, n, seed, real_torch):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("versions", nargs="*")
-    ap.add_argument("--unpacked-root", required=True)
+    ap.add_argument("--root", "--unpacked-root", dest="unpacked_root", required=True,
+                    help="release folder of scripts/vllm_release.py (ROOT/VERSION: the unpacked wheel, fetched when missing and kept)")
     ap.add_argument("--schemas", default=os.path.join(REPO, "src", "engine", "sglang", "schemas"))
     ap.add_argument("--n", type=int, default=400)
     ap.add_argument("--seed", default="1")
@@ -337,16 +338,12 @@ def main():
     versions = args.versions or sorted(
         (f[:-5] for f in os.listdir(args.schemas) if f.endswith(".json")),
         key=lambda s: [int(p) if p.isdigit() else p for p in s.replace(".post", ".p.").split(".")])
-    import sglang_schema
+    import vllm_release as _rel  # the folder layout shared by the dump scripts
 
     bad = 0
     total = {"vectors": 0, "ok_equal": 0, "both_error": 0, "error_text_equal": 0, "disagree": 0}
     for v in versions:
-        root = os.path.join(args.unpacked_root, v)
-        if not os.path.isdir(root):
-            tmp = tempfile.mkdtemp(prefix=f"check-oracle-{v}-")
-            src = sglang_schema.fetch_wheel(v, tmp)
-            os.rename(src, root)
+        _rel.release_dir(args.unpacked_root, v, "sglang")
         cmd = [sys.executable, os.path.abspath(__file__), v, "--child", "--unpacked-root",
                os.path.abspath(args.unpacked_root), "--schemas", os.path.abspath(args.schemas),
                "--n", str(args.n), "--seed", str(args.seed)]

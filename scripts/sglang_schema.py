@@ -3,14 +3,19 @@
 
 Usage
 -----
-    python3 scripts/sglang_schema.py VERSION... --out src/engine/sglang/schemas/
+    python3 scripts/sglang_schema.py VERSION --root /tmp/dump-cache/sglang --out src/engine/sglang/schemas/
     python3 scripts/sglang_schema.py 0.5.19 --out DIR --unpacked /tmp/sgl/0.5.19
-    python3 scripts/sglang_schema.py 0.5.19 --out DIR --real-torch   # see "Stubs"
+    python3 scripts/sglang_schema.py 0.5.19 --root ROOT --out DIR --real-torch   # see "Stubs"
 
-For every VERSION the script runs `pip download --no-deps sglang==VERSION` into a
-per-version temporary directory and unpacks the wheel there (or, with
-`--unpacked DIR` / `--unpacked-root ROOT`, uses an already unpacked wheel: DIR
-must contain the `sglang/` package; ROOT/VERSION is used per version). In a fresh
+Add one release at a time: the file of each VERSION is written on its own and the
+others are not touched. `--root ROOT` is the folder layout shared by all the dump
+scripts (scripts/vllm_release.py; one ROOT per engine): ROOT/VERSION is the unpacked
+wheel, downloaded (`pip download --no-deps sglang==VERSION` into ROOT/wheels) and
+unpacked only when missing, and kept when the dump fails (a rerun after a fix does
+not download again). `--unpacked DIR` uses an unpacked wheel elsewhere (DIR must
+contain the `sglang/` package). When importing SGLang fails, the error names the
+module that is neither installed nor stubbed, or the line of SGLang that failed and
+the stubbed names it read last (a stub that lacks a fact the release needs). In a fresh
 child interpreter per version it imports `sglang.srt.server_args`, builds
 `argparse.ArgumentParser()`, calls `ServerArgs.add_cli_args(parser)` and writes
 `<out>/<VERSION>.json`. Nothing of SGLang's source goes into the output: only
@@ -34,7 +39,8 @@ used as decorators, compared, iterated (empty) and are falsy). Default set:
 The torch stub imitates a CPU-only machine with the PyPI (CUDA) torch wheel:
 `torch.version.hip is None`, `torch.version.cuda == "12.8"`,
 `torch.cuda/xpu/mps.is_available() -> False`, `torch.cpu.is_available() ->
-True`, no `torch.npu/hpu/musa/mlu`; `triton.runtime.driver.active` raises (no
+True`, no `torch.npu/hpu/musa/mlu`, the dtypes with their real `itemsize`
+(TORCH_DTYPES, shared with scripts/vllm_schema.py); `triton.runtime.driver.active` raises (no
 GPU driver), as real triton does on a CPU machine.
 `--real-torch` stubs only sgl_kernel, flashinfer, PIL and torchvision and needs
 the real torch (+triton), transformers==5.12.1, tokenizers 0.22.x,
@@ -93,6 +99,7 @@ from __future__ import annotations
 import abc
 import argparse
 import ast
+import collections
 import enum
 import hashlib
 import importlib
@@ -105,7 +112,6 @@ import subprocess
 import sys
 import tempfile
 import types
-import zipfile
 
 GENERATOR = "scripts/sglang_schema.py"
 
@@ -357,6 +363,43 @@ def _true(*args, **kwargs):
     return True
 
 
+class TorchDtype:
+    """A stand-in for a `torch.dtype` with its real `itemsize` (vLLM 0.34's
+    vllm/utils/torch_utils.py asserts `array.array("i").itemsize ==
+    torch.int32.itemsize` at import). Hashable, compared by identity; the torch stub
+    of both engines' dumps holds one per dtype name."""
+
+    def __init__(self, name, itemsize):
+        self.name, self.itemsize = name, itemsize
+        self.is_floating_point = name.startswith(("float", "bfloat"))
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+# torch's dtypes and aliases with their sizes in bytes (torch 2.10's dtype.itemsize).
+TORCH_DTYPES = {
+    "float16": 2, "half": "float16", "bfloat16": 2, "float32": 4, "float": "float32",
+    "float64": 8, "double": "float64", "complex64": 8, "complex128": 16,
+    "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8, "int8": 1, "int16": 2,
+    "short": "int16", "int32": 4, "int": "int32", "int64": 8, "long": "int64", "bool": 1,
+    "float8_e4m3fn": 1, "float8_e4m3fnuz": 1, "float8_e5m2": 1, "float8_e5m2fnuz": 1,
+    "float8_e8m0fnu": 1, "float4_e2m1fn_x2": 1,
+}
+
+
+def torch_dtypes():
+    out = {}
+    for name, size in TORCH_DTYPES.items():
+        if isinstance(size, int):
+            out[name] = TorchDtype(name, size)
+    for name, alias in TORCH_DTYPES.items():
+        if isinstance(alias, str):
+            out[name] = out[alias]
+    return out
+
+
+
 class _StubLoader(importlib.abc.Loader):
     def create_module(self, spec):
         module = _StubModule(spec.name)
@@ -367,6 +410,8 @@ class _StubLoader(importlib.abc.Loader):
         name = module.__name__
         if name == "torch":
             module.__version__ = "2.9.1"
+            for dtype_name, dtype in torch_dtypes().items():
+                setattr(module, dtype_name, dtype)
             import torch.backends.mps  # noqa: F401  (sets the attributes below)
             import torch.cpu  # noqa: F401
             import torch.cuda  # noqa: F401
@@ -403,7 +448,75 @@ class _StubFinder(importlib.abc.MetaPathFinder):
 
 
 def _is_stub(value):
-    return isinstance(value, (_Stub, _StubMeta, _StubModule))
+    return isinstance(value, (_Stub, _StubMeta, _StubModule, TorchDtype))
+
+
+# The last stubbed names the engine touched (`torch.int32.itemsize`, ...), for the
+# message when importing it fails: such a failure is almost always a stub that lacks
+# a fact, or a package that is neither installed nor stubbed.
+_STUB_TRAIL = collections.deque(maxlen=16)
+
+
+def _trail_path(owner):
+    return getattr(owner, "_rd_path", None) or f"{owner.__module__}.{getattr(owner, '__name__', type(owner).__name__)}"
+
+
+def _traced(getattr_fn, is_module):
+    def __getattr__(self, name):
+        value = getattr_fn(self, name)
+        path = (self.__name__ if is_module else _trail_path(self if isinstance(self, type) else type(self))) + "." + name
+        _STUB_TRAIL.append(path)
+        if isinstance(value, type):
+            try:
+                type.__setattr__(value, "_rd_path", path)
+            except (TypeError, AttributeError):
+                pass
+        return value
+
+    return __getattr__
+
+
+def trace_stubs():
+    """Record every attribute the engine reads from a stub (see `_STUB_TRAIL`)."""
+    global _rd_traced
+    if _rd_traced:
+        return
+    _StubModule.__getattr__ = _traced(_StubModule.__getattr__, True)
+    _StubMeta.__getattr__ = _traced(_StubMeta.__getattr__, False)
+    _Stub.__getattr__ = _traced(_Stub.__getattr__, False)
+    _rd_traced = True
+
+
+_rd_traced = False
+
+
+def import_failure(exc, root, engine, script):
+    """A SchemaError saying why importing ENGINE from ROOT failed: the missing module
+    (neither installed nor stubbed) or the line of the engine that failed and the
+    stubbed names it read last (a stub that lacks a fact the release needs)."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    inside = [f for f in frames if os.path.abspath(f.filename).startswith(os.path.abspath(root) + os.sep)]
+    where = inside[-1] if inside else (frames[-1] if frames else None)
+    at = f"{os.path.relpath(where.filename, root)}:{where.lineno}: {where.line}" if where else "?"
+    if isinstance(exc, ModuleNotFoundError):
+        return SchemaError(
+            f"importing {engine} from {root} failed: it imports the module `{exc.name}`, which is neither "
+            f"installed nor stubbed\n  at {at}\n  install it (the package list is in {script}'s docstring) "
+            f"or, when it is a heavy package the option table does not need, add `{(exc.name or '?').split('.')[0]}` "
+            f"to the stubs of {script}"
+        )
+    stubbed = sorted({n.split(".")[0] for n in _STUB_TRAIL})
+    trail = ", ".join(list(_STUB_TRAIL)[-8:]) or "none"
+    return SchemaError(
+        f"importing {engine} from {root} failed with {type(exc).__name__}: {exc}\n"
+        f"  at {at}\n"
+        f"  stubbed names read last: {trail}\n"
+        f"  a stub of {', '.join(stubbed) or 'no module'} probably lacks what that line needs: "
+        f"give the stub that fact in {script} (its stub loader), or stub the module when it is a "
+        f"missing heavy package"
+    )
 
 
 def install_stubs(real_torch=False):
@@ -424,7 +537,13 @@ def build_real_parser(root, real_torch=False):
 
     warnings.simplefilter("ignore")
     logging.disable(logging.CRITICAL)
-    server_args = importlib.import_module("sglang.srt.server_args")
+    trace_stubs()
+    try:
+        server_args = importlib.import_module("sglang.srt.server_args")
+    except SchemaError:
+        raise
+    except Exception as exc:  # a missing module, an import-time assert: name it
+        raise import_failure(exc, root, "SGLang", "scripts/sglang_schema.py") from exc
     logging.disable(logging.NOTSET)
     mod_file = os.path.abspath(server_args.__file__)
     if not mod_file.startswith(os.path.abspath(root) + os.sep):
@@ -698,24 +817,9 @@ def render(doc):
 # --------------------------------------------------------------------------
 
 
-def fetch_wheel(version, workdir):
-    dl = os.path.join(workdir, "wheel")
-    os.makedirs(dl, exist_ok=True)
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-         f"sglang=={version}", "-d", dl],
-        check=True,
-    )
-    wheels = [f for f in os.listdir(dl) if f.endswith(".whl")]
-    if len(wheels) != 1:
-        raise SystemExit(f"expected one wheel for {version}, got {wheels}")
-    dest = os.path.join(workdir, "unpacked")
-    with zipfile.ZipFile(os.path.join(dl, wheels[0])) as zf:
-        zf.extractall(dest)
-    return dest
-
-
 def check_version_dir(root, version):
+    """Refuse a folder that is not an unpacked sglang wheel (of VERSION, when its
+    dist-info is there: `--unpacked` may name a source checkout's python/ folder)."""
     infos = [d for d in os.listdir(root) if d.startswith("sglang-") and d.endswith(".dist-info")]
     if infos and infos != [f"sglang-{version}.dist-info"]:
         raise SystemExit(f"{root} holds {infos}, not sglang {version}")
@@ -727,8 +831,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("versions", nargs="+", metavar="VERSION")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--root", "--unpacked-root", dest="root",
+                    help="release folder of scripts/vllm_release.py: ROOT/VERSION is the unpacked wheel, "
+                         "fetched into ROOT when missing and kept (also when the dump fails)")
     ap.add_argument("--unpacked", help="unpacked wheel dir (only with one VERSION)")
-    ap.add_argument("--unpacked-root", help="dir holding one unpacked wheel per version: ROOT/VERSION")
     ap.add_argument("--real-torch", action="store_true", help="stub only sgl_kernel/flashinfer/PIL/torchvision")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -741,19 +847,21 @@ def main(argv=None):
 
     if args.unpacked and len(args.versions) != 1:
         ap.error("--unpacked takes exactly one VERSION")
+    if not args.unpacked and not args.root:
+        ap.error("give --root ROOT (downloads kept there) or --unpacked DIR")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import vllm_release as _rel  # the folder layout shared by the dump scripts
+
     os.makedirs(args.out, exist_ok=True)
     failures = 0
     for version in args.versions:
         tmp = tempfile.mkdtemp(prefix=f"sglang-schema-{version}-")
         try:
             if args.unpacked:
-                root = args.unpacked
-            elif args.unpacked_root and os.path.isdir(os.path.join(args.unpacked_root, version)):
-                root = os.path.join(args.unpacked_root, version)
+                root = os.path.abspath(args.unpacked)
+                check_version_dir(root, version)
             else:
-                root = fetch_wheel(version, tmp)
-            root = os.path.abspath(root)
-            check_version_dir(root, version)
+                root = _rel.release_dir(args.root, version, "sglang")
             out_tmp = os.path.join(tmp, "out.json")
             cmd = [sys.executable, os.path.abspath(__file__), version, "--child",
                    "--unpacked", root, "--out", out_tmp]
@@ -763,7 +871,7 @@ def main(argv=None):
                                   cwd=tmp)
             if proc.returncode != 0:
                 failures += 1
-                sys.stderr.write(f"{version}: FAILED\n{proc.stderr[-4000:]}\n")
+                sys.stderr.write(f"{version}: FAILED (the unpacked wheel stays in {root})\n{proc.stderr[-6000:]}\n")
                 continue
             dest = os.path.join(args.out, f"{version}.json")
             shutil.copyfile(out_tmp, dest)

@@ -8,8 +8,7 @@ Usage
 
 `--root ROOT` is the folder layout of scripts/vllm_release.py, shared with
 scripts/vllm_schema.py: ROOT/VERSION is the unpacked wheel (its `vllm/config/*.py`
-are read), fetched and kept when a `--version` given is missing. (The older layout,
-ROOT/VERSION holding the `config/*.py` files directly, is still read.) `--add TABLE`
+are read), fetched and kept when a `--version` given is missing. `--add TABLE`
 adds the `--version` releases to an existing table in place: a release's entry
 depends on its own files only, so adding one needs only its wheel. Python 3.11,
 standard library only. vLLM's code is never imported or executed: the files are
@@ -194,10 +193,8 @@ def read_release(folder):
 
 
 def config_folder(root, version):
-    """ROOT/VERSION/vllm/config (the layout of scripts/vllm_release.py); the older
-    ROOT/VERSION holding the *.py files directly is still read."""
-    new = root / version / "vllm" / "config"
-    return new if new.is_dir() else root / version
+    """ROOT/VERSION/vllm/config (the layout of scripts/vllm_release.py)."""
+    return root / version / "vllm" / "config"
 
 
 def write(classes, releases, names, out):
@@ -217,13 +214,12 @@ def main(argv=None):
     import io
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("root", nargs="?", help="(old form) ROOT holding one folder per release")
-    ap.add_argument("--root", dest="root_opt", help="release folder of scripts/vllm_release.py (ROOT/VERSION: the unpacked wheel, fetched and kept when missing)")
+    ap.add_argument("--root", required=True, help="release folder of scripts/vllm_release.py (ROOT/VERSION: the unpacked wheel, fetched and kept when missing)")
     ap.add_argument("--add", metavar="TABLE", help="add VERSIONs to this table (rewritten in place)")
     ap.add_argument("--version", dest="versions", action="append", default=[], metavar="VERSION",
                     help="a release to read (repeatable); all folders under ROOT when omitted")
     args = ap.parse_args(argv)
-    root = Path(args.root_opt or args.root or ap.error("give --root ROOT"))
+    root = Path(args.root)
     classes, releases, all_names = {}, {}, {}
     if args.add:
         if not args.versions:
@@ -231,7 +227,8 @@ def main(argv=None):
         table = json.loads(Path(args.add).read_text())
         classes, releases = table["classes"], table["releases"]
         all_names = table.get("names", {})
-    versions = args.versions or sorted(p.name for p in root.iterdir() if p.is_dir() and p.name[0].isdigit())
+    versions = args.versions or sorted(p.name for p in root.iterdir() if p.is_dir() and p.name[0].isdigit()
+                                           and not p.name.endswith(".partial"))
     for version in versions:
         if not (root / version).is_dir():
             sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -5,20 +5,16 @@ Usage
 -----
     python3 scripts/vllm_envs.py --root /tmp/vllm-releases --add src/engine/vllm/envs.json 0.34.0
     python3 scripts/vllm_envs.py --root ROOT > envs.json          # every release under ROOT
-    python3 scripts/vllm_envs.py --pip VERSION... > envs.json
 
-`--add TABLE VERSION...` adds releases to an existing table (rewritten in place): the
+`--add TABLE VERSION...` adds releases to an existing table (rewritten in place; a
+release the table already holds is replaced, so a rerun updates it): the
 per-release facts of the table's releases are rebuilt from the table itself (newest
 shape, `changes` runs, deprecation `since`; the script first checks that this rebuild
 gives the table back), so a new release needs only its own wheel.
 `--root ROOT` is the folder layout of scripts/vllm_release.py, shared with
 scripts/vllm_schema.py: ROOT/<VERSION>/vllm/envs.py in the unpacked wheel, fetched
 (and kept) when a VERSION given is missing; without VERSION arguments every
-ROOT/<VERSION>/vllm/envs.py found is used (the older ROOT/<VERSION>/u/ layout too).
-`--pip` is the fallback: for every VERSION, one at a time, it runs
-`pip download --no-deps --only-binary=:all: vllm==VERSION` into a temporary
-directory (the wheels are ~300-400 MB), reads only `vllm/envs.py` out of the
-wheel (a zip file) and deletes the wheel before the next version.
+ROOT/<VERSION>/vllm/envs.py found is used.
 Python 3.11, standard library only.
 
 vLLM's code is never imported or executed: `envs.py` is parsed with `ast`.
@@ -76,10 +72,7 @@ import glob
 import json
 import os
 import re
-import subprocess
 import sys
-import tempfile
-import zipfile
 
 GENERATOR = "scripts/vllm_envs.py"
 TABLE = "environment_variables"
@@ -588,20 +581,16 @@ def _default_source(g: ast.expr) -> str:
 
 # ------------------------------------------------------------------- sources
 def _envs_path(root: str, v: str) -> str:
-    """ROOT/VERSION/vllm/envs.py (the layout of scripts/vllm_release.py); the older
-    ROOT/VERSION/u/vllm/envs.py layout is still read."""
-    new = os.path.join(root, v, "vllm", "envs.py")
-    old = os.path.join(root, v, "u", "vllm", "envs.py")
-    return old if not os.path.exists(new) and os.path.exists(old) else new
+    """ROOT/VERSION/vllm/envs.py (the layout of scripts/vllm_release.py)."""
+    return os.path.join(root, v, "vllm", "envs.py")
 
 
 def sources_unpacked(root: str, versions: list[str], fetch: bool = False):
     if not versions:
         versions = sorted({
             os.path.relpath(p, root).split(os.sep)[0]
-            for pat in (("*", "vllm", "envs.py"), ("*", "u", "vllm", "envs.py"))
-            for p in glob.glob(os.path.join(root, *pat))
-        })
+            for p in glob.glob(os.path.join(root, "*", "vllm", "envs.py"))
+        } - {v for v in os.listdir(root) if v.endswith(".partial")})
     for v in sorted(versions, key=version_key):
         if fetch:
             sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -611,22 +600,6 @@ def sources_unpacked(root: str, versions: list[str], fetch: bool = False):
         path = _envs_path(root, v)
         with open(path, encoding="utf-8") as f:
             yield v, f.read(), path
-
-
-def sources_pip(versions: list[str]):
-    for v in sorted(versions, key=version_key):
-        with tempfile.TemporaryDirectory(prefix=f"vllm-envs-{v}-") as d:
-            subprocess.run(
-                [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                 "--only-binary=:all:", f"vllm=={v}", "-d", d],
-                check=True, stdout=sys.stderr,
-            )
-            wheels = glob.glob(os.path.join(d, f"vllm-{v}-*.whl"))
-            if len(wheels) != 1:
-                raise SystemExit(f"vllm=={v}: expected one wheel, got {wheels}")
-            with zipfile.ZipFile(wheels[0]) as z:
-                src = z.read("vllm/envs.py").decode("utf-8")
-            yield v, src, f"{os.path.basename(wheels[0])}!vllm/envs.py"
 
 
 # --------------------------------------------------------------------- table
@@ -664,8 +637,11 @@ def build(sources, start: dict | None = None) -> dict:
     """The table of SOURCES, added to the table START (rebuilt per release) if given."""
     releases, per_name = rows_of_table(start) if start else ([], {})
     for v, src, label in sources:
-        if v in releases:
-            raise SystemExit(f"{v} is already in the table; give a table without it")
+        if v in releases:  # update: the release's rows are replaced by its wheel's
+            releases.remove(v)
+            for rows in per_name.values():
+                rows[:] = [r for r in rows if r[0] != v]
+            per_name = {n: rows for n, rows in per_name.items() if rows}
         mod = Module(src, label)
         releases.append(v)
         others = []
@@ -726,12 +702,9 @@ def dump(table: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    src = ap.add_mutually_exclusive_group(required=True)
-    src.add_argument("--root", "--unpacked-root", dest="unpacked_root", metavar="ROOT",
-                     help="release folder of scripts/vllm_release.py: read ROOT/<VERSION>/vllm/envs.py "
-                          "(fetched and kept when missing, with VERSION arguments)")
-    src.add_argument("--pip", action="store_true",
-                     help="pip download each VERSION's wheel (one at a time) and read vllm/envs.py from it")
+    ap.add_argument("--root", "--unpacked-root", dest="unpacked_root", metavar="ROOT", required=True,
+                    help="release folder of scripts/vllm_release.py: read ROOT/<VERSION>/vllm/envs.py "
+                         "(fetched and kept when missing, with VERSION arguments)")
     ap.add_argument("versions", nargs="*", metavar="VERSION",
                     help="releases (all under ROOT when omitted with --root)")
     ap.add_argument("--add", metavar="TABLE",
@@ -740,8 +713,8 @@ def main(argv=None) -> int:
                          "unless -o is given")
     ap.add_argument("-o", "--out", help="write here instead of stdout")
     args = ap.parse_args(argv)
-    if (args.pip or args.add) and not args.versions:
-        ap.error("--pip and --add need VERSION arguments")
+    if args.add and not args.versions:
+        ap.error("--add needs VERSION arguments")
     start = None
     if args.add:
         with open(args.add, encoding="utf-8") as f:
@@ -749,8 +722,7 @@ def main(argv=None) -> int:
         # The rebuild of the table from itself must be the table: else --add would lose facts.
         if dump(build([], json.loads(json.dumps(start)))) != dump(start):
             raise SystemExit(f"{args.add}: the table cannot be rebuilt from itself; regenerate it from every release")
-    sources = (sources_pip(args.versions) if args.pip
-               else sources_unpacked(args.unpacked_root, args.versions, fetch=bool(args.versions)))
+    sources = sources_unpacked(args.unpacked_root, args.versions, fetch=bool(args.versions))
     text = dump(build(sources, start))
     out = args.out or args.add
     if out:

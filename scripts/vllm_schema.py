@@ -101,7 +101,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import collections
 import dataclasses
 import enum
 import glob
@@ -323,94 +322,19 @@ class _FakeDist(importlib.metadata.Distribution):
         return None
 
 
-class _TorchDtype:
-    """A stand-in for a `torch.dtype` with its real `itemsize` (0.34's
-    vllm/utils/torch_utils.py asserts `array.array("i").itemsize ==
-    torch.int32.itemsize` at import). Hashable, compared by identity, never a
-    parser default (`_is_stub` refuses it)."""
-
-    def __init__(self, name, itemsize):
-        self.name, self.itemsize = name, itemsize
-        self.is_floating_point = name.startswith(("float", "bfloat"))
-
-    def __repr__(self):
-        return f"torch.{self.name}"
-
-
-# torch's dtypes and aliases with their sizes in bytes (torch 2.10's dtype.itemsize).
-TORCH_DTYPES = {
-    "float16": 2, "half": "float16", "bfloat16": 2, "float32": 4, "float": "float32",
-    "float64": 8, "double": "float64", "complex64": 8, "complex128": 16,
-    "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8, "int8": 1, "int16": 2,
-    "short": "int16", "int32": 4, "int": "int32", "int64": 8, "long": "int64", "bool": 1,
-    "float8_e4m3fn": 1, "float8_e4m3fnuz": 1, "float8_e5m2": 1, "float8_e5m2fnuz": 1,
-    "float8_e8m0fnu": 1, "float4_e2m1fn_x2": 1,
-}
-
-
-def _torch_dtypes():
-    out = {}
-    for name, size in TORCH_DTYPES.items():
-        if isinstance(size, int):
-            out[name] = _TorchDtype(name, size)
-    for name, alias in TORCH_DTYPES.items():
-        if isinstance(alias, str):
-            out[name] = out[alias]
-    return out
-
-
-# The last stubbed names vLLM touched (`torch.int32.itemsize`, ...), for the message
-# when importing vLLM fails: the failure is almost always a stub that lacks a fact.
-_STUB_TRAIL = collections.deque(maxlen=16)
-
-
-def _trail_path(owner):
-    return getattr(owner, "_rd_path", None) or f"{owner.__module__}.{getattr(owner, '__name__', type(owner).__name__)}"
-
-
-def _traced(getattr_fn, is_module):
-    def __getattr__(self, name):
-        value = getattr_fn(self, name)
-        path = (self.__name__ if is_module else _trail_path(self if isinstance(self, type) else type(self))) + "." + name
-        _STUB_TRAIL.append(path)
-        if isinstance(value, type):
-            try:
-                type.__setattr__(value, "_rd_path", path)
-            except (TypeError, AttributeError):
-                pass
-        return value
-
-    return __getattr__
+# torch's dtypes with their real itemsize: scripts/sglang_schema.py (TORCH_DTYPES).
+_TorchDtype, TORCH_DTYPES, _torch_dtypes = _sg.TorchDtype, _sg.TORCH_DTYPES, _sg.torch_dtypes
 
 
 def trace_stubs():
-    """Record every attribute vLLM reads from a stub (see `_STUB_TRAIL`)."""
-    if getattr(_sg, "_rd_traced", False):
-        return
-    _sg._StubModule.__getattr__ = _traced(_sg._StubModule.__getattr__, True)
-    _sg._StubMeta.__getattr__ = _traced(_sg._StubMeta.__getattr__, False)
-    _sg._Stub.__getattr__ = _traced(_sg._Stub.__getattr__, False)
-    _sg._rd_traced = True
+    """Record every attribute vLLM reads from a stub (scripts/sglang_schema.py)."""
+    _sg.trace_stubs()
 
 
 def import_failure(exc, root):
-    """A SchemaError naming where importing vLLM failed and the stubbed names read last."""
-    import traceback
-
-    frames = traceback.extract_tb(exc.__traceback__)
-    inside = [f for f in frames if os.path.abspath(f.filename).startswith(os.path.abspath(root) + os.sep)]
-    where = inside[-1] if inside else (frames[-1] if frames else None)
-    at = f"{os.path.relpath(where.filename, root)}:{where.lineno}: {where.line}" if where else "?"
-    stubbed = sorted({n.split(".")[0] for n in _STUB_TRAIL})
-    trail = ", ".join(list(_STUB_TRAIL)[-8:]) or "none"
-    return SchemaError(
-        f"importing vLLM from {root} failed with {type(exc).__name__}: {exc}\n"
-        f"  at {at}\n"
-        f"  stubbed names read last: {trail}\n"
-        f"  a stub of {', '.join(stubbed) or 'no module'} probably lacks what that line needs: "
-        f"give the stub the fact (see _Loader / TORCH_DTYPES in scripts/vllm_schema.py) or add the "
-        f"module to STUBS when it is a missing heavy package"
-    )
+    """A SchemaError naming the module vLLM lacks, or where importing it failed and the
+    stubbed names read last (see TORCH_DTYPES and _Loader for the facts stubs give)."""
+    return _sg.import_failure(exc, root, "vLLM", "scripts/vllm_schema.py")
 
 
 class _Loader(_sg._StubLoader):
@@ -538,8 +462,7 @@ def find_def(path, *names):
     return node
 
 
-class SchemaError(Exception):
-    pass
+SchemaError = _sg.SchemaError  # one error class for both engines' dumps
 
 
 # --------------------------------------------------------------------------
@@ -825,9 +748,9 @@ def build_real_parser(root):
         au = importlib.import_module("vllm.utils.argparse_utils")
         mod = importlib.import_module(module)
         cli_serve = importlib.import_module("vllm.entrypoints.cli.serve")
-    except (ImportError, SchemaError):
+    except SchemaError:
         raise
-    except Exception as exc:  # an import-time assert/TypeError: name the stub
+    except Exception as exc:  # a missing module, an import-time assert: name it
         raise import_failure(exc, root) from exc
     for m in (au, mod):
         if not os.path.abspath(m.__file__).startswith(os.path.abspath(root) + os.sep):
