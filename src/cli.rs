@@ -73,7 +73,7 @@ pub struct JsArgs {
     /// Time all the JavaScript of one file may take together (loading,
     /// rendering, every click of --all-selections), in milliseconds (1 to
     /// 3,600,000) [default: 20000; with --all-selections, --time-limit + 10 s;
-    /// for the docs pages `check` explores, 130000].
+    /// for the docs pages `check` and `lint-docs` explore, 130000].
     #[arg(long, global = true, value_name = "MS",
           value_parser = clap::value_parser!(u64).range(1..=MAX_TIME_LIMIT_MS))]
     pub js_total_time_limit: Option<u64>,

@@ -350,22 +350,40 @@ fn own_findings<'a>(deployments: impl Iterator<Item = &'a Deployment>) -> Vec<Fi
                 .collect(),
         };
         for f in made {
-            // A generator's states print the same text at the same place of
-            // their rendered views: the place is the component's, not the view's.
-            let at = match f.primary.as_ref() {
-                Some(span) => match span.origin() {
-                    crate::span::Origin::Rendered { file, .. } => format!(
-                        "{} <{}>:{}:{}",
-                        file.display(),
-                        d.origin.component.as_deref().unwrap_or(""),
-                        span.pos.line,
-                        span.pos.col
-                    ),
-                    _ => span.to_string(),
-                },
-                None => String::new(),
+            // The same defect of a generator's states: the same words (the
+            // refused ones, the comment and the line it cuts off) printed by
+            // the same component, wherever they fall in each state's text.
+            let place = match f.primary.as_ref().map(|s| s.origin()) {
+                Some(crate::span::Origin::Rendered { file, .. }) => format!(
+                    "{} <{}>",
+                    file.display(),
+                    d.origin.component.as_deref().unwrap_or("")
+                ),
+                _ => f
+                    .primary
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
             };
-            let key = format!("{}\u{0}{side}\u{0}{at}\u{0}{}", f.kind, f.message.plain());
+            let words: Vec<&str> = f
+                .primary
+                .iter()
+                .chain(f.related.iter().map(|r| &r.span))
+                .map(|s| s.source().text().get(s.start..s.end).unwrap_or(""))
+                .collect();
+            let said = match &f.about {
+                About::Command {
+                    rule: Some(_),
+                    detail,
+                    ..
+                } => detail.as_str(),
+                _ => "",
+            };
+            let key = format!(
+                "{}\u{0}{side}\u{0}{place}\u{0}{}\u{0}{said}",
+                f.kind,
+                words.join("\u{0}")
+            );
             let slot = *slots.entry(key).or_insert_with(|| {
                 out.push(f);
                 out.len() - 1

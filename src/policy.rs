@@ -61,6 +61,10 @@ pub struct ClassLists {
     /// absent.
     #[serde(default, rename = "newer-release")]
     pub newer_release: Option<Level>,
+    /// The severity of `state-budget` (RD016: a generator with more states
+    /// than the state budget, cut there); warning when absent.
+    #[serde(default, rename = "state-budget")]
+    pub state_budget: Option<Level>,
 }
 
 /// A severity a config gives a finding kind (`policy: {coverage: ...}`).
@@ -147,6 +151,12 @@ impl Policy {
     /// (they are warnings otherwise).
     pub fn newer_release(&self) -> Option<Level> {
         self.user.newer_release
+    }
+
+    /// The severity the config gives `state-budget` findings, if it gives one
+    /// (they are warnings otherwise).
+    pub fn state_budget(&self) -> Option<Level> {
+        self.user.state_budget
     }
 
     /// The class of a canonical key.

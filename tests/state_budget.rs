@@ -345,3 +345,26 @@ fn the_budget_messages_name_flags_the_command_has() {
     let (_, help, _) = run(&["check", "--help"]);
     assert!(help.contains("--max-states <N>"), "{help}");
 }
+
+/// The policy sets the cut's severity in `check`: `state-budget: error`
+/// fails the run (exit 1), where the default warning exits 0.
+#[test]
+fn the_policy_sets_the_cuts_severity() {
+    let (code, out, err) = check(
+        UNRELATED,
+        &[
+            "--max-states",
+            "3",
+            "--config",
+            "fixtures/budget/state-budget-error.yaml",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    let doc = json(&out, &err);
+    let c = cuts(&doc);
+    assert_eq!(c.len(), 1, "{out}");
+    assert_eq!(c[0]["severity"], "error");
+    assert_eq!(doc["summary"]["errors"], 1, "{:#}", doc["summary"]);
+}

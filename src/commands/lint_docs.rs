@@ -25,10 +25,12 @@ pub(super) fn run(args: LintDocsArgs) -> Result<Output, Error> {
     let max_states = usize::try_from(max_states).unwrap_or(usize::MAX);
     let opts = LintOptions {
         docs_root,
+        // Linting explores every state, as `check` does: the same budget.
         limits: extract::jsx::Limits {
             states: max_states,
             ..extract::jsx::Limits::default()
-        },
+        }
+        .exploring(extract::jsx::DEFAULT_TIME_LIMIT),
         max_states,
         resolve,
     };

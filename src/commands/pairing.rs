@@ -156,7 +156,15 @@ impl Run<'_> {
         // paired and compared above; the cut is a finding of its own.
         let mut coverage = pairing.coverage;
         coverage.extend(docs.cuts.into_iter().map(|c| {
-            Finding::state_budget(&c.component, c.at, c.states, "read, paired and compared")
+            let mut f =
+                Finding::state_budget(&c.component, c.at, c.states, "read, paired and compared");
+            f.severity = match self.policy.state_budget() {
+                Some(crate::policy::Level::Error) => crate::finding::Severity::Error,
+                Some(crate::policy::Level::Info) => crate::finding::Severity::Info,
+                Some(crate::policy::Level::Warning) => crate::finding::Severity::Warning,
+                None => f.severity,
+            };
+            f
         }));
         Ok(Found {
             failures,

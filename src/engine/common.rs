@@ -105,7 +105,7 @@ pub fn version_hint(version: &VersionUsed, launch: &Launch) -> String {
         .map(|i| format!(" (the image {} names no release)", i.value))
         .unwrap_or_default();
     format!(
-        "; no engine version was given{image}, so the newest bundled release {} was used: give --engine-version, or engine-version: on the link",
+        "; no engine version was given{image}, so the newest bundled release {} was used: give --engine-version, or engine-version: on a config link",
         version.version
     )
 }

@@ -11,6 +11,9 @@
 //!   `user@host:~$ ` prompts and `> ` continuation prompts: blanked;
 //! - in a `console` block that has prompts, a line that is no command and
 //!   continues none (the output a transcript shows): blanked;
+//! - a diff listing (every line marked `+ `, `- ` or two blanks, one at
+//!   least added or removed): its new side, markers blanked and removed
+//!   lines blanked (a `\` kept where a continuation runs through them);
 //! - a CRLF line ending: the CR is blanked (a `\` before it still continues
 //!   the line);
 //! - a docs placeholder (`<your-token>`, `<use args below>`) where bash would
@@ -393,6 +396,7 @@ fn frame(page: &Source, block: &Block<'_>) -> Framed {
             }
         }
     }
+    new_side_of_diff(&mut b);
     let has_prompts = block.console
         && line_ranges(&b).any(|(s, e)| {
             prompt_len(&b[blanks_end(&b, s, e)..e], true).is_some_and(|(_, ps1)| ps1)
@@ -544,6 +548,52 @@ fn frame(page: &Source, block: &Block<'_>) -> Framed {
     }
 }
 
+/// A diff listing (a generator's "changes against the base" view: every
+/// line that is not blank marked `+ ` added, `- ` removed or `  ` kept, at
+/// least one added or removed) shows the reader the command's new side:
+/// the markers are blanked and so is each removed line, but for a `\` at its
+/// end when the line kept before it continues (so that continuation joins
+/// the next kept line, as if the removed line were not there). Other text is
+/// left as it is.
+fn new_side_of_diff(b: &mut [u8]) {
+    // Per line: its range and its mark (`None` for a blank line).
+    let mut marked: Vec<(usize, usize, Option<u8>)> = Vec::new();
+    let mut changed = false;
+    for (s, e) in line_ranges(b) {
+        let line = &b[s..e];
+        if line.iter().all(|c| *c == b' ' || *c == b'\t') {
+            marked.push((s, e, None));
+            continue;
+        }
+        let mark = match line {
+            [m @ (b'+' | b'-')] | [m @ (b'+' | b'-'), b' ', ..] => *m,
+            [b' ', b' ', ..] => b' ',
+            _ => return,
+        };
+        changed |= mark != b' ';
+        marked.push((s, e, Some(mark)));
+    }
+    if !changed {
+        return;
+    }
+    let mut kept_continues = false;
+    for (s, e, mark) in marked {
+        match mark {
+            None => kept_continues = false,
+            Some(b'-') => {
+                b[s..e].fill(b' ');
+                if kept_continues {
+                    b[e - 1] = b'\\';
+                }
+            }
+            Some(_) => {
+                b[s..(s + 2).min(e)].fill(b' ');
+                kept_continues = b[e - 1] == b'\\';
+            }
+        }
+    }
+}
+
 /// The lines of a text as byte ranges without their `\n`.
 fn line_ranges(b: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut at = 0;
@@ -621,7 +671,9 @@ fn heredoc(b: &[u8], mut i: usize, end: usize, heredocs: &mut Vec<(String, bool)
 /// `<use args below>`): `<`, text with no quote, `$`, backquote, `<`, `>`,
 /// `;`, `&` or `|` on the line, and `>`. Bash would read it as
 /// redirections; a reader fills it in. Without blanks inside, the `>` ends
-/// a word (a blank, the line's end or `;&|)` follows); with blanks inside,
+/// a word (a blank, the line's end or `;&|)` follows) or a part of one (an
+/// address's `:`, `/`, `,` or `@` follows: `<node0-ip>:20000`, where bash
+/// would write a file named `:20000`); with blanks inside,
 /// the line's end or `;&|)` must follow, where bash would fail (`<in.txt
 /// >out.txt` and `<a b> c` stay redirections).
 fn placeholder_len(rest: &str) -> Option<usize> {
@@ -645,7 +697,7 @@ fn placeholder_len(rest: &str) -> Option<usize> {
     let ok = if blanks {
         ends_line
     } else {
-        ends_line || matches!(after, Some(' ' | '\t'))
+        ends_line || matches!(after, Some(' ' | '\t' | ':' | '/' | ',' | '@'))
     };
     ok.then_some(close + 2)
 }
@@ -744,6 +796,35 @@ mod tests {
 
     fn argv(l: &Launch) -> Vec<&str> {
         l.argv.iter().map(|t| t.text.as_str()).collect()
+    }
+
+    #[test]
+    fn a_placeholder_in_an_address_is_a_placeholder() {
+        let l = launches("sglang serve --dist-init-addr <node0-ip>:20000 --tp 2\n");
+        assert_eq!(l.len(), 1);
+        assert_eq!(
+            argv(&l[0]),
+            ["--dist-init-addr", "<node0-ip>:20000", "--tp", "2"]
+        );
+    }
+
+    #[test]
+    fn a_diff_listing_is_read_as_its_new_side() {
+        let text = "  sglang serve \\\n-   --tp 8 \\\n-   --mamba-scheduler-strategy x \\\n+   --tp 4 \\\n    --model-path a/b\n-   --port 1\n";
+        let l = launches(text);
+        assert_eq!(l.len(), 1);
+        assert_eq!(argv(&l[0]), ["--tp", "4", "--model-path", "a/b"]);
+        // Positions stay the page's.
+        assert_eq!(l[0].argv[0].span.pos.line, 4);
+        assert_eq!(l[0].argv[0].span.pos.col, 5);
+    }
+
+    #[test]
+    fn text_with_an_unmarked_line_is_no_diff_listing() {
+        // `- x` on its own line is a command named `-` here, as bash reads it.
+        let l = launches("sglang serve --tp 8 \\\n+ --tp 4\n");
+        assert_eq!(l.len(), 1);
+        assert_eq!(argv(&l[0]), ["--tp", "8", "+", "--tp", "4"]);
     }
 
     #[test]

@@ -179,7 +179,7 @@ mod tests {
         );
         let m = refusal(
             "sglang",
-            "sglang 0.5.23: argument --node-rank: expected one argument; no engine version was given, so the newest bundled release 0.5.23 was used: give --engine-version, or engine-version: on the link",
+            "sglang 0.5.23: argument --node-rank: expected one argument; no engine version was given, so the newest bundled release 0.5.23 was used: give --engine-version, or engine-version: on a config link",
             "sglang serve --node-rank <node-rank>",
         );
         assert_eq!(

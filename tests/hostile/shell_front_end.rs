@@ -261,3 +261,29 @@ fn a_script_a_block_runs_is_listed_as_not_read() {
     );
     assert!(o.stdout.contains("launch 1: sglang serve"), "{}", o.both());
 }
+
+/// A diff listing of a command against a base (a generator's "changes"
+/// view, every line marked `+ `, `- ` or two blanks) shows its new side:
+/// the removed `--tp 8` and `--mamba-scheduler-strategy` are not the
+/// reader's command, the added `--tp 4` is, and the continuation runs
+/// through the removed lines. Read as bash, the markers would be words
+/// (`+`, `-`) that the engine refuses.
+#[test]
+fn a_diff_listing_is_read_as_its_new_side() {
+    let l = one(
+        "  sglang serve \\\n-   --tp 8 \\\n-   --mamba-scheduler-strategy extra_buffer \\\n+   --tp 4 \\\n    --model-path org/m \\\n+   --kv-cache-dtype fp8_e4m3\n-   --port 1",
+    );
+    assert_eq!(
+        argv(&l),
+        [
+            "--tp",
+            "4",
+            "--model-path",
+            "org/m",
+            "--kv-cache-dtype",
+            "fp8_e4m3"
+        ]
+    );
+    assert_eq!(l["argv"][0]["span"]["line"], 7, "{l:#}");
+    assert_eq!(l["argv"][0]["span"]["col"], 5, "{l:#}");
+}
