@@ -103,3 +103,74 @@ fn hostile_html_is_read_in_linear_time() {
         assert!(o.wall.as_secs() < 10, "{name}: {}", o.both());
     }
 }
+
+/// `compare GEN r.txt` against a recipe with `--tp 4`: the exit code and
+/// output.
+fn compare_tp4(src: &str) -> (Option<i32>, String) {
+    let repo = Repo::new();
+    repo.write("gen.jsx", src);
+    repo.write("r.txt", "sglang serve --model-path m --tp 4\n");
+    let o = repo.run_deterministic(&["compare", "gen.jsx", "r.txt", "--offline"]);
+    o.assert_bounded().assert_no_leak();
+    (o.code, o.both())
+}
+
+/// Issue 24, fresh adversary (class 4): elements a generator renders that a
+/// browser does not show (`hidden`, `<template>`, `<noscript>` with
+/// scripts on, `display: none`) hold no command a reader sees. Each
+/// generator shows `--tp 8` (or no `--tp`) and hides `--tp 4`, the
+/// recipe's: the comparison must not be green. Today each is read as the
+/// visible command and `compare` says no drift.
+#[test]
+#[ignore = "issue 24 adversary: JSX `hidden`/`<template>`/`<noscript>`/display:none elements are read as the visible command (false no-drift)"]
+fn adversary_hidden_jsx_elements_are_not_the_visible_command() {
+    for src in [
+        // A hidden <pre>; the visible command is in a <code>.
+        "export const Gen = () => <div><pre hidden>{'sglang serve --model-path m --tp 4'}</pre><code>{'sglang serve --model-path m --tp 8'}</code></div>;\n",
+        "export const Gen = () => <div><div hidden><pre>{'sglang serve --model-path m --tp 4'}</pre></div><p><code>{'sglang serve --model-path m --tp 8'}</code></p></div>;\n",
+        "export const Gen = () => <div><template><pre>{'sglang serve --model-path m --tp 4'}</pre></template><code>{'sglang serve --model-path m --tp 8'}</code></div>;\n",
+        "export const Gen = () => <div><pre style={{display: 'none'}}>{'sglang serve --model-path m --tp 4'}</pre><code>{'sglang serve --model-path m --tp 8'}</code></div>;\n",
+        // The `--tp 4` is a hidden span inside the shown command.
+        "export const Gen = () => <div><pre>{'sglang serve --model-path m'}<span hidden>{' --tp 4'}</span></pre></div>;\n",
+        "export const Gen = () => <pre><noscript>{'sglang serve --model-path m --tp 4'}</noscript></pre>;\n",
+    ] {
+        let (code, out) = compare_tp4(src);
+        assert_ne!(code, Some(0), "{src}\n{out}");
+    }
+    // And the other way: a hidden `--tp 8` inside a shown `--tp 4` command
+    // is no drift.
+    let (code, out) = compare_tp4(
+        "export const Gen = () => <div><pre>{'sglang serve --model-path m --tp 4'}<span hidden>{' --tp 8'}</span></pre></div>;\n",
+    );
+    assert_eq!(code, Some(0), "{out}");
+}
+
+/// Shown elements that only look hidden are read: `aria-hidden` (a screen
+/// reader's hint, still painted), `hidden={false}` (React omits it), a
+/// `<details>` (shown when opened).
+#[test]
+fn adversary_elements_that_are_shown_are_read() {
+    for src in [
+        "export const Gen = () => <pre aria-hidden=\"true\">{'sglang serve --model-path m --tp 4'}</pre>;\n",
+        "export const Gen = () => <pre hidden={false}>{'sglang serve --model-path m --tp 4'}</pre>;\n",
+        "export const Gen = () => <details><summary>cmd</summary><pre>{'sglang serve --model-path m --tp 4'}</pre></details>;\n",
+    ] {
+        let (code, out) = compare_tp4(src);
+        assert_eq!(code, Some(0), "{src}\n{out}");
+    }
+}
+
+/// HTML set with `dangerouslySetInnerHTML` with hidden parts of other
+/// kinds: nothing of them is read.
+#[test]
+fn adversary_hidden_inner_html_is_not_read() {
+    for html in [
+        "'sglang serve --model-path m --tp 4<noscript> --tp 8</noscript>'",
+        "'sglang serve --model-path m --tp 4<div hidden=\"\"> --tp 8</div>'",
+        "'sglang serve --model-path m --tp 4<iframe> --tp 8</iframe>'",
+        "'sglang serve --model-path m --tp 4<!-- --tp 8 -- >--><template><b> --tp 8</b></template>'",
+    ] {
+        let (code, out) = compare_tp4(&inner(html));
+        assert_eq!(code, Some(0), "{html}\n{out}");
+    }
+}
