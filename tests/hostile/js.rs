@@ -345,3 +345,58 @@ fn a_handler_that_throws_is_a_crash_path_in_every_batch() {
         o.both()
     );
 }
+
+/// A generator printing `--tp {tp}` for `expr`, compared with a recipe at
+/// `--tp 4`: the exit code and output.
+fn compare_expr_tp4(expr: &str) -> (Option<i32>, String) {
+    let repo = Repo::new();
+    repo.write(
+        "gen.jsx",
+        format!(
+            "export const Gen = () => {{\n  const tp = {expr};\n  return <pre>{{'sglang serve --model-path m --tp ' + tp}}</pre>;\n}};\n"
+        ),
+    );
+    repo.write("r.txt", "sglang serve --model-path m --tp 4\n");
+    let o = repo.run_deterministic(&["compare", "gen.jsx", "r.txt", "--offline"]);
+    o.assert_bounded().assert_no_leak();
+    (o.code, o.both())
+}
+
+/// Issue 24, fresh adversary (class 4): what every browser gives alike is
+/// read as a browser gives it: the page is rendered on the client
+/// (`window` exists) and a user agent string is never empty.
+#[test]
+fn adversary_what_every_browser_gives_is_read() {
+    for expr in [
+        "typeof window === 'undefined' ? 8 : 4",
+        "navigator.userAgent ? 4 : 8",
+    ] {
+        let (code, out) = compare_expr_tp4(expr);
+        assert_eq!(code, Some(0), "{expr}\n{out}");
+    }
+}
+
+/// A command that depends on the reader's browser (the real clock,
+/// `performance.now()`, `Math.random()`, the window's width, the CPU count,
+/// the page's protocol, the referrer) is not one command: recipe-drift's
+/// fixed stand-ins (2025-01-01, 0, a seeded random, empty truthy objects)
+/// pick one silently. Each expression below gives `--tp 8` to every reader
+/// today, or to most (a desktop window, a multi-core machine, an https docs
+/// site, a page opened directly), and recipe-drift reads `--tp 4`, the
+/// recipe's: green. It must be drift, or flagged as uncertain (not exit 0).
+#[test]
+#[ignore = "issue 24 adversary: a command computed from the clock, performance.now, Math.random or browser properties is fixed silently (false no-drift)"]
+fn adversary_a_command_that_depends_on_the_readers_browser_is_not_fixed_silently() {
+    for expr in [
+        "new Date().getFullYear() >= 2026 ? 8 : 4",
+        "performance.now() > 0 ? 8 : 4",
+        "Math.random() < 0.5 ? 8 : 4",
+        "window.innerWidth >= 1024 ? 8 : 4",
+        "navigator.hardwareConcurrency >= 2 ? 8 : 4",
+        "window.location.protocol === 'https:' ? 8 : 4",
+        "document.referrer ? 4 : 8",
+    ] {
+        let (code, out) = compare_expr_tp4(expr);
+        assert_ne!(code, Some(0), "{expr}\n{out}");
+    }
+}
