@@ -453,3 +453,62 @@ fn adversary_regex_brace_does_not_end_an_mdx_expression() {
     assert_eq!(code, Some(2), "{out}");
     assert!(out.contains("x.mdx:3:1"), "{out}");
 }
+
+/// An `.mdx` page whose imported component wraps a fenced block: MDX
+/// compiles the fence as a code block, its text shown as written (the
+/// oracle's `@mdx-js/mdx` 3 rendering of such a page holds the fence's text
+/// verbatim). The component is rendered with its children's source spliced
+/// in as JSX, so the fence's text is read as JSX: a `<pre>` after a bash
+/// comment renders as a command no reader sees, `{x}` runs as JavaScript,
+/// and `${TP:-4}` or a JSON argument is a "JSX syntax error".
+fn boxed(fence_text: &str, before: &str) -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        "docs/box.jsx",
+        "export const Box = ({ children }) => <div>{children}</div>;\n",
+    );
+    repo.write(
+        "docs/page.mdx",
+        format!("import {{ Box }} from './box.jsx';\n\n{before}<Box>\n\n```bash\n{fence_text}\n```\n\n</Box>\n"),
+    );
+    repo.write("recipe.sh", "sglang serve --model-path m --tp 4\n");
+    repo
+}
+
+/// The reader sees a `curl` with a shell comment (and the server started
+/// from a Python block, `--tp 8`); recipe-drift reads the `<pre>` in the
+/// comment as the page's command, `--tp 4`, and says no drift.
+#[test]
+#[ignore = "issue 24 adversary: a fence inside an imported MDX component is spliced in as JSX; a `<pre>` in a bash comment is read as the command (false no-drift)"]
+fn adversary_fence_text_in_a_component_is_not_jsx() {
+    for before in [
+        "",
+        "```python\nserver, port = launch_server_cmd(\"python3 -m sglang.launch_server --model-path m --tp 8\")\n```\n\n",
+    ] {
+        let repo = boxed(
+            "curl -s localhost:30000/health # <pre>sglang serve --model-path m --tp 4</pre>",
+            before,
+        );
+        let o = repo.run_deterministic(&["compare", "docs/page.mdx", "recipe.sh", "--offline"]);
+        o.assert_bounded().assert_no_leak();
+        assert_ne!(o.code, Some(0), "{}", o.both());
+    }
+}
+
+/// The fence's text is shell, shown as written: `${TP:-4}`, a JSON
+/// argument and `{x}` are read as bash reads them, never as JSX (exit 0,
+/// `--tp 4` against the recipe's `--tp 4`).
+#[test]
+#[ignore = "issue 24 adversary: `${X:-d}`, JSON or `{x}` in a fence inside an imported MDX component is a JSX/JavaScript error (exit 2)"]
+fn adversary_shell_braces_in_a_fence_inside_a_component_are_text() {
+    for text in [
+        "sglang serve --model-path m --tp ${TP:-4}",
+        "sglang serve --model-path m --tp 4 --json-model-override-args '{\"a\": 1}'",
+        "sglang serve --model-path m --tp 4 --served-model-name {x}",
+    ] {
+        let repo = boxed(text, "");
+        let o = repo.run_deterministic(&["compare", "docs/page.mdx", "recipe.sh", "--offline"]);
+        o.assert_bounded().assert_no_leak();
+        assert_eq!(o.code, Some(0), "{text}\n{}", o.both());
+    }
+}
