@@ -479,7 +479,7 @@ fn boxed(fence_text: &str, before: &str) -> Repo {
 /// from a Python block, `--tp 8`); recipe-drift reads the `<pre>` in the
 /// comment as the page's command, `--tp 4`, and says no drift.
 #[test]
-#[ignore = "issue 24 adversary: a fence inside an imported MDX component is spliced in as JSX; a `<pre>` in a bash comment is read as the command (false no-drift)"]
+#[ignore = "issue 24 adversary: a fence inside an imported MDX component is spliced in as JSX; a `<pre>` in a bash comment or a code span is read as the command (false no-drift)"]
 fn adversary_fence_text_in_a_component_is_not_jsx() {
     for before in [
         "",
@@ -493,22 +493,43 @@ fn adversary_fence_text_in_a_component_is_not_jsx() {
         o.assert_bounded().assert_no_leak();
         assert_ne!(o.code, Some(0), "{}", o.both());
     }
+    // An inline code span in the component's Markdown: MDX shows it as
+    // code text, no `<pre>` at all.
+    let repo = boxed("echo", "");
+    repo.write(
+        "docs/page.mdx",
+        "import { Box } from './box.jsx';\n\n<Box>\n\nThe server prints its command in `<pre>sglang serve --model-path m --tp 4</pre>`.\n\n</Box>\n",
+    );
+    let o = repo.run_deterministic(&["compare", "docs/page.mdx", "recipe.sh", "--offline"]);
+    o.assert_bounded();
+    assert_ne!(o.code, Some(0), "{}", o.both());
 }
 
 /// The fence's text is shell, shown as written: `${TP:-4}`, a JSON
 /// argument and `{x}` are read as bash reads them, never as JSX (exit 0,
 /// `--tp 4` against the recipe's `--tp 4`).
 #[test]
-#[ignore = "issue 24 adversary: `${X:-d}`, JSON or `{x}` in a fence inside an imported MDX component is a JSX/JavaScript error (exit 2)"]
+#[ignore = "issue 24 adversary: `${X:-d}`, JSON or `{x}` in a fence inside an imported MDX component is a JSX/JavaScript error, a `<pre>` child counts twice (exit 2)"]
 fn adversary_shell_braces_in_a_fence_inside_a_component_are_text() {
     for text in [
         "sglang serve --model-path m --tp ${TP:-4}",
         "sglang serve --model-path m --tp 4 --json-model-override-args '{\"a\": 1}'",
         "sglang serve --model-path m --tp 4 --served-model-name {x}",
+        "sglang serve --model-path m --tp 4 # <b>",
     ] {
         let repo = boxed(text, "");
         let o = repo.run_deterministic(&["compare", "docs/page.mdx", "recipe.sh", "--offline"]);
         o.assert_bounded().assert_no_leak();
         assert_eq!(o.code, Some(0), "{text}\n{}", o.both());
     }
+    // A `<pre>` written in the component's children is one command (MDX
+    // renders it once), not two.
+    let repo = boxed("echo", "");
+    repo.write(
+        "docs/page.mdx",
+        "import { Box } from './box.jsx';\n\n<Box>\n<pre>sglang serve --model-path m --tp 4</pre>\n</Box>\n",
+    );
+    let o = repo.run_deterministic(&["compare", "docs/page.mdx", "recipe.sh", "--offline"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
 }
