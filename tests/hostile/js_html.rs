@@ -130,6 +130,8 @@ fn adversary_hidden_jsx_elements_are_not_the_visible_command() {
         "export const Gen = () => <div><div hidden><pre>{'sglang serve --model-path m --tp 4'}</pre></div><p><code>{'sglang serve --model-path m --tp 8'}</code></p></div>;\n",
         "export const Gen = () => <div><template><pre>{'sglang serve --model-path m --tp 4'}</pre></template><code>{'sglang serve --model-path m --tp 8'}</code></div>;\n",
         "export const Gen = () => <div><pre style={{display: 'none'}}>{'sglang serve --model-path m --tp 4'}</pre><code>{'sglang serve --model-path m --tp 8'}</code></div>;\n",
+        // Tailwind's `hidden` class is `display: none`.
+        "export const Gen = () => <div><pre className=\"hidden\">{'sglang serve --model-path m --tp 4'}</pre><code>{'sglang serve --model-path m --tp 8'}</code></div>;\n",
         // The `--tp 4` is a hidden span inside the shown command.
         "export const Gen = () => <div><pre>{'sglang serve --model-path m'}<span hidden>{' --tp 4'}</span></pre></div>;\n",
         "export const Gen = () => <pre><noscript>{'sglang serve --model-path m --tp 4'}</noscript></pre>;\n",
@@ -173,4 +175,17 @@ fn adversary_hidden_inner_html_is_not_read() {
         let (code, out) = compare_tp4(&inner(html));
         assert_eq!(code, Some(0), "{html}\n{out}");
     }
+}
+
+/// A copy button that copies another command than the one shown: the reader
+/// who clicks it runs `--tp 8`, recipe-drift reads the shown `--tp 4` (the
+/// recipe's) and says no drift. What is copied is a command a reader runs:
+/// it must be read too, or the difference flagged.
+#[test]
+#[ignore = "issue 24 adversary: a copy button's clipboard text that differs from the shown command is never read (false no-drift)"]
+fn adversary_the_copied_command_is_read_too() {
+    let (code, out) = compare_tp4(
+        "export const Gen = () => {\n  const shown = 'sglang serve --model-path m --tp 4';\n  const copied = 'sglang serve --model-path m --tp 8';\n  return <div><pre>{shown}</pre><button onClick={() => navigator.clipboard.writeText(copied)}>Copy</button></div>;\n};\n",
+    );
+    assert_ne!(code, Some(0), "{out}");
 }
