@@ -402,7 +402,7 @@ fn adversary_fences_in_inert_elements_are_errors() {
 /// (Today it is read: against a recipe with the same `--tp 4`, green while
 /// the reader sees no command at all.)
 #[test]
-#[ignore = "issue 24 adversary: a fence inside `<div hidden>` / `display:none` is read as the page's command"]
+#[ignore = "issue 24 adversary: a fence inside `<div hidden>` / `display:none`, or a `<pre hidden>`, is read as the page's command"]
 fn adversary_fence_in_a_hidden_element_is_not_the_pages_command() {
     for (name, open) in [
         ("x.md", "<div hidden>"),
@@ -415,6 +415,24 @@ fn adversary_fence_in_a_hidden_element_is_not_the_pages_command() {
         let (code, out) = compare(name, &page, "sglang serve --model-path m --tp 4\n");
         assert_eq!(code, Some(2), "{page}\n{out}");
         assert!(out.contains(&format!("{name}:3:1")), "{page}\n{out}");
+    }
+    // A raw `<pre hidden>` (or one hidden by its style) is not shown either.
+    for (name, page) in [
+        (
+            "x.md",
+            "<pre hidden>sglang serve --model-path m --tp 4</pre>\n",
+        ),
+        (
+            "x.mdx",
+            "<pre hidden>sglang serve --model-path m --tp 4</pre>\n",
+        ),
+        (
+            "x.mdx",
+            "<pre style={{display: \"none\"}}>sglang serve --model-path m --tp 4</pre>\n",
+        ),
+    ] {
+        let (code, out) = compare(name, page, "sglang serve --model-path m --tp 4\n");
+        assert_ne!(code, Some(0), "{page}\n{out}");
     }
 }
 
@@ -532,4 +550,26 @@ fn adversary_shell_braces_in_a_fence_inside_a_component_are_text() {
     let o = repo.run_deterministic(&["compare", "docs/page.mdx", "recipe.sh", "--offline"]);
     o.assert_bounded();
     assert_eq!(o.code, Some(0), "{}", o.both());
+}
+
+/// Tabs are alternatives: a reader on the NVIDIA tab runs that tab's block,
+/// not the AMD tab's "Environment" block. recipe-drift passes the AMD tab's
+/// `export TP=4` on to the NVIDIA command (`--tp ${TP:-8}`, which that
+/// reader runs as `--tp 8`) and says no drift against a recipe at `--tp 4`.
+#[test]
+#[ignore = "issue 24 adversary: an Environment block in one <Tab> reaches the command of another tab (false no-drift)"]
+fn adversary_an_environment_block_does_not_cross_tabs() {
+    let page = "<Tabs>\n<Tab title=\"AMD\">\n\n```bash\nexport TP=4\n```\n\n</Tab>\n<Tab title=\"NVIDIA\">\n\n```bash\nsglang serve --model-path m --tp ${TP:-8}\n```\n\n</Tab>\n</Tabs>\n";
+    let got = launches("x.mdx", page).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(got, [["--model-path", "m", "--tp", "8"]], "{page}");
+    let (code, out) = compare("x.mdx", page, "sglang serve --model-path m --tp 4\n");
+    assert_eq!(code, Some(1), "{out}");
+}
+
+/// Within one tab, an Environment block does reach the command after it.
+#[test]
+fn adversary_an_environment_block_reaches_its_own_tabs_command() {
+    let page = "<Tabs>\n<Tab title=\"NVIDIA\">\n\n```bash\nexport TP=4\n```\n\n```bash\nsglang serve --model-path m --tp ${TP:-8}\n```\n\n</Tab>\n</Tabs>\n";
+    let got = launches("x.mdx", page).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(got, [["--model-path", "m", "--tp", "4"]], "{page}");
 }
