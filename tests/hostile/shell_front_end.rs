@@ -863,3 +863,40 @@ fn adversary_unset_without_a_variable_unsets_the_function() {
     o.assert_bounded();
     assert_eq!(o.code, Some(1), "{}", o.both());
 }
+
+/// `vllm serve <org>/<model>` is the docs' placeholder for the model (the
+/// reader fills in both parts); bash would read `<org` and `>/` as
+/// redirections, so recipe-drift drops the word and takes vLLM's default
+/// model (Qwen/Qwen3-0.6B): against a recipe serving that model, `compare`
+/// says the model is equivalent, green, for a model the reader chooses.
+/// (`vllm serve <model>`, a placeholder followed by a blank, is unknown, as
+/// it should be.)
+#[test]
+#[ignore = "issue 24 adversary: `<org>/<model>` is read as redirections; the model becomes vLLM's default and matches (false no-drift on model)"]
+fn adversary_org_slash_model_placeholder_is_unknown() {
+    let repo = Repo::new();
+    repo.write("recipe.sh", "vllm serve Qwen/Qwen3-0.6B -tp 4\n");
+    repo.write(
+        "docs/page.md",
+        "```bash\nvllm serve <org>/<model> -tp 4\n```\n",
+    );
+    let o = repo.run_deterministic(&["compare", "docs/page.md", "recipe.sh", "--offline"]);
+    o.assert_bounded();
+    assert_ne!(o.code, Some(0), "{}", o.both());
+    let l = one("sglang serve --model-path <org>/<model> --tp 4");
+    assert_eq!(argv(&l), ["--model-path", "<org>/<model>", "--tp", "4"]);
+    assert_eq!(l["argv"][1]["provenance"]["kind"], "unknown", "{l}");
+}
+
+/// The placeholder shapes recipe-drift takes off today: a `<model>`
+/// followed by a blank is unknown, not vLLM's default model.
+#[test]
+fn adversary_a_blank_ended_placeholder_model_is_unknown() {
+    let repo = Repo::new();
+    repo.write("recipe.sh", "vllm serve Qwen/Qwen3-0.6B -tp 4\n");
+    repo.write("docs/page.md", "```bash\nvllm serve <model> -tp 4\n```\n");
+    let o = repo.run_deterministic(&["compare", "docs/page.md", "recipe.sh", "--offline"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("placeholder"), "{}", o.both());
+}
