@@ -402,7 +402,7 @@ fn adversary_fences_in_inert_elements_are_errors() {
 /// (Today it is read: against a recipe with the same `--tp 4`, green while
 /// the reader sees no command at all.)
 #[test]
-#[ignore = "issue 24 adversary: a fence inside `<div hidden>` / `display:none`, or a `<pre hidden>`, is read as the page's command"]
+#[ignore = "issue 24 adversary: a fence inside `<div hidden>` / `display:none`, or a `<pre hidden>`, `<dialog>`, `<canvas>`, `<video>`, is read as the page's command"]
 fn adversary_fence_in_a_hidden_element_is_not_the_pages_command() {
     for (name, open) in [
         ("x.md", "<div hidden>"),
@@ -415,6 +415,16 @@ fn adversary_fence_in_a_hidden_element_is_not_the_pages_command() {
         let (code, out) = compare(name, &page, "sglang serve --model-path m --tp 4\n");
         assert_eq!(code, Some(2), "{page}\n{out}");
         assert!(out.contains(&format!("{name}:3:1")), "{page}\n{out}");
+    }
+    // Elements a browser's own style sheet hides (`dialog` not open,
+    // `datalist`) or whose children are fallback content a browser with
+    // scripts and media support does not render (`canvas`, `video`,
+    // `audio`): the fence is not shown there either.
+    for el in ["dialog", "datalist", "canvas", "video", "audio"] {
+        let page =
+            format!("<{el}>\n\n```bash\nsglang serve --model-path m --tp 4\n```\n\n</{el}>\n");
+        let (code, out) = compare("x.md", &page, "sglang serve --model-path m --tp 4\n");
+        assert_ne!(code, Some(0), "{page}\n{out}");
     }
     // A raw `<pre hidden>` (or one hidden by its style) is not shown either.
     for (name, page) in [

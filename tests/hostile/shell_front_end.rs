@@ -559,6 +559,9 @@ fn adversary_placeholder_with_a_port_is_one_word() {
     for (opt, value) in [
         ("--dist-init-addr", "<node0-ip>:5000"),
         ("--host", "<ip>:30000"),
+        // Real bash reads this as `<ip`, `>:`, `<port`, `> --tp`: the
+        // next option is eaten as a file name.
+        ("--dist-init-addr", "<ip>:<port>"),
     ] {
         let l = one(&format!(
             "sglang serve --model-path m {opt} {value} --tp 16 --nnodes 2"
