@@ -222,6 +222,7 @@ fn adversary_pyyaml_readings_of_a_vllm_config_value() {
             "tensor-parallel-size: 012\ntensor-parallel-size: !!str 012\n",
             1,
         ), // "012": 12
+        ("\"<<\": {tensor-parallel-size: 10}\n", 1), // a plain key `<<`: vLLM refuses `--<<`
     ] {
         let o = compare(&vllm_pair(yaml));
         assert_eq!(o.code, Some(code), "{yaml}: {}", o.both());
@@ -287,6 +288,19 @@ fn adversary_matrix_points_read_as_pyyaml_reads_them() {
         ("{? tp : 8, conc-start: 1, conc-end: 1}", "TP=8"),
         ("{\"tp\": 8, conc-start: 1, conc-end: 1}", "TP=8"),
         ("{tp: !!int \"0b1000\", conc-start: 1, conc-end: 1}", "TP=8"),
+        // A quoted `<<` is a plain key, not a merge; an explicit `!!merge`
+        // tag is one; in a sequence of merges the first wins; the point's
+        // own key beats a merge.
+        (
+            "{\"<<\": {tp: 4}, tp: 8, conc-start: 1, conc-end: 1}",
+            "TP=8",
+        ),
+        ("{!!merge <<: {tp: 8}, conc-start: 1, conc-end: 1}", "TP=8"),
+        (
+            "{<<: [{tp: 8}, {tp: 4}], conc-start: 1, conc-end: 1}",
+            "TP=8",
+        ),
+        ("{tp: 4, <<: {tp: 8}, conc-start: 1, conc-end: 1}", "TP=4"),
     ] {
         let repo = matrix(point, "");
         let o = repo.run_deterministic(&["extract", "--inferencex", ".", "--entry", "e"]);
