@@ -189,3 +189,33 @@ fn adversary_the_copied_command_is_read_too() {
     );
     assert_ne!(code, Some(0), "{out}");
 }
+
+/// Effects that write the rendered DOM through a ref or `getElementById`
+/// change what a browser shows. recipe-drift attaches no element to a ref
+/// and finds none by id, so a guarded write (`if (ref.current)`,
+/// `ref.current?.`, a callback ref) silently does nothing: it reads the
+/// pre-write `--tp 4` (the recipe's) where every reader sees `--tp 8`, or
+/// reads a `<pre>` the effect hid.
+#[test]
+#[ignore = "issue 24 adversary: DOM writes through refs / getElementById are silently skipped (refs are never attached), false no-drift"]
+fn adversary_dom_writes_through_refs_change_the_command() {
+    for src in [
+        "export const Gen = () => {\n  const ref = useRef(null);\n  useEffect(() => { if (ref.current) ref.current.textContent = 'sglang serve --model-path m --tp 8'; }, []);\n  return <pre ref={ref}>{'sglang serve --model-path m --tp 4'}</pre>;\n};\n",
+        "export const Gen = () => {\n  useEffect(() => { const el = document.getElementById('cmd'); if (el) el.textContent = 'sglang serve --model-path m --tp 8'; }, []);\n  return <pre id=\"cmd\">{'sglang serve --model-path m --tp 4'}</pre>;\n};\n",
+        "export const Gen = () => {\n  const ref = useRef(null);\n  useLayoutEffect(() => { ref.current?.setAttribute('hidden', ''); }, []);\n  return <div><pre ref={ref}>{'sglang serve --model-path m --tp 4'}</pre><code>{'sglang serve --model-path m --tp 8'}</code></div>;\n};\n",
+        "export const Gen = () => {\n  const cb = (el) => { if (el) el.textContent = 'sglang serve --model-path m --tp 8'; };\n  return <pre ref={cb}>{'sglang serve --model-path m --tp 4'}</pre>;\n};\n",
+    ] {
+        let (code, out) = compare_tp4(src);
+        assert_ne!(code, Some(0), "{src}\n{out}");
+    }
+}
+
+/// An unguarded write through a ref is an error (exit 2), never a silent
+/// stale command.
+#[test]
+fn adversary_an_unguarded_ref_write_is_an_error_not_a_stale_command() {
+    let (code, out) = compare_tp4(
+        "export const Gen = () => {\n  const ref = useRef(null);\n  useEffect(() => { ref.current.textContent = 'sglang serve --model-path m --tp 8'; }, []);\n  return <pre ref={ref}>{'sglang serve --model-path m --tp 4'}</pre>;\n};\n",
+    );
+    assert_eq!(code, Some(2), "{out}");
+}
