@@ -400,3 +400,48 @@ fn adversary_a_command_that_depends_on_the_readers_browser_is_not_fixed_silently
         assert_ne!(code, Some(0), "{expr}\n{out}");
     }
 }
+
+/// `React.memo(C, arePropsEqual)`: when the comparator says the props are
+/// equal, React does not re-render `C` (checked with React 18 and
+/// react-test-renderer: the page keeps `--tp 4` after the effect sets 8).
+/// recipe-drift ignores the comparator and reads `--tp 8`: against a
+/// recipe at `--tp 8`, no drift, while every reader sees `--tp 4`.
+#[test]
+#[ignore = "issue 24 adversary: React.memo's arePropsEqual is ignored; the memoized child is re-rendered (false no-drift)"]
+fn adversary_memo_comparator_skips_the_render() {
+    let repo = Repo::new();
+    repo.write(
+        "gen.jsx",
+        "import { memo } from 'react';\nconst Cmd = memo(({ tp }) => <pre>{'sglang serve --model-path m --tp ' + tp}</pre>, () => true);\nexport const Gen = () => { const [tp, setTp] = useState(4); useEffect(() => setTp(8), []); return <Cmd tp={tp} />; };\n",
+    );
+    for (recipe, code) in [("--tp 4", 0), ("--tp 8", 1)] {
+        repo.write("r.txt", format!("sglang serve --model-path m {recipe}\n"));
+        let o = repo.run_deterministic(&["compare", "gen.jsx", "r.txt", "--offline"]);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(code), "{recipe}: {}", o.both());
+    }
+}
+
+/// React semantics recipe-drift follows (each checked against React 18):
+/// `memo` without a comparator re-renders on a changed prop, a context
+/// provider's value reaches its consumers, a `key` change remounts,
+/// `forwardRef` passes props, a reducer's action and a functional update
+/// after an effect take effect.
+#[test]
+fn adversary_react_semantics_that_hold() {
+    for src in [
+        "import { memo } from 'react';\nconst Cmd = memo(({ tp }) => <pre>{'sglang serve --model-path m --tp ' + tp}</pre>);\nexport const Gen = () => { const [tp, setTp] = useState(4); useEffect(() => setTp(8), []); return <Cmd tp={tp} />; };\n",
+        "import { createContext, useContext } from 'react';\nconst C = createContext(4);\nconst Inner = () => <pre>{'sglang serve --model-path m --tp ' + useContext(C)}</pre>;\nexport const Gen = () => <C.Provider value={8}><Inner /></C.Provider>;\n",
+        "export const Gen = () => {\n  const [n, setN] = useState(0);\n  useEffect(() => { setN(1); }, []);\n  return <pre key={n}>{'sglang serve --model-path m --tp ' + (n ? 8 : 4)}</pre>;\n};\n",
+        "import { forwardRef } from 'react';\nconst Cmd = forwardRef((props, ref) => <pre ref={ref}>{'sglang serve --model-path m --tp ' + props.tp}</pre>);\nexport const Gen = () => <Cmd tp={8} />;\n",
+        "export const Gen = () => {\n  const [s, dispatch] = useReducer((s, a) => a === 'big' ? { tp: 8 } : s, { tp: 4 });\n  useEffect(() => dispatch('big'), []);\n  return <pre>{'sglang serve --model-path m --tp ' + s.tp}</pre>;\n};\n",
+        "export const Gen = () => {\n  const [tp, setTp] = useState(() => 4);\n  useEffect(() => { setTp(() => 8); }, [tp]);\n  return <pre>{'sglang serve --model-path m --tp ' + tp}</pre>;\n};\n",
+    ] {
+        let repo = Repo::new();
+        repo.write("gen.jsx", src);
+        repo.write("r.txt", "sglang serve --model-path m --tp 8\n");
+        let o = repo.run_deterministic(&["compare", "gen.jsx", "r.txt", "--offline"]);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(0), "{src}\n{}", o.both());
+    }
+}
