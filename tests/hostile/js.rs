@@ -445,3 +445,91 @@ fn adversary_react_semantics_that_hold() {
         assert_eq!(o.code, Some(0), "{src}\n{}", o.both());
     }
 }
+
+/// Effect ordering as React 18 runs it (each component also run with
+/// React 18 and react-test-renderer's `act`, which printed the same
+/// value): layout before passive effects, children's effects before the
+/// parent's, a render-phase update, effects with no dependency list, a
+/// child setting its parent's state, a cleanup on unmount, `Object.is`
+/// dependencies (NaN equal, a fresh object not).
+#[test]
+fn adversary_effect_order_matches_react() {
+    let body = |b: &str| format!("export const Gen = () => {{\n  {b}\n}};\n");
+    let pre = "<pre>{'sglang serve --model-path m --served-model-name tp' + tp}</pre>";
+    for (src, want) in [
+        (
+            body(&format!(
+                "const [tp, setTp] = useState(2); useLayoutEffect(() => {{ setTp(8); }}, []); useEffect(() => {{ setTp(4); }}, []); return {pre};"
+            )),
+            "tp4",
+        ),
+        (
+            body(&format!(
+                "const [tp, setTp] = useState(2); useEffect(() => {{ setTp(4); }}, []); useLayoutEffect(() => {{ setTp(8); }}, []); return {pre};"
+            )),
+            "tp4",
+        ),
+        (
+            body(&format!(
+                "const [tp, setTp] = useState(2); if (tp !== 8) setTp(8); return {pre};"
+            )),
+            "tp8",
+        ),
+        (
+            body(&format!(
+                "const [tp, setTp] = useState(1); useEffect(() => {{ setTp(t => t < 8 ? t * 2 : t); }}); return {pre};"
+            )),
+            "tp8",
+        ),
+        (
+            body(&format!(
+                "const [tp, setTp] = useState(2); const C = () => {{ useEffect(() => setTp(8), []); return null; }}; return <div>{pre}{{tp === 2 ? <C /> : null}}</div>;"
+            )),
+            "tp8",
+        ),
+        (
+            body(&format!(
+                "const [tp, setTp] = useState(2); const C = () => {{ useEffect(() => setTp(4), []); return null; }}; useEffect(() => setTp(8), []); return <div>{pre}<C /></div>;"
+            )),
+            "tp4",
+        ),
+        (
+            body(&format!(
+                "const [tp, setTp] = useState(2); const [show, setShow] = useState(true); const C = () => {{ useEffect(() => () => setTp(8), []); return null; }}; useEffect(() => setShow(false), []); return <div>{pre}{{show ? <C /> : null}}</div>;"
+            )),
+            "tp8",
+        ),
+        (
+            body(
+                "const [n, setN] = useState(0); useEffect(() => { setN(x => x + 1); }, [NaN]); const tp = n === 1 ? 8 : 4; return <pre>{'sglang serve --model-path m --served-model-name tp' + tp}</pre>;",
+            ),
+            "tp8",
+        ),
+        (
+            body(
+                "const r = useRef(0); r.current++; const [t, setT] = useState(0); useEffect(() => setT(1), []); const tp = r.current === 2 ? 8 : 4; return <pre>{'sglang serve --model-path m --served-model-name tp' + tp}</pre>;",
+            ),
+            "tp8",
+        ),
+        (
+            body(
+                "const [n, setN] = useState(0); const dep = {}; useEffect(() => { if (n < 3) setN(n + 1); }, [dep]); const tp = n === 3 ? 8 : 4; return <pre>{'sglang serve --model-path m --served-model-name tp' + tp}</pre>;",
+            ),
+            "tp8",
+        ),
+    ] {
+        let repo = Repo::new();
+        repo.write("gen.jsx", &src);
+        let o = repo.run_deterministic(&["extract", "gen.jsx"]);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(0), "{src}\n{}", o.both());
+        let name = o
+            .stdout
+            .lines()
+            .skip_while(|l| !l.trim_start().starts_with("--served-model-name"))
+            .nth(1)
+            .and_then(|l| l.split_whitespace().next())
+            .unwrap_or("");
+        assert_eq!(name, want, "{src}\n{}", o.both());
+    }
+}
