@@ -59,3 +59,68 @@ fn the_bash_time_budget_is_reported_at_the_script_not_where_it_stopped() {
     let again = repo.run(&args);
     assert_eq!(again.stderr, o.stderr);
 }
+
+/// Issue 24, fresh adversary (class 8): the state budget counts states, so
+/// its cut is the same on every run (three runs, same bytes).
+#[test]
+fn adversary_the_state_budget_cuts_at_the_same_state_every_run() {
+    let repo = Repo::new();
+    repo.write(
+        "ms.jsx",
+        "export const Gen = () => {\n  const [a, setA] = useState('a0');\n  const [b, setB] = useState('b0');\n  const [c, setC] = useState('c0');\n  const radio = (name, vals, cur, set) => vals.map((v) => <label key={v}><input type=\"radio\" name={name} value={v} checked={cur === v} onChange={() => set(v)} />{v}</label>);\n  return <div>\n    {radio('a', ['a0', 'a1', 'a2', 'a3'], a, setA)}\n    {radio('b', ['b0', 'b1', 'b2', 'b3'], b, setB)}\n    {radio('c', ['c0', 'c1', 'c2', 'c3'], c, setC)}\n    <pre>{'sglang serve --model-path m --tp 4 --served-model-name ' + a + b + c}</pre>\n  </div>;\n};\n",
+    );
+    let args = ["extract", "ms.jsx", "--all-selections", "--max-states", "5"];
+    let o = repo.run_deterministic(&args);
+    o.assert_input_error("ms.jsx:1:14", &["more than 5 reachable states"]);
+    assert_eq!(repo.run(&args).stderr, o.stderr);
+    // Unbounded, all 64 states are found, the same on every run.
+    let all = repo.run_deterministic(&["extract", "ms.jsx", "--all-selections"]);
+    all.assert_bounded();
+    assert!(
+        all.stdout.contains("64 reachable selections"),
+        "{}",
+        all.both()
+    );
+}
+
+/// The JavaScript time limit is wall-clock: its error names the limit, not
+/// how far the machine got.
+#[test]
+fn adversary_the_javascript_time_limit_names_no_count() {
+    let repo = Repo::new();
+    repo.write(
+        "loop.jsx",
+        "export const Gen = () => { let i = 0; while (true) { i++; } return <pre>{'sglang serve --model-path m'}</pre>; };\n",
+    );
+    let o = repo.run_deterministic(&["extract", "loop.jsx", "--js-time-limit", "300"]);
+    o.assert_input_error("loop.jsx:1:14", &["time limit (300 ms)"]);
+    assert_eq!(
+        repo.run(&["extract", "loop.jsx", "--js-time-limit", "300"])
+            .stderr,
+        o.stderr
+    );
+}
+
+/// The bash loop budget counts turns: a loop past it leaves what it sets
+/// unknown, with the same reason every run; an endless `while` is no hang
+/// and what follows it is conditional, said so.
+#[test]
+fn adversary_bash_loop_cuts_are_counted_not_timed() {
+    let repo = Repo::new();
+    repo.write(
+        "loop.md",
+        "```bash\nfor i in $(seq 1 100000); do X=$i; done\nsglang serve --model-path m --tp $X\n```\n",
+    );
+    let o = repo.run_deterministic(&["extract", "loop.md"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("loop-turns"), "{}", o.both());
+    repo.write(
+        "while.md",
+        "```bash\nwhile true; do :; done\nsglang serve --model-path m --tp 4\n```\n",
+    );
+    let o = repo.run_deterministic(&["extract", "while.md"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("never ends"), "{}", o.both());
+}

@@ -345,3 +345,191 @@ fn a_handler_that_throws_is_a_crash_path_in_every_batch() {
         o.both()
     );
 }
+
+/// A generator printing `--tp {tp}` for `expr`, compared with a recipe at
+/// `--tp 4`: the exit code and output.
+fn compare_expr_tp4(expr: &str) -> (Option<i32>, String) {
+    let repo = Repo::new();
+    repo.write(
+        "gen.jsx",
+        format!(
+            "export const Gen = () => {{\n  const tp = {expr};\n  return <pre>{{'sglang serve --model-path m --tp ' + tp}}</pre>;\n}};\n"
+        ),
+    );
+    repo.write("r.txt", "sglang serve --model-path m --tp 4\n");
+    let o = repo.run_deterministic(&["compare", "gen.jsx", "r.txt", "--offline"]);
+    o.assert_bounded().assert_no_leak();
+    (o.code, o.both())
+}
+
+/// Issue 24, fresh adversary (class 4): what every browser gives alike is
+/// read as a browser gives it: the page is rendered on the client
+/// (`window` exists) and a user agent string is never empty.
+#[test]
+fn adversary_what_every_browser_gives_is_read() {
+    for expr in [
+        "typeof window === 'undefined' ? 8 : 4",
+        "navigator.userAgent ? 4 : 8",
+    ] {
+        let (code, out) = compare_expr_tp4(expr);
+        assert_eq!(code, Some(0), "{expr}\n{out}");
+    }
+}
+
+/// A command that depends on the reader's browser (the real clock,
+/// `performance.now()`, `Math.random()`, the window's width, the CPU count,
+/// the page's protocol, the referrer) is not one command: recipe-drift's
+/// fixed stand-ins (2025-01-01, 0, a seeded random, empty truthy objects)
+/// pick one silently. Each expression below gives `--tp 8` to every reader
+/// today, or to most (a desktop window, a multi-core machine, an https docs
+/// site, a page opened directly), and recipe-drift reads `--tp 4`, the
+/// recipe's: green. It must be drift, or flagged as uncertain (not exit 0).
+#[test]
+#[ignore = "issue 24 adversary: a command computed from the clock, performance.now, Math.random or browser properties is fixed silently (false no-drift)"]
+fn adversary_a_command_that_depends_on_the_readers_browser_is_not_fixed_silently() {
+    for expr in [
+        "new Date().getFullYear() >= 2026 ? 8 : 4",
+        "performance.now() > 0 ? 8 : 4",
+        "Math.random() < 0.5 ? 8 : 4",
+        "window.innerWidth >= 1024 ? 8 : 4",
+        "navigator.hardwareConcurrency >= 2 ? 8 : 4",
+        "window.location.protocol === 'https:' ? 8 : 4",
+        "document.referrer ? 4 : 8",
+    ] {
+        let (code, out) = compare_expr_tp4(expr);
+        assert_ne!(code, Some(0), "{expr}\n{out}");
+    }
+}
+
+/// `React.memo(C, arePropsEqual)`: when the comparator says the props are
+/// equal, React does not re-render `C` (checked with React 18 and
+/// react-test-renderer: the page keeps `--tp 4` after the effect sets 8).
+/// recipe-drift ignores the comparator and reads `--tp 8`: against a
+/// recipe at `--tp 8`, no drift, while every reader sees `--tp 4`.
+#[test]
+#[ignore = "issue 24 adversary: React.memo's arePropsEqual is ignored; the memoized child is re-rendered (false no-drift)"]
+fn adversary_memo_comparator_skips_the_render() {
+    let repo = Repo::new();
+    repo.write(
+        "gen.jsx",
+        "import { memo } from 'react';\nconst Cmd = memo(({ tp }) => <pre>{'sglang serve --model-path m --tp ' + tp}</pre>, () => true);\nexport const Gen = () => { const [tp, setTp] = useState(4); useEffect(() => setTp(8), []); return <Cmd tp={tp} />; };\n",
+    );
+    for (recipe, code) in [("--tp 4", 0), ("--tp 8", 1)] {
+        repo.write("r.txt", format!("sglang serve --model-path m {recipe}\n"));
+        let o = repo.run_deterministic(&["compare", "gen.jsx", "r.txt", "--offline"]);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(code), "{recipe}: {}", o.both());
+    }
+}
+
+/// React semantics recipe-drift follows (each checked against React 18):
+/// `memo` without a comparator re-renders on a changed prop, a context
+/// provider's value reaches its consumers, a `key` change remounts,
+/// `forwardRef` passes props, a reducer's action and a functional update
+/// after an effect take effect.
+#[test]
+fn adversary_react_semantics_that_hold() {
+    for src in [
+        "import { memo } from 'react';\nconst Cmd = memo(({ tp }) => <pre>{'sglang serve --model-path m --tp ' + tp}</pre>);\nexport const Gen = () => { const [tp, setTp] = useState(4); useEffect(() => setTp(8), []); return <Cmd tp={tp} />; };\n",
+        "import { createContext, useContext } from 'react';\nconst C = createContext(4);\nconst Inner = () => <pre>{'sglang serve --model-path m --tp ' + useContext(C)}</pre>;\nexport const Gen = () => <C.Provider value={8}><Inner /></C.Provider>;\n",
+        "export const Gen = () => {\n  const [n, setN] = useState(0);\n  useEffect(() => { setN(1); }, []);\n  return <pre key={n}>{'sglang serve --model-path m --tp ' + (n ? 8 : 4)}</pre>;\n};\n",
+        "import { forwardRef } from 'react';\nconst Cmd = forwardRef((props, ref) => <pre ref={ref}>{'sglang serve --model-path m --tp ' + props.tp}</pre>);\nexport const Gen = () => <Cmd tp={8} />;\n",
+        "export const Gen = () => {\n  const [s, dispatch] = useReducer((s, a) => a === 'big' ? { tp: 8 } : s, { tp: 4 });\n  useEffect(() => dispatch('big'), []);\n  return <pre>{'sglang serve --model-path m --tp ' + s.tp}</pre>;\n};\n",
+        "export const Gen = () => {\n  const [tp, setTp] = useState(() => 4);\n  useEffect(() => { setTp(() => 8); }, [tp]);\n  return <pre>{'sglang serve --model-path m --tp ' + tp}</pre>;\n};\n",
+    ] {
+        let repo = Repo::new();
+        repo.write("gen.jsx", src);
+        repo.write("r.txt", "sglang serve --model-path m --tp 8\n");
+        let o = repo.run_deterministic(&["compare", "gen.jsx", "r.txt", "--offline"]);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(0), "{src}\n{}", o.both());
+    }
+}
+
+/// Effect ordering as React 18 runs it (each component also run with
+/// React 18 and react-test-renderer's `act`, which printed the same
+/// value): layout before passive effects, children's effects before the
+/// parent's, a render-phase update, effects with no dependency list, a
+/// child setting its parent's state, a cleanup on unmount, `Object.is`
+/// dependencies (NaN equal, a fresh object not).
+#[test]
+fn adversary_effect_order_matches_react() {
+    let body = |b: &str| format!("export const Gen = () => {{\n  {b}\n}};\n");
+    let pre = "<pre>{'sglang serve --model-path m --served-model-name tp' + tp}</pre>";
+    for (src, want) in [
+        (
+            body(&format!(
+                "const [tp, setTp] = useState(2); useLayoutEffect(() => {{ setTp(8); }}, []); useEffect(() => {{ setTp(4); }}, []); return {pre};"
+            )),
+            "tp4",
+        ),
+        (
+            body(&format!(
+                "const [tp, setTp] = useState(2); useEffect(() => {{ setTp(4); }}, []); useLayoutEffect(() => {{ setTp(8); }}, []); return {pre};"
+            )),
+            "tp4",
+        ),
+        (
+            body(&format!(
+                "const [tp, setTp] = useState(2); if (tp !== 8) setTp(8); return {pre};"
+            )),
+            "tp8",
+        ),
+        (
+            body(&format!(
+                "const [tp, setTp] = useState(1); useEffect(() => {{ setTp(t => t < 8 ? t * 2 : t); }}); return {pre};"
+            )),
+            "tp8",
+        ),
+        (
+            body(&format!(
+                "const [tp, setTp] = useState(2); const C = () => {{ useEffect(() => setTp(8), []); return null; }}; return <div>{pre}{{tp === 2 ? <C /> : null}}</div>;"
+            )),
+            "tp8",
+        ),
+        (
+            body(&format!(
+                "const [tp, setTp] = useState(2); const C = () => {{ useEffect(() => setTp(4), []); return null; }}; useEffect(() => setTp(8), []); return <div>{pre}<C /></div>;"
+            )),
+            "tp4",
+        ),
+        (
+            body(&format!(
+                "const [tp, setTp] = useState(2); const [show, setShow] = useState(true); const C = () => {{ useEffect(() => () => setTp(8), []); return null; }}; useEffect(() => setShow(false), []); return <div>{pre}{{show ? <C /> : null}}</div>;"
+            )),
+            "tp8",
+        ),
+        (
+            body(
+                "const [n, setN] = useState(0); useEffect(() => { setN(x => x + 1); }, [NaN]); const tp = n === 1 ? 8 : 4; return <pre>{'sglang serve --model-path m --served-model-name tp' + tp}</pre>;",
+            ),
+            "tp8",
+        ),
+        (
+            body(
+                "const r = useRef(0); r.current++; const [t, setT] = useState(0); useEffect(() => setT(1), []); const tp = r.current === 2 ? 8 : 4; return <pre>{'sglang serve --model-path m --served-model-name tp' + tp}</pre>;",
+            ),
+            "tp8",
+        ),
+        (
+            body(
+                "const [n, setN] = useState(0); const dep = {}; useEffect(() => { if (n < 3) setN(n + 1); }, [dep]); const tp = n === 3 ? 8 : 4; return <pre>{'sglang serve --model-path m --served-model-name tp' + tp}</pre>;",
+            ),
+            "tp8",
+        ),
+    ] {
+        let repo = Repo::new();
+        repo.write("gen.jsx", &src);
+        let o = repo.run_deterministic(&["extract", "gen.jsx"]);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(0), "{src}\n{}", o.both());
+        let name = o
+            .stdout
+            .lines()
+            .skip_while(|l| !l.trim_start().starts_with("--served-model-name"))
+            .nth(1)
+            .and_then(|l| l.split_whitespace().next())
+            .unwrap_or("");
+        assert_eq!(name, want, "{src}\n{}", o.both());
+    }
+}

@@ -103,3 +103,119 @@ fn hostile_html_is_read_in_linear_time() {
         assert!(o.wall.as_secs() < 10, "{name}: {}", o.both());
     }
 }
+
+/// `compare GEN r.txt` against a recipe with `--tp 4`: the exit code and
+/// output.
+fn compare_tp4(src: &str) -> (Option<i32>, String) {
+    let repo = Repo::new();
+    repo.write("gen.jsx", src);
+    repo.write("r.txt", "sglang serve --model-path m --tp 4\n");
+    let o = repo.run_deterministic(&["compare", "gen.jsx", "r.txt", "--offline"]);
+    o.assert_bounded().assert_no_leak();
+    (o.code, o.both())
+}
+
+/// Issue 24, fresh adversary (class 4): elements a generator renders that a
+/// browser does not show (`hidden`, `<template>`, `<noscript>` with
+/// scripts on, `display: none`) hold no command a reader sees. Each
+/// generator shows `--tp 8` (or no `--tp`) and hides `--tp 4`, the
+/// recipe's: the comparison must not be green. Today each is read as the
+/// visible command and `compare` says no drift.
+#[test]
+#[ignore = "issue 24 adversary: JSX `hidden`/`<template>`/`<noscript>`/display:none elements are read as the visible command (false no-drift)"]
+fn adversary_hidden_jsx_elements_are_not_the_visible_command() {
+    for src in [
+        // A hidden <pre>; the visible command is in a <code>.
+        "export const Gen = () => <div><pre hidden>{'sglang serve --model-path m --tp 4'}</pre><code>{'sglang serve --model-path m --tp 8'}</code></div>;\n",
+        "export const Gen = () => <div><div hidden><pre>{'sglang serve --model-path m --tp 4'}</pre></div><p><code>{'sglang serve --model-path m --tp 8'}</code></p></div>;\n",
+        "export const Gen = () => <div><template><pre>{'sglang serve --model-path m --tp 4'}</pre></template><code>{'sglang serve --model-path m --tp 8'}</code></div>;\n",
+        "export const Gen = () => <div><pre style={{display: 'none'}}>{'sglang serve --model-path m --tp 4'}</pre><code>{'sglang serve --model-path m --tp 8'}</code></div>;\n",
+        // Tailwind's `hidden` class is `display: none`.
+        "export const Gen = () => <div><pre className=\"hidden\">{'sglang serve --model-path m --tp 4'}</pre><code>{'sglang serve --model-path m --tp 8'}</code></div>;\n",
+        // The `--tp 4` is a hidden span inside the shown command.
+        "export const Gen = () => <div><pre>{'sglang serve --model-path m'}<span hidden>{' --tp 4'}</span></pre></div>;\n",
+        "export const Gen = () => <pre><noscript>{'sglang serve --model-path m --tp 4'}</noscript></pre>;\n",
+    ] {
+        let (code, out) = compare_tp4(src);
+        assert_ne!(code, Some(0), "{src}\n{out}");
+    }
+    // And the other way: a hidden `--tp 8` inside a shown `--tp 4` command
+    // is no drift.
+    let (code, out) = compare_tp4(
+        "export const Gen = () => <div><pre>{'sglang serve --model-path m --tp 4'}<span hidden>{' --tp 8'}</span></pre></div>;\n",
+    );
+    assert_eq!(code, Some(0), "{out}");
+}
+
+/// Shown elements that only look hidden are read: `aria-hidden` (a screen
+/// reader's hint, still painted), `hidden={false}` (React omits it), a
+/// `<details>` (shown when opened).
+#[test]
+fn adversary_elements_that_are_shown_are_read() {
+    for src in [
+        "export const Gen = () => <pre aria-hidden=\"true\">{'sglang serve --model-path m --tp 4'}</pre>;\n",
+        "export const Gen = () => <pre hidden={false}>{'sglang serve --model-path m --tp 4'}</pre>;\n",
+        "export const Gen = () => <details><summary>cmd</summary><pre>{'sglang serve --model-path m --tp 4'}</pre></details>;\n",
+    ] {
+        let (code, out) = compare_tp4(src);
+        assert_eq!(code, Some(0), "{src}\n{out}");
+    }
+}
+
+/// HTML set with `dangerouslySetInnerHTML` with hidden parts of other
+/// kinds: nothing of them is read.
+#[test]
+fn adversary_hidden_inner_html_is_not_read() {
+    for html in [
+        "'sglang serve --model-path m --tp 4<noscript> --tp 8</noscript>'",
+        "'sglang serve --model-path m --tp 4<div hidden=\"\"> --tp 8</div>'",
+        "'sglang serve --model-path m --tp 4<iframe> --tp 8</iframe>'",
+        "'sglang serve --model-path m --tp 4<!-- --tp 8 -- >--><template><b> --tp 8</b></template>'",
+    ] {
+        let (code, out) = compare_tp4(&inner(html));
+        assert_eq!(code, Some(0), "{html}\n{out}");
+    }
+}
+
+/// A copy button that copies another command than the one shown: the reader
+/// who clicks it runs `--tp 8`, recipe-drift reads the shown `--tp 4` (the
+/// recipe's) and says no drift. What is copied is a command a reader runs:
+/// it must be read too, or the difference flagged.
+#[test]
+#[ignore = "issue 24 adversary: a copy button's clipboard text that differs from the shown command is never read (false no-drift)"]
+fn adversary_the_copied_command_is_read_too() {
+    let (code, out) = compare_tp4(
+        "export const Gen = () => {\n  const shown = 'sglang serve --model-path m --tp 4';\n  const copied = 'sglang serve --model-path m --tp 8';\n  return <div><pre>{shown}</pre><button onClick={() => navigator.clipboard.writeText(copied)}>Copy</button></div>;\n};\n",
+    );
+    assert_ne!(code, Some(0), "{out}");
+}
+
+/// Effects that write the rendered DOM through a ref or `getElementById`
+/// change what a browser shows. recipe-drift attaches no element to a ref
+/// and finds none by id, so a guarded write (`if (ref.current)`,
+/// `ref.current?.`, a callback ref) silently does nothing: it reads the
+/// pre-write `--tp 4` (the recipe's) where every reader sees `--tp 8`, or
+/// reads a `<pre>` the effect hid.
+#[test]
+#[ignore = "issue 24 adversary: DOM writes through refs / getElementById are silently skipped (refs are never attached), false no-drift"]
+fn adversary_dom_writes_through_refs_change_the_command() {
+    for src in [
+        "export const Gen = () => {\n  const ref = useRef(null);\n  useEffect(() => { if (ref.current) ref.current.textContent = 'sglang serve --model-path m --tp 8'; }, []);\n  return <pre ref={ref}>{'sglang serve --model-path m --tp 4'}</pre>;\n};\n",
+        "export const Gen = () => {\n  useEffect(() => { const el = document.getElementById('cmd'); if (el) el.textContent = 'sglang serve --model-path m --tp 8'; }, []);\n  return <pre id=\"cmd\">{'sglang serve --model-path m --tp 4'}</pre>;\n};\n",
+        "export const Gen = () => {\n  const ref = useRef(null);\n  useLayoutEffect(() => { ref.current?.setAttribute('hidden', ''); }, []);\n  return <div><pre ref={ref}>{'sglang serve --model-path m --tp 4'}</pre><code>{'sglang serve --model-path m --tp 8'}</code></div>;\n};\n",
+        "export const Gen = () => {\n  const cb = (el) => { if (el) el.textContent = 'sglang serve --model-path m --tp 8'; };\n  return <pre ref={cb}>{'sglang serve --model-path m --tp 4'}</pre>;\n};\n",
+    ] {
+        let (code, out) = compare_tp4(src);
+        assert_ne!(code, Some(0), "{src}\n{out}");
+    }
+}
+
+/// An unguarded write through a ref is an error (exit 2), never a silent
+/// stale command.
+#[test]
+fn adversary_an_unguarded_ref_write_is_an_error_not_a_stale_command() {
+    let (code, out) = compare_tp4(
+        "export const Gen = () => {\n  const ref = useRef(null);\n  useEffect(() => { ref.current.textContent = 'sglang serve --model-path m --tp 8'; }, []);\n  return <pre ref={ref}>{'sglang serve --model-path m --tp 4'}</pre>;\n};\n",
+    );
+    assert_eq!(code, Some(2), "{out}");
+}

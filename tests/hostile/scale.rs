@@ -90,3 +90,114 @@ fn a_hundred_thousand_arguments() {
         assert_eq!(o.code, Some(0), "{file}: {}", o.both());
     }
 }
+
+/// Issue 24, fresh adversary (class 7): one link past the pair budget is a
+/// clear error at the config before any link is compared, never an abort.
+#[test]
+fn adversary_one_link_past_the_pair_budget_is_refused_up_front() {
+    let repo = Repo::new();
+    repo.write("a.txt", "sglang serve --model-path m --tp 4\n");
+    let mut cfg = String::from("links:\n");
+    for i in 0..20_001 {
+        cfg.push_str(&format!(
+            "  - {{name: l{i}, docs: {{file: a.txt}}, recipe: {{file: a.txt}}}}\n"
+        ));
+    }
+    repo.write(".recipe-drift.yaml", cfg);
+    let o = repo.run_deterministic(&["check", "--offline"]);
+    o.assert_input_error(".recipe-drift.yaml:20002:", &["--max-pairs", "20001"]);
+}
+
+/// Deep containers stay linear: a fence 5,000 blockquotes deep, 1,000 list
+/// items deep, and an MDX page opening 30,000 `<div>`s before its fence are
+/// read (the command inside is found, at its place).
+#[test]
+fn adversary_deep_containers_are_read_in_linear_time() {
+    let fence = |prefix: &str| {
+        format!("{prefix}```bash\n{prefix}sglang serve --model-path m --tp 4\n{prefix}```\n")
+    };
+    let quote = fence(&"> ".repeat(5_000));
+    let mut list = String::new();
+    for i in 0..1_000 {
+        list.push_str(&format!("{}- item\n", "  ".repeat(i)));
+    }
+    list.push_str(&fence(&"  ".repeat(1_000)));
+    let divs = format!("{}\n\n{}", "<div>".repeat(30_000), fence(""));
+    for (name, page) in [("q.md", quote), ("l.md", list), ("d.mdx", divs)] {
+        let repo = Repo::new();
+        repo.write(name, &page);
+        let o = repo.run_deterministic(&["extract", "--format", "json", name]);
+        o.assert_bounded().assert_no_leak();
+        assert_eq!(o.code, Some(0), "{name}: {}", o.both());
+        let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+        assert_eq!(v["launches"].as_array().unwrap().len(), 1, "{name}");
+        assert_eq!(v["launches"][0]["argv"][3]["text"], "4", "{name}");
+    }
+}
+
+/// Bombs in a page's block or a generator end at a named budget, exit 2.
+#[test]
+fn adversary_bombs_end_at_a_named_budget() {
+    let mut many = String::new();
+    for i in 0..2_000 {
+        many.push_str(&format!(
+            "```bash\nsglang serve --model-path m --tp {}\n```\n\n",
+            i + 1
+        ));
+    }
+    for (name, text, at, budget) in [
+        ("many.md", many, "many.md:", "--max-launches"),
+        (
+            "brace.md",
+            "```bash\nsglang serve --model-path m --cuda-graph-bs {1..10}{1..10}{1..10}{1..10}{1..10}\n```\n".to_string(),
+            "brace.md:2:",
+            "brace expansion budget",
+        ),
+        (
+            "double.md",
+            "```bash\nX=a; for i in $(seq 1 40); do X=$X$X; done\nsglang serve --model-path m --served-model-name $X\n```\n".to_string(),
+            "double.md:2:",
+            "value-kib",
+        ),
+        (
+            "rec.md",
+            "```bash\nf() { f; }; f\nsglang serve --model-path m --tp 4\n```\n".to_string(),
+            "rec.md:2:",
+            "call-depth",
+        ),
+        (
+            "deep.jsx",
+            format!(
+                "export const Gen = () => {}<pre>sglang serve --model-path m --tp 4</pre>{};\n",
+                "<div>".repeat(5_000),
+                "</div>".repeat(5_000)
+            ),
+            "deep.jsx:1:1",
+            // The JavaScript stack limit, or (a debug build) the parser
+            // worker's native stack: exit 2 either way.
+            "stack",
+        ),
+    ] {
+        let repo = Repo::new();
+        repo.write(name, &text);
+        let o = repo.run_deterministic(&["extract", name]);
+        o.assert_input_error(at, &[budget]).assert_no_leak();
+    }
+}
+
+/// An alias bomb in a vLLM `--config` file ends at the YAML node budget.
+#[test]
+fn adversary_yaml_alias_bomb_in_a_vllm_config_is_refused() {
+    let repo = Repo::new();
+    repo.write("docs.txt", "vllm serve org/m -tp 10\n");
+    repo.write("recipe.txt", "vllm serve org/m --config cfg.yaml\n");
+    let mut cfg =
+        String::from("tensor-parallel-size: 10\nl0: &l0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..9 {
+        let refs = vec![format!("*l{}", i - 1); 10].join(", ");
+        cfg.push_str(&format!("l{i}: &l{i} [{refs}]\n"));
+    }
+    repo.write("cfg.yaml", cfg);
+    let o = repo.run_deterministic(&["compare", "docs.txt", "recipe.txt", "--offline"]);
+    o.assert_input_error("cfg.yaml:", &["over a YAML budget"]);
+}

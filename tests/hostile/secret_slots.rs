@@ -87,3 +87,74 @@ fn a_secret_read_late_is_masked_in_every_link_whatever_the_workers() {
         assert_eq!(one, two, "{format}");
     }
 }
+
+/// Issue 24, fresh adversary: a secret option in a vLLM `--config` file
+/// whose value carries a YAML tag (`hf-token: !!int TOKEN`) is still a
+/// secret slot: the error about the tag, and the source excerpt of a value
+/// read (`!!null TOKEN`), never print the token. Today the error message
+/// quotes it (`!!int "TOKEN": not an integer ...`; for `!!binary` the tag is
+/// masked and the token printed) and the excerpt shows the line.
+#[test]
+#[ignore = "issue 24 adversary: a tagged value of a secret key in a vLLM config is printed (error message, source excerpt)"]
+fn adversary_tagged_secret_values_in_a_vllm_config_are_masked() {
+    const T: &str = "SeCrEtT0kenXYZ987";
+    for line in [
+        "hf-token: !!int {T}",
+        "hf-token: !!bool {T}",
+        "hf-token: !!float {T}",
+        "hf-token: !!binary {T}",
+        "hf-token: !!timestamp {T}",
+        "api-key: !!int {T}",
+        "hf-token: !!null {T}",
+    ] {
+        let repo = Repo::new();
+        repo.write("v.txt", "vllm serve org/m -tp 4\n");
+        repo.write("vr.txt", "vllm serve org/m --config c.yaml\n");
+        repo.write(
+            "c.yaml",
+            format!("tensor-parallel-size: 4\n{}\n", line.replace("{T}", T)),
+        );
+        let o = repo.run_deterministic(&["compare", "v.txt", "vr.txt", "--offline"]);
+        o.assert_bounded();
+        for part in [T, "SeCrEt", "T0kenXYZ"] {
+            assert!(
+                !o.stdout.contains(part) && !o.stderr.contains(part),
+                "{line}: leaked {part}: {}",
+                o.both()
+            );
+        }
+    }
+}
+
+/// The same secret keys with values PyYAML reads as text are masked
+/// (guards the slot itself).
+#[test]
+fn adversary_plain_and_quoted_secret_values_in_a_vllm_config_are_masked() {
+    const T: &str = "SeCrEtT0kenXYZ987";
+    for line in [
+        "hf-token: !!str {T}",
+        "hf-token: {T}",
+        "hf-token: \"{T}\"",
+        "hf-token: &a {T}",
+        "api-key: [{T}]",
+        "hf-token: >-\n  {T}",
+        "? hf-token\n: {T}",
+    ] {
+        let repo = Repo::new();
+        repo.write("v.txt", "vllm serve org/m -tp 4\n");
+        repo.write("vr.txt", "vllm serve org/m --config c.yaml\n");
+        repo.write(
+            "c.yaml",
+            format!("tensor-parallel-size: 4\n{}\n", line.replace("{T}", T)),
+        );
+        let o = repo.run_deterministic(&["compare", "v.txt", "vr.txt", "--offline"]);
+        o.assert_bounded();
+        for part in [T, "SeCrEt", "T0kenXYZ"] {
+            assert!(
+                !o.stdout.contains(part) && !o.stderr.contains(part),
+                "{line}: leaked {part}: {}",
+                o.both()
+            );
+        }
+    }
+}

@@ -101,3 +101,55 @@ fn url_passwords_are_masked_in_error_messages() {
     o.assert_bounded().assert_no_leak();
     assert_no_url_secret("error", &o);
 }
+
+/// Issue 24, fresh adversary (class 6): userinfo in URLs of other shapes, in
+/// an env prefix, an argument and a JSON value: never printed, in any
+/// `compare` format or `extract`.
+#[test]
+fn adversary_url_userinfo_of_every_shape_is_masked() {
+    const T: &str = "SeCrEtT0kenXYZ987";
+    for line in [
+        "HF_ENDPOINT=https://user:{T}@host sglang serve --model-path m --tp 4",
+        "HF_ENDPOINT=https://{T}@hf.example.com sglang serve --model-path m --tp 4",
+        "HF_ENDPOINT=https://:{T}@hf.example.com sglang serve --model-path m --tp 4",
+        "HF_ENDPOINT=HTTPS://u:{T}@hf.example.com sglang serve --model-path m --tp 4",
+        "PIP_INDEX_URL=https://u:p@{T}@hf.example.com/simple sglang serve --model-path m --tp 4",
+        "HF_ENDPOINT=git+https://u:{T}@hf.example.com sglang serve --model-path m --tp 4",
+        "REDIS_URL=redis://:{T}@h:6379/0 sglang serve --model-path m --tp 4",
+        "sglang serve --model-path s3://AKIAX:{T}@bucket/m --tp 4",
+        "HF_ENDPOINT=https://u:{T}@[::1]:8080/x sglang serve --model-path m --tp 4",
+        "sglang serve --model-path m --tp 4 --json-model-override-args '{\"url\":\"https://u:{T}@h\"}'",
+        "sglang serve --model-path m --tp 4 --tokenizer-path=https://u:{T}@h/t",
+        "HF_ENDPOINT=\"https://u:\"SeCrEt\"T0kenXYZ987@h\" sglang serve --model-path m --tp 4",
+        "docker run --gpus all -e HF_ENDPOINT=https://u:{T}@h -e HF_TOKEN={T} lmsysorg/sglang:v0.5.5 python3 -m sglang.launch_server --model-path m --tp 4",
+        // Bad shell after the secret: the error message masks it too.
+        "sglang serve --model-path 'https://u:{T}@h --tp 4",
+    ] {
+        let repo = Repo::new();
+        repo.write("d.txt", format!("{}\n", line.replace("{T}", T)));
+        repo.write("r.txt", "sglang serve --model-path m --tp 4\n");
+        let mut runs = vec![];
+        for format in ["human", "json", "markdown", "github", "sarif", "concise"] {
+            runs.push(repo.run_deterministic(&[
+                "compare",
+                "d.txt",
+                "r.txt",
+                "--offline",
+                "--format",
+                format,
+            ]));
+        }
+        runs.push(repo.run_deterministic(&["extract", "d.txt", "--format", "json"]));
+        runs.push(repo.run_deterministic(&["extract", "d.txt"]));
+        for o in &runs {
+            o.assert_bounded();
+            for part in [T, "SeCrEt", "T0kenXYZ"] {
+                assert!(
+                    !o.stdout.contains(part) && !o.stderr.contains(part),
+                    "{line}: leaked {part}: {}",
+                    o.both()
+                );
+            }
+        }
+    }
+}

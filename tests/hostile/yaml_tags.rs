@@ -167,3 +167,163 @@ fn a_repeated_key_in_the_config_file_is_refused_without_a_library_message() {
     o.assert_input_error(".recipe-drift.yaml:3:", &["duplicate mapping key"]);
     assert!(!o.stderr.contains("DuplicateKeyPolicy"), "{}", o.both());
 }
+
+/// Issue 24, fresh adversary (class 1): more of PyYAML 6's readings, each
+/// checked with `yaml.safe_load` (and Python's `int()` for a string vLLM
+/// converts), against the docs' `-tp 10`: exit 0 equal, 1 drift (or a value
+/// vLLM refuses).
+#[test]
+fn adversary_pyyaml_readings_of_a_vllm_config_value() {
+    for (yaml, code) in [
+        ("tensor-parallel-size: 0o12\n", 1), // the string "0o12": int() refuses
+        ("tensor-parallel-size: 0xA\n", 0),  // 10
+        ("tensor-parallel-size: 1_0\n", 0),  // 10
+        ("tensor-parallel-size: 1__0\n", 0), // 10
+        ("tensor-parallel-size: 10_\n", 0),  // 10
+        ("tensor-parallel-size: 0x_A\n", 0), // 10
+        ("tensor-parallel-size: +10\n", 0),  // 10
+        ("tensor-parallel-size: 0b1010\n", 0), // 10
+        ("tensor-parallel-size: 1:0\n", 1),  // sexagesimal 60
+        ("tensor-parallel-size: 10.0\n", 1), // 10.0: refused
+        ("tensor-parallel-size: 010.\n", 1), // 10.0: refused
+        ("tensor-parallel-size: 0010\n", 1), // octal 8
+        ("tensor-parallel-size: 08\n", 1),   // the string "08": 8
+        ("tensor-parallel-size: !!str 0xA\n", 1), // "0xA": refused
+        ("tensor-parallel-size: !!str 1e1\n", 1), // "1e1": refused
+        ("tensor-parallel-size: ! 010\n", 1), // resolved as if plain: 8
+        ("tensor-parallel-size: !<!> 10\n", 0), // 10
+        ("tensor-parallel-size: !!int 0b1010\n", 0), // 10
+        ("tensor-parallel-size: !!int 0o12\n", 0), // int("0o12", 8) = 10
+        ("tensor-parallel-size: !!int \" 10\"\n", 0), // int(" 10") = 10
+        ("tensor-parallel-size: !!int \"-0b1010\"\n", 1), // -10
+        ("tensor-parallel-size: !!int \"1:0\"\n", 1), // 60
+        ("tensor-parallel-size: !!int -0\n", 1), // 0
+        ("tensor-parallel-size: !!float \"1e1\"\n", 1), // 10.0: refused
+        ("? tensor-parallel-size\n: 10\n", 0),
+        ("\"tensor-parallel-size\": 10\n", 0),
+        ("{!!str tensor-parallel-size: 10}\n", 0),
+        ("<<: {tensor-parallel-size: 10}\n", 0),
+        (
+            "<<: {tensor-parallel-size: 4}\ntensor-parallel-size: 10\n",
+            0,
+        ), // the key beats the merge
+        (
+            "tensor-parallel-size: 10\n<<: {tensor-parallel-size: 4}\n",
+            0,
+        ),
+        (
+            "<<: [{tensor-parallel-size: 10}, {tensor-parallel-size: 4}]\n",
+            0,
+        ), // the first merged wins
+        ("tensor-parallel-size: 4\n...\n", 1),
+        ("{tensor-parallel-size: 10, tensor-parallel-size: 4}\n", 1),
+        ("%YAML 1.1\n---\ntensor-parallel-size: 012\n", 0),
+        (
+            "tensor-parallel-size: 012\ntensor-parallel-size: !!str 012\n",
+            1,
+        ), // "012": 12
+        ("\"<<\": {tensor-parallel-size: 10}\n", 1), // a plain key `<<`: vLLM refuses `--<<`
+    ] {
+        let o = compare(&vllm_pair(yaml));
+        assert_eq!(o.code, Some(code), "{yaml}: {}", o.both());
+    }
+}
+
+/// Tags PyYAML's `safe_load` fails on: exit 2 at the value.
+#[test]
+fn adversary_tags_pyyaml_fails_on_are_errors_at_the_value() {
+    for yaml in [
+        "tensor-parallel-size: !!int 0:10\n",
+        "tensor-parallel-size: !!bool 10\n",
+        "tensor-parallel-size: !!merge 10\n",
+        "tensor-parallel-size: !!python/str 10\n",
+        "tensor-parallel-size: !!timestamp 10\n",
+        "tensor-parallel-size: !!omap [a: 1]\n",
+    ] {
+        let o = compare(&vllm_pair(yaml));
+        o.assert_input_error("cfg.yaml:1:23", &[]);
+    }
+}
+
+/// Two `<<` merge keys in one mapping: PyYAML merges both, in order, and the
+/// later one's value wins (`yaml.safe_load` gives tensor-parallel-size 10).
+/// recipe-drift takes the first (4): with docs at `-tp 4` that is a false
+/// "no drift" on tp.
+#[test]
+#[ignore = "issue 24 adversary: of two `<<` merge keys the first wins (PyYAML: the last), false no-drift on tp"]
+fn adversary_two_merge_keys_the_last_wins() {
+    let yaml = "<<: {tensor-parallel-size: 4}\n<<: {tensor-parallel-size: 10}\n";
+    let repo = vllm_pair(yaml);
+    repo.write("docs.txt", "vllm serve org/m -tp 4\n");
+    let o = compare(&repo);
+    assert_eq!(o.code, Some(1), "{}", o.both());
+    assert!(o.stdout.contains("tp_size"), "{}", o.both());
+    let o = compare(&vllm_pair(yaml));
+    assert_eq!(o.code, Some(0), "{}", o.both());
+}
+
+/// A second document: PyYAML's `safe_load` fails ("expected a single
+/// document"): exit 2 at it, in our words, not the YAML library's advice
+/// ("use from_str_multiple ...").
+#[test]
+#[ignore = "issue 24 adversary: a second YAML document leaks the YAML library's message (from_str_multiple)"]
+fn adversary_second_document_is_refused_without_a_library_message() {
+    let o = compare(&vllm_pair(
+        "tensor-parallel-size: 4\n---\ntensor-parallel-size: 10\n",
+    ));
+    o.assert_input_error("cfg.yaml:3:1", &[]);
+    assert!(!o.stderr.contains("from_str_multiple"), "{}", o.both());
+}
+
+/// The InferenceX matrix read as PyYAML reads it (each point's `tp` checked
+/// with `yaml.safe_load`): hex, octal, underscores, a repeated key, an
+/// explicit `?` key, a quoted key, a tagged binary string.
+#[test]
+fn adversary_matrix_points_read_as_pyyaml_reads_them() {
+    for (point, tp) in [
+        ("{tp: 0x8, conc-start: 1, conc-end: 1}", "TP=8"),
+        ("{tp: 010, conc-start: 1, conc-end: 1}", "TP=8"),
+        ("{tp: 1_6, conc-start: 1, conc-end: 1}", "TP=16"),
+        ("{tp: 8, conc-start: 1, conc-end: 1, tp: 4}", "TP=4"),
+        ("{? tp : 8, conc-start: 1, conc-end: 1}", "TP=8"),
+        ("{\"tp\": 8, conc-start: 1, conc-end: 1}", "TP=8"),
+        ("{tp: !!int \"0b1000\", conc-start: 1, conc-end: 1}", "TP=8"),
+        // A quoted `<<` is a plain key, not a merge; an explicit `!!merge`
+        // tag is one; in a sequence of merges the first wins; the point's
+        // own key beats a merge.
+        (
+            "{\"<<\": {tp: 4}, tp: 8, conc-start: 1, conc-end: 1}",
+            "TP=8",
+        ),
+        ("{!!merge <<: {tp: 8}, conc-start: 1, conc-end: 1}", "TP=8"),
+        (
+            "{<<: [{tp: 8}, {tp: 4}], conc-start: 1, conc-end: 1}",
+            "TP=8",
+        ),
+        ("{tp: 4, <<: {tp: 8}, conc-start: 1, conc-end: 1}", "TP=4"),
+    ] {
+        let repo = matrix(point, "");
+        let o = repo.run_deterministic(&["extract", "--inferencex", ".", "--entry", "e"]);
+        o.assert_bounded().assert_no_leak();
+        assert_eq!(o.code, Some(0), "{point}: {}", o.both());
+        assert!(o.stdout.contains(tp), "{point}: {}", o.both());
+    }
+    // "0:8" is no sexagesimal (its first digit is 0): the string "0:8".
+    let repo = matrix("{tp: 0:8, conc-start: 1, conc-end: 1}", "");
+    let o = repo.run_deterministic(&["extract", "--inferencex", ".", "--entry", "e"]);
+    o.assert_input_error("configs/x-master.yaml:13:", &["`tp`"]);
+}
+
+/// Two `<<` merge keys in a matrix point: PyYAML gives the later one's
+/// `tp` (8); recipe-drift takes the first (4), the TP the benchmark did not
+/// run.
+#[test]
+#[ignore = "issue 24 adversary: of two `<<` merge keys in a matrix point the first wins (PyYAML: the last)"]
+fn adversary_matrix_two_merge_keys_the_last_wins() {
+    let repo = matrix("{<<: {tp: 4}, <<: {tp: 8}, conc-start: 1, conc-end: 1}", "");
+    let o = repo.run_deterministic(&["extract", "--inferencex", ".", "--entry", "e"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("TP=8"), "{}", o.both());
+    assert!(!o.stdout.contains("TP=4"), "{}", o.both());
+}
