@@ -286,6 +286,8 @@ fn a_diff_listing_is_read_as_its_new_side() {
     );
     assert_eq!(l["argv"][0]["span"]["line"], 7, "{l:#}");
     assert_eq!(l["argv"][0]["span"]["col"], 5, "{l:#}");
+}
+
 // Issue 24, fresh adversary (class 5). Each block below was run by real bash
 // (`bash -c` with a stub `sglang` function printing its argv); the argv is
 // bash's. recipe-drift must read the same words, or mark a word it cannot
@@ -578,7 +580,6 @@ fn adversary_console_venv_prompt() {
 /// fills in (the multi-node pages' own shape), not redirections that eat
 /// the option's value: the launch keeps `--tp 16` and is no startup error.
 #[test]
-#[ignore = "issue 24 adversary: a placeholder followed by `:PORT` is read as two redirections (false startup-error drift)"]
 fn adversary_placeholder_with_a_port_is_one_word() {
     for (opt, value) in [
         ("--dist-init-addr", "<node0-ip>:5000"),
