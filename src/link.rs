@@ -771,6 +771,38 @@ pub(crate) fn run_pair(
     ctx: &Overrides,
     policy: &Policy,
 ) -> Result<LinkReport, Error> {
+    run_pair_reusing(
+        name,
+        dl,
+        rl,
+        docs,
+        recipe,
+        ctx,
+        policy,
+        &mut DocsResolutions::default(),
+    )
+}
+
+/// The docs side's resolutions one docs deployment has had, by the context
+/// it borrowed from its partner (release and platform): the recipe points it
+/// is compared with mostly lend it the same, so it is resolved once for them.
+#[derive(Default)]
+pub(crate) struct DocsResolutions(Vec<(String, (Resolved, bool))>);
+
+/// [`run_pair`], reusing the docs side's resolution from `seen` when the
+/// docs launch borrowed the same context before (the same docs deployment
+/// compared with another recipe point).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_pair_reusing(
+    name: &str,
+    dl: Launch,
+    rl: Launch,
+    docs: &SideSpec,
+    recipe: &SideSpec,
+    ctx: &Overrides,
+    policy: &Policy,
+    seen: &mut DocsResolutions,
+) -> Result<LinkReport, Error> {
     let dopts = options(ctx, docs)?;
     let ropts = options(ctx, recipe)?;
     let mut dl = dl;
@@ -782,7 +814,15 @@ pub(crate) fn run_pair(
     // A side its release refuses is a finding (a startup error at the
     // refused word); its values are not compared, since the command never
     // starts: the refusal is the link's drift.
-    let (dr, drefused) = resolve_side(&dl, &dopts)?;
+    let key = format!("{:?}|{:?}", dl.context.engine_version, dl.context.platform);
+    let (dr, drefused) = match seen.0.iter().find(|(k, _)| *k == key) {
+        Some((_, r)) => r.clone(),
+        None => {
+            let r = resolve_side(&dl, &dopts)?;
+            seen.0.push((key, r.clone()));
+            r
+        }
+    };
     let (rr, rrefused) = resolve_side(&rl, &ropts)?;
     let comparison = if drefused || rrefused {
         Comparison::default()

@@ -426,10 +426,11 @@ pub fn run_pairs<T: Send>(
             let d = &docs[p.docs];
             let single = p.recipes.len() == 1;
             let mut merged: Vec<(String, LinkReport, crate::space::Origin)> = Vec::new();
+            let mut seen = crate::link::DocsResolutions::default();
             for &ri in &p.recipes {
                 let r = &recipes[ri];
                 let name = format!("{} ~ {}", d.label(), r.label());
-                match crate::link::run_pair(
+                match crate::link::run_pair_reusing(
                     &name,
                     d.launch.clone(),
                     r.launch.clone(),
@@ -437,6 +438,7 @@ pub fn run_pairs<T: Send>(
                     &none,
                     ctx,
                     policy,
+                    &mut seen,
                 ) {
                     Ok(mut report) => {
                         let sig = crate::link::settle(&mut report, !single, policy);
