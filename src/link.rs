@@ -688,8 +688,18 @@ pub(crate) fn run_link(
     let mut merged: Vec<(String, Points, Points, LinkReport)> = Vec::new();
     let single = dls.len() * rls.len() == 1;
     for (dpoints, dl) in &dls {
+        let mut seen = DocsResolutions::default();
         for (rpoints, rl) in &rls {
-            let mut report = run_pair(name, dl.clone(), rl.clone(), docs, recipe, ctx, policy)?;
+            let mut report = run_pair(
+                name,
+                dl.clone(),
+                rl.clone(),
+                docs,
+                recipe,
+                ctx,
+                policy,
+                &mut seen,
+            )?;
             let sig = settle(&mut report, !single, policy);
             match merged.iter_mut().find(|m| m.0 == sig) {
                 Some(m) => {
@@ -762,38 +772,19 @@ fn signature(r: &LinkReport, policy: &Policy) -> String {
     s
 }
 
-pub(crate) fn run_pair(
-    name: &str,
-    dl: Launch,
-    rl: Launch,
-    docs: &SideSpec,
-    recipe: &SideSpec,
-    ctx: &Overrides,
-    policy: &Policy,
-) -> Result<LinkReport, Error> {
-    run_pair_reusing(
-        name,
-        dl,
-        rl,
-        docs,
-        recipe,
-        ctx,
-        policy,
-        &mut DocsResolutions::default(),
-    )
-}
-
 /// The docs side's resolutions one docs deployment has had, by the context
 /// it borrowed from its partner (release and platform): the recipe points it
 /// is compared with mostly lend it the same, so it is resolved once for them.
 #[derive(Default)]
 pub(crate) struct DocsResolutions(Vec<(String, (Resolved, bool))>);
 
-/// [`run_pair`], reusing the docs side's resolution from `seen` when the
-/// docs launch borrowed the same context before (the same docs deployment
-/// compared with another recipe point).
+/// Compares one docs launch with one recipe launch: each side borrows the
+/// release and platform the other names when it names none, both are
+/// resolved and compared. The docs side's resolution is taken from `seen`
+/// when the docs launch borrowed the same context before (the same docs
+/// deployment compared with another recipe point).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn run_pair_reusing(
+pub(crate) fn run_pair(
     name: &str,
     dl: Launch,
     rl: Launch,
@@ -959,6 +950,7 @@ mod tests {
             &recipe,
             &ctx,
             &policy,
+            &mut DocsResolutions::default(),
         )
         .unwrap();
         let before = full.docs.resolved.values.len();

@@ -430,7 +430,7 @@ pub fn run_pairs<T: Send>(
             for &ri in &p.recipes {
                 let r = &recipes[ri];
                 let name = format!("{} ~ {}", d.label(), r.label());
-                match crate::link::run_pair_reusing(
+                match crate::link::run_pair(
                     &name,
                     d.launch.clone(),
                     r.launch.clone(),
