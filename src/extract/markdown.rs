@@ -438,6 +438,14 @@ fn raw_text_regions(text: &str, live: &[(usize, usize)]) -> Vec<(usize, usize, S
             ("-->".to_string(), "HTML comment `<!--`".to_string())
         } else if let Some(name) = HIDING_ELEMENTS.iter().find(|n| opens_tag(b, i, n)) {
             (format!("</{name}"), format!("`<{name}>` element"))
+        } else if let Some((name, tag_end, what)) = not_rendered(&lower, i) {
+            // An element a browser does not render: to its balancing end tag
+            // (what is inside is hidden with it: not looked at again, so
+            // each byte is scanned once).
+            let end = balanced_end(&lower, live, r, tag_end, &name);
+            out.push((i, end, what));
+            i = end + 1;
+            continue;
         } else {
             i += 1;
             continue;
@@ -458,6 +466,113 @@ fn raw_text_regions(text: &str, live: &[(usize, usize)]) -> Vec<(usize, usize, S
         i = end + 1;
     }
     out
+}
+
+/// Elements whose content a browser does not render as part of the page:
+/// fallback content of media and canvas (shown only where they are not
+/// supported) and a `<datalist>`'s options.
+const FALLBACK_ELEMENTS: &[&str] = &["canvas", "video", "audio", "datalist"];
+
+/// The longest opening tag looked at for its attributes (bounds the work per
+/// `<` on hostile pages).
+const MAX_TAG: usize = 2048;
+
+/// An element opened at `i` (lower-cased text) whose content a browser does
+/// not render: one with the `hidden` attribute or an inline style with
+/// `display: none` (HTML `style="..."`, JSX `style={{display: 'none'}}`), a
+/// `<dialog>` that is not `open`, or a [`FALLBACK_ELEMENTS`] element. Its
+/// name, where its opening tag ends, and how messages name it. A
+/// self-closing tag has no content.
+fn not_rendered(lower: &str, i: usize) -> Option<(String, usize, String)> {
+    let b = lower.as_bytes();
+    let name_len = b[i + 1..]
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'-')
+        .count();
+    if name_len == 0 || !b[i + 1].is_ascii_alphabetic() {
+        return None;
+    }
+    let name = &lower[i + 1..i + 1 + name_len];
+    // The opening tag's end: the first `>` outside quotes and braces.
+    let (mut quote, mut depth) = (0u8, 0usize);
+    let mut end = None;
+    for (k, &c) in b.iter().enumerate().skip(i + 1 + name_len).take(MAX_TAG) {
+        match c {
+            b'"' | b'\'' | b'`' if quote == 0 => quote = c,
+            _ if quote != 0 => {
+                if c == quote {
+                    quote = 0;
+                }
+            }
+            b'{' => depth += 1,
+            b'}' => depth = depth.saturating_sub(1),
+            b'>' if depth == 0 => {
+                end = Some(k + 1);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let end = end?;
+    let tag = &lower[i + 1 + name_len..end - 1];
+    if tag.trim_end().ends_with('/') {
+        return None;
+    }
+    let attr = |a: &str| {
+        tag.match_indices(a).any(|(k, _)| {
+            let before = tag[..k].chars().next_back();
+            let after = tag[k + a.len()..].chars().next();
+            before.is_some_and(char::is_whitespace)
+                && after.is_none_or(|c| c.is_whitespace() || c == '=' || c == '/')
+        })
+    };
+    let style: String = tag
+        .chars()
+        .filter(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '`'))
+        .collect();
+    let what = if attr("hidden") {
+        format!("`<{name} hidden>` element")
+    } else if style.contains("display:none") {
+        format!("`<{name}>` element hidden by its style (`display: none`)")
+    } else if name == "dialog" && !attr("open") {
+        "`<dialog>` element (not `open`)".to_string()
+    } else if FALLBACK_ELEMENTS.contains(&name) {
+        format!("`<{name}>` element (fallback content)")
+    } else {
+        return None;
+    };
+    Some((name.to_string(), end, what))
+}
+
+/// Where the element `name` whose opening tag ends at `from` ends: at its
+/// balancing `</name` in the live ranges (`live[r..]`: nested elements of the
+/// same name counted), or the end of the text.
+fn balanced_end(lower: &str, live: &[(usize, usize)], r: usize, from: usize, name: &str) -> usize {
+    let b = lower.as_bytes();
+    let close = format!("</{name}");
+    let mut depth = 1usize;
+    for &(s, e) in &live[r..] {
+        let mut k = s.max(from);
+        while k < e {
+            if b[k] == b'<' {
+                if lower[k..].starts_with(&close)
+                    && matches!(
+                        b.get(k + close.len()),
+                        Some(b'>' | b' ' | b'\t' | b'\n' | b'\r')
+                    )
+                {
+                    depth -= 1;
+                    if depth == 0 {
+                        return k;
+                    }
+                } else if opens_tag(b, k, name) {
+                    depth += 1;
+                }
+            }
+            k += 1;
+        }
+    }
+    b.len()
 }
 
 /// The complement of `excluded` (sorted, not overlapping) in `from..len`.
@@ -890,6 +1005,8 @@ pub fn extract_all(
 fn hidden_error(source: &Source, block: &CodeBlock, open: usize, what: &str) -> Error {
     let why = if what.starts_with("MDX") {
         "MDX reads what is inside an expression as JavaScript, not Markdown, and whether it renders (as text) depends on the code"
+    } else if what.contains("hidden") || what.contains("fallback") || what.contains("not `open`") {
+        "a browser does not render it (renderers that drop the attribute or style, like GitHub's, show it): which command the page shows depends on the renderer"
     } else if what.starts_with("HTML comment") {
         "a browser shows nothing of it (on GitHub too), though the Markdown parser renders it as a code block inside the raw comment"
     } else {

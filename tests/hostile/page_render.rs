@@ -402,7 +402,6 @@ fn adversary_fences_in_inert_elements_are_errors() {
 /// (Today it is read: against a recipe with the same `--tp 4`, green while
 /// the reader sees no command at all.)
 #[test]
-#[ignore = "issue 24 adversary: a fence inside `<div hidden>` / `display:none`, or a `<pre hidden>`, `<dialog>`, `<canvas>`, `<video>`, is read as the page's command"]
 fn adversary_fence_in_a_hidden_element_is_not_the_pages_command() {
     for (name, open) in [
         ("x.md", "<div hidden>"),
