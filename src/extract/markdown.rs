@@ -499,11 +499,8 @@ fn not_rendered(lower: &str, i: usize) -> Option<(String, usize, String)> {
     for (k, &c) in b.iter().enumerate().skip(i + 1 + name_len).take(MAX_TAG) {
         match c {
             b'"' | b'\'' | b'`' if quote == 0 => quote = c,
-            _ if quote != 0 => {
-                if c == quote {
-                    quote = 0;
-                }
-            }
+            _ if quote != 0 && c == quote => quote = 0,
+            _ if quote != 0 => {}
             b'{' => depth += 1,
             b'}' => depth = depth.saturating_sub(1),
             b'>' if depth == 0 => {
