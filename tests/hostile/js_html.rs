@@ -122,7 +122,6 @@ fn compare_tp4(src: &str) -> (Option<i32>, String) {
 /// recipe's: the comparison must not be green. Today each is read as the
 /// visible command and `compare` says no drift.
 #[test]
-#[ignore = "issue 24 adversary: JSX `hidden`/`<template>`/`<noscript>`/display:none elements are read as the visible command (false no-drift)"]
 fn adversary_hidden_jsx_elements_are_not_the_visible_command() {
     for src in [
         // A hidden <pre>; the visible command is in a <code>.

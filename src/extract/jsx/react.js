@@ -825,8 +825,25 @@
     return out;
   }
 
+  // An element a browser does not render, with what it holds: the `hidden`
+  // attribute (React leaves `hidden={false}` out), an inline `display:
+  // none`, the class `hidden` (Tailwind's `display: none`), and <template>,
+  // <noscript> (React renders none of its children in a browser), <script>,
+  // <style>, <datalist>. Its text is not the reader's command.
+  var NOT_SHOWN = { template: 1, noscript: 1, script: 1, style: 1, datalist: 1 };
+  function notShown(n) {
+    if (typeof n === 'string' || n === null || typeof n !== 'object') return false;
+    if (NOT_SHOWN[n.type] === 1) return true;
+    var p = n.props || {};
+    if (p.hidden) return true;
+    if (p.style && typeof p.style === 'object' &&
+        String(p.style.display).trim().toLowerCase() === 'none') return true;
+    return typeof p.className === 'string' && /(^|\s)hidden(\s|$)/.test(p.className);
+  }
+
   function text(node) {
     if (typeof node === 'string') return node;
+    if (notShown(node)) return '';
     var inner = node.props && node.props.dangerouslySetInnerHTML;
     if (inner && inner.__html != null) return htmlText(inner.__html);
     var s = '';
@@ -993,10 +1010,15 @@
   function commands(nodes) {
     var pres = [];
     var codes = [];
-    walk(nodes, function (n) {
-      if (n.type === 'pre') pres.push(text(n));
-      if (n.type === 'code') codes.push(text(n));
-    });
+    (function shown(list) {
+      for (var i = 0; i < list.length; i++) {
+        var n = list[i];
+        if (typeof n === 'string' || notShown(n)) continue;
+        if (n.type === 'pre') pres.push(text(n));
+        if (n.type === 'code') codes.push(text(n));
+        if (n.children) shown(n.children);
+      }
+    })(nodes);
     return pres.length ? pres : codes;
   }
 
