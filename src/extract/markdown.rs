@@ -955,9 +955,38 @@ pub fn extract_all(
     vars: &std::collections::BTreeMap<String, String>,
 ) -> Result<Extracted, Error> {
     let mut launches = Extracted::default();
-    let mut page_vars = Vars::given(vars);
-    let code = blocks(source)?.code;
+    let Blocks { code, excluded, .. } = blocks(source)?;
+    // The variables an Environment block leaves reach the later blocks of
+    // its own component element (`<Tab>`: tabs are alternatives, a reader
+    // on one does not run another's blocks), and of the elements inside it;
+    // a block outside any element reaches the rest of the page. Innermost
+    // scope last.
+    let scopes = if is_mdx(source) {
+        component_scopes(source.text.as_bytes(), &excluded)
+    } else {
+        Vec::new()
+    };
+    let mut next_scope = 0;
+    let mut open_scopes: Vec<(usize, usize)> = Vec::new();
+    let mut envs: Vec<((usize, usize), Vars)> = vec![((0, usize::MAX), Vars::given(vars))];
     for block in code {
+        while open_scopes.last().is_some_and(|s| s.1 <= block.at) {
+            open_scopes.pop();
+        }
+        while let Some(&s) = scopes.get(next_scope).filter(|s| s.0 <= block.at) {
+            next_scope += 1;
+            while open_scopes.last().is_some_and(|o| o.1 <= s.0) {
+                open_scopes.pop();
+            }
+            if block.at < s.1 {
+                open_scopes.push(s);
+            }
+        }
+        while envs.len() > 1 && envs.last().is_some_and(|(s, _)| block.at >= s.1) {
+            envs.pop();
+        }
+        let scope = open_scopes.last().copied().unwrap_or((0, usize::MAX));
+        let page_vars = envs.last().map(|(_, v)| v.clone()).unwrap_or_default();
         let (start, end) = block.content;
         if block.html && names_a_launcher(&source.text[start..end]) {
             let text = &source.text[start..end];
@@ -987,14 +1016,71 @@ pub fn extract_all(
             containers: &block.containers,
             console,
         };
-        let (found, left) = extract_block(source, &shell, page_vars.clone())?;
+        let (found, left) = extract_block(source, &shell, page_vars)?;
         if found.launches.is_empty() && found.unsupported.is_empty() {
-            page_vars = left;
+            match envs.last_mut() {
+                Some((s, v)) if *s == scope => *v = left,
+                _ => envs.push((scope, left)),
+            }
         }
         launches.launches.extend(found.launches);
         launches.unsupported.extend(found.unsupported);
     }
     Ok(launches)
+}
+
+/// MDX: the component elements of a page (`<Tab title="AMD">` ...
+/// `</Tab>`: a capitalized tag and its closing tag), as page ranges from the
+/// opening tag to the end of the closing one, sorted by start, found outside
+/// `excluded` (code, comments). A closing tag closes the innermost open tag
+/// of its name (tags that do not nest are the page's error elsewhere: here
+/// the scan stops). Linear.
+fn component_scopes(bytes: &[u8], excluded: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    let mut open: Vec<(usize, &[u8])> = Vec::new();
+    let mut x = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(next) = past_ranges(excluded, &mut x, i) {
+            i = next;
+            continue;
+        }
+        if bytes[i] != b'<' {
+            i += 1;
+            continue;
+        }
+        let close = bytes.get(i + 1) == Some(&b'/');
+        let from = i + 1 + usize::from(close);
+        if !bytes.get(from).is_some_and(u8::is_ascii_uppercase) {
+            i += 1;
+            continue;
+        }
+        let len = bytes[from..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_' || **c == b'.')
+            .count();
+        let name = &bytes[from..from + len];
+        if close {
+            let Some(gt) = bytes[from + len..].iter().position(|c| *c == b'>') else {
+                break;
+            };
+            match open.pop() {
+                Some((start, n)) if n == name => out.push((start, from + len + gt + 1)),
+                _ => break,
+            }
+            i = from + len + gt + 1;
+            continue;
+        }
+        let Some((end, self_closing)) = open_tag_end(bytes, from + len) else {
+            break;
+        };
+        if !self_closing {
+            open.push((i, name));
+        }
+        i = end;
+    }
+    out.sort_unstable();
+    out
 }
 
 /// The error for a code block that would be read but lies where the page does
@@ -1093,6 +1179,56 @@ mod tests {
     fn launches(text: &str) -> Vec<Launch> {
         let src = Arc::new(Source::new(Origin::Inline("page".into()), text.to_string()));
         extract(&src, &Default::default()).unwrap()
+    }
+
+    #[test]
+    fn component_scopes_nest_and_skip_code() {
+        let page = b"<Tabs>\n<Tab a>\n`<Tab>`\n</Tab>\n<Tab b/>\n<Tab c>x</Tab>\n</Tabs>\n";
+        let code = (15, 22);
+        assert_eq!(
+            component_scopes(page, &[code]),
+            [(0, 61), (7, 29), (39, 53)]
+        );
+    }
+
+    #[test]
+    fn an_environment_block_reaches_what_its_element_holds() {
+        let page = "\
+```bash
+export A=1
+```
+
+<Tabs>
+<Tab title=\"x\">
+
+```bash
+export B=2
+```
+
+<Note>
+
+```bash
+sglang serve --model-path m --tp ${A:-0}${B:-0}
+```
+
+</Note>
+</Tab>
+<Tab title=\"y\">
+
+```bash
+sglang serve --model-path m --tp ${A:-0}${B:-0}
+```
+
+</Tab>
+</Tabs>
+";
+        let src = Arc::new(Source::new(
+            Origin::File("page.mdx".into()),
+            page.to_string(),
+        ));
+        let l = extract(&src, &Default::default()).unwrap();
+        let tp: Vec<&str> = l.iter().map(|l| l.argv[3].text.as_str()).collect();
+        assert_eq!(tp, ["12", "10"]);
     }
 
     #[test]

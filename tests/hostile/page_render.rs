@@ -566,7 +566,6 @@ fn adversary_shell_braces_in_a_fence_inside_a_component_are_text() {
 /// `export TP=4` on to the NVIDIA command (`--tp ${TP:-8}`, which that
 /// reader runs as `--tp 8`) and says no drift against a recipe at `--tp 4`.
 #[test]
-#[ignore = "issue 24 adversary: an Environment block in one <Tab> reaches the command of another tab (false no-drift)"]
 fn adversary_an_environment_block_does_not_cross_tabs() {
     let page = "<Tabs>\n<Tab title=\"AMD\">\n\n```bash\nexport TP=4\n```\n\n</Tab>\n<Tab title=\"NVIDIA\">\n\n```bash\nsglang serve --model-path m --tp ${TP:-8}\n```\n\n</Tab>\n</Tabs>\n";
     let got = launches("x.mdx", page).unwrap_or_else(|e| panic!("{e}"));
