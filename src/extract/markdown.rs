@@ -600,8 +600,13 @@ fn outside(excluded: &[(usize, usize)], from: usize, len: usize) -> Vec<(usize, 
 fn expression_end(b: &[u8], open: usize, js: bool) -> usize {
     let mut depth = 0usize;
     let mut j = open;
+    // The last byte that is not a blank: a `/` after an operator or an
+    // opening bracket starts a regular expression (`{/}/.test(x) && ...}`),
+    // whose `}` ends nothing; after a value it is a division.
+    let mut prev = b'{';
     while j < b.len() {
-        match b[j] {
+        let c = b[j];
+        match c {
             b'{' => depth += 1,
             b'}' => {
                 depth -= 1;
@@ -627,7 +632,25 @@ fn expression_end(b: &[u8], open: usize, js: bool) -> usize {
                     .position(|w| w == b"*/")
                     .map_or(b.len(), |k| j + 2 + k + 1);
             }
+            b'/' if js && b"{([,=:!&|?;+-*%<>~^".contains(&prev) => {
+                // A regular expression literal: to its closing `/` (a `/`
+                // in a class `[...]` or escaped ends nothing), on its line.
+                j += 1;
+                let mut class = false;
+                while j < b.len() && b[j] != b'\n' && (class || b[j] != b'/') {
+                    match b[j] {
+                        b'\\' => j += 1,
+                        b'[' => class = true,
+                        b']' => class = false,
+                        _ => {}
+                    }
+                    j += 1;
+                }
+            }
             _ => {}
+        }
+        if !c.is_ascii_whitespace() {
+            prev = c;
         }
         j += 1;
     }

@@ -472,7 +472,6 @@ fn adversary_fence_in_mdx_expression_with_hidden_braces_is_an_error() {
 /// as the page's command, and `compare` says no drift against a recipe
 /// with the same `--tp 4` while the reader sees no command at all.
 #[test]
-#[ignore = "issue 24 adversary: a `}` in a regex literal ends the MDX expression early; the hidden fence is read"]
 fn adversary_regex_brace_does_not_end_an_mdx_expression() {
     let page =
         "{/}/.test('x') && <div>\n\n```bash\nsglang serve --model-path m --tp 4\n```\n\n</div>}\n";
