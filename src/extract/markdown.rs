@@ -602,7 +602,8 @@ fn expression_end(b: &[u8], open: usize, js: bool) -> usize {
     let mut j = open;
     // The last byte that is not a blank: a `/` after an operator or an
     // opening bracket starts a regular expression (`{/}/.test(x) && ...}`),
-    // whose `}` ends nothing; after a value it is a division.
+    // whose `}` ends nothing; after a value it is a division, after `<` a
+    // JSX closing tag, after `>` JSX text.
     let mut prev = b'{';
     while j < b.len() {
         let c = b[j];
@@ -632,7 +633,7 @@ fn expression_end(b: &[u8], open: usize, js: bool) -> usize {
                     .position(|w| w == b"*/")
                     .map_or(b.len(), |k| j + 2 + k + 1);
             }
-            b'/' if js && b"{([,=:!&|?;+-*%<>~^".contains(&prev) => {
+            b'/' if js && b"{([,=:!&|?;+-*%~^".contains(&prev) => {
                 // A regular expression literal: to its closing `/` (a `/`
                 // in a class `[...]` or escaped ends nothing), on its line.
                 j += 1;
