@@ -452,6 +452,8 @@ struct Scan {
     esm: Vec<(usize, usize)>,
     /// Every component tag in page order, nested ones included.
     tags: Vec<Tag>,
+    /// The page's own reading (code blocks, code spans, comments).
+    blocks: markdown::Blocks,
 }
 
 /// The most component tags (capitalized, opening or self-closing) a page
@@ -589,7 +591,48 @@ fn scan_page(source: &Source) -> Result<Scan, Error> {
             format!("`<{name}>` is never closed: no `</{name}>` after it"),
         ));
     }
-    Ok(Scan { esm, tags })
+    Ok(Scan { esm, tags, blocks })
+}
+
+/// A rendered element's source as the page's module holds it: what the
+/// page's own reading shows of the Markdown inside it (code blocks, code
+/// spans, raw-HTML `<pre>` elements; MDX comments) is read there, as text,
+/// not again as JSX: each becomes `{""}`, its line breaks kept so positions
+/// keep their lines. (Spliced as JSX, a fence's `${X:-d}` was a syntax
+/// error and a `<pre>` in a shell comment a command no reader sees.)
+fn element_source(text: &str, start: usize, end: usize, blocks: &markdown::Blocks) -> String {
+    let lower = text.to_ascii_lowercase();
+    let mut cut: Vec<(usize, usize)> = blocks
+        .excluded
+        .iter()
+        .copied()
+        .filter(|&(s, e)| s >= start && e <= end && s < e)
+        .collect();
+    for b in blocks
+        .code
+        .iter()
+        .filter(|b| b.html && b.at >= start && b.at < end)
+    {
+        let close = lower[b.content.1..end]
+            .find("</pre")
+            .map_or(end, |k| b.content.1 + k);
+        let stop = lower[close..end].find('>').map_or(end, |k| close + k + 1);
+        cut.push((b.at, stop));
+    }
+    cut.sort_unstable();
+    let mut out = String::with_capacity(end - start);
+    let mut at = start;
+    for (s, e) in cut {
+        if s < at {
+            continue;
+        }
+        out.push_str(&text[at..s]);
+        out.push_str("{\"\"}");
+        out.extend(text[s..e].matches('\n'));
+        at = e;
+    }
+    out.push_str(&text[at..end]);
+    out
 }
 
 /// Whether the line at `i` continues a paragraph (the line before it is
@@ -707,7 +750,10 @@ pub fn bundle_page(
     }
     // Insert the pushes, last first so offsets stay valid (targets do not overlap).
     for t in used.iter().rev() {
-        let body = format!("__rd_t.push({});", &text[t.start..t.end]);
+        let body = format!(
+            "__rd_t.push({});",
+            element_source(text, t.start, t.end, &scan.blocks)
+        );
         synthetic.replace_range(t.start..t.end, &body);
     }
     let page_module = Arc::new(Source::new(Origin::File(file.to_path_buf()), synthetic));
