@@ -187,6 +187,23 @@ pub enum Newer {
         /// Where the image is written.
         from: String,
     },
+    /// It runs a nightly or dated development image
+    /// (`lmsysorg/sglang:nightly-dev-cu13-20260815-0abe6a85`), built from the
+    /// development line after the release used (the one its date places it
+    /// after, or the newest bundled one when its text does not place it).
+    Nightly {
+        /// The image.
+        image: String,
+        /// Where the image is written.
+        from: String,
+        /// Why that release, in words (`it is dated 2026-08-15, after sglang
+        /// 0.5.17 (2026-08-08) and before 0.5.18 (2026-08-21)`).
+        reason: String,
+        /// The bundled release after the one used, if any (the development
+        /// line may have added what it added).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        next: Option<String>,
+    },
 }
 
 impl VersionUsed {
@@ -196,7 +213,17 @@ impl VersionUsed {
     pub fn newer_words(&self) -> Option<String> {
         match self.newer.as_ref()? {
             Newer::Version { .. } => self.requested.clone(),
-            Newer::Latest { image, .. } => Some(image.clone()),
+            Newer::Latest { image, .. } | Newer::Nightly { image, .. } => Some(image.clone()),
+        }
+    }
+
+    /// What the release used is, in the `newer-release` sentences: the newest
+    /// bundled release, or, for a development image its date places between
+    /// two bundled releases, the one before it.
+    pub fn used_words(&self) -> &'static str {
+        match &self.newer {
+            Some(Newer::Nightly { next: Some(_), .. }) => "the last release before the image",
+            _ => "the newest bundled release",
         }
     }
 
@@ -222,6 +249,16 @@ impl VersionUsed {
             Newer::Latest { image, from } => Some(format!(
                 "the {side} command runs the image {image}{}, which names no release and may be newer than every bundled one: it was judged with {engine} {used}, the newest bundled release",
                 at(from)
+            )),
+            Newer::Nightly {
+                image,
+                from,
+                reason,
+                ..
+            } => Some(format!(
+                "the {side} command runs the development image {image}{}: {reason}; it was judged with {engine} {used}, {}",
+                at(from),
+                self.used_words()
             )),
         }
     }
@@ -268,8 +305,9 @@ impl SetAside {
             _ => String::new(),
         };
         format!(
-            "`{words}` is unknown to {engine} {}, the newest bundled release; {newer} may accept it ({kept}){near}",
-            v.version
+            "`{words}` is unknown to {engine} {}, {}; {newer} may accept it ({kept}){near}",
+            v.version,
+            v.used_words()
         )
     }
 }

@@ -10,6 +10,7 @@ pub mod argparse;
 pub(crate) mod common;
 pub(crate) mod explain;
 pub mod pyjson;
+pub(crate) mod release_lines;
 pub(crate) mod rules;
 pub mod sglang;
 pub(crate) mod types;
