@@ -230,3 +230,20 @@ fn an_image_dated_before_every_bundled_release_is_an_error() {
     );
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// A side that names no version and runs no image runs the other side's
+/// development image, as it borrows a version: both sides are judged by the
+/// same release line (0.5.17 here, which still has `--torchao-config`; the
+/// newest bundled release would refuse it), and the reason says so.
+#[test]
+fn a_side_that_names_no_version_runs_the_other_sides_development_image() {
+    let (code, out, err) = compare("sglang-plain.sh", "sglang-recipe.sh", "concise");
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(lines_of(&out, "RD006").is_empty(), "{out}");
+    assert!(
+        out.contains("the docs command runs the development image lmsysorg/sglang:dev-nightly-0820 (the recipe side's image, image lmsysorg/sglang:dev-nightly-0820 at fixtures/nightly/sglang-recipe.sh:2:39; this side names no version): it is dated 08-20 with no year"),
+        "{out}"
+    );
+    let (_, json, _) = compare("sglang-plain.sh", "sglang-recipe.sh", "json");
+    assert_eq!(versions(&json), ("0.5.17".into(), "0.5.17".into()));
+}

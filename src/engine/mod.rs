@@ -100,6 +100,22 @@ pub fn pick_release<'a, R: Bundled>(
     }
 }
 
+/// Whether an image is a nightly or dated development build (its tag has the
+/// word `nightly` or `dev`, without a version): it names a release line, not
+/// a release (see `release_lines`).
+pub fn is_development_image(image: &str) -> bool {
+    let named = image.split('@').next().unwrap_or(image);
+    match named.rsplit_once(':') {
+        Some((_, tag)) if !tag.contains('/') => {
+            release_lines::dev_tag(tag).is_some()
+                && crate::launch::Context::from_image(image, "")
+                    .engine_version
+                    .is_none()
+        }
+        _ => false,
+    }
+}
+
 /// A serving engine recipe-drift resolves: what its releases parse and resolve,
 /// which keys it has, and what `explain` says about them.
 pub trait Engine: Sync {
