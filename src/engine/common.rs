@@ -167,7 +167,7 @@ pub fn pick_for_launch<'a, R: super::Bundled>(
 
 /// An image's tag (`nightly-0abe6a85` of `lmsysorg/sglang:nightly-0abe6a85`),
 /// without a digest; `None` when it has none.
-fn image_tag(image: &str) -> Option<&str> {
+pub fn image_tag(image: &str) -> Option<&str> {
     let named = image.split('@').next().unwrap_or(image);
     match named.rsplit_once(':') {
         Some((_, tag)) if !tag.contains('/') && !tag.is_empty() => Some(tag),

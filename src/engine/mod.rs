@@ -104,16 +104,12 @@ pub fn pick_release<'a, R: Bundled>(
 /// word `nightly` or `dev`, without a version): it names a release line, not
 /// a release (see `release_lines`).
 pub fn is_development_image(image: &str) -> bool {
-    let named = image.split('@').next().unwrap_or(image);
-    match named.rsplit_once(':') {
-        Some((_, tag)) if !tag.contains('/') => {
-            release_lines::dev_tag(tag).is_some()
-                && crate::launch::Context::from_image(image, "")
-                    .engine_version
-                    .is_none()
-        }
-        _ => false,
-    }
+    common::image_tag(image)
+        .and_then(release_lines::dev_tag)
+        .is_some()
+        && crate::launch::Context::from_image(image, "")
+            .engine_version
+            .is_none()
 }
 
 /// A serving engine recipe-drift resolves: what its releases parse and resolve,
