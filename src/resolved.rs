@@ -284,6 +284,10 @@ pub struct SetAside {
     /// it (a choice), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// Under a development image placed before a bundled release: the first
+    /// later bundled release that knows the option (the line added it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub known_to: Option<String>,
 }
 
 impl SetAside {
@@ -297,7 +301,12 @@ impl SetAside {
                 "{key} keeps the written value; {engine} {}: {}",
                 v.version, self.refusal
             ),
-            None => "set aside; the rest of the command is compared".into(),
+            None => match &self.known_to {
+                Some(k) => {
+                    format!("{engine} {k} knows it; set aside; the rest of the command is compared")
+                }
+                None => "set aside; the rest of the command is compared".into(),
+            },
         };
         let near = match (&self.near, &self.key) {
             (Some(n), None) => format!("; it may also be a typo of {n}"),

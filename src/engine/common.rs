@@ -715,6 +715,7 @@ pub fn set_aside_extras<'t>(
                 refusal: String::new(),
                 near: did_you_mean(parser, &argv[i]),
                 key: None,
+                known_to: None,
             });
         }
         let group = out.last_mut().expect("a group was started");
@@ -785,6 +786,7 @@ pub fn set_aside_choice(
             refusal: e.message.clone(),
             near: (!near.is_empty()).then(|| near.join(", ")),
             key: keys.get(rejected.0).cloned(),
+            known_to: None,
         },
         rejected.1.clone(),
     ))
@@ -821,6 +823,26 @@ pub fn last_knowing<'a>(bundled: &[Bundled<'a>], word: &str) -> Option<&'a str> 
         .rev()
         .find(|b| b.parser.action_for(option).is_some())
         .map(|b| b.name)
+}
+
+/// Notes, for each option set aside, the first of the `later` bundled
+/// releases (those after the one used, oldest first) whose parser has it:
+/// under a development image placed before them, the line added it.
+pub fn note_later_releases(set_aside: &mut [SetAside], later: &[Bundled<'_>]) {
+    for aside in set_aside.iter_mut().filter(|a| a.key.is_none()) {
+        let Some(word) = aside.words.first().filter(|w| w.starts_with('-')) else {
+            continue;
+        };
+        let option = word.split('=').next().unwrap_or(word);
+        aside.known_to = later
+            .iter()
+            .find(|b| b.parser.action_for(option).is_some())
+            .map(|b| b.name.to_string());
+        // A release that has the option: not a typo of a near one.
+        if aside.known_to.is_some() {
+            aside.near = None;
+        }
+    }
 }
 
 /// For a refusal of an unknown option under a command that may run a newer

@@ -22,7 +22,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
     let (release, version) = common::pick_for_launch("vllm", super::releases(), launch, opts)?;
     // The releases up to the one used: an option one of them knows and the
     // release used does not was removed, not added by a newer line.
-    let bundled = bundled_list(&release.name);
+    let (bundled, later) = bundled_list(&release.name);
     let (hardware, platform) = common::context(launch, opts);
     let serve = launch.launcher.last().is_some_and(|t| t.text == "serve");
 
@@ -289,28 +289,32 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
         platform,
         values,
         startup_errors,
-        set_aside,
+        set_aside: {
+            common::note_later_releases(&mut set_aside, &later);
+            set_aside
+        },
         unlisted,
         env_open: launch.env_open.clone(),
     })
 }
 
-/// The bundled releases up to and including `upto`, as the newer-than-bundled
-/// rule reads them, oldest first.
-fn bundled_list(upto: &str) -> Vec<common::Bundled<'static>> {
-    let releases = super::releases();
-    let end = releases
-        .iter()
-        .position(|r| r.name == upto)
-        .map_or(releases.len(), |i| i + 1);
-    releases[..end]
+/// The bundled releases as the newer-than-bundled rule reads them, oldest
+/// first: those up to and including `upto`, and those after it.
+fn bundled_list(upto: &str) -> (Vec<common::Bundled<'static>>, Vec<common::Bundled<'static>>) {
+    let mut all: Vec<common::Bundled<'static>> = super::releases()
         .iter()
         .map(|r| common::Bundled {
             name: &r.name,
             parser: &r.parser,
             keys: &r.keys,
         })
-        .collect()
+        .collect();
+    let end = all
+        .iter()
+        .position(|b| b.name == upto)
+        .map_or(all.len(), |i| i + 1);
+    let later = all.split_off(end);
+    (all, later)
 }
 
 /// The preprocessing of `vllm serve`, or of `python -m
