@@ -1029,9 +1029,11 @@ impl Context {
     /// `lmsysorg/sglang-rocm:v0.5.19-rocm720-mi35x-20260915`.
     pub fn from_image(image: &str, from: &str) -> Context {
         let lower = image.to_ascii_lowercase();
-        let (name, tag) = match lower.rsplit_once(':') {
+        // A digest (`@sha256:…`) pins the build; the tag before it still names it.
+        let named = lower.split('@').next().unwrap_or(&lower);
+        let (name, tag) = match named.rsplit_once(':') {
             Some((n, t)) if !t.contains('/') => (n.to_string(), t.to_string()),
-            _ => (lower.clone(), String::new()),
+            _ => (named.to_string(), String::new()),
         };
         let platform = if name.contains("rocm") || tag.contains("rocm") {
             Some(Platform::Rocm)

@@ -876,6 +876,24 @@ fn borrow_version(
             value: v,
             from: format!("the {other_role} side's version (this side names none)"),
         });
+    } else if side.context.image.is_none()
+        && let Some(img) = other
+            .context
+            .image
+            .as_ref()
+            .filter(|i| engine::is_development_image(&i.value))
+    {
+        // The other side runs a nightly or dated image, which names no
+        // version but a release line: this side runs that line too (else the
+        // two would be judged by different releases, and their defaults
+        // would differ where the commands do not).
+        side.context.image = Some(crate::launch::Known {
+            value: img.value.clone(),
+            from: format!(
+                "the {other_role} side's image, {}; this side names no version",
+                img.from
+            ),
+        });
     }
 }
 

@@ -187,6 +187,23 @@ pub enum Newer {
         /// Where the image is written.
         from: String,
     },
+    /// It runs a nightly or dated development image
+    /// (`lmsysorg/sglang:nightly-dev-cu13-20260815-0abe6a85`), built from the
+    /// development line after the release used (the one its date places it
+    /// after, or the newest bundled one when its text does not place it).
+    Nightly {
+        /// The image.
+        image: String,
+        /// Where the image is written.
+        from: String,
+        /// Why that release, in words (`it is dated 2026-08-15, after sglang
+        /// 0.5.17 (2026-08-08) and before 0.5.18 (2026-08-21)`).
+        reason: String,
+        /// The bundled release after the one used, if any (the development
+        /// line may have added what it added).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        next: Option<String>,
+    },
 }
 
 impl VersionUsed {
@@ -196,7 +213,17 @@ impl VersionUsed {
     pub fn newer_words(&self) -> Option<String> {
         match self.newer.as_ref()? {
             Newer::Version { .. } => self.requested.clone(),
-            Newer::Latest { image, .. } => Some(image.clone()),
+            Newer::Latest { image, .. } | Newer::Nightly { image, .. } => Some(image.clone()),
+        }
+    }
+
+    /// What the release used is, in the `newer-release` sentences: the newest
+    /// bundled release, or, for a development image its date places between
+    /// two bundled releases, the one before it.
+    pub fn used_words(&self) -> &'static str {
+        match &self.newer {
+            Some(Newer::Nightly { next: Some(_), .. }) => "the last release before the image",
+            _ => "the newest bundled release",
         }
     }
 
@@ -223,6 +250,16 @@ impl VersionUsed {
                 "the {side} command runs the image {image}{}, which names no release and may be newer than every bundled one: it was judged with {engine} {used}, the newest bundled release",
                 at(from)
             )),
+            Newer::Nightly {
+                image,
+                from,
+                reason,
+                ..
+            } => Some(format!(
+                "the {side} command runs the development image {image}{}: {reason}; it was judged with {engine} {used}, {}",
+                at(from),
+                self.used_words()
+            )),
         }
     }
 }
@@ -247,6 +284,10 @@ pub struct SetAside {
     /// it (a choice), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// Under a development image placed before a bundled release: the first
+    /// later bundled release that knows the option (the line added it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub known_to: Option<String>,
 }
 
 impl SetAside {
@@ -260,7 +301,12 @@ impl SetAside {
                 "{key} keeps the written value; {engine} {}: {}",
                 v.version, self.refusal
             ),
-            None => "set aside; the rest of the command is compared".into(),
+            None => match &self.known_to {
+                Some(k) => {
+                    format!("{engine} {k} knows it; set aside; the rest of the command is compared")
+                }
+                None => "set aside; the rest of the command is compared".into(),
+            },
         };
         let near = match (&self.near, &self.key) {
             (Some(n), None) => format!("; it may also be a typo of {n}"),
@@ -268,8 +314,9 @@ impl SetAside {
             _ => String::new(),
         };
         format!(
-            "`{words}` is unknown to {engine} {}, the newest bundled release; {newer} may accept it ({kept}){near}",
-            v.version
+            "`{words}` is unknown to {engine} {}, {}; {newer} may accept it ({kept}){near}",
+            v.version,
+            v.used_words()
         )
     }
 }

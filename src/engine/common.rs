@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::engine::argparse::{ArgParser, Namespace, OptionSpec, ParseError, ParseErrorKind};
+use crate::engine::release_lines::{self, Placement};
 use crate::engine::rules::EnvSpec;
 use crate::launch::{EnvVar, Known, Launch, Platform, Provenance, Token};
 use crate::resolved::{Entry, ResolveOptions, SetAside, Val, ValueSource, VersionUsed};
@@ -54,30 +55,124 @@ pub fn requested_version(launch: &Launch, opts: &ResolveOptions) -> Option<(Stri
     }
 }
 
-/// Marks a launch that names no version but runs an image tagged `latest`
-/// (`lmsysorg/sglang:latest`, `vllm/vllm-openai-cpu:latest-x86_64`): the
-/// newest release when the text is run, which may be newer than every bundled
-/// one. The newest bundled release is used, marked
-/// [`Newer::Latest`](crate::resolved::Newer), so what it does not know is set
-/// aside with a warning rather than refused.
-pub fn mark_latest(version: &mut VersionUsed, launch: &Launch, opts: &ResolveOptions) {
-    if requested_version(launch, opts).is_some() {
-        return;
-    }
-    let Some(img) = &launch.context.image else {
-        return;
+/// Picks the release for a launch: the version asked for (`--engine-version`,
+/// the image's tag, see [`pick_release`](super::pick_release)); else, for an
+/// image tagged `latest` (`lmsysorg/sglang:latest`,
+/// `vllm/vllm-openai-cpu:latest-x86_64`), the newest bundled release marked
+/// [`Newer::Latest`](crate::resolved::Newer): `latest` is the newest release
+/// when the text is run, which may be newer than every bundled one; for a
+/// nightly or dated development image (`nightly-dev-cu13-20260815-0abe6a85`),
+/// the bundled release it was built after ([`release_lines::place`]), marked
+/// [`Newer::Nightly`](crate::resolved::Newer) so that what the development
+/// line added is set aside with a warning rather than refused. An image dated
+/// before every bundled release is an error, as an older version asked for is.
+pub fn pick_for_launch<'a, R: super::Bundled>(
+    engine: &str,
+    releases: &'a [R],
+    launch: &Launch,
+    opts: &ResolveOptions,
+) -> Result<(&'a R, VersionUsed), crate::error::Error> {
+    let requested = requested_version(launch, opts);
+    let (release, mut version) = super::pick_release(
+        engine,
+        releases,
+        requested.as_ref().map(|(v, f)| (v.as_str(), f.as_str())),
+    )?;
+    let Some(img) = launch
+        .context
+        .image
+        .as_ref()
+        .filter(|_| requested.is_none())
+    else {
+        return Ok((release, version));
     };
-    if !is_latest_tag(&img.value) {
-        return;
+    if is_latest_tag(&img.value) {
+        version.from = format!(
+            "the image {} ({}) names no release: `latest` may be newer than every bundled release, the newest ({}) used",
+            img.value, img.from, version.version
+        );
+        version.newer = Some(crate::resolved::Newer::Latest {
+            image: img.value.clone(),
+            from: img.from.clone(),
+        });
+        return Ok((release, version));
     }
-    version.from = format!(
-        "the image {} ({}) names no release: `latest` may be newer than every bundled release, the newest ({}) used",
-        img.value, img.from, version.version
-    );
-    version.newer = Some(crate::resolved::Newer::Latest {
-        image: img.value.clone(),
-        from: img.from.clone(),
-    });
+    let lines = release_lines::lines(engine);
+    let Some(tag) = image_tag(&img.value).and_then(release_lines::dev_tag) else {
+        return Ok((release, version));
+    };
+    if lines.is_empty() {
+        return Ok((release, version));
+    }
+    let bundled_at = |i: usize| releases.iter().position(|r| r.name() == lines[i].version);
+    let (index, reason) = match release_lines::place(engine, lines, &tag) {
+        Placement::Tagged(i) => match bundled_at(i) {
+            Some(j) => {
+                let r = &releases[j];
+                let version = VersionUsed {
+                    version: r.name().to_string(),
+                    requested: None,
+                    from: format!(
+                        "the image {} ({}) is built from the tagged commit of {engine} {}",
+                        img.value,
+                        img.from,
+                        r.name()
+                    ),
+                    newer: None,
+                };
+                return Ok((r, version));
+            }
+            None => (
+                releases.len() - 1,
+                "its commit is tagged for a release that is not bundled".into(),
+            ),
+        },
+        Placement::Before { reason } => {
+            return Err(crate::error::Error::usage(format!(
+                "the image {} ({}) is a development build older than every bundled {engine} release: {reason}",
+                img.value, img.from
+            )));
+        }
+        Placement::After { index, reason } => match bundled_at(index) {
+            Some(j) => (j, reason),
+            None => (releases.len() - 1, reason),
+        },
+        Placement::Unplaced { reason } => (releases.len() - 1, reason),
+    };
+    let r = &releases[index];
+    let next = releases.get(index + 1).map(|n| n.name().to_string());
+    let set_aside = match &next {
+        Some(_) => format!(
+            "{} used, and what the development line added after it is set aside",
+            r.name()
+        ),
+        None => format!("the newest bundled release ({}) used", r.name()),
+    };
+    let version = VersionUsed {
+        version: r.name().to_string(),
+        requested: None,
+        from: format!(
+            "the image {} ({}) is a development build: {reason}; {set_aside}",
+            img.value, img.from
+        ),
+        newer: Some(crate::resolved::Newer::Nightly {
+            image: img.value.clone(),
+            from: img.from.clone(),
+            reason,
+            next,
+        }),
+    };
+    Ok((r, version))
+}
+
+/// An image's tag (`nightly-0abe6a85` of `lmsysorg/sglang:nightly-0abe6a85`),
+/// without a digest; `None` when it has none.
+pub fn image_tag(image: &str) -> Option<&str> {
+    let named = image.split('@').next().unwrap_or(image);
+    match named.rsplit_once(':') {
+        Some((_, tag)) if !tag.contains('/') && !tag.is_empty() => Some(tag),
+        _ => None,
+    }
 }
 
 /// Whether an image's tag is `latest` (or starts `latest-`/`latest_`, a
@@ -620,6 +715,7 @@ pub fn set_aside_extras<'t>(
                 refusal: String::new(),
                 near: did_you_mean(parser, &argv[i]),
                 key: None,
+                known_to: None,
             });
         }
         let group = out.last_mut().expect("a group was started");
@@ -690,6 +786,7 @@ pub fn set_aside_choice(
             refusal: e.message.clone(),
             near: (!near.is_empty()).then(|| near.join(", ")),
             key: keys.get(rejected.0).cloned(),
+            known_to: None,
         },
         rejected.1.clone(),
     ))
@@ -726,6 +823,26 @@ pub fn last_knowing<'a>(bundled: &[Bundled<'a>], word: &str) -> Option<&'a str> 
         .rev()
         .find(|b| b.parser.action_for(option).is_some())
         .map(|b| b.name)
+}
+
+/// Notes, for each option set aside, the first of the `later` bundled
+/// releases (those after the one used, oldest first) whose parser has it:
+/// under a development image placed before them, the line added it.
+pub fn note_later_releases(set_aside: &mut [SetAside], later: &[Bundled<'_>]) {
+    for aside in set_aside.iter_mut().filter(|a| a.key.is_none()) {
+        let Some(word) = aside.words.first().filter(|w| w.starts_with('-')) else {
+            continue;
+        };
+        let option = word.split('=').next().unwrap_or(word);
+        aside.known_to = later
+            .iter()
+            .find(|b| b.parser.action_for(option).is_some())
+            .map(|b| b.name.to_string());
+        // A release that has the option: not a typo of a near one.
+        if aside.known_to.is_some() {
+            aside.near = None;
+        }
+    }
 }
 
 /// For a refusal of an unknown option under a command that may run a newer

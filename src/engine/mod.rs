@@ -10,6 +10,7 @@ pub mod argparse;
 pub(crate) mod common;
 pub(crate) mod explain;
 pub mod pyjson;
+pub(crate) mod release_lines;
 pub(crate) mod rules;
 pub mod sglang;
 pub(crate) mod types;
@@ -97,6 +98,18 @@ pub fn pick_release<'a, R: Bundled>(
             releases[0].name()
         ))),
     }
+}
+
+/// Whether an image is a nightly or dated development build (its tag has the
+/// word `nightly` or `dev`, without a version): it names a release line, not
+/// a release (see `release_lines`).
+pub fn is_development_image(image: &str) -> bool {
+    common::image_tag(image)
+        .and_then(release_lines::dev_tag)
+        .is_some()
+        && crate::launch::Context::from_image(image, "")
+            .engine_version
+            .is_none()
 }
 
 /// A serving engine recipe-drift resolves: what its releases parse and resolve,

@@ -919,6 +919,15 @@ mod tests {
         assert_eq!(c.engine_version.unwrap().value, "0.5.15.post1");
         let c = Context::from_image("lmsysorg/sglang:latest", "t");
         assert!(c.engine_version.is_none());
+        // A tag pinned by digest is still read (the digest is not the tag).
+        let c = Context::from_image(
+            "lmsysorg/sglang:v0.5.14-cu130@sha256:5027e95bf6ec536856b1b52a91d1f35ff5c564ab83e8a94758a169ff09bb8df3",
+            "t",
+        );
+        assert_eq!(c.engine_version.unwrap().value, "0.5.14");
+        assert_eq!(c.platform.unwrap().value, Platform::Cuda);
+        let c = Context::from_image("lmsysorg/sglang@sha256:5027e95bf6ec", "t");
+        assert!(c.engine_version.is_none() && c.platform.is_none());
     }
 
     #[test]

@@ -140,9 +140,10 @@ fn assign_keys(releases: &mut [Release]) {
     }
 }
 
-/// Every bundled release as the newer-than-bundled rule reads it, oldest first.
-fn bundled_list() -> Vec<common::Bundled<'static>> {
-    bundle()
+/// The bundled releases as the newer-than-bundled rule reads them, oldest
+/// first: those up to and including `upto`, and those after it.
+fn bundled_list(upto: &str) -> (Vec<common::Bundled<'static>>, Vec<common::Bundled<'static>>) {
+    let mut all: Vec<common::Bundled<'static>> = bundle()
         .releases
         .iter()
         .map(|r| common::Bundled {
@@ -150,7 +151,13 @@ fn bundled_list() -> Vec<common::Bundled<'static>> {
             parser: &r.parser,
             keys: &r.keys,
         })
-        .collect()
+        .collect();
+    let end = all
+        .iter()
+        .position(|b| b.name == upto)
+        .map_or(all.len(), |i| i + 1);
+    let later = all.split_off(end);
+    (all, later)
 }
 
 /// Picks the release for a requested version: exact, else the nearest lower one.
@@ -173,10 +180,10 @@ impl super::Bundled for Release {
 /// [`super::ResolveError::Refused`].
 pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super::ResolveError> {
     let b = bundle();
-    let requested = common::requested_version(launch, opts);
-    let (release, mut version) =
-        pick_release(requested.as_ref().map(|(v, f)| (v.as_str(), f.as_str())))?;
-    common::mark_latest(&mut version, launch, opts);
+    let (release, version) = common::pick_for_launch("sglang", &b.releases, launch, opts)?;
+    // The releases up to the one used: an option one of them knows and the
+    // release used does not was removed, not added by a newer line.
+    let (bundled, later) = bundled_list(&release.name);
     let (hardware, platform) = common::context(launch, opts);
 
     let (mut argv, origin) = serve_argv(launch, release);
@@ -213,7 +220,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super
                         && let Some((aside, value)) = common::set_aside_choice(
                             &release.parser,
                             &release.keys,
-                            &bundled_list(),
+                            &bundled,
                             &e,
                             tokens.get(i).copied(),
                         )
@@ -231,7 +238,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super
                         && let Ok((ns, extras)) = release.parser.parse_known(&argv)
                         && let Some(groups) = common::set_aside_extras(
                             &release.parser,
-                            &bundled_list(),
+                            &bundled,
                             &argv,
                             &extras,
                             |i| tokens.get(i).copied(),
@@ -243,7 +250,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super
                 }
                 let removed = match (version.newer.is_some(), e.kind, e.arg_index) {
                     (true, ParseErrorKind::Unrecognized, Some(i)) => {
-                        common::removed_note(&bundled_list(), "sglang", &argv[i])
+                        common::removed_note(&bundled, "sglang", &argv[i])
                     }
                     _ => String::new(),
                 };
@@ -320,7 +327,10 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super
         platform,
         values,
         startup_errors,
-        set_aside,
+        set_aside: {
+            common::note_later_releases(&mut set_aside, &later);
+            set_aside
+        },
         unlisted: common::open_env_unlisted(launch).into_iter().collect(),
         env_open: launch.env_open.clone(),
     })

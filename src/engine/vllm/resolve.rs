@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::config;
 use super::preprocess::{self, Refusal, Traced};
-use super::{Release, data, pick_release};
+use super::{Release, data};
 use crate::engine::common;
 
 use crate::engine::ResolveError;
@@ -19,10 +19,10 @@ use crate::resolved::{Entry, ResolveOptions, Resolved, Val, ValueSource};
 /// parser or pydantic's check of a typed JSON option) is a
 /// [`ResolveError::Refused`].
 pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, ResolveError> {
-    let requested = common::requested_version(launch, opts);
-    let (release, mut version) =
-        pick_release(requested.as_ref().map(|(v, f)| (v.as_str(), f.as_str())))?;
-    common::mark_latest(&mut version, launch, opts);
+    let (release, version) = common::pick_for_launch("vllm", super::releases(), launch, opts)?;
+    // The releases up to the one used: an option one of them knows and the
+    // release used does not was removed, not added by a newer line.
+    let (bundled, later) = bundled_list(&release.name);
     let (hardware, platform) = common::context(launch, opts);
     let serve = launch.launcher.last().is_some_and(|t| t.text == "serve");
 
@@ -125,7 +125,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
                         && let Some((aside, value)) = common::set_aside_choice(
                             &release.parser,
                             &release.keys,
-                            &bundled_list(),
+                            &bundled,
                             &e,
                             token,
                         )
@@ -143,7 +143,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
                         && let Ok((ns, extras)) = release.parser.parse_known(&args)
                         && let Some(groups) = common::set_aside_extras(
                             &release.parser,
-                            &bundled_list(),
+                            &bundled,
                             &args,
                             &extras,
                             |i| {
@@ -160,7 +160,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
                 }
                 let removed = match (version.newer.is_some(), e.kind, e.arg_index) {
                     (true, crate::engine::argparse::ParseErrorKind::Unrecognized, Some(i)) => {
-                        common::removed_note(&bundled_list(), "vllm", &args[i])
+                        common::removed_note(&bundled, "vllm", &args[i])
                     }
                     _ => String::new(),
                 };
@@ -289,22 +289,32 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
         platform,
         values,
         startup_errors,
-        set_aside,
+        set_aside: {
+            common::note_later_releases(&mut set_aside, &later);
+            set_aside
+        },
         unlisted,
         env_open: launch.env_open.clone(),
     })
 }
 
-/// Every bundled release as the newer-than-bundled rule reads it, oldest first.
-fn bundled_list() -> Vec<common::Bundled<'static>> {
-    super::releases()
+/// The bundled releases as the newer-than-bundled rule reads them, oldest
+/// first: those up to and including `upto`, and those after it.
+fn bundled_list(upto: &str) -> (Vec<common::Bundled<'static>>, Vec<common::Bundled<'static>>) {
+    let mut all: Vec<common::Bundled<'static>> = super::releases()
         .iter()
         .map(|r| common::Bundled {
             name: &r.name,
             parser: &r.parser,
             keys: &r.keys,
         })
-        .collect()
+        .collect();
+    let end = all
+        .iter()
+        .position(|b| b.name == upto)
+        .map_or(all.len(), |i| i + 1);
+    let later = all.split_off(end);
+    (all, later)
 }
 
 /// The preprocessing of `vllm serve`, or of `python -m
