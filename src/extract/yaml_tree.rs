@@ -1085,6 +1085,11 @@ mod tests {
         assert_eq!(defined.get("b").unwrap().span.pos.line, 1);
         let referenced = parse_text(text, Place::Referenced);
         assert_eq!(referenced.get("b").unwrap().span.pos.line, 2);
+        // What a merge key brings is placed as what an alias brings.
+        let text = "a: &x {k: 1}\nb: {<<: *x}\n";
+        let k = |n: &Node| n.get("b").unwrap().get("k").unwrap().span.pos.line;
+        assert_eq!(k(&parse_text(text, Place::Defined)), 1);
+        assert_eq!(k(&parse_text(text, Place::Referenced)), 2);
     }
 
     #[test]
