@@ -134,6 +134,12 @@ impl Error {
                 ),
             };
         }
+        if is_multiple_documents(e) {
+            return Error::Input {
+                span,
+                message: "invalid YAML: a second document (after `---`); this file holds one, and its reader (PyYAML's `safe_load`, js-yaml's `load`) fails on more".into(),
+            };
+        }
         let message = e.to_string();
         let mut first = message.lines().next().unwrap_or(&message).trim();
         first = first.strip_prefix("error:").unwrap_or(first).trim();
@@ -152,6 +158,18 @@ impl Error {
             message: format!("invalid YAML: {first}"),
         }
     }
+}
+
+/// The error serde-saphyr (one document read) gives for a second document.
+fn is_multiple_documents(e: &serde_saphyr::Error) -> bool {
+    let mut e = e;
+    #[allow(deprecated)]
+    while let serde_saphyr::Error::AliasError { error, .. }
+    | serde_saphyr::Error::WithSnippet { error, .. } = e
+    {
+        e = error;
+    }
+    matches!(e, serde_saphyr::Error::MultipleDocuments { .. })
 }
 
 /// Our wording of a serde-saphyr budget breach (the budget and its limit),

@@ -253,7 +253,7 @@ pub fn note_words(words: &[&str]) {
 
 /// Records the secrets written in a text: `--secret-option VALUE`,
 /// `--secret-option=VALUE`, `SECRET_VAR=VALUE`, and `secret-key: VALUE` in
-/// YAML or JSON.
+/// YAML or JSON (also `secret-key: !!tag &anchor VALUE`).
 pub fn note_text(text: &str) {
     static PATTERNS: OnceLock<Vec<regex::Regex>> = OnceLock::new();
     let patterns = PATTERNS.get_or_init(|| {
@@ -262,8 +262,9 @@ pub fn note_text(text: &str) {
             r#"(?:^|[\s"'=(\[])(-{1,2}[A-Za-z][A-Za-z0-9_.-]*)(?:=|(?:[ \t]|\\\r?\n)+)("[^"\n]*"|'[^'\n]*'|[^\s"'\\;|&)]+)"#,
             // An environment assignment.
             r#"\b([A-Za-z_][A-Za-z0-9_]*)=("[^"\n]*"|'[^'\n]*'|[^\s"'\\;|&)]+)"#,
-            // A YAML / JSON key and its value.
-            r#"["']?([A-Za-z0-9_-]+)["']?[ \t]*:[ \t]*("[^"\n]*"|'[^'\n]*'|[^\s,}\]#]+)"#,
+            // A YAML / JSON key and its value, after the value's tag and
+            // anchor if any (`!!int`, `!<tag:yaml.org,2002:str>`, `&a`).
+            r#"["']?([A-Za-z0-9_-]+)["']?[ \t]*:[ \t]*(?:(?:!<[^>\s]*>|[!&][^\s,}\]]*)[ \t]+)*("[^"\n]*"|'[^'\n]*'|[^\s,}\]#]+)"#,
         ]
         .iter()
         .map(|p| regex::Regex::new(p).expect("valid secret pattern"))
@@ -909,6 +910,22 @@ mod tests {
         assert_eq!(
             out,
             "page_size_x a ******** b ********* c *********** d ********* e *********** --tp 2"
+        );
+    }
+
+    /// A YAML value's tag and anchor are not the value: the value after
+    /// them is the secret, whatever the tag makes of it.
+    #[test]
+    fn tagged_yaml_values_are_noted() {
+        note_text(
+            "hf-token: !!int tagged_tok_1
+api-key: &a !<tag:yaml.org,2002:str> tagged_tok_2
+{hf_token: !!binary tagged_tok_3}
+",
+        );
+        assert_eq!(
+            mask_value("tagged_tok_1 tagged_tok_2 tagged_tok_3 !!binary"),
+            "************ ************ ************ !!binary"
         );
     }
 

@@ -8,7 +8,10 @@
 //! - the container markup of a block's lines (`> ` of a blockquote, a list
 //!   item's indentation) and a byte-order mark: blanked;
 //! - a `$ ` prompt at the start of a command line; in `console` blocks also
-//!   `user@host:~$ ` prompts and `> ` continuation prompts: blanked;
+//!   `user@host:~$ ` prompts (either after an environment's name, `(venv) `):
+//!   blanked; `> ` continuation prompts: left out of the text bash reads
+//!   (inside a quote and on here-document lines when the block has `$ `
+//!   prompts), as the container markup is;
 //! - in a `console` block that has prompts, a line that is no command and
 //!   continues none (the output a transcript shows): blanked;
 //! - a diff listing (every line marked `+ `, `- ` or two blanks, one at
@@ -90,6 +93,10 @@ struct Framed {
     text: String,
     placeholders: Vec<Placeholder>,
     cuts: Vec<Cut>,
+    /// The continuation prompts (`> `) of a console transcript that bash
+    /// never read: page byte ranges, sorted, left out of the text it reads
+    /// (inside a quote or a here-document, a blank is no separator).
+    prompts: Vec<(usize, usize)>,
 }
 
 /// Extracts the launches of a whole shell text (a command file, a
@@ -142,7 +149,7 @@ pub(crate) fn extract_block(
     // The text bash reads leaves the container markup out (a quoted word
     // continued onto a quoted line gets no blanks from it); every other
     // byte keeps its place.
-    let (view, pieces) = without_containers(&flat, block);
+    let (view, pieces) = without_containers(&flat, block, &framed.prompts);
     let window = Arc::new(page.window(
         Origin::Inline(format!("shell text of {}", page.label())),
         pieces,
@@ -408,14 +415,44 @@ fn frame(page: &Source, block: &Block<'_>) -> Framed {
     let mut has_words = false;
     let mut pending_cut: Option<usize> = None;
     let mut heredocs: Vec<(String, bool)> = Vec::new();
+    let mut prompts: Vec<(usize, usize)> = Vec::new();
+    // Where a line's text starts: past the container markup at its start.
+    let text_start = |ls: usize| {
+        block
+            .containers
+            .iter()
+            .find(|&&(s, e)| s == block.start + ls && e > s)
+            .map_or(ls, |&(_, e)| (e - block.start).max(ls))
+    };
+    // A continuation prompt of a transcript at `at`, inside a quote or a
+    // here-document: left out of the text bash reads.
+    let ps2 = |b: &mut Vec<u8>, at: usize, le: usize, prompts: &mut Vec<(usize, usize)>| {
+        if !(block.console && has_prompts) || at > le {
+            return at;
+        }
+        match prompt_len(&b[at..le], true) {
+            Some((n, false)) => {
+                b[at..at + n].fill(b' ');
+                prompts.push((block.start + at, block.start + at + n));
+                at + n
+            }
+            _ => at,
+        }
+    };
     let mut lines = line_ranges(&b).collect::<Vec<_>>().into_iter();
     while let Some((ls, le)) = lines.next() {
         let command_start = q == Quote::None && !continued;
         let mut i = blanks_end(&b, ls, le);
-        if command_start || (continued && block.console) {
+        if q != Quote::None {
+            i = ps2(&mut b, text_start(ls), le, &mut prompts);
+        } else if command_start || (continued && block.console) {
             match prompt_len(&b[i..le], block.console) {
                 Some((n, ps1)) if command_start || !ps1 => {
                     b[i..i + n].fill(b' ');
+                    // A continued word goes on after the prompt.
+                    if !command_start {
+                        prompts.push((block.start + i, block.start + i + n));
+                    }
                     i = blanks_end(&b, i + n, le);
                 }
                 _ if command_start && has_prompts && i < le => {
@@ -525,6 +562,8 @@ fn frame(page: &Source, block: &Block<'_>) -> Framed {
         // input, not commands (nothing in them is framing either).
         for (delimiter, dash) in std::mem::take(&mut heredocs) {
             for (s, e) in lines.by_ref() {
+                let at = text_start(s);
+                let s = ps2(&mut b, at, e, &mut prompts).max(s);
                 let line = &original[s..e];
                 let line = line.strip_suffix('\r').unwrap_or(line);
                 let line = if dash {
@@ -545,6 +584,7 @@ fn frame(page: &Source, block: &Block<'_>) -> Framed {
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         placeholders,
         cuts,
+        prompts,
     }
 }
 
@@ -621,8 +661,9 @@ fn blanks_end(b: &[u8], mut i: usize, end: usize) -> usize {
 
 /// The length of a prompt at the start of a line, and whether it is a
 /// command prompt (PS1) rather than a `> ` continuation prompt: `$ `
-/// anywhere; in a console transcript also `> ` and `user@host:~/dir$ ` (or
-/// `#`).
+/// anywhere; in a console transcript also `> ` (or a bare `>`),
+/// `user@host:~/dir$ ` (or `#`), either after an environment's name
+/// (`(venv) $ `).
 fn prompt_len(rest: &[u8], console: bool) -> Option<(usize, bool)> {
     if rest.starts_with(b"$ ") || rest.starts_with(b"$\t") {
         return Some((2, true));
@@ -630,8 +671,29 @@ fn prompt_len(rest: &[u8], console: bool) -> Option<(usize, bool)> {
     if !console {
         return None;
     }
-    if rest.starts_with(b"> ") {
+    if rest.starts_with(b"> ") || rest.starts_with(b">\t") {
         return Some((2, false));
+    }
+    // A `>` with nothing typed after it (the blank of `> ` trimmed).
+    if rest == b">" || rest == b">\r" {
+        return Some((1, false));
+    }
+    // A virtualenv or conda environment's name before the prompt:
+    // `(venv) $ `, `(base) user@host:~$ `.
+    if let Some(after) = rest.strip_prefix(b"(") {
+        let close = after.iter().position(|c| *c == b')')?;
+        let name = &after[..close];
+        if name.is_empty()
+            || !name
+                .iter()
+                .all(|c| c.is_ascii_alphanumeric() || b"._-".contains(c))
+            || after.get(close + 1) != Some(&b' ')
+        {
+            return None;
+        }
+        let n = close + 3;
+        let (m, ps1) = prompt_len(&rest[n..], true)?;
+        return ps1.then_some((n + m, true));
     }
     let line = std::str::from_utf8(rest).ok()?;
     let at = line.find('@')?;
@@ -713,11 +775,18 @@ struct Flat<'a> {
 
 /// The text bash reads: the flat text without the container markup, and
 /// its pieces (offset in it, offset on the page).
-fn without_containers(flat: &str, block: &Block<'_>) -> (String, Vec<(usize, usize)>) {
+fn without_containers(
+    flat: &str,
+    block: &Block<'_>,
+    prompts: &[(usize, usize)],
+) -> (String, Vec<(usize, usize)>) {
+    let mut left_out: Vec<(usize, usize)> =
+        block.containers.iter().chain(prompts).copied().collect();
+    left_out.sort_unstable();
     let mut view = String::with_capacity(flat.len());
     let mut pieces = vec![(0, block.start)];
     let mut at = 0;
-    for &(s, e) in block.containers {
+    for (s, e) in left_out {
         let (s, e) = (
             s.clamp(block.start, block.end) - block.start,
             e.clamp(block.start, block.end) - block.start,
@@ -879,6 +948,52 @@ mod tests {
                 name: "MODEL".into()
             }
         );
+    }
+
+    fn console(text: &str) -> Vec<Launch> {
+        let src = Arc::new(Source::new(Origin::Inline("t".into()), text.to_string()));
+        let block = Block {
+            start: 0,
+            end: text.len(),
+            containers: &[],
+            console: true,
+        };
+        let (e, _) = extract_block(&src, &block, Vars::default()).unwrap();
+        e.launches
+    }
+
+    #[test]
+    fn continuation_prompts_in_quotes_and_heredocs_are_left_out() {
+        // Inside a quote the prompt is no blank of the value: `A` is
+        // "--tp\n8", as typed; positions stay the page's.
+        let l = console("$ export A=\"--tp\n> 8\"\n$ sglang serve --model-path m $A\n");
+        assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp", "8"]);
+        let l = console("$ T=\"x\n> \"\n$ sglang serve --model-path \"m$T\"\n");
+        assert_eq!(argv(&l[0])[1], "mx\n");
+        let l =
+            console("$ TP=$(cat <<EOF\n> 8\n> EOF\n> )\n$ sglang serve --model-path m --tp $TP\n");
+        assert_eq!(argv(&l[0])[3], "8");
+        // A word continued with `\` goes on after the prompt.
+        let l = console("$ sglang serve --model-path m --t\\\n> p 2\n");
+        assert_eq!(argv(&l[0])[2..], ["--tp", "2"]);
+        assert_eq!(
+            (l[0].argv[3].span.pos.line, l[0].argv[3].span.pos.col),
+            (2, 5)
+        );
+        // Without a `$ ` prompt, a `> ` line in a quote is text.
+        let l = console("export A=\"--tp\n> 8\"\nsglang serve --model-path m $A\n");
+        assert_eq!(argv(&l[0])[2..], ["--tp", ">", "8"]);
+    }
+
+    #[test]
+    fn environment_names_before_a_prompt() {
+        for text in [
+            "(venv) $ sglang serve --model-path m --tp 8\n",
+            "(base) me@box:~/x$ sglang serve --model-path m --tp 8\n",
+        ] {
+            let l = console(text);
+            assert_eq!(argv(&l[0])[2..], ["--tp", "8"], "{text}");
+        }
     }
 
     #[test]

@@ -163,6 +163,13 @@ pub(crate) fn parse(source: &Source, options: &Options) -> Result<Node, Error> {
         // Repeated keys reach the tree, which keeps the last (PyYAML) or
         // refuses them (js-yaml).
         duplicate_keys: serde_saphyr::options::DuplicateKeyPolicy::PassThrough,
+        // js-yaml merges `<<` as serde-saphyr does (the first merged value
+        // of a key wins); PyYAML's merges are the tree's (see `lower`).
+        merge_keys: if options.schema == Schema::PyYaml11 {
+            serde_saphyr::options::MergeKeyPolicy::AsOrdinary
+        } else {
+            serde_saphyr::options::MergeKeyPolicy::Merge
+        },
     };
     // Explicit tags are read here (serde-saphyr would type some of them its
     // own way, or fail on them): the text it parses has them blanked out.
@@ -233,25 +240,38 @@ fn lower(
                     ),
                 ));
             }
-            let mut out: Vec<(String, Span, Node)> = Vec::with_capacity(entries.len());
-            let mut index: std::collections::HashMap<String, usize> =
-                std::collections::HashMap::with_capacity(entries.len());
+            // PyYAML's `flatten_mapping`: the entries of the merge keys'
+            // values come first (of several merge keys in document order; of
+            // a list of mappings, the last first), then the mapping's own;
+            // a later entry of a key wins.
+            let mut merged: Vec<(String, Span, Node)> = Vec::new();
+            let mut own: Vec<(String, Span, Node)> = Vec::with_capacity(entries.len());
             for (k, v) in entries {
+                if options.schema == Schema::PyYaml11 && is_merge_key(&k, source, tags) {
+                    merged.extend(merge_entries(lower(v, source, options, tags)?)?);
+                    continue;
+                }
                 let key = lower(k, source, options, tags)?;
                 let Some(name) = (options.key_name)(&key) else {
                     return Err(Error::input(key.span, "a mapping key must be a scalar"));
                 };
                 let value = lower(v, source, options, tags)?;
+                own.push((name, key.span, value));
+            }
+            let mut out: Vec<(String, Span, Node)> = Vec::with_capacity(merged.len() + own.len());
+            let mut index: std::collections::HashMap<String, usize> =
+                std::collections::HashMap::with_capacity(merged.len() + own.len());
+            for (name, key_span, value) in merged.into_iter().chain(own) {
                 match index.get(&name) {
                     // A repeated key: PyYAML keeps the last value at the
                     // first key's place in the dict; js-yaml (the recipes
                     // site) refuses it.
                     Some(&i) if options.schema == Schema::PyYaml11 => {
-                        out[i] = (name, key.span, value);
+                        out[i] = (name, key_span, value);
                     }
                     Some(_) => {
                         return Err(Error::input(
-                            key.span,
+                            key_span,
                             format!(
                                 "invalid YAML: the mapping key {name:?} is repeated (js-yaml refuses a repeated key)"
                             ),
@@ -259,7 +279,7 @@ fn lower(
                     }
                     None => {
                         index.insert(name.clone(), out.len());
-                        out.push((name, key.span, value));
+                        out.push((name, key_span, value));
                     }
                 }
             }
@@ -267,6 +287,52 @@ fn lower(
         }
     };
     Ok(Node { span, val })
+}
+
+/// Whether a mapping key is a merge key as PyYAML reads it: a plain `<<`
+/// (its implicit resolver) or a key tagged `!!merge`; a quoted `"<<"` or a
+/// `<<` with another tag is a plain key.
+fn is_merge_key(key: &Spanned<Raw>, source: &Source, tags: &Tags) -> bool {
+    let written = source.yaml_span(&key.defined);
+    match tags.scalars.get(&written.start) {
+        Some(t) => t.tag.strip_prefix(CORE) == Some("merge"),
+        None => {
+            matches!(&key.value, Raw::Str(s) if s == "<<")
+                && source.text.get(written.start..written.end) == Some("<<")
+        }
+    }
+}
+
+/// The entries a merge key's value brings (PyYAML's `flatten_mapping`): a
+/// mapping's, or of a list of mappings each one's, the last list item's
+/// first (so the first item wins). Anything else is an error at it, as
+/// PyYAML fails on it.
+fn merge_entries(value: Node) -> Result<Vec<(String, Span, Node)>, Error> {
+    let refused = "PyYAML's safe_load fails on it (the program reading this file does not start)";
+    match value.val {
+        Val::Map(entries) => Ok(entries),
+        Val::Seq(items) => {
+            let mut out = Vec::new();
+            for item in items.into_iter().rev() {
+                match item.val {
+                    Val::Map(entries) => out.extend(entries),
+                    _ => {
+                        return Err(Error::input(
+                            item.span,
+                            format!(
+                                "a list merged with `<<` holds something else than a mapping; {refused}"
+                            ),
+                        ));
+                    }
+                }
+            }
+            Ok(out)
+        }
+        _ => Err(Error::input(
+            value.span,
+            format!("a merge key (`<<`) takes a mapping or a list of mappings; {refused}"),
+        )),
+    }
 }
 
 /// What PyYAML's `safe_load` makes of a scalar written as `text` (its source
@@ -1019,6 +1085,11 @@ mod tests {
         assert_eq!(defined.get("b").unwrap().span.pos.line, 1);
         let referenced = parse_text(text, Place::Referenced);
         assert_eq!(referenced.get("b").unwrap().span.pos.line, 2);
+        // What a merge key brings is placed as what an alias brings.
+        let text = "a: &x {k: 1}\nb: {<<: *x}\n";
+        let k = |n: &Node| n.get("b").unwrap().get("k").unwrap().span.pos.line;
+        assert_eq!(k(&parse_text(text, Place::Defined)), 1);
+        assert_eq!(k(&parse_text(text, Place::Referenced)), 2);
     }
 
     #[test]
@@ -1217,6 +1288,20 @@ mod tests {
                 "k: !!set {a}\n",
                 "k: !\nj: 1\n",
                 "k: !!str\nj: 1\n",
+                // Merge keys: several, a list, a tagged one, a quoted `<<`,
+                // values PyYAML refuses, a second document.
+                "<<: {k: 1}\n<<: {k: 2}\n",
+                "j: 1\n<<: [{k: 1}, {k: 2, j: 3}]\n<<: {i: 4}\n",
+                "a: &a {k: 1, j: 2}\nb: {<<: [*a, {k: 3}], j: 5, <<: {i: 6}}\n",
+                "{!!merge x: {k: 1}, j: 2}\n",
+                "{!!str <<: {k: 1}}\n",
+                "{\"<<\": {k: 1}}\n",
+                "<<: 1\n",
+                "<<:\n",
+                "<<: [{k: 1}, 2]\n",
+                "<<: {<<: {k: 1}, k: 2, j: 3}\n",
+                "k: 1\n---\nk: 2\n",
+                "k: 1\n...\n",
             ]
             .map(String::from),
         );

@@ -95,7 +95,6 @@ fn a_secret_read_late_is_masked_in_every_link_whatever_the_workers() {
 /// quotes it (`!!int "TOKEN": not an integer ...`; for `!!binary` the tag is
 /// masked and the token printed) and the excerpt shows the line.
 #[test]
-#[ignore = "issue 24 adversary: a tagged value of a secret key in a vLLM config is printed (error message, source excerpt)"]
 fn adversary_tagged_secret_values_in_a_vllm_config_are_masked() {
     const T: &str = "SeCrEtT0kenXYZ987";
     for line in [

@@ -547,7 +547,6 @@ fn adversary_console_framing_read_right() {
 /// In a console transcript, `> ` is bash's PS2 on every continuation line,
 /// inside an open quote too: the reader typed `8`, so `$A` is `--tp 8`.
 #[test]
-#[ignore = "issue 24 adversary: a `> ` continuation prompt inside an open quote in a console block is kept as text"]
 fn adversary_console_continuation_prompt_inside_a_quote() {
     let ls =
         read_page("```console\n$ export A=\"--tp\n> 8\"\n$ sglang serve --model-path m $A\n```\n");
@@ -558,7 +557,6 @@ fn adversary_console_continuation_prompt_inside_a_quote() {
 /// A here-document typed at an interactive prompt shows `> ` on its lines:
 /// the transcript is valid (TP=8), not a bash syntax error.
 #[test]
-#[ignore = "issue 24 adversary: `> ` prompts on here-document lines of a console block are not taken off (exit 2)"]
 fn adversary_console_heredoc_with_continuation_prompts() {
     let ls = read_page(
         "```console\n$ TP=$(cat <<EOF\n> 8\n> EOF\n> )\n$ sglang serve --model-path m --tp $TP\n```\n",
@@ -569,7 +567,6 @@ fn adversary_console_heredoc_with_continuation_prompts() {
 
 /// A virtualenv prompt `(venv) $ ` is a prompt, as `user@host:~$ ` is.
 #[test]
-#[ignore = "issue 24 adversary: a `(venv) $ ` prompt in a console block is a bash syntax error (exit 2)"]
 fn adversary_console_venv_prompt() {
     let ls = read_page("```console\n(venv) $ sglang serve --model-path m --tp 8\n```\n");
     assert_eq!(ls.len(), 1, "{ls:?}");
@@ -861,7 +858,6 @@ fn adversary_more_expansions_not_computed_are_unknown_never_wrong() {
 /// on PATH). recipe-drift keeps the function: it reads `--tp 8` where bash
 /// runs `--tp 4`, and against a recipe at `--tp 8` says no drift.
 #[test]
-#[ignore = "issue 24 adversary: `unset NAME` does not unset the function NAME when no variable has that name (false no-drift)"]
 fn adversary_unset_without_a_variable_unsets_the_function() {
     for block in [
         "sglang() { command sglang \"$@\" --tp 8; }\nunset sglang\nsglang serve --model-path m --tp 4",
@@ -900,7 +896,6 @@ fn adversary_unset_without_a_variable_unsets_the_function() {
 /// (`vllm serve <model>`, a placeholder followed by a blank, is unknown, as
 /// it should be.)
 #[test]
-#[ignore = "issue 24 adversary: `<org>/<model>` is read as redirections; the model becomes vLLM's default and matches (false no-drift on model)"]
 fn adversary_org_slash_model_placeholder_is_unknown() {
     let repo = Repo::new();
     repo.write("recipe.sh", "vllm serve Qwen/Qwen3-0.6B -tp 4\n");

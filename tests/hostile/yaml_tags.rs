@@ -250,7 +250,6 @@ fn adversary_tags_pyyaml_fails_on_are_errors_at_the_value() {
 /// recipe-drift takes the first (4): with docs at `-tp 4` that is a false
 /// "no drift" on tp.
 #[test]
-#[ignore = "issue 24 adversary: of two `<<` merge keys the first wins (PyYAML: the last), false no-drift on tp"]
 fn adversary_two_merge_keys_the_last_wins() {
     let yaml = "<<: {tensor-parallel-size: 4}\n<<: {tensor-parallel-size: 10}\n";
     let repo = vllm_pair(yaml);
@@ -266,7 +265,6 @@ fn adversary_two_merge_keys_the_last_wins() {
 /// document"): exit 2 at it, in our words, not the YAML library's advice
 /// ("use from_str_multiple ...").
 #[test]
-#[ignore = "issue 24 adversary: a second YAML document leaks the YAML library's message (from_str_multiple)"]
 fn adversary_second_document_is_refused_without_a_library_message() {
     let o = compare(&vllm_pair(
         "tensor-parallel-size: 4\n---\ntensor-parallel-size: 10\n",
@@ -318,7 +316,6 @@ fn adversary_matrix_points_read_as_pyyaml_reads_them() {
 /// `tp` (8); recipe-drift takes the first (4), the TP the benchmark did not
 /// run.
 #[test]
-#[ignore = "issue 24 adversary: of two `<<` merge keys in a matrix point the first wins (PyYAML: the last)"]
 fn adversary_matrix_two_merge_keys_the_last_wins() {
     let repo = matrix("{<<: {tp: 4}, <<: {tp: 8}, conc-start: 1, conc-end: 1}", "");
     let o = repo.run_deterministic(&["extract", "--inferencex", ".", "--entry", "e"]);

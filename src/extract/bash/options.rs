@@ -414,8 +414,17 @@ impl Interp<'_> {
                 continue;
             }
             let target = self.st.resolve(n).unwrap_or_else(|_| n.clone());
-            if !self.st.vars.contains_key(&target) && self.st.complete_env {
-                // No variable of that name: the function of that name, if any.
+            if !self.st.vars.contains_key(&target) && self.st.functions.contains_key(&target) {
+                // No variable of that name: the function of that name is
+                // unset. Where the environment is not complete, it may hold
+                // a variable of that name (then that variable is unset and
+                // the function stays): what follows runs on that condition.
+                if !self.st.complete_env {
+                    let line = self.source.line_col(at).line;
+                    self.conditions.push(format!(
+                        "line {line}: `unset {target}` unsets the function {target} if the environment has no variable {target}"
+                    ));
+                }
                 self.st.functions.remove(&target);
             }
             self.unset_variable(&target);
