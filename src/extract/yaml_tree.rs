@@ -240,28 +240,11 @@ fn lower(
                     ),
                 ));
             }
-            // PyYAML's `flatten_mapping`: the entries of the merge keys'
-            // values come first (of several merge keys in document order; of
-            // a list of mappings, the last first), then the mapping's own;
-            // a later entry of a key wins.
-            let mut merged: Vec<(String, Span, Node)> = Vec::new();
-            let mut own: Vec<(String, Span, Node)> = Vec::with_capacity(entries.len());
-            for (k, v) in entries {
-                if options.schema == Schema::PyYaml11 && is_merge_key(&k, source, tags) {
-                    merged.extend(merge_entries(lower(v, source, options, tags)?)?);
-                    continue;
-                }
-                let key = lower(k, source, options, tags)?;
-                let Some(name) = (options.key_name)(&key) else {
-                    return Err(Error::input(key.span, "a mapping key must be a scalar"));
-                };
-                let value = lower(v, source, options, tags)?;
-                own.push((name, key.span, value));
-            }
-            let mut out: Vec<(String, Span, Node)> = Vec::with_capacity(merged.len() + own.len());
+            let pairs = flatten(entries, source, options, tags)?;
+            let mut out: Vec<(String, Span, Node)> = Vec::with_capacity(pairs.len());
             let mut index: std::collections::HashMap<String, usize> =
-                std::collections::HashMap::with_capacity(merged.len() + own.len());
-            for (name, key_span, value) in merged.into_iter().chain(own) {
+                std::collections::HashMap::with_capacity(pairs.len());
+            for (name, key_span, value, _) in pairs {
                 match index.get(&name) {
                     // A repeated key: PyYAML keeps the last value at the
                     // first key's place in the dict; js-yaml (the recipes
@@ -303,36 +286,165 @@ fn is_merge_key(key: &Spanned<Raw>, source: &Source, tags: &Tags) -> bool {
     }
 }
 
-/// The entries a merge key's value brings (PyYAML's `flatten_mapping`): a
-/// mapping's, or of a list of mappings each one's, the last list item's
-/// first (so the first item wins). Anything else is an error at it, as
-/// PyYAML fails on it.
-fn merge_entries(value: Node) -> Result<Vec<(String, Span, Node)>, Error> {
+/// What PyYAML 6.0.4's merge compares keys by: `id()` of the key's string.
+/// CPython keeps one string object for each string of at most one Latin-1
+/// character, so two such keys are one; any longer key is its own object,
+/// one per place it is written (an alias brings the anchored key itself).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum KeyId {
+    /// A string of at most one Latin-1 character.
+    Shared(String),
+    /// The key written at this offset.
+    At(usize),
+}
+
+/// A mapping's entries as PyYAML's `flatten_mapping` (6.0.4) leaves them:
+/// first what its merge keys (`<<`) bring, in document order (a list of
+/// mappings item by item), a key whose [`KeyId`] an earlier merged entry
+/// has skipped; then the mapping's own entries. Building the dict, a later
+/// entry of a name wins. Each merged mapping is flattened first. A merge
+/// value that is not a mapping or a list of mappings is an error at it, as
+/// PyYAML fails on it. (PyYAML 6.0.3 and earlier took a list's items last
+/// first and skipped no key: `<<: [{tp: 1}, {tp: 2}]` was tp 1 there, 2 in
+/// 6.0.4.)
+fn flatten(
+    entries: Vec<(Spanned<Raw>, Spanned<Raw>)>,
+    source: &Source,
+    options: &Options,
+    tags: &Tags,
+) -> Result<Vec<(String, Span, Node, KeyId)>, Error> {
     let refused = "PyYAML's safe_load fails on it (the program reading this file does not start)";
-    match value.val {
-        Val::Map(entries) => Ok(entries),
-        Val::Seq(items) => {
-            let mut out = Vec::new();
-            for item in items.into_iter().rev() {
-                match item.val {
-                    Val::Map(entries) => out.extend(entries),
-                    _ => {
-                        return Err(Error::input(
-                            item.span,
-                            format!(
-                                "a list merged with `<<` holds something else than a mapping; {refused}"
-                            ),
-                        ));
-                    }
+    let place = |raw: &Spanned<Raw>| {
+        source.yaml_span(match options.place {
+            Place::Defined => &raw.defined,
+            Place::Referenced => &raw.referenced,
+        })
+    };
+    // Every merged entry with its source: (which `<<`, which list item).
+    let mut candidates: Vec<((usize, usize), (String, Span, Node, KeyId))> = Vec::new();
+    let mut merge_keys = 0;
+    let mut own = Vec::with_capacity(entries.len());
+    for (k, v) in entries {
+        if options.schema == Schema::PyYaml11 && is_merge_key(&k, source, tags) {
+            let group = merge_keys;
+            merge_keys += 1;
+            let at = place(&v);
+            let items = match v.value {
+                Raw::Map(_) => vec![v],
+                Raw::Seq(items) => items,
+                _ => {
+                    return Err(Error::input(
+                        at,
+                        format!(
+                            "a merge key (`<<`) takes a mapping or a list of mappings; {refused}"
+                        ),
+                    ));
+                }
+            };
+            for (n, item) in items.into_iter().enumerate() {
+                let at = place(&item);
+                let Raw::Map(inner) = item.value else {
+                    return Err(Error::input(
+                        at,
+                        format!(
+                            "a list merged with `<<` holds something else than a mapping; {refused}"
+                        ),
+                    ));
+                };
+                for pair in flatten(inner, source, options, tags)? {
+                    candidates.push(((group, n), pair));
                 }
             }
-            Ok(out)
+            continue;
         }
-        _ => Err(Error::input(
-            value.span,
-            format!("a merge key (`<<`) takes a mapping or a list of mappings; {refused}"),
-        )),
+        let written = source.yaml_span(&k.defined);
+        let key = lower(k, source, options, tags)?;
+        let Some(name) = (options.key_name)(&key) else {
+            return Err(Error::input(key.span, "a mapping key must be a scalar"));
+        };
+        // The key node's string: a plain scalar's text, a quoted one's value.
+        let raw_text = source.text.get(written.start..written.end).unwrap_or("");
+        let string = if raw_text.starts_with(['"', '\'']) {
+            name.as_str()
+        } else {
+            raw_text
+        };
+        let mut chars = string.chars();
+        let shared = match (chars.next(), chars.next()) {
+            (None, _) => true,
+            (Some(c), None) => (c as u32) < 0x100,
+            _ => false,
+        };
+        let id = if shared {
+            KeyId::Shared(name.clone())
+        } else {
+            KeyId::At(written.start)
+        };
+        let value = lower(v, source, options, tags)?;
+        own.push((name, key.span, value, id));
     }
+    version_independent(&candidates, &own)?;
+    let mut seen: std::collections::HashSet<KeyId> = std::collections::HashSet::new();
+    let mut merged: Vec<(String, Span, Node, KeyId)> = candidates
+        .into_iter()
+        .filter(|(_, p)| seen.insert(p.3.clone()))
+        .map(|(_, p)| p)
+        .collect();
+    merged.extend(own);
+    Ok(merged)
+}
+
+/// Refuses a merged key whose value PyYAML 6.0.3 and 6.0.4 read
+/// differently, since which one vLLM (or the benchmark) gets depends on
+/// the PyYAML it runs with: a key the mapping does not set itself, brought
+/// by several merge sources with different values. 6.0.3 keeps the last
+/// `<<`'s value, of a list's items the first; 6.0.4 the first source's for
+/// a one-character key ([`KeyId::Shared`]), else the last source's.
+fn version_independent(
+    candidates: &[((usize, usize), (String, Span, Node, KeyId))],
+    own: &[(String, Span, Node, KeyId)],
+) -> Result<(), Error> {
+    let mut by_name: std::collections::BTreeMap<&str, Vec<usize>> =
+        std::collections::BTreeMap::new();
+    for (i, (_, p)) in candidates.iter().enumerate() {
+        by_name.entry(p.0.as_str()).or_default().push(i);
+    }
+    for (name, ids) in by_name {
+        if ids.len() < 2 || own.iter().any(|o| o.0 == name) {
+            continue;
+        }
+        let shared = matches!(candidates[ids[0]].1.3, KeyId::Shared(_));
+        let v604 = if shared { ids[0] } else { ids[ids.len() - 1] };
+        // 6.0.3: the last `<<` that brings it, of its list the first item,
+        // of that item's entries the last.
+        let last_group = ids.iter().map(|&i| candidates[i].0.0).max().unwrap_or(0);
+        let first_item = ids
+            .iter()
+            .filter(|&&i| candidates[i].0.0 == last_group)
+            .map(|&i| candidates[i].0.1)
+            .min()
+            .unwrap_or(0);
+        let v603 = ids
+            .iter()
+            .copied()
+            .filter(|&i| candidates[i].0 == (last_group, first_item))
+            .max()
+            .unwrap_or(v604);
+        let (a, b) = (&candidates[v603].1, &candidates[v604].1);
+        let (ja, jb) = (a.2.to_json().ok(), b.2.to_json().ok());
+        if ja != jb {
+            let shown = |j: Option<serde_json::Value>| j.map_or("?".to_string(), |j| j.to_string());
+            return Err(Error::input(
+                b.1.clone(),
+                format!(
+                    "the merge keys (`<<`) bring {name:?} more than once and PyYAML's versions disagree on which wins (6.0.3 reads {}, 6.0.4 reads {}): the value the program gets depends on the PyYAML it runs with; set {name:?} in the mapping itself",
+                    shown(ja),
+                    shown(jb)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// What PyYAML's `safe_load` makes of a scalar written as `text` (its source
@@ -1300,6 +1412,14 @@ mod tests {
                 "<<:\n",
                 "<<: [{k: 1}, 2]\n",
                 "<<: {<<: {k: 1}, k: 2, j: 3}\n",
+                // PyYAML 6.0.4 skips a merged key only when it is the same
+                // string object: one-character keys are, longer ones not.
+                "<<: {tp: 1}\n<<: {tp: 2}\n",
+                "<<: [{tp: 1}, {tp: 2}]\n",
+                "<<: [{k: 1}, {k: 2}]\n",
+                "<<: [{'k': 1}, {\"k\": 2}]\n",
+                "<<: {<<: {tp: 1}, tp: 2, j: 3}\n",
+                "a: &a {tp: 4}\nb: &b {tp: 10}\nc: {<<: [*a, *b]}\nd: {<<: *a, <<: *b}\ne: {<<: [*a, *a], tp: 1}\n",
                 "k: 1\n---\nk: 2\n",
                 "k: 1\n...\n",
             ]
@@ -1364,6 +1484,8 @@ print(json.dumps(out))
             let same = match (&ours, want.get("ok")) {
                 (Ok(v), Some(w)) => v == w,
                 (Err(_), None) => true,
+                // Refused on purpose: PyYAML 6.0.3 reads it otherwise.
+                (Err(e), Some(_)) => e.to_string().contains("PyYAML's versions disagree"),
                 _ => false,
             };
             if !same {
