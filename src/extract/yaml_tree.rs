@@ -298,6 +298,13 @@ enum KeyId {
     At(usize),
 }
 
+/// A mapping entry: its key's name and place, its value, its [`KeyId`].
+type Entry = (String, Span, Node, KeyId);
+
+/// A merged entry with its source: (which `<<` of the mapping, which item
+/// of its list).
+type Merged = ((usize, usize), Entry);
+
 /// A mapping's entries as PyYAML's `flatten_mapping` (6.0.4) leaves them:
 /// first what its merge keys (`<<`) bring, in document order (a list of
 /// mappings item by item), a key whose [`KeyId`] an earlier merged entry
@@ -312,7 +319,7 @@ fn flatten(
     source: &Source,
     options: &Options,
     tags: &Tags,
-) -> Result<Vec<(String, Span, Node, KeyId)>, Error> {
+) -> Result<Vec<Entry>, Error> {
     let refused = "PyYAML's safe_load fails on it (the program reading this file does not start)";
     let place = |raw: &Spanned<Raw>| {
         source.yaml_span(match options.place {
@@ -321,7 +328,7 @@ fn flatten(
         })
     };
     // Every merged entry with its source: (which `<<`, which list item).
-    let mut candidates: Vec<((usize, usize), (String, Span, Node, KeyId))> = Vec::new();
+    let mut candidates: Vec<Merged> = Vec::new();
     let mut merge_keys = 0;
     let mut own = Vec::with_capacity(entries.len());
     for (k, v) in entries {
@@ -385,7 +392,7 @@ fn flatten(
     }
     version_independent(&candidates, &own)?;
     let mut seen: std::collections::HashSet<KeyId> = std::collections::HashSet::new();
-    let mut merged: Vec<(String, Span, Node, KeyId)> = candidates
+    let mut merged: Vec<Entry> = candidates
         .into_iter()
         .filter(|(_, p)| seen.insert(p.3.clone()))
         .map(|(_, p)| p)
@@ -400,10 +407,7 @@ fn flatten(
 /// by several merge sources with different values. 6.0.3 keeps the last
 /// `<<`'s value, of a list's items the first; 6.0.4 the first source's for
 /// a one-character key ([`KeyId::Shared`]), else the last source's.
-fn version_independent(
-    candidates: &[((usize, usize), (String, Span, Node, KeyId))],
-    own: &[(String, Span, Node, KeyId)],
-) -> Result<(), Error> {
+fn version_independent(candidates: &[Merged], own: &[Entry]) -> Result<(), Error> {
     let mut by_name: std::collections::BTreeMap<&str, Vec<usize>> =
         std::collections::BTreeMap::new();
     for (i, (_, p)) in candidates.iter().enumerate() {
