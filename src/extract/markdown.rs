@@ -1053,6 +1053,22 @@ pub fn extract_all(
     Ok(launches)
 }
 
+/// A component tag (a capitalized name: `<Tab`, `</Tab`, `<Foo.Bar`) at
+/// `i`, which holds `<`: whether it closes, where its name starts and its
+/// length.
+pub(crate) fn component_tag_at(bytes: &[u8], i: usize) -> Option<(bool, usize, usize)> {
+    let close = bytes.get(i + 1) == Some(&b'/');
+    let from = i + 1 + usize::from(close);
+    if !bytes.get(from).is_some_and(u8::is_ascii_uppercase) {
+        return None;
+    }
+    let len = bytes[from..]
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_' || **c == b'.')
+        .count();
+    Some((close, from, len))
+}
+
 /// MDX: the component elements of a page (`<Tab title="AMD">` ...
 /// `</Tab>`: a capitalized tag and its closing tag), as page ranges from the
 /// opening tag to the end of the closing one, sorted by start, found outside
@@ -1073,16 +1089,10 @@ fn component_scopes(bytes: &[u8], excluded: &[(usize, usize)]) -> Vec<(usize, us
             i += 1;
             continue;
         }
-        let close = bytes.get(i + 1) == Some(&b'/');
-        let from = i + 1 + usize::from(close);
-        if !bytes.get(from).is_some_and(u8::is_ascii_uppercase) {
+        let Some((close, from, len)) = component_tag_at(bytes, i) else {
             i += 1;
             continue;
-        }
-        let len = bytes[from..]
-            .iter()
-            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_' || **c == b'.')
-            .count();
+        };
         let name = &bytes[from..from + len];
         if close {
             let Some(gt) = bytes[from + len..].iter().position(|c| *c == b'>') else {

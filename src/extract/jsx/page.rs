@@ -512,18 +512,10 @@ fn scan_page(source: &Source) -> Result<Scan, Error> {
             i += 1;
             continue;
         }
-        let (close, from) = match rest.get(1) {
-            Some(b'/') => (true, i + 2),
-            _ => (false, i + 1),
-        };
-        if !bytes.get(from).is_some_and(u8::is_ascii_uppercase) {
+        let Some((close, from, len)) = markdown::component_tag_at(bytes, i) else {
             i += 1;
             continue;
-        }
-        let len = bytes[from..]
-            .iter()
-            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_' || **c == b'.')
-            .count();
+        };
         let name = &text[from..from + len];
         let after = from + len;
         if close {
