@@ -699,6 +699,7 @@ pub(crate) fn run_link(
                 ctx,
                 policy,
                 &mut seen,
+                None,
             )?;
             let sig = settle(&mut report, !single, policy);
             match merged.iter_mut().find(|m| m.0 == sig) {
@@ -778,6 +779,17 @@ fn signature(r: &LinkReport, policy: &Policy) -> String {
 #[derive(Default)]
 pub(crate) struct DocsResolutions(Vec<(String, (Resolved, bool))>);
 
+/// The recipe deployments' resolutions a pairing run has made, shared by its
+/// workers: a recipe point paired with many docs deployments (a generator's
+/// states) is resolved once per release and platform it borrows. Holds at
+/// most [`MAX_SHARED_RESOLUTIONS`] (then resolves again rather than grow).
+#[derive(Default)]
+pub(crate) struct RecipeResolutions(std::sync::Mutex<BTreeMap<String, (Resolved, bool)>>);
+
+/// The most recipe resolutions a run keeps ([`RecipeResolutions`]): real
+/// corpora pair a few hundred recipe deployments.
+pub(crate) const MAX_SHARED_RESOLUTIONS: usize = 4096;
+
 /// Compares one docs launch with one recipe launch: each side borrows the
 /// release and platform the other names when it names none, both are
 /// resolved and compared. The docs side's resolution is taken from `seen`
@@ -793,6 +805,7 @@ pub(crate) fn run_pair(
     ctx: &Overrides,
     policy: &Policy,
     seen: &mut DocsResolutions,
+    shared: Option<(&RecipeResolutions, usize)>,
 ) -> Result<LinkReport, Error> {
     let dopts = options(ctx, docs)?;
     let ropts = options(ctx, recipe)?;
@@ -814,7 +827,28 @@ pub(crate) fn run_pair(
             r
         }
     };
-    let (rr, rrefused) = resolve_side(&rl, &ropts)?;
+    let (rr, rrefused) = match shared {
+        Some((cache, index)) => {
+            let key = format!(
+                "{index}|{:?}|{:?}",
+                rl.context.engine_version, rl.context.platform
+            );
+            let hit = cache.0.lock().ok().and_then(|m| m.get(&key).cloned());
+            match hit {
+                Some(r) => r,
+                None => {
+                    let r = resolve_side(&rl, &ropts)?;
+                    if let Ok(mut m) = cache.0.lock()
+                        && m.len() < MAX_SHARED_RESOLUTIONS
+                    {
+                        m.insert(key, r.clone());
+                    }
+                    r
+                }
+            }
+        }
+        None => resolve_side(&rl, &ropts)?,
+    };
     let comparison = if drefused || rrefused {
         Comparison::default()
     } else {
@@ -969,6 +1003,7 @@ mod tests {
             &ctx,
             &policy,
             &mut DocsResolutions::default(),
+            None,
         )
         .unwrap();
         let before = full.docs.resolved.values.len();

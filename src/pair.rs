@@ -416,6 +416,7 @@ pub fn run_pairs<T: Send>(
     mut take: impl FnMut(T),
 ) -> Vec<(String, Error)> {
     let none = SideSpec::default();
+    let shared = crate::link::RecipeResolutions::default();
     // The pairs are independent: run on every core, results in pair order.
     let mut failures = Vec::new();
     crate::parallel::each_in_order(
@@ -439,6 +440,7 @@ pub fn run_pairs<T: Send>(
                     ctx,
                     policy,
                     &mut seen,
+                    Some((&shared, ri)),
                 ) {
                     Ok(mut report) => {
                         let sig = crate::link::settle(&mut report, !single, policy);
