@@ -814,6 +814,21 @@ pub struct Bundled<'a> {
     pub keys: &'a [String],
 }
 
+/// The bundled releases (oldest first) as the newer-than-bundled rule reads
+/// them: those up to and including `upto`, and those after it.
+pub fn bundled_split<'a, R: super::Bundled>(
+    releases: &'a [R],
+    upto: &str,
+) -> (Vec<Bundled<'a>>, Vec<Bundled<'a>>) {
+    let mut all: Vec<Bundled<'a>> = releases.iter().map(R::as_bundled).collect();
+    let end = all
+        .iter()
+        .position(|b| b.name == upto)
+        .map_or(all.len(), |i| i + 1);
+    let later = all.split_off(end);
+    (all, later)
+}
+
 /// The newest bundled release whose parser has this option string (the word
 /// before any `=`), if any.
 pub fn last_knowing<'a>(bundled: &[Bundled<'a>], word: &str) -> Option<&'a str> {

@@ -34,6 +34,8 @@ pub trait Bundled {
     fn version(&self) -> &Version;
     /// The version as written in the schema's file name.
     fn name(&self) -> &str;
+    /// The release as the newer-than-bundled rule reads it.
+    fn as_bundled(&self) -> common::Bundled<'_>;
 }
 
 /// Picks the release for a requested version (`(text, where it came from)`):

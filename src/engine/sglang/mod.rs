@@ -140,26 +140,6 @@ fn assign_keys(releases: &mut [Release]) {
     }
 }
 
-/// The bundled releases as the newer-than-bundled rule reads them, oldest
-/// first: those up to and including `upto`, and those after it.
-fn bundled_list(upto: &str) -> (Vec<common::Bundled<'static>>, Vec<common::Bundled<'static>>) {
-    let mut all: Vec<common::Bundled<'static>> = bundle()
-        .releases
-        .iter()
-        .map(|r| common::Bundled {
-            name: &r.name,
-            parser: &r.parser,
-            keys: &r.keys,
-        })
-        .collect();
-    let end = all
-        .iter()
-        .position(|b| b.name == upto)
-        .map_or(all.len(), |i| i + 1);
-    let later = all.split_off(end);
-    (all, later)
-}
-
 /// Picks the release for a requested version: exact, else the nearest lower one.
 pub fn pick_release(
     requested: Option<(&str, &str)>,
@@ -174,6 +154,13 @@ impl super::Bundled for Release {
     fn name(&self) -> &str {
         &self.name
     }
+    fn as_bundled(&self) -> super::common::Bundled<'_> {
+        super::common::Bundled {
+            name: &self.name,
+            parser: &self.parser,
+            keys: &self.keys,
+        }
+    }
 }
 
 /// Resolves an SGLang launch; an argv the release's parser refuses is a
@@ -183,7 +170,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super
     let (release, version) = common::pick_for_launch("sglang", &b.releases, launch, opts)?;
     // The releases up to the one used: an option one of them knows and the
     // release used does not was removed, not added by a newer line.
-    let (bundled, later) = bundled_list(&release.name);
+    let (bundled, later) = common::bundled_split(&bundle().releases, &release.name);
     let (hardware, platform) = common::context(launch, opts);
 
     let (mut argv, origin) = serve_argv(launch, release);

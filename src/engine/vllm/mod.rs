@@ -249,6 +249,13 @@ impl super::Bundled for Release {
     fn name(&self) -> &str {
         &self.name
     }
+    fn as_bundled(&self) -> super::common::Bundled<'_> {
+        super::common::Bundled {
+            name: &self.name,
+            parser: &self.parser,
+            keys: &self.keys,
+        }
+    }
 }
 
 /// Every canonical key of every bundled release: options, the fields of JSON

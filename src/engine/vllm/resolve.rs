@@ -22,7 +22,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
     let (release, version) = common::pick_for_launch("vllm", super::releases(), launch, opts)?;
     // The releases up to the one used: an option one of them knows and the
     // release used does not was removed, not added by a newer line.
-    let (bundled, later) = bundled_list(&release.name);
+    let (bundled, later) = common::bundled_split(super::releases(), &release.name);
     let (hardware, platform) = common::context(launch, opts);
     let serve = launch.launcher.last().is_some_and(|t| t.text == "serve");
 
@@ -296,25 +296,6 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
         unlisted,
         env_open: launch.env_open.clone(),
     })
-}
-
-/// The bundled releases as the newer-than-bundled rule reads them, oldest
-/// first: those up to and including `upto`, and those after it.
-fn bundled_list(upto: &str) -> (Vec<common::Bundled<'static>>, Vec<common::Bundled<'static>>) {
-    let mut all: Vec<common::Bundled<'static>> = super::releases()
-        .iter()
-        .map(|r| common::Bundled {
-            name: &r.name,
-            parser: &r.parser,
-            keys: &r.keys,
-        })
-        .collect();
-    let end = all
-        .iter()
-        .position(|b| b.name == upto)
-        .map_or(all.len(), |i| i + 1);
-    let later = all.split_off(end);
-    (all, later)
 }
 
 /// The preprocessing of `vllm serve`, or of `python -m
