@@ -493,28 +493,13 @@ fn not_rendered(lower: &str, i: usize) -> Option<(String, usize, String)> {
         return None;
     }
     let name = &lower[i + 1..i + 1 + name_len];
-    // The opening tag's end: the first `>` outside quotes and braces.
-    let (mut quote, mut depth) = (0u8, 0usize);
-    let mut end = None;
-    for (k, &c) in b.iter().enumerate().skip(i + 1 + name_len).take(MAX_TAG) {
-        match c {
-            b'"' | b'\'' | b'`' if quote == 0 => quote = c,
-            _ if quote != 0 && c == quote => quote = 0,
-            _ if quote != 0 => {}
-            b'{' => depth += 1,
-            b'}' => depth = depth.saturating_sub(1),
-            b'>' if depth == 0 => {
-                end = Some(k + 1);
-                break;
-            }
-            _ => {}
-        }
-    }
-    let end = end?;
-    let tag = &lower[i + 1 + name_len..end - 1];
-    if tag.trim_end().ends_with('/') {
+    // The opening tag's end, looked for within `MAX_TAG` bytes.
+    let from = i + 1 + name_len;
+    let (end, self_closing) = open_tag_end(&b[..(from + MAX_TAG).min(b.len())], from)?;
+    if self_closing {
         return None;
     }
+    let tag = &lower[from..end - 1];
     let attr = |a: &str| {
         tag.match_indices(a).any(|(k, _)| {
             let before = tag[..k].chars().next_back();
