@@ -162,7 +162,7 @@ fn config_dependencies(text: &str, beside: &[&Path], deps: &mut Dependencies) ->
 /// `strategies/*.yaml` beside that.
 fn taxonomy_dependencies(model: &Path, deps: &mut Dependencies) {
     let start = model.parent().unwrap_or(Path::new("."));
-    for dir in start.ancestors() {
+    for dir in crate::files::upward_folders(start) {
         let candidate = dir.join("taxonomy.yaml");
         // One that appears nearer would be read instead.
         deps.file(&candidate);

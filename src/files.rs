@@ -130,7 +130,7 @@ pub fn repository_root(path: &Path) -> PathBuf {
 
 /// `path` made absolute against the current folder, `.` and `..` applied
 /// lexically.
-fn absolute(path: &Path) -> PathBuf {
+pub(crate) fn absolute(path: &Path) -> PathBuf {
     use std::path::Component;
     let joined = if path.is_absolute() {
         path.to_path_buf()
@@ -239,6 +239,54 @@ pub fn admit(path: &Path) -> Result<PathBuf, Error> {
             named.join(", ")
         ),
     })
+}
+
+/// The folders an upward search from `start` visits, nearest first: `start`
+/// and each folder above it, as written; a relative `start` goes on above
+/// the current folder as `..`, `../..`, ... (paths in reports stay relative).
+pub fn upward_folders(start: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = start.ancestors().map(Path::to_path_buf).collect();
+    if start.is_relative() {
+        let mut up = PathBuf::from("..");
+        let cwd = absolute(Path::new("."));
+        for _ in cwd.ancestors().skip(1) {
+            out.push(up.clone());
+            up.push("..");
+        }
+    }
+    out
+}
+
+/// Why an upward search from `start` (for `taxonomy.yaml`, a docs root)
+/// found nothing above a root of the run: `""` when the run is not confined
+/// or every folder above `start` is readable; else a clause naming the root
+/// where the search stopped, why reads stop there, and the flag that widens
+/// them. It never says whether a file exists beyond the root.
+pub fn search_stop_note(start: &Path) -> String {
+    let abs = real_path(&absolute(start));
+    let jail = JAIL.read().unwrap_or_else(|p| p.into_inner());
+    let Some(roots) = &jail.roots else {
+        return String::new();
+    };
+    let Some(root) = roots
+        .iter()
+        .filter(|r| abs.starts_with(r))
+        .max_by_key(|r| r.as_os_str().len())
+    else {
+        return String::new();
+    };
+    if root.parent().is_none() {
+        return String::new();
+    }
+    let why = if root.join(".git").exists() {
+        "the repository root (the nearest folder with `.git`)"
+    } else {
+        "the folder the run was given (it has no `.git`, so no repository root above it was found)"
+    };
+    format!(
+        "; folders above {} were not searched: reads stop at {why}; pass --root DIR to read a folder above it (a tree exported without `.git` needs this)",
+        root.display()
+    )
 }
 
 /// The file size cap of this run.

@@ -268,14 +268,15 @@ impl LinkReport {
         }
     }
 
-    /// Whether a side's release refuses its command (its parser rejects a
-    /// word): then nothing was compared.
+    /// Whether a side's release refuses its command whole (its parser
+    /// rejects it and no word can be set aside): then nothing was compared.
     pub fn refused(&self) -> bool {
         [&self.docs, &self.recipe].iter().any(|s| {
-            s.resolved
-                .startup_errors
-                .iter()
-                .any(|e| e.rule == engine::PARSER_RULE)
+            s.resolved.values.is_empty()
+                && s.resolved
+                    .startup_errors
+                    .iter()
+                    .any(|e| e.rule == engine::PARSER_RULE)
         })
     }
 
@@ -816,8 +817,8 @@ pub(crate) fn run_pair(
     borrow_platform(&mut dl, &dopts, &rl, &ropts, "recipe");
     borrow_platform(&mut rl, &ropts, &dl, &dopts, "docs");
     // A side its release refuses is a finding (a startup error at the
-    // refused word); its values are not compared, since the command never
-    // starts: the refusal is the link's drift.
+    // refused word). The rest of its command is compared, as a reviewer
+    // reads on; only a command refused whole has no values to compare.
     let key = format!("{:?}|{:?}", dl.context.engine_version, dl.context.platform);
     let (dr, drefused) = match seen.0.iter().find(|(k, _)| *k == key) {
         Some((_, r)) => r.clone(),
@@ -877,10 +878,12 @@ pub(crate) fn run_pair(
     })
 }
 
-/// One side resolved, and whether its release refuses it (then the refusal is
-/// its one startup error and it has no values).
+/// One side resolved, and whether its release refuses it whole (then the
+/// refusal is its one startup error and it has no values). A refused word the
+/// rest can be read without is set aside: a startup error at the word, the
+/// rest compared (`engine::resolve_rest`).
 fn resolve_side(launch: &Launch, opts: &ResolveOptions) -> Result<(Resolved, bool), Error> {
-    match engine::resolve_outcome(launch, opts) {
+    match engine::resolve_rest(launch, opts) {
         Ok(r) => Ok((r, false)),
         Err(engine::ResolveError::Refused(r)) => Ok((r.resolved(launch.engine), true)),
         Err(engine::ResolveError::Failed(e)) => Err(e),

@@ -326,7 +326,7 @@ pub fn pair(
 }
 
 /// The findings about what deployments' own texts say, for deployments no
-/// pair reports (a refused command is never paired): each refusal
+/// pair reports (a command refused whole is never paired): each refusal
 /// (`startup-error`) and each defect of the text (`broken-continuation`),
 /// an error whatever the other side shows. Identical findings (the same
 /// kind, side, place and message: a generator's states that print the same
@@ -336,19 +336,16 @@ fn own_findings<'a>(deployments: impl Iterator<Item = &'a Deployment>) -> Vec<Fi
     let mut slots: BTreeMap<String, usize> = BTreeMap::new();
     for d in deployments {
         let side = d.side.as_str();
-        let made: Vec<Finding> = match &d.refusal {
-            Some(r) => r
-                .errors
-                .iter()
-                .map(|e| crate::link::startup_error_finding(side, e, &d.launch.span, None))
-                .collect(),
-            None => d
-                .launch
-                .defects
-                .iter()
-                .map(|x| crate::link::defect_finding(side, x, None))
-                .collect(),
-        };
+        let refused = d.refusal.iter().flat_map(|r| &r.errors);
+        let made: Vec<Finding> = refused
+            .map(|e| crate::link::startup_error_finding(side, e, &d.launch.span, None))
+            .chain(
+                d.launch
+                    .defects
+                    .iter()
+                    .map(|x| crate::link::defect_finding(side, x, None)),
+            )
+            .collect();
         for f in made {
             // The same defect of a generator's states: the same words (the
             // refused ones, the comment and the line it cuts off) printed by

@@ -399,8 +399,8 @@ fn a_config_link_pins_its_pair() {
 
 /// `--recipes-root`: the vLLM recipes site's selections are a docs space:
 /// the H200 selection pairs with the H200 entry; a selection the newest
-/// release refuses is a `startup-error` of its own, and a folder that is
-/// not a recipes checkout is exit 2.
+/// release refuses is a `startup-error` of its own, the rest of its command
+/// still pairs, and a folder that is not a recipes checkout is exit 2.
 #[test]
 fn the_vllm_recipes_site_is_a_docs_space() {
     let (code, out, err) = run(&[
@@ -423,7 +423,27 @@ fn the_vllm_recipes_site_is_a_docs_space() {
         .iter()
         .filter(|l| l.get("pair").is_some())
         .collect();
-    assert_eq!(pairs.len(), 1, "{pairs:#?}");
+    // H200 with its entry; a B200 selection with the MTP entry: its
+    // command is refused by the newest release, but the rest of it is read
+    // and pairs (on the entry's release, 0.25.0, it starts).
+    let entries: Vec<&str> = pairs
+        .iter()
+        .map(|p| p["pair"]["recipe"]["entry"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        entries,
+        ["orcav5-fp8-h200-vllm", "orcav5-fp8-b200-vllm-mtp"],
+        "{pairs:#?}"
+    );
+    let b200 = &pairs[1];
+    let keys: Vec<&str> = b200["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .filter_map(|f| f["key"].as_str())
+        .collect();
+    assert!(keys.contains(&"moe_backend"), "{b200:#}");
     let pair = &pairs[0]["pair"];
     assert_eq!(
         pair["docs"]["file"],

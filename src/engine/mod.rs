@@ -11,10 +11,13 @@ pub(crate) mod common;
 pub(crate) mod explain;
 pub mod pyjson;
 pub(crate) mod release_lines;
+mod rest;
 pub(crate) mod rules;
 pub mod sglang;
 pub(crate) mod types;
 pub mod vllm;
+
+pub use rest::resolve_rest;
 
 use std::collections::BTreeSet;
 use std::str::FromStr;

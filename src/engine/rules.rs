@@ -67,7 +67,7 @@ use serde_json::Value;
 
 use crate::engine::argparse::py_eq;
 use crate::launch::Platform;
-use crate::resolved::{Entry, FactError, RuleHit, StartupError, Val};
+use crate::resolved::{Entry, FactError, RuleHit, StartupError, Val, ValueSource};
 
 /// A condition on one key's resolved value.
 #[derive(Debug, Clone, PartialEq)]
@@ -716,9 +716,18 @@ pub fn apply_with_facts(
             Tri::True => None,
             Tri::Unknown(why) => Some(why),
         };
-        let mut updates: Vec<(String, Val)> = Vec::new();
+        // Each update, with the key a copy-like effect took its value from.
+        let mut updates: Vec<(String, Val, Option<&String>)> = Vec::new();
         for (key, effect) in &rule.set {
             let new = eval_effect(values, effect, &rule.id);
+            let from = match effect {
+                Effect::Copy(k) | Effect::Upper(k) | Effect::Lower(k) | Effect::Snake(k)
+                    if unknown.is_none() =>
+                {
+                    Some(k)
+                }
+                _ => None,
+            };
             let after = match &unknown {
                 Some(why) => {
                     let cur = get(values, key);
@@ -752,7 +761,7 @@ pub fn apply_with_facts(
                 }
                 None => new,
             };
-            updates.push((key.clone(), after));
+            updates.push((key.clone(), after, from));
         }
         for (key, spec) in &rule.unknown {
             let after = match (&unknown, get(values, key)) {
@@ -779,9 +788,16 @@ pub fn apply_with_facts(
                     one_of: spec.one_of.clone(),
                 },
             };
-            updates.push((key.clone(), after));
+            updates.push((key.clone(), after, None));
         }
-        for (key, after) in updates {
+        for (key, after, from) in updates {
+            // A value copied from what the command writes (`--attention-config
+            // '{"backend": X}'` is `--attention-backend X`) is written there:
+            // it compares as a written value, at the words that write it.
+            let written_at = from
+                .and_then(|k| values.get(k))
+                .filter(|e| matches!(e.source, ValueSource::Cli | ValueSource::Env))
+                .map(|e| (e.source, e.spans.clone(), e.written.clone()));
             // A rule never creates a key the release does not have.
             let Some(entry) = values.get_mut(&key) else {
                 continue;
@@ -790,6 +806,13 @@ pub fn apply_with_facts(
                 continue;
             }
             let before = std::mem::replace(&mut entry.val, after.clone());
+            if let Some((source, spans, written)) = written_at
+                && !matches!(entry.source, ValueSource::Cli | ValueSource::Env)
+            {
+                entry.source = source;
+                entry.spans = spans;
+                entry.written = written;
+            }
             entry.rules.push(RuleHit {
                 id: rule.id.clone(),
                 before,

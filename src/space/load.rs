@@ -58,19 +58,21 @@ impl Loader<'_> {
             checkpoints: self.checkpoints.clone(),
             ..ResolveOptions::default()
         };
-        let (resolved, refused) = match engine::resolve_outcome(&launch, &opts) {
+        // A refused word is set aside and the rest read (`resolve_rest`);
+        // only a command refused whole has nothing to read.
+        let (resolved, refused) = match engine::resolve_rest(&launch, &opts) {
             Ok(r) => (r, false),
             Err(engine::ResolveError::Refused(r)) => (r.resolved(launch.engine), true),
             Err(engine::ResolveError::Failed(e)) => return Err(e),
         };
         let mut identity = identity_of(&launch, &resolved, &self.families);
-        // A command its release refuses starts no server: nothing of it is
-        // read; pairing reports the refusal (`startup-error`).
-        let refusal = refused.then(|| Refusal {
+        // Pairing reports what its release refuses (`startup-error`); a
+        // command refused whole starts no server, so it is not paired.
+        let refusal = (!resolved.startup_errors.is_empty()).then(|| Refusal {
             release: format!("{} {}", resolved.engine, resolved.version.version),
             errors: resolved.startup_errors.clone(),
         });
-        if let Some(r) = &refusal {
+        if refused && let Some(r) = &refusal {
             identity.refused = Some(match r.errors.first() {
                 Some(e) => format!(
                     "its command would not start under {}: {}",

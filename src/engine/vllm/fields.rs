@@ -94,6 +94,56 @@ pub fn check(release: &str, class: &str, input: &Value) -> Result<(), (String, S
     Ok(())
 }
 
+/// A config object with each top-level field as pydantic's lax mode holds
+/// it after validation: `"True"` or `1` for a bool field is `true`, `"8"`
+/// for an int field is `8`, `4` for a float field is `4.0`. Values of other
+/// types, and values the check refuses, are left as written.
+pub fn coerce(release: &str, class: &str, input: &Value) -> Value {
+    let (Some(fields), Value::Object(obj)) = (class_fields(release, class), input) else {
+        return input.clone();
+    };
+    let out = obj
+        .iter()
+        .map(|(k, v)| {
+            let v = match fields.get(k) {
+                Some(spec) if check_value(spec, v).is_ok() => coerce_value(spec, v),
+                _ => v.clone(),
+            };
+            (k.clone(), v)
+        })
+        .collect();
+    Value::Object(out)
+}
+
+/// One value as pydantic holds it (see [`coerce`]); `v` passed the check.
+fn coerce_value(spec: &FieldSpec, v: &Value) -> Value {
+    let truthy = |s: &str| {
+        matches!(
+            s.trim().to_ascii_lowercase().as_str(),
+            "1" | "on" | "t" | "true" | "y" | "yes"
+        )
+    };
+    match (spec.kind.as_str(), v) {
+        ("bool", Value::String(s)) => Value::Bool(truthy(s)),
+        ("bool", Value::Number(n)) => Value::Bool(n.as_f64() == Some(1.0)),
+        ("int", Value::Bool(b)) => Value::from(i64::from(*b)),
+        ("int", Value::Number(n)) if !(n.is_i64() || n.is_u64()) => n
+            .as_f64()
+            .filter(|f| f.abs() < 9.0e15)
+            .map_or_else(|| v.clone(), |f| Value::from(f as i64)),
+        ("int", Value::String(s)) => {
+            let t = s.trim().replace('_', "");
+            let int = t.split_once('.').map_or(t.as_str(), |(i, _)| i);
+            int.parse::<i64>().map_or_else(|_| v.clone(), Value::from)
+        }
+        ("float", Value::Bool(b)) => Value::from(if *b { 1.0 } else { 0.0 }),
+        ("float", Value::String(s)) => {
+            crate::engine::types::py_float(s).unwrap_or_else(|| v.clone())
+        }
+        _ => v.clone(),
+    }
+}
+
 fn shown(v: &Value) -> String {
     match v {
         Value::String(s) => crate::engine::types::py_str_repr(s),

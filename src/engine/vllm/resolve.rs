@@ -421,6 +421,11 @@ fn flatten_json(
                 span: None,
             });
         }
+        // The fields as the class holds them (`"True"` for a bool is true).
+        let input = match &class {
+            Some(c) => super::fields::coerce(&release.name, c, &input),
+            None => input,
+        };
         if let Some(c) = &class {
             unlisted.insert(
                 format!("{key}."),

@@ -52,8 +52,13 @@ impl Loader {
                     return Err(Error::input(
                         at,
                         format!(
-                            "cannot resolve `{}`: no docs root (a folder holding src/snippets) above this file; give one with --docs-root",
-                            imp.source
+                            "cannot resolve `{}`: no docs root (a folder holding src/snippets) above this file{}; give one with --docs-root",
+                            imp.source,
+                            match &from.origin {
+                                Origin::File(p) =>
+                                    crate::files::search_stop_note(p.parent().unwrap_or(p)),
+                                _ => String::new(),
+                            }
                         ),
                     ));
                 }

@@ -178,7 +178,7 @@ impl Taxonomy {
     /// Finds `taxonomy.yaml` in the model file's folder or any folder above it.
     pub fn find_for(model_path: &Path) -> Result<Taxonomy, Error> {
         let start = model_path.parent().unwrap_or(Path::new("."));
-        for dir in start.ancestors() {
+        for dir in crate::files::upward_folders(start) {
             let candidate = dir.join("taxonomy.yaml");
             // Confined: one outside the roots counts as missing (the same
             // message whether or not it exists).
@@ -188,7 +188,10 @@ impl Taxonomy {
         }
         Err(Error::Input {
             span: crate::span::Span::of_path(model_path),
-            message: "no taxonomy.yaml in this folder or any folder above it; give the taxonomy explicitly".into(),
+            message: format!(
+                "no taxonomy.yaml in this folder or any folder above it{}; give the taxonomy explicitly",
+                crate::files::search_stop_note(start)
+            ),
         })
     }
 
