@@ -755,9 +755,30 @@ pub struct Written {
     /// Files whose whole text the script wrote and nothing changed since
     /// (`cat > cfg.yaml <<EOF`): path -> (text, where it was written).
     pub texts: Arc<std::collections::BTreeMap<String, (String, String)>>,
+    /// Folders the script filled from the Hub (`hf download REPO --local-dir
+    /// DIR`) and nothing changed since: path -> (the repository, where).
+    pub downloads: Arc<std::collections::BTreeMap<String, (String, String)>>,
 }
 
 impl Written {
+    /// The Hub repository the script downloaded into the folder `path` (as
+    /// [`logical_join`] names it), and where, when it is knowable.
+    pub fn download(&self, path: &str) -> Option<(&str, &str)> {
+        if self.anywhere.is_some() {
+            return None;
+        }
+        let path = path.trim_end_matches('/');
+        self.downloads
+            .get(path)
+            .map(|(r, w)| (r.as_str(), w.as_str()))
+    }
+
+    /// Records that the script filled the folder `key` with the Hub
+    /// repository `repo`, at `from`.
+    pub fn set_download(&mut self, key: String, repo: String, from: String) {
+        Arc::make_mut(&mut self.downloads).insert(key, (repo, from));
+    }
+
     /// The text the script wrote at `path` (as [`logical_join`] names it)
     /// and where, when it is knowable.
     pub fn text(&self, path: &str) -> Option<(&str, &str)> {
@@ -777,6 +798,14 @@ impl Written {
             .any(|p| *p == key || p.starts_with(&under) || key == ".")
         {
             Arc::make_mut(&mut self.texts)
+                .retain(|p, _| *p != key && !p.starts_with(&under) && key != ".");
+        }
+        if self
+            .downloads
+            .keys()
+            .any(|p| *p == key || p.starts_with(&under) || key == ".")
+        {
+            Arc::make_mut(&mut self.downloads)
                 .retain(|p, _| *p != key && !p.starts_with(&under) && key != ".");
         }
         if self.paths.get(&key) != Some(&reason) {
@@ -800,6 +829,24 @@ impl Written {
     /// Adds what `other` (a shell run in parallel, or on another branch)
     /// changed; a text is kept only where both wrote the same one.
     pub fn merge(&mut self, other: &Written) {
+        // A download is kept where the other shell made the same one or left
+        // the folder alone (`if [ ! -d DIR ]; then hf download ...; fi`).
+        if !Arc::ptr_eq(&self.downloads, &other.downloads) {
+            let mut out: std::collections::BTreeMap<String, (String, String)> = self
+                .downloads
+                .iter()
+                .filter(|(p, d)| {
+                    other.downloads.get(*p) == Some(*d) || !other.paths.contains_key(*p)
+                })
+                .map(|(p, d)| (p.clone(), d.clone()))
+                .collect();
+            for (p, d) in other.downloads.iter() {
+                if !self.paths.contains_key(p) || self.downloads.get(p) == Some(d) {
+                    out.entry(p.clone()).or_insert_with(|| d.clone());
+                }
+            }
+            self.downloads = Arc::new(out);
+        }
         if !Arc::ptr_eq(&self.texts, &other.texts)
             && self
                 .texts
@@ -904,6 +951,46 @@ impl WorkDir {
 }
 
 impl Launch {
+    /// This launch with each word that names a folder the script filled from
+    /// the Hub (`hf download REPO --local-dir DIR`, see [`Written::download`])
+    /// naming that repository instead: a whole word, an `--option=DIR` word,
+    /// or a string value of a JSON word (`{"model": "DIR"}`). `None` when no
+    /// word names one (or the server's working folder is not knowable).
+    pub fn with_downloads(&self) -> Option<Launch> {
+        if self.written.downloads.is_empty() {
+            return None;
+        }
+        let folder = self.cwd.text()?;
+        let repo_of = |path: &str| -> Option<String> {
+            if path.is_empty() || path.contains(['\n', '{']) {
+                return None;
+            }
+            self.written
+                .download(&logical_join(folder, path))
+                .map(|(r, _)| r.to_string())
+        };
+        let mut out = self.clone();
+        let mut changed = false;
+        for t in &mut out.argv {
+            let new = if let Some(r) = repo_of(&t.text) {
+                Some(r)
+            } else if let Some((opt, v)) =
+                t.text.split_once('=').filter(|(o, _)| o.starts_with("--"))
+                && let Some(r) = repo_of(v)
+            {
+                Some(format!("{opt}={r}"))
+            } else if t.text.trim_start().starts_with('{') {
+                json_with_downloads(&t.text, &repo_of)
+            } else {
+                None
+            };
+            if let Some(n) = new {
+                t.text = n;
+                changed = true;
+            }
+        }
+        changed.then_some(out)
+    }
     /// What makes two launches written identically: their argument words and
     /// env assignments (matrix points with the same key are one deployment).
     pub fn written_key(&self) -> String {
@@ -1173,4 +1260,37 @@ mod tests {
         let w: Vec<&str> = "grep -r sglang".split(' ').collect();
         assert_eq!(launcher_inside(&w), None);
     }
+}
+
+/// `org/name` with no path-like prefix: a Hub repository id.
+pub fn is_hf_id(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('/').collect();
+    parts.len() == 2
+        && !s.starts_with(['.', '~', '/'])
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        })
+}
+
+/// A JSON object word with each string value that names a downloaded folder
+/// replaced by its repository (`None` when it is not JSON or nothing names one).
+fn json_with_downloads(text: &str, repo_of: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    fn walk(v: &mut serde_json::Value, repo_of: &dyn Fn(&str) -> Option<String>) -> bool {
+        match v {
+            serde_json::Value::String(s) => match repo_of(s) {
+                Some(r) => {
+                    *s = r;
+                    true
+                }
+                None => false,
+            },
+            serde_json::Value::Object(m) => m.values_mut().fold(false, |c, x| walk(x, repo_of) | c),
+            serde_json::Value::Array(a) => a.iter_mut().fold(false, |c, x| walk(x, repo_of) | c),
+            _ => false,
+        }
+    }
+    let mut v: serde_json::Value = serde_json::from_str(text).ok()?;
+    walk(&mut v, repo_of).then(|| v.to_string())
 }

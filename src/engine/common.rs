@@ -511,17 +511,7 @@ pub fn model_identity(values: &BTreeMap<String, Entry>, path_option: &str) -> En
     unknown(format!("no {path_option} or --served-model-name"))
 }
 
-/// `org/name` with no path-like prefix.
-pub fn is_hf_id(s: &str) -> bool {
-    let parts: Vec<&str> = s.split('/').collect();
-    parts.len() == 2
-        && !s.starts_with(['.', '~', '/'])
-        && parts.iter().all(|p| {
-            !p.is_empty()
-                && p.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        })
-}
+pub use crate::launch::is_hf_id;
 
 /// Where a relative local model path (`./m`, `models/m`) is, seen from the
 /// launch's working folder (the folder of the file the command is written in,

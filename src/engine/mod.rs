@@ -369,6 +369,9 @@ pub fn resolve_outcome(launch: &Launch, opts: &ResolveOptions) -> Result<Resolve
             format!("no engine named {} is registered", launch.engine),
         )
     })?;
+    // A folder the script filled from the Hub names that checkpoint.
+    let downloaded = launch.with_downloads();
+    let launch = downloaded.as_ref().unwrap_or(launch);
     let mut r = engine.resolve(launch, opts)?;
     if opts.engine_version.is_none()
         && launch.context.engine_version.is_none()

@@ -933,19 +933,70 @@ impl Interp<'_> {
             return;
         }
         if let Some((_, opts)) = WRITES_OPTION.iter().find(|(n, _)| *n == head) {
+            let mut targets = Vec::new();
             for (k, w) in words.iter().enumerate() {
                 let Val::Known(t) = w else { continue };
                 for o in opts.iter() {
                     if t == o {
                         if let Some(v) = words.get(k + 1) {
-                            self.note_changed(v, "written", at);
+                            targets.push(v.clone());
                         }
                     } else if let Some(v) = t.strip_prefix(&format!("{o}=")) {
-                        self.note_changed(&Val::Known(v.to_string()), "written", at);
+                        targets.push(Val::Known(v.to_string()));
                     }
                 }
             }
+            for v in &targets {
+                self.note_changed(v, "written", at);
+            }
+            if let [Val::Known(dir)] = &targets[..] {
+                self.note_download(&head, words, dir, at);
+            }
         }
+    }
+
+    /// `hf download REPO --local-dir DIR` (or `huggingface-cli download`):
+    /// the folder holds that Hub repository's files, so a model path naming
+    /// it names that checkpoint. Only a whole-repository download of a
+    /// model (no file operands, no `--repo-type`, no `--include`/`--exclude`
+    /// filters) is recorded.
+    fn note_download(&mut self, head: &str, words: &[Val], dir: &str, at: usize) {
+        if !matches!(head, "hf" | "huggingface-cli")
+            || !matches!(words.get(1), Some(Val::Known(s)) if s == "download")
+        {
+            return;
+        }
+        let mut operands = Vec::new();
+        let mut k = 2;
+        while k < words.len() {
+            let Val::Known(t) = &words[k] else { return };
+            if t.starts_with("--repo-type")
+                || t.starts_with("--include")
+                || t.starts_with("--exclude")
+            {
+                return;
+            }
+            if t == "--local-dir" || t == "--revision" || t == "--token" || t == "--cache-dir" {
+                k += 2;
+                continue;
+            }
+            if !t.starts_with('-') {
+                operands.push(t.clone());
+            }
+            k += 1;
+        }
+        let [repo] = &operands[..] else { return };
+        if !crate::launch::is_hf_id(repo) {
+            return;
+        }
+        let Ok(cur) = self.cwd_text() else { return };
+        let key = self.key_of(&cur, dir);
+        let key = key.trim_end_matches('/').to_string();
+        let from = format!(
+            "`{head} download {repo} --local-dir {dir}` at {}",
+            self.source.place(at)
+        );
+        self.st.touched.set_download(key, repo.clone(), from);
     }
 }
 
@@ -997,6 +1048,13 @@ pub(super) fn rebase(
                 .texts
                 .iter()
                 .map(|(k, t)| (key(k), t.clone()))
+                .collect(),
+        ),
+        downloads: std::sync::Arc::new(
+            written
+                .downloads
+                .iter()
+                .map(|(k, d)| (key(k), d.clone()))
                 .collect(),
         ),
     }
