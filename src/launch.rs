@@ -1170,6 +1170,39 @@ fn version_in_tag(tag: &str) -> Option<String> {
     None
 }
 
+/// A JSON object word with each string value that names a downloaded folder
+/// replaced by its repository (`None` when it is not JSON or nothing names one).
+fn json_with_downloads(text: &str, repo_of: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    fn walk(v: &mut serde_json::Value, repo_of: &dyn Fn(&str) -> Option<String>) -> bool {
+        match v {
+            serde_json::Value::String(s) => match repo_of(s) {
+                Some(r) => {
+                    *s = r;
+                    true
+                }
+                None => false,
+            },
+            serde_json::Value::Object(m) => m.values_mut().fold(false, |c, x| walk(x, repo_of) | c),
+            serde_json::Value::Array(a) => a.iter_mut().fold(false, |c, x| walk(x, repo_of) | c),
+            _ => false,
+        }
+    }
+    let mut v: serde_json::Value = serde_json::from_str(text).ok()?;
+    walk(&mut v, repo_of).then(|| v.to_string())
+}
+
+/// `org/name` with no path-like prefix: a Hub repository id.
+pub fn is_hf_id(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('/').collect();
+    parts.len() == 2
+        && !s.starts_with(['.', '~', '/'])
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1260,37 +1293,4 @@ mod tests {
         let w: Vec<&str> = "grep -r sglang".split(' ').collect();
         assert_eq!(launcher_inside(&w), None);
     }
-}
-
-/// `org/name` with no path-like prefix: a Hub repository id.
-pub fn is_hf_id(s: &str) -> bool {
-    let parts: Vec<&str> = s.split('/').collect();
-    parts.len() == 2
-        && !s.starts_with(['.', '~', '/'])
-        && parts.iter().all(|p| {
-            !p.is_empty()
-                && p.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        })
-}
-
-/// A JSON object word with each string value that names a downloaded folder
-/// replaced by its repository (`None` when it is not JSON or nothing names one).
-fn json_with_downloads(text: &str, repo_of: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-    fn walk(v: &mut serde_json::Value, repo_of: &dyn Fn(&str) -> Option<String>) -> bool {
-        match v {
-            serde_json::Value::String(s) => match repo_of(s) {
-                Some(r) => {
-                    *s = r;
-                    true
-                }
-                None => false,
-            },
-            serde_json::Value::Object(m) => m.values_mut().fold(false, |c, x| walk(x, repo_of) | c),
-            serde_json::Value::Array(a) => a.iter_mut().fold(false, |c, x| walk(x, repo_of) | c),
-            _ => false,
-        }
-    }
-    let mut v: serde_json::Value = serde_json::from_str(text).ok()?;
-    walk(&mut v, repo_of).then(|| v.to_string())
 }
