@@ -243,6 +243,35 @@ mod tests {
         assert_eq!(p.class("enable_flashinfer_allreduce_fusion"), Class::Major);
     }
 
+    /// The keys decided from InferenceX's definition (issue 26): kernel
+    /// selection and throughput switches are MAJOR, machine sizing and an
+    /// encoder that text-only benchmarks never run are minor.
+    #[test]
+    fn classes_decided_from_the_inferencex_definition() {
+        let p = Policy::default();
+        for key in [
+            "mamba_radix_cache_strategy",
+            "disable_shared_experts_fusion",
+            "enable_deepseek_v4_fp4_indexer",
+            "attention_config.use_fp4_indexer_cache",
+            "enable_w4a4_mxfp4_megamoe",
+            "env:VLLM_ROCM_QUICK_REDUCE_QUANTIZATION",
+            "env:ROCM_QUICK_REDUCE_QUANTIZATION",
+            "enable_eplb",
+            "cpu_offload_gb",
+            "disable_custom_all_reduce",
+        ] {
+            assert_eq!(p.class(key), Class::Major, "{key}");
+        }
+        for key in [
+            "mm_attention_backend",
+            "hicache_size",
+            "chunked_prefill_size",
+        ] {
+            assert_eq!(p.class(key), Class::Minor, "{key}");
+        }
+    }
+
     #[test]
     fn user_overrides_win() {
         let p = Policy::with_overrides(ClassLists {
