@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::str::FromStr;
 
 use serde::Serialize;
 
@@ -816,6 +817,8 @@ pub(crate) fn run_pair(
     borrow_version(&mut rl, &ropts, &dl, &dopts, "docs");
     borrow_platform(&mut dl, &dopts, &rl, &ropts, "recipe");
     borrow_platform(&mut rl, &ropts, &dl, &dopts, "docs");
+    own_evidence_wins(&mut dl, &dopts, "recipe");
+    own_evidence_wins(&mut rl, &ropts, "docs");
     // A side its release refuses is a finding (a startup error at the
     // refused word). The rest of its command is compared, as a reviewer
     // reads on; only a command refused whole has no values to compare.
@@ -931,6 +934,60 @@ fn borrow_version(
                 img.from
             ),
         });
+    }
+}
+
+/// A side that borrowed the other side's release but uses options that
+/// release refuses (a newer option, a renamed one) runs a later release: the
+/// first bundled release after the borrowed one whose parser accepts its
+/// command, and the version says why. The command's own words are evidence
+/// of the release it was written for; borrowing only fills a gap.
+fn own_evidence_wins(side: &mut Launch, opts: &ResolveOptions, other_role: &str) {
+    let Some(borrowed) = side.context.engine_version.clone() else {
+        return;
+    };
+    if opts.engine_version.is_some()
+        || !borrowed
+            .from
+            .starts_with(&format!("the {other_role} side's version"))
+    {
+        return;
+    }
+    let parser_refuses = |l: &Launch| match engine::resolve_rest(l, opts) {
+        Ok(r) => r
+            .startup_errors
+            .iter()
+            .any(|e| e.rule == engine::PARSER_RULE),
+        Err(engine::ResolveError::Refused(_)) => true,
+        Err(engine::ResolveError::Failed(_)) => false,
+    };
+    if !parser_refuses(side) {
+        return;
+    }
+    let Some(eng) = engine::by_name(side.engine.name()) else {
+        return;
+    };
+    let Ok(from) = pep440_rs::Version::from_str(&borrowed.value) else {
+        return;
+    };
+    for name in eng.release_names() {
+        if pep440_rs::Version::from_str(&name).is_ok_and(|v| v > from) {
+            let mut trial = side.clone();
+            trial.context.engine_version = Some(crate::launch::Known {
+                value: name.clone(),
+                from: String::new(),
+            });
+            if !parser_refuses(&trial) {
+                side.context.engine_version = Some(crate::launch::Known {
+                    value: name,
+                    from: format!(
+                        "the first bundled release after the {other_role} side's {} whose parser accepts this command ({} refuses a word of it)",
+                        borrowed.value, borrowed.value
+                    ),
+                });
+                return;
+            }
+        }
     }
 }
 

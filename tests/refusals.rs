@@ -87,7 +87,10 @@ fn check_concise_puts_each_refusal_at_its_word() {
         "{out}"
     );
     assert_eq!(
-        lines.iter().filter(|l| l.contains("[RD006 startup-error]")).count(),
+        lines
+            .iter()
+            .filter(|l| l.contains("[RD006 startup-error]"))
+            .count(),
         expect.len(),
         "{out}"
     );

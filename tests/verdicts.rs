@@ -146,3 +146,42 @@ fn a_folder_the_script_downloads_into_names_the_downloaded_checkpoint() {
         "{found:?}"
     );
 }
+
+/// A docs side that names no release borrows the recipe's, unless its own
+/// words say otherwise: an option 0.5.12 does not know makes it run the
+/// first bundled release that accepts its command, with that reason, and
+/// the pair is compared (not refused).
+#[test]
+fn a_side_own_options_win_over_a_borrowed_release() {
+    let (code, out, err) = run(&[
+        "check",
+        "--config",
+        "fixtures/verdicts/own-release.yaml",
+        "--offline",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let link = &doc["links"][0];
+    assert_eq!(link["docs"]["version"]["version"], "0.5.14", "{link:#}");
+    assert!(
+        link["docs"]["version"]["from"]
+            .as_str()
+            .unwrap()
+            .contains("first bundled release after the recipe side's 0.5.12"),
+        "{link:#}"
+    );
+    assert_eq!(
+        link["docs"]["startup_errors"],
+        serde_json::json!([]),
+        "{link:#}"
+    );
+    let keys: Vec<&str> = link["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["key"].as_str())
+        .collect();
+    assert!(keys.contains(&"tp_size"), "{keys:?}");
+}

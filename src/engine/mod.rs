@@ -157,6 +157,9 @@ pub trait Engine: Sync {
     /// Keys the rule file declares that rules create (`keys:`), with why.
     fn declared_rule_keys(&self) -> &'static std::collections::BTreeMap<String, String>;
 
+    /// The bundled releases' names, oldest first (`0.5.19`).
+    fn release_names(&self) -> Vec<String>;
+
     /// Per bundled release (oldest first): its version, name, and the keys it
     /// resolves before rules (options, sub-keys, context and env keys). Rules may
     /// read and write only these and the declared keys.

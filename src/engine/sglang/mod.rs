@@ -579,6 +579,10 @@ impl super::Engine for Sglang {
         &bundle().rule_keys
     }
 
+    fn release_names(&self) -> Vec<String> {
+        bundle().releases.iter().map(|r| r.name.clone()).collect()
+    }
+
     fn release_keys(&self) -> Vec<super::ReleaseKeys> {
         let b = bundle();
         b.releases

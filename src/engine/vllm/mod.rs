@@ -380,6 +380,10 @@ impl super::Engine for Vllm {
         &data().rule_keys
     }
 
+    fn release_names(&self) -> Vec<String> {
+        releases().iter().map(|r| r.name.clone()).collect()
+    }
+
     fn release_keys(&self) -> Vec<super::ReleaseKeys> {
         let d = data();
         releases()
