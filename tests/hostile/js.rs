@@ -407,7 +407,7 @@ fn adversary_a_command_that_depends_on_the_readers_browser_is_not_fixed_silently
 /// recipe-drift ignores the comparator and reads `--tp 8`: against a
 /// recipe at `--tp 8`, no drift, while every reader sees `--tp 4`.
 #[test]
-#[ignore = "issue 24 adversary: React.memo's arePropsEqual is ignored; the memoized child is re-rendered (false no-drift)"]
+
 fn adversary_memo_comparator_skips_the_render() {
     let repo = Repo::new();
     repo.write(

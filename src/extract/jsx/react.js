@@ -36,6 +36,7 @@
   function createElement(type, config) {
     var props;
     var key = null;
+    var ref = null;
     if (config == null) props = {};
     else if (!('key' in config || 'ref' in config || '__self' in config || '__source' in config)) {
       // Its own enumerable keys, in for-in order, copied natively (the
@@ -49,6 +50,7 @@
       for (var i = 0; i < ks.length; i++) {
         var k = ks[i];
         if (k === 'key') key = config.key === undefined ? null : '' + config.key;
+        else if (k === 'ref') ref = config.ref === undefined ? null : config.ref;
         else if (k !== 'ref' && k !== '__self' && k !== '__source') props[k] = config[k];
       }
     }
@@ -58,7 +60,7 @@
     if (type && type.defaultProps) {
       for (var d in type.defaultProps) if (props[d] === undefined) props[d] = type.defaultProps[d];
     }
-    return { $$typeof: ELEMENT, type: type, key: key, props: props };
+    return { $$typeof: ELEMENT, type: type, key: key, ref: ref, props: props };
   }
 
   function isElement(x) {
@@ -329,7 +331,7 @@
       hookIndex = 0;
       var used;
       try {
-        out = type.$$forwardRef ? type.render(props, null) : type(props);
+        out = type.$$forwardRef ? type.render(props, element.ref) : type(props);
       } finally {
         used = hookIndex;
         rendering = saved;
@@ -370,7 +372,10 @@
         }
       }
       fiber.dirty = false;
-      if (same && !changed && !force && fiber.mounted) {
+      var memoized = !same && !changed && !force && fiber.mounted && !renderAll && type.$$memo &&
+        fiber.element && fiber.element.ref === element.ref && type.$$memo(fiber.element.props, element.props);
+      if (memoized) fiber.element = element; // the props React keeps for the next comparison
+      if ((same && !changed && !force && fiber.mounted) || memoized) {
         bailout(fiber);
       } else {
         if (!fiber.mounted) mounts++;
@@ -2090,6 +2095,30 @@
     return self;
   }
 
+  // React.memo(C, arePropsEqual): a component that renders as C does and
+  // is skipped (its last output kept) when its parent renders it with props
+  // the comparator calls equal (without one, shallowly equal props), unless
+  // its own state or a context above it changed (see work).
+  function shallowEqual(a, b) {
+    if (Object.is(a, b)) return true;
+    if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return false;
+    var ka = Object.keys(a);
+    var kb = Object.keys(b);
+    if (ka.length !== kb.length) return false;
+    for (var i = 0; i < ka.length; i++) {
+      if (!Object.prototype.hasOwnProperty.call(b, ka[i]) || !Object.is(a[ka[i]], b[ka[i]])) return false;
+    }
+    return true;
+  }
+  function memo(inner, compare) {
+    var Memo = function (props, ref) {
+      return inner && inner.$$forwardRef ? inner.render(props, ref) : inner(props);
+    };
+    Memo.$$memo = typeof compare === 'function' ? compare : shallowEqual;
+    if (inner && inner.$$forwardRef) return { $$forwardRef: true, $$memo: Memo.$$memo, render: Memo };
+    return Memo;
+  }
+
   // ---- globals --------------------------------------------------------------
 
   var React = {
@@ -2106,7 +2135,7 @@
     useContext: useContext,
     useId: useId,
     createContext: createContext,
-    memo: function (c) { return c; },
+    memo: memo,
     forwardRef: function (render) { return { $$forwardRef: true, render: render }; },
     isValidElement: isElement,
   };
