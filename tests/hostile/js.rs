@@ -385,7 +385,7 @@ fn adversary_what_every_browser_gives_is_read() {
 /// site, a page opened directly), and recipe-drift reads `--tp 4`, the
 /// recipe's: green. It must be drift, or flagged as uncertain (not exit 0).
 #[test]
-#[ignore = "issue 24 adversary: a command computed from the clock, performance.now, Math.random or browser properties is fixed silently (false no-drift)"]
+
 fn adversary_a_command_that_depends_on_the_readers_browser_is_not_fixed_silently() {
     for expr in [
         "new Date().getFullYear() >= 2026 ? 8 : 4",

@@ -181,7 +181,7 @@ fn adversary_hidden_inner_html_is_not_read() {
 /// recipe's) and says no drift. What is copied is a command a reader runs:
 /// it must be read too, or the difference flagged.
 #[test]
-#[ignore = "issue 24 adversary: a copy button's clipboard text that differs from the shown command is never read (false no-drift)"]
+
 fn adversary_the_copied_command_is_read_too() {
     let (code, out) = compare_tp4(
         "export const Gen = () => {\n  const shown = 'sglang serve --model-path m --tp 4';\n  const copied = 'sglang serve --model-path m --tp 8';\n  return <div><pre>{shown}</pre><button onClick={() => navigator.clipboard.writeText(copied)}>Copy</button></div>;\n};\n",
@@ -196,7 +196,7 @@ fn adversary_the_copied_command_is_read_too() {
 /// pre-write `--tp 4` (the recipe's) where every reader sees `--tp 8`, or
 /// reads a `<pre>` the effect hid.
 #[test]
-#[ignore = "issue 24 adversary: DOM writes through refs / getElementById are silently skipped (refs are never attached), false no-drift"]
+
 fn adversary_dom_writes_through_refs_change_the_command() {
     for src in [
         "export const Gen = () => {\n  const ref = useRef(null);\n  useEffect(() => { if (ref.current) ref.current.textContent = 'sglang serve --model-path m --tp 8'; }, []);\n  return <pre ref={ref}>{'sglang serve --model-path m --tp 4'}</pre>;\n};\n",

@@ -360,7 +360,7 @@ fn adversary_an_interval_that_outlives_the_state_is_named() {
 /// uncertain and must say so (a warning or error naming the event), never be
 /// the pre-event `--tp 2` read silently.
 #[test]
-#[ignore = "issue 24 adversary: a window `load`/`DOMContentLoaded` listener that sets state is silently ignored"]
+
 fn adversary_a_page_load_listener_is_not_silently_ignored() {
     let repo = Repo::new();
     for (name, effect) in [
