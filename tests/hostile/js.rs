@@ -401,6 +401,77 @@ fn adversary_a_command_that_depends_on_the_readers_browser_is_not_fixed_silently
     }
 }
 
+/// More reader-dependent sources (crypto randomness, a media query, a
+/// cookie, the screen, the navigator's language, the page's address), a
+/// read at module level (before any render), and a state only a desktop
+/// window reaches: each is flagged with the source it read, never exit 0.
+#[test]
+fn adversary_more_reader_dependent_commands_are_flagged() {
+    for (expr, source) in [
+        (
+            "crypto.getRandomValues(new Uint8Array(1))[0] < 128 ? 8 : 4",
+            "crypto.getRandomValues()",
+        ),
+        (
+            "matchMedia('(max-width: 600px)').matches ? 8 : 4",
+            "matchMedia(",
+        ),
+        (
+            "document.cookie.includes('lang=de') ? 8 : 4",
+            "document.cookie",
+        ),
+        ("screen.width > 1000 ? 4 : 8", "screen.width"),
+        (
+            "navigator.language === 'en-US' ? 4 : 8",
+            "navigator.language",
+        ),
+        ("location.search ? 8 : 4", "location.search"),
+        ("Date.now() % 2 === 0 ? 4 : 8", "the clock (Date.now)"),
+    ] {
+        let (code, out) = compare_expr_tp4(expr);
+        assert_eq!(code, Some(2), "{expr}\n{out}");
+        assert!(
+            out.contains("depends on the reader's browser"),
+            "{expr}\n{out}"
+        );
+        assert!(out.contains(source), "{expr}\n{out}");
+    }
+    let repo = Repo::new();
+    repo.write(
+        "top.jsx",
+        "const TP = Math.random() < 0.5 ? 8 : 4;\nexport const Gen = () => <pre>{'sglang serve --model-path m --tp ' + TP}</pre>;\n",
+    );
+    repo.write(
+        "wide.jsx",
+        "export const Gen = () => {\n  const [gpu, setGpu] = useState('h100');\n  const wide = typeof window !== 'undefined' && window.innerWidth > 1000;\n  return <div>{wide && <select name=\"gpu\" value={gpu} onChange={(e) => setGpu(e.target.value)}><option value=\"h100\">H100</option><option value=\"b200\">B200</option></select>}<pre>{'sglang serve --model-path m --tp ' + (gpu === 'h100' ? 4 : 8)}</pre></div>;\n};\n",
+    );
+    for name in ["top.jsx", "wide.jsx"] {
+        let o = repo.run_deterministic(&["extract", name, "--all-selections"]);
+        o.assert_input_error(&format!("{name}:"), &["depends on the reader's browser"]);
+    }
+}
+
+/// Reading what differs between browsers without the command depending on
+/// it stays quiet (a footer's year, a random element id, the theme from a
+/// media query, a layout from the window's width, the user agent, a copy
+/// button's check for the clipboard), in `compare` and `--all-selections`.
+#[test]
+fn adversary_reading_the_readers_browser_is_quiet_when_the_command_does_not_depend_on_it() {
+    let repo = Repo::new();
+    repo.write(
+        "quiet.jsx",
+        "export const Gen = () => {\n  const [gpu, setGpu] = useState('h100');\n  const [dark, setDark] = useState(false);\n  const id = useMemo(() => 'c' + Math.random().toString(36).slice(2), []);\n  useEffect(() => { setDark(window.matchMedia('(prefers-color-scheme: dark)').matches); }, []);\n  const narrow = window.innerWidth < 700 || /Mobile/.test(navigator.userAgent);\n  const cmd = 'sglang serve --model-path m --tp ' + (gpu === 'h100' ? 4 : 8);\n  return <div className={(dark ? 'dark' : 'light') + (narrow ? ' narrow' : '')}>\n    <select name=\"gpu\" value={gpu} onChange={(e) => setGpu(e.target.value)}><option value=\"h100\">H100</option><option value=\"b200\">B200</option></select>\n    <pre id={id}>{cmd}</pre>\n    <button onClick={() => navigator.clipboard && navigator.clipboard.writeText(cmd)}>Copy</button>\n    <footer>{'(c) ' + new Date().getFullYear() + ' at ' + performance.now()}</footer>\n  </div>;\n};\n",
+    );
+    repo.write("r.txt", "sglang serve --model-path m --tp 4\n");
+    let o = repo.run_deterministic(&["compare", "quiet.jsx", "r.txt", "--offline"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    let o = repo.run_deterministic(&["extract", "quiet.jsx", "--all-selections"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("2 reachable selections"), "{}", o.both());
+}
+
 /// `React.memo(C, arePropsEqual)`: when the comparator says the props are
 /// equal, React does not re-render `C` (checked with React 18 and
 /// react-test-renderer: the page keeps `--tp 4` after the effect sets 8).

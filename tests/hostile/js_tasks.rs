@@ -383,3 +383,34 @@ fn adversary_a_page_load_listener_is_not_silently_ignored() {
         assert!(!silent_stale, "{effect}: {}", o.both());
     }
 }
+
+/// More of the page's own events: `window.onload =`, `pageshow`,
+/// `readystatechange` setting state are errors naming the event; a `load`
+/// listener that changes no state (a log, removed on cleanup) is quiet.
+#[test]
+fn adversary_page_events_are_named_and_harmless_listeners_quiet() {
+    let repo = Repo::new();
+    for (name, effect, event) in [
+        ("onload.jsx", "window.onload = () => setTp(8);", "load"),
+        (
+            "show.jsx",
+            "window.addEventListener('pageshow', () => setTp(8));",
+            "pageshow",
+        ),
+        (
+            "ready.jsx",
+            "document.addEventListener('readystatechange', () => setTp(8));",
+            "readystatechange",
+        ),
+    ] {
+        repo.write(name, on_mount(effect));
+        let o = repo.run_deterministic(&["extract", name]);
+        o.assert_input_error(&format!("{name}:"), &[&format!("`{event}` listener")]);
+    }
+    repo.write(
+        "quiet.jsx",
+        on_mount("const f = () => console.log('loaded'); window.addEventListener('load', f); return () => window.removeEventListener('load', f);"),
+    );
+    let o = repo.run_deterministic(&["extract", "quiet.jsx", "--all-selections"]);
+    reads(&o, "--tp 2", "--tp 8");
+}
