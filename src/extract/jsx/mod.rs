@@ -1261,7 +1261,12 @@ pub fn explore_file_each(
         drop(renderer);
         match reads {
             Ok(reads) => worlds::check_explorations(&bundle, limits, &opts, &reads, &mut all),
-            Err(e) => all.iter_mut().for_each(|f| *f = Err(e.clone())),
+            // The sandbox is gone (a target's limit ended it): a target
+            // explored before cannot be checked, and says why.
+            Err(e) => all
+                .iter_mut()
+                .filter(|f| f.is_ok())
+                .for_each(|f| *f = Err(e.clone())),
         }
         copied::check_explorations(&bundle, &mut all);
         if all.iter().all(Result::is_ok) {
