@@ -44,7 +44,7 @@
       screen: { width: 375, height: 812, availWidth: 375, availHeight: 812, colorDepth: 32, pixelDepth: 32, orientation: { type: 'portrait-primary', angle: 0 } },
       navigator: {
         userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
-        language: 'de-DE', languages: ['de-DE'], platform: 'iPhone', vendor: 'Apple Computer, Inc.',
+        language: 'zh-CN', languages: ['zh-CN', 'zh'], platform: 'iPhone', vendor: 'Apple Computer, Inc.',
         hardwareConcurrency: 1, deviceMemory: 0.5, maxTouchPoints: 5, onLine: true, cookieEnabled: false,
         webdriver: false, doNotTrack: '1',
       },
@@ -601,12 +601,33 @@
     n.parentNode = parent || null;
     Object.freeze(n.childNodes);
     var p = new Proxy(n, {
+      // Its size is the window's (reader-dependent: recorded when read).
+      get: function (t, k) {
+        if (typeof k === 'string' && hasOwn.call(LAYOUT, k)) { read('the layout (' + tag.toLowerCase() + '.' + k + ')'); return LAYOUT[k](); }
+        if (k === 'getBoundingClientRect') return function () { read('the layout (' + tag.toLowerCase() + '.getBoundingClientRect())'); return windowRect(); };
+        return t[k];
+      },
       set: dropWrite,
       defineProperty: refuse,
       deleteProperty: dropWrite,
     });
     n.classList = makeClassList(p); // its writes go through the Proxy
     return p;
+  }
+  // Sizes that follow the reader's window: the document's, and an element's
+  // width (an element React rendered is as wide as the window, 20 px high).
+  var LAYOUT = {
+    clientWidth: function () { return W().window.innerWidth; },
+    clientHeight: function () { return W().window.innerHeight; },
+    offsetWidth: function () { return W().window.innerWidth; },
+    offsetHeight: function () { return W().window.innerHeight; },
+    scrollWidth: function () { return W().window.innerWidth; },
+    scrollHeight: function () { return W().window.innerHeight; },
+  };
+  function windowRect() {
+    var w = W().window.innerWidth;
+    var h = W().window.innerHeight;
+    return { x: 0, y: 0, width: w, height: h, top: 0, left: 0, right: w, bottom: h };
   }
   var htmlEl = fixedElement('HTML');
   var headEl = fixedElement('HEAD', htmlEl);
@@ -702,6 +723,10 @@
     dispatchEvent: function (e) { return !(e && e.defaultPrevented); },
     getSelection: function () { return selection; },
   };
+  var visualViewport = { offsetLeft: 0, offsetTop: 0, pageLeft: 0, pageTop: 0, scale: 1, addEventListener: noop, removeEventListener: noop };
+  Object.defineProperty(visualViewport, 'width', { enumerable: true, get: function () { read('visualViewport.width'); return W().window.innerWidth; } });
+  Object.defineProperty(visualViewport, 'height', { enumerable: true, get: function () { read('visualViewport.height'); return W().window.innerHeight; } });
+  winOwn.visualViewport = visualViewport;
   G.window = new Proxy(win, {
     get: function (t, k) {
       if (k === 'window' || k === 'self' || k === 'globalThis' || k === 'top' || k === 'parent') return G.window;
@@ -918,7 +943,9 @@
       parentElement: function () { return a.parent(); },
       parentNode: function () { return a.parent(); },
       children: function () { return a.children(); },
-      childNodes: function () { return a.children(); },
+      childNodes: function () { return a.nodes().map(nodeOf); },
+      firstChild: function () { var c = a.nodes(); return c.length ? nodeOf(c[0]) : null; },
+      lastChild: function () { var c = a.nodes(); return c.length ? nodeOf(c[c.length - 1]) : null; },
       firstElementChild: function () { return a.children()[0] || null; },
       lastElementChild: function () { var c = a.children(); return c[c.length - 1] || null; },
       childElementCount: function () { return a.children().length; },
@@ -949,7 +976,11 @@
       contains: function (o) { return a.contains(o); },
       click: function () { a.click(); },
       select: function () { selected = proxy; },
-      getBoundingClientRect: rect,
+      getBoundingClientRect: function () {
+        read("the layout (an element's getBoundingClientRect())");
+        var w = W().window.innerWidth;
+        return { x: 0, y: 0, width: w, height: 20, top: 0, left: 0, right: w, bottom: 20 };
+      },
       getClientRects: function () { return []; },
       addEventListener: noop, removeEventListener: noop,
       dispatchEvent: function (e) { return !(e && e.defaultPrevented); },
@@ -961,7 +992,26 @@
       'showPopover', 'hidePopover', 'setSelectionRange', 'requestFullscreen', 'releasePointerCapture',
       'setPointerCapture'].forEach(function (m) { methods[m] = noop; });
     WRITES.forEach(function (m) { methods[m] = write(m); });
-    MEASURES.forEach(function (m) { api[m] = function () { return m in own ? own[m] : 0; }; });
+    MEASURES.forEach(function (m) {
+      api[m] = function () {
+        if (m in own) return own[m];
+        read('the layout (an element\'s ' + m + ')');
+        return /Width$/.test(m) ? W().window.innerWidth : /Height$/.test(m) ? 20 : 0;
+      };
+    });
+    // A text child React rendered: it reads as its text; writing it is a
+    // write to this element's text.
+    function nodeOf(n) {
+      if (typeof n !== 'string') return n;
+      var t = { nodeType: 3, nodeName: '#text', parentNode: proxy, parentElement: proxy };
+      ['data', 'nodeValue', 'textContent', 'wholeText'].forEach(function (k) {
+        Object.defineProperty(t, k, { enumerable: true, get: function () { return n; }, set: function () { refuseWrite('the text', tag); } });
+      });
+      ['remove', 'replaceWith', 'before', 'after', 'appendData', 'insertData', 'replaceData', 'deleteData', 'splitText'].forEach(function (m) {
+        t[m] = function () { refuseWrite('the text (' + m + '())', tag); };
+      });
+      return Object.freeze(t);
+    }
     var proxy = new Proxy(Object.create(null), {
       get: function (t, k) {
         if (typeof k === 'symbol') return undefined;

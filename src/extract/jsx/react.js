@@ -215,6 +215,15 @@
     return currentHook(function () { return { current: initial }; });
   }
 
+  // What a component gives its parent's ref: set as a layout effect sets it.
+  function useImperativeHandle(ref, create, deps) {
+    effectHook(true)(function () {
+      if (ref == null) return undefined;
+      setRef(ref, create());
+      return function () { setRef(ref, null); };
+    }, deps == null ? deps : deps.concat([ref]));
+  }
+
   function useContext(ctx) {
     for (var f = rendering; f; f = f.parent) {
       if (f.type && f.type.$$provider === PROVIDER && f.type._context === ctx) {
@@ -516,6 +525,18 @@
     return out;
   }
 
+  // The host and text children below `f`: elements as rendered, texts as
+  // strings.
+  function hostChildNodes(f, out) {
+    for (var i = 0; i < f.children.length; i++) {
+      var c = f.children[i];
+      if (c.type === '#text') out.push(c.text);
+      else if (typeof c.type === 'string') out.push(domOf(c));
+      else hostChildNodes(c, out);
+    }
+    return out;
+  }
+
   function hostParent(f) {
     for (var p = f.parent; p; p = p.parent) if (typeof p.type === 'string') return p;
     return null;
@@ -545,6 +566,7 @@
       shown: function () { return text(hostNodeOf(f)); },
       parent: function () { var p = hostParent(f); return p ? domOf(p) : tasks.fixedElement('body'); },
       children: function () { return hostChildren(f, []).map(domOf); },
+      nodes: function () { return hostChildNodes(f, []); },
       query: function (sel, all) { return query(f, sel, all); },
       matches: function (sel) { return matchesAny(f, parseSelector(sel)); },
       closest: function (sel) {
@@ -2462,6 +2484,8 @@
     useContext: useContext,
     useId: useId,
     createContext: createContext,
+    createRef: function () { return { current: null }; },
+    useImperativeHandle: useImperativeHandle,
     memo: memo,
     forwardRef: function (render) { return { $$forwardRef: true, render: render }; },
     isValidElement: isElement,
