@@ -41,10 +41,13 @@ pub fn check_explorations(bundle: &Bundle, all: &mut [Result<Exploration, Error>
     }
 }
 
+/// A launch's engine, launcher words, argument words and environment.
+type Words<'a> = (String, Vec<&'a str>, Vec<&'a str>, Vec<(&'a str, &'a str)>);
+
 /// What a launch runs, compared between a shown and a copied command: the
 /// engine, the launcher's and the arguments' words, the environment (by
 /// name).
-fn launch_words(l: &Launch) -> (String, Vec<&str>, Vec<&str>, Vec<(&str, &str)>) {
+fn launch_words(l: &Launch) -> Words<'_> {
     let mut env: Vec<(&str, &str)> = l
         .env
         .iter()
