@@ -450,16 +450,24 @@ fn render_here(path: &Path, source: &Arc<Source>, opts: &Options) -> Result<Extr
             ),
         ));
     }
+    // What a reader's browser decides (the clock, randomness, the window,
+    // ...): rendered again in another browser when read.
+    let reads = renderer.reads()?;
+    drop(renderer);
+    jsx::worlds::check_selected(&bundle, opts.limits, &reads, &opts.select, lenient, &views)?;
     for (target, view) in bundle.targets.iter().zip(views) {
+        let mut shown = Vec::new();
         for i in 0..view.commands.len() {
             let src = jsx::view_source(&bundle, &view, i);
             let printed = shell_text::extract_all(&src, &opts.vars)?;
             unsupported.extend(printed.unsupported);
             for mut l in printed.launches {
                 jsx::context_from_selection(&mut l.context, &view);
-                found.push((target.at.start, l));
+                shown.push(l);
             }
         }
+        jsx::copied::copied_differs(&bundle, &view, &shown, &opts.vars)?;
+        found.extend(shown.into_iter().map(|l| (target.at.start, l)));
     }
     found.sort_by_key(|(at, _)| *at);
     Ok(Extracted {

@@ -39,6 +39,7 @@ fn view(sel: &[(&str, &str)], command: &str, path: &[&str]) -> View {
         path: path.iter().map(|v| (0, v.to_string())).collect(),
         clicked: vec![],
         controls: vec![],
+        copied: vec![],
     }
 }
 

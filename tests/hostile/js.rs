@@ -233,20 +233,35 @@ fn huge_time_limits_are_validated() {
     assert!(o.stdout.contains("--tp"), "{}", o.both());
 }
 
-/// The clock and `Math.random` are fixed; thrown values print without heap
-/// addresses.
+/// The clock and `Math.random` are fixed (a command printing them depends on
+/// the reader's browser: the same error, naming the fixed values, on every
+/// run); thrown values print without heap addresses.
 #[test]
 fn clock_random_and_thrown_values_are_deterministic() {
     let repo = Repo::new();
-    repo.write(
-        "clock.jsx",
-        "export const Gen = () => <pre>{['sglang serve --model-path m', '--now', Date.now(), '--iso', new Date().toISOString(), '--str', JSON.stringify(Date()), '--perf', performance.now(), '--rand', Math.random(), '--hour', new Date().getHours()].join(' ')}</pre>;\n",
-    );
-    let o = repo.run_deterministic(&["extract", "clock.jsx", "--format", "json"]);
-    o.assert_bounded();
-    assert_eq!(o.code, Some(0), "{}", o.both());
-    for want in ["1735689600000", "2025-01-01T00:00:00.000Z", "Jan 01 2025"] {
-        assert!(o.stdout.contains(want), "{want}: {}", o.both());
+    for (name, expr, want) in [
+        ("now.jsx", "Date.now()", "--now 1735689600000"),
+        (
+            "iso.jsx",
+            "new Date().toISOString()",
+            "--now 2025-01-01T00:00:00.000Z",
+        ),
+        (
+            "str.jsx",
+            "JSON.stringify(Date()).slice(1, 16)",
+            "`--now Wed`",
+        ),
+        ("perf.jsx", "performance.now()", "--now 0"),
+    ] {
+        repo.write(
+            name,
+            format!("export const Gen = () => <pre>{{['sglang serve --model-path m', '--now', {expr}, '--rand', Math.random()].join(' ')}}</pre>;\n"),
+        );
+        let o = repo.run_deterministic(&["extract", name, "--format", "json"]);
+        o.assert_input_error(
+            &format!("{name}:1:14"),
+            &["depends on the reader's browser", want],
+        );
     }
     for (name, thrown, said) in [
         ("symbol.jsx", "Symbol('x')", "a Symbol was thrown"),
@@ -385,7 +400,7 @@ fn adversary_what_every_browser_gives_is_read() {
 /// site, a page opened directly), and recipe-drift reads `--tp 4`, the
 /// recipe's: green. It must be drift, or flagged as uncertain (not exit 0).
 #[test]
-#[ignore = "issue 24 adversary: a command computed from the clock, performance.now, Math.random or browser properties is fixed silently (false no-drift)"]
+
 fn adversary_a_command_that_depends_on_the_readers_browser_is_not_fixed_silently() {
     for expr in [
         "new Date().getFullYear() >= 2026 ? 8 : 4",
@@ -401,13 +416,84 @@ fn adversary_a_command_that_depends_on_the_readers_browser_is_not_fixed_silently
     }
 }
 
+/// More reader-dependent sources (crypto randomness, a media query, a
+/// cookie, the screen, the navigator's language, the page's address), a
+/// read at module level (before any render), and a state only a desktop
+/// window reaches: each is flagged with the source it read, never exit 0.
+#[test]
+fn adversary_more_reader_dependent_commands_are_flagged() {
+    for (expr, source) in [
+        (
+            "crypto.getRandomValues(new Uint8Array(1))[0] < 128 ? 8 : 4",
+            "crypto.getRandomValues()",
+        ),
+        (
+            "matchMedia('(max-width: 600px)').matches ? 8 : 4",
+            "matchMedia(",
+        ),
+        (
+            "document.cookie.includes('lang=de') ? 8 : 4",
+            "document.cookie",
+        ),
+        ("screen.width > 1000 ? 4 : 8", "screen.width"),
+        (
+            "navigator.language === 'en-US' ? 4 : 8",
+            "navigator.language",
+        ),
+        ("location.search ? 8 : 4", "location.search"),
+        ("Date.now() % 2 === 0 ? 4 : 8", "the clock (Date.now)"),
+    ] {
+        let (code, out) = compare_expr_tp4(expr);
+        assert_eq!(code, Some(2), "{expr}\n{out}");
+        assert!(
+            out.contains("depends on the reader's browser"),
+            "{expr}\n{out}"
+        );
+        assert!(out.contains(source), "{expr}\n{out}");
+    }
+    let repo = Repo::new();
+    repo.write(
+        "top.jsx",
+        "const TP = Math.random() < 0.5 ? 8 : 4;\nexport const Gen = () => <pre>{'sglang serve --model-path m --tp ' + TP}</pre>;\n",
+    );
+    repo.write(
+        "wide.jsx",
+        "export const Gen = () => {\n  const [gpu, setGpu] = useState('h100');\n  const wide = typeof window !== 'undefined' && window.innerWidth > 1000;\n  return <div>{wide && <select name=\"gpu\" value={gpu} onChange={(e) => setGpu(e.target.value)}><option value=\"h100\">H100</option><option value=\"b200\">B200</option></select>}<pre>{'sglang serve --model-path m --tp ' + (gpu === 'h100' ? 4 : 8)}</pre></div>;\n};\n",
+    );
+    for name in ["top.jsx", "wide.jsx"] {
+        let o = repo.run_deterministic(&["extract", name, "--all-selections"]);
+        o.assert_input_error(&format!("{name}:"), &["depends on the reader's browser"]);
+    }
+}
+
+/// Reading what differs between browsers without the command depending on
+/// it stays quiet (a footer's year, a random element id, the theme from a
+/// media query, a layout from the window's width, the user agent, a copy
+/// button's check for the clipboard), in `compare` and `--all-selections`.
+#[test]
+fn adversary_reading_the_readers_browser_is_quiet_when_the_command_does_not_depend_on_it() {
+    let repo = Repo::new();
+    repo.write(
+        "quiet.jsx",
+        "export const Gen = () => {\n  const [gpu, setGpu] = useState('h100');\n  const [dark, setDark] = useState(false);\n  const id = useMemo(() => 'c' + Math.random().toString(36).slice(2), []);\n  useEffect(() => { setDark(window.matchMedia('(prefers-color-scheme: dark)').matches); }, []);\n  const narrow = window.innerWidth < 700 || /Mobile/.test(navigator.userAgent);\n  const cmd = 'sglang serve --model-path m --tp ' + (gpu === 'h100' ? 4 : 8);\n  return <div className={(dark ? 'dark' : 'light') + (narrow ? ' narrow' : '')}>\n    <select name=\"gpu\" value={gpu} onChange={(e) => setGpu(e.target.value)}><option value=\"h100\">H100</option><option value=\"b200\">B200</option></select>\n    <pre id={id}>{cmd}</pre>\n    <button onClick={() => navigator.clipboard && navigator.clipboard.writeText(cmd)}>Copy</button>\n    <footer>{'(c) ' + new Date().getFullYear() + ' at ' + performance.now()}</footer>\n  </div>;\n};\n",
+    );
+    repo.write("r.txt", "sglang serve --model-path m --tp 4\n");
+    let o = repo.run_deterministic(&["compare", "quiet.jsx", "r.txt", "--offline"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    let o = repo.run_deterministic(&["extract", "quiet.jsx", "--all-selections"]);
+    o.assert_bounded();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("2 reachable selections"), "{}", o.both());
+}
+
 /// `React.memo(C, arePropsEqual)`: when the comparator says the props are
 /// equal, React does not re-render `C` (checked with React 18 and
 /// react-test-renderer: the page keeps `--tp 4` after the effect sets 8).
 /// recipe-drift ignores the comparator and reads `--tp 8`: against a
 /// recipe at `--tp 8`, no drift, while every reader sees `--tp 4`.
 #[test]
-#[ignore = "issue 24 adversary: React.memo's arePropsEqual is ignored; the memoized child is re-rendered (false no-drift)"]
+
 fn adversary_memo_comparator_skips_the_render() {
     let repo = Repo::new();
     repo.write(

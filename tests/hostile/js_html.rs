@@ -181,7 +181,7 @@ fn adversary_hidden_inner_html_is_not_read() {
 /// recipe's) and says no drift. What is copied is a command a reader runs:
 /// it must be read too, or the difference flagged.
 #[test]
-#[ignore = "issue 24 adversary: a copy button's clipboard text that differs from the shown command is never read (false no-drift)"]
+
 fn adversary_the_copied_command_is_read_too() {
     let (code, out) = compare_tp4(
         "export const Gen = () => {\n  const shown = 'sglang serve --model-path m --tp 4';\n  const copied = 'sglang serve --model-path m --tp 8';\n  return <div><pre>{shown}</pre><button onClick={() => navigator.clipboard.writeText(copied)}>Copy</button></div>;\n};\n",
@@ -196,7 +196,7 @@ fn adversary_the_copied_command_is_read_too() {
 /// pre-write `--tp 4` (the recipe's) where every reader sees `--tp 8`, or
 /// reads a `<pre>` the effect hid.
 #[test]
-#[ignore = "issue 24 adversary: DOM writes through refs / getElementById are silently skipped (refs are never attached), false no-drift"]
+
 fn adversary_dom_writes_through_refs_change_the_command() {
     for src in [
         "export const Gen = () => {\n  const ref = useRef(null);\n  useEffect(() => { if (ref.current) ref.current.textContent = 'sglang serve --model-path m --tp 8'; }, []);\n  return <pre ref={ref}>{'sglang serve --model-path m --tp 4'}</pre>;\n};\n",
@@ -217,4 +217,93 @@ fn adversary_an_unguarded_ref_write_is_an_error_not_a_stale_command() {
         "export const Gen = () => {\n  const ref = useRef(null);\n  useEffect(() => { ref.current.textContent = 'sglang serve --model-path m --tp 8'; }, []);\n  return <pre ref={ref}>{'sglang serve --model-path m --tp 4'}</pre>;\n};\n",
     );
     assert_eq!(code, Some(2), "{out}");
+}
+
+/// What a ref or a lookup gives is the element React rendered: its text
+/// and attributes read as rendered (`getElementById`, `querySelector` with
+/// a class, an attribute, a descendant), and the harmless calls a page
+/// makes on it (focus, scrollIntoView, measuring, a style height, its own
+/// attributes) change nothing. The effect's state proves each was found.
+#[test]
+fn adversary_refs_and_lookups_find_the_rendered_elements() {
+    let (code, out) = compare_tp4(
+        "export const Gen = () => {\n  const ref = useRef(null);\n  const [tp, setTp] = useState(2);\n  useEffect(() => {\n    const el = ref.current;\n    el.focus(); el.scrollIntoView(); el.style.height = el.getBoundingClientRect().height + 'px'; el.setAttribute('data-seen', '1');\n    const byId = document.getElementById('cmd');\n    const bySel = document.querySelector('div.box > pre[data-kind=\"cmd\"]');\n    const all = document.querySelectorAll('.box pre');\n    if (byId === el && bySel === el && all.length === 1 && el.textContent.includes('--tp 2') && el.getAttribute('data-seen') === '1' && el.closest('.box') !== null) setTp(4);\n  }, []);\n  return <div className=\"box\"><pre id=\"cmd\" data-kind=\"cmd\" ref={ref}>{'sglang serve --model-path m --tp ' + tp}</pre></div>;\n};\n",
+    );
+    assert_eq!(code, Some(0), "{out}");
+}
+
+/// A write that changes what is shown, made through a lookup or a ref and
+/// caught by the page (`try`), by a class change, by adding a child, by
+/// `style.display`: each is an error naming the write, never a stale
+/// command. A selector recipe-drift does not evaluate is an error too,
+/// never a lookup that silently finds nothing.
+#[test]
+fn adversary_dom_writes_that_change_what_is_shown_are_named() {
+    for (effect, named) in [
+        (
+            "try { document.querySelector('pre').innerHTML = 'x'; } catch (e) {}",
+            "`innerHTML`",
+        ),
+        ("ref.current.classList.add('hidden');", "classList.add()"),
+        (
+            "ref.current.appendChild(document.createTextNode(' --tp 8'));",
+            "appendChild()",
+        ),
+        ("ref.current.style.display = 'none';", "style.display"),
+        (
+            "document.querySelector('pre:first-child');",
+            "does not evaluate the selector",
+        ),
+    ] {
+        let (code, out) = compare_tp4(&format!(
+            "export const Gen = () => {{\n  const ref = useRef(null);\n  useEffect(() => {{ {effect} }}, []);\n  return <pre ref={{ref}}>{{'sglang serve --model-path m --tp 4'}}</pre>;\n}};\n"
+        ));
+        assert_eq!(code, Some(2), "{effect}\n{out}");
+        assert!(out.contains(named), "{effect}\n{out}");
+    }
+}
+
+/// A copy button that copies the shown command as a reader's clipboard
+/// gets it (with a `$ ` prompt, its lines joined, through a textarea and
+/// `execCommand('copy')`) is quiet; one that copies another command by
+/// `execCommand` is flagged, in `compare` and `--all-selections`.
+#[test]
+fn adversary_copies_are_compared_as_launches() {
+    let shown = "'sglang serve \\\\\\n  --model-path m \\\\\\n  --tp 4'";
+    for (copy, quiet) in [
+        ("navigator.clipboard.writeText('$ ' + shown)", true),
+        (
+            "navigator.clipboard.writeText(shown.replace(/\\\\\\n\\s*/g, ''))",
+            true,
+        ),
+        (
+            "{ const t = document.createElement('textarea'); t.value = shown; document.body.appendChild(t); t.select(); document.execCommand('copy'); }",
+            true,
+        ),
+        (
+            "{ const t = document.createElement('textarea'); t.value = shown.replace('--tp 4', '--tp 8'); t.select(); document.execCommand('copy'); }",
+            false,
+        ),
+    ] {
+        let src = format!(
+            "export const Gen = () => {{\n  const shown = {shown};\n  return <div><pre>{{shown}}</pre><button onClick={{() => {copy}}}>Copy</button></div>;\n}};\n"
+        );
+        let (code, out) = compare_tp4(&src);
+        if quiet {
+            assert_eq!(code, Some(0), "{copy}\n{out}");
+        } else {
+            assert_eq!(code, Some(2), "{copy}\n{out}");
+            assert!(out.contains("copies another command"), "{out}");
+        }
+        let repo = Repo::new();
+        repo.write("gen.jsx", &src);
+        let o = repo.run_deterministic(&["extract", "gen.jsx", "--all-selections"]);
+        o.assert_bounded();
+        assert_eq!(
+            o.code,
+            Some(if quiet { 0 } else { 2 }),
+            "{copy}\n{}",
+            o.both()
+        );
+    }
 }

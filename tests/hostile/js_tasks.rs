@@ -360,7 +360,7 @@ fn adversary_an_interval_that_outlives_the_state_is_named() {
 /// uncertain and must say so (a warning or error naming the event), never be
 /// the pre-event `--tp 2` read silently.
 #[test]
-#[ignore = "issue 24 adversary: a window `load`/`DOMContentLoaded` listener that sets state is silently ignored"]
+
 fn adversary_a_page_load_listener_is_not_silently_ignored() {
     let repo = Repo::new();
     for (name, effect) in [
@@ -382,4 +382,35 @@ fn adversary_a_page_load_listener_is_not_silently_ignored() {
             && !o.both().contains("DOMContentLoaded");
         assert!(!silent_stale, "{effect}: {}", o.both());
     }
+}
+
+/// More of the page's own events: `window.onload =`, `pageshow`,
+/// `readystatechange` setting state are errors naming the event; a `load`
+/// listener that changes no state (a log, removed on cleanup) is quiet.
+#[test]
+fn adversary_page_events_are_named_and_harmless_listeners_quiet() {
+    let repo = Repo::new();
+    for (name, effect, event) in [
+        ("onload.jsx", "window.onload = () => setTp(8);", "load"),
+        (
+            "show.jsx",
+            "window.addEventListener('pageshow', () => setTp(8));",
+            "pageshow",
+        ),
+        (
+            "ready.jsx",
+            "document.addEventListener('readystatechange', () => setTp(8));",
+            "readystatechange",
+        ),
+    ] {
+        repo.write(name, on_mount(effect));
+        let o = repo.run_deterministic(&["extract", name]);
+        o.assert_input_error(&format!("{name}:"), &[&format!("`{event}` listener")]);
+    }
+    repo.write(
+        "quiet.jsx",
+        on_mount("const f = () => console.log('loaded'); window.addEventListener('load', f); return () => window.removeEventListener('load', f);"),
+    );
+    let o = repo.run_deterministic(&["extract", "quiet.jsx", "--all-selections"]);
+    reads(&o, "--tp 2", "--tp 8");
 }

@@ -87,6 +87,8 @@ struct ViewEntry {
     path: Vec<(usize, String)>,
     clicked: Vec<String>,
     controls: Vec<Control>,
+    #[serde(default)]
+    copied: Vec<String>,
 }
 
 /// One crash path as kept (its place in the file is found again from the
@@ -144,6 +146,7 @@ pub(crate) fn load(key: &str, bundle: &Bundle) -> Option<Vec<Exploration>> {
                     path: v.path,
                     clicked: v.clicked,
                     controls: v.controls,
+                    copied: v.copied,
                 })
                 .collect(),
             crashes: crashes
@@ -180,6 +183,7 @@ pub(crate) fn store(key: &str, found: &[Exploration]) {
                         path: v.path.clone(),
                         clicked: v.clicked.clone(),
                         controls: v.controls.clone(),
+                        copied: v.copied.clone(),
                     })
                     .collect()
             })

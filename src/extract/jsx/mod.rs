@@ -7,11 +7,13 @@
 //! controls' handlers as a click would, and explores every reachable state.
 
 pub mod cache;
+pub mod copied;
 pub mod options;
 pub mod page;
 pub mod sandbox;
 pub mod transform;
 pub mod worker;
+pub mod worlds;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -122,6 +124,10 @@ pub struct View {
     /// by an exploration that asks for them ([`Explore::controls`]), else
     /// empty.
     pub controls: Vec<Control>,
+    /// What clicking a button in this state copies to the clipboard
+    /// (`navigator.clipboard.writeText`, `execCommand('copy')`), each text
+    /// once: a command a reader runs too.
+    pub copied: Vec<String>,
 }
 
 /// A control as shown in one state: an option key and its items.
@@ -317,6 +323,8 @@ impl View {
 struct StateJs {
     selection: Vec<(String, String)>,
     commands: Vec<String>,
+    #[serde(default)]
+    copies: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -351,6 +359,8 @@ struct CrashJs {
 struct StepJs {
     states: Vec<ChildJs>,
     crashes: Vec<CrashJs>,
+    #[serde(default)]
+    copies: Vec<(usize, String)>,
     done: bool,
     frontier: usize,
 }
@@ -485,7 +495,18 @@ pub struct Renderer<'b> {
 impl<'b> Renderer<'b> {
     /// Loads the bundle (module code runs here, under the limits).
     pub fn new(bundle: &'b Bundle, limits: Limits) -> Result<Self, Error> {
+        Self::in_world(bundle, limits, 0)
+    }
+
+    /// Loads the bundle in reader's browser `world` (0: the one every render
+    /// sees; 1: the other one of `prelude.js`, see [`worlds`]).
+    pub fn in_world(bundle: &'b Bundle, limits: Limits, world: usize) -> Result<Self, Error> {
         let sandbox = sandbox::Sandbox::new(limits).map_err(|e| js_error(bundle, None, e))?;
+        if world != 0 {
+            sandbox
+                .call("world", world, "")
+                .map_err(|e| js_error(bundle, None, e))?;
+        }
         sandbox
             .eval(&bundle.code)
             .map_err(|e| js_error(bundle, None, e))?;
@@ -495,6 +516,16 @@ impl<'b> Renderer<'b> {
             received: std::cell::Cell::new(0),
             memory: limits.memory,
         })
+    }
+
+    /// The reader-dependent sources (the clock, randomness, the window's
+    /// size, ...) the bundle read so far, named, in the order first read.
+    pub fn reads(&self) -> Result<Vec<String>, Error> {
+        let out = self
+            .sandbox
+            .call("reads", 0, "")
+            .map_err(|e| js_error(self.bundle, None, e))?;
+        self.parse(out)
     }
 
     /// What the sandbox's JS heap holds now and has held at most.
@@ -598,6 +629,7 @@ impl<'b> Renderer<'b> {
                         path: vec![],
                         clicked: vec![],
                         controls: vec![],
+                        copied: state.copies,
                     },
                     unmatched,
                     options,
@@ -824,6 +856,7 @@ impl<'b> Renderer<'b> {
                 path: vec![],
                 clicked: vec![],
                 controls: first.controls,
+                copied: vec![],
             }],
             crashes: vec![],
             cut: None,
@@ -892,7 +925,17 @@ impl<'b> Renderer<'b> {
                     path: p,
                     clicked,
                     controls: c.controls,
+                    copied: vec![],
                 });
+            }
+            for (from, text) in step.copies {
+                let view = found.views.get_mut(from).ok_or_else(|| Error::Input {
+                    span: crate::span::Span::of_path(&self.bundle.file),
+                    message: format!("internal: the exploration named state {from}"),
+                })?;
+                if !view.copied.contains(&text) {
+                    view.copied.push(text);
+                }
             }
             for c in step.crashes {
                 let from = self.state(&found.views, c.from)?;
@@ -1208,7 +1251,24 @@ pub fn explore_file_each(
             }
             all.push(found);
         }
+        // What a reader's browser decides (the clock, randomness, the
+        // window, ...): explored again in another browser when read.
+        let reads = if all.iter().any(Result::is_ok) {
+            renderer.reads()
+        } else {
+            Ok(vec![])
+        };
         drop(renderer);
+        match reads {
+            Ok(reads) => worlds::check_explorations(&bundle, limits, &opts, &reads, &mut all),
+            // The sandbox is gone (a target's limit ended it): a target
+            // explored before cannot be checked, and says why.
+            Err(e) => all
+                .iter_mut()
+                .filter(|f| f.is_ok())
+                .for_each(|f| *f = Err(e.clone())),
+        }
+        copied::check_explorations(&bundle, &mut all);
         if all.iter().all(Result::is_ok) {
             let found: Vec<Exploration> = all.into_iter().flatten().collect();
             cache::store(&key, &found);
@@ -1288,6 +1348,7 @@ mod tests {
             path: vec![],
             clicked: vec![],
             controls: vec![],
+            copied: vec![],
         };
         let mut ctx = crate::launch::Context::default();
         context_from_selection(

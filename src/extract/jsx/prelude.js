@@ -7,6 +7,53 @@
 (function (G) {
   'use strict';
 
+  // The reader's browser. What differs from one reader to the next (the
+  // clock, randomness, the window's size, the navigator's properties, the
+  // page's address and referrer, cookies, media queries) has one value per
+  // world: world 0 is the one every render sees; world 1, a clearly
+  // different browser (another date, the mirrored random sequence, a phone,
+  // an http page reached from a search engine, every media query matching),
+  // is chosen (`__rd_tasks.world(1)`) before the bundle runs when the
+  // renderer explores the file again to learn whether what it printed
+  // depends on any of them. Each read of such a source is recorded by name
+  // (`__rd_tasks.reads()`): a file that read none is explored once.
+  var world = 0;
+  var readSet = Object.create(null);
+  var readOrder = [];
+  function read(name) {
+    if (readSet[name] !== true) { readSet[name] = true; readOrder.push(name); }
+  }
+  var FIXED = 1735689600000; // 2025-01-01T00:00:00Z
+  var WORLDS = [
+    {
+      now: FIXED, perf: 0,
+      window: { innerWidth: 1280, innerHeight: 800, outerWidth: 1280, outerHeight: 900, devicePixelRatio: 1, screenX: 0, screenY: 0 },
+      screen: { width: 1920, height: 1080, availWidth: 1920, availHeight: 1040, colorDepth: 24, pixelDepth: 24, orientation: { type: 'landscape-primary', angle: 0 } },
+      navigator: {
+        userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+        language: 'en-US', languages: ['en-US', 'en'], platform: 'Linux x86_64', vendor: 'Google Inc.',
+        hardwareConcurrency: 8, deviceMemory: 8, maxTouchPoints: 0, onLine: true, cookieEnabled: true,
+        webdriver: false, doNotTrack: null,
+      },
+      location: { protocol: 'https:', hostname: 'docs.example.com', port: '', pathname: '/', search: '', hash: '' },
+      referrer: '', cookie: '', media: false,
+    },
+    {
+      now: 1941889062123, perf: 987654.321, // 2031-07-15T13:37:42.123Z
+      window: { innerWidth: 375, innerHeight: 667, outerWidth: 375, outerHeight: 812, devicePixelRatio: 3, screenX: 0, screenY: 0 },
+      screen: { width: 375, height: 812, availWidth: 375, availHeight: 812, colorDepth: 32, pixelDepth: 32, orientation: { type: 'portrait-primary', angle: 0 } },
+      navigator: {
+        userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+        language: 'zh-CN', languages: ['zh-CN', 'zh'], platform: 'iPhone', vendor: 'Apple Computer, Inc.',
+        hardwareConcurrency: 1, deviceMemory: 0.5, maxTouchPoints: 5, onLine: true, cookieEnabled: false,
+        webdriver: false, doNotTrack: '1',
+      },
+      location: { protocol: 'http:', hostname: 'localhost', port: '3000', pathname: '/docs/', search: '?utm_source=recipe-drift', hash: '#recipe-drift' },
+      referrer: 'https://www.google.com/', cookie: 'theme=dark; lang=de', media: true,
+    },
+  ];
+  function W() { return WORLDS[world]; }
+
   // An object that answers every property with another inert object and every
   // call with undefined: `document.querySelector(..)` is undefined, so guarded
   // code takes its "no DOM" path.
@@ -533,7 +580,8 @@
   NP.addEventListener = noop;
   NP.removeEventListener = noop;
   NP.dispatchEvent = function (e) { return !(e && e.defaultPrevented); };
-  ['click', 'focus', 'blur', 'select', 'scrollIntoView', 'scrollTo', 'scrollBy', 'scroll',
+  NP.select = function () { selected = this; };
+  ['click', 'focus', 'blur', 'scrollIntoView', 'scrollTo', 'scrollBy', 'scroll',
     'show', 'showModal', 'close', 'showPopover', 'hidePopover', 'setSelectionRange',
     'requestFullscreen', 'releasePointerCapture', 'setPointerCapture', 'normalize',
   ].forEach(function (m) { NP[m] = noop; });
@@ -553,12 +601,33 @@
     n.parentNode = parent || null;
     Object.freeze(n.childNodes);
     var p = new Proxy(n, {
+      // Its size is the window's (reader-dependent: recorded when read).
+      get: function (t, k) {
+        if (typeof k === 'string' && hasOwn.call(LAYOUT, k)) { read('the layout (' + tag.toLowerCase() + '.' + k + ')'); return LAYOUT[k](); }
+        if (k === 'getBoundingClientRect') return function () { read('the layout (' + tag.toLowerCase() + '.getBoundingClientRect())'); return windowRect(); };
+        return t[k];
+      },
       set: dropWrite,
       defineProperty: refuse,
       deleteProperty: dropWrite,
     });
     n.classList = makeClassList(p); // its writes go through the Proxy
     return p;
+  }
+  // Sizes that follow the reader's window: the document's, and an element's
+  // width (an element React rendered is as wide as the window, 20 px high).
+  var LAYOUT = {
+    clientWidth: function () { return W().window.innerWidth; },
+    clientHeight: function () { return W().window.innerHeight; },
+    offsetWidth: function () { return W().window.innerWidth; },
+    offsetHeight: function () { return W().window.innerHeight; },
+    scrollWidth: function () { return W().window.innerWidth; },
+    scrollHeight: function () { return W().window.innerHeight; },
+  };
+  function windowRect() {
+    var w = W().window.innerWidth;
+    var h = W().window.innerHeight;
+    return { x: 0, y: 0, width: w, height: h, top: 0, left: 0, right: w, bottom: h };
   }
   var htmlEl = fixedElement('HTML');
   var headEl = fixedElement('HEAD', htmlEl);
@@ -583,18 +652,40 @@
     createTextNode: function (s) { return text(s); },
     createComment: function (s) { var c = new DomNode(8, '#comment'); c._data = String(s); return c; },
     createDocumentFragment: function () { return new DomNode(11, '#document-fragment'); },
-    getElementById: function () { return null; },
-    querySelector: function () { return null; },
-    querySelectorAll: function () { return []; },
-    getElementsByTagName: function () { return []; },
-    getElementsByClassName: function () { return []; },
-    getElementsByName: function () { return []; },
+    // Lookups find the elements React rendered (the renderer answers them,
+    // see `setLookup`), never the ones a page made.
+    getElementById: function (id) { return lookup('id', String(id), false); },
+    querySelector: function (sel) { return lookup('selector', String(sel), false); },
+    querySelectorAll: function (sel) { return lookup('selector', String(sel), true); },
+    getElementsByTagName: function (tag) { return lookup('selector', String(tag), true); },
+    getElementsByClassName: function (c) {
+      var cs = String(c).split(/\s+/).filter(Boolean);
+      return cs.length ? lookup('selector', '.' + cs.join('.'), true) : [];
+    },
+    getElementsByName: function (n) { return lookup('selector', '[name="' + String(n).replace(/"/g, '') + '"]', true); },
     elementFromPoint: function () { return null; },
     hasFocus: function () { return false; },
-    addEventListener: noop,
-    removeEventListener: noop,
+    addEventListener: function (type, fn) { listen('document', type, fn); },
+    removeEventListener: function (type, fn) { unlisten('document', type, fn); },
+    // `execCommand('copy')` copies what is selected (an element's `select()`,
+    // or a range over an element's contents).
+    execCommand: function (cmd) {
+      if (String(cmd).toLowerCase() !== 'copy') return false;
+      if (selected !== null) copies.push(selectedText(selected));
+      return true;
+    },
+    createRange: function () {
+      return { node: null, selectNodeContents: function (n) { this.node = n; }, selectNode: function (n) { this.node = n; },
+        setStart: noop, setEnd: noop, collapse: noop, detach: noop, getBoundingClientRect: rect };
+    },
     dispatchEvent: function (e) { return !(e && e.defaultPrevented); },
   };
+  // What differs between readers' browsers (see WORLDS), read as recorded.
+  Object.defineProperty(docApi, 'referrer', { enumerable: true, get: function () { read('document.referrer'); return W().referrer; } });
+  Object.defineProperty(docApi, 'cookie', { enumerable: true, get: function () { read('document.cookie'); return W().cookie; }, set: noop });
+  Object.defineProperty(docApi, 'location', { enumerable: true, get: function () { return locationObj; } });
+  Object.defineProperty(docApi, 'URL', { enumerable: true, get: function () { read('document.URL'); return href(); } });
+  Object.defineProperty(docApi, 'documentURI', { enumerable: true, get: function () { read('document.URL'); return href(); } });
   var docInert = inert('document');
   // The rest of the document (cookie, location, ...) stays inert.
   var doc = new Proxy(docApi, {
@@ -604,10 +695,13 @@
     deleteProperty: dropWrite,
   });
 
-  // window.matchMedia: no query matches; listeners never run.
+  // window.matchMedia: in world 0 no query matches, in world 1 every one
+  // does (each `matches` read is recorded); listeners never run.
   function matchMedia(q) {
+    var media = String(q);
     return {
-      matches: false, media: String(q), onchange: null,
+      get matches() { read('matchMedia(' + JSON.stringify(media) + ')'); return W().media; },
+      media: media, onchange: null,
       addListener: noop, removeListener: noop, addEventListener: noop, removeEventListener: noop,
       dispatchEvent: function () { return true; },
     };
@@ -622,22 +716,323 @@
   // as in a browser (an inert stand-in would drop them unseen); the rest of
   // window is inert.
   var win = inert('window');
-  var ON_WINDOW = ['document', 'matchMedia', 'getComputedStyle', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'requestAnimationFrame', 'cancelAnimationFrame', 'queueMicrotask'];
+  var ON_WINDOW = ['document', 'matchMedia', 'getComputedStyle', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'requestAnimationFrame', 'cancelAnimationFrame', 'queueMicrotask', 'navigator', 'location', 'screen', 'crypto', 'performance', 'localStorage', 'sessionStorage', 'Date', 'Math', 'Event', 'CustomEvent', 'URLSearchParams', 'MutationObserver'];
+  var winOwn = {
+    addEventListener: function (type, fn) { listen('window', type, fn); },
+    removeEventListener: function (type, fn) { unlisten('window', type, fn); },
+    dispatchEvent: function (e) { return !(e && e.defaultPrevented); },
+    getSelection: function () { return selection; },
+  };
+  var visualViewport = { offsetLeft: 0, offsetTop: 0, pageLeft: 0, pageTop: 0, scale: 1, addEventListener: noop, removeEventListener: noop };
+  Object.defineProperty(visualViewport, 'width', { enumerable: true, get: function () { read('visualViewport.width'); return W().window.innerWidth; } });
+  Object.defineProperty(visualViewport, 'height', { enumerable: true, get: function () { read('visualViewport.height'); return W().window.innerHeight; } });
+  winOwn.visualViewport = visualViewport;
   G.window = new Proxy(win, {
-    get: function (t, k) { return ON_WINDOW.indexOf(k) >= 0 ? G[k] : win[k]; },
+    get: function (t, k) {
+      if (k === 'window' || k === 'self' || k === 'globalThis' || k === 'top' || k === 'parent') return G.window;
+      if (typeof k === 'string' && ON_WINDOW.indexOf(k) >= 0) return G[k];
+      if (typeof k === 'string' && hasOwn.call(winOwn, k)) return winOwn[k];
+      if (typeof k === 'string' && hasOwn.call(WORLDS[0].window, k)) { read('window.' + k); return W().window[k]; }
+      return win[k];
+    },
+    set: function (t, k, v) {
+      if (k === 'onload' || k === 'onpageshow') listen('window', String(k).slice(2), v);
+      return true;
+    },
   });
+  // The window's geometry as globals (`innerWidth`, `devicePixelRatio`).
+  Object.keys(WORLDS[0].window).forEach(function (k) {
+    Object.defineProperty(G, k, { configurable: true, get: function () { read('window.' + k); return W().window[k]; } });
+  });
+  var screenObj = {};
+  Object.keys(WORLDS[0].screen).forEach(function (k) {
+    Object.defineProperty(screenObj, k, { enumerable: true, get: function () { read('screen.' + k); return W().screen[k]; } });
+  });
+  G.screen = screenObj;
+
+  // The page's address.
+  function host() { var l = W().location; return l.hostname + (l.port ? ':' + l.port : ''); }
+  function href() { var l = W().location; return l.protocol + '//' + host() + l.pathname + l.search + l.hash; }
+  var LOCATION = {
+    protocol: function () { return W().location.protocol; },
+    hostname: function () { return W().location.hostname; },
+    port: function () { return W().location.port; },
+    pathname: function () { return W().location.pathname; },
+    search: function () { return W().location.search; },
+    hash: function () { return W().location.hash; },
+    host: host,
+    origin: function () { return W().location.protocol + '//' + host(); },
+    href: href,
+  };
+  var locationObj = {
+    assign: noop, replace: noop, reload: noop,
+    toString: function () { read('location.href'); return href(); },
+  };
+  Object.keys(LOCATION).forEach(function (k) {
+    Object.defineProperty(locationObj, k, { enumerable: true, get: function () { read('location.' + k); return LOCATION[k](); }, set: noop });
+  });
+  G.location = locationObj;
+
+  // Listeners on the page's own events (`load`, `DOMContentLoaded`,
+  // `pageshow`, `readystatechange`) are kept: whether they run depends on
+  // how the reader reached the page (opened directly: after React's first
+  // effects; by a client-side navigation: never), and the renderer
+  // (`__rd_tasks.pageListeners`) says so when one changes the state. Other
+  // listeners on window and document are inert.
+  var PAGE_EVENTS = { load: 1, DOMContentLoaded: 1, pageshow: 1, readystatechange: 1 };
+  var pageListeners = [];
+  function listen(on, type, fn) {
+    type = String(type);
+    if (PAGE_EVENTS[type] !== 1) return;
+    if (typeof fn !== 'function' && !(fn && typeof fn.handleEvent === 'function')) return;
+    for (var i = 0; i < pageListeners.length; i++) {
+      if (pageListeners[i].on === on && pageListeners[i].type === type && pageListeners[i].fn === fn) return;
+    }
+    pageListeners.push({ on: on, type: type, fn: fn, stack: new Error().stack });
+  }
+  function unlisten(on, type, fn) {
+    type = String(type);
+    pageListeners = pageListeners.filter(function (l) { return !(l.on === on && l.type === type && l.fn === fn); });
+  }
+
   // The clipboard answers as a browser's does, with a promise, but one that
   // never settles (microtasks and timers do run): `writeText(..).then(..)`
-  // and the code after `await writeText(..)` never run. Copying changes no
-  // command; what a copy button does next ("Copied!", a timer that takes it
-  // back) is feedback, not a state a reader picks, and `readText` reads
-  // nothing from outside the sandbox.
+  // and the code after `await writeText(..)` never run. What a copy button
+  // does next ("Copied!", a timer that takes it back) is feedback, not a
+  // state a reader picks, and `readText` reads nothing from outside the
+  // sandbox. What is copied is kept (`__rd_tasks.takeCopies`): the renderer
+  // reads it as a command a reader runs.
   var never = function () { return new Promise(function () {}); };
-  var clipboard = { writeText: never, readText: never, write: never, read: never };
+  var copies = [];
+  var clipboard = {
+    writeText: function writeText(t) { copies.push(String(t)); return never(); },
+    readText: never, write: never, read: never,
+  };
+  // What `select()` or a range selected last, for `execCommand('copy')`.
+  var selected = null;
+  var selection = {
+    removeAllRanges: function () { selected = null; },
+    addRange: function (r) { if (r && r.node) selected = r.node; },
+    selectAllChildren: function (n) { selected = n; },
+    toString: function () { return selected === null ? '' : selectedText(selected); },
+    rangeCount: 0,
+  };
+  function selectedText(n) {
+    if (n && typeof n.value === 'string' && n.value !== '') return n.value;
+    return n && n.textContent != null ? String(n.textContent) : '';
+  }
   var nav = inert('navigator');
   G.navigator = new Proxy(nav, {
-    get: function (t, k) { return k === 'clipboard' ? clipboard : nav[k]; },
+    get: function (t, k) {
+      if (k === 'clipboard') return clipboard;
+      if (typeof k === 'symbol') return nav[k];
+      read('navigator.' + k);
+      var n = W().navigator;
+      return hasOwn.call(n, k) ? n[k] : nav[k];
+    },
   });
+  // ---- elements React rendered -------------------------------------------
+  //
+  // What a ref holds and a lookup finds: the element React rendered, made by
+  // `hostElement(access)` for the renderer, which answers from its tree
+  // (`access`: the tag, the props, the text, the parent and children, the
+  // selector queries, the click). It reads as the rendered element: tag, id,
+  // class, attributes, dataset, style, text, children. Harmless calls work
+  // (focus, select, scrollIntoView, measuring: every size is 0, listeners,
+  // a style that neither shows nor hides it, attributes other than those
+  // below), but a write that changes what a reader sees (its text or HTML,
+  // its children, `hidden`, its class, `style` display/visibility/content,
+  // a `checked` box) is an error naming the write: recipe-drift reads what
+  // React rendered, and a page that rewrites it outside React shows another
+  // command. The error is thrown where the page writes and again by the
+  // renderer after the task (`domProblem`), so a `try` around the write
+  // cannot hide it.
+  var lookup = function (kind, arg, all) { return all ? [] : null; };
+  var domProblem = null;
+  function refuseWrite(what, tag) {
+    var msg = 'the generator writes ' + what + ' of a <' + tag + '> React rendered (through a ref or a DOM lookup), ' +
+      'outside React: a reader then sees what that write leaves, not what React rendered, and recipe-drift ' +
+      'does not apply DOM writes (render the change through state instead)';
+    if (domProblem === null) domProblem = msg;
+    throw new Error(msg);
+  }
+  var SHOWING_STYLE = { display: 1, visibility: 1, content: 1 };
+  var SHOWING_ATTRS = { hidden: 1, 'class': 1, style: 1, checked: 1 };
+  var WRITES = ['appendChild', 'insertBefore', 'removeChild', 'replaceChild', 'append', 'prepend',
+    'replaceChildren', 'remove', 'before', 'after', 'replaceWith', 'insertAdjacentHTML',
+    'insertAdjacentText', 'insertAdjacentElement', 'normalize', 'setHTMLUnsafe'];
+  var WRITE_PROPS = { textContent: 1, innerText: 1, outerText: 1, innerHTML: 1, outerHTML: 1, nodeValue: 1, hidden: 1, className: 1, checked: 1 };
+  var MEASURES = ['offsetWidth', 'offsetHeight', 'offsetTop', 'offsetLeft', 'clientWidth', 'clientHeight',
+    'clientTop', 'clientLeft', 'scrollWidth', 'scrollHeight', 'scrollTop', 'scrollLeft'];
+  var ATTR_PROP = { 'class': 'className', 'for': 'htmlFor', tabindex: 'tabIndex', readonly: 'readOnly', maxlength: 'maxLength' };
+  function attrOf(props, name) {
+    name = String(name).toLowerCase();
+    var v = hasOwn.call(ATTR_PROP, name) ? props[ATTR_PROP[name]] : props[name];
+    if (v === undefined && name.indexOf('-') < 0) {
+      for (var k in props) if (k.toLowerCase() === name) { v = props[k]; break; }
+    }
+    if (name === 'style' && v && typeof v === 'object') {
+      return Object.keys(v).map(function (k) { return cssName(k) + ': ' + v[k] + ';'; }).join(' ');
+    }
+    if (v == null || v === false || typeof v === 'function') return null;
+    return v === true ? '' : String(v);
+  }
+  function hostElement(a) {
+    var tag = a.tag;
+    var own = Object.create(null); // what the page set that changes nothing shown
+    var attrs = Object.create(null);
+    var styleOwn = Object.create(null);
+    function props() { return a.props() || {}; }
+    function write(what) { return function () { refuseWrite(what + '()', tag); }; }
+    var style = new Proxy({}, {
+      get: function (t, k) {
+        if (typeof k === 'symbol') return undefined;
+        if (k === 'setProperty') return function (n, v) { style[n] = v; };
+        if (k === 'removeProperty') return function (n) { style[n] = ''; return ''; };
+        if (k === 'getPropertyValue') return function (n) { return style[n]; };
+        if (k === 'cssText') return attrOf(props(), 'style') || '';
+        var name = cssName(k);
+        if (name in styleOwn) return styleOwn[name];
+        var st = props().style;
+        if (st && typeof st === 'object') {
+          for (var sk in st) if (cssName(sk) === name) return st[sk] == null ? '' : String(st[sk]);
+        }
+        return '';
+      },
+      set: function (t, k, v) {
+        if (typeof k === 'symbol') return true;
+        var name = cssName(k);
+        if (k === 'cssText' || SHOWING_STYLE[name] === 1) refuseWrite('style.' + k, tag);
+        styleOwn[name] = v == null ? '' : String(v);
+        return true;
+      },
+    });
+    var classList = {
+      contains: function (c) { return String(props().className || '').split(/\s+/).indexOf(String(c)) >= 0; },
+      item: function (i) { return String(props().className || '').split(/\s+/).filter(Boolean)[i] || null; },
+      forEach: function (fn, self) { String(props().className || '').split(/\s+/).filter(Boolean).forEach(fn, self); },
+      add: write('classList.add'), remove: write('classList.remove'), toggle: write('classList.toggle'), replace: write('classList.replace'),
+      toString: function () { return String(props().className || ''); },
+    };
+    Object.defineProperty(classList, 'length', { get: function () { return String(props().className || '').split(/\s+/).filter(Boolean).length; } });
+    Object.defineProperty(classList, 'value', { get: function () { return String(props().className || ''); } });
+    var api = {
+      nodeType: function () { return 1; },
+      tagName: function () { return tag.toUpperCase(); },
+      nodeName: function () { return tag.toUpperCase(); },
+      localName: function () { return tag; },
+      namespaceURI: function () { return 'http://www.w3.org/1999/xhtml'; },
+      id: function () { return attrOf(props(), 'id') || ''; },
+      className: function () { return String(props().className || ''); },
+      hidden: function () { return !!props().hidden; },
+      checked: function () { return !!props().checked; },
+      disabled: function () { return !!props().disabled; },
+      value: function () { return 'value' in own ? own.value : props().value != null ? String(props().value) : props().defaultValue != null ? String(props().defaultValue) : ''; },
+      textContent: function () { return a.text(); },
+      innerText: function () { return a.shown(); },
+      outerText: function () { return a.shown(); },
+      innerHTML: function () { return a.text(); },
+      style: function () { return style; },
+      classList: function () { return classList; },
+      dataset: function () {
+        var d = {};
+        var p = props();
+        for (var k in p) if (k.slice(0, 5) === 'data-') d[dataKey(k)] = String(p[k]);
+        return Object.freeze(d);
+      },
+      parentElement: function () { return a.parent(); },
+      parentNode: function () { return a.parent(); },
+      children: function () { return a.children(); },
+      childNodes: function () { return a.nodes().map(nodeOf); },
+      firstChild: function () { var c = a.nodes(); return c.length ? nodeOf(c[0]) : null; },
+      lastChild: function () { var c = a.nodes(); return c.length ? nodeOf(c[c.length - 1]) : null; },
+      firstElementChild: function () { return a.children()[0] || null; },
+      lastElementChild: function () { var c = a.children(); return c[c.length - 1] || null; },
+      childElementCount: function () { return a.children().length; },
+      isConnected: function () { return true; },
+      ownerDocument: function () { return G.document; },
+    };
+    var methods = {
+      getAttribute: function (n) { n = String(n).toLowerCase(); return n in attrs ? attrs[n] : attrOf(props(), n); },
+      hasAttribute: function (n) { return methods.getAttribute(n) !== null; },
+      getAttributeNames: function () { return Object.keys(props()).filter(function (k) { return k !== 'children' && attrOf(props(), k) !== null; }).concat(Object.keys(attrs)); },
+      setAttribute: function (n, v) {
+        n = String(n).toLowerCase();
+        if (SHOWING_ATTRS[n] === 1) refuseWrite('the `' + n + '` attribute', tag);
+        attrs[n] = String(v);
+      },
+      removeAttribute: function (n) {
+        n = String(n).toLowerCase();
+        if (SHOWING_ATTRS[n] === 1 && attrOf(props(), n) !== null) refuseWrite('the `' + n + '` attribute', tag);
+        delete attrs[n];
+      },
+      toggleAttribute: function (n) { refuseWrite('the `' + String(n).toLowerCase() + '` attribute', tag); },
+      querySelector: function (sel) { return a.query(String(sel), false); },
+      querySelectorAll: function (sel) { return a.query(String(sel), true); },
+      getElementsByTagName: function (t) { return a.query(String(t), true); },
+      getElementsByClassName: function (c) { return a.query('.' + String(c).split(/\s+/).filter(Boolean).join('.'), true); },
+      matches: function (sel) { return a.matches(String(sel)); },
+      closest: function (sel) { return a.closest(String(sel)); },
+      contains: function (o) { return a.contains(o); },
+      click: function () { a.click(); },
+      select: function () { selected = proxy; },
+      getBoundingClientRect: function () {
+        read("the layout (an element's getBoundingClientRect())");
+        var w = W().window.innerWidth;
+        return { x: 0, y: 0, width: w, height: 20, top: 0, left: 0, right: w, bottom: 20 };
+      },
+      getClientRects: function () { return []; },
+      addEventListener: noop, removeEventListener: noop,
+      dispatchEvent: function (e) { return !(e && e.defaultPrevented); },
+      animate: NP.animate,
+      cloneNode: function () { var c = new DomNode(1, tag.toUpperCase()); c.textContent = a.text(); return c; },
+      toString: function () { return '[object HTMLElement]'; },
+    };
+    ['focus', 'blur', 'scrollIntoView', 'scrollTo', 'scrollBy', 'scroll', 'show', 'showModal', 'close',
+      'showPopover', 'hidePopover', 'setSelectionRange', 'requestFullscreen', 'releasePointerCapture',
+      'setPointerCapture'].forEach(function (m) { methods[m] = noop; });
+    WRITES.forEach(function (m) { methods[m] = write(m); });
+    MEASURES.forEach(function (m) {
+      api[m] = function () {
+        if (m in own) return own[m];
+        read('the layout (an element\'s ' + m + ')');
+        return /Width$/.test(m) ? W().window.innerWidth : /Height$/.test(m) ? 20 : 0;
+      };
+    });
+    // A text child React rendered: it reads as its text; writing it is a
+    // write to this element's text.
+    function nodeOf(n) {
+      if (typeof n !== 'string') return n;
+      var t = { nodeType: 3, nodeName: '#text', parentNode: proxy, parentElement: proxy };
+      ['data', 'nodeValue', 'textContent', 'wholeText'].forEach(function (k) {
+        Object.defineProperty(t, k, { enumerable: true, get: function () { return n; }, set: function () { refuseWrite('the text', tag); } });
+      });
+      ['remove', 'replaceWith', 'before', 'after', 'appendData', 'insertData', 'replaceData', 'deleteData', 'splitText'].forEach(function (m) {
+        t[m] = function () { refuseWrite('the text (' + m + '())', tag); };
+      });
+      return Object.freeze(t);
+    }
+    var proxy = new Proxy(Object.create(null), {
+      get: function (t, k) {
+        if (typeof k === 'symbol') return undefined;
+        if (k in api) return api[k]();
+        if (k in methods) return methods[k];
+        return k in own ? own[k] : undefined;
+      },
+      set: function (t, k, v) {
+        if (typeof k === 'symbol') return true;
+        if (WRITE_PROPS[k] === 1) refuseWrite('`' + k + '`', tag);
+        if (k === 'style') refuseWrite('`style`', tag);
+        own[k] = v;
+        return true;
+      },
+      has: function (t, k) { return typeof k === 'string' && (k in api || k in methods || k in own); },
+      defineProperty: function (t, k) { refuseWrite('`' + String(k) + '`', tag); },
+      deleteProperty: function () { return true; },
+    });
+    return proxy;
+  }
+
   G.localStorage = store;
   G.sessionStorage = store;
   G.MutationObserver = MutationObserver;
@@ -664,27 +1059,70 @@
   // `Date.now()` and `new Date()` are 2025-01-01T00:00:00Z (recipe-drift's
   // worker runs with TZ=UTC), `Date()` is that date's string, and
   // `performance.now()` is 0. Dates built from explicit parts are untouched.
-  var FIXED = 1735689600000;
+  // In world 1 the clock shows another date and time (see WORLDS).
   var RealDate = G.Date;
   var FixedDate = function Date() {
-    if (new.target === undefined) return new RealDate(FIXED).toString();
-    var args = arguments.length ? Array.prototype.slice.call(arguments) : [FIXED];
+    if (new.target === undefined) { read('the clock (Date)'); return new RealDate(W().now).toString(); }
+    if (!arguments.length) read('the clock (Date)');
+    var args = arguments.length ? Array.prototype.slice.call(arguments) : [W().now];
     return Reflect.construct(RealDate, args, new.target);
   };
   FixedDate.prototype = RealDate.prototype;
   Object.defineProperty(RealDate.prototype, 'constructor', { value: FixedDate, writable: true, configurable: true });
-  FixedDate.now = function now() { return FIXED; };
+  FixedDate.now = function now() { read('the clock (Date.now)'); return W().now; };
   FixedDate.parse = RealDate.parse;
   FixedDate.UTC = RealDate.UTC;
   G.Date = FixedDate;
-  G.performance = { now: function now() { return 0; }, timeOrigin: FIXED };
+  var perf = { now: function now() { read('performance.now()'); return W().perf; } };
+  Object.defineProperty(perf, 'timeOrigin', { enumerable: true, get: function () { read('performance.timeOrigin'); return W().now; } });
+  G.performance = perf;
 
+  // A seeded random sequence; world 1 gives each value mirrored (1 - x, in
+  // [0, 1) too), so a comparison with any threshold flips.
   var seed = 0x2545f491;
-  Math.random = function () {
+  function nextRandom() {
     seed ^= seed << 13; seed >>>= 0;
     seed ^= seed >>> 17;
     seed ^= seed << 5; seed >>>= 0;
-    return seed / 4294967296;
+    return world === 0 ? seed / 4294967296 : (4294967295 - seed) / 4294967296;
+  }
+  Math.random = function random() { read('Math.random()'); return nextRandom(); };
+  // crypto's randomness, from the same sequence.
+  var cryptoApi = {
+    getRandomValues: function getRandomValues(a) {
+      read('crypto.getRandomValues()');
+      if (!a || typeof a.length !== 'number') throw new TypeError("Failed to execute 'getRandomValues' on 'Crypto'");
+      var bits = a.BYTES_PER_ELEMENT ? a.BYTES_PER_ELEMENT * 8 : 8;
+      for (var i = 0; i < a.length; i++) {
+        var v = Math.floor(nextRandom() * 4294967296);
+        a[i] = bits >= 32 ? v : v % Math.pow(2, bits);
+      }
+      return a;
+    },
+    randomUUID: function randomUUID() {
+      read('crypto.randomUUID()');
+      var h = '';
+      for (var i = 0; i < 32; i++) h += Math.floor(nextRandom() * 16).toString(16);
+      return h.slice(0, 8) + '-' + h.slice(8, 12) + '-4' + h.slice(13, 16) + '-a' + h.slice(17, 20) + '-' + h.slice(20);
+    },
+    subtle: inert('crypto.subtle'),
+  };
+  G.crypto = cryptoApi;
+
+  // For the renderer (react.js takes `__rd_tasks` and deletes the global):
+  // the world (before the bundle runs), what was read, what was copied, the
+  // page's own listeners, the elements React rendered and DOM writes.
+  var T = G.__rd_tasks;
+  T.world = function (n) { world = n === 1 ? 1 : 0; };
+  T.reads = function () { return readOrder.slice(); };
+  T.takeCopies = function () { var c = copies; copies = []; return c; };
+  T.pageListeners = function () { var l = pageListeners; pageListeners = []; return l; };
+  T.setLookup = function (fn) { lookup = fn; };
+  T.hostElement = hostElement;
+  T.domProblem = function () { var p = domProblem; domProblem = null; return p; };
+  T.fixedElement = function (tag) {
+    tag = String(tag).toLowerCase();
+    return tag === 'html' ? htmlEl : tag === 'head' ? headEl : tag === 'body' ? bodyEl : null;
   };
 
   // The props a component file's component is rendered with (the bundle

@@ -36,6 +36,7 @@
   function createElement(type, config) {
     var props;
     var key = null;
+    var ref = null;
     if (config == null) props = {};
     else if (!('key' in config || 'ref' in config || '__self' in config || '__source' in config)) {
       // Its own enumerable keys, in for-in order, copied natively (the
@@ -49,6 +50,7 @@
       for (var i = 0; i < ks.length; i++) {
         var k = ks[i];
         if (k === 'key') key = config.key === undefined ? null : '' + config.key;
+        else if (k === 'ref') ref = config.ref === undefined ? null : config.ref;
         else if (k !== 'ref' && k !== '__self' && k !== '__source') props[k] = config[k];
       }
     }
@@ -58,7 +60,7 @@
     if (type && type.defaultProps) {
       for (var d in type.defaultProps) if (props[d] === undefined) props[d] = type.defaultProps[d];
     }
-    return { $$typeof: ELEMENT, type: type, key: key, props: props };
+    return { $$typeof: ELEMENT, type: type, key: key, ref: ref, props: props };
   }
 
   function isElement(x) {
@@ -213,6 +215,15 @@
     return currentHook(function () { return { current: initial }; });
   }
 
+  // What a component gives its parent's ref: set as a layout effect sets it.
+  function useImperativeHandle(ref, create, deps) {
+    effectHook(true)(function () {
+      if (ref == null) return undefined;
+      setRef(ref, create());
+      return function () { setRef(ref, null); };
+    }, deps == null ? deps : deps.concat([ref]));
+  }
+
   function useContext(ctx) {
     for (var f = rendering; f; f = f.parent) {
       if (f.type && f.type.$$provider === PROVIDER && f.type._context === ctx) {
@@ -329,7 +340,7 @@
       hookIndex = 0;
       var used;
       try {
-        out = type.$$forwardRef ? type.render(props, null) : type(props);
+        out = type.$$forwardRef ? type.render(props, element.ref) : type(props);
       } finally {
         used = hookIndex;
         rendering = saved;
@@ -357,7 +368,11 @@
     if (typeof type === 'string') {
       // A host element (the most common fiber): no hooks, so no effects.
       if (same && !force) bailout(fiber);
-      else { fiber.element = element; reconcile(fiber, element.props.children); }
+      else {
+        fiber.element = element;
+        reconcile(fiber, element.props.children);
+        if (element.ref != null || fiber.attachedRef != null) fiber.root.refs.push(fiber);
+      }
       return;
     }
     if (typeof type === 'function' || (type && type.$$forwardRef)) {
@@ -370,7 +385,10 @@
         }
       }
       fiber.dirty = false;
-      if (same && !changed && !force && fiber.mounted) {
+      var memoized = !same && !changed && !force && fiber.mounted && !renderAll && type.$$memo &&
+        fiber.element && fiber.element.ref === element.ref && type.$$memo(fiber.element.props, element.props);
+      if (memoized) fiber.element = element; // the props React keeps for the next comparison
+      if ((same && !changed && !force && fiber.mounted) || memoized) {
         bailout(fiber);
       } else {
         if (!fiber.mounted) mounts++;
@@ -418,6 +436,11 @@
 
   function unmount(fiber) {
     fiber.unmounted = true;
+    if (fiber.attachedRef != null) {
+      var gone = fiber.attachedRef;
+      fiber.attachedRef = null;
+      fiber.root.cleanups.push(function () { setRef(gone, null); });
+    }
     // Parent cleanups first, as React does for a deleted subtree.
     for (var i = 0; i < fiber.hooks.length; i++) {
       var h = fiber.hooks[i];
@@ -443,6 +466,7 @@
         if (typeof h.cleanup === 'function' && !mine[j][0].unmounted) h.cleanup();
         h.cleanup = undefined;
       }
+      if (layout) attachRefs(r);
       for (var k = 0; k < mine.length; k++) {
         var hk = mine[k][1];
         var create = hk.pending;
@@ -456,6 +480,242 @@
         hk.cleanup = c;
       }
     }
+  }
+
+  // ---- refs and the rendered DOM -------------------------------------------
+  //
+  // A host element's ref gets the element React rendered (prelude.js's
+  // `hostElement`, answered from the fiber), as React attaches it: before
+  // the layout effects of the commit that rendered it, a callback ref called
+  // with null first when it changed; null again on unmount. Lookups
+  // (`getElementById`, `querySelector`) find the rendered elements of the
+  // root being worked on.
+
+  function setRef(ref, value) {
+    if (typeof ref === 'function') ref(value);
+    else if (ref !== null && typeof ref === 'object') ref.current = value;
+  }
+
+  function attachRefs(r) {
+    var list = r.refs;
+    r.refs = [];
+    for (var i = 0; i < list.length; i++) {
+      var f = list[i];
+      if (f.unmounted) continue;
+      var ref = f.element ? f.element.ref : null;
+      var old = f.attachedRef == null ? null : f.attachedRef;
+      if (ref === old) {
+        if (ref !== null && typeof ref === 'object') ref.current = domOf(f);
+        continue;
+      }
+      if (old !== null) setRef(old, null);
+      f.attachedRef = ref;
+      if (ref !== null) setRef(ref, domOf(f));
+    }
+  }
+
+  // The host fibers below `f`, each with its own host children.
+  function hostChildren(f, out) {
+    for (var i = 0; i < f.children.length; i++) {
+      var c = f.children[i];
+      if (c.type === '#text') continue;
+      if (typeof c.type === 'string') out.push(c);
+      else hostChildren(c, out);
+    }
+    return out;
+  }
+
+  // The host and text children below `f`: elements as rendered, texts as
+  // strings.
+  function hostChildNodes(f, out) {
+    for (var i = 0; i < f.children.length; i++) {
+      var c = f.children[i];
+      if (c.type === '#text') out.push(c.text);
+      else if (typeof c.type === 'string') out.push(domOf(c));
+      else hostChildNodes(c, out);
+    }
+    return out;
+  }
+
+  function hostParent(f) {
+    for (var p = f.parent; p; p = p.parent) if (typeof p.type === 'string') return p;
+    return null;
+  }
+
+  function hostNodeOf(f) {
+    var kids = hostNodes(f, []);
+    return { type: f.type, props: f.element ? f.element.props : {}, children: kids.length ? kids : null, _fiber: f };
+  }
+
+  // All text below a node, shown or not (textContent).
+  function rawText(n) {
+    if (typeof n === 'string') return n;
+    var inner = n.props && n.props.dangerouslySetInnerHTML;
+    if (inner && inner.__html != null) return htmlText(inner.__html);
+    var s = '';
+    if (n.children) for (var i = 0; i < n.children.length; i++) s += rawText(n.children[i]);
+    return s;
+  }
+
+  function domOf(f) {
+    if (f.dom) return f.dom;
+    f.dom = tasks.hostElement({
+      tag: f.type,
+      props: function () { return f.element ? f.element.props : {}; },
+      text: function () { return rawText(hostNodeOf(f)); },
+      shown: function () { return text(hostNodeOf(f)); },
+      parent: function () { var p = hostParent(f); return p ? domOf(p) : tasks.fixedElement('body'); },
+      children: function () { return hostChildren(f, []).map(domOf); },
+      nodes: function () { return hostChildNodes(f, []); },
+      query: function (sel, all) { return query(f, sel, all); },
+      matches: function (sel) { return matchesAny(f, parseSelector(sel)); },
+      closest: function (sel) {
+        var alts = parseSelector(sel);
+        for (var p = f; p; p = hostParent(p)) if (matchesAny(p, alts)) return domOf(p);
+        return null;
+      },
+      contains: function (o) {
+        var found = false;
+        (function go(g) { if (domOf(g) === o) found = true; else hostChildren(g, []).forEach(function (c) { if (!found) go(c); }); })(f);
+        return found;
+      },
+      click: function () {
+        var p = f.element ? f.element.props : {};
+        if (typeof p.onClick === 'function' && !p.disabled) {
+          var ev = event(domOf(f));
+          ev.type = 'click';
+          p.onClick(ev);
+        }
+      },
+    });
+    return f.dom;
+  }
+
+  // Selectors: compound selectors (`tag`, `#id`, `.class`, `[attr]`,
+  // `[attr=value]`) joined by descendant (` `) or child (`>`) combinators,
+  // in comma lists. Anything else (pseudo-classes, `+`, `~`, other
+  // attribute operators) is an error naming the selector, never a lookup
+  // that silently finds nothing.
+  var selectorCache = new Map();
+  function parseSelector(sel) {
+    var hit = selectorCache.get(sel);
+    if (hit) return hit;
+    var alts = [];
+    var parts = sel.split(',');
+    for (var i = 0; i < parts.length; i++) {
+      var src = parts[i].trim().replace(/\s*>\s*/g, ' > ');
+      if (!src) throw unsupportedSelector(sel);
+      var chain = [];
+      var words = src.split(/\s+/);
+      var comb = ' ';
+      for (var j = 0; j < words.length; j++) {
+        if (words[j] === '>') { if (!chain.length || comb === '>') throw unsupportedSelector(sel); comb = '>'; continue; }
+        var m = /^([A-Za-z][\w-]*|\*)?((?:#[\w-]+|\.[\w-]+|\[[\w-]+(?:=(?:"[^"]*"|'[^']*'|[\w-]+))?\])*)$/.exec(words[j]);
+        if (!m || (!m[1] && !m[2])) throw unsupportedSelector(sel);
+        var c = { comb: comb, tag: m[1] && m[1] !== '*' ? m[1].toLowerCase() : null, ids: [], classes: [], attrs: [] };
+        var re = /#([\w-]+)|\.([\w-]+)|\[([\w-]+)(?:=(?:"([^"]*)"|'([^']*)'|([\w-]+)))?\]/g;
+        var t;
+        while ((t = re.exec(m[2] || '')) !== null) {
+          if (t[1]) c.ids.push(t[1]);
+          else if (t[2]) c.classes.push(t[2]);
+          else c.attrs.push([t[3], t[4] != null ? t[4] : t[5] != null ? t[5] : t[6] != null ? t[6] : null]);
+        }
+        chain.push(c);
+        comb = ' ';
+      }
+      if (comb === '>') throw unsupportedSelector(sel);
+      alts.push(chain);
+    }
+    if (selectorCache.size < 256) selectorCache.set(sel, alts);
+    return alts;
+  }
+
+  function unsupportedSelector(sel) {
+    return new Error("recipe-drift's DOM does not evaluate the selector `" + sel + '` (it knows tags, #ids, .classes, [attributes] with descendant and child combinators): what the lookup finds in a browser is unknown');
+  }
+
+  function attrValue(p, name) {
+    var v = name === 'class' ? p.className : name === 'for' ? p.htmlFor : p[name];
+    if (v == null || v === false || typeof v === 'function') return null;
+    return v === true ? '' : String(v);
+  }
+
+  function matchesCompound(f, c) {
+    if (typeof f.type !== 'string') return false;
+    if (c.tag !== null && f.type.toLowerCase() !== c.tag) return false;
+    var p = f.element ? f.element.props : {};
+    for (var i = 0; i < c.ids.length; i++) if (attrValue(p, 'id') !== c.ids[i]) return false;
+    if (c.classes.length) {
+      var cls = String(p.className || '').split(/\s+/);
+      for (var j = 0; j < c.classes.length; j++) if (cls.indexOf(c.classes[j]) < 0) return false;
+    }
+    for (var k = 0; k < c.attrs.length; k++) {
+      var v = attrValue(p, c.attrs[k][0]);
+      if (v === null || (c.attrs[k][1] !== null && v !== c.attrs[k][1])) return false;
+    }
+    return true;
+  }
+
+  function matchesChain(f, chain, at) {
+    if (!matchesCompound(f, chain[at])) return false;
+    if (at === 0) return true;
+    var comb = chain[at].comb;
+    for (var p = hostParent(f); p; p = hostParent(p)) {
+      if (matchesChain(p, chain, at - 1)) return true;
+      if (comb === '>') return false;
+    }
+    return false;
+  }
+
+  function matchesAny(f, alts) {
+    for (var i = 0; i < alts.length; i++) if (matchesChain(f, alts[i], alts[i].length - 1)) return true;
+    return false;
+  }
+
+  // The rendered elements below `scope` (a fiber) matching `sel`, in
+  // document order: the first (or null), or all.
+  function query(scope, sel, all) {
+    var alts = parseSelector(sel);
+    var out = [];
+    (function go(f) {
+      var kids = hostChildren(f, []);
+      for (var i = 0; i < kids.length && (all || !out.length); i++) {
+        if (matchesAny(kids[i], alts)) out.push(domOf(kids[i]));
+        go(kids[i]);
+      }
+    })(scope);
+    return all ? out : out.length ? out[0] : null;
+  }
+
+  // The document's lookups: the root being worked on (the last one mounted
+  // between tasks).
+  var lastRoot = null;
+  tasks.setLookup(function (kind, arg, all) {
+    var r = root || lastRoot;
+    if (kind === 'selector') {
+      var fixed = tasks.fixedElement(arg.trim());
+      if (fixed) return all ? [fixed] : fixed;
+    }
+    if (!r || !r.fiber) return all ? [] : null;
+    if (kind === 'id') {
+      var hit = null;
+      (function go(f) {
+        var kids = hostChildren(f, []);
+        for (var i = 0; i < kids.length && hit === null; i++) {
+          var p = kids[i].element ? kids[i].element.props : {};
+          if (p.id != null && String(p.id) === arg) hit = domOf(kids[i]);
+          else go(kids[i]);
+        }
+      })(r.fiber);
+      return hit;
+    }
+    return query(r.fiber, arg, all);
+  });
+
+  // A DOM write the page made (and perhaps caught) is the task's error.
+  function checkDom() {
+    var p = tasks.domProblem();
+    if (p !== null) throw new Error(p);
   }
 
   // ---- microtasks and timers ------------------------------------------------
@@ -521,6 +781,8 @@
   // with every dispatch ignored, so they change no state restored next.
   function discardTasks() {
     tasks.clear();
+    tasks.domProblem();
+    tasks.takeCopies();
     discarding = true;
     try {
       microtasks();
@@ -535,6 +797,7 @@
     this.fiber = null;
     this.effects = [];
     this.cleanups = [];
+    this.refs = [];
     this.scheduled = false;
     this.nextId = 0;
   }
@@ -552,6 +815,7 @@
     var budget = { runs: 0 };
     var saved = root;
     root = r;
+    lastRoot = r;
     try {
       do {
         if (++passes > MAX_PASSES) throw new Error('Maximum update depth exceeded: updates did not settle after ' + MAX_PASSES + ' renders');
@@ -560,8 +824,10 @@
         if (afterRender) afterRender(++renders);
         runEffects(r);
         microtasks();
+        checkDom();
         if (!r.scheduled && timersPending()) {
           runTimers(r, budget);
+          checkDom();
           passes = 0;
         }
       } while (r.scheduled && !(settled && settled()));
@@ -570,14 +836,55 @@
     }
   }
 
+  var mounted = false; // whether a root was mounted (see pageEvents)
   function mount(element) {
+    // Listeners on the page's events added since the last mount were added
+    // after the page loaded (by clicks explored): they never run.
+    if (mounted) tasks.pageListeners();
+    mounted = true;
     var r = new Root(element);
     r.fiber = new Fiber('#root', '0', null);
     r.fiber.root = r;
     r.fiber.type = function RootWrapper(p) { return p.children; };
     r.element = createElement(r.fiber.type, null, element);
     flush(r);
+    pageEvents(r);
+    tasks.takeCopies(); // what mounting copied is no click's
     return r;
+  }
+
+  // The page's own events (`load`, `DOMContentLoaded`, ...): a browser
+  // fires them after React's first effects when the page is opened
+  // directly, and never when the reader reaches it by a client-side
+  // navigation. A listener that changes the state then makes the command
+  // depend on how the reader came: an error naming the event. Listeners that
+  // change nothing are quiet; those added later never run (the page has
+  // loaded).
+  function pageEvents(r) {
+    var ls = tasks.pageListeners();
+    if (!ls.length) return;
+    var saved = root;
+    root = r;
+    r.scheduled = false;
+    try {
+      for (var i = 0; i < ls.length; i++) {
+        var l = ls[i];
+        var ev = new G.Event(l.type);
+        if (typeof l.fn === 'function') l.fn.call(l.on === 'window' ? G.window : G.document, ev);
+        else l.fn.handleEvent(ev);
+        microtasks();
+        runTimers(r, { runs: 0 });
+        checkDom();
+        if (r.scheduled) {
+          var e = new Error('a `' + l.type + '` listener on ' + l.on + ' changes the state after the first render: a reader who opens the page directly sees the state after it, one who reaches it by a client-side navigation the state before it (the command depends on how the reader came; set the state in an effect instead)');
+          try { e.stack = l.stack; } catch (ignored) { /* a frozen stack: no position */ }
+          throw e;
+        }
+      }
+    } finally {
+      root = saved;
+      tasks.pageListeners();
+    }
   }
 
   // ---- the host tree (react-test-renderer's toJSON shape) -----------------------
@@ -1211,7 +1518,11 @@
   function apply(r, cs, index, value) {
     var c = cs[index];
     if (!c) throw new Error('no control at index ' + index);
-    fire(c, value);
+    lastRoot = r;
+    var saved = root;
+    root = r;
+    try { fire(c, value); } finally { root = saved; }
+    checkDom();
     flush(r);
   }
 
@@ -1224,11 +1535,13 @@
     var saved = root;
     root = r;
     try {
+      lastRoot = r;
       fire(c, value);
       // The handlers' microtasks, then (when they scheduled nothing) the
       // timers they set, up to the first that schedules an update.
       microtasks();
       runTimers(r, { runs: 0 });
+      checkDom();
     } finally {
       root = saved;
     }
@@ -1285,7 +1598,7 @@
         comps.push(fibers.length);
       }
       keyFiber(f, keyed);
-      fibers.push({ f: f, element: f.element, text: f.text, children: f.children, hooks: f.hooks.length ? f.hooks.slice() : NO_HOOKS, saved: hooks, mounted: f.mounted, unmounted: !!f.unmounted });
+      fibers.push({ f: f, element: f.element, text: f.text, children: f.children, hooks: f.hooks.length ? f.hooks.slice() : NO_HOOKS, saved: hooks, mounted: f.mounted, unmounted: !!f.unmounted, ref: f.attachedRef == null ? null : f.attachedRef });
       for (var j = f.children.length - 1; j >= 0; j--) stack.push(f.children[j]);
     }
     return { fibers: fibers, comps: comps, keyed: keyed, nextId: r.nextId };
@@ -1319,6 +1632,7 @@
       var e = snap.fibers[clicked ? snap.comps[i] : i];
       e.f.element = e.element;
       e.f.text = e.text;
+      e.f.attachedRef = e.ref;
       restoreFiber(e);
     }
     settleRoot(r, snap.nextId);
@@ -1351,6 +1665,7 @@
     r.scheduled = false;
     r.effects = [];
     r.cleanups = [];
+    r.refs = [];
   }
 
   // A state found, kept until it is expanded as less than `save` keeps: its
@@ -1842,6 +2157,7 @@
     if (!ex) throw new Error('no exploration of target ' + t);
     var out = [];
     var crashes = [];
+    var copied = []; // [state, text]: what a click in that state copied
     var edges = 0;
     while (ex.next < ex.states.length && out.length < lim.states && edges < lim.edges) {
       if (ex.cur === null) ex.cur = expand(ex, ex.next);
@@ -1875,7 +2191,9 @@
       // handlers throw memoises no other click's passes.
       var later = [];
       try {
-        if (!fireOnly(ex.r, st.controls, a[0], a[1])) continue; // nothing changed: the same state
+        var changedState = fireOnly(ex.r, st.controls, a[0], a[1]);
+        noteCopies(copied, from);
+        if (!changedState) continue; // nothing changed: the same state
         // A timer the handlers set is still pending: how the click settles
         // depends on more than the hooks, so no memo applies to it.
         var timed = timersPending();
@@ -1991,7 +2309,39 @@
     }
     var done = ex.next >= ex.states.length;
     if (done) delete explorations[t];
-    return JSON.stringify({ states: out, crashes: crashes, done: done, frontier: done ? 0 : ex.states.length - ex.next });
+    return JSON.stringify({ states: out, crashes: crashes, copies: copied, done: done, frontier: done ? 0 : ex.states.length - ex.next });
+  }
+
+  // What the clicks just made copied to the clipboard, as [state, text]
+  // entries of `out` (each text once per state).
+  function noteCopies(out, from) {
+    var cs = tasks.takeCopies();
+    for (var i = 0; i < cs.length; i++) {
+      var dup = false;
+      for (var j = 0; j < out.length && !dup; j++) dup = out[j][0] === from && out[j][1] === cs[i];
+      if (!dup) out.push([from, cs[i]]);
+    }
+  }
+
+  // What clicking each button of the live state copies (each click from
+  // the state as it is: a full snapshot restored after it).
+  function copiesOf(r) {
+    var cs = snapshot(r).controls;
+    var out = [];
+    var snap = null;
+    for (var i = 0; i < cs.length; i++) {
+      if (cs[i].kind !== 'button' || cs[i].disabled) continue;
+      if (snap === null) snap = save(r);
+      try {
+        fireOnly(r, cs, i, 'click');
+        noteCopies(out, 0);
+      } catch (e) {
+        if (isLimit(e)) throw e;
+      }
+      discardTasks();
+      restore(r, snap, false);
+    }
+    return out.map(function (c) { return c[1]; });
   }
 
   // Applies requested selections (key -> value) in the component's control
@@ -2019,7 +2369,9 @@
         var keys = [];
         for (var q = 0; q < cs.length; q++) if (keys.indexOf(cs[q].key) < 0) keys.push(cs[q].key);
         if (req.lenient) {
-          return JSON.stringify({ state: shown(snapshot(r)), unmatched: pending.map(function (p) { return p[0]; }), options: keys });
+          var partial = shown(snapshot(r));
+          partial.copies = copiesOf(r);
+          return JSON.stringify({ state: partial, unmatched: pending.map(function (p) { return p[0]; }), options: keys });
         }
         return JSON.stringify({ error: 'unknown-option', option: pending[0][0], options: keys, applied: applied });
       }
@@ -2070,7 +2422,9 @@
       }
       applied.push([key, value]);
     }
-    return JSON.stringify({ state: shown(snapshot(r)), unmatched: [], options: [] });
+    var result = shown(snapshot(r));
+    result.copies = copiesOf(r);
+    return JSON.stringify({ state: result, unmatched: [], options: [] });
   }
 
   // The control a reader clicks to pick radio `c` (an index into `all`): the
@@ -2090,6 +2444,30 @@
     return self;
   }
 
+  // React.memo(C, arePropsEqual): a component that renders as C does and
+  // is skipped (its last output kept) when its parent renders it with props
+  // the comparator calls equal (without one, shallowly equal props), unless
+  // its own state or a context above it changed (see work).
+  function shallowEqual(a, b) {
+    if (Object.is(a, b)) return true;
+    if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return false;
+    var ka = Object.keys(a);
+    var kb = Object.keys(b);
+    if (ka.length !== kb.length) return false;
+    for (var i = 0; i < ka.length; i++) {
+      if (!Object.prototype.hasOwnProperty.call(b, ka[i]) || !Object.is(a[ka[i]], b[ka[i]])) return false;
+    }
+    return true;
+  }
+  function memo(inner, compare) {
+    var Memo = function (props, ref) {
+      return inner && inner.$$forwardRef ? inner.render(props, ref) : inner(props);
+    };
+    Memo.$$memo = typeof compare === 'function' ? compare : shallowEqual;
+    if (inner && inner.$$forwardRef) return { $$forwardRef: true, $$memo: Memo.$$memo, render: Memo };
+    return Memo;
+  }
+
   // ---- globals --------------------------------------------------------------
 
   var React = {
@@ -2106,7 +2484,9 @@
     useContext: useContext,
     useId: useId,
     createContext: createContext,
-    memo: function (c) { return c; },
+    createRef: function () { return { current: null }; },
+    useImperativeHandle: useImperativeHandle,
+    memo: memo,
     forwardRef: function (render) { return { $$forwardRef: true, render: render }; },
     isValidElement: isElement,
   };
@@ -2142,5 +2522,11 @@
     };
   }
 
-  G.__rd = { explore: guarded(explore), step: guarded(step), select: guarded(select), missingProps: missingProps };
+  // The reader's browser of this sandbox (`target` is the world's number:
+  // 0 or 1; called before the bundle runs), and the reader-dependent
+  // sources read so far (JSON), see prelude.js.
+  function world(n) { tasks.world(n); return ''; }
+  function reads() { return JSON.stringify(tasks.reads()); }
+
+  G.__rd = { explore: guarded(explore), step: guarded(step), select: guarded(select), missingProps: missingProps, world: world, reads: reads };
 })(globalThis);
