@@ -371,6 +371,7 @@ impl State {
         if self.readonly.contains(&name) {
             return;
         }
+        note_secret(&name, std::slice::from_ref(&v));
         self.vars.insert(name.to_string(), Arc::new(vec![v]));
         self.spans.remove(&name);
         self.assigned.remove(&name);
@@ -1001,6 +1002,20 @@ fn evaluate_installed(
             .collect();
     }
     Ok(it.out)
+}
+
+/// Records the known values assigned to a secret-named variable
+/// (`HF_TOKEN`, `API_KEY`), however the shell assigned them (`NAME=...`,
+/// `read`, `mapfile`, `printf -v`, a here-document): every output masks them,
+/// exported or not.
+pub(super) fn note_secret(name: &str, vals: &[Val]) {
+    if crate::secret::is_secret_env(name) {
+        for v in vals {
+            if let Val::Known(t) = v {
+                crate::secret::note(t);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
