@@ -14,8 +14,9 @@
 //!
 //! The scan reads lines as YAML does (a value's lines are indented more than
 //! its key) without parsing the document: it works on any text (a page, a
-//! config, a script) and never fails. Linear in the text: a block's lines are
-//! consumed once, and a sibling `value:` is looked for within
+//! config, a script) and never fails. Linear in the text: a secret's lines
+//! are consumed once, another key's value is joined over at most
+//! [`URL_LINES`] lines, and a sibling `value:` is looked for within
 //! [`SIBLING_WINDOW`] lines.
 
 use std::collections::HashMap;
@@ -23,6 +24,10 @@ use std::collections::HashMap;
 /// How many lines around a `name: SECRET_NAME` entry are searched for its
 /// `value:` sibling.
 const SIBLING_WINDOW: usize = 64;
+
+/// How many lines of another key's value are joined to find a URL folded
+/// over lines.
+const URL_LINES: usize = 64;
 
 /// One line of the text: its content (no line break) and its indentation.
 struct Line<'a> {
@@ -329,15 +334,21 @@ pub(super) fn note_multiline(text: &str) {
                 }
                 continue;
             }
-            let (pieces, after) = value_lines(&ls, i, key.col, key.flow, key.rest);
             if secret {
+                let (pieces, after) = value_lines(&ls, i, key.col, key.flow, key.rest);
                 record(&pieces);
-            } else if pieces.len() > 1 {
+                next = next.max(after);
+            } else {
                 // Any key's value: a URL folded over lines keeps its
-                // credentials secret.
-                super::note_urls(&pieces.concat());
+                // credentials secret. Its lines are read again as lines (a
+                // block may hold YAML: a ConfigMap's `config.yaml: |`), so
+                // only the first [`URL_LINES`] are joined.
+                let end = ls.len().min(i + 1 + URL_LINES);
+                let (pieces, _) = value_lines(&ls[..end], i, key.col, key.flow, key.rest);
+                if pieces.len() > 1 {
+                    super::note_urls(&pieces.concat());
+                }
             }
-            next = next.max(after);
         }
         // An explicit key (`? hf-token`), its value on a later `: ` line.
         let t = ls[i].text.trim_start();
@@ -455,6 +466,10 @@ mod tests {
             (
                 "url: >-\n  https://u:\n  urlFoldTok17@h/x\n",
                 "urlFoldTok17",
+            ),
+            (
+                "data:\n  config.yaml: |\n    hf-token: |\n      configMapTok18\n",
+                "configMapTok18",
             ),
         ] {
             assert_eq!(masked(text, token), "*".repeat(token.len()), "{text}");
