@@ -29,6 +29,10 @@ const SIBLING_WINDOW: usize = 64;
 /// over lines.
 const URL_LINES: usize = 64;
 
+/// The longest joined value recorded (bytes); its lines are recorded one by
+/// one whatever its length.
+const MAX_JOINED: usize = 1024;
+
 /// One line of the text: its content (no line break) and its indentation.
 struct Line<'a> {
     text: &'a str,
@@ -301,7 +305,10 @@ fn record(pieces: &[&str]) {
     for p in &clean {
         super::note(p);
     }
-    if clean.len() > 1 {
+    // The joined value, when it is of a credential's size (each line is
+    // recorded whatever the size; a long joined value would only slow the
+    // masking matcher, which is rebuilt as secrets are recorded).
+    if clean.len() > 1 && clean.iter().map(|p| p.len() + 1).sum::<usize>() <= MAX_JOINED {
         super::note(&clean.join(" "));
         super::note(&clean.join(""));
         super::note_urls(&clean.concat());
