@@ -20,6 +20,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+mod multiline;
+
 /// The character a masked secret is written with, once per character of the
 /// secret (so carets under a masked source line stay aligned).
 pub const MASK: char = '*';
@@ -253,7 +255,9 @@ pub fn note_words(words: &[&str]) {
 
 /// Records the secrets written in a text: `--secret-option VALUE`,
 /// `--secret-option=VALUE`, `SECRET_VAR=VALUE`, and `secret-key: VALUE` in
-/// YAML or JSON (also `secret-key: !!tag &anchor VALUE`).
+/// YAML or JSON (also `secret-key: !!tag &anchor VALUE`), and a secret key's
+/// value written over several lines (`multiline`: block scalars, continued
+/// and quoted scalars, flow collections, aliases, environment lists).
 pub fn note_text(text: &str) {
     static PATTERNS: OnceLock<Vec<regex::Regex>> = OnceLock::new();
     let patterns = PATTERNS.get_or_init(|| {
@@ -274,7 +278,14 @@ pub fn note_text(text: &str) {
     note_urls(text);
     // Cheap test first: most texts name no secret at all.
     let lower = text.to_ascii_lowercase();
-    if !SEGMENTS.iter().any(|w| lower.contains(w)) && !lower.contains("key") {
+    let names_secret = SEGMENTS.iter().any(|w| lower.contains(w)) || lower.contains("key");
+    // Values written over several lines (YAML blocks, continued scalars,
+    // flow collections, aliases, environment lists), and URLs folded over
+    // lines.
+    if names_secret || text.contains("//") {
+        multiline::note_multiline(text);
+    }
+    if !names_secret {
         return;
     }
     for (k, re) in patterns.iter().enumerate() {

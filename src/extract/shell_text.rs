@@ -52,7 +52,14 @@ impl Vars {
     pub(crate) fn given(vars: &BTreeMap<String, String>) -> Vars {
         Vars(
             vars.iter()
-                .map(|(k, v)| (k.clone(), vec![Val::Known(v.clone())], true))
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        vec![Val::Known(v.clone())],
+                        true,
+                        bash::Carried::default(),
+                    )
+                })
                 .collect(),
         )
     }
@@ -138,11 +145,12 @@ pub(crate) fn extract_block(
     for (p, name) in framed.placeholders.iter().zip(&names) {
         text[p.start] = b'$';
         text[p.start + 1..p.end].copy_from_slice(name.as_bytes());
-        preset.retain(|(n, _, _)| n != name);
+        preset.retain(|(n, _, _, _)| n != name);
         preset.push((
             name.clone(),
             vec![Val::Unknown(placeholder_reason(&p.text))],
             false,
+            bash::Carried::default(),
         ));
     }
     let flat = String::from_utf8(text).expect("framing writes ASCII over whole characters");
@@ -167,7 +175,7 @@ pub(crate) fn extract_block(
     if !may_launch(&window.text) && !bash::is_bash(&window)? {
         let left = preset
             .into_iter()
-            .filter(|(n, _, _)| !names.contains(n))
+            .filter(|(n, _, _, _)| !names.contains(n))
             .collect();
         return Ok((Extracted::default(), Vars(left)));
     }
@@ -192,7 +200,7 @@ pub(crate) fn extract_block(
     let left = e
         .vars
         .into_iter()
-        .filter(|(n, _, _)| !names.contains(n))
+        .filter(|(n, _, _, _)| !names.contains(n))
         .collect();
     Ok((found, Vars(left)))
 }

@@ -29,6 +29,7 @@ mod output;
 mod page_render;
 mod pages;
 mod scale;
+mod secret_forms;
 mod secret_slots;
 mod shell_front_end;
 mod url_secrets;

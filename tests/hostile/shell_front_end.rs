@@ -923,3 +923,54 @@ fn adversary_a_blank_ended_placeholder_model_is_unknown() {
     assert_eq!(o.code, Some(1), "{}", o.both());
     assert!(o.stdout.contains("placeholder"), "{}", o.both());
 }
+
+/// Where a word or env entry of a launch is placed: `LINE:COL`.
+fn at(v: &serde_json::Value) -> String {
+    format!("{}:{}", v["span"]["line"], v["span"]["col"])
+}
+
+/// A variable an earlier block of the page set (an Environment block, an
+/// `export` in a list item or a blockquote) is placed where its value was
+/// written there, in the command's words and in its environment, as a
+/// variable assigned in the command's own block is; a value the launch
+/// block or a later block changes is placed where it was changed, and a
+/// word built from the value (`--port=$P`) stays at its own place.
+#[test]
+fn a_variable_from_an_earlier_block_is_placed_where_its_value_was_written() {
+    let page = "# Page\n\n```bash\nexport TP=4\nexport P=30000\n```\n\n- Set the model:\n\n  ```bash\n  export MODEL=org/a\n  ```\n\n> ```bash\n> export DP=2\n> ```\n\n```bash\nexport TP=8\nsglang serve --model-path \"$MODEL\" --tp $TP --dp ${DP} --port=$P\n```\n\n```bash\nsglang serve --model-path $MODEL --tp $TP --dp $DP\n```\n";
+    let ls = read_page(page);
+    assert_eq!(ls.len(), 2, "{ls:?}");
+    let word = |l: &serde_json::Value, text: &str| {
+        l["argv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["text"] == text)
+            .map(at)
+            .unwrap_or_else(|| panic!("{text}: {l}"))
+    };
+    let env_at = |l: &serde_json::Value, name: &str| {
+        l["env"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .map(at)
+            .unwrap_or_else(|| panic!("{name}: {l}"))
+    };
+    // Launch 1 (line 20): MODEL from the list item (line 11), DP from the
+    // blockquote (line 15), TP from its own block (line 19).
+    let l = &ls[0];
+    assert_eq!(word(l, "org/a"), "11:16");
+    assert_eq!(word(l, "2"), "15:13");
+    assert_eq!(word(l, "8"), "19:11");
+    assert_eq!(word(l, "--port=30000"), "20:56");
+    assert_eq!(env_at(l, "MODEL"), "11:10");
+    assert_eq!(env_at(l, "DP"), "15:10");
+    assert_eq!(env_at(l, "P"), "5:8");
+    // Launch 2: the launch block's `export TP=8` stays in that block.
+    let l = &ls[1];
+    assert_eq!(word(l, "4"), "4:11");
+    assert_eq!(word(l, "org/a"), "11:16");
+    assert_eq!(env_at(l, "TP"), "4:8");
+}

@@ -69,6 +69,33 @@ fn tags_in_a_vllm_config_file_are_read_as_pyyaml_reads_them() {
     );
 }
 
+/// A repeated key's value is the last one's (PyYAML's dict keeps it), so a
+/// finding on it points at the last key, not the first line spelling the
+/// name; a key written in a flow mapping or with quotes is placed too.
+#[test]
+fn a_config_value_is_placed_at_the_key_vllm_reads() {
+    for (yaml, at) in [
+        (
+            "tensor-parallel-size: 10\nmodel: m\ntensor-parallel-size: 4\n",
+            "cfg.yaml:3:1",
+        ),
+        ("{model: m, tensor-parallel-size: 4}\n", "cfg.yaml:1:12"),
+        ("model: m\n\"tensor-parallel-size\": 4\n", "cfg.yaml:2:1"),
+    ] {
+        let o =
+            vllm_pair(yaml).run_deterministic(&["compare", "docs.txt", "recipe.txt", "--offline"]);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(1), "{yaml}: {}", o.both());
+        assert!(
+            o.stdout.contains(&format!(
+                "recipe 4  from `--tensor-parallel-size 4` at {at}"
+            )),
+            "{yaml}: {at}: {}",
+            o.both()
+        );
+    }
+}
+
 #[test]
 fn tags_pyyaml_refuses_or_recipe_drift_cannot_model_are_errors_at_the_tag() {
     for (yaml, words) in [

@@ -13,7 +13,7 @@
 use std::path::{Component, Path};
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::preprocess::python_json_dumps;
 use crate::error::Error;
@@ -157,34 +157,36 @@ fn parse(source: Arc<Source>) -> Result<Outcome, Error> {
         ));
     }
     // vLLM reads the file with PyYAML (`yaml.safe_load`): YAML 1.1 typing.
-    let doc: Value = crate::extract::yaml_tree::parse(&source, &YAML)?.to_json()?;
-    let map = match doc {
-        Value::Object(m) => m,
-        Value::Null => Map::new(),
-        _ => {
-            return Err(Error::input(
-                source.span(0, 0),
-                "a vLLM config file is a mapping of option names to values",
-            ));
-        }
-    };
-    Ok(Outcome::Read(tokens_of(&source, &map)))
+    let doc = crate::extract::yaml_tree::parse(&source, &YAML)?;
+    match &doc.val {
+        crate::extract::yaml_tree::Val::Map(entries) => tokens_of(entries),
+        crate::extract::yaml_tree::Val::Null => Ok(Outcome::Read(Vec::new())),
+        _ => Err(Error::input(
+            source.span(0, 0),
+            "a vLLM config file is a mapping of option names to values",
+        )),
+    }
 }
 
 /// The argument words of a config mapping, as `load_config_file` builds them:
 /// `true` -> `--key`, `false` and empty lists dropped, a list -> `--key` and its
 /// items, a mapping -> `--key` and its JSON, anything else -> `--key` and `str()`.
-fn tokens_of(source: &Arc<Source>, map: &Map<String, Value>) -> Vec<Token> {
+/// Each word is placed at its key as the tree holds it (for a repeated key,
+/// the last one, whose value PyYAML keeps): one pass over the entries,
+/// however many there are.
+fn tokens_of(
+    entries: &[(String, crate::span::Span, crate::extract::yaml_tree::Node)],
+) -> Result<Outcome, Error> {
     let mut out = Vec::new();
-    for (key, value) in map {
-        let span = key_span(source, key);
+    for (key, span, node) in entries {
+        let value = node.to_json()?;
         let word = |text: String| Token {
             text,
             span: span.clone(),
             provenance: Provenance::Literal,
         };
         let option = format!("--{key}");
-        match value {
+        match &value {
             Value::Bool(true) => out.push(word(option)),
             Value::Bool(false) => {}
             Value::Array(items) if items.is_empty() => {}
@@ -194,7 +196,7 @@ fn tokens_of(source: &Arc<Source>, map: &Map<String, Value>) -> Vec<Token> {
             }
             Value::Object(_) => {
                 out.push(word(option));
-                out.push(word(python_json_dumps(value)));
+                out.push(word(python_json_dumps(&value)));
             }
             other => {
                 out.push(word(option));
@@ -202,7 +204,7 @@ fn tokens_of(source: &Arc<Source>, map: &Map<String, Value>) -> Vec<Token> {
             }
         }
     }
-    out
+    Ok(Outcome::Read(out))
 }
 
 /// Python's `str()` of a YAML scalar.
@@ -218,23 +220,6 @@ fn py_str(v: &Value) -> String {
         },
         other => python_json_dumps(other),
     }
-}
-
-/// Where a top-level key is written (`key:` at the start of a line).
-fn key_span(source: &Source, key: &str) -> crate::span::Span {
-    let mut offset = 0;
-    for line in source.text.split_inclusive('\n') {
-        let t = line.trim_end();
-        for quoted in [key.to_string(), format!("\"{key}\""), format!("'{key}'")] {
-            if let Some(rest) = t.strip_prefix(&quoted)
-                && rest.trim_start().starts_with(':')
-            {
-                return source.span(offset, offset + quoted.len());
-            }
-        }
-        offset += line.len();
-    }
-    source.span(0, 0)
 }
 
 /// `vllm serve`'s first step, done before the config's options are inserted:

@@ -641,6 +641,7 @@ impl Interp<'_> {
                 .collect(),
             None => value,
         };
+        super::note_secret(&name, &value);
         self.st.vars.insert(name.clone(), Arc::new(value));
         self.st.spans.insert(name.clone(), Arc::new(spans));
         self.st.assigned.insert(name.clone(), (at, end));
@@ -797,6 +798,7 @@ impl Interp<'_> {
                 return false;
             }
             let name = this.st.resolve(name).unwrap_or_else(|_| name.to_string());
+            super::note_secret(&name, &vals);
             this.st.vars.insert(name.clone(), Arc::new(vals));
             this.st.spans.remove(&name);
             this.st.assigned.insert(name.clone(), (at, at));

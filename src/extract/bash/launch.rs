@@ -990,9 +990,22 @@ impl Interp<'_> {
                 return Ok(());
             }
         };
+        // A word that is the whole value of a variable an earlier text (a
+        // page's earlier block) wrote, unchanged since, is placed where that
+        // value was written.
+        let carried = |f: &Field, var: &Option<String>| {
+            let name = var
+                .as_deref()
+                .filter(|_| f.span.is_none() && f.unknown.is_none())?;
+            let c = self.st.carried(name)?;
+            match (self.st.read(name)?.as_slice(), c.values.as_slice()) {
+                ([Val::Known(t)], [Some(span)]) if *t == f.text => Some(span.clone()),
+                _ => None,
+            }
+        };
         let token = |(f, (s, e), var): &(Field, (usize, usize), Option<String>)| Token {
             text: f.text.clone(),
-            span: self.source.span(*s, *e),
+            span: carried(f, var).unwrap_or_else(|| self.source.span(*s, *e)),
             provenance: match (&f.unknown, var) {
                 (Some(r), _) => Provenance::Unknown { reason: r.clone() },
                 (None, Some(v)) => Provenance::Var { name: v.clone() },
@@ -1008,10 +1021,15 @@ impl Interp<'_> {
         let mut env: Vec<EnvVar> = Vec::new();
         for name in self.st.exported.iter().filter(|n| mods.passes(n)) {
             if let Some(v) = self.exported_value(name) {
-                // Where it was assigned (`export X=1`), else the launch.
+                // Where it was assigned (`export X=1`, here or in an
+                // earlier block of the page), else the launch.
                 let span = match self.st.assigned_here(name).as_ref() {
                     Some((s, e)) => self.source.span(*s, *e),
-                    None => whole.clone(),
+                    None => self
+                        .st
+                        .carried(name)
+                        .and_then(|c| c.assigned.clone())
+                        .unwrap_or_else(|| whole.clone()),
                 };
                 env.push(env_var(name, &v, span));
             }

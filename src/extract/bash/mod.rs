@@ -90,6 +90,11 @@ pub struct State {
     /// The text the code running now is in: a range written in another
     /// one is not placed in it.
     here: Option<Arc<Source>>,
+    /// Variables the shell started with that an earlier text wrote (a page's
+    /// earlier code block): the value they started with and where it was
+    /// written there. Where a variable still holds that value, its words
+    /// are placed there.
+    carried: BTreeMap<String, (Arc<Vec<Val>>, Carried)>,
     /// Positional parameters (`$1`...): the script's own (none: InferenceX runs
     /// its scripts as `bash SCRIPT`), a function's arguments, or `set --`. An
     /// unknown element may stand for any number of words: from there on `$N`
@@ -231,6 +236,7 @@ impl Clone for State {
             assigned: self.assigned.clone(),
             written: self.written.clone(),
             here: self.here.clone(),
+            carried: self.carried.clone(),
             positional: self.positional.clone(),
             script: self.script.clone(),
             complete_env: self.complete_env,
@@ -371,6 +377,7 @@ impl State {
         if self.readonly.contains(&name) {
             return;
         }
+        note_secret(&name, std::slice::from_ref(&v));
         self.vars.insert(name.to_string(), Arc::new(vec![v]));
         self.spans.remove(&name);
         self.assigned.remove(&name);
@@ -417,6 +424,36 @@ impl State {
             return None;
         }
         self.assigned.get(name).copied()
+    }
+
+    /// Where a variable's value was written when it still holds the value
+    /// an earlier text gave it ([`Carried`]).
+    pub(super) fn carried(&self, name: &str) -> Option<&Carried> {
+        let (value, carried) = self.carried.get(name)?;
+        self.vars
+            .get(name)
+            .is_some_and(|v| Arc::ptr_eq(v, value))
+            .then_some(carried)
+    }
+
+    /// Where a variable's value was written, for the next text: as carried
+    /// in when it still holds that value, else its own ranges placed in the
+    /// text they are in.
+    fn carried_or_written(&self, name: &str) -> Carried {
+        if let Some(c) = self.carried(name) {
+            return c.clone();
+        }
+        let Some(src) = self.written.get(name).or(self.here.as_ref()) else {
+            return Carried::default();
+        };
+        Carried {
+            values: self
+                .spans
+                .get(name)
+                .map(|v| v.iter().map(|r| r.map(|(s, e)| src.span(s, e))).collect())
+                .unwrap_or_default(),
+            assigned: self.assigned.get(name).map(|&(s, e)| src.span(s, e)),
+        }
     }
 
     /// Records where a variable was written: `spans` and `assigned` are in
@@ -635,8 +672,21 @@ pub struct Evaluation {
 }
 
 /// A variable a shell starts with (or ends with): its name, its value (one
-/// element for a scalar) and whether it is exported.
-pub type Preset = (String, Vec<Val>, bool);
+/// element for a scalar), whether it is exported, and where its value was
+/// written.
+pub type Preset = (String, Vec<Val>, bool, Carried);
+
+/// Where a variable's value was written, in the coordinates of the text it
+/// was written in (a page, for a page's code block): carried from one text to
+/// the next with the variable, so a later block places the value where an
+/// earlier one wrote it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Carried {
+    /// Where each element of the value was written, when known.
+    pub values: Vec<Option<crate::span::Span>>,
+    /// Where the variable was assigned (`export NAME=value`), when known.
+    pub assigned: Option<crate::span::Span>,
+}
 
 impl Evaluation {
     /// The notices of code not read that no later launch stands for, as
@@ -935,8 +985,12 @@ fn evaluate_installed(
         st.set_scalar(k, Val::Unknown(reason.clone()));
         st.exported.insert(k.clone());
     }
-    for (k, v, exported) in &shell.preset {
-        st.vars.insert(k.clone(), Arc::new(v.clone()));
+    for (k, v, exported, carried) in &shell.preset {
+        let v = Arc::new(v.clone());
+        st.vars.insert(k.clone(), v.clone());
+        if *carried != Carried::default() {
+            st.carried.insert(k.clone(), (v, carried.clone()));
+        }
         if *exported {
             st.exported.insert(k.clone());
         }
@@ -997,10 +1051,31 @@ fn evaluate_installed(
             .st
             .vars
             .iter()
-            .map(|(k, v)| (k.clone(), (**v).clone(), it.st.exported.contains(k)))
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    (**v).clone(),
+                    it.st.exported.contains(k),
+                    it.st.carried_or_written(k),
+                )
+            })
             .collect();
     }
     Ok(it.out)
+}
+
+/// Records the known values assigned to a secret-named variable
+/// (`HF_TOKEN`, `API_KEY`), however the shell assigned them (`NAME=...`,
+/// `read`, `mapfile`, `printf -v`, a here-document): every output masks them,
+/// exported or not.
+pub(super) fn note_secret(name: &str, vals: &[Val]) {
+    if crate::secret::is_secret_env(name) {
+        for v in vals {
+            if let Val::Known(t) = v {
+                crate::secret::note(t);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -134,6 +134,95 @@ pub(crate) fn heredoc_without_word(text: &str) -> Option<usize> {
     None
 }
 
+/// A parse request: the script's text and the nesting budget.
+type Request = (Arc<str>, usize);
+
+/// What the parser thread answers: its result, or the panic it caught.
+type Reply = std::thread::Result<Parsed>;
+
+/// The script parser's thread, kept and reused by the thread that asks (one
+/// per worker of the run, not one per script: a page of 280,000 code blocks
+/// starts one). A parse that does not answer within [`PARSE_TIME`] abandons
+/// the thread (it is left to finish on its own, its channel closed), and the
+/// next parse starts a new one, so each parse still gets the whole budget.
+struct ScriptWorker {
+    requests: std::sync::mpsc::Sender<Request>,
+    replies: std::sync::mpsc::Receiver<Reply>,
+    /// The parser thread's id (tests check that it is reused).
+    #[cfg_attr(not(test), allow(dead_code))]
+    thread: std::thread::ThreadId,
+}
+
+thread_local! {
+    static SCRIPT_WORKER: std::cell::RefCell<Option<ScriptWorker>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+impl ScriptWorker {
+    fn spawn() -> std::io::Result<ScriptWorker> {
+        let (req_tx, req_rx) = std::sync::mpsc::channel::<Request>();
+        let (rep_tx, rep_rx) = std::sync::mpsc::channel::<Reply>();
+        quiet_parser_panics();
+        let handle = std::thread::Builder::new()
+            .name(PARSER_THREAD.into())
+            .stack_size(PARSER_STACK)
+            .spawn(move || {
+                for (text, max) in req_rx {
+                    // brush-parser can panic on some malformed input (found
+                    // by fuzzing): that is a parse failure of this script,
+                    // not of the tool, and the thread serves the next one.
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        parse_bounded(&text, max)
+                    }));
+                    if rep_tx.send(r).is_err() {
+                        break;
+                    }
+                }
+            })?;
+        Ok(ScriptWorker {
+            requests: req_tx,
+            replies: rep_rx,
+            thread: handle.thread().id(),
+        })
+    }
+
+    /// Parses `text` on this thread's parser thread (started when there is
+    /// none), waiting at most [`PARSE_TIME`].
+    fn request(
+        text: Arc<str>,
+        max: usize,
+    ) -> std::io::Result<Result<Reply, std::sync::mpsc::RecvTimeoutError>> {
+        SCRIPT_WORKER.with(|w| {
+            let mut slot = w.borrow_mut();
+            let mut request = Some((text, max));
+            // A thread that stopped (it cannot: it outlives its channel) is
+            // replaced once.
+            for _ in 0..2 {
+                if slot.is_none() {
+                    *slot = Some(ScriptWorker::spawn()?);
+                }
+                let worker = slot.as_ref().expect("worker just set");
+                match worker.requests.send(request.take().expect("one request")) {
+                    Ok(()) => {
+                        let reply = worker.replies.recv_timeout(PARSE_TIME);
+                        if reply.is_err() {
+                            // Still parsing at the limit, or gone: never
+                            // asked again.
+                            *slot = None;
+                        }
+                        return Ok(reply);
+                    }
+                    Err(std::sync::mpsc::SendError(back)) => {
+                        request = Some(back);
+                        *slot = None;
+                    }
+                }
+            }
+            Ok(Err(std::sync::mpsc::RecvTimeoutError::Disconnected))
+        })
+    }
+}
+
 /// The stack of the parser threads (script and word parsers).
 pub(crate) const PARSER_STACK: usize = 256 << 20;
 
@@ -416,29 +505,13 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, ParseF
             ),
         ));
     }
-    let text = source.text.clone();
     let max = budget.max_nesting;
-    let (tx, rx) = std::sync::mpsc::channel();
-    // The parser runs on its own thread so that a pathological input cannot
-    // hang the tool; a parser still running at the limit is abandoned.
-    quiet_parser_panics();
-    std::thread::Builder::new()
-        .name(PARSER_THREAD.into())
-        .stack_size(PARSER_STACK)
-        .spawn(move || {
-            // brush-parser can panic on some malformed input (found by fuzzing):
-            // that is a parse failure of this script, not of the tool.
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                parse_bounded(&text, max)
-            }));
-            let _ = tx.send(r);
-        })
-        .map_err(|e| ParseFailure {
-            kind: FailureKind::Budget,
-            error: Error::usage(format!("cannot start the bash parser: {e}")),
-        })?;
+    let reply = ScriptWorker::request(source.text.clone(), max).map_err(|e| ParseFailure {
+        kind: FailureKind::Budget,
+        error: Error::usage(format!("cannot start the bash parser: {e}")),
+    })?;
     let at = source.span_of_line_col(crate::span::LineCol { line: 1, col: 1 });
-    let parsed = match rx.recv_timeout(PARSE_TIME) {
+    let parsed = match reply {
         Ok(Ok(Parsed::Done(r))) => r,
         Ok(Ok(Parsed::TooDeep(p))) => {
             return Err(failure(
@@ -512,6 +585,30 @@ pub(super) fn parse_guarded(source: &Arc<Source>) -> Result<ast::Program, ParseF
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One parser thread serves every script parsed on a thread (a page of
+    /// many code blocks starts one, not one per block), also after a syntax
+    /// error.
+    #[test]
+    fn the_parser_thread_is_reused_across_scripts() {
+        let parse = |text: &str| {
+            let source = Arc::new(Source::new(
+                crate::span::Origin::Inline("reuse".into()),
+                text.to_string(),
+            ));
+            parse_guarded(&source).is_ok()
+        };
+        assert!(parse("echo first\n"));
+        let first = SCRIPT_WORKER.with(|w| w.borrow().as_ref().map(|w| w.thread));
+        assert!(first.is_some());
+        for i in 0..500 {
+            assert!(parse(&format!("x{i} --tp {i}\n")));
+        }
+        assert!(!parse("if then fi fi (\n"));
+        assert!(parse("echo last\n"));
+        let last = SCRIPT_WORKER.with(|w| w.borrow().as_ref().map(|w| w.thread));
+        assert_eq!(first, last);
+    }
 
     /// The least nesting budget `text` fits.
     fn depth(text: &str) -> usize {

@@ -1,0 +1,142 @@
+//! Issue 24, secrets: a secret written over several lines (a YAML block
+//! scalar, a value on the next line, a quoted or flow value continued, an
+//! alias, an explicit key, a Kubernetes-style `name:`/`value:` pair) or
+//! assigned by a shell form other than `NAME=` (`read` from a here-document,
+//! `printf -v`) is a secret like one on a single line: masked in every
+//! format wherever else it appears. Each page also passes the token as
+//! `--chat-template`, which every format prints, so a token the scan missed
+//! shows up in the output.
+
+use crate::Repo;
+
+/// The token every form hides.
+const T: &str = "Mult1LineT0kenQ";
+
+/// Each form: a name and the text placed in the page before the command
+/// (`{T}` is the token).
+const FORMS: &[(&str, &str)] = &[
+    ("literal block", "```yaml\nhf-token: |\n  {T}\n```\n"),
+    ("folded block", "```yaml\napi-key: >-\n  {T}\n```\n"),
+    (
+        "tagged block with an indentation indicator",
+        "```yaml\nhf-token: !!str |2-\n   {T}\n```\n",
+    ),
+    ("value on the next line", "```yaml\nhf-token:\n  {T}\n```\n"),
+    (
+        "plain scalar continued",
+        "```yaml\nhf-token: part\n  {T}\n```\n",
+    ),
+    (
+        "flow mapping",
+        "```yaml\n{model: m, hf-token:\n  {T}}\n```\n",
+    ),
+    (
+        "double-quoted, continued",
+        "```yaml\nhf-token: \"\n  {T}\"\n```\n",
+    ),
+    (
+        "single-quoted, continued",
+        "```yaml\nhf-token: 'x\n  {T}'\n```\n",
+    ),
+    ("JSON object", "```json\n{\"hf_token\":\n  \"{T}\"}\n```\n"),
+    ("alias", "```yaml\nbase: &tok {T}\nhf-token: *tok\n```\n"),
+    ("explicit key", "```yaml\n? hf-token\n: {T}\n```\n"),
+    ("quoted key", "```yaml\n\"hf-token\": |\n  {T}\n```\n"),
+    (
+        "environment list",
+        "```yaml\nenv:\n  - name: HF_TOKEN\n    value: {T}\n```\n",
+    ),
+    (
+        "environment list, value first",
+        "```yaml\nenv:\n  - value: >\n      {T}\n    name: HF_TOKEN\n```\n",
+    ),
+    (
+        "read from a here-document",
+        "```bash\nread -r HF_TOKEN <<EOF\n{T}\nEOF\n```\n",
+    ),
+    ("printf -v", "```bash\nprintf -v API_KEY %s {T}\n```\n"),
+    (
+        "URL folded over lines",
+        "```yaml\nindex-url: >-\n  https://u:\n  {T}@h/simple\n```\n",
+    ),
+];
+
+#[test]
+fn a_secret_written_over_several_lines_is_masked_in_every_format() {
+    for (form, text) in FORMS {
+        let repo = Repo::new();
+        repo.write(
+            "d.md",
+            format!(
+                "# P\n\n{}\n```bash\nsglang serve --model-path org/m --tp 4 --chat-template {T}\n```\n",
+                text.replace("{T}", T)
+            ),
+        );
+        repo.write("r.sh", "sglang serve --model-path org/m --tp 8\n");
+        let mut runs = Vec::new();
+        for format in ["human", "concise", "json", "sarif", "github", "markdown"] {
+            runs.push((
+                format,
+                repo.run(&["compare", "d.md", "r.sh", "--offline", "--format", format]),
+            ));
+        }
+        for format in ["human", "json"] {
+            runs.push((format, repo.run(&["extract", "d.md", "--format", format])));
+        }
+        for (format, o) in &runs {
+            o.assert_bounded();
+            assert!(
+                !o.stdout.contains(T) && !o.stderr.contains(T) && !o.stdout.contains("T0kenQ"),
+                "{form}, {format}: {}",
+                o.both()
+            );
+        }
+        // The command is still reported, its value masked.
+        assert!(
+            runs[0].1.stdout.contains("chat-template") && runs[0].1.stdout.contains("*****"),
+            "{form}: {}",
+            runs[0].1.both()
+        );
+    }
+}
+
+/// A vLLM `--config` file with the token in a block scalar: masked where
+/// the config's own line is shown and where the token appears elsewhere.
+#[test]
+fn a_block_scalar_secret_in_a_vllm_config_is_masked() {
+    let repo = Repo::new();
+    repo.write(
+        "cfg.yaml",
+        format!("model: org/m\ntensor-parallel-size: 4\nhf-token: >-\n  {T}\n"),
+    );
+    repo.write(
+        "d.sh",
+        format!("vllm serve --config cfg.yaml --chat-template {T}\n"),
+    );
+    repo.write("r.sh", "vllm serve org/m -tp 8\n");
+    for format in ["human", "concise", "json", "sarif", "github", "markdown"] {
+        let o = repo.run(&["compare", "d.sh", "r.sh", "--offline", "--format", format]);
+        o.assert_bounded();
+        assert!(
+            !o.stdout.contains(T) && !o.stderr.contains(T),
+            "{format}: {}",
+            o.both()
+        );
+    }
+}
+
+/// Keys that are not secrets keep their values readable, also when those are
+/// written over several lines, and a secret key holding a nested mapping does
+/// not make its children secrets.
+#[test]
+fn values_of_other_keys_stay_readable() {
+    let repo = Repo::new();
+    repo.write(
+        "d.md",
+        "# P\n\n```yaml\nhf-token:\n  path: plainTemplate9\nname: MODEL_NAME\nvalue: plainTemplate9\ndescription: >-\n  plainTemplate9\n```\n\n```bash\nsglang serve --model-path org/m --tp 4 --chat-template plainTemplate9\n```\n",
+    );
+    repo.write("r.sh", "sglang serve --model-path org/m --tp 8\n");
+    let o = repo.run(&["compare", "d.md", "r.sh", "--offline", "--format", "json"]);
+    o.assert_bounded();
+    assert!(o.stdout.contains("plainTemplate9"), "{}", o.both());
+}
