@@ -80,11 +80,10 @@ struct Row {
     commit: Option<String>,
 }
 
-/// The bundled releases of an engine (`sglang`, `vllm`), oldest first; empty
-/// for an engine the table does not list.
-pub fn lines(engine: &str) -> &'static [Line] {
+/// The table, per engine in name order.
+fn table() -> &'static [(String, Vec<Line>)] {
     static T: OnceLock<Vec<(String, Vec<Line>)>> = OnceLock::new();
-    let table = T.get_or_init(|| {
+    T.get_or_init(|| {
         let rows: std::collections::BTreeMap<String, Vec<Row>> =
             serde_saphyr::from_str(TABLE).expect("bundled releases.yaml is valid");
         rows.into_iter()
@@ -100,11 +99,38 @@ pub fn lines(engine: &str) -> &'static [Line] {
                 (engine, lines)
             })
             .collect()
-    });
-    table
+    })
+}
+
+/// The bundled releases of an engine (`sglang`, `vllm`), oldest first; empty
+/// for an engine the table does not list.
+pub fn lines(engine: &str) -> &'static [Line] {
+    table()
         .iter()
         .find(|(e, _)| e == engine)
         .map_or(&[], |(_, l)| l.as_slice())
+}
+
+/// Whether `version` can be a release of `engine`: its major number is at most
+/// one past the newest bundled release's (both engines are still 0.x, so 1.0 is
+/// allowed and CUDA 11 to 13, ROCm 6 and 7 and Python 3 are not). An engine the
+/// table does not list has no releases to judge by: nothing is plausible.
+pub fn plausible_release(engine: &str, version: &pep440_rs::Version) -> bool {
+    let Some(newest) = lines(engine).last() else {
+        return false;
+    };
+    let major = |v: &pep440_rs::Version| v.release().first().copied().unwrap_or(0);
+    let newest = newest
+        .version
+        .parse::<pep440_rs::Version>()
+        .map(|v| major(&v))
+        .unwrap_or(0);
+    major(version) <= newest + 1
+}
+
+/// The engines the table lists (`sglang`, `vllm`).
+pub fn engines() -> impl Iterator<Item = &'static str> {
+    table().iter().map(|(e, _)| e.as_str())
 }
 
 /// The date a development tag carries.
