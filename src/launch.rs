@@ -1070,6 +1070,12 @@ impl Context {
 /// (`lmsysorg/sglang-rocm`, `rocm/sgl-dev`, `vllm/vllm-openai`).
 const IMAGE_ENGINES: &[(&str, &str)] = &[("vllm", "vllm"), ("sglang", "sglang"), ("sgl", "sglang")];
 
+/// The major number of each engine's newest bundled release
+/// (`src/engine/releases.yaml`; a test there keeps this in step): a tag's
+/// number is a release of the engine only when its major is at most one past
+/// it (both engines are 0.x, so CUDA 11 to 13, ROCm 6 and 7 and Python 3 are not).
+pub const ENGINE_MAJORS: &[(&str, u64)] = &[("sglang", 0), ("vllm", 0)];
+
 /// Words of a tag after which a number is another component's version, not
 /// the engine's (`cuda-12.8.1`, `python-3.12.3`, `torch-2.9.0`).
 const COMPONENT_WORDS: &[&str] = &[
@@ -1095,7 +1101,7 @@ const COMPONENT_WORDS: &[&str] = &[
 /// The first engine release (`vX.Y.Z[.postN|rcN]`, `X.Y.Z`) in an image tag:
 /// a number of three or more parts that can be a release of the engine the
 /// repository names (`vllm/vllm-openai`: vLLM), or of any bundled engine when
-/// it names none ([`plausible_release`](crate::engine::release_lines::plausible_release)),
+/// it names none ([`ENGINE_MAJORS`]),
 /// and that does not follow a word naming another component (`cuda-12.8.1`).
 /// So `minimax-m3-perf-arm64-13.0.1-7a67223` names no vLLM release (13.0.1 is
 /// its CUDA version), while `vllm-x86_64-cu13-0.25.1-<commit>` names 0.25.1.
@@ -1105,9 +1111,15 @@ fn version_in_tag(repository: &str, tag: &str) -> Option<String> {
         .filter_map(|w| IMAGE_ENGINES.iter().find(|(x, _)| *x == w).map(|(_, e)| *e))
         .collect();
     let engines: Vec<&str> = if named.is_empty() {
-        crate::engine::release_lines::engines().collect()
+        ENGINE_MAJORS.iter().map(|(e, _)| *e).collect()
     } else {
         named
+    };
+    let plausible = |v: &pep440_rs::Version| {
+        let major = v.release().first().copied().unwrap_or(0);
+        ENGINE_MAJORS
+            .iter()
+            .any(|(e, newest)| engines.contains(e) && major <= newest + 1)
     };
     let words: Vec<&str> = tag.split(['-', '_']).collect();
     for (i, part) in words.iter().enumerate() {
@@ -1121,11 +1133,7 @@ fn version_in_tag(repository: &str, tag: &str) -> Option<String> {
         let Ok(version) = p.parse::<pep440_rs::Version>() else {
             continue;
         };
-        if version.release().len() >= 3
-            && engines
-                .iter()
-                .any(|e| crate::engine::release_lines::plausible_release(e, &version))
-        {
+        if version.release().len() >= 3 && plausible(&version) {
             return Some(p.to_string());
         }
     }

@@ -111,28 +111,6 @@ pub fn lines(engine: &str) -> &'static [Line] {
         .map_or(&[], |(_, l)| l.as_slice())
 }
 
-/// Whether `version` can be a release of `engine`: its major number is at most
-/// one past the newest bundled release's (both engines are still 0.x, so 1.0 is
-/// allowed and CUDA 11 to 13, ROCm 6 and 7 and Python 3 are not). An engine the
-/// table does not list has no releases to judge by: nothing is plausible.
-pub fn plausible_release(engine: &str, version: &pep440_rs::Version) -> bool {
-    let Some(newest) = lines(engine).last() else {
-        return false;
-    };
-    let major = |v: &pep440_rs::Version| v.release().first().copied().unwrap_or(0);
-    let newest = newest
-        .version
-        .parse::<pep440_rs::Version>()
-        .map(|v| major(&v))
-        .unwrap_or(0);
-    major(version) <= newest + 1
-}
-
-/// The engines the table lists (`sglang`, `vllm`).
-pub fn engines() -> impl Iterator<Item = &'static str> {
-    table().iter().map(|(e, _)| e.as_str())
-}
-
 /// The date a development tag carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TagDate {
@@ -333,6 +311,21 @@ mod tests {
             commit,
         })
         .collect()
+    }
+
+    /// The tag reader's plausible releases (`launch::ENGINE_MAJORS`, a leaf
+    /// module's copy) follow the table: each engine's newest major number.
+    #[test]
+    fn the_tag_readers_release_majors_follow_the_table() {
+        let majors: Vec<(&str, u64)> = crate::launch::ENGINE_MAJORS.to_vec();
+        let table: Vec<(&str, u64)> = super::table()
+            .iter()
+            .map(|(e, l)| {
+                let v: pep440_rs::Version = l.last().unwrap().version.parse().unwrap();
+                (e.as_str(), v.release()[0])
+            })
+            .collect();
+        assert_eq!(majors, table, "update launch::ENGINE_MAJORS");
     }
 
     #[test]
