@@ -1141,7 +1141,7 @@ impl Context {
                 value: p,
                 from: from.to_string(),
             }),
-            engine_version: version_in_tag(&tag).map(|v| Known {
+            engine_version: version_in_tag(&name, &tag).map(|v| Known {
                 value: v,
                 from: from.to_string(),
             }),
@@ -1153,17 +1153,74 @@ impl Context {
     }
 }
 
-/// The first `vX.Y.Z[.postN|rcN]` in an image tag.
-fn version_in_tag(tag: &str) -> Option<String> {
-    for part in tag.split(['-', '_']) {
+/// Words of an image's repository that name the engine it holds
+/// (`lmsysorg/sglang-rocm`, `rocm/sgl-dev`, `vllm/vllm-openai`).
+const IMAGE_ENGINES: &[(&str, &str)] = &[("vllm", "vllm"), ("sglang", "sglang"), ("sgl", "sglang")];
+
+/// The major number of each engine's newest bundled release
+/// (`src/engine/releases.yaml`; a test there keeps this in step): a tag's
+/// number is a release of the engine only when its major is at most one past
+/// it (both engines are 0.x, so CUDA 11 to 13, ROCm 6 and 7 and Python 3 are not).
+pub const ENGINE_MAJORS: &[(&str, u64)] = &[("sglang", 0), ("vllm", 0)];
+
+/// Words of a tag after which a number is another component's version, not
+/// the engine's (`cuda-12.8.1`, `python-3.12.3`, `torch-2.9.0`).
+const COMPONENT_WORDS: &[&str] = &[
+    "cu",
+    "cuda",
+    "cudnn",
+    "nccl",
+    "rocm",
+    "hip",
+    "py",
+    "python",
+    "torch",
+    "pytorch",
+    "triton",
+    "ubuntu",
+    "trt",
+    "tensorrt",
+    "jetpack",
+    "l4t",
+    "flashinfer",
+];
+
+/// The first engine release (`vX.Y.Z[.postN|rcN]`, `X.Y.Z`) in an image tag:
+/// a number of three or more parts that can be a release of the engine the
+/// repository names (`vllm/vllm-openai`: vLLM), or of any bundled engine when
+/// it names none ([`ENGINE_MAJORS`]),
+/// and that does not follow a word naming another component (`cuda-12.8.1`).
+/// So `minimax-m3-perf-arm64-13.0.1-7a67223` names no vLLM release (13.0.1 is
+/// its CUDA version), while `vllm-x86_64-cu13-0.25.1-<commit>` names 0.25.1.
+fn version_in_tag(repository: &str, tag: &str) -> Option<String> {
+    let named: Vec<&str> = repository
+        .split(['/', '-', '_', '.'])
+        .filter_map(|w| IMAGE_ENGINES.iter().find(|(x, _)| *x == w).map(|(_, e)| *e))
+        .collect();
+    let engines: Vec<&str> = if named.is_empty() {
+        ENGINE_MAJORS.iter().map(|(e, _)| *e).collect()
+    } else {
+        named
+    };
+    let plausible = |v: &pep440_rs::Version| {
+        let major = v.release().first().copied().unwrap_or(0);
+        ENGINE_MAJORS
+            .iter()
+            .any(|(e, newest)| engines.contains(e) && major <= newest + 1)
+    };
+    let words: Vec<&str> = tag.split(['-', '_']).collect();
+    for (i, part) in words.iter().enumerate() {
+        if i > 0 && COMPONENT_WORDS.contains(&words[i - 1]) {
+            continue;
+        }
         let p = part.strip_prefix('v').unwrap_or(part);
-        let nums: Vec<&str> = p.split('.').collect();
-        if nums.len() >= 3
-            && nums[..3]
-                .iter()
-                .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-            && p.parse::<pep440_rs::Version>().is_ok()
-        {
+        if !p.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(version) = p.parse::<pep440_rs::Version>() else {
+            continue;
+        };
+        if version.release().len() >= 3 && plausible(&version) {
             return Some(p.to_string());
         }
     }
@@ -1222,6 +1279,58 @@ mod tests {
             python_module(&["python3", "-Xutf8", "-msglang.x"]),
             Some(("sglang.x", 3))
         );
+    }
+
+    /// Tag shapes of InferenceX's images: a CUDA, ROCm or Python version is
+    /// not the engine's release; a release after a `cu13` word or an engine
+    /// word is; a release candidate and a post release are read whole.
+    #[test]
+    fn engine_releases_in_image_tags() {
+        let v = |image: &str| {
+            Context::from_image(image, "t")
+                .engine_version
+                .map(|k| k.value)
+        };
+        for (image, want) in [
+            (
+                "vllm/vllm-openai:minimax-m3-perf-arm64-13.0.1-7a67223",
+                None,
+            ),
+            (
+                "vllm/vllm-openai:vllm-minimax-m3-perf-x86_64-13.0.1-5d1c0e9",
+                None,
+            ),
+            ("vllm/vllm-openai:nightly-dev-arm64-cu13.0.1-426e59f", None),
+            ("vllm/vllm-openai:minimax-m3-0618-x86_64-cu130", None),
+            ("vllm/vllm-openai:cuda-0.9.1", None),
+            ("lmsysorg/sglang:python-3.12.3-v0.5.19", Some("0.5.19")),
+            (
+                "vllm/vllm-openai:vllm-x86_64-cu13-0.25.1-8f3e2a1",
+                Some("0.25.1"),
+            ),
+            (
+                "rocm/vllm-dev:vllm-0.23.1-rocm723-mi35x-mori-0625",
+                Some("0.23.1"),
+            ),
+            (
+                "rocm/sgl-dev:sglang-0.5.9-rocm720-mi35x-mori-0227-2",
+                Some("0.5.9"),
+            ),
+            (
+                "lmsysorg/sglang-rocm:v0.5.10rc0-rocm720-mi35x-1a2b3c4",
+                Some("0.5.10rc0"),
+            ),
+            ("lmsysorg/sglang:v0.5.15.post1-cu130", Some("0.5.15.post1")),
+            ("vllm/vllm-openai:v0.20.1-ubuntu2404", Some("0.20.1")),
+            // The next major release is possible; a CUDA-sized one is not.
+            ("vllm/vllm-openai:v1.0.0", Some("1.0.0")),
+            ("vllm/vllm-openai:v12.8.1", None),
+            // A repository that names no engine: a release of some bundled engine.
+            ("example.org/serving:0.5.21-12.9.1", Some("0.5.21")),
+            ("example.org/serving:12.9.1", None),
+        ] {
+            assert_eq!(v(image).as_deref(), want, "{image}");
+        }
     }
 
     #[test]

@@ -893,7 +893,13 @@ fn resolve_side(launch: &Launch, opts: &ResolveOptions) -> Result<(Resolved, boo
     }
 }
 
-/// A side that names no engine version runs the other side's, and says so.
+/// A side that names no engine version and runs no image runs the other
+/// side's version (or, when that side names none but runs a nightly or dated
+/// image, that image's release line), and says so. A side whose image names
+/// what it runs keeps it: a `latest` image runs the newest release, a custom
+/// build or a development image its own build, whatever the other side pins
+/// (borrowing would judge it by a release it does not run, refusing what its
+/// newer release accepts).
 fn borrow_version(
     side: &mut Launch,
     opts: &ResolveOptions,
@@ -901,7 +907,10 @@ fn borrow_version(
     other_opts: &ResolveOptions,
     other_role: &str,
 ) {
-    if opts.engine_version.is_some() || side.context.engine_version.is_some() {
+    if opts.engine_version.is_some()
+        || side.context.engine_version.is_some()
+        || side.context.image.is_some()
+    {
         return;
     }
     let theirs = other_opts.engine_version.clone().or_else(|| {
@@ -916,12 +925,11 @@ fn borrow_version(
             value: v,
             from: format!("the {other_role} side's version (this side names none)"),
         });
-    } else if side.context.image.is_none()
-        && let Some(img) = other
-            .context
-            .image
-            .as_ref()
-            .filter(|i| engine::is_development_image(&i.value))
+    } else if let Some(img) = other
+        .context
+        .image
+        .as_ref()
+        .filter(|i| engine::is_development_image(&i.value))
     {
         // The other side runs a nightly or dated image, which names no
         // version but a release line: this side runs that line too (else the

@@ -187,6 +187,19 @@ pub enum Newer {
         /// Where the image is written.
         from: String,
     },
+    /// It runs an image whose tag names no release and is neither `latest`
+    /// nor a development build (`vllm/vllm-openai:kimi-k3`, a custom build),
+    /// or one pinned by digest alone: it may run any release, or the
+    /// development line after the newest.
+    Custom {
+        /// The image.
+        image: String,
+        /// Where the image is written.
+        from: String,
+        /// Why it names no release, in words (`its tag kimi-k3 names no
+        /// release, and is neither latest nor a nightly or dev build`).
+        reason: String,
+    },
     /// It runs a nightly or dated development image
     /// (`lmsysorg/sglang:nightly-dev-cu13-20260815-0abe6a85`), built from the
     /// development line after the release used (the one its date places it
@@ -213,7 +226,9 @@ impl VersionUsed {
     pub fn newer_words(&self) -> Option<String> {
         match self.newer.as_ref()? {
             Newer::Version { .. } => self.requested.clone(),
-            Newer::Latest { image, .. } | Newer::Nightly { image, .. } => Some(image.clone()),
+            Newer::Latest { image, .. }
+            | Newer::Custom { image, .. }
+            | Newer::Nightly { image, .. } => Some(image.clone()),
         }
     }
 
@@ -248,6 +263,14 @@ impl VersionUsed {
             )),
             Newer::Latest { image, from } => Some(format!(
                 "the {side} command runs the image {image}{}, which names no release and may be newer than every bundled one: it was judged with {engine} {used}, the newest bundled release",
+                at(from)
+            )),
+            Newer::Custom {
+                image,
+                from,
+                reason,
+            } => Some(format!(
+                "the {side} command runs the image {image}{}: {reason}, so it may be newer than every bundled one: it was judged with {engine} {used}, the newest bundled release",
                 at(from)
             )),
             Newer::Nightly {
@@ -298,8 +321,13 @@ impl SetAside {
         let words = self.words.join(" ");
         let kept = match &self.key {
             Some(key) => format!(
-                "{key} keeps the written value; {engine} {}: {}",
-                v.version, self.refusal
+                "{}{key} keeps the written value; {engine} {}: {}",
+                self.known_to
+                    .as_ref()
+                    .map(|k| format!("{engine} {k} knows it; "))
+                    .unwrap_or_default(),
+                v.version,
+                self.refusal
             ),
             None => match &self.known_to {
                 Some(k) => {

@@ -98,14 +98,37 @@ pub fn pick_for_launch<'a, R: super::Bundled>(
         return Ok((release, version));
     }
     let lines = release_lines::lines(engine);
-    let Some(tag) = image_tag(&img.value).and_then(release_lines::dev_tag) else {
+    let dev = image_tag(&img.value).and_then(release_lines::dev_tag);
+    let Some(tag) = dev else {
+        // A custom build (`kimi-k3`), or a digest alone: it names no release.
+        let reason = match image_tag(&img.value) {
+            Some(t) => format!(
+                "its tag {t} names no release, and is neither `latest` nor a nightly or dev build"
+            ),
+            None => "it is pinned by digest alone, which names no release".into(),
+        };
+        version.from = format!(
+            "the image {} ({}) names no release: {reason}; the newest bundled release ({}) used",
+            img.value, img.from, version.version
+        );
+        version.newer = Some(crate::resolved::Newer::Custom {
+            image: img.value.clone(),
+            from: img.from.clone(),
+            reason,
+        });
         return Ok((release, version));
     };
-    if lines.is_empty() {
-        return Ok((release, version));
-    }
     let bundled_at = |i: usize| releases.iter().position(|r| r.name() == lines[i].version);
-    let (index, reason) = match release_lines::place(engine, lines, &tag) {
+    let placement = if lines.is_empty() {
+        Placement::Unplaced {
+            reason: format!(
+                "recipe-drift has no release dates for {engine}, so the text does not place it; it may be newer than every bundled release"
+            ),
+        }
+    } else {
+        release_lines::place(engine, lines, &tag)
+    };
+    let (index, reason) = match placement {
         Placement::Tagged(i) => match bundled_at(i) {
             Some(j) => {
                 let r = &releases[j];
@@ -190,7 +213,8 @@ pub fn is_latest_tag(image: &str) -> bool {
 
 /// For a parse error under a release nobody asked for: how to pick another.
 pub fn version_hint(version: &VersionUsed, launch: &Launch) -> String {
-    if !version.from.starts_with("newest bundled release") {
+    let custom = matches!(version.newer, Some(crate::resolved::Newer::Custom { .. }));
+    if !custom && !version.from.starts_with("newest bundled release") {
         return String::new();
     }
     let image = launch

@@ -376,16 +376,6 @@ pub fn resolve_outcome(launch: &Launch, opts: &ResolveOptions) -> Result<Resolve
     let downloaded = launch.with_downloads();
     let launch = downloaded.as_ref().unwrap_or(launch);
     let mut r = engine.resolve(launch, opts)?;
-    if opts.engine_version.is_none()
-        && launch.context.engine_version.is_none()
-        && r.version.newer.is_none()
-        && let Some(img) = &launch.context.image
-    {
-        r.version.from = format!(
-            "newest bundled release: the image {} names no release ({})",
-            img.value, img.from
-        );
-    }
     r.values.insert(
         "engine".into(),
         Entry {

@@ -80,11 +80,10 @@ struct Row {
     commit: Option<String>,
 }
 
-/// The bundled releases of an engine (`sglang`, `vllm`), oldest first; empty
-/// for an engine the table does not list.
-pub fn lines(engine: &str) -> &'static [Line] {
+/// The table, per engine in name order.
+fn table() -> &'static [(String, Vec<Line>)] {
     static T: OnceLock<Vec<(String, Vec<Line>)>> = OnceLock::new();
-    let table = T.get_or_init(|| {
+    T.get_or_init(|| {
         let rows: std::collections::BTreeMap<String, Vec<Row>> =
             serde_saphyr::from_str(TABLE).expect("bundled releases.yaml is valid");
         rows.into_iter()
@@ -100,8 +99,13 @@ pub fn lines(engine: &str) -> &'static [Line] {
                 (engine, lines)
             })
             .collect()
-    });
-    table
+    })
+}
+
+/// The bundled releases of an engine (`sglang`, `vllm`), oldest first; empty
+/// for an engine the table does not list.
+pub fn lines(engine: &str) -> &'static [Line] {
+    table()
         .iter()
         .find(|(e, _)| e == engine)
         .map_or(&[], |(_, l)| l.as_slice())
@@ -307,6 +311,21 @@ mod tests {
             commit,
         })
         .collect()
+    }
+
+    /// The tag reader's plausible releases (`launch::ENGINE_MAJORS`, a leaf
+    /// module's copy) follow the table: each engine's newest major number.
+    #[test]
+    fn the_tag_readers_release_majors_follow_the_table() {
+        let majors: Vec<(&str, u64)> = crate::launch::ENGINE_MAJORS.to_vec();
+        let table: Vec<(&str, u64)> = super::table()
+            .iter()
+            .map(|(e, l)| {
+                let v: pep440_rs::Version = l.last().unwrap().version.parse().unwrap();
+                (e.as_str(), v.release()[0])
+            })
+            .collect();
+        assert_eq!(majors, table, "update launch::ENGINE_MAJORS");
     }
 
     #[test]

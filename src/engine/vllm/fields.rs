@@ -73,6 +73,32 @@ pub fn unknown_field(release: &str, class: &str, input: &Value) -> Option<String
         .cloned()
 }
 
+/// Every key of a config object that is not a field of the class, in key
+/// order, when the release's complete field list is bundled (see
+/// [`unknown_field`]).
+pub fn unknown_fields(release: &str, class: &str, input: &Value) -> Vec<String> {
+    let (Some(names), Value::Object(obj)) =
+        (file().names.get(release).and_then(|n| n.get(class)), input)
+    else {
+        return Vec::new();
+    };
+    obj.keys()
+        .filter(|k| !k.starts_with('_') && names.binary_search(k).is_err())
+        .cloned()
+        .collect()
+}
+
+/// Whether a release's class has this field, as far as the table knows: its
+/// complete field list (0.33.0 on), else the fields whose types it records.
+pub fn knows(release: &str, class: &str, field: &str) -> bool {
+    file()
+        .names
+        .get(release)
+        .and_then(|n| n.get(class))
+        .is_some_and(|n| n.binary_search_by(|x| x.as_str().cmp(field)).is_ok())
+        || class_fields(release, class).is_some_and(|f| f.contains_key(field))
+}
+
 /// The releases the table covers.
 pub fn releases() -> impl Iterator<Item = &'static str> {
     file().releases.keys().map(String::as_str)

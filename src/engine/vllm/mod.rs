@@ -10,6 +10,7 @@ mod actions;
 pub(crate) mod config;
 mod explain;
 pub mod fields;
+pub(crate) mod newer_fields;
 pub(crate) mod preprocess;
 pub(crate) mod resolve;
 pub(crate) mod types;

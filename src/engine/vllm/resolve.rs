@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::config;
 use super::preprocess::{self, Refusal, Traced};
-use super::{Release, data};
+use super::{Release, data, newer_fields};
 use crate::engine::common;
 
 use crate::engine::ResolveError;
@@ -37,9 +37,21 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
     let mut placeholders: BTreeMap<usize, String> = BTreeMap::new();
     let mut set_aside = Vec::new();
     let mut kept_choices: Vec<(String, serde_json::Value)> = Vec::new();
+    // Config values rewritten without the fields a newer release may have
+    // (the traced argument's words, its text, the text used), and those
+    // fields with their written values and words.
+    let mut rewrites: Vec<(Vec<usize>, String, String)> = Vec::new();
+    let mut kept_fields: Vec<(String, String, Value, Vec<Token>)> = Vec::new();
     let (traced, ns) = loop {
         let traced = match preprocess::preprocess_traced(&words, &steps) {
-            Ok(t) => t,
+            Ok(mut t) => {
+                for (from, was, now) in &rewrites {
+                    for a in t.iter_mut().filter(|a| &a.from == from && &a.text == was) {
+                        a.text = now.clone();
+                    }
+                }
+                t
+            }
             Err(Refusal::ConfigFile(file)) => {
                 let at = words.iter().position(|w| w == "--config").unwrap_or(0);
                 let file_token = tokens[(at + 1).min(tokens.len() - 1)].clone();
@@ -139,6 +151,49 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
                         placeholders.insert(w, words[w].clone());
                         continue;
                     }
+                    // A config value refused only for fields its class does
+                    // not have, none of which a release up to this one had.
+                    if let Some(arg) = e.arg_index.and_then(|i| traced.get(i))
+                        && let Some(t) =
+                            newer_fields::typed(&release.parser, &release.keys, &bundled, &e)
+                        && let newer_fields::Fields::New(fields) = &t.fields
+                        && let Some(head) = arg.text.strip_suffix(t.refused.as_str())
+                    {
+                        let at = e.rejected.as_ref().expect("a config value").0;
+                        let (key, dest) = (&release.keys[at], &release.parser.actions[at].dest);
+                        let written: Vec<&Token> = arg.from.iter().map(|&w| &tokens[w]).collect();
+                        let asides: Option<Vec<_>> = fields
+                            .iter()
+                            .map(|(field, _)| {
+                                let words = newer_fields::field_words(&written, field);
+                                newer_fields::aside(
+                                    key,
+                                    field,
+                                    &words,
+                                    e.message.clone(),
+                                    newer_fields::first_listing(&later, key, field),
+                                )
+                            })
+                            .collect();
+                        if let Some(asides) = asides {
+                            for (field, value) in fields {
+                                let words = newer_fields::field_words(&written, field);
+                                kept_fields.push((
+                                    format!("{key}.{field}"),
+                                    dest.clone(),
+                                    value.clone(),
+                                    words.into_iter().cloned().collect(),
+                                ));
+                            }
+                            set_aside.extend(asides);
+                            rewrites.push((
+                                arg.from.clone(),
+                                arg.text.clone(),
+                                format!("{head}{}", t.kept),
+                            ));
+                            continue;
+                        }
+                    }
                     if e.kind == crate::engine::argparse::ParseErrorKind::Unrecognized
                         && let Ok((ns, extras)) = release.parser.parse_known(&args)
                         && let Some(groups) = common::set_aside_extras(
@@ -161,6 +216,15 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
                 let removed = match (version.newer.is_some(), e.kind, e.arg_index) {
                     (true, crate::engine::argparse::ParseErrorKind::Unrecognized, Some(i)) => {
                         common::removed_note(&bundled, "vllm", &args[i])
+                    }
+                    (true, crate::engine::argparse::ParseErrorKind::InvalidValue, _) => {
+                        match newer_fields::typed(&release.parser, &release.keys, &bundled, &e) {
+                            Some(newer_fields::Typed {
+                                fields: newer_fields::Fields::Removed(note),
+                                ..
+                            }) => note,
+                            _ => String::new(),
+                        }
                     }
                     _ => String::new(),
                 };
@@ -213,12 +277,19 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
     let mut unlisted: BTreeMap<String, String> =
         common::open_env_unlisted(launch).into_iter().collect();
     let mut startup_errors = Vec::new();
+    let mut newer = NewerFields {
+        on: version.newer.is_some(),
+        upto: bundled.iter().map(|b| b.name).collect(),
+        later: later.iter().map(|b| b.name).collect(),
+        set_aside: Vec::new(),
+    };
     flatten_json(
         &tokens,
         release,
         &mut values,
         &mut unlisted,
         &mut startup_errors,
+        &mut newer,
     )
     .map_err(|(span, m)| {
         common::refusal(
@@ -233,6 +304,24 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
             &platform,
         )
     })?;
+    set_aside.append(&mut newer.set_aside);
+    // The fields set aside keep their written values (a leaf key each).
+    for (key, dest, value, words) in &kept_fields {
+        let words: Vec<&Token> = words.iter().collect();
+        let mut leaves = Vec::new();
+        leaves_of(value, String::new(), &mut leaves);
+        if leaves.is_empty() || !value.is_object() {
+            leaves = vec![(String::new(), value.clone())];
+        }
+        for (path, v) in leaves {
+            let sub = if path.is_empty() {
+                key.clone()
+            } else {
+                format!("{key}.{path}")
+            };
+            values.insert(sub, common::written_entry(dest, v, &words));
+        }
+    }
     for (key, v) in &data().keys.derived {
         values
             .entry(key.clone())
@@ -339,6 +428,16 @@ fn no_effect_reason(name: &str, release: &Release) -> String {
     }
 }
 
+/// The newer-than-bundled rule for the fields of plain JSON config options
+/// (`--speculative-config`): whether the command may run a newer release, the
+/// bundled releases up to the one used and after it, and the fields set aside.
+struct NewerFields<'a> {
+    on: bool,
+    upto: Vec<&'a str>,
+    later: Vec<&'a str>,
+    set_aside: Vec<crate::resolved::SetAside>,
+}
+
 /// Replaces each JSON-object value by one key per leaf (`compilation_config.mode`),
 /// lists the always-listed sub-keys, and records which prefixes have defaults
 /// that are not bundled.
@@ -348,6 +447,7 @@ fn flatten_json(
     values: &mut BTreeMap<String, Entry>,
     unlisted: &mut BTreeMap<String, String>,
     startup_errors: &mut Vec<crate::resolved::StartupError>,
+    newer: &mut NewerFields<'_>,
 ) -> Result<(), (Option<crate::span::Span>, String)> {
     let keys = &data().keys;
     // An option whose text is not knowable: so is each of its keys.
@@ -407,19 +507,55 @@ fn flatten_json(
         }
         // A plain JSON option's object becomes the class's keyword arguments
         // when the engine starts; the class forbids other keys.
+        // Under a command that may run a newer release, a field no bundled
+        // release up to the one used had is set aside (it keeps its value).
         if let Some(c) = &class
             && !typed
-            && let Some(field) = super::fields::unknown_field(&release.name, c, &input)
         {
-            startup_errors.push(crate::resolved::StartupError {
-                rule: "config-class-fields".into(),
-                message: format!("{c}.{field}: Unexpected keyword argument"),
-                reference: format!(
-                    "vllm {} config/utils.py `config` (pydantic, extra=\"forbid\"): {c}'s fields (src/engine/vllm/config_fields.json `names`)",
-                    release.name
-                ),
-                span: None,
-            });
+            for field in super::fields::unknown_fields(&release.name, c, &input) {
+                let message = format!("{c}.{field}: Unexpected keyword argument");
+                let removed = newer
+                    .upto
+                    .iter()
+                    .rev()
+                    .find(|r| super::fields::knows(r, c, &field));
+                if newer.on && removed.is_none() && entry.source == ValueSource::Cli {
+                    let mut e = entry.clone();
+                    narrow_to_path(&mut e, tokens, &field);
+                    let written = e.written.clone().unwrap_or_default();
+                    newer.set_aside.push(crate::resolved::SetAside {
+                        words: vec![if written.starts_with('-') && written.contains('.') {
+                            written
+                        } else {
+                            format!("{key}.{field}")
+                        }],
+                        spans: e.spans.clone(),
+                        refusal: message,
+                        near: None,
+                        key: Some(format!("{key}.{field}")),
+                        known_to: newer
+                            .later
+                            .iter()
+                            .find(|r| super::fields::knows(r, c, &field))
+                            .map(|r| r.to_string()),
+                    });
+                    continue;
+                }
+                let note = match removed.filter(|_| newer.on) {
+                    Some(last) => super::newer_fields::removed_note(&field, &key, last),
+                    None => String::new(),
+                };
+                startup_errors.push(crate::resolved::StartupError {
+                    rule: "config-class-fields".into(),
+                    message: format!("{message}{note}"),
+                    reference: format!(
+                        "vllm {} config/utils.py `config` (pydantic, extra=\"forbid\"): {c}'s fields (src/engine/vllm/config_fields.json `names`)",
+                        release.name
+                    ),
+                    span: None,
+                });
+                break;
+            }
         }
         // The fields as the class holds them (`"True"` for a bool is true).
         let input = match &class {

@@ -187,6 +187,25 @@ fn config(s: &str, params: Option<&Value>) -> Result<Value, Failure> {
     Ok(Value::Object(m))
 }
 
+/// The JSON object of a config option's value as its converter reads it
+/// (numbers like `2k` expanded when the option does), before the class's
+/// fields are checked; `None` when it is not an object.
+pub fn config_object(s: &str, params: Option<&Value>) -> Option<Map<String, Value>> {
+    let expand = params
+        .and_then(|p| p.get("expand_numbers"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let text = if expand {
+        expand_numbers(s)
+    } else {
+        s.to_string()
+    };
+    match json_loads(&text)? {
+        Value::Object(obj) => Some(obj),
+        _ => None,
+    }
+}
+
 /// Outside double-quoted strings, `\b\d+(\.\d+)?[kKmMgGtT]\b` becomes its integer.
 fn expand_numbers(s: &str) -> String {
     let re = regex::Regex::new(r"\b\d+(?:\.\d+)?[kKmMgGtT]\b").expect("valid regex");
