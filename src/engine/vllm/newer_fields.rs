@@ -124,6 +124,18 @@ pub fn removed_note(field: &str, key: &str, last: &str) -> String {
 /// dotted words under it), among the words behind its value; all of them
 /// when it was written as one JSON word.
 pub fn field_words<'t>(tokens: &[&'t Token], field: &str) -> Vec<&'t Token> {
+    let keep = dotted_field_words(tokens, field);
+    if keep.is_empty() {
+        tokens.to_vec()
+    } else {
+        keep
+    }
+}
+
+/// The dotted words that write one field (`-cc.field 1`, `-cc.field.sub=2`),
+/// with the value word after an option written without `=`; none when the
+/// field was not written in the dotted form.
+pub fn dotted_field_words<'t>(tokens: &[&'t Token], field: &str) -> Vec<&'t Token> {
     let needle = format!(".{field}");
     let mut keep: Vec<&Token> = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
@@ -138,11 +150,7 @@ pub fn field_words<'t>(tokens: &[&'t Token], field: &str) -> Vec<&'t Token> {
             }
         }
     }
-    if keep.is_empty() {
-        tokens.to_vec()
-    } else {
-        keep
-    }
+    keep
 }
 
 /// The set-aside record of a new field, at its words.

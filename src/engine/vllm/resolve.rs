@@ -656,20 +656,7 @@ fn narrow_to_path(e: &mut Entry, tokens: &[Token], path: &str) {
         .iter()
         .filter(|t| written.contains(&(&*t.span.file, t.span.start, t.span.end)))
         .collect();
-    let needle = format!(".{path}");
-    let mut keep: Vec<&Token> = Vec::new();
-    for (i, t) in tokens.iter().enumerate() {
-        let w = t.text.as_str();
-        let name = w.split('=').next().unwrap_or(w).trim_end_matches('+');
-        if w.starts_with('-') && (name.ends_with(&needle) || name.contains(&format!("{needle}."))) {
-            keep.push(t);
-            if !w.contains('=')
-                && let Some(v) = tokens.get(i + 1)
-            {
-                keep.push(v);
-            }
-        }
-    }
+    let keep = super::newer_fields::dotted_field_words(&tokens, path);
     if keep.is_empty() {
         return;
     }
