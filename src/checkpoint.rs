@@ -31,7 +31,7 @@ pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
 /// A checkpoint's facts: the fields of `config.json` (and its quantization
 /// config) that the engines' `auto` rules read. In a config file's
 /// `checkpoints:` entry, fields are written in kebab-case; a field left out is
-/// absent from the checkpoint.
+/// not stated (unknown), except inside a stated `quantization:` block.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CheckpointFacts {
@@ -246,6 +246,24 @@ impl CheckpointFacts {
                         .any(|k| t.get(k).is_some_and(Value::is_object))
                 }),
             quantization,
+        }
+    }
+
+    /// Whether a `checkpoints:` entry states the fact behind this
+    /// `checkpoint.*` key: a model field it writes, or any quantization field
+    /// when it writes a `quantization:` block (whose other fields are then
+    /// absent from that config, as in a real one).
+    fn states(&self, key: &str) -> bool {
+        let k = key.strip_prefix("checkpoint.").unwrap_or(key);
+        match k {
+            "architecture" => !self.architectures.is_empty(),
+            "model_type" => self.model_type.is_some(),
+            "text_model_type" => self.text_model_type.is_some() || self.model_type.is_some(),
+            "dtype" | "text_dtype" => self.dtype.is_some() || self.text_dtype.is_some(),
+            "kv_lora_rank" => self.kv_lora_rank.is_some(),
+            "index_topk" => self.index_topk.is_some(),
+            "learnable_sink" => self.learnable_sink.is_some(),
+            _ => self.quantization.is_some(),
         }
     }
 
@@ -493,7 +511,16 @@ impl Checkpoints {
                 .unwrap_or_default(),
             self.lookup.config.as_deref().unwrap_or("the config file")
         );
-        Some(spec.facts.entries(&from, &from))
+        // A partial entry states only what it says: a field it leaves out is
+        // not known (never the value of a field absent from config.json).
+        let unstated = format!("not stated in {from}");
+        let mut entries = spec.facts.entries(&from, &from);
+        for (key, e) in entries.iter_mut() {
+            if e.val.value().is_some_and(Value::is_null) && !spec.facts.states(key) {
+                e.val = Val::unknown(unstated.clone());
+            }
+        }
+        Some(entries)
     }
 
     fn lookup(

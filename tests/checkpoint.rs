@@ -475,7 +475,7 @@ fn check_reads_facts_from_the_config_first_and_never_asks_the_hub_for_them() {
     let d = pair(" --kv-cache-dtype fp8_e4m3", "private/model");
     config(
         d.path(),
-        "checkpoints:\n  - model: private/model\n    facts:\n      dtype: bfloat16\n      quantization:\n        source: hf_quant_config.json\n        producer: modelopt\n        quant-algo: NVFP4\n        kv-cache-quant-algo: FP8\n",
+        "checkpoints:\n  - model: private/model\n    facts:\n      architectures: [LlamaForCausalLM]\n      model-type: llama\n      dtype: bfloat16\n      quantization:\n        source: hf_quant_config.json\n        producer: modelopt\n        quant-algo: NVFP4\n        kv-cache-quant-algo: FP8\n",
     );
     let cache = d.path().join("cache").display().to_string();
     let (code, out, err) = run(
@@ -1007,5 +1007,30 @@ fn lock_records_a_zero_config_pairing_and_check_reads_it_offline() {
             .iter()
             .any(|p| p.contains("amd/Qwen3.5-397B-A17B-MXFP4")),
         "{asked:?}"
+    );
+}
+
+/// A `checkpoints:` entry states what it says and nothing more: stating only
+/// the quantization leaves the model's dtype and architecture unknown (it
+/// made a float16 model dtype before, as for a config.json without one).
+#[test]
+fn a_partial_checkpoints_entry_leaves_the_other_facts_unknown() {
+    let hub = hub();
+    let d = pair(" --dtype bfloat16", "private/model");
+    config(
+        d.path(),
+        "checkpoints:\n  - model: private/model\n    facts:\n      quantization:\n        quant-method: fp8\n",
+    );
+    let cache = d.path().join("cache").display().to_string();
+    let (_, out, err) = run(
+        d.path(),
+        &hub.base(),
+        &["check", "--format", "json", "--cache-dir", &cache],
+    );
+    assert!(hub.requests().is_empty(), "{:?}", hub.requests());
+    assert!(!out.contains("\"float16\""), "{out}\n{err}");
+    assert!(
+        out.contains("not stated in `checkpoints:` private/model"),
+        "{out}\n{err}"
     );
 }
