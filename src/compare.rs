@@ -169,7 +169,9 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
     // Per side (docs, recipe, both): keys unknown only under an open prefix
     // against a default on the other side (or open on both sides), and how
     // many of them are MAJOR.
-    let mut open = [(0usize, 0usize); 3];
+    // The first index: engine variables (an open environment), then options
+    // (an argument placeholder, `<other args>`).
+    let mut open = [[(0usize, 0usize); 3]; 2];
     // Settings that do nothing in a side's release: a finding of their own.
     for key in &keys {
         let de = docs.values.get(*key);
@@ -236,7 +238,7 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
         // in either text points at this key. Such keys are reported
         // together, once per side ([`open_prefix_finding`]).
         if let Some(side) = open_against_default(key, de, docs, re, recipe) {
-            let o = &mut open[side];
+            let o = &mut open[usize::from(!key.starts_with("env:"))][side];
             o.0 += 1;
             if class == Class::Major {
                 o.1 += 1;
@@ -303,9 +305,12 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
             recipe: side_value(re, recipe, key),
         });
     }
-    for (side, (count, major)) in open.into_iter().enumerate() {
-        if count > 0 {
-            findings.push(open_prefix_finding(side, count, major, docs, recipe));
+    for (what, sides) in open.into_iter().enumerate() {
+        for (side, (count, major)) in sides.into_iter().enumerate() {
+            if count > 0 {
+                let what = [Open::Env, Open::Args][what];
+                findings.push(open_prefix_finding(what, side, count, major, docs, recipe));
+            }
         }
     }
     findings.sort_by(|a, b| (a.severity, a.kind, &a.key).cmp(&(b.severity, b.kind, &b.key)));
@@ -317,6 +322,18 @@ pub fn compare(docs: &Resolved, recipe: &Resolved, policy: &Policy) -> Compariso
 
 /// The key of the finding that stands for a side's open environment.
 pub const OPEN_ENV_KEY: &str = "env:*";
+
+/// The key of the finding that stands for the options a side's argument
+/// placeholder (`<other args>`) leaves to the reader.
+pub const OPEN_ARGS_KEY: &str = "args:*";
+
+/// What a side leaves open: its environment (code that was not evaluated
+/// may have exported any variable) or its options (an argument placeholder).
+#[derive(Clone, Copy)]
+enum Open {
+    Env,
+    Args,
+}
 
 /// The side (0 docs, 1 recipe) whose value for `key` is unknown only because
 /// the key lies under one of its open prefixes (`unlisted`, e.g. `env:` when
@@ -331,13 +348,26 @@ fn open_against_default(
     recipe: &Resolved,
 ) -> Option<usize> {
     let placeholder = |e: Option<&Entry>, side: &Resolved| {
-        let open = side.env_open.is_some() && key.starts_with("env:");
+        let open = if key.starts_with("env:") {
+            side.env_open.is_some()
+        } else {
+            side.args_open.is_some()
+        };
         open && match e {
             None => true,
             Some(e) => e.source == ValueSource::Unknown && e.spans.is_empty() && e.rules.is_empty(),
         }
     };
-    let unset = |e: Option<&Entry>| !e.is_some_and(entry_is_set);
+    // Options left to the reader are reported together against every option
+    // the other side does not write itself (at its default, or decided by
+    // the release's rules); engine variables only against defaults.
+    let unset = |e: Option<&Entry>| {
+        if key.starts_with("env:") {
+            !e.is_some_and(entry_is_set)
+        } else {
+            !e.is_some_and(written)
+        }
+    };
     match (placeholder(de, docs), placeholder(re, recipe)) {
         (true, true) => Some(2),
         (true, false) if unset(re) => Some(0),
@@ -346,11 +376,13 @@ fn open_against_default(
     }
 }
 
-/// One finding for the engine variables a side's open environment may set,
-/// which the other side leaves at their defaults (`side` 0 docs, 1 recipe),
-/// or which neither side sets while both are open (`side` 2): `count` of
-/// them, `major` MAJOR. MAJOR when any is, as each of them could drift.
+/// One finding for the engine variables a side's open environment may set
+/// (or the options its argument placeholder leaves to the reader), which the
+/// other side leaves at their defaults (`side` 0 docs, 1 recipe), or which
+/// neither side sets while both are open (`side` 2): `count` of them, `major`
+/// MAJOR. MAJOR when any is, as each of them could drift.
 fn open_prefix_finding(
+    what: Open,
     side: usize,
     count: usize,
     major: usize,
@@ -362,10 +394,19 @@ fn open_prefix_finding(
     } else {
         Class::Minor
     };
-    let cause = |r: &Resolved| {
-        r.env_open
-            .clone()
-            .unwrap_or_else(|| "code that was not evaluated".to_string())
+    let cause = |r: &Resolved| match what {
+        Open::Env => format!(
+            "may have been exported by {}",
+            r.env_open
+                .clone()
+                .unwrap_or_else(|| "code that was not evaluated".to_string())
+        ),
+        Open::Args => format!(
+            "are left to the reader by {}",
+            r.args_open
+                .clone()
+                .unwrap_or_else(|| "an argument placeholder".to_string())
+        ),
     };
     let unknown = |what: String| SideValue {
         val: Val::unknown(what),
@@ -375,12 +416,19 @@ fn open_prefix_finding(
         rules: vec![],
         no_effect: None,
     };
-    let variables = format!("{count} engine variables ({major} MAJOR)");
-    let leaves = |other: usize| {
-        format!(
+    let variables = match what {
+        Open::Env => format!("{count} engine variables ({major} MAJOR)"),
+        Open::Args => format!("{count} options ({major} MAJOR)"),
+    };
+    let leaves = |other: usize| match what {
+        Open::Env => format!(
             "{variables} that {} at their defaults",
             ["the docs leave", "the recipe leaves"][other]
-        )
+        ),
+        Open::Args => format!(
+            "{variables} that {} not write",
+            ["the docs do", "the recipe does"][other]
+        ),
     };
     let (d, r) = match side {
         // Both open: neither side is at its defaults, each is unknown for
@@ -388,23 +436,13 @@ fn open_prefix_finding(
         2 => {
             let neither = format!("{variables} that neither side sets");
             (
-                unknown(format!(
-                    "{neither} may have been exported by {}",
-                    cause(docs)
-                )),
-                unknown(format!(
-                    "{neither} may have been exported by {}",
-                    cause(recipe)
-                )),
+                unknown(format!("{neither} {}", cause(docs))),
+                unknown(format!("{neither} {}", cause(recipe))),
             )
         }
         _ => {
             let (open, other) = if side == 0 { (docs, 1) } else { (recipe, 0) };
-            let open_side = unknown(format!(
-                "{} may have been exported by {}",
-                leaves(other),
-                cause(open)
-            ));
+            let open_side = unknown(format!("{} {}", leaves(other), cause(open)));
             let defaults = SideValue {
                 val: Val::known(serde_json::Value::Null),
                 source: ValueSource::Default,
@@ -421,7 +459,11 @@ fn open_prefix_finding(
         }
     };
     Difference {
-        key: OPEN_ENV_KEY.to_string(),
+        key: match what {
+            Open::Env => OPEN_ENV_KEY,
+            Open::Args => OPEN_ARGS_KEY,
+        }
+        .to_string(),
         kind: Kind::Unknown,
         class,
         severity: Kind::Unknown.info().severity_for(class),

@@ -1127,6 +1127,12 @@ fn verify_docs(page: &Path, opts: &Options, p: &mut Proposal) {
     }
 }
 
+/// InferenceX's agentic `kv-offload-backend` names and the vLLM recipes
+/// site's KV Offload option each runs (`taxonomy.yaml: kv_offload`): the
+/// simple CPU offload connector and LMCache. Mooncake is a store deployment
+/// the site shows apart, not a composing option.
+const KV_OFFLOAD_OPTIONS: &[(&str, &str)] = &[("vllm-simple", "simple"), ("lmcache", "lmcache")];
+
 fn map_vllm(
     opts: &Options,
     e: &EntrySummary,
@@ -1195,10 +1201,23 @@ fn map_vllm(
         )),
     }
     if c.kv_offloading != "none" {
-        p.notes.push(format!(
-            "cannot map kv-offloading {}: the recipes site has no such option",
-            c.kv_offloading
-        ));
+        // The link's own `kv_offload=` wins; else the benchmark's backend
+        // names the site's option (KV_OFFLOAD_OPTIONS).
+        let backend = c.kv_offload_backend.as_deref().unwrap_or("");
+        let option = q("kv_offload").or_else(|| {
+            KV_OFFLOAD_OPTIONS
+                .iter()
+                .find(|(b, _)| *b == backend)
+                .map(|(_, o)| o.to_string())
+        });
+        match option {
+            Some(o) => sel.push(("kv_offload".into(), o)),
+            None => p.notes.push(format!(
+                "cannot map kv-offloading {} (backend {}): the link names no kv_offload and the backend is none of the site's composing options",
+                c.kv_offloading,
+                if backend.is_empty() { "unset" } else { backend }
+            )),
+        }
     }
     p.select = sel;
     if let Some(file) = local {

@@ -603,6 +603,12 @@ pub enum Provenance {
     },
 }
 
+/// Why a docs placeholder's value (`<your-token>`, `<other args>`) is
+/// unknown: the reader fills it in.
+pub fn placeholder_reason(text: &str) -> String {
+    format!("a placeholder ({text}) that the reader fills in")
+}
+
 /// One word of a launch, with its location.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Token {
@@ -612,6 +618,14 @@ pub struct Token {
     pub span: Span,
     /// How it got its text.
     pub provenance: Provenance,
+}
+
+impl Token {
+    /// Whether the word is a docs placeholder as a whole (`<other args>`),
+    /// not a word that holds one (`--model-path=<model>`).
+    pub fn is_placeholder(&self) -> bool {
+        matches!(&self.provenance, Provenance::Unknown { reason } if *reason == placeholder_reason(&self.text))
+    }
 }
 
 /// An environment variable that reaches the server.

@@ -391,12 +391,22 @@ pub struct Resolved {
     /// `env:` keys the launch does not set are unknown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub env_open: Option<String>,
+    /// A placeholder that stands for arguments the reader writes
+    /// (`<other args>`), with where it is: the options the command does not
+    /// write are unknown (left to the reader), not at their defaults.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub args_open: Option<String>,
 }
 
 impl Resolved {
     /// The value of a key this side does not list: unknown under an
     /// `unlisted` prefix, else unset (`None`).
     pub fn absent(&self, key: &str) -> Val {
+        if let Some(cause) = &self.args_open
+            && !key.starts_with("env:")
+        {
+            return Val::unknown(args_open_reason(cause));
+        }
         match self
             .unlisted
             .iter()
@@ -406,6 +416,12 @@ impl Resolved {
             None => Val::known(Value::Null),
         }
     }
+}
+
+/// Why an option a command with an argument placeholder does not write is
+/// unknown.
+pub fn args_open_reason(cause: &str) -> String {
+    format!("not written: {cause} leaves it to the reader")
 }
 
 /// Options that fill the launch context from recipe-drift's own command line.

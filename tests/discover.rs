@@ -38,9 +38,9 @@ fn finds_attributes_and_maps_links() {
     let v = discover_json(&["--docs-root", &docs, "--recipes-root", &recipes, "--all"]);
     assert_eq!(v["schema_version"], 1);
     let s = &v["summary"];
-    assert_eq!(s["links"], 10, "{v:#}");
+    assert_eq!(s["links"], 11, "{v:#}");
     assert_eq!(s["files"], 6);
-    assert_eq!(s["proposals"], 5);
+    assert_eq!(s["proposals"], 7);
     assert_eq!(s["unmapped"], 2);
 
     // The agentic entry mixes kv-offloading none/dram: one proposal each, and the
@@ -85,7 +85,20 @@ fn finds_attributes_and_maps_links() {
     let none = proposal(&v, "agentic-mtp kv-offloading=none");
     assert_eq!(none["link"]["docs"]["select"]["kvOffload"], "none");
 
-    // A changelog item's glob: both orcav5 entries; B200 MTP asks for the feature.
+    // A vLLM offload point maps to the site's KV Offload row (the link's
+    // `kv_offload=`, else the backend's option); its none point does not.
+    let vdram = proposal(&v, "orcav5-fp8-h200-vllm-agentic kv-offloading=dram");
+    assert_eq!(
+        vdram["link"]["docs"]["select"],
+        serde_json::json!({"hardware": "h200", "kv_offload": "simple"})
+    );
+    let vnone = proposal(&v, "orcav5-fp8-h200-vllm-agentic kv-offloading=none");
+    assert_eq!(
+        vnone["link"]["docs"]["select"],
+        serde_json::json!({"hardware": "h200"})
+    );
+
+    // A changelog item's glob: the orcav5 entries; B200 MTP asks for the feature.
     let b200 = proposal(&v, "orcav5-fp8-b200-vllm-mtp");
     assert!(
         b200["link"]["docs"]["file"]
@@ -153,7 +166,7 @@ fn proposals_run_under_check() {
         "{yaml}"
     );
     assert!(yaml.trim_end().ends_with(
-        "# 10 links found in 6 files, 5 proposals, 2 references that could not be mapped"
+        "# 11 links found in 6 files, 7 proposals, 2 references that could not be mapped"
     ));
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("links.yaml");
@@ -276,7 +289,7 @@ fn proposes_only_what_pairing_cannot_find() {
         ]
     );
     let proposed = names("proposals");
-    assert_eq!(proposed.len(), 3, "{proposed:?}");
+    assert_eq!(proposed.len(), 5, "{proposed:?}");
     assert!(proposed.iter().all(|p| !paired.contains(p)), "{proposed:?}");
     // A vLLM recipe YAML is no page of the docs walk: still proposed.
     assert!(

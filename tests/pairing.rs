@@ -430,12 +430,19 @@ fn the_vllm_recipes_site_is_a_docs_space() {
         .iter()
         .map(|p| p["pair"]["recipe"]["entry"].as_str().unwrap())
         .collect();
+    // (The agentic H200 entry pairs too: the_kv_offload_row_pairs_with_offload_points.)
     assert_eq!(
         entries,
-        ["orcav5-fp8-h200-vllm", "orcav5-fp8-b200-vllm-mtp"],
+        [
+            "orcav5-fp8-h200-vllm",
+            "orcav5-fp8-h200-vllm-agentic",
+            "orcav5-fp8-h200-vllm-agentic",
+            "orcav5-fp8-h200-vllm-agentic",
+            "orcav5-fp8-b200-vllm-mtp"
+        ],
         "{pairs:#?}"
     );
-    let b200 = &pairs[1];
+    let b200 = &pairs[4];
     let keys: Vec<&str> = b200["findings"]
         .as_array()
         .unwrap()
@@ -676,4 +683,85 @@ fn a_paired_command_reports_its_defect_through_its_pair_only() {
         })
         .unwrap_or(0);
     assert_eq!(own, 0, "{out}");
+}
+
+/// The vLLM recipes site's KV Offload row is part of the docs space: an
+/// InferenceX agentic entry's host-DRAM offload point pairs with the site's
+/// offload selections (the same KV-offload shape), its none point with the
+/// selection that offloads nothing; a recipe that offloads nothing never
+/// pairs with an offload selection.
+#[test]
+fn the_kv_offload_row_pairs_with_offload_points() {
+    let (_, out, err) = run(&[
+        "check",
+        "--recipes-root",
+        "fixtures/vllm-recipes",
+        "--inferencex",
+        "fixtures/inferencex",
+        "--no-checkpoint-facts",
+        "--format",
+        "json",
+    ]);
+    let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let mut seen = Vec::new();
+    for l in doc["links"].as_array().unwrap() {
+        let Some(pair) = l.get("pair") else { continue };
+        let entry = pair["recipe"]["entry"].as_str().unwrap();
+        if !entry.starts_with("orcav5-fp8-h200") {
+            continue;
+        }
+        let offload: Vec<&str> = pair["recipe"]["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["kv-offloading"].as_str().unwrap())
+            .collect();
+        let sel: Vec<(String, String)> =
+            serde_json::from_value(pair["docs"]["selection"].clone()).unwrap();
+        let kv = sel
+            .iter()
+            .find(|(k, _)| k == "kv_offload")
+            .map(|(_, v)| v.clone());
+        // The connector is MAJOR: the simple selection runs the benchmark's
+        // connector, the CPU-tier one another.
+        let connector = l["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["key"] == "kv_transfer_config.kv_connector")
+            .map(|f| (f["kind"].as_str().unwrap(), f["severity"].as_str().unwrap()));
+        seen.push((entry.to_string(), offload.join(","), kv, connector));
+    }
+    seen.sort();
+    let s = |x: &str| Some(x.to_string());
+    assert_eq!(
+        seen,
+        [
+            (
+                "orcav5-fp8-h200-vllm".into(),
+                "none,none".into(),
+                None,
+                None
+            ),
+            (
+                "orcav5-fp8-h200-vllm-agentic".into(),
+                "dram".into(),
+                s("offloading_cpu"),
+                Some(("contradicts", "error"))
+            ),
+            (
+                "orcav5-fp8-h200-vllm-agentic".into(),
+                "dram".into(),
+                s("simple"),
+                Some(("equivalent", "info"))
+            ),
+            (
+                "orcav5-fp8-h200-vllm-agentic".into(),
+                "none".into(),
+                None,
+                None
+            ),
+        ],
+        "{out}"
+    );
 }

@@ -185,3 +185,96 @@ fn a_side_own_options_win_over_a_borrowed_release() {
         .collect();
     assert!(keys.contains(&"tp_size"), "{keys:?}");
 }
+
+/// A docs placeholder that stands for arguments (`<other args>`, `sglang
+/// serve <use args below>`) is no word of the command: it is set aside, what
+/// the command writes is compared, and every option it does not write is
+/// left to the reader (unknown with that reason; MAJOR ones the recipe sets
+/// are errors), never read at its default and never an input error.
+#[test]
+fn a_placeholder_for_arguments_leaves_the_unwritten_options_to_the_reader() {
+    let found = |launch: &str| -> (i32, Vec<Value>) {
+        let (code, out, err) = run(&[
+            "compare",
+            "fixtures/verdicts/docs-other-args.md",
+            "fixtures/verdicts/recipe-plain.sh",
+            "--docs-launch",
+            launch,
+            "--engine-version",
+            "0.34.0",
+            "--offline",
+            "--format",
+            "json",
+        ]);
+        let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+        (
+            code,
+            doc["links"][0]["findings"].as_array().unwrap().clone(),
+        )
+    };
+    let by_key = |fs: &[Value], key: &str| fs.iter().find(|f| f["key"] == key).cloned();
+    let (code, fs) = found("1");
+    assert_eq!(code, 1);
+    let tp = by_key(&fs, "tp_size").expect("tp_size");
+    assert_eq!(
+        (tp["kind"].as_str(), tp["severity"].as_str()),
+        (Some("missing"), Some("error"))
+    );
+    let why = tp["docs"]["reason"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("the placeholder `<other args>` at fixtures/verdicts/docs-other-args.md:9:3")
+            && why.contains("leaves it to the reader"),
+        "{tp:#}"
+    );
+    // What both write alike is compared as written, not left open.
+    assert!(
+        by_key(&fs, "speculative_config.method").is_none(),
+        "{fs:#?}"
+    );
+    // The options neither side writes are one finding, not hundreds.
+    let open = by_key(&fs, "args:*").expect("args:*");
+    assert_eq!(open["kind"], "unknown");
+    assert!(
+        !fs.iter()
+            .any(|f| f["key"] == "dtype" || f["key"] == "kv_cache_dtype"),
+        "{fs:#?}"
+    );
+    // A placeholder the parser would take as the model stands for arguments
+    // when its words say so; the required model is left to the reader too.
+    let (code, fs) = found("2");
+    assert_eq!(code, 1);
+    let model = by_key(&fs, "model").expect("model");
+    assert_eq!(model["kind"], "missing");
+    assert!(!fs.iter().any(|f| f["kind"] == "startup-error"), "{fs:#?}");
+}
+
+/// In a docs space, such a partial command is not a deployment: it is
+/// listed as not paired, with the placeholder, and the page is read.
+#[test]
+fn a_partial_command_is_not_paired_and_says_why() {
+    let (code, out, err) = run(&[
+        "check",
+        "--docs-root",
+        "fixtures/verdicts/partial/docs",
+        "--inferencex",
+        "fixtures/inferencex",
+        "--no-checkpoint-facts",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let partial: Vec<&str> = doc["coverage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] == "docs-unpaired")
+        .map(|c| c["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(partial.len(), 2, "{partial:?}");
+    assert!(
+        partial[0].contains("a partial command: the placeholder `<other args>`"),
+        "{partial:?}"
+    );
+    assert!(partial[1].contains("`<use args below>`"), "{partial:?}");
+}

@@ -326,6 +326,7 @@ impl Refusal {
             set_aside: Vec::new(),
             unlisted: Default::default(),
             env_open: None,
+            args_open: None,
         }
     }
 }

@@ -6,9 +6,18 @@
 //! names no single written word of the command (a check over the whole argv,
 //! a word of a `--config` file, a word that an expansion shares with others)
 //! stays a refusal of the whole command.
+//!
+//! A docs placeholder the parser cannot place (`sglang serve --model-path M
+//! <other args>`: a word that stands for arguments the reader writes) is set
+//! aside the same way, without a refusal: the command is then open
+//! ([`Resolved::args_open`]), and every option it does not write is unknown,
+//! left to the reader, rather than at its default.
 
-use crate::launch::{Launch, Token};
-use crate::resolved::{Entry, ResolveOptions, Resolved, StartupError, Val, ValueSource};
+use crate::error::Error;
+use crate::launch::{Launch, Provenance, Token};
+use crate::resolved::{
+    Entry, ResolveOptions, Resolved, StartupError, Val, ValueSource, args_open_reason,
+};
 
 use super::{Engine, PARSER_RULE, Refusal, ResolveError};
 
@@ -25,15 +34,72 @@ pub fn resolve_rest(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, 
     };
     let mut current = launch.clone();
     let mut refusals: Vec<(Refusal, Vec<String>, String)> = Vec::new();
+    let mut placeholders: Vec<String> = Vec::new();
+    // Whether the required options were filled in as left to the reader
+    // (once: a second such refusal stands).
+    let mut filled_required = false;
+    // A placeholder whose words name arguments (`<use args below>`) stands
+    // for them wherever it is, even where the parser would take it as a
+    // value (`sglang serve <use args below>` is no model).
+    current.argv.retain(|t| {
+        let stands_for_args = t.is_placeholder() && names_arguments(&t.text);
+        if stands_for_args {
+            placeholders.push(format!("the placeholder `{}` at {}", t.text, t.span));
+        }
+        !stands_for_args
+    });
     loop {
         let refusal = match super::resolve_outcome(&current, opts) {
             Ok(mut r) => {
                 mark_refused(&mut r, &refusals);
+                if !placeholders.is_empty() {
+                    open_args(&mut r, &placeholders.join(", "));
+                }
                 return Ok(r);
             }
             Err(ResolveError::Refused(refusal)) => refusal,
+            Err(ResolveError::Failed(Error::Input { span, message })) => {
+                let at = current
+                    .argv
+                    .iter()
+                    .position(|t| t.span == span && t.is_placeholder());
+                match at {
+                    Some(i) if refusals.len() + placeholders.len() < MAX_SET_ASIDE => {
+                        let t = current.argv.remove(i);
+                        placeholders.push(format!("the placeholder `{}` at {}", t.text, t.span));
+                        continue;
+                    }
+                    _ => return Err(ResolveError::Failed(Error::Input { span, message })),
+                }
+            }
             Err(e) => return Err(e),
         };
+        // An open command leaves its required options to the reader too.
+        if !placeholders.is_empty()
+            && !filled_required
+            && let Some(names) = required_options(&refusal.message)
+        {
+            filled_required = true;
+            let reason = args_open_reason(&placeholders.join(", "));
+            for name in names {
+                let word = |text: &str, provenance| Token {
+                    text: text.to_string(),
+                    span: refusal.span.clone(),
+                    provenance,
+                };
+                if name.starts_with('-') {
+                    current.argv.push(word(&name, Provenance::Literal));
+                }
+                let value = format!("<{}>", name.trim_start_matches('-'));
+                current.argv.push(word(
+                    &value,
+                    Provenance::Unknown {
+                        reason: reason.clone(),
+                    },
+                ));
+            }
+            continue;
+        }
         if refusals.len() >= MAX_SET_ASIDE {
             return Err(ResolveError::Refused(first_or(refusals, refusal)));
         }
@@ -109,6 +175,65 @@ fn keys_of(engine: &dyn Engine, option: &str) -> Vec<String> {
             .collect(),
         Err(super::KeyError::Unknown { .. }) => Vec::new(),
     }
+}
+
+/// The words that make a placeholder stand for arguments rather than for
+/// one value (`<other args>`, `<use args below>`, `<extra flags>`).
+const ARGUMENT_WORDS: &[&str] = &[
+    "arg",
+    "args",
+    "argument",
+    "arguments",
+    "flag",
+    "flags",
+    "option",
+    "options",
+    "param",
+    "params",
+    "parameters",
+];
+
+/// The options an argparse "the following arguments are required: A/B, C"
+/// refusal names, each by its first option string.
+fn required_options(message: &str) -> Option<Vec<String>> {
+    let (_, list) = message.split_once("the following arguments are required: ")?;
+    let names: Vec<String> = list
+        .split(", ")
+        .filter_map(|n| n.split('/').next())
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .collect();
+    (!names.is_empty()).then_some(names)
+}
+
+/// Whether a placeholder's words name arguments (see [`ARGUMENT_WORDS`]).
+fn names_arguments(placeholder: &str) -> bool {
+    placeholder
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| ARGUMENT_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+}
+
+/// Opens a resolution whose command holds argument placeholders (`cause`
+/// names them): every option it does not write (not on the command line, in
+/// its environment or from the context) is unknown, left to the reader.
+fn open_args(r: &mut Resolved, cause: &str) {
+    let reason = args_open_reason(cause);
+    for (key, e) in r.values.iter_mut() {
+        if key.starts_with("env:")
+            || matches!(
+                e.source,
+                ValueSource::Cli | ValueSource::Env | ValueSource::Context | ValueSource::Unknown
+            )
+        {
+            continue;
+        }
+        e.val = Val::unknown(reason.clone());
+        e.source = ValueSource::Unknown;
+        e.spans.clear();
+        e.rules.clear();
+        e.written = None;
+    }
+    r.args_open = Some(cause.to_string());
 }
 
 /// Records each refusal as a startup error at its word, first met first, and

@@ -354,6 +354,9 @@ pub(super) fn every_selection(
                             .join(","),
                     ));
                 }
+                if let Some(k) = &c.kv_offload {
+                    selection.push(("kv_offload".to_string(), k.clone()));
+                }
                 let (launches, error) = match c.launch() {
                     Ok(l) => (vec![l], None),
                     Err(e) => (Vec::new(), Some(e)),
@@ -511,6 +514,7 @@ fn compose_recipe(path: &Path, source: &Arc<Source>, opts: &Options) -> Result<E
             "scope" => scope = hardware_scope(v)?,
             "variant" => sel.variant = Some(v.clone()),
             "strategy" => sel.strategy = Some(v.clone()),
+            "kv_offload" => sel.kv_offload = Some(v.clone()).filter(|v| !v.is_empty()),
             "features" => {
                 sel.features = v
                     .split(',')
@@ -521,7 +525,7 @@ fn compose_recipe(path: &Path, source: &Arc<Source>, opts: &Options) -> Result<E
             }
             other => {
                 return Err(Error::usage(format!(
-                    "--select {other}=...: a vLLM recipe takes hardware, variant, strategy, features, scope and view"
+                    "--select {other}=...: a vLLM recipe takes hardware, variant, strategy, features, kv_offload, scope and view"
                 )));
             }
         }

@@ -281,7 +281,7 @@ fn place_start(launch: &mut Launch, flat: &Flat<'_>, page: &Source) {
 
 /// Why a placeholder's value is unknown.
 fn placeholder_reason(text: &str) -> String {
-    format!("a placeholder ({text}) that the reader fills in")
+    crate::launch::placeholder_reason(text)
 }
 
 /// The placeholders of a launch keep their written text: a word that is a

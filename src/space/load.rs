@@ -66,6 +66,7 @@ impl Loader<'_> {
             Err(engine::ResolveError::Failed(e)) => return Err(e),
         };
         let mut identity = identity_of(&launch, &resolved, &self.families);
+        identity.partial = resolved.args_open.clone();
         // Pairing reports what its release refuses (`startup-error`); a
         // command refused whole starts no server, so it is not paired.
         let refusal = (!resolved.startup_errors.is_empty()).then(|| Refusal {

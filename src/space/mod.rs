@@ -55,6 +55,11 @@ pub struct Identity {
     /// so its model and shape are not read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// Set when the command holds a placeholder that stands for arguments
+    /// the reader writes (`<other args>`): which one. Such a partial command
+    /// shows some options, not a deployment, so it is not paired.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<String>,
 }
 
 impl Identity {
@@ -62,6 +67,11 @@ impl Identity {
     pub fn incomplete(&self) -> Option<String> {
         if let Some(why) = &self.refused {
             return Some(why.clone());
+        }
+        if let Some(cause) = &self.partial {
+            return Some(format!(
+                "a partial command: {cause} leaves its other arguments to the reader"
+            ));
         }
         match (&self.family, &self.hardware) {
             (None, _) => Some("its model is not known from the text".into()),
@@ -383,6 +393,9 @@ struct Read {
     key: String,
     #[serde(rename = "as")]
     form: Form,
+    /// With `as: on`: on only when the value is one of these.
+    #[serde(default, rename = "in")]
+    one_of: Vec<String>,
 }
 
 #[derive(Deserialize, Clone, Copy)]
@@ -530,6 +543,7 @@ pub fn identity_of(
                 .unwrap_or_else(|| h.value.to_ascii_lowercase())
         }),
         refused: None,
+        partial: None,
     }
 }
 
@@ -599,6 +613,9 @@ fn read_shape(resolved: &Resolved, reads: &[Read]) -> ShapeValue {
         };
         match r.form {
             Form::Value => value = Some(crate::resolved::display_value(v)),
+            Form::On if !r.one_of.is_empty() => {
+                any_on |= v.as_str().is_some_and(|s| r.one_of.iter().any(|o| o == s))
+            }
             Form::On => any_on |= is_on(v),
             Form::Gt1 => any_on |= v.as_f64().is_some_and(|n| n > 1.0),
         }

@@ -320,6 +320,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super
         },
         unlisted: common::open_env_unlisted(launch).into_iter().collect(),
         env_open: launch.env_open.clone(),
+        args_open: None,
     })
 }
 

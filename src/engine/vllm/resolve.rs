@@ -384,6 +384,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
         },
         unlisted,
         env_open: launch.env_open.clone(),
+        args_open: None,
     })
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::format::{docker_run, format_command};
 use super::layer::{EnvEntry, Layer, Word, assign_env, push_args, set_env};
 use super::recipe::{MUTEX, Recipe, generation_block, hardware_keyed};
-use super::taxonomy::{HardwareProfile, StrategySpec, Taxonomy};
+use super::taxonomy::{HardwareProfile, KvOffloadOption, StrategySpec, Taxonomy};
 use super::yaml::{Node, Val, js_num};
 use super::{Composed, EnabledFeature, HardwareScope, InstallMode, Selection, list};
 use crate::error::Error;
@@ -352,6 +352,10 @@ impl Recipe {
                 "strategy {strategy_name} vanished from the taxonomy"
             ))
         })?;
+        let kv = match &sel.kv_offload {
+            Some(key) => Some(self.resolve_kv_offload(tax, key, spec, hw)?),
+            None => None,
+        };
         let layers = Layers {
             root: &self.root,
             variant,
@@ -359,6 +363,7 @@ impl Recipe {
             sn: &strategy_name,
             hw,
             so: self.root.path(&["strategy_overrides", &strategy_name]),
+            kv,
         };
         let (args, emitted, parallel) = layers.args(spec, &enabled, &picks)?;
         let env = layers.env(spec)?;
@@ -419,6 +424,7 @@ impl Recipe {
             strategy: Some(strategy_name.clone()),
             hardware: hw.id.clone(),
             features: sel.features.clone(),
+            kv_offload: kv.map(|o| o.key.clone()),
         };
         let source = Arc::new(Source::new(
             Origin::Rendered {
@@ -441,6 +447,7 @@ impl Recipe {
             verified: self.hardware_status_of(&hw.id).as_deref() == Some("verified"),
             precision: variant.get("precision").and_then(Node::scalar_string),
             features: emitted,
+            kv_offload: kv.map(|o| o.key.clone()),
             parallel,
             model_id,
             env,
@@ -457,6 +464,77 @@ impl Recipe {
             fits_single_node: Recipe::fits_single_node(variant, hw),
             platform: hw.platform(),
         })
+    }
+
+    /// The KV-offload option a selection names, behind the site's three gates
+    /// (strategy, recipe, brand). Where the site would silently drop a gated
+    /// option, a named one is an input error with the gate's reason: the
+    /// reader cannot get that command.
+    fn resolve_kv_offload<'t>(
+        &self,
+        tax: &'t Taxonomy,
+        key: &str,
+        spec: &StrategySpec,
+        hw: &HardwareProfile,
+    ) -> Result<&'t KvOffloadOption, Error> {
+        let Some(option) = tax.kv_offload_option(key) else {
+            let keys: Vec<String> = tax.kv_offload.iter().map(|o| o.key.clone()).collect();
+            let store = if key.contains("mooncake") || key.starts_with("kv_store") {
+                "; a Mooncake KV store (kv_store/, deploy_type kv_store_lb) is a multi-instance deployment with a router, which recipe-drift does not compose"
+            } else {
+                ""
+            };
+            return Err(Error::input(
+                tax.kv_offload_span.clone(),
+                format!(
+                    "unknown kv_offload option `{key}`; the composing options of {} are: {}{store}",
+                    tax.path.display(),
+                    list(&keys)
+                ),
+            ));
+        };
+        let why = match option.refusal(spec, hw) {
+            Some(why) => Some((option.span.clone(), why)),
+            None => self.kv_offload_refusal(option).map(|why| {
+                let at = self
+                    .root
+                    .path(&["kv_offload_support", key])
+                    .map_or_else(|| self.start.clone(), |n| n.span.clone());
+                (at, why)
+            }),
+        };
+        match why {
+            Some((span, why)) => Err(Error::input(
+                span,
+                format!(
+                    "kv_offload `{key}` is not offered for {} / {}: {why}",
+                    hw.id, spec.name
+                ),
+            )),
+            None => Ok(option),
+        }
+    }
+
+    /// The KV-offload options the site offers for a strategy and hardware:
+    /// off first, then each option that passes the gates, in file order.
+    fn kv_offload_choices(
+        &self,
+        tax: &Taxonomy,
+        strategy: &str,
+        hw: &HardwareProfile,
+    ) -> Vec<Option<String>> {
+        let mut out = vec![None];
+        if let Some(spec) = tax.strategy(strategy) {
+            out.extend(
+                tax.kv_offload
+                    .iter()
+                    .filter(|o| {
+                        o.refusal(spec, hw).is_none() && self.kv_offload_refusal(o).is_none()
+                    })
+                    .map(|o| Some(o.key.clone())),
+            );
+        }
+        out
     }
 
     fn install_mode(&self, hw: &HardwareProfile) -> InstallMode {
@@ -626,6 +704,7 @@ impl Recipe {
                 for s in strategies {
                     let mut seen: std::collections::BTreeSet<Vec<(String, Option<String>)>> =
                         std::collections::BTreeSet::new();
+                    let kv_choices = self.kv_offload_choices(tax, &s, hw);
                     for clicks in self.feature_clicks(hw, &vk, v, &s)? {
                         let (enabled, picks) = self.resolve_features(hw, &vk, &s, &clicks)?;
                         let state: Vec<(String, Option<String>)> = enabled
@@ -647,20 +726,23 @@ impl Recipe {
                         if !seen.insert(state) {
                             continue;
                         }
-                        if out.len() >= MAX_SELECTIONS {
-                            return Err(Error::input(
-                                self.span_of(&["features"]),
-                                format!(
-                                    "this recipe offers more than {MAX_SELECTIONS} selections (the --all-selections budget); compose one selection with --select instead"
-                                ),
-                            ));
+                        for kv in &kv_choices {
+                            if out.len() >= MAX_SELECTIONS {
+                                return Err(Error::input(
+                                    self.span_of(&["features"]),
+                                    format!(
+                                        "this recipe offers more than {MAX_SELECTIONS} selections (the --all-selections budget); compose one selection with --select instead"
+                                    ),
+                                ));
+                            }
+                            out.push(Selection {
+                                variant: Some(vk.clone()),
+                                strategy: Some(s.clone()),
+                                hardware: hw.id.clone(),
+                                features: clicks.clone(),
+                                kv_offload: kv.clone(),
+                            });
                         }
-                        out.push(Selection {
-                            variant: Some(vk.clone()),
-                            strategy: Some(s.clone()),
-                            hardware: hw.id.clone(),
-                            features: clicks,
-                        });
                     }
                 }
             }
@@ -851,6 +933,8 @@ struct Layers<'a> {
     sn: &'a str,
     hw: &'a HardwareProfile,
     so: Option<&'a Node>,
+    /// The composing KV-offload option, already gated.
+    kv: Option<&'a KvOffloadOption>,
 }
 
 impl<'a> Layers<'a> {
@@ -1015,6 +1099,11 @@ impl<'a> Layers<'a> {
                 mode: None,
             });
         }
+        // 8b: the composing KV-offload option, last so that its
+        // `--kv-transfer-config` wins the de-duplication.
+        if let Some(kv) = self.kv {
+            args.extend(kv.words.iter().cloned());
+        }
         Ok((args, emitted, (flag, size)))
     }
 
@@ -1039,6 +1128,10 @@ impl<'a> Layers<'a> {
             &mut env,
         )?;
         for e in &spec.env_entries {
+            set_env(&mut env, &e.name, e.value.clone(), e.layer.clone());
+        }
+        // The composing option's environment, after the strategy's.
+        for e in self.kv.iter().flat_map(|k| &k.env_entries) {
             set_env(&mut env, &e.name, e.value.clone(), e.layer.clone());
         }
         if let Some(so) = self.so {

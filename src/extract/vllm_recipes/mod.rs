@@ -38,7 +38,7 @@ mod yaml;
 
 pub use layer::{EnvEntry, Layer};
 pub use recipe::{Guide, Recipe};
-pub use taxonomy::{HardwareProfile, StrategySpec, Taxonomy};
+pub use taxonomy::{HardwareProfile, KvOffloadOption, StrategySpec, Taxonomy};
 
 // ---------------------------------------------------------------------------
 // Selections and the composed command.
@@ -59,6 +59,9 @@ pub struct Selection {
     /// mutually exclusive partner), `name:mode` also picks the mode of a
     /// single-select feature, `-name` turns a feature off. Empty = defaults.
     pub features: Vec<String>,
+    /// The "KV Offload" row's composing option (`taxonomy.yaml:
+    /// kv_offload.<key>`); `None` = off, the site's default.
+    pub kv_offload: Option<String>,
 }
 
 impl Selection {
@@ -74,6 +77,9 @@ impl Selection {
         parts.push(format!("hardware={}", self.hardware));
         if !self.features.is_empty() {
             parts.push(format!("features={}", self.features.join(",")));
+        }
+        if let Some(k) = &self.kv_offload {
+            parts.push(format!("kv_offload={k}"));
         }
         parts.join(" ")
     }
@@ -126,6 +132,8 @@ pub struct Composed {
     pub precision: Option<String>,
     /// Features that contributed arguments, in emission order.
     pub features: Vec<EnabledFeature>,
+    /// The KV-offload option whose arguments and environment were composed.
+    pub kv_offload: Option<String>,
     /// The parallel flag and the size the site put after the strategy args.
     pub parallel: (String, String),
     /// The served model id (the first word of `argv`).

@@ -453,6 +453,29 @@ impl Recipe {
             .collect()
     }
 
+    /// Why the recipe does not offer a KV-offload option (the site's recipe
+    /// gate: `kv_offload_support.<key>: unsupported` opts out; an option that
+    /// `requires_opt_in` is offered only where the recipe lists it
+    /// `verified`), or `None` when it does.
+    pub(super) fn kv_offload_refusal(&self, option: &super::KvOffloadOption) -> Option<String> {
+        let support = self
+            .root
+            .path(&["kv_offload_support", &option.key])
+            .and_then(Node::scalar_string);
+        match support.as_deref() {
+            Some("unsupported") => Some(format!(
+                "the recipe marks it unsupported (kv_offload_support.{})",
+                option.key
+            )),
+            Some("verified") => None,
+            _ if option.requires_opt_in => Some(format!(
+                "it requires opt-in and the recipe does not list it verified under kv_offload_support.{}",
+                option.key
+            )),
+            _ => None,
+        }
+    }
+
     pub(super) fn feature_allowed_for_strategy(feat: &Node, strategy: &str) -> bool {
         match feat.get("strategies") {
             Some(Node {

@@ -157,6 +157,99 @@ impl StrategySpec {
     }
 }
 
+/// A composing option of the site's "KV Offload" row
+/// (`taxonomy.yaml: kv_offload.<key>`): arguments appended after the
+/// features and environment set after the strategy's, on the strategies,
+/// recipes and hardware brands its gates allow.
+#[derive(Debug, Clone, Serialize)]
+pub struct KvOffloadOption {
+    /// The option key (`simple`, `offloading_cpu`, `lmcache`, ...).
+    pub key: String,
+    /// The strategies it may run under (`None`: every serving strategy).
+    pub strategies: Option<Vec<String>>,
+    /// The hardware brands it is offered on (`None`: every brand).
+    pub brands: Option<Vec<String>>,
+    /// Fail-closed: offered only where the recipe lists it `verified` under
+    /// `kv_offload_support`.
+    pub requires_opt_in: bool,
+    /// Its arguments, in order.
+    pub args: Vec<String>,
+    #[serde(skip)]
+    pub(super) words: Vec<Word>,
+    #[serde(skip)]
+    pub(super) env_entries: Vec<EnvEntry>,
+    /// Where the option's key is written in `taxonomy.yaml`.
+    #[serde(skip)]
+    pub(super) span: Span,
+}
+
+impl KvOffloadOption {
+    fn from_node(key: &str, span: &Span, node: &Node) -> Result<KvOffloadOption, Error> {
+        let layer = format!("kv_offload.{key}");
+        let mut words = Vec::new();
+        push_args(node.get("args"), &format!("{layer}.args"), &mut words)?;
+        let mut env_entries = Vec::new();
+        assign_env(node.get("env"), &format!("{layer}.env"), &mut env_entries)?;
+        // An allowlist that is absent or empty allows everything (the site's
+        // `!Array.isArray(allow) || allow.length === 0`).
+        let allowlist = |name: &str| -> Option<Vec<String>> {
+            match node.get(name) {
+                Some(Node {
+                    val: Val::Seq(items),
+                    ..
+                }) if !items.is_empty() => {
+                    Some(items.iter().filter_map(Node::scalar_string).collect())
+                }
+                _ => None,
+            }
+        };
+        Ok(KvOffloadOption {
+            key: key.to_string(),
+            strategies: allowlist("strategies"),
+            brands: allowlist("brands"),
+            requires_opt_in: node.get("requires_opt_in").is_some_and(Node::truthy),
+            args: words.iter().map(|w| w.text.clone()).collect(),
+            words,
+            env_entries,
+            span: span.clone(),
+        })
+    }
+
+    /// Why the option is not offered under this strategy and on this
+    /// hardware (the site's strategy and brand gates), or `None` when it is.
+    /// The recipe's own gate is [`super::Recipe`]'s.
+    pub(super) fn refusal(&self, strategy: &StrategySpec, hw: &HardwareProfile) -> Option<String> {
+        if matches!(
+            strategy.deploy_type.as_deref(),
+            Some("pd_cluster" | "kv_store_lb")
+        ) {
+            return Some(format!(
+                "strategy {} owns --kv-transfer-config itself",
+                strategy.name
+            ));
+        }
+        if let Some(allow) = &self.strategies
+            && !allow.contains(&strategy.name)
+        {
+            return Some(format!(
+                "it runs under {} only, not {}",
+                allow.join(", "),
+                strategy.name
+            ));
+        }
+        if let Some(allow) = &self.brands
+            && !hw.brand.as_ref().is_some_and(|b| allow.contains(b))
+        {
+            return Some(format!(
+                "it is offered on {} hardware only, not {}",
+                allow.join(", "),
+                hw.brand.as_deref().unwrap_or("a profile without a brand")
+            ));
+        }
+        None
+    }
+}
+
 /// The site's controlled vocabulary: hardware profiles from `taxonomy.yaml`
 /// and strategy definitions from the `strategies/` folder beside it.
 #[derive(Debug, Clone, Serialize)]
@@ -170,6 +263,11 @@ pub struct Taxonomy {
     /// The `strategies/` folder read, or `None` when the built-in single-node
     /// definitions are used.
     pub strategies_dir: Option<PathBuf>,
+    /// The composing options of the "KV Offload" row, in file order.
+    pub kv_offload: Vec<KvOffloadOption>,
+    /// Where `kv_offload` is written (the profiles' span when it is not).
+    #[serde(skip)]
+    pub(super) kv_offload_span: Span,
     #[serde(skip)]
     pub(super) profiles_span: Span,
 }
@@ -281,7 +379,24 @@ impl Taxonomy {
                 });
             }
         }
+        let mut kv_offload = Vec::new();
+        let kv_offload_span = root
+            .key_span("kv_offload")
+            .unwrap_or_else(|| profiles_span.clone());
+        if let Some(k) = root.get("kv_offload").filter(|k| k.truthy()) {
+            if !k.is_map() {
+                return Err(Error::input(
+                    k.span.clone(),
+                    "`kv_offload` must be a mapping of option keys",
+                ));
+            }
+            for (key, span, node) in k.entries() {
+                kv_offload.push(KvOffloadOption::from_node(key, span, node)?);
+            }
+        }
         Ok(Taxonomy {
+            kv_offload,
+            kv_offload_span,
             path: match &source.origin {
                 Origin::File(p) => p.clone(),
                 other => PathBuf::from(other.label()),
@@ -296,6 +411,11 @@ impl Taxonomy {
     /// The profile of a hardware id.
     pub fn profile(&self, id: &str) -> Option<&HardwareProfile> {
         self.hardware.iter().find(|h| h.id == id)
+    }
+
+    /// The composing KV-offload option of a key.
+    pub fn kv_offload_option(&self, key: &str) -> Option<&KvOffloadOption> {
+        self.kv_offload.iter().find(|o| o.key == key)
     }
 
     /// The definition of a strategy id.
