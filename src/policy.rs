@@ -103,6 +103,40 @@ pub enum UnknownRule {
     Warning,
 }
 
+/// The built-in table (`policy.yaml`): groups of key patterns, each with its
+/// class and the reason for it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Builtin {
+    groups: Vec<Group>,
+}
+
+/// One group of the built-in table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Group {
+    class: Class,
+    why: String,
+    keys: Vec<String>,
+}
+
+fn builtin() -> &'static (ClassLists, Vec<Group>) {
+    static B: std::sync::OnceLock<(ClassLists, Vec<Group>)> = std::sync::OnceLock::new();
+    B.get_or_init(|| {
+        let b: Builtin = serde_saphyr::from_str(BUILTIN).expect("bundled policy.yaml is valid");
+        let mut lists = ClassLists::default();
+        for g in &b.groups {
+            let list = match g.class {
+                Class::Major => &mut lists.major,
+                Class::Minor => &mut lists.minor,
+                Class::Ignore => &mut lists.ignore,
+            };
+            list.extend(g.keys.iter().cloned());
+        }
+        (lists, b.groups)
+    })
+}
+
 /// The effective policy: user overrides, then the built-in table.
 #[derive(Debug)]
 pub struct Policy {
@@ -123,8 +157,7 @@ impl Default for Policy {
 impl Policy {
     /// The built-in policy with a config file's overrides on top.
     pub fn with_overrides(user: ClassLists) -> Policy {
-        let builtin: ClassLists =
-            serde_saphyr::from_str(BUILTIN).expect("bundled policy.yaml is valid");
+        let builtin = builtin().0.clone();
         Policy {
             unknown: user.unknown.unwrap_or_default(),
             user,
@@ -169,6 +202,35 @@ impl Policy {
             m.insert(key.to_string(), c);
         }
         c
+    }
+
+    /// Why a key has its class: the config's override, or the reason of the
+    /// built-in group whose pattern decides it (`None` when no pattern does:
+    /// minor by default).
+    pub fn reason(&self, key: &str) -> Option<String> {
+        for exact in [true, false] {
+            if lookup(&self.user, key, exact).is_some() {
+                return Some("set by the config's `policy:`".into());
+            }
+            if lookup(&self.builtin, key, exact).is_some() {
+                let hit = |p: &String| {
+                    if exact {
+                        !p.contains('*') && p == key
+                    } else {
+                        p.contains('*') && glob(p, key)
+                    }
+                };
+                // The group of the class `lookup` chose (MAJOR, then ignored,
+                // then minor), as `class_uncached` decides it.
+                let class = lookup(&self.builtin, key, exact)?;
+                return builtin()
+                    .1
+                    .iter()
+                    .find(|g| g.class == class && g.keys.iter().any(hit))
+                    .map(|g| g.why.clone());
+            }
+        }
+        None
     }
 
     fn class_uncached(&self, key: &str) -> Class {
@@ -270,6 +332,24 @@ mod tests {
         ] {
             assert_eq!(p.class(key), Class::Minor, "{key}");
         }
+    }
+
+    #[test]
+    fn every_builtin_key_has_a_reason() {
+        let p = Policy::default();
+        for g in &builtin().1 {
+            assert!(!g.why.trim().is_empty());
+            for k in &g.keys {
+                let key = k.replace('*', "x");
+                assert_eq!(p.reason(&key).as_deref(), Some(g.why.as_str()), "{k}");
+            }
+        }
+        assert!(
+            p.reason("kv_transfer_config.kv_connector")
+                .unwrap()
+                .contains("KV cache tier")
+        );
+        assert_eq!(p.reason("no_such_key"), None);
     }
 
     #[test]

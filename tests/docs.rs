@@ -121,20 +121,37 @@ fn rule_reference() -> String {
         }
     }
     // Policy classes.
-    out.push_str("## Policy classes\n\nThe built-in class of every canonical key (`src/policy.yaml`): exact names win over `*` patterns, and a key that matches nothing is minor. A config's `policy:` overrides them.\n\n");
+    out.push_str("## Policy classes\n\nThe built-in class of every canonical key (`src/policy.yaml`), in groups, each with the reason for its class (`recipe-drift explain KEY` prints it too). MAJOR follows InferenceX's sign-off definition (`.github/codeowner-signoff-verify-prompt.md`, check 3(c)). Exact names win over `*` patterns, and a key that matches nothing is minor. A config's `policy:` overrides them.\n\n");
     let policy = yaml("src/policy.yaml");
+    let groups = policy["groups"].as_array().unwrap();
     for class in ["major", "minor", "ignore"] {
-        let entries: Vec<String> = policy[class]
-            .as_array()
-            .map(|a| a.iter().map(|e| format!("`{}`", inline(e))).collect())
-            .unwrap_or_default();
+        let rows: Vec<&serde_json::Value> = groups.iter().filter(|g| g["class"] == class).collect();
+        let count: usize = rows
+            .iter()
+            .map(|g| g["keys"].as_array().map_or(0, Vec::len))
+            .sum();
         let title = match class {
             "major" => "MAJOR",
             "minor" => "minor",
             _ => "ignored",
         };
-        let _ = writeln!(out, "### {title} ({} entries)\n", entries.len());
-        let _ = writeln!(out, "{}\n", entries.join(", "));
+        let _ = writeln!(out, "### {title} ({count} entries)\n");
+        out.push_str("| keys | why |\n| --- | --- |\n");
+        for g in rows {
+            let keys: Vec<String> = g["keys"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| format!("`{}`", inline(e)))
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {} | {} |",
+                keys.join(", "),
+                inline(&g["why"]).replace('|', "\\|")
+            );
+        }
+        out.push('\n');
     }
     // Engine rules.
     for (engine, file) in [

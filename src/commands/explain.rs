@@ -27,6 +27,9 @@ pub fn explain(keys: &[String]) -> Result<String, Error> {
             Class::Ignore => "ignored",
         };
         let _ = writeln!(out, "{key}: {class}");
+        if let Some(why) = policy.reason(&key) {
+            let _ = writeln!(out, "  why {class}: {why}");
+        }
         for e in engine::registry() {
             for line in e.explain(&key) {
                 let _ = writeln!(out, "{line}");
