@@ -579,3 +579,66 @@ fn adversary_an_environment_block_reaches_its_own_tabs_command() {
     let got = launches("x.mdx", page).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(got, [["--model-path", "m", "--tp", "4"]], "{page}");
 }
+
+/// Adversary round 5b (class 3): a JSX attribute value may span lines in
+/// MDX (`<div title="` ... `">`), and what it holds is a string, never
+/// Markdown: `@mdx-js/mdx` 3 renders no `<pre>` for a fence inside it (the
+/// page oracle shows only the `--tp ${TP:-4}` block). recipe-drift reads
+/// the fence as an Environment block, passes `TP=8` to the visible command
+/// and says no drift against a recipe at `--tp 8`.
+#[test]
+#[ignore = "adversary round 5b: a fence inside a multi-line JSX attribute value is read as a code block"]
+fn adversary_fence_in_a_jsx_attribute_value_is_not_a_block() {
+    for (open, close) in [("<div title=\"", "\" />"), ("<div data-x='", "'>\n</div>")] {
+        let page = format!(
+            "# Page\n\n{open}\n```bash\nexport TP=8\n```\n{close}\n\n```bash\nsglang serve --model-path m --tp ${{TP:-4}}\n```\n"
+        );
+        let got = launches("x.mdx", &page);
+        if let Ok(got) = &got {
+            assert_eq!(got, &[["--model-path", "m", "--tp", "4"]], "{page}");
+        }
+        let (code, out) = compare("x.mdx", &page, "sglang serve --model-path m --tp 8\n");
+        assert_ne!(code, Some(0), "{page}\n{out}");
+    }
+}
+
+/// Adversary round 5b (class 3): an ESM block (`export ...`) is JavaScript
+/// up to the blank line where it parses; a fence inside its comment is no
+/// block (MDX renders only the `--tp ${TP:-4}` one). recipe-drift reads it
+/// and passes `TP=8` on: no drift against `--tp 8`. (`security.md` lists an
+/// ESM block holding a fence as not tracked; it is a false "no drift".)
+#[test]
+#[ignore = "adversary round 5b: a fence inside an MDX ESM block (export ... /* */) is read as a code block"]
+fn adversary_fence_in_an_esm_block_is_not_a_block() {
+    let page = "export const s = 1; /*\n```bash\nexport TP=8\n```\n*/\n\n# Page\n\n```bash\nsglang serve --model-path m --tp ${TP:-4}\n```\n";
+    if let Ok(got) = launches("x.mdx", page) {
+        assert_eq!(got, [["--model-path", "m", "--tp", "4"]], "{page}");
+    }
+    let (code, out) = compare("x.mdx", page, "sglang serve --model-path m --tp 8\n");
+    assert_ne!(code, Some(0), "{out}");
+}
+
+/// Adversary round 5b (class 3): a component that does not render its
+/// `children` shows none of the fences written inside it (React renders
+/// what the component returns). recipe-drift reads the fence inside
+/// `<Hide>` as the page's command: no drift against the recipe's `--tp 4`,
+/// though the reader sees no command at all, or (second page) sees `--tp 8`.
+#[test]
+#[ignore = "adversary round 5b: the children of a component that never renders them are read as the page's blocks"]
+fn adversary_children_a_component_drops_are_not_shown() {
+    let repo = Repo::new();
+    repo.write(
+        "docs/hide.jsx",
+        "export const Hide = ({ children }) => <div>nothing to see</div>;\n",
+    );
+    repo.write("recipe.sh", "sglang serve --model-path m --tp 4\n");
+    for tail in ["", "```bash\nsglang serve --model-path m --tp 8\n```\n"] {
+        repo.write(
+            "docs/page.mdx",
+            format!("import {{ Hide }} from './hide.jsx';\n\n<Hide>\n\n```bash\nsglang serve --model-path m --tp 4\n```\n\n</Hide>\n\n{tail}"),
+        );
+        let o = repo.run_deterministic(&["compare", "docs/page.mdx", "recipe.sh", "--offline"]);
+        o.assert_bounded().assert_no_leak();
+        assert_ne!(o.code, Some(0), "{}", o.both());
+    }
+}
