@@ -140,3 +140,40 @@ fn values_of_other_keys_stay_readable() {
     o.assert_bounded();
     assert!(o.stdout.contains("plainTemplate9"), "{}", o.both());
 }
+
+/// Adversary round 5b (class 6): a secret-named key inside a flow mapping
+/// that is itself a value, as the mapping's first key (`hf-overrides:
+/// {hf_token: ...}`), in a vLLM `--config` file is printed (in the finding, the diff and the excerpt),
+/// while the same key after another (`{a: 1, hf_token: ...}`), in a block
+/// mapping below `hf-overrides:`, or in a JSON argument on the command line
+/// is masked.
+#[test]
+#[ignore = "adversary round 5b: a secret-named key in a nested flow mapping of a YAML file is not collected"]
+fn adversary_secret_key_in_a_nested_flow_mapping_is_masked() {
+    for cfg in [
+        "hf-overrides: {hf_token: Fl0wNestedT0ken}\n",
+        "hf-overrides: {\"access_token\": \"Fl0wNestedT0ken\"}\n",
+        "hf-overrides: {api_key: Fl0wNestedT0ken, a: 1}\n",
+    ] {
+        let repo = Repo::new();
+        repo.write("docs.txt", "vllm serve org/m -tp 4\n");
+        repo.write("recipe.txt", "vllm serve org/m --config cfg.yaml -tp 4\n");
+        repo.write("cfg.yaml", cfg);
+        for format in ["human", "json"] {
+            let o = repo.run_deterministic(&[
+                "compare",
+                "docs.txt",
+                "recipe.txt",
+                "--offline",
+                "--format",
+                format,
+            ]);
+            o.assert_bounded().assert_no_leak();
+            assert!(
+                !o.stdout.contains("Fl0wNestedT0ken") && !o.stderr.contains("Fl0wNestedT0ken"),
+                "{cfg}: {format}: {}",
+                o.both()
+            );
+        }
+    }
+}

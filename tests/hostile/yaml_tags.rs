@@ -401,3 +401,24 @@ fn adversary_yaml11_line_breaks_in_the_inferencex_matrix() {
     assert!(o.stdout.contains("TP=4"), "{}", o.both());
     assert!(!o.stdout.contains("TP=8"), "{}", o.both());
 }
+
+/// Adversary round 5b (class 1): PyYAML's scanner takes only spaces as
+/// separation: a tab after `:`, after a value or before a `#` comment is
+/// `ScannerError: found character '\t' that cannot start any token`, so
+/// vLLM fails on the `--config` file and the recipe never starts.
+/// recipe-drift reads each as `tensor-parallel-size: 10` and says no drift
+/// against the docs' `-tp 10`.
+#[test]
+#[ignore = "adversary round 5b: a tab used as separation (PyYAML refuses it) is accepted by the YAML reader"]
+fn adversary_tabs_pyyaml_refuses_are_not_a_value() {
+    for yaml in [
+        "tensor-parallel-size:\t10\n",
+        "tensor-parallel-size: 10\t\n",
+        "tensor-parallel-size: 10\t# ten\n",
+        "model: org/m\ntensor-parallel-size: 10 \t\n",
+    ] {
+        let o = compare(&vllm_pair(yaml));
+        assert_ne!(o.code, Some(0), "{yaml:?}: {}", o.both());
+        assert!(o.both().contains("cfg.yaml:"), "{yaml:?}: {}", o.both());
+    }
+}
