@@ -351,3 +351,25 @@ fn adversary_styles_react_does_not_apply_hide_nothing() {
         assert_eq!(code, Some(0), "{src}\n{out}");
     }
 }
+
+/// Adversary round 5b (class 4): HTML set with `dangerouslySetInnerHTML`
+/// that a browser does not render: an inline `style` that hides (any case,
+/// any spelling the HTML parser decodes, `visibility: hidden` too), a
+/// `<dialog>` that is not open, a `<video>`'s fallback. The visible command
+/// is `--tp 8`; recipe-drift reads the hidden ` --tp 4` as well (the last
+/// `--tp` wins) and says no drift against the recipe's `--tp 4`.
+#[test]
+#[ignore = "adversary round 5b: inner HTML hidden by an inline style, a closed <dialog> or a <video> fallback is read as shown"]
+fn adversary_inner_html_hidden_by_style_is_not_read() {
+    for html in [
+        "'sglang serve --model-path m --tp 8<span style=\"display:none\"> --tp 4</span>'",
+        "'sglang serve --model-path m --tp 8<span style=\"DISPLAY: NONE\"> --tp 4</span>'",
+        "'sglang serve --model-path m --tp 8<span style=\"display:&#110;one\"> --tp 4</span>'",
+        "'sglang serve --model-path m --tp 8<span style=\"visibility:hidden\"> --tp 4</span>'",
+        "'sglang serve --model-path m --tp 8<dialog> --tp 4</dialog>'",
+        "'sglang serve --model-path m --tp 8<video> --tp 4</video>'",
+    ] {
+        let (code, out) = compare_tp4(&inner(html));
+        assert_ne!(code, Some(0), "{html}\n{out}");
+    }
+}

@@ -642,3 +642,55 @@ fn adversary_children_a_component_drops_are_not_shown() {
         assert_ne!(o.code, Some(0), "{}", o.both());
     }
 }
+
+/// A page whose first block (`--tp 4`) sits in `<open>` ... `</close>` and
+/// whose second block (`--tp 8`) is outside it.
+fn hidden_then_shown(open: &str, close: &str) -> String {
+    format!(
+        "{open}\n\n```bash\nsglang serve --model-path m --tp 4\n```\n\n{close}\n\n```bash\nsglang serve --model-path m --tp 8\n```\n"
+    )
+}
+
+/// Adversary round 5b (classes 2 and 3): elements a browser does not show
+/// that the page reader does not recognise as hidden: CSS other than
+/// `display: none` (`visibility: hidden`), a style attribute whose value
+/// holds a character reference (`display:&#110;one` is `display:none` to
+/// the HTML parser), and on MDX pages a `hidden` given by a spread
+/// (`{...{hidden: true}}`) or a style computed by an expression. The block
+/// inside is read as a command of the page; it must be an error (as for
+/// `display: none`), or only the `--tp 8` block is the page's.
+#[test]
+#[ignore = "adversary round 5b: hiding by visibility, character references, JSX spreads or computed styles is not recognised on pages"]
+fn adversary_other_hiding_on_pages_is_recognised() {
+    for (name, open, close) in [
+        ("a.md", "<div style=\"visibility:hidden\">", "</div>"),
+        ("b.md", "<div style=\"display:&#110;one\">", "</div>"),
+        ("c.mdx", "<div style={{visibility: 'hidden'}}>", "</div>"),
+        ("d.mdx", "<div {...{hidden: true}}>", "</div>"),
+        ("e.mdx", "<div style={{display: 'no' + 'ne'}}>", "</div>"),
+        ("f.mdx", "<div style={{['display']: 'none'}}>", "</div>"),
+    ] {
+        let page = hidden_then_shown(open, close);
+        if let Ok(got) = launches(name, &page) {
+            assert_eq!(got, [["--model-path", "m", "--tp", "8"]], "{name}: {page}");
+        }
+    }
+}
+
+/// Adversary round 5b (classes 2 and 3): the other way, elements that look
+/// hidden but are shown are an error today (exit 2 on a good page): React
+/// omits `hidden={false}`, and of two `display` declarations in one style
+/// attribute the last wins (`display:none;display:block` is shown).
+#[test]
+#[ignore = "adversary round 5b: hidden={false} and an overridden display:none are taken as hiding (a false error)"]
+fn adversary_elements_that_only_look_hidden_on_pages_are_read() {
+    for (name, open) in [
+        ("a.mdx", "<div hidden={false}>"),
+        ("b.md", "<div style=\"display:none;display:block\">"),
+        ("c.mdx", "<div style={{display: 'none', display: 'block'}}>"),
+    ] {
+        let page = hidden_then_shown(open, "</div>");
+        let got = launches(name, &page).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(got.len(), 2, "{name}: {got:?}");
+    }
+}

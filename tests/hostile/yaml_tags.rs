@@ -422,3 +422,23 @@ fn adversary_tabs_pyyaml_refuses_are_not_a_value() {
         assert!(o.both().contains("cfg.yaml:"), "{yaml:?}: {}", o.both());
     }
 }
+
+/// Adversary round 5b (class 1): PyYAML's implicit resolvers give a plain
+/// `=` the tag `tag:yaml.org,2002:value` and a plain `<<` in a value the
+/// merge tag; `safe_load` has no constructor for either in a value
+/// (`ConstructorError: could not determine a constructor`), so vLLM fails
+/// on the `--config` file and the recipe never starts. recipe-drift reads
+/// the strings "=" and "<<" and says no drift against the docs' `-tp 10`.
+#[test]
+#[ignore = "adversary round 5b: a plain `=` or `<<` value (no constructor in PyYAML's safe_load) is read as a string"]
+fn adversary_plain_values_pyyaml_cannot_construct_are_not_strings() {
+    for yaml in [
+        "tensor-parallel-size: 10\nserved-model-name: =\n",
+        "tensor-parallel-size: 10\nserved-model-name: <<\n",
+        "tensor-parallel-size: 10\nserved-model-name: [=]\n",
+    ] {
+        let o = compare(&vllm_pair(yaml));
+        assert_ne!(o.code, Some(0), "{yaml:?}: {}", o.both());
+        assert!(o.both().contains("cfg.yaml:2:"), "{yaml:?}: {}", o.both());
+    }
+}
