@@ -618,28 +618,38 @@ fn adversary_fence_in_an_esm_block_is_not_a_block() {
     assert_ne!(code, Some(0), "{out}");
 }
 
-/// Adversary round 5b (class 3): a component that does not render its
-/// `children` shows none of the fences written inside it (React renders
-/// what the component returns). recipe-drift reads the fence inside
-/// `<Hide>` as the page's command: no drift against the recipe's `--tp 4`,
-/// though the reader sees no command at all, or (second page) sees `--tp 8`.
+/// Adversary round 5b (class 3): the fences written inside an imported
+/// component are shown only where, and if, the component renders its
+/// `children` (React renders what the component returns). Each component
+/// below drops them or renders them inside an element a browser does not
+/// show; recipe-drift reads the fence inside `<C>` as the page's command:
+/// no drift against the recipe's `--tp 4`, though the reader sees no command
+/// at all, or (second page) sees `--tp 8`.
 #[test]
-#[ignore = "adversary round 5b: the children of a component that never renders them are read as the page's blocks"]
+#[ignore = "adversary round 5b: the children of a component are read as the page's blocks whether or not (or where) it renders them"]
 fn adversary_children_a_component_drops_are_not_shown() {
-    let repo = Repo::new();
-    repo.write(
-        "docs/hide.jsx",
-        "export const Hide = ({ children }) => <div>nothing to see</div>;\n",
-    );
-    repo.write("recipe.sh", "sglang serve --model-path m --tp 4\n");
-    for tail in ["", "```bash\nsglang serve --model-path m --tp 8\n```\n"] {
+    for body in [
+        "<div>nothing to see</div>",
+        "<div>{null && children}</div>",
+        "<div hidden>{children}</div>",
+        "<div style={{display: 'none'}}>{children}</div>",
+        "<template>{children}</template>",
+    ] {
+        let repo = Repo::new();
         repo.write(
-            "docs/page.mdx",
-            format!("import {{ Hide }} from './hide.jsx';\n\n<Hide>\n\n```bash\nsglang serve --model-path m --tp 4\n```\n\n</Hide>\n\n{tail}"),
+            "docs/c.jsx",
+            format!("export const C = ({{ children }}) => {body};\n"),
         );
-        let o = repo.run_deterministic(&["compare", "docs/page.mdx", "recipe.sh", "--offline"]);
-        o.assert_bounded().assert_no_leak();
-        assert_ne!(o.code, Some(0), "{}", o.both());
+        repo.write("recipe.sh", "sglang serve --model-path m --tp 4\n");
+        for tail in ["", "```bash\nsglang serve --model-path m --tp 8\n```\n"] {
+            repo.write(
+                "docs/page.mdx",
+                format!("import {{ C }} from './c.jsx';\n\n<C>\n\n```bash\nsglang serve --model-path m --tp 4\n```\n\n</C>\n\n{tail}"),
+            );
+            let o = repo.run_deterministic(&["compare", "docs/page.mdx", "recipe.sh", "--offline"]);
+            o.assert_bounded().assert_no_leak();
+            assert_ne!(o.code, Some(0), "{body}: {}", o.both());
+        }
     }
 }
 

@@ -177,3 +177,45 @@ fn adversary_secret_key_in_a_nested_flow_mapping_is_masked() {
         }
     }
 }
+
+/// Adversary round 5b (class 6): a bearer token in an HTTP header
+/// (`curl -H "Authorization: Bearer ..."`, `--header=...`) written on the
+/// launch's line is printed in the human report's source excerpt, even one
+/// shaped like a GitHub or Hugging Face token: it is not collected (no
+/// secret-named option or variable holds it), and the backstop masks only
+/// collected secrets.
+#[test]
+#[ignore = "adversary round 5b: an `Authorization: Bearer` header value on the launch's line is not a collected secret"]
+fn adversary_bearer_token_on_the_launch_line_is_masked() {
+    for (token, line) in [
+        (
+            "ghp_BearerT0kenAbCdEf123456",
+            "sglang serve --model-path m --tp 8; curl -H \"Authorization: Bearer ghp_BearerT0kenAbCdEf123456\" localhost:30000/v1/models\n",
+        ),
+        (
+            "Be4rerT0kenPlainXyz",
+            "sglang serve --model-path m --tp 8 & curl --header='Authorization: Bearer Be4rerT0kenPlainXyz' localhost:30000/health\n",
+        ),
+    ] {
+        let repo = Repo::new();
+        repo.write("docs.sh", line);
+        repo.write("recipe.sh", "sglang serve --model-path m --tp 4\n");
+        for format in ["human", "markdown", "github"] {
+            let o = repo.run_deterministic(&[
+                "compare",
+                "docs.sh",
+                "recipe.sh",
+                "--offline",
+                "--format",
+                format,
+            ]);
+            o.assert_bounded().assert_no_leak();
+            assert_eq!(o.code, Some(1), "{format}: {}", o.both());
+            assert!(
+                !o.stdout.contains(token) && !o.stderr.contains(token),
+                "{format}: leaked {token}: {}",
+                o.both()
+            );
+        }
+    }
+}
