@@ -974,3 +974,22 @@ fn a_variable_from_an_earlier_block_is_placed_where_its_value_was_written() {
     assert_eq!(word(l, "org/a"), "11:16");
     assert_eq!(env_at(l, "TP"), "4:8");
 }
+
+/// Adversary round 5b (class 5, the page room): a `bash` block written as
+/// a transcript (`$ ` prompt, taken off as framing) whose command is
+/// continued with `\` onto a `> ` line shows the shell's PS2 prompt, exactly
+/// as a `console` block does: the reader copies `--tp=4`. recipe-drift takes
+/// the `$ ` off but reads `> --tp=4` as a redirection into the file
+/// `--tp=4` (the same text in a `console` block is read as `--tp=4`), and
+/// says no drift against a recipe that leaves tp at 1.
+#[test]
+#[ignore = "adversary round 5b: a `> ` continuation prompt after a `$ `-prompted command is a redirection in bash/sh blocks"]
+fn adversary_continuation_prompt_after_a_dollar_prompt_is_framing() {
+    for lang in ["bash", "sh", "shell"] {
+        let page =
+            format!("# Page\n\n```{lang}\n$ sglang serve --model-path m \\\n> --tp=4\n```\n");
+        let ls = read_page(&page);
+        assert_eq!(ls.len(), 1, "{page}");
+        assert_eq!(argv(&ls[0]), ["--model-path", "m", "--tp=4"], "{page}");
+    }
+}
