@@ -704,3 +704,22 @@ fn adversary_elements_that_only_look_hidden_on_pages_are_read() {
         assert_eq!(got.len(), 2, "{name}: {got:?}");
     }
 }
+
+/// Adversary round 5b (class 2), held: a raw-HTML style attribute hides
+/// however CSS lets it be written (property and value in any case, with
+/// `!important`, blanks around `:`, a comment before it, unquoted): the
+/// block inside is an error at its fence, never the page's command.
+#[test]
+fn adversary_held_style_attributes_that_hide() {
+    for style in [
+        "style=\"DISPLAY:NONE\"",
+        "style=\"display:none !important\"",
+        "style=\"display : none\"",
+        "style=\"/*x*/display:none\"",
+        "style=display:none",
+    ] {
+        let page = hidden_then_shown(&format!("<div {style}>"), "</div>");
+        let e = launches("p.md", &page).expect_err(style);
+        assert!(e.contains("p.md:3:1"), "{style}: {e}");
+    }
+}

@@ -219,3 +219,42 @@ fn adversary_bearer_token_on_the_launch_line_is_masked() {
         }
     }
 }
+
+/// Adversary round 5b (class 6), held: secret-named variables handed to a
+/// container or a job launcher (`docker run -e`, `--env=`, `-eNAME=`,
+/// `apptainer exec --env`, `srun --export=ALL,NAME=`) are masked in every
+/// format, on a launch line and a continuation line.
+#[test]
+fn adversary_held_secrets_passed_to_wrappers() {
+    for line in [
+        "docker run --gpus all -e HF_TOKEN=hf_Wr4pperT0kenValue lmsysorg/sglang:latest sglang serve --model-path m --tp 8\n",
+        "docker run --gpus all --env=HF_TOKEN=hf_Wr4pperT0kenValue lmsysorg/sglang:latest sglang serve --model-path m --tp 8\n",
+        "docker run --gpus all -eHF_TOKEN=hf_Wr4pperT0kenValue lmsysorg/sglang:latest sglang serve --model-path m --tp 8\n",
+        "apptainer exec --env HF_TOKEN=hf_Wr4pperT0kenValue img.sif sglang serve --model-path m --tp 8\n",
+        "srun --export=ALL,HF_TOKEN=hf_Wr4pperT0kenValue \\\n  sglang serve --model-path m --tp 8\n",
+    ] {
+        let repo = Repo::new();
+        repo.write("docs.sh", line);
+        repo.write("recipe.sh", "sglang serve --model-path m --tp 4\n");
+        for args in [
+            &["extract", "docs.sh"][..],
+            &["compare", "docs.sh", "recipe.sh", "--offline"][..],
+            &[
+                "compare",
+                "docs.sh",
+                "recipe.sh",
+                "--offline",
+                "--format",
+                "json",
+            ][..],
+        ] {
+            let o = repo.run_deterministic(args);
+            o.assert_bounded().assert_no_leak();
+            assert!(
+                !o.stdout.contains("Wr4pperT0ken") && !o.stderr.contains("Wr4pperT0ken"),
+                "{line}{args:?}: {}",
+                o.both()
+            );
+        }
+    }
+}

@@ -993,3 +993,41 @@ fn adversary_continuation_prompt_after_a_dollar_prompt_is_framing() {
         assert_eq!(argv(&ls[0]), ["--model-path", "m", "--tp=4"], "{page}");
     }
 }
+
+/// Adversary round 5b (class 5), held: page blocks whose reading needs the
+/// evaluator, each checked with real bash: `sh -c` with `$0`, `env -S`,
+/// arithmetic in base 64, `declare -i`, `printf -v` with `%o`, the `&` of
+/// an unescaped `&#52;` in a code block (a browser shows it as text; bash
+/// ends the command there, so `--tp` has no value).
+#[test]
+fn adversary_held_page_blocks_read_as_bash_reads_them() {
+    for (block, want) in [
+        (
+            "sh -c \"sglang serve --model-path m --tp \\$0\" 8",
+            &["--model-path", "m", "--tp", "8"][..],
+        ),
+        (
+            "env -S \"sglang serve --model-path m --tp 8\"",
+            &["--model-path", "m", "--tp", "8"][..],
+        ),
+        (
+            "sglang serve --model-path m --tp $(( 64#8 ))",
+            &["--model-path", "m", "--tp", "8"][..],
+        ),
+        (
+            "declare -i TP=2*4; sglang serve --model-path m --tp $TP",
+            &["--model-path", "m", "--tp", "8"][..],
+        ),
+        (
+            "printf -v TP %o 8; sglang serve --model-path m --tp $TP",
+            &["--model-path", "m", "--tp", "10"][..],
+        ),
+        (
+            "sglang serve --model-path m --tp &#52;",
+            &["--model-path", "m", "--tp"][..],
+        ),
+    ] {
+        let l = one(block);
+        assert_eq!(argv(&l), want, "{block}");
+    }
+}

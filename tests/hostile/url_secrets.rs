@@ -195,3 +195,49 @@ fn adversary_url_passwords_split_by_blanks_or_json_escapes_are_masked() {
         }
     }
 }
+
+/// Adversary round 5b (class 6), held: userinfo forms `urlsplit` finds that
+/// are masked: an upper-case scheme, a scheme-relative `//user:pass@`, an
+/// empty user name (`redis://:pass@`), a percent-escape in the password, and
+/// an `@` inside the password (the userinfo ends at the last `@`).
+#[test]
+fn adversary_held_userinfo_forms_are_masked() {
+    let repo = Repo::new();
+    repo.write(
+        "docs.sh",
+        "export HF_ENDPOINT=HTTPS://u:UpperSch3meTok@host\n\
+         export PIP_INDEX_URL=//u:SchemeRel4tiveTok@pypi.example/simple\n\
+         export REDIS_URL=redis://:EmptyUs3rTok@cache:6379\n\
+         export MIRROR=\"https://u:Perc%43ntT0kXy@host\"\n\
+         export OTHER=\"https://u:tk@AtInsideT0kQ@host\"\n\
+         sglang serve --model-path m --tp 8\n",
+    );
+    repo.write("recipe.sh", "sglang serve --model-path m --tp 4\n");
+    for args in [
+        &["extract", "docs.sh"][..],
+        &[
+            "compare",
+            "docs.sh",
+            "recipe.sh",
+            "--offline",
+            "--format",
+            "json",
+        ][..],
+    ] {
+        let o = repo.run_deterministic(args);
+        o.assert_bounded().assert_no_leak();
+        for s in [
+            "UpperSch3meTok",
+            "SchemeRel4tiveTok",
+            "EmptyUs3rTok",
+            "Perc%43ntT0kXy",
+            "AtInsideT0kQ",
+        ] {
+            assert!(
+                !o.stdout.contains(s) && !o.stderr.contains(s),
+                "{args:?}: leaked {s}: {}",
+                o.both()
+            );
+        }
+    }
+}

@@ -442,3 +442,26 @@ fn adversary_plain_values_pyyaml_cannot_construct_are_not_strings() {
         assert!(o.both().contains("cfg.yaml:2:"), "{yaml:?}: {}", o.both());
     }
 }
+
+/// Adversary round 5b (class 1), held: readings where PyYAML 6.0.4 and a
+/// YAML 1.2 reader differ and recipe-drift follows PyYAML: a `%YAML 1.2`
+/// directive does not switch PyYAML to 1.2 typing (`012` stays octal 10),
+/// escapes in a double-quoted key or value are decoded before typing
+/// (`"tensor-parallel\x2dsize"`, `!!int "1\x30"`), `0b_1010` and `+0x_A` are
+/// 10, and U+2028 inside a quoted scalar is no line break (a string vLLM
+/// refuses).
+#[test]
+fn adversary_held_pyyaml_readings() {
+    for (yaml, code) in [
+        ("%YAML 1.2\n---\ntensor-parallel-size: 012\n", 0),
+        ("\"tensor-parallel\\x2dsize\": 10\n", 0),
+        ("tensor-parallel-size: !!int \"1\\x30\"\n", 0),
+        ("tensor-parallel-size: 0b_1010\n", 0),
+        ("tensor-parallel-size: +0x_A\n", 0),
+        ("tensor-parallel-size: \"1\u{2028}0\"\n", 1),
+        ("enable-expert-parallel: y\ntensor-parallel-size: 10\n", 1),
+    ] {
+        let o = compare(&vllm_pair(yaml));
+        assert_eq!(o.code, Some(code), "{yaml:?}: {}", o.both());
+    }
+}
