@@ -307,3 +307,69 @@ fn adversary_copies_are_compared_as_launches() {
         );
     }
 }
+
+/// Adversary round 5b (class 4): CSS that hides an element other than
+/// `display: none` (React sets each as the element's inline style): the
+/// `<pre>` with `--tp 4` is not painted, the reader sees the `--tp 8`
+/// command. recipe-drift reads the hidden `<pre>` and says no drift against
+/// the recipe's `--tp 4`. Tailwind's `invisible` class is `visibility:
+/// hidden` (its `hidden` class is already read as hidden); a `<dialog>`
+/// without `open` is not rendered (already modelled on pages).
+#[test]
+#[ignore = "adversary round 5b: only display:none/hidden hide a generator's element; visibility:hidden, opacity:0, content-visibility, closed <dialog> do not"]
+fn adversary_other_css_hiding_is_not_the_visible_command() {
+    let shown = "<code>{'sglang serve --model-path m --tp 8'}</code>";
+    let cmd = "{'sglang serve --model-path m --tp 4'}";
+    for pre in [
+        format!("<pre style={{{{visibility: 'hidden'}}}}>{cmd}</pre>"),
+        format!("<div style={{{{visibility: 'hidden'}}}}><pre>{cmd}</pre></div>"),
+        format!("<pre className=\"invisible\">{cmd}</pre>"),
+        format!("<pre style={{{{opacity: 0}}}}>{cmd}</pre>"),
+        format!("<div style={{{{contentVisibility: 'hidden'}}}}><pre>{cmd}</pre></div>"),
+        format!("<dialog><pre>{cmd}</pre></dialog>"),
+    ] {
+        let src = format!("export const Gen = () => <div>{pre}{shown}</div>;\n");
+        let (code, out) = compare_tp4(&src);
+        assert_ne!(code, Some(0), "{src}\n{out}");
+    }
+}
+
+/// Styles React does not apply (an unknown property name, a value with
+/// `!important`, which `style.display = ...` rejects) and `hidden=""`
+/// (React drops a falsy boolean attribute) leave the `<pre>` shown: read
+/// as the command (no drift against `--tp 4`).
+#[test]
+fn adversary_styles_react_does_not_apply_hide_nothing() {
+    let cmd = "{'sglang serve --model-path m --tp 4'}";
+    for pre in [
+        format!("<pre style={{{{DISPLAY: 'none'}}}}>{cmd}</pre>"),
+        format!("<pre style={{{{display: 'none !important'}}}}>{cmd}</pre>"),
+        format!("<pre hidden=\"\">{cmd}</pre>"),
+    ] {
+        let src = format!("export const Gen = () => <div>{pre}</div>;\n");
+        let (code, out) = compare_tp4(&src);
+        assert_eq!(code, Some(0), "{src}\n{out}");
+    }
+}
+
+/// Adversary round 5b (class 4): HTML set with `dangerouslySetInnerHTML`
+/// that a browser does not render: an inline `style` that hides (any case,
+/// any spelling the HTML parser decodes, `visibility: hidden` too), a
+/// `<dialog>` that is not open, a `<video>`'s fallback. The visible command
+/// is `--tp 8`; recipe-drift reads the hidden ` --tp 4` as well (the last
+/// `--tp` wins) and says no drift against the recipe's `--tp 4`.
+#[test]
+#[ignore = "adversary round 5b: inner HTML hidden by an inline style, a closed <dialog> or a <video> fallback is read as shown"]
+fn adversary_inner_html_hidden_by_style_is_not_read() {
+    for html in [
+        "'sglang serve --model-path m --tp 8<span style=\"display:none\"> --tp 4</span>'",
+        "'sglang serve --model-path m --tp 8<span style=\"DISPLAY: NONE\"> --tp 4</span>'",
+        "'sglang serve --model-path m --tp 8<span style=\"display:&#110;one\"> --tp 4</span>'",
+        "'sglang serve --model-path m --tp 8<span style=\"visibility:hidden\"> --tp 4</span>'",
+        "'sglang serve --model-path m --tp 8<dialog> --tp 4</dialog>'",
+        "'sglang serve --model-path m --tp 8<video> --tp 4</video>'",
+    ] {
+        let (code, out) = compare_tp4(&inner(html));
+        assert_ne!(code, Some(0), "{html}\n{out}");
+    }
+}

@@ -414,3 +414,41 @@ fn adversary_page_events_are_named_and_harmless_listeners_quiet() {
     let o = repo.run_deterministic(&["extract", "quiet.jsx", "--all-selections"]);
     reads(&o, "--tp 2", "--tp 8");
 }
+
+/// Adversary round 5b (class 4): events a generator dispatches to itself
+/// run in a browser: `window.dispatchEvent(new Event('resize'))` calls the
+/// listener at once, `window.postMessage` queues a task that delivers a
+/// `message` event, and appending to `document.body` queues a
+/// `MutationObserver` record. Each sets `--tp 8`; recipe-drift reads the
+/// pre-event `--tp 2` with no word about the event (the listener is never
+/// called). The state must be the browser's, or an error or warning naming
+/// what was not run.
+#[test]
+#[ignore = "adversary round 5b: dispatchEvent, postMessage and MutationObserver on the page's own writes never call their listeners"]
+fn adversary_events_the_generator_dispatches_are_not_silently_dropped() {
+    let repo = Repo::new();
+    for (name, effect, word) in [
+        (
+            "dispatch.jsx",
+            "window.addEventListener('resize', () => setTp(8)); window.dispatchEvent(new Event('resize'));",
+            "resize",
+        ),
+        (
+            "post.jsx",
+            "window.addEventListener('message', () => setTp(8)); window.postMessage('x', '*');",
+            "message",
+        ),
+        (
+            "mutation.jsx",
+            "new MutationObserver(() => setTp(8)).observe(document.body, {childList: true}); document.body.appendChild(document.createElement('div'));",
+            "MutationObserver",
+        ),
+    ] {
+        repo.write(name, on_mount(effect));
+        let o = repo.run_deterministic(&["extract", name]);
+        o.assert_bounded();
+        let silent_stale =
+            o.code == Some(0) && values_of(&o.stdout, "--tp") == ["2"] && !o.both().contains(word);
+        assert!(!silent_stale, "{effect}: {}", o.both());
+    }
+}

@@ -579,3 +579,147 @@ fn adversary_an_environment_block_reaches_its_own_tabs_command() {
     let got = launches("x.mdx", page).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(got, [["--model-path", "m", "--tp", "4"]], "{page}");
 }
+
+/// Adversary round 5b (class 3): a JSX attribute value may span lines in
+/// MDX (`<div title="` ... `">`), and what it holds is a string, never
+/// Markdown: `@mdx-js/mdx` 3 renders no `<pre>` for a fence inside it (the
+/// page oracle shows only the `--tp ${TP:-4}` block). recipe-drift reads
+/// the fence as an Environment block, passes `TP=8` to the visible command
+/// and says no drift against a recipe at `--tp 8`.
+#[test]
+#[ignore = "adversary round 5b: a fence inside a multi-line JSX attribute value is read as a code block"]
+fn adversary_fence_in_a_jsx_attribute_value_is_not_a_block() {
+    for (open, close) in [("<div title=\"", "\" />"), ("<div data-x='", "'>\n</div>")] {
+        let page = format!(
+            "# Page\n\n{open}\n```bash\nexport TP=8\n```\n{close}\n\n```bash\nsglang serve --model-path m --tp ${{TP:-4}}\n```\n"
+        );
+        let got = launches("x.mdx", &page);
+        if let Ok(got) = &got {
+            assert_eq!(got, &[["--model-path", "m", "--tp", "4"]], "{page}");
+        }
+        let (code, out) = compare("x.mdx", &page, "sglang serve --model-path m --tp 8\n");
+        assert_ne!(code, Some(0), "{page}\n{out}");
+    }
+}
+
+/// Adversary round 5b (class 3): an ESM block (`export ...`) is JavaScript
+/// up to the blank line where it parses; a fence inside its comment is no
+/// block (MDX renders only the `--tp ${TP:-4}` one). recipe-drift reads it
+/// and passes `TP=8` on: no drift against `--tp 8`. (`security.md` lists an
+/// ESM block holding a fence as not tracked; it is a false "no drift".)
+#[test]
+#[ignore = "adversary round 5b: a fence inside an MDX ESM block (export ... /* */) is read as a code block"]
+fn adversary_fence_in_an_esm_block_is_not_a_block() {
+    let page = "export const s = 1; /*\n```bash\nexport TP=8\n```\n*/\n\n# Page\n\n```bash\nsglang serve --model-path m --tp ${TP:-4}\n```\n";
+    if let Ok(got) = launches("x.mdx", page) {
+        assert_eq!(got, [["--model-path", "m", "--tp", "4"]], "{page}");
+    }
+    let (code, out) = compare("x.mdx", page, "sglang serve --model-path m --tp 8\n");
+    assert_ne!(code, Some(0), "{out}");
+}
+
+/// Adversary round 5b (class 3): the fences written inside an imported
+/// component are shown only where, and if, the component renders its
+/// `children` (React renders what the component returns). Each component
+/// below drops them or renders them inside an element a browser does not
+/// show; recipe-drift reads the fence inside `<C>` as the page's command:
+/// no drift against the recipe's `--tp 4`, though the reader sees no command
+/// at all, or (second page) sees `--tp 8`.
+#[test]
+#[ignore = "adversary round 5b: the children of a component are read as the page's blocks whether or not (or where) it renders them"]
+fn adversary_children_a_component_drops_are_not_shown() {
+    for body in [
+        "<div>nothing to see</div>",
+        "<div>{null && children}</div>",
+        "<div hidden>{children}</div>",
+        "<div style={{display: 'none'}}>{children}</div>",
+        "<template>{children}</template>",
+    ] {
+        let repo = Repo::new();
+        repo.write(
+            "docs/c.jsx",
+            format!("export const C = ({{ children }}) => {body};\n"),
+        );
+        repo.write("recipe.sh", "sglang serve --model-path m --tp 4\n");
+        for tail in ["", "```bash\nsglang serve --model-path m --tp 8\n```\n"] {
+            repo.write(
+                "docs/page.mdx",
+                format!("import {{ C }} from './c.jsx';\n\n<C>\n\n```bash\nsglang serve --model-path m --tp 4\n```\n\n</C>\n\n{tail}"),
+            );
+            let o = repo.run_deterministic(&["compare", "docs/page.mdx", "recipe.sh", "--offline"]);
+            o.assert_bounded().assert_no_leak();
+            assert_ne!(o.code, Some(0), "{body}: {}", o.both());
+        }
+    }
+}
+
+/// A page whose first block (`--tp 4`) sits in `<open>` ... `</close>` and
+/// whose second block (`--tp 8`) is outside it.
+fn hidden_then_shown(open: &str, close: &str) -> String {
+    format!(
+        "{open}\n\n```bash\nsglang serve --model-path m --tp 4\n```\n\n{close}\n\n```bash\nsglang serve --model-path m --tp 8\n```\n"
+    )
+}
+
+/// Adversary round 5b (classes 2 and 3): elements a browser does not show
+/// that the page reader does not recognise as hidden: CSS other than
+/// `display: none` (`visibility: hidden`), a style attribute whose value
+/// holds a character reference (`display:&#110;one` is `display:none` to
+/// the HTML parser), and on MDX pages a `hidden` given by a spread
+/// (`{...{hidden: true}}`) or a style computed by an expression. The block
+/// inside is read as a command of the page; it must be an error (as for
+/// `display: none`), or only the `--tp 8` block is the page's.
+#[test]
+#[ignore = "adversary round 5b: hiding by visibility, character references, JSX spreads or computed styles is not recognised on pages"]
+fn adversary_other_hiding_on_pages_is_recognised() {
+    for (name, open, close) in [
+        ("a.md", "<div style=\"visibility:hidden\">", "</div>"),
+        ("b.md", "<div style=\"display:&#110;one\">", "</div>"),
+        ("c.mdx", "<div style={{visibility: 'hidden'}}>", "</div>"),
+        ("d.mdx", "<div {...{hidden: true}}>", "</div>"),
+        ("e.mdx", "<div style={{display: 'no' + 'ne'}}>", "</div>"),
+        ("f.mdx", "<div style={{['display']: 'none'}}>", "</div>"),
+    ] {
+        let page = hidden_then_shown(open, close);
+        if let Ok(got) = launches(name, &page) {
+            assert_eq!(got, [["--model-path", "m", "--tp", "8"]], "{name}: {page}");
+        }
+    }
+}
+
+/// Adversary round 5b (classes 2 and 3): the other way, elements that look
+/// hidden but are shown are an error today (exit 2 on a good page): React
+/// omits `hidden={false}`, and of two `display` declarations in one style
+/// attribute the last wins (`display:none;display:block` is shown).
+#[test]
+#[ignore = "adversary round 5b: hidden={false} and an overridden display:none are taken as hiding (a false error)"]
+fn adversary_elements_that_only_look_hidden_on_pages_are_read() {
+    for (name, open) in [
+        ("a.mdx", "<div hidden={false}>"),
+        ("b.md", "<div style=\"display:none;display:block\">"),
+        ("c.mdx", "<div style={{display: 'none', display: 'block'}}>"),
+    ] {
+        let page = hidden_then_shown(open, "</div>");
+        let got = launches(name, &page).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(got.len(), 2, "{name}: {got:?}");
+    }
+}
+
+/// Adversary round 5b (class 2), held: a raw-HTML style attribute hides
+/// however CSS lets it be written (property and value in any case, with
+/// `!important`, blanks around `:`, a comment before it, unquoted): the
+/// block inside is an error at its fence, never the page's command.
+#[test]
+fn adversary_held_style_attributes_that_hide() {
+    for style in [
+        "style=\"DISPLAY:NONE\"",
+        "style=\"display:none !important\"",
+        "style=\"display : none\"",
+        "style=\"/*x*/display:none\"",
+        "style=display:none",
+    ] {
+        let page = hidden_then_shown(&format!("<div {style}>"), "</div>");
+        let e = launches("p.md", &page).expect_err(style);
+        assert!(e.contains("p.md:3:1"), "{style}: {e}");
+    }
+}

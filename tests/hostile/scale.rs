@@ -201,3 +201,34 @@ fn adversary_yaml_alias_bomb_in_a_vllm_config_is_refused() {
     let o = repo.run_deterministic(&["compare", "docs.txt", "recipe.txt", "--offline"]);
     o.assert_input_error("cfg.yaml:", &["over a YAML budget"]);
 }
+
+/// Adversary round 5b (class 7): an "Environment" block passes its
+/// variables on to every later block of the page, and the work is the
+/// number of variables times the number of blocks after it: a page of
+/// 0.3 MB (one block exporting 10,000 variables, then 10,000 one-line
+/// blocks) runs for minutes (4,000 x 4,000 took 64 s in a debug build,
+/// 2,000 x 2,000 about 16 s: quadratic). Within the file size cap, either
+/// linear work or an exceeded budget (exit 2 naming it), never a run
+/// killed at the harness's limit.
+#[test]
+#[ignore = "adversary round 5b: variables passed from block to block are re-done for every later block (vars x blocks work)"]
+fn adversary_environment_carried_over_many_blocks_is_linear() {
+    let repo = Repo::new();
+    let n = 10_000;
+    let mut page = String::from("```bash\n");
+    for i in 0..n {
+        page.push_str(&format!("export A{i}=x\n"));
+    }
+    page.push_str("```\n\n");
+    for _ in 0..n {
+        page.push_str("```bash\necho\n```\n\n");
+    }
+    page.push_str("```bash\nsglang serve --model-path m --tp 8\n```\n");
+    repo.write("page.md", page);
+    let o = repo.run(&["extract", "page.md"]);
+    o.assert_bounded().assert_no_leak();
+    assert!(matches!(o.code, Some(0) | Some(2)), "{}", o.both());
+    if o.code == Some(0) {
+        assert!(o.stdout.contains("--tp"), "{}", o.both());
+    }
+}

@@ -140,3 +140,121 @@ fn values_of_other_keys_stay_readable() {
     o.assert_bounded();
     assert!(o.stdout.contains("plainTemplate9"), "{}", o.both());
 }
+
+/// Adversary round 5b (class 6): a secret-named key inside a flow mapping
+/// that is itself a value, as the mapping's first key (`hf-overrides:
+/// {hf_token: ...}`), in a vLLM `--config` file is printed (in the finding, the diff and the excerpt),
+/// while the same key after another (`{a: 1, hf_token: ...}`), in a block
+/// mapping below `hf-overrides:`, or in a JSON argument on the command line
+/// is masked.
+#[test]
+#[ignore = "adversary round 5b: a secret-named key in a nested flow mapping of a YAML file is not collected"]
+fn adversary_secret_key_in_a_nested_flow_mapping_is_masked() {
+    for cfg in [
+        "hf-overrides: {hf_token: Fl0wNestedT0ken}\n",
+        "hf-overrides: {\"access_token\": \"Fl0wNestedT0ken\"}\n",
+        "hf-overrides: {api_key: Fl0wNestedT0ken, a: 1}\n",
+    ] {
+        let repo = Repo::new();
+        repo.write("docs.txt", "vllm serve org/m -tp 4\n");
+        repo.write("recipe.txt", "vllm serve org/m --config cfg.yaml -tp 4\n");
+        repo.write("cfg.yaml", cfg);
+        for format in ["human", "json"] {
+            let o = repo.run_deterministic(&[
+                "compare",
+                "docs.txt",
+                "recipe.txt",
+                "--offline",
+                "--format",
+                format,
+            ]);
+            o.assert_bounded().assert_no_leak();
+            assert!(
+                !o.stdout.contains("Fl0wNestedT0ken") && !o.stderr.contains("Fl0wNestedT0ken"),
+                "{cfg}: {format}: {}",
+                o.both()
+            );
+        }
+    }
+}
+
+/// Adversary round 5b (class 6): a bearer token in an HTTP header
+/// (`curl -H "Authorization: Bearer ..."`, `--header=...`) written on the
+/// launch's line is printed in the human report's source excerpt, even one
+/// shaped like a GitHub or Hugging Face token: it is not collected (no
+/// secret-named option or variable holds it), and the backstop masks only
+/// collected secrets.
+#[test]
+#[ignore = "adversary round 5b: an `Authorization: Bearer` header value on the launch's line is not a collected secret"]
+fn adversary_bearer_token_on_the_launch_line_is_masked() {
+    for (token, line) in [
+        (
+            "ghp_BearerT0kenAbCdEf123456",
+            "sglang serve --model-path m --tp 8; curl -H \"Authorization: Bearer ghp_BearerT0kenAbCdEf123456\" localhost:30000/v1/models\n",
+        ),
+        (
+            "Be4rerT0kenPlainXyz",
+            "sglang serve --model-path m --tp 8 & curl --header='Authorization: Bearer Be4rerT0kenPlainXyz' localhost:30000/health\n",
+        ),
+    ] {
+        let repo = Repo::new();
+        repo.write("docs.sh", line);
+        repo.write("recipe.sh", "sglang serve --model-path m --tp 4\n");
+        for format in ["human", "markdown", "github"] {
+            let o = repo.run_deterministic(&[
+                "compare",
+                "docs.sh",
+                "recipe.sh",
+                "--offline",
+                "--format",
+                format,
+            ]);
+            o.assert_bounded().assert_no_leak();
+            assert_eq!(o.code, Some(1), "{format}: {}", o.both());
+            assert!(
+                !o.stdout.contains(token) && !o.stderr.contains(token),
+                "{format}: leaked {token}: {}",
+                o.both()
+            );
+        }
+    }
+}
+
+/// Adversary round 5b (class 6), held: secret-named variables handed to a
+/// container or a job launcher (`docker run -e`, `--env=`, `-eNAME=`,
+/// `apptainer exec --env`, `srun --export=ALL,NAME=`) are masked in every
+/// format, on a launch line and a continuation line.
+#[test]
+fn adversary_held_secrets_passed_to_wrappers() {
+    for line in [
+        "docker run --gpus all -e HF_TOKEN=hf_Wr4pperT0kenValue lmsysorg/sglang:latest sglang serve --model-path m --tp 8\n",
+        "docker run --gpus all --env=HF_TOKEN=hf_Wr4pperT0kenValue lmsysorg/sglang:latest sglang serve --model-path m --tp 8\n",
+        "docker run --gpus all -eHF_TOKEN=hf_Wr4pperT0kenValue lmsysorg/sglang:latest sglang serve --model-path m --tp 8\n",
+        "apptainer exec --env HF_TOKEN=hf_Wr4pperT0kenValue img.sif sglang serve --model-path m --tp 8\n",
+        "srun --export=ALL,HF_TOKEN=hf_Wr4pperT0kenValue \\\n  sglang serve --model-path m --tp 8\n",
+    ] {
+        let repo = Repo::new();
+        repo.write("docs.sh", line);
+        repo.write("recipe.sh", "sglang serve --model-path m --tp 4\n");
+        for args in [
+            &["extract", "docs.sh"][..],
+            &["compare", "docs.sh", "recipe.sh", "--offline"][..],
+            &[
+                "compare",
+                "docs.sh",
+                "recipe.sh",
+                "--offline",
+                "--format",
+                "json",
+            ][..],
+        ] {
+            let o = repo.run_deterministic(args);
+            o.assert_bounded().assert_no_leak();
+            assert!(
+                !o.stdout.contains("Wr4pperT0ken") && !o.stderr.contains("Wr4pperT0ken"),
+                "{line}{args:?}: {}",
+                o.both()
+            );
+        }
+    }
+}

@@ -974,3 +974,60 @@ fn a_variable_from_an_earlier_block_is_placed_where_its_value_was_written() {
     assert_eq!(word(l, "org/a"), "11:16");
     assert_eq!(env_at(l, "TP"), "4:8");
 }
+
+/// Adversary round 5b (class 5, the page room): a `bash` block written as
+/// a transcript (`$ ` prompt, taken off as framing) whose command is
+/// continued with `\` onto a `> ` line shows the shell's PS2 prompt, exactly
+/// as a `console` block does: the reader copies `--tp=4`. recipe-drift takes
+/// the `$ ` off but reads `> --tp=4` as a redirection into the file
+/// `--tp=4` (the same text in a `console` block is read as `--tp=4`), and
+/// says no drift against a recipe that leaves tp at 1.
+#[test]
+#[ignore = "adversary round 5b: a `> ` continuation prompt after a `$ `-prompted command is a redirection in bash/sh blocks"]
+fn adversary_continuation_prompt_after_a_dollar_prompt_is_framing() {
+    for lang in ["bash", "sh", "shell"] {
+        let page =
+            format!("# Page\n\n```{lang}\n$ sglang serve --model-path m \\\n> --tp=4\n```\n");
+        let ls = read_page(&page);
+        assert_eq!(ls.len(), 1, "{page}");
+        assert_eq!(argv(&ls[0]), ["--model-path", "m", "--tp=4"], "{page}");
+    }
+}
+
+/// Adversary round 5b (class 5), held: page blocks whose reading needs the
+/// evaluator, each checked with real bash: `sh -c` with `$0`, `env -S`,
+/// arithmetic in base 64, `declare -i`, `printf -v` with `%o`, the `&` of
+/// an unescaped `&#52;` in a code block (a browser shows it as text; bash
+/// ends the command there, so `--tp` has no value).
+#[test]
+fn adversary_held_page_blocks_read_as_bash_reads_them() {
+    for (block, want) in [
+        (
+            "sh -c \"sglang serve --model-path m --tp \\$0\" 8",
+            &["--model-path", "m", "--tp", "8"][..],
+        ),
+        (
+            "env -S \"sglang serve --model-path m --tp 8\"",
+            &["--model-path", "m", "--tp", "8"][..],
+        ),
+        (
+            "sglang serve --model-path m --tp $(( 64#8 ))",
+            &["--model-path", "m", "--tp", "8"][..],
+        ),
+        (
+            "declare -i TP=2*4; sglang serve --model-path m --tp $TP",
+            &["--model-path", "m", "--tp", "8"][..],
+        ),
+        (
+            "printf -v TP %o 8; sglang serve --model-path m --tp $TP",
+            &["--model-path", "m", "--tp", "10"][..],
+        ),
+        (
+            "sglang serve --model-path m --tp &#52;",
+            &["--model-path", "m", "--tp"][..],
+        ),
+    ] {
+        let l = one(block);
+        assert_eq!(argv(&l), want, "{block}");
+    }
+}

@@ -153,3 +153,91 @@ fn adversary_url_userinfo_of_every_shape_is_masked() {
         }
     }
 }
+
+/// Adversary round 5b (class 6): Python's `urlsplit` removes ASCII tab, CR
+/// and LF anywhere in a URL before splitting it (`_UNSAFE_URL_BYTES_TO_REMOVE`),
+/// so `https://u:Tab5ecret\t0123@host` has the password `Tab5ecret0123`; and
+/// a JSON value's `\u002f\u002f` is `//` once the engine decodes the JSON.
+/// recipe-drift ends the authority at the blank (or finds no `//`) and
+/// prints each password (as `Tab5ecret\u00090123`, ...).
+#[test]
+#[ignore = "adversary round 5b: a URL's userinfo is not found across a tab/newline (urlsplit strips them) or behind a JSON \\u002f escape"]
+fn adversary_url_passwords_split_by_blanks_or_json_escapes_are_masked() {
+    let repo = Repo::new();
+    repo.write(
+        "docs.sh",
+        "export PIP_INDEX_URL=\"https://ci:Tab5ecret\t0123@pypi.example/simple\"\n\
+         export HF_ENDPOINT=\"https://hf:NewL1ne\n5ecretXy@hf.example\"\n\
+         vllm serve org/m -tp 8 \\\n  \
+         --hf-overrides '{\"u\": \"https:\\u002f\\u002fx:Js0nEsc4pedT0ken@h.example/d\"}'\n",
+    );
+    repo.write("recipe.sh", "vllm serve org/m -tp 4\n");
+    for args in [
+        &["extract", "docs.sh"][..],
+        &["compare", "docs.sh", "recipe.sh", "--offline"][..],
+        &[
+            "compare",
+            "docs.sh",
+            "recipe.sh",
+            "--offline",
+            "--format",
+            "json",
+        ][..],
+    ] {
+        let o = repo.run_deterministic(args);
+        o.assert_bounded().assert_no_leak();
+        for s in ["Tab5ecret", "5ecretXy", "Js0nEsc4pedT0ken"] {
+            assert!(
+                !o.stdout.contains(s) && !o.stderr.contains(s),
+                "{args:?}: leaked {s}: {}",
+                o.both()
+            );
+        }
+    }
+}
+
+/// Adversary round 5b (class 6), held: userinfo forms `urlsplit` finds that
+/// are masked: an upper-case scheme, a scheme-relative `//user:pass@`, an
+/// empty user name (`redis://:pass@`), a percent-escape in the password, and
+/// an `@` inside the password (the userinfo ends at the last `@`).
+#[test]
+fn adversary_held_userinfo_forms_are_masked() {
+    let repo = Repo::new();
+    repo.write(
+        "docs.sh",
+        "export HF_ENDPOINT=HTTPS://u:UpperSch3meTok@host\n\
+         export PIP_INDEX_URL=//u:SchemeRel4tiveTok@pypi.example/simple\n\
+         export REDIS_URL=redis://:EmptyUs3rTok@cache:6379\n\
+         export MIRROR=\"https://u:Perc%43ntT0kXy@host\"\n\
+         export OTHER=\"https://u:tk@AtInsideT0kQ@host\"\n\
+         sglang serve --model-path m --tp 8\n",
+    );
+    repo.write("recipe.sh", "sglang serve --model-path m --tp 4\n");
+    for args in [
+        &["extract", "docs.sh"][..],
+        &[
+            "compare",
+            "docs.sh",
+            "recipe.sh",
+            "--offline",
+            "--format",
+            "json",
+        ][..],
+    ] {
+        let o = repo.run_deterministic(args);
+        o.assert_bounded().assert_no_leak();
+        for s in [
+            "UpperSch3meTok",
+            "SchemeRel4tiveTok",
+            "EmptyUs3rTok",
+            "Perc%43ntT0kXy",
+            "AtInsideT0kQ",
+        ] {
+            assert!(
+                !o.stdout.contains(s) && !o.stderr.contains(s),
+                "{args:?}: leaked {s}: {}",
+                o.both()
+            );
+        }
+    }
+}

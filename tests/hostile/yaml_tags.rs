@@ -352,3 +352,116 @@ fn adversary_matrix_two_merge_keys_the_last_wins() {
     assert!(o.stdout.contains("TP=8"), "{}", o.both());
     assert!(!o.stdout.contains("TP=4"), "{}", o.both());
 }
+
+/// Adversary round 5b (class 1): PyYAML (YAML 1.1) counts NEL (U+0085),
+/// LINE SEPARATOR (U+2028) and PARAGRAPH SEPARATOR (U+2029) as line breaks:
+/// a comment ends at one, and what follows is a key of its own at column 0.
+/// Each text below is `{'tensor-parallel-size': 4}` to `yaml.safe_load`
+/// (PyYAML 6.0.4), so the docs' `-tp 10` is drift; recipe-drift reads the
+/// `4` line as part of a comment and says no drift.
+#[test]
+#[ignore = "adversary round 5b: NEL/LS/PS are not line breaks to the YAML reader (PyYAML ends a comment at them)"]
+fn adversary_yaml11_line_breaks_end_a_comment_in_a_vllm_config() {
+    for yaml in [
+        "tensor-parallel-size: 10\n#\u{2028}tensor-parallel-size: 4\n",
+        "tensor-parallel-size: 10\n#\u{85}tensor-parallel-size: 4\n",
+        "tensor-parallel-size: 10 #\u{2029}tensor-parallel-size: 4\n",
+    ] {
+        let o = compare(&vllm_pair(yaml));
+        assert_eq!(o.code, Some(1), "{yaml:?}: {}", o.both());
+        assert!(o.stdout.contains("tp_size"), "{yaml:?}: {}", o.both());
+    }
+    // And the other way: a `tensor-parallel-size: 10` after a U+2028 is read
+    // (today it is missing, and the docs' 10 is reported as drift).
+    let o = compare(&vllm_pair(
+        "tensor-parallel-size: 4 #\u{2028}tensor-parallel-size: 10\n",
+    ));
+    assert_eq!(o.code, Some(0), "{}", o.both());
+}
+
+/// Adversary round 5b (class 1): the same in the InferenceX matrix. To
+/// PyYAML the point below is `{tp: 4, conc-start: 1, conc-end: 1}` (the
+/// U+2028 ends the comment; the repeated `tp` wins); recipe-drift reads
+/// `tp: 8`.
+#[test]
+#[ignore = "adversary round 5b: NEL/LS/PS are not line breaks to the YAML reader (PyYAML ends a comment at them)"]
+fn adversary_yaml11_line_breaks_in_the_inferencex_matrix() {
+    let repo = Repo::new();
+    repo.write(
+        "configs/x-master.yaml",
+        "e:\n  image: vllm/vllm-openai:v0.25.0\n  model: org/m\n  model-prefix: m\n  runner: h200\n  precision: fp8\n  framework: vllm\n  scenarios:\n    fixed-seq-len:\n      - isl: 1024\n        osl: 1024\n        search-space:\n          - conc-start: 1\n            conc-end: 1\n            tp: 8 #\u{2028}            tp: 4\n",
+    );
+    repo.write(
+        "benchmarks/single_node/fixed_seq_len/m_fp8_h200_vllm.sh",
+        "vllm serve \"$MODEL\" -tp \"$TP\" --max-model-len \"$MAX_MODEL_LEN\"\n",
+    );
+    let o = repo.run_deterministic(&["extract", "--inferencex", ".", "--entry", "e"]);
+    o.assert_bounded().assert_no_leak();
+    assert_eq!(o.code, Some(0), "{}", o.both());
+    assert!(o.stdout.contains("TP=4"), "{}", o.both());
+    assert!(!o.stdout.contains("TP=8"), "{}", o.both());
+}
+
+/// Adversary round 5b (class 1): PyYAML's scanner takes only spaces as
+/// separation: a tab after `:`, after a value or before a `#` comment is
+/// `ScannerError: found character '\t' that cannot start any token`, so
+/// vLLM fails on the `--config` file and the recipe never starts.
+/// recipe-drift reads each as `tensor-parallel-size: 10` and says no drift
+/// against the docs' `-tp 10`.
+#[test]
+#[ignore = "adversary round 5b: a tab used as separation (PyYAML refuses it) is accepted by the YAML reader"]
+fn adversary_tabs_pyyaml_refuses_are_not_a_value() {
+    for yaml in [
+        "tensor-parallel-size:\t10\n",
+        "tensor-parallel-size: 10\t\n",
+        "tensor-parallel-size: 10\t# ten\n",
+        "model: org/m\ntensor-parallel-size: 10 \t\n",
+    ] {
+        let o = compare(&vllm_pair(yaml));
+        assert_ne!(o.code, Some(0), "{yaml:?}: {}", o.both());
+        assert!(o.both().contains("cfg.yaml:"), "{yaml:?}: {}", o.both());
+    }
+}
+
+/// Adversary round 5b (class 1): PyYAML's implicit resolvers give a plain
+/// `=` the tag `tag:yaml.org,2002:value` and a plain `<<` in a value the
+/// merge tag; `safe_load` has no constructor for either in a value
+/// (`ConstructorError: could not determine a constructor`), so vLLM fails
+/// on the `--config` file and the recipe never starts. recipe-drift reads
+/// the strings "=" and "<<" and says no drift against the docs' `-tp 10`.
+#[test]
+#[ignore = "adversary round 5b: a plain `=` or `<<` value (no constructor in PyYAML's safe_load) is read as a string"]
+fn adversary_plain_values_pyyaml_cannot_construct_are_not_strings() {
+    for yaml in [
+        "tensor-parallel-size: 10\nserved-model-name: =\n",
+        "tensor-parallel-size: 10\nserved-model-name: <<\n",
+        "tensor-parallel-size: 10\nserved-model-name: [=]\n",
+    ] {
+        let o = compare(&vllm_pair(yaml));
+        assert_ne!(o.code, Some(0), "{yaml:?}: {}", o.both());
+        assert!(o.both().contains("cfg.yaml:2:"), "{yaml:?}: {}", o.both());
+    }
+}
+
+/// Adversary round 5b (class 1), held: readings where PyYAML 6.0.4 and a
+/// YAML 1.2 reader differ and recipe-drift follows PyYAML: a `%YAML 1.2`
+/// directive does not switch PyYAML to 1.2 typing (`012` stays octal 10),
+/// escapes in a double-quoted key or value are decoded before typing
+/// (`"tensor-parallel\x2dsize"`, `!!int "1\x30"`), `0b_1010` and `+0x_A` are
+/// 10, and U+2028 inside a quoted scalar is no line break (a string vLLM
+/// refuses).
+#[test]
+fn adversary_held_pyyaml_readings() {
+    for (yaml, code) in [
+        ("%YAML 1.2\n---\ntensor-parallel-size: 012\n", 0),
+        ("\"tensor-parallel\\x2dsize\": 10\n", 0),
+        ("tensor-parallel-size: !!int \"1\\x30\"\n", 0),
+        ("tensor-parallel-size: 0b_1010\n", 0),
+        ("tensor-parallel-size: +0x_A\n", 0),
+        ("tensor-parallel-size: \"1\u{2028}0\"\n", 1),
+        ("enable-expert-parallel: y\ntensor-parallel-size: 10\n", 1),
+    ] {
+        let o = compare(&vllm_pair(yaml));
+        assert_eq!(o.code, Some(code), "{yaml:?}: {}", o.both());
+    }
+}
