@@ -657,10 +657,13 @@ fn vllm_recipe_yaml_links_against_the_matrix() {
     assert!(
         agree.contains("vllm 0.34.0 (the image vllm/vllm-openai:latest")
             && agree.contains("vllm 0.25.0 (image of entry orcav5-fp8-h200-vllm)")
-            && agree.contains("warning[RD017 newer-release]: the docs command runs the image vllm/vllm-openai:latest")
-            && agree.contains("error[RD001 contradicts]: dcp_comm_backend differs: docs None vs recipe ag_rs (MAJOR)"),
+            && agree.contains("warning[RD017 newer-release]: the docs command runs the image vllm/vllm-openai:latest"),
         "{agree}"
     );
+    // A default the releases changed that does nothing here is not drift:
+    // `dcp_comm_backend` (ag_rs in 0.25.0, None in 0.34.0) without decode
+    // context parallelism.
+    assert!(!agree.contains("dcp_comm_backend"), "{agree}");
     for key in [
         "tp_size",
         "page_size",
