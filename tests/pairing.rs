@@ -437,12 +437,11 @@ fn the_vllm_recipes_site_is_a_docs_space() {
             "orcav5-fp8-h200-vllm",
             "orcav5-fp8-h200-vllm-agentic",
             "orcav5-fp8-h200-vllm-agentic",
-            "orcav5-fp8-h200-vllm-agentic",
             "orcav5-fp8-b200-vllm-mtp"
         ],
         "{pairs:#?}"
     );
-    let b200 = &pairs[4];
+    let b200 = &pairs[3];
     let keys: Vec<&str> = b200["findings"]
         .as_array()
         .unwrap()
@@ -687,9 +686,10 @@ fn a_paired_command_reports_its_defect_through_its_pair_only() {
 
 /// The vLLM recipes site's KV Offload row is part of the docs space: an
 /// InferenceX agentic entry's host-DRAM offload point pairs with the site's
-/// offload selections (the same KV-offload shape), its none point with the
-/// selection that offloads nothing; a recipe that offloads nothing never
-/// pairs with an offload selection.
+/// selection that runs its connector (the KV-offload shape is the
+/// connector), its none point with the selection that offloads nothing; a
+/// selection with another connector is another deployment (coverage), and a
+/// recipe that offloads nothing never pairs with an offload selection.
 #[test]
 fn the_kv_offload_row_pairs_with_offload_points() {
     let (_, out, err) = run(&[
@@ -746,12 +746,6 @@ fn the_kv_offload_row_pairs_with_offload_points() {
             (
                 "orcav5-fp8-h200-vllm-agentic".into(),
                 "dram".into(),
-                s("offloading_cpu"),
-                Some(("contradicts", "error"))
-            ),
-            (
-                "orcav5-fp8-h200-vllm-agentic".into(),
-                "dram".into(),
                 s("simple"),
                 Some(("equivalent", "info"))
             ),
@@ -763,5 +757,24 @@ fn the_kv_offload_row_pairs_with_offload_points() {
             ),
         ],
         "{out}"
+    );
+    let other = doc["coverage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| {
+            c["deployment"].as_str().is_some_and(|d| {
+                d.contains("hardware=h200")
+                    && d.contains("single_node_tep")
+                    && d.ends_with("features=tool_calling,reasoning, kv_offload=offloading_cpu")
+            })
+        })
+        .expect("the CPU-tier selection is coverage");
+    assert!(
+        other["message"]
+            .as_str()
+            .unwrap()
+            .contains("has this shape; nearest differs in kv-offload OffloadingConnector vs"),
+        "{other:#}"
     );
 }

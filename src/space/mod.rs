@@ -393,7 +393,8 @@ struct Read {
     key: String,
     #[serde(rename = "as")]
     form: Form,
-    /// With `as: on`: on only when the value is one of these.
+    /// With `as: on`: on only when the value is one of these; with `as:
+    /// value`: the value only when it is one of these (else off).
     #[serde(default, rename = "in")]
     one_of: Vec<String>,
 }
@@ -612,6 +613,12 @@ fn read_shape(resolved: &Resolved, reads: &[Read]) -> ShapeValue {
             continue;
         };
         match r.form {
+            // With `in`: the value when it is one of them, else off.
+            Form::Value if !r.one_of.is_empty() => {
+                if let Some(s) = v.as_str().filter(|s| r.one_of.iter().any(|o| o == s)) {
+                    value = Some(s.to_string());
+                }
+            }
             Form::Value => value = Some(crate::resolved::display_value(v)),
             Form::On if !r.one_of.is_empty() => {
                 any_on |= v.as_str().is_some_and(|s| r.one_of.iter().any(|o| o == s))
