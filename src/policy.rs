@@ -327,6 +327,7 @@ mod tests {
         }
         for key in [
             "mm_attention_backend",
+            "mm_encoder_attn_backend",
             "hicache_size",
             "chunked_prefill_size",
         ] {
