@@ -995,3 +995,38 @@ fn select_picks_unnamed_radios_by_their_group_title_and_label() {
         ],
     );
 }
+
+/// A control a config cannot name by key is named as a reader names it: a
+/// `<select>` without a name by its label's own text (or `@N`, its position
+/// among the options), a chip (a button without a name) by its text with the
+/// value `click`; the error for an unknown name says so.
+#[test]
+fn select_names_a_control_by_its_label_position_or_chip_text() {
+    const CHIPS: &str = "fixtures/verdicts/chips/chips-deployment.jsx";
+    let words = |select: &[&str]| -> Vec<String> {
+        let mut args = vec!["extract", CHIPS, "--format", "json"];
+        for s in select {
+            args.push("--select");
+            args.push(s);
+        }
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 0, "{err}");
+        argv_of(&out, 0)
+    };
+    let tail = |w: Vec<String>| w[w.len() - 4..].join(" ");
+    assert_eq!(tail(words(&[])), "--tp 4 --moe-a2a-backend deepep");
+    assert_eq!(
+        tail(words(&["Tensor parallel=8", "MegaMoE=click"])),
+        "--tp 8 --moe-a2a-backend megamoe"
+    );
+    assert_eq!(tail(words(&["@1=8"])), "--tp 8 --moe-a2a-backend deepep");
+    assert_input_error(
+        &["extract", CHIPS, "--select", "MegaMoE=on"],
+        "fixtures/verdicts/chips/chips-deployment.jsx:5:14",
+        &[
+            "has no option `MegaMoE`",
+            "its options are: Tensor parallel",
+            "a button or chip by its text, with the value `click`",
+        ],
+    );
+}

@@ -290,6 +290,9 @@ pub struct Exploration {
     pub cut: Option<usize>,
 }
 
+/// How else a selection names a control, said after an unknown option.
+const NAMING_HINT: &str = " (an option is also named by its label or by `@N`, its position among them; a button or chip by its text, with the value `click`)";
+
 /// How far an exploration got (for a progress display).
 #[derive(Debug, Clone, Copy)]
 pub struct Progress {
@@ -699,28 +702,30 @@ impl<'b> Renderer<'b> {
     ) -> Error {
         let t = &self.bundle.targets[target];
         let message = match error {
-            "unknown-option" => match self.hidden_by(target, option) {
-                Some(Hidden::When(when)) => format!(
-                    "<{}> hides option `{option}` in this state: it is shown only when {when}; the options shown are: {}",
-                    t.name,
-                    options.join(", ")
-                ),
-                Some(Hidden::Elsewhere) => format!(
-                    "<{}> hides option `{option}` in this state (other states show it); the options shown are: {}",
-                    t.name,
-                    options.join(", ")
-                ),
-                Some(Hidden::Never) => format!(
-                    "<{}> has no option `{option}` in any state; its options are: {}",
-                    t.name,
-                    options.join(", ")
-                ),
-                None => format!(
-                    "<{}> has no option `{option}`; its options are: {}",
-                    t.name,
-                    options.join(", ")
-                ),
-            },
+            "unknown-option" => {
+                (match self.hidden_by(target, option) {
+                    Some(Hidden::When(when)) => format!(
+                        "<{}> hides option `{option}` in this state: it is shown only when {when}; the options shown are: {}",
+                        t.name,
+                        options.join(", ")
+                    ),
+                    Some(Hidden::Elsewhere) => format!(
+                        "<{}> hides option `{option}` in this state (other states show it); the options shown are: {}",
+                        t.name,
+                        options.join(", ")
+                    ),
+                    Some(Hidden::Never) => format!(
+                        "<{}> has no option `{option}` in any state; its options are: {}",
+                        t.name,
+                        options.join(", ")
+                    ),
+                    None => format!(
+                        "<{}> has no option `{option}`; its options are: {}",
+                        t.name,
+                        options.join(", ")
+                    ),
+                }) + NAMING_HINT
+            }
             _ => {
                 let listed: Vec<String> = available
                     .iter()

@@ -1212,17 +1212,24 @@
           if (labelText === null) labelText = text(lab).trim();
           for (var j = 0; j < mine.length; j++) {
             mine[j].label = labelText;
+            mine[j].labelName = labelName(lab);
             if (lab.props.title) mine[j].labelTitle = String(lab.props.title);
           }
         });
       }
     }
-    // A checkbox without a name or id is named by its value, else its label.
+    // A checkbox without a name or id is named by its value, else its label;
+    // a <select> or text input by its label's own text (what a reader reads
+    // beside it, without the control's options).
     for (var m = 0; m < out.length; m++) {
       var c = out[m];
-      if (c.kind !== 'checkbox' || c.key !== '') continue;
-      var cp = c.node.props;
-      c.key = cp.value != null ? String(cp.value) : c.label || '';
+      if (c.key !== '') continue;
+      if (c.kind === 'checkbox') {
+        var cp = c.node.props;
+        c.key = cp.value != null ? String(cp.value) : c.label || '';
+      } else if ((c.kind === 'select' || c.kind === 'text') && c.labelName) {
+        c.key = c.labelName;
+      }
     }
     nameUnnamedRadios(nodes, out);
     return out;
@@ -2363,7 +2370,28 @@
       var pick = -1;
       var at = -1;
       for (var i = 0; i < cs.length && pick < 0; i++) {
-        for (var j = 0; j < pending.length; j++) if (pending[j][0] === cs[i].key) { pick = j; at = i; break; }
+        for (var j = 0; j < pending.length; j++) if (names(cs, cs[i], pending[j][0])) { pick = j; at = i; break; }
+      }
+      // A button (a chip without a name) is picked by its text or label with
+      // the value `click`: clicked once, in the component's control order.
+      if (pick < 0) {
+        var clicked = false;
+        for (var b = 0; b < s.controls.length && !clicked; b++) {
+          var bc = s.controls[b];
+          if (bc.kind !== 'button') continue;
+          for (var bj = 0; bj < pending.length; bj++) {
+            if (String(pending[bj][1]) !== 'click' || !names(null, bc, pending[bj][0])) continue;
+            if (bc.disabled) {
+              return JSON.stringify({ error: 'disabled-value', option: pending[bj][0], value: 'click', available: [], applied: applied });
+            }
+            apply(r, s.controls, b, 'click');
+            applied.push([bc.key, 'click']);
+            pending.splice(bj, 1);
+            clicked = true;
+            break;
+          }
+        }
+        if (clicked) continue;
       }
       if (pick < 0) {
         var keys = [];
@@ -2375,7 +2403,7 @@
         }
         return JSON.stringify({ error: 'unknown-option', option: pending[0][0], options: keys, applied: applied });
       }
-      var key = pending[pick][0];
+      var key = cs[at].key; // the control's own key, however it was named
       var value = String(pending[pick][1]);
       pending.splice(pick, 1);
       var group = cs.map(function (c, idx) { return [c, idx]; }).filter(function (x) { return x[0].key === key; });
@@ -2425,6 +2453,36 @@
     var result = shown(snapshot(r));
     result.copies = copiesOf(r);
     return JSON.stringify({ state: result, unmatched: [], options: [] });
+  }
+
+  // The text of a <label> a reader reads as the name of what it holds: its
+  // own text, without the controls inside it (a <select>'s options, an
+  // input's value), blanks collapsed.
+  var LABEL_SKIPS = { select: 1, input: 1, textarea: 1, option: 1, button: 1 };
+  function labelName(lab) {
+    function go(n) {
+      if (typeof n === 'string') return n;
+      if (n === null || typeof n !== 'object' || LABEL_SKIPS[n.type] === 1 || notShown(n)) return '';
+      var s = '';
+      if (n.children) for (var i = 0; i < n.children.length; i++) s += go(n.children[i]);
+      return s;
+    }
+    return go(lab).replace(/\s+/g, ' ').trim();
+  }
+
+  // Whether a requested key names control `c`: its key (name, id, or the
+  // name a reader sees), else its label (the text of the <label> around
+  // it), else `@N`: the Nth of the selectable controls `cs` (distinct keys,
+  // in document order, from 1); `cs` is null for a button (no position).
+  function names(cs, c, want) {
+    if (c.key === want) return true;
+    if (c.labelName && c.labelName === want) return true;
+    if (cs === null || want.charAt(0) !== '@') return false;
+    var n = Number(want.slice(1));
+    if (!(n >= 1) || Math.floor(n) !== n) return false;
+    var seen = [];
+    for (var i = 0; i < cs.length; i++) if (seen.indexOf(cs[i].key) < 0) seen.push(cs[i].key);
+    return seen[n - 1] === c.key;
   }
 
   // The control a reader clicks to pick radio `c` (an index into `all`): the
