@@ -26,12 +26,30 @@ For each release:
   new release gets `null` (unknown): a commit-only image tag then cannot be placed
   from the table, and recipe-drift says so.
 
+Development commits
+-------------------
+    python3 scripts/release_lines.py --place-commits --checkout vllm=/src/vllm \
+        [--commits-from INFERENCEX] [--commit vllm=5e35a6f4f9bb ...]
+
+A nightly image that names only a commit (`vllm/vllm-openai:nightly-<commit>`) is
+placed from the engine's history: for each commit (given with `--commit`, or every
+commit-only development tag of the images in `INFERENCEX`'s master configs,
+`configs/*.yaml` and `.github/configs/*.yaml`), the checkout gives its full commit,
+the UTC day it was committed and the newest bundled release whose tag `v<version>`
+is its ancestor (`git merge-base --is-ancestor`). The rows are added to
+src/engine/dev_commits.yaml (`--dev-table PATH`); rows already there are kept. A
+commit the checkout does not hold is an error (exit 2): fetch the history first.
+
 Options
 -------
     --table PATH              the table to rewrite (default src/engine/releases.yaml)
     --pypi-json ENGINE=FILE   read ENGINE's PyPI JSON from FILE instead of the network
     --checkout ENGINE=DIR     a git checkout of ENGINE with its release tags
     --check                   do not write; exit 1 (and print the new table) when it differs
+    --place-commits           place development commits (above) instead of refreshing releases
+    --commit ENGINE=COMMIT    a commit to place (repeatable)
+    --commits-from DIR        place the commit-only development tags of DIR's master configs
+    --dev-table PATH          the development-commit table (default src/engine/dev_commits.yaml)
 
 Exit status: 0 done (or current under --check); 1 the table is not current (--check);
 2 an error (a bundled release missing from PyPI, a tag missing from a checkout, a
@@ -164,15 +182,168 @@ def pairs(values, what):
     return d
 
 
+DEV_HEADER = """\
+# Development commits that nightly images name by commit alone
+# (`vllm/vllm-openai:nightly-<commit>`), per engine, with the bundled release
+# each follows in the engine's git history. Written by
+# `scripts/release_lines.py --place-commits` from a checkout with tags (the
+# engine-release workflow runs it on GitHub); do not edit by hand.
+#
+# commit: the full commit.
+# date: the UTC day it was committed.
+# after: the newest bundled release whose tag `v<version>` is an ancestor of the
+#   commit (null: none is; it is older than every bundled release).
+#
+# recipe-drift places such an image after `after` (docs/src/engines.md,
+# "Nightly and dated images"); a commit this table does not hold stays unplaced.
+"""
+
+# The image repositories of each engine (a prefix of the image name).
+IMAGE_ENGINES = (("vllm/vllm-openai", "vllm"), ("lmsysorg/sglang", "sglang"), ("rocm/sgl-dev", "sglang"))
+
+
+def dev_commit_of(tag):
+    """The commit a development tag names when it names no date (the rule of
+    src/engine/release_lines.rs `dev_tag`: a word `nightly` or `dev`, a word of
+    7 to 40 hex digits that are not all digits); None otherwise."""
+    words = tag.lower().replace("_", "-").split("-")
+    if "nightly" not in words and "dev" not in words:
+        return None
+    commit = None
+    for w in words:
+        if w.isdigit() and len(w) in (4, 8):
+            return None  # dated: the date places it
+        if commit is None and 7 <= len(w) <= 40 and not w.isdigit() and re.fullmatch(r"[0-9a-f]+", w):
+            commit = w
+    return commit
+
+
+def commits_from(root):
+    """(engine, commit) of every commit-only development image tag in the master
+    configs under ROOT, sorted."""
+    found = set()
+    for sub in ("configs", os.path.join(".github", "configs")):
+        d = os.path.join(root, sub)
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            if not name.endswith((".yaml", ".yml")):
+                continue
+            with open(os.path.join(d, name), encoding="utf-8") as f:
+                for line in f:
+                    m = re.match(r"\s*image:\s*[\"']?([^\s\"'#]+)", line)
+                    if not m or ":" not in m[1]:
+                        continue
+                    image, _, tag = m[1].rpartition(":")
+                    image = image.split("/", 1)[1] if image.count("/") > 1 else image
+                    engine = next((e for p, e in IMAGE_ENGINES if image.startswith(p)), None)
+                    commit = dev_commit_of(tag) if engine else None
+                    if commit:
+                        found.add((engine, commit))
+    return sorted(found)
+
+
+def git(checkout, *argv):
+    try:
+        return subprocess.run(["git", "-C", checkout, *argv], capture_output=True, text=True, check=False)
+    except OSError as e:
+        fail(f"git: {e}")
+
+
+def place_commit(engine, commit, checkout):
+    """(full commit, UTC day, the newest bundled release it follows or None)."""
+    out = git(checkout, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
+    full = out.stdout.strip()
+    if out.returncode != 0 or not re.fullmatch(r"[0-9a-f]{40}", full):
+        fail(f"{engine}: no commit {commit} in {checkout} (fetch its history first)")
+    out = git(checkout, "show", "-s", "--format=%ct", full)
+    try:
+        import datetime
+
+        day = datetime.datetime.fromtimestamp(int(out.stdout.strip()), datetime.timezone.utc).strftime("%Y-%m-%d")
+    except ValueError:
+        fail(f"{engine}: cannot read the commit time of {full}")
+    after = None
+    for version in bundled(engine):
+        tag = tagged_commit(engine, version, checkout)
+        if git(checkout, "merge-base", "--is-ancestor", tag, full).returncode == 0:
+            after = version
+    return full, day, after
+
+
+def read_dev_table(path):
+    """{engine: {commit: (day, after)}} of our own plain YAML, read line by line."""
+    rows = {e: {} for e in ENGINES}
+    if not os.path.exists(path):
+        return rows
+    engine = commit = day = None
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if m := re.fullmatch(r"([a-z]+):.*\n?", line):
+                engine = m[1]
+            elif m := re.fullmatch(r"  - commit: ([0-9a-f]{40})\s*\n?", line):
+                commit = m[1]
+            elif m := re.fullmatch(r"    date: \"?([0-9-]+)\"?\s*\n?", line):
+                day = m[1]
+            elif m := re.fullmatch(r"    after: (?:\"([^\"]+)\"|null)\s*\n?", line):
+                if engine in rows and commit:
+                    rows[engine][commit] = (day, m[1])
+    return rows
+
+
+def render_dev(rows):
+    out = [DEV_HEADER]
+    for engine in ENGINES:
+        if not rows[engine]:
+            out.append(f"{engine}: []\n")
+            continue
+        out.append(f"{engine}:\n")
+        for commit in sorted(rows[engine]):
+            day, after = rows[engine][commit]
+            out.append(f"  - commit: {commit}\n")
+            out.append(f'    date: "{day}"\n')
+            out.append(f'    after: "{after}"\n' if after else "    after: null\n")
+    return "".join(out)
+
+
+def place_commits(args, checkouts):
+    wanted = [(e, c) for e, c in (v.partition("=")[::2] for v in args.commit)]
+    for engine, commit in wanted:
+        if engine not in ENGINES or not re.fullmatch(r"[0-9a-f]{7,40}", commit):
+            fail(f"--commit wants ENGINE=COMMIT (7 to 40 hex digits): {engine}={commit}")
+    if args.commits_from:
+        wanted += commits_from(args.commits_from)
+    rows = read_dev_table(args.dev_table)
+    for engine, commit in sorted(set(wanted)):
+        if any(c.startswith(commit) for c in rows[engine]):
+            continue
+        if engine not in checkouts:
+            fail(f"{engine}: placing commit {commit} needs --checkout {engine}=DIR")
+        full, day, after = place_commit(engine, commit, checkouts[engine])
+        rows[engine][full] = (day, after)
+    text = render_dev(rows)
+    old = open(args.dev_table, encoding="utf-8").read() if os.path.exists(args.dev_table) else None
+    if text != old:
+        with open(args.dev_table, "w", encoding="utf-8") as f:
+            f.write(text)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--table", default=os.path.join(ROOT, "src", "engine", "releases.yaml"))
     ap.add_argument("--pypi-json", action="append", default=[], metavar="ENGINE=FILE")
     ap.add_argument("--checkout", action="append", default=[], metavar="ENGINE=DIR")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--place-commits", action="store_true")
+    ap.add_argument("--commit", action="append", default=[], metavar="ENGINE=COMMIT")
+    ap.add_argument("--commits-from", metavar="DIR")
+    ap.add_argument("--dev-table", default=os.path.join(ROOT, "src", "engine", "dev_commits.yaml"))
     args = ap.parse_args()
     files = pairs(args.pypi_json, "--pypi-json")
     checkouts = pairs(args.checkout, "--checkout")
+    if args.place_commits:
+        return place_commits(args, checkouts)
     known = read_table(args.table)
     rows = {}
     for engine in ENGINES:

@@ -910,3 +910,131 @@ fn the_env_table_adds_one_release_and_a_rerun_updates_it() {
     assert_eq!(table["env"]["VLLM_FIXTURE"]["default"], 2);
     assert_eq!(table["env"]["VLLM_FIXTURE"]["changes"][0]["default"], 1);
 }
+
+/// `release_lines.py --place-commits` places a commit-only nightly from the
+/// engine's history: in a scratch checkout whose tags are the bundled vLLM
+/// releases, a commit made after the tag of one release follows that one
+/// (the newest tag that is its ancestor), its day is its commit day, and the
+/// InferenceX master configs' commit-only tags are found; a commit the
+/// checkout lacks is exit 2 with the cause.
+#[test]
+fn a_nightly_commit_is_placed_from_the_engines_history() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("vllm");
+    fs::create_dir_all(&repo).unwrap();
+    let git = |args: &[&str]| -> String {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .args(args)
+            .env("GIT_AUTHOR_DATE", "2026-08-12T23:30:00+05:00")
+            .env("GIT_COMMITTER_DATE", "2026-08-12T23:30:00+05:00")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    git(&["init", "-q"]);
+    let mut versions: Vec<String> = fs::read_dir(repo_root().join("src/engine/vllm/schemas"))
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".json").map(str::to_string)
+        })
+        .collect();
+    versions.sort_by_key(|v| {
+        v.split(|c: char| !c.is_ascii_digit())
+            .filter_map(|p| p.parse::<u64>().ok())
+            .collect::<Vec<_>>()
+    });
+    // One commit per release up to 0.25.0, then a development commit; the
+    // later releases are tagged on a side branch that does not hold it.
+    let mut dev = String::new();
+    for v in &versions {
+        git(&["commit", "-q", "--allow-empty", "-m", v]);
+        git(&["tag", &format!("v{v}")]);
+        if v == "0.25.0" {
+            git(&["commit", "-q", "--allow-empty", "-m", "dev"]);
+            dev = git(&["rev-parse", "HEAD"]);
+            git(&["checkout", "-q", "-b", "later", "HEAD~1"]);
+        }
+    }
+    assert!(!dev.is_empty(), "0.25.0 is bundled");
+    let ix = dir.path().join("ix");
+    write(
+        &ix.join("configs/nvidia-master.yaml"),
+        &format!(
+            "a:\n  image: vllm/vllm-openai:nightly-{}\nb:\n  image: vllm/vllm-openai:nightly-20260815-0abe6a85\nc:\n  image: lmsysorg/sglang:v0.5.20\n",
+            &dev[..12]
+        ),
+    );
+    let table = dir.path().join("dev_commits.yaml");
+    let checkout = format!("vllm={}", repo.display());
+    let (code, out, err) = script(
+        py.as_path(),
+        "release_lines.py",
+        &[
+            "--place-commits",
+            "--checkout",
+            &checkout,
+            "--commits-from",
+            ix.to_str().unwrap(),
+            "--dev-table",
+            table.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let text = fs::read_to_string(&table).unwrap();
+    assert!(
+        text.contains(&format!(
+            "vllm:\n  - commit: {dev}\n    date: \"2026-08-12\"\n    after: \"0.25.0\"\n"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("sglang: []"), "{text}");
+    // The dated tag is placed by its date, not listed.
+    assert_eq!(text.matches("  - commit: ").count(), 1, "{text}");
+    // Run again: the same bytes.
+    let (code, _, err) = script(
+        py.as_path(),
+        "release_lines.py",
+        &[
+            "--place-commits",
+            "--commits-from",
+            ix.to_str().unwrap(),
+            "--dev-table",
+            table.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(fs::read_to_string(&table).unwrap(), text);
+    // A commit the checkout does not hold.
+    let (code, _, err) = script(
+        py.as_path(),
+        "release_lines.py",
+        &[
+            "--place-commits",
+            "--checkout",
+            &checkout,
+            "--commit",
+            "vllm=1234567abcdef",
+            "--dev-table",
+            table.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("vllm: no commit 1234567abcdef in"), "{err}");
+    assert!(!err.contains("Traceback"), "{err}");
+}

@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 const TABLE: &str = include_str!("releases.yaml");
+const DEV_COMMITS: &str = include_str!("dev_commits.yaml");
 
 /// A day, as a tag or the table writes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -109,6 +110,31 @@ pub fn lines(engine: &str) -> &'static [Line] {
         .iter()
         .find(|(e, _)| e == engine)
         .map_or(&[], |(_, l)| l.as_slice())
+}
+
+/// A development commit placed in the engine's history
+/// (`dev_commits.yaml`, from a checkout): the bundled release it follows.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DevCommit {
+    /// The full commit.
+    pub commit: String,
+    /// The UTC day it was committed (`YYYY-MM-DD`).
+    pub date: String,
+    /// The newest bundled release whose tag is its ancestor (`None`: older
+    /// than every bundled release).
+    pub after: Option<String>,
+}
+
+/// The placed development commits of an engine (empty for one the table
+/// does not list).
+pub fn dev_commits(engine: &str) -> &'static [DevCommit] {
+    static T: OnceLock<std::collections::BTreeMap<String, Vec<DevCommit>>> = OnceLock::new();
+    T.get_or_init(|| {
+        serde_saphyr::from_str(DEV_COMMITS).expect("bundled dev_commits.yaml is valid")
+    })
+    .get(engine)
+    .map_or(&[], Vec::as_slice)
 }
 
 /// The date a development tag carries.
@@ -208,12 +234,50 @@ pub enum Placement {
 /// is read in the one year that puts it between the oldest and the newest
 /// release's days, and is unplaced when no year or more than one does.
 pub fn place(engine: &str, lines: &[Line], tag: &DevTag) -> Placement {
+    place_among(engine, lines, dev_commits(engine), tag)
+}
+
+/// [`place`] with the engine's placed development commits given: a commit
+/// the history places (one row of `dev` starts with it) wins over a date.
+pub fn place_among(engine: &str, lines: &[Line], dev: &[DevCommit], tag: &DevTag) -> Placement {
     if let Some(c) = &tag.commit {
         let tagged: Vec<usize> = (0..lines.len())
             .filter(|&i| lines[i].commit.as_deref().is_some_and(|f| f.starts_with(c)))
             .collect();
         if let [i] = tagged[..] {
             return Placement::Tagged(i);
+        }
+        let placed: Vec<&DevCommit> = dev
+            .iter()
+            .filter(|d| d.commit.starts_with(c.as_str()))
+            .collect();
+        if let [d] = placed[..] {
+            let source = "its place in the engine's git history (src/engine/dev_commits.yaml)";
+            match &d.after {
+                Some(v) => {
+                    if let Some(index) = lines.iter().position(|l| &l.version == v) {
+                        let next = lines
+                            .get(index + 1)
+                            .map(|n| format!(" and before {} ({})", n.version, n.date))
+                            .unwrap_or_else(|| ", the newest bundled release".into());
+                        return Placement::After {
+                            index,
+                            reason: format!(
+                                "its commit {c} (committed {}) follows the tag of {engine} {v}{next}: {source}",
+                                d.date
+                            ),
+                        };
+                    }
+                }
+                None => {
+                    return Placement::Before {
+                        reason: format!(
+                            "its commit {c} (committed {}) follows the tag of no bundled {engine} release: {source}",
+                            d.date
+                        ),
+                    };
+                }
+            }
         }
     }
     let (oldest, newest) = (&lines[0], &lines[lines.len() - 1]);
@@ -253,9 +317,10 @@ pub fn place(engine: &str, lines: &[Line], tag: &DevTag) -> Placement {
         None => {
             let what = match &tag.commit {
                 Some(c) => format!(
-                    "its commit {c} is not the tagged commit of a bundled release (the table of release commits holds {} of {}), so the text does not place it",
+                    "its commit {c} is not the tagged commit of a bundled release (the table of release commits holds {} of {}) nor a placed development commit (src/engine/dev_commits.yaml holds {}), so the text does not place it",
                     lines.iter().filter(|l| l.commit.is_some()).count(),
-                    lines.len()
+                    lines.len(),
+                    dev.len()
                 ),
                 None => "it names no date and no commit, so the text does not place it".into(),
             };
@@ -428,6 +493,39 @@ mod tests {
     }
 
     #[test]
+    fn a_commit_the_history_places_follows_its_release() {
+        let dev = |commit: &str, after: Option<&str>| DevCommit {
+            commit: commit.to_string(),
+            date: "2026-08-12".into(),
+            after: after.map(str::to_string),
+        };
+        let rows = [
+            dev(&("5e35a6f4".to_string() + &"0".repeat(32)), Some("1.1.0")),
+            dev(&("77aa0000".to_string() + &"1".repeat(32)), None),
+            dev(&("abcdef12".to_string() + &"2".repeat(32)), Some("9.9.9")),
+        ];
+        let at = |tag: &str| place_among("vllm", &table(), &rows, &dev_tag(tag).unwrap());
+        let Placement::After { index, reason } = at("nightly-5e35a6f400") else {
+            panic!()
+        };
+        assert_eq!(index, 1);
+        assert_eq!(
+            reason,
+            "its commit 5e35a6f400 (committed 2026-08-12) follows the tag of vllm 1.1.0 and before 1.2.0 (2026-08-21): its place in the engine's git history (src/engine/dev_commits.yaml)"
+        );
+        // The history wins over a date the tag also carries.
+        assert!(matches!(
+            at("nightly-20260601-5e35a6f4"),
+            Placement::After { index: 1, .. }
+        ));
+        assert!(matches!(at("nightly-77aa0000"), Placement::Before { .. }));
+        // A release no longer bundled places nothing: the tag's own text decides.
+        assert!(matches!(at("nightly-abcdef12"), Placement::Unplaced { .. }));
+        // A tagged release commit still wins.
+        assert_eq!(at("nightly-0abe6a85"), Placement::Tagged(2));
+    }
+
+    #[test]
     fn a_tagged_commit_is_its_release_even_with_a_date() {
         assert_eq!(placed("nightly-0abe6a85"), Placement::Tagged(2));
         assert_eq!(placed("nightly-20260601-0abe6a85"), Placement::Tagged(2));
@@ -445,7 +543,7 @@ mod tests {
         };
         assert_eq!(
             reason,
-            "its commit 5e35a6f4f9bbc217 is not the tagged commit of a bundled release (the table of release commits holds 2 of 3), so the text does not place it; it may be newer than every bundled release"
+            "its commit 5e35a6f4f9bbc217 is not the tagged commit of a bundled release (the table of release commits holds 2 of 3) nor a placed development commit (src/engine/dev_commits.yaml holds 0), so the text does not place it; it may be newer than every bundled release"
         );
         let Placement::Unplaced { reason } = placed("nightly") else {
             panic!()
