@@ -596,6 +596,20 @@ fn frame(page: &Source, block: &Block<'_>) -> Framed {
     }
 }
 
+/// A command text as a reader runs it, for telling two texts apart: a diff
+/// listing read as its new side ([`new_side_of_diff`]), `\`-newline
+/// continuations joined and every run of blanks one space. Two texts that
+/// differ only in layout (where a line is broken, a diff view or the plain
+/// command) give the same string.
+pub(crate) fn as_run(text: &str) -> String {
+    let mut b = text.as_bytes().to_vec();
+    new_side_of_diff(&mut b);
+    let text = String::from_utf8_lossy(&b)
+        .replace("\\\r\n", " ")
+        .replace("\\\n", " ");
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// A diff listing (a generator's "changes against the base" view: every
 /// line that is not blank marked `+ ` added, `- ` removed or `  ` kept, at
 /// least one added or removed) shows the reader the command's new side:

@@ -150,6 +150,15 @@ fn state_name(label: &str) -> String {
 /// (masked as printed commands are): `` `--tp 8` where this browser prints
 /// `--tp 4` ``; `None` when they are the same.
 fn command_difference(ours: &[String], theirs: &[String]) -> Option<String> {
+    // What a reader runs, not how it is laid out: a phone's window may show
+    // the plain command where a desktop shows a diff against a base, or
+    // break its lines elsewhere.
+    let run = |cs: &[String]| -> Vec<String> {
+        cs.iter()
+            .map(|c| crate::extract::shell_text::as_run(c))
+            .collect()
+    };
+    let (ours, theirs) = (&run(ours)[..], &run(theirs)[..]);
     if ours == theirs {
         return None;
     }
@@ -218,5 +227,30 @@ fn error(bundle: &Bundle, t: usize, reads: &[String], why: &str) -> Error {
         message: format!(
             "{name} prints a command that depends on the reader's browser: it reads {sources}, and in another browser ({OTHER_WORLD}) {why}; a command every reader copies must not depend on them"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::command_difference;
+
+    /// A command laid out another way (a diff against a base on a desktop,
+    /// the plain command on a phone; lines broken elsewhere) is the same
+    /// command; another word is a difference.
+    #[test]
+    fn layouts_of_one_command_are_the_same_command() {
+        let plain = vec!["sglang serve \\\n  --tp 8 \\\n  --moe-runner-backend x".to_string()];
+        let diff = vec![
+            "  sglang serve \\\n+   --tp 8 \\\n-   --tp 4 \\\n+   --moe-runner-backend x"
+                .to_string(),
+        ];
+        let one_line = vec!["sglang serve --tp 8 --moe-runner-backend x".to_string()];
+        assert_eq!(command_difference(&plain, &diff), None);
+        assert_eq!(command_difference(&plain, &one_line), None);
+        let other = vec!["sglang serve --tp 4 --moe-runner-backend x".to_string()];
+        assert_eq!(
+            command_difference(&plain, &other).as_deref(),
+            Some("`--tp 4` there where this browser prints `--tp 8`")
+        );
     }
 }
