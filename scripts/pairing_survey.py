@@ -9,7 +9,7 @@ key, both values) for a maintainer to judge. Standard library only.
 
     python3 scripts/pairing_survey.py --docs /tmp/cookbook-real --inferencex /tmp/ix \
         [--recipes /tmp/vllm-recipes] [--bin target/release/recipe-drift] [--offline] \
-        [--check-arg=--js-total-time-limit=120] [FILES...]
+        [--check-arg=--js-total-time-limit=120] [--json-out REPORT.json] [FILES...]
 
 Never commit the corpora: they are upstream files.
 """
@@ -27,6 +27,14 @@ def side_id(kind: str) -> str:
     return {"broken-continuation": "RD015"}.get(kind, "RD???")
 
 
+def shown(side: dict) -> str:
+    """A finding side's value as the table prints it: the value, or
+    `unknown (reason...)` when the text cannot decide it."""
+    if side.get("state") == "unknown":
+        return f"unknown ({str(side.get('reason', ''))[:80]})"
+    return str(side.get("value"))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--docs", help="the docs folder (cookbook/ and src/snippets/)")
@@ -40,6 +48,7 @@ def main() -> int:
         default=[],
         help="an argument passed on to check (repeat): --check-arg=--js-total-time-limit=120",
     )
+    ap.add_argument("--json-out", help="also write check's JSON report here (for a closer reading)")
     ap.add_argument("files", nargs="*", help="limit the docs side to these files")
     a = ap.parse_args()
     if not a.docs and not a.recipes:
@@ -62,6 +71,9 @@ def main() -> int:
         sys.stderr.write(p.stderr)
         return 2
     doc = json.loads(p.stdout)
+    if a.json_out:
+        with open(a.json_out, "w", encoding="utf-8") as f:
+            f.write(p.stdout)
     links = doc["links"]
     pairs = [l for l in links if "pair" in l]
     cov = doc.get("coverage", [])
@@ -123,7 +135,7 @@ def main() -> int:
                 print(f"  {where} | {side} {d['kind']} at line {d['span']['line']} | {d['message'][:100]}")
         for f in l["findings"]:
             if f["severity"] == "error":
-                print(f"  {where} | {f['key']} | {f['docs'].get('value')} | {f['recipe'].get('value')}")
+                print(f"  {where} | {f['key']} | {shown(f['docs'])} | {shown(f['recipe'])}")
     for l in links:
         if l["status"] == "error":
             print(f"  input error: {l['name']}: {l['error']}")
