@@ -151,6 +151,19 @@ impl<'de> Deserialize<'de> for Raw {
 /// budget breaches and refused keys are `file:line:col`.
 pub(crate) fn parse(source: &Source, options: &Options) -> Result<Node, Error> {
     check_line_endings(source, LineEndings::Text)?;
+    // PyYAML's line breaks and tabs: the text read is what PyYAML's
+    // scanner reads (same offsets), or an error.
+    let rewritten;
+    let source = match options.schema {
+        Schema::PyYaml11 => match pyyaml_text::pyyaml_text(source)? {
+            Some(text) => {
+                rewritten = source.window(source.origin.clone(), vec![(0, 0)], text);
+                &rewritten
+            }
+            None => source,
+        },
+        Schema::Core12 => source,
+    };
     let saphyr = serde_saphyr::options! {
         strict_booleans: options.schema == Schema::Core12,
         // PyYAML reads `.inf` and `.nan` (typed again below).
@@ -1071,5 +1084,6 @@ impl Node {
     }
 }
 
+mod pyyaml_text;
 #[cfg(test)]
 mod tests;
