@@ -378,7 +378,22 @@ fn flatten(
             continue;
         }
         let written = source.yaml_span(&k.defined);
-        let key = lower(k, source, options, tags)?;
+        // A plain `=` key: PyYAML's `flatten_mapping` makes it a string.
+        let key = if options.schema == Schema::PyYaml11
+            && !tags.scalars.contains_key(&written.start)
+            && source
+                .text
+                .get(written.start..written.end)
+                .map(str::trim_end)
+                == Some("=")
+        {
+            Node {
+                span: place(&k),
+                val: Val::Str("=".into()),
+            }
+        } else {
+            lower(k, source, options, tags)?
+        };
         let Some(name) = (options.key_name)(&key) else {
             return Err(Error::input(key.span, "a mapping key must be a scalar"));
         };
@@ -477,6 +492,17 @@ pub(crate) fn pyyaml_scalar(text: &str) -> Option<Result<Val, String>> {
         return None;
     }
     let t = text.trim_end();
+    // The value and merge resolvers (`=`, `<<`): safe_load has no
+    // constructor for either tag in a value.
+    if let Some(tag) = match t {
+        "=" => Some("value"),
+        "<<" => Some("merge"),
+        _ => None,
+    } {
+        return Some(Err(format!(
+            "a plain {t:?} is resolved to the tag {CORE}{tag}, which PyYAML's safe_load cannot construct (`could not determine a constructor`): the program reading this file does not start; quote it (\"{t}\") for a string"
+        )));
+    }
     let all = |s: &str, f: fn(char) -> bool| !s.is_empty() && s.chars().all(f);
     let digits_ = |c: char| c.is_ascii_digit() || c == '_';
     // bool

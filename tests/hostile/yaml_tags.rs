@@ -427,7 +427,6 @@ fn adversary_tabs_pyyaml_refuses_are_not_a_value() {
 /// on the `--config` file and the recipe never starts. recipe-drift reads
 /// the strings "=" and "<<" and says no drift against the docs' `-tp 10`.
 #[test]
-#[ignore = "adversary round 5b: a plain `=` or `<<` value (no constructor in PyYAML's safe_load) is read as a string"]
 fn adversary_plain_values_pyyaml_cannot_construct_are_not_strings() {
     for yaml in [
         "tensor-parallel-size: 10\nserved-model-name: =\n",
