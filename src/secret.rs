@@ -267,8 +267,10 @@ pub fn note_text(text: &str) {
             // An environment assignment.
             r#"\b([A-Za-z_][A-Za-z0-9_]*)=("[^"\n]*"|'[^'\n]*'|[^\s"'\\;|&)]+)"#,
             // A YAML / JSON key and its value, after the value's tag and
-            // anchor if any (`!!int`, `!<tag:yaml.org,2002:str>`, `&a`).
-            r#"["']?([A-Za-z0-9_-]+)["']?[ \t]*:[ \t]*(?:(?:!<[^>\s]*>|[!&][^\s,}\]]*)[ \t]+)*("[^"\n]*"|'[^'\n]*'|[^\s,}\]#]+)"#,
+            // anchor if any (`!!int`, `!<tag:yaml.org,2002:str>`, `&a`). A
+            // value starting with `{` or `[` is a flow collection, whose
+            // own keys are matched next (`overrides: {hf_token: VALUE}`).
+            r#"["']?([A-Za-z0-9_-]+)["']?[ \t]*:[ \t]*(?:(?:!<[^>\s]*>|[!&][^\s,}\]]*)[ \t]+)*("[^"\n]*"|'[^'\n]*'|[^\s,}\]#{\[][^\s,}\]#]*)"#,
         ]
         .iter()
         .map(|p| regex::Regex::new(p).expect("valid secret pattern"))
@@ -908,6 +910,8 @@ mod tests {
         note_text(
             "sglang serve --api-key s3cr3t-A --tp 2\nexport HF_TOKEN='hf_abcdef'\napi-key: yamlsecret9\n",
         );
+        // A secret key first in a nested flow mapping.
+        note_text("hf-overrides: {hf_token: fl0wfirst9}\n");
         note_words(&[
             "vllm",
             "serve",
@@ -916,11 +920,11 @@ mod tests {
             "spaced_1234",
         ]);
         let out = mask_value(
-            "page_size_x a s3cr3t-A b hf_abcdef c yamlsecret9 d tok_12345 e spaced_1234 --tp 2",
+            "page_size_x a s3cr3t-A b hf_abcdef c yamlsecret9 d tok_12345 e spaced_1234 f fl0wfirst9 --tp 2",
         );
         assert_eq!(
             out,
-            "page_size_x a ******** b ********* c *********** d ********* e *********** --tp 2"
+            "page_size_x a ******** b ********* c *********** d ********* e *********** f ********** --tp 2"
         );
     }
 
