@@ -138,25 +138,27 @@ pub struct UserInfo {
 
 /// Every URL userinfo in `text`, found as Python's `urllib.parse.urlsplit`
 /// finds it (what pip, `huggingface_hub` and `requests` use): the authority
-/// starts after `//` (also a JSON-escaped `\/\/`) and ends at the next `/`,
-/// `?` or `#` (or blank); the userinfo is what comes before its last `@`,
-/// the password what follows the userinfo's first `:`. `strict` (the final
-/// backstop, which runs over a whole report) ends an authority also at every
-/// character a URL's userinfo cannot hold unescaped (quotes, `\`, `<`, `>`,
-/// controls), so no report's own punctuation is ever inside one. Linear in
-/// the text: an authority ends at a `/`, which every later `//` starts with.
+/// starts after `//` (also JSON-escaped, `\/\/` or `\u002f\u002f`) and ends
+/// at the next `/` (escaped or not), `?` or `#` (or blank); the userinfo is
+/// what comes before its last `@`, the password what follows the userinfo's
+/// first `:`. A tab, CR or LF inside it does not end it: `urlsplit` removes
+/// them from the URL first (`https://u:ab<TAB>cd@host` has the password
+/// `abcd`). `strict` (the final backstop, which runs over a whole report)
+/// ends an authority also at those and at every character a URL's userinfo
+/// cannot hold unescaped (quotes, `\`, `<`, `>`, controls), so no report's own
+/// punctuation is ever inside one. Linear in the text: an authority ends at
+/// a `/`, which every later `//` starts with.
 pub fn url_userinfos(text: &str, strict: bool) -> Vec<UserInfo> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
     while i + 1 < b.len() {
-        let start = if b[i] == b'/' && b[i + 1] == b'/' {
-            i + 2
-        } else if b[i..].starts_with(b"\\/\\/") {
-            i + 4
-        } else {
-            i += 1;
-            continue;
+        let start = match slash(b, i).and_then(|n| Some(i + n + slash(b, i + n)?)) {
+            Some(start) => start,
+            None => {
+                i += 1;
+                continue;
+            }
         };
         let mut j = start;
         let mut at = None;
@@ -164,7 +166,8 @@ pub fn url_userinfos(text: &str, strict: bool) -> Vec<UserInfo> {
             let c = b[j];
             let ends = match c {
                 b'/' | b'?' | b'#' => true,
-                b'\\' if b.get(j + 1) == Some(&b'/') => true,
+                b'\\' if slash(b, j).is_some() => true,
+                b'\t' | b'\r' | b'\n' if !strict => false,
                 c if c.is_ascii_whitespace() || c.is_ascii_control() => true,
                 c if strict => !(c.is_ascii_alphanumeric() || b"-._~%!$&*+,;=:@()".contains(&c)),
                 _ => false,
@@ -186,6 +189,21 @@ pub fn url_userinfos(text: &str, strict: bool) -> Vec<UserInfo> {
         i = j.max(i + 1);
     }
     out
+}
+
+/// The length of the `/` written at `i` of `b`, as is or JSON-escaped
+/// (`\/`, `\u002f`); `None` if none is.
+fn slash(b: &[u8], i: usize) -> Option<usize> {
+    let rest = b.get(i..)?;
+    if rest.starts_with(b"/") {
+        Some(1)
+    } else if rest.starts_with(b"\\/") {
+        Some(2)
+    } else if rest.len() >= 6 && rest[..6].eq_ignore_ascii_case(b"\\u002f") {
+        Some(6)
+    } else {
+        None
+    }
 }
 
 /// Records the credentials written in URLs of a text (see
@@ -214,8 +232,12 @@ pub fn note_urls(text: &str) {
 }
 
 /// Records a secret as written (no quote trimming: a URL's password is
-/// taken whole); short ones are not recorded (a URL masks them by place).
+/// taken whole), and as `urlsplit` reads it when it holds a tab, CR or LF
+/// (removed); short ones are not recorded (a URL masks them by place).
 fn note_raw(v: &str) {
+    if v.contains(['\t', '\r', '\n']) {
+        note_raw(&v.replace(['\t', '\r', '\n'], ""));
+    }
     if v.chars().count() < MIN_SECRET_LEN {
         return;
     }
@@ -1065,6 +1087,20 @@ api-key: &a !<tag:yaml.org,2002:str> tagged_tok_2
         let t = r#"{"u":"https:\/\/me:sh0rt@h\/x"}"#;
         assert_eq!(url_userinfos(t, false).len(), 1);
         assert_eq!(mask_value(t), r#"{"u":"https:\/\/********@h\/x"}"#);
+        let t = r#"{"u":"https:\u002f\u002Fme:sh0rt@h\u002fx"}"#;
+        assert_eq!(
+            mask_value(t),
+            r#"{"u":"https:\u002f\u002F********@h\u002fx"}"#
+        );
+        // `urlsplit` removes a tab, CR or LF before splitting: the password
+        // goes on past one (and is recorded without it).
+        let t = "https://u:Spl1t\tPassWd@h/ x";
+        let u = url_userinfos(t, false);
+        assert_eq!(u.len(), 1);
+        assert_eq!(&t[u[0].start..u[0].at], "u:Spl1t\tPassWd");
+        assert!(url_userinfos(t, true).is_empty());
+        note_urls(t);
+        assert_eq!(value("Spl1tPassWd"), "***********");
         // Short passwords by place; long ones also alone.
         note_urls("HF_ENDPOINT=https://u:Tok3nInUrl99@hf.example/");
         assert_eq!(
