@@ -64,6 +64,7 @@ const SEGMENTS: &[&str] = &[
     "credential",
     "credentials",
     "apikey",
+    "bearer",
 ];
 
 /// Whether a name (`api-key`, `hf_token`, `OPENAI_API_KEY`) names a secret:
@@ -263,6 +264,7 @@ fn userinfo_ranges(text: &str, strict: bool) -> impl Iterator<Item = (usize, usi
 pub fn note_words(words: &[&str]) {
     for (i, w) in words.iter().enumerate() {
         note_urls(w);
+        note_http_credentials(w, &w.to_ascii_lowercase());
         if let Some((k, v)) = w.split_once('=') {
             if is_secret_option(k) || (!k.starts_with('-') && is_secret_env(k)) {
                 note(v);
@@ -302,6 +304,7 @@ pub fn note_text(text: &str) {
     note_urls(text);
     // Cheap test first: most texts name no secret at all.
     let lower = text.to_ascii_lowercase();
+    note_http_credentials(text, &lower);
     let names_secret = SEGMENTS.iter().any(|w| lower.contains(w)) || lower.contains("key");
     // Values written over several lines (YAML blocks, continued scalars,
     // flow collections, aliases, environment lists), and URLs folded over
@@ -325,6 +328,31 @@ pub fn note_text(text: &str) {
             if secret {
                 note(&c[2]);
             }
+        }
+    }
+}
+
+/// Records the credentials of HTTP requests written in a text (`lower` is
+/// its lower-case copy, for a cheap test): the credentials of an
+/// `Authorization` or `Proxy-Authorization` header after its scheme
+/// (`Authorization: Bearer TOKEN`, `Basic ...`, `Token ...`), and the
+/// password of curl's `-u`/`--user`/`--proxy-user USER:PASSWORD`. What names
+/// them is no secret name, so the patterns of [`note_text`] miss them.
+fn note_http_credentials(text: &str, lower: &str) {
+    static PATTERNS: OnceLock<[regex::Regex; 2]> = OnceLock::new();
+    if !lower.contains("authorization") && !lower.contains("curl") {
+        return;
+    }
+    let [header, user] = PATTERNS.get_or_init(|| {
+        [
+            r#"(?i)\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|digest|apikey|api-key|key|bot|oauth|negotiate)[ \t]+([^\s"'\\,;}]+)"#,
+            r#"(?i)\bcurl\b[^\n;|&]*?[ \t](?:-u|--user|-U|--proxy-user)(?:[ \t]+|=)["']?[^\s"':]*:([^\s"']+)"#,
+        ]
+        .map(|p| regex::Regex::new(p).expect("valid credential pattern"))
+    });
+    for re in [header, user] {
+        for c in re.captures_iter(text) {
+            note(&c[1]);
         }
     }
 }
@@ -932,6 +960,8 @@ mod tests {
         note_text(
             "sglang serve --api-key s3cr3t-A --tp 2\nexport HF_TOKEN='hf_abcdef'\napi-key: yamlsecret9\n",
         );
+        // HTTP credentials: a header's after its scheme, curl's password.
+        note_text("curl -H 'Authorization: Bearer b3arerTok9' -u me:curlPassw9 h\n");
         // A secret key first in a nested flow mapping.
         note_text("hf-overrides: {hf_token: fl0wfirst9}\n");
         note_words(&[
@@ -942,11 +972,11 @@ mod tests {
             "spaced_1234",
         ]);
         let out = mask_value(
-            "page_size_x a s3cr3t-A b hf_abcdef c yamlsecret9 d tok_12345 e spaced_1234 f fl0wfirst9 --tp 2",
+            "page_size_x a s3cr3t-A b hf_abcdef c yamlsecret9 d tok_12345 e spaced_1234 f fl0wfirst9 g b3arerTok9 h curlPassw9 --tp 2",
         );
         assert_eq!(
             out,
-            "page_size_x a ******** b ********* c *********** d ********* e *********** f ********** --tp 2"
+            "page_size_x a ******** b ********* c *********** d ********* e *********** f ********** g ********** h ********** --tp 2"
         );
     }
 

@@ -184,7 +184,6 @@ fn adversary_secret_key_in_a_nested_flow_mapping_is_masked() {
 /// secret-named option or variable holds it), and the backstop masks only
 /// collected secrets.
 #[test]
-#[ignore = "adversary round 5b: an `Authorization: Bearer` header value on the launch's line is not a collected secret"]
 fn adversary_bearer_token_on_the_launch_line_is_masked() {
     for (token, line) in [
         (
