@@ -585,10 +585,19 @@ fn frame(page: &Source, block: &Block<'_>) -> Framed {
             .find(|&&(s, e)| s == block.start + ls && e > s)
             .map_or(ls, |&(_, e)| (e - block.start).max(ls))
     };
+    // Whether the command being read started at a `$ ` prompt: a
+    // transcript's command, whose continued lines show the `> ` prompt
+    // (PS2) in any shell block, as in a `console` one.
+    let mut prompted = false;
     // A continuation prompt of a transcript at `at`, inside a quote or a
-    // here-document: left out of the text bash reads.
-    let ps2 = |b: &mut Vec<u8>, at: usize, le: usize, prompts: &mut Vec<(usize, usize)>| {
-        if !(block.console && has_prompts) || at > le {
+    // here-document: left out of the text bash reads (`transcript`: the
+    // block or the command is one).
+    let ps2 = |b: &mut Vec<u8>,
+               at: usize,
+               le: usize,
+               prompts: &mut Vec<(usize, usize)>,
+               transcript: bool| {
+        if !transcript || at > le {
             return at;
         }
         match prompt_len(&b[at..le], true) {
@@ -604,14 +613,17 @@ fn frame(page: &Source, block: &Block<'_>) -> Framed {
     while let Some((ls, le)) = lines.next() {
         let command_start = q == Quote::None && !continued;
         let mut i = blanks_end(&b, ls, le);
+        let transcript = has_prompts || prompted;
         if q != Quote::None {
-            i = ps2(&mut b, text_start(ls), le, &mut prompts);
-        } else if command_start || (continued && block.console) {
-            match prompt_len(&b[i..le], block.console) {
+            i = ps2(&mut b, text_start(ls), le, &mut prompts, transcript);
+        } else if command_start || (continued && (block.console || prompted)) {
+            match prompt_len(&b[i..le], block.console || (!command_start && prompted)) {
                 Some((n, ps1)) if command_start || !ps1 => {
                     b[i..i + n].fill(b' ');
                     // A continued word goes on after the prompt.
-                    if !command_start {
+                    if command_start {
+                        prompted = ps1;
+                    } else {
                         prompts.push((block.start + i, block.start + i + n));
                     }
                     i = blanks_end(&b, i + n, le);
@@ -620,9 +632,14 @@ fn frame(page: &Source, block: &Block<'_>) -> Framed {
                     // Output shown after a command: not shell text.
                     b[ls..le].fill(b' ');
                     continued = false;
+                    prompted = false;
                     continue;
                 }
-                _ => {}
+                _ => {
+                    if command_start {
+                        prompted = false;
+                    }
+                }
             }
         }
         if let Some(comment) = pending_cut.take()
@@ -724,7 +741,7 @@ fn frame(page: &Source, block: &Block<'_>) -> Framed {
         for (delimiter, dash) in std::mem::take(&mut heredocs) {
             for (s, e) in lines.by_ref() {
                 let at = text_start(s);
-                let s = ps2(&mut b, at, e, &mut prompts).max(s);
+                let s = ps2(&mut b, at, e, &mut prompts, has_prompts || prompted).max(s);
                 let line = &original[s..e];
                 let line = line.strip_suffix('\r').unwrap_or(line);
                 let line = if dash {
@@ -1121,6 +1138,30 @@ mod tests {
         };
         let (e, _) = extract_block(&src, &block, Vars::default()).unwrap();
         e.launches
+    }
+
+    /// A block that is not a `console` one: `$ ` prompts only.
+    fn shell(text: &str) -> Vec<Launch> {
+        let src = Arc::new(Source::new(Origin::Inline("t".into()), text.to_string()));
+        let block = Block {
+            start: 0,
+            end: text.len(),
+            containers: &[],
+            console: false,
+        };
+        let (e, _) = extract_block(&src, &block, Vars::default()).unwrap();
+        e.launches
+    }
+
+    #[test]
+    fn a_prompted_command_in_a_shell_block_shows_continuation_prompts() {
+        let l = shell("$ sglang serve --model-path m \\\n> --tp=4\n");
+        assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp=4"]);
+        let l = shell("$ A=\"--tp\n> 8\"\n$ sglang serve --model-path m $A\n");
+        assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp", "8"]);
+        // Without a `$ ` prompt, a `> ` line is bash's: a redirection.
+        let l = shell("sglang serve --model-path m \\\n> --tp=4\n");
+        assert_eq!(argv(&l[0]), ["--model-path", "m"]);
     }
 
     #[test]
