@@ -64,6 +64,7 @@ const SEGMENTS: &[&str] = &[
     "credential",
     "credentials",
     "apikey",
+    "bearer",
 ];
 
 /// Whether a name (`api-key`, `hf_token`, `OPENAI_API_KEY`) names a secret:
@@ -138,25 +139,27 @@ pub struct UserInfo {
 
 /// Every URL userinfo in `text`, found as Python's `urllib.parse.urlsplit`
 /// finds it (what pip, `huggingface_hub` and `requests` use): the authority
-/// starts after `//` (also a JSON-escaped `\/\/`) and ends at the next `/`,
-/// `?` or `#` (or blank); the userinfo is what comes before its last `@`,
-/// the password what follows the userinfo's first `:`. `strict` (the final
-/// backstop, which runs over a whole report) ends an authority also at every
-/// character a URL's userinfo cannot hold unescaped (quotes, `\`, `<`, `>`,
-/// controls), so no report's own punctuation is ever inside one. Linear in
-/// the text: an authority ends at a `/`, which every later `//` starts with.
+/// starts after `//` (also JSON-escaped, `\/\/` or `\u002f\u002f`) and ends
+/// at the next `/` (escaped or not), `?` or `#` (or blank); the userinfo is
+/// what comes before its last `@`, the password what follows the userinfo's
+/// first `:`. A tab, CR or LF inside it does not end it: `urlsplit` removes
+/// them from the URL first (`https://u:ab<TAB>cd@host` has the password
+/// `abcd`). `strict` (the final backstop, which runs over a whole report)
+/// ends an authority also at those and at every character a URL's userinfo
+/// cannot hold unescaped (quotes, `\`, `<`, `>`, controls), so no report's own
+/// punctuation is ever inside one. Linear in the text: an authority ends at
+/// a `/`, which every later `//` starts with.
 pub fn url_userinfos(text: &str, strict: bool) -> Vec<UserInfo> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
     while i + 1 < b.len() {
-        let start = if b[i] == b'/' && b[i + 1] == b'/' {
-            i + 2
-        } else if b[i..].starts_with(b"\\/\\/") {
-            i + 4
-        } else {
-            i += 1;
-            continue;
+        let start = match slash(b, i).and_then(|n| Some(i + n + slash(b, i + n)?)) {
+            Some(start) => start,
+            None => {
+                i += 1;
+                continue;
+            }
         };
         let mut j = start;
         let mut at = None;
@@ -164,7 +167,8 @@ pub fn url_userinfos(text: &str, strict: bool) -> Vec<UserInfo> {
             let c = b[j];
             let ends = match c {
                 b'/' | b'?' | b'#' => true,
-                b'\\' if b.get(j + 1) == Some(&b'/') => true,
+                b'\\' if slash(b, j).is_some() => true,
+                b'\t' | b'\r' | b'\n' if !strict => false,
                 c if c.is_ascii_whitespace() || c.is_ascii_control() => true,
                 c if strict => !(c.is_ascii_alphanumeric() || b"-._~%!$&*+,;=:@()".contains(&c)),
                 _ => false,
@@ -186,6 +190,21 @@ pub fn url_userinfos(text: &str, strict: bool) -> Vec<UserInfo> {
         i = j.max(i + 1);
     }
     out
+}
+
+/// The length of the `/` written at `i` of `b`, as is or JSON-escaped
+/// (`\/`, `\u002f`); `None` if none is.
+fn slash(b: &[u8], i: usize) -> Option<usize> {
+    let rest = b.get(i..)?;
+    if rest.starts_with(b"/") {
+        Some(1)
+    } else if rest.starts_with(b"\\/") {
+        Some(2)
+    } else if rest.len() >= 6 && rest[..6].eq_ignore_ascii_case(b"\\u002f") {
+        Some(6)
+    } else {
+        None
+    }
 }
 
 /// Records the credentials written in URLs of a text (see
@@ -214,8 +233,12 @@ pub fn note_urls(text: &str) {
 }
 
 /// Records a secret as written (no quote trimming: a URL's password is
-/// taken whole); short ones are not recorded (a URL masks them by place).
+/// taken whole), and as `urlsplit` reads it when it holds a tab, CR or LF
+/// (removed); short ones are not recorded (a URL masks them by place).
 fn note_raw(v: &str) {
+    if v.contains(['\t', '\r', '\n']) {
+        note_raw(&v.replace(['\t', '\r', '\n'], ""));
+    }
     if v.chars().count() < MIN_SECRET_LEN {
         return;
     }
@@ -241,6 +264,7 @@ fn userinfo_ranges(text: &str, strict: bool) -> impl Iterator<Item = (usize, usi
 pub fn note_words(words: &[&str]) {
     for (i, w) in words.iter().enumerate() {
         note_urls(w);
+        note_http_credentials(w, &w.to_ascii_lowercase());
         if let Some((k, v)) = w.split_once('=') {
             if is_secret_option(k) || (!k.starts_with('-') && is_secret_env(k)) {
                 note(v);
@@ -267,8 +291,10 @@ pub fn note_text(text: &str) {
             // An environment assignment.
             r#"\b([A-Za-z_][A-Za-z0-9_]*)=("[^"\n]*"|'[^'\n]*'|[^\s"'\\;|&)]+)"#,
             // A YAML / JSON key and its value, after the value's tag and
-            // anchor if any (`!!int`, `!<tag:yaml.org,2002:str>`, `&a`).
-            r#"["']?([A-Za-z0-9_-]+)["']?[ \t]*:[ \t]*(?:(?:!<[^>\s]*>|[!&][^\s,}\]]*)[ \t]+)*("[^"\n]*"|'[^'\n]*'|[^\s,}\]#]+)"#,
+            // anchor if any (`!!int`, `!<tag:yaml.org,2002:str>`, `&a`). A
+            // value starting with `{` or `[` is a flow collection, whose
+            // own keys are matched next (`overrides: {hf_token: VALUE}`).
+            r#"["']?([A-Za-z0-9_-]+)["']?[ \t]*:[ \t]*(?:(?:!<[^>\s]*>|[!&][^\s,}\]]*)[ \t]+)*("[^"\n]*"|'[^'\n]*'|[^\s,}\]#{\[][^\s,}\]#]*)"#,
         ]
         .iter()
         .map(|p| regex::Regex::new(p).expect("valid secret pattern"))
@@ -278,6 +304,7 @@ pub fn note_text(text: &str) {
     note_urls(text);
     // Cheap test first: most texts name no secret at all.
     let lower = text.to_ascii_lowercase();
+    note_http_credentials(text, &lower);
     let names_secret = SEGMENTS.iter().any(|w| lower.contains(w)) || lower.contains("key");
     // Values written over several lines (YAML blocks, continued scalars,
     // flow collections, aliases, environment lists), and URLs folded over
@@ -301,6 +328,31 @@ pub fn note_text(text: &str) {
             if secret {
                 note(&c[2]);
             }
+        }
+    }
+}
+
+/// Records the credentials of HTTP requests written in a text (`lower` is
+/// its lower-case copy, for a cheap test): the credentials of an
+/// `Authorization` or `Proxy-Authorization` header after its scheme
+/// (`Authorization: Bearer TOKEN`, `Basic ...`, `Token ...`), and the
+/// password of curl's `-u`/`--user`/`--proxy-user USER:PASSWORD`. What names
+/// them is no secret name, so the patterns of [`note_text`] miss them.
+fn note_http_credentials(text: &str, lower: &str) {
+    static PATTERNS: OnceLock<[regex::Regex; 2]> = OnceLock::new();
+    if !lower.contains("authorization") && !lower.contains("curl") {
+        return;
+    }
+    let [header, user] = PATTERNS.get_or_init(|| {
+        [
+            r#"(?i)\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|digest|apikey|api-key|key|bot|oauth|negotiate)[ \t]+([^\s"'\\,;}]+)"#,
+            r#"(?i)\bcurl\b[^\n;|&]*?[ \t](?:-u|--user|-U|--proxy-user)(?:[ \t]+|=)["']?[^\s"':]*:([^\s"']+)"#,
+        ]
+        .map(|p| regex::Regex::new(p).expect("valid credential pattern"))
+    });
+    for re in [header, user] {
+        for c in re.captures_iter(text) {
+            note(&c[1]);
         }
     }
 }
@@ -908,6 +960,10 @@ mod tests {
         note_text(
             "sglang serve --api-key s3cr3t-A --tp 2\nexport HF_TOKEN='hf_abcdef'\napi-key: yamlsecret9\n",
         );
+        // HTTP credentials: a header's after its scheme, curl's password.
+        note_text("curl -H 'Authorization: Bearer b3arerTok9' -u me:curlPassw9 h\n");
+        // A secret key first in a nested flow mapping.
+        note_text("hf-overrides: {hf_token: fl0wfirst9}\n");
         note_words(&[
             "vllm",
             "serve",
@@ -916,11 +972,11 @@ mod tests {
             "spaced_1234",
         ]);
         let out = mask_value(
-            "page_size_x a s3cr3t-A b hf_abcdef c yamlsecret9 d tok_12345 e spaced_1234 --tp 2",
+            "page_size_x a s3cr3t-A b hf_abcdef c yamlsecret9 d tok_12345 e spaced_1234 f fl0wfirst9 g b3arerTok9 h curlPassw9 --tp 2",
         );
         assert_eq!(
             out,
-            "page_size_x a ******** b ********* c *********** d ********* e *********** --tp 2"
+            "page_size_x a ******** b ********* c *********** d ********* e *********** f ********** g ********** h ********** --tp 2"
         );
     }
 
@@ -1061,6 +1117,20 @@ api-key: &a !<tag:yaml.org,2002:str> tagged_tok_2
         let t = r#"{"u":"https:\/\/me:sh0rt@h\/x"}"#;
         assert_eq!(url_userinfos(t, false).len(), 1);
         assert_eq!(mask_value(t), r#"{"u":"https:\/\/********@h\/x"}"#);
+        let t = r#"{"u":"https:\u002f\u002Fme:sh0rt@h\u002fx"}"#;
+        assert_eq!(
+            mask_value(t),
+            r#"{"u":"https:\u002f\u002F********@h\u002fx"}"#
+        );
+        // `urlsplit` removes a tab, CR or LF before splitting: the password
+        // goes on past one (and is recorded without it).
+        let t = "https://u:Spl1t\tPassWd@h/ x";
+        let u = url_userinfos(t, false);
+        assert_eq!(u.len(), 1);
+        assert_eq!(&t[u[0].start..u[0].at], "u:Spl1t\tPassWd");
+        assert!(url_userinfos(t, true).is_empty());
+        note_urls(t);
+        assert_eq!(value("Spl1tPassWd"), "***********");
         // Short passwords by place; long ones also alone.
         note_urls("HF_ENDPOINT=https://u:Tok3nInUrl99@hf.example/");
         assert_eq!(

@@ -1025,11 +1025,15 @@ pub fn extract_all(
             containers: &block.containers,
             console,
         };
-        let (found, left) = extract_block(source, &shell, page_vars)?;
+        let (found, changes) = extract_block(source, &shell, page_vars)?;
         if found.launches.is_empty() && found.unsupported.is_empty() {
             match envs.last_mut() {
-                Some((s, v)) if *s == scope => *v = left,
-                _ => envs.push((scope, left)),
+                Some((s, v)) if *s == scope => v.apply(changes),
+                _ => {
+                    let mut v = envs.last().map(|(_, v)| v.clone()).unwrap_or_default();
+                    v.apply(changes);
+                    envs.push((scope, v));
+                }
             }
         }
         launches.launches.extend(found.launches);

@@ -30,7 +30,7 @@
 //! the evaluator reads no file (`source x.sh`, `bash x.sh` are code that is
 //! not read, and say so).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::bash::expand::Val;
@@ -42,27 +42,161 @@ use crate::launch::{Launch, Provenance};
 use crate::span::{Origin, Source};
 
 /// The variables a shell text starts with, or leaves for the next block of a
-/// page.
+/// page: by name, the value (one element for a scalar), whether it is
+/// exported, and where it was written. Shared between the blocks that start
+/// with it (a copy is a pointer): a block changes it by [`Changes`].
 #[derive(Debug, Default, Clone)]
-pub(crate) struct Vars(Vec<Preset>);
+pub(crate) struct Vars(Arc<BTreeMap<String, Var>>);
+
+/// A variable of [`Vars`]: its value, whether it is exported, where it was
+/// written.
+type Var = (Vec<Val>, bool, bash::Carried);
+
+/// What a block did to the variables it started with: each name it set
+/// (with its value as the block leaves it) or unset.
+#[derive(Debug, Default)]
+pub(crate) struct Changes(Vec<(String, Option<Var>)>);
 
 impl Vars {
     /// Variables given by the user (`--env`, `env:`): the environment the
     /// text runs in (exported, as a script's env contract is).
     pub(crate) fn given(vars: &BTreeMap<String, String>) -> Vars {
-        Vars(
+        Vars(Arc::new(
             vars.iter()
                 .map(|(k, v)| {
                     (
                         k.clone(),
-                        vec![Val::Known(v.clone())],
-                        true,
-                        bash::Carried::default(),
+                        (vec![Val::Known(v.clone())], true, bash::Carried::default()),
                     )
                 })
                 .collect(),
-        )
+        ))
     }
+
+    /// The variables after a block's [`Changes`]: the work is the number of
+    /// changes (the map is copied only while another block shares it).
+    pub(crate) fn apply(&mut self, changes: Changes) {
+        if changes.0.is_empty() {
+            return;
+        }
+        let map = Arc::make_mut(&mut self.0);
+        for (name, var) in changes.0 {
+            match var {
+                Some(var) => {
+                    map.insert(name, var);
+                }
+                None => {
+                    map.remove(&name);
+                }
+            }
+        }
+    }
+
+    /// The variables a text that reads `names` (all: `None`) starts with.
+    fn preset(&self, names: Option<&BTreeSet<&str>>) -> Vec<Preset> {
+        let preset = |(k, (v, x, c)): (&String, &Var)| (k.clone(), v.clone(), *x, c.clone());
+        match names {
+            None => self.0.iter().map(preset).collect(),
+            Some(names) => names
+                .iter()
+                .filter_map(|n| self.0.get_key_value(*n))
+                .map(preset)
+                .collect(),
+        }
+    }
+}
+
+/// Variables bash reads without their name being written: word splitting
+/// (`IFS`), `cd` and `~` (`HOME`, `PWD`, `OLDPWD`, `CDPATH`), `getopts`,
+/// `read` and `mapfile` defaults, command lookup, the shell's own.
+const IMPLICIT_VARS: &[&str] = &[
+    "IFS",
+    "HOME",
+    "PWD",
+    "OLDPWD",
+    "CDPATH",
+    "PATH",
+    "OPTIND",
+    "OPTARG",
+    "OPTERR",
+    "REPLY",
+    "MAPFILE",
+    "BASH_ENV",
+    "ENV",
+    "GLOBIGNORE",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "POSIXLY_CORRECT",
+    "LANG",
+    "LC_ALL",
+    "LC_COLLATE",
+    "LC_CTYPE",
+];
+
+/// Commands that read or change variables named by no word of the text: a
+/// child shell's or `eval`'s text, a name or arithmetic in a value
+/// (`declare -i X=A`: `A` may name another variable), every variable.
+const DYNAMIC_COMMANDS: &[&str] = &[
+    "source", "eval", "bash", "sh", "zsh", "dash", "ksh", "env", "exec", "declare", "typeset",
+    "local", "readonly", "let", "trap", "compgen", "xargs", "parallel", "su",
+];
+
+/// Commands that take variable names: dynamic ([`DYNAMIC_COMMANDS`]) when
+/// a name is not written as a word (`unset "$X"`, `export -n $X`).
+const NAME_COMMANDS: &[&str] = &["export", "unset"];
+
+/// The variables a text can read or change, as names written in it (with
+/// [`IMPLICIT_VARS`]); `None` (every variable) when it may read one whose
+/// name is not written: a launch (whose environment is every exported
+/// variable), an expansion other than `$NAME` (`${...}`, `$(...)`, a
+/// backquote), arithmetic (a variable's value names another), a `\`
+/// continuation (which joins names), a `.` or one of [`DYNAMIC_COMMANDS`].
+/// A block that reads only its named variables is evaluated with those, so
+/// the work of carrying variables from block to block is what each block
+/// names, not every variable of the page for every block.
+fn names_read(text: &str) -> Option<BTreeSet<&str>> {
+    if may_launch(text)
+        || ["((", "$[", "[", "\\", "!"]
+            .iter()
+            .any(|m| text.contains(m))
+    {
+        return None;
+    }
+    let mut names: BTreeSet<&str> = IMPLICIT_VARS.iter().copied().collect();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphabetic() || b[i] == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let word = &text[start..i];
+            if DYNAMIC_COMMANDS.contains(&word) {
+                return None;
+            }
+            if NAME_COMMANDS.contains(&word) {
+                let line_end = text[i..]
+                    .find(['\n', ';', '&', '|'])
+                    .map_or(text.len(), |k| i + k);
+                if text[i..line_end].contains(['$', '"', '\'', '-']) {
+                    return None;
+                }
+            }
+            names.insert(word);
+        } else {
+            if b[i] == b'.'
+                && (i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'('))
+            {
+                // `. FILE`
+                if b.get(i + 1).is_none_or(|c| matches!(c, b' ' | b'\t')) {
+                    return None;
+                }
+            }
+            i += 1;
+        }
+    }
+    Some(names)
 }
 
 /// One piece of shell text on a page (or a whole file).
@@ -132,20 +266,25 @@ pub(crate) fn extract(
 }
 
 /// Extracts the launches of one block of `page`, starting from `vars`; gives
-/// them with the variables as the block leaves them.
+/// them with what the block did to the variables.
 pub(crate) fn extract_block(
     page: &Arc<Source>,
     block: &Block<'_>,
     vars: Vars,
-) -> Result<(Extracted, Vars), Error> {
+) -> Result<(Extracted, Changes), Error> {
     let framed = frame(page, block);
-    let mut preset = vars.0;
     let names = name_placeholders(&framed, page, block.start)?;
     let mut text = framed.text.into_bytes();
     for (p, name) in framed.placeholders.iter().zip(&names) {
         text[p.start] = b'$';
         text[p.start + 1..p.end].copy_from_slice(name.as_bytes());
-        preset.retain(|(n, _, _, _)| n != name);
+    }
+    let flat = String::from_utf8(text).expect("framing writes ASCII over whole characters");
+    // The variables the block can read (all, unless it names them all).
+    let read = names_read(&flat);
+    let mut preset = vars.preset(read.as_ref());
+    preset.retain(|(n, _, _, _)| !names.contains(n));
+    for (p, name) in framed.placeholders.iter().zip(&names) {
         preset.push((
             name.clone(),
             vec![Val::Unknown(placeholder_reason(&p.text))],
@@ -153,7 +292,11 @@ pub(crate) fn extract_block(
             bash::Carried::default(),
         ));
     }
-    let flat = String::from_utf8(text).expect("framing writes ASCII over whole characters");
+    let passed: Vec<String> = preset
+        .iter()
+        .map(|(n, _, _, _)| n.clone())
+        .filter(|n| !names.contains(n))
+        .collect();
     // The text bash reads leaves the container markup out (a quoted word
     // continued onto a quoted line gets no blanks from it); every other
     // byte keeps its place.
@@ -173,11 +316,7 @@ pub(crate) fn extract_block(
     // start a server: when it is not bash either (a listing of changed
     // flags, a program's output), it is no command, not an input error.
     if !may_launch(&window.text) && !bash::is_bash(&window)? {
-        let left = preset
-            .into_iter()
-            .filter(|(n, _, _, _)| !names.contains(n))
-            .collect();
-        return Ok((Extracted::default(), Vars(left)));
+        return Ok((Extracted::default(), Changes::default()));
     }
     let e = bash::evaluate_text(&window, preset)?;
     let mut found = Extracted::default();
@@ -197,12 +336,26 @@ pub(crate) fn extract_block(
     found
         .unsupported
         .extend(e.auxiliary.iter().map(ToString::to_string));
-    let left = e
-        .vars
-        .into_iter()
-        .filter(|(n, _, _, _)| !names.contains(n))
-        .collect();
-    Ok((found, Vars(left)))
+    // What the block changed: the variables it leaves that differ from
+    // the ones it started with, and the ones it was given and unset.
+    let mut changes = Vec::new();
+    let mut left: BTreeSet<String> = BTreeSet::new();
+    for (n, v, x, c) in e.vars {
+        if names.contains(&n) {
+            continue;
+        }
+        let var = (v, x, c);
+        if vars.0.get(&n) != Some(&var) {
+            changes.push((n.clone(), Some(var)));
+        }
+        left.insert(n);
+    }
+    for n in passed {
+        if !left.contains(&n) {
+            changes.push((n, None));
+        }
+    }
+    Ok((found, Changes(changes)))
 }
 
 /// Whether a text could start a server: it holds a word of the launcher
@@ -432,10 +585,19 @@ fn frame(page: &Source, block: &Block<'_>) -> Framed {
             .find(|&&(s, e)| s == block.start + ls && e > s)
             .map_or(ls, |&(_, e)| (e - block.start).max(ls))
     };
+    // Whether the command being read started at a `$ ` prompt: a
+    // transcript's command, whose continued lines show the `> ` prompt
+    // (PS2) in any shell block, as in a `console` one.
+    let mut prompted = false;
     // A continuation prompt of a transcript at `at`, inside a quote or a
-    // here-document: left out of the text bash reads.
-    let ps2 = |b: &mut Vec<u8>, at: usize, le: usize, prompts: &mut Vec<(usize, usize)>| {
-        if !(block.console && has_prompts) || at > le {
+    // here-document: left out of the text bash reads (`transcript`: the
+    // block or the command is one).
+    let ps2 = |b: &mut Vec<u8>,
+               at: usize,
+               le: usize,
+               prompts: &mut Vec<(usize, usize)>,
+               transcript: bool| {
+        if !transcript || at > le {
             return at;
         }
         match prompt_len(&b[at..le], true) {
@@ -451,14 +613,17 @@ fn frame(page: &Source, block: &Block<'_>) -> Framed {
     while let Some((ls, le)) = lines.next() {
         let command_start = q == Quote::None && !continued;
         let mut i = blanks_end(&b, ls, le);
+        let transcript = has_prompts || prompted;
         if q != Quote::None {
-            i = ps2(&mut b, text_start(ls), le, &mut prompts);
-        } else if command_start || (continued && block.console) {
-            match prompt_len(&b[i..le], block.console) {
+            i = ps2(&mut b, text_start(ls), le, &mut prompts, transcript);
+        } else if command_start || (continued && (block.console || prompted)) {
+            match prompt_len(&b[i..le], block.console || (!command_start && prompted)) {
                 Some((n, ps1)) if command_start || !ps1 => {
                     b[i..i + n].fill(b' ');
                     // A continued word goes on after the prompt.
-                    if !command_start {
+                    if command_start {
+                        prompted = ps1;
+                    } else {
                         prompts.push((block.start + i, block.start + i + n));
                     }
                     i = blanks_end(&b, i + n, le);
@@ -467,9 +632,14 @@ fn frame(page: &Source, block: &Block<'_>) -> Framed {
                     // Output shown after a command: not shell text.
                     b[ls..le].fill(b' ');
                     continued = false;
+                    prompted = false;
                     continue;
                 }
-                _ => {}
+                _ => {
+                    if command_start {
+                        prompted = false;
+                    }
+                }
             }
         }
         if let Some(comment) = pending_cut.take()
@@ -571,7 +741,7 @@ fn frame(page: &Source, block: &Block<'_>) -> Framed {
         for (delimiter, dash) in std::mem::take(&mut heredocs) {
             for (s, e) in lines.by_ref() {
                 let at = text_start(s);
-                let s = ps2(&mut b, at, e, &mut prompts).max(s);
+                let s = ps2(&mut b, at, e, &mut prompts, has_prompts || prompted).max(s);
                 let line = &original[s..e];
                 let line = line.strip_suffix('\r').unwrap_or(line);
                 let line = if dash {
@@ -982,6 +1152,30 @@ mod tests {
         };
         let (e, _) = extract_block(&src, &block, Vars::default()).unwrap();
         e.launches
+    }
+
+    /// A block that is not a `console` one: `$ ` prompts only.
+    fn shell(text: &str) -> Vec<Launch> {
+        let src = Arc::new(Source::new(Origin::Inline("t".into()), text.to_string()));
+        let block = Block {
+            start: 0,
+            end: text.len(),
+            containers: &[],
+            console: false,
+        };
+        let (e, _) = extract_block(&src, &block, Vars::default()).unwrap();
+        e.launches
+    }
+
+    #[test]
+    fn a_prompted_command_in_a_shell_block_shows_continuation_prompts() {
+        let l = shell("$ sglang serve --model-path m \\\n> --tp=4\n");
+        assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp=4"]);
+        let l = shell("$ A=\"--tp\n> 8\"\n$ sglang serve --model-path m $A\n");
+        assert_eq!(argv(&l[0]), ["--model-path", "m", "--tp", "8"]);
+        // Without a `$ ` prompt, a `> ` line is bash's: a redirection.
+        let l = shell("sglang serve --model-path m \\\n> --tp=4\n");
+        assert_eq!(argv(&l[0]), ["--model-path", "m"]);
     }
 
     #[test]

@@ -151,6 +151,19 @@ impl<'de> Deserialize<'de> for Raw {
 /// budget breaches and refused keys are `file:line:col`.
 pub(crate) fn parse(source: &Source, options: &Options) -> Result<Node, Error> {
     check_line_endings(source, LineEndings::Text)?;
+    // PyYAML's line breaks and tabs: the text read is what PyYAML's
+    // scanner reads (same offsets), or an error.
+    let rewritten;
+    let source = match options.schema {
+        Schema::PyYaml11 => match pyyaml_text::pyyaml_text(source)? {
+            Some(text) => {
+                rewritten = source.window(source.origin.clone(), vec![(0, 0)], text);
+                &rewritten
+            }
+            None => source,
+        },
+        Schema::Core12 => source,
+    };
     let saphyr = serde_saphyr::options! {
         strict_booleans: options.schema == Schema::Core12,
         // PyYAML reads `.inf` and `.nan` (typed again below).
@@ -365,7 +378,22 @@ fn flatten(
             continue;
         }
         let written = source.yaml_span(&k.defined);
-        let key = lower(k, source, options, tags)?;
+        // A plain `=` key: PyYAML's `flatten_mapping` makes it a string.
+        let key = if options.schema == Schema::PyYaml11
+            && !tags.scalars.contains_key(&written.start)
+            && source
+                .text
+                .get(written.start..written.end)
+                .map(str::trim_end)
+                == Some("=")
+        {
+            Node {
+                span: place(&k),
+                val: Val::Str("=".into()),
+            }
+        } else {
+            lower(k, source, options, tags)?
+        };
         let Some(name) = (options.key_name)(&key) else {
             return Err(Error::input(key.span, "a mapping key must be a scalar"));
         };
@@ -464,6 +492,17 @@ pub(crate) fn pyyaml_scalar(text: &str) -> Option<Result<Val, String>> {
         return None;
     }
     let t = text.trim_end();
+    // The value and merge resolvers (`=`, `<<`): safe_load has no
+    // constructor for either tag in a value.
+    if let Some(tag) = match t {
+        "=" => Some("value"),
+        "<<" => Some("merge"),
+        _ => None,
+    } {
+        return Some(Err(format!(
+            "a plain {t:?} is resolved to the tag {CORE}{tag}, which PyYAML's safe_load cannot construct (`could not determine a constructor`): the program reading this file does not start; quote it (\"{t}\") for a string"
+        )));
+    }
     let all = |s: &str, f: fn(char) -> bool| !s.is_empty() && s.chars().all(f);
     let digits_ = |c: char| c.is_ascii_digit() || c == '_';
     // bool
@@ -1071,5 +1110,6 @@ impl Node {
     }
 }
 
+mod pyyaml_text;
 #[cfg(test)]
 mod tests;

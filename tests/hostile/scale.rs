@@ -211,7 +211,6 @@ fn adversary_yaml_alias_bomb_in_a_vllm_config_is_refused() {
 /// linear work or an exceeded budget (exit 2 naming it), never a run
 /// killed at the harness's limit.
 #[test]
-#[ignore = "adversary round 5b: variables passed from block to block are re-done for every later block (vars x blocks work)"]
 fn adversary_environment_carried_over_many_blocks_is_linear() {
     let repo = Repo::new();
     let n = 10_000;

@@ -148,7 +148,6 @@ fn values_of_other_keys_stay_readable() {
 /// mapping below `hf-overrides:`, or in a JSON argument on the command line
 /// is masked.
 #[test]
-#[ignore = "adversary round 5b: a secret-named key in a nested flow mapping of a YAML file is not collected"]
 fn adversary_secret_key_in_a_nested_flow_mapping_is_masked() {
     for cfg in [
         "hf-overrides: {hf_token: Fl0wNestedT0ken}\n",
@@ -185,7 +184,6 @@ fn adversary_secret_key_in_a_nested_flow_mapping_is_masked() {
 /// secret-named option or variable holds it), and the backstop masks only
 /// collected secrets.
 #[test]
-#[ignore = "adversary round 5b: an `Authorization: Bearer` header value on the launch's line is not a collected secret"]
 fn adversary_bearer_token_on_the_launch_line_is_masked() {
     for (token, line) in [
         (

@@ -983,7 +983,6 @@ fn a_variable_from_an_earlier_block_is_placed_where_its_value_was_written() {
 /// `--tp=4` (the same text in a `console` block is read as `--tp=4`), and
 /// says no drift against a recipe that leaves tp at 1.
 #[test]
-#[ignore = "adversary round 5b: a `> ` continuation prompt after a `$ `-prompted command is a redirection in bash/sh blocks"]
 fn adversary_continuation_prompt_after_a_dollar_prompt_is_framing() {
     for lang in ["bash", "sh", "shell"] {
         let page =

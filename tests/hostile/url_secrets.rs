@@ -161,7 +161,6 @@ fn adversary_url_userinfo_of_every_shape_is_masked() {
 /// recipe-drift ends the authority at the blank (or finds no `//`) and
 /// prints each password (as `Tab5ecret\u00090123`, ...).
 #[test]
-#[ignore = "adversary round 5b: a URL's userinfo is not found across a tab/newline (urlsplit strips them) or behind a JSON \\u002f escape"]
 fn adversary_url_passwords_split_by_blanks_or_json_escapes_are_masked() {
     let repo = Repo::new();
     repo.write(

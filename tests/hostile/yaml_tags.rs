@@ -360,7 +360,6 @@ fn adversary_matrix_two_merge_keys_the_last_wins() {
 /// (PyYAML 6.0.4), so the docs' `-tp 10` is drift; recipe-drift reads the
 /// `4` line as part of a comment and says no drift.
 #[test]
-#[ignore = "adversary round 5b: NEL/LS/PS are not line breaks to the YAML reader (PyYAML ends a comment at them)"]
 fn adversary_yaml11_line_breaks_end_a_comment_in_a_vllm_config() {
     for yaml in [
         "tensor-parallel-size: 10\n#\u{2028}tensor-parallel-size: 4\n",
@@ -384,7 +383,6 @@ fn adversary_yaml11_line_breaks_end_a_comment_in_a_vllm_config() {
 /// U+2028 ends the comment; the repeated `tp` wins); recipe-drift reads
 /// `tp: 8`.
 #[test]
-#[ignore = "adversary round 5b: NEL/LS/PS are not line breaks to the YAML reader (PyYAML ends a comment at them)"]
 fn adversary_yaml11_line_breaks_in_the_inferencex_matrix() {
     let repo = Repo::new();
     repo.write(
@@ -409,7 +407,6 @@ fn adversary_yaml11_line_breaks_in_the_inferencex_matrix() {
 /// recipe-drift reads each as `tensor-parallel-size: 10` and says no drift
 /// against the docs' `-tp 10`.
 #[test]
-#[ignore = "adversary round 5b: a tab used as separation (PyYAML refuses it) is accepted by the YAML reader"]
 fn adversary_tabs_pyyaml_refuses_are_not_a_value() {
     for yaml in [
         "tensor-parallel-size:\t10\n",
@@ -430,7 +427,6 @@ fn adversary_tabs_pyyaml_refuses_are_not_a_value() {
 /// on the `--config` file and the recipe never starts. recipe-drift reads
 /// the strings "=" and "<<" and says no drift against the docs' `-tp 10`.
 #[test]
-#[ignore = "adversary round 5b: a plain `=` or `<<` value (no constructor in PyYAML's safe_load) is read as a string"]
 fn adversary_plain_values_pyyaml_cannot_construct_are_not_strings() {
     for yaml in [
         "tensor-parallel-size: 10\nserved-model-name: =\n",
