@@ -35,6 +35,7 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use super::shared::Extracted;
 use super::shared::launches_only;
 use super::shell_text::{Block, Vars, extract_block};
+use super::visibility;
 use crate::error::Error;
 use crate::files::{LineEndings, check_line_endings};
 use crate::launch::Launch;
@@ -314,7 +315,7 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     } else {
         std::mem::take(&mut out.raw_html)
     };
-    let mut hiding = raw_text_regions(text, &live);
+    let mut hiding = raw_text_regions(text, &live, mdx);
     if mdx {
         hiding.extend(mdx_expressions(text, base, &out.excluded));
         hiding.sort_by_key(|r| r.0);
@@ -417,7 +418,7 @@ const HIDING_ELEMENTS: &[&str] = &[
 /// (HTML blocks and inline HTML), since a tag or a `-->` anywhere else is
 /// escaped (shown as text, closing nothing); on an MDX page, all but code,
 /// front matter and comments. Linear.
-fn raw_text_regions(text: &str, live: &[(usize, usize)]) -> Vec<(usize, usize, String)> {
+fn raw_text_regions(text: &str, live: &[(usize, usize)], mdx: bool) -> Vec<(usize, usize, String)> {
     let lower = text.to_ascii_lowercase();
     let b = lower.as_bytes();
     let mut out = Vec::new();
@@ -438,7 +439,7 @@ fn raw_text_regions(text: &str, live: &[(usize, usize)]) -> Vec<(usize, usize, S
             ("-->".to_string(), "HTML comment `<!--`".to_string())
         } else if let Some(name) = HIDING_ELEMENTS.iter().find(|n| opens_tag(b, i, n)) {
             (format!("</{name}"), format!("`<{name}>` element"))
-        } else if let Some((name, tag_end, what)) = not_rendered(&lower, i) {
+        } else if let Some((name, tag_end, what)) = not_rendered(text, &lower, i, mdx) {
             // An element a browser does not render: to its balancing end tag
             // (what is inside is hidden with it: not looked at again, so
             // each byte is scanned once).
@@ -468,22 +469,28 @@ fn raw_text_regions(text: &str, live: &[(usize, usize)]) -> Vec<(usize, usize, S
     out
 }
 
-/// Elements whose content a browser does not render as part of the page:
-/// fallback content of media and canvas (shown only where they are not
-/// supported) and a `<datalist>`'s options.
-const FALLBACK_ELEMENTS: &[&str] = &["canvas", "video", "audio", "datalist"];
-
 /// The longest opening tag looked at for its attributes (bounds the work per
 /// `<` on hostile pages).
 const MAX_TAG: usize = 2048;
 
-/// An element opened at `i` (lower-cased text) whose content a browser does
-/// not render: one with the `hidden` attribute or an inline style with
-/// `display: none` (HTML `style="..."`, JSX `style={{display: 'none'}}`), a
-/// `<dialog>` that is not `open`, or a [`FALLBACK_ELEMENTS`] element. Its
-/// name, where its opening tag ends, and how messages name it. A
-/// self-closing tag has no content.
-fn not_rendered(lower: &str, i: usize) -> Option<(String, usize, String)> {
+/// The void elements of HTML: a start tag with no content, `/>` or not.
+const VOID: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+    "wbr",
+];
+
+/// An element opened at `i` whose content a browser does not render, as
+/// [`visibility::element_hides`] decides from its attributes: on a `.md`
+/// page read as the HTML tokenizer reads them (character references
+/// decoded, the first of two attributes of one name kept), on an MDX page
+/// as React writes a JSX element's props (`hidden={false}` is left out, a
+/// spread of an object literal gives its props, a style object's last
+/// `display` wins, literals added with `+` are computed). An MDX element
+/// whose visibility depends on a value not computed here (`{...props}`,
+/// `style={s}`) is said as such. Its name (lower-cased), where its opening
+/// tag ends, and how messages name it. A self-closing JSX tag (or a void
+/// HTML element) has no content; a capitalized JSX tag is a component.
+fn not_rendered(text: &str, lower: &str, i: usize, mdx: bool) -> Option<(String, usize, String)> {
     let b = lower.as_bytes();
     let name_len = b[i + 1..]
         .iter()
@@ -492,37 +499,32 @@ fn not_rendered(lower: &str, i: usize) -> Option<(String, usize, String)> {
     if name_len == 0 || !b[i + 1].is_ascii_alphabetic() {
         return None;
     }
+    if mdx && !text.as_bytes()[i + 1].is_ascii_lowercase() {
+        return None;
+    }
     let name = &lower[i + 1..i + 1 + name_len];
     // The opening tag's end, looked for within `MAX_TAG` bytes.
     let from = i + 1 + name_len;
     let (end, self_closing) = open_tag_end(&b[..(from + MAX_TAG).min(b.len())], from)?;
-    if self_closing {
+    if VOID.contains(&name) || (mdx && self_closing) {
         return None;
     }
-    let tag = &lower[from..end - 1];
-    let attr = |a: &str| {
-        tag.match_indices(a).any(|(k, _)| {
-            let before = tag[..k].chars().next_back();
-            let after = tag[k + a.len()..].chars().next();
-            before.is_some_and(char::is_whitespace)
-                && after.is_none_or(|c| c.is_whitespace() || c == '=' || c == '/')
-        })
+    let found = |attrs: Vec<(String, String)>| {
+        let get = |n: &str| attrs.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+        visibility::element_hides(name, &get)
     };
-    let style: String = tag
-        .chars()
-        .filter(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '`'))
-        .collect();
-    let what = if attr("hidden") {
-        format!("`<{name} hidden>` element")
-    } else if style.contains("display:none") {
-        format!("`<{name}>` element hidden by its style (`display: none`)")
-    } else if name == "dialog" && !attr("open") {
-        "`<dialog>` element (not `open`)".to_string()
-    } else if FALLBACK_ELEMENTS.contains(&name) {
-        format!("`<{name}>` element (fallback content)")
+    let what = if mdx {
+        match visibility::jsx_attributes(&text[i..end]) {
+            Ok(Some(attrs)) => found(attrs),
+            Ok(None) => None,
+            Err(why) => Some(format!(
+                "`<{name}>` element whose visibility depends on {why}, which recipe-drift does not compute,"
+            )),
+        }
     } else {
-        return None;
-    };
+        let close = if self_closing { end - 2 } else { end - 1 };
+        found(visibility::html_attributes(&text[from..close]))
+    }?;
     Some((name.to_string(), end, what))
 }
 
@@ -1107,7 +1109,13 @@ fn component_scopes(bytes: &[u8], excluded: &[(usize, usize)]) -> Vec<(usize, us
 fn hidden_error(source: &Source, block: &CodeBlock, open: usize, what: &str) -> Error {
     let why = if what.starts_with("MDX") {
         "MDX reads what is inside an expression as JavaScript, not Markdown, and whether it renders (as text) depends on the code"
-    } else if what.contains("hidden") || what.contains("fallback") || what.contains("not `open`") {
+    } else if what.contains("does not compute") {
+        "whether a browser shows it depends on JavaScript recipe-drift does not run"
+    } else if what.contains("hidden")
+        || what.contains("fallback")
+        || what.contains("not `open`")
+        || what.contains("not rendered")
+    {
         "a browser does not render it (renderers that drop the attribute or style, like GitHub's, show it): which command the page shows depends on the renderer"
     } else if what.starts_with("HTML comment") {
         "a browser shows nothing of it (on GitHub too), though the Markdown parser renders it as a code block inside the raw comment"
