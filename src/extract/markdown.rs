@@ -10,8 +10,10 @@
 //! page in which every line is dedented and the JSX tags a line starts with are left
 //! out (so `<Tabs>` does not open an HTML block that hides the fences after it, a
 //! fence indented inside `<Tab>` is a fence, and in `<Tip>Use `x`</Tip>` the code
-//! span is code); positions are mapped back to the page. MDX comments (`{/* ... */}`, `<!-- ... -->`) hide what they hold, a fence
-//! too: the page is read again with them blanked. A byte-order mark is skipped; a
+//! span is code); positions are mapped back to the page. MDX comments (`{/* ... */}`,
+//! `<!-- ... -->`), ESM blocks (to the blank line where they parse as JavaScript)
+//! and JSX tags that span lines (their attribute values) hold no Markdown, a fence
+//! neither: the page is read again with them blanked. A byte-order mark is skipped; a
 //! bare carriage return (CR-only line endings) is an error, since spans count lines
 //! by LF.
 //!
@@ -90,6 +92,173 @@ pub(crate) struct Blocks {
     /// The raw HTML a renderer passes through as it is (HTML blocks, inline
     /// HTML), as sorted byte ranges.
     raw_html: Vec<(usize, usize)>,
+    /// MDX: the ESM blocks (`import`/`export` at a line start to the blank
+    /// line where the block parses as JavaScript), as sorted byte ranges
+    /// (also in `excluded`).
+    pub(crate) esm: Vec<(usize, usize)>,
+}
+
+/// The most times an MDX page is read again with what MDX does not read as
+/// Markdown blanked (each reading may find more; real pages need two).
+const MAX_MDX_READINGS: usize = 4;
+
+/// Sorted, merged byte ranges.
+fn merged(ranges: impl Iterator<Item = (usize, usize)>) -> Vec<(usize, usize)> {
+    let mut v: Vec<(usize, usize)> = ranges.filter(|r| r.0 < r.1).collect();
+    v.sort_unstable();
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(v.len());
+    for r in v {
+        match out.last_mut() {
+            Some(last) if r.0 <= last.1 => last.1 = last.1.max(r.1),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// The most blank lines an ESM block is tried at (parsed as JavaScript up to
+/// each): real blocks parse at the first.
+const MAX_ESM_TRIES: usize = 64;
+
+/// The ESM blocks of an MDX page, outside `skip` (code, comments: sorted,
+/// merged): a line that starts with `import` or `export` (and a space, `{`
+/// or `*`), not indented, and does not continue a paragraph, to the first
+/// blank line where what it holds parses as a JavaScript module (MDX's
+/// rule: a `/*` comment or a string may hold blank lines and fences). A
+/// block that never parses is an error at its start (MDX fails on the page).
+fn esm_blocks(
+    source: &Source,
+    base: usize,
+    skip: &[(usize, usize)],
+) -> Result<Vec<(usize, usize)>, Error> {
+    let text = &*source.text;
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut x = 0;
+    let mut i = base;
+    while i < bytes.len() {
+        if let Some(next) = past_ranges(skip, &mut x, i) {
+            i = next;
+            continue;
+        }
+        let line_start = i == base || bytes[i - 1] == b'\n';
+        if line_start && is_esm_start(&bytes[i..]) && !continues_paragraph(text, i, skip) {
+            let end = esm_end(source, i)?;
+            out.push((i, end));
+            i = end.max(i + 1);
+            continue;
+        }
+        i = match bytes[i..].iter().position(|&b| b == b'\n') {
+            Some(k) => i + k + 1,
+            None => bytes.len(),
+        };
+    }
+    Ok(out)
+}
+
+/// Whether the line at `i` continues a paragraph (the line before it is
+/// prose), where MDX does not start ESM: `you can\nimport the weights` is text.
+fn continues_paragraph(text: &str, i: usize, excluded: &[(usize, usize)]) -> bool {
+    let before = text[..i].strip_suffix('\n').unwrap_or(&text[..i]);
+    let start = before.rfind('\n').map_or(0, |p| p + 1);
+    let prev = before[start..].trim_start_matches('\u{feff}').trim();
+    let k = excluded.partition_point(|r| r.0 <= start);
+    let in_code = k > 0 && start < excluded[k - 1].1;
+    !(prev.is_empty() || in_code || prev.starts_with('#') || starts_jsx_tag(prev))
+}
+
+/// Whether a line starts an ESM statement (`import`/`export` and a space,
+/// `{` or `*`), as MDX reads them: at the start of a line, not indented.
+fn is_esm_start(line: &[u8]) -> bool {
+    ["import", "export"].iter().any(|k| {
+        line.starts_with(k.as_bytes())
+            && line
+                .get(k.len())
+                .is_some_and(|c| matches!(c, b' ' | b'\t' | b'{' | b'*'))
+    })
+}
+
+/// The end of an ESM block starting at `start`: the start of the first blank
+/// line after it where the block parses as a JavaScript module (with JSX),
+/// or the end of the page when it parses there.
+fn esm_end(source: &Source, start: usize) -> Result<usize, Error> {
+    let text = &*source.text;
+    let mut at = start;
+    let mut tries = 0;
+    for line in text[start..].split_inclusive('\n') {
+        if at > start && line.trim().is_empty() {
+            if parses_as_module(&text[start..at]).is_ok() {
+                return Ok(at);
+            }
+            tries += 1;
+            if tries == MAX_ESM_TRIES {
+                break;
+            }
+        }
+        at += line.len();
+    }
+    if tries < MAX_ESM_TRIES && parses_as_module(&text[start..]).is_ok() {
+        return Ok(text.len());
+    }
+    // The error: the block's first syntax error up to its first blank line,
+    // where it is on the page.
+    let first = text[start..]
+        .split_inclusive('\n')
+        .scan(start, |at, line| {
+            let here = *at;
+            *at += line.len();
+            Some((here, line))
+        })
+        .find(|(at, line)| *at > start && line.trim().is_empty())
+        .map_or(text.len(), |(at, _)| at);
+    let (at, why) = match parses_as_module(&text[start..first]) {
+        Err(Some((k, why))) => (start + k, why),
+        _ => (start, "it does not parse as JavaScript".to_string()),
+    };
+    Err(Error::input(
+        source.span(at, at),
+        format!(
+            "JSX syntax error in an ESM block: {why} (MDX reads the block to the first blank line where it parses, and fails on the page when there is none)"
+        ),
+    ))
+}
+
+/// The deepest bracket nesting parsed in an ESM block (oxc's parser
+/// recurses; real blocks nest a few levels).
+const MAX_ESM_NESTING: usize = 256;
+
+/// Whether a text parses as a JavaScript module with JSX (oxc), with no
+/// error; else its first error (offset and message) when oxc gives one.
+fn parses_as_module(code: &str) -> Result<(), Option<(usize, String)>> {
+    let mut depth = 0usize;
+    for b in code.bytes() {
+        match b {
+            b'{' | b'(' | b'[' => {
+                depth += 1;
+                if depth > MAX_ESM_NESTING {
+                    return Err(None);
+                }
+            }
+            b'}' | b')' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    stacker::maybe_grow(4 << 20, 16 << 20, || {
+        let allocator = oxc_allocator::Allocator::default();
+        let source_type = oxc_span::SourceType::jsx().with_module(true);
+        let parsed = oxc_parser::Parser::new(&allocator, code, source_type).parse();
+        match parsed.diagnostics.errors().next() {
+            Some(e) => Err(Some((
+                e.labels
+                    .first()
+                    .map_or(0, |l| l.offset() as usize)
+                    .min(code.len()),
+                e.message.to_string(),
+            ))),
+            None if parsed.panicked => Err(None),
+            None => Ok(()),
+        }
+    })
 }
 
 /// Whether a source is an MDX page (by its file name).
@@ -283,23 +452,41 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let mut out = read_view(&View::new(text, base, mdx), text);
     if mdx {
-        // MDX comments hide what they hold (a fence too): read the page again
-        // with them blanked. Comments are looked for outside the code found
-        // first; inside a comment, only its end is looked for.
-        let comments = mdx_comments(source, base, &out.excluded)?;
-        if !comments.is_empty() {
+        // What MDX does not read as Markdown, a fence in it included: its
+        // comments (hidden), its ESM blocks (JavaScript) and the tags that
+        // span lines (an attribute value is a string): the page is read
+        // again with them blanked. They are looked for outside the code
+        // found by the reading before, until the reading no longer changes
+        // (a fence in an ESM comment is code to the first reading only).
+        let code = out.excluded.clone();
+        let mut code = code;
+        let mut masks: Vec<(usize, usize)> = Vec::new();
+        for _ in 0..MAX_MDX_READINGS {
+            let comments = mdx_comments(source, base, &code)?;
+            let skip = merged(code.iter().chain(&comments).copied());
+            let esm = esm_blocks(source, base, &skip)?;
+            let skip = merged(skip.into_iter().chain(esm.iter().copied()));
+            let (_, tags) = mdx_expressions(text, base, &skip);
+            let now = merged(comments.iter().chain(&esm).chain(&tags).copied());
+            if now == masks {
+                break;
+            }
+            masks = now;
             let mut masked = text.as_bytes().to_vec();
-            for &(s, e) in &comments {
+            for &(s, e) in &masks {
                 for b in &mut masked[s..e] {
                     if *b != b'\n' {
                         *b = b' ';
                     }
                 }
             }
-            let masked = String::from_utf8(masked).expect("whole comments blanked with spaces");
+            let masked = String::from_utf8(masked).expect("whole ranges blanked with spaces");
             out = read_view(&View::new(&masked, base, mdx), &masked);
+            code = out.excluded.clone();
             out.excluded.extend(comments);
-            out.excluded.sort();
+            out.excluded.extend(esm.iter().copied());
+            out.excluded = merged(out.excluded.into_iter());
+            out.esm = esm;
         }
     }
     // Raw-HTML `<pre>` elements, wherever a browser (or MDX) shows them: in an
@@ -317,7 +504,7 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     };
     let mut hiding = raw_text_regions(text, &live, mdx);
     if mdx {
-        hiding.extend(mdx_expressions(text, base, &out.excluded));
+        hiding.extend(mdx_expressions(text, base, &out.excluded).0);
         hiding.sort_by_key(|r| r.0);
     }
     // For each region (sorted by start), the one reaching furthest among it
@@ -650,18 +837,24 @@ fn expression_end(b: &[u8], open: usize, js: bool) -> usize {
 /// `}` that balances it (see [`expression_end`]), or to the end of the page.
 /// What is inside is JavaScript: a fence there is JSX text, shown or not as
 /// the code decides. A quoted attribute value of a JSX tag is text, not an
-/// expression. Linear in the page plus the expressions' lengths.
+/// expression. Second, the JSX tags that span lines (from `<` to their `>`):
+/// what their attributes hold is no Markdown (a fence in a multi-line
+/// `title="..."` is a string). Linear in the page plus the expressions'
+/// lengths.
+#[allow(clippy::type_complexity)]
 fn mdx_expressions(
     text: &str,
     base: usize,
     excluded: &[(usize, usize)],
-) -> Vec<(usize, usize, String)> {
+) -> (Vec<(usize, usize, String)>, Vec<(usize, usize)>) {
     let b = text.as_bytes();
     let mut out = Vec::new();
+    let mut tags = Vec::new();
     let mut x = 0;
     let mut i = base;
     let mut quote: Option<u8> = None; // inside a tag's quoted attribute value
     let mut in_tag = false;
+    let mut tag_start = 0;
     while i < b.len() {
         if let Some(next) = past_ranges(excluded, &mut x, i) {
             i = next;
@@ -682,6 +875,7 @@ fn mdx_expressions(
                     .is_some_and(|n| n.is_ascii_alphabetic() || *n == b'/') =>
             {
                 in_tag = true;
+                tag_start = i;
                 i += 1;
             }
             b'"' | b'\'' if in_tag => {
@@ -690,6 +884,9 @@ fn mdx_expressions(
             }
             b'>' if in_tag => {
                 in_tag = false;
+                if b[tag_start..i].contains(&b'\n') {
+                    tags.push((tag_start, i + 1));
+                }
                 i += 1;
             }
             b'{' => {
@@ -700,7 +897,7 @@ fn mdx_expressions(
             _ => i += 1,
         }
     }
-    out
+    (out, tags)
 }
 
 /// Whether `lower[i..]` opens the tag `name` (`<name` then `>`, `/` or space).

@@ -587,7 +587,6 @@ fn adversary_an_environment_block_reaches_its_own_tabs_command() {
 /// the fence as an Environment block, passes `TP=8` to the visible command
 /// and says no drift against a recipe at `--tp 8`.
 #[test]
-#[ignore = "adversary round 5b: a fence inside a multi-line JSX attribute value is read as a code block"]
 fn adversary_fence_in_a_jsx_attribute_value_is_not_a_block() {
     for (open, close) in [("<div title=\"", "\" />"), ("<div data-x='", "'>\n</div>")] {
         let page = format!(
@@ -608,7 +607,6 @@ fn adversary_fence_in_a_jsx_attribute_value_is_not_a_block() {
 /// and passes `TP=8` on: no drift against `--tp 8`. (`security.md` lists an
 /// ESM block holding a fence as not tracked; it is a false "no drift".)
 #[test]
-#[ignore = "adversary round 5b: a fence inside an MDX ESM block (export ... /* */) is read as a code block"]
 fn adversary_fence_in_an_esm_block_is_not_a_block() {
     let page = "export const s = 1; /*\n```bash\nexport TP=8\n```\n*/\n\n# Page\n\n```bash\nsglang serve --model-path m --tp ${TP:-4}\n```\n";
     if let Ok(got) = launches("x.mdx", page) {
