@@ -851,6 +851,7 @@
     // Listeners on the page's events added since the last mount were added
     // after the page loaded (by clicks explored): they never run.
     if (mounted) tasks.pageListeners();
+    if (tasks.resetListeners) tasks.resetListeners();
     mounted = true;
     var r = new Root(element);
     r.fiber = new Fiber('#root', '0', null);
