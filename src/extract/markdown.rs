@@ -1162,6 +1162,18 @@ pub fn extract_all(
     source: &Arc<Source>,
     vars: &std::collections::BTreeMap<String, String>,
 ) -> Result<Extracted, Error> {
+    extract_shown(source, vars, &[])
+}
+
+/// [`extract_all`], leaving out the blocks that start at `unshown` (page
+/// offsets): blocks in a component's children that the component does not
+/// show (see `jsx::Bundle::page_blocks`). They are not read at all, so
+/// their `export`s reach no later block either.
+pub(crate) fn extract_shown(
+    source: &Arc<Source>,
+    vars: &std::collections::BTreeMap<String, String>,
+    unshown: &[usize],
+) -> Result<Extracted, Error> {
     let mut launches = Extracted::default();
     let Blocks { code, excluded, .. } = blocks(source)?;
     // The variables an Environment block leaves reach the later blocks of
@@ -1178,6 +1190,9 @@ pub fn extract_all(
     let mut open_scopes: Vec<(usize, usize)> = Vec::new();
     let mut envs: Vec<((usize, usize), Vars)> = vec![((0, usize::MAX), Vars::given(vars))];
     for block in code {
+        if unshown.contains(&block.at) {
+            continue;
+        }
         while open_scopes.last().is_some_and(|s| s.1 <= block.at) {
             open_scopes.pop();
         }

@@ -624,7 +624,6 @@ fn adversary_fence_in_an_esm_block_is_not_a_block() {
 /// no drift against the recipe's `--tp 4`, though the reader sees no command
 /// at all, or (second page) sees `--tp 8`.
 #[test]
-#[ignore = "adversary round 5b: the children of a component are read as the page's blocks whether or not (or where) it renders them"]
 fn adversary_children_a_component_drops_are_not_shown() {
     for body in [
         "<div>nothing to see</div>",

@@ -392,6 +392,7 @@ pub fn bundle_component(
         targets,
         files: loader.files(file),
         modules,
+        page_blocks: Vec::new(),
     })
 }
 
@@ -589,8 +590,20 @@ fn scan_page(source: &Source) -> Result<Scan, Error> {
 /// spans, raw-HTML `<pre>` elements; MDX comments) is read there, as text,
 /// not again as JSX: each becomes `{""}`, its line breaks kept so positions
 /// keep their lines. (Spliced as JSX, a fence's `${X:-d}` was a syntax
-/// error and a `<pre>` in a shell comment a command no reader sees.)
-fn element_source(text: &str, start: usize, end: usize, blocks: &markdown::Blocks) -> String {
+/// error and a `<pre>` in a shell comment a command no reader sees.) A
+/// fenced code block the page shows becomes a marker element instead,
+/// `<rd-page-block data-rd-block="K" />`, K its number in `markers` (which
+/// gets `(target, where the block starts)`): the component shows the block
+/// only where it renders that marker, visibly (a component may drop its
+/// children, or render them hidden).
+fn element_source(
+    text: &str,
+    start: usize,
+    end: usize,
+    blocks: &markdown::Blocks,
+    target: usize,
+    markers: &mut Vec<(usize, usize)>,
+) -> String {
     let lower = text.to_ascii_lowercase();
     let mut cut: Vec<(usize, usize)> = blocks
         .excluded
@@ -617,7 +630,19 @@ fn element_source(text: &str, start: usize, end: usize, blocks: &markdown::Block
             continue;
         }
         out.push_str(&text[at..s]);
-        out.push_str("{\"\"}");
+        let fence = blocks
+            .code
+            .iter()
+            .any(|b| !b.html && b.hidden.is_none() && b.at == s);
+        if fence {
+            out.push_str(&format!(
+                "<rd-page-block data-rd-block=\"{}\" />",
+                markers.len()
+            ));
+            markers.push((target, s));
+        } else {
+            out.push_str("{\"\"}");
+        }
         out.extend(text[s..e].matches('\n'));
         at = e;
     }
@@ -702,13 +727,18 @@ pub fn bundle_page(
             "this page renders no imported component",
         ));
     }
-    // Insert the pushes, last first so offsets stay valid (targets do not overlap).
-    for t in used.iter().rev() {
-        let body = format!(
+    // Insert the pushes, last first so offsets stay valid (targets do not
+    // overlap); the page blocks' markers are numbered in page order.
+    let mut markers: Vec<(usize, usize)> = Vec::new();
+    let mut bodies = Vec::with_capacity(used.len());
+    for (k, t) in used.iter().enumerate() {
+        bodies.push(format!(
             "__rd_t.push({});",
-            element_source(text, t.start, t.end, &scan.blocks)
-        );
-        synthetic.replace_range(t.start..t.end, &body);
+            element_source(text, t.start, t.end, &scan.blocks, k, &mut markers)
+        ));
+    }
+    for (t, body) in used.iter().zip(&bodies).rev() {
+        synthetic.replace_range(t.start..t.end, body);
     }
     let page_module = Arc::new(Source::new(Origin::File(file.to_path_buf()), synthetic));
     let mut module = transform::transform(&page_module)?;
@@ -743,5 +773,6 @@ pub fn bundle_page(
         targets,
         files: loader.files(file),
         modules,
+        page_blocks: markers,
     })
 }

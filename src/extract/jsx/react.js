@@ -1370,6 +1370,26 @@
     return out.filter(function (x) { return x !== null; });
   }
 
+  // The page's code blocks a state shows (a page's component children:
+  // src/extract/jsx/page.rs renders each as an <rd-page-block> marker): the
+  // numbers of the markers rendered outside any element a browser does not
+  // show, in order, each once.
+  function pageBlocks(nodes) {
+    var out = [];
+    (function shown(list) {
+      for (var i = 0; i < list.length; i++) {
+        var n = list[i];
+        if (typeof n === 'string' || notShown(n)) continue;
+        if (n.type === 'rd-page-block') {
+          var k = Number(n.props['data-rd-block']);
+          if (k >= 0 && out.indexOf(k) < 0) out.push(k);
+        }
+        if (n.children) shown(n.children);
+      }
+    })(nodes);
+    return out;
+  }
+
   function commands(nodes) {
     var pres = [];
     var codes = [];
@@ -1613,7 +1633,7 @@
 
   // What a reader sees of a state (what `select` answers).
   function shown(s) {
-    return { selection: selection(s.controls), commands: commands(s.nodes) };
+    return { selection: selection(s.controls), commands: commands(s.nodes), blocks: pageBlocks(s.nodes) };
   }
 
   function target(i) {
@@ -2180,7 +2200,7 @@
     var snap = heapUsed() < ex.fullBytes ? save(ex.r) : null;
     learnQuiet(ex, saved.keyed, saved.spine);
     ex.states.push({ spine: saved.spine, snap: snap, key: key, cb: cb });
-    var out = { selection: selection(s.controls), commands: commands(s.nodes) };
+    var out = { selection: selection(s.controls), commands: commands(s.nodes), blocks: pageBlocks(s.nodes) };
     if (details) out.controls = shownControls(s.controls);
     return out;
   }
