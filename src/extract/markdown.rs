@@ -120,6 +120,11 @@ fn merged(ranges: impl Iterator<Item = (usize, usize)>) -> Vec<(usize, usize)> {
 /// each): real blocks parse at the first.
 const MAX_ESM_TRIES: usize = 64;
 
+/// The most bytes parsed to find where one ESM block ends (its text up to
+/// each blank line tried, summed): bounds the work on a block that does not
+/// parse for long.
+const MAX_ESM_PARSED: usize = 1 << 20;
+
 /// The ESM blocks of an MDX page, outside `skip` (code, comments: sorted,
 /// merged): a line that starts with `import` or `export` (and a space, `{`
 /// or `*`), not indented, and does not continue a paragraph, to the first
@@ -185,8 +190,14 @@ fn esm_end(source: &Source, start: usize) -> Result<usize, Error> {
     let text = &*source.text;
     let mut at = start;
     let mut tries = 0;
+    let mut parsed = 0usize;
     for line in text[start..].split_inclusive('\n') {
         if at > start && line.trim().is_empty() {
+            parsed += at - start;
+            if parsed > MAX_ESM_PARSED {
+                tries = MAX_ESM_TRIES;
+                break;
+            }
             if parses_as_module(&text[start..at]).is_ok() {
                 return Ok(at);
             }
@@ -197,7 +208,10 @@ fn esm_end(source: &Source, start: usize) -> Result<usize, Error> {
         }
         at += line.len();
     }
-    if tries < MAX_ESM_TRIES && parses_as_module(&text[start..]).is_ok() {
+    if tries < MAX_ESM_TRIES
+        && parsed + (text.len() - start) <= MAX_ESM_PARSED
+        && parses_as_module(&text[start..]).is_ok()
+    {
         return Ok(text.len());
     }
     // The error: the block's first syntax error up to its first blank line,
@@ -211,9 +225,17 @@ fn esm_end(source: &Source, start: usize) -> Result<usize, Error> {
         })
         .find(|(at, line)| *at > start && line.trim().is_empty())
         .map_or(text.len(), |(at, _)| at);
-    let (at, why) = match parses_as_module(&text[start..first]) {
-        Err(Some((k, why))) => (start + k, why),
-        _ => (start, "it does not parse as JavaScript".to_string()),
+    let (at, why) = match (first - start <= MAX_ESM_PARSED)
+        .then(|| parses_as_module(&text[start..first]))
+    {
+        Some(Err(Some((k, why)))) => (start + k, why),
+        _ => (
+            start,
+            format!(
+                "it does not parse as JavaScript at any blank line (tried at up to {MAX_ESM_TRIES}, {} MiB in all)",
+                MAX_ESM_PARSED >> 20
+            ),
+        ),
     };
     Err(Error::input(
         source.span(at, at),
@@ -700,7 +722,12 @@ fn not_rendered(text: &str, lower: &str, i: usize, mdx: bool) -> Option<(String,
         let get = |n: &str| attrs.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
         visibility::element_hides(name, &get)
     };
-    let what = if mdx {
+    // Attributes that cannot decide (no name that does, no expression) are
+    // not parsed: most tags on a page.
+    let deciding = ["hidden", "style", "class", "open", "popover", "{"];
+    let what = if !deciding.iter().any(|k| lower[from..end].contains(k)) {
+        found(Vec::new())
+    } else if mdx {
         match visibility::jsx_attributes(&text[i..end]) {
             Ok(Some(attrs)) => found(attrs),
             Ok(None) => None,
