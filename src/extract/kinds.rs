@@ -251,17 +251,6 @@ pub(super) fn every_selection(
     use super::registry::{Cut, Shown};
     let mut out = Vec::new();
     let mut cuts = Vec::new();
-    if kind.name() == "generator-page" {
-        let page = markdown::extract_all(&input.source()?, &opts.vars)?;
-        if !page.launches.is_empty() {
-            out.push(Shown {
-                selection: Vec::new(),
-                component: None,
-                launches: page.launches,
-                error: None,
-            });
-        }
-    }
     let selections = match kind.name() {
         // Each generator of a file on its own: one that cannot be explored is
         // its own error, beside the states of the others.
@@ -309,6 +298,26 @@ pub(super) fn every_selection(
         }
         _ => kind.selections(input, opts)?,
     };
+    // A generator page's own blocks first: those its components show in
+    // some state (or that no component holds).
+    if kind.name() == "generator-page"
+        && let Selections::States { bundle, views, .. } = &selections
+    {
+        let views: Vec<&[jsx::View]> = views.iter().map(Vec::as_slice).collect();
+        let unshown = unshown_page_blocks(bundle, &views);
+        let page = markdown::extract_shown(&input.source()?, &opts.vars, &unshown)?;
+        if !page.launches.is_empty() {
+            out.insert(
+                0,
+                Shown {
+                    selection: Vec::new(),
+                    component: None,
+                    launches: page.launches,
+                    error: None,
+                },
+            );
+        }
+    }
     match selections {
         Selections::States { bundle, views, .. } => {
             for view in views.iter().flatten() {
@@ -405,6 +414,23 @@ fn render(path: &Path, source: Arc<Source>, opts: &Options) -> Result<Extracted,
     jsx::on_render_thread(move || super::shared::per_file(|| render_here(&path, &source, &opts)))
 }
 
+/// Where the page blocks written in a component's children start that no
+/// state of that component shows (`views`: each target's states; a target
+/// with none, which failed, hides nothing).
+fn unshown_page_blocks(bundle: &jsx::Bundle, views: &[&[jsx::View]]) -> Vec<usize> {
+    bundle
+        .page_blocks
+        .iter()
+        .enumerate()
+        .filter(|(k, (t, _))| {
+            views
+                .get(*t)
+                .is_some_and(|vs| !vs.is_empty() && vs.iter().all(|v| !v.page_blocks.contains(k)))
+        })
+        .map(|(_, (_, at))| *at)
+        .collect()
+}
+
 /// The body of [`render`], on the render thread.
 fn render_here(path: &Path, source: &Arc<Source>, opts: &Options) -> Result<Extracted, Error> {
     let mut found: Vec<(usize, Launch)> = Vec::new();
@@ -416,13 +442,6 @@ fn render_here(path: &Path, source: &Arc<Source>, opts: &Options) -> Result<Extr
             .as_deref(),
         Some("md" | "mdx" | "markdown")
     );
-    if is_page {
-        let page = markdown::extract_all(source, &opts.vars)?;
-        unsupported.extend(page.unsupported);
-        for l in page.launches {
-            found.push((l.span.start, l));
-        }
-    }
     let bundle = jsx::bundle_with_props(path, opts.docs_root.as_deref(), &opts.props)?;
     let renderer = jsx::Renderer::new(&bundle, opts.limits)?;
     // With several components, each takes the keys it has; a key no
@@ -458,6 +477,17 @@ fn render_here(path: &Path, source: &Arc<Source>, opts: &Options) -> Result<Extr
     let reads = renderer.reads()?;
     drop(renderer);
     jsx::worlds::check_selected(&bundle, opts.limits, &reads, &opts.select, lenient, &views)?;
+    if is_page {
+        // The page's own blocks, but those in a component's children that
+        // the selected state does not show.
+        let each: Vec<&[jsx::View]> = views.iter().map(std::slice::from_ref).collect();
+        let unshown = unshown_page_blocks(&bundle, &each);
+        let page = markdown::extract_shown(source, &opts.vars, &unshown)?;
+        unsupported.extend(page.unsupported);
+        for l in page.launches {
+            found.push((l.span.start, l));
+        }
+    }
     for (target, view) in bundle.targets.iter().zip(views) {
         let mut shown = Vec::new();
         for i in 0..view.commands.len() {

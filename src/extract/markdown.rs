@@ -10,8 +10,10 @@
 //! page in which every line is dedented and the JSX tags a line starts with are left
 //! out (so `<Tabs>` does not open an HTML block that hides the fences after it, a
 //! fence indented inside `<Tab>` is a fence, and in `<Tip>Use `x`</Tip>` the code
-//! span is code); positions are mapped back to the page. MDX comments (`{/* ... */}`, `<!-- ... -->`) hide what they hold, a fence
-//! too: the page is read again with them blanked. A byte-order mark is skipped; a
+//! span is code); positions are mapped back to the page. MDX comments (`{/* ... */}`,
+//! `<!-- ... -->`), ESM blocks (to the blank line where they parse as JavaScript)
+//! and JSX tags that span lines (their attribute values) hold no Markdown, a fence
+//! neither: the page is read again with them blanked. A byte-order mark is skipped; a
 //! bare carriage return (CR-only line endings) is an error, since spans count lines
 //! by LF.
 //!
@@ -35,6 +37,10 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use super::shared::Extracted;
 use super::shared::launches_only;
 use super::shell_text::{Block, Vars, extract_block};
+use super::visibility;
+use mdx::{esm_blocks, mdx_comments, mdx_expressions};
+
+mod mdx;
 use crate::error::Error;
 use crate::files::{LineEndings, check_line_endings};
 use crate::launch::Launch;
@@ -89,6 +95,28 @@ pub(crate) struct Blocks {
     /// The raw HTML a renderer passes through as it is (HTML blocks, inline
     /// HTML), as sorted byte ranges.
     raw_html: Vec<(usize, usize)>,
+    /// MDX: the ESM blocks (`import`/`export` at a line start to the blank
+    /// line where the block parses as JavaScript), as sorted byte ranges
+    /// (also in `excluded`).
+    pub(crate) esm: Vec<(usize, usize)>,
+}
+
+/// The most times an MDX page is read again with what MDX does not read as
+/// Markdown blanked (each reading may find more; real pages need two).
+const MAX_MDX_READINGS: usize = 4;
+
+/// Sorted, merged byte ranges.
+fn merged(ranges: impl Iterator<Item = (usize, usize)>) -> Vec<(usize, usize)> {
+    let mut v: Vec<(usize, usize)> = ranges.filter(|r| r.0 < r.1).collect();
+    v.sort_unstable();
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(v.len());
+    for r in v {
+        match out.last_mut() {
+            Some(last) if r.0 <= last.1 => last.1 = last.1.max(r.1),
+            _ => out.push(r),
+        }
+    }
+    out
 }
 
 /// Whether a source is an MDX page (by its file name).
@@ -282,23 +310,41 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let mut out = read_view(&View::new(text, base, mdx), text);
     if mdx {
-        // MDX comments hide what they hold (a fence too): read the page again
-        // with them blanked. Comments are looked for outside the code found
-        // first; inside a comment, only its end is looked for.
-        let comments = mdx_comments(source, base, &out.excluded)?;
-        if !comments.is_empty() {
+        // What MDX does not read as Markdown, a fence in it included: its
+        // comments (hidden), its ESM blocks (JavaScript) and the tags that
+        // span lines (an attribute value is a string): the page is read
+        // again with them blanked. They are looked for outside the code
+        // found by the reading before, until the reading no longer changes
+        // (a fence in an ESM comment is code to the first reading only).
+        let code = out.excluded.clone();
+        let mut code = code;
+        let mut masks: Vec<(usize, usize)> = Vec::new();
+        for _ in 0..MAX_MDX_READINGS {
+            let comments = mdx_comments(source, base, &code)?;
+            let skip = merged(code.iter().chain(&comments).copied());
+            let esm = esm_blocks(source, base, &skip)?;
+            let skip = merged(skip.into_iter().chain(esm.iter().copied()));
+            let (_, tags) = mdx_expressions(text, base, &skip);
+            let now = merged(comments.iter().chain(&esm).chain(&tags).copied());
+            if now == masks {
+                break;
+            }
+            masks = now;
             let mut masked = text.as_bytes().to_vec();
-            for &(s, e) in &comments {
+            for &(s, e) in &masks {
                 for b in &mut masked[s..e] {
                     if *b != b'\n' {
                         *b = b' ';
                     }
                 }
             }
-            let masked = String::from_utf8(masked).expect("whole comments blanked with spaces");
+            let masked = String::from_utf8(masked).expect("whole ranges blanked with spaces");
             out = read_view(&View::new(&masked, base, mdx), &masked);
+            code = out.excluded.clone();
             out.excluded.extend(comments);
-            out.excluded.sort();
+            out.excluded.extend(esm.iter().copied());
+            out.excluded = merged(out.excluded.into_iter());
+            out.esm = esm;
         }
     }
     // Raw-HTML `<pre>` elements, wherever a browser (or MDX) shows them: in an
@@ -314,9 +360,9 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     } else {
         std::mem::take(&mut out.raw_html)
     };
-    let mut hiding = raw_text_regions(text, &live);
+    let mut hiding = raw_text_regions(text, &live, mdx);
     if mdx {
-        hiding.extend(mdx_expressions(text, base, &out.excluded));
+        hiding.extend(mdx_expressions(text, base, &out.excluded).0);
         hiding.sort_by_key(|r| r.0);
     }
     // For each region (sorted by start), the one reaching furthest among it
@@ -417,7 +463,7 @@ const HIDING_ELEMENTS: &[&str] = &[
 /// (HTML blocks and inline HTML), since a tag or a `-->` anywhere else is
 /// escaped (shown as text, closing nothing); on an MDX page, all but code,
 /// front matter and comments. Linear.
-fn raw_text_regions(text: &str, live: &[(usize, usize)]) -> Vec<(usize, usize, String)> {
+fn raw_text_regions(text: &str, live: &[(usize, usize)], mdx: bool) -> Vec<(usize, usize, String)> {
     let lower = text.to_ascii_lowercase();
     let b = lower.as_bytes();
     let mut out = Vec::new();
@@ -438,7 +484,7 @@ fn raw_text_regions(text: &str, live: &[(usize, usize)]) -> Vec<(usize, usize, S
             ("-->".to_string(), "HTML comment `<!--`".to_string())
         } else if let Some(name) = HIDING_ELEMENTS.iter().find(|n| opens_tag(b, i, n)) {
             (format!("</{name}"), format!("`<{name}>` element"))
-        } else if let Some((name, tag_end, what)) = not_rendered(&lower, i) {
+        } else if let Some((name, tag_end, what)) = not_rendered(text, &lower, i, mdx) {
             // An element a browser does not render: to its balancing end tag
             // (what is inside is hidden with it: not looked at again, so
             // each byte is scanned once).
@@ -468,22 +514,28 @@ fn raw_text_regions(text: &str, live: &[(usize, usize)]) -> Vec<(usize, usize, S
     out
 }
 
-/// Elements whose content a browser does not render as part of the page:
-/// fallback content of media and canvas (shown only where they are not
-/// supported) and a `<datalist>`'s options.
-const FALLBACK_ELEMENTS: &[&str] = &["canvas", "video", "audio", "datalist"];
-
 /// The longest opening tag looked at for its attributes (bounds the work per
 /// `<` on hostile pages).
 const MAX_TAG: usize = 2048;
 
-/// An element opened at `i` (lower-cased text) whose content a browser does
-/// not render: one with the `hidden` attribute or an inline style with
-/// `display: none` (HTML `style="..."`, JSX `style={{display: 'none'}}`), a
-/// `<dialog>` that is not `open`, or a [`FALLBACK_ELEMENTS`] element. Its
-/// name, where its opening tag ends, and how messages name it. A
-/// self-closing tag has no content.
-fn not_rendered(lower: &str, i: usize) -> Option<(String, usize, String)> {
+/// The void elements of HTML: a start tag with no content, `/>` or not.
+const VOID: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+    "wbr",
+];
+
+/// An element opened at `i` whose content a browser does not render, as
+/// [`visibility::element_hides`] decides from its attributes: on a `.md`
+/// page read as the HTML tokenizer reads them (character references
+/// decoded, the first of two attributes of one name kept), on an MDX page
+/// as React writes a JSX element's props (`hidden={false}` is left out, a
+/// spread of an object literal gives its props, a style object's last
+/// `display` wins, literals added with `+` are computed). An MDX element
+/// whose visibility depends on a value not computed here (`{...props}`,
+/// `style={s}`) is said as such. Its name (lower-cased), where its opening
+/// tag ends, and how messages name it. A self-closing JSX tag (or a void
+/// HTML element) has no content; a capitalized JSX tag is a component.
+fn not_rendered(text: &str, lower: &str, i: usize, mdx: bool) -> Option<(String, usize, String)> {
     let b = lower.as_bytes();
     let name_len = b[i + 1..]
         .iter()
@@ -492,37 +544,37 @@ fn not_rendered(lower: &str, i: usize) -> Option<(String, usize, String)> {
     if name_len == 0 || !b[i + 1].is_ascii_alphabetic() {
         return None;
     }
+    if mdx && !text.as_bytes()[i + 1].is_ascii_lowercase() {
+        return None;
+    }
     let name = &lower[i + 1..i + 1 + name_len];
     // The opening tag's end, looked for within `MAX_TAG` bytes.
     let from = i + 1 + name_len;
     let (end, self_closing) = open_tag_end(&b[..(from + MAX_TAG).min(b.len())], from)?;
-    if self_closing {
+    if VOID.contains(&name) || (mdx && self_closing) {
         return None;
     }
-    let tag = &lower[from..end - 1];
-    let attr = |a: &str| {
-        tag.match_indices(a).any(|(k, _)| {
-            let before = tag[..k].chars().next_back();
-            let after = tag[k + a.len()..].chars().next();
-            before.is_some_and(char::is_whitespace)
-                && after.is_none_or(|c| c.is_whitespace() || c == '=' || c == '/')
-        })
+    let found = |attrs: Vec<(String, String)>| {
+        let get = |n: &str| attrs.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+        visibility::element_hides(name, &get)
     };
-    let style: String = tag
-        .chars()
-        .filter(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '`'))
-        .collect();
-    let what = if attr("hidden") {
-        format!("`<{name} hidden>` element")
-    } else if style.contains("display:none") {
-        format!("`<{name}>` element hidden by its style (`display: none`)")
-    } else if name == "dialog" && !attr("open") {
-        "`<dialog>` element (not `open`)".to_string()
-    } else if FALLBACK_ELEMENTS.contains(&name) {
-        format!("`<{name}>` element (fallback content)")
+    // Attributes that cannot decide (no name that does, no expression) are
+    // not parsed: most tags on a page.
+    let deciding = ["hidden", "style", "class", "open", "popover", "{"];
+    let what = if !deciding.iter().any(|k| lower[from..end].contains(k)) {
+        found(Vec::new())
+    } else if mdx {
+        match visibility::jsx_attributes(&text[i..end]) {
+            Ok(Some(attrs)) => found(attrs),
+            Ok(None) => None,
+            Err(why) => Some(format!(
+                "`<{name}>` element whose visibility depends on {why}, which recipe-drift does not compute,"
+            )),
+        }
     } else {
-        return None;
-    };
+        let close = if self_closing { end - 2 } else { end - 1 };
+        found(visibility::html_attributes(&text[from..close]))
+    }?;
     Some((name.to_string(), end, what))
 }
 
@@ -569,134 +621,6 @@ fn outside(excluded: &[(usize, usize)], from: usize, len: usize) -> Vec<(usize, 
     }
     if at < len {
         out.push((at, len));
-    }
-    out
-}
-
-/// Where the expression opened by the `{` at `open` ends (after its `}`; the
-/// end of the text when it never does). MDX ends it at the first balancing
-/// `}` where the text parses as JavaScript, so a `}` in a string does not end
-/// it (`{'}' && ...}`), while an apostrophe in JSX text inside it
-/// (`<p>Don't</p>`) starts no string. Neither reading alone is MDX's: the
-/// caller takes the further of both, counting every brace (`js` false) and
-/// counting braces outside JavaScript strings, template literals and comments
-/// (`js` true; a `'` or `"` string ends at its line's end). A fence inside
-/// the longer range is then an error rather than a command read by mistake.
-fn expression_end(b: &[u8], open: usize, js: bool) -> usize {
-    let mut depth = 0usize;
-    let mut j = open;
-    // The last byte that is not a blank: a `/` after an operator or an
-    // opening bracket starts a regular expression (`{/}/.test(x) && ...}`),
-    // whose `}` ends nothing; after a value it is a division, after `<` a
-    // JSX closing tag, after `>` JSX text.
-    let mut prev = b'{';
-    while j < b.len() {
-        let c = b[j];
-        match c {
-            b'{' => depth += 1,
-            b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return j + 1;
-                }
-            }
-            q @ (b'\'' | b'"' | b'`') if js => {
-                j += 1;
-                while j < b.len() && b[j] != q && (q == b'`' || b[j] != b'\n') {
-                    j += if b[j] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'/' if js && b.get(j + 1) == Some(&b'/') => {
-                j = b[j..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .map_or(b.len(), |k| j + k);
-            }
-            b'/' if js && b.get(j + 1) == Some(&b'*') => {
-                j = b[j + 2..]
-                    .windows(2)
-                    .position(|w| w == b"*/")
-                    .map_or(b.len(), |k| j + 2 + k + 1);
-            }
-            b'/' if js && b"{([,=:!&|?;+-*%~^".contains(&prev) => {
-                // A regular expression literal: to its closing `/` (a `/`
-                // in a class `[...]` or escaped ends nothing), on its line.
-                j += 1;
-                let mut class = false;
-                while j < b.len() && b[j] != b'\n' && (class || b[j] != b'/') {
-                    match b[j] {
-                        b'\\' => j += 1,
-                        b'[' => class = true,
-                        b']' => class = false,
-                        _ => {}
-                    }
-                    j += 1;
-                }
-            }
-            _ => {}
-        }
-        if !c.is_ascii_whitespace() {
-            prev = c;
-        }
-        j += 1;
-    }
-    b.len()
-}
-
-/// The `{...}` expressions of an MDX page, as byte ranges: a `{` outside
-/// `excluded` (code, front matter, comments) and not escaped (`\{`) to the
-/// `}` that balances it (see [`expression_end`]), or to the end of the page.
-/// What is inside is JavaScript: a fence there is JSX text, shown or not as
-/// the code decides. A quoted attribute value of a JSX tag is text, not an
-/// expression. Linear in the page plus the expressions' lengths.
-fn mdx_expressions(
-    text: &str,
-    base: usize,
-    excluded: &[(usize, usize)],
-) -> Vec<(usize, usize, String)> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut x = 0;
-    let mut i = base;
-    let mut quote: Option<u8> = None; // inside a tag's quoted attribute value
-    let mut in_tag = false;
-    while i < b.len() {
-        if let Some(next) = past_ranges(excluded, &mut x, i) {
-            i = next;
-            continue;
-        }
-        let c = b[i];
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            }
-            i += 1;
-            continue;
-        }
-        match c {
-            b'\\' if !in_tag => i += 2,
-            b'<' if !in_tag
-                && b.get(i + 1)
-                    .is_some_and(|n| n.is_ascii_alphabetic() || *n == b'/') =>
-            {
-                in_tag = true;
-                i += 1;
-            }
-            b'"' | b'\'' if in_tag => {
-                quote = Some(c);
-                i += 1;
-            }
-            b'>' if in_tag => {
-                in_tag = false;
-                i += 1;
-            }
-            b'{' => {
-                let end = expression_end(b, i, false).max(expression_end(b, i, true));
-                out.push((i, end, "MDX expression `{`".to_string()));
-                i = end;
-            }
-            _ => i += 1,
-        }
     }
     out
 }
@@ -882,78 +806,6 @@ pub(crate) fn past_ranges(ranges: &[(usize, usize)], x: &mut usize, i: usize) ->
     (*x < ranges.len() && ranges[*x].0 <= i).then(|| ranges[*x].1.max(i + 1))
 }
 
-/// The comments of an MDX page outside its code (`code`: sorted ranges), as
-/// byte ranges in page order: an expression that holds only comments
-/// (`{/* ... */}`, `{// ...}`, the whole expression), the comments that
-/// start an expression (`{/* ... */ x}`, the comments), and HTML comments
-/// (`<!-- ... -->`). React renders none of them, so no tag or fence in them
-/// is read. Linear: every byte is looked at once. A comment that never ends
-/// is an error at its start.
-fn mdx_comments(
-    source: &Source,
-    base: usize,
-    code: &[(usize, usize)],
-) -> Result<Vec<(usize, usize)>, Error> {
-    let bytes = source.text.as_bytes();
-    let never_closed = |at: usize, what: &str, end: &str| {
-        Error::input(
-            source.span(at, at + what.len()),
-            format!("a comment `{what}` is never closed: no `{end}` after it"),
-        )
-    };
-    let find = |from: usize, needle: &[u8]| {
-        bytes[from.min(bytes.len())..]
-            .windows(needle.len())
-            .position(|w| w == needle)
-            .map(|p| from + p)
-    };
-    let mut out = Vec::new();
-    let mut x = 0; // next code range
-    let mut i = base;
-    while i < bytes.len() {
-        if let Some(next) = past_ranges(code, &mut x, i) {
-            i = next;
-            continue;
-        }
-        if bytes[i] == b'{' {
-            // Whitespace and comments after the brace.
-            let mut j = i + 1;
-            let mut commented = false;
-            loop {
-                while j < bytes.len() && bytes[j].is_ascii_whitespace() {
-                    j += 1;
-                }
-                if bytes[j..].starts_with(b"/*") {
-                    let end = find(j + 2, b"*/").ok_or_else(|| never_closed(j, "/*", "*/"))?;
-                    j = end + 2;
-                    commented = true;
-                } else if bytes[j..].starts_with(b"//") {
-                    j = find(j + 2, b"\n").unwrap_or(bytes.len());
-                    commented = true;
-                } else {
-                    break;
-                }
-            }
-            if commented && bytes.get(j) == Some(&b'}') {
-                out.push((i, j + 1));
-                i = j + 1;
-            } else {
-                if commented {
-                    out.push((i + 1, j));
-                }
-                i = j.max(i + 1);
-            }
-        } else if bytes[i..].starts_with(b"<!--") {
-            let end = find(i + 4, b"-->").ok_or_else(|| never_closed(i, "<!--", "-->"))?;
-            out.push((i, end + 3));
-            i = end + 3;
-        } else {
-            i += 1;
-        }
-    }
-    Ok(out)
-}
-
 /// Extracts the launches of every shell code block of a Markdown/MDX page.
 ///
 /// Each block starts from the shell state left by the earlier blocks that start no
@@ -962,6 +814,18 @@ fn mdx_comments(
 pub fn extract_all(
     source: &Arc<Source>,
     vars: &std::collections::BTreeMap<String, String>,
+) -> Result<Extracted, Error> {
+    extract_shown(source, vars, &[])
+}
+
+/// [`extract_all`], leaving out the blocks that start at `unshown` (page
+/// offsets): blocks in a component's children that the component does not
+/// show (see `jsx::Bundle::page_blocks`). They are not read at all, so
+/// their `export`s reach no later block either.
+pub(crate) fn extract_shown(
+    source: &Arc<Source>,
+    vars: &std::collections::BTreeMap<String, String>,
+    unshown: &[usize],
 ) -> Result<Extracted, Error> {
     let mut launches = Extracted::default();
     let Blocks { code, excluded, .. } = blocks(source)?;
@@ -979,6 +843,9 @@ pub fn extract_all(
     let mut open_scopes: Vec<(usize, usize)> = Vec::new();
     let mut envs: Vec<((usize, usize), Vars)> = vec![((0, usize::MAX), Vars::given(vars))];
     for block in code {
+        if unshown.contains(&block.at) {
+            continue;
+        }
         while open_scopes.last().is_some_and(|s| s.1 <= block.at) {
             open_scopes.pop();
         }
@@ -1111,7 +978,13 @@ fn component_scopes(bytes: &[u8], excluded: &[(usize, usize)]) -> Vec<(usize, us
 fn hidden_error(source: &Source, block: &CodeBlock, open: usize, what: &str) -> Error {
     let why = if what.starts_with("MDX") {
         "MDX reads what is inside an expression as JavaScript, not Markdown, and whether it renders (as text) depends on the code"
-    } else if what.contains("hidden") || what.contains("fallback") || what.contains("not `open`") {
+    } else if what.contains("does not compute") {
+        "whether a browser shows it depends on JavaScript recipe-drift does not run"
+    } else if what.contains("hidden")
+        || what.contains("fallback")
+        || what.contains("not `open`")
+        || what.contains("not rendered")
+    {
         "a browser does not render it (renderers that drop the attribute or style, like GitHub's, show it): which command the page shows depends on the renderer"
     } else if what.starts_with("HTML comment") {
         "a browser shows nothing of it (on GitHub too), though the Markdown parser renders it as a code block inside the raw comment"

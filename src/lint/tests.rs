@@ -25,6 +25,7 @@ fn bundle() -> Bundle {
         targets: vec![],
         files: vec![],
         modules: vec![],
+        page_blocks: vec![],
     }
 }
 
@@ -40,6 +41,7 @@ fn view(sel: &[(&str, &str)], command: &str, path: &[&str]) -> View {
         clicked: vec![],
         controls: vec![],
         copied: vec![],
+        page_blocks: vec![],
     }
 }
 

@@ -316,7 +316,6 @@ fn adversary_copies_are_compared_as_launches() {
 /// hidden` (its `hidden` class is already read as hidden); a `<dialog>`
 /// without `open` is not rendered (already modelled on pages).
 #[test]
-#[ignore = "adversary round 5b: only display:none/hidden hide a generator's element; visibility:hidden, opacity:0, content-visibility, closed <dialog> do not"]
 fn adversary_other_css_hiding_is_not_the_visible_command() {
     let shown = "<code>{'sglang serve --model-path m --tp 8'}</code>";
     let cmd = "{'sglang serve --model-path m --tp 4'}";
@@ -359,7 +358,6 @@ fn adversary_styles_react_does_not_apply_hide_nothing() {
 /// is `--tp 8`; recipe-drift reads the hidden ` --tp 4` as well (the last
 /// `--tp` wins) and says no drift against the recipe's `--tp 4`.
 #[test]
-#[ignore = "adversary round 5b: inner HTML hidden by an inline style, a closed <dialog> or a <video> fallback is read as shown"]
 fn adversary_inner_html_hidden_by_style_is_not_read() {
     for html in [
         "'sglang serve --model-path m --tp 8<span style=\"display:none\"> --tp 4</span>'",

@@ -424,7 +424,6 @@ fn adversary_page_events_are_named_and_harmless_listeners_quiet() {
 /// called). The state must be the browser's, or an error or warning naming
 /// what was not run.
 #[test]
-#[ignore = "adversary round 5b: dispatchEvent, postMessage and MutationObserver on the page's own writes never call their listeners"]
 fn adversary_events_the_generator_dispatches_are_not_silently_dropped() {
     let repo = Repo::new();
     for (name, effect, word) in [

@@ -587,7 +587,6 @@ fn adversary_an_environment_block_reaches_its_own_tabs_command() {
 /// the fence as an Environment block, passes `TP=8` to the visible command
 /// and says no drift against a recipe at `--tp 8`.
 #[test]
-#[ignore = "adversary round 5b: a fence inside a multi-line JSX attribute value is read as a code block"]
 fn adversary_fence_in_a_jsx_attribute_value_is_not_a_block() {
     for (open, close) in [("<div title=\"", "\" />"), ("<div data-x='", "'>\n</div>")] {
         let page = format!(
@@ -608,7 +607,6 @@ fn adversary_fence_in_a_jsx_attribute_value_is_not_a_block() {
 /// and passes `TP=8` on: no drift against `--tp 8`. (`security.md` lists an
 /// ESM block holding a fence as not tracked; it is a false "no drift".)
 #[test]
-#[ignore = "adversary round 5b: a fence inside an MDX ESM block (export ... /* */) is read as a code block"]
 fn adversary_fence_in_an_esm_block_is_not_a_block() {
     let page = "export const s = 1; /*\n```bash\nexport TP=8\n```\n*/\n\n# Page\n\n```bash\nsglang serve --model-path m --tp ${TP:-4}\n```\n";
     if let Ok(got) = launches("x.mdx", page) {
@@ -626,7 +624,6 @@ fn adversary_fence_in_an_esm_block_is_not_a_block() {
 /// no drift against the recipe's `--tp 4`, though the reader sees no command
 /// at all, or (second page) sees `--tp 8`.
 #[test]
-#[ignore = "adversary round 5b: the children of a component are read as the page's blocks whether or not (or where) it renders them"]
 fn adversary_children_a_component_drops_are_not_shown() {
     for body in [
         "<div>nothing to see</div>",
@@ -670,7 +667,6 @@ fn hidden_then_shown(open: &str, close: &str) -> String {
 /// inside is read as a command of the page; it must be an error (as for
 /// `display: none`), or only the `--tp 8` block is the page's.
 #[test]
-#[ignore = "adversary round 5b: hiding by visibility, character references, JSX spreads or computed styles is not recognised on pages"]
 fn adversary_other_hiding_on_pages_is_recognised() {
     for (name, open, close) in [
         ("a.md", "<div style=\"visibility:hidden\">", "</div>"),
@@ -692,7 +688,6 @@ fn adversary_other_hiding_on_pages_is_recognised() {
 /// omits `hidden={false}`, and of two `display` declarations in one style
 /// attribute the last wins (`display:none;display:block` is shown).
 #[test]
-#[ignore = "adversary round 5b: hidden={false} and an overridden display:none are taken as hiding (a false error)"]
 fn adversary_elements_that_only_look_hidden_on_pages_are_read() {
     for (name, open) in [
         ("a.mdx", "<div hidden={false}>"),

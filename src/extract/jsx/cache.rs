@@ -89,6 +89,8 @@ struct ViewEntry {
     controls: Vec<Control>,
     #[serde(default)]
     copied: Vec<String>,
+    #[serde(default)]
+    page_blocks: Vec<usize>,
 }
 
 /// One crash path as kept (its place in the file is found again from the
@@ -147,6 +149,7 @@ pub(crate) fn load(key: &str, bundle: &Bundle) -> Option<Vec<Exploration>> {
                     clicked: v.clicked,
                     controls: v.controls,
                     copied: v.copied,
+                    page_blocks: v.page_blocks,
                 })
                 .collect(),
             crashes: crashes
@@ -184,6 +187,7 @@ pub(crate) fn store(key: &str, found: &[Exploration]) {
                         clicked: v.clicked.clone(),
                         controls: v.controls.clone(),
                         copied: v.copied.clone(),
+                        page_blocks: v.page_blocks.clone(),
                     })
                     .collect()
             })

@@ -51,6 +51,11 @@ pub struct Bundle {
     /// Where each module's code sits in [`Bundle::code`], to place a
     /// position in the bundle back in its file.
     pub modules: Vec<Placed>,
+    /// A page's code blocks written in a rendered component's children, by
+    /// marker number: the target that renders them and where the block
+    /// starts on the page. Each is rendered as an `<rd-page-block>` marker,
+    /// and [`View::page_blocks`] says which a state shows.
+    pub page_blocks: Vec<(usize, usize)>,
 }
 
 /// Where one module's code sits in a bundle.
@@ -128,6 +133,9 @@ pub struct View {
     /// (`navigator.clipboard.writeText`, `execCommand('copy')`), each text
     /// once: a command a reader runs too.
     pub copied: Vec<String>,
+    /// The page blocks ([`Bundle::page_blocks`] numbers) this state shows:
+    /// the component renders their marker where a browser shows it.
+    pub page_blocks: Vec<usize>,
 }
 
 /// A control as shown in one state: an option key and its items.
@@ -328,6 +336,8 @@ struct StateJs {
     commands: Vec<String>,
     #[serde(default)]
     copies: Vec<String>,
+    #[serde(default)]
+    blocks: Vec<usize>,
 }
 
 #[derive(Deserialize)]
@@ -336,6 +346,8 @@ struct FirstJs {
     commands: Vec<String>,
     #[serde(default)]
     controls: Vec<Control>,
+    #[serde(default)]
+    blocks: Vec<usize>,
 }
 
 #[derive(Deserialize)]
@@ -348,6 +360,8 @@ struct ChildJs {
     controls: Vec<Control>,
     #[serde(default)]
     button: Option<String>,
+    #[serde(default)]
+    blocks: Vec<usize>,
 }
 
 #[derive(Deserialize)]
@@ -633,6 +647,7 @@ impl<'b> Renderer<'b> {
                         clicked: vec![],
                         controls: vec![],
                         copied: state.copies,
+                        page_blocks: state.blocks,
                     },
                     unmatched,
                     options,
@@ -862,6 +877,7 @@ impl<'b> Renderer<'b> {
                 clicked: vec![],
                 controls: first.controls,
                 copied: vec![],
+                page_blocks: first.blocks,
             }],
             crashes: vec![],
             cut: None,
@@ -931,6 +947,7 @@ impl<'b> Renderer<'b> {
                     clicked,
                     controls: c.controls,
                     copied: vec![],
+                    page_blocks: c.blocks,
                 });
             }
             for (from, text) in step.copies {
@@ -1354,6 +1371,7 @@ mod tests {
             clicked: vec![],
             controls: vec![],
             copied: vec![],
+            page_blocks: vec![],
         };
         let mut ctx = crate::launch::Context::default();
         context_from_selection(

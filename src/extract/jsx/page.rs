@@ -392,6 +392,7 @@ pub fn bundle_component(
         targets,
         files: loader.files(file),
         modules,
+        page_blocks: Vec::new(),
     })
 }
 
@@ -453,7 +454,8 @@ struct Tag {
 /// What an `.mdx` page holds outside its code (as its Markdown structure
 /// decides): ESM blocks and capitalized component tags.
 struct Scan {
-    /// ESM blocks (`import`/`export` at a line start, up to a blank line).
+    /// ESM blocks (`import`/`export` at a line start, to the blank line where
+    /// the block parses; see [`markdown::Blocks::esm`]).
     esm: Vec<(usize, usize)>,
     /// Every component tag in page order, nested ones included.
     tags: Vec<Tag>,
@@ -493,26 +495,18 @@ fn scan_page(source: &Source) -> Result<Scan, Error> {
     let bytes = text.as_bytes();
     let blocks = markdown::blocks_as(source, true)?;
     let excluded = &blocks.excluded;
-    let mut esm = Vec::new();
+    let esm = blocks.esm.clone();
     let mut tags: Vec<Tag> = Vec::new();
     // Tags opened and not closed yet, innermost last (indices into `tags`).
     let mut open: Vec<usize> = Vec::new();
     let mut x = 0; // next excluded range
     let mut i = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let line_start =
-        |i: usize| i == 0 || bytes[i - 1] == b'\n' || (i == 3 && text.starts_with('\u{feff}'));
     while i < bytes.len() {
         if let Some(next) = markdown::past_ranges(excluded, &mut x, i) {
             i = next;
             continue;
         }
         let rest = &bytes[i..];
-        if line_start(i) && is_esm_start(rest) && !continues_paragraph(text, i, excluded) {
-            let end = esm_end(text, i);
-            esm.push((i, end));
-            i = end.max(i + 1);
-            continue;
-        }
         if rest[0] != b'<' {
             i += 1;
             continue;
@@ -596,8 +590,20 @@ fn scan_page(source: &Source) -> Result<Scan, Error> {
 /// spans, raw-HTML `<pre>` elements; MDX comments) is read there, as text,
 /// not again as JSX: each becomes `{""}`, its line breaks kept so positions
 /// keep their lines. (Spliced as JSX, a fence's `${X:-d}` was a syntax
-/// error and a `<pre>` in a shell comment a command no reader sees.)
-fn element_source(text: &str, start: usize, end: usize, blocks: &markdown::Blocks) -> String {
+/// error and a `<pre>` in a shell comment a command no reader sees.) A
+/// fenced code block the page shows becomes a marker element instead,
+/// `<rd-page-block data-rd-block="K" />`, K its number in `markers` (which
+/// gets `(target, where the block starts)`): the component shows the block
+/// only where it renders that marker, visibly (a component may drop its
+/// children, or render them hidden).
+fn element_source(
+    text: &str,
+    start: usize,
+    end: usize,
+    blocks: &markdown::Blocks,
+    target: usize,
+    markers: &mut Vec<(usize, usize)>,
+) -> String {
     let lower = text.to_ascii_lowercase();
     let mut cut: Vec<(usize, usize)> = blocks
         .excluded
@@ -624,48 +630,24 @@ fn element_source(text: &str, start: usize, end: usize, blocks: &markdown::Block
             continue;
         }
         out.push_str(&text[at..s]);
-        out.push_str("{\"\"}");
+        let fence = blocks
+            .code
+            .iter()
+            .any(|b| !b.html && b.hidden.is_none() && b.at == s);
+        if fence {
+            out.push_str(&format!(
+                "<rd-page-block data-rd-block=\"{}\" />",
+                markers.len()
+            ));
+            markers.push((target, s));
+        } else {
+            out.push_str("{\"\"}");
+        }
         out.extend(text[s..e].matches('\n'));
         at = e;
     }
     out.push_str(&text[at..end]);
     out
-}
-
-/// Whether the line at `i` continues a paragraph (the line before it is
-/// prose), where MDX does not start ESM: `you can\nimport the weights` is text.
-fn continues_paragraph(text: &str, i: usize, excluded: &[(usize, usize)]) -> bool {
-    let before = text[..i].strip_suffix('\n').unwrap_or(&text[..i]);
-    let start = before.rfind('\n').map_or(0, |p| p + 1);
-    let prev = before[start..].trim_start_matches('\u{feff}').trim();
-    let k = excluded.partition_point(|r| r.0 <= start);
-    let in_code = k > 0 && start < excluded[k - 1].1;
-    !(prev.is_empty() || in_code || prev.starts_with('#') || markdown::starts_jsx_tag(prev))
-}
-
-/// Whether a line starts an ESM statement (`import`/`export` and a space,
-/// `{` or `*`), as MDX reads them: at the start of a line, not indented.
-fn is_esm_start(line: &[u8]) -> bool {
-    ["import", "export"].iter().any(|k| {
-        line.starts_with(k.as_bytes())
-            && line
-                .get(k.len())
-                .is_some_and(|c| matches!(c, b' ' | b'\t' | b'{' | b'*'))
-    })
-}
-
-/// The end of an ESM block starting at `start`: the start of the first blank
-/// line after it (MDX's rule), or the end of the page. oxc parses the block,
-/// so an unterminated string in it is a syntax error at its position.
-fn esm_end(text: &str, start: usize) -> usize {
-    let mut at = start;
-    for line in text[start..].split_inclusive('\n') {
-        if at > start && line.trim().is_empty() {
-            return at;
-        }
-        at += line.len();
-    }
-    text.len()
 }
 
 /// Whether an `.mdx` page renders components: it uses a capitalized tag that
@@ -745,13 +727,18 @@ pub fn bundle_page(
             "this page renders no imported component",
         ));
     }
-    // Insert the pushes, last first so offsets stay valid (targets do not overlap).
-    for t in used.iter().rev() {
-        let body = format!(
+    // Insert the pushes, last first so offsets stay valid (targets do not
+    // overlap); the page blocks' markers are numbered in page order.
+    let mut markers: Vec<(usize, usize)> = Vec::new();
+    let mut bodies = Vec::with_capacity(used.len());
+    for (k, t) in used.iter().enumerate() {
+        bodies.push(format!(
             "__rd_t.push({});",
-            element_source(text, t.start, t.end, &scan.blocks)
-        );
-        synthetic.replace_range(t.start..t.end, &body);
+            element_source(text, t.start, t.end, &scan.blocks, k, &mut markers)
+        ));
+    }
+    for (t, body) in used.iter().zip(&bodies).rev() {
+        synthetic.replace_range(t.start..t.end, body);
     }
     let page_module = Arc::new(Source::new(Origin::File(file.to_path_buf()), synthetic));
     let mut module = transform::transform(&page_module)?;
@@ -786,5 +773,6 @@ pub fn bundle_page(
         targets,
         files: loader.files(file),
         modules,
+        page_blocks: markers,
     })
 }

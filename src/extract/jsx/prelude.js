@@ -111,10 +111,40 @@
     return this._p.map(function (p) { return encodeURIComponent(p[0]) + '=' + encodeURIComponent(p[1]); }).join('&');
   };
 
-  function MutationObserver() {}
-  MutationObserver.prototype.observe = function () {};
-  MutationObserver.prototype.disconnect = function () {};
+  // A MutationObserver is kept while it observes: a browser calls it after
+  // a change to what it observes (the document's own elements, whose
+  // writes are dropped here, or an element the page made), and
+  // recipe-drift does not deliver mutation records, so such a change is an
+  // error naming the observer (`mutated`), never a callback silently not
+  // called. One that observes what never changes is quiet.
+  var observers = [];
+  function MutationObserver(cb) {
+    if (!(this instanceof MutationObserver)) throw new TypeError("Failed to construct 'MutationObserver'");
+    this._cb = cb;
+  }
+  MutationObserver.prototype.observe = function (target, opts) {
+    observers.push({ obs: this, target: target, subtree: !!(opts && opts.subtree), stack: new Error().stack });
+  };
+  MutationObserver.prototype.disconnect = function () {
+    var self = this;
+    observers = observers.filter(function (o) { return o.obs !== self; });
+  };
   MutationObserver.prototype.takeRecords = function () { return []; };
+  function mutated(n, what) {
+    if (!observers.length) return;
+    for (var i = 0; i < observers.length; i++) {
+      var o = observers[i];
+      for (var a = n, first = true; a; a = a.parentNode, first = false) {
+        if (a === o.target && (first || o.subtree)) {
+          var msg = 'a MutationObserver observes a node the generator changes (' + what + '): a browser calls the ' +
+            'observer with the change after it, and recipe-drift does not deliver mutation records, so the ' +
+            'command may be another one (set the state where the change is made instead)';
+          if (domProblem === null) domProblem = msg;
+          throw new Error(msg);
+        }
+      }
+    }
+  }
 
   var store = {
     getItem: function () { return null; },
@@ -420,19 +450,21 @@
     if (this.nodeType === 3 || this.nodeType === 8) return this._data;
     return this.childNodes.map(function (n) { return n.nodeType === 8 ? '' : n.textContent; }).join('');
   }, function (v) {
+    mutated(this, 'textContent');
     if (this._fixed) return;
     v = v == null ? '' : String(v);
     if (this.nodeType === 3 || this.nodeType === 8) { this._data = v; return; }
     clear(this);
     if (v !== '') insertNode(this, text(v), null);
   });
-  accessor('data', function () { return this._data; }, function (v) { if (!this._fixed) this._data = String(v); });
+  accessor('data', function () { return this._data; }, function (v) { mutated(this, 'data'); if (!this._fixed) this._data = String(v); });
   accessor('nodeValue', function () {
     return this.nodeType === 3 || this.nodeType === 8 ? this._data : null;
   }, function (v) { if (this.nodeType === 3 || this.nodeType === 8) this._data = String(v); });
   accessor('innerText', function () { return this.textContent; }, function (v) { this.textContent = v; });
   // innerHTML is kept as the string it was set to (it is not parsed).
   accessor('innerHTML', function () { return this._html || ''; }, function (v) {
+    mutated(this, 'innerHTML');
     if (this._fixed) return;
     clear(this);
     this._html = v == null ? '' : String(v);
@@ -452,6 +484,7 @@
   function detach(n) {
     var p = n.parentNode;
     if (!p) return;
+    mutated(p, 'a child removed');
     var i = p.childNodes.indexOf(n);
     if (i >= 0) p.childNodes.splice(i, 1);
     n.parentNode = null;
@@ -463,6 +496,7 @@
     if (!(child instanceof DomNode)) {
       throw new TypeError("Failed to execute 'appendChild' on 'Node': parameter 1 is not of type 'Node'.");
     }
+    mutated(parent, 'a child added');
     if (parent._fixed || child._fixed) return child; // the document's own elements stay put
     for (var a = parent; a; a = a.parentNode) {
       if (a === child) throw DOMError('HierarchyRequestError', 'The new child element contains the parent.');
@@ -537,6 +571,7 @@
     return name.slice(5).replace(/-([a-z])/g, function (m, c) { return c.toUpperCase(); });
   }
   NP.setAttribute = function (name, value) {
+    mutated(this, 'an attribute set');
     if (this._fixed) return;
     name = String(name).toLowerCase();
     value = String(value);
@@ -555,6 +590,7 @@
   };
   NP.hasAttribute = function (name) { return this.getAttribute(name) !== null; };
   NP.removeAttribute = function (name) {
+    mutated(this, 'an attribute removed');
     if (this._fixed) return;
     name = String(name).toLowerCase();
     delete this._attrs[name];
@@ -576,10 +612,12 @@
   NP.getElementsByClassName = function () { return []; };
   NP.closest = function () { return null; };
   NP.matches = function () { return false; };
-  // Events and the rest of what a page calls on an element: inert.
-  NP.addEventListener = noop;
-  NP.removeEventListener = noop;
-  NP.dispatchEvent = function (e) { return !(e && e.defaultPrevented); };
+  // Listeners on an element the page made run when the page dispatches an
+  // event to it (see `fire`); the rest of what a page calls on an element
+  // is inert.
+  NP.addEventListener = function (type, fn) { addListener(this, type, fn); };
+  NP.removeEventListener = function (type, fn) { removeListener(this, type, fn); };
+  NP.dispatchEvent = function (e) { return fire(this, this, e); };
   NP.select = function () { selected = this; };
   ['click', 'focus', 'blur', 'scrollIntoView', 'scrollTo', 'scrollBy', 'scroll',
     'show', 'showModal', 'close', 'showPopover', 'hidePopover', 'setSelectionRange',
@@ -667,6 +705,7 @@
     hasFocus: function () { return false; },
     addEventListener: function (type, fn) { listen('document', type, fn); },
     removeEventListener: function (type, fn) { unlisten('document', type, fn); },
+    dispatchEvent: function (e) { return fire('document', doc, e); },
     // `execCommand('copy')` copies what is selected (an element's `select()`,
     // or a range over an element's contents).
     execCommand: function (cmd) {
@@ -678,7 +717,6 @@
       return { node: null, selectNodeContents: function (n) { this.node = n; }, selectNode: function (n) { this.node = n; },
         setStart: noop, setEnd: noop, collapse: noop, detach: noop, getBoundingClientRect: rect };
     },
-    dispatchEvent: function (e) { return !(e && e.defaultPrevented); },
   };
   // What differs between readers' browsers (see WORLDS), read as recorded.
   Object.defineProperty(docApi, 'referrer', { enumerable: true, get: function () { read('document.referrer'); return W().referrer; } });
@@ -720,7 +758,19 @@
   var winOwn = {
     addEventListener: function (type, fn) { listen('window', type, fn); },
     removeEventListener: function (type, fn) { unlisten('window', type, fn); },
-    dispatchEvent: function (e) { return !(e && e.defaultPrevented); },
+    dispatchEvent: function (e) { return fire('window', G.window, e); },
+    // A message posted to the window is a task (the fixed clock's timer
+    // queue, as `setTimeout(0)`) that delivers a `message` event to its
+    // listeners.
+    postMessage: function (data) {
+      setTimeout(function () {
+        var e = new Event('message');
+        e.data = data;
+        e.source = G.window;
+        Object.defineProperty(e, 'origin', { enumerable: true, get: function () { return G.location.origin; } });
+        fire('window', G.window, e);
+      }, 0);
+    },
     getSelection: function () { return selection; },
   };
   var visualViewport = { offsetLeft: 0, offsetTop: 0, pageLeft: 0, pageTop: 0, scale: 1, addEventListener: noop, removeEventListener: noop };
@@ -781,8 +831,45 @@
   // listeners on window and document are inert.
   var PAGE_EVENTS = { load: 1, DOMContentLoaded: 1, pageshow: 1, readystatechange: 1 };
   var pageListeners = [];
+  // Every listener on window, document and the elements the page made, by
+  // target (`'window'`, `'document'` or the node) and type: an event the
+  // page dispatches itself (`dispatchEvent`, `postMessage`) runs them at
+  // once, in order, as in a browser. Emptied when a root mounts.
+  var listeners = new Map();
+  function addListener(target, type, fn) {
+    if (typeof fn !== 'function' && !(fn && typeof fn.handleEvent === 'function')) return;
+    type = String(type);
+    var byType = listeners.get(target);
+    if (!byType) { byType = Object.create(null); listeners.set(target, byType); }
+    var list = byType[type] || (byType[type] = []);
+    if (list.indexOf(fn) < 0) list.push(fn);
+  }
+  function removeListener(target, type, fn) {
+    var byType = listeners.get(target);
+    var list = byType && byType[String(type)];
+    if (list) { var i = list.indexOf(fn); if (i >= 0) list.splice(i, 1); }
+  }
+  // Dispatches `e` to the listeners of `target` (`self` is what they get as
+  // `this` and `e.currentTarget`): whether it was not cancelled.
+  function fire(target, self, e) {
+    if (!(e instanceof Event)) throw new TypeError("Failed to execute 'dispatchEvent': parameter 1 is not of type 'Event'.");
+    var byType = listeners.get(target);
+    var list = byType && byType[e.type] ? byType[e.type].slice() : [];
+    e.target = self;
+    e.currentTarget = self;
+    // An error a listener throws is dropped, as a browser reports it and
+    // goes on (a DOM problem is still the renderer's error after the task).
+    for (var i = 0; i < list.length; i++) {
+      try {
+        if (typeof list[i] === 'function') list[i].call(self, e);
+        else list[i].handleEvent(e);
+      } catch (ignored) { /* reported by a browser, not thrown to the dispatcher */ }
+    }
+    return !e.defaultPrevented;
+  }
   function listen(on, type, fn) {
     type = String(type);
+    addListener(on, type, fn);
     if (PAGE_EVENTS[type] !== 1) return;
     if (typeof fn !== 'function' && !(fn && typeof fn.handleEvent === 'function')) return;
     for (var i = 0; i < pageListeners.length; i++) {
@@ -792,6 +879,7 @@
   }
   function unlisten(on, type, fn) {
     type = String(type);
+    removeListener(on, type, fn);
     pageListeners = pageListeners.filter(function (l) { return !(l.on === on && l.type === type && l.fn === fn); });
   }
 
@@ -856,7 +944,7 @@
     if (domProblem === null) domProblem = msg;
     throw new Error(msg);
   }
-  var SHOWING_STYLE = { display: 1, visibility: 1, content: 1 };
+  var SHOWING_STYLE = { display: 1, visibility: 1, content: 1, opacity: 1, 'content-visibility': 1 };
   var SHOWING_ATTRS = { hidden: 1, 'class': 1, style: 1, checked: 1 };
   var WRITES = ['appendChild', 'insertBefore', 'removeChild', 'replaceChild', 'append', 'prepend',
     'replaceChildren', 'remove', 'before', 'after', 'replaceWith', 'insertAdjacentHTML',
@@ -1117,6 +1205,8 @@
   T.reads = function () { return readOrder.slice(); };
   T.takeCopies = function () { var c = copies; copies = []; return c; };
   T.pageListeners = function () { var l = pageListeners; pageListeners = []; return l; };
+  // A new root: no listener or observer of an earlier one is kept.
+  T.resetListeners = function () { listeners = new Map(); observers = []; };
   T.setLookup = function (fn) { lookup = fn; };
   T.hostElement = hostElement;
   T.domProblem = function () { var p = domProblem; domProblem = null; return p; };

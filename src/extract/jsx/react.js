@@ -18,6 +18,16 @@
   // taken the same way: no generator code sees them.
   var runJobs = typeof G.__rd_jobs === 'function' ? G.__rd_jobs : null;
   delete G.__rd_jobs;
+  // Whether an element renders its content (`__rd_element_hides(name,
+  // attrs)`, the sandbox's: the model pages are read with too,
+  // src/extract/visibility.rs): null when it does, else what hides it. Its
+  // attributes are the DOM's (strings; `hidden`, `open`, `popover`,
+  // `style`, `class`). Without the sandbox (a test in node), the elements
+  // that render nothing and the `hidden` attribute.
+  var elementHides = typeof G.__rd_element_hides === 'function' ? G.__rd_element_hides : function (name, attrs) {
+    return { template: 1, datalist: 1, noscript: 1, script: 1, style: 1, rp: 1 }[name] === 1 || attrs.hidden !== undefined ? name : null;
+  };
+  delete G.__rd_element_hides;
   var tasks = G.__rd_tasks;
   delete G.__rd_tasks;
 
@@ -841,6 +851,7 @@
     // Listeners on the page's events added since the last mount were added
     // after the page loaded (by clicks explored): they never run.
     if (mounted) tasks.pageListeners();
+    if (tasks.resetListeners) tasks.resetListeners();
     mounted = true;
     var r = new Root(element);
     r.fiber = new Fiber('#root', '0', null);
@@ -990,32 +1001,43 @@
     var j = i;
     while (j < n && !SPACE.test(html[j]) && html[j] !== '/' && html[j] !== '>') j++;
     var name = html.slice(i, j).toLowerCase();
-    var hidden = false;
+    var attrs = {}; // the attributes that decide whether it shows (the first of a name)
     i = j;
     while (i < n) {
       var c = html[i];
-      if (c === '>') return { name: name, end: end, hidden: hidden, next: i + 1 };
+      if (c === '>') {
+        var hidden = !end && elementHides(name, attrs) != null;
+        return { name: name, end: end, hidden: hidden, next: i + 1 };
+      }
       if (SPACE.test(c) || c === '/') { i++; continue; }
       // An attribute: its name, then `=` and a value, maybe quoted.
       var a = i;
       i++;
       while (i < n && !SPACE.test(html[i]) && html[i] !== '/' && html[i] !== '>' && html[i] !== '=') i++;
-      if (html.slice(a, i).toLowerCase() === 'hidden') hidden = true;
+      var an = html.slice(a, i).toLowerCase();
+      var value = '';
       while (i < n && SPACE.test(html[i])) i++;
-      if (html[i] !== '=') continue;
-      i++;
-      while (i < n && SPACE.test(html[i])) i++;
-      var q = html[i];
-      if (q === '"' || q === "'") {
-        var close = html.indexOf(q, i + 1);
-        if (close < 0) return null;
-        i = close + 1;
-      } else {
-        while (i < n && !SPACE.test(html[i]) && html[i] !== '>') i++;
+      if (html[i] === '=') {
+        i++;
+        while (i < n && SPACE.test(html[i])) i++;
+        var q = html[i];
+        if (q === '"' || q === "'") {
+          var close = html.indexOf(q, i + 1);
+          if (close < 0) return null;
+          value = html.slice(i + 1, close);
+          i = close + 1;
+        } else {
+          var v0 = i;
+          while (i < n && !SPACE.test(html[i]) && html[i] !== '>') i++;
+          value = html.slice(v0, i);
+        }
       }
+      if (DECIDES[an] === 1 && !Object.prototype.hasOwnProperty.call(attrs, an)) attrs[an] = decodeRefs(value);
     }
     return null;
   }
+  // The attributes that decide whether an element shows its content.
+  var DECIDES = { hidden: 1, open: 1, popover: 1, style: 1, 'class': 1 };
 
   // The open elements a start tag closes when one is the current element
   // (their end is implied), as the tree builder closes them.
@@ -1132,20 +1154,54 @@
     return out;
   }
 
-  // An element a browser does not render, with what it holds: the `hidden`
-  // attribute (React leaves `hidden={false}` out), an inline `display:
-  // none`, the class `hidden` (Tailwind's `display: none`), and <template>,
-  // <noscript> (React renders none of its children in a browser), <script>,
-  // <style>, <datalist>. Its text is not the reader's command.
-  var NOT_SHOWN = { template: 1, noscript: 1, script: 1, style: 1, datalist: 1 };
+  // An element a browser does not render, with what it holds, as
+  // `elementHides` decides from the attributes React writes for its props:
+  // `hidden`, `open` and `popover` when truthy (React leaves
+  // `hidden={false}` out), the style object as its inline style (see
+  // reactCss), `className` as the class (Tailwind's `hidden`, `invisible`).
+  // So `display: none`, `visibility: hidden`, `opacity: 0`,
+  // `content-visibility: hidden`, a <dialog> that is not open, <template>,
+  // <noscript> (React renders none of its children in a browser),
+  // <script>, <style>, <datalist>, the fallback of <video>, <audio>,
+  // <canvas>. Its text is not the reader's command.
   function notShown(n) {
     if (typeof n === 'string' || n === null || typeof n !== 'object') return false;
-    if (NOT_SHOWN[n.type] === 1) return true;
+    if (typeof n.type !== 'string') return false;
     var p = n.props || {};
-    if (p.hidden) return true;
-    if (p.style && typeof p.style === 'object' &&
-        String(p.style.display).trim().toLowerCase() === 'none') return true;
-    return typeof p.className === 'string' && /(^|\s)hidden(\s|$)/.test(p.className);
+    var attrs = {};
+    if (p.hidden) attrs.hidden = '';
+    if (p.open) attrs.open = '';
+    if (p.popover != null && p.popover !== false) attrs.popover = String(p.popover);
+    var css = reactCss(p.style);
+    if (css) attrs.style = css;
+    var cls = p.className != null ? p.className : p['class'];
+    if (typeof cls === 'string') attrs['class'] = cls;
+    return elementHides(n.type.toLowerCase(), attrs) != null;
+  }
+
+  // The inline style React writes for a `style` prop: of an object, each
+  // property's name hyphenated (`contentVisibility`: `content-visibility`;
+  // `DISPLAY` is no property), a number given `px` unless the property is
+  // unitless or it is 0, null, undefined, booleans and '' left out, and a
+  // value with `!important` dropped (the CSSOM refuses it on
+  // `style[name] = value`); a string as it is.
+  var UNITLESS = { opacity: 1, 'z-index': 1, 'flex-grow': 1, 'flex-shrink': 1, 'line-height': 1, order: 1 };
+  function reactCss(style) {
+    if (typeof style === 'string') return style;
+    if (style === null || typeof style !== 'object') return '';
+    var out = '';
+    var keys = Object.keys(style);
+    for (var i = 0; i < keys.length; i++) {
+      var k = keys[i];
+      var v = style[k];
+      if (v == null || typeof v === 'boolean' || v === '') continue;
+      var custom = k.slice(0, 2) === '--';
+      var name = custom ? k : k.replace(/([A-Z])/g, '-$1').toLowerCase().replace(/^ms-/, '-ms-');
+      var val = typeof v === 'number' && v !== 0 && !custom && UNITLESS[name] !== 1 ? v + 'px' : String(v).trim();
+      if (!custom && /!\s*important/i.test(val)) continue;
+      out += name + ': ' + val + ';';
+    }
+    return out;
   }
 
   function text(node) {
@@ -1319,6 +1375,26 @@
       }
     }
     return out.filter(function (x) { return x !== null; });
+  }
+
+  // The page's code blocks a state shows (a page's component children:
+  // src/extract/jsx/page.rs renders each as an <rd-page-block> marker): the
+  // numbers of the markers rendered outside any element a browser does not
+  // show, in order, each once.
+  function pageBlocks(nodes) {
+    var out = [];
+    (function shown(list) {
+      for (var i = 0; i < list.length; i++) {
+        var n = list[i];
+        if (typeof n === 'string' || notShown(n)) continue;
+        if (n.type === 'rd-page-block') {
+          var k = Number(n.props['data-rd-block']);
+          if (k >= 0 && out.indexOf(k) < 0) out.push(k);
+        }
+        if (n.children) shown(n.children);
+      }
+    })(nodes);
+    return out;
   }
 
   function commands(nodes) {
@@ -1564,7 +1640,7 @@
 
   // What a reader sees of a state (what `select` answers).
   function shown(s) {
-    return { selection: selection(s.controls), commands: commands(s.nodes) };
+    return { selection: selection(s.controls), commands: commands(s.nodes), blocks: pageBlocks(s.nodes) };
   }
 
   function target(i) {
@@ -2131,7 +2207,7 @@
     var snap = heapUsed() < ex.fullBytes ? save(ex.r) : null;
     learnQuiet(ex, saved.keyed, saved.spine);
     ex.states.push({ spine: saved.spine, snap: snap, key: key, cb: cb });
-    var out = { selection: selection(s.controls), commands: commands(s.nodes) };
+    var out = { selection: selection(s.controls), commands: commands(s.nodes), blocks: pageBlocks(s.nodes) };
     if (details) out.controls = shownControls(s.controls);
     return out;
   }

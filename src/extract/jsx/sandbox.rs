@@ -436,6 +436,7 @@ impl Engine {
         engine.eval_named(include_str!("prelude.js"), "prelude.js", time)?;
         engine.expose_heap()?;
         engine.expose_jobs()?;
+        engine.expose_visibility()?;
         engine.eval_named(include_str!("react.js"), "react.js", time)?;
         Ok(engine)
     }
@@ -476,6 +477,27 @@ impl Engine {
                     run_jobs(&ctx, max, &interrupted, &refused)
                 })?;
                 ctx.globals().set("__rd_jobs", run)
+            })
+            .map_err(|e| JsError::Thrown(e.to_string()))
+    }
+
+    /// `__rd_element_hides(name, attrs)`, for `react.js` (which takes it and
+    /// deletes the global): whether an element (its lower-case tag name and
+    /// its DOM attributes `hidden`, `open`, `popover`, `style`, `class` as
+    /// strings, absent ones left out) renders its content, as
+    /// [`crate::extract::visibility::element_hides`] decides for pages too:
+    /// `null` when it does, else what hides it.
+    fn expose_visibility(&self) -> Result<(), JsError> {
+        self.ctx
+            .with(|ctx| {
+                let hides = Function::new(
+                    ctx.clone(),
+                    |name: String, attrs: Object<'_>| -> Option<String> {
+                        let get = |k: &str| attrs.get::<_, Option<String>>(k).ok().flatten();
+                        crate::extract::visibility::element_hides(&name, &get)
+                    },
+                )?;
+                ctx.globals().set("__rd_element_hides", hides)
             })
             .map_err(|e| JsError::Thrown(e.to_string()))
     }
