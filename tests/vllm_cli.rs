@@ -257,9 +257,16 @@ fn explain_covers_vllm_options_fields_and_env() {
         !out.contains("sglang rule speculative-settings-unused"),
         "{out}"
     );
+    // The class, then why (the policy group's reason), then each release.
     assert!(
         out.contains(
-            "env:VLLM_USE_FLASHINFER_MOE_FP4: MAJOR\n  vllm 0.17.0..0.23.0: env var, type bool default false\n  vllm 0.24.0..0.34.0: absent\n"
+            "env:VLLM_USE_FLASHINFER_MOE_FP4: MAJOR\n  why MAJOR: Kernel-selection backends"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "quick-reduce quantization).\n  vllm 0.17.0..0.23.0: env var, type bool default false\n  vllm 0.24.0..0.34.0: absent\n"
         ),
         "{out}"
     );
