@@ -516,7 +516,10 @@ fn an_unknowable_json_value_leaves_its_option_unknown() {
         "vllm serve org/m --kv-transfer-config '{\"kv_connector\": \"A\", \"kv_role\": \"kv_both\"}'",
         &[],
     );
-    assert_eq!(code, 0, "{link:#}");
+    // The connector is MAJOR (the KV cache tier): written on one side and not
+    // knowable on the other, its equivalence is not shown (exit 1).
+    assert_eq!(code, 1, "{link:#}");
+    assert_eq!(kind(&link, "kv_transfer_config.kv_connector"), "missing");
     let f = finding(&link, "kv_transfer_config").expect("the option is reported");
     assert_eq!(f["kind"], "unknown", "{f:#}");
     // Its keys are unknown too, not unset.
