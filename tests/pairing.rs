@@ -397,13 +397,10 @@ fn a_config_link_pins_its_pair() {
     assert_eq!(doc["summary"]["coverage"]["recipe-unpaired"], 2);
 }
 
-/// `--recipes-root`: the vLLM recipes site's selections are a docs space:
-/// the H200 selection pairs with the H200 entry; a selection the newest
-/// release refuses is a `startup-error` of its own, the rest of its command
-/// still pairs, and a folder that is not a recipes checkout is exit 2.
-#[test]
-fn the_vllm_recipes_site_is_a_docs_space() {
-    let (code, out, err) = run(&[
+/// Zero-config `check` of the fixture vLLM recipes site against the fixture
+/// InferenceX checkout, as JSON: (exit code, stdout, stderr).
+fn check_recipes_site() -> (i32, String, String) {
+    run(&[
         "check",
         "--recipes-root",
         "fixtures/vllm-recipes",
@@ -412,7 +409,16 @@ fn the_vllm_recipes_site_is_a_docs_space() {
         "--no-checkpoint-facts",
         "--format",
         "json",
-    ]);
+    ])
+}
+
+/// `--recipes-root`: the vLLM recipes site's selections are a docs space:
+/// the H200 selection pairs with the H200 entry; a selection the newest
+/// release refuses is a `startup-error` of its own, the rest of its command
+/// still pairs, and a folder that is not a recipes checkout is exit 2.
+#[test]
+fn the_vllm_recipes_site_is_a_docs_space() {
+    let (code, out, err) = check_recipes_site();
     // The B200 selections' commands do not start on the newest release
     // the site follows: errors of their own (exit 1).
     assert_eq!(code, 1, "{err}");
@@ -692,16 +698,7 @@ fn a_paired_command_reports_its_defect_through_its_pair_only() {
 /// recipe that offloads nothing never pairs with an offload selection.
 #[test]
 fn the_kv_offload_row_pairs_with_offload_points() {
-    let (_, out, err) = run(&[
-        "check",
-        "--recipes-root",
-        "fixtures/vllm-recipes",
-        "--inferencex",
-        "fixtures/inferencex",
-        "--no-checkpoint-facts",
-        "--format",
-        "json",
-    ]);
+    let (_, out, err) = check_recipes_site();
     let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
     let mut seen = Vec::new();
     for l in doc["links"].as_array().unwrap() {

@@ -152,19 +152,7 @@ fn json_loads(s: &str) -> Option<Value> {
 /// required, unknown top-level keys refused when the class forbids them. The
 /// field types are checked after parsing, per release (`fields.rs`).
 fn config(s: &str, params: Option<&Value>) -> Result<Value, Failure> {
-    let expand = params
-        .and_then(|p| p.get("expand_numbers"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let text = if expand {
-        expand_numbers(s)
-    } else {
-        s.to_string()
-    };
-    let v = json_loads(&text).ok_or(Failure::Value)?;
-    let Value::Object(obj) = &v else {
-        return Err(Failure::Value);
-    };
+    let obj = config_object(s, params).ok_or(Failure::Value)?;
     let forbid = params.and_then(|p| p.get("extra")).and_then(Value::as_str) == Some("forbid");
     if forbid
         && let Some(fields) = params
@@ -183,7 +171,7 @@ fn config(s: &str, params: Option<&Value>) -> Result<Value, Failure> {
         .unwrap_or(Value::Null);
     let mut m = Map::new();
     m.insert("$config".into(), class);
-    m.insert("input".into(), v);
+    m.insert("input".into(), Value::Object(obj));
     Ok(Value::Object(m))
 }
 
