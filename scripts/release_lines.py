@@ -39,6 +39,9 @@ the UTC day it was committed and the newest bundled release whose tag `v<version
 is its ancestor (`git merge-base --is-ancestor`). The rows are added to
 src/engine/dev_commits.yaml (`--dev-table PATH`); rows already there are kept. A
 commit the checkout does not hold is an error (exit 2): fetch the history first.
+With `--skip-missing` such a commit (a fork's, say) is named on stdout as not
+placed and left out, and the others are placed (the engine-release workflow's
+`development-commits` job runs it so).
 
 Options
 -------
@@ -50,6 +53,7 @@ Options
     --commit ENGINE=COMMIT    a commit to place (repeatable)
     --commits-from DIR        place the commit-only development tags of DIR's master configs
     --dev-table PATH          the development-commit table (default src/engine/dev_commits.yaml)
+    --skip-missing            name a commit the checkout lacks as not placed, and go on
 
 Exit status: 0 done (or current under --check); 1 the table is not current (--check);
 2 an error (a bundled release missing from PyPI, a tag missing from a checkout, a
@@ -250,11 +254,17 @@ def git(checkout, *argv):
         fail(f"git: {e}")
 
 
-def place_commit(engine, commit, checkout):
-    """(full commit, UTC day, the newest bundled release it follows or None)."""
+def full_commit(checkout, commit):
+    """The full commit CHECKOUT holds for COMMIT, or None."""
     out = git(checkout, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
     full = out.stdout.strip()
-    if out.returncode != 0 or not re.fullmatch(r"[0-9a-f]{40}", full):
+    return full if out.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", full) else None
+
+
+def place_commit(engine, commit, checkout):
+    """(full commit, UTC day, the newest bundled release it follows or None)."""
+    full = full_commit(checkout, commit)
+    if full is None:
         fail(f"{engine}: no commit {commit} in {checkout} (fetch its history first)")
     out = git(checkout, "show", "-s", "--format=%ct", full)
     try:
@@ -319,6 +329,9 @@ def place_commits(args, checkouts):
             continue
         if engine not in checkouts:
             fail(f"{engine}: placing commit {commit} needs --checkout {engine}=DIR")
+        if args.skip_missing and full_commit(checkouts[engine], commit) is None:
+            print(f"not placed: {engine} {commit} (not in {checkouts[engine]})")
+            continue
         full, day, after = place_commit(engine, commit, checkouts[engine])
         rows[engine][full] = (day, after)
     text = render_dev(rows)
@@ -339,6 +352,7 @@ def main():
     ap.add_argument("--commit", action="append", default=[], metavar="ENGINE=COMMIT")
     ap.add_argument("--commits-from", metavar="DIR")
     ap.add_argument("--dev-table", default=os.path.join(ROOT, "src", "engine", "dev_commits.yaml"))
+    ap.add_argument("--skip-missing", action="store_true")
     args = ap.parse_args()
     files = pairs(args.pypi_json, "--pypi-json")
     checkouts = pairs(args.checkout, "--checkout")

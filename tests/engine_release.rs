@@ -64,11 +64,13 @@ fn workflow() -> Value {
     serde_saphyr::from_str(&workflow_text()).expect("the workflow parses")
 }
 
-/// Each step of the one job, in order.
-fn steps(wf: &Value) -> Vec<Value> {
+/// The jobs: the releases, and the development commits.
+const JOBS: [&str; 2] = ["release", "development-commits"];
+
+/// Each step of job `name`, in order.
+fn steps(wf: &Value, name: &str) -> Vec<Value> {
     let jobs = wf["jobs"].as_object().expect("jobs");
-    assert_eq!(jobs.len(), 1, "one job");
-    let job = jobs.values().next().unwrap();
+    let job = jobs.get(name).unwrap_or_else(|| panic!("no job {name}"));
     job["steps"].as_array().expect("steps").clone()
 }
 
@@ -107,7 +109,28 @@ fn the_workflow_is_scheduled_pinned_and_minimal() {
             "not pinned: {line}"
         );
     }
-    let steps = steps(&wf);
+    let names: Vec<&String> = wf["jobs"].as_object().unwrap().keys().collect();
+    assert_eq!(names, JOBS, "the jobs");
+    for job in JOBS {
+        every_job_checks_out_and_runs_what_exists(&steps(&wf, job), job);
+    }
+    assert!(
+        steps(&wf, "release")
+            .iter()
+            .any(|s| s["run"].as_str() == Some("python3 scripts/release_lines.py")),
+        "the release lines table is refreshed"
+    );
+    assert!(
+        steps(&wf, "development-commits").iter().any(|s| s["run"]
+            .as_str()
+            .is_some_and(|r| r.contains("scripts/release_lines.py --place-commits"))),
+        "the development commits are placed"
+    );
+}
+
+/// A job's checkout keeps no credentials, its Python is 3.11, expressions
+/// reach its scripts through env: only, and each script it runs exists.
+fn every_job_checks_out_and_runs_what_exists(steps: &[Value], job: &str) {
     let checkout = steps
         .iter()
         .find(|s| {
@@ -115,7 +138,7 @@ fn the_workflow_is_scheduled_pinned_and_minimal() {
                 .as_str()
                 .is_some_and(|u| u.starts_with("actions/checkout@"))
         })
-        .expect("a checkout");
+        .unwrap_or_else(|| panic!("a checkout in {job}"));
     assert_eq!(checkout["with"]["persist-credentials"], json!(false));
     let python = steps
         .iter()
@@ -124,17 +147,16 @@ fn the_workflow_is_scheduled_pinned_and_minimal() {
                 .as_str()
                 .is_some_and(|u| u.starts_with("actions/setup-python@"))
         })
-        .expect("Python set up");
+        .unwrap_or_else(|| panic!("Python set up in {job}"));
     assert_eq!(
         python["with"]["python-version"], "3.11",
         "the schemas and hashes are Python 3.11's"
     );
     // Expressions reach the scripts through env: only (no injection into run:),
-    // and each script a step runs exists, except the release lines script,
-    // which another change adds.
+    // and each script a step runs exists.
     let script = regex::Regex::new(r"python3 (?:-m pip .* -r )?(scripts/[\w.-]+)").unwrap();
     let mut runs = 0;
-    for s in &steps {
+    for s in steps {
         let Some(run) = s["run"].as_str() else {
             continue;
         };
@@ -142,18 +164,10 @@ fn the_workflow_is_scheduled_pinned_and_minimal() {
         assert!(!run.contains("${{"), "an expression in run: {run}");
         for c in script.captures_iter(run) {
             let path = &c[1];
-            if path != "scripts/release_lines.py" {
-                assert!(repo_root().join(path).is_file(), "{path} does not exist");
-            }
+            assert!(repo_root().join(path).is_file(), "{path} does not exist");
         }
     }
-    assert!(runs >= 5);
-    assert!(
-        steps
-            .iter()
-            .any(|s| s["run"].as_str() == Some("python3 scripts/release_lines.py")),
-        "the release lines table is refreshed"
-    );
+    assert!(runs >= 2, "{job}");
 }
 
 // ---------------------------------------------------------------------------
@@ -169,6 +183,9 @@ struct Case {
     failing: Vec<&'static str>,
     /// A pull request of the branch is already open.
     pr_open: bool,
+    /// Writes the case's own files under the run's root (before the steps):
+    /// `remotes/NAME` is what `git clone .../NAME.git DEST` copies.
+    prepare: Option<Box<dyn Fn(&Path)>>,
 }
 
 struct Run {
@@ -246,6 +263,12 @@ fn scratch_repo(ws: &Path, py: &Path, fixtures: &Path) {
             fs::copy(e.path(), scripts.join(e.file_name())).unwrap();
         }
     }
+    fs::create_dir_all(ws.join("src/engine")).unwrap();
+    fs::copy(
+        repo_root().join("src/engine/dev_commits.yaml"),
+        ws.join("src/engine/dev_commits.yaml"),
+    )
+    .unwrap();
     for (engine, older, newest) in [("vllm", "0.33.0", "0.34.0"), ("sglang", "0.5.22", "0.5.23")] {
         let dir = ws.join("src/engine").join(engine);
         write(&dir.join(format!("schemas/{older}.json")), "{}\n");
@@ -314,7 +337,16 @@ fn two_new_releases() -> Case {
 }
 
 fn run_workflow(case: &Case) -> Option<Run> {
+    run_job(case, "release")
+}
+
+/// Runs the `run:` steps of job `name` offline: `python3` runs the scripts
+/// that need no network (the others are logged), `git` copies `clone`s from
+/// the case's `remotes/`, runs `-C DIR` commands and logs the rest, `gh` is
+/// logged.
+fn run_job(case: &Case, name: &str) -> Option<Run> {
     let py = python()?;
+    let real_git = which_git();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().to_path_buf();
     let (ws, bin, runner_temp, home) = (
@@ -327,6 +359,9 @@ fn run_workflow(case: &Case) -> Option<Run> {
         fs::create_dir_all(d).unwrap();
     }
     scratch_repo(&ws, &py, &root.join("old-releases"));
+    if let Some(prepare) = &case.prepare {
+        prepare(&root);
+    }
     // The new releases, already in the dump cache (no download).
     let cache = runner_temp.join("dump-cache");
     fixture_release(&cache.join("vllm"), "vllm", "0.35.0", "return x * 3");
@@ -351,6 +386,7 @@ printf '%s\n' "$*" >> '{root}/python3.log'
 case "${{1:-}}" in
   scripts/new_releases.py|scripts/upstream_hashes.py) exec '{py}' "$@" ;;
 esac
+if [ "${{1:-}} ${{2:-}}" = "scripts/release_lines.py --place-commits" ]; then exec '{py}' "$@"; fi
 for f in {failing}; do
   if [ "${{1:-}}" = "scripts/$f" ]; then echo "fake $f: failed on purpose" >&2; exit 1; fi
 done
@@ -366,8 +402,15 @@ exit 0
     write_exe(
         &bin.join("git"),
         &format!(
-            "#!/usr/bin/env bash\nprintf '%s\\n' \"$*\" >> '{}/git.log'\n",
-            root.display()
+            r#"#!/usr/bin/env bash
+printf '%s\n' "$*" >> '{root}/git.log'
+case "${{1:-}}" in
+  clone) url=${{@: -2:1}}; dest=${{@: -1}}; exec cp -r "{root}/remotes/$(basename "$url" .git)" "$dest" ;;
+  -C) exec '{git}' "$@" ;;
+esac
+"#,
+            root = root.display(),
+            git = real_git.display(),
         ),
     );
     let pr_open = u8::from(case.pr_open);
@@ -388,13 +431,7 @@ done
     );
 
     let wf = workflow();
-    let job = wf["jobs"]
-        .as_object()
-        .unwrap()
-        .values()
-        .next()
-        .unwrap()
-        .clone();
+    let job = wf["jobs"][name].clone();
     let path = format!(
         "{}:{}",
         bin.display(),
@@ -403,7 +440,7 @@ done
     let mut outputs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     let mut ran = Vec::new();
     let expr = regex::Regex::new(r"\$\{\{\s*(.*?)\s*\}\}").unwrap();
-    for (i, step) in steps(&wf).iter().enumerate() {
+    for (i, step) in steps(&wf, name).iter().enumerate() {
         if step["uses"].is_string() {
             continue;
         }
@@ -664,6 +701,145 @@ fn a_failing_dump_stops_before_the_pull_request() {
     assert!(run.all_output().contains("failed on purpose"));
     assert_eq!(run.log("git.log"), "", "nothing is committed");
     assert!(!run.log("gh.log").contains("pr create"));
+}
+
+/// The git the machine has (the workflow's `git` stand-in runs it for `-C`).
+fn which_git() -> PathBuf {
+    let out = Command::new("bash")
+        .args(["-c", "command -v git"])
+        .output()
+        .expect("bash");
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+/// Runs git in `dir` with a fixed author and clock; its stdout, trimmed.
+fn git_in(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_DATE", "2026-08-12T23:30:00+05:00")
+        .env("GIT_COMMITTER_DATE", "2026-08-12T23:30:00+05:00")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The remotes of the development-commits job: an engine history per engine
+/// (its tags `v<release>` of the scratch repository's releases, then one
+/// development commit) and an InferenceX whose master config names the vLLM
+/// development commit and a commit no history holds. Returns the vLLM
+/// development commit.
+fn development_remotes(root: &Path) -> String {
+    let mut dev = String::new();
+    for (engine, releases) in [
+        ("vllm", ["0.33.0", "0.34.0"]),
+        ("sglang", ["0.5.22", "0.5.23"]),
+    ] {
+        let repo = root.join("remotes").join(engine);
+        fs::create_dir_all(&repo).unwrap();
+        git_in(&repo, &["init", "-q"]);
+        for v in releases {
+            git_in(&repo, &["commit", "-q", "--allow-empty", "-m", v]);
+            git_in(&repo, &["tag", &format!("v{v}")]);
+        }
+        git_in(&repo, &["commit", "-q", "--allow-empty", "-m", "dev"]);
+        if engine == "vllm" {
+            dev = git_in(&repo, &["rev-parse", "HEAD"]);
+        }
+    }
+    write(
+        &root.join("remotes/InferenceX/.github/configs/nvidia-master.yaml"),
+        &format!(
+            "a:\n  image: vllm/vllm-openai:nightly-{}\nb:\n  image: vllm/vllm-openai-rocm:nightly-deadbeef1234\n",
+            &dev[..12]
+        ),
+    );
+    dev
+}
+
+#[test]
+fn development_commits_are_placed_and_proposed_and_a_missing_one_is_named() {
+    let case = Case {
+        prepare: Some(Box::new(|root: &Path| {
+            let dev = development_remotes(root);
+            write(&root.join("dev-commit"), &dev);
+        })),
+        ..Case::default()
+    };
+    let Some(run) = run_job(&case, "development-commits") else {
+        return;
+    };
+    assert_eq!(run.code(), 0, "{}", run.all_output());
+    assert_eq!(run.outputs["place"]["changed"], "true");
+    let dev = run.log("dev-commit");
+    let table = fs::read_to_string(run.ws.join("src/engine/dev_commits.yaml")).unwrap();
+    assert!(
+        table.contains(&format!(
+            "vllm:\n  - commit: {dev}\n    date: \"2026-08-12\"\n    after: \"0.34.0\"\n"
+        )),
+        "{table}"
+    );
+    assert!(table.contains("sglang: []"), "{table}");
+    let body = run.log("pr-body.md");
+    assert!(body.contains(&format!("+  - commit: {dev}")), "{body}");
+    assert!(
+        body.contains("Not placed") && body.contains("- not placed: vllm deadbeef1234"),
+        "{body}"
+    );
+    let gh = run.log("gh.log");
+    assert!(
+        gh.contains("pr create --base main --head engine-release/development-commits"),
+        "{gh}"
+    );
+    let git = run.log("git.log");
+    assert!(
+        git.contains("add src/engine/dev_commits.yaml")
+            && git
+                .contains("push --force origin HEAD:refs/heads/engine-release/development-commits"),
+        "{git}"
+    );
+    assert!(
+        git.contains(
+            "clone --quiet --filter=tree:0 --no-checkout https://github.com/vllm-project/vllm.git"
+        ),
+        "a history without trees: {git}"
+    );
+}
+
+#[test]
+fn development_commits_already_placed_open_no_pull_request() {
+    let case = Case {
+        prepare: Some(Box::new(|root: &Path| {
+            let dev = development_remotes(root);
+            // The table already holds the commit (as the scratch repository's copy).
+            let table = root.join("ws/src/engine/dev_commits.yaml");
+            let text = fs::read_to_string(&table).unwrap().replace(
+                "vllm: []\n",
+                &format!(
+                    "vllm:\n  - commit: {dev}\n    date: \"2026-08-12\"\n    after: \"0.34.0\"\n"
+                ),
+            );
+            fs::write(&table, text).unwrap();
+        })),
+        ..Case::default()
+    };
+    let Some(run) = run_job(&case, "development-commits") else {
+        return;
+    };
+    assert_eq!(run.code(), 0, "{}", run.all_output());
+    assert_eq!(run.outputs["place"]["changed"], "false");
+    assert_eq!(run.log("gh.log"), "", "no pull request");
+    assert!(run.all_output().contains("not placed: vllm deadbeef1234"));
 }
 
 // ---------------------------------------------------------------------------
