@@ -50,6 +50,7 @@ pub(crate) mod markdown;
 pub mod registry;
 pub(crate) mod shared;
 pub(crate) mod shell_text;
+pub mod srt_slurm;
 pub(crate) mod visibility;
 pub mod vllm_recipes;
 pub(crate) mod yaml_tree;
