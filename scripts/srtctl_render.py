@@ -68,12 +68,22 @@ def config_refs(ix):
     return out
 
 
-def load(path, selector):
+# Sections of a recipe that never reach a worker command: when the srtctl at
+# hand refuses one (a field of another srt-slurm ref), it is dropped and the
+# case says so.
+NOT_WORKER = ("benchmark", "telemetry", "health_check", "slurm", "sbatch_directives")
+
+
+def load(path, selector, drop=()):
     from srtctl.core.config import expand_observability, generate_override_configs, resolve_config_with_defaults
     from srtctl.core.schema import SrtConfig
 
     raw = yaml.safe_load(path.read_text())
     raw.pop("lock", None)
+    for d in drop:
+        raw.pop(d, None)
+        if isinstance(raw.get("base"), dict):
+            raw["base"].pop(d, None)
     if "base" in raw:
         variants = generate_override_configs(raw, selector=selector)
         if len(variants) != 1:
@@ -137,7 +147,9 @@ def render(config):
         role = {
             "argv": argv,
             "config": backend.get_config_for_mode(mode),
-            "environment": backend.get_environment_for_mode(mode),
+            # The role's map, then the recipe's `environment` over it, as the
+            # worker stage sets them ({node} templating applied there).
+            "environment": {**backend.get_environment_for_mode(mode), **config.environment},
         }
         if backend.type == "vllm":
             role["connector"] = backend.connector
@@ -146,8 +158,19 @@ def render(config):
 
 
 def case(path, selector, rel):
+    from marshmallow import ValidationError
+
     try:
         rendered = render(load(path, selector))
+    except ValidationError as e:
+        fields = sorted(e.messages) if isinstance(e.messages, dict) else []
+        if fields and all(f in NOT_WORKER for f in fields):
+            try:
+                rendered = {"dropped": fields, **render(load(path, selector, fields))}
+            except Exception as e2:
+                rendered = {"refused": f"{type(e2).__name__}: {e2}".splitlines()[0][:300]}
+        else:
+            rendered = {"refused": f"ValidationError: {e}".splitlines()[0][:300]}
     except Exception as e:  # srtctl refuses the recipe: a fact too
         rendered = {"refused": f"{type(e).__name__}: {e}".splitlines()[0][:300]}
     return {"recipe": rel, "selector": selector, **rendered}
@@ -194,14 +217,35 @@ def main():
                 selectors += [f"{k}[{i}]" for i in range(len(generate_override_configs(raw, selector=k)))]
         for s in selectors:
             fixtures.append(case(f, s, f.name))
+    # Environment maps repeat across recipes: each is kept once, and a role
+    # names it by its index in `environments`.
+    environments, index = [], {}
+    for c in cases + fixtures:
+        for role in c.get("roles", {}).values():
+            key = json.dumps(role["environment"], sort_keys=False)
+            if key not in index:
+                index[key] = len(environments)
+                environments.append(role["environment"])
+            role["environment"] = index[key]
     doc = {
         "about": "srtctl's worker commands per role (scripts/srtctl_render.py); facts, no srt-slurm code",
         "srt_slurm": git_head(args.srt_slurm),
         "inferencex": git_head(args.inferencex),
         "cases": cases,
         "fixtures": fixtures,
+        "environments": environments,
     }
-    args.out.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n")
+    # One case a line: compact, and a regenerated file diffs case by case.
+    compact = lambda v: json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+    lines = ["{"]
+    for k in ("about", "srt_slurm", "inferencex"):
+        lines.append(f"{compact(k)}:{compact(doc[k])},")
+    for k in ("cases", "fixtures", "environments"):
+        lines.append(f"{compact(k)}:[")
+        lines.append(",\n".join(compact(c) for c in doc[k]))
+        lines.append("]" if k == "environments" else "],")
+    lines.append("}")
+    args.out.write_text("\n".join(lines) + "\n")
     roles = sum(len(c.get("roles", {})) for c in cases)
     refused = sum(1 for c in cases if "refused" in c)
     print(f"{len(cases)} recipes/selectors, {roles} roles, {refused} refused; {len(fixtures)} fixture cases")
