@@ -106,11 +106,8 @@ pub(super) fn expand(
             continue;
         };
         let local = root.join(&format!("{LOCAL_RECIPES}/{rel}"));
-        point.script = match selector {
-            Some(s) => format!("{}:{s}", local.display()),
-            None => local.display(),
-        };
         if !files.is_file(&local)? {
+            point.script = config_file.clone();
             point.unknown.push(format!(
                 "{file} is not in this checkout's {LOCAL_RECIPES}/: it exists only in the NVIDIA/srt-slurm checkout that runner {}'s launch script clones (the script picks the ref: a branch, tag or commit per framework and model)",
                 entry.runner
@@ -118,6 +115,10 @@ pub(super) fn expand(
             points.push(point);
             continue;
         }
+        point.script = match selector {
+            Some(s) => format!("{}:{s}", local.display()),
+            None => local.display(),
+        };
         let source = files.read(&local)?;
         let rendered = srt_slurm::read(&source, selector, &local.display())?;
         for r in rendered.roles {
