@@ -721,6 +721,51 @@ pub struct Launch {
     /// defect is a finding of the side it is on.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub defects: Vec<Defect>,
+    /// The part this server plays in its deployment: `single` (the default,
+    /// not written in JSON) for a server that serves alone, or a role of a
+    /// disaggregated or multi-node deployment (`prefill`, `decode`,
+    /// `aggregated`), as an srt-slurm recipe names its workers.
+    #[serde(skip_serializing_if = "Role::is_single")]
+    pub role: Role,
+}
+
+/// The part a server plays in its deployment (see [`Launch::role`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// A server that serves alone.
+    #[default]
+    Single,
+    /// The prefill workers of a prefill/decode-disaggregated deployment.
+    Prefill,
+    /// The decode workers of a prefill/decode-disaggregated deployment.
+    Decode,
+    /// Workers that serve prefill and decode together in a multi-node
+    /// deployment (srt-slurm's `aggregated`, `agg`).
+    Aggregated,
+}
+
+impl Role {
+    /// Whether it is [`Role::Single`].
+    pub fn is_single(&self) -> bool {
+        *self == Role::Single
+    }
+
+    /// Its name, as JSON writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Single => "single",
+            Role::Prefill => "prefill",
+            Role::Decode => "decode",
+            Role::Aggregated => "aggregated",
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// A place where a command's text does not run as it reads. The launch it is
@@ -1109,6 +1154,7 @@ impl Launch {
             span: source.span(0, source.text.len()),
             source: source.clone(),
             cwd: WorkDir::Start,
+            role: Role::Single,
             env_open: None,
             written: Written::default(),
             defects: Vec::new(),

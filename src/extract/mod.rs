@@ -36,7 +36,8 @@
 //! through [`shell_text`], which evaluates it with [`bash`] (and `vllm_recipes`
 //! reads a guide's blocks with [`markdown`]);
 //! [`inferencex`] evaluates its scripts with [`bash`] and implements bash's
-//! harness hook; [`bash`]'s harness-less entry points model InferenceX's harness
+//! harness hook, and reads its multi-node `dynamo-*` entries' recipes with
+//! [`srt_slurm`]; [`bash`]'s harness-less entry points model InferenceX's harness
 //! (plain `.sh` recipes are InferenceX scripts); [`jsx`]'s page reader takes a
 //! page's code ranges from [`markdown`] (one reading of what is code, for the
 //! static blocks and the component tags alike). [`vllm_recipes`] and
@@ -50,6 +51,7 @@ pub(crate) mod markdown;
 pub mod registry;
 pub(crate) mod shared;
 pub(crate) mod shell_text;
+pub mod srt_slurm;
 pub(crate) mod visibility;
 pub mod vllm_recipes;
 pub(crate) mod yaml_tree;

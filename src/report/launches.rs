@@ -71,6 +71,9 @@ pub fn render_points(e: &extract::inferencex::Expanded, format: Format) -> Strin
                 for a in &p.auxiliary {
                     let _ = writeln!(out, "  auxiliary: {}", v(&a.to_string()));
                 }
+                for u in &p.unknown {
+                    let _ = writeln!(out, "  unknown: {}", v(u));
+                }
                 out.push_str(&render_launches(&p.launches, &p.unsupported, Format::Human));
             }
             out
@@ -106,6 +109,9 @@ pub fn render_launches(launches: &[Launch], unsupported: &[String], format: Form
                     l.engine,
                     v(&l.span.to_string())
                 );
+                if !l.role.is_single() {
+                    let _ = writeln!(out, "  role: {}", l.role);
+                }
                 if let Some(Provenance::Unknown { reason }) =
                     l.launcher.first().map(|t| &t.provenance)
                 {

@@ -1110,6 +1110,7 @@ impl Interp<'_> {
             span: whole,
             source: self.source.clone(),
             cwd: self.workdir(),
+            role: crate::launch::Role::Single,
             written: self.st.touched.clone(),
             // Code that was not evaluated may have exported any variable into
             // the shell's environment, which reaches the server unless `env

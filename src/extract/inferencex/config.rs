@@ -59,6 +59,21 @@ pub(super) struct Entry {
     pub(super) multinode: bool,
     pub(super) fixed_seq_len: Vec<FixedSeqLen>,
     pub(super) agentic_coding: Vec<Agentic>,
+    /// The search-space points of a multi-node entry (empty for others).
+    pub(super) multinode_points: Vec<MultiPoint>,
+}
+
+/// One search-space point of a multi-node entry: one job, run once for
+/// all its concurrencies.
+#[derive(Debug, Clone)]
+pub(super) struct MultiPoint {
+    /// Its labels: scenario, isl/osl, spec-decoding, concurrencies, and the
+    /// matrix's per-role `num-worker`/`tp`/`ep`/`dp-attn` (labels only: the
+    /// recipe is the truth).
+    pub(super) fields: Vec<(String, String)>,
+    /// `KEY=VALUE` additional settings of its prefill then decode role, as
+    /// the workflow exports them (the later of a repeated key wins).
+    pub(super) settings: Vec<(String, String, Span)>,
 }
 
 #[derive(Debug, Clone)]
@@ -270,9 +285,10 @@ pub(super) fn entry(key: &str, node: &Node) -> Result<Entry, Error> {
         multinode,
         fixed_seq_len: Vec::new(),
         agentic_coding: Vec::new(),
+        multinode_points: Vec::new(),
     };
     if multinode {
-        // Out of scope: its scenarios have another shape.
+        entry.multinode_points = multinode_points(&f)?;
         return Ok(entry);
     }
     let what = format!("entry {key}: scenarios");
@@ -351,6 +367,80 @@ fn search_space(scenario: &Fields<'_>) -> Result<Vec<SearchPoint>, Error> {
             kv_offloading: f.opt_string("kv-offloading")?,
             kv_offload_backend,
         });
+    }
+    Ok(out)
+}
+
+/// The search-space points of a multi-node entry's scenarios.
+fn multinode_points(f: &Fields<'_>) -> Result<Vec<MultiPoint>, Error> {
+    let Some(scenarios) = f.get("scenarios") else {
+        return Ok(Vec::new());
+    };
+    let s = Fields::of(scenarios, "scenarios")?;
+    let mut out = Vec::new();
+    for (scenario, key) in [
+        ("fixed_seq_len", "fixed-seq-len"),
+        ("agentic", "agentic-coding"),
+    ] {
+        for n in s.list(key)? {
+            let sc = Fields::of(n, "a scenario")?;
+            let mut head = vec![("scenario".to_string(), scenario.to_string())];
+            for k in ["isl", "osl"] {
+                if let Some(i) = sc.opt_int(k, 1)? {
+                    head.push((k.to_string(), i.value.to_string()));
+                }
+            }
+            for p in sc.list("search-space")? {
+                let pf = Fields::of(p, "a search-space point")?;
+                let mut fields = head.clone();
+                fields.push((
+                    "spec-decoding".into(),
+                    pf.opt_string("spec-decoding")?
+                        .unwrap_or_else(|| "none".into()),
+                ));
+                if let Some(kv) = pf.opt_string("kv-offloading")? {
+                    fields.push(("kv-offloading".into(), kv));
+                }
+                let conc: Vec<String> = match pf.get("conc-list") {
+                    Some(_) => pf
+                        .list("conc-list")?
+                        .iter()
+                        .map(|c| int(c, "conc-list", 1).map(|i| i.value.to_string()))
+                        .collect::<Result<_, _>>()?,
+                    None => [pf.opt_int("conc-start", 1)?, pf.opt_int("conc-end", 1)?]
+                        .into_iter()
+                        .flatten()
+                        .map(|i| i.value.to_string())
+                        .collect(),
+                };
+                fields.push(("conc".into(), conc.join(",")));
+                let mut settings = Vec::new();
+                for role in ["prefill", "decode"] {
+                    let Some(r) = pf.get(role) else { continue };
+                    let rf = Fields::of(r, role)?;
+                    for k in ["num-worker", "tp", "ep"] {
+                        if let Some(i) = rf.opt_int(k, 0)? {
+                            fields.push((format!("{role}-{k}"), i.value.to_string()));
+                        }
+                    }
+                    if let Some(b) = rf.opt_bool("dp-attn")? {
+                        fields.push((format!("{role}-dp-attn"), b.to_string()));
+                    }
+                    for a in rf.list("additional-settings")? {
+                        let text = string(a, "additional-settings")?;
+                        let Some((k, v)) = text.split_once('=') else {
+                            return Err(Error::input(
+                                a.span.clone(),
+                                "an additional setting is KEY=VALUE",
+                            ));
+                        };
+                        settings.retain(|(x, _, _): &(String, String, Span)| x != k);
+                        settings.push((k.to_string(), v.to_string(), a.span.clone()));
+                    }
+                }
+                out.push(MultiPoint { fields, settings });
+            }
+        }
     }
     Ok(out)
 }

@@ -15,6 +15,7 @@ use crate::span::Source;
 mod config;
 mod harness;
 pub mod layout;
+pub mod multinode;
 
 pub use config::MAX_FIELD_BYTES;
 use config::{Entry, SearchPoint};
@@ -40,6 +41,11 @@ pub struct Point {
     /// data-parallel workers), with their words: reported, never compared.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub auxiliary: Vec<crate::launch::Remark>,
+    /// Why some of the point's launches are not known (a multi-node point:
+    /// its recipe is not in the checkout, or a role is not knowable), each
+    /// prefixed with its role when it is about one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<String>,
 }
 
 /// All points of an entry.
@@ -107,8 +113,12 @@ pub fn expand_with_env(
 ) -> Result<Expanded, Error> {
     let (config, entry) = find_entry(root, entry_key, files)?;
     if entry.multinode {
+        if multinode::runs_srt_slurm(&entry.framework) {
+            return multinode::expand(root, entry_key, &config, &entry, filter, files);
+        }
         return Err(Error::usage(format!(
-            "entry {entry_key} is multi-node; only single-node recipes are in scope"
+            "entry {entry_key} is multi-node with framework {}; of multi-node entries only those that run srt-slurm recipes (dynamo-*) are read",
+            entry.framework
         )));
     }
     let sku = sku_of(&entry.runner);
@@ -256,6 +266,7 @@ pub fn expand_with_env(
             launches,
             unsupported: evaluated.unsupported,
             auxiliary: evaluated.auxiliary,
+            unknown: Vec::new(),
         });
     }
     Ok(Expanded {

@@ -1,0 +1,151 @@
+//! Multi-node InferenceX entries that run an srt-slurm recipe
+//! (`dynamo-sglang`, `dynamo-vllm`, `dynamo-trt`): each search-space point
+//! is one job, named by `CONFIG_FILE=recipes/FILE[:SELECTOR]` in its
+//! additional settings; its roles' launches come from the recipe through
+//! [`crate::extract::srt_slurm`].
+//!
+//! The runner clones NVIDIA/srt-slurm at a ref its launch script picks and
+//! copies `benchmarks/multi_node/srt-slurm-recipes/` over the clone's
+//! `recipes/` ([`LOCAL_RECIPES`]): a recipe found there is read; one that is
+//! not exists only at that ref, and the point is unknown with that reason.
+
+use std::collections::BTreeMap;
+
+use super::config::Entry;
+use super::{Expanded, Point, no_point_matches, sku_of};
+use crate::error::Error;
+use crate::extract::srt_slurm::{self, Outcome};
+use crate::files::{Files, Location};
+use crate::launch::{Context, Known};
+
+/// Where an InferenceX checkout keeps the srt-slurm recipes it copies over
+/// the cloned `recipes/` folder.
+pub const LOCAL_RECIPES: &str = "benchmarks/multi_node/srt-slurm-recipes";
+
+/// Whether a framework runs its points through srt-slurm recipes.
+pub(super) fn runs_srt_slurm(framework: &str) -> bool {
+    framework.starts_with("dynamo-")
+}
+
+/// The points of a multi-node srt-slurm entry, each with its roles' launches.
+pub(super) fn expand(
+    root: &Location,
+    entry_key: &str,
+    config: &Location,
+    entry: &Entry,
+    filter: &BTreeMap<String, String>,
+    files: &dyn Files,
+) -> Result<Expanded, Error> {
+    let sku = sku_of(&entry.runner);
+    let all: Vec<BTreeMap<String, String>> = entry
+        .multinode_points
+        .iter()
+        .map(|p| {
+            let mut f: BTreeMap<String, String> = p.fields.iter().cloned().collect();
+            if let Some((_, v, _)) = p.settings.iter().find(|(k, _, _)| k == "CONFIG_FILE") {
+                f.insert("config-file".into(), v.clone());
+            }
+            f
+        })
+        .collect();
+    let chosen: Vec<usize> = (0..all.len())
+        .filter(|&i| filter.iter().all(|(k, v)| all[i].get(k) == Some(v)))
+        .collect();
+    if !filter.is_empty() && chosen.is_empty() {
+        let refs: Vec<&BTreeMap<String, String>> = all.iter().collect();
+        return Ok(Expanded {
+            entry: entry_key.to_string(),
+            config: config.display(),
+            points: Vec::new(),
+            unmatched: Some(no_point_matches(entry_key, filter, &refs)),
+            unread_env: Vec::new(),
+        });
+    }
+    let mut context = Context::from_image(&entry.image, &format!("image of entry {entry_key}"));
+    let from = format!("runner {} of entry {entry_key}", entry.runner);
+    context.hardware = Some(Known {
+        value: sku.clone(),
+        from: from.clone(),
+    });
+    if let Some(p) = crate::hardware::platform_of(&sku) {
+        context.platform = Some(Known { value: p, from });
+    }
+    let mut points = Vec::new();
+    for i in chosen {
+        let p = &entry.multinode_points[i];
+        let mut point = Point {
+            fields: all[i].clone(),
+            env: p
+                .settings
+                .iter()
+                .map(|(k, v, _)| (k.clone(), v.clone()))
+                .collect(),
+            unknown_env: BTreeMap::new(),
+            script: String::new(),
+            launches: Vec::new(),
+            unsupported: Vec::new(),
+            auxiliary: Vec::new(),
+            unknown: Vec::new(),
+        };
+        let Some(config_file) = point.env.get("CONFIG_FILE").cloned() else {
+            point
+                .unknown
+                .push("the point names no CONFIG_FILE in its additional settings".into());
+            points.push(point);
+            continue;
+        };
+        let (file, selector) = match config_file.split_once(':') {
+            Some((f, s)) => (f, Some(s)),
+            None => (config_file.as_str(), None),
+        };
+        let Some(rel) = file.strip_prefix("recipes/") else {
+            point.unknown.push(format!(
+                "CONFIG_FILE {config_file} is not under the srt-slurm clone's recipes/"
+            ));
+            points.push(point);
+            continue;
+        };
+        let local = root.join(&format!("{LOCAL_RECIPES}/{rel}"));
+        if !files.is_file(&local)? {
+            point.script = config_file.clone();
+            point.unknown.push(format!(
+                "{file} is not in this checkout's {LOCAL_RECIPES}/: it exists only in the NVIDIA/srt-slurm checkout that runner {}'s launch script clones (the script picks the ref: a branch, tag or commit per framework and model)",
+                entry.runner
+            ));
+            points.push(point);
+            continue;
+        }
+        point.script = match selector {
+            Some(s) => format!("{}:{s}", local.display()),
+            None => local.display(),
+        };
+        let source = files.read(&local)?;
+        let rendered = srt_slurm::read(&source, selector, &local.display())?;
+        for r in rendered.roles {
+            match r.outcome {
+                Outcome::Launch { mut launch } => {
+                    launch.context.fill_from(&context);
+                    point.launches.push(*launch);
+                }
+                Outcome::Unknown { reason } => point.unknown.push(format!("{}: {reason}", r.role)),
+                Outcome::Unsupported { engine, keys } => point.unsupported.push(format!(
+                    "{}: {engine} (not an engine recipe-drift resolves; its trtllm_config keys: {})",
+                    r.role,
+                    if keys.is_empty() {
+                        "none".to_string()
+                    } else {
+                        keys.join(", ")
+                    }
+                )),
+            }
+        }
+        points.push(point);
+    }
+    Ok(Expanded {
+        entry: entry_key.to_string(),
+        config: config.display(),
+        points,
+        unmatched: None,
+        unread_env: Vec::new(),
+    })
+}
