@@ -718,3 +718,119 @@ fn adversary_held_style_attributes_that_hide() {
         assert!(e.contains("p.md:3:1"), "{style}: {e}");
     }
 }
+
+// Issue 24, round 6 (classes 2 and 3): 313 generated `.md` pages and 101
+// `.mdx` pages, each rendered by the page oracle's packages (micromark + GFM
+// with raw HTML passed through; @mdx-js/mdx 3 + React) and parsed by parse5,
+// the visible `<pre>` blocks run by real bash with a stub `sglang`. The pages
+// below are where recipe-drift read, as the page's only command, a block a
+// browser does not show: `compare` is green against a recipe the reader
+// never sees on the page.
+
+/// A recipe at `--tp 8`, the hidden command's value.
+const RECIPE_TP_8: &str = "sglang serve --model-path m --tp 8\n";
+
+/// A GFM footnote definition that no `[^1]` references is not rendered
+/// (micromark and GitHub drop it): its code block is no command on the page.
+#[test]
+#[ignore = "issue 24 (round 6): an unreferenced GFM footnote definition's block is read (GFM does not render it)"]
+fn adversary_round6_unreferenced_footnote_block_is_not_read() {
+    let page =
+        "# Page\n\n[^1]: note\n\n    ```bash\n    sglang serve --model-path m --tp 8\n    ```\n";
+    let (code, out) = compare("docs.md", page, RECIPE_TP_8);
+    assert_ne!(code, Some(0), "{out}");
+    // Beside a visible command, only the visible one is read.
+    let page = "# Page\n\n```bash\nsglang serve --model-path m --tp 4\n```\n\n[^1]: note\n\n    ```bash\n    sglang serve --model-path m --tp 8\n    ```\n";
+    assert_eq!(
+        launches("docs.md", page),
+        Ok(vec![vec![
+            "--model-path".to_string(),
+            "m".into(),
+            "--tp".into(),
+            "4".into()
+        ]])
+    );
+}
+
+/// A raw-HTML `<pre>` whose `<code>` is `hidden` (or `display: none`) shows
+/// nothing on a docs site; recipe-drift refuses a hidden `<pre>` as
+/// renderer-dependent, but reads the hidden `<code>` inside one as the
+/// visible command.
+#[test]
+#[ignore = "issue 24 (round 6): hidden/display:none on the <code> of a raw <pre> is ignored"]
+fn adversary_round6_hidden_code_in_a_raw_pre_is_not_the_visible_command() {
+    for page in [
+        "# Page\n\n<pre><code hidden>sglang serve --model-path m --tp 8</code></pre>\n",
+        "# Page\n\n<pre><code style=\"display:none\">sglang serve --model-path m --tp 8</code></pre>\n",
+    ] {
+        let (code, out) = compare("docs.md", page, RECIPE_TP_8);
+        assert_ne!(code, Some(0), "{page}\n{out}");
+    }
+}
+
+/// An open `<select>` puts the HTML parser in its "in select" mode: the
+/// `<pre>`/`<code>` tags of later blocks are dropped and their text lands in
+/// the select, which shows only its options (parse5 finds no `<pre>`). The
+/// `<textarea>`/`<script>` case is refused; `<select>` is read.
+#[test]
+#[ignore = "issue 24 (round 6): a block after an open <select> is read (the browser shows no code block)"]
+fn adversary_round6_blocks_inside_an_open_select_are_not_read() {
+    for (name, page) in [
+        (
+            "docs.md",
+            "# Page\n\n<select>\n\n```bash\nsglang serve --model-path m --tp 8\n```\n",
+        ),
+        (
+            "docs.md",
+            "# Page\n\n<select><option>\n\n```bash\nsglang serve --model-path m --tp 8\n```\n",
+        ),
+        (
+            "docs.mdx",
+            "# Page\n\n<select>\n\n```bash\nsglang serve --model-path m --tp 8\n```\n\n</select>\n",
+        ),
+    ] {
+        let (code, out) = compare(name, page, RECIPE_TP_8);
+        assert_ne!(code, Some(0), "{page}\n{out}");
+    }
+}
+
+/// Pages of the same set read as the renderers show them: a `> ` inside a
+/// quoted fence is shell text (a redirection in bash), a tab after `>`, a
+/// character reference in the info string (`b&#97;sh` renders as `bash`),
+/// and MDX's indented text, which is no code block.
+#[test]
+fn adversary_round6_held_pages() {
+    let tp = |v: &str| {
+        vec![
+            "--model-path".to_string(),
+            "m".into(),
+            "--tp".into(),
+            v.to_string(),
+        ]
+    };
+    for (name, page, want) in [
+        (
+            "docs.md",
+            "# Page\n\n>\t```bash\n>\tsglang serve --model-path m \\\n>\t  --tp 4\n>\t```\n",
+            vec![tp("4")],
+        ),
+        (
+            "docs.md",
+            "# Page\n\n```b&#97;sh\nsglang serve --model-path m --tp 4\n```\n",
+            vec![tp("4")],
+        ),
+        (
+            "docs.mdx",
+            "# Page\n\n    sglang serve --model-path m --tp 8\n\n```bash\nsglang serve --model-path m --tp 4\n```\n",
+            vec![tp("4")],
+        ),
+    ] {
+        assert_eq!(launches(name, page), Ok(want), "{page}");
+    }
+    // `> --tp 8` inside the quoted fence is bash's redirection to `--tp`:
+    // the launch has no `--tp` word of its own.
+    let page = "# Page\n\n> ```bash\n> sglang serve --model-path m \\\n> > --tp 8\n> ```\n";
+    let read = launches("docs.md", page).unwrap();
+    assert_eq!(read.len(), 1, "{read:?}");
+    assert!(!read[0].contains(&"--tp".to_string()), "{read:?}");
+}

@@ -240,3 +240,86 @@ fn adversary_held_userinfo_forms_are_masked() {
         }
     }
 }
+
+// Issue 24, round 6 (class 6): 22 URL shapes (schemes, an empty or
+// token-only user, `@` and `:` inside the password, IPv6 hosts, percent
+// escapes, scheme-relative) in four places (a prefix assignment, an
+// `export`, an option value, the model path), through `compare` in every
+// format and `extract`: 88 inputs, one leak.
+
+/// A userinfo whose `:` is percent-encoded (`https://u%3ATOKEN@host`) is a
+/// user `u:TOKEN` (a client sends `u` and `TOKEN` as basic credentials). The
+/// word itself is masked where the command is printed, but the checkpoint
+/// reasons derived from a model path holding it print the token in full.
+#[test]
+#[ignore = "issue 24 (round 6): a %3A-encoded userinfo in a model path is printed in the derived checkpoint reasons"]
+fn adversary_round6_percent_encoded_userinfo_in_a_model_path_is_masked() {
+    let repo = Repo::new();
+    repo.write(
+        "docs.sh",
+        "sglang serve --model-path https://u%3AZq9xW7vK2mP4@h.example --tp 8\n",
+    );
+    repo.write("recipe.sh", "sglang serve --model-path m --tp 4\n");
+    for format in ["human", "json", "sarif", "markdown"] {
+        let o = repo.run_deterministic(&[
+            "compare",
+            "docs.sh",
+            "recipe.sh",
+            "--offline",
+            "--format",
+            format,
+        ]);
+        o.assert_bounded();
+        for part in ["Zq9xW7vK2mP4", "Zq9xW7vK", "W7vK2mP4"] {
+            assert!(
+                !o.stdout.contains(part) && !o.stderr.contains(part),
+                "{format}: leaked {part}: {}",
+                o.both()
+            );
+        }
+    }
+}
+
+/// Shapes of the same set that held: a token-only user, `@` and `:` inside
+/// the password, an IPv6 host, an empty user, a scheme-relative URL.
+#[test]
+fn adversary_round6_userinfo_shapes_are_masked() {
+    const T: &str = "Zq9xW7vK2mP4";
+    for url in [
+        format!("https://{T}@h.example/x"),
+        format!("https://u:a@{T}@h.example"),
+        "https://u:Zq9xW7:vK2mP4@h.example".to_string(),
+        format!("https://u:{T}@[::1]:8080/"),
+        format!("redis://:{T}@h.example:6379/0"),
+        format!("//u:{T}@h.example/p"),
+    ] {
+        let repo = Repo::new();
+        repo.write(
+            "docs.sh",
+            format!("export HF_ENDPOINT='{url}'\nsglang serve --model-path {url} --tp 8\n"),
+        );
+        repo.write("recipe.sh", "sglang serve --model-path m --tp 4\n");
+        for args in [
+            &["compare", "docs.sh", "recipe.sh", "--offline"][..],
+            &[
+                "compare",
+                "docs.sh",
+                "recipe.sh",
+                "--offline",
+                "--format",
+                "json",
+            ],
+            &["extract", "docs.sh"],
+        ] {
+            let o = repo.run(args);
+            o.assert_bounded();
+            for part in [T, &T[..8], &T[T.len() - 8..]] {
+                assert!(
+                    !o.stdout.contains(part) && !o.stderr.contains(part),
+                    "{url} {args:?}: leaked {part}: {}",
+                    o.both()
+                );
+            }
+        }
+    }
+}

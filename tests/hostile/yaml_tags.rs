@@ -461,3 +461,48 @@ fn adversary_held_pyyaml_readings() {
         assert_eq!(o.code, Some(code), "{yaml:?}: {}", o.both());
     }
 }
+
+/// Issue 24, round 6 (class 1): 204 generated vLLM config files (tags,
+/// YAML 1.1 numbers with `_` and `:`, quoted and block scalars, lists, merge
+/// keys, repeated keys spelled with `-` and `_`, directives), each read by
+/// PyYAML 6.0.4 and turned into arguments as `load_config_file` does, then
+/// `int()` as argparse does: none gave a false "no drift". These are the
+/// readings a hand-written YAML reader gets wrong most easily (each checked
+/// with PyYAML and Python's `int()`): against the docs' `-tp 10`, exit 0 when
+/// vLLM runs 10, 1 otherwise.
+#[test]
+fn adversary_round6_config_values_read_as_pyyaml_and_int_read_them() {
+    for (yaml, code) in [
+        // A sexagesimal int starts with 1-9: `0:10` is the string "0:10",
+        // which int() refuses; `10:0` is 600.
+        ("tensor-parallel-size: 0:10\n", 1),
+        ("tensor-parallel-size: 10:0\n", 1),
+        // `_` inside YAML 1.1 numbers (octal `0_12` is 10).
+        ("tensor-parallel-size: 0_12\n", 0),
+        ("tensor-parallel-size: 1__0\n", 0),
+        ("tensor-parallel-size: +0x_A\n", 0),
+        // Python's int() of a string: `_`, Unicode digits, surrounding blanks.
+        ("tensor-parallel-size: '1_0'\n", 0),
+        ("tensor-parallel-size: '１０'\n", 0),
+        ("tensor-parallel-size: \"\\t10\"\n", 0),
+        ("tensor-parallel-size: |\n  10\n", 0),
+        // No space before `#`: part of the scalar.
+        ("tensor-parallel-size: 10#c\n", 1),
+        // A list is the option followed by its items.
+        ("tensor-parallel-size: [10]\n", 0),
+        ("tensor-parallel-size: [ 010 ]\n", 1),
+        // A repeated key keeps its first place and takes its last value;
+        // the `_` spelling is a second option after it, which wins.
+        (
+            "tensor-parallel-size: 4\ntensor_parallel_size: 10\ntensor-parallel-size: 2\n",
+            0,
+        ),
+        (
+            "<<: {tensor-parallel-size: 4}\ntensor-parallel-size: 10\n",
+            0,
+        ),
+    ] {
+        let o = compare(&vllm_pair(yaml));
+        assert_eq!(o.code, Some(code), "{yaml}: {}", o.both());
+    }
+}
