@@ -185,8 +185,11 @@ struct Case {
     pr_open: bool,
     /// Writes the case's own files under the run's root (before the steps):
     /// `remotes/NAME` is what `git clone .../NAME.git DEST` copies.
-    prepare: Option<Box<dyn Fn(&Path)>>,
+    prepare: Option<Prepare>,
 }
+
+/// Writes a case's own files under a run's root.
+type Prepare = Box<dyn Fn(&Path)>;
 
 struct Run {
     _tmp: tempfile::TempDir,

@@ -1030,3 +1030,48 @@ fn select_names_a_control_by_its_label_position_or_chip_text() {
         ],
     );
 }
+
+/// A playground in the cookbook's shape (fixtures/verdicts/playground, ours):
+/// knobs are <select>s without a name or a label, a slider is a range input,
+/// and two cards each hold an `Enable` chip, stacked the other way on a
+/// phone. Each control is named as a reader names it (the text before it;
+/// a chip by its text and its card's title), the slider is moved, and the
+/// same state in another browser is found by what a reader clicks, not by
+/// the control's position: the command depends on no browser property, so
+/// every state is read (it was "depends on the reader's browser" when the
+/// unnamed selects shared one empty key, and when the two chips shared a
+/// label).
+#[test]
+fn a_playground_names_its_controls_as_a_reader_does_in_every_browser() {
+    const PLAYGROUND: &str = "fixtures/verdicts/playground/playground-deployment.jsx";
+    let (code, out, err) = run(&["extract", PLAYGROUND, "--all-selections"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("48 reachable selections"), "{out}");
+    for label in [
+        "selection 1: TP=0, EP=0, Draft tokens=1\n",
+        "TP=1, EP=1, Draft tokens=3\n",
+        "(after clicking Enable (HiCache))",
+        "(after clicking Enable (HiSparse))",
+    ] {
+        assert!(out.contains(label), "{label} in {out}");
+    }
+    let (code, out, err) = run(&[
+        "extract",
+        PLAYGROUND,
+        "--select",
+        "TP=1",
+        "--select",
+        "Draft tokens=3",
+        "--select",
+        "Enable (HiSparse)=click",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let argv = argv_of(&out, 0).join(" ");
+    assert!(
+        argv.contains("--tp 8 --ep 4 --speculative-num-draft-tokens 3 --enable-hisparse"),
+        "{argv}"
+    );
+    assert!(!argv.contains("--enable-hierarchical-cache"), "{argv}");
+}

@@ -330,6 +330,20 @@ impl View {
     }
 }
 
+/// What `replay` answers: the state reached, or the step of the path whose
+/// control is not there.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ReplayJs {
+    State {
+        state: StateJs,
+    },
+    Gone {
+        #[allow(dead_code)]
+        gone: usize,
+    },
+}
+
 #[derive(Deserialize)]
 struct StateJs {
     selection: Vec<(String, String)>,
@@ -615,6 +629,28 @@ impl<'b> Renderer<'b> {
     /// that lists the values available.
     pub fn select(&self, target: usize, select: &[(String, String)]) -> Result<View, Error> {
         self.select_some(target, select, false).map(|(v, _, _)| v)
+    }
+
+    /// Renders `target` afresh and clicks `path` (as an exploration found it)
+    /// in order: the commands of the state it reaches, or `None` when a
+    /// control the path clicks is not there or is disabled.
+    pub fn replay(
+        &self,
+        target: usize,
+        path: &[(usize, String)],
+    ) -> Result<Option<Vec<String>>, Error> {
+        let arg = serde_json::to_string(path).map_err(|e| Error::Input {
+            span: crate::span::Span::of_path(&self.bundle.file),
+            message: format!("internal: {e}"),
+        })?;
+        let replayed: ReplayJs = self.parse(self.call("replay", target, &arg)?)?;
+        match replayed {
+            ReplayJs::State { state } => {
+                self.check_output(target, &state.commands)?;
+                Ok(Some(state.commands))
+            }
+            ReplayJs::Gone { .. } => Ok(None),
+        }
     }
 
     /// Like [`Renderer::select`], but keys the component does not have are

@@ -78,15 +78,34 @@
 
   function URLSearchParams(init) {
     this._p = [];
-    var s = typeof init === 'string' ? init.replace(/^\?/, '') : '';
+    // As a browser builds one: from a query string, a list of pairs, another
+    // URLSearchParams, or a record's own enumerable properties.
+    if (init instanceof URLSearchParams) init = init._p;
+    if (Array.isArray(init)) {
+      for (var a = 0; a < init.length; a++) this._p.push([String(init[a][0]), String(init[a][1])]);
+      return;
+    }
+    if (init !== null && typeof init === 'object') {
+      var ks = Object.keys(init);
+      for (var b = 0; b < ks.length; b++) this._p.push([ks[b], String(init[ks[b]])]);
+      return;
+    }
+    var s = init === undefined || init === null ? '' : String(init).replace(/^\?/, '');
     if (s) {
       var parts = s.split('&');
       for (var i = 0; i < parts.length; i++) {
         if (!parts[i]) continue;
         var kv = parts[i].split('=');
-        this._p.push([decodeURIComponent(kv[0]), decodeURIComponent(kv.slice(1).join('='))]);
+        this._p.push([formDecode(kv[0]), formDecode(kv.slice(1).join('='))]);
       }
     }
+  }
+  // application/x-www-form-urlencoded: `+` is a space, and a `%` that starts
+  // no escape stays as it is (a browser never throws here).
+  function formDecode(t) {
+    return t.replace(/\+/g, ' ').replace(/(%[0-9A-Fa-f]{2})+/g, function (m) {
+      try { return decodeURIComponent(m); } catch (e) { return m; }
+    });
   }
   URLSearchParams.prototype.get = function (k) {
     for (var i = 0; i < this._p.length; i++) if (this._p[i][0] === k) return this._p[i][1];

@@ -1238,6 +1238,7 @@
         if (t === 'radio') out.push({ kind: 'radio', key: keyOf(p), value: String(p.value), checked: !!p.checked, disabled: !!p.disabled, node: n });
         else if (t === 'checkbox') out.push({ kind: 'checkbox', key: keyOf(p), value: p.checked ? 'true' : 'false', checked: !!p.checked, disabled: !!p.disabled, node: n });
         else if (t === 'text') out.push({ kind: 'text', key: keyOf(p), value: p.value == null ? '' : String(p.value), disabled: !!p.disabled, node: n });
+        else if (t === 'range') out.push(range(p, n));
       } else if (n.type === 'select') {
         var options = [];
         walk(n.children || [], function (o) {
@@ -1287,21 +1288,91 @@
         c.key = c.labelName;
       }
     }
-    nameUnnamedRadios(nodes, out);
+    nameUnnamed(nodes, out);
+    keysApart(nodes, out);
     return out;
   }
 
-  // A radio with no name or id (a styled card whose label's onClick picks
-  // it) is named as a reader names it: by the title of its group, the text
-  // of the nearest enclosing element outside its labels, and, without a
-  // value, shown by its label. Only the selection reads these names: a click
-  // still gives the handlers what a browser gives them.
-  function nameUnnamedRadios(nodes, cs) {
-    var unnamed = new Map();
-    for (var i = 0; i < cs.length; i++) {
-      if (cs[i].kind === 'radio' && cs[i].key === '') unnamed.set(cs[i].node, cs[i]);
+  // An <input type="range">: a select over its positions (min, min + step,
+  // ..., max; HTML's defaults 0, 100, 1), moved as a reader drags it. One
+  // with more than RANGE_POSITIONS positions is a text input: selectable by
+  // value, not explored.
+  var RANGE_POSITIONS = 64;
+  function range(p, n) {
+    function num(v, d) { var x = Number(v); return v == null || v === '' || !isFinite(x) ? d : x; }
+    var min = num(p.min, 0);
+    var max = num(p.max, 100);
+    var step = num(p.step, 1);
+    var value = p.value == null ? '' : String(p.value);
+    var count = step > 0 && max >= min ? Math.floor((max - min) / step + 1e-9) + 1 : 0;
+    if (count < 1 || count > RANGE_POSITIONS) return { kind: 'text', key: keyOf(p), value: value, disabled: !!p.disabled, node: n };
+    var options = [];
+    for (var i = 0; i < count; i++) {
+      var v = String(min + i * step);
+      options.push({ value: v, disabled: false, label: v });
     }
-    if (!unnamed.size) return;
+    return { kind: 'select', range: true, key: keyOf(p), value: value, disabled: !!p.disabled, options: options, node: n };
+  }
+
+  // Controls of different groups that came out with one key (two unnamed
+  // selects under one title, two `Enable` chips in two cards) are told apart
+  // as a reader tells them apart: each by the text it is read after
+  // (`Enable (HiCache)`, `Enable (HiSparse)`), which a layout that orders
+  // the cards another way does not change; those still alike by their
+  // order, the second `KEY #2`, the third `KEY #3`, in document order.
+  // Radios of one name are one group. Buttons are told apart among buttons
+  // (they are clicked, never part of the selection).
+  function keysApart(nodes, cs) {
+    function dups() {
+      var owners = { selected: Object.create(null), clicked: Object.create(null) };
+      var out = [];
+      for (var i = 0; i < cs.length; i++) {
+        var c = cs[i];
+        var owner = c.kind === 'button' ? owners.clicked : owners.selected;
+        var group = c.kind === 'radio' ? 'radio' : c;
+        var had = owner[c.key];
+        if (had === undefined) owner[c.key] = [group, [c]];
+        else if (had[0] !== group && had[0] !== 'radio' && group !== 'radio') {
+          if (had[1].length === 1) out.push(had[1]);
+          had[1].push(c);
+        }
+      }
+      return out;
+    }
+    var groups = dups();
+    if (!groups.length) return;
+    var wanted = new Map();
+    for (var g = 0; g < groups.length; g++) for (var m = 0; m < groups[g].length; m++) wanted.set(groups[g][m].node, true);
+    var ctx = contexts(nodes, wanted);
+    for (var h = 0; h < groups.length; h++) {
+      for (var j = 0; j < groups[h].length; j++) {
+        var c = groups[h][j];
+        var before = ctx.get(c.node).before;
+        if (before && before !== c.key) c.key = c.key + ' (' + before + ')';
+      }
+    }
+    var owners = { selected: Object.create(null), clicked: Object.create(null) };
+    for (var i = 0; i < cs.length; i++) {
+      var d = cs[i];
+      var owner = d.kind === 'button' ? owners.clicked : owners.selected;
+      var group = d.kind === 'radio' ? 'radio' : d;
+      var k = d.key;
+      if (owner[k] === undefined) { owner[k] = group; continue; }
+      if (owner[k] === group) continue;
+      var n = 2;
+      while (owner[k + ' #' + n] !== undefined) n++;
+      d.key = k + ' #' + n;
+      owner[d.key] = group;
+    }
+  }
+
+  // For each element in `wanted`: `before`, the nearest text a reader reads
+  // before it (a string, or an element's own text outside its labels and
+  // controls), first among its siblings, then its ancestors'; `title`, the
+  // own text of its nearest enclosing element that has one; `label`, the
+  // <label> it is directly in.
+  function contexts(nodes, wanted) {
+    var found = new Map();
     var stack = [];
     // Each element's own text, read once per call (the radios of a group
     // share their ancestors, and an ancestor's text holds its children's).
@@ -1315,27 +1386,62 @@
       }
       return t;
     }
+    function before(list, at) {
+      for (var i = at - 1; i >= 0; i--) {
+        var t = typeof list[i] === 'string' ? list[i].replace(/\s+/g, ' ').trim() : title(list[i]);
+        if (t) return t;
+      }
+      return '';
+    }
+    var trail = []; // per ancestor: [its siblings, its index]
+    function clip(t) { return t.length > 60 ? t.slice(0, 60) : t; }
     (function go(ns) {
       for (var j = 0; j < ns.length; j++) {
         var n = ns[j];
         if (typeof n === 'string') continue;
-        var c = unnamed.get(n);
-        if (c !== undefined) {
-          for (var k = stack.length - 1; k >= 0; k--) {
-            var t = title(stack[k]);
-            if (t) { c.key = t.length > 60 ? t.slice(0, 60) : t; break; }
-          }
-          if (n.props.value == null) {
-            var lab = stack.length && stack[stack.length - 1].type === 'label' ? stack[stack.length - 1] : null;
-            var shown = lab ? spacedText(lab).replace(/\s+/g, ' ').trim() : '';
-            if (shown) c.shown = shown;
-          }
+        if (wanted.has(n)) {
+          var b = before(ns, j);
+          for (var a = trail.length - 1; !b && a >= 0; a--) b = before(trail[a][0], trail[a][1]);
+          var t = '';
+          for (var k = stack.length - 1; !t && k >= 0; k--) t = title(stack[k]);
+          var top = stack.length ? stack[stack.length - 1] : null;
+          found.set(n, { before: clip(b), title: clip(t), label: top && top.type === 'label' ? top : null });
         }
         stack.push(n);
+        trail.push([ns, j]);
         if (n.children) go(n.children);
+        trail.pop();
         stack.pop();
       }
     })(nodes);
+    return found;
+  }
+
+  // A radio with no name or id (a styled card whose label's onClick picks
+  // it) is named as a reader names it: by the title of its group, the text
+  // of the nearest enclosing element outside its labels and controls, and,
+  // without a value, shown by its label. A <select>, text or range input
+  // with neither a name, an id nor a label is named by the text a reader
+  // reads before it (`<span>TP</span><select>`: `TP`), else as a radio is;
+  // the text after it (a slider's current value) is not its name. Only the
+  // selection reads these names: a change still gives the handlers what a
+  // browser gives them.
+  function nameUnnamed(nodes, cs) {
+    var unnamed = new Map();
+    for (var i = 0; i < cs.length; i++) {
+      if (cs[i].kind !== 'button' && cs[i].kind !== 'checkbox' && cs[i].key === '') unnamed.set(cs[i].node, cs[i]);
+    }
+    if (!unnamed.size) return;
+    var ctx = contexts(nodes, unnamed);
+    unnamed.forEach(function (c, n) {
+      var at = ctx.get(n);
+      var t = (c.kind !== 'radio' && at.before) || at.title;
+      if (t) c.key = t;
+      if (c.kind === 'radio' && n.props.value == null) {
+        var shown = at.label ? spacedText(at.label).replace(/\s+/g, ' ').trim() : '';
+        if (shown) c.shown = shown;
+      }
+    });
   }
 
   // The text of an element with its elements' texts apart (`H200 141GB` for
@@ -1347,11 +1453,13 @@
     return s;
   }
 
-  // The text of an element outside its labels (and the labels' inputs),
-  // each element's kept in `texts` (node -> text).
+  // The text of an element outside its labels (and the labels' inputs) and
+  // its controls (a <select>'s options, a text area's text), each element's
+  // kept in `texts` (node -> text).
+  var OWN_TEXT_SKIPS = { label: 1, select: 1, option: 1, textarea: 1 };
   function ownText(n, texts) {
     if (typeof n === 'string') return n;
-    if (n.type === 'label') return ' ';
+    if (OWN_TEXT_SKIPS[n.type] === 1) return ' ';
     var s = texts.get(n);
     if (s !== undefined) return s;
     s = '';
@@ -1583,7 +1691,7 @@
       if (typeof p.onClick === 'function') p.onClick(e);
       if (typeof p.onChange === 'function') p.onChange(e);
     } else if (c.kind === 'select') {
-      t = { name: p.name, id: p.id, type: 'select-one', value: value };
+      t = { name: p.name, id: p.id, type: c.range ? 'range' : 'select-one', value: value };
       if (typeof p.onChange === 'function') p.onChange(event(t));
     } else if (c.kind === 'text') {
       t = { name: p.name, id: p.id, type: 'text', value: value };
@@ -2432,6 +2540,25 @@
   // that lists the values available.
   // In lenient mode (a page with several components), keys this component does
   // not have are returned as `unmatched` instead of being an error.
+  // Renders target `t` afresh and clicks `path` ([[control index, value],
+  // ...], as an exploration found it) in order, each in the state the one
+  // before left: the state those clicks reach, or `gone` when a control the
+  // path names is not there (the clicks do not reach it in this browser).
+  function replay(t, pathJson) {
+    var path = JSON.parse(pathJson);
+    var r = mount(target(t).element);
+    for (var i = 0; i < path.length; i++) {
+      var cs = snapshot(r).controls;
+      var a = path[i];
+      var c = cs[a[0]];
+      if (!c || c.disabled) return JSON.stringify({ gone: i });
+      apply(r, cs, a[0], a[1]);
+    }
+    var result = shown(snapshot(r));
+    result.copies = copiesOf(r);
+    return JSON.stringify({ state: result });
+  }
+
   function select(t, requestJson) {
     var req = JSON.parse(requestJson); // {want: [[key, value], ...], lenient}
     var want = req.want;
@@ -2662,5 +2789,5 @@
   function world(n) { tasks.world(n); return ''; }
   function reads() { return JSON.stringify(tasks.reads()); }
 
-  G.__rd = { explore: guarded(explore), step: guarded(step), select: guarded(select), missingProps: missingProps, world: world, reads: reads };
+  G.__rd = { explore: guarded(explore), step: guarded(step), select: guarded(select), replay: guarded(replay), missingProps: missingProps, world: world, reads: reads };
 })(globalThis);

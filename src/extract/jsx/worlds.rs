@@ -41,25 +41,54 @@ pub fn check_explorations(
         ..*opts
     };
     let other = Renderer::in_world(bundle, limits, 1);
+    // The first world afresh, for replaying a state only the second reached.
+    let mut first: Option<Result<Renderer, Error>> = None;
     for (t, found) in all.iter_mut().enumerate() {
         let Ok(ours) = found else { continue };
         let theirs = match &other {
             Ok(r) => r.explore_with(t, &quiet, &mut |_| {}),
             Err(e) => Err(e.clone()),
         };
-        let why = match theirs {
-            Ok(theirs) => differs(
-                &ours.views,
-                &theirs.views,
-                ours.cut.or(theirs.cut).is_some(),
-            ),
-            Err(e) => Some(format!("it fails there: {}", message_of(&e))),
+        let why = match (theirs, &other) {
+            (Ok(theirs), Ok(other)) => {
+                let mut replays = 0usize;
+                let mut replay = |world: usize, path: &[(usize, String)]| {
+                    replays += 1;
+                    if replays > MAX_REPLAYS {
+                        return Err(format!(
+                            "more than {MAX_REPLAYS} of its states are reached by other clicks there"
+                        ));
+                    }
+                    let r = if world == 1 {
+                        other
+                    } else {
+                        match first.get_or_insert_with(|| Renderer::in_world(bundle, limits, 0)) {
+                            Ok(r) => r,
+                            Err(e) => return Err(format!("it fails here: {}", message_of(e))),
+                        }
+                    };
+                    r.replay(t, path)
+                        .map_err(|e| format!("it fails there: {}", message_of(&e)))
+                };
+                differs(
+                    &ours.views,
+                    &theirs.views,
+                    ours.cut.or(theirs.cut).is_some(),
+                    &mut replay,
+                )
+            }
+            (Err(e), _) => Some(format!("it fails there: {}", message_of(&e))),
+            (Ok(_), Err(e)) => Some(format!("it fails there: {}", message_of(e))),
         };
         if let Some(why) = why {
             *found = Err(error(bundle, t, reads, &why));
         }
     }
 }
+
+/// The most states of one target replayed in the other browser (states the
+/// two explorations reached by different clicks, or with different commands).
+const MAX_REPLAYS: usize = 256;
 
 /// Checks the selected views of `bundle` (one per target, as
 /// [`Renderer::select_some`] made them with `select`) against the same
@@ -86,7 +115,16 @@ pub fn check_selected(
     for view in views {
         let t = view.target;
         let why = match other.select_some(t, select, lenient) {
-            Ok((theirs, _, _)) => differs(std::slice::from_ref(view), &[theirs], false),
+            Ok((theirs, _, _)) => command_difference(&view.commands, &theirs.commands)
+                .map(|d| format!("{} prints {d}", state_name(&view.selection_label())))
+                .or_else(|| {
+                    (view.copied != theirs.copied).then(|| {
+                        format!(
+                            "{} copies another text when a button is clicked",
+                            state_name(&view.selection_label())
+                        )
+                    })
+                }),
             Err(e) => Some(format!("it fails there: {}", message_of(&e))),
         };
         if let Some(why) = why {
@@ -96,45 +134,111 @@ pub fn check_selected(
     Ok(())
 }
 
-/// The first difference between the states of the two worlds (matched by
-/// their selection and the buttons clicked): a state only one reaches, or
-/// one whose commands differ. `partial`: an exploration was cut, so only the
-/// states both reached are compared.
-fn differs(ours: &[View], theirs: &[View], partial: bool) -> Option<String> {
-    let find = |views: &[View], label: &str| -> Option<usize> {
-        views.iter().position(|v| v.selection_label() == label)
-    };
-    for v in ours {
-        let label = v.selection_label();
-        match find(theirs, &label) {
-            None if !partial => {
-                return Some(format!("{} is not reachable there", state_name(&label)));
-            }
-            None => {}
-            Some(i) => {
-                if let Some(d) = command_difference(&v.commands, &theirs[i].commands) {
-                    return Some(format!("{} prints {d}", state_name(&label)));
-                }
-                if v.copied != theirs[i].copied {
+/// The first difference between the states of the two worlds. A state of
+/// one world is the same state in the other when the other has a state
+/// with its commands reached by the same clicks (its path), or shown with
+/// the same selection and buttons clicked (its label), or when the same
+/// clicks replayed there give its commands (`replay(world, path)`: the
+/// commands, `None` when a control on the path is not there). Neither
+/// labels nor paths alone name a state across browsers: two controls may
+/// share a label, and a layout (a phone's) may order the controls another
+/// way. A state with none of these, or whose match prints another command,
+/// is the difference. `partial`: an exploration was cut, so a state one
+/// world did not reach is no difference.
+fn differs(
+    ours: &[View],
+    theirs: &[View],
+    partial: bool,
+    replay: &mut Replay,
+) -> Option<String> {
+    let (ours_at, theirs_at) = (Index::of(ours), Index::of(theirs));
+    // The first difference of `v` (of world `mine`) from the views `there`
+    // of the other world, indexed by `at`.
+    let mut first_difference =
+        |v: &View, mine: usize, there: &[View], at: &Index| -> Option<String> {
+            let label = v.selection_label();
+            let same = |cmds: &[String]| command_difference(&v.commands, cmds).is_none();
+            let by_path = at.by_path.get(v.path.as_slice()).map(|&i| &there[i]);
+            if let Some(w) = by_path.filter(|w| same(&w.commands)) {
+                if v.copied != w.copied {
                     return Some(format!(
                         "{} copies another text when a button is clicked",
                         state_name(&label)
                     ));
                 }
+                return None;
             }
+            let labelled: Vec<&View> = at
+                .by_label
+                .get(&label)
+                .into_iter()
+                .flatten()
+                .map(|&i| &there[i])
+                .collect();
+            if labelled.iter().any(|w| same(&w.commands)) {
+                return None;
+            }
+            let replayed = match replay(1 - mine, &v.path) {
+                Err(e) => return Some(e),
+                Ok(r) => r,
+            };
+            let other = match &replayed {
+                Some(cmds) if same(cmds) => return None,
+                Some(cmds) => Some(cmds.as_slice()),
+                None => by_path
+                    .or(labelled.first().copied())
+                    .map(|w| w.commands.as_slice()),
+            };
+            match other {
+                Some(cmds) => {
+                    let d = if mine == 0 {
+                        command_difference(&v.commands, cmds)
+                    } else {
+                        command_difference(cmds, &v.commands)
+                    };
+                    d.map(|d| format!("{} prints {d}", state_name(&label)))
+                }
+                None if partial => None,
+                None if mine == 0 => Some(format!("{} is not reachable there", state_name(&label))),
+                None => Some(format!("{} is reachable only there", state_name(&label))),
+            }
+        };
+    for v in ours {
+        if let Some(d) = first_difference(v, 0, theirs, &theirs_at) {
+            return Some(d);
         }
     }
-    if !partial
-        && let Some(w) = theirs
-            .iter()
-            .find(|w| find(ours, &w.selection_label()).is_none())
-    {
-        return Some(format!(
-            "{} is reachable only there",
-            state_name(&w.selection_label())
-        ));
+    if partial {
+        return None;
     }
-    None
+    theirs
+        .iter()
+        .filter(|w| !ours_at.by_path.contains_key(w.path.as_slice()))
+        .find_map(|w| first_difference(w, 1, ours, &ours_at))
+}
+
+/// Replays a path in a world (0 or 1): the commands of the state it
+/// reaches, `None` when a control on it is not there, or why it could not.
+type Replay<'a> = dyn FnMut(usize, &[(usize, String)]) -> Result<Option<Vec<String>>, String> + 'a;
+
+/// The states of one world by their path and by their label.
+struct Index<'v> {
+    by_path: std::collections::HashMap<&'v [(usize, String)], usize>,
+    by_label: std::collections::HashMap<String, Vec<usize>>,
+}
+
+impl<'v> Index<'v> {
+    fn of(views: &'v [View]) -> Self {
+        let mut at = Index {
+            by_path: Default::default(),
+            by_label: Default::default(),
+        };
+        for (i, v) in views.iter().enumerate() {
+            at.by_path.insert(v.path.as_slice(), i);
+            at.by_label.entry(v.selection_label()).or_default().push(i);
+        }
+        at
+    }
 }
 
 /// `the initial state` or `the state \`k=v\``.
