@@ -9,6 +9,88 @@ use crate::error::Error;
 
 use brush_parser::ast;
 
+/// Text filters whose output is known from a known input (a pipeline's
+/// earlier stage): `tr SET1 SET2` (single characters and `\n`), `sort` /
+/// `sort -n`, `head -N` / `tail -N` (also `-n N`).
+pub(super) const FILTERS: &[&str] = &["tr", "sort", "head", "tail"];
+
+/// The output of a text filter on `input`; `None` for options not modeled.
+fn filter(head: &str, args: &[String], input: &str) -> Option<String> {
+    let lines = || -> Vec<&str> {
+        let mut l: Vec<&str> = input.split('\n').collect();
+        if input.ends_with('\n') || input.is_empty() {
+            l.pop();
+        }
+        l
+    };
+    let joined = |l: Vec<&str>| -> String { l.iter().map(|x| format!("{x}\n")).collect() };
+    match head {
+        "tr" => {
+            let set = |a: &str| -> Option<char> {
+                match a {
+                    "\\n" => Some('\n'),
+                    _ if a.chars().count() == 1 => a.chars().next(),
+                    _ => None,
+                }
+            };
+            let [from, to] = args else { return None };
+            let (f, t) = (set(from)?, set(to)?);
+            Some(input.chars().map(|c| if c == f { t } else { c }).collect())
+        }
+        "sort" => {
+            let mut l = lines();
+            match args {
+                [] => l.sort(),
+                [n] if n == "-n" => {
+                    // Numeric order: a line's leading number (none is 0);
+                    // ties keep the whole-line order, as sort's last resort.
+                    let key = |s: &str| -> Option<f64> {
+                        let t = s.trim_start();
+                        let end = t
+                            .char_indices()
+                            .find(|&(i, c)| {
+                                !(c.is_ascii_digit() || c == '.' || (i == 0 && c == '-'))
+                            })
+                            .map_or(t.len(), |(i, _)| i);
+                        if end == 0 {
+                            return Some(0.0);
+                        }
+                        t[..end].parse().ok()
+                    };
+                    if l.iter().any(|s| key(s).is_none()) {
+                        return None;
+                    }
+                    l.sort_by(|a, b| {
+                        key(a)
+                            .partial_cmp(&key(b))
+                            .unwrap_or(std::cmp::Ordering::Equal)
+                            .then(a.cmp(b))
+                    });
+                }
+                _ => return None,
+            }
+            Some(joined(l))
+        }
+        "head" | "tail" => {
+            let n: usize = match args {
+                [] => 10,
+                [a] => a.strip_prefix('-')?.parse().ok()?,
+                [o, a] if o == "-n" => a.parse().ok()?,
+                _ => return None,
+            };
+            let l = lines();
+            let l = if head == "head" {
+                l.into_iter().take(n).collect()
+            } else {
+                let skip = l.len().saturating_sub(n);
+                l.into_iter().skip(skip).collect()
+            };
+            Some(joined(l))
+        }
+        _ => None,
+    }
+}
+
 impl Interp<'_> {
     /// A command inside `$(...)`: its output, when it is one we can know.
     pub(super) fn captured_command(
@@ -40,7 +122,16 @@ impl Interp<'_> {
             })
             .collect();
         let head = args.first().cloned().unwrap_or_default();
+        // A command whose output the harness models.
+        let st = &self.st;
+        let var = |n: &str| st.read(n).and_then(|v| v.into_iter().next());
+        let modeled = self.st.harness().output(&args, &var);
+        if let Some(Err(r)) = modeled {
+            self.capture_unknown.get_or_insert(r);
+            return Ok(Status::Ok);
+        }
         let out: Option<String> = match head.as_str() {
+            _ if modeled.is_some() => modeled.and_then(Result::ok),
             "echo" => echo(&args[1..]),
             "printf" => args.get(1).and_then(|fmt| printf(fmt, &args[2..])),
             "seq" => seq(&args[1..]),
@@ -106,6 +197,15 @@ impl Interp<'_> {
                     _ => None,
                 }
             }
+            _ if FILTERS.contains(&head.as_str()) => match &self.stdin {
+                Some(Val::Known(input)) => filter(&head, &args[1..], input),
+                Some(Val::Unknown(r)) => {
+                    self.capture_unknown
+                        .get_or_insert(format!("the input of `{head}` is not knowable: {r}"));
+                    return Ok(Status::Ok);
+                }
+                None => None,
+            },
             "dirname" => dirname(&args[1..]),
             "basename" => basename(&args[1..]),
             _ => None,

@@ -469,12 +469,8 @@ impl Interp<'_> {
     pub(super) fn assign(&mut self, a: &ast::Assignment, export: bool) -> Result<bool, Error> {
         let name = match &a.name {
             AssignmentName::VariableName(n) => n.clone(),
-            AssignmentName::ArrayElementName(n, _) => {
-                let at = self.byte(&a.loc.start);
-                return Err(self.err(
-                    at,
-                    format!("assignment to an element of array {n} is not evaluated"),
-                ));
+            AssignmentName::ArrayElementName(n, index) => {
+                return self.assign_element(a, n, index, export);
             }
         };
         let at = self.byte(&a.loc.start);
@@ -643,6 +639,116 @@ impl Interp<'_> {
         };
         super::note_secret(&name, &value);
         self.st.vars.insert(name.clone(), Arc::new(value));
+        self.st.spans.insert(name.clone(), Arc::new(spans));
+        self.st.assigned.insert(name.clone(), (at, end));
+        self.st.note_written(&name);
+        if export {
+            self.st.exported.insert(name);
+        }
+        Ok(true)
+    }
+
+    /// `NAME[INDEX]=value` / `NAME[INDEX]+=value`: one element of an indexed
+    /// array (a scalar is its element 0); `false` (and no change) when NAME
+    /// is readonly. An index that is not knowable makes the whole array
+    /// unknown; elements below a new index that are not set are unknown (arrays
+    /// are kept dense, as `NAME=([K]=V)` keeps them).
+    fn assign_element(
+        &mut self,
+        a: &ast::Assignment,
+        name: &str,
+        index: &str,
+        export: bool,
+    ) -> Result<bool, Error> {
+        let at = self.byte(&a.loc.start);
+        let end = self.byte(&a.loc.end);
+        let AssignmentValue::Scalar(w) = &a.value else {
+            return Err(self.err(
+                at,
+                format!("{name}[{index}]=(...): an array element cannot be assigned a list"),
+            ));
+        };
+        if self.st.is_readonly(name) {
+            return Ok(false);
+        }
+        let name = self.st.resolve(name).map_err(|r| {
+            self.err(
+                at,
+                format!("cannot know which variable this assignment sets: {r}"),
+            )
+        })?;
+        if self.st.namerefs.contains_key(&name) || self.st.cases.contains_key(&name) {
+            return Err(self.err(
+                at,
+                format!("assignment to an element of {name} (a reference or a case-changing variable) is not evaluated"),
+            ));
+        }
+        let mut cur = self.st.get(&name).unwrap_or_default();
+        let mut spans = self.st.spans_of(&name);
+        spans.resize(cur.len(), None);
+        let key = expand::expand_string(&mut self.st, index).map_err(|m| self.err(at, m))?;
+        let i = match key {
+            Val::Known(t) => expand::arith_text(&mut self.st, &t),
+            Val::Unknown(r) => Err(r),
+        };
+        let i = match i {
+            Ok(i) if i < 0 && i.unsigned_abs() as usize <= cur.len() => {
+                Ok(cur.len() - i.unsigned_abs() as usize)
+            }
+            Ok(i) if (0..=MAX_ARRAY_KEY).contains(&i) => Ok(i as usize),
+            Ok(i) => Err(format!(
+                "array index {i} is not evaluated (only 0 to {MAX_ARRAY_KEY})"
+            )),
+            Err(r) if super::budget::tripped().is_some() => return Err(self.err(at, r)),
+            Err(r) => Err(format!("cannot know the index [{index}]: {r}")),
+        };
+        let (v, span) =
+            expand::expand_string_spanned(&mut self.st, &w.value).map_err(|m| self.err(at, m))?;
+        let written = (end.saturating_sub(w.value.len()), end);
+        let integer = self.st.integers.contains(&name);
+        match i {
+            Err(r) => {
+                cur = vec![Val::Unknown(format!("${name}: {r}"))];
+                spans = vec![None];
+            }
+            Ok(i) => {
+                super::budget::built((i + 1).saturating_mul(64)).map_err(|m| self.err(at, m))?;
+                while cur.len() <= i {
+                    cur.push(Val::Unknown(expand::sparse_hole(&name, cur.len())));
+                    spans.push(None);
+                }
+                let was_set =
+                    !matches!(&cur[i], Val::Unknown(r) if *r == expand::sparse_hole(&name, i));
+                let new = if integer {
+                    let expr = match (&v, a.append && was_set, &cur[i]) {
+                        (Val::Unknown(r), _, _) | (_, true, Val::Unknown(r)) => Err(r.clone()),
+                        (Val::Known(n), true, Val::Known(c)) if !c.trim().is_empty() => {
+                            Ok(format!("({c}) + ({n})"))
+                        }
+                        (Val::Known(n), _, _) => Ok(n.clone()),
+                    };
+                    match expr.and_then(|e| expand::arith_text(&mut self.st, &e)) {
+                        Ok(n) => Val::Known(n.to_string()),
+                        Err(r) => Val::Unknown(format!("${name} is an integer (declare -i): {r}")),
+                    }
+                } else if a.append && was_set {
+                    match (&cur[i], &v) {
+                        (Val::Known(c), Val::Known(n)) => Val::Known(format!("{c}{n}")),
+                        (Val::Unknown(r), _) | (_, Val::Unknown(r)) => Val::Unknown(r.clone()),
+                    }
+                } else {
+                    v
+                };
+                cur[i] = new;
+                spans[i] = if a.append {
+                    None
+                } else {
+                    Some(span.unwrap_or(written))
+                };
+            }
+        }
+        super::note_secret(&name, &cur);
+        self.st.vars.insert(name.clone(), Arc::new(cur));
         self.st.spans.insert(name.clone(), Arc::new(spans));
         self.st.assigned.insert(name.clone(), (at, end));
         self.st.note_written(&name);

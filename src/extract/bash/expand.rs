@@ -508,7 +508,7 @@ fn plain_lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
         Parameter::Named(n) => st.read(n),
         Parameter::NamedWithIndex { name, index } => {
             let arr = st.read(name)?;
-            match constant_index(name, index) {
+            match constant_index(name, index).or_else(|e| variable_index(st, index).ok_or(e)) {
                 // A variable whose whole value is unknown: so is each index.
                 Ok(_) if matches!(arr.as_slice(), [Val::Unknown(_)]) => Some(arr),
                 Ok(i) => arr.get(i).cloned().map(|v| vec![v]),
@@ -1249,6 +1249,27 @@ fn assigned_names(e: &ArithmeticExpr, out: &mut Vec<String>) {
             assigned_names(x, out);
         }
         ArithmeticExpr::UnaryAssignment(_, t) => target(t, out),
+    }
+}
+
+/// An index that is one variable (`$i`, `${i}`, `i`) holding a known
+/// non-negative integer: its value (reading it has no side effect).
+fn variable_index(st: &State, index: &str) -> Option<usize> {
+    let t = index.trim();
+    let t = t
+        .strip_prefix("${")
+        .and_then(|r| r.strip_suffix('}'))
+        .or_else(|| t.strip_prefix('$'))
+        .unwrap_or(t);
+    if t.is_empty()
+        || t.starts_with(|c: char| c.is_ascii_digit())
+        || !t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return None;
+    }
+    match st.read(t)?.first()? {
+        Val::Known(v) => v.trim().parse::<usize>().ok(),
+        Val::Unknown(_) => None,
     }
 }
 

@@ -49,6 +49,19 @@ pub trait Harness: Sync + std::fmt::Debug {
         let _ = file;
         None
     }
+
+    /// The standard output of a command run inside `$(...)` (its expanded
+    /// words, the command's name first) that the harness models: `Ok` with
+    /// the text, `Err` with why it is not knowable; `None` when the harness
+    /// does not model it. `var` reads the first value of a variable.
+    fn output(
+        &self,
+        words: &[String],
+        var: &dyn Fn(&str) -> Option<Val>,
+    ) -> Option<Result<String, String>> {
+        let _ = (words, var);
+        None
+    }
 }
 
 /// No harness: every command is plain bash.

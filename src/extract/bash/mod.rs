@@ -824,6 +824,34 @@ pub fn evaluate_with(
     )
 }
 
+/// Like [`evaluate_with`], giving the variables as the script leaves them
+/// in [`Evaluation::vars`] (what a script exports for the programs it starts
+/// after it: a submission script's job environment).
+pub fn evaluate_keeping_vars(
+    source: &Arc<Source>,
+    env: &BTreeMap<String, String>,
+    unknown: &BTreeMap<String, String>,
+    files: &dyn Files,
+    harness: &'static dyn Harness,
+) -> Result<Evaluation, Error> {
+    let shell = launch::Shell {
+        keep_vars: true,
+        ..launch::Shell::default()
+    };
+    evaluate_at(
+        source,
+        Vec::new(),
+        env,
+        unknown,
+        0,
+        true,
+        files,
+        harness,
+        &shell,
+        None,
+    )
+}
+
 /// Evaluates shell text that is not a script file: a page's code block, a
 /// command file, a generator's printed command (see docs/architecture.md,
 /// "One shell front end"). It is plain bash (no harness library is

@@ -477,3 +477,29 @@ fn set_u_ends_the_script_at_an_unset_variable() {
     .unwrap();
     assert_eq!(argv(&e, 0), ["--model-path", "m", "--seed", "1"]);
 }
+
+#[test]
+fn array_elements_and_text_filters() {
+    let s = r#"
+IFS=',' read -ra IPS <<< "a,b,c"
+URLS=()
+for i in $(seq 0 1); do
+    idx=$((i + 1))
+    URLS[$i]="${IPS[$idx]}:20000"
+done
+URLS[3]=late
+MAX=$(echo "8x512x64" | tr 'x' '\n' | sort -n | tail -1)
+FIRST=$(printf '3\n1\n2\n' | sort | head -n 1)
+python3 -m sglang.launch_server --a "${URLS[0]}" --b "${URLS[1]}" --max "$MAX" --first "$FIRST" --n "${#URLS[@]}"
+"#;
+    let e = eval(s, &[]);
+    assert_eq!(
+        argv(&e, 0)[..9],
+        [
+            "--a", "b:20000", "--b", "c:20000", "--max", "512", "--first", "1", "--n"
+        ]
+    );
+    // Element 2 was never set: the array's length is not knowable.
+    let t = &e.launches[0].argv[9];
+    assert!(matches!(t.provenance, Provenance::Unknown { .. }), "{t:?}");
+}

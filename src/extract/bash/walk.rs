@@ -1169,7 +1169,8 @@ pub(super) fn cat_operand(c: &Command) -> Option<ast::Word> {
 
 fn writes_known_text(c: &Command) -> bool {
     matches!(c, Command::Simple(sc)
-        if sc.word_or_name.as_ref().is_some_and(|w| matches!(w.value.as_str(), "echo" | "printf")))
+        if sc.word_or_name.as_ref().is_some_and(|w| matches!(w.value.as_str(), "echo" | "printf")
+            || super::captured::FILTERS.contains(&w.value.as_str())))
 }
 
 /// The byte offset of each character of a text (and its length at the end).

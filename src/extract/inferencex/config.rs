@@ -401,6 +401,10 @@ fn multinode_points(f: &Fields<'_>) -> Result<Vec<MultiPoint>, Error> {
                 if let Some(kv) = pf.opt_string("kv-offloading")? {
                     fields.push(("kv-offloading".into(), kv));
                 }
+                if let Some(b) = pf.get("kv-offload-backend") {
+                    let name = Fields::of(b, "`kv-offload-backend`")?.string("name")?;
+                    fields.push(("kv-offload-backend".into(), name));
+                }
                 let conc: Vec<String> = match pf.get("conc-list") {
                     Some(_) => pf
                         .list("conc-list")?

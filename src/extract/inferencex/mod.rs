@@ -12,6 +12,7 @@ use crate::files::{Files, LocalFiles, Location};
 use crate::launch::{Context, Known, Launch};
 use crate::span::Source;
 
+pub mod amd_disagg;
 mod config;
 mod harness;
 pub mod layout;
@@ -116,8 +117,11 @@ pub fn expand_with_env(
         if multinode::runs_srt_slurm(&entry.framework) {
             return multinode::expand(root, entry_key, &config, &entry, filter, files);
         }
+        if amd_disagg::runs_amd_disagg(&entry.framework) {
+            return amd_disagg::expand(root, entry_key, &config, &entry, filter, files);
+        }
         return Err(Error::usage(format!(
-            "entry {entry_key} is multi-node with framework {}; of multi-node entries only those that run srt-slurm recipes (dynamo-*) are read",
+            "entry {entry_key} is multi-node with framework {}; of multi-node entries only those that run srt-slurm recipes (dynamo-*) and AMD's sglang-disagg launcher are read",
             entry.framework
         )));
     }
@@ -752,7 +756,9 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("did you mean"), "{e}");
-        let e = expand(&root(), "dsr1-fp4-mi355x-sglang-disagg", &BTreeMap::new()).unwrap_err();
-        assert!(e.to_string().contains("multi-node"), "{e}");
+        // An AMD sglang-disagg entry is read per role (see amd_disagg); this
+        // fixture's has no search-space points.
+        let e = expand(&root(), "dsr1-fp4-mi355x-sglang-disagg", &BTreeMap::new()).unwrap();
+        assert!(e.points.is_empty());
     }
 }

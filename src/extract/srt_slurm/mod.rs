@@ -120,6 +120,12 @@ const ROLES: &[(Role, &str)] = &[
     (Role::Aggregated, "agg_workers"),
 ];
 
+/// Python's `str()` of a value PyYAML read (what a Python program prints
+/// for it).
+pub(crate) fn python_str(n: &Node) -> String {
+    python::str_of(n)
+}
+
 /// Reads a recipe and renders the job `selector` picks (the whole file when
 /// `None` and it has no `base:`), role by role. `name` names the recipe in
 /// context sources (`model.container of NAME`).
