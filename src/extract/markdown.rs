@@ -99,6 +99,10 @@ pub(crate) struct Blocks {
     /// line where the block parses as JavaScript), as sorted byte ranges
     /// (also in `excluded`).
     pub(crate) esm: Vec<(usize, usize)>,
+    /// `.md`: the GFM footnote definitions that nothing references, as
+    /// sorted byte ranges: GFM renders none of them, so nothing in them is
+    /// on the page.
+    unrendered: Vec<(usize, usize)>,
 }
 
 /// The most times an MDX page is read again with what MDX does not read as
@@ -353,6 +357,12 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     // below.
     out.code.extend(html_pre(text, base, &out.excluded));
     out.code.sort_by_key(|b| b.content);
+    // Nothing in a footnote definition GFM does not render is on the page.
+    let unrendered = merged(out.unrendered.iter().copied());
+    out.code.retain(|b| {
+        let i = unrendered.partition_point(|r| r.0 <= b.at);
+        i == 0 || b.at >= unrendered[i - 1].1
+    });
     // Where a code block is not shown as one: inside a raw-text element left
     // open before it, or (MDX) inside a `{...}` expression.
     let live = if mdx {
@@ -720,8 +730,22 @@ fn read_view(view: &View, page: &str) -> Blocks {
             | Options::ENABLE_STRIKETHROUGH
             | Options::ENABLE_TASKLISTS;
     }
+    // The footnotes referenced anywhere (a reference inside a definition
+    // nothing references counts too, as micromark counts it): the other
+    // definitions are not rendered.
+    let referenced: std::collections::BTreeSet<String> = Parser::new_ext(&view.text, options)
+        .filter_map(|e| match e {
+            Event::FootnoteReference(label) => Some(footnote_label(&label)),
+            _ => None,
+        })
+        .collect();
     for (event, range) in Parser::new_ext(&view.text, options).into_offset_iter() {
         match event {
+            Event::Start(Tag::FootnoteDefinition(label))
+                if !referenced.contains(&footnote_label(&label)) =>
+            {
+                out.unrendered.push(view.range(range.start, range.end));
+            }
             Event::Start(Tag::CodeBlock(kind)) => {
                 let lang = match &kind {
                     CodeBlockKind::Fenced(info) => Some(
@@ -794,6 +818,15 @@ fn read_view(view: &View, page: &str) -> Blocks {
     }
     out.excluded.sort();
     out
+}
+
+/// A footnote label as GFM matches it: case-folded, blanks collapsed.
+fn footnote_label(label: &str) -> String {
+    label
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// Where a scan at `i` goes on when `i` is inside one of `ranges` (sorted,

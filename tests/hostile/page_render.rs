@@ -733,7 +733,6 @@ const RECIPE_TP_8: &str = "sglang serve --model-path m --tp 8\n";
 /// A GFM footnote definition that no `[^1]` references is not rendered
 /// (micromark and GitHub drop it): its code block is no command on the page.
 #[test]
-#[ignore = "issue 24 (round 6): an unreferenced GFM footnote definition's block is read (GFM does not render it)"]
 fn adversary_round6_unreferenced_footnote_block_is_not_read() {
     let page =
         "# Page\n\n[^1]: note\n\n    ```bash\n    sglang serve --model-path m --tp 8\n    ```\n";
