@@ -41,6 +41,7 @@ use super::visibility;
 use mdx::{esm_blocks, mdx_comments, mdx_expressions};
 
 mod mdx;
+mod rendered;
 use crate::error::Error;
 use crate::files::{LineEndings, check_line_endings};
 use crate::launch::Launch;
@@ -92,9 +93,6 @@ pub(crate) struct Blocks {
     /// Code blocks, inline code spans, front matter and MDX comments, as
     /// sorted byte ranges.
     pub(crate) excluded: Vec<(usize, usize)>,
-    /// The raw HTML a renderer passes through as it is (HTML blocks, inline
-    /// HTML), as sorted byte ranges.
-    raw_html: Vec<(usize, usize)>,
     /// MDX: the ESM blocks (`import`/`export` at a line start to the blank
     /// line where the block parses as JavaScript), as sorted byte ranges
     /// (also in `excluded`).
@@ -312,7 +310,8 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     let text = &source.text;
     check_line_endings(source, LineEndings::Text)?;
     let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let mut out = read_view(&View::new(text, base, mdx), text);
+    let view = View::new(text, base, mdx);
+    let mut out = read_view(&view, text);
     if mdx {
         // What MDX does not read as Markdown, a fence in it included: its
         // comments (hidden), its ESM blocks (JavaScript) and the tags that
@@ -363,18 +362,20 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
         let i = unrendered.partition_point(|r| r.0 <= b.at);
         i == 0 || b.at >= unrendered[i - 1].1
     });
-    // Where a code block is not shown as one: inside a raw-text element left
-    // open before it, or (MDX) inside a `{...}` expression.
-    let live = if mdx {
-        outside(&out.excluded, base, text.len())
-    } else {
-        std::mem::take(&mut out.raw_html)
-    };
-    let mut hiding = raw_text_regions(text, &live, mdx);
-    if mdx {
-        hiding.extend(mdx_expressions(text, base, &out.excluded).0);
-        hiding.sort_by_key(|r| r.0);
+    if !mdx {
+        // A `.md` page: what the HTML tree of its rendering shows.
+        let hidden = rendered::hidden(&view, text, options(&view), &out.code);
+        for (block, hidden) in out.code.iter_mut().zip(hidden) {
+            block.hidden = hidden;
+        }
+        return Ok(out);
     }
+    // Where a code block of an MDX page is not shown as one: inside a
+    // raw-text element left open before it, or inside a `{...}` expression.
+    let live = outside(&out.excluded, base, text.len());
+    let mut hiding = raw_text_regions(text, &live, mdx);
+    hiding.extend(mdx_expressions(text, base, &out.excluded).0);
+    hiding.sort_by_key(|r| r.0);
     // For each region (sorted by start), the one reaching furthest among it
     // and those before it: regions of the two kinds may nest.
     let mut furthest: Vec<usize> = Vec::with_capacity(hiding.len());
@@ -566,7 +567,7 @@ fn not_rendered(text: &str, lower: &str, i: usize, mdx: bool) -> Option<(String,
     }
     let found = |attrs: Vec<(String, String)>| {
         let get = |n: &str| attrs.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
-        visibility::element_hides(name, &get)
+        visibility::block_hides(name, &get)
     };
     // Attributes that cannot decide (no name that does, no expression) are
     // not parsed: most tags on a page.
@@ -712,16 +713,10 @@ fn html_pre(text: &str, base: usize, excluded: &[(usize, usize)]) -> Vec<CodeBlo
     out
 }
 
-/// The code blocks and code ranges pulldown-cmark finds in a view of `page`.
-fn read_view(view: &View, page: &str) -> Blocks {
-    let mut out = Blocks::default();
-    // Inside a code block: the block so far (its `content` is the page range
-    // of its text so far, `containers` the page ranges of its text pieces).
-    let mut open: Option<CodeBlock> = None;
-    // The blanks before the open block's fence on its line (MDX re-indents).
-    let mut fence_indent: Option<usize> = None;
-    // A `.md` page is read as GitHub-flavoured Markdown (a fence in a
-    // footnote is a fence); MDX without plugins has no GFM.
+/// The extensions a view is read with: a `.md` page is read as
+/// GitHub-flavoured Markdown (a fence in a footnote is a fence); MDX without
+/// plugins has no GFM.
+fn options(view: &View) -> Options {
     let mut options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
     if !view.dedented {
         options |= Options::ENABLE_GFM
@@ -730,6 +725,18 @@ fn read_view(view: &View, page: &str) -> Blocks {
             | Options::ENABLE_STRIKETHROUGH
             | Options::ENABLE_TASKLISTS;
     }
+    options
+}
+
+/// The code blocks and code ranges pulldown-cmark finds in a view of `page`.
+fn read_view(view: &View, page: &str) -> Blocks {
+    let mut out = Blocks::default();
+    // Inside a code block: the block so far (its `content` is the page range
+    // of its text so far, `containers` the page ranges of its text pieces).
+    let mut open: Option<CodeBlock> = None;
+    // The blanks before the open block's fence on its line (MDX re-indents).
+    let mut fence_indent: Option<usize> = None;
+    let options = options(view);
     // The footnotes referenced anywhere (a reference inside a definition
     // nothing references counts too, as micromark counts it): the other
     // definitions are not rendered.
@@ -809,9 +816,6 @@ fn read_view(view: &View, page: &str) -> Blocks {
             }
             Event::Start(Tag::MetadataBlock(_)) => {
                 out.excluded.push(view.range(range.start, range.end));
-            }
-            Event::Html(_) | Event::InlineHtml(_) if range.end > range.start => {
-                out.raw_html.push(view.range(range.start, range.end));
             }
             _ => {}
         }
@@ -1019,6 +1023,10 @@ fn hidden_error(source: &Source, block: &CodeBlock, open: usize, what: &str) -> 
         || what.contains("not rendered")
     {
         "a browser does not render it (renderers that drop the attribute or style, like GitHub's, show it): which command the page shows depends on the renderer"
+    } else if what.contains("form control") {
+        "a browser shows a form control there, not a code block (an HTML parser may even drop the block's `<pre>` tag)"
+    } else if what.starts_with("raw HTML") {
+        "a browser does not show it as a code block"
     } else if what.starts_with("HTML comment") {
         "a browser shows nothing of it (on GitHub too), though the Markdown parser renders it as a code block inside the raw comment"
     } else {

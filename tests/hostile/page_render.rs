@@ -756,7 +756,6 @@ fn adversary_round6_unreferenced_footnote_block_is_not_read() {
 /// renderer-dependent, but reads the hidden `<code>` inside one as the
 /// visible command.
 #[test]
-#[ignore = "issue 24 (round 6): hidden/display:none on the <code> of a raw <pre> is ignored"]
 fn adversary_round6_hidden_code_in_a_raw_pre_is_not_the_visible_command() {
     for page in [
         "# Page\n\n<pre><code hidden>sglang serve --model-path m --tp 8</code></pre>\n",
@@ -772,7 +771,6 @@ fn adversary_round6_hidden_code_in_a_raw_pre_is_not_the_visible_command() {
 /// the select, which shows only its options (parse5 finds no `<pre>`). The
 /// `<textarea>`/`<script>` case is refused; `<select>` is read.
 #[test]
-#[ignore = "issue 24 (round 6): a block after an open <select> is read (the browser shows no code block)"]
 fn adversary_round6_blocks_inside_an_open_select_are_not_read() {
     for (name, page) in [
         (
