@@ -23,11 +23,15 @@
 //! at every line start (so a `> --tp 4` continuation line is `--tp 4`, not a
 //! redirection), and reads a copy of the page in which it is blanked to spaces,
 //! so every position is still the page's. A block the page does not show as a
-//! code block is an error at its fence when it would be read: inside an element
-//! whose content a browser does not show as markup (`<script>`, `<style>`,
-//! `<textarea>`, `<title>`, ... opened in raw HTML and not closed before it;
-//! GitHub's tag filter escapes those tags and shows the text, so no reading is
-//! right for both), or, on an MDX page, inside a `{...}` expression (JavaScript,
+//! code block is an error at its fence when it would be read. On a `.md` page,
+//! which blocks are shown is what the HTML tree of the page's rendering says
+//! (`rendered`: html5ever builds it as a browser does): a block inside an
+//! element whose content a browser does not show as markup (`<script>`,
+//! `<textarea>`, ... left open before it; GitHub's tag filter escapes those
+//! tags and shows the text, so no reading is right for both), in a comment, in
+//! a `<select>`, or under an element that hides it; GFM footnote definitions
+//! nothing references are not rendered at all. On an MDX page, a block inside
+//! a JSX element that hides it or inside a `{...}` expression (JavaScript,
 //! rendered or not as the code decides).
 
 use std::sync::Arc;
