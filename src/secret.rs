@@ -211,25 +211,79 @@ fn slash(b: &[u8], i: usize) -> Option<usize> {
 /// [`url_userinfos`]): every password, whatever the URL's variable or
 /// option is called (`PIP_INDEX_URL`, `HF_ENDPOINT`, an argument, a JSON
 /// value), and a user name that looks like a credential (a token as the
-/// user: `https://ghp_...@github.com`).
+/// user: `https://ghp_...@github.com`). Percent escapes are read as clients
+/// read them (`requests` and `pip` unquote the user and the password): a
+/// user whose escapes spell a `:` (`https://u%3ATOKEN@host`) sends what
+/// follows it as its password, and each credential is recorded both as
+/// written and as decoded, so a text derived from either spelling is masked.
 pub fn note_urls(text: &str) {
     for u in url_userinfos(text, false) {
-        match u.colon {
-            Some(c) => {
-                note_raw(&text[c + 1..u.at]);
-                let user = &text[u.start..c];
-                if credential_like(user) {
-                    note_raw(user);
-                }
+        let (user, password) = match u.colon {
+            Some(c) => (&text[u.start..c], Some(&text[c + 1..u.at])),
+            None => (&text[u.start..u.at], None),
+        };
+        if let Some(p) = password {
+            note_credential(p);
+        }
+        // The user as a client sends it: an escaped `:` in it ends the user
+        // name and starts a password (`u%3ATOKEN`).
+        let (name, after) = match encoded_colon(user) {
+            Some((a, b)) => (&user[..a], Some(&user[b..])),
+            None => (user, None),
+        };
+        if let Some(p) = after {
+            note_credential(p);
+        }
+        if credential_like(name) || credential_like(&percent_decode(name)) {
+            note_credential(name);
+        }
+    }
+}
+
+/// Records a URL credential as written ([`note_raw`]) and, when it holds
+/// percent escapes, as decoded (`p%40ss` is the password `p@ss`).
+fn note_credential(written: &str) {
+    note_raw(written);
+    let decoded = percent_decode(written);
+    if decoded != written {
+        note_raw(&decoded);
+    }
+}
+
+/// The byte range of the first percent escape of `s` that spells `:`
+/// (`%3A`, `%3a`).
+fn encoded_colon(s: &str) -> Option<(usize, usize)> {
+    let b = s.as_bytes();
+    (0..b.len().saturating_sub(2))
+        .find(|&i| b[i] == b'%' && b[i + 1] == b'3' && b[i + 2].eq_ignore_ascii_case(&b'a'))
+        .map(|i| (i, i + 3))
+}
+
+/// `s` with its percent escapes (`%XX`) decoded as `urllib.parse.unquote`
+/// decodes them: bytes that are no UTF-8 become U+FFFD, a `%` not followed
+/// by two hex digits stays as it is.
+pub fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match (
+            b[i],
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push(h << 4 | l);
+                i += 3;
             }
-            None => {
-                let user = &text[u.start..u.at];
-                if credential_like(user) {
-                    note_raw(user);
-                }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
             }
         }
     }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Records a secret as written (no quote trimming: a URL's password is
@@ -823,9 +877,19 @@ pub fn mask(text: &str) -> String {
         for m in ac.find_iter(text) {
             let before = text[..m.start()].chars().next_back();
             let after = text[m.end()..].chars().next();
-            if before.is_some_and(|c| is_word_char(c) || matches!(c, '\\' | '%' | ':'))
-                || after.is_some_and(is_word_char)
-            {
+            // A whole percent escape before it (`u%3ATOKEN`, `%2FTOKEN`)
+            // ends the word before it: masking cuts no escape there.
+            let after_escape = m
+                .start()
+                .checked_sub(3)
+                .and_then(|a| text.get(a..m.start()))
+                .is_some_and(|e| {
+                    let e = e.as_bytes();
+                    e[0] == b'%' && e[1].is_ascii_hexdigit() && e[2].is_ascii_hexdigit()
+                });
+            let joined_before = !after_escape
+                && before.is_some_and(|c| is_word_char(c) || matches!(c, '\\' | '%' | ':'));
+            if joined_before || after.is_some_and(is_word_char) {
                 continue;
             }
             ranges.push((m.start(), m.end()));
@@ -1148,6 +1212,43 @@ api-key: &a !<tag:yaml.org,2002:str> tagged_tok_2
             "a: \"https://****@h\", ::error file=x,line=1::https://h/"
         );
         assert_eq!(sanitize("\"x//a\",\"b@c\""), "\"x//a\",\"b@c\"");
+    }
+
+    /// Percent escapes in a userinfo are read as clients read them: an
+    /// escaped `:` in the user starts a password (`u%3ATOKEN` sends
+    /// `TOKEN`), and an escaped password is recorded as written and as
+    /// decoded, so a text holding the userinfo without its `@` (a model path
+    /// cut at its `@revision`) or the decoded credential is masked too.
+    #[test]
+    fn percent_encoded_userinfo_is_recorded() {
+        note_urls("--model-path https://u%3AEnc0dedC0lonTok@h.example");
+        note_urls("X=https://u%3aLowerC4seTok9@h/ Y=https://me:p%40ssW0rdEsc9@h/");
+        note_urls("Z=//%67hp_Esc4pedUserT0k@h/");
+        let m = |s: &str| MASK.to_string().repeat(s.len());
+        for (derived, masked) in [
+            (
+                "path \"https://u%3AEnc0dedC0lonTok\"".to_string(),
+                format!("path \"https://u%3A{}\"", m("Enc0dedC0lonTok")),
+            ),
+            (
+                "https://u%3aLowerC4seTok9".into(),
+                format!("https://u%3a{}", m("LowerC4seTok9")),
+            ),
+            (
+                "p%40ssW0rdEsc9 p@ssW0rdEsc9".into(),
+                format!("{} {}", m("p%40ssW0rdEsc9"), m("p@ssW0rdEsc9")),
+            ),
+            ("ghp_Esc4pedUserT0k".into(), m("ghp_Esc4pedUserT0k")),
+        ] {
+            assert_eq!(value(&derived), masked, "{derived}");
+        }
+        // The backstop masks a recorded credential right after a whole
+        // escape (never after a lone `%`, which would cut one).
+        assert_eq!(
+            sanitize("local path \"https://u%3AEnc0dedC0lonTok\""),
+            format!("local path \"https://u%3A{}\"", m("Enc0dedC0lonTok"))
+        );
+        assert_eq!(percent_decode("a%3Ab%zz%4"), "a:b%zz%4");
     }
 
     #[test]

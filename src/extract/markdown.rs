@@ -23,11 +23,15 @@
 //! at every line start (so a `> --tp 4` continuation line is `--tp 4`, not a
 //! redirection), and reads a copy of the page in which it is blanked to spaces,
 //! so every position is still the page's. A block the page does not show as a
-//! code block is an error at its fence when it would be read: inside an element
-//! whose content a browser does not show as markup (`<script>`, `<style>`,
-//! `<textarea>`, `<title>`, ... opened in raw HTML and not closed before it;
-//! GitHub's tag filter escapes those tags and shows the text, so no reading is
-//! right for both), or, on an MDX page, inside a `{...}` expression (JavaScript,
+//! code block is an error at its fence when it would be read. On a `.md` page,
+//! which blocks are shown is what the HTML tree of the page's rendering says
+//! (`rendered`: html5ever builds it as a browser does): a block inside an
+//! element whose content a browser does not show as markup (`<script>`,
+//! `<textarea>`, ... left open before it; GitHub's tag filter escapes those
+//! tags and shows the text, so no reading is right for both), in a comment, in
+//! a `<select>`, or under an element that hides it; GFM footnote definitions
+//! nothing references are not rendered at all. On an MDX page, a block inside
+//! a JSX element that hides it or inside a `{...}` expression (JavaScript,
 //! rendered or not as the code decides).
 
 use std::sync::Arc;
@@ -41,6 +45,7 @@ use super::visibility;
 use mdx::{esm_blocks, mdx_comments, mdx_expressions};
 
 mod mdx;
+mod rendered;
 use crate::error::Error;
 use crate::files::{LineEndings, check_line_endings};
 use crate::launch::Launch;
@@ -92,13 +97,14 @@ pub(crate) struct Blocks {
     /// Code blocks, inline code spans, front matter and MDX comments, as
     /// sorted byte ranges.
     pub(crate) excluded: Vec<(usize, usize)>,
-    /// The raw HTML a renderer passes through as it is (HTML blocks, inline
-    /// HTML), as sorted byte ranges.
-    raw_html: Vec<(usize, usize)>,
     /// MDX: the ESM blocks (`import`/`export` at a line start to the blank
     /// line where the block parses as JavaScript), as sorted byte ranges
     /// (also in `excluded`).
     pub(crate) esm: Vec<(usize, usize)>,
+    /// `.md`: the GFM footnote definitions that nothing references, as
+    /// sorted byte ranges: GFM renders none of them, so nothing in them is
+    /// on the page.
+    unrendered: Vec<(usize, usize)>,
 }
 
 /// The most times an MDX page is read again with what MDX does not read as
@@ -308,7 +314,8 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     let text = &source.text;
     check_line_endings(source, LineEndings::Text)?;
     let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let mut out = read_view(&View::new(text, base, mdx), text);
+    let view = View::new(text, base, mdx);
+    let mut out = read_view(&view, text);
     if mdx {
         // What MDX does not read as Markdown, a fence in it included: its
         // comments (hidden), its ESM blocks (JavaScript) and the tags that
@@ -353,18 +360,26 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     // below.
     out.code.extend(html_pre(text, base, &out.excluded));
     out.code.sort_by_key(|b| b.content);
-    // Where a code block is not shown as one: inside a raw-text element left
-    // open before it, or (MDX) inside a `{...}` expression.
-    let live = if mdx {
-        outside(&out.excluded, base, text.len())
-    } else {
-        std::mem::take(&mut out.raw_html)
-    };
-    let mut hiding = raw_text_regions(text, &live, mdx);
-    if mdx {
-        hiding.extend(mdx_expressions(text, base, &out.excluded).0);
-        hiding.sort_by_key(|r| r.0);
+    // Nothing in a footnote definition GFM does not render is on the page.
+    let unrendered = merged(out.unrendered.iter().copied());
+    out.code.retain(|b| {
+        let i = unrendered.partition_point(|r| r.0 <= b.at);
+        i == 0 || b.at >= unrendered[i - 1].1
+    });
+    if !mdx {
+        // A `.md` page: what the HTML tree of its rendering shows.
+        let hidden = rendered::hidden(&view, text, options(&view), &out.code);
+        for (block, hidden) in out.code.iter_mut().zip(hidden) {
+            block.hidden = hidden;
+        }
+        return Ok(out);
     }
+    // Where a code block of an MDX page is not shown as one: inside a
+    // raw-text element left open before it, or inside a `{...}` expression.
+    let live = outside(&out.excluded, base, text.len());
+    let mut hiding = raw_text_regions(text, &live, mdx);
+    hiding.extend(mdx_expressions(text, base, &out.excluded).0);
+    hiding.sort_by_key(|r| r.0);
     // For each region (sorted by start), the one reaching furthest among it
     // and those before it: regions of the two kinds may nest.
     let mut furthest: Vec<usize> = Vec::with_capacity(hiding.len());
@@ -556,7 +571,7 @@ fn not_rendered(text: &str, lower: &str, i: usize, mdx: bool) -> Option<(String,
     }
     let found = |attrs: Vec<(String, String)>| {
         let get = |n: &str| attrs.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
-        visibility::element_hides(name, &get)
+        visibility::block_hides(name, &get)
     };
     // Attributes that cannot decide (no name that does, no expression) are
     // not parsed: most tags on a page.
@@ -702,16 +717,10 @@ fn html_pre(text: &str, base: usize, excluded: &[(usize, usize)]) -> Vec<CodeBlo
     out
 }
 
-/// The code blocks and code ranges pulldown-cmark finds in a view of `page`.
-fn read_view(view: &View, page: &str) -> Blocks {
-    let mut out = Blocks::default();
-    // Inside a code block: the block so far (its `content` is the page range
-    // of its text so far, `containers` the page ranges of its text pieces).
-    let mut open: Option<CodeBlock> = None;
-    // The blanks before the open block's fence on its line (MDX re-indents).
-    let mut fence_indent: Option<usize> = None;
-    // A `.md` page is read as GitHub-flavoured Markdown (a fence in a
-    // footnote is a fence); MDX without plugins has no GFM.
+/// The extensions a view is read with: a `.md` page is read as
+/// GitHub-flavoured Markdown (a fence in a footnote is a fence); MDX without
+/// plugins has no GFM.
+fn options(view: &View) -> Options {
     let mut options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
     if !view.dedented {
         options |= Options::ENABLE_GFM
@@ -720,8 +729,34 @@ fn read_view(view: &View, page: &str) -> Blocks {
             | Options::ENABLE_STRIKETHROUGH
             | Options::ENABLE_TASKLISTS;
     }
+    options
+}
+
+/// The code blocks and code ranges pulldown-cmark finds in a view of `page`.
+fn read_view(view: &View, page: &str) -> Blocks {
+    let mut out = Blocks::default();
+    // Inside a code block: the block so far (its `content` is the page range
+    // of its text so far, `containers` the page ranges of its text pieces).
+    let mut open: Option<CodeBlock> = None;
+    // The blanks before the open block's fence on its line (MDX re-indents).
+    let mut fence_indent: Option<usize> = None;
+    let options = options(view);
+    // The footnotes referenced anywhere (a reference inside a definition
+    // nothing references counts too, as micromark counts it): the other
+    // definitions are not rendered.
+    let referenced: std::collections::BTreeSet<String> = Parser::new_ext(&view.text, options)
+        .filter_map(|e| match e {
+            Event::FootnoteReference(label) => Some(footnote_label(&label)),
+            _ => None,
+        })
+        .collect();
     for (event, range) in Parser::new_ext(&view.text, options).into_offset_iter() {
         match event {
+            Event::Start(Tag::FootnoteDefinition(label))
+                if !referenced.contains(&footnote_label(&label)) =>
+            {
+                out.unrendered.push(view.range(range.start, range.end));
+            }
             Event::Start(Tag::CodeBlock(kind)) => {
                 let lang = match &kind {
                     CodeBlockKind::Fenced(info) => Some(
@@ -786,14 +821,20 @@ fn read_view(view: &View, page: &str) -> Blocks {
             Event::Start(Tag::MetadataBlock(_)) => {
                 out.excluded.push(view.range(range.start, range.end));
             }
-            Event::Html(_) | Event::InlineHtml(_) if range.end > range.start => {
-                out.raw_html.push(view.range(range.start, range.end));
-            }
             _ => {}
         }
     }
     out.excluded.sort();
     out
+}
+
+/// A footnote label as GFM matches it: case-folded, blanks collapsed.
+fn footnote_label(label: &str) -> String {
+    label
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// Where a scan at `i` goes on when `i` is inside one of `ranges` (sorted,
@@ -986,6 +1027,10 @@ fn hidden_error(source: &Source, block: &CodeBlock, open: usize, what: &str) -> 
         || what.contains("not rendered")
     {
         "a browser does not render it (renderers that drop the attribute or style, like GitHub's, show it): which command the page shows depends on the renderer"
+    } else if what.contains("form control") {
+        "a browser shows a form control there, not a code block (an HTML parser may even drop the block's `<pre>` tag)"
+    } else if what.starts_with("raw HTML") {
+        "a browser does not show it as a code block"
     } else if what.starts_with("HTML comment") {
         "a browser shows nothing of it (on GitHub too), though the Markdown parser renders it as a code block inside the raw comment"
     } else {

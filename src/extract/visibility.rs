@@ -68,6 +68,25 @@ pub(crate) fn element_hides(name: &str, attr: &dyn Fn(&str) -> Option<String>) -
     None
 }
 
+/// Form controls that show a code block written in them as no code block: a
+/// `<select>` shows its options only (older HTML parsers, parse5's among
+/// them, drop the `<pre>` and `<code>` tags inside it; newer ones keep them
+/// in the select, which does not render them).
+const CONTROLS: &[&str] = &["select"];
+
+/// Whether a code block inside the element `name` is shown as one on a page:
+/// `None` when it is, else why not ([`element_hides`], or a form control of
+/// [`CONTROLS`]).
+pub(crate) fn block_hides(name: &str, attr: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    element_hides(name, attr).or_else(|| {
+        CONTROLS.contains(&name).then(|| {
+            format!(
+                "`<{name}>` element (a form control, which shows its options, not a code block)"
+            )
+        })
+    })
+}
+
 /// The values `display` takes besides `none` (each word of a multi-keyword
 /// value is one of these).
 const DISPLAY_WORDS: &[&str] = &[

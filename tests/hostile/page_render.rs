@@ -733,7 +733,6 @@ const RECIPE_TP_8: &str = "sglang serve --model-path m --tp 8\n";
 /// A GFM footnote definition that no `[^1]` references is not rendered
 /// (micromark and GitHub drop it): its code block is no command on the page.
 #[test]
-#[ignore = "issue 24 (round 6): an unreferenced GFM footnote definition's block is read (GFM does not render it)"]
 fn adversary_round6_unreferenced_footnote_block_is_not_read() {
     let page =
         "# Page\n\n[^1]: note\n\n    ```bash\n    sglang serve --model-path m --tp 8\n    ```\n";
@@ -757,7 +756,6 @@ fn adversary_round6_unreferenced_footnote_block_is_not_read() {
 /// renderer-dependent, but reads the hidden `<code>` inside one as the
 /// visible command.
 #[test]
-#[ignore = "issue 24 (round 6): hidden/display:none on the <code> of a raw <pre> is ignored"]
 fn adversary_round6_hidden_code_in_a_raw_pre_is_not_the_visible_command() {
     for page in [
         "# Page\n\n<pre><code hidden>sglang serve --model-path m --tp 8</code></pre>\n",
@@ -773,7 +771,6 @@ fn adversary_round6_hidden_code_in_a_raw_pre_is_not_the_visible_command() {
 /// the select, which shows only its options (parse5 finds no `<pre>`). The
 /// `<textarea>`/`<script>` case is refused; `<select>` is read.
 #[test]
-#[ignore = "issue 24 (round 6): a block after an open <select> is read (the browser shows no code block)"]
 fn adversary_round6_blocks_inside_an_open_select_are_not_read() {
     for (name, page) in [
         (
@@ -833,4 +830,84 @@ fn adversary_round6_held_pages() {
     let read = launches("docs.md", page).unwrap();
     assert_eq!(read.len(), 1, "{read:?}");
     assert!(!read[0].contains(&"--tp".to_string()), "{read:?}");
+}
+
+/// What the HTML tree builder does with raw HTML left open before a block
+/// decides whether the block is shown (the page's rendering is parsed as a
+/// browser parses it): a `<p hidden>` is closed by the block's `<pre>` tag
+/// and a `<span hidden>` inside a paragraph by the paragraph's `</p>`, so
+/// the block is the page's command; a `<div hidden>` in a paragraph closes
+/// the paragraph and stays open, and a hidden `<em>` is reopened around the
+/// block's text, so the block is not shown.
+#[test]
+fn raw_html_left_open_is_closed_as_the_html_parser_closes_it() {
+    for open in [
+        "<p hidden>",
+        "<p style=\"display:none\">",
+        "text <span hidden>",
+        "text <span class=\"hidden\">",
+        "> quoted <span hidden>",
+    ] {
+        let page =
+            format!("# Page\n\n{open}\n\n```bash\nsglang serve --model-path m \\\n  --tp 4\n```\n");
+        reads_tp_4("docs.md", &page);
+    }
+    // A formatting element (`<em>`, `<b>`) closed by `</p>` is reopened by
+    // the parser around the next text, the block's among it.
+    for open in [
+        "text <div hidden>",
+        "<div hidden><p>",
+        "<section hidden>",
+        "text <em class=\"hidden\">",
+        "text <b hidden>",
+    ] {
+        let page =
+            format!("# Page\n\n{open}\n\n```bash\nsglang serve --model-path m --tp 8\n```\n");
+        let (code, out) = compare("docs.md", &page, RECIPE_TP_8);
+        assert_eq!(code, Some(2), "{page}\n{out}");
+        assert!(out.contains("docs.md:5:1"), "{page}\n{out}");
+    }
+}
+
+/// Every way the one visibility model hides the `<code>` of a raw `<pre>`
+/// (or an element between them) hides the command; a `<code>` that hides
+/// nothing is read.
+#[test]
+fn hidden_code_of_a_raw_pre_in_every_form() {
+    for code in [
+        "<code class=\"hidden\">",
+        "<code style=\"visibility: hidden\">",
+        "<code popover>",
+        "<code style=\"display:&#110;one\">",
+        "<span hidden><code>",
+    ] {
+        let page =
+            format!("# Page\n\n<pre>{code}sglang serve --model-path m --tp 8</code></pre>\n");
+        let (code, out) = compare("docs.md", &page, RECIPE_TP_8);
+        assert_ne!(code, Some(0), "{page}\n{out}");
+    }
+    let page = "# Page\n\n<pre><code class=\"language-bash\">sglang serve --model-path m --tp 4</code></pre>\n";
+    reads_tp_4("docs.md", page);
+}
+
+/// A `<select>` left open anywhere before a block (an HTML block, inline in
+/// a paragraph, with an `<optgroup>`) shows no code block; one closed before
+/// the block leaves it shown.
+#[test]
+fn blocks_after_an_open_select_in_every_form() {
+    for open in [
+        "text <select>",
+        "<select><optgroup label=\"a\">",
+        "<form><select name=x>",
+    ] {
+        let page =
+            format!("# Page\n\n{open}\n\n```bash\nsglang serve --model-path m --tp 8\n```\n");
+        let (code, out) = compare("docs.md", &page, RECIPE_TP_8);
+        assert_eq!(code, Some(2), "{page}\n{out}");
+        assert!(out.contains("`<select>`"), "{page}\n{out}");
+    }
+    reads_tp_4(
+        "docs.md",
+        "# Page\n\n<select><option>a</option></select>\n\n```bash\nsglang serve --model-path m --tp 4\n```\n",
+    );
 }
