@@ -106,6 +106,9 @@ impl Interp<'_> {
                     _ => None,
                 }
             }
+            // `exec` with redirections only writes nothing (where it moves
+            // the output is looked at before it runs).
+            "exec" if args.len() == 1 => Some(String::new()),
             "dirname" => dirname(&args[1..]),
             "basename" => basename(&args[1..]),
             _ => None,
