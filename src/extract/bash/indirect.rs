@@ -107,6 +107,12 @@ pub(super) fn resolve(st: &State, pe: &ParameterExpr) -> Option<Result<Parameter
     }
     *indirect = false;
     let shown = param.to_string();
+    let shown = shown
+        .strip_prefix("${")
+        .and_then(|s| s.strip_suffix('}'))
+        .or_else(|| shown.strip_prefix('$'))
+        .unwrap_or(&shown)
+        .to_string();
     if let Parameter::Named(n) = &*param
         && st.namerefs.contains_key(n)
     {
