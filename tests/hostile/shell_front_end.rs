@@ -1053,7 +1053,6 @@ fn bash_word_or_unknown(block: &str, at: usize, bash_value: &str) {
 /// value stays): bash runs `--tp 8`, recipe-drift reads `--tp 4`, and against
 /// a recipe at `--tp 4` says no drift.
 #[test]
-#[ignore = "issue 24 (round 6): a prefix assignment before export is dropped after the command (bash keeps it)"]
 fn adversary_round6_a_prefix_assignment_to_export_stays() {
     bash_word_or_unknown(
         "TP=4\nTP=8 export TP\nsglang serve --model-path m --tp $TP",
@@ -1069,12 +1068,48 @@ fn adversary_round6_a_prefix_assignment_to_export_stays() {
     let o = repo.run_deterministic(&["compare", "docs/page.md", "recipe.sh", "--offline"]);
     o.assert_bounded();
     assert_ne!(o.code, Some(0), "{}", o.both());
+    // bash's rule: a temporary (prefix) variable that `export`/`readonly`
+    // (or `declare -x`/`-r` outside a function) gives an attribute keeps
+    // its value; `local` in a function starts from it. Other builtins and
+    // options leave the shell's own value.
+    for (block, bash_value) in [
+        ("TP=4; TP=8 readonly TP", "8"),
+        ("TP=4; TP=8 declare -x TP", "8"),
+        ("TP=4; TP=8 typeset -r TP", "8"),
+        ("TP=4; TP+=8 export TP", "48"),
+        ("TP=4; TP=8 export -- TP", "8"),
+        ("f(){ TP=8 export TP; }; TP=4; f", "8"),
+        ("TP=4; TP=8 declare -i TP", "4"),
+        ("TP=4; TP=8 export -n TP", "4"),
+        ("TP=4; TP=8 declare -gx TP", "4"),
+        ("TP=4; TP=8 export X", "4"),
+    ] {
+        bash_word_or_unknown(
+            &format!("{block}\nsglang serve --model-path m --tp $TP"),
+            3,
+            bash_value,
+        );
+    }
+    bash_word_or_unknown(
+        "f(){ TP=8 local TP; sglang serve --model-path m --tp $TP; }\nTP=4; f",
+        3,
+        "8",
+    );
+    // A prefix assignment to a readonly variable is refused and the command
+    // still runs; under `set -e` the script ends there.
+    assert_eq!(
+        read("readonly R=1\nf(){ sglang serve --model-path m --tp 8; }\nR=2 f 2>/dev/null").len(),
+        1
+    );
+    assert!(
+        read("set -e\nreadonly R=1\nR=2 true 2>/dev/null || :\nsglang serve --model-path m")
+            .is_empty()
+    );
 }
 
 /// `${X~~}` / `${X~}` (bash's case toggles) are read as their own text with
 /// a known provenance: two blocks toggling different values compare equal.
 #[test]
-#[ignore = "issue 24 (round 6): ${X~~} and ${X~} are read as literal text, not toggled or unknown"]
 fn adversary_round6_case_toggle_expansions_are_bash_values_or_unknown() {
     bash_word_or_unknown(
         "Q=fp8\nsglang serve --model-path m --quantization ${Q~~}",
@@ -1082,6 +1117,81 @@ fn adversary_round6_case_toggle_expansions_are_bash_values_or_unknown() {
         "FP8",
     );
     bash_word_or_unknown("TP=4\nsglang serve --model-path m --tp ${TP~}", 3, "4");
+    // Every case modification, with patterns, per element, indirect.
+    for (block, at, bash_value) in [
+        ("Q=fp8\nsglang serve --model-path m --q ${Q~~[f]}", 3, "Fp8"),
+        ("Q=Fp8\nsglang serve --model-path m --q ${Q~}", 3, "fp8"),
+        (
+            "Q=fp8\nsglang serve --model-path m --q \"${Q~~}\"",
+            3,
+            "FP8",
+        ),
+        (
+            "Q=fp8\nsglang serve --model-path m --q x${Q~~}y",
+            3,
+            "xFP8y",
+        ),
+        ("Q=fp8\nsglang serve --model-path m --q ${Q^^}", 3, "FP8"),
+        ("Q=fp8\nsglang serve --model-path m --q ${Q^}", 3, "Fp8"),
+        ("Q=FP8\nsglang serve --model-path m --q ${Q,,}", 3, "fp8"),
+        (
+            "Q=fp8\nsglang serve --model-path m --q ${Q^^[a-f]}",
+            3,
+            "Fp8",
+        ),
+        ("Q=fp8\nsglang serve --model-path m --q ${Q^^fp}", 3, "fp8"),
+        (
+            "Q=fp8\nsglang serve --model-path m --q ${Q^^\"\"}",
+            3,
+            "fp8",
+        ),
+        (
+            "A=(ab Cd)\nsglang serve --model-path m --q \"${A[@]~~}\"",
+            4,
+            "cD",
+        ),
+        (
+            "A=(ab Cd)\nsglang serve --model-path m --q \"${A[*]~~}\"",
+            3,
+            "AB cD",
+        ),
+        (
+            "R=Q; Q=aBc\nsglang serve --model-path m --q ${!R~~}",
+            3,
+            "AbC",
+        ),
+        (
+            "R=Q; Q=fp8\nsglang serve --model-path m --q ${!R%8}",
+            3,
+            "fp",
+        ),
+        (
+            "R=Q; Q=fp8\nsglang serve --model-path m --q ${!R:-x}",
+            3,
+            "fp8",
+        ),
+        (
+            "A=(x y); R='A[1]'\nsglang serve --model-path m --q ${!R^}",
+            3,
+            "Y",
+        ),
+    ] {
+        bash_word_or_unknown(block, at, bash_value);
+    }
+    // A `${` form the reader does not evaluate is never its own text (bash
+    // refuses these: bad substitution); non-ASCII text changes case only in
+    // a UTF-8 locale.
+    for block in [
+        "Q=x\nsglang serve --model-path m --q ${Q!}",
+        "Q=x\nsglang serve --model-path m --q ${#Q~}",
+        "Q=\u{e9}\nsglang serve --model-path m --q ${Q^^}",
+    ] {
+        let l = one(block);
+        assert_eq!(
+            l["argv"][3]["provenance"]["kind"], "unknown",
+            "{block}\n{l}"
+        );
+    }
 }
 
 /// bash 5.2 turns `patsub_replacement` on: `&` in the replacement of
@@ -1089,7 +1199,6 @@ fn adversary_round6_case_toggle_expansions_are_bash_values_or_unknown() {
 /// earlier give `&8`, so the value depends on the reader's bash). recipe-drift
 /// reads `&8` as known.
 #[test]
-#[ignore = "issue 24 (round 6): & in a ${X/pat/rep} replacement is read as bash 5.1 does (5.2 gives the match)"]
 fn adversary_round6_ampersand_in_a_replacement_is_the_match() {
     bash_word_or_unknown("TP=4\nsglang serve --model-path m --tp ${TP/4/&8}", 3, "48");
     bash_word_or_unknown(
@@ -1097,25 +1206,111 @@ fn adversary_round6_ampersand_in_a_replacement_is_the_match() {
         1,
         "org/m-fp8",
     );
+    // A quoted or escaped `&` is literal in every bash; with
+    // `patsub_replacement` off, so is an unquoted one; without a match
+    // nothing is replaced.
+    for (block, bash_value) in [
+        ("X=abc\nsglang serve --model-path m --x ${X/b/\\&}", "a&c"),
+        ("X=abc\nsglang serve --model-path m --x ${X/b/\"&\"}", "a&c"),
+        (
+            "X=abc; R='&'\nsglang serve --model-path m --x ${X/b/$R}",
+            "abc",
+        ),
+        ("X=abc\nsglang serve --model-path m --x \"${X/b/&}\"", "abc"),
+        (
+            "X=abc\nsglang serve --model-path m --x ${X/%c/<&>}",
+            "ab<c>",
+        ),
+        ("X=abc\nsglang serve --model-path m --x ${X/z/&}", "abc"),
+        (
+            "shopt -u patsub_replacement; X=abc\nsglang serve --model-path m --x ${X/b/&&}",
+            "a&&c",
+        ),
+    ] {
+        bash_word_or_unknown(block, 3, bash_value);
+    }
+    let l = one("X=abc\nsglang serve --model-path m --x ${X/b/\\&} ${X/z/&}");
+    assert_eq!(argv(&l)[3..], ["a&c", "abc"], "{l}");
+    // Pattern operators apply to each element of an array or `$@`.
+    let l = one("A=(ab cb)\nsglang serve --model-path m --x ${A[@]/b/x} \"${A[@]#?}\"");
+    assert_eq!(argv(&l)[3..], ["ax", "cx", "b", "b"], "{l}");
+    let l = one("set -- ab cb\nsglang serve --model-path m --x \"${*%b}\"");
+    assert_eq!(argv(&l)[3..], ["a c"], "{l}");
 }
 
 /// `$?` after a command substitution in the same word is that
 /// substitution's status (bash: `1$(exit 6)$?` is `16`); recipe-drift reads
 /// the status before the word (`10`).
 #[test]
-#[ignore = "issue 24 (round 6): $? after a command substitution in the same word keeps the earlier status"]
 fn adversary_round6_status_after_a_substitution_in_the_word() {
     bash_word_or_unknown("sglang serve --model-path m --tp $(exit 8)$?", 3, "8");
     bash_word_or_unknown("sglang serve --model-path m --tp 1$(exit 6)$?", 3, "16");
+    // Later words of the command, assignments and nested expansions too.
+    for (block, bash_value) in [
+        ("true\nsglang serve --model-path m --tp $(false)$?", "1"),
+        ("true\nsglang serve --model-path m --tp $(exit 6) $?", "6"),
+        ("false\nsglang serve --model-path m --tp $(true)$?", "0"),
+        (
+            "true\nsglang serve --model-path m --tp ${X:-$(exit 4)}$?",
+            "4",
+        ),
+        ("true\nsglang serve --model-path m --tp `exit 7`$?", "7"),
+        (
+            "true; X=$(exit 3) Y=$?\nsglang serve --model-path m --tp $Y",
+            "3",
+        ),
+        (
+            "false\nf(){ return 0; }\nsglang serve --model-path m --tp $(f)$?",
+            "0",
+        ),
+    ] {
+        bash_word_or_unknown(block, 3, bash_value);
+    }
 }
 
 /// What a command substitution writes to standard error is not its value
 /// (bash: `1$(echo 6 >&2)` is `1`); recipe-drift reads `16`.
 #[test]
-#[ignore = "issue 24 (round 6): a command substitution's >&2 output is taken as its value"]
 fn adversary_round6_stderr_of_a_substitution_is_not_its_value() {
     bash_word_or_unknown("sglang serve --model-path m --tp $(echo 8 >&2)4", 3, "4");
     bash_word_or_unknown("sglang serve --model-path m --tp 1$(echo 6 >&2)", 3, "1");
+    // Standard output moved anywhere (a file, /dev/null, closed) by the
+    // command, a group, a function's definition or `exec` is not the value;
+    // `2>&1` keeps it.
+    for (block, bash_value) in [
+        ("sglang serve --model-path m --tp $(echo 8 1>&2)4", "4"),
+        (
+            "sglang serve --model-path m --tp $(echo 8 >/dev/null)4",
+            "4",
+        ),
+        (
+            "sglang serve --model-path m --tp $(echo 8 &>/dev/null)4",
+            "4",
+        ),
+        ("sglang serve --model-path m --tp $(echo 8 >&-)4", "4"),
+        ("sglang serve --model-path m --tp $(echo 8 2>&1)", "8"),
+        (
+            "sglang serve --model-path m --tp $(echo 8 3>&1 >&2 1>&3)",
+            "8",
+        ),
+        ("sglang serve --model-path m --tp $({ echo 8; } >&2)4", "4"),
+        (
+            "f(){ echo 8; }\nsglang serve --model-path m --tp $(f >&2)4",
+            "4",
+        ),
+        (
+            "g(){ echo 8; } >&2\nsglang serve --model-path m --tp $(g)4",
+            "4",
+        ),
+        ("sglang serve --model-path m --tp $(exec >&2; echo 8)4", "4"),
+        ("sglang serve --model-path m --tp $(echo 8 >&3)4", "4"),
+        (
+            "shopt -s lastpipe\necho 8 >&2 | read X\nsglang serve --model-path m --tp \"[$X]\"",
+            "[]",
+        ),
+    ] {
+        bash_word_or_unknown(block, 3, bash_value);
+    }
 }
 
 /// `unset a[0]` unquoted: the operand is a glob (bash unsets the element
@@ -1123,41 +1318,117 @@ fn adversary_round6_stderr_of_a_substitution_is_not_its_value() {
 /// say). recipe-drift keeps the element as known (`4`); bash, in a folder
 /// without `a0`, runs `--tp 8`.
 #[test]
-#[ignore = "issue 24 (round 6): an unquoted unset a[0] (a glob) leaves the element known"]
 fn adversary_round6_unset_of_a_glob_element_is_not_ignored() {
     bash_word_or_unknown(
         "a=(4 8)\nunset a[0]\nsglang serve --model-path m --tp ${a[0]:-8}",
         3,
         "8",
     );
+    // The element, its array's length, the variable a file `a0` would
+    // name, and any name the pattern matches (bash values in a folder with
+    // no matching file).
+    for (block, bash_value) in [
+        (
+            "a=(4 8)\nunset a[1]\nsglang serve --model-path m --tp ${a[1]:-9}",
+            "9",
+        ),
+        (
+            "a=(4 8)\nunset a[1]\nsglang serve --model-path m --tp ${#a[@]}",
+            "1",
+        ),
+        (
+            "a=(4 8); a0=3\nunset a[0]\nsglang serve --model-path m --tp $a0",
+            "3",
+        ),
+        (
+            "TP1=4\nunset TP? 2>/dev/null\nsglang serve --model-path m --tp $TP1",
+            "4",
+        ),
+        (
+            "set -f; a=(4 8)\nunset a[1]\nsglang serve --model-path m --tp ${#a[@]}",
+            "1",
+        ),
+    ] {
+        bash_word_or_unknown(block, 3, bash_value);
+    }
 }
 
 /// `${#FUNCNAME[@]}` inside a function is the call depth (1 here).
 #[test]
-#[ignore = "issue 24 (round 6): FUNCNAME inside a function is read as an empty array"]
 fn adversary_round6_funcname_inside_a_function() {
     bash_word_or_unknown(
         "f() { echo $(( 4 + 4 * ${#FUNCNAME[@]} )); }\nsglang serve --model-path m --tp $(f)",
         3,
         "8",
     );
+    // The frames above the bottom are known on a page (pasted or run as a
+    // file: bash adds `main` only for a file).
+    let l = one("f(){ sglang serve --model-path m --tp ${FUNCNAME[1]} $FUNCNAME; }\ng(){ f; }\ng");
+    assert_eq!(argv(&l)[3..], ["g", "f"], "{l}");
+    bash_word_or_unknown(
+        "f(){ sglang serve --model-path m --tp ${FUNCNAME[2]-v}; }\ng(){ f; }\ng",
+        3,
+        "v",
+    );
+    // In a script file bash ends it with `main`.
+    let repo = Repo::new();
+    repo.write(
+        "recipe.sh",
+        "f(){ sglang serve --model-path m --tp ${#FUNCNAME[@]} \"${FUNCNAME[@]}\"; }\ng(){ f; }\ng\n",
+    );
+    let o = repo.run_deterministic(&["extract", "--format", "json", "recipe.sh"]);
+    o.assert_bounded();
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    assert_eq!(argv(&v["launches"][0])[3..], ["3", "f", "g", "main"], "{v}");
 }
 
 /// `readonly` has no `-x`: bash refuses the command (`invalid option`) and
 /// sets nothing; recipe-drift exports `SGLANG_X=8` to the launch.
 #[test]
-#[ignore = "issue 24 (round 6): readonly -x (an invalid option) is read as an export"]
 fn adversary_round6_readonly_x_is_refused_as_bash_refuses_it() {
     let l = one("readonly -x SGLANG_X=8 2>/dev/null\nsglang serve --model-path m --tp 8");
     assert_eq!(env(&l, "SGLANG_X"), None, "{l}");
+    // An option the builtin does not have: nothing is set. An option word
+    // after the operands, or an invalid name, fails alone.
+    for block in [
+        "export -x SGLANG_X=8 2>/dev/null",
+        "declare -bx SGLANG_X=8 2>/dev/null",
+        "export -nx SGLANG_X=8 2>/dev/null",
+        "f(){ local -b SGLANG_X=8; }; f 2>/dev/null; export SGLANG_X",
+        "declare -px SGLANG_X=8 2>/dev/null",
+    ] {
+        let l = one(&format!("{block}\nsglang serve --model-path m --tp 8"));
+        assert_eq!(env(&l, "SGLANG_X"), None, "{block}\n{l}");
+    }
+    for block in [
+        "export SGLANG_X=8 -x 2>/dev/null",
+        "export -- -x SGLANG_X=8 2>/dev/null",
+        "X=1a; export $X SGLANG_X=8 2>/dev/null",
+    ] {
+        let l = one(&format!("{block}\nsglang serve --model-path m --tp 8"));
+        assert_eq!(env(&l, "SGLANG_X").as_deref(), Some("8"), "{block}\n{l}");
+    }
+    // `readonly -n` is not a reference (nor readonly).
+    bash_word_or_unknown(
+        "readonly -n TP=8; TP=4\nsglang serve --model-path m --tp $TP",
+        3,
+        "4",
+    );
 }
 
 /// `builtin sglang ...` fails in bash (`sglang: not a shell builtin`): no
 /// server starts, so the block has no launch.
 #[test]
-#[ignore = "issue 24 (round 6): builtin NAME with a non-builtin NAME is read as a launch"]
 fn adversary_round6_builtin_of_a_program_starts_nothing() {
     assert!(read("builtin sglang serve --model-path m --tp 8").is_empty());
+    assert!(read("builtin -p sglang serve --model-path m --tp 8 2>/dev/null").is_empty());
+    assert!(read("S=sglang\nbuiltin $S serve --model-path m --tp 8").is_empty());
+    assert!(read("builtin -- sglang serve --model-path m --tp 8").is_empty());
+    // A builtin it names runs (`command` still starts the program).
+    let l = one("builtin command sglang serve --model-path m --tp 8");
+    assert_eq!(argv(&l), ["--model-path", "m", "--tp", "8"]);
+    let l = one("builtin sglang serve --model-path m --tp 8 || sglang serve --model-path m --tp 4");
+    assert_eq!(argv(&l), ["--model-path", "m", "--tp", "4"]);
 }
 
 /// Blocks of the same generated set that recipe-drift read as bash runs them

@@ -11,7 +11,7 @@ use brush_parser::ast::{self, Command, CommandPrefixOrSuffixItem};
 use super::budget;
 use super::expand::{Val, expand_string};
 use super::parse::{FailureKind, parse_guarded};
-use super::{Interp, State};
+use super::{Interp, State, Status};
 use crate::error::Error;
 use crate::files::LocalFiles;
 use crate::span::Source;
@@ -20,7 +20,14 @@ use crate::span::Source;
 /// captured; `echo`, `printf`, `seq`, `dirname`, `basename` and `cat` of a heredoc
 /// write known text, anything else makes the output unknown (`None`: not
 /// evaluated). An exceeded budget is an error: it ends the evaluation.
+///
+/// `$?` in the rest of the command's expansions is the substitution's
+/// status (bash: `1$(exit 6)$?` is `16`).
 pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<Val>, String> {
+    st.last = Some(Status::Unknown(format!(
+        "$? is the status of $({}), which is not knowable",
+        cmd.trim()
+    )));
     let _call = budget::enter_call()?;
     let source = Arc::new(Source::new(
         crate::span::Origin::Inline("$(...)".into()),
@@ -37,6 +44,7 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<V
     }
     // `cat <<EOF ... EOF`: the heredoc body, expanded unless its tag is quoted.
     if let Some(v) = heredoc_cat(st, &program)? {
+        st.last = Some(Status::Ok);
         return Ok(Some(v));
     }
     let mut it = Interp::new(&source, st.clone(), 0, Some(String::new()), &LocalFiles);
@@ -56,6 +64,13 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<V
     // The files the subshell changed stay changed.
     st.touched = std::mem::take(&mut it.st.touched);
     st.subst_status = Some(it.last_status.clone());
+    // A success the evaluation only assumed is not a known `$?`.
+    st.last = Some(match (&it.last_status, &it.assumed) {
+        (Status::Ok, Some(what)) => Status::Unknown(format!(
+            "the exit status of `{what}` is not knowable (commands are never run)"
+        )),
+        (s, _) => s.clone(),
+    });
     if let Some(r) = it.capture_unknown {
         return Ok(Some(Val::Unknown(r)));
     }

@@ -56,6 +56,71 @@ pub(super) const SIDE_EFFECTS: &[&str] = &[
     "ulimit",
 ];
 
+/// bash 5.2's builtins (`compgen -b`): what `builtin NAME` can run.
+const BASH_BUILTINS: &[&str] = &[
+    ".",
+    ":",
+    "[",
+    "alias",
+    "bg",
+    "bind",
+    "break",
+    "builtin",
+    "caller",
+    "cd",
+    "command",
+    "compgen",
+    "complete",
+    "compopt",
+    "continue",
+    "declare",
+    "dirs",
+    "disown",
+    "echo",
+    "enable",
+    "eval",
+    "exec",
+    "exit",
+    "export",
+    "false",
+    "fc",
+    "fg",
+    "getopts",
+    "hash",
+    "help",
+    "history",
+    "jobs",
+    "kill",
+    "let",
+    "local",
+    "logout",
+    "mapfile",
+    "popd",
+    "printf",
+    "pushd",
+    "pwd",
+    "read",
+    "readarray",
+    "readonly",
+    "return",
+    "set",
+    "shift",
+    "shopt",
+    "source",
+    "suspend",
+    "test",
+    "times",
+    "trap",
+    "true",
+    "type",
+    "typeset",
+    "ulimit",
+    "umask",
+    "unalias",
+    "unset",
+    "wait",
+];
+
 impl Interp<'_> {
     pub(super) fn simple(&mut self, sc: &ast::SimpleCommand) -> Result<Status, Error> {
         self.assumed = None;
@@ -95,6 +160,21 @@ impl Interp<'_> {
         if let Some((alias, text)) = self.alias_text(sc) {
             return self.run_alias(alias, text, at);
         }
+        // A prefix assignment to a readonly variable is refused; under
+        // `set -e` that ends the script (in any context, as bash 5.2 does;
+        // a `$(...)` does not inherit `set -e`), otherwise the command runs
+        // without it.
+        if self.st.errexit
+            && self.capture.is_none()
+            && assigns.iter().any(|a| match &a.name {
+                AssignmentName::VariableName(n) | AssignmentName::ArrayElementName(n, _) => {
+                    self.st.is_readonly(n)
+                }
+            })
+        {
+            (self.stopped, self.abort_only) = (true, false);
+            return Ok(Status::Fail);
+        }
         // Command words, each with its range in the source.
         // A process substitution (`<(...)`, `>(...)`) is a word too: bash
         // passes the path of a pipe (`/dev/fd/63`), whose text is not a file
@@ -128,7 +208,9 @@ impl Interp<'_> {
                 _ => {}
             }
         }
-        // `command NAME` / `builtin NAME`: NAME, never a function of that name.
+        // `command NAME` / `builtin NAME`: NAME, never a function of that
+        // name; `builtin` runs only bash's builtins (`builtin sglang` fails:
+        // "not a shell builtin").
         let mut skip_functions = false;
         let builtin = loop {
             let name = match self.str_of(raw[0].0)? {
@@ -138,8 +220,8 @@ impl Interp<'_> {
             if !matches!(name.as_str(), "command" | "builtin") || raw.len() < 2 {
                 break name;
             }
-            match raw[1].0.value.as_str() {
-                "-v" | "-V" => {
+            match (name.as_str(), raw[1].0.value.as_str()) {
+                ("command", "-v" | "-V") => {
                     let reason = format!(
                         "`{name} {}` looks a command up on this machine, which is not knowable",
                         raw[1].0.value
@@ -149,13 +231,25 @@ impl Interp<'_> {
                     }
                     return Ok(Status::Unknown(reason));
                 }
-                "-p" => {
+                ("command", "-p") | (_, "--") => {
                     raw.remove(1);
                 }
+                // "invalid option": nothing runs.
+                ("builtin", o) if o.starts_with('-') && o.len() > 1 => return Ok(Status::Fail),
                 _ => {}
             }
             raw.remove(0);
             skip_functions = true;
+            if name == "builtin"
+                && let Some((w, _)) = raw.first()
+                && let Val::Known(n) = self.str_of(w)?
+                && !BASH_BUILTINS.contains(&n.as_str())
+            {
+                return Ok(Status::Fail);
+            }
+            if raw.is_empty() {
+                break String::new();
+            }
         };
         if raw.is_empty() {
             return Ok(Status::Ok);
@@ -176,7 +270,7 @@ impl Interp<'_> {
         match builtin.as_str() {
             _ if function => {}
             "export" | "declare" | "typeset" | "local" | "readonly" => {
-                return self.declare(&builtin, &raw);
+                return self.declare(&builtin, &raw, &assigns);
             }
             "unset" => return self.unset(&raw, at),
             "shopt" => return self.shopt(&raw, at),
@@ -440,14 +534,20 @@ impl Interp<'_> {
         // The caller's loops are not the function's: `break` there is an error.
         let loops = std::mem::replace(&mut self.loops, 0);
         let trap = self.st.return_trap.clone();
-        let r = self.in_shell(&f.source, Some(f.index.clone()), |it| {
-            it.compound(&f.def.body.0)
+        self.st.funcname.push((f.def.fname.value.clone(), true));
+        // `f() { ...; } >&2`: its redirections apply to each call.
+        let redirects = f.def.body.1.iter().flat_map(|l| l.0.iter());
+        let r = self.with_stdout(redirects, |this| {
+            this.in_shell(&f.source, Some(f.index.clone()), |it| {
+                it.compound(&f.def.body.0)
+            })
         });
         let r = match r {
             Ok(s) => self.run_return_trap(&trap, true, at).map(|_| s),
             e => e,
         };
         self.loops = loops;
+        self.st.funcname.pop();
         // Its `local`s end with it.
         for (name, s) in self.frames.pop().unwrap_or_default().into_iter().rev() {
             self.st.restore(name, s);
@@ -792,18 +892,16 @@ impl Interp<'_> {
             let shadowed = self.st.shadow(&n, true);
             saved.push((n, shadowed));
         }
+        // A prefix assignment to a readonly variable is refused ("readonly
+        // variable") and the command still runs (bash 5.2, not in POSIX mode).
         let mut status = Ok(Status::Ok);
         for a in assigns {
-            match self.assign(a, true) {
-                Ok(true) => {}
-                Ok(false) => status = Ok(Status::Fail),
-                Err(e) => {
-                    status = Err(e);
-                    break;
-                }
+            if let Err(e) = self.assign(a, true) {
+                status = Err(e);
+                break;
             }
         }
-        if matches!(status, Ok(Status::Ok)) {
+        if status.is_ok() {
             status = run(self);
         }
         for (n, s) in saved.into_iter().rev() {

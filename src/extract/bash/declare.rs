@@ -10,80 +10,202 @@ use super::expand::{Val, expand_fields};
 use super::{Interp, Status};
 use crate::error::Error;
 
+/// The option letters each declaration builtin accepts (bash 5.2), and
+/// whether a `+` word turns attributes off (for `export` and `readonly` a
+/// `+x` word is an operand, "not a valid identifier"). Any other letter is
+/// an "invalid option": the builtin does nothing and fails.
+const OPTION_LETTERS: &[(&str, &str, bool)] = &[
+    ("export", "afnpA", false),
+    ("readonly", "afnpA", false),
+    ("declare", "acfgilnprtuxAFGI", true),
+    ("typeset", "acfgilnprtuxAFGI", true),
+    ("local", "acfgilnprtuxAFGI", true),
+];
+
+/// The options of one declaration builtin, as bash's `internal_getopt` reads
+/// them: the leading `-x` / `+x` words, up to `--` or the first operand.
+#[derive(Debug, Default)]
+struct DeclareOptions {
+    /// Letters given with `-`, in order.
+    on: String,
+    /// Letters given with `+`.
+    off: String,
+}
+
+impl DeclareOptions {
+    /// Reads the options at the front of `operands`: `Ok` with the options
+    /// and the index of the first operand, `Err` with an invalid letter.
+    fn read(
+        builtin: &str,
+        operands: &[(ast::Word, Option<ast::Assignment>)],
+    ) -> Result<(Self, usize), char> {
+        let (letters, plus) = OPTION_LETTERS
+            .iter()
+            .find(|(b, _, _)| *b == builtin)
+            .map(|(_, l, p)| (*l, *p))
+            .unwrap_or(("", false));
+        let mut o = DeclareOptions::default();
+        for (i, (w, a)) in operands.iter().enumerate() {
+            let v = w.value.as_str();
+            if a.is_some() {
+                return Ok((o, i));
+            }
+            if v == "--" {
+                return Ok((o, i + 1));
+            }
+            let into = match v.chars().next() {
+                Some('-') if v.len() > 1 => &mut o.on,
+                Some('+') if v.len() > 1 && plus => &mut o.off,
+                _ => return Ok((o, i)),
+            };
+            for c in v[1..].chars() {
+                if !letters.contains(c) {
+                    return Err(c);
+                }
+                into.push(c);
+            }
+        }
+        Ok((o, operands.len()))
+    }
+
+    fn on(&self, c: char) -> bool {
+        self.on.contains(c)
+    }
+}
+
+/// A prefix assignment's value while its command runs (bash's temporary
+/// environment): `TP=8 export TP` keeps it, as bash does.
+struct TempBinding {
+    name: String,
+    value: Arc<Vec<Val>>,
+    spans: Option<Arc<Vec<Option<super::expand::Range>>>>,
+    assigned: Option<super::expand::Range>,
+    written: Option<Arc<crate::span::Source>>,
+}
+
+/// Whether an operand without a value names a variable (`NAME`, or an
+/// element `NAME[...]`, which declares the array) rather than being "not a
+/// valid identifier".
+fn valid_name(t: &str) -> bool {
+    let base = match t.split_once('[') {
+        Some((b, rest)) if rest.ends_with(']') => b,
+        Some(_) => return false,
+        None => t,
+    };
+    !base.is_empty()
+        && !base.starts_with(|c: char| c.is_ascii_digit())
+        && base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 impl Interp<'_> {
     /// `export` / `declare` / `typeset` / `local` / `readonly` with their
-    /// attributes: `-x` exports, `-r` (and `readonly`) makes readonly, `-n`
-    /// makes a reference to another variable. Fails (and changes nothing) for
-    /// a readonly variable, as bash does.
+    /// options, read as bash reads them (an option a builtin does not have
+    /// makes it do nothing and fail; an operand that is not a valid
+    /// identifier fails and the others still apply): `-x` exports, `-r`
+    /// (and `readonly`) makes readonly, `-n` makes a reference to another
+    /// variable (for `export`, takes the export back), `-p` of `declare`
+    /// only prints, `-f` names functions. Fails (and changes nothing) for a
+    /// readonly variable, as bash does.
+    ///
+    /// `prefix` are the command's prefix assignments (`TP=8 export TP`):
+    /// bash binds them in a temporary environment, and a variable of it
+    /// that the builtin gives an attribute (`export NAME`, `readonly NAME`,
+    /// `declare -x`/`-r NAME` outside a function) or makes local (`local
+    /// NAME` in a function) keeps that value, exported.
     pub(super) fn declare(
         &mut self,
         builtin: &str,
         raw: &[(&ast::Word, Option<&ast::Assignment>)],
+        prefix: &[&ast::Assignment],
     ) -> Result<Status, Error> {
         if builtin == "local" && self.depth == 0 {
             // "can only be used in a function": an error, nothing is set.
             return Ok(Status::Fail);
         }
-        let Some(operands) = self.declare_operands(builtin, raw)? else {
+        let operands = self.declare_operands(builtin, raw)?;
+        let Ok((opts, first)) = DeclareOptions::read(builtin, &operands) else {
+            // "invalid option": nothing is done.
             return Ok(Status::Fail);
         };
-        let mut items: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![raw[0]];
-        items.extend(operands.iter().map(|(w, a)| (w, a.as_ref())));
-        let raw = items.as_slice();
+        let temp = self.temp_env(prefix)?;
+        let raw: Vec<(&ast::Word, Option<&ast::Assignment>)> = operands[first..]
+            .iter()
+            .map(|(w, a)| (w, a.as_ref()))
+            .collect();
+        let family = !matches!(builtin, "export" | "readonly");
+        // `-f` / `-F`: the operands are functions (not modelled as exported):
+        // no variable changes; an assignment fails.
+        if opts.on('f') || opts.on('F') {
+            let all_functions = raw
+                .iter()
+                .all(|(w, a)| a.is_none() && self.st.functions.contains_key(&w.value));
+            return Ok(if all_functions {
+                Status::Ok
+            } else {
+                Status::Fail
+            });
+        }
+        // `declare -p NAME`: prints, sets nothing.
+        if family && opts.on('p') {
+            return Ok(self.declare_print(&raw));
+        }
         // `local -`: the `set` options are restored when the function returns.
         if builtin == "local"
-            && raw
-                .iter()
-                .skip(1)
-                .any(|(w, a)| a.is_none() && w.value == "-")
+            && raw.iter().any(|(w, a)| a.is_none() && w.value == "-")
             && let Some(slot) = self.frame_options.last_mut()
             && slot.is_none()
         {
             *slot = Some(self.st.set_options());
         }
-        let flag = |f: char| {
-            raw.iter()
-                .skip(1)
-                .any(|(w, _)| w.value.starts_with('-') && w.value.contains(f))
-        };
         // `declare +x NAME` / `export -n NAME`: no longer exported.
-        let unexport = (builtin == "export" && flag('n'))
-            || (builtin != "export"
-                && raw
-                    .iter()
-                    .skip(1)
-                    .any(|(w, _)| w.value.starts_with('+') && w.value.contains('x')));
-        let export = !unexport && (builtin == "export" || flag('x'));
-        let readonly = builtin == "readonly" || flag('r');
-        let integer = builtin != "export" && builtin != "readonly" && flag('i');
-        let assoc = builtin != "export" && builtin != "readonly" && flag('A');
-        let nameref = builtin != "export" && flag('n');
-        // `declare -u` / `-l` / `-c`: the last one given wins, as in bash.
-        let case = if matches!(builtin, "export" | "readonly") {
-            None
+        let unexport = if family {
+            opts.off.contains('x')
         } else {
-            raw.iter()
-                .skip(1)
-                .filter(|(w, _)| w.value.starts_with('-'))
-                .flat_map(|(w, _)| w.value.chars())
-                .rfind(|c| matches!(c, 'u' | 'l' | 'c'))
+            builtin == "export" && opts.on('n')
+        };
+        let export = !unexport && (builtin == "export" || opts.on('x'));
+        // `readonly -n`: would take the attribute back, which bash refuses.
+        let readonly = (builtin == "readonly" && !opts.on('n')) || (family && opts.on('r'));
+        let integer = family && opts.on('i');
+        let assoc = opts.on('A');
+        let nameref = family && opts.on('n');
+        // `declare -u` / `-l` / `-c`: the last one given wins, as in bash.
+        let case = if family {
+            opts.on.chars().rfind(|c| matches!(c, 'u' | 'l' | 'c'))
+        } else {
+            None
         };
         // `local`, and `declare` / `typeset` inside a function (without -g),
         // make variables of the function's own.
-        let local = builtin == "local"
-            || (matches!(builtin, "declare" | "typeset") && self.depth > 0 && !flag('g'));
+        let local = !opts.on('g')
+            && (builtin == "local" || (matches!(builtin, "declare" | "typeset") && self.depth > 0));
+        // Which builtins keep a prefix assignment's value (bash's
+        // `set_var_attribute` on a temporary variable).
+        let keeps_temp = if family {
+            !local && !opts.on('g') && (opts.on('x') || opts.on('r'))
+        } else {
+            !opts.on('n')
+        };
         let mut status = Status::Ok;
-        for (w, a) in raw.iter().skip(1) {
+        for (w, a) in raw.iter() {
             let name = match a {
                 Some(a) => match &a.name {
                     AssignmentName::VariableName(n) => Some(n.clone()),
                     AssignmentName::ArrayElementName(..) => None,
                 },
-                None if w.value.starts_with(['-', '+']) => None,
+                None if builtin == "local" && w.value == "-" => continue,
+                None if !valid_name(&w.value) => {
+                    // "not a valid identifier": this operand fails.
+                    status = Status::Fail;
+                    continue;
+                }
                 None => Some(w.value.clone()),
             };
+            let temp_value = name
+                .as_ref()
+                .and_then(|n| temp.iter().find(|t| t.name == *n));
             if local
-                && let Some(n) = name
+                && let Some(n) = name.clone()
                 && !self.st.is_readonly(&n)
                 && let Some(frame) = self.frames.last()
                 && !frame.iter().any(|(k, _)| *k == n)
@@ -116,7 +238,10 @@ impl Interp<'_> {
                     self.st.namerefs.insert(n.clone(), target);
                 }
                 Some(a) => {
-                    if !self.assign(a, export)? {
+                    // A local made while a prefix assignment of its name
+                    // holds is exported (it takes the temporary's attributes).
+                    let exported = export || (local && temp_value.is_some());
+                    if !self.assign(a, exported)? {
                         status = Status::Fail;
                         continue;
                     }
@@ -133,12 +258,18 @@ impl Interp<'_> {
                         self.st.readonly.insert(n);
                     }
                 }
-                None if w.value.starts_with('-') || w.value.starts_with('+') => {}
                 None => {
                     let n = self
                         .st
                         .resolve(&w.value)
                         .unwrap_or_else(|_| w.value.clone());
+                    if let Some(t) = temp_value
+                        && (keeps_temp || local)
+                        && !self.st.is_readonly(&n)
+                    {
+                        self.bind_temp(&n, t);
+                        self.st.exported.insert(n.clone());
+                    }
                     if export {
                         self.st.exported.insert(n.clone());
                     }
@@ -154,21 +285,101 @@ impl Interp<'_> {
         Ok(status)
     }
 
+    /// The values a command's prefix assignments hold while it runs (its
+    /// temporary environment), computed as bash does (`TP+=8` appends; a
+    /// readonly variable is not assigned) and then taken back: the shell's
+    /// variables are as before. Expansion side effects (`${X:=1}`) stay.
+    fn temp_env(&mut self, prefix: &[&ast::Assignment]) -> Result<Vec<TempBinding>, Error> {
+        let mut saved = Vec::new();
+        for a in prefix {
+            let AssignmentName::VariableName(n) = &a.name else {
+                continue;
+            };
+            let Ok(n) = self.st.resolve(n) else {
+                continue;
+            };
+            if self.st.is_readonly(&n) || saved.iter().any(|(k, _)| *k == n) {
+                continue;
+            }
+            let shadowed = self.st.shadow(&n, true);
+            saved.push((n, shadowed));
+        }
+        let mut result = Ok(());
+        for a in prefix {
+            if let Err(e) = self.assign(a, true) {
+                result = Err(e);
+                break;
+            }
+        }
+        let mut out = Vec::new();
+        for (n, _) in &saved {
+            if let Some(value) = self.st.vars.get(n) {
+                out.push(TempBinding {
+                    name: n.clone(),
+                    value: value.clone(),
+                    spans: self.st.spans.get(n).cloned(),
+                    assigned: self.st.assigned.get(n).copied(),
+                    written: self.st.written.get(n).cloned(),
+                });
+            }
+        }
+        for (n, s) in saved.into_iter().rev() {
+            self.st.restore(n, s);
+        }
+        result.map(|_| out)
+    }
+
+    /// Gives variable `name` (in the scope visible now) a temporary
+    /// binding's value and where it was written.
+    fn bind_temp(&mut self, name: &str, t: &TempBinding) {
+        fn put<T>(map: &mut std::collections::BTreeMap<String, T>, name: &str, v: Option<T>) {
+            match v {
+                Some(v) => map.insert(name.to_string(), v),
+                None => map.remove(name),
+            };
+        }
+        self.st.vars.insert(name.to_string(), t.value.clone());
+        put(&mut self.st.spans, name, t.spans.clone());
+        put(&mut self.st.assigned, name, t.assigned);
+        put(&mut self.st.written, name, t.written.clone());
+    }
+
+    /// `declare -p NAME...`: prints; fails for a name that is not set.
+    fn declare_print(&self, raw: &[(&ast::Word, Option<&ast::Assignment>)]) -> Status {
+        let mut unknown = None;
+        for (w, a) in raw {
+            if a.is_some() {
+                return Status::Fail;
+            }
+            if self.st.vars.contains_key(&w.value) {
+                continue;
+            }
+            if self.st.complete_env {
+                return Status::Fail;
+            }
+            unknown.get_or_insert_with(|| format!("whether ${} is set is not knowable", w.value));
+        }
+        match unknown {
+            Some(r) => Status::Unknown(r),
+            None => Status::Ok,
+        }
+    }
+
     /// The operands of a declaration builtin as bash sees them: a word the
     /// parser read as `NAME=value` (or a plain name or option) as written;
     /// any other word (`"$X=4"`, `$(grep ... | xargs)`, `SGLANG_$X=1`) is
     /// expanded and split as bash does, and each field becomes a name, an
     /// option or a `NAME=value` whose value is taken literally. A field that
     /// is not knowable may set or export any variable: every variable is
-    /// unknown from here on, with the reason. `None`: bash refuses an operand
-    /// (not a valid identifier) and the builtin fails; what came before it
-    /// still applies, as here.
+    /// unknown from here on, with the reason. A field that is not a valid
+    /// identifier stays a word, which [`Interp::declare`] refuses as bash
+    /// does (that operand fails, the others apply).
     #[allow(clippy::type_complexity)]
     fn declare_operands(
         &mut self,
         builtin: &str,
         raw: &[(&ast::Word, Option<&ast::Assignment>)],
-    ) -> Result<Option<Vec<(ast::Word, Option<ast::Assignment>)>>, Error> {
+    ) -> Result<Vec<(ast::Word, Option<ast::Assignment>)>, Error> {
         let mut out = Vec::new();
         let plain = |t: &str| {
             let body = t.strip_prefix(['-', '+']).unwrap_or(t);
@@ -217,11 +428,8 @@ impl Interp<'_> {
                             "${base}: `{builtin} {name}=...` sets an element, which is not evaluated"
                         )),
                     );
-                } else if !valid || (append && name_end == f.text.len()) {
-                    // "not a valid identifier".
-                    self.flush_declare(builtin, raw[0].0, &out)?;
-                    return Ok(None);
-                } else if name_end == f.text.len() {
+                } else if !valid || name_end == f.text.len() {
+                    // A name, or "not a valid identifier" (`1a=x`, `X+`).
                     out.push((ast::Word { value: f.text, loc }, None));
                 } else {
                     let value = &f.text[name_end + 1..];
@@ -255,25 +463,7 @@ impl Interp<'_> {
                 }
             }
         }
-        Ok(Some(out))
-    }
-
-    /// Applies the operands before the one bash refuses (it declares them,
-    /// then fails).
-    fn flush_declare(
-        &mut self,
-        builtin: &str,
-        head: &ast::Word,
-        operands: &[(ast::Word, Option<ast::Assignment>)],
-    ) -> Result<(), Error> {
-        if operands.is_empty() {
-            return Ok(());
-        }
-        let mut items: Vec<(&ast::Word, Option<&ast::Assignment>)> = vec![(head, None)];
-        items.extend(operands.iter().map(|(w, a)| (w, a.as_ref())));
-        // Every operand here is a name, an option or an assignment: none is
-        // expanded again.
-        self.declare(builtin, &items).map(|_| ())
+        Ok(out)
     }
 }
 

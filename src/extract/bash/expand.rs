@@ -1,17 +1,18 @@
-//! Word expansion, arithmetic and tests, evaluated statically over known values.
+//! Word expansion, evaluated statically over known values (arithmetic is
+//! `arith`, case modification `casemod`, indirection `indirect`).
 //!
 //! A value is either known text or unknown with a reason; nothing is executed.
 
-use brush_parser::ast::{
-    ArithmeticExpr, ArithmeticTarget, BinaryOperator, UnaryAssignmentOperator, UnaryOperator,
-};
 use brush_parser::word::{
     Parameter, ParameterExpr, ParameterTestType, SpecialParameter, SubstringMatchKind, WordPiece,
     WordPieceWithSource,
 };
 
+pub(crate) use super::arith::{
+    arith_effects, arith_text, brief, name_subscript_effects, unknown_assignments,
+};
+use super::arith::{constant_index, subscript_effects};
 use super::budget;
-use super::budget::fixed::MAX_VAR_EXPR_DEPTH;
 use super::glob::{self, Replace};
 use super::{State, Status};
 
@@ -73,6 +74,8 @@ struct Expansion {
     counted: usize,
     /// The bytes of text of the counted chunks.
     bytes: usize,
+    /// The `${` expansions the word parser did not read (case toggles).
+    unread: super::casemod::Unread,
 }
 
 impl Expansion {
@@ -246,9 +249,15 @@ pub fn expand_string_spanned(st: &mut State, raw: &str) -> Result<(Val, Option<R
 /// `${V/p/r}`) into one string in which the quoted parts are escaped: they
 /// match literally, as in bash (`"*"` matches only `*`).
 pub fn expand_pattern(st: &mut State, raw: &str) -> Result<Val, String> {
+    expand_pattern_quoted(st, raw).map(|(v, _)| v)
+}
+
+/// [`expand_pattern`], and whether the word had a quoted part (`""` is an
+/// empty pattern, an unquoted empty expansion is none).
+fn expand_pattern_quoted(st: &mut State, raw: &str) -> Result<(Val, bool), String> {
     let exp = expand_word(st, raw, true)?;
     if let Some(r) = first_unknown(&exp) {
-        return Ok(Val::Unknown(r));
+        return Ok((Val::Unknown(r), exp.quoted));
     }
     let mut out = String::new();
     for c in &exp.chunks {
@@ -264,7 +273,7 @@ pub fn expand_pattern(st: &mut State, raw: &str) -> Result<Val, String> {
         }
     }
     budget::value(out.len())?;
-    Ok(Val::Known(out))
+    Ok((Val::Known(out), exp.quoted))
 }
 
 /// Expands a word into one string (no splitting): assignments, case words, tests.
@@ -291,8 +300,14 @@ fn expand_word(st: &mut State, raw: &str, no_split: bool) -> Result<Expansion, S
     }
     // The word is copied to the word parser each time it is expanded.
     budget::built(raw.len())?;
-    let pieces = super::word_parser::parse(raw)?;
+    let mut pieces = super::word_parser::parse(raw)?;
     let mut exp = Expansion::default();
+    if let Some((text, unread)) = super::casemod::unread(raw, &pieces) {
+        if !unread.toggles.is_empty() {
+            pieces = super::word_parser::parse(&text)?;
+        }
+        exp.unread = unread;
+    }
     for p in &pieces {
         expand_piece(st, p, false, no_split, &mut exp)?;
     }
@@ -359,6 +374,15 @@ fn expand_piece_inner(
 ) -> Result<(), String> {
     match &p.piece {
         WordPiece::Text(t) => {
+            if let Some((_, text)) = exp
+                .unread
+                .others
+                .iter()
+                .find(|(at, _)| *at == p.start_index)
+            {
+                let reason = super::casemod::unread_reason(text);
+                mark_unknown(exp, reason);
+            }
             push(exp, t.clone(), false);
             if !quoted && !no_split && !st.noglob && super::fields::is_pattern(t) {
                 mark_unknown(exp, super::fields::glob_reason(t));
@@ -422,7 +446,14 @@ fn expand_piece_inner(
             Err(r) if budget::tripped().is_some() => return Err(r),
             Err(r) => mark_unknown(exp, r),
         },
-        WordPiece::ParameterExpansion(pe) => parameter(st, pe, quoted, no_split, exp)?,
+        WordPiece::ParameterExpansion(pe) => {
+            let toggle = exp.unread.toggles.contains(&p.start_index);
+            match super::indirect::resolve(st, pe) {
+                None => parameter(st, pe, quoted, no_split, toggle, exp)?,
+                Some(Ok(direct)) => parameter(st, &direct, quoted, no_split, toggle, exp)?,
+                Some(Err(r)) => mark_unknown(exp, r),
+            }
+        }
     }
     Ok(())
 }
@@ -455,6 +486,14 @@ fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
         }
         _ => {}
     }
+    if let Parameter::Named(n)
+    | Parameter::NamedWithIndex { name: n, .. }
+    | Parameter::NamedWithAllIndices { name: n, .. } = p
+        && n == "FUNCNAME"
+        && !st.funcname_unset
+    {
+        return funcname(st, p);
+    }
     // An unknown value read from a variable names the variable and where it
     // was set (`$MEM (set at a.sh:1:1 from $TOTAL_CPU_DRAM_GB, which is not
     // set ...)`), once: the innermost variable that holds it.
@@ -472,6 +511,42 @@ fn lookup(st: &State, p: &Parameter) -> Option<Vec<Val>> {
         });
     }
     plain_lookup(st, p)
+}
+
+/// `FUNCNAME` (bash keeps it; assigning it does nothing): the functions
+/// running, innermost first, with a `source` for each sourced file between
+/// them and `main` at the bottom in a script file; unset outside any
+/// function. Where the bottom is not knowable (a page's text), so are the
+/// whole array and its length, while each index above it is known.
+fn funcname(st: &State, p: &Parameter) -> Option<Vec<Val>> {
+    if !st.funcname.iter().any(|(_, function)| *function) {
+        return None;
+    }
+    let mut frames: Vec<Val> = st
+        .funcname
+        .iter()
+        .rev()
+        .map(|(n, _)| Val::Known(n.clone()))
+        .collect();
+    let bottom = "whether bash ends FUNCNAME with `main` depends on how the text is run (a script file: it does; pasted into a shell or `bash -c`: it does not)";
+    if st.main_frame == Some(true) {
+        frames.push(Val::Known("main".into()));
+    }
+    match p {
+        Parameter::NamedWithIndex { name, index } => match constant_index(name, index) {
+            Ok(i) if i < frames.len() => Some(vec![frames[i].clone()]),
+            Ok(i) if i == frames.len() && st.main_frame.is_none() => {
+                Some(vec![Val::Unknown(bottom.into())])
+            }
+            Ok(_) => None,
+            Err(r) => Some(vec![Val::Unknown(r)]),
+        },
+        Parameter::NamedWithAllIndices { .. } if st.main_frame.is_none() => {
+            Some(vec![Val::Unknown(bottom.into())])
+        }
+        Parameter::NamedWithAllIndices { .. } => Some(frames),
+        _ => Some(vec![frames[0].clone()]),
+    }
 }
 
 /// `reason` of an unknown value read from `name`, with where `name` was set
@@ -584,7 +659,7 @@ fn name_of(p: &Parameter) -> String {
 }
 
 /// The scalar value of a parameter (arrays join with spaces, index 0 for `$A`).
-fn scalar(st: &State, p: &Parameter) -> Option<Val> {
+pub(super) fn scalar(st: &State, p: &Parameter) -> Option<Val> {
     let vals = lookup(st, p)?;
     if let Some(Val::Unknown(r)) = vals.iter().find(|v| matches!(v, Val::Unknown(_))) {
         return Some(Val::Unknown(r.clone()));
@@ -614,7 +689,7 @@ fn unset_or_null(cur: &Option<Val>, test: &ParameterTestType) -> bool {
 /// A parameter that is not set was expanded: under `set -u` the script ends
 /// there (`certain`: it is known not to be set) or may end there (it may be
 /// set in the environment). `$@` and `$*` are exempt, as in bash.
-fn nounset(st: &mut State, p: &Parameter, certain: bool) {
+pub(super) fn nounset(st: &mut State, p: &Parameter, certain: bool) {
     if !st.nounset || is_all(p) {
         return;
     }
@@ -628,15 +703,18 @@ fn nounset(st: &mut State, p: &Parameter, certain: bool) {
     }
 }
 
-fn unset_reason(name: &str) -> String {
+pub(super) fn unset_reason(name: &str) -> String {
     format!("${name} is not set by the script or its env (give it with --env {name}=...)")
 }
 
+/// Expands one parameter expansion (`toggle`: a case modification written
+/// with `~`, read as the `^` form).
 fn parameter(
     st: &mut State,
     pe: &ParameterExpr,
     quoted: bool,
     no_split: bool,
+    toggle: bool,
     exp: &mut Expansion,
 ) -> Result<(), String> {
     let split = !quoted && !no_split;
@@ -689,75 +767,12 @@ fn parameter(
             parameter,
             indirect: false,
         } => {
-            if is_all(parameter) && !concatenated(parameter) && no_split {
-                // "$@" / "${A[@]}" where words are not split (assignments,
-                // `case`, `[[ ]]`): the elements joined with spaces.
-                if let Some(vals) = lookup(st, parameter) {
-                    let joined = match vals.iter().find(|v| matches!(v, Val::Unknown(_))) {
-                        Some(u) => u.clone(),
-                        None => {
-                            Val::Known(vals.iter().map(|v| v.text()).collect::<Vec<_>>().join(" "))
-                        }
-                    };
-                    emit(exp, joined);
-                }
-                return Ok(());
-            }
-            if is_all(parameter) && !concatenated(parameter) && quoted {
-                // "${A[@]}": one field per element.
+            // `"$*"` and `${A[*]}` where words are not split read as a
+            // scalar, below; an array that is not set is no words.
+            if is_all(parameter) && (split || !concatenated(parameter)) {
                 if let Some(vals) = lookup(st, parameter) {
                     let spans = spans_of(st, parameter);
-                    for (i, v) in vals.into_iter().enumerate() {
-                        match v {
-                            Val::Known(t) => exp.chunks.push(Chunk {
-                                text: t,
-                                splittable: false,
-                                break_before: i > 0,
-                                span: spans.get(i).copied().flatten(),
-                                unknown: None,
-                                literal: false,
-                            }),
-                            Val::Unknown(r) => {
-                                // Placed where the element was written (its
-                                // text there names what it came from).
-                                push_unknown(exp, r, i > 0);
-                                if let Some(c) = exp.chunks.last_mut() {
-                                    c.span = spans.get(i).copied().flatten();
-                                }
-                            }
-                        }
-                    }
-                }
-                return Ok(());
-            }
-            if is_all(parameter)
-                && split
-                && let Some(vals) = lookup(st, parameter)
-                && !vals.iter().any(|v| matches!(v, Val::Unknown(_)))
-                && st.ifs().is_ok_and(|ifs| !ifs.is_empty())
-            {
-                // Unquoted $* / $@ / ${A[*]}: bash joins the elements with the
-                // first character of $IFS, then splits (so with a comma in
-                // $IFS an empty element is an empty word).
-                let joined = vals.iter().map(|v| v.text()).collect::<Vec<_>>();
-                push(exp, joined.join(&st.ifs_join()), true);
-                return Ok(());
-            }
-            if is_all(parameter) && split {
-                if let Some(vals) = lookup(st, parameter) {
-                    for (i, v) in vals.into_iter().enumerate() {
-                        match v {
-                            Val::Known(t) => exp.chunks.push(Chunk {
-                                text: t,
-                                splittable: split,
-                                break_before: i > 0 && split,
-                                span: None,
-                                unknown: None,
-                                literal: false,
-                            }),
-                            Val::Unknown(r) => push_unknown(exp, r, i > 0 && split),
-                        }
-                    }
+                    emit_elements(st, parameter, vals, &spans, quoted, no_split, exp);
                 }
                 return Ok(());
             }
@@ -858,9 +873,17 @@ fn parameter(
             }
             let v = if is_all(parameter) {
                 lookup(st, parameter).map(|v| {
-                    match v.iter().find_map(|x| match x {
-                        Val::Unknown(r) if r.ends_with(HOLE) => Some(r.clone()),
+                    // A variable whose whole value is unknown (`[Unknown]`)
+                    // has a length that is not knowable either.
+                    let whole = match v.as_slice() {
+                        [Val::Unknown(r)] => Some(r.clone()),
                         _ => None,
+                    };
+                    match whole.or_else(|| {
+                        v.iter().find_map(|x| match x {
+                            Val::Unknown(r) if r.ends_with(HOLE) => Some(r.clone()),
+                            _ => None,
+                        })
                     }) {
                         Some(r) => Val::Unknown(r),
                         None => Val::Known(v.len().to_string()),
@@ -890,8 +913,7 @@ fn parameter(
                 Some(p) => expand_pattern(st, p)?,
                 None => Val::Known(String::new()),
             };
-            let v = scalar(st, parameter).unwrap_or(Val::Known(String::new()));
-            let (Val::Known(t), Val::Known(p)) = (&v, &pat) else {
+            let Val::Known(p) = pat else {
                 mark_unknown(
                     exp,
                     format!(
@@ -912,11 +934,9 @@ fn parameter(
                     | ParameterExpr::RemoveLargestSuffixPattern { .. }
             );
             let opts = st.pattern_options(false, false);
-            match glob::remove_pattern(t, p, suffix, largest, opts) {
-                Ok(v) => emit(exp, Val::Known(v)),
-                Err(r) if budget::tripped().is_some() => return Err(r),
-                Err(r) => mark_unknown(exp, r),
-            }
+            each_value(st, parameter, quoted, no_split, exp, &mut |t| {
+                glob::remove_pattern(t, &p, suffix, largest, opts)
+            })?;
         }
         ParameterExpr::ReplaceSubstring {
             parameter,
@@ -926,9 +946,11 @@ fn parameter(
             ..
         } => {
             let pat = expand_pattern(st, pattern)?;
-            let rep = sub(st, replacement)?;
-            let v = scalar(st, parameter).unwrap_or(Val::Known(String::new()));
-            let (Val::Known(t), Val::Known(p), Val::Known(r)) = (&v, &pat, &rep) else {
+            let (rep, amp) = match replacement {
+                Some(r) => expand_replacement(st, r)?,
+                None => (Val::Known(String::new()), None),
+            };
+            let (Val::Known(p), Val::Known(r)) = (&pat, &rep) else {
                 mark_unknown(
                     exp,
                     format!(
@@ -945,20 +967,261 @@ fn parameter(
                 SubstringMatchKind::Suffix => Replace::Suffix,
             };
             let opts = st.pattern_options(false, true);
-            let out = if opts.nocase || p.chars().any(glob::is_special) {
-                glob::replace(t, p, r, kind, opts)
-            } else {
-                literal_replace(t, p, r, kind)
+            let replace = |t: &str, r: &str| {
+                if opts.nocase || p.chars().any(glob::is_special) {
+                    glob::replace(t, p, r, kind, opts)
+                } else {
+                    literal_replace(t, p, r, kind)
+                }
             };
-            match out {
-                Ok(v) => emit(exp, Val::Known(v)),
-                Err(r) if budget::tripped().is_some() => return Err(r),
-                Err(r) => mark_unknown(exp, r),
-            }
+            // An unquoted `&` in the replacement (`${TP/4/&8}`) is the
+            // matched text in bash 5.2 and later (`patsub_replacement`, on
+            // by default) and a literal `&` before: where a match is
+            // replaced, the value depends on the reader's bash.
+            let amp = amp.filter(|_| !st.shopt_off.contains("patsub_replacement"));
+            let shown = name_of(parameter);
+            each_value(st, parameter, quoted, no_split, exp, &mut |t| {
+                let out = replace(t, r)?;
+                if let Some(marked) = &amp
+                    && replace(t, marked)? != out
+                {
+                    return Err(format!(
+                        "the `&` in the replacement of ${{{shown}/...}} is the matched text in bash 5.2 and later (patsub_replacement) and a literal `&` in bash 5.1 and earlier: the value depends on the reader's bash"
+                    ));
+                }
+                Ok(out)
+            })?;
+        }
+        ParameterExpr::UppercaseFirstChar {
+            parameter, pattern, ..
+        }
+        | ParameterExpr::UppercasePattern {
+            parameter, pattern, ..
+        }
+        | ParameterExpr::LowercaseFirstChar {
+            parameter, pattern, ..
+        }
+        | ParameterExpr::LowercasePattern {
+            parameter, pattern, ..
+        } => {
+            use super::casemod::CaseOp;
+            let upper = matches!(
+                pe,
+                ParameterExpr::UppercaseFirstChar { .. } | ParameterExpr::UppercasePattern { .. }
+            );
+            let op = match (toggle, upper) {
+                (true, _) => CaseOp::Toggle,
+                (false, true) => CaseOp::Upper,
+                (false, false) => CaseOp::Lower,
+            };
+            let all = matches!(
+                pe,
+                ParameterExpr::UppercasePattern { .. } | ParameterExpr::LowercasePattern { .. }
+            );
+            case_modification(st, parameter, pattern, (op, all), quoted, no_split, exp)?;
         }
         _ => mark_unknown(exp, "this parameter expansion form is not evaluated".into()),
     }
     Ok(())
+}
+
+/// `${X^pat}`, `${X^^pat}`, `${X,pat}`, `${X,,pat}`, `${X~pat}`,
+/// `${X~~pat}` (`how`: the change and whether every character or only the
+/// first is tested): each element of an array or `$@` on its own. A
+/// pattern that is omitted (or expands to nothing, unquoted) matches every
+/// character.
+fn case_modification(
+    st: &mut State,
+    parameter: &Parameter,
+    pattern: &Option<String>,
+    how: (super::casemod::CaseOp, bool),
+    quoted: bool,
+    no_split: bool,
+    exp: &mut Expansion,
+) -> Result<(), String> {
+    let glob = match pattern {
+        None => None,
+        Some(raw) => match expand_pattern_quoted(st, raw)? {
+            (Val::Known(p), false) if p.is_empty() => None,
+            (Val::Known(p), _) => match glob::Glob::new(&p, st.pattern_options(false, false)) {
+                Ok(g) => Some(g),
+                Err(r) => {
+                    mark_unknown(exp, r);
+                    return Ok(());
+                }
+            },
+            (Val::Unknown(r), _) => {
+                mark_unknown(exp, r);
+                return Ok(());
+            }
+        },
+    };
+    each_value(st, parameter, quoted, no_split, exp, &mut |t| {
+        super::casemod::modify(t, how.0, how.1, glob.as_ref())
+    })
+}
+
+/// Expands `parameter` with `f` applied to its value (each element of an
+/// array or `$@` on its own, as bash does): `f`'s `Err` is an unknown
+/// value with that reason (an exceeded budget ends the evaluation). A
+/// parameter that is not set is empty where the environment is complete
+/// (`set -u` ends the script there), else unknown.
+fn each_value(
+    st: &mut State,
+    parameter: &Parameter,
+    quoted: bool,
+    no_split: bool,
+    exp: &mut Expansion,
+    f: &mut dyn FnMut(&str) -> Result<String, String>,
+) -> Result<(), String> {
+    let mut one = |v: Val| -> Result<Val, String> {
+        let Val::Known(t) = v else { return Ok(v) };
+        match f(&t) {
+            Ok(t) => Ok(Val::Known(t)),
+            Err(r) if budget::tripped().is_some() => Err(r),
+            Err(r) => Ok(Val::Unknown(r)),
+        }
+    };
+    if is_all(parameter) {
+        if let Some(vals) = lookup(st, parameter) {
+            let vals = vals
+                .into_iter()
+                .map(&mut one)
+                .collect::<Result<Vec<_>, _>>()?;
+            emit_elements(st, parameter, vals, &[], quoted, no_split, exp);
+        }
+        return Ok(());
+    }
+    match scalar(st, parameter) {
+        Some(v) => match one(v)? {
+            Val::Known(t) => push(exp, t, !quoted && !no_split),
+            Val::Unknown(r) => mark_unknown(exp, r),
+        },
+        None if st.complete_env || matches!(parameter, Parameter::Positional(_)) => {
+            nounset(st, parameter, true);
+        }
+        None => {
+            nounset(st, parameter, false);
+            mark_unknown(exp, unset_reason(&name_of(parameter)));
+        }
+    }
+    Ok(())
+}
+
+/// Expands the replacement of `${V/p/r}`: its text, and (when it has an
+/// unquoted `&`, bash 5.2's matched text) the same text with each such `&`
+/// written as a character no value holds.
+fn expand_replacement(st: &mut State, raw: &str) -> Result<(Val, Option<String>), String> {
+    let exp = expand_word(st, raw, true)?;
+    if let Some(r) = first_unknown(&exp) {
+        return Ok((Val::Unknown(r), None));
+    }
+    let text: String = exp.chunks.iter().map(|c| c.text.as_str()).collect();
+    let amp = exp
+        .chunks
+        .iter()
+        .any(|c| !c.literal && c.text.contains('&'))
+        .then(|| {
+            exp.chunks
+                .iter()
+                .map(|c| match c.literal {
+                    true => c.text.clone(),
+                    false => c.text.replace('&', "\u{0}"),
+                })
+                .collect()
+        });
+    Ok((Val::Known(text), amp))
+}
+
+/// Emits the elements of `$@`, `$*`, `${A[@]}` or `${A[*]}` (`vals`, written
+/// at `spans`) as bash does where the word is not split (joined with
+/// spaces), quoted (`"${A[@]}"`: one field per element) or split.
+fn emit_elements(
+    st: &State,
+    parameter: &Parameter,
+    vals: Vec<Val>,
+    spans: &[Option<Range>],
+    quoted: bool,
+    no_split: bool,
+    exp: &mut Expansion,
+) {
+    let split = !quoted && !no_split;
+    let emit = |exp: &mut Expansion, v: Val| match v {
+        Val::Known(t) => push(exp, t, split),
+        Val::Unknown(r) => mark_unknown(exp, r),
+    };
+    if !concatenated(parameter) && no_split {
+        // "$@" / "${A[@]}" where words are not split (assignments,
+        // `case`, `[[ ]]`): the elements joined with spaces.
+        let joined = match vals.iter().find(|v| matches!(v, Val::Unknown(_))) {
+            Some(u) => u.clone(),
+            None => Val::Known(vals.iter().map(|v| v.text()).collect::<Vec<_>>().join(" ")),
+        };
+        emit(exp, joined);
+        return;
+    }
+    if !concatenated(parameter) && quoted {
+        // "${A[@]}": one field per element.
+        for (i, v) in vals.into_iter().enumerate() {
+            match v {
+                Val::Known(t) => exp.chunks.push(Chunk {
+                    text: t,
+                    splittable: false,
+                    break_before: i > 0,
+                    span: spans.get(i).copied().flatten(),
+                    unknown: None,
+                    literal: false,
+                }),
+                Val::Unknown(r) => {
+                    // Placed where the element was written (its text there
+                    // names what it came from).
+                    push_unknown(exp, r, i > 0);
+                    if let Some(c) = exp.chunks.last_mut() {
+                        c.span = spans.get(i).copied().flatten();
+                    }
+                }
+            }
+        }
+        return;
+    }
+    if split
+        && !vals.iter().any(|v| matches!(v, Val::Unknown(_)))
+        && st.ifs().is_ok_and(|ifs| !ifs.is_empty())
+    {
+        // Unquoted $* / $@ / ${A[*]}: bash joins the elements with the
+        // first character of $IFS, then splits (so with a comma in $IFS an
+        // empty element is an empty word).
+        let joined = vals.iter().map(|v| v.text()).collect::<Vec<_>>();
+        push(exp, joined.join(&st.ifs_join()), true);
+        return;
+    }
+    if split {
+        for (i, v) in vals.into_iter().enumerate() {
+            match v {
+                Val::Known(t) => exp.chunks.push(Chunk {
+                    text: t,
+                    splittable: split,
+                    break_before: i > 0 && split,
+                    span: None,
+                    unknown: None,
+                    literal: false,
+                }),
+                Val::Unknown(r) => push_unknown(exp, r, i > 0 && split),
+            }
+        }
+        return;
+    }
+    // "$*" / "${A[*]}": the elements joined with the first character of $IFS.
+    let joined = match vals.iter().find(|v| matches!(v, Val::Unknown(_))) {
+        Some(u) => u.clone(),
+        None => Val::Known(
+            vals.iter()
+                .map(|v| v.text())
+                .collect::<Vec<_>>()
+                .join(&st.ifs_join()),
+        ),
+    };
+    emit(exp, joined);
 }
 
 /// `${V/p/r}` and its forms with a literal pattern, within the value budget.
@@ -991,267 +1254,6 @@ fn literal_replace(t: &str, p: &str, r: &str, kind: Replace) -> Result<String, S
     })
 }
 
-/// Evaluates `$((...))` / `((...))` text: `$` references are expanded first, then
-/// the expression is parsed by brush and evaluated with 64-bit integers.
-/// When the expression is not knowable, what it assigns is unknown from
-/// there ([`unknown_assignments`]).
-pub fn arith_text(st: &mut State, text: &str) -> Result<i64, String> {
-    let r = arith_value(st, text);
-    if let Err(r) = &r
-        && !r.starts_with("cannot parse")
-        && budget::tripped().is_none()
-    {
-        unknown_assignments(st, text, r);
-    }
-    r
-}
-
-/// [`arith_text`] without the effects of an expression that is not knowable.
-fn arith_value(st: &mut State, text: &str) -> Result<i64, String> {
-    let pre = if text.contains(['$', '`']) {
-        match expand_string(st, &format!("\"{}\"", text.replace('"', "\\\"")))? {
-            Val::Known(t) => t,
-            Val::Unknown(r) => return Err(r),
-        }
-    } else {
-        text.to_string()
-    };
-    // The parser and the evaluator recurse once per operator.
-    budget::arith_operators(&pre)?;
-    let expr = brush_parser::arithmetic::parse(pre.trim())
-        .map_err(|e| format!("cannot parse arithmetic {text:?}: {e}"))?;
-    arith(st, &expr, 0)
-}
-
-fn var_int(st: &mut State, name: &str, depth: u32) -> Result<i64, String> {
-    match st.read(name).and_then(|v| v.into_iter().next()) {
-        // Unset is 0 in bash, but a variable the script does not set may come
-        // from the environment unless the environment is complete.
-        None if !st.complete_env && st.get(name).is_none() => {
-            nounset(st, &Parameter::Named(name.to_string()), false);
-            Err(unset_reason(name))
-        }
-        None => {
-            // Under `set -u` an unset variable in arithmetic ends the script.
-            if st.get(name).is_none() {
-                nounset(st, &Parameter::Named(name.to_string()), true);
-            }
-            Ok(0)
-        }
-        Some(Val::Unknown(r)) => Err(r),
-        Some(Val::Known(t)) => text_int(st, name, &t, depth),
-    }
-}
-
-/// A variable's (or element's) text used in arithmetic: bash evaluates it as
-/// an expression itself (`010` is 8, `1+2` is 3, a name is that variable's
-/// value), recursively up to a depth budget.
-fn text_int(st: &mut State, name: &str, t: &str, depth: u32) -> Result<i64, String> {
-    let t = t.trim();
-    if t.is_empty() {
-        return Ok(0);
-    }
-    // Plain decimal (no leading 0, which makes it octal) needs no parsing.
-    let digits = t.strip_prefix('-').unwrap_or(t);
-    if !digits.starts_with('0')
-        && let Ok(n) = t.parse::<i64>()
-    {
-        return Ok(n);
-    }
-    if depth >= MAX_VAR_EXPR_DEPTH {
-        return Err(format!("${name} recurses too deeply in arithmetic"));
-    }
-    // Bash evaluates a variable's text as an expression: each
-    // operator costs a step (`A=B+B`, `B=C+C`, ... is exponential).
-    budget::arith_operators(t)?;
-    budget::steps(budget::operators(t) + 1)?;
-    budget::built(t.len())?;
-    let e =
-        brush_parser::arithmetic::parse(t).map_err(|_| format!("${name}={t:?} is not a number"))?;
-    arith(st, &e, depth + 1)
-}
-
-/// A constant array index written as a number (`0`, `010` octal, `0x1f`,
-/// `2#101`); anything else is not evaluated here.
-/// The assignments of a subscript that is not a constant (`${A[T=4]}`),
-/// which bash makes as it evaluates the index ([`arith_effects`]).
-fn subscript_effects(st: &mut State, p: &Parameter) -> Result<(), String> {
-    if let Parameter::NamedWithIndex { name, index } = p
-        && constant_index(name, index).is_err()
-    {
-        arith_effects(st, index)?;
-    }
-    Ok(())
-}
-
-/// The assignments a subscript written in a name (`printf -v 'a[T=4]'`,
-/// `read 'a[i++]'`, `[ -v 'a[T=4]' ]`) makes as bash evaluates it.
-pub(crate) fn name_subscript_effects(st: &mut State, name: &str) -> Result<(), String> {
-    if let Some((_, rest)) = name.split_once('[')
-        && let Some(index) = rest.strip_suffix(']')
-    {
-        arith_effects(st, index)?;
-    }
-    Ok(())
-}
-
-/// Arithmetic text bash evaluates where the evaluator uses no value from
-/// it: when it assigns (`T=4`, `i++`, `x+=2`), it is evaluated for those
-/// assignments; when that is not possible, what it assigns is unknown. An
-/// exceeded budget is an error.
-pub(crate) fn arith_effects(st: &mut State, text: &str) -> Result<(), String> {
-    if !assigns(text) {
-        return Ok(());
-    }
-    match arith_text(st, text) {
-        Err(r) if budget::tripped().is_some() => Err(r),
-        _ => Ok(()),
-    }
-}
-
-/// Whether arithmetic text may assign (`T=4`, `i++`, `x+=2`; not `==`,
-/// `!=`, `<=`, `>=`).
-fn assigns(text: &str) -> bool {
-    text.contains("++")
-        || text.contains("--")
-        || text.char_indices().any(|(i, c)| {
-            c == '='
-                && !matches!(text[..i].chars().last(), Some('=' | '!' | '<' | '>'))
-                && !text[i + 1..].starts_with('=')
-        })
-}
-
-/// Arithmetic text as written (`i = $X + 1`, `$N = 1`, a `let` word with
-/// its quotes) that was not evaluated (`why`): each variable it assigns is
-/// unknown from here. Its expansions stand for a number; when one of them
-/// is where a name is assigned (`$N = 1`), the name is not knowable and
-/// any variable may have been set ([`State::clobber`]).
-pub(crate) fn unknown_assignments(st: &mut State, text: &str, why: &str) {
-    if !assigns(text) {
-        return;
-    }
-    // A loop (`x++` of an unknown x) would nest the reason in itself.
-    let why = brief(why);
-    let text = brief(text);
-    let (why, text) = (why.as_str(), text.as_str());
-    let plain = expansions_as_numbers(text);
-    let mut names = Vec::new();
-    if let Ok(e) = brush_parser::arithmetic::parse(plain.trim()) {
-        assigned_names(&e, &mut names);
-    }
-    if names.is_empty() {
-        st.clobber(&format!(
-            "the arithmetic {text:?}, which assigns to a variable whose name is not knowable ({why})"
-        ));
-        return;
-    }
-    for n in names {
-        st.set_scalar(
-            &n,
-            Val::Unknown(format!(
-                "${n} is assigned by arithmetic that is not evaluated ({text:?}: {why})"
-            )),
-        );
-    }
-}
-
-/// A reason or text cut to [`BRIEF`] bytes (at a character boundary) when
-/// it is quoted inside another reason: a loop re-assigning from a value
-/// that is not knowable would otherwise nest the reason in itself.
-pub(crate) fn brief(why: &str) -> String {
-    if why.len() <= BRIEF {
-        return why.to_string();
-    }
-    let mut end = BRIEF;
-    while !why.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}...", &why[..end])
-}
-
-/// How many bytes of a quoted reason [`brief`] keeps.
-const BRIEF: usize = 200;
-
-/// Arithmetic text with each expansion (`$X`, `${..}`, `$(..)`, `$((..))`,
-/// backquotes) written as `0` and quotes removed: the shape of the
-/// expression, for the names it assigns.
-fn expansions_as_numbers(text: &str) -> String {
-    let mut out = String::new();
-    let mut it = text.chars().peekable();
-    while let Some(c) = it.next() {
-        match c {
-            '"' | '\'' => {}
-            '\\' => out.extend(it.next()),
-            '`' => {
-                for d in it.by_ref() {
-                    if d == '`' {
-                        break;
-                    }
-                }
-                out.push('0');
-            }
-            '$' => {
-                match it.peek().copied() {
-                    Some(open @ ('{' | '(')) => {
-                        let close = if open == '{' { '}' } else { ')' };
-                        let mut depth = 0usize;
-                        for d in it.by_ref() {
-                            if d == open {
-                                depth += 1;
-                            } else if d == close {
-                                depth -= 1;
-                                if depth == 0 {
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                    Some(d) if d.is_ascii_alphabetic() || d == '_' => {
-                        while it
-                            .peek()
-                            .is_some_and(|d| d.is_ascii_alphanumeric() || *d == '_')
-                        {
-                            it.next();
-                        }
-                    }
-                    Some(_) => {
-                        it.next();
-                    }
-                    None => {}
-                }
-                out.push('0');
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// The variables an arithmetic expression assigns.
-fn assigned_names(e: &ArithmeticExpr, out: &mut Vec<String>) {
-    let target = |t: &ArithmeticTarget, out: &mut Vec<String>| match t {
-        ArithmeticTarget::Variable(n) | ArithmeticTarget::ArrayElement(n, _) => out.push(n.clone()),
-    };
-    match e {
-        ArithmeticExpr::Literal(_) | ArithmeticExpr::Reference(_) => {}
-        ArithmeticExpr::UnaryOp(_, x) => assigned_names(x, out),
-        ArithmeticExpr::BinaryOp(_, a, b) => {
-            assigned_names(a, out);
-            assigned_names(b, out);
-        }
-        ArithmeticExpr::Conditional(c, a, b) => {
-            assigned_names(c, out);
-            assigned_names(a, out);
-            assigned_names(b, out);
-        }
-        ArithmeticExpr::Assignment(t, x) | ArithmeticExpr::BinaryAssignment(_, t, x) => {
-            target(t, out);
-            assigned_names(x, out);
-        }
-        ArithmeticExpr::UnaryAssignment(_, t) => target(t, out),
-    }
-}
-
 /// An index that is one variable (`$i`, `${i}`, `i`) holding a known
 /// non-negative integer: its value (reading it has no side effect).
 fn variable_index(st: &State, index: &str) -> Option<usize> {
@@ -1271,128 +1273,4 @@ fn variable_index(st: &State, index: &str) -> Option<usize> {
         Val::Known(v) => v.trim().parse::<usize>().ok(),
         Val::Unknown(_) => None,
     }
-}
-
-fn constant_index(name: &str, index: &str) -> Result<usize, String> {
-    let t = index.trim();
-    let literal = !t.is_empty()
-        && t.len() <= 80
-        && t.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '#' | '@' | '_'))
-        && t.starts_with(|c: char| c.is_ascii_digit());
-    match literal.then(|| brush_parser::arithmetic::parse(t)) {
-        Some(Ok(ArithmeticExpr::Literal(n))) if n >= 0 => Ok(n as usize),
-        _ => Err(format!(
-            "${{{name}[{index}]}}: the index is not a constant non-negative number (not evaluated)"
-        )),
-    }
-}
-
-fn arith(st: &mut State, e: &ArithmeticExpr, depth: u32) -> Result<i64, String> {
-    budget::stack(|| arith_inner(st, e, depth))
-}
-
-fn arith_inner(st: &mut State, e: &ArithmeticExpr, depth: u32) -> Result<i64, String> {
-    Ok(match e {
-        ArithmeticExpr::Literal(n) => *n,
-        ArithmeticExpr::Reference(ArithmeticTarget::Variable(n)) => var_int(st, n, depth)?,
-        ArithmeticExpr::Reference(ArithmeticTarget::ArrayElement(n, i)) => {
-            let i = arith(st, i, depth)?;
-            if i < 0 {
-                return Err(format!("${{{n}[{i}]}}: a negative index is not evaluated"));
-            }
-            match st.read(n).and_then(|v| v.get(i as usize).cloned()) {
-                Some(Val::Known(t)) => text_int(st, n, &t, depth)?,
-                Some(Val::Unknown(r)) => return Err(r),
-                None => 0,
-            }
-        }
-        ArithmeticExpr::UnaryOp(op, x) => {
-            let x = arith(st, x, depth)?;
-            match op {
-                UnaryOperator::UnaryPlus => x,
-                UnaryOperator::UnaryMinus => x.wrapping_neg(),
-                UnaryOperator::BitwiseNot => !x,
-                UnaryOperator::LogicalNot => (x == 0) as i64,
-            }
-        }
-        ArithmeticExpr::BinaryOp(op, a, b) => {
-            let a = arith(st, a, depth)?;
-            // && and || short-circuit.
-            match op {
-                BinaryOperator::LogicalAnd if a == 0 => return Ok(0),
-                BinaryOperator::LogicalOr if a != 0 => return Ok(1),
-                _ => {}
-            }
-            let b = arith(st, b, depth)?;
-            binop(op, a, b)?
-        }
-        ArithmeticExpr::Conditional(c, a, b) => {
-            if arith(st, c, depth)? != 0 {
-                arith(st, a, depth)?
-            } else {
-                arith(st, b, depth)?
-            }
-        }
-        ArithmeticExpr::Assignment(ArithmeticTarget::Variable(n), x) => {
-            let v = arith(st, x, depth)?;
-            st.set_scalar(n, Val::Known(v.to_string()));
-            v
-        }
-        ArithmeticExpr::BinaryAssignment(op, ArithmeticTarget::Variable(n), x) => {
-            let cur = var_int(st, n, depth)?;
-            let v = binop(op, cur, arith(st, x, depth)?)?;
-            st.set_scalar(n, Val::Known(v.to_string()));
-            v
-        }
-        ArithmeticExpr::UnaryAssignment(op, ArithmeticTarget::Variable(n)) => {
-            let cur = var_int(st, n, depth)?;
-            let (new, ret) = match op {
-                UnaryAssignmentOperator::PrefixIncrement => {
-                    (cur.wrapping_add(1), cur.wrapping_add(1))
-                }
-                UnaryAssignmentOperator::PrefixDecrement => {
-                    (cur.wrapping_sub(1), cur.wrapping_sub(1))
-                }
-                UnaryAssignmentOperator::PostfixIncrement => (cur.wrapping_add(1), cur),
-                UnaryAssignmentOperator::PostfixDecrement => (cur.wrapping_sub(1), cur),
-            };
-            st.set_scalar(n, Val::Known(new.to_string()));
-            ret
-        }
-        _ => return Err("assignment to an array element in arithmetic is not evaluated".into()),
-    })
-}
-
-fn binop(op: &BinaryOperator, a: i64, b: i64) -> Result<i64, String> {
-    Ok(match op {
-        BinaryOperator::Power => {
-            if b < 0 {
-                return Err("exponent less than 0".into());
-            }
-            a.wrapping_pow(b as u32)
-        }
-        BinaryOperator::Multiply => a.wrapping_mul(b),
-        BinaryOperator::Divide | BinaryOperator::Modulo if b == 0 => {
-            return Err("division by 0 in arithmetic".into());
-        }
-        BinaryOperator::Divide => a.wrapping_div(b),
-        BinaryOperator::Modulo => a.wrapping_rem(b),
-        BinaryOperator::Comma => b,
-        BinaryOperator::Add => a.wrapping_add(b),
-        BinaryOperator::Subtract => a.wrapping_sub(b),
-        BinaryOperator::ShiftLeft => a.wrapping_shl(b as u32),
-        BinaryOperator::ShiftRight => a.wrapping_shr(b as u32),
-        BinaryOperator::LessThan => (a < b) as i64,
-        BinaryOperator::LessThanOrEqualTo => (a <= b) as i64,
-        BinaryOperator::GreaterThan => (a > b) as i64,
-        BinaryOperator::GreaterThanOrEqualTo => (a >= b) as i64,
-        BinaryOperator::Equals => (a == b) as i64,
-        BinaryOperator::NotEquals => (a != b) as i64,
-        BinaryOperator::BitwiseAnd => a & b,
-        BinaryOperator::BitwiseXor => a ^ b,
-        BinaryOperator::BitwiseOr => a | b,
-        BinaryOperator::LogicalAnd => (a != 0 && b != 0) as i64,
-        BinaryOperator::LogicalOr => (a != 0 || b != 0) as i64,
-    })
 }

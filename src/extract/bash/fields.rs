@@ -61,14 +61,21 @@ pub(super) fn is_pattern(t: &str) -> bool {
     t.contains(['*', '?']) || t.find('[').is_some_and(|i| t[i + 1..].contains(']'))
 }
 
+/// Whether `reason` is [`glob_reason`]'s (the word is unknown only because
+/// it is a pathname pattern).
+pub(super) fn is_glob_reason(reason: &str) -> bool {
+    reason.ends_with(GLOB_REASON_END)
+}
+
+/// How [`glob_reason`] ends.
+const GLOB_REASON_END: &str = " is an unquoted pathname pattern: bash replaces it with the names of matching files, and files are never read (quote it, or `set -f`)";
+
 /// Why a word with an unquoted pattern is unknown.
 pub(super) fn glob_reason(t: &str) -> String {
     // A long word is shown by its start only.
     let shown: String = t.chars().take(60).collect();
     let more = if shown.len() < t.len() { "..." } else { "" };
-    format!(
-        "{shown:?}{more} is an unquoted pathname pattern: bash replaces it with the names of matching files, and files are never read (quote it, or `set -f`)"
-    )
+    format!("{shown:?}{more}{GLOB_REASON_END}")
 }
 
 /// The reason the positional parameters from index `k` on are not knowable.

@@ -17,7 +17,9 @@
 //! `set`/`shift`, `exec`), `launch` (launch
 //! recognition and `bash other.sh` delegation), `declare` (the declaration
 //! builtins), `capture` (`$(...)`),
-//! `conditions` (`[ ... ]`), `expand` (words and expansions), `brace` (brace
+//! `conditions` (`[ ... ]`), `expand` (words and expansions), `arith`
+//! (arithmetic), `casemod` (`${X^^}`, `${X~~}`), `indirect` (`${!R...}`),
+//! `stdout` (where a command's output goes inside `$(...)`), `brace` (brace
 //! expansion), `fields` (`$IFS` splitting, glob patterns, positional
 //! parameters), `glob` (shell patterns in linear time: classes, extglob,
 //! `nocasematch`), `source` (`source FILE`, and the one mechanism that runs
@@ -31,10 +33,12 @@
 //! `break` or `return` that may or may not run, and a loop that may never end,
 //! make what follows conditional, with the reason.
 
+mod arith;
 mod brace;
 mod budget;
 mod capture;
 mod captured;
+mod casemod;
 mod command;
 mod conditions;
 mod declare;
@@ -45,12 +49,14 @@ mod fields;
 mod getopts;
 mod glob;
 mod harness;
+mod indirect;
 mod launch;
 mod named_fd;
 mod options;
 mod parse;
 mod paths;
 mod source;
+mod stdout;
 mod walk;
 mod word_parser;
 
@@ -119,6 +125,19 @@ pub struct State {
     /// The `shopt` options that are on (`extglob`, `nocasematch`,
     /// `lastpipe`, `expand_aliases`, ...).
     shopt: BTreeSet<String>,
+    /// The `shopt` options a script turned off (`shopt -u
+    /// patsub_replacement`: off in every bash version, where its default
+    /// differs between versions).
+    shopt_off: BTreeSet<String>,
+    /// The frames of `FUNCNAME`, outermost first: each function running
+    /// (`true`) and each `source` (`false`).
+    funcname: Vec<(String, bool)>,
+    /// Whether bash puts `main` at the bottom of `FUNCNAME`: for a script
+    /// file it does, for `bash -c` or standard input it does not; for a
+    /// page's text it depends on how the reader runs it (`None`).
+    main_frame: Option<bool>,
+    /// `unset FUNCNAME`: it is an ordinary variable from then on.
+    funcname_unset: bool,
     /// `alias NAME=TEXT` definitions.
     aliases: BTreeMap<String, String>,
     /// Where each alias was defined: the text and the end of the complete
@@ -247,6 +266,10 @@ impl Clone for State {
             allexport: self.allexport,
             nounset: self.nounset,
             shopt: self.shopt.clone(),
+            shopt_off: self.shopt_off.clone(),
+            funcname: self.funcname.clone(),
+            main_frame: self.main_frame,
+            funcname_unset: self.funcname_unset,
             aliases: self.aliases.clone(),
             alias_at: self.alias_at.clone(),
             aborted: self.aborted.clone(),
@@ -1026,6 +1049,13 @@ fn evaluate_installed(
     // The caller ran code that was not evaluated and may have exported any
     // variable: one this shell does not set is unknown, not unset.
     st.clobbered = open;
+    // `FUNCNAME` ends with `main` in a script file, not in `bash -c` text or
+    // a script on standard input; a page's text may be run either way.
+    st.main_frame = match (shell.keep_vars, &shell.script) {
+        (true, _) => None,
+        (false, Some(_)) => Some(false),
+        (false, None) => Some(true),
+    };
     // The files the caller changed before it ran this shell.
     st.touched = shell.written.clone();
     let reads = st.reads.clone();

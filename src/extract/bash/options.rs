@@ -93,9 +93,11 @@ impl Interp<'_> {
             Some(on) => {
                 for n in names {
                     if on {
+                        self.st.shopt_off.remove(&n);
                         self.st.shopt.insert(n);
                     } else {
                         self.st.shopt.remove(&n);
+                        self.st.shopt_off.insert(n);
                     }
                 }
                 Status::Ok
@@ -384,14 +386,32 @@ impl Interp<'_> {
         raw: &[(&ast::Word, Option<&ast::Assignment>)],
         at: usize,
     ) -> Result<Status, Error> {
-        let args = self.args_of(raw, at)?;
+        let mut args = Vec::new();
+        for (w, _) in raw.iter().skip(1) {
+            let range = self.word_range(w, at);
+            args.extend(expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))?);
+        }
         let mut status = Status::Ok;
         let (mut funcs, mut refs) = (false, false);
         for a in &args {
-            let Val::Known(n) = a else {
-                let Val::Unknown(r) = a else { unreachable!() };
+            let n = &a.text;
+            if let Some(r) = &a.unknown {
+                // `unset a[0]`: a pathname pattern. bash unsets what the word
+                // names when no file matches it, and the variables named
+                // like the files that match: which, files are never read.
+                if !funcs
+                    && !refs
+                    && super::fields::is_pattern(n)
+                    && super::fields::is_glob_reason(r)
+                {
+                    self.unset_maybe(n, at);
+                    status = Status::Unknown(format!(
+                        "`unset {n}`: the word is a pathname pattern, and files are never read"
+                    ));
+                    continue;
+                }
                 return Ok(self.not_knowable(at, "unset", r));
-            };
+            }
             if let Some(flags) = n.strip_prefix('-') {
                 funcs |= flags.contains('f');
                 refs |= flags.contains('n');
@@ -432,12 +452,42 @@ impl Interp<'_> {
         Ok(status)
     }
 
+    /// `unset PATTERN` (an unquoted pathname pattern): what the word names
+    /// (a variable or an element) and every variable whose name the
+    /// pattern matches (a file of that name would) may be unset: each is
+    /// unknown from here, with the reason.
+    fn unset_maybe(&mut self, pattern: &str, at: usize) {
+        let line = self.source.line_col(at).line;
+        let reason = format!(
+            "line {line}: `unset {pattern}` unsets it only if no file in the working folder matches the pathname pattern {pattern:?} (files are never read)"
+        );
+        let opts = self.st.pattern_options(false, false);
+        let literal = pattern.split_once('[').map_or(pattern, |(n, _)| n);
+        let mut names: Vec<String> = self
+            .st
+            .vars
+            .keys()
+            .filter(|n| {
+                *n == literal || super::glob::pattern_match(pattern, n, opts).unwrap_or(true)
+            })
+            .cloned()
+            .collect();
+        names.retain(|n| !self.st.is_readonly(n));
+        for n in names {
+            let n = self.st.resolve(&n).unwrap_or(n);
+            self.st.set_scalar(&n, Val::Unknown(reason.clone()));
+        }
+    }
+
     /// Unsets a variable with bash's dynamic scoping: a `local` of the
     /// function running now stays local and unset, while the variable it
     /// shadows still reaches the environment of the commands it runs when
     /// exported; a `local` of a calling function is removed, and the
     /// variable it shadowed is seen again (bash 5.2, `localvar_unset` off).
     fn unset_variable(&mut self, target: &str) {
+        if target == "FUNCNAME" {
+            self.st.funcname_unset = true;
+        }
         let frame = self
             .frames
             .iter()

@@ -270,7 +270,9 @@ impl Interp<'_> {
         let saved = args.map(|a| std::mem::replace(&mut self.st.positional, a));
         let flow = self.flow.len();
         self.sourcing += 1;
+        self.st.funcname.push(("source".into(), false));
         let r = self.in_shell(&source, Some(index), |it| it.run_program(&program));
+        self.st.funcname.pop();
         self.sourcing -= 1;
         // A `return` there ends the sourced file only.
         self.returning = false;

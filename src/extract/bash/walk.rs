@@ -514,16 +514,27 @@ impl<'a> Interp<'a> {
                     })
                     .collect();
                 if !redirects.is_empty() {
-                    self.note_redirects(redirects.into_iter(), at)?;
+                    self.note_redirects(redirects.iter().copied(), at)?;
                     self.note_written_text(sc, at);
                 }
                 self.process_substitution_words(sc)?;
-                self.simple(sc)
+                let exec_alone = sc.word_or_name.as_ref().is_some_and(|w| w.value == "exec")
+                    && !sc
+                        .suffix
+                        .iter()
+                        .flat_map(|s| s.0.iter())
+                        .any(|it| matches!(it, ast::CommandPrefixOrSuffixItem::Word(_)));
+                if exec_alone {
+                    self.exec_redirects(sc);
+                }
+                // Where its output is read, its redirections decide whether
+                // what it writes is part of it.
+                self.with_stdout(redirects.into_iter(), |it| it.simple(sc))
             }
             Command::Compound(cc, Some(list)) => {
                 let at = c.location().map(|l| self.byte(&l.start)).unwrap_or(0);
                 self.note_redirects(list.0.iter(), at)?;
-                self.compound(cc)
+                self.with_stdout(list.0.iter(), |it| it.compound(cc))
             }
             Command::Function(f) => {
                 self.st.functions.insert(
