@@ -856,7 +856,8 @@ pub(crate) fn run_pair(
     let comparison = if drefused || rrefused {
         Comparison::default()
     } else {
-        compare(&dr, &rr, policy)
+        let (d, r) = crate::engine::respelled(&dr, &rr);
+        compare(&d, &r, policy)
     };
     Ok(LinkReport {
         name: name.to_string(),

@@ -278,3 +278,48 @@ fn a_partial_command_is_not_paired_and_says_why() {
     );
     assert!(partial[1].contains("`<use args below>`"), "{partial:?}");
 }
+
+/// One deployment spelled by two releases compares equal: SGLang 0.5.23
+/// reads `--enable-dp-attention --dp-size N` as `--attn-dp-size N`, and from
+/// 0.5.14 `--enable-flashinfer-allreduce-fusion` as backend `auto`; a docs
+/// page written for 0.5.23 against a benchmark on 0.5.12 is compared as
+/// 0.5.23 reads the older spelling (the respelling rules), so only a real
+/// difference (attention DP over 4 ranks, no fusion) is drift.
+#[test]
+fn one_deployment_spelled_by_two_releases_is_no_drift() {
+    let respelled = |recipe: &str| -> Vec<(String, String, String)> {
+        let (code, out, err) = run(&[
+            "compare",
+            "fixtures/verdicts/respelled/docs-0.5.23.md",
+            &format!("fixtures/verdicts/respelled/{recipe}"),
+            "--offline",
+            "--format",
+            "json",
+        ]);
+        assert!(code == 0 || code == 1, "stdout: {out}\nstderr: {err}");
+        let doc: Value = serde_json::from_str(&out).unwrap();
+        doc["links"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["severity"] == "error")
+            .map(|f| {
+                (
+                    f["key"].as_str().unwrap_or("").to_string(),
+                    f["kind"].as_str().unwrap_or("").to_string(),
+                    f["severity"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(respelled("recipe-0.5.12.sh"), vec![]);
+    let other: Vec<String> = respelled("recipe-other.sh")
+        .into_iter()
+        .map(|(k, _, _)| k)
+        .collect();
+    assert_eq!(
+        other,
+        ["attn_dp_size", "flashinfer_allreduce_fusion_backend"],
+        "{other:?}"
+    );
+}

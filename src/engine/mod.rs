@@ -363,6 +363,49 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Error
     resolve_outcome(launch, opts).map_err(Error::from)
 }
 
+/// The two sides of a comparison as one release reads them: when both run
+/// the same engine on different bundled releases, the older side's values
+/// respelled as the newer release reads them (its respelling rules,
+/// [`rules::respell`]): one deployment spelled by two releases compares
+/// equal. Each respelled value names the rule in its trail.
+pub fn respelled<'a>(
+    docs: &'a Resolved,
+    recipe: &'a Resolved,
+) -> (
+    std::borrow::Cow<'a, Resolved>,
+    std::borrow::Cow<'a, Resolved>,
+) {
+    use std::borrow::Cow;
+    let same = (Cow::Borrowed(docs), Cow::Borrowed(recipe));
+    if docs.engine != recipe.engine {
+        return same;
+    }
+    let Some(engine) = by_name(docs.engine.name()) else {
+        return same;
+    };
+    let version = |r: &Resolved| Version::from_str(&r.version.version).ok();
+    let (Some(dv), Some(rv)) = (version(docs), version(recipe)) else {
+        return same;
+    };
+    let again = |older: &Resolved, ov: &Version, nv: &Version| {
+        rules::respell(engine.rules(), ov, nv, &older.values).map(|values| Resolved {
+            values,
+            ..older.clone()
+        })
+    };
+    match dv.cmp(&rv) {
+        std::cmp::Ordering::Less => match again(docs, &dv, &rv) {
+            Some(d) => (Cow::Owned(d), Cow::Borrowed(recipe)),
+            None => same,
+        },
+        std::cmp::Ordering::Greater => match again(recipe, &rv, &dv) {
+            Some(r) => (Cow::Borrowed(docs), Cow::Owned(r)),
+            None => same,
+        },
+        std::cmp::Ordering::Equal => same,
+    }
+}
+
 /// Resolves a launch with its engine, and records the engine itself as the
 /// `engine` key (from the launcher words). A command the release refuses is
 /// [`ResolveError::Refused`].

@@ -385,6 +385,10 @@ pub struct Example {
     /// Text of a startup error the engine raises.
     #[serde(default)]
     pub error: Option<String>,
+    /// For a respelling ([`Rule::respell`]): the newer release that reads
+    /// the resolution at `version`; `expect` holds after the respelling.
+    #[serde(default)]
+    pub respelled_as: Option<String>,
 }
 
 /// One rule.
@@ -426,6 +430,14 @@ pub struct Rule {
     /// Argv -> resolved values that witness the rule (checked by a test).
     #[serde(default)]
     pub examples: Vec<Example>,
+    /// A respelling: how the releases of `versions` read what an older
+    /// release spelled another way, the deployment being the same
+    /// (`--enable-dp-attention --dp-size N` is `--attn-dp-size N` from SGLang
+    /// 0.5.23). Never applied in a resolve: when the two sides of a
+    /// comparison run releases on either side of the rule's bound, the older
+    /// side is compared as the newer release reads it ([`respell`]).
+    #[serde(default)]
+    pub respell: bool,
     /// `versions`, parsed once.
     #[serde(skip)]
     specifiers: Option<VersionSpecifiers>,
@@ -482,6 +494,12 @@ impl RuleFile {
                 .filter(|k| is_fact(k))
                 .map(str::to_string)
                 .collect();
+            if r.respell && (r.versions.is_none() || r.error.is_some() || !r.unknown.is_empty()) {
+                return Err(format!(
+                    "{name}: rule {}: a respelling names the releases that read the new spelling (`versions`) and only sets values",
+                    r.id
+                ));
+            }
             if let Some(v) = &r.versions {
                 r.specifiers = Some(
                     VersionSpecifiers::from_str(v)
@@ -651,7 +669,7 @@ pub fn apply_with_facts(
 ) -> Result<(), FactError> {
     let mut loaded = false;
     for rule in rules {
-        if !rule.in_version(version) {
+        if !rule.in_version(version) || rule.respell {
             continue;
         }
         #[cfg(test)]
@@ -978,3 +996,63 @@ fn eval_effect(values: &BTreeMap<String, Entry>, effect: &Effect, id: &str) -> V
 
 #[cfg(test)]
 mod tests;
+
+/// `older`'s values as a release of `newer` reads them: the respelling rules
+/// ([`Rule::respell`]) that `newer` has and `older` has not, applied in
+/// order; `None` when there is none (or a version does not parse).
+pub fn respell(
+    rules: &[Rule],
+    older: &Version,
+    newer: &Version,
+    values: &BTreeMap<String, Entry>,
+) -> Option<BTreeMap<String, Entry>> {
+    if older >= newer {
+        return None;
+    }
+    let chosen: Vec<Rule> = rules
+        .iter()
+        .filter(|r| r.respell && r.in_version(newer) && !r.in_version(older))
+        .map(|r| Rule {
+            respell: false,
+            ..r.clone()
+        })
+        .collect();
+    if chosen.is_empty() {
+        return None;
+    }
+    let mut out = values.clone();
+    // The new spelling's keys the older release does not have: created for
+    // the respelling, and kept only where a rule set them.
+    let mut created = Vec::new();
+    for key in chosen.iter().flat_map(|r| r.set.keys()) {
+        if !out.contains_key(key) {
+            created.push(key.clone());
+            out.insert(
+                key.clone(),
+                Entry {
+                    val: Val::known(Value::Null),
+                    source: ValueSource::Rule,
+                    name: key.clone(),
+                    spans: vec![],
+                    written: None,
+                    rules: vec![],
+                    inactive: None,
+                    no_effect: None,
+                },
+            );
+        }
+    }
+    let mut errors = Vec::new();
+    let mut none = || {
+        Ok(crate::resolved::unknown_facts(
+            "a respelling reads no checkpoint fact",
+        ))
+    };
+    apply_with_facts(&chosen, newer, None, &mut out, &mut errors, &mut none).ok()?;
+    for key in created {
+        if out.get(&key).is_some_and(|e| e.rules.is_empty()) {
+            out.remove(&key);
+        }
+    }
+    Some(out)
+}

@@ -9,6 +9,8 @@ use serde_json::{Value, json};
 use super::{Example, Rule, RuleFile};
 use crate::launch::{Engine, Launch, Platform};
 use crate::resolved::{Entry, ResolveOptions, Val};
+use pep440_rs::Version;
+use std::str::FromStr;
 
 fn engines() -> Vec<(Engine, &'static [Rule])> {
     crate::engine::registry()
@@ -200,8 +202,24 @@ fn check(engine: Engine, x: &Example) -> Result<(), String> {
             .as_ref()
             .map(|f| std::sync::Arc::new(ExampleFacts(f.clone())) as _),
     };
-    let r = crate::engine::resolve(&launch(engine, &x.argv, &x.env), &opts)
+    let mut r = crate::engine::resolve(&launch(engine, &x.argv, &x.env), &opts)
         .map_err(|e| format!("does not resolve: {e:?}"))?;
+    if let Some(newer) = &x.respelled_as {
+        let (older, newer) = (
+            Version::from_str(&r.version.version).map_err(|e| e.to_string())?,
+            Version::from_str(newer).map_err(|e| e.to_string())?,
+        );
+        if let Some(values) = super::respell(
+            crate::engine::by_name(engine.name())
+                .ok_or("no such engine")?
+                .rules(),
+            &older,
+            &newer,
+            &r.values,
+        ) {
+            r.values = values;
+        }
+    }
     let val = |k: &str| {
         r.values
             .get(k)

@@ -145,12 +145,7 @@ pub fn check_selected(
 /// way. A state with none of these, or whose match prints another command,
 /// is the difference. `partial`: an exploration was cut, so a state one
 /// world did not reach is no difference.
-fn differs(
-    ours: &[View],
-    theirs: &[View],
-    partial: bool,
-    replay: &mut Replay,
-) -> Option<String> {
+fn differs(ours: &[View], theirs: &[View], partial: bool, replay: &mut Replay) -> Option<String> {
     let (ours_at, theirs_at) = (Index::of(ours), Index::of(theirs));
     // The first difference of `v` (of world `mine`) from the views `there`
     // of the other world, indexed by `at`.
