@@ -265,7 +265,7 @@ pub fn finding(f: &Finding, link_line: &str) -> String {
         } => {
             // A refused word or a comment: shown on its line.
             let mark = if f.kind == crate::finding::CROSS_ROLE {
-                "the other role disagrees"
+                "disagrees with the other role"
             } else if rule.is_some() {
                 "refused here"
             } else {
