@@ -547,6 +547,7 @@ mod tests {
                 ("RD015", "broken-continuation"),
                 ("RD016", "state-budget"),
                 ("RD017", "newer-release"),
+                ("RD018", "cross-role"),
             ]
         );
         for k in Kind::ALL {

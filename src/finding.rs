@@ -65,6 +65,10 @@ pub const STARTUP_ERROR: &str = "startup-error";
 /// were not.
 pub const STATE_BUDGET: &str = "state-budget";
 
+/// The name of the table's row for a deployment whose prefill and decode
+/// workers disagree on a key they must share (`src/space/roles.yaml`).
+pub const CROSS_ROLE: &str = "cross-role";
+
 /// The name of the table's row for a command that may run an engine release
 /// newer than every bundled one, and for each word set aside because the
 /// newest bundled release does not know it.
@@ -99,6 +103,23 @@ pub struct KindInfo {
     /// A budget's cut, which `check`'s pairing and `lint-docs` report.
     #[serde(default)]
     pub budget: Option<BudgetExample>,
+    /// The roles of one deployment checked against each other (`cross-role`).
+    #[serde(default)]
+    pub roles: Option<RolesExample>,
+}
+
+/// A `cross-role` row's example: an InferenceX checkout of ours whose
+/// entry's srt-slurm recipe sets a key on one role only; tests/multinode.rs
+/// runs `check` on it and expects the finding.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RolesExample {
+    /// The InferenceX checkout, from the repository root.
+    pub inferencex: String,
+    /// The entry whose deployment has the disagreement.
+    pub entry: String,
+    /// Words the finding's message holds.
+    pub says: String,
 }
 
 /// A budget row's example: a page of ours under a docs root whose generator
@@ -215,10 +236,11 @@ pub fn kinds() -> &'static [KindInfo] {
                 row.lint.is_some(),
                 row.coverage.is_some(),
                 row.budget.is_some(),
+                row.roles.is_some(),
             ];
             assert!(
                 row.example.is_none() && examples.iter().filter(|e| **e).count() == 1,
-                "findings.yaml: {} after the compare kinds has one `lint`, `coverage` or `budget` example",
+                "findings.yaml: {} after the compare kinds has one `lint`, `coverage`, `budget` or `roles` example",
                 row.id
             );
         }

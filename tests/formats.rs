@@ -112,7 +112,8 @@ fn sarif_results_rules_and_locations() {
             "recipe-unpaired",
             "broken-continuation",
             "state-budget",
-            "newer-release"
+            "newer-release",
+            "cross-role"
         ]
     );
     let results = run0["results"].as_array().unwrap();

@@ -108,6 +108,13 @@ fn explain_kind(out: &mut String, kind: &crate::finding::KindInfo) {
             b.docs_root, b.max_states, b.fixture, b.max_states, b.fixture, b.says
         );
     }
+    if let Some(r) = &kind.roles {
+        let _ = writeln!(
+            out,
+            "  example (check --docs-root fixtures/multinode/docs --inferencex {}): entry {}, \"... {} ...\"",
+            r.inferencex, r.entry, r.says
+        );
+    }
     if let Some(l) = &kind.lint {
         let _ = writeln!(out, "  example (lint-docs): {}", l.fixture);
         if let Some(p) = &l.pending {

@@ -155,6 +155,15 @@ impl Run<'_> {
         // A generator the state budget cut: its states before the cut were
         // paired and compared above; the cut is a finding of its own.
         let mut coverage = pairing.coverage;
+        // Deployments with roles: their workers checked against each other;
+        // then the points whose servers are not known.
+        coverage.extend(crate::pair::cross_role_findings(
+            docs.deployments.iter().chain(&recipes.deployments),
+        ));
+        coverage.extend(crate::pair::unknown_points(
+            &recipes.unknown,
+            &self.manifest.policy.coverage,
+        ));
         coverage.extend(docs.cuts.into_iter().map(|c| {
             let mut f =
                 Finding::state_budget(&c.component, c.at, c.states, "read, paired and compared");

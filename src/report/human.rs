@@ -264,7 +264,9 @@ pub fn finding(f: &Finding, link_line: &str) -> String {
             ..
         } => {
             // A refused word or a comment: shown on its line.
-            let mark = if rule.is_some() {
+            let mark = if f.kind == crate::finding::CROSS_ROLE {
+                "disagrees with the other role"
+            } else if rule.is_some() {
                 "refused here"
             } else {
                 "the command ends here"

@@ -896,6 +896,17 @@ mod tests {
                 ));
             }
         }
+        s.push_str(
+            "\nCross-role kinds of `check`'s pairing (tests/multinode.rs makes each from its checkout):\n\n",
+        );
+        for k in kinds() {
+            if let Some(r) = &k.roles {
+                s.push_str(&format!(
+                    "- `{}` {}: entry `{}` of `{}`; the message says \"{}\"\n",
+                    k.id, k.name, r.entry, r.inferencex, r.says
+                ));
+            }
+        }
         s
     }
 

@@ -35,13 +35,14 @@ pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// The index of a kind's rule in the driver's rules (its row of the table).
 /// The rows `check` reports: the compare kinds, the coverage kinds, the
-/// budget kinds (a generator the state budget cut) and the lint kinds `check`
+/// budget kinds (a generator the state budget cut), the cross-role kind and the lint kinds `check`
 /// reports too (defects of a command's text).
 fn check_rows() -> impl Iterator<Item = &'static crate::finding::KindInfo> {
     kinds().iter().filter(|k| {
         k.example.is_some()
             || k.coverage.is_some()
             || k.budget.is_some()
+            || k.roles.is_some()
             || k.lint.as_ref().is_some_and(|l| l.check)
     })
 }

@@ -49,47 +49,150 @@ pub struct Loaded {
     /// deployments, the rest were not read. Pairing reports each as a
     /// finding of its own (`state-budget`).
     pub cuts: Vec<extract::Cut>,
+    /// Points whose servers are not known (recipe side), grouped by entry
+    /// and reason: pairing reports each group as coverage.
+    pub unknown: Vec<UnknownPoints>,
+}
+
+/// Points of an entry whose servers are not known (a multi-node recipe that
+/// is not in the checkout, a role that cannot be rendered): not compared,
+/// and reported as coverage with the reason, never skipped silently.
+#[derive(Debug, Clone)]
+pub struct UnknownPoints {
+    /// The InferenceX entry.
+    pub entry: String,
+    /// The points (their search-space fields).
+    pub points: Points,
+    /// Where the first point names what it runs (its `CONFIG_FILE`).
+    pub at: Option<crate::span::Span>,
+    /// Who the entry says it is (engine, checkpoint, hardware).
+    pub identity: super::Identity,
+    /// Why its servers are not known.
+    pub why: String,
+}
+
+impl UnknownPoints {
+    /// `entry KEY [N points: ...]`, as deployments are labelled.
+    pub fn label(&self) -> String {
+        let mut s = format!("entry {}", self.entry);
+        if let Some(p) = super::points_label(&self.points) {
+            s.push_str(&format!(" [{p}]"));
+        }
+        s
+    }
+}
+
+/// What a deployment's servers are read with beside their launches.
+struct Servers {
+    /// One launch per role, in role order.
+    launches: Vec<Launch>,
+    /// The checkpoint served when the launches name a local folder only
+    /// (srtctl mounts the entry's checkpoint at `/model`).
+    model: Option<String>,
+    /// Its topology shape value (`single` for one server).
+    topology: Option<super::ShapeValue>,
 }
 
 impl Loader<'_> {
-    /// Resolves a launch on its own context, for its identity and shape.
-    fn deployment(&self, side: Side, origin: Origin, launch: Launch) -> Result<Deployment, Error> {
+    /// Resolves each role's launch on its own context, for the deployment's
+    /// identity (its first role's; a refused or partial role makes it
+    /// incomplete), its shape (the roles' combined), what the releases
+    /// refuse and where its roles disagree on a key they must share.
+    fn deployment(
+        &self,
+        side: Side,
+        origin: Origin,
+        servers: Servers,
+    ) -> Result<Deployment, Error> {
         let opts = ResolveOptions {
             checkpoints: self.checkpoints.clone(),
             ..ResolveOptions::default()
         };
-        // A refused word is set aside and the rest read (`resolve_rest`);
-        // only a command refused whole has nothing to read.
-        let (resolved, refused) = match engine::resolve_rest(&launch, &opts) {
-            Ok(r) => (r, false),
-            Err(engine::ResolveError::Refused(r)) => (r.resolved(launch.engine), true),
-            Err(engine::ResolveError::Failed(e)) => return Err(e),
-        };
-        let mut identity = identity_of(&launch, &resolved, &self.families);
-        identity.partial = resolved.args_open.clone();
-        // Pairing reports what its release refuses (`startup-error`); a
-        // command refused whole starts no server, so it is not paired.
-        let refusal = (!resolved.startup_errors.is_empty()).then(|| Refusal {
-            release: format!("{} {}", resolved.engine, resolved.version.version),
-            errors: resolved.startup_errors.clone(),
-        });
-        if refused && let Some(r) = &refusal {
-            identity.refused = Some(match r.errors.first() {
-                Some(e) => format!(
-                    "its command would not start under {}: {}",
-                    r.release, e.message
-                ),
-                None => format!("its command would not start under {}", r.release),
+        let several = servers.launches.len() > 1;
+        let mut identity: Option<super::Identity> = None;
+        let mut roles = Vec::new();
+        let mut refusals = Vec::new();
+        let mut resolutions = Vec::new();
+        for launch in servers.launches {
+            // A refused word is set aside and the rest read (`resolve_rest`);
+            // only a command refused whole has nothing to read.
+            let (resolved, refused) = match engine::resolve_rest(&launch, &opts) {
+                Ok(r) => (r, false),
+                Err(engine::ResolveError::Refused(r)) => (r.resolved(launch.engine), true),
+                Err(engine::ResolveError::Failed(e)) => return Err(e),
+            };
+            let mut id = identity_of(&launch, &resolved, &self.families);
+            if let Some(m) = &servers.model
+                && id
+                    .model
+                    .as_deref()
+                    .is_none_or(|x| !crate::launch::is_hf_id(x))
+            {
+                id.model = Some(m.to_ascii_lowercase());
+                id.family = Some(super::family_of(m, &self.families));
+            }
+            id.partial = resolved.args_open.clone();
+            // Pairing reports what its release refuses (`startup-error`); a
+            // command refused whole starts no server, so it is not paired.
+            let refusal = (!resolved.startup_errors.is_empty()).then(|| Refusal {
+                role: launch.role,
+                release: format!("{} {}", resolved.engine, resolved.version.version),
+                errors: resolved.startup_errors.clone(),
             });
+            if refused && let Some(r) = &refusal {
+                let whose = if several {
+                    format!("its {} command", launch.role)
+                } else {
+                    "its command".to_string()
+                };
+                id.refused = Some(match r.errors.first() {
+                    Some(e) => {
+                        format!("{whose} would not start under {}: {}", r.release, e.message)
+                    }
+                    None => format!("{whose} would not start under {}", r.release),
+                });
+            }
+            let shape = shape_of(&resolved, id.model.as_deref());
+            match &mut identity {
+                None => identity = Some(id),
+                Some(first) => {
+                    first.refused = first.refused.take().or(id.refused);
+                    first.partial = first.partial.take().or(id.partial);
+                }
+            }
+            refusals.extend(refusal);
+            roles.push(super::RoleServer {
+                role: launch.role,
+                launch,
+                shape,
+            });
+            resolutions.push(resolved);
         }
-        let shape = shape_of(&resolved, identity.model.as_deref());
+        let identity = identity.ok_or_else(|| Error::usage("a deployment with no server"))?;
+        let by_role: Vec<(
+            crate::launch::Role,
+            &crate::span::Span,
+            &crate::resolved::Resolved,
+        )> = roles
+            .iter()
+            .zip(&resolutions)
+            .map(|(r, x)| (r.role, &r.launch.span, x))
+            .collect();
+        let cross_role = super::cross_role::check(&by_role);
+        let shapes: Vec<(crate::launch::Role, &super::Shape)> =
+            roles.iter().map(|r| (r.role, &r.shape)).collect();
+        let mut shape = super::combine_shapes(&shapes);
+        if let Some(t) = servers.topology {
+            shape.insert(super::TOPOLOGY.into(), t);
+        }
         Ok(Deployment {
             side,
             origin,
-            launch,
+            roles,
             identity,
             shape,
-            refusal,
+            refusals,
+            cross_role,
         })
     }
 
@@ -283,7 +386,29 @@ impl Loader<'_> {
                     // error; the file's other states are still read.
                     loaded.failures.push((name.clone(), e));
                 }
-                for launch in s.launches {
+                // A state's servers with roles (a prefill and a decode
+                // command) are one deployment; each other server its own.
+                let (mut with_roles, single): (Vec<Launch>, Vec<Launch>) =
+                    s.launches.into_iter().partition(|l| !l.role.is_single());
+                with_roles.sort_by_key(|l| l.role);
+                let mut groups: Vec<Servers> = single
+                    .into_iter()
+                    .map(|l| Servers {
+                        launches: vec![l],
+                        model: None,
+                        topology: None,
+                    })
+                    .collect();
+                if !with_roles.is_empty() {
+                    groups.push(Servers {
+                        launches: with_roles,
+                        model: None,
+                        topology: Some(super::ShapeValue::Unknown {
+                            unknown: "the docs do not say how many workers each role runs".into(),
+                        }),
+                    });
+                }
+                for servers in groups {
                     let origin = Origin {
                         file: name.clone(),
                         selection: s.selection.clone(),
@@ -291,7 +416,7 @@ impl Loader<'_> {
                         entry: None,
                         points: Vec::new(),
                     };
-                    match self.deployment(Side::Docs, origin, launch) {
+                    match self.deployment(Side::Docs, origin, servers) {
                         Ok(d) => loaded.deployments.push(d),
                         Err(e) => loaded.failures.push((name.clone(), e)),
                     }
@@ -320,10 +445,7 @@ impl Loader<'_> {
         for e in entries {
             let name = format!("entry {}", e.key);
             if e.multinode {
-                loaded.skipped.push((
-                    name,
-                    "multi-node: its roles are not read yet (single-node entries only)".into(),
-                ));
+                self.multinode(&e, &at, &mut loaded);
                 continue;
             }
             if engine::by_name(&e.framework).is_none() {
@@ -386,7 +508,12 @@ impl Loader<'_> {
                     entry: Some(e.key.clone()),
                     points,
                 };
-                match self.deployment(Side::Recipe, origin, launch) {
+                let servers = Servers {
+                    launches: vec![launch],
+                    model: None,
+                    topology: None,
+                };
+                match self.deployment(Side::Recipe, origin, servers) {
                     Ok(mut d) => {
                         // The entry names its checkpoint: a local MODEL_PATH
                         // does not hide it.
@@ -406,6 +533,120 @@ impl Loader<'_> {
             }
         }
         loaded
+    }
+
+    /// The deployments of a multi-node entry: each point that runs an
+    /// srt-slurm recipe in the checkout is a deployment whose roles are the
+    /// recipe's workers (points with identical roles grouped); a point whose
+    /// servers are not known is [`Loaded::unknown`], with the reason.
+    fn multinode(&self, e: &extract::inferencex::EntrySummary, at: &Location, loaded: &mut Loaded) {
+        let name = format!("entry {}", e.key);
+        if !extract::inferencex::multinode::runs_srt_slurm(&e.framework) {
+            loaded.skipped.push((
+                name,
+                format!(
+                    "multi-node with framework {}: of multi-node entries only those that run srt-slurm recipes (dynamo-*) are read",
+                    e.framework
+                ),
+            ));
+            return;
+        }
+        let engine_name = e.framework.trim_start_matches("dynamo-");
+        if engine::by_name(engine_name).is_none() {
+            loaded.skipped.push((
+                name,
+                format!(
+                    "framework {}: its workers are not an engine recipe-drift resolves",
+                    e.framework
+                ),
+            ));
+            return;
+        }
+        let expanded = match extract::inferencex::expand_with_env(
+            at,
+            &e.key,
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+            self.files,
+        ) {
+            Ok(x) => x,
+            Err(err) => {
+                loaded.skipped.push((name, format!("not compared: {err}")));
+                return;
+            }
+        };
+        crate::engine::note_secrets(expanded.points.iter().flat_map(|p| &p.launches));
+        let identity = super::Identity {
+            engine: engine_name.to_string(),
+            model: Some(e.model.to_ascii_lowercase()),
+            family: Some(super::family_of(&e.model, &self.families)),
+            hardware: Some(
+                crate::hardware::family_of(&e.sku)
+                    .map(String::from)
+                    .unwrap_or_else(|| e.sku.to_ascii_lowercase()),
+            ),
+            refused: None,
+            partial: None,
+        };
+        // Points whose roles are written identically are one deployment.
+        let mut groups: Vec<(String, Points, Vec<Launch>, super::ShapeValue)> = Vec::new();
+        for p in expanded.points {
+            let mut why: Vec<String> = p.unknown.clone();
+            why.extend(p.unsupported.iter().cloned());
+            if p.launches.is_empty() && why.is_empty() {
+                why.push(format!("the recipe {} starts no server", p.script));
+            }
+            if !why.is_empty() {
+                let why = why.join("; ");
+                match loaded
+                    .unknown
+                    .iter_mut()
+                    .find(|u| u.entry == e.key && u.why == why)
+                {
+                    Some(u) => u.points.push(p.fields),
+                    None => loaded.unknown.push(UnknownPoints {
+                        entry: e.key.clone(),
+                        points: vec![p.fields],
+                        at: p.at,
+                        identity: identity.clone(),
+                        why,
+                    }),
+                }
+                continue;
+            }
+            let mut launches = p.launches;
+            launches.sort_by_key(|l| l.role);
+            let key: Vec<String> = launches
+                .iter()
+                .map(|l| format!("{}\u{0}{}", l.role, l.written_key()))
+                .collect();
+            let key = key.join("\u{1}");
+            let topology = super::topology(&p.workers, "the recipe does not say its workers");
+            match groups.iter_mut().find(|g| g.0 == key && g.3 == topology) {
+                Some(g) => g.1.push(p.fields),
+                None => groups.push((key, vec![p.fields], launches, topology)),
+            }
+        }
+        for (_, points, launches, topology) in groups {
+            let origin = Origin {
+                file: expanded.config.clone(),
+                selection: Vec::new(),
+                component: None,
+                entry: Some(e.key.clone()),
+                points,
+            };
+            let servers = Servers {
+                launches,
+                model: Some(e.model.clone()),
+                topology: Some(topology),
+            };
+            match self.deployment(Side::Recipe, origin, servers) {
+                Ok(d) => loaded.deployments.push(d),
+                Err(err) => loaded
+                    .skipped
+                    .push((name.clone(), format!("not compared: {err}"))),
+            }
+        }
     }
 }
 

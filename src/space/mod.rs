@@ -12,9 +12,10 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::launch::Launch;
+use crate::launch::{Launch, Role};
 use crate::resolved::Resolved;
 
+pub mod cross_role;
 pub mod load;
 
 const DATA: &str = include_str!("pairing.yaml");
@@ -176,34 +177,53 @@ pub struct PairInfo {
     pub docs: Origin,
     /// The recipe deployment's origin (points of the entry this report covers).
     pub recipe: Origin,
-    /// The role compared (`single` until multi-node deployments are read).
+    /// The role compared (`single`, or `prefill`/`decode`/`aggregated`:
+    /// a pair of deployments with roles is one report per role).
     pub role: &'static str,
     /// Set when paired by the nearest shape: the shape keys that differ.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub nearest_only: Vec<ShapeDiff>,
 }
 
-/// One deployment: a launch per role (one role, `single`, until multi-node
-/// deployments are read), its identity and its shape.
+/// One deployment: a launch per role (one role, `single`, for a server that
+/// serves alone; `prefill`/`decode`/`aggregated` for the workers of a
+/// disaggregated or multi-node one), its identity and its shape.
 #[derive(Debug, Clone)]
 pub struct Deployment {
     /// Docs or recipe.
     pub side: Side,
     /// Where it is written.
     pub origin: Origin,
-    /// The server it starts.
-    pub launch: Launch,
+    /// The servers it starts, one per role in role order (at least one).
+    pub roles: Vec<RoleServer>,
     /// Who it is.
     pub identity: Identity,
-    /// Its shape.
+    /// Its shape: a role-wise key holds one value when every role has it,
+    /// else each role's (`prefill 8 / decode 16`).
     pub shape: Shape,
-    /// Set when its release refuses the command: the release and why.
-    pub refusal: Option<Refusal>,
+    /// What its roles' releases refuse: one entry per role whose release
+    /// refuses some of its command.
+    pub refusals: Vec<Refusal>,
+    /// Where its roles disagree on a key they must share ([`cross_role`]).
+    pub cross_role: Vec<cross_role::Disagreement>,
+}
+
+/// One role's server of a deployment.
+#[derive(Debug, Clone)]
+pub struct RoleServer {
+    /// The role (`single` for a server that serves alone).
+    pub role: Role,
+    /// The server it starts.
+    pub launch: Launch,
+    /// Its own shape (the deployment's, for a single role).
+    pub shape: Shape,
 }
 
 /// Why a deployment's release would not start its command.
 #[derive(Debug, Clone)]
 pub struct Refusal {
+    /// The role whose command it refuses.
+    pub role: Role,
     /// The release, as messages name it (`sglang 0.5.23`).
     pub release: String,
     /// The engine's startup errors, in its order (at least one).
@@ -262,7 +282,7 @@ impl Pins {
             Side::Docs => &self.docs,
             Side::Recipe => &self.recipe,
         };
-        map.get(&pin_key(&d.launch)?).map(String::as_str)
+        map.get(&pin_key(d.launch())?).map(String::as_str)
     }
 }
 
@@ -278,6 +298,27 @@ fn pin_key(launch: &Launch) -> Option<(std::path::PathBuf, String)> {
 }
 
 impl Deployment {
+    /// Its first role's launch: the one its findings are placed on when
+    /// they are about the deployment as a whole.
+    pub fn launch(&self) -> &Launch {
+        &self.roles[0].launch
+    }
+
+    /// Its roles, in role order.
+    pub fn role_set(&self) -> Vec<Role> {
+        self.roles.iter().map(|r| r.role).collect()
+    }
+
+    /// Whether it is one server serving alone (`single`).
+    pub fn is_single(&self) -> bool {
+        self.roles.len() == 1 && self.roles[0].role.is_single()
+    }
+
+    /// Its roles as messages name them (`prefill + decode`).
+    pub fn roles_label(&self) -> String {
+        roles_label(&self.role_set())
+    }
+
     /// A short label: `qwen35-deployment.jsx <Qwen35Deployment /> hardware=mi355x ...`
     /// or `entry qwen3.5-fp4-mi355x-sglang tp=2 ...`.
     pub fn label(&self) -> String {
@@ -331,6 +372,82 @@ impl Deployment {
             })
             .collect()
     }
+}
+
+/// Roles as messages name them (`prefill + decode`, `single`).
+pub fn roles_label(roles: &[Role]) -> String {
+    roles
+        .iter()
+        .map(|r| r.name())
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+/// The shape of a deployment from its roles' shapes: a key every role has
+/// the same known value of holds that value; one the roles differ in holds
+/// each role's (`prefill off / decode on`), so two deployments with the same
+/// roles agree on it exactly when they agree role by role; one a role does
+/// not know is unknown, naming the role.
+pub fn combine_shapes(roles: &[(Role, &Shape)]) -> Shape {
+    let mut out = Shape::new();
+    let Some((_, first)) = roles.first() else {
+        return out;
+    };
+    if roles.len() == 1 {
+        return (*first).clone();
+    }
+    for key in first.keys() {
+        let values: Vec<(Role, &ShapeValue)> = roles
+            .iter()
+            .filter_map(|(r, s)| s.get(key).map(|v| (*r, v)))
+            .collect();
+        let unknown = values.iter().find_map(|(r, v)| match v {
+            ShapeValue::Unknown { unknown } => Some(format!("{r}: {unknown}")),
+            ShapeValue::Known(_) => None,
+        });
+        let value = match unknown {
+            Some(unknown) => ShapeValue::Unknown { unknown },
+            None if values.iter().all(|(_, v)| *v == values[0].1) => values[0].1.clone(),
+            None => ShapeValue::Known(
+                values
+                    .iter()
+                    .map(|(r, v)| format!("{r} {}", v.display()))
+                    .collect::<Vec<_>>()
+                    .join(" / "),
+            ),
+        };
+        out.insert(key.clone(), value);
+    }
+    out
+}
+
+/// The shape key that says how a deployment's servers are laid out.
+pub const TOPOLOGY: &str = "topology";
+
+/// The topology of a deployment with roles: each role's workers, the GPUs
+/// of one worker and the nodes they take, as far as the recipe says
+/// (`prefill 6 x 8 GPUs on 12 nodes / decode 1 x 16 GPUs on 4 nodes`);
+/// unknown with `why` when it names no workers. (One server's is `single`.)
+pub fn topology(workers: &[crate::extract::inferencex::RoleWorkers], why: &str) -> ShapeValue {
+    if workers.is_empty() {
+        return ShapeValue::Unknown {
+            unknown: why.to_string(),
+        };
+    }
+    let parts: Vec<String> = workers
+        .iter()
+        .map(|w| {
+            let mut p = format!("{} {}", w.role, w.workers);
+            if let Some(g) = w.gpus_per_worker {
+                p.push_str(&format!(" x {g} GPUs"));
+            }
+            if let Some(k) = w.nodes {
+                p.push_str(&format!(" on {k} node{}", if k == 1 { "" } else { "s" }));
+            }
+            p
+        })
+        .collect();
+    ShapeValue::Known(parts.join(" / "))
 }
 
 /// `k=v1,v2 ...` over the fields of some matrix points.
@@ -556,6 +673,9 @@ pub fn shape_of(resolved: &Resolved, model: Option<&str>) -> Shape {
     for key in &t.data.shape {
         let value = if key.name == "precision" {
             precision(resolved, model)
+        } else if key.name == TOPOLOGY {
+            // Set from the deployment's roles by its loader.
+            ShapeValue::Known("single".into())
         } else {
             let reads = match engine {
                 "sglang" => &key.sglang,

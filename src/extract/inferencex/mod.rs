@@ -47,6 +47,29 @@ pub struct Point {
     /// prefixed with its role when it is about one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unknown: Vec<String>,
+    /// The workers of each role of a multi-node point, as its recipe lays
+    /// them out (its topology); empty for a single-node point.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<RoleWorkers>,
+    /// Where the point names what it runs in the master config (a
+    /// multi-node point's `CONFIG_FILE` setting), when it does.
+    #[serde(skip)]
+    pub at: Option<crate::span::Span>,
+}
+
+/// How many workers of a role a multi-node job starts, and their size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RoleWorkers {
+    /// The role.
+    pub role: crate::launch::Role,
+    /// Its workers.
+    pub workers: u64,
+    /// The nodes they take together, when the recipe says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// The GPUs of one worker, when the recipe says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpus_per_worker: Option<u64>,
 }
 
 /// All points of an entry.
@@ -271,6 +294,8 @@ pub fn expand_with_env(
             unsupported: evaluated.unsupported,
             auxiliary: evaluated.auxiliary,
             unknown: Vec::new(),
+            workers: Vec::new(),
+            at: None,
         });
     }
     Ok(Expanded {

@@ -23,7 +23,7 @@ use crate::launch::{Context, Known};
 pub const LOCAL_RECIPES: &str = "benchmarks/multi_node/srt-slurm-recipes";
 
 /// Whether a framework runs its points through srt-slurm recipes.
-pub(super) fn runs_srt_slurm(framework: &str) -> bool {
+pub fn runs_srt_slurm(framework: &str) -> bool {
     framework.starts_with("dynamo-")
 }
 
@@ -86,6 +86,12 @@ pub(super) fn expand(
             unsupported: Vec::new(),
             auxiliary: Vec::new(),
             unknown: Vec::new(),
+            workers: Vec::new(),
+            at: p
+                .settings
+                .iter()
+                .find(|(k, _, _)| k == "CONFIG_FILE")
+                .map(|(_, _, at)| at.clone()),
         };
         let Some(config_file) = point.env.get("CONFIG_FILE").cloned() else {
             point
@@ -122,6 +128,12 @@ pub(super) fn expand(
         let source = files.read(&local)?;
         let rendered = srt_slurm::read(&source, selector, &local.display())?;
         for r in rendered.roles {
+            point.workers.push(super::RoleWorkers {
+                role: r.role,
+                workers: r.workers,
+                nodes: r.nodes,
+                gpus_per_worker: r.gpus_per_worker,
+            });
             match r.outcome {
                 Outcome::Launch { mut launch } => {
                     launch.context.fill_from(&context);

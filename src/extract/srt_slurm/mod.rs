@@ -54,6 +54,14 @@ pub struct RoleLaunch {
     pub role: Role,
     /// How many workers of it the job starts.
     pub workers: u64,
+    /// The nodes all its workers take together (`resources.<role>_nodes`),
+    /// when the recipe says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// The GPUs of one worker (`resources.gpus_per_<role>`, else its nodes'
+    /// GPUs shared by its workers), when the recipe says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpus_per_worker: Option<u64>,
     /// Its launch, or why it is not known.
     pub outcome: Outcome,
 }
@@ -113,11 +121,21 @@ const BACKENDS: &[(&str, Option<Backend>)] = &[
     ("trtllm", None),
 ];
 
-/// The roles in srtctl's order, with their workers count in `resources`.
-const ROLES: &[(Role, &str)] = &[
-    (Role::Prefill, "prefill_workers"),
-    (Role::Decode, "decode_workers"),
-    (Role::Aggregated, "agg_workers"),
+/// The roles in srtctl's order, with the names of their counts in
+/// `resources`: workers, nodes, GPUs per worker.
+const ROLES: &[(Role, [&str; 3])] = &[
+    (
+        Role::Prefill,
+        ["prefill_workers", "prefill_nodes", "gpus_per_prefill"],
+    ),
+    (
+        Role::Decode,
+        ["decode_workers", "decode_nodes", "gpus_per_decode"],
+    ),
+    (
+        Role::Aggregated,
+        ["agg_workers", "agg_nodes", "gpus_per_agg"],
+    ),
 ];
 
 /// Python's `str()` of a value PyYAML read (what a Python program prints
@@ -168,11 +186,16 @@ pub fn read(source: &Arc<Source>, selector: Option<&str>, name: &str) -> Result<
     };
     let unmodelled = unmodelled(&job);
     let mut roles = Vec::new();
-    for &(role, key) in ROLES {
+    for &(role, [key, nodes_key, gpus_key]) in ROLES {
         let workers = workers(&job, key)?;
         if workers == 0 {
             continue;
         }
+        let nodes = count(&job, nodes_key);
+        let gpus_per_worker = count(&job, gpus_key).or_else(|| {
+            let total = nodes?.checked_mul(count(&job, "gpus_per_node")?)?;
+            (total % workers == 0).then_some(total / workers)
+        });
         let outcome = match (backend, &unmodelled) {
             (_, Some(why)) => Outcome::Unknown {
                 reason: why.clone(),
@@ -203,6 +226,8 @@ pub fn read(source: &Arc<Source>, selector: Option<&str>, name: &str) -> Result<
         roles.push(RoleLaunch {
             role,
             workers,
+            nodes,
+            gpus_per_worker,
             outcome,
         });
     }
@@ -224,6 +249,15 @@ fn workers(job: &Node, key: &str) -> Result<u64, Error> {
                 format!("`resources.{key}` must be a non-negative integer"),
             )),
         },
+    }
+}
+
+/// A positive count in `resources` that the topology reads (`None` when
+/// absent or not a positive integer: the topology then does not say it).
+fn count(job: &Node, key: &str) -> Option<u64> {
+    match job.path(&["resources", key])?.val {
+        Val::Int(i) if i > 0 && i <= u64::MAX as i128 => Some(i as u64),
+        _ => None,
     }
 }
 
