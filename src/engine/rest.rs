@@ -41,6 +41,7 @@ pub fn resolve_rest(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, 
     // A placeholder whose words name arguments (`<use args below>`) stands
     // for them wherever it is, even where the parser would take it as a
     // value (`sglang serve <use args below>` is no model).
+    strip_wrapper_options(&mut current);
     current.argv.retain(|t| {
         let stands_for_args = t.is_placeholder() && names_arguments(&t.text);
         if stands_for_args {
@@ -108,6 +109,63 @@ pub fn resolve_rest(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, 
         };
         refusals.push((*refusal, keys, written));
     }
+}
+
+/// Options a Python launcher module reads itself and does not pass on to
+/// the engine it starts: (module, option or `prefix-`, whether a value
+/// follows). Dynamo's workers (`python3 -m dynamo.vllm`, `dynamo.sglang`)
+/// take their own `--dyn-*` options (the frontend's parsers), and
+/// `dynamo.vllm` its `--disaggregation-mode` (the launch's role says it),
+/// then hand the rest to vLLM's or SGLang's parser.
+const WRAPPER_OWN: &[(&str, &str, bool)] = &[
+    ("dynamo.vllm", "--disaggregation-mode", true),
+    ("dynamo.vllm", "--dyn-", true),
+    ("dynamo.sglang", "--dyn-", true),
+];
+
+/// Takes out of `launch` the options its launcher module reads itself
+/// ([`WRAPPER_OWN`]), with their values: the engine never sees them.
+fn strip_wrapper_options(launch: &mut Launch) {
+    let words: Vec<&str> = launch.launcher.iter().map(|t| t.text.as_str()).collect();
+    let Some(module) = words
+        .windows(2)
+        .find(|w| w[0] == "-m")
+        .map(|w| w[1].to_string())
+    else {
+        return;
+    };
+    let own: Vec<&(&str, &str, bool)> = WRAPPER_OWN
+        .iter()
+        .filter(|(m, _, _)| *m == module)
+        .collect();
+    if own.is_empty() {
+        return;
+    }
+    let mut out = Vec::with_capacity(launch.argv.len());
+    let mut i = 0;
+    while i < launch.argv.len() {
+        let text = launch.argv[i].text.as_str();
+        let (flag, attached) = match text.split_once('=') {
+            Some((f, _)) => (f, true),
+            None => (text, false),
+        };
+        // An entry ending in `-` is a prefix of options.
+        let hit = own.iter().find(|(_, o, _)| {
+            if o.ends_with('-') {
+                flag.starts_with(o) && flag.len() > o.len()
+            } else {
+                flag == *o
+            }
+        });
+        match hit {
+            Some((_, _, takes)) => i += 1 + usize::from(*takes && !attached),
+            None => {
+                out.push(launch.argv[i].clone());
+                i += 1;
+            }
+        }
+    }
+    launch.argv = out;
 }
 
 /// The first refusal met (the one a reader meets first), else this one.
@@ -284,5 +342,48 @@ fn mark_refused(r: &mut Resolved, refusals: &[(Refusal, Vec<String>, String)]) {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_wrapper_options;
+    use crate::launch::{Engine, Launch};
+
+    /// `python3 -m dynamo.vllm` reads its own `--disaggregation-mode` and
+    /// `--dyn-*` options (with their values, also attached with `=`) and
+    /// hands vLLM the rest; `vllm serve` takes every word itself.
+    #[test]
+    fn a_wrapper_module_keeps_its_own_options() {
+        let argv: Vec<String> = [
+            "--model",
+            "/model",
+            "--disaggregation-mode",
+            "prefill",
+            "--dyn-reasoning-parser=deepseek_r1",
+            "--dyn-tool-call-parser",
+            "kimi_k2",
+            "--tensor-parallel-size",
+            "8",
+        ]
+        .map(String::from)
+        .to_vec();
+        let words = |l: &Launch| l.argv.iter().map(|t| t.text.clone()).collect::<Vec<_>>();
+        let mut plain = Launch::inline(Engine::parse("vllm").unwrap(), &argv, &[]);
+        strip_wrapper_options(&mut plain);
+        assert_eq!(words(&plain), argv);
+        let mut wrapped = Launch::inline(Engine::parse("vllm").unwrap(), &argv, &[]);
+        let at = wrapped.launcher[0].clone();
+        wrapped.launcher = ["python3", "-m", "dynamo.vllm"]
+            .map(|w| crate::launch::Token {
+                text: w.to_string(),
+                ..at.clone()
+            })
+            .to_vec();
+        strip_wrapper_options(&mut wrapped);
+        assert_eq!(
+            words(&wrapped),
+            ["--model", "/model", "--tensor-parallel-size", "8"]
+        );
     }
 }

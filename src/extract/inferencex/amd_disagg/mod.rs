@@ -191,6 +191,10 @@ pub(super) fn expand(
             unsupported: Vec::new(),
             auxiliary: Vec::new(),
             unknown: Vec::new(),
+            // The job's node counts are the submit script's; not read as a
+            // topology yet.
+            workers: Vec::new(),
+            at: None,
         };
         let job = match env::job(root, entry, &all[i], &settings, files)? {
             Ok(job) => job,
