@@ -1102,26 +1102,7 @@ fn a_nightly_commit_is_placed_from_the_engines_history() {
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join("vllm");
     fs::create_dir_all(&repo).unwrap();
-    let git = |args: &[&str]| -> String {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(&repo)
-            .args(args)
-            .env("GIT_AUTHOR_DATE", "2026-08-12T23:30:00+05:00")
-            .env("GIT_COMMITTER_DATE", "2026-08-12T23:30:00+05:00")
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    };
+    let git = |args: &[&str]| -> String { git_in(&repo, args) };
     git(&["init", "-q"]);
     let mut versions: Vec<String> = fs::read_dir(repo_root().join("src/engine/vllm/schemas"))
         .unwrap()

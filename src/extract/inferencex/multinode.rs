@@ -48,19 +48,10 @@ pub(super) fn expand(
             f
         })
         .collect();
-    let chosen: Vec<usize> = (0..all.len())
-        .filter(|&i| filter.iter().all(|(k, v)| all[i].get(k) == Some(v)))
-        .collect();
-    if !filter.is_empty() && chosen.is_empty() {
-        let refs: Vec<&BTreeMap<String, String>> = all.iter().collect();
-        return Ok(Expanded {
-            entry: entry_key.to_string(),
-            config: config.display(),
-            points: Vec::new(),
-            unmatched: Some(no_point_matches(entry_key, filter, &refs)),
-            unread_env: Vec::new(),
-        });
-    }
+    let chosen = match chosen_points(entry_key, config, &all, filter) {
+        Ok(chosen) => chosen,
+        Err(none) => return Ok(none),
+    };
     let mut context = Context::from_image(&entry.image, &format!("image of entry {entry_key}"));
     let from = format!("runner {} of entry {entry_key}", entry.runner);
     context.hardware = Some(Known {
@@ -160,4 +151,29 @@ pub(super) fn expand(
         unmatched: None,
         unread_env: Vec::new(),
     })
+}
+
+/// The points of a multi-node entry whose fields `filter` selects (all of
+/// them without a filter), or, when a filter selects none, the expansion
+/// that says so.
+pub(super) fn chosen_points(
+    entry_key: &str,
+    config: &Location,
+    all: &[BTreeMap<String, String>],
+    filter: &BTreeMap<String, String>,
+) -> Result<Vec<usize>, Expanded> {
+    let chosen: Vec<usize> = (0..all.len())
+        .filter(|&i| filter.iter().all(|(k, v)| all[i].get(k) == Some(v)))
+        .collect();
+    if !filter.is_empty() && chosen.is_empty() {
+        let refs: Vec<&BTreeMap<String, String>> = all.iter().collect();
+        return Err(Expanded {
+            entry: entry_key.to_string(),
+            config: config.display(),
+            points: Vec::new(),
+            unmatched: Some(no_point_matches(entry_key, filter, &refs)),
+            unread_env: Vec::new(),
+        });
+    }
+    Ok(chosen)
 }

@@ -18,7 +18,8 @@
 use std::collections::BTreeMap;
 
 use super::config::Entry;
-use super::{Expanded, HARNESS, Point, no_point_matches, sku_of};
+use super::multinode::chosen_points;
+use super::{Expanded, HARNESS, Point, sku_of};
 use crate::error::Error;
 use crate::extract::bash::expand::Val;
 use crate::extract::bash::{self, Call, Harness, Status};
@@ -150,19 +151,10 @@ pub(super) fn expand(
         .iter()
         .map(|p| p.fields.iter().cloned().collect())
         .collect();
-    let chosen: Vec<usize> = (0..all.len())
-        .filter(|&i| filter.iter().all(|(k, v)| all[i].get(k) == Some(v)))
-        .collect();
-    if !filter.is_empty() && chosen.is_empty() {
-        let refs: Vec<&BTreeMap<String, String>> = all.iter().collect();
-        return Ok(Expanded {
-            entry: entry_key.to_string(),
-            config: config.display(),
-            points: Vec::new(),
-            unmatched: Some(no_point_matches(entry_key, filter, &refs)),
-            unread_env: Vec::new(),
-        });
-    }
+    let chosen = match chosen_points(entry_key, config, &all, filter) {
+        Ok(chosen) => chosen,
+        Err(none) => return Ok(none),
+    };
     let sku = sku_of(&entry.runner);
     let mut context = Context::from_image(&entry.image, &format!("image of entry {entry_key}"));
     let from = format!("runner {} of entry {entry_key}", entry.runner);
