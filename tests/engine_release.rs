@@ -267,11 +267,13 @@ fn scratch_repo(ws: &Path, py: &Path, fixtures: &Path) {
         }
     }
     fs::create_dir_all(ws.join("src/engine")).unwrap();
-    fs::copy(
-        repo_root().join("src/engine/dev_commits.yaml"),
-        ws.join("src/engine/dev_commits.yaml"),
-    )
-    .unwrap();
+    for table in ["dev_commits.yaml", "releases.yaml"] {
+        fs::copy(
+            repo_root().join("src/engine").join(table),
+            ws.join("src/engine").join(table),
+        )
+        .unwrap();
+    }
     for (engine, older, newest) in [("vllm", "0.33.0", "0.34.0"), ("sglang", "0.5.22", "0.5.23")] {
         let dir = ws.join("src/engine").join(engine);
         write(&dir.join(format!("schemas/{older}.json")), "{}\n");
@@ -806,7 +808,7 @@ fn development_commits_are_placed_and_proposed_and_a_missing_one_is_named() {
     );
     let git = run.log("git.log");
     assert!(
-        git.contains("add src/engine/dev_commits.yaml")
+        git.contains("add src/engine/releases.yaml src/engine/dev_commits.yaml")
             && git
                 .contains("push --force origin HEAD:refs/heads/engine-release/development-commits"),
         "{git}"
@@ -816,6 +818,14 @@ fn development_commits_are_placed_and_proposed_and_a_missing_one_is_named() {
             "clone --quiet --filter=tree:0 --no-checkout https://github.com/vllm-project/vllm.git"
         ),
         "a history without trees: {git}"
+    );
+    // The releases' tagged commits are refreshed from the same histories.
+    let calls = run.python_calls();
+    assert!(
+        calls.iter().any(|c| c.starts_with(
+            "scripts/release_lines.py --checkout vllm=$RT/histories/vllm --checkout sglang=$RT/histories/sglang"
+        )),
+        "{calls:?}"
     );
 }
 
