@@ -15,7 +15,7 @@
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use html5ever::interface::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::tendril::{StrTendril, TendrilSink};
@@ -197,6 +197,16 @@ fn render(
             _ => None,
         })
         .collect();
+    // Each block found by where it starts (fenced and indented ones) and
+    // the raw-HTML ones in page order, once: a page of many blocks renders
+    // in linear time.
+    let mut by_start: HashMap<usize, usize> = HashMap::new();
+    for (k, b) in blocks.iter().enumerate().filter(|(_, b)| !b.html) {
+        by_start.entry(b.at).or_insert(k);
+    }
+    let html_blocks: Vec<usize> = (0..blocks.len())
+        .filter(|&k| blocks[k].html && blocks[k].content.0 != blocks[k].content.1)
+        .collect();
     let mut main = Html::default();
     let mut notes = Html::default();
     let mut in_note = false;
@@ -241,7 +251,7 @@ fn render(
                 }
                 Tag::MetadataBlock(_) | Tag::Image { .. } => skip = 1,
                 Tag::CodeBlock(_) => {
-                    let k = blocks.iter().position(|b| !b.html && b.at == s);
+                    let k = by_start.get(&s).copied();
                     out.raw("<pre><code>", None);
                     if let Some(k) = k {
                         out.raw(&marker.of(k), None);
@@ -269,9 +279,9 @@ fn render(
                 }
                 other => out.raw(close_tag(other, head), None),
             },
-            Event::Text(t) => carry(out, &t, page, (s, e), blocks, marker, false),
+            Event::Text(t) => carry(out, &t, page, (s, e), (blocks, &html_blocks), marker, false),
             Event::Html(t) | Event::InlineHtml(t) => {
-                carry(out, &t, page, (s, e), blocks, marker, true)
+                carry(out, &t, page, (s, e), (blocks, &html_blocks), marker, true)
             }
             Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
                 out.raw("<code>", None);
@@ -310,7 +320,7 @@ fn carry(
     text: &str,
     page: &str,
     (s, e): (usize, usize),
-    blocks: &[CodeBlock],
+    (blocks, html_blocks): (&[CodeBlock], &[usize]),
     marker: &Marker,
     raw: bool,
 ) {
@@ -326,9 +336,16 @@ fn carry(
         return;
     }
     let mut at = s;
-    for (k, b) in blocks.iter().enumerate() {
+    // The raw-HTML blocks, in page order, from the first that ends after
+    // the event starts (their contents do not overlap).
+    let first = html_blocks.partition_point(|&k| blocks[k].content.1 <= s);
+    for &k in &html_blocks[first..] {
+        let b = &blocks[k];
         let (a, z) = b.content;
-        if !b.html || z <= at || a >= e || a == z {
+        if a >= e {
+            break;
+        }
+        if z <= at {
             continue;
         }
         if a > at {
