@@ -73,6 +73,32 @@ pub struct Launcher {
     pub starts: Starts,
     /// How it is written: words, or `python -m MODULE`.
     pub form: LauncherForm,
+    /// The options the launcher reads itself and never hands to the engine
+    /// (`own_options:` in the table).
+    pub own_options: Vec<OwnOption>,
+}
+
+/// An option a launcher reads itself (a row's `own_options:`).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OwnOption {
+    /// The option, or a prefix of options when it ends in `-` (`--dyn-`).
+    pub option: String,
+    /// Whether a value follows it (the next word, or attached with `=`).
+    #[serde(default)]
+    pub value: bool,
+}
+
+impl OwnOption {
+    /// Whether `flag` (the option's name, without an attached `=value`) is
+    /// this option, or under it when it is a prefix.
+    pub fn covers(&self, flag: &str) -> bool {
+        if self.option.ends_with('-') {
+            flag.starts_with(&self.option) && flag.len() > self.option.len()
+        } else {
+            flag == self.option
+        }
+    }
 }
 
 /// How a launcher is written.
@@ -501,6 +527,8 @@ fn tables() -> &'static (Vec<Launcher>, Vec<Wrapper>) {
             words: Option<Vec<String>>,
             python_module: Option<String>,
             module_prefix: Option<String>,
+            #[serde(default)]
+            own_options: Vec<OwnOption>,
         }
         #[derive(serde::Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -531,7 +559,11 @@ fn tables() -> &'static (Vec<Launcher>, Vec<Wrapper>) {
                         "src/launchers.yaml: a row has one of words, python_module, module_prefix"
                     ),
                 };
-                Launcher { starts, form }
+                Launcher {
+                    starts,
+                    form,
+                    own_options: r.own_options,
+                }
             })
             .collect();
         (launchers, table.wrappers)

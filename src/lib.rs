@@ -26,6 +26,7 @@ pub(crate) mod manifest;
 pub(crate) mod pair;
 pub(crate) mod parallel;
 pub mod policy;
+pub mod pyrepr;
 pub(crate) mod report;
 pub mod resolved;
 pub mod secret;

@@ -102,3 +102,35 @@ fn a_side_whose_only_launch_is_unsupported_cannot_be_compared() {
         "{err}"
     );
 }
+
+/// Dynamo's worker modules are launchers of the engine they wrap wherever
+/// they are written, and the options they read themselves (`--dyn-*`, and
+/// `dynamo.vllm`'s `--disaggregation-mode`) never reach the engine's parser:
+/// the same command through the wrapper and through the engine's own
+/// launcher compares equal, and a drift in an engine option is still found.
+#[test]
+fn dynamo_worker_modules_start_their_engines_and_keep_their_own_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "python3 -m dynamo.sglang --model-path org/model --tp 8 --dyn-reasoning-parser deepseek_r1 --kv-cache-dtype fp8_e4m3\n",
+            "python3 -m sglang.launch_server --model-path org/model --tp 8 --kv-cache-dtype fp8_e4m3\n",
+            "python3 -m sglang.launch_server --model-path org/model --tp 8 --kv-cache-dtype bf16\n",
+        ),
+        (
+            "python3 -m dynamo.vllm --model org/model --disaggregation-mode decode --dyn-tool-call-parser=kimi_k2 --tensor-parallel-size 8\n",
+            "vllm serve org/model --tensor-parallel-size 8\n",
+            "vllm serve org/model --tensor-parallel-size 4\n",
+        ),
+    ];
+    for (i, (wrapped, same, other)) in cases.iter().enumerate() {
+        let w = write(&dir, &format!("w{i}.txt"), wrapped);
+        let s = write(&dir, &format!("s{i}.txt"), same);
+        let o = write(&dir, &format!("o{i}.txt"), other);
+        let (code, out, err) = run(&["compare", &w, &s, "--offline", "--no-checkpoint-facts"]);
+        assert_eq!(code, 0, "{wrapped}: {out}{err}");
+        let (code, out, err) = run(&["compare", &w, &o, "--offline", "--no-checkpoint-facts"]);
+        assert_eq!(code, 1, "{wrapped}: {out}{err}");
+        assert!(!out.contains("RD006"), "{out}");
+    }
+}

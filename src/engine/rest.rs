@@ -111,36 +111,22 @@ pub fn resolve_rest(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, 
     }
 }
 
-/// Options a Python launcher module reads itself and does not pass on to
-/// the engine it starts: (module, option or `prefix-`, whether a value
-/// follows). Dynamo's workers (`python3 -m dynamo.vllm`, `dynamo.sglang`)
-/// take their own `--dyn-*` options (the frontend's parsers), and
-/// `dynamo.vllm` its `--disaggregation-mode` (the launch's role says it),
-/// then hand the rest to vLLM's or SGLang's parser.
-const WRAPPER_OWN: &[(&str, &str, bool)] = &[
-    ("dynamo.vllm", "--disaggregation-mode", true),
-    ("dynamo.vllm", "--dyn-", true),
-    ("dynamo.sglang", "--dyn-", true),
-];
-
-/// Takes out of `launch` the options its launcher module reads itself
-/// ([`WRAPPER_OWN`]), with their values: the engine never sees them.
+/// Takes out of `launch` the options its launcher module reads itself (the
+/// row's `own_options:` in `src/launchers.yaml`), with their values: the
+/// engine never sees them.
 fn strip_wrapper_options(launch: &mut Launch) {
     let words: Vec<&str> = launch.launcher.iter().map(|t| t.text.as_str()).collect();
-    let Some(module) = words
-        .windows(2)
-        .find(|w| w[0] == "-m")
-        .map(|w| w[1].to_string())
+    let Some(module) = words.windows(2).find(|w| w[0] == "-m").map(|w| w[1]) else {
+        return;
+    };
+    let Some(own) = crate::launch::launchers()
+        .iter()
+        .find(|l| matches!(&l.form, crate::launch::LauncherForm::PythonModule(m) if m == module))
+        .map(|l| &l.own_options)
+        .filter(|o| !o.is_empty())
     else {
         return;
     };
-    let own: Vec<&(&str, &str, bool)> = WRAPPER_OWN
-        .iter()
-        .filter(|(m, _, _)| *m == module)
-        .collect();
-    if own.is_empty() {
-        return;
-    }
     let mut out = Vec::with_capacity(launch.argv.len());
     let mut i = 0;
     while i < launch.argv.len() {
@@ -149,16 +135,8 @@ fn strip_wrapper_options(launch: &mut Launch) {
             Some((f, _)) => (f, true),
             None => (text, false),
         };
-        // An entry ending in `-` is a prefix of options.
-        let hit = own.iter().find(|(_, o, _)| {
-            if o.ends_with('-') {
-                flag.starts_with(o) && flag.len() > o.len()
-            } else {
-                flag == *o
-            }
-        });
-        match hit {
-            Some((_, _, takes)) => i += 1 + usize::from(*takes && !attached),
+        match own.iter().find(|o| o.covers(flag)) {
+            Some(o) => i += 1 + usize::from(o.value && !attached),
             None => {
                 out.push(launch.argv[i].clone());
                 i += 1;
