@@ -1075,3 +1075,30 @@ fn a_playground_names_its_controls_as_a_reader_does_in_every_browser() {
     );
     assert!(!argv.contains("--enable-hierarchical-cache"), "{argv}");
 }
+
+/// A checkbox with neither a name, an id nor a value is named by its label
+/// as a reader reads it: a subtitle in a block box stands apart from the
+/// label's text, inline text does not, hidden text is not read.
+#[test]
+fn a_checkbox_is_named_by_its_label_as_a_reader_reads_it() {
+    const PAGE: &str = "fixtures/explorer/checkbox-labels.jsx";
+    let (code, out, err) = run(&["extract", PAGE, "--all-selections"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("TP Tensor Parallel=true, EP Expert Parallel=false, Metrics:=false"),
+        "{out}"
+    );
+    let (code, out, err) = run(&[
+        "extract",
+        PAGE,
+        "--select",
+        "EP Expert Parallel=true",
+        "--select",
+        "Metrics:=true",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let argv = argv_of(&out, 0).join(" ");
+    assert!(argv.contains("--tp 8 --ep 8 --enable-metrics"), "{argv}");
+}

@@ -377,7 +377,7 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     // Where a code block of an MDX page is not shown as one: inside a
     // raw-text element left open before it, or inside a `{...}` expression.
     let live = outside(&out.excluded, base, text.len());
-    let mut hiding = raw_text_regions(text, &live, mdx);
+    let mut hiding = raw_text_regions(text, &live);
     hiding.extend(mdx_expressions(text, base, &out.excluded).0);
     hiding.sort_by_key(|r| r.0);
     // For each region (sorted by start), the one reaching furthest among it
@@ -478,7 +478,7 @@ const HIDING_ELEMENTS: &[&str] = &[
 /// (HTML blocks and inline HTML), since a tag or a `-->` anywhere else is
 /// escaped (shown as text, closing nothing); on an MDX page, all but code,
 /// front matter and comments. Linear.
-fn raw_text_regions(text: &str, live: &[(usize, usize)], mdx: bool) -> Vec<(usize, usize, String)> {
+fn raw_text_regions(text: &str, live: &[(usize, usize)]) -> Vec<(usize, usize, String)> {
     let lower = text.to_ascii_lowercase();
     let b = lower.as_bytes();
     let mut out = Vec::new();
@@ -499,7 +499,7 @@ fn raw_text_regions(text: &str, live: &[(usize, usize)], mdx: bool) -> Vec<(usiz
             ("-->".to_string(), "HTML comment `<!--`".to_string())
         } else if let Some(name) = HIDING_ELEMENTS.iter().find(|n| opens_tag(b, i, n)) {
             (format!("</{name}"), format!("`<{name}>` element"))
-        } else if let Some((name, tag_end, what)) = not_rendered(text, &lower, i, mdx) {
+        } else if let Some((name, tag_end, what)) = not_rendered(text, &lower, i) {
             // An element a browser does not render: to its balancing end tag
             // (what is inside is hidden with it: not looked at again, so
             // each byte is scanned once).
@@ -539,18 +539,16 @@ const VOID: &[&str] = &[
     "wbr",
 ];
 
-/// An element opened at `i` whose content a browser does not render, as
-/// [`visibility::element_hides`] decides from its attributes: on a `.md`
-/// page read as the HTML tokenizer reads them (character references
-/// decoded, the first of two attributes of one name kept), on an MDX page
-/// as React writes a JSX element's props (`hidden={false}` is left out, a
+/// An element opened at `i` on an MDX page whose content a browser does not
+/// render, as [`visibility::element_hides`] decides from its attributes as
+/// React writes a JSX element's props (`hidden={false}` is left out, a
 /// spread of an object literal gives its props, a style object's last
 /// `display` wins, literals added with `+` are computed). An MDX element
 /// whose visibility depends on a value not computed here (`{...props}`,
 /// `style={s}`) is said as such. Its name (lower-cased), where its opening
 /// tag ends, and how messages name it. A self-closing JSX tag (or a void
 /// HTML element) has no content; a capitalized JSX tag is a component.
-fn not_rendered(text: &str, lower: &str, i: usize, mdx: bool) -> Option<(String, usize, String)> {
+fn not_rendered(text: &str, lower: &str, i: usize) -> Option<(String, usize, String)> {
     let b = lower.as_bytes();
     let name_len = b[i + 1..]
         .iter()
@@ -559,14 +557,14 @@ fn not_rendered(text: &str, lower: &str, i: usize, mdx: bool) -> Option<(String,
     if name_len == 0 || !b[i + 1].is_ascii_alphabetic() {
         return None;
     }
-    if mdx && !text.as_bytes()[i + 1].is_ascii_lowercase() {
+    if !text.as_bytes()[i + 1].is_ascii_lowercase() {
         return None;
     }
     let name = &lower[i + 1..i + 1 + name_len];
     // The opening tag's end, looked for within `MAX_TAG` bytes.
     let from = i + 1 + name_len;
     let (end, self_closing) = open_tag_end(&b[..(from + MAX_TAG).min(b.len())], from)?;
-    if VOID.contains(&name) || (mdx && self_closing) {
+    if VOID.contains(&name) || self_closing {
         return None;
     }
     let found = |attrs: Vec<(String, String)>| {
@@ -578,7 +576,7 @@ fn not_rendered(text: &str, lower: &str, i: usize, mdx: bool) -> Option<(String,
     let deciding = ["hidden", "style", "class", "open", "popover", "{"];
     let what = if !deciding.iter().any(|k| lower[from..end].contains(k)) {
         found(Vec::new())
-    } else if mdx {
+    } else {
         match visibility::jsx_attributes(&text[i..end]) {
             Ok(Some(attrs)) => found(attrs),
             Ok(None) => None,
@@ -586,9 +584,6 @@ fn not_rendered(text: &str, lower: &str, i: usize, mdx: bool) -> Option<(String,
                 "`<{name}>` element whose visibility depends on {why}, which recipe-drift does not compute,"
             )),
         }
-    } else {
-        let close = if self_closing { end - 2 } else { end - 1 };
-        found(visibility::html_attributes(&text[from..close]))
     }?;
     Some((name.to_string(), end, what))
 }

@@ -398,59 +398,6 @@ pub(crate) fn decode_refs(s: &str) -> String {
     out
 }
 
-/// The attributes of an HTML start tag (`attrs`: the text after its name,
-/// before its `>`), as the HTML tokenizer reads them: names lower-cased,
-/// values unquoted and their character references decoded; of two
-/// attributes with one name, the first is kept.
-pub(crate) fn html_attributes(attrs: &str) -> Vec<(String, String)> {
-    let b = attrs.as_bytes();
-    let mut out: Vec<(String, String)> = Vec::new();
-    let mut i = 0;
-    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c');
-    while i < b.len() {
-        if space(b[i]) || b[i] == b'/' {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        i += 1;
-        while i < b.len() && !space(b[i]) && b[i] != b'/' && b[i] != b'=' {
-            i += 1;
-        }
-        let name = attrs[start..i].to_ascii_lowercase();
-        while i < b.len() && space(b[i]) {
-            i += 1;
-        }
-        let mut value = String::new();
-        if b.get(i) == Some(&b'=') {
-            i += 1;
-            while i < b.len() && space(b[i]) {
-                i += 1;
-            }
-            match b.get(i) {
-                Some(&q @ (b'"' | b'\'')) => {
-                    let end = attrs[i + 1..]
-                        .find(q as char)
-                        .map_or(b.len(), |k| i + 1 + k);
-                    value = decode_refs(&attrs[i + 1..end]);
-                    i = end + 1;
-                }
-                _ => {
-                    let s = i;
-                    while i < b.len() && !space(b[i]) {
-                        i += 1;
-                    }
-                    value = decode_refs(&attrs[s..i]);
-                }
-            }
-        }
-        if !out.iter().any(|(n, _)| *n == name) {
-            out.push((name, value));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -491,18 +438,7 @@ mod tests {
     }
 
     #[test]
-    fn attributes_read_as_the_tokenizer_reads_them() {
-        let a =
-            html_attributes(" STYLE=\"display:&#110;one\" hidden class=x style=y data-a='1&amp;2'");
-        assert_eq!(
-            a,
-            [
-                ("style".to_string(), "display:none".to_string()),
-                ("hidden".to_string(), String::new()),
-                ("class".to_string(), "x".to_string()),
-                ("data-a".to_string(), "1&2".to_string()),
-            ]
-        );
+    fn character_references_are_decoded_as_the_tokenizer_decodes_them() {
         assert_eq!(decode_refs("&#x6E;&#110&colon;&unknown;&"), "nn:&unknown;&");
     }
 

@@ -167,6 +167,34 @@ function textOf(node) {
   return (node.children ?? []).map(textOf).join('');
 }
 
+/** Elements that are boxes of their own, as `innerText` reads them (CONTRACT.md). */
+const BLOCK_TAGS = new Set(['address', 'article', 'aside', 'blockquote', 'br', 'dd', 'details', 'div',
+  'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5',
+  'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'td',
+  'th', 'tr', 'ul']);
+const LABEL_SKIPS = new Set(['select', 'input', 'textarea', 'option', 'button']);
+
+/** The `display` of a node's style object, lower-cased, or null. */
+const displayOf = (node) => {
+  const d = node.props?.style?.display;
+  return d == null || d === '' ? null : String(d).trim().toLowerCase();
+};
+
+/** A label's name as a reader reads it (CONTRACT.md): its text without the controls in it and
+ * without hidden elements, each element that is a box of its own set apart by blanks, blanks
+ * collapsed. */
+function labelNameOf(label) {
+  const go = (node) => {
+    if (typeof node === 'string') return node;
+    if (LABEL_SKIPS.has(node.type) || node.props?.hidden || displayOf(node) === 'none') return '';
+    const s = (node.children ?? []).map(go).join('');
+    const display = displayOf(node);
+    const box = display !== null ? !/^(inline|contents)\b/.test(display) || /^inline-(block|flex|grid)$/.test(display) : BLOCK_TAGS.has(node.type);
+    return node !== label && box ? ` ${s} ` : s;
+  };
+  return go(label).replace(/\s+/g, ' ').trim();
+}
+
 /** Descendant `option` nodes of a node, in document order. */
 function optionsOf(node, out = []) {
   for (const child of node.children ?? []) {
@@ -190,8 +218,8 @@ function controlOf(node, label) {
       return { kind: 'radio', key: keyOf(p), value: String(p.value), checked: !!p.checked, disabled: !!p.disabled, props: p };
     }
     if (p.type === 'checkbox') {
-      // Without a name or id: named by its value, else by the text of the label around it.
-      const key = p.name != null || p.id != null ? keyOf(p) : p.value != null ? String(p.value) : label ? textOf(label).trim() : '';
+      // Without a name or id: named by its value, else by the name of the label around it.
+      const key = p.name != null || p.id != null ? keyOf(p) : p.value != null ? String(p.value) : label ? labelNameOf(label) : '';
       return { kind: 'checkbox', key, value: p.checked ? 'true' : 'false', checked: !!p.checked, disabled: !!p.disabled, props: p };
     }
     if (p.type === 'text' || p.type == null) {

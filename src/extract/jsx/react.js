@@ -1275,7 +1275,8 @@
         });
       }
     }
-    // A checkbox without a name or id is named by its value, else its label;
+    // A checkbox without a name or id is named by its value, else its
+    // label's name (as a reader reads it, boxes apart);
     // a <select> or text input by its label's own text (what a reader reads
     // beside it, without the control's options).
     for (var m = 0; m < out.length; m++) {
@@ -1283,7 +1284,7 @@
       if (c.key !== '') continue;
       if (c.kind === 'checkbox') {
         var cp = c.node.props;
-        c.key = cp.value != null ? String(cp.value) : c.label || '';
+        c.key = cp.value != null ? String(cp.value) : c.labelName || c.label || '';
       } else if ((c.kind === 'select' || c.kind === 'text') && c.labelName) {
         c.key = c.labelName;
       }
@@ -2661,6 +2662,10 @@
   // The text of a <label> a reader reads as the name of what it holds: its
   // own text, without the controls inside it (a <select>'s options, an
   // input's value), blanks collapsed.
+  // An element that is a box of its own (a block, `<br>`, or a `display`
+  // other than inline) stands apart from its neighbours, as `innerText`
+  // reads it: `TP<small style="display:block">Tensor Parallel</small>` is
+  // `TP Tensor Parallel`, `<b>Model</b>:` stays `Model:`.
   var LABEL_SKIPS = { select: 1, input: 1, textarea: 1, option: 1, button: 1 };
   function labelName(lab) {
     function go(n) {
@@ -2668,9 +2673,27 @@
       if (n === null || typeof n !== 'object' || LABEL_SKIPS[n.type] === 1 || notShown(n)) return '';
       var s = '';
       if (n.children) for (var i = 0; i < n.children.length; i++) s += go(n.children[i]);
-      return s;
+      return n !== lab && ownBox(n) ? ' ' + s + ' ' : s;
     }
     return go(lab).replace(/\s+/g, ' ').trim();
+  }
+
+  var BLOCK_TAGS = {
+    address: 1, article: 1, aside: 1, blockquote: 1, br: 1, dd: 1, details: 1, div: 1, dl: 1,
+    dt: 1, fieldset: 1, figcaption: 1, figure: 1, footer: 1, form: 1, h1: 1, h2: 1, h3: 1,
+    h4: 1, h5: 1, h6: 1, header: 1, hr: 1, li: 1, main: 1, nav: 1, ol: 1, p: 1, pre: 1,
+    section: 1, summary: 1, table: 1, td: 1, th: 1, tr: 1, ul: 1,
+  };
+  function ownBox(n) {
+    if (typeof n.type !== 'string') return false;
+    var display = null;
+    var decls = reactCss((n.props || {}).style).split(';');
+    for (var i = 0; i < decls.length; i++) {
+      var d = decls[i].split(':');
+      if (d.length >= 2 && d[0].trim().toLowerCase() === 'display') display = d.slice(1).join(':').trim().toLowerCase();
+    }
+    if (display !== null && display !== '') return !/^(inline|contents)\b/.test(display) || display === 'inline-block' || display === 'inline-flex' || display === 'inline-grid';
+    return BLOCK_TAGS[n.type.toLowerCase()] === 1;
   }
 
   // Whether a requested key names control `c`: its key (name, id, or the
