@@ -691,7 +691,8 @@ impl Checkpoints {
             "checkpoint facts come from the Hub; without it: run `recipe-drift lock` once online to \
              record them in the lock file {lock} (read first, also offline), pass --offline (facts from \
              the cache or the lock, else unknown), state them in the config's `checkpoints:`, or pass \
-             --no-checkpoint-facts (settings that follow the checkpoint stay unknown)"
+             --no-checkpoint-facts (settings that follow the checkpoint stay unknown); {}",
+            crate::error::Trouble::NoNetwork.see()
         )
     }
 

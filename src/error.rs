@@ -34,6 +34,42 @@ pub enum Error {
     Several(Vec<Error>),
 }
 
+/// An entry of the book's troubleshooting page (`docs/src/troubleshooting.md`)
+/// that error messages point to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trouble {
+    /// A run that cannot reach the Hugging Face Hub.
+    NoNetwork,
+    /// `check` with no config file found and no pairing roots.
+    NoConfig,
+    /// A local read refused because it leads outside the repository.
+    OutsideRoot,
+}
+
+impl Trouble {
+    /// Every entry, for the test that each has its heading.
+    pub const ALL: [Trouble; 3] = [Trouble::NoNetwork, Trouble::NoConfig, Trouble::OutsideRoot];
+
+    /// The heading's anchor on the page.
+    pub fn anchor(self) -> &'static str {
+        match self {
+            Trouble::NoNetwork => "no-network",
+            Trouble::NoConfig => "no-config-file",
+            Trouble::OutsideRoot => "a-file-outside-the-repository",
+        }
+    }
+
+    /// `see URL`, appended to the messages this entry explains: the page in
+    /// the repository `Cargo.toml` names.
+    pub fn see(self) -> String {
+        format!(
+            "see {}/blob/main/docs/src/troubleshooting.md#{}",
+            env!("CARGO_PKG_REPOSITORY"),
+            self.anchor()
+        )
+    }
+}
+
 impl Error {
     /// An input error at a span.
     pub fn input(span: Span, message: impl Into<String>) -> Self {
@@ -228,4 +264,25 @@ fn budget_breach(e: &serde_saphyr::Error) -> Option<String> {
         ),
         other => format!("the YAML reader's limit {other:?}"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// Each troubleshooting entry an error message links to has its heading
+    /// on the page (the anchor as GitHub and mdBook make it).
+    #[test]
+    fn every_troubleshooting_link_has_its_heading() {
+        let page = include_str!("../docs/src/troubleshooting.md");
+        let anchors: Vec<String> = page
+            .lines()
+            .filter_map(|l| l.strip_prefix("## "))
+            .map(|h| h.trim().to_lowercase().replace(' ', "-"))
+            .collect();
+        for t in super::Trouble::ALL {
+            assert!(
+                anchors.iter().any(|a| a == t.anchor()),
+                "{t:?}: {anchors:?}"
+            );
+        }
+    }
 }

@@ -234,9 +234,10 @@ pub fn admit(path: &Path) -> Result<PathBuf, Error> {
     Err(Error::Input {
         span: Span::of_path(path),
         message: format!(
-            "refused to read {}: {how} ({}); only files inside it are read (--root DIR widens it)",
+            "refused to read {}: {how} ({}); only files inside it are read (--root DIR widens it; {})",
             path.display(),
-            named.join(", ")
+            named.join(", "),
+            crate::error::Trouble::OutsideRoot.see()
         ),
     })
 }

@@ -554,6 +554,16 @@ impl Manifest {
         ".github/recipe-drift.yaml",
     ];
 
+    /// The names of [`Manifest::NAMES`] as messages list them (`a, b or c`).
+    pub fn names_listed() -> String {
+        let quoted: Vec<String> = Self::NAMES.iter().map(|n| n.to_string()).collect();
+        match quoted.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        }
+    }
+
     /// Finds the config for the current folder: [`Manifest::NAMES`] in it,
     /// then in each parent up to the repository's top level (the first folder
     /// holding `.git`), as ruff and typos search theirs. Paths are relative to

@@ -115,6 +115,11 @@ pub struct Span {
     /// The source's entry in the source map.
     #[serde(skip)]
     source: Arc<SourceFile>,
+    /// Whether it stands for the whole source, not a place in its text (a
+    /// missing file, a folder, a file no line of which is at fault): it is
+    /// printed as the file's name alone, never with a made-up `1:1`.
+    #[serde(skip)]
+    whole: bool,
 }
 
 impl Span {
@@ -123,9 +128,18 @@ impl Span {
         Span::start_of(&Origin::File(path.to_path_buf()))
     }
 
-    /// The start of a source that has no text at hand.
+    /// The start of a source that has no text at hand: the whole source.
     pub fn start_of(origin: &Origin) -> Span {
-        Span::at(origin, LineCol { line: 1, col: 1 })
+        Span {
+            whole: true,
+            ..Span::at(origin, LineCol { line: 1, col: 1 })
+        }
+    }
+
+    /// Whether it stands for a whole source rather than a place in its text
+    /// ([`Span::of_path`], [`Span::start_of`]).
+    pub fn is_whole(&self) -> bool {
+        self.whole
     }
 
     /// A position given as a line and column (a parser that reports no offset).
@@ -137,6 +151,7 @@ impl Span {
             end: 0,
             pos,
             source: Arc::new(file),
+            whole: false,
         }
     }
 
@@ -182,6 +197,9 @@ impl Source {
 
 impl std::fmt::Display for Span {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.whole {
+            return f.write_str(&self.file);
+        }
         write!(f, "{}:{}:{}", self.file, self.pos.line, self.pos.col)
     }
 }
@@ -286,6 +304,7 @@ impl Source {
             end: self.at(end).max(self.at(start)),
             pos: self.file.line_col(self.at(start)),
             source: self.file.clone(),
+            whole: false,
         }
     }
 

@@ -314,7 +314,7 @@ fn bad_input_missing_file() {
             "fixtures/demo/nope.md",
             "fixtures/demo/hicache-kernel-page-first.sh",
         ],
-        "fixtures/demo/nope.md:1:1",
+        "fixtures/demo/nope.md: ",
         &["no such file"],
     );
 }

@@ -71,6 +71,32 @@ fn the_search_stops_at_the_repository_top_level() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no config file"), "{err}");
     assert!(err.contains("RECIPE_DRIFT_CONFIG"), "{err}");
+    // Every name the search tries, from the same list, and the page that
+    // explains it.
+    for name in [
+        ".recipe-drift.yaml",
+        ".github/.recipe-drift.yaml",
+        ".github/recipe-drift.yaml",
+    ] {
+        assert!(err.contains(name), "{name}: {err}");
+    }
+    assert!(
+        err.contains("docs/src/troubleshooting.md#no-config-file"),
+        "{err}"
+    );
+}
+
+/// A missing config file is named alone, with no made-up line and column.
+#[test]
+fn a_missing_config_file_is_named_without_a_position() {
+    let d = repo();
+    let (code, _, err) = run(d.path(), &["check", "--config", "nonexist.yaml"], &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("nonexist.yaml: cannot read file: no such file"),
+        "{err}"
+    );
+    assert!(!err.contains("nonexist.yaml:1:1"), "{err}");
 }
 
 #[test]

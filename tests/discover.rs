@@ -239,7 +239,7 @@ fn a_docs_root_without_the_page_says_so() {
 fn bad_input_exits_2_with_a_position() {
     assert_input_error(
         &["discover", "fixtures/no-such-checkout"],
-        "fixtures/no-such-checkout:1:1",
+        "fixtures/no-such-checkout: ",
         &["no such directory"],
     );
     let dir = tempfile::tempdir().unwrap();

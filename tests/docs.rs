@@ -431,3 +431,89 @@ fn heading_anchors_follow_mdbook() {
         ]
     );
 }
+
+/// The widest line a code block of the book may have: wider ones are cut off
+/// on the rendered page (mdBook's content column holds about 100 monospace
+/// characters).
+const CODE_COLUMNS: usize = 100;
+
+/// The lines of fenced code blocks of a Markdown text, with their line numbers.
+fn code_lines(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut fence: Option<String> = None;
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        let marker: String = trimmed
+            .chars()
+            .take_while(|c| *c == '`' || *c == '~')
+            .collect();
+        match &fence {
+            None if marker.len() >= 3 => fence = Some(marker),
+            Some(open) if marker.starts_with(open.as_str()) && trimmed.trim_end() == marker => {
+                fence = None
+            }
+            Some(_) => out.push((i + 1, line)),
+            None => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn every_code_block_of_the_book_fits_the_page() {
+    let mut pages = Vec::new();
+    markdown_files(&root().join("docs/src"), &mut pages);
+    assert!(pages.len() > 20, "the book has its pages: {pages:?}");
+    let mut wide = Vec::new();
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        for (n, line) in code_lines(&text) {
+            let columns = line.chars().count();
+            if columns > CODE_COLUMNS {
+                let rel = page.strip_prefix(root()).unwrap().display();
+                wide.push(format!("{rel}:{n}: {columns} columns"));
+            }
+        }
+    }
+    assert!(
+        wide.is_empty(),
+        "code lines wider than {CODE_COLUMNS} columns (wrap the command with `\\`, cut output with `[..]`):\n{}",
+        wide.join("\n")
+    );
+}
+
+#[test]
+fn a_wide_code_line_is_found() {
+    let text = format!(
+        "# x\n\n```console\n$ ok\n{}\n```\n\n{}\n",
+        "y".repeat(101),
+        "z".repeat(200)
+    );
+    let lines = code_lines(&text);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[1].0, 5);
+    assert_eq!(lines[1].1.chars().count(), 101);
+}
+
+#[test]
+fn every_page_of_the_book_is_in_the_sidebar() {
+    let summary = std::fs::read_to_string(root().join("docs/src/SUMMARY.md")).unwrap();
+    let linked: Vec<String> = relative_links(&summary)
+        .into_iter()
+        .map(|(target, _)| target)
+        .collect();
+    let mut pages = Vec::new();
+    markdown_files(&root().join("docs/src"), &mut pages);
+    let mut missing = Vec::new();
+    for page in &pages {
+        let rel = page.strip_prefix(root().join("docs/src")).unwrap();
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if rel != "SUMMARY.md" && !linked.iter().any(|l| *l == rel) {
+            missing.push(rel);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "pages no sidebar entry reaches: {missing:?}"
+    );
+}

@@ -47,8 +47,10 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         None if pairing.is_some() => None,
         None => {
             return Err(Error::usage(format!(
-                "no config file: pass --config FILE or set ${}, or add .recipe-drift.yaml (or .github/.recipe-drift.yaml) here or in a parent folder of this repository; or pair without one: --docs-root DIR --inferencex ROOT",
-                crate::manifest::CONFIG_ENV
+                "no config file: pass --config FILE or set ${}, or add {} here or in a parent folder of this repository; or pair without one: --docs-root DIR --inferencex ROOT ({})",
+                crate::manifest::CONFIG_ENV,
+                Manifest::names_listed(),
+                crate::error::Trouble::NoConfig.see()
             )));
         }
     };

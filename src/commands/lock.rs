@@ -69,9 +69,9 @@ pub(super) fn run(args: LockArgs, jail: &FilesArgs) -> Result<Output, Error> {
     if config.is_none() && models.is_empty() && pairing.is_none() {
         return Err(Error::usage(format!(
             "lock: no config file, no pairing and no model: pass --config FILE, --docs-root DIR \
-             --inferencex ROOT or MODEL..., set ${}, or add .recipe-drift.yaml (or \
-             .github/.recipe-drift.yaml) here or in a parent folder",
-            crate::manifest::CONFIG_ENV
+             --inferencex ROOT or MODEL..., set ${}, or add {} here or in a parent folder",
+            crate::manifest::CONFIG_ENV,
+            Manifest::names_listed()
         )));
     }
     let remote = RemoteArgs {

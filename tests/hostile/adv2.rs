@@ -216,7 +216,7 @@ fn the_file_time_budget_is_reported_at_the_file() {
     let args = ["extract", "page.mdx", "--js-total-time-limit", "1000"];
     let first = repo.run_deterministic(&args);
     first.assert_input_error(
-        "page.mdx:1:1: rendering the generators of this file: JavaScript used up the time budget of this file (1000 ms",
+        "page.mdx: rendering the generators of this file: JavaScript used up the time budget of this file (1000 ms",
         &["--js-total-time-limit"],
     );
     assert!(!first.stderr.contains("<G"), "{}", first.both());

@@ -192,7 +192,7 @@ fn set_e_and_exec_end_the_script() {
         "sglang serve --model-path m --tp 4\n",
         "set -euo pipefail\nfalse\nsglang serve --model-path m --tp 4\n",
     );
-    o.assert_input_error("recipe.sh:1:1", &["no serve command"]);
+    o.assert_input_error("recipe.sh: ", &["no serve command"]);
     for (script, runs) in [
         ("set -e\n[ 1 = 2 ]\n", false),
         ("set -e\nf() { false && true; }\nf\n", false),

@@ -222,7 +222,7 @@ fn files_named_on_the_command_line_set_the_root() {
     assert_eq!(o.code, Some(0), "{}", o.both());
     // --root narrows it: the same file is refused, naming the flag's folder.
     let o = repo.run(&["extract", "--root", ".", run.to_str().unwrap()]);
-    o.assert_input_error("run.sh:1:1", REFUSED).assert_no_leak();
+    o.assert_input_error("run.sh: ", REFUSED).assert_no_leak();
 }
 
 #[test]
@@ -262,7 +262,7 @@ fn a_file_over_the_size_cap_is_an_error_naming_the_cap() {
     );
     let o = repo.run_deterministic(&["extract", "big.md"]);
     o.assert_input_error(
-        "big.md:1:1",
+        "big.md: ",
         &["size cap of 8388608 bytes", "--max-file-bytes"],
     );
     repo.write(
@@ -270,7 +270,7 @@ fn a_file_over_the_size_cap_is_an_error_naming_the_cap() {
         format!("sglang serve --model-path m {}\n", "--tp 8 ".repeat(40)),
     );
     let o = repo.run(&["extract", "--max-file-bytes", "100", "small.sh"]);
-    o.assert_input_error("small.sh:1:1", &["size cap of 100 bytes"]);
+    o.assert_input_error("small.sh: ", &["size cap of 100 bytes"]);
     let o = repo.run(&["extract", "--max-file-bytes", "100000", "small.sh"]);
     assert_eq!(o.code, Some(0), "{}", o.both());
 }
@@ -283,7 +283,7 @@ fn a_fifo_or_device_is_not_read() {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     // A reader of a FIFO blocks forever: the layer refuses it up front.
     let o = repo.run_deterministic(&["extract", "serve.sh"]);
-    o.assert_input_error("serve.sh:1:1", &["not a regular file"]);
+    o.assert_input_error("serve.sh: ", &["not a regular file"]);
 }
 
 /// A loopback HTTP server: `route(path)` gives the status, extra headers and

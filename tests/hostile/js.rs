@@ -192,7 +192,7 @@ fn exploration_has_a_state_budget_and_a_time_budget() {
         "1500",
     ]);
     o.assert_input_error(
-        "slow.jsx:1:1: rendering the generators of this file",
+        "slow.jsx: rendering the generators of this file",
         &["time budget of this file (1500 ms", "--js-total-time-limit"],
     );
     assert!(o.wall.as_secs() < 10, "{}", o.both());
