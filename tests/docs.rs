@@ -508,7 +508,7 @@ fn every_page_of_the_book_is_in_the_sidebar() {
     for page in &pages {
         let rel = page.strip_prefix(root().join("docs/src")).unwrap();
         let rel = rel.to_string_lossy().replace('\\', "/");
-        if rel != "SUMMARY.md" && !linked.iter().any(|l| *l == rel) {
+        if rel != "SUMMARY.md" && !linked.contains(&rel) {
             missing.push(rel);
         }
     }
