@@ -198,7 +198,7 @@ impl Interp<'_> {
         }
         self.out.launches.extend(launches);
         let mut recorded = inner.recorded;
-        if let Some(r) = self.condition() {
+        if let Some(r) = self.recorded_condition() {
             for c in recorded.iter_mut().filter(|c| c.condition.is_none()) {
                 c.condition = Some(r.clone());
             }
@@ -1150,6 +1150,18 @@ impl Interp<'_> {
         Ok(())
     }
 
+    /// The condition that is not knowable a recorded command runs under
+    /// here. An earlier `exit` that may have run is not one: had it run,
+    /// nothing after it would, so what the command names does not depend on it.
+    fn recorded_condition(&self) -> Option<String> {
+        self.conditions
+            .iter()
+            .rev()
+            .find(|c| !c.starts_with(super::walk::MAY_HAVE_EXITED))
+            .or_else(|| self.flow.last().map(|(_, r, _)| r))
+            .cloned()
+    }
+
     /// Records a command of `recorded.yaml` (`name`), with the words after
     /// its matched ones and the condition it runs under.
     fn record(
@@ -1175,15 +1187,7 @@ impl Interp<'_> {
             name,
             args,
             span: self.source.span(at, end),
-            // An earlier `exit` that may have run ends the script before
-            // it: then nothing runs, so it is not what the command depends on.
-            condition: self
-                .conditions
-                .iter()
-                .rev()
-                .find(|c| !c.starts_with(super::walk::MAY_HAVE_EXITED))
-                .or_else(|| self.flow.last().map(|(_, r, _)| r))
-                .cloned(),
+            condition: self.recorded_condition(),
         };
         self.out.recorded.push(recorded);
     }
