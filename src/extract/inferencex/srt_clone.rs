@@ -201,12 +201,22 @@ fn unknown_word(t: &Token) -> Option<&str> {
     }
 }
 
+/// A `git clone` that may be the srt-slurm one: its index among the recorded
+/// commands, its GitHub repository (`None`: its URL is not knowable) and its
+/// `--branch` word.
+#[derive(Debug, Clone)]
+struct Candidate {
+    at: usize,
+    repo: Option<(String, String)>,
+    branch: Option<Token>,
+}
+
 /// The srt-slurm clone among a script's recorded commands, and its ref.
 fn clone_of(recorded: &[Recorded]) -> Result<Cloned, String> {
     // The clones the script runs; of several, those that are, or may be, of
     // a repository named srt-slurm (a fork may add to the name:
     // `srt-slurm-nv`).
-    let mut clones: Vec<(usize, Option<(String, String)>, Option<Token>)> = Vec::new();
+    let mut clones: Vec<Candidate> = Vec::new();
     for (i, r) in recorded.iter().enumerate() {
         if r.name != "git clone" {
             continue;
@@ -214,11 +224,19 @@ fn clone_of(recorded: &[Recorded]) -> Result<Cloned, String> {
         let (url, branch) = clone_operands(&r.args);
         let Some(url) = url else { continue };
         if unknown_word(&url).is_some() {
-            clones.push((i, None, branch));
+            clones.push(Candidate {
+                at: i,
+                repo: None,
+                branch,
+            });
             continue;
         }
         match github_repo(&url.text) {
-            Some(repo) => clones.push((i, Some(repo), branch)),
+            Some(repo) => clones.push(Candidate {
+                at: i,
+                repo: Some(repo),
+                branch,
+            }),
             None => {
                 return Err(format!(
                     "it clones {} at {}, which is not a GitHub repository the fetch layer reads",
@@ -228,12 +246,17 @@ fn clone_of(recorded: &[Recorded]) -> Result<Cloned, String> {
         }
     }
     if clones.len() > 1 {
-        clones.retain(|(_, repo, _)| {
-            repo.as_ref()
+        clones.retain(|c| {
+            c.repo
+                .as_ref()
                 .is_none_or(|(_, name)| name.starts_with(REPOSITORY))
         });
     }
-    let (i, repo, branch) = match clones.as_slice() {
+    let Candidate {
+        at: i,
+        repo,
+        branch,
+    } = match clones.as_slice() {
         [] => {
             return Err(format!(
                 "it clones no {REPOSITORY} repository for this point"
@@ -245,7 +268,7 @@ fn clone_of(recorded: &[Recorded]) -> Result<Cloned, String> {
                 "it may clone {REPOSITORY} {} times for this point ({})",
                 many.len(),
                 many.iter()
-                    .map(|(i, _, _)| recorded[*i].span.to_string())
+                    .map(|c| recorded[c.at].span.to_string())
                     .collect::<Vec<_>>()
                     .join(", ")
             ));
