@@ -275,3 +275,19 @@ fn check_reason(server: &Server, extra: &[&str]) -> String {
     assert_eq!(found.len(), 1, "{doc:#}");
     found[0]["message"].as_str().unwrap().to_string()
 }
+
+#[test]
+fn the_entry_depends_on_its_local_recipes_the_runner_list_and_the_launch_scripts() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(IX);
+    let deps =
+        recipe_drift::extract::inferencex::dependencies(&root, "org-fp8-gb300-dynamo-sglang")
+            .unwrap();
+    for want in [
+        "configs/nvidia-master.yaml",
+        "configs/runners.yaml",
+        "runners/launch_gbx-nv.sh",
+        "benchmarks/multi_node/srt-slurm-recipes/sglang/org/local.yaml",
+    ] {
+        assert!(deps.contains(&root.join(want)), "{want}: {deps:?}");
+    }
+}

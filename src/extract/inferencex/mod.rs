@@ -537,6 +537,9 @@ pub fn dependencies(root: &Path, entry_key: &str) -> Result<Vec<PathBuf>, Error>
             }
         }
     }
+    if entry.multinode && multinode::runs_srt_slurm(&entry.framework) {
+        out.extend(multinode::dependencies(root, &entry));
+    }
     Ok(out)
 }
 

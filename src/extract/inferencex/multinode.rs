@@ -180,6 +180,40 @@ pub(super) fn expand(
     })
 }
 
+/// The checkout's files a multi-node srt-slurm entry's points read besides
+/// the master configs: each point's recipe in [`LOCAL_RECIPES`], the runner
+/// list and the runners' launch scripts (which pick the ref a recipe that is
+/// not there is fetched at). A recipe fetched from the clone is remote and
+/// not listed.
+pub(super) fn dependencies(root: &std::path::Path, entry: &Entry) -> Vec<std::path::PathBuf> {
+    let mut out = vec![root.join(srt_clone::RUNNERS)];
+    let mut scripts: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("runners"))
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("launch_") && n.ends_with(".sh"))
+        })
+        .collect();
+    scripts.sort();
+    out.extend(scripts);
+    for p in &entry.multinode_points {
+        let Some((_, v, _)) = p.settings.iter().find(|(k, _, _)| k == "CONFIG_FILE") else {
+            continue;
+        };
+        let file = v.split_once(':').map_or(v.as_str(), |(f, _)| f);
+        if let Some(rel) = file.strip_prefix("recipes/") {
+            let path = root.join(LOCAL_RECIPES).join(rel);
+            if !out.contains(&path) {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
 /// The points of a multi-node entry whose fields `filter` selects (all of
 /// them without a filter), or, when a filter selects none, the expansion
 /// that says so.
