@@ -299,7 +299,9 @@ fn extract_gives_every_role_of_a_multi_node_entry() {
     assert!(points[1]["launches"].as_array().unwrap().is_empty());
     let why = points[1]["unknown"][0].as_str().unwrap();
     assert!(
-        why.contains("b200-fp8/8k1k_only_upstream.yaml") && why.contains("NVIDIA/srt-slurm"),
+        why.contains("b200-fp8/8k1k_only_upstream.yaml")
+            && why.contains("srt-slurm checkout")
+            && why.contains("runners.yaml is not in this checkout"),
         "{why}"
     );
     assert_eq!(roles(&points[2]), ["prefill", "decode"]);

@@ -46,6 +46,11 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         if let Some(why) = expanded.unmatched {
             return Err(Error::usage(why));
         }
+        // A remote file a point needs that could not be had fails `extract`
+        // as any other remote file does (`check` reports the point unknown).
+        if let Some(e) = expanded.points.iter().find_map(|p| p.fetch_failure.clone()) {
+            return Err(e);
+        }
         expanded.unread_env = crate::link::unread_env(&expanded);
         crate::link::note_secrets(expanded.points.iter().flat_map(|p| &p.launches));
         return Ok(Output {

@@ -484,12 +484,14 @@ impl Interp<'_> {
             })
             .collect();
         self.note_command_writes(&words, at);
-        let before =
-            self.out.launches.len() + self.out.unsupported.len() + self.out.auxiliary.len();
+        let made = |out: &super::Evaluation| {
+            out.launches.len() + out.unsupported.len() + out.auxiliary.len() + out.recorded.len()
+        };
+        let before = made(&self.out);
         let launches = self.out.launches.len();
         self.maybe_launch(&assigns, &fields, at, input)?;
         super::budget::launched(&self.out.launches[launches..]).map_err(|m| self.err(at, m))?;
-        if self.out.launches.len() + self.out.unsupported.len() + self.out.auxiliary.len() > before
+        if made(&self.out) > before
             || SIDE_EFFECTS.contains(&head.as_str())
             || self.st.harness().side_effect(&head)
         {

@@ -197,6 +197,13 @@ impl Interp<'_> {
             }
         }
         self.out.launches.extend(launches);
+        let mut recorded = inner.recorded;
+        if let Some(r) = self.recorded_condition() {
+            for c in recorded.iter_mut().filter(|c| c.condition.is_none()) {
+                c.condition = Some(r.clone());
+            }
+        }
+        self.out.recorded.extend(recorded);
         self.out.unsupported.extend(inner.unsupported);
         self.out.auxiliary.extend(inner.auxiliary);
         self.out.read.extend(inner.read);
@@ -959,6 +966,10 @@ impl Interp<'_> {
             return self.shell(&fields[i..], &mods, input);
         }
         let Some(detected) = detected else {
+            if let Some((name, n)) = super::recorded::match_row(&words) {
+                self.record(name, &fields[i + n..], at);
+                return Ok(());
+            }
             return self.not_a_launcher(&fields[i..], &mods);
         };
         let len = detected.len;
@@ -1137,6 +1148,48 @@ impl Interp<'_> {
         launch.note_env_secrets();
         self.out.launches.push(launch);
         Ok(())
+    }
+
+    /// The condition that is not knowable a recorded command runs under
+    /// here. An earlier `exit` that may have run is not one: had it run,
+    /// nothing after it would, so what the command names does not depend on it.
+    fn recorded_condition(&self) -> Option<String> {
+        self.conditions
+            .iter()
+            .rev()
+            .find(|c| !c.starts_with(super::walk::MAY_HAVE_EXITED))
+            .or_else(|| self.flow.last().map(|(_, r, _)| r))
+            .cloned()
+    }
+
+    /// Records a command of `recorded.yaml` (`name`), with the words after
+    /// its matched ones and the condition it runs under.
+    fn record(
+        &mut self,
+        name: &'static str,
+        args: &[(Field, (usize, usize), Option<String>)],
+        at: usize,
+    ) {
+        let end = args.last().map_or(at, |(_, r, _)| r.1.max(at));
+        let args = args
+            .iter()
+            .map(|(f, (s, e), var)| Token {
+                text: f.text.clone(),
+                span: self.source.span(*s, *e),
+                provenance: match (&f.unknown, var) {
+                    (Some(r), _) => Provenance::Unknown { reason: r.clone() },
+                    (None, Some(v)) => Provenance::Var { name: v.clone() },
+                    (None, None) => Provenance::Literal,
+                },
+            })
+            .collect();
+        let recorded = super::recorded::Recorded {
+            name,
+            args,
+            span: self.source.span(at, end),
+            condition: self.recorded_condition(),
+        };
+        self.out.recorded.push(recorded);
     }
 }
 

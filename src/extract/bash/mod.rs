@@ -24,7 +24,8 @@
 //! parameters), `glob` (shell patterns in linear time: classes, extglob,
 //! `nocasematch`), `source` (`source FILE`, and the one mechanism that runs
 //! sourced files, `eval` text and functions over the text they were written
-//! in), `paths` (the working folder: `cd`, `pushd`, `popd`; and the paths
+//! in), `recorded` (the commands recorded for readers: `git clone`), `paths`
+//! (the working folder: `cd`, `pushd`, `popd`; and the paths
 //! the script writes, whose later reads are not knowable), `options`
 //! (`shopt`, `alias`, `trap`, `unset`), `budget` (every limit
 //! of the evaluation), `harness` (the hook for harness libraries).
@@ -55,6 +56,7 @@ mod named_fd;
 mod options;
 mod parse;
 mod paths;
+mod recorded;
 mod source;
 mod stdout;
 mod walk;
@@ -76,6 +78,7 @@ pub(crate) use self::capture::command_substitution;
 pub use self::harness::{Call, Harness, NoHarness};
 use self::parse::parse_guarded;
 pub(crate) use self::parse::{PARSER_THREAD, expansion_too_deep, quiet_parser_panics};
+pub use self::recorded::Recorded;
 
 /// The shell state: variables (scalars are one-element arrays), exports, functions.
 /// A copy (a branch, a subshell, a `$(...)`) counts its bytes against the
@@ -692,6 +695,9 @@ pub struct Evaluation {
     /// The variables as the text left them, when asked for
     /// ([`evaluate_text`]): empty otherwise.
     pub vars: Vec<Preset>,
+    /// The commands of `recorded.yaml` the script runs (`git clone`, `git
+    /// checkout`), in order, each with the condition it runs under.
+    pub recorded: Vec<Recorded>,
 }
 
 /// A variable a shell starts with (or ends with): its name, its value (one

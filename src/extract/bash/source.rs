@@ -101,6 +101,7 @@ impl Interp<'_> {
         self.out.launches.append(&mut child.out.launches);
         self.out.unsupported.append(&mut child.out.unsupported);
         self.out.auxiliary.append(&mut child.out.auxiliary);
+        self.out.recorded.append(&mut child.out.recorded);
         result
     }
 

@@ -503,3 +503,52 @@ python3 -m sglang.launch_server --a "${URLS[0]}" --b "${URLS[1]}" --max "$MAX" -
     let t = &e.launches[0].argv[9];
     assert!(matches!(t.provenance, Provenance::Unknown { .. }), "{t:?}");
 }
+
+#[test]
+fn git_clone_and_checkout_are_recorded_with_their_words_and_condition() {
+    let s = r#"
+srun true || exit 1
+D=/tmp/clone
+if [ "$KIND" = a ]; then
+    git clone --branch v1 https://github.com/o/srt-slurm.git "$D" || exit 1
+    cd "$D" || exit 1
+    git checkout "$REF"
+fi
+if [ "$OTHER" = x ]; then
+    git checkout maybe
+fi
+bash -c 'git checkout inner'
+python3 -m sglang.launch_server --tp 2
+"#;
+    let e = eval(s, &[("KIND", "a")]);
+    let words =
+        |i: usize| -> Vec<String> { e.recorded[i].args.iter().map(|t| t.text.clone()).collect() };
+    assert_eq!(
+        e.recorded.iter().map(|r| r.name).collect::<Vec<_>>(),
+        ["git clone", "git checkout", "git checkout", "git checkout"]
+    );
+    assert_eq!(
+        words(0),
+        [
+            "--branch",
+            "v1",
+            "https://github.com/o/srt-slurm.git",
+            "/tmp/clone"
+        ]
+    );
+    // The `exit` after `srun` (status not knowable) is no condition of it;
+    // `|| exit 1` after a recorded command does not make what follows one.
+    assert_eq!(e.recorded[0].condition, None);
+    assert_eq!(e.recorded[1].condition, None);
+    // `$REF` is not set: its word is unknown, with the reason.
+    assert!(matches!(
+        e.recorded[1].args[0].provenance,
+        Provenance::Unknown { .. }
+    ));
+    let cond = e.recorded[2].condition.as_deref().unwrap_or_default();
+    assert!(cond.contains("OTHER"), "{cond}");
+    // A child shell's commands are recorded too.
+    assert_eq!(words(3), ["inner"]);
+    assert_eq!(e.recorded[3].condition, None);
+    assert_eq!(e.launches.len(), 1);
+}

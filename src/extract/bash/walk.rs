@@ -18,6 +18,10 @@ use super::glob::pattern_match;
 use super::{Evaluation, Flow, Interp, State, Status, status_of};
 use crate::error::Error;
 use crate::files::Files;
+
+/// How the condition an `exit` that may or may not have run puts on what
+/// follows it starts: nothing after it runs if it did.
+pub(super) const MAY_HAVE_EXITED: &str = "the script may have exited";
 use crate::span::Source;
 
 /// Turns a `while` / `until` / `for` loop is evaluated for before it is taken
@@ -391,7 +395,7 @@ impl<'a> Interp<'a> {
             // The branch may exit: what follows runs only if it did not.
             self.stopped = false;
             self.conditions
-                .push(format!("the script may have exited ({reason})"));
+                .push(format!("{MAY_HAVE_EXITED} ({reason})"));
         }
     }
 
@@ -937,8 +941,7 @@ impl<'a> Interp<'a> {
                 merge_into(&mut self.st, then_state, &r);
                 self.stopped = then_stopped && else_stopped;
                 if then_stopped != else_stopped {
-                    self.conditions
-                        .push(format!("the script may have exited ({r})"));
+                    self.conditions.push(format!("{MAY_HAVE_EXITED} ({r})"));
                 }
                 let taken = [0, 1, 2].map(|i| then_flags[i] || else_flags[i]);
                 let all = [0, 1, 2].map(|i| then_flags[i] && else_flags[i]);
@@ -1059,8 +1062,7 @@ impl<'a> Interp<'a> {
         self.conditions.remove(n);
         self.stopped = was_stopped;
         if stopped {
-            self.conditions
-                .push(format!("the script may have exited ({r})"));
+            self.conditions.push(format!("{MAY_HAVE_EXITED} ({r})"));
         }
         self.settle_flow(taken, [false; 3], r);
         let mut result = start;

@@ -17,6 +17,8 @@ mod config;
 mod harness;
 pub mod layout;
 pub mod multinode;
+pub mod srt_clone;
+mod workflow;
 
 pub use config::MAX_FIELD_BYTES;
 use config::{Entry, SearchPoint};
@@ -55,6 +57,12 @@ pub struct Point {
     /// multi-node point's `CONFIG_FILE` setting), when it does.
     #[serde(skip)]
     pub at: Option<crate::span::Span>,
+    /// A remote file the point needs that could not be had (a multi-node
+    /// point's recipe at the ref its runner clones: offline, a network
+    /// failure, a 404): the point is unknown with the reason, and
+    /// `extract` fails with this error as it does for other remote files.
+    #[serde(skip)]
+    pub fetch_failure: Option<Error>,
 }
 
 /// How many workers of a role a multi-node job starts, and their size.
@@ -296,6 +304,7 @@ pub fn expand_with_env(
             unknown: Vec::new(),
             workers: Vec::new(),
             at: None,
+            fetch_failure: None,
         });
     }
     Ok(Expanded {
@@ -527,6 +536,9 @@ pub fn dependencies(root: &Path, entry_key: &str) -> Result<Vec<PathBuf>, Error>
                 }
             }
         }
+    }
+    if entry.multinode && multinode::runs_srt_slurm(&entry.framework) {
+        out.extend(multinode::dependencies(root, &entry));
     }
     Ok(out)
 }

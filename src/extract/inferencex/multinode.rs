@@ -4,15 +4,19 @@
 //! additional settings; its roles' launches come from the recipe through
 //! [`crate::extract::srt_slurm`].
 //!
-//! The runner clones NVIDIA/srt-slurm at a ref its launch script picks and
-//! copies `benchmarks/multi_node/srt-slurm-recipes/` over the clone's
-//! `recipes/` ([`LOCAL_RECIPES`]): a recipe found there is read; one that is
-//! not exists only at that ref, and the point is unknown with that reason.
+//! The runner clones NVIDIA/srt-slurm (or a fork) at a ref its launch script
+//! picks and copies `benchmarks/multi_node/srt-slurm-recipes/` over the
+//! clone's `recipes/` ([`LOCAL_RECIPES`]): a recipe found there is read; one
+//! that is not exists only at that ref, which [`srt_clone`] reads from the
+//! launch script, and is fetched from there through `files` (the fetch
+//! layer) as `github:OWNER/REPO@REF:recipes/...`. A ref that is not knowable,
+//! or a recipe that cannot be fetched, makes the point unknown with the
+//! reason ([`Point::fetch_failure`] keeps a fetch's error).
 
 use std::collections::BTreeMap;
 
 use super::config::Entry;
-use super::{Expanded, Point, no_point_matches, sku_of};
+use super::{Expanded, Point, no_point_matches, sku_of, srt_clone};
 use crate::error::Error;
 use crate::extract::srt_slurm::{self, Outcome};
 use crate::files::{Files, Location};
@@ -83,6 +87,7 @@ pub(super) fn expand(
                 .iter()
                 .find(|(k, _, _)| k == "CONFIG_FILE")
                 .map(|(_, _, at)| at.clone()),
+            fetch_failure: None,
         };
         let Some(config_file) = point.env.get("CONFIG_FILE").cloned() else {
             point
@@ -103,21 +108,43 @@ pub(super) fn expand(
             continue;
         };
         let local = root.join(&format!("{LOCAL_RECIPES}/{rel}"));
-        if !files.is_file(&local)? {
-            point.script = config_file.clone();
-            point.unknown.push(format!(
-                "{file} is not in this checkout's {LOCAL_RECIPES}/: it exists only in the NVIDIA/srt-slurm checkout that runner {}'s launch script clones (the script picks the ref: a branch, tag or commit per framework and model)",
-                entry.runner
-            ));
-            points.push(point);
-            continue;
-        }
-        point.script = match selector {
-            Some(s) => format!("{}:{s}", local.display()),
-            None => local.display(),
+        let recipe = if files.is_file(&local)? {
+            local
+        } else {
+            let (mut env, mut unknown) = super::workflow::env(root, entry, &all[i]);
+            env.extend(point.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+            unknown.retain(|k, _| !point.env.contains_key(k));
+            match srt_clone::cloned(root, entry, &env, &unknown, files)? {
+                Ok(clone) => clone.file(file),
+                Err(why) => {
+                    point.script = config_file.clone();
+                    point.unknown.push(format!(
+                        "{file} is not in this checkout's {LOCAL_RECIPES}/: it exists only in the srt-slurm checkout that runner {}'s launch script clones, whose ref is not knowable: {why}",
+                        entry.runner
+                    ));
+                    points.push(point);
+                    continue;
+                }
+            }
         };
-        let source = files.read(&local)?;
-        let rendered = srt_slurm::read(&source, selector, &local.display())?;
+        point.script = match selector {
+            Some(s) => format!("{}:{s}", recipe.display()),
+            None => recipe.display(),
+        };
+        let source = match files.read(&recipe) {
+            Ok(s) => s,
+            Err(e @ Error::Remote { .. }) => {
+                point.unknown.push(format!(
+                    "{file} is not in this checkout's {LOCAL_RECIPES}/ and its copy at the ref runner {}'s launch script clones could not be had: {e}",
+                    entry.runner
+                ));
+                point.fetch_failure = Some(e);
+                points.push(point);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let rendered = srt_slurm::read(&source, selector, &recipe.display())?;
         for r in rendered.roles {
             point.workers.push(super::RoleWorkers {
                 role: r.role,
@@ -151,6 +178,40 @@ pub(super) fn expand(
         unmatched: None,
         unread_env: Vec::new(),
     })
+}
+
+/// The checkout's files a multi-node srt-slurm entry's points read besides
+/// the master configs: each point's recipe in [`LOCAL_RECIPES`], the runner
+/// list and the runners' launch scripts (which pick the ref a recipe that is
+/// not there is fetched at). A recipe fetched from the clone is remote and
+/// not listed.
+pub(super) fn dependencies(root: &std::path::Path, entry: &Entry) -> Vec<std::path::PathBuf> {
+    let mut out = vec![root.join(srt_clone::RUNNERS)];
+    let mut scripts: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("runners"))
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("launch_") && n.ends_with(".sh"))
+        })
+        .collect();
+    scripts.sort();
+    out.extend(scripts);
+    for p in &entry.multinode_points {
+        let Some((_, v, _)) = p.settings.iter().find(|(k, _, _)| k == "CONFIG_FILE") else {
+            continue;
+        };
+        let file = v.split_once(':').map_or(v.as_str(), |(f, _)| f);
+        if let Some(rel) = file.strip_prefix("recipes/") {
+            let path = root.join(LOCAL_RECIPES).join(rel);
+            if !out.contains(&path) {
+                out.push(path);
+            }
+        }
+    }
+    out
 }
 
 /// The points of a multi-node entry whose fields `filter` selects (all of

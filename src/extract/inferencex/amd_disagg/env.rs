@@ -140,91 +140,26 @@ pub(super) fn job(
     let agentic = field(fields, "scenario") == "agentic";
     let sku = super::super::sku_of(&entry.runner);
     // 1. The workflow's env.
-    let mut wf: BTreeMap<String, String> = BTreeMap::new();
+    let (mut wf, mut unknown) = super::super::workflow::env(root, entry, fields);
     let model_name = entry
         .model
         .rsplit('/')
         .next()
         .unwrap_or(&entry.model)
         .to_string();
-    for (k, v) in [
-        ("MODEL", entry.model.clone()),
-        ("IMAGE", entry.image.clone()),
-        ("MODEL_PREFIX", entry.model_prefix.clone()),
-        ("FRAMEWORK", entry.framework.clone()),
-        ("PRECISION", entry.precision.clone()),
-        ("ISL", field(fields, "isl").to_string()),
-        ("OSL", field(fields, "osl").to_string()),
-        ("CONC_LIST", field(fields, "conc").replace(',', " ")),
-        ("SPEC_DECODING", field(fields, "spec-decoding").to_string()),
-        ("DISAGG", "true".into()),
-        ("RANDOM_RANGE_RATIO", "0.8".into()),
-        ("RUN_EVAL", "false".into()),
-        ("EVAL_ONLY", "false".into()),
-        (
-            "SCENARIO_TYPE",
-            if agentic {
-                "agentic-coding"
-            } else {
-                "fixed-seq-len"
-            }
-            .into(),
-        ),
-        (
-            "SCENARIO_SUBDIR",
-            if agentic {
-                "agentic/"
-            } else {
-                "fixed_seq_len/"
-            }
-            .into(),
-        ),
-        ("IS_AGENTIC", if agentic { "1" } else { "0" }.into()),
-        ("KV_OFFLOADING", field(fields, "kv-offloading").to_string()),
-        (
-            "KV_OFFLOAD_BACKEND",
-            field(fields, "kv-offload-backend").to_string(),
-        ),
-        ("IS_MULTINODE", "true".into()),
-        ("MODEL_NAME", model_name.clone()),
-        ("GITHUB_WORKSPACE", root.display()),
-    ] {
-        wf.insert(k.into(), v);
-    }
-    for role in ["prefill", "decode"] {
-        let up = role.to_uppercase();
-        for (f, v) in [
-            ("num-worker", "NUM_WORKERS"),
-            ("tp", "TP"),
-            ("ep", "EP"),
-            ("dp-attn", "DP_ATTN"),
-        ] {
-            wf.insert(
-                format!("{up}_{v}"),
-                field(fields, &format!("{role}-{f}")).to_string(),
-            );
-        }
-    }
+    // Every AMD disaggregated point is disaggregated.
+    unknown.remove("DISAGG");
+    wf.insert("DISAGG".into(), "true".into());
+    wf.insert("MODEL_NAME".into(), model_name.clone());
     for (k, v) in RUNNER {
         wf.insert(k.to_string(), v.to_string());
     }
     wf.extend(settings.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let mut unknown: BTreeMap<String, String> = BTreeMap::new();
-    if agentic
-        && field(fields, "kv-offloading") != "none"
-        && !field(fields, "kv-offloading").is_empty()
-    {
-        unknown.insert(
-            "TOTAL_CPU_DRAM_GB".into(),
-            "set by the workflow from the runner's DRAM and the scenario's dram-utilization".into(),
-        );
-    }
-    for (k, why) in [
-        ("RUNNER_NAME", "the runner machine's name"),
-        ("BENCHMARK_LOGS_DIR", "a folder of the runner's workspace"),
-    ] {
-        unknown.insert(k.into(), why.into());
-    }
+    unknown.retain(|k, _| !settings.contains_key(k));
+    unknown.insert(
+        "BENCHMARK_LOGS_DIR".into(),
+        "a folder of the runner's workspace".into(),
+    );
     // 2-3. The recipe script, for what it exports.
     let folder = if agentic {
         "benchmarks/multi_node/agentic"

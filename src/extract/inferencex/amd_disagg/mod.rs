@@ -187,6 +187,7 @@ pub(super) fn expand(
             // topology yet.
             workers: Vec::new(),
             at: None,
+            fetch_failure: None,
         };
         let job = match env::job(root, entry, &all[i], &settings, files)? {
             Ok(job) => job,
