@@ -46,6 +46,12 @@ fn docs_fix(docs: &SideValue, recipe: &SideValue) -> Result<Fix, String> {
         .ok_or_else(|| "the docs value has no written place of its own".to_string())?;
     let path = match word.origin() {
         Origin::File(p) => p,
+        Origin::Rendered { file, view } if Syntax::of(file) == Syntax::Yaml => {
+            return Err(format!(
+                "the docs value is composed from the vLLM recipe {} ({view}); tracing a composed word to its YAML value is not built yet",
+                file.display()
+            ));
+        }
         Origin::Rendered { file, view } => {
             return Err(format!(
                 "the docs value is printed by the generator {} ({view}); fixing generator sources is not built yet",
@@ -66,8 +72,24 @@ fn docs_fix(docs: &SideValue, recipe: &SideValue) -> Result<Fix, String> {
     })?;
     let syntax = Syntax::of(path);
     let replacement = spell(&new.value, quote, syntax)?;
+    if raw[range.clone()] == replacement {
+        let rule = docs.rules.first().map_or(String::new(), |r| {
+            format!(
+                " (rule {}, from the other settings of the docs command)",
+                r.id
+            )
+        });
+        return Err(format!(
+            "the docs already write the recipe's value {replacement} at {word}; it resolves differently{rule}"
+        ));
+    }
     let span = word.of_range(word.start + range.start, word.start + range.end);
     let applicability = match (syntax, recipe.rules.first()) {
+        _ if !after_eq && !follows_option(docs, word) => Applicability::Unsafe {
+            why: format!(
+                "the value is written at {word}, away from its option (a variable's assignment the command reads): other commands or options may read it too"
+            ),
+        },
         (Syntax::Yaml, _) => Applicability::Unsafe {
             why: "a vLLM recipe YAML value can reach other selections of the recipe (variants, hardware overrides, strategies), which are not traced to it yet".to_string(),
         },
@@ -84,6 +106,24 @@ fn docs_fix(docs: &SideValue, recipe: &SideValue) -> Result<Fix, String> {
         edits: vec![Edit { span, replacement }],
         applicability,
     })
+}
+
+/// Whether the value word is written right after its option in the
+/// command (only blanks and line continuations between them), rather than
+/// somewhere the command reads it from.
+fn follows_option(side: &SideValue, value: &crate::span::Span) -> bool {
+    let Some(option) = side.spans.first() else {
+        return false;
+    };
+    let text = value.source().text();
+    if option.start >= value.start || option.source() != value.source() {
+        return false;
+    }
+    let gap = text.get(option.end..value.start).unwrap_or("x");
+    gap.replace("\\\r\n", " ")
+        .replace("\\\n", " ")
+        .chars()
+        .all(|c| c == ' ' || c == '\t')
 }
 
 /// A side's written value word: the word after the option (`--flag value`)

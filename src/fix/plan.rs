@@ -173,8 +173,8 @@ impl Plan {
         );
         if self.unsafe_left > 0 {
             line.push_str(&format!(
-                "; {} need --unsafe-fixes",
-                plural(self.unsafe_left, "fix", "fixes")
+                "; {} --unsafe-fixes",
+                plural(self.unsafe_left, "fix needs", "fixes need")
             ));
         }
         if self.not_fixable > 0 {

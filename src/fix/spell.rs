@@ -91,9 +91,10 @@ pub fn spell(new: &str, quote: Quote, syntax: Syntax) -> Result<String, String> 
     }
     match syntax {
         Syntax::Shell => Ok(shell_words::quote(new).into_owned()),
-        Syntax::Yaml if !new.contains(['"', '\\']) => Ok(format!("\"{new}\"")),
+        // A YAML file's word may be a scalar or a shell word of a guide's
+        // block: the two quote differently, so neither is guessed.
         Syntax::Yaml => Err(format!(
-            "the recipe's value {new} needs YAML escapes, which are not written automatically"
+            "the recipe's value {new} needs quotes, which differ between a YAML scalar and a guide's shell block; not written automatically"
         )),
     }
 }

@@ -48,7 +48,7 @@ fn a_replacement_keeps_the_quoting_or_quotes_what_needs_it() {
     );
     assert_eq!(spell("a b", Quote::Bare, Syntax::Shell).unwrap(), "'a b'");
     assert_eq!(spell("a b", Quote::Single, Syntax::Shell).unwrap(), "a b");
-    assert_eq!(spell("a b", Quote::Bare, Syntax::Yaml).unwrap(), "\"a b\"");
+    assert!(spell("a b", Quote::Bare, Syntax::Yaml).is_err());
     assert!(spell("it's", Quote::Single, Syntax::Shell).is_err());
     assert!(spell("$x", Quote::Double, Syntax::Shell).is_err());
 }
@@ -200,5 +200,58 @@ fn a_plan_merges_equal_edits_and_drops_disagreeing_ones() {
         plan.conflicts[0].contains("kernel, layer"),
         "{:?}",
         plan.conflicts
+    );
+}
+
+#[test]
+fn a_value_written_in_a_variable_assignment_needs_unsafe_fixes() {
+    let text = "IO=direct\nsglang serve --hicache-io-backend \"$IO\"\n";
+    let mut docs = side("p.md", text, &["--hicache-io-backend", "direct"], "direct");
+    docs.written = Some("--hicache-io-backend direct".into());
+    let fix = for_key(&key(docs, recipe())).expect("a fix");
+    let why = fix.applicability.why().unwrap_or_default().to_string();
+    assert!(
+        matches!(fix.applicability, Applicability::Unsafe { .. }),
+        "{why}"
+    );
+    assert!(why.contains("p.md:1:4"), "{why}");
+    assert_eq!(
+        &text[fix.edits[0].span.start..fix.edits[0].span.end],
+        "direct"
+    );
+}
+
+#[test]
+fn a_value_already_written_as_the_recipe_writes_it_is_not_fixable() {
+    let text = "sglang serve --hicache-io-backend kernel\n";
+    let mut docs = side("p.md", text, &["--hicache-io-backend", "kernel"], "direct");
+    docs.written = Some("--hicache-io-backend kernel".into());
+    let fix = for_key(&key(docs, recipe())).expect("a fix");
+    assert!(fix.applicability.why().unwrap().contains("already write"));
+}
+
+#[test]
+fn a_plan_writes_nothing_over_a_file_changed_since_it_was_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.md");
+    let text = "sglang serve --hicache-io-backend direct\n";
+    std::fs::write(&path, text).unwrap();
+    let name = path.display().to_string();
+    let docs = side(&name, text, &["--hicache-io-backend", "direct"], "direct");
+    let fix = for_key(&key(docs, recipe())).unwrap();
+    let plan = Plan::new([&fix], false);
+    std::fs::write(&path, format!("{text}# edited\n")).unwrap();
+    let err = plan.write().unwrap_err().to_string();
+    assert!(err.contains("changed since the run read it"), "{err}");
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .ends_with("# edited\n")
+    );
+    std::fs::write(&path, text).unwrap();
+    plan.write().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "sglang serve --hicache-io-backend kernel\n"
     );
 }
