@@ -109,7 +109,7 @@ fn fix_writes_exactly_the_two_literals_then_check_passes() {
 fn a_value_from_a_variable_needs_unsafe_fixes_and_a_spliced_one_is_not_fixable() {
     let dir = copy();
     let before = read(dir.path(), "variable.md");
-    let (code, out, err) = check(dir.path(), "variable.yaml", &[]);
+    let (code, out, _) = check(dir.path(), "variable.yaml", &[]);
     assert_eq!(code, 1);
     assert!(
         out.contains("fix (unsafe, --fix --unsafe-fixes applies it): replace direct with kernel at variable.md:7:12; the value is written at variable.md:7:12, away from its option"),
