@@ -1024,8 +1024,14 @@ fn fix_diff_puts_the_fixes_in_the_job_summary() {
     );
     let summary = run.summary();
     assert!(summary.contains("````diff\n--- a/page.md\n"), "{summary}");
-    assert!(summary.contains("+  --hicache-io-backend kernel\n"), "{summary}");
-    assert_eq!(run.outputs["check"]["exit-code"], "1", "the check's code, not the diff's");
+    assert!(
+        summary.contains("+  --hicache-io-backend kernel\n"),
+        "{summary}"
+    );
+    assert_eq!(
+        run.outputs["check"]["exit-code"], "1",
+        "the check's code, not the diff's"
+    );
 
     let mut case = Case::new("v1.2.3");
     case.publish = Some("v1.2.3");

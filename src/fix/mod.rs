@@ -38,6 +38,12 @@ fn docs_fix(docs: &SideValue, recipe: &SideValue) -> Result<Fix, String> {
             source_words(&recipe.source)
         ));
     }
+    if old.value.starts_with(['{', '[']) {
+        return Err(format!(
+            "the docs write {} as a JSON value whose field differs: editing inside JSON is not built yet",
+            old.value
+        ));
+    }
     let after_eq = old.after_eq;
     let word = docs
         .spans
@@ -85,13 +91,13 @@ fn docs_fix(docs: &SideValue, recipe: &SideValue) -> Result<Fix, String> {
     }
     let span = word.of_range(word.start + range.start, word.start + range.end);
     let applicability = match (syntax, recipe.rules.first()) {
+        (Syntax::Yaml, _) => Applicability::Unsafe {
+            why: "a vLLM recipe YAML value can reach other selections of the recipe (variants, hardware overrides, strategies), which are not traced to it yet".to_string(),
+        },
         _ if !after_eq && !follows_option(docs, word) => Applicability::Unsafe {
             why: format!(
                 "the value is written at {word}, away from its option (a variable's assignment the command reads): other commands or options may read it too"
             ),
-        },
-        (Syntax::Yaml, _) => Applicability::Unsafe {
-            why: "a vLLM recipe YAML value can reach other selections of the recipe (variants, hardware overrides, strategies), which are not traced to it yet".to_string(),
         },
         (_, Some(rule)) => Applicability::Unsafe {
             why: format!(

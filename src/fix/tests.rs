@@ -255,3 +255,22 @@ fn a_plan_writes_nothing_over_a_file_changed_since_it_was_read() {
         "sglang serve --hicache-io-backend kernel\n"
     );
 }
+
+#[test]
+fn a_field_of_a_json_value_is_not_fixable() {
+    let text = "vllm serve m --speculative-config '{\"num_speculative_tokens\":2}'\n";
+    let docs = side(
+        "p.md",
+        text,
+        &["--speculative-config", "'{\"num_speculative_tokens\":2}'"],
+        "2",
+    );
+    let recipe = side(
+        "r.sh",
+        "x --speculative-config '{\"num_speculative_tokens\":3}'\n",
+        &["--speculative-config", "'{\"num_speculative_tokens\":3}'"],
+        "3",
+    );
+    let fix = for_key(&key(docs, recipe)).expect("a fix");
+    assert!(fix.applicability.why().unwrap().contains("JSON"), "{fix:?}");
+}
