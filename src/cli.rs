@@ -364,6 +364,7 @@ pub struct ResolveArgs {
 /// The arguments of `recipe-drift check`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(group(clap::ArgGroup::new("docs_space").multiple(true).args(["docs_root", "recipes_root"])))]
+#[command(group(clap::ArgGroup::new("fixing").args(["diff", "fix"])))]
 pub struct CheckArgs {
     /// The config file (default: .recipe-drift.yaml or .github/.recipe-drift.yaml).
     /// Optional with --docs-root and --inferencex: then its policy, waivers,
@@ -462,7 +463,7 @@ pub struct CheckArgs {
     /// With --fix or --diff: also apply the unsafe fixes, those that may
     /// change other states or pages (a vLLM recipe YAML value, a value a
     /// resolver rule changes on the recipe side).
-    #[arg(long)]
+    #[arg(long, requires = "fixing")]
     pub unsafe_fixes: bool,
 }
 

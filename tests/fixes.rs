@@ -251,3 +251,13 @@ fn a_vllm_recipe_value_is_fixed_in_its_yaml_scalar_with_unsafe_fixes() {
     );
     assert_eq!(std::fs::read_to_string(&model).unwrap(), before);
 }
+
+#[test]
+fn unsafe_fixes_needs_fix_or_diff_and_the_two_exclude_each_other() {
+    let dir = copy();
+    let (code, _, err) = check(dir.path(), "fixes.yaml", &["--unsafe-fixes"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--diff") || err.contains("--fix"), "{err}");
+    let (code, _, err) = check(dir.path(), "fixes.yaml", &["--diff", "--fix"]);
+    assert_eq!(code, 2, "{err}");
+}

@@ -14,7 +14,8 @@ use crate::span::Origin;
 /// The fixes of a run, per file, ready to be shown or written.
 #[derive(Debug, Default)]
 pub struct Plan {
-    /// Each file's text as it was read, and its edits by byte range.
+    /// Each file (by its canonical path, so two spellings of one file are
+    /// one): its text as it was read, and its edits by byte range.
     files: BTreeMap<PathBuf, FileEdits>,
     /// Fixes left unapplied because they need `--unsafe-fixes`.
     pub unsafe_left: usize,
@@ -26,6 +27,8 @@ pub struct Plan {
 
 #[derive(Debug)]
 struct FileEdits {
+    /// The path as the inputs name it (the diff's and messages' name).
+    shown: PathBuf,
     text: Arc<str>,
     /// (start, end) -> the replacements asked for there.
     edits: BTreeMap<(usize, usize), Vec<String>>,
@@ -48,7 +51,9 @@ impl Plan {
                 let Origin::File(path) = e.span.origin() else {
                     continue;
                 };
-                let file = plan.files.entry(path.clone()).or_insert_with(|| FileEdits {
+                let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+                let file = plan.files.entry(key).or_insert_with(|| FileEdits {
+                    shown: path.clone(),
                     text: Arc::from(e.span.source().text()),
                     edits: BTreeMap::new(),
                 });
@@ -65,9 +70,10 @@ impl Plan {
     /// Leaves out the places asked for two different replacements, and
     /// edits that overlap an earlier one, each with the reason.
     fn drop_conflicts(&mut self) {
-        for (path, file) in &mut self.files {
+        for file in self.files.values_mut() {
             let mut end = 0;
             let text = file.text.clone();
+            let path = file.shown.clone();
             file.edits.retain(|&(s, e), asked| {
                 let at = format!("{}:{}", path.display(), line_of(&text, s));
                 let keep = if asked.len() > 1 {
@@ -104,7 +110,7 @@ impl Plan {
 
     /// Each file's path, its text as read and its text fixed, in path order.
     fn changed(&self) -> impl Iterator<Item = (&PathBuf, &str, String)> {
-        self.files.iter().map(|(path, f)| {
+        self.files.values().map(|f| {
             let mut out = String::with_capacity(f.text.len());
             let mut at = 0;
             for (&(s, e), asked) in &f.edits {
@@ -113,7 +119,7 @@ impl Plan {
                 at = e;
             }
             out.push_str(&f.text[at..]);
-            (path, &*f.text, out)
+            (&f.shown, &*f.text, out)
         })
     }
 

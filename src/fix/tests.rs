@@ -274,3 +274,40 @@ fn a_field_of_a_json_value_is_not_fixable() {
     let fix = for_key(&key(docs, recipe)).expect("a fix");
     assert!(fix.applicability.why().unwrap().contains("JSON"), "{fix:?}");
 }
+
+#[test]
+fn two_spellings_of_one_file_are_one_file_of_the_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let path = dir.path().join("p.md");
+    let text = "sglang serve --hicache-io-backend direct --hicache-mem-layout page_first_direct\n";
+    std::fs::write(&path, text).unwrap();
+    let io = side(
+        &path.display().to_string(),
+        text,
+        &["--hicache-io-backend", "direct"],
+        "direct",
+    );
+    let other = dir.path().join("sub/../p.md").display().to_string();
+    let layout = side(
+        &other,
+        text,
+        &["--hicache-mem-layout", "page_first_direct"],
+        "page_first_direct",
+    );
+    let layout_recipe = side(
+        "r.sh",
+        "x --hicache-mem-layout page_first\n",
+        &["--hicache-mem-layout", "page_first"],
+        "page_first",
+    );
+    let a = for_key(&key(io, recipe())).unwrap();
+    let b = for_key(&key(layout, layout_recipe)).unwrap();
+    let plan = Plan::new([&a, &b], false);
+    assert_eq!((plan.files(), plan.edits()), (1, 2));
+    plan.write().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "sglang serve --hicache-io-backend kernel --hicache-mem-layout page_first\n"
+    );
+}
