@@ -362,8 +362,9 @@ pub struct ResolveArgs {
 }
 
 /// The arguments of `recipe-drift check`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 #[command(group(clap::ArgGroup::new("docs_space").multiple(true).args(["docs_root", "recipes_root"])))]
+#[command(group(clap::ArgGroup::new("fixing").args(["diff", "fix"])))]
 pub struct CheckArgs {
     /// The config file (default: .recipe-drift.yaml or .github/.recipe-drift.yaml).
     /// Optional with --docs-root and --inferencex: then its policy, waivers,
@@ -449,6 +450,21 @@ pub struct CheckArgs {
     /// The other formats print them as they always do.
     #[arg(long, conflicts_with = "quiet")]
     pub show_equivalent: bool,
+    /// Print the fixes of the MAJOR contradictions as a unified diff (the
+    /// docs value replaced by the recipe's) and write nothing; the exit code
+    /// is the check's. A summary of what would be fixed goes to stderr.
+    #[arg(long, conflicts_with = "fix")]
+    pub diff: bool,
+    /// Write the fixes of the MAJOR contradictions into the docs files, then
+    /// check again and print what remains (the exit code is the second
+    /// check's). Safe fixes only, unless --unsafe-fixes.
+    #[arg(long)]
+    pub fix: bool,
+    /// With --fix or --diff: also apply the unsafe fixes, those that may
+    /// change other states or pages (a vLLM recipe YAML value, a value a
+    /// resolver rule changes on the recipe side).
+    #[arg(long, requires = "fixing")]
+    pub unsafe_fixes: bool,
 }
 
 /// The arguments of `recipe-drift lock`.

@@ -324,6 +324,91 @@ pub struct Finding {
     /// What the check that made it knows beside (the values of a key, the
     /// nearest deployment, the states of a generator).
     pub about: About,
+    /// How to change the text so the finding goes away, or why it cannot
+    /// be changed automatically; `None` when the check offers nothing.
+    pub fix: Option<Fix>,
+}
+
+/// A fix of a finding: the edits that make the drifting text say what the
+/// other side says, and how safe applying them is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    /// What the fix does, in one sentence (`replace direct with kernel`).
+    pub title: String,
+    /// The edits, in text order; empty when the fix is not applicable.
+    pub edits: Vec<Edit>,
+    /// Whether applying it is safe, unsafe, or not possible.
+    pub applicability: Applicability,
+}
+
+/// One replacement of a byte range of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    /// The written text it replaces (its file, byte range and position).
+    pub span: Span,
+    /// The text put in its place.
+    pub replacement: String,
+}
+
+/// How safe a fix is to apply, as ruff defines fix safety: a safe fix
+/// changes only the drifting token; an unsafe one may change other states
+/// or pages (applied with `--unsafe-fixes` only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Applicability {
+    /// Changes only the drifting token: `check --fix` applies it.
+    Safe,
+    /// May change what other states or pages say: applied only with
+    /// `--unsafe-fixes`.
+    Unsafe {
+        /// Why it is unsafe.
+        why: String,
+    },
+    /// No fix can be written automatically.
+    NotFixable {
+        /// Why (where the value comes from, when that is known).
+        why: String,
+    },
+}
+
+impl Applicability {
+    /// The word reports print for it: `safe`, `unsafe`, `not fixable`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe { .. } => "unsafe",
+            Applicability::NotFixable { .. } => "not fixable",
+        }
+    }
+
+    /// The reason, for an unsafe or unfixable fix.
+    pub fn why(&self) -> Option<&str> {
+        match self {
+            Applicability::Safe => None,
+            Applicability::Unsafe { why } | Applicability::NotFixable { why } => Some(why),
+        }
+    }
+}
+
+impl Fix {
+    /// A fix that cannot be made, and why.
+    pub fn not_fixable(why: impl Into<String>) -> Fix {
+        Fix {
+            title: String::new(),
+            edits: Vec::new(),
+            applicability: Applicability::NotFixable { why: why.into() },
+        }
+    }
+
+    /// Whether a run applies it: safe fixes always, unsafe ones with
+    /// `unsafe_fixes`, unfixable ones never.
+    pub fn applies(&self, unsafe_fixes: bool) -> bool {
+        !self.edits.is_empty()
+            && match self.applicability {
+                Applicability::Safe => true,
+                Applicability::Unsafe { .. } => unsafe_fixes,
+                Applicability::NotFixable { .. } => false,
+            }
+    }
 }
 
 /// A sentence of the report: its own words and input values (a key, a
@@ -544,6 +629,7 @@ impl Finding {
                 detail,
                 states: Vec::new(),
             },
+            fix: None,
         }
     }
 

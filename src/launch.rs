@@ -650,6 +650,12 @@ pub struct Token {
     pub span: Span,
     /// How it got its text.
     pub provenance: Provenance,
+    /// Where the word is written in the file its text was composed from,
+    /// when `span` is in a composed text (a vLLM recipe's YAML scalar behind
+    /// a word of the command the recipes site composes): the place a fix
+    /// edits and the reports point at.
+    #[serde(skip)]
+    pub written_at: Option<Span>,
 }
 
 impl Token {
@@ -1163,6 +1169,7 @@ impl Launch {
             text: text.to_string(),
             span: source.span(s, e),
             provenance: Provenance::Cli,
+            written_at: None,
         };
         Launch {
             engine,

@@ -18,6 +18,7 @@ pub mod extract;
 pub(crate) mod fetch;
 pub(crate) mod files;
 pub mod finding;
+pub mod fix;
 pub(crate) mod hardware;
 pub mod launch;
 pub(crate) mod link;

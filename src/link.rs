@@ -123,6 +123,7 @@ pub(crate) fn startup_error_finding(
             own_place: e.span.is_some(),
             deployments: Vec::new(),
         },
+        fix: None,
     }
 }
 
@@ -157,6 +158,7 @@ pub(crate) fn defect_finding(
             own_place: true,
             deployments: Vec::new(),
         },
+        fix: None,
     }
 }
 
@@ -219,6 +221,7 @@ impl LinkReport {
                 own_place,
                 deployments: Vec::new(),
             },
+            fix: None,
         };
         let mut out = vec![finding(sentence, side.launch.span.clone(), false)];
         for a in &r.set_aside {
@@ -251,6 +254,14 @@ impl LinkReport {
             }],
             _ => Vec::new(),
         };
+        let values = KeyValues {
+            key: f.key.clone(),
+            kind: f.kind,
+            class: f.class,
+            docs: f.docs.clone(),
+            recipe: f.recipe.clone(),
+            waiver: j.waiver.map(crate::waiver::Waiver::waived),
+        };
         Finding {
             kind: f.kind.name(),
             severity: j.severity(),
@@ -258,14 +269,8 @@ impl LinkReport {
             primary: docs.or(recipe).or(launch).cloned(),
             related,
             link: Some(self.name.clone()),
-            about: About::Key(Box::new(KeyValues {
-                key: f.key.clone(),
-                kind: f.kind,
-                class: f.class,
-                docs: f.docs.clone(),
-                recipe: f.recipe.clone(),
-                waiver: j.waiver.map(crate::waiver::Waiver::waived),
-            })),
+            fix: crate::fix::for_key(&values),
+            about: About::Key(Box::new(values)),
         }
     }
 

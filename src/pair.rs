@@ -157,6 +157,7 @@ fn coverage(
             nearest,
             why,
         })),
+        fix: None,
     }
 }
 
@@ -515,6 +516,7 @@ pub fn unknown_points(
                     nearest: None,
                     why,
                 })),
+                fix: None,
             }
         })
         .collect()
@@ -574,6 +576,7 @@ pub fn cross_role_findings<'a>(deployments: impl Iterator<Item = &'a Deployment>
                     own_place: true,
                     deployments: vec![d.label()],
                 },
+                fix: None,
             });
         }
     }

@@ -164,6 +164,24 @@ impl Span {
     pub fn source(&self) -> &SourceFile {
         &self.source
     }
+
+    /// The span of another byte range `start..end` of the same source text
+    /// (offsets in the source map's text, as [`Span::start`] and
+    /// [`Span::end`] are).
+    pub fn of_range(&self, start: usize, end: usize) -> Span {
+        Span {
+            file: self.file.clone(),
+            start,
+            end: end.max(start),
+            pos: self.source.line_col(start),
+            source: self.source.clone(),
+        }
+    }
+
+    /// The text the span covers (empty when it has no text at hand).
+    pub fn text(&self) -> &str {
+        self.source.text().get(self.start..self.end).unwrap_or("")
+    }
 }
 
 impl Source {

@@ -255,6 +255,12 @@ printf '%s\n' "$*" >> '{root}/recipe-drift.log'
 printf '%s\n' "$@" > '{root}/argv.log'
 pwd > '{root}/cwd.log'
 printf '%s' "${{GITHUB_TOKEN-(unset)}}" > '{root}/token.log'
+for a in "$@"; do
+  if [ "$a" = --diff ]; then
+    printf -- '--- a/page.md\n+++ b/page.md\n@@ -1 +1 @@\n-  --hicache-io-backend direct\n+  --hicache-io-backend kernel\n'
+    exit "$(cat '{root}/rd_exit')"
+  fi
+done
 echo "::notice::fake recipe-drift report"
 echo "fake recipe-drift: a message on stderr" >&2
 if [ -n "${{GITHUB_STEP_SUMMARY:-}}" ]; then echo "fake recipe-drift markdown report" >> "$GITHUB_STEP_SUMMARY"; fi
@@ -1001,4 +1007,42 @@ fn failing_check_still_writes_outputs_and_summary() {
         run.summary().contains("### recipe-drift: MAJOR drift"),
         "{SET_E_BUG}"
     );
+}
+
+/// `fix-diff: true` runs the check a second time with `--diff` (same
+/// arguments) and puts the diff in the job summary; by default it does not.
+#[test]
+fn fix_diff_puts_the_fixes_in_the_job_summary() {
+    skip_without_tools!();
+    let mut case = Case::new("v1.2.3").input("fix-diff", "true");
+    case.publish = Some("v1.2.3");
+    case.rd_exit = 1;
+    let run = run_action(&case);
+    assert_eq!(
+        run.log("recipe-drift.log"),
+        "check --format github\ncheck --format github --diff\n"
+    );
+    let summary = run.summary();
+    assert!(summary.contains("````diff\n--- a/page.md\n"), "{summary}");
+    assert!(
+        summary.contains("+  --hicache-io-backend kernel\n"),
+        "{summary}"
+    );
+    assert_eq!(
+        run.outputs["check"]["exit-code"], "1",
+        "the check's code, not the diff's"
+    );
+
+    let mut case = Case::new("v1.2.3");
+    case.publish = Some("v1.2.3");
+    case.rd_exit = 1;
+    let run = run_action(&case);
+    assert_eq!(run.log("recipe-drift.log"), "check --format github\n");
+    assert!(!run.summary().contains("````diff"));
+
+    let mut case = Case::new("v1.2.3").input("fix-diff", "yes");
+    case.publish = Some("v1.2.3");
+    let run = run_action(&case);
+    assert_ne!(run.code(), 0);
+    assert!(run.all_output().contains("fix-diff must be true or false"));
 }

@@ -8,13 +8,67 @@ use super::{Output, emit, fetcher};
 use crate::cli::CheckArgs;
 
 use crate::error::Error;
+use crate::finding::Fix;
+use crate::fix::Plan;
 use crate::link::run_link;
 use crate::manifest::Manifest;
 use crate::policy::Policy;
 use crate::report;
+use crate::report::ReportFormat;
 
-/// Checks every link of a config file.
+/// Checks every link of a config file; with `--fix`, writes the fixes and
+/// checks again.
 pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Output, Error> {
+    if !args.fix {
+        return check(args, jail);
+    }
+    let again = CheckArgs {
+        fix: false,
+        diff: false,
+        ..args.clone()
+    };
+    let for_people = matches!(args.format, ReportFormat::Human | ReportFormat::Concise);
+    let unsafe_fixes = args.unsafe_fixes;
+    let mut fixes = Vec::new();
+    run_pass(args, jail, Some(&mut fixes))?;
+    let plan = Plan::new(&fixes, unsafe_fixes);
+    plan.write()?;
+    let summary = plan.summary("fixed");
+    let mut out = check(again, jail)?;
+    if for_people {
+        out.stdout = format!("{summary}{}", out.stdout);
+    } else {
+        eprint!("{summary}");
+    }
+    Ok(out)
+}
+
+/// Checks every link of a config file once; with `--diff`, prints the
+/// fixes as a diff instead of the report.
+fn check(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Output, Error> {
+    if !args.diff {
+        return run_pass(args, jail, None);
+    }
+    let unsafe_fixes = args.unsafe_fixes;
+    let mut fixes = Vec::new();
+    let out = run_pass(args, jail, Some(&mut fixes))?;
+    let plan = Plan::new(&fixes, unsafe_fixes);
+    eprint!("{}", plan.summary("would fix"));
+    Ok(Output {
+        code: out.code,
+        stdout: plan.diff(),
+        for_people: false,
+        report: None,
+    })
+}
+
+/// One check of every link. With `fixes`, the fixes of the findings are
+/// put there and the report is not printed (its exit code is kept).
+fn run_pass(
+    args: CheckArgs,
+    jail: &crate::cli::FilesArgs,
+    fixes: Option<&mut Vec<Fix>>,
+) -> Result<Output, Error> {
     let CheckArgs {
         config,
         docs_root,
@@ -33,7 +87,11 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         no_progress,
         max_pairs,
         max_states,
+        diff: _,
+        fix: _,
+        unsafe_fixes: _,
     } = args;
+    let want_fixes = fixes.is_some();
     super::progress::suppress(no_progress);
     // The spaces to pair with no links: a docs root, the vLLM recipes site,
     // or both, against an InferenceX checkout.
@@ -136,6 +194,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             written: report::spool::Spool::new()?,
             suppressed: Vec::new(),
             error: None,
+            fixes: Vec::new(),
         };
         let mut pins = crate::space::Pins::default();
         let mut failures = Vec::new();
@@ -192,9 +251,15 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             } else {
                 suppressions.apply(&mut r)
             };
+            let fixes = if want_fixes {
+                r.findings().into_iter().filter_map(|f| f.fix).collect()
+            } else {
+                Vec::new()
+            };
             Kept {
                 written: writer.link(&r),
                 suppressed,
+                fixes,
             }
         };
         // The links not run, in link order; the failures of every link are
@@ -382,6 +447,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
             skipped,
             coverage,
             outcomes,
+            fixes: taken.fixes,
         })
     };
     // A link is written with the secrets known when it is written. When the
@@ -401,7 +467,26 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
         skipped,
         coverage,
         outcomes,
+        fixes: found,
     } = done;
+    if let Some(fixes) = fixes {
+        *fixes = found;
+        // The report is not printed: only its exit code is kept.
+        let pending = writer.finish(written, failures, skipped, coverage, outcomes)?;
+        let code = if pending.failed() {
+            2
+        } else {
+            printing
+                .fail_on
+                .code(pending.tally(), pending.coverage(), pending.waivers())
+        };
+        return Ok(Output {
+            code,
+            stdout: String::new(),
+            for_people: false,
+            report: None,
+        });
+    }
     emit(
         written,
         failures,
@@ -420,6 +505,8 @@ struct Done {
     skipped: Vec<report::Skipped>,
     coverage: Vec<crate::finding::Finding>,
     outcomes: Vec<crate::waiver::Outcome>,
+    /// The fixes of the findings (gathered only when asked for).
+    fixes: Vec<Fix>,
 }
 
 /// Where a pass puts each kept report, in run order: its text into the
@@ -429,6 +516,7 @@ struct Taken {
     written: report::spool::Spool,
     suppressed: Vec<crate::waiver::Outcome>,
     error: Option<Error>,
+    fixes: Vec<Fix>,
 }
 
 impl Taken {
@@ -441,6 +529,7 @@ impl Taken {
             Err(e) => self.error = Some(e),
         }
         self.written.push(k.written);
+        self.fixes.extend(k.fixes);
     }
 }
 
@@ -449,6 +538,8 @@ impl Taken {
 struct Kept {
     written: report::Written,
     suppressed: Result<Vec<crate::waiver::Outcome>, Error>,
+    /// The fixes of its findings, when the run gathers them.
+    fixes: Vec<Fix>,
 }
 
 /// Checks a config's policy entries: each names a known key (or `env:NAME`),

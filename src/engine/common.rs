@@ -252,7 +252,11 @@ pub fn refusal(
 
 /// An entry for a value set on the command line by these written words.
 pub fn written_entry(name: &str, value: Value, words: &[&Token]) -> Entry {
-    let mut spans: Vec<Span> = words.iter().map(|t| t.span.clone()).collect();
+    // A composed word is placed where it is written (its YAML scalar).
+    let mut spans: Vec<Span> = words
+        .iter()
+        .map(|t| t.written_at.as_ref().unwrap_or(&t.span).clone())
+        .collect();
     spans.dedup();
     let mut written: Vec<String> = words
         .iter()

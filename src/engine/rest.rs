@@ -87,6 +87,7 @@ pub fn resolve_rest(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, 
                     text: text.to_string(),
                     span: refusal.span.clone(),
                     provenance,
+                    written_at: None,
                 };
                 if name.starts_with('-') {
                     current.argv.push(word(&name, Provenance::Literal));

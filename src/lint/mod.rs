@@ -264,6 +264,7 @@ impl Hit {
                 detail: self.message,
                 states: self.states,
             },
+            fix: None,
         }
     }
 

@@ -337,6 +337,9 @@ pub fn finding(f: &Finding, link_line: &str) -> String {
                     }
                 }
             }
+            if let Some(note) = super::fix_note(f) {
+                let _ = writeln!(out, "  = {}", v(&note));
+            }
         }
         About::Command { deployments, .. } => {
             if let Some(note) = super::command_note(f) {

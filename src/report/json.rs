@@ -209,8 +209,8 @@ fn indent_into(doc: &mut super::sink::Sink, text: &str, indent: &str) {
 pub fn finding(f: &Finding) -> serde_json::Value {
     let id = f.id();
     match &f.about {
-        About::Key(k) => with_waiver(
-            json!({
+        About::Key(k) => {
+            let mut v = json!({
             "key": k.key,
             "id": id,
             "kind": k.kind,
@@ -218,9 +218,12 @@ pub fn finding(f: &Finding) -> serde_json::Value {
             "severity": f.severity,
             "docs": k.docs,
             "recipe": k.recipe,
-            }),
-            k.waiver.as_ref(),
-        ),
+            });
+            if let Some(fix) = &f.fix {
+                v["fix"] = fix_json(fix);
+            }
+            with_waiver(v, k.waiver.as_ref())
+        }
         About::Deployment(u) => {
             let mut v = json!({
                 "kind": f.kind,
@@ -287,6 +290,27 @@ pub fn finding(f: &Finding) -> serde_json::Value {
 
 /// A key's finding with the mark of the waiver that silenced it
 /// (`waived`: reason, until, and an inline suppression's place).
+/// A finding's fix: its applicability (`safe`, `unsafe`, `not_fixable`),
+/// the reason when it is not safe, what it does and its edits (each the
+/// span it replaces and the replacement).
+fn fix_json(fix: &crate::finding::Fix) -> serde_json::Value {
+    let mut v = json!({
+        "applicability": fix.applicability.name().replace(' ', "_"),
+    });
+    if let Some(why) = fix.applicability.why() {
+        v["why"] = json!(why);
+    }
+    if !fix.edits.is_empty() {
+        v["title"] = json!(fix.title);
+        v["edits"] = fix
+            .edits
+            .iter()
+            .map(|e| json!({"span": e.span, "replacement": e.replacement}))
+            .collect();
+    }
+    v
+}
+
 fn with_waiver(mut v: serde_json::Value, w: Option<&crate::finding::Waived>) -> serde_json::Value {
     if let Some(w) = w {
         let mut m = json!({"reason": w.reason, "until": w.until});

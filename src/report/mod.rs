@@ -674,6 +674,23 @@ pub struct Place {
     pub shown: String,
 }
 
+/// What a finding's fix does, in one line for the text formats
+/// (`fix (safe): replace direct with kernel at page.md:31:24`, `fix
+/// (unsafe, --unsafe-fixes applies it): ...; why`, `not fixable: why`), or
+/// `None` when it has no fix.
+pub fn fix_note(f: &Finding) -> Option<String> {
+    use crate::finding::Applicability;
+    let fix = f.fix.as_ref()?;
+    Some(match &fix.applicability {
+        Applicability::Safe => format!("fix (safe, --fix applies it): {}", fix.title),
+        Applicability::Unsafe { why } => format!(
+            "fix (unsafe, --fix --unsafe-fixes applies it): {}; {why}",
+            fix.title
+        ),
+        Applicability::NotFixable { why } => format!("not fixable automatically: {why}"),
+    })
+}
+
 /// The line under a command finding's headline: the release's rule, or
 /// how the launch was read (`None` for other findings).
 pub fn command_note(f: &Finding) -> Option<String> {

@@ -204,6 +204,9 @@ impl Log {
         if !related.is_empty() {
             r["relatedLocations"] = json!(related);
         }
+        if let Some(fixes) = f.fix.as_ref().and_then(fix) {
+            r["fixes"] = json!([fixes]);
+        }
         // A divergence the config accepts: an external suppression with its reason.
         if let About::Key(k) = &f.about
             && let Some(w) = &k.waiver
@@ -397,6 +400,56 @@ pub fn finish(
     // An expired waiver fails the run as an input error does.
     let failed = !failures.is_empty() || waivers.iter().any(|w| w.is_error());
     log.finish(!failed, results, out);
+}
+
+/// A fix as a SARIF `fix` object: its description (saying when it is unsafe
+/// and why) and one `artifactChange` per file, each edit a `replacement` whose
+/// `deletedRegion` gives lines, columns (characters) and the character offset
+/// and length; `None` for a fix with no edits (not fixable).
+fn fix(fix: &crate::finding::Fix) -> Option<Value> {
+    if fix.edits.is_empty() {
+        return None;
+    }
+    let mut description = fix.title.clone();
+    if let Some(why) = fix.applicability.why() {
+        description.push_str(&format!(" ({}: {why})", fix.applicability.name()));
+    }
+    let mut changes: Vec<(String, Vec<Value>)> = Vec::new();
+    for e in &fix.edits {
+        let place = super::place(&e.span)?;
+        let text = e.span.source().text();
+        let end = e.span.source().line_col(e.span.end);
+        let offset = text.get(..e.span.start)?.chars().count();
+        let length = text.get(e.span.start..e.span.end)?.chars().count();
+        let replacement = json!({
+            "deletedRegion": {
+                "startLine": e.span.pos.line,
+                "startColumn": e.span.pos.col,
+                "endLine": end.line,
+                "endColumn": end.col,
+                "charOffset": offset,
+                "charLength": length,
+            },
+            "insertedContent": {"text": e.replacement},
+        });
+        match changes.iter_mut().find(|(p, _)| *p == place.path) {
+            Some((_, r)) => r.push(replacement),
+            None => changes.push((place.path, vec![replacement])),
+        }
+    }
+    let changes: Vec<Value> = changes
+        .into_iter()
+        .map(|(path, replacements)| {
+            json!({
+                "artifactLocation": {"uri": uri(&path)},
+                "replacements": replacements,
+            })
+        })
+        .collect();
+    Some(json!({
+        "description": {"text": description},
+        "artifactChanges": changes,
+    }))
 }
 
 fn location(p: &Place, message: Option<&str>) -> Value {

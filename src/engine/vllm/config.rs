@@ -184,6 +184,7 @@ fn tokens_of(
             text,
             span: span.clone(),
             provenance: Provenance::Literal,
+            written_at: None,
         };
         let option = format!("--{key}");
         match &value {

@@ -1022,6 +1022,7 @@ impl Interp<'_> {
                 (None, Some(v)) => Provenance::Var { name: v.clone() },
                 (None, None) => Provenance::Literal,
             },
+            written_at: None,
         };
         let launcher: Vec<Token> = fields[i..i + len].iter().map(token).collect();
         let argv: Vec<Token> = fields[i + len..].iter().map(token).collect();

@@ -209,6 +209,7 @@ impl<'a> Job<'a> {
             text: text.into(),
             span: span.clone(),
             provenance: Provenance::Literal,
+            written_at: None,
         }
     }
 
@@ -261,6 +262,7 @@ impl<'a> Job<'a> {
                     "srtctl names the model after the folder that model.path `{path}` resolves to on the cluster (an alias of its srtslurm.yaml, or a path)"
                 ),
             },
+            written_at: None,
         }
     }
 

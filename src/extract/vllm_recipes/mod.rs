@@ -187,6 +187,15 @@ impl Composed {
             ));
         }
         let mut l = launches.remove(0);
+        // Each word of the command the site composed is written in a YAML
+        // file (a layer's scalar), except the ones the site makes up: the
+        // launch's words are the composed words, in order.
+        let words: Vec<&str> = l.argv.iter().map(|t| t.text.as_str()).collect();
+        if words == self.argv.iter().map(String::as_str).collect::<Vec<_>>() {
+            for (t, layer) in l.argv.iter_mut().zip(&self.arg_layers) {
+                t.written_at = layer.span.clone();
+            }
+        }
         let from = format!("vLLM recipes selection {}", self.selection.describe());
         if l.context.hardware.is_none() {
             l.context.hardware = Some(Known {
