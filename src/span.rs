@@ -175,6 +175,7 @@ impl Span {
             end: end.max(start),
             pos: self.source.line_col(start),
             source: self.source.clone(),
+            whole: false,
         }
     }
 

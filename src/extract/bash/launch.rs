@@ -1182,6 +1182,7 @@ impl Interp<'_> {
                     (None, Some(v)) => Provenance::Var { name: v.clone() },
                     (None, None) => Provenance::Literal,
                 },
+                written_at: None,
             })
             .collect();
         let recorded = super::recorded::Recorded {
