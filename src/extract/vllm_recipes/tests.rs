@@ -794,8 +794,8 @@ fn after<'a>(c: &'a Composed, flag: &str) -> Option<&'a str> {
 #[test]
 fn pd_cluster_composes_a_command_per_pool() {
     // Defaults: prefill a TP pool of one node (the strategy names no mode),
-    // decode the recipe's DEP pool of 2 nodes (`nodes.default`).
-    let (p, d) = pd(pd_sel("h200", (None, None), (None, None)));
+    // decode the recipe's DEP pool of 2 nodes (`nodes.default`; B200).
+    let (p, d) = pd(pd_sel("b200", (None, None), (None, None)));
     assert_eq!((p.role, d.role), (Role::Prefill, Role::Decode));
     let (pp, dp) = (p.pool.clone().unwrap(), d.pool.clone().unwrap());
     assert_eq!((pp.parallelism.as_str(), pp.nodes), ("tp", 1));
@@ -821,13 +821,12 @@ fn pd_cluster_composes_a_command_per_pool() {
             .unwrap()
             .contains("kv_consumer")
     );
-    // The recipe's Hopper block comes after the strategy's decode
-    // compilation config and wins the de-duplication, as on the site.
-    assert!(
-        after(&d, "--compilation-config")
-            .unwrap()
-            .contains("\"mode\": 3")
+    assert_eq!(
+        after(&d, "--compilation-config"),
+        Some("{\"cudagraph_mode\":\"FULL_DECODE_ONLY\"}")
     );
+    assert_eq!(after(&p, "--compilation-config"), None);
+    assert_eq!(after(&d, "--moe-backend"), Some("deep_gemm"));
     assert_eq!(after(&d, "--data-parallel-size"), Some("16"));
     assert_eq!(after(&d, "--data-parallel-size-local"), Some("8"));
     assert_eq!(after(&d, "--data-parallel-start-rank"), Some("0"));
@@ -871,8 +870,18 @@ fn pd_cluster_composes_a_command_per_pool() {
 
 #[test]
 fn pd_cluster_pools_follow_the_hardware_and_the_picks() {
-    // GB200: one decode node (the recipe's per-hardware count), its own
-    // pool block, and the NVL4-only variables kept.
+    // H200: one decode node (the recipe's per-hardware count); the recipe's
+    // Hopper block comes after the strategy's decode compilation config and
+    // wins the de-duplication, as on the site.
+    let (_, d) = pd(pd_sel("h200", (None, None), (None, None)));
+    assert_eq!(d.pool.as_ref().unwrap().nodes, 1);
+    assert!(
+        after(&d, "--compilation-config")
+            .unwrap()
+            .contains("\"mode\": 3")
+    );
+    // GB200: one decode node, its own pool block, and the NVL4-only
+    // variables kept.
     let (p, d) = pd(pd_sel("gb200", (None, None), (None, None)));
     assert_eq!(d.pool.as_ref().unwrap().nodes, 1);
     assert_eq!(after(&d, "--data-parallel-size"), Some("4"));
