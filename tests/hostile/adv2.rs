@@ -66,7 +66,7 @@ fn all_selections_of_a_recipe_are_bounded_by_what_they_compose() {
         ]);
         o.assert_input_error(
             "models/p/Bomb.yaml:13:1:",
-            &["more than 400000 words", "--all-selections output budget"],
+            &["more than 200000 words", "--all-selections output budget"],
         );
         assert!(o.stdout.is_empty(), "{}", o.both());
     }
