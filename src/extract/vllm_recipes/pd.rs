@@ -149,8 +149,7 @@ impl PoolCtx<'_> {
             if p.nodes == 1 { "" } else { "s" },
             js_num(p.gpus_per_node)
         );
-        let parallel;
-        if p.parallelism == "dep" {
+        let parallel = if p.parallelism == "dep" {
             let tp = self.setting("tp", |n| n.as_num(), self.spec.tp);
             let role_tp = tp.unwrap_or(1.0);
             let dp_local = (p.gpus_per_node / role_tp).floor().max(1.0);
@@ -187,7 +186,7 @@ impl PoolCtx<'_> {
                 push("--data-parallel-hybrid-lb", None, shown.clone());
             }
             push("--enable-expert-parallel", None, shown);
-            parallel = ("--data-parallel-size".to_string(), js_num(dp_size));
+            ("--data-parallel-size".to_string(), js_num(dp_size))
         } else {
             let flag = self
                 .setting("parallel_flag", Node::truthy_string, None)
@@ -204,8 +203,8 @@ impl PoolCtx<'_> {
                 push("--node-rank", Some("0".into()), shown.clone());
                 push("--master-addr", Some(format!("${var}_NODE_1")), shown);
             }
-            parallel = (flag, size);
-        }
+            (flag, size)
+        };
         (words, parallel)
     }
 
