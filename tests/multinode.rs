@@ -164,3 +164,71 @@ fn every_roles_row_of_the_finding_table_is_made_by_its_example() {
         );
     }
 }
+
+/// Zero-config `check --recipes-root`: a vLLM recipes site `pd_cluster`
+/// selection is a docs deployment with roles; the one whose pools have the
+/// shape of the `dynamo-vllm` entry (TP 8 prefill and decode on H200) pairs
+/// with it role to role, prefill with prefill and decode with decode, by
+/// its shape (not the nearest one); the other pool modes are docs coverage.
+#[test]
+fn a_recipes_site_pd_cluster_pairs_role_to_role_with_a_dynamo_vllm_entry() {
+    let (code, out, err) = run(&[
+        "check",
+        "--recipes-root",
+        "fixtures/vllm-recipes",
+        "--inferencex",
+        IX,
+        "--no-checkpoint-facts",
+        "--format",
+        "json",
+    ]);
+    let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    assert_eq!(code, 1, "{err}");
+    let pairs: Vec<&Value> = doc["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["pair"]["recipe"]["entry"] == "orcav5-fp8-h200-dynamo-vllm")
+        .collect();
+    let roles: Vec<&str> = pairs
+        .iter()
+        .map(|p| p["pair"]["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["prefill", "decode"], "{pairs:#?}");
+    for p in &pairs {
+        assert!(p["pair"].get("nearest_only").is_none(), "{p:#}");
+        let sel: Vec<(String, String)> =
+            serde_json::from_value(p["pair"]["docs"]["selection"].clone()).unwrap();
+        for want in [
+            ("hardware", "h200"),
+            ("strategy", "pd_cluster"),
+            ("prefill_mode", "tp"),
+            ("decode_mode", "tp"),
+        ] {
+            assert!(
+                sel.contains(&(want.0.to_string(), want.1.to_string())),
+                "{sel:?}"
+            );
+        }
+    }
+    // Role to role: the decode report compares the decode pool's own
+    // environment, which the prefill pool does not set.
+    let keys = |p: &Value| -> Vec<String> {
+        p["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["key"].as_str().map(String::from))
+            .collect()
+    };
+    assert!(keys(pairs[1]).contains(&"env:VLLM_DECODE_TWEAK".to_string()));
+    assert!(!keys(pairs[0]).contains(&"env:VLLM_DECODE_TWEAK".to_string()));
+    // The entry is paired, so it is no `recipe-unpaired` coverage.
+    assert!(
+        !of_kind(&doc, "recipe-unpaired")
+            .iter()
+            .any(|c| c["message"].as_str().unwrap().contains("h200 (vllm)")),
+        "{:#}",
+        doc["coverage"]
+    );
+}

@@ -369,7 +369,7 @@ fn recipe_yaml_guide_commands_are_a_view() {
     // Positions point into the model YAML, inside the guide block.
     let first = &v["launches"][0]["argv"][0]["span"];
     assert_eq!(first["file"], file);
-    assert_eq!(first["line"], 175);
+    assert_eq!(first["line"], 202);
     // The guide takes no selection; an unknown view is refused.
     let (code, _, err) = run(&[
         "extract",

@@ -347,25 +347,21 @@ pub(super) fn every_selection(
             }
         }
         Selections::Recipe(composed) => {
+            // The pools of a `pd_cluster` selection are consecutive
+            // compositions of one selection: one shown state, a launch per pool.
             for c in composed {
-                let mut selection = vec![
-                    ("hardware".to_string(), c.hardware.clone()),
-                    ("variant".to_string(), c.variant.clone()),
-                    ("strategy".to_string(), c.strategy.clone()),
-                ];
-                if !c.features.is_empty() {
-                    selection.push((
-                        "features".to_string(),
-                        c.features
-                            .iter()
-                            .map(|f| f.name.clone())
-                            .collect::<Vec<_>>()
-                            .join(","),
-                    ));
+                if !c.role.is_single()
+                    && let Some(last) = out.last_mut()
+                    && last.launches.first().is_some_and(|l| !l.role.is_single())
+                    && last.selection == recipe_selection(&c)
+                {
+                    match c.launch() {
+                        Ok(l) => last.launches.push(l),
+                        Err(e) => last.error = last.error.take().or(Some(e)),
+                    }
+                    continue;
                 }
-                if let Some(k) = &c.kv_offload {
-                    selection.push(("kv_offload".to_string(), k.clone()));
-                }
+                let selection = recipe_selection(&c);
                 let (launches, error) = match c.launch() {
                     Ok(l) => (vec![l], None),
                     Err(e) => (Vec::new(), Some(e)),
@@ -380,6 +376,42 @@ pub(super) fn every_selection(
         }
     }
     Ok(super::registry::Every { shown: out, cuts })
+}
+
+/// A composed selection of a vLLM recipe as a shown state names it:
+/// hardware, variant, strategy, the features that contributed, the KV
+/// offload and, for a `pd_cluster`, each pool's mode and nodes.
+fn recipe_selection(c: &vllm_recipes::Composed) -> Vec<(String, String)> {
+    let mut selection = vec![
+        ("hardware".to_string(), c.hardware.clone()),
+        ("variant".to_string(), c.variant.clone()),
+        ("strategy".to_string(), c.strategy.clone()),
+    ];
+    if !c.features.is_empty() {
+        selection.push((
+            "features".to_string(),
+            c.features
+                .iter()
+                .map(|f| f.name.clone())
+                .collect::<Vec<_>>()
+                .join(","),
+        ));
+    }
+    if let Some(k) = &c.kv_offload {
+        selection.push(("kv_offload".to_string(), k.clone()));
+    }
+    for (role, pick) in [
+        ("prefill", &c.selection.pools.prefill),
+        ("decode", &c.selection.pools.decode),
+    ] {
+        if let Some(m) = &pick.mode {
+            selection.push((format!("{role}_mode"), m.clone()));
+        }
+        if let Some(n) = pick.nodes {
+            selection.push((format!("{role}_nodes"), n.to_string()));
+        }
+    }
+    selection
 }
 
 /// Every reachable state of the generators of a file.
@@ -545,6 +577,10 @@ fn compose_recipe(path: &Path, source: &Arc<Source>, opts: &Options) -> Result<E
             "variant" => sel.variant = Some(v.clone()),
             "strategy" => sel.strategy = Some(v.clone()),
             "kv_offload" => sel.kv_offload = Some(v.clone()).filter(|v| !v.is_empty()),
+            "prefill_mode" => sel.pools.prefill.mode = Some(v.clone()),
+            "decode_mode" => sel.pools.decode.mode = Some(v.clone()),
+            "prefill_nodes" => sel.pools.prefill.nodes = Some(pool_nodes(k, v)?),
+            "decode_nodes" => sel.pools.decode.nodes = Some(pool_nodes(k, v)?),
             "features" => {
                 sel.features = v
                     .split(',')
@@ -555,7 +591,7 @@ fn compose_recipe(path: &Path, source: &Arc<Source>, opts: &Options) -> Result<E
             }
             other => {
                 return Err(Error::usage(format!(
-                    "--select {other}=...: a vLLM recipe takes hardware, variant, strategy, features, kv_offload, scope and view"
+                    "--select {other}=...: a vLLM recipe takes hardware, variant, strategy, features, kv_offload, prefill_mode, decode_mode, prefill_nodes, decode_nodes, scope and view"
                 )));
             }
         }
@@ -567,10 +603,22 @@ fn compose_recipe(path: &Path, source: &Arc<Source>, opts: &Options) -> Result<E
         ));
     }
     let taxonomy = vllm_recipes::Taxonomy::find_for(path)?;
-    let composed = vllm_recipes::compose_in(source, &taxonomy, &sel, scope)?;
+    let composed = vllm_recipes::compose_roles_in(source, &taxonomy, &sel, scope)?;
     Ok(Extracted {
-        launches: vec![composed.launch()?],
+        launches: composed
+            .iter()
+            .map(vllm_recipes::Composed::launch)
+            .collect::<Result<_, _>>()?,
         unsupported: vec![],
+    })
+}
+
+/// A pool's node count of `--select prefill_nodes=N` (a whole number, 1 or more).
+fn pool_nodes(key: &str, v: &str) -> Result<u32, Error> {
+    v.parse::<u32>().ok().filter(|n| *n > 0).ok_or_else(|| {
+        Error::usage(format!(
+            "--select {key}={v}: a pool's node count is a whole number, 1 or more"
+        ))
     })
 }
 

@@ -209,11 +209,16 @@ pub fn render_recipe_selections(
                         "strategy": c.strategy,
                         "hardware": c.hardware,
                         "verified": c.verified,
+                        "features": c.features,
                         "env": c.env.iter().map(|e| json!([e.name, e.value])).collect::<Vec<_>>(),
                         "argv": argv,
                         "docker_image": c.docker_image,
                         "command": crate::secret::mask_command(&c.command),
                     });
+                    if !c.role.is_single() {
+                        v["role"] = json!(c.role);
+                        v["pool"] = json!(c.pool);
+                    }
                     if let Some(e) = error {
                         v["error"] = json!(e);
                     }
@@ -244,9 +249,19 @@ pub fn render_recipe_selections(
                 if composed.len() == 1 { "" } else { "s" }
             );
             for (i, (c, command)) in composed.iter().zip(&masked).enumerate() {
+                let role = match &c.pool {
+                    Some(p) => format!(
+                        " ({} pool: {}, {} node{})",
+                        p.role,
+                        p.parallelism,
+                        p.nodes,
+                        if p.nodes == 1 { "" } else { "s" }
+                    ),
+                    None => String::new(),
+                };
                 let _ = writeln!(
                     out,
-                    "\nselection {}: {}{}",
+                    "\nselection {}: {}{role}{}",
                     i + 1,
                     v(&c.selection.describe()),
                     if c.verified {

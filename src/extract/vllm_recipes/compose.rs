@@ -7,11 +7,13 @@ use std::sync::Arc;
 
 use super::format::{docker_run, format_command};
 use super::layer::{EnvEntry, Layer, Word, assign_env, push_args, set_env};
+use super::pd::{PoolCtx, drop_nvl4_env};
 use super::recipe::{MUTEX, Recipe, generation_block, hardware_keyed};
 use super::taxonomy::{HardwareProfile, KvOffloadOption, StrategySpec, Taxonomy};
 use super::yaml::{Node, Val, js_num};
 use super::{Composed, EnabledFeature, HardwareScope, InstallMode, Selection, list};
 use crate::error::Error;
+use crate::launch::Role;
 use crate::span::{Origin, Source};
 
 impl Recipe {
@@ -62,7 +64,14 @@ impl Recipe {
         Ok(hw)
     }
 
-    fn resolve_variant(&self, hw: &HardwareProfile, sel: &Selection) -> Result<String, Error> {
+    /// The variant of a selection; `pd` (a `pd_cluster` selection, whose
+    /// pools size themselves in nodes) lifts the one-node constraint.
+    fn resolve_variant(
+        &self,
+        hw: &HardwareProfile,
+        sel: &Selection,
+        pd: bool,
+    ) -> Result<String, Error> {
         let variants = self.variants();
         let vspan = self.span_of(&["variants"]);
         let key = match &sel.variant {
@@ -137,7 +146,7 @@ impl Recipe {
                 ),
             ));
         }
-        if !self.single_node_offered(v, hw) {
+        if !pd && !self.single_node_offered(v, hw) {
             return Err(Error::input(
                 vs,
                 format!(
@@ -172,7 +181,9 @@ impl Recipe {
             .into_iter()
             .filter(|s| {
                 self.strategy_supported_on(s, hw)
-                    && tax.strategy(s).is_some_and(StrategySpec::is_single_node)
+                    && tax
+                        .strategy(s)
+                        .is_some_and(|t| t.is_single_node() || t.is_pd_cluster())
             })
             .collect();
         let name = match &sel.strategy {
@@ -199,7 +210,7 @@ impl Recipe {
                 ),
             ));
         }
-        if !spec.is_single_node() {
+        if !spec.is_single_node() && !spec.is_pd_cluster() {
             let what = if sel.strategy.is_some() {
                 format!("strategy `{name}`")
             } else {
@@ -208,7 +219,7 @@ impl Recipe {
             return Err(Error::input(
                 cspan,
                 format!(
-                    "{what} is {} — recipe-drift composes single-node strategies only; offered: {}",
+                    "{what} is {} — recipe-drift composes single-node strategies and prefill/decode clusters (pd_cluster) only; offered: {}",
                     spec.deploy_type.as_deref().unwrap_or("not single-node"),
                     list(&offered)
                 ),
@@ -324,13 +335,36 @@ impl Recipe {
         Ok((enabled, picks))
     }
 
-    /// Composes one selection.
+    /// Composes one selection of a single-node strategy (a `pd_cluster`
+    /// selection composes a command per pool: [`Recipe::compose_roles`]).
     pub fn compose(
         &self,
         tax: &Taxonomy,
         sel: &Selection,
         scope: HardwareScope,
     ) -> Result<Composed, Error> {
+        let mut servers = self.compose_roles(tax, sel, scope)?;
+        if servers.len() == 1 {
+            return Ok(servers.remove(0));
+        }
+        Err(Error::input(
+            self.span_of(&["compatible_strategies"]),
+            format!(
+                "strategy `{}` composes {} commands, one per pool (prefill, decode); read them all",
+                servers[0].strategy,
+                servers.len()
+            ),
+        ))
+    }
+
+    /// Composes the commands of one selection: the server of a single-node
+    /// strategy, or each pool's (prefill, then decode) of a `pd_cluster`.
+    pub fn compose_roles(
+        &self,
+        tax: &Taxonomy,
+        sel: &Selection,
+        scope: HardwareScope,
+    ) -> Result<Vec<Composed>, Error> {
         if self.is_omni() {
             return Err(Error::input(
                 self.span_of(&["meta", "tasks"]),
@@ -338,7 +372,12 @@ impl Recipe {
             ));
         }
         let hw = self.resolve_hardware(tax, sel, scope)?;
-        let variant_key = self.resolve_variant(hw, sel)?;
+        let pd = sel
+            .strategy
+            .as_deref()
+            .and_then(|s| tax.strategy(s))
+            .is_some_and(StrategySpec::is_pd_cluster);
+        let variant_key = self.resolve_variant(hw, sel, pd)?;
         let strategy_name = self.resolve_strategy(tax, hw, sel)?;
         let (enabled, picks) =
             self.resolve_features(hw, &variant_key, &strategy_name, &sel.features)?;
@@ -364,8 +403,37 @@ impl Recipe {
             hw,
             so: self.root.path(&["strategy_overrides", &strategy_name]),
             kv,
+            pool: None,
         };
-        let (args, emitted, parallel) = layers.args(spec, &enabled, &picks)?;
+        if !spec.is_pd_cluster() {
+            return Ok(vec![
+                self.compose_server(sel, &layers, spec, &enabled, &picks)?,
+            ]);
+        }
+        let mut out = Vec::new();
+        for role in [Role::Prefill, Role::Decode] {
+            let pool = self.resolve_pool(tax, spec, role, variant, hw, sel)?;
+            let layers = Layers {
+                pool: Some(&pool),
+                ..layers
+            };
+            out.push(self.compose_server(sel, &layers, spec, &enabled, &picks)?);
+        }
+        Ok(out)
+    }
+
+    /// Composes one server's command from its layers.
+    fn compose_server(
+        &self,
+        sel: &Selection,
+        layers: &Layers<'_>,
+        spec: &StrategySpec,
+        enabled: &[String],
+        picks: &BTreeMap<String, String>,
+    ) -> Result<Composed, Error> {
+        let (variant, hw, kv) = (layers.variant, layers.hw, layers.kv);
+        let (variant_key, strategy_name) = (layers.vk.to_string(), layers.sn.to_string());
+        let (args, emitted, parallel) = layers.args(spec, enabled, picks)?;
         let env = layers.env(spec)?;
         let root = &self.root;
         let vk = variant_key.as_str();
@@ -425,11 +493,18 @@ impl Recipe {
             hardware: hw.id.clone(),
             features: sel.features.clone(),
             kv_offload: kv.map(|o| o.key.clone()),
+            pools: sel.pools.clone(),
+        };
+        let pool = layers.pool.map(|p| p.pool.clone());
+        let role = pool.as_ref().map_or(Role::Single, |p| p.role);
+        let view = match &pool {
+            Some(p) => format!("{} role={}", selection.describe(), p.role),
+            None => selection.describe(),
         };
         let source = Arc::new(Source::new(
             Origin::Rendered {
                 file: self.path.clone(),
-                view: selection.describe(),
+                view,
             },
             text.clone(),
         ));
@@ -441,6 +516,8 @@ impl Recipe {
         }
         Ok(Composed {
             selection,
+            role,
+            pool,
             variant: variant_key,
             strategy: strategy_name,
             hardware: hw.id.clone(),
@@ -690,18 +767,28 @@ impl Recipe {
             }
             for vk in self.variants() {
                 let Some(v) = self.variant(&vk) else { continue };
-                if !self.variant_runs_on(v, hw) || !self.single_node_offered(v, hw) {
+                if !self.variant_runs_on(v, hw) {
                     continue;
                 }
-                let strategies: Vec<String> = self
+                // Single-node strategies where the weights fit one node; a
+                // prefill/decode cluster, whose pools size themselves, always.
+                let single = self.single_node_offered(v, hw);
+                let strategies: Vec<(String, bool)> = self
                     .row_strategies(tax, hw)
                     .into_iter()
-                    .filter(|s| {
-                        self.strategy_supported_on(s, hw)
-                            && tax.strategy(s).is_some_and(StrategySpec::is_single_node)
+                    .filter(|s| self.strategy_supported_on(s, hw))
+                    .filter_map(|s| {
+                        let t = tax.strategy(&s)?;
+                        let pd = t.is_pd_cluster();
+                        (pd || single && t.is_single_node()).then_some((s, pd))
                     })
                     .collect();
-                for s in strategies {
+                for (s, pd) in strategies {
+                    let pools = if pd {
+                        self.pool_choices(hw)
+                    } else {
+                        vec![super::PoolPicks::default()]
+                    };
                     let mut seen: std::collections::BTreeSet<Vec<(String, Option<String>)>> =
                         std::collections::BTreeSet::new();
                     let kv_choices = self.kv_offload_choices(tax, &s, hw);
@@ -726,7 +813,10 @@ impl Recipe {
                         if !seen.insert(state) {
                             continue;
                         }
-                        for kv in &kv_choices {
+                        for (kv, pools) in kv_choices
+                            .iter()
+                            .flat_map(|kv| pools.iter().map(move |p| (kv, p)))
+                        {
                             if out.len() >= MAX_SELECTIONS {
                                 return Err(Error::input(
                                     self.span_of(&["features"]),
@@ -741,6 +831,7 @@ impl Recipe {
                                 hardware: hw.id.clone(),
                                 features: clicks.clone(),
                                 kv_offload: kv.clone(),
+                                pools: pools.clone(),
                             });
                         }
                     }
@@ -878,34 +969,36 @@ impl Recipe {
         let (mut words, mut bytes) = (0usize, 0usize);
         let mut out = Vec::new();
         for sel in self.all_selections(tax, scope)? {
-            let c = self.compose(tax, &sel, scope)?;
-            words += c.argv.len() + c.env.len();
-            bytes += c.text.len() + c.docker_text.as_ref().map_or(0, String::len);
-            let over = if words > MAX_COMPOSED_WORDS {
-                Some(format!("{MAX_COMPOSED_WORDS} words"))
-            } else if bytes > MAX_COMPOSED_BYTES {
-                Some(format!("{} MiB", MAX_COMPOSED_BYTES >> 20))
-            } else {
-                None
-            };
-            if let Some(limit) = over {
-                return Err(Error::input(
-                    self.span_of(&["features"]),
-                    format!(
-                        "the selections of this recipe compose more than {limit} of commands in all (the --all-selections output budget; {} selections composed so far); compose one selection with --select instead",
-                        out.len() + 1
-                    ),
-                ));
+            for c in self.compose_roles(tax, &sel, scope)? {
+                words += c.argv.len() + c.env.len();
+                bytes += c.text.len() + c.docker_text.as_ref().map_or(0, String::len);
+                let over = if words > MAX_COMPOSED_WORDS {
+                    Some(format!("{MAX_COMPOSED_WORDS} words"))
+                } else if bytes > MAX_COMPOSED_BYTES {
+                    Some(format!("{} MiB", MAX_COMPOSED_BYTES >> 20))
+                } else {
+                    None
+                };
+                if let Some(limit) = over {
+                    return Err(Error::input(
+                        self.span_of(&["features"]),
+                        format!(
+                            "the selections of this recipe compose more than {limit} of commands in all (the --all-selections output budget; {} selections composed so far); compose one selection with --select instead",
+                            out.len() + 1
+                        ),
+                    ));
+                }
+                out.push(c);
             }
-            out.push(c);
         }
         Ok(out)
     }
 }
 
 /// The most words (arguments and environment entries) the selections of one
-/// recipe may compose in all under `--all-selections` (real recipes: a few
-/// thousand).
+/// recipe may compose in all under `--all-selections` (real recipes: with
+/// the two pool commands of every `pd_cluster` selection, all but
+/// MiniMax-M3 on offered hardware stay under it).
 pub const MAX_COMPOSED_WORDS: usize = 200_000;
 
 /// The most bytes of command text (pip and Docker forms) the selections of one
@@ -935,6 +1028,8 @@ struct Layers<'a> {
     so: Option<&'a Node>,
     /// The composing KV-offload option, already gated.
     kv: Option<&'a KvOffloadOption>,
+    /// The pool of a `pd_cluster` command.
+    pool: Option<&'a PoolCtx<'a>>,
 }
 
 impl<'a> Layers<'a> {
@@ -963,6 +1058,21 @@ impl<'a> Layers<'a> {
         {
             out.push((
                 format!("strategy_overrides.{sn}.hardware_overrides.{}", hw.id),
+                b,
+            ));
+        }
+        // A pool's exact-SKU block is the last, additive layer.
+        if let Some(pool) = self.pool
+            && let Some(b) = pool
+                .over
+                .and_then(|o| o.path(&["hardware_overrides", &hw.id]))
+        {
+            out.push((
+                format!(
+                    "strategy_overrides.{sn}.{}.hardware_overrides.{}",
+                    pool.role(),
+                    hw.id
+                ),
                 b,
             ));
         }
@@ -996,43 +1106,26 @@ impl<'a> Layers<'a> {
             &format!("variants.{vk}.hardware_overrides.{}.extra_args", hw.id),
             &mut args,
         )?;
-        // 4: the strategy's args, its parallel flag and the size.
-        args.extend(spec.words.iter().cloned());
-        let flag = spec
-            .parallel_flag
-            .clone()
-            .unwrap_or_else(|| "--tensor-parallel-size".into());
-        let (size, why) = single_node_tp(root, variant, hw, sn);
-        let size = js_num(size);
-        args.push(Word {
-            text: flag.clone(),
-            layer: Layer {
-                name: format!("strategy {sn} parallel_flag"),
-                span: None,
-                why: None,
-            },
-        });
-        args.push(Word {
-            text: size.clone(),
-            layer: Layer {
-                name: "parallel size".into(),
-                span: None,
-                why: Some(why),
-            },
-        });
-        // 5: strategy overrides.
-        if let Some(so) = self.so {
-            push_args(
-                so.get("extra_args"),
-                &format!("strategy_overrides.{sn}.extra_args"),
-                &mut args,
-            )?;
-            push_args(
-                so.get("vllm_args"),
-                &format!("strategy_overrides.{sn}.vllm_args"),
-                &mut args,
-            )?;
-        }
+        // 4: the strategy's args, its parallel flag and the size (a pool's
+        // own args and parallelism), then 5: the strategy overrides (a
+        // pool's own block in place of the strategy-wide one).
+        let parallel = match self.pool {
+            Some(pool) => {
+                args.extend(pool.spec.words.iter().cloned());
+                let (words, parallel) = pool.parallel_words(spec);
+                args.extend(words);
+                let at = format!("strategy_overrides.{sn}.{}", pool.role());
+                for key in ["extra_args", "vllm_args"] {
+                    push_args(
+                        pool.over.and_then(|o| o.get(key)),
+                        &format!("{at}.{key}"),
+                        &mut args,
+                    )?;
+                }
+                parallel
+            }
+            None => self.strategy_args(spec, &mut args)?,
+        };
         // 6: hardware overrides.
         for (path, block) in self.hardware_blocks() {
             push_args(
@@ -1104,7 +1197,53 @@ impl<'a> Layers<'a> {
         if let Some(kv) = self.kv {
             args.extend(kv.words.iter().cloned());
         }
-        Ok((args, emitted, (flag, size)))
+        Ok((args, emitted, parallel))
+    }
+
+    /// A single-node strategy's args, its parallel flag and size, and the
+    /// recipe's overrides of the strategy; the flag and size.
+    fn strategy_args(
+        &self,
+        spec: &StrategySpec,
+        args: &mut Vec<Word>,
+    ) -> Result<(String, String), Error> {
+        let (root, variant, sn, hw) = (self.root, self.variant, self.sn, self.hw);
+        args.extend(spec.words.iter().cloned());
+        let flag = spec
+            .parallel_flag
+            .clone()
+            .unwrap_or_else(|| "--tensor-parallel-size".into());
+        let (size, why) = single_node_tp(root, variant, hw, sn);
+        let size = js_num(size);
+        args.push(Word {
+            text: flag.clone(),
+            layer: Layer {
+                name: format!("strategy {sn} parallel_flag"),
+                span: None,
+                why: None,
+            },
+        });
+        args.push(Word {
+            text: size.clone(),
+            layer: Layer {
+                name: "parallel size".into(),
+                span: None,
+                why: Some(why),
+            },
+        });
+        if let Some(so) = self.so {
+            push_args(
+                so.get("extra_args"),
+                &format!("strategy_overrides.{sn}.extra_args"),
+                args,
+            )?;
+            push_args(
+                so.get("vllm_args"),
+                &format!("strategy_overrides.{sn}.vllm_args"),
+                args,
+            )?;
+        }
+        Ok((flag, size))
     }
 
     /// The environment: first assignment decides the place, last the value.
@@ -1127,12 +1266,26 @@ impl<'a> Layers<'a> {
             &format!("variants.{vk}.hardware_overrides.{}.extra_env", hw.id),
             &mut env,
         )?;
-        for e in &spec.env_entries {
+        let strategy_env = match self.pool {
+            Some(pool) => &pool.spec.env_entries,
+            None => &spec.env_entries,
+        };
+        for e in strategy_env {
             set_env(&mut env, &e.name, e.value.clone(), e.layer.clone());
         }
         // The composing option's environment, after the strategy's.
         for e in self.kv.iter().flat_map(|k| &k.env_entries) {
             set_env(&mut env, &e.name, e.value.clone(), e.layer.clone());
+        }
+        if let Some(pool) = self.pool {
+            let layer = Layer {
+                name: format!("pd_cluster {} pool", pool.role()),
+                span: None,
+                why: Some("the site pins a pool node's GPUs".into()),
+            };
+            for (name, value) in pool.pool_env() {
+                set_env(&mut env, &name, value, layer.clone());
+            }
         }
         if let Some(so) = self.so {
             assign_env(
@@ -1140,11 +1293,18 @@ impl<'a> Layers<'a> {
                 &format!("strategy_overrides.{sn}.env"),
                 &mut env,
             )?;
-            assign_env(
-                so.get("extra_env"),
-                &format!("strategy_overrides.{sn}.extra_env"),
-                &mut env,
-            )?;
+            match self.pool {
+                Some(pool) => assign_env(
+                    pool.over.and_then(|o| o.get("env")),
+                    &format!("strategy_overrides.{sn}.{}.env", pool.role()),
+                    &mut env,
+                )?,
+                None => assign_env(
+                    so.get("extra_env"),
+                    &format!("strategy_overrides.{sn}.extra_env"),
+                    &mut env,
+                )?,
+            }
         }
         for (path, block) in self.hardware_blocks() {
             assign_env(
@@ -1152,6 +1312,9 @@ impl<'a> Layers<'a> {
                 &format!("{path}.extra_env"),
                 &mut env,
             )?;
+        }
+        if self.pool.is_some() {
+            drop_nvl4_env(&mut env, hw);
         }
         Ok(env)
     }

@@ -4,9 +4,10 @@
 //!
 //! The composition rules are written down in `docs/vllm-recipes.md`; this
 //! module implements them for single-node deployments (the `single_node_*`
-//! strategies at one node, pip install mode, no KV offload, no Advanced flags).
-//! Multi-node, prefill/decode clusters and omni recipes are refused with an
-//! input error rather than approximated.
+//! strategies at one node, no Advanced flags) and for prefill/decode
+//! clusters (`pd_cluster`: one command per pool, see `pd`). Multi-node
+//! strategies and omni recipes are refused with an input error rather than
+//! approximated.
 //!
 //! Every argument and environment variable of a composed command keeps the
 //! layer it came from (`variants.fp8.extra_args`, `hardware_overrides.amd`,
@@ -24,12 +25,13 @@ use serde::Serialize;
 
 use super::{markdown, shell_text};
 use crate::error::Error;
-use crate::launch::{Context, Known, Launch, Platform};
+use crate::launch::{Context, Known, Launch, Platform, Role};
 use crate::span::{Origin, Source, Span};
 
 mod compose;
 mod format;
 mod layer;
+mod pd;
 mod recipe;
 mod taxonomy;
 #[cfg(test)]
@@ -37,6 +39,7 @@ mod tests;
 mod yaml;
 
 pub use layer::{EnvEntry, Layer};
+pub use pd::{Pool, PoolPick, PoolPicks};
 pub use recipe::{Guide, Recipe};
 pub use taxonomy::{HardwareProfile, KvOffloadOption, StrategySpec, Taxonomy};
 
@@ -62,6 +65,10 @@ pub struct Selection {
     /// The "KV Offload" row's composing option (`taxonomy.yaml:
     /// kv_offload.<key>`); `None` = off, the site's default.
     pub kv_offload: Option<String>,
+    /// The pools of a `pd_cluster` selection (mode and nodes per pool);
+    /// default = the site's defaults. Unused by other strategies.
+    #[serde(skip_serializing_if = "PoolPicks::is_default")]
+    pub pools: PoolPicks,
 }
 
 impl Selection {
@@ -81,6 +88,7 @@ impl Selection {
         if let Some(k) = &self.kv_offload {
             parts.push(format!("kv_offload={k}"));
         }
+        parts.extend(self.pools.describe());
         parts.join(" ")
     }
 }
@@ -115,11 +123,18 @@ pub struct EnabledFeature {
     pub mode: Option<String>,
 }
 
-/// A composed `vllm serve` command for one resolved selection.
+/// A composed `vllm serve` command for one resolved selection: the one
+/// server of a single-node strategy, or one pool's of a `pd_cluster` (the
+/// selection composes one per pool, prefill then decode).
 #[derive(Debug, Clone, Serialize)]
 pub struct Composed {
     /// The selection with every default resolved.
     pub selection: Selection,
+    /// The part its server plays: `single`, or the pool's `prefill` / `decode`.
+    pub role: Role,
+    /// The pool of a `pd_cluster` command (its mode, nodes and GPUs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool: Option<Pool>,
     /// The resolved variant key.
     pub variant: String,
     /// The resolved strategy id.
@@ -196,6 +211,7 @@ impl Composed {
                 t.written_at = layer.span.clone();
             }
         }
+        l.role = self.role;
         let from = format!("vLLM recipes selection {}", self.selection.describe());
         if l.context.hardware.is_none() {
             l.context.hardware = Some(Known {
@@ -234,6 +250,18 @@ pub fn compose(model: &Source, taxonomy: &Taxonomy, sel: &Selection) -> Result<C
     Recipe::parse(model)?.compose(taxonomy, sel, HardwareScope::Verified)
 }
 
+/// Composes the commands of a selection on any hardware within `scope`: one
+/// for a single-node strategy, one per pool (prefill, decode) for
+/// `pd_cluster`.
+pub fn compose_roles_in(
+    model: &Source,
+    taxonomy: &Taxonomy,
+    sel: &Selection,
+    scope: HardwareScope,
+) -> Result<Vec<Composed>, Error> {
+    Recipe::parse(model)?.compose_roles(taxonomy, sel, scope)
+}
+
 /// Composes the command for a selection on any hardware within `scope`.
 pub fn compose_in(
     model: &Source,
@@ -244,11 +272,13 @@ pub fn compose_in(
     Recipe::parse(model)?.compose(taxonomy, sel, scope)
 }
 
-/// Every selection the site offers at one node on hardware within `scope`:
-/// hardware (taxonomy order) x variants that run there (file order) x
-/// single-node strategies of the Strategy row x every set of opt-in feature
-/// clicks (and every mode of an enabled single-select feature). Selections
-/// are explicit (no `None`) and de-duplicated by their resulting feature set.
+/// Every selection the site offers on hardware within `scope`: hardware
+/// (taxonomy order) x variants that run there (file order) x the
+/// single-node strategies of the Strategy row (where the weights fit one
+/// node) and `pd_cluster` (every pair of pool modes, each pool at its
+/// default node count) x every set of opt-in feature clicks (and every mode
+/// of an enabled single-select feature). Selections are explicit (no `None`)
+/// and de-duplicated by their resulting feature set.
 pub fn all_selections(
     model: &Source,
     taxonomy: &Taxonomy,

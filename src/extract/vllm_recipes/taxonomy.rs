@@ -79,6 +79,59 @@ pub struct StrategySpec {
     pub(super) words: Vec<Word>,
     #[serde(skip)]
     pub(super) env_entries: Vec<EnvEntry>,
+    /// A `pd_cluster` strategy's pools (`prefill:`, `decode:`), in that
+    /// order; empty for every other strategy.
+    pub roles: Vec<PoolSpec>,
+}
+
+/// One pool of a `pd_cluster` strategy (`strategies/pd_cluster.yaml:
+/// prefill` or `decode`): its own arguments and environment, and the pool
+/// defaults a recipe's `strategy_overrides.pd_cluster.<role>` may override.
+#[derive(Debug, Clone, Serialize)]
+pub struct PoolSpec {
+    /// `prefill` or `decode`.
+    pub role: String,
+    /// The pool's own vLLM arguments, in order.
+    pub args: Vec<String>,
+    /// Its parallelism mode (`tp`, `tep`, `dep`), when the strategy says one.
+    pub parallelism: Option<String>,
+    /// Its TP size, when the strategy says one.
+    pub tp: Option<f64>,
+    /// The flag of a TP pool's size, when the strategy names one.
+    pub parallel_flag: Option<String>,
+    #[serde(skip)]
+    pub(super) words: Vec<Word>,
+    #[serde(skip)]
+    pub(super) env_entries: Vec<EnvEntry>,
+}
+
+/// The pools of a prefill/decode cluster, in the order the site composes them.
+pub const POOL_ROLES: [&str; 2] = ["prefill", "decode"];
+
+impl PoolSpec {
+    fn from_node(role: &str, node: &Node, layer: &str) -> Result<PoolSpec, Error> {
+        let mut words = Vec::new();
+        push_args(
+            node.get("vllm_args"),
+            &format!("{layer} {role}.vllm_args"),
+            &mut words,
+        )?;
+        let mut env_entries = Vec::new();
+        assign_env(
+            node.get("env"),
+            &format!("{layer} {role}.env"),
+            &mut env_entries,
+        )?;
+        Ok(PoolSpec {
+            role: role.to_string(),
+            args: words.iter().map(|w| w.text.clone()).collect(),
+            parallelism: node.get("parallelism").and_then(Node::truthy_string),
+            tp: node.get("tp").and_then(Node::as_num),
+            parallel_flag: node.get("parallel_flag").and_then(Node::truthy_string),
+            words,
+            env_entries,
+        })
+    }
 }
 
 impl StrategySpec {
@@ -96,8 +149,21 @@ impl StrategySpec {
         )?;
         let mut env_entries = Vec::new();
         assign_env(node.get("env"), &format!("{layer} env"), &mut env_entries)?;
+        let deploy_type = node.get("deploy_type").and_then(Node::truthy_string);
+        let mut roles = Vec::new();
+        if deploy_type.as_deref() == Some(PD_CLUSTER) {
+            for role in POOL_ROLES {
+                let empty = Node {
+                    span: node.span.clone(),
+                    val: Val::Map(vec![]),
+                };
+                let pool = node.get(role).filter(|n| n.is_map()).unwrap_or(&empty);
+                roles.push(PoolSpec::from_node(role, pool, &layer)?);
+            }
+        }
         Ok(StrategySpec {
-            deploy_type: node.get("deploy_type").and_then(Node::truthy_string),
+            roles,
+            deploy_type,
             parallel_flag: node.get("parallel_flag").and_then(Node::truthy_string),
             args: words.iter().map(|w| w.text.clone()).collect(),
             env: env_entries
@@ -127,6 +193,7 @@ impl StrategySpec {
                 parallel_flag: Some(flag.to_string()),
                 args: args.iter().map(|s| s.to_string()).collect(),
                 env: vec![],
+                roles: vec![],
                 words: args
                     .iter()
                     .map(|a| Word {
@@ -155,7 +222,20 @@ impl StrategySpec {
     pub(super) fn is_single_node(&self) -> bool {
         self.deploy_type.as_deref() == Some("single_node")
     }
+
+    /// Whether it is a prefill/decode cluster (`deploy_type: pd_cluster`).
+    pub(super) fn is_pd_cluster(&self) -> bool {
+        self.deploy_type.as_deref() == Some(PD_CLUSTER)
+    }
+
+    /// The pool of a role (`prefill`, `decode`) of a `pd_cluster` strategy.
+    pub(super) fn pool(&self, role: &str) -> Option<&PoolSpec> {
+        self.roles.iter().find(|p| p.role == role)
+    }
 }
+
+/// The deploy type of a prefill/decode cluster.
+pub const PD_CLUSTER: &str = "pd_cluster";
 
 /// A composing option of the site's "KV Offload" row
 /// (`taxonomy.yaml: kv_offload.<key>`): arguments appended after the
@@ -221,7 +301,7 @@ impl KvOffloadOption {
     pub(super) fn refusal(&self, strategy: &StrategySpec, hw: &HardwareProfile) -> Option<String> {
         if matches!(
             strategy.deploy_type.as_deref(),
-            Some("pd_cluster" | "kv_store_lb")
+            Some(PD_CLUSTER | "kv_store_lb")
         ) {
             return Some(format!(
                 "strategy {} owns --kv-transfer-config itself",

@@ -5,6 +5,7 @@ use super::format::shell_quote;
 use super::layer::Word;
 use super::yaml::js_num;
 use super::*;
+use crate::launch::Role;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vllm-recipes")
@@ -29,6 +30,7 @@ fn sel(variant: Option<&str>, strategy: Option<&str>, hw: &str, features: &[&str
         hardware: hw.to_string(),
         features: features.iter().map(|s| s.to_string()).collect(),
         kv_offload: None,
+        pools: PoolPicks::default(),
     }
 }
 
@@ -430,11 +432,13 @@ fn errors_name_the_valid_choices() {
         Verified,
     );
     assert!(
-        e.contains("single-node strategies only") && e.contains("single_node_tep"),
+        e.contains("single-node strategies and prefill/decode clusters")
+            && e.contains("single_node_tep"),
         "{e}"
     );
+    // A prefill/decode cluster composes a command per pool, not one.
     let e = err(ORCA, sel(None, Some("pd_cluster"), "h200", &[]), Verified);
-    assert!(e.contains("pd_cluster"), "{e}");
+    assert!(e.contains("one per pool"), "{e}");
     // 700 GB on a 640 GB node of a recipe that scales out: multi-node only.
     let e = err(ORCA, sel(None, None, "h100", &[]), Offered);
     assert!(e.contains("multi-node only"), "{e}");
@@ -534,10 +538,23 @@ fn all_selections_follow_the_site() {
     let mut hws: Vec<&str> = sels.iter().map(|s| s.hardware.as_str()).collect();
     hws.dedup();
     assert_eq!(hws, ["h200", "b200", "gb200", "mi355x"]);
+    let strategy = |s: &Selection| s.strategy.clone().unwrap();
     assert!(
         sels.iter()
-            .all(|s| s.strategy.as_deref().unwrap().starts_with("single_node_"))
+            .all(|s| strategy(s).starts_with("single_node_") || strategy(s) == "pd_cluster")
     );
+    // Orca names TP, TEP and DEP strategies: each pair of pool modes.
+    let pools: std::collections::BTreeSet<(String, String)> = sels
+        .iter()
+        .filter(|s| strategy(s) == "pd_cluster")
+        .map(|s| {
+            (
+                s.pools.prefill.mode.clone().unwrap(),
+                s.pools.decode.mode.clone().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(pools.len(), 9, "{pools:?}");
     // nvfp4 is Blackwell-only.
     assert!(sels.iter().all(|s| s.variant.as_deref() != Some("nvfp4")
         || matches!(s.hardware.as_str(), "b200" | "gb200")));
@@ -545,7 +562,12 @@ fn all_selections_follow_the_site() {
     assert!(sels.iter().any(|s| s.features == ["spec_decoding:draft"]));
     assert!(sels.iter().any(|s| s.features == ["spec_decoding"]));
     for s in &sels {
-        compose(&orca, &t, s).unwrap();
+        let servers = compose_roles_in(&orca, &t, s, HardwareScope::Verified).unwrap();
+        let roles: Vec<Role> = servers.iter().map(|c| c.role).collect();
+        match strategy(s).as_str() {
+            "pd_cluster" => assert_eq!(roles, [Role::Prefill, Role::Decode]),
+            _ => assert_eq!(roles, [Role::Single]),
+        }
     }
     // Per recipe: selections with the KV Offload row off, then on each
     // option. `simple` has no gate; `offloading_cpu` requires opt-in (only
@@ -555,7 +577,15 @@ fn all_selections_follow_the_site() {
         .iter()
         .map(|m| {
             let all = all_selections(&model(m), &t, HardwareScope::Verified).unwrap();
-            let n = |k: Option<&str>| all.iter().filter(|s| s.kv_offload.as_deref() == k).count();
+            // A pd_cluster owns --kv-transfer-config: never with the KV row.
+            let single = |s: &&Selection| s.strategy.as_deref() != Some("pd_cluster");
+            assert!(all.iter().all(|s| single(&s) || s.kv_offload.is_none()));
+            let n = |k: Option<&str>| {
+                all.iter()
+                    .filter(single)
+                    .filter(|s| s.kv_offload.as_deref() == k)
+                    .count()
+            };
             [
                 n(None),
                 n(Some("simple")),
@@ -734,4 +764,171 @@ fn shell_quoting_and_versions_match_the_site() {
     assert_eq!(v("0.19.0", "0.19"), "0.19.0");
     assert_eq!(js_num(8.0), "8");
     assert_eq!(js_num(0.5), "0.5");
+}
+
+/// A `pd_cluster` selection with pools picked (`mode`, `nodes` per pool).
+fn pd_sel(
+    hw: &str,
+    prefill: (Option<&str>, Option<u32>),
+    decode: (Option<&str>, Option<u32>),
+) -> Selection {
+    let pick = |(mode, nodes): (Option<&str>, Option<u32>)| PoolPick {
+        mode: mode.map(str::to_string),
+        nodes,
+    };
+    Selection {
+        pools: PoolPicks {
+            prefill: pick(prefill),
+            decode: pick(decode),
+        },
+        ..sel(None, Some("pd_cluster"), hw, &[])
+    }
+}
+
+fn pd(s: Selection) -> (Composed, Composed) {
+    let mut out = compose_roles_in(&model(ORCA), &tax(), &s, HardwareScope::Verified).unwrap();
+    assert_eq!(out.len(), 2);
+    let decode = out.pop().unwrap();
+    (out.pop().unwrap(), decode)
+}
+
+/// The words after `flag` in a composed argv, up to the next flag.
+fn after<'a>(c: &'a Composed, flag: &str) -> Option<&'a str> {
+    let i = c.argv.iter().position(|w| w == flag)?;
+    c.argv.get(i + 1).map(String::as_str)
+}
+
+#[test]
+fn pd_cluster_composes_a_command_per_pool() {
+    // Defaults: prefill a TP pool of one node (the strategy names no mode),
+    // decode the recipe's DEP pool of 2 nodes (`nodes.default`; B200).
+    let (p, d) = pd(pd_sel("b200", (None, None), (None, None)));
+    assert_eq!((p.role, d.role), (Role::Prefill, Role::Decode));
+    let (pp, dp) = (p.pool.clone().unwrap(), d.pool.clone().unwrap());
+    assert_eq!((pp.parallelism.as_str(), pp.nodes), ("tp", 1));
+    assert_eq!((dp.parallelism.as_str(), dp.nodes), ("dep", 2));
+    // The strategy's pool args, then the pool's parallelism, then the
+    // recipe's pool block (not the strategy-wide `extra_args`).
+    assert_eq!(after(&p, "--port"), Some("8001"));
+    assert!(
+        after(&p, "--kv-transfer-config")
+            .unwrap()
+            .contains("kv_producer")
+    );
+    assert_eq!(after(&p, "--tensor-parallel-size"), Some("8"));
+    assert_eq!(after(&p, "--max-num-batched-tokens"), Some("16384"));
+    assert!(
+        !p.argv
+            .iter()
+            .any(|w| w == "--enable-dbo" || w == "--nnodes")
+    );
+    assert_eq!(after(&d, "--port"), Some("8002"));
+    assert!(
+        after(&d, "--kv-transfer-config")
+            .unwrap()
+            .contains("kv_consumer")
+    );
+    assert_eq!(
+        after(&d, "--compilation-config"),
+        Some("{\"cudagraph_mode\":\"FULL_DECODE_ONLY\"}")
+    );
+    assert_eq!(after(&p, "--compilation-config"), None);
+    assert_eq!(after(&d, "--moe-backend"), Some("deep_gemm"));
+    assert_eq!(after(&d, "--data-parallel-size"), Some("16"));
+    assert_eq!(after(&d, "--data-parallel-size-local"), Some("8"));
+    assert_eq!(after(&d, "--data-parallel-start-rank"), Some("0"));
+    assert_eq!(after(&d, "--data-parallel-address"), Some("$DECODE_NODE_1"));
+    assert!(d.argv.iter().any(|w| w == "--data-parallel-hybrid-lb"));
+    assert!(d.argv.iter().any(|w| w == "--enable-expert-parallel"));
+    assert!(!d.argv.iter().any(|w| w == "--tensor-parallel-size"));
+    assert_eq!(after(&d, "--max-num-seqs"), Some("512"));
+    assert_eq!(d.parallel, ("--data-parallel-size".into(), "16".into()));
+    // Env: the pool's, its node's GPUs, the socket interface across nodes,
+    // the recipe's pool env; the NVL4-only variables are dropped off GB200.
+    let penv = env_of(&p);
+    let denv = env_of(&d);
+    let has = |env: &[(String, String)], k: &str| {
+        env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        has(&penv, "CUDA_VISIBLE_DEVICES").as_deref(),
+        Some("0,1,2,3,4,5,6,7")
+    );
+    assert_eq!(
+        has(&penv, "VLLM_NIXL_SIDE_CHANNEL_HOST").as_deref(),
+        Some("$PREFILL_NODE_1")
+    );
+    assert_eq!(has(&penv, "NCCL_SOCKET_IFNAME"), None);
+    assert_eq!(
+        has(&denv, "NCCL_SOCKET_IFNAME").as_deref(),
+        Some("$IFACE_NAME")
+    );
+    assert_eq!(has(&denv, "VLLM_DECODE_TWEAK").as_deref(), Some("1"));
+    assert_eq!(has(&penv, "VLLM_DECODE_TWEAK"), None);
+    for env in [&penv, &denv] {
+        assert_eq!(has(env, "NCCL_MNNVL_ENABLE"), None);
+        assert_eq!(has(env, "NCCL_CUMEM_ENABLE"), None);
+    }
+    // Each pool's launch carries its role and reads the printed command.
+    let l = d.launch().unwrap();
+    assert_eq!(l.role, Role::Decode);
+    assert!(l.argv.iter().any(|t| t.text == "--data-parallel-hybrid-lb"));
+}
+
+#[test]
+fn pd_cluster_pools_follow_the_hardware_and_the_picks() {
+    // H200: one decode node (the recipe's per-hardware count); the recipe's
+    // Hopper block comes after the strategy's decode compilation config and
+    // wins the de-duplication, as on the site.
+    let (_, d) = pd(pd_sel("h200", (None, None), (None, None)));
+    assert_eq!(d.pool.as_ref().unwrap().nodes, 1);
+    assert!(
+        after(&d, "--compilation-config")
+            .unwrap()
+            .contains("\"mode\": 3")
+    );
+    // GB200: one decode node, its own pool block, and the NVL4-only
+    // variables kept.
+    let (p, d) = pd(pd_sel("gb200", (None, None), (None, None)));
+    assert_eq!(d.pool.as_ref().unwrap().nodes, 1);
+    assert_eq!(after(&d, "--data-parallel-size"), Some("4"));
+    assert!(!d.argv.iter().any(|w| w == "--data-parallel-hybrid-lb"));
+    assert_eq!(
+        after(&d, "--all2all-backend"),
+        Some("flashinfer_nvlink_one_sided")
+    );
+    assert_eq!(after(&p, "--all2all-backend"), None);
+    assert!(env_of(&p).contains(&("NCCL_MNNVL_ENABLE".into(), "1".into())));
+    assert!(env_of(&d).contains(&("NCCL_CUMEM_ENABLE".into(), "1".into())));
+    // A TEP prefill pool across two nodes: node 1's command with the
+    // rendezvous flags.
+    let (p, _) = pd(pd_sel("h200", (Some("tep"), Some(2)), (Some("tp"), None)));
+    assert_eq!(after(&p, "--tensor-parallel-size"), Some("16"));
+    assert!(p.argv.iter().any(|w| w == "--enable-expert-parallel"));
+    assert_eq!(after(&p, "--nnodes"), Some("2"));
+    assert_eq!(after(&p, "--node-rank"), Some("0"));
+    assert_eq!(after(&p, "--master-addr"), Some("$PREFILL_NODE_1"));
+    assert!(!p.argv.iter().any(|w| w == "--headless"));
+    // A mode the recipe does not offer is an input error naming the offered.
+    let e = compose_roles_in(
+        &model(PEBBLE),
+        &tax(),
+        &pd_sel("h200", (Some("dep"), None), (None, None)),
+        HardwareScope::Offered,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("strategy `pd_cluster` is not compatible"), "{e}");
+    let e = compose_roles_in(
+        &model(ORCA),
+        &tax(),
+        &pd_sel("h200", (Some("ep"), None), (None, None)),
+        HardwareScope::Verified,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("pool mode `ep`") && e.contains("tp, tep, dep"),
+        "{e}"
+    );
 }
