@@ -4,6 +4,8 @@
 //! each run on a copy in a temporary folder, and SARIF `fixes` checked
 //! against the SARIF 2.1.0 schema.
 
+mod common;
+
 use assert_cmd::Command;
 use std::path::Path;
 
@@ -170,31 +172,12 @@ fn a_suppressed_value_is_never_touched() {
     );
 }
 
-/// The official SARIF 2.1.0 schema (OASIS; see tests/data/NOTICE.md).
-fn assert_valid_sarif(out: &str) {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sarif-schema-2.1.0.json"),
-    )
-    .unwrap();
-    let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let v = jsonschema::options()
-        .should_validate_formats(true)
-        .build(&schema)
-        .unwrap();
-    let doc: serde_json::Value = serde_json::from_str(out).unwrap();
-    let errors: Vec<String> = v
-        .iter_errors(&doc)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "invalid SARIF: {errors:#?}\n{out}");
-}
-
 #[test]
 fn sarif_results_carry_their_fixes_and_validate() {
     let dir = copy();
     let (code, out, err) = check(dir.path(), "fixes.yaml", &["--format", "sarif"]);
     assert_eq!(code, 1, "{err}");
-    assert_valid_sarif(&out);
+    common::sarif::assert_valid(&out);
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     let results = doc["runs"][0]["results"].as_array().unwrap();
     let fixes: Vec<&serde_json::Value> = results

@@ -12,29 +12,6 @@ const DOCS: &str = "fixtures/demo/qwen35-mi355x-cookbook.md";
 const RECIPE: &str = "fixtures/demo/qwen35-mi355x-recipe.sh";
 
 /// The official SARIF 2.1.0 schema (OASIS; see tests/data/NOTICE.md).
-fn sarif_validator() -> jsonschema::Validator {
-    let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sarif-schema-2.1.0.json"),
-    )
-    .unwrap();
-    let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
-    // Formats (`uri`, `uri-reference`, `date-time`) are checked too.
-    jsonschema::options()
-        .should_validate_formats(true)
-        .build(&schema)
-        .expect("the SARIF schema compiles")
-}
-
-fn assert_valid_sarif(out: &str) {
-    let doc: serde_json::Value = serde_json::from_str(out).unwrap();
-    let v = sarif_validator();
-    let errors: Vec<String> = v
-        .iter_errors(&doc)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "invalid SARIF: {errors:#?}\n{out}");
-}
-
 #[test]
 fn demo_check_sarif() {
     let (code, out, err) = run(&["check", "--config", DEMO, "--format", "sarif"]);
@@ -69,10 +46,10 @@ fn new_formats_are_deterministic() {
 fn sarif_validates_against_the_official_schema() {
     // The validator is not vacuous: a log of the wrong version is rejected.
     let bad = serde_json::json!({"version": "2.0.0", "runs": []});
-    assert!(!sarif_validator().is_valid(&bad));
+    assert!(!common::sarif::validator().is_valid(&bad));
 
     let (_, out, _) = run(&["check", "--config", DEMO, "--format", "sarif"]);
-    assert_valid_sarif(&out);
+    common::sarif::assert_valid(&out);
     let (_, out, _) = run(&[
         "compare",
         DOCS,
@@ -82,7 +59,7 @@ fn sarif_validates_against_the_official_schema() {
         "--format",
         "sarif",
     ]);
-    assert_valid_sarif(&out);
+    common::sarif::assert_valid(&out);
 }
 
 #[test]
@@ -147,7 +124,7 @@ fn sarif_results_rules_and_locations() {
 fn input_errors_are_notifications_in_sarif_and_errors_in_github() {
     let (code, out, err) = run(&["check", "--config", BROKEN, "--format", "sarif"]);
     assert_eq!(code, 2, "{err}");
-    assert_valid_sarif(&out);
+    common::sarif::assert_valid(&out);
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     let inv = &doc["runs"][0]["invocations"][0];
     assert_eq!(inv["executionSuccessful"], false);
@@ -354,7 +331,7 @@ fn warnings_map_to_warning_in_sarif_and_github() {
     let cfg = "fixtures/demo/inferencex-link.yaml";
     let (code, out, _) = run(&["check", "--config", cfg, "--format", "sarif"]);
     assert_eq!(code, 1);
-    assert_valid_sarif(&out);
+    common::sarif::assert_valid(&out);
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     let r = doc["runs"][0]["results"]
         .as_array()
@@ -399,7 +376,7 @@ fn a_command_that_would_not_start_is_an_error_in_every_format() {
     };
     let (code, out, _) = run(&args("sarif"));
     assert_eq!(code, 1);
-    assert_valid_sarif(&out);
+    common::sarif::assert_valid(&out);
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     let results = doc["runs"][0]["results"].as_array().unwrap();
     assert!(
@@ -484,7 +461,7 @@ fn a_comment_that_ends_the_command_is_an_error_in_every_format() {
     );
     let (code, out, _) = run(&args("sarif"));
     assert_eq!(code, 1);
-    assert_valid_sarif(&out);
+    common::sarif::assert_valid(&out);
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     let rules = doc["runs"][0]["tool"]["driver"]["rules"]
         .as_array()

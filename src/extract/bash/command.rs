@@ -489,8 +489,14 @@ impl Interp<'_> {
         };
         let before = made(&self.out);
         let launches = self.out.launches.len();
+        let recorded = self.out.recorded.len();
         self.maybe_launch(&assigns, &fields, at, input)?;
         super::budget::launched(&self.out.launches[launches..]).map_err(|m| self.err(at, m))?;
+        // A recorded command (`git checkout`) is taken to succeed, and is
+        // still the program it is: the files it may write are noted.
+        if self.out.recorded.len() > recorded {
+            self.note_unmodelled_writes(&words, at);
+        }
         if made(&self.out) > before
             || SIDE_EFFECTS.contains(&head.as_str())
             || self.st.harness().side_effect(&head)

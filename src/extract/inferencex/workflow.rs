@@ -10,7 +10,7 @@ use super::config::Entry;
 use crate::files::Location;
 
 /// A matrix field of the point (empty when the point has none).
-fn field<'a>(fields: &'a BTreeMap<String, String>, k: &str) -> &'a str {
+pub(super) fn field<'a>(fields: &'a BTreeMap<String, String>, k: &str) -> &'a str {
     fields.get(k).map(String::as_str).unwrap_or("")
 }
 

@@ -19,6 +19,7 @@
 use std::collections::BTreeMap;
 
 use super::super::config::Entry;
+use super::super::workflow::field;
 use crate::error::Error;
 use crate::extract::bash::{self, expand::Val};
 use crate::files::{Files, Location};
@@ -121,11 +122,6 @@ pub fn marker(name: &str) -> String {
 /// are found (`WS_PATH`): the checkout's own folder stands for it.
 fn ws_path(root: &Location) -> String {
     root.join(super::AMD_UTILS).display()
-}
-
-/// A matrix field of the point.
-fn field<'a>(fields: &'a BTreeMap<String, String>, k: &str) -> &'a str {
-    fields.get(k).map(String::as_str).unwrap_or("")
 }
 
 /// The job's environment for one point (`Ok(Err(why))` when a layer is not
