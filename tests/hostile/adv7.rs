@@ -859,6 +859,56 @@ mod playground {
         assert!(!o.stdout.contains("TP=16"), "{}", o.both());
     }
 
+    /// The visibility model hides text at `opacity: 0` (as a reader sees
+    /// the page); text at `font-size: 0` or scaled to nothing is not seen
+    /// either, yet it is read into the command: a generator that prints
+    /// `--attention-backend triton` invisibly agrees with a recipe that sets
+    /// it while the reader's command leaves it out. Expected: the invisible
+    /// words left out, as at `opacity: 0`. Got: they are part of the command.
+    #[test]
+    #[ignore = "adv7 defect: generator text at font-size:0 or scale(0) is read into the command (opacity:0 is not)"]
+    fn invisible_generator_text_is_not_read() {
+        for style in ["{fontSize: 0}", "{transform: 'scale(0)'}"] {
+            let repo = Repo::new();
+            repo.write(
+                "g.jsx",
+                format!(
+                    "export const G = () => (\n  <div>\n    <pre>sglang serve --model-path org/M --tp 8<span style={{{style}}}> --attention-backend triton</span></pre>\n  </div>\n);\n"
+                ),
+            );
+            let o = repo.run_deterministic(&["extract", "g.jsx"]);
+            o.assert_bounded();
+            assert_eq!(o.code, Some(0), "{style}: {}", o.both());
+            assert!(o.stdout.contains("--tp"), "{style}: {}", o.both());
+            assert!(!o.stdout.contains("triton"), "{style}: {}", o.both());
+        }
+    }
+
+    /// Text at `opacity: 0`, `display: none`, `visibility: hidden` or in a
+    /// `hidden` element is left out of the command.
+    #[test]
+    fn hidden_generator_text_is_not_read() {
+        for attr in [
+            "hidden",
+            "style={{display: 'none'}}",
+            "style={{visibility: 'hidden'}}",
+            "style={{opacity: 0}}",
+        ] {
+            let repo = Repo::new();
+            repo.write(
+                "g.jsx",
+                format!(
+                    "export const G = () => (\n  <div>\n    <pre>sglang serve --model-path org/M --tp 8<span {attr}> --attention-backend triton</span></pre>\n  </div>\n);\n"
+                ),
+            );
+            let o = repo.run_deterministic(&["extract", "g.jsx"]);
+            o.assert_bounded();
+            assert_eq!(o.code, Some(0), "{attr}: {}", o.both());
+            assert!(o.stdout.contains("--tp"), "{attr}: {}", o.both());
+            assert!(!o.stdout.contains("triton"), "{attr}: {}", o.both());
+        }
+    }
+
     /// An unnamed `<select>` and slider are named by the text before them,
     /// an `<option>` without a value by its text; each reachable pair of
     /// picks is one selection.
