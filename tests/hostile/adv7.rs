@@ -577,7 +577,6 @@ mod pages {
     /// page's other (agreeing) block the check is green. Expected: drift
     /// (exit 1) or a refusal (exit 2). Got: exit 0, "0 with MAJOR drift".
     #[test]
-    #[ignore = "adv7 defect: a command a raw <pre> shows inside fence lines is dropped silently (false no-drift)"]
     fn a_raw_pre_around_a_fence_is_not_dropped() {
         let page = "# Serve\n\nOn H200:\n\n```bash\nsglang serve --model-path org/M --tp 8 --attention-backend fa3\n```\n\nOn B200:\n\n<pre>\n```bash\nsglang serve --model-path org/M --tp 8 --attention-backend triton\n```\n</pre>\n";
         let o = compare(page, RECIPE_FA3);
@@ -589,7 +588,6 @@ mod pages {
     /// says nothing. Expected: a launch (or a refusal). Got: "no serve
     /// commands found", exit 0.
     #[test]
-    #[ignore = "adv7 defect: an indented code block showing fence lines yields no command and no error"]
     fn an_indented_block_showing_a_fence_is_not_dropped() {
         let repo = Repo::new();
         repo.write(
@@ -694,7 +692,6 @@ mod shell {
     /// refusal saying why it is not read). Got: "no serve commands found",
     /// exit 0.
     #[test]
-    #[ignore = "adv7 defect: a server started inside $(...), `...` or <(...) is dropped without a word"]
     fn a_server_in_a_command_substitution_is_not_dropped() {
         for script in [
             "X=$(sglang serve --model-path m --tp 2)\n",

@@ -479,7 +479,36 @@ impl<'a> Interp<'a> {
         Ok(status)
     }
 
+    /// Runs one command; what the `$(...)` texts in it started is reported
+    /// with it, under the conditions it runs under.
     fn command(&mut self, c: &Command) -> Result<Status, Error> {
+        let at = c.location().map(|l| self.byte(&l.start)).unwrap_or(0);
+        let outer = self.st.place.replace(self.source.place(at));
+        let r = self.command_itself(c);
+        self.st.place = outer;
+        if let Some(found) = self.st.inside.take() {
+            for mut launch in found.launches {
+                if let Some(r) = self.condition()
+                    && !matches!(
+                        launch.launcher[0].provenance,
+                        crate::launch::Provenance::Unknown { .. }
+                    )
+                {
+                    launch.launcher[0].provenance = crate::launch::Provenance::Unknown {
+                        reason: format!(
+                            "this launch runs only under a condition that is not knowable: {r}"
+                        ),
+                    };
+                }
+                self.out.launches.push(launch);
+            }
+            self.out.unsupported.extend(found.unsupported);
+            self.out.auxiliary.extend(found.auxiliary);
+        }
+        r
+    }
+
+    fn command_itself(&mut self, c: &Command) -> Result<Status, Error> {
         // `$?` in this command is the status of the one before it; a
         // success the evaluation only assumed is not knowable.
         self.st.last = Some(match (&self.last_status, &self.assumed) {
