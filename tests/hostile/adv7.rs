@@ -714,7 +714,6 @@ mod shell {
     /// none it ends): the script goes on to its server. Got: a syntax error,
     /// exit 2.
     #[test]
-    #[ignore = "adv7 defect: a `select` loop is a syntax error for the bash front end (bash accepts it)"]
     fn a_select_loop_is_bash() {
         let repo = Repo::new();
         repo.write(

@@ -650,6 +650,21 @@ impl<'a> Interp<'a> {
                         }
                     }
                 }
+                // `select NAME in WORDS` (read as a `for`, see the parser):
+                // it prints a menu of WORDS and reads the choices from
+                // standard input, which is not knowable: the body may run
+                // any number of times, with NAME and REPLY unknown.
+                if self.source.text[at..].starts_with("select") {
+                    let line = self.source.line_col(at).line;
+                    let r = format!(
+                        "line {line}: the `select` loop reads its choices from standard input, which is not knowable"
+                    );
+                    self.st
+                        .set_scalar(&f.variable_name, Val::Unknown(r.clone()));
+                    self.st.set_scalar("REPLY", Val::Unknown(r.clone()));
+                    self.maybe_run(&f.body.list, &r)?;
+                    return Ok(Status::Ok);
+                }
                 if let Some(r) = unknown {
                     self.st
                         .set_scalar(&f.variable_name, Val::Unknown(r.clone()));
