@@ -360,7 +360,6 @@ mod srt_slurm {
     /// error at the override (exit 2). Got: a job with no roles, "no serve
     /// commands found", exit 0, and a recipe deployment with no servers.
     #[test]
-    #[ignore = "adv7 defect: a non-mapping override_<sfx> is merged as an empty job (exit 0) where srtctl fails"]
     fn a_non_mapping_override_is_an_input_error() {
         let base = format!(
             "base:\n{}  backend:\n    sglang_config:\n      prefill: {{tp-size: 8}}\n      decode: {{tp-size: 8}}\n",
@@ -382,7 +381,6 @@ mod srt_slurm {
     /// validation. Expected: an input error at the list (exit 2). Got: the
     /// role rendered with no flags (its defaults), or no roles at all, exit 0.
     #[test]
-    #[ignore = "adv7 defect: a role map, sglang_config or resources that is a list is read as an empty mapping (exit 0)"]
     fn a_list_where_srtctl_needs_a_mapping_is_an_input_error() {
         let model = "model: {path: \"hf:org/M\", container: \"lmsysorg/sglang:v0.5.19-cu130\", precision: fp8}\n";
         let resources = "resources: {gpu_type: b200, gpus_per_node: 8, prefill_workers: 1, decode_workers: 1}\n";
@@ -413,7 +411,6 @@ mod srt_slurm {
     /// `override_a: ~` stops srtctl too (`None.items()`); the error says
     /// there is no `override_a` and, in the same sentence, lists it.
     #[test]
-    #[ignore = "adv7 defect: a null override's error says it is missing and lists it as available"]
     fn a_null_override_is_named_for_what_it_is() {
         let base = format!(
             "base:\n{}  backend:\n    sglang_config:\n      prefill: {{tp-size: 8}}\n      decode: {{tp-size: 8}}\n",
