@@ -432,7 +432,6 @@ mod srt_slurm {
     /// `2001-12-14 21:59:43.100000-05:00`. Expected: that text (or an
     /// unknown value). Got: the written text, as if it were a string.
     #[test]
-    #[ignore = "adv7 defect: a YAML datetime in a role map is passed as its written text, not Python's str()"]
     fn a_datetime_flag_value_is_pythons_str() {
         let repo = Repo::new();
         multinode(
