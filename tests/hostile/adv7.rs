@@ -826,7 +826,6 @@ mod playground {
     /// drags it to `0.8` and `0.9`. Got: `0.7999999999999999` and
     /// `0.8999999999999999` in the selection and in the printed command.
     #[test]
-    #[ignore = "adv7 defect: a range input's positions are binary-float sums (0.7999999999999999), not the browser's 0.8"]
     fn a_decimal_slider_moves_to_decimal_values() {
         let o = selections(
             "export const G = () => {\n  const [m, setM] = React.useState('0.7');\n  return (\n    <div>\n      <span>Mem fraction</span>\n      <input type=\"range\" min=\"0.7\" max=\"0.9\" step=\"0.1\" value={m} onChange={(e) => setM(e.target.value)} />\n      <pre>{`sglang serve --model-path org/M --mem-fraction-static ${m}`}</pre>\n    </div>\n  );\n};\n",
@@ -840,7 +839,6 @@ mod playground {
     /// option is disabled when its parent optgroup is): a reader cannot pick
     /// `16`. Got: states with `TP=16` explored and printed.
     #[test]
-    #[ignore = "adv7 defect: options of a disabled <optgroup> are explored as pickable"]
     fn options_of_a_disabled_optgroup_are_not_picked() {
         let o = selections(
             "export const G = () => {\n  const [tp, setTp] = React.useState('8');\n  return (\n    <div>\n      <span>TP</span>\n      <select value={tp} onChange={(e) => setTp(e.target.value)}>\n        <option>4</option>\n        <option>8</option>\n        <optgroup label=\"big\" disabled><option>16</option></optgroup>\n      </select>\n      <pre>{`sglang serve --model-path org/M --tp ${tp}`}</pre>\n    </div>\n  );\n};\n",
@@ -854,7 +852,6 @@ mod playground {
     /// disabled (HTML's "disabled form controls"): the reader cannot change
     /// TP. Got: `TP=4` explored.
     #[test]
-    #[ignore = "adv7 defect: a <select> inside <fieldset disabled> is explored as enabled"]
     fn a_control_in_a_disabled_fieldset_is_not_picked() {
         let o = selections(
             "export const G = () => {\n  const [tp, setTp] = React.useState('8');\n  return (\n    <div>\n      <fieldset disabled>\n        <legend>Locked</legend>\n        <span>TP</span>\n        <select value={tp} onChange={(e) => setTp(e.target.value)}>\n          <option>4</option>\n          <option>8</option>\n        </select>\n      </fieldset>\n      <pre>{`sglang serve --model-path org/M --tp ${tp}`}</pre>\n    </div>\n  );\n};\n",
@@ -869,7 +866,6 @@ mod playground {
     /// state picking it, with the value `""` (the command ends in a bare
     /// `--attention-backend`).
     #[test]
-    #[ignore = "adv7 defect: a hidden <option> is explored, with an empty value instead of its text"]
     fn a_hidden_option_is_not_picked() {
         let o = selections(
             "export const G = () => {\n  const [ab, setAb] = React.useState('fa3');\n  return (\n    <div>\n      <span>Backend</span>\n      <select value={ab} onChange={(e) => setAb(e.target.value)}>\n        <option>fa3</option>\n        <option hidden>triton</option>\n      </select>\n      <pre>{`sglang serve --model-path org/M --attention-backend ${ab}`}</pre>\n    </div>\n  );\n};\n",
