@@ -628,7 +628,6 @@ mod pages {
     /// parse5 find it). Expected: the command read. Got: exit 2, "the
     /// rendered page holds no text of the block".
     #[test]
-    #[ignore = "adv7 defect: a fence inside a <pre> opened inline is refused as not shown, but a browser shows it"]
     fn a_fence_in_a_pre_opened_inline_is_read() {
         let o = compare(
             "# T\n\nx <pre>\n\n```bash\nsglang serve --model-path org/M --tp 8 --attention-backend triton\n```\n\n</pre>\n",
