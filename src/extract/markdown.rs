@@ -372,6 +372,7 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
         for (block, hidden) in out.code.iter_mut().zip(hidden) {
             block.hidden = hidden;
         }
+        drop_pre_around_blocks(&mut out.code, text);
         return Ok(out);
     }
     // Where a code block of an MDX page is not shown as one: inside a
@@ -644,6 +645,41 @@ fn opens_tag(lower: &[u8], i: usize, name: &str) -> bool {
             lower.get(i + 1 + n),
             Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r')
         )
+}
+
+/// A raw-HTML `<pre>` that the rendered page does not show as written
+/// because Markdown code blocks are inside it (`x <pre>`, then a fence): the
+/// renderer turns them into `<pre>` elements nested in it, and a browser
+/// shows their text there, which those blocks read. The outer block is
+/// dropped when its text outside them names no launcher (there is no other
+/// command to read in it); otherwise it stays, refused as not shown.
+fn drop_pre_around_blocks(code: &mut Vec<CodeBlock>, text: &str) {
+    let nested: Vec<(usize, usize)> = code
+        .iter()
+        .filter(|b| !b.html)
+        .map(|b| (b.at, b.content.1))
+        .collect();
+    code.retain(|b| {
+        if !b.html || b.hidden.is_none() {
+            return true;
+        }
+        let (start, end) = b.content;
+        let inside: Vec<&(usize, usize)> = nested
+            .iter()
+            .filter(|(s, e)| *s >= start && *e <= end)
+            .collect();
+        if inside.is_empty() {
+            return true;
+        }
+        let mut rest = String::new();
+        let mut at = start;
+        for (s, e) in inside {
+            rest.push_str(&text[at..*s]);
+            at = *e;
+        }
+        rest.push_str(&text[at..end]);
+        names_a_launcher(&rest)
+    });
 }
 
 /// The raw-HTML `<pre>` elements of a page outside `excluded` (code, front

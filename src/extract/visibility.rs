@@ -132,7 +132,10 @@ const GLOBAL: &[&str] = &["inherit", "initial", "unset", "revert", "revert-layer
 /// Whether an inline style (a `style` attribute's text, character
 /// references already decoded) hides the element and what it holds:
 /// `display: none`, `visibility: hidden` or `collapse`,
-/// `content-visibility: hidden`, `opacity` at 0 or below. Read as a browser
+/// `content-visibility: hidden`, `opacity` at 0 or below, or styles that
+/// leave nothing of it to read (`font-size: 0`, `transform: scale(0)`, a
+/// clip to nothing, a zero box with its overflow hidden, transparent text,
+/// a negative offset out of the flow: [`nothing_to_read`]). Read as a browser
 /// reads a declaration list: comments and CSS escapes (`\6e one`) are
 /// undone, names and keywords are ASCII case-insensitive, a declaration
 /// whose value is not valid for its property is dropped, the last valid
@@ -201,6 +204,7 @@ pub(crate) fn css_hides(style: &str) -> Option<String> {
         .flatten()
         .find(|s| s.0)
         .map(|(_, _, what)| what)
+        .or_else(|| nothing_to_read::nothing_to_read(&split_declarations(&text)))
 }
 
 /// An `opacity` value: a number or a percentage (as a fraction).
@@ -397,6 +401,8 @@ pub(crate) fn decode_refs(s: &str) -> String {
     out.push_str(rest);
     out
 }
+
+mod nothing_to_read;
 
 #[cfg(test)]
 mod tests {

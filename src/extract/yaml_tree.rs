@@ -537,6 +537,10 @@ pub(crate) fn pyyaml_scalar(text: &str) -> Option<Result<Val, String>> {
     if matches!(t, "~" | "null" | "Null" | "NULL") {
         return Some(Ok(Val::Null));
     }
+    // timestamp: a `date` or `datetime`, which a program prints with `str()`.
+    if let Some(r) = timestamp::python_str(t) {
+        return Some(r.map(Val::Str));
+    }
     let (sign, body) = match t.strip_prefix(['-', '+']) {
         Some(rest) => (if t.starts_with('-') { -1 } else { 1 }, rest),
         None => (1, t),
@@ -1113,3 +1117,4 @@ impl Node {
 mod pyyaml_text;
 #[cfg(test)]
 mod tests;
+mod timestamp;

@@ -11,6 +11,7 @@ mod adv3_leftovers;
 mod adv4_env;
 mod adv4_eval;
 mod adv4_writes;
+mod adv7;
 mod bash_bounds;
 mod bash_semantics;
 mod bash_values;

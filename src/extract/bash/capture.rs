@@ -29,8 +29,12 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<V
         cmd.trim()
     )));
     let _call = budget::enter_call()?;
+    let label = match &st.place {
+        Some(place) => format!("{place} $(...)"),
+        None => "$(...)".to_string(),
+    };
     let source = Arc::new(Source::new(
-        crate::span::Origin::Inline("$(...)".into()),
+        crate::span::Origin::Inline(label),
         cmd.to_string(),
     ));
     let Some(program) = parsed(&source)? else {
@@ -55,6 +59,7 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<V
         }
         if r.is_err() {
             st.touched = std::mem::take(&mut it.st.touched);
+            carry_out(st, &mut it);
             return Ok(None);
         }
         if it.stopped {
@@ -63,6 +68,7 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<V
     }
     // The files the subshell changed stay changed.
     st.touched = std::mem::take(&mut it.st.touched);
+    carry_out(st, &mut it);
     st.subst_status = Some(it.last_status.clone());
     // A success the evaluation only assumed is not a known `$?`.
     st.last = Some(match (&it.last_status, &it.assumed) {
@@ -77,6 +83,26 @@ pub(crate) fn command_substitution(st: &mut State, cmd: &str) -> Result<Option<V
     let out = it.capture.unwrap_or_default();
     budget::value(out.len())?;
     Ok(Some(Val::Known(out.trim_end_matches('\n').to_string())))
+}
+
+/// Moves what a `$(...)` text started (launches, unsupported and auxiliary
+/// processes, code not read that may start one) into the state of the
+/// command it is in, which reports them as its own when it ends.
+fn carry_out(st: &mut State, it: &mut Interp) {
+    let mut found = std::mem::take(&mut it.out);
+    found.settle_unread();
+    if let Some(deeper) = it.st.inside.take() {
+        found.launches.extend(deeper.launches);
+        found.unsupported.extend(deeper.unsupported);
+        found.auxiliary.extend(deeper.auxiliary);
+    }
+    if found.launches.is_empty() && found.unsupported.is_empty() && found.auxiliary.is_empty() {
+        return;
+    }
+    let inside = st.inside.get_or_insert_default();
+    inside.launches.extend(found.launches);
+    inside.unsupported.extend(found.unsupported);
+    inside.auxiliary.extend(found.auxiliary);
 }
 
 /// Parsed `$(...)` texts of the evaluation running on this thread: a loop

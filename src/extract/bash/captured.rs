@@ -3,7 +3,7 @@
 //! the working folder as `pwd` prints it.
 
 use super::capture::{printf, seq};
-use super::expand::{Val, expand_fields};
+use super::expand::{Field, Val, expand_fields};
 use super::{Interp, Status};
 use crate::error::Error;
 
@@ -92,20 +92,58 @@ fn filter(head: &str, args: &[String], input: &str) -> Option<String> {
 }
 
 impl Interp<'_> {
+    /// The launcher's name when a command's expanded words start a server
+    /// (or another process recipe-drift names: an engine it does not
+    /// resolve, the router), which bash starts inside `$(...)` as anywhere.
+    fn captured_launcher(
+        &self,
+        fields: &[(Field, (usize, usize), Option<String>)],
+    ) -> Option<String> {
+        let words: Vec<&str> = fields.iter().map(|(f, _, _)| f.text.as_str()).collect();
+        let head = fields.first()?;
+        let base = head.0.text.rsplit('/').next().unwrap_or("").to_string();
+        let python = base.starts_with("python") || head.0.unknown.is_some();
+        crate::launch::detect_launcher(&words, python).map(|_| base)
+    }
+
     /// A command inside `$(...)`: its output, when it is one we can know.
+    /// A command run inside `$(...)` or `<(...)`: its words are expanded;
+    /// a server launcher is a launch, as it is outside (bash runs it, and
+    /// its output is not knowable); a command whose output is modelled
+    /// writes that output; anything else makes the output unknown.
     pub(super) fn captured_command(
         &mut self,
+        sc: &ast::SimpleCommand,
+        assigns: &[&ast::Assignment],
         raw: &[(&ast::Word, Option<&ast::Assignment>)],
         at: usize,
     ) -> Result<Status, Error> {
-        let mut words: Vec<Val> = Vec::new();
+        let mut fields: Vec<(Field, (usize, usize), Option<String>)> = Vec::new();
         for (w, _) in raw {
-            for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(at, m))? {
-                words.push(match f.unknown {
-                    Some(r) => Val::Unknown(r),
-                    None => Val::Known(f.text),
-                });
+            let range = self.word_range(w, at);
+            let var = super::command::first_var(&w.value);
+            for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))? {
+                let r = f.span.unwrap_or(range);
+                fields.push((f, r, var.clone()));
             }
+        }
+        let words: Vec<Val> = fields
+            .iter()
+            .map(|(f, _, _)| match &f.unknown {
+                Some(r) => Val::Unknown(r.clone()),
+                None => Val::Known(f.text.clone()),
+            })
+            .collect();
+        if let Some(head) = self.captured_launcher(&fields) {
+            self.capture_unknown.get_or_insert(format!(
+                "the output of `{head}` (a process it starts) is not knowable"
+            ));
+            let input = self.input_of(sc, at);
+            let launches = self.out.launches.len();
+            self.maybe_launch(assigns, &fields, at, input)?;
+            super::budget::launched(&self.out.launches[launches..]).map_err(|m| self.err(at, m))?;
+            self.assumed = Some(head);
+            return Ok(Status::Ok);
         }
         if let Some(r) = words.iter().find_map(|w| match w {
             Val::Unknown(r) => Some(r.clone()),

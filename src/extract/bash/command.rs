@@ -335,7 +335,7 @@ impl Interp<'_> {
                 && !matches!(builtin.as_str(), "true" | ":" | "false" | "[" | "test")
                 && !self.st.functions.contains_key(&builtin) =>
             {
-                return self.captured_command(&raw, at);
+                return self.captured_command(sc, &assigns, &raw, at);
             }
             ":" | "true" => {
                 // Arguments are still expanded: `: "${X:=default}"` assigns.
@@ -1396,7 +1396,7 @@ fn split_like_read(line: &str, ifs: &str) -> Vec<String> {
     out
 }
 
-fn first_var(raw: &str) -> Option<String> {
+pub(super) fn first_var(raw: &str) -> Option<String> {
     let i = raw.find('$')?;
     let rest = raw[i + 1..].trim_start_matches('{');
     let name: String = rest

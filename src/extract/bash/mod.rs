@@ -203,6 +203,14 @@ pub struct State {
     namerefs: BTreeMap<String, Val>,
     /// The status of the last `$(...)` evaluated (an assignment's status).
     subst_status: Option<Status>,
+    /// What the `$(...)` texts of the command running now started
+    /// (launches, unsupported and auxiliary processes): moved into the
+    /// evaluation when the command ends. A copy of the state starts with
+    /// none.
+    inside: Option<Box<Evaluation>>,
+    /// Where the command running now is (`FILE:LINE:COL`): the label of
+    /// the text of a `$(...)` in it, which places what that text starts.
+    place: Option<String>,
     /// The status of the last command, as `$?` reads it (set before each
     /// command runs).
     last: Option<Status>,
@@ -295,6 +303,8 @@ impl Clone for State {
             cases: self.cases.clone(),
             namerefs: self.namerefs.clone(),
             subst_status: self.subst_status.clone(),
+            inside: None,
+            place: self.place.clone(),
             last: self.last.clone(),
             brace_used: self.brace_used.clone(),
             harness: self.harness,

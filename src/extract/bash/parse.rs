@@ -377,13 +377,58 @@ enum Parsed {
 fn parse_bounded(text: &str, max: usize) -> Parsed {
     let options = ParserOptions::default();
     match brush_parser::uncached_tokenize_str(text, &options.tokenizer_options()) {
-        Ok(tokens) => match nesting_too_deep(&tokens, max) {
+        Ok(mut tokens) => match nesting_too_deep(&tokens, max) {
             Some(at) => Parsed::TooDeep(at),
-            None => Parsed::Done(brush_parser::parse_tokens(&tokens, &options)),
+            None => {
+                select_as_for(&mut tokens);
+                Parsed::Done(brush_parser::parse_tokens(&tokens, &options))
+            }
         },
         // The parser's own run gives the error its position (it stops at
         // the same place, before any nesting).
         Err(_) => Parsed::Done(Parser::new(text.as_bytes(), &options).parse_program()),
+    }
+}
+
+/// bash's `select NAME [in WORDS]; do BODY; done`, which brush-parser
+/// does not know, read as the `for` loop of the same shape: its keyword
+/// token becomes `for`, keeping its place in the text, where the evaluator
+/// finds the keyword written (`select`) and runs the loop as one. A
+/// `select` word is the keyword where a command starts (first, after a
+/// control operator, or after a reserved word that a command follows) and
+/// a name and `in`, `;`, a newline or `do` follow it, as bash reads it (a
+/// case pattern `select)` or an argument `echo select x` is a word).
+fn select_as_for(tokens: &mut [Token]) {
+    const AFTER_OPERATORS: &[&str] = &[";", "\n", "&", "&&", "||", "|", "|&", "("];
+    const AFTER_WORDS: &[&str] = &[
+        "do", "then", "else", "elif", "{", "!", "if", "while", "until", "time",
+    ];
+    for i in 0..tokens.len() {
+        let Token::Word(w, _) = &tokens[i] else {
+            continue;
+        };
+        if w != "select" {
+            continue;
+        }
+        let starts = match i.checked_sub(1).map(|p| &tokens[p]) {
+            None => true,
+            Some(Token::Operator(o, _)) => AFTER_OPERATORS.contains(&o.as_str()),
+            Some(Token::Word(w, _)) => AFTER_WORDS.contains(&w.as_str()),
+        };
+        let named = matches!(tokens.get(i + 1), Some(Token::Word(n, _))
+            if n.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        let then = match tokens.get(i + 2) {
+            Some(Token::Word(w, _)) => w == "in" || w == "do",
+            Some(Token::Operator(o, _)) => o == ";" || o == "\n",
+            None => false,
+        };
+        if starts && named && then {
+            let Token::Word(_, at) = &tokens[i] else {
+                continue;
+            };
+            tokens[i] = Token::Word("for".into(), at.clone());
+        }
     }
 }
 

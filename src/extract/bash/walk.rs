@@ -483,7 +483,36 @@ impl<'a> Interp<'a> {
         Ok(status)
     }
 
+    /// Runs one command; what the `$(...)` texts in it started is reported
+    /// with it, under the conditions it runs under.
     fn command(&mut self, c: &Command) -> Result<Status, Error> {
+        let at = c.location().map(|l| self.byte(&l.start)).unwrap_or(0);
+        let outer = self.st.place.replace(self.source.place(at));
+        let r = self.command_itself(c);
+        self.st.place = outer;
+        if let Some(found) = self.st.inside.take() {
+            for mut launch in found.launches {
+                if let Some(r) = self.condition()
+                    && !matches!(
+                        launch.launcher[0].provenance,
+                        crate::launch::Provenance::Unknown { .. }
+                    )
+                {
+                    launch.launcher[0].provenance = crate::launch::Provenance::Unknown {
+                        reason: format!(
+                            "this launch runs only under a condition that is not knowable: {r}"
+                        ),
+                    };
+                }
+                self.out.launches.push(launch);
+            }
+            self.out.unsupported.extend(found.unsupported);
+            self.out.auxiliary.extend(found.auxiliary);
+        }
+        r
+    }
+
+    fn command_itself(&mut self, c: &Command) -> Result<Status, Error> {
         // `$?` in this command is the status of the one before it; a
         // success the evaluation only assumed is not knowable.
         self.st.last = Some(match (&self.last_status, &self.assumed) {
@@ -624,6 +653,21 @@ impl<'a> Interp<'a> {
                             }
                         }
                     }
+                }
+                // `select NAME in WORDS` (read as a `for`, see the parser):
+                // it prints a menu of WORDS and reads the choices from
+                // standard input, which is not knowable: the body may run
+                // any number of times, with NAME and REPLY unknown.
+                if self.source.text[at..].starts_with("select") {
+                    let line = self.source.line_col(at).line;
+                    let r = format!(
+                        "line {line}: the `select` loop reads its choices from standard input, which is not knowable"
+                    );
+                    self.st
+                        .set_scalar(&f.variable_name, Val::Unknown(r.clone()));
+                    self.st.set_scalar("REPLY", Val::Unknown(r.clone()));
+                    self.maybe_run(&f.body.list, &r)?;
+                    return Ok(Status::Ok);
                 }
                 if let Some(r) = unknown {
                     self.st

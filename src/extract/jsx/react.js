@@ -1214,6 +1214,53 @@
     return s;
   }
 
+  // The text of a node as the DOM's textContent holds it, shown or not
+  // (an <option>'s value when it has no `value`: HTML's option text).
+  function rawText(node) {
+    if (typeof node === 'string') return node;
+    var s = '';
+    if (node.children) for (var i = 0; i < node.children.length; i++) s += rawText(node.children[i]);
+    return s;
+  }
+
+  // The nodes a `<fieldset disabled>` disables (HTML's disabled form
+  // controls): its descendants, except those inside its first <legend>
+  // child.
+  function fieldsetDisabled(nodes) {
+    var out = new Set();
+    walk(nodes, function (n) {
+      if (n.type !== 'fieldset' || !n.props.disabled) return;
+      var kids = n.children || [];
+      var legend = null;
+      for (var i = 0; i < kids.length; i++) {
+        if (typeof kids[i] !== 'string' && kids[i].type === 'legend') { legend = kids[i]; break; }
+      }
+      for (var j = 0; j < kids.length; j++) {
+        if (kids[j] === legend || typeof kids[j] === 'string') continue;
+        out.add(kids[j]);
+        walk([kids[j]], function (d) { out.add(d); });
+      }
+    });
+    return out;
+  }
+
+  // The options of a <select> as a reader can pick them: an option is
+  // disabled when it or its <optgroup> is (HTML), and one not shown
+  // (`hidden`, `display: none`) is not offered; its value is its `value`,
+  // else its text (shown or not).
+  function selectOptions(nodes, groupDisabled, out) {
+    for (var i = 0; i < nodes.length; i++) {
+      var o = nodes[i];
+      if (typeof o === 'string') continue;
+      if (o.type === 'option') {
+        out.push({ value: o.props.value != null ? String(o.props.value) : rawText(o), disabled: groupDisabled || !!o.props.disabled || notShown(o), label: text(o) });
+      } else if (o.children) {
+        selectOptions(o.children, groupDisabled || (o.type === 'optgroup' && !!o.props.disabled), out);
+      }
+    }
+    return out;
+  }
+
   function walk(nodes, fn) {
     for (var i = 0; i < nodes.length; i++) {
       var n = nodes[i];
@@ -1240,10 +1287,7 @@
         else if (t === 'text') out.push({ kind: 'text', key: keyOf(p), value: p.value == null ? '' : String(p.value), disabled: !!p.disabled, node: n });
         else if (t === 'range') out.push(range(p, n));
       } else if (n.type === 'select') {
-        var options = [];
-        walk(n.children || [], function (o) {
-          if (o.type === 'option') options.push({ value: o.props.value != null ? String(o.props.value) : text(o), disabled: !!o.props.disabled, label: text(o) });
-        });
+        var options = selectOptions(n.children || [], false, []);
         out.push({ kind: 'select', key: keyOf(p), value: String(p.value), disabled: !!p.disabled, options: options, node: n });
       } else if (n.type !== 'option' && typeof p.onClick === 'function') {
         // A button (or any element a reader can click): key = its name, id
@@ -1252,6 +1296,12 @@
         out.push({ kind: 'button', key: bkey, value: 'click', disabled: !!p.disabled, node: n });
       }
     });
+    var locked = fieldsetDisabled(nodes);
+    for (var f = 0; f < out.length; f++) {
+      var fc = out[f];
+      // Form controls only: a clickable <div> is not one.
+      if (locked.has(fc.node) && (fc.kind !== 'button' || fc.node.type === 'button')) fc.disabled = true;
+    }
     // A label around an input describes it (used in error messages).
     if (labels.length) {
       var byNode = new Map();
@@ -1307,9 +1357,19 @@
     var value = p.value == null ? '' : String(p.value);
     var count = step > 0 && max >= min ? Math.floor((max - min) / step + 1e-9) + 1 : 0;
     if (count < 1 || count > RANGE_POSITIONS) return { kind: 'text', key: keyOf(p), value: value, disabled: !!p.disabled, node: n };
+    // A browser steps in decimal (Blink's Decimal): min + i x step at the
+    // decimal places of min and step, printed shortest (`0.8`, not
+    // `0.7999999999999999`).
+    function places(x) {
+      var m = /^-?\d*(?:\.(\d+))?(?:e([-+]\d+))?$/i.exec(String(x));
+      if (!m) return 0;
+      var d = (m[1] ? m[1].length : 0) - (m[2] ? Number(m[2]) : 0);
+      return Math.min(Math.max(d, 0), 100);
+    }
+    var digits = Math.max(places(min), places(step));
     var options = [];
     for (var i = 0; i < count; i++) {
-      var v = String(min + i * step);
+      var v = String(Number((min + i * step).toFixed(digits)));
       options.push({ value: v, disabled: false, label: v });
     }
     return { kind: 'select', range: true, key: keyOf(p), value: value, disabled: !!p.disabled, options: options, node: n };

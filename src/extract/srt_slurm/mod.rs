@@ -177,6 +177,7 @@ pub fn read(source: &Arc<Source>, selector: Option<&str>, name: &str) -> Result<
             ),
         ));
     };
+    mapping_shapes(&job, backend)?;
     let frontend = match job.path(&["frontend", "type"]) {
         None => "dynamo".to_string(),
         Some(t) => t
@@ -288,3 +289,37 @@ fn unmodelled(job: &Node) -> Option<String> {
 
 #[cfg(test)]
 mod tests;
+
+/// The values srtctl's schema types as mappings: `resources` (a
+/// `ResourceConfig`), the backend's role maps (`sglang_config`, typed as a
+/// config object) and each role map in it (`dict | None`). Anything else
+/// there fails srtctl's validation: an input error at the value.
+fn mapping_shapes(job: &Node, backend: Option<Backend>) -> Result<(), Error> {
+    let not_mapping = |n: &Node, what: &str| {
+        Error::input(
+            n.span.clone(),
+            format!(
+                "`{what}` is {}, where srtctl's schema needs a mapping (its validation fails)",
+                variant::python_type(&n.val)
+            ),
+        )
+    };
+    if let Some(r) = job.get("resources").filter(|r| !r.is_map()) {
+        return Err(not_mapping(r, "resources"));
+    }
+    let Some(key) = backend.map(Backend::config_key) else {
+        return Ok(());
+    };
+    let Some(maps) = job.path(&["backend", key]) else {
+        return Ok(());
+    };
+    if !maps.is_map() {
+        return Err(not_mapping(maps, &format!("backend.{key}")));
+    }
+    for role in ["prefill", "decode", "aggregated"] {
+        if let Some(m) = maps.get(role).filter(|m| !m.is_map()) {
+            return Err(not_mapping(m, &format!("backend.{key}.{role}")));
+        }
+    }
+    Ok(())
+}

@@ -121,7 +121,7 @@ pub(super) enum Backend {
 
 impl Backend {
     /// The key of its per-role flag maps.
-    fn config_key(self) -> &'static str {
+    pub(super) fn config_key(self) -> &'static str {
         match self {
             Backend::Sglang => "sglang_config",
             Backend::Vllm => "vllm_config",

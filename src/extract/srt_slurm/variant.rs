@@ -94,8 +94,26 @@ pub(super) fn select(doc: &Node, selector: Option<&str>) -> Result<Node, Error> 
             ),
         ));
     }
-    match doc.get(selector) {
-        Some(o) if selector.starts_with("override_") => Ok(merge(base, o)),
+    match doc.entries().iter().rev().find(|(k, _, _)| k == selector) {
+        Some((_, key, o)) if selector.starts_with("override_") => {
+            if !o.is_map() {
+                // srtctl's `deep_merge(base, override)` calls `.items()` on it.
+                let ty = python_type(&o.val);
+                let at = if matches!(o.val, Val::Null) {
+                    key
+                } else {
+                    &o.span
+                };
+                return Err(Error::input(
+                    at.clone(),
+                    format!(
+                        "`{selector}` is {ty}, not a mapping: srtctl merges an override into `base` key by key and stops here ('{}' object has no attribute 'items')",
+                        ty.rsplit(' ').next().unwrap_or(ty)
+                    ),
+                ));
+            }
+            Ok(merge(base, o))
+        }
         _ => Err(Error::input(
             doc.span.clone(),
             format!("no `{selector}` in this recipe (it has: {})", available()),
@@ -236,4 +254,18 @@ pub(super) fn dedupe(n: Node) -> Node {
         other => other,
     };
     Node { span: n.span, val }
+}
+
+/// The Python type PyYAML reads a value as, with its article (`a list`,
+/// `None`), as srtctl's errors about it name it.
+pub(super) fn python_type(v: &Val) -> &'static str {
+    match v {
+        Val::Null => "null (NoneType)",
+        Val::Bool(_) => "a bool",
+        Val::Int(_) => "an int",
+        Val::Float(_) => "a float",
+        Val::Str(_) => "a str",
+        Val::Seq(_) => "a list",
+        Val::Map(_) => "a dict",
+    }
 }
