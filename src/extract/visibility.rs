@@ -129,6 +129,23 @@ const DISPLAY_WORDS: &[&str] = &[
 /// The CSS-wide keywords: valid for every property, none of them hides.
 const GLOBAL: &[&str] = &["inherit", "initial", "unset", "revert", "revert-layer"];
 
+/// One CSS declaration (`name: value !important`) as its property name and
+/// value, both lower-cased and trimmed, and whether it is `!important`;
+/// `None` without a `:`.
+pub(crate) fn declaration(decl: &str) -> Option<(String, String, bool)> {
+    let (name, value) = decl.split_once(':')?;
+    let name = name.trim().to_ascii_lowercase();
+    let mut value = value.trim().to_ascii_lowercase();
+    let mut important = false;
+    if let Some(bang) = value.rfind('!')
+        && value[bang + 1..].trim() == "important"
+    {
+        important = true;
+        value = value[..bang].trim().to_string();
+    }
+    Some((name, value, important))
+}
+
 /// Whether an inline style (a `style` attribute's text, character
 /// references already decoded) hides the element and what it holds:
 /// `display: none`, `visibility: hidden` or `collapse`,
@@ -149,21 +166,12 @@ pub(crate) fn css_hides(style: &str) -> Option<String> {
     let mut state: [Option<(bool, bool, String)>; 4] = [None, None, None, None];
     const PROPS: [&str; 4] = ["display", "visibility", "content-visibility", "opacity"];
     for decl in split_declarations(&text) {
-        let Some((name, value)) = decl.split_once(':') else {
+        let Some((name, value, important)) = declaration(decl) else {
             continue;
         };
-        let name = name.trim().to_ascii_lowercase();
         let Some(p) = PROPS.iter().position(|n| *n == name) else {
             continue;
         };
-        let mut value = value.trim().to_ascii_lowercase();
-        let mut important = false;
-        if let Some(bang) = value.rfind('!')
-            && value[bang + 1..].trim() == "important"
-        {
-            important = true;
-            value = value[..bang].trim().to_string();
-        }
         let hides = if value.contains("var(") {
             Some(true)
         } else if GLOBAL.contains(&value.as_str()) {

@@ -127,13 +127,7 @@ impl Interp<'_> {
                 fields.push((f, r, var.clone()));
             }
         }
-        let words: Vec<Val> = fields
-            .iter()
-            .map(|(f, _, _)| match &f.unknown {
-                Some(r) => Val::Unknown(r.clone()),
-                None => Val::Known(f.text.clone()),
-            })
-            .collect();
+        let words: Vec<Val> = fields.iter().map(|(f, _, _)| f.val()).collect();
         if let Some(head) = self.captured_launcher(&fields) {
             self.capture_unknown.get_or_insert(format!(
                 "the output of `{head}` (a process it starts) is not knowable"

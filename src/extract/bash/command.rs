@@ -424,13 +424,7 @@ impl Interp<'_> {
         // A function of the script (a builtin's or a launcher's name too),
         // unless `command` / `builtin` skips functions.
         if !skip_functions && let Some(f) = self.st.functions.get(&head).cloned() {
-            let args: Vec<Val> = fields[1..]
-                .iter()
-                .map(|(f, _, _)| match &f.unknown {
-                    Some(r) => Val::Unknown(r.clone()),
-                    None => Val::Known(f.text.clone()),
-                })
-                .collect();
+            let args: Vec<Val> = fields[1..].iter().map(|(f, _, _)| f.val()).collect();
             return self.with_prefix(&assigns, |this| this.call(&f, &args, at));
         }
         match head.as_str() {
@@ -443,13 +437,7 @@ impl Interp<'_> {
                             .map_err(|m| self.err(at, m))?;
                     }
                 }
-                let mut args: Vec<Val> = fields[1..]
-                    .iter()
-                    .map(|(f, _, _)| match &f.unknown {
-                        Some(r) => Val::Unknown(r.clone()),
-                        None => Val::Known(f.text.clone()),
-                    })
-                    .collect();
+                let mut args: Vec<Val> = fields[1..].iter().map(|(f, _, _)| f.val()).collect();
                 if head == "[" && args.last() == Some(&Val::Known("]".into())) {
                     args.pop();
                 }
@@ -476,13 +464,7 @@ impl Interp<'_> {
             }
             return Ok(Status::Ok);
         }
-        let words: Vec<Val> = fields
-            .iter()
-            .map(|(f, _, _)| match &f.unknown {
-                Some(r) => Val::Unknown(r.clone()),
-                None => Val::Known(f.text.clone()),
-            })
-            .collect();
+        let words: Vec<Val> = fields.iter().map(|(f, _, _)| f.val()).collect();
         self.note_command_writes(&words, at);
         let made = |out: &super::Evaluation| {
             out.launches.len() + out.unsupported.len() + out.auxiliary.len() + out.recorded.len()
@@ -1291,10 +1273,7 @@ impl Interp<'_> {
             let range = self.word_range(w, at);
             args.extend(expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))?);
         }
-        let val = |f: &Field| match &f.unknown {
-            Some(r) => Val::Unknown(r.clone()),
-            None => Val::Known(f.text.clone()),
-        };
+        let val = |f: &Field| f.val();
         if builtin == "shift" {
             let n = match args.first() {
                 None => Val::Known("1".into()),

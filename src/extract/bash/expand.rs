@@ -49,6 +49,16 @@ pub struct Field {
     pub span: Option<Range>,
 }
 
+impl Field {
+    /// Its value: known text, or unknown with the reason.
+    pub fn val(&self) -> Val {
+        match &self.unknown {
+            Some(r) => Val::Unknown(r.clone()),
+            None => Val::Known(self.text.clone()),
+        }
+    }
+}
+
 /// A piece of expanded text, tracking whether it may be split.
 #[derive(Debug, Clone)]
 struct Chunk {

@@ -244,10 +244,7 @@ impl Interp<'_> {
             .unwrap_or("")
             .to_string();
         let at = fields[0].1.0;
-        let val = |f: &Field| match &f.unknown {
-            Some(r) => Val::Unknown(r.clone()),
-            None => Val::Known(f.text.clone()),
-        };
+        let val = |f: &Field| f.val();
         let mut shell = Shell::default();
         let (mut command, mut stdin, mut noexec, mut short) = (false, false, false, false);
         // Startup: `-l` / `--login`, `-i`, `--norc`, `--noprofile`, `--rcfile
@@ -602,13 +599,7 @@ impl Interp<'_> {
                         run.extend(fields[1..].iter().cloned());
                         return self.shell(&run, mods, None);
                     }
-                    let args = fields[1..]
-                        .iter()
-                        .map(|(f, _, _)| match &f.unknown {
-                            Some(r) => Val::Unknown(r.clone()),
-                            None => Val::Known(f.text.clone()),
-                        })
-                        .collect();
+                    let args = fields[1..].iter().map(|(f, _, _)| f.val()).collect();
                     return self.run_child(&source, args, mods, &Shell::default(), range.0);
                 }
                 // A file named inside the root that the confined layer refuses.

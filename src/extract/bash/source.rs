@@ -259,15 +259,8 @@ impl Interp<'_> {
                 (read.source.clone(), read.index.clone(), program, call)
             }
         };
-        let args: Option<Vec<Val>> = (fields.len() > 1).then(|| {
-            fields[1..]
-                .iter()
-                .map(|f| match &f.unknown {
-                    Some(r) => Val::Unknown(r.clone()),
-                    None => Val::Known(f.text.clone()),
-                })
-                .collect()
-        });
+        let args: Option<Vec<Val>> =
+            (fields.len() > 1).then(|| fields[1..].iter().map(|f| f.val()).collect());
         let saved = args.map(|a| std::mem::replace(&mut self.st.positional, a));
         let flow = self.flow.len();
         self.sourcing += 1;

@@ -8,18 +8,9 @@
 fn winners(declarations: &[&str]) -> Vec<(String, String)> {
     let mut out: Vec<(String, String, bool)> = Vec::new();
     for decl in declarations {
-        let Some((name, value)) = decl.split_once(':') else {
+        let Some((name, value, important)) = super::declaration(decl) else {
             continue;
         };
-        let name = name.trim().to_ascii_lowercase();
-        let mut value = value.trim().to_ascii_lowercase();
-        let mut important = false;
-        if let Some(bang) = value.rfind('!')
-            && value[bang + 1..].trim() == "important"
-        {
-            important = true;
-            value = value[..bang].trim().to_string();
-        }
         match out.iter_mut().find(|(n, _, _)| *n == name) {
             Some(w) if w.2 && !important => {}
             Some(w) => (w.1, w.2) = (value, important),
