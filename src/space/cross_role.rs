@@ -207,22 +207,7 @@ mod tests {
     use super::*;
 
     fn resolved(cmd: &str, version: &str) -> (Span, Resolved) {
-        let src = std::sync::Arc::new(crate::span::Source::new(
-            crate::span::Origin::Inline("t".into()),
-            cmd.to_string(),
-        ));
-        let launch = crate::extract::extract_source(
-            &src,
-            crate::extract::InputKind::Command,
-            &Default::default(),
-        )
-        .unwrap()
-        .remove(0);
-        let opts = crate::resolved::ResolveOptions {
-            engine_version: Some(version.into()),
-            ..Default::default()
-        };
-        let r = crate::engine::resolve_outcome(&launch, &opts).unwrap();
+        let (launch, r) = super::super::resolved_command(cmd, version);
         (launch.span, r)
     }
 

@@ -458,23 +458,9 @@ impl Loader<'_> {
                 ));
                 continue;
             }
-            let expanded = match extract::inferencex::expand_with_env(
-                &at,
-                &e.key,
-                &BTreeMap::new(),
-                &BTreeMap::new(),
-                self.files,
-            ) {
-                Ok(x) => x,
-                // An entry the checkout cannot run (a script it names is
-                // missing) is the benchmark's defect, not the docs': not
-                // compared, with the cause.
-                Err(err) => {
-                    loaded.skipped.push((name, format!("not compared: {err}")));
-                    continue;
-                }
+            let Some(expanded) = self.expand_entry(&at, &e.key, &name, &mut loaded) else {
+                continue;
             };
-            crate::engine::note_secrets(expanded.points.iter().flat_map(|p| &p.launches));
             // Points whose launches are written identically are one deployment.
             let mut groups: Vec<(String, Points, Launch)> = Vec::new();
             for p in expanded.points {
@@ -535,6 +521,37 @@ impl Loader<'_> {
         loaded
     }
 
+    /// Every point of entry `key` with its launches (their secrets noted), or
+    /// `None` with the entry listed as skipped: an entry the checkout cannot
+    /// run (a script it names is missing) is the benchmark's defect, not the
+    /// docs', so it is not compared, with the cause.
+    fn expand_entry(
+        &self,
+        at: &Location,
+        key: &str,
+        name: &str,
+        loaded: &mut Loaded,
+    ) -> Option<extract::inferencex::Expanded> {
+        match extract::inferencex::expand_with_env(
+            at,
+            key,
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+            self.files,
+        ) {
+            Ok(x) => {
+                crate::engine::note_secrets(x.points.iter().flat_map(|p| &p.launches));
+                Some(x)
+            }
+            Err(err) => {
+                loaded
+                    .skipped
+                    .push((name.to_string(), format!("not compared: {err}")));
+                None
+            }
+        }
+    }
+
     /// The deployments of a multi-node entry: each point that runs an
     /// srt-slurm recipe in the checkout is a deployment whose roles are the
     /// recipe's workers (points with identical roles grouped); a point whose
@@ -562,20 +579,9 @@ impl Loader<'_> {
             ));
             return;
         }
-        let expanded = match extract::inferencex::expand_with_env(
-            at,
-            &e.key,
-            &BTreeMap::new(),
-            &BTreeMap::new(),
-            self.files,
-        ) {
-            Ok(x) => x,
-            Err(err) => {
-                loaded.skipped.push((name, format!("not compared: {err}")));
-                return;
-            }
+        let Some(expanded) = self.expand_entry(at, &e.key, &name, loaded) else {
+            return;
         };
-        crate::engine::note_secrets(expanded.points.iter().flat_map(|p| &p.launches));
         let identity = super::Identity {
             engine: engine_name.to_string(),
             model: Some(e.model.to_ascii_lowercase()),

@@ -768,6 +768,26 @@ fn is_on(v: &Value) -> bool {
     }
 }
 
+/// A one-line command as the engine release `version` resolves it, with
+/// its launch (the tests of the space's readers).
+#[cfg(test)]
+pub(crate) fn resolved_command(cmd: &str, version: &str) -> (Launch, crate::resolved::Resolved) {
+    let src = std::sync::Arc::new(crate::span::Source::new(
+        crate::span::Origin::Inline("t".into()),
+        cmd.to_string(),
+    ));
+    let launch =
+        crate::extract::extract_source(&src, crate::extract::InputKind::Command, &BTreeMap::new())
+            .unwrap()
+            .remove(0);
+    let opts = crate::resolved::ResolveOptions {
+        engine_version: Some(version.into()),
+        ..Default::default()
+    };
+    let r = crate::engine::resolve_outcome(&launch, &opts).unwrap();
+    (launch, r)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -812,22 +832,7 @@ mod tests {
 
     /// The shape of a command as SGLang `version` resolves it.
     fn sglang_shape(cmd: &str, version: &str) -> Shape {
-        let src = std::sync::Arc::new(crate::span::Source::new(
-            crate::span::Origin::Inline("t".into()),
-            cmd.to_string(),
-        ));
-        let launch = crate::extract::extract_source(
-            &src,
-            crate::extract::InputKind::Command,
-            &BTreeMap::new(),
-        )
-        .unwrap()
-        .remove(0);
-        let opts = crate::resolved::ResolveOptions {
-            engine_version: Some(version.into()),
-            ..Default::default()
-        };
-        let r = crate::engine::resolve_outcome(&launch, &opts).unwrap();
+        let (_, r) = super::resolved_command(cmd, version);
         shape_of(&r, Some("org/Model-FP8"))
     }
 

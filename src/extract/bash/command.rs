@@ -868,7 +868,25 @@ impl Interp<'_> {
         assigns: &[&ast::Assignment],
         run: impl FnOnce(&mut Self) -> Result<Status, Error>,
     ) -> Result<Status, Error> {
-        let mut saved = Vec::new();
+        let (saved, assigned) = self.enter_prefix(assigns);
+        let status = assigned.and_then(|()| run(self));
+        for (n, s) in saved.into_iter().rev() {
+            self.st.restore(n, s);
+        }
+        status
+    }
+
+    /// Starts a command's prefix assignments (bash's temporary environment):
+    /// each variable they name is shadowed (its value kept, to be restored
+    /// in reverse order once the command ends) and then assigned, exported,
+    /// up to the first error. A prefix assignment to a readonly variable is
+    /// refused ("readonly variable") and the command still runs (bash 5.2,
+    /// not in POSIX mode): such a variable is not shadowed.
+    pub(super) fn enter_prefix(
+        &mut self,
+        assigns: &[&ast::Assignment],
+    ) -> (Vec<(String, super::Shadowed)>, Result<(), Error>) {
+        let mut saved: Vec<(String, super::Shadowed)> = Vec::new();
         for a in assigns {
             let AssignmentName::VariableName(n) = &a.name else {
                 continue;
@@ -882,22 +900,12 @@ impl Interp<'_> {
             let shadowed = self.st.shadow(&n, true);
             saved.push((n, shadowed));
         }
-        // A prefix assignment to a readonly variable is refused ("readonly
-        // variable") and the command still runs (bash 5.2, not in POSIX mode).
-        let mut status = Ok(Status::Ok);
         for a in assigns {
             if let Err(e) = self.assign(a, true) {
-                status = Err(e);
-                break;
+                return (saved, Err(e));
             }
         }
-        if status.is_ok() {
-            status = run(self);
-        }
-        for (n, s) in saved.into_iter().rev() {
-            self.st.restore(n, s);
-        }
-        status
+        (saved, Ok(()))
     }
 
     /// `eval ARGS...`: the arguments joined with spaces are parsed and run as

@@ -290,27 +290,7 @@ impl Interp<'_> {
     /// readonly variable is not assigned) and then taken back: the shell's
     /// variables are as before. Expansion side effects (`${X:=1}`) stay.
     fn temp_env(&mut self, prefix: &[&ast::Assignment]) -> Result<Vec<TempBinding>, Error> {
-        let mut saved = Vec::new();
-        for a in prefix {
-            let AssignmentName::VariableName(n) = &a.name else {
-                continue;
-            };
-            let Ok(n) = self.st.resolve(n) else {
-                continue;
-            };
-            if self.st.is_readonly(&n) || saved.iter().any(|(k, _)| *k == n) {
-                continue;
-            }
-            let shadowed = self.st.shadow(&n, true);
-            saved.push((n, shadowed));
-        }
-        let mut result = Ok(());
-        for a in prefix {
-            if let Err(e) = self.assign(a, true) {
-                result = Err(e);
-                break;
-            }
-        }
+        let (saved, result) = self.enter_prefix(prefix);
         let mut out = Vec::new();
         for (n, _) in &saved {
             if let Some(value) = self.st.vars.get(n) {

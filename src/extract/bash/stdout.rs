@@ -128,20 +128,23 @@ impl Interp<'_> {
         if self.capture.is_none() {
             return;
         }
-        let redirects = sc
-            .prefix
-            .iter()
-            .flat_map(|p| p.0.iter())
-            .chain(sc.suffix.iter().flat_map(|s| s.0.iter()))
-            .filter_map(|it| match it {
-                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => Some(r),
-                _ => None,
-            });
-        if stdout_after(redirects) != Target::Captured {
+        if stdout_after(redirects_of(sc)) != Target::Captured {
             self.capture_unknown.get_or_insert(
                 "`exec` moves the standard output of the rest of the text, which is not followed"
                     .into(),
             );
         }
     }
+}
+
+/// The redirections of a simple command, prefix then suffix, in order.
+pub(super) fn redirects_of(sc: &ast::SimpleCommand) -> impl Iterator<Item = &ast::IoRedirect> {
+    sc.prefix
+        .iter()
+        .flat_map(|p| p.0.iter())
+        .chain(sc.suffix.iter().flat_map(|s| s.0.iter()))
+        .filter_map(|it| match it {
+            ast::CommandPrefixOrSuffixItem::IoRedirect(r) => Some(r),
+            _ => None,
+        })
 }

@@ -536,16 +536,7 @@ impl<'a> Interp<'a> {
                     .and_then(|w| w.loc.as_ref())
                     .map(|l| self.byte(&l.start))
                     .unwrap_or(0);
-                let redirects: Vec<&ast::IoRedirect> = sc
-                    .prefix
-                    .iter()
-                    .flat_map(|p| p.0.iter())
-                    .chain(sc.suffix.iter().flat_map(|s| s.0.iter()))
-                    .filter_map(|it| match it {
-                        ast::CommandPrefixOrSuffixItem::IoRedirect(r) => Some(r),
-                        _ => None,
-                    })
-                    .collect();
+                let redirects: Vec<&ast::IoRedirect> = super::stdout::redirects_of(sc).collect();
                 if !redirects.is_empty() {
                     self.note_redirects(redirects.iter().copied(), at)?;
                     self.note_written_text(sc, at);
