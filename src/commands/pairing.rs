@@ -85,12 +85,17 @@ impl Run<'_> {
         keep: impl Fn(LinkReport) -> T + Sync,
         take: impl FnMut(T),
     ) -> Result<Found, crate::error::Error> {
-        let loader = Loader {
+        let mut loader = Loader {
             files: self.fetcher,
             checkpoints: Some(self.checkpoints.clone()),
             families: self.manifest.families.clone(),
             max_states: self.max_states,
+            pool_sizes: Vec::new(),
         };
+        // The recipe side first: the docs' prefill/decode clusters are also
+        // composed at the pool sizes its benchmarks run.
+        let recipes = loader.inferencex(self.inferencex);
+        loader.pool_sizes = recipes.pool_sizes.clone();
         let mut docs = crate::space::load::Loaded::default();
         for (root, files) in self.docs {
             let loaded = loader.docs(root, files);
@@ -99,7 +104,6 @@ impl Run<'_> {
             docs.skipped.extend(loaded.skipped);
             docs.cuts.extend(loaded.cuts);
         }
-        let recipes = loader.inferencex(self.inferencex);
         let pair_by = self
             .manifest
             .policy

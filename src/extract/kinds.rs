@@ -237,7 +237,11 @@ impl Extractor for VllmRecipe {
         let scope = hardware_scope(opts.hardware_scope.as_deref().unwrap_or("verified"))?;
         let taxonomy = vllm_recipes::Taxonomy::find_for(path)?;
         let recipe = vllm_recipes::Recipe::parse(&source)?;
-        Ok(Selections::Recipe(recipe.compose_all(&taxonomy, scope)?))
+        Ok(Selections::Recipe(recipe.compose_all(
+            &taxonomy,
+            scope,
+            &opts.pool_sizes,
+        )?))
     }
 }
 

@@ -34,6 +34,10 @@ pub struct Options {
     pub explore: jsx::Explore,
     /// Props a component file's components are rendered with (`--prop`).
     pub props: Vec<(String, String)>,
+    /// For [`selections`] of a vLLM recipe: node counts (prefill's, decode's)
+    /// a `pd_cluster` strategy's pools are also composed at, besides their
+    /// defaults (pairing passes the sizes the recipe side runs).
+    pub pool_sizes: Vec<(u32, u32)>,
 }
 
 /// Every selection of a source ([`selections`], `extract --all-selections`).

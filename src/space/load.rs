@@ -12,7 +12,7 @@ use crate::engine;
 use crate::error::Error;
 use crate::extract;
 use crate::files::{Files, Location};
-use crate::launch::Launch;
+use crate::launch::{Launch, Role};
 use crate::resolved::{FactSource, ResolveOptions};
 
 /// Matrix points (their search-space fields).
@@ -33,6 +33,11 @@ pub struct Loader<'a> {
     /// The most states read per generator (`check --max-states`): a
     /// generator with more is cut there ([`Loaded::cuts`]), not failed.
     pub max_states: usize,
+    /// Pool sizes (prefill's and decode's nodes per worker) the docs'
+    /// prefill/decode clusters are also composed at: the recipe side's
+    /// ([`Loaded::pool_sizes`]), so a docs deployment a reader gets by
+    /// setting a pool's node count pairs with the benchmark that runs it.
+    pub pool_sizes: Vec<(u32, u32)>,
 }
 
 /// A space read from one side's inputs.
@@ -52,6 +57,10 @@ pub struct Loaded {
     /// Points whose servers are not known (recipe side), grouped by entry
     /// and reason: pairing reports each group as coverage.
     pub unknown: Vec<UnknownPoints>,
+    /// The nodes one prefill worker and one decode worker span in the
+    /// recipe side's disaggregated vLLM deployments (where the recipe says
+    /// both), sorted: the pool sizes [`Loader::pool_sizes`] takes.
+    pub pool_sizes: Vec<(u32, u32)>,
 }
 
 /// Points of an entry whose servers are not known (a multi-node recipe that
@@ -370,6 +379,7 @@ impl Loader<'_> {
                     flags: extract::jsx::Flags::CHECK,
                     ..extract::jsx::Explore::default()
                 },
+                pool_sizes: self.pool_sizes.clone(),
                 ..extract::Options::default()
             };
             let every = match extract::every_selection(&at, &opts, self.files) {
@@ -627,6 +637,12 @@ impl Loader<'_> {
                 .map(|l| format!("{}\u{0}{}", l.role, l.written_key()))
                 .collect();
             let key = key.join("\u{1}");
+            if engine_name == "vllm"
+                && let Some(size) = pool_size(&p.workers)
+                && let Err(at) = loaded.pool_sizes.binary_search(&size)
+            {
+                loaded.pool_sizes.insert(at, size);
+            }
             let topology = super::topology(&p.workers, "the recipe does not say its workers");
             match groups.iter_mut().find(|g| g.0 == key && g.3 == topology) {
                 Some(g) => g.1.push(p.fields),
@@ -654,6 +670,20 @@ impl Loader<'_> {
             }
         }
     }
+}
+
+/// The nodes one prefill worker and one decode worker span, where the
+/// recipe says both roles' workers and nodes and each role's nodes divide
+/// among its workers.
+fn pool_size(workers: &[extract::inferencex::RoleWorkers]) -> Option<(u32, u32)> {
+    let per_worker = |role: Role| {
+        let w = workers.iter().find(|w| w.role == role)?;
+        let nodes = w.nodes?;
+        (w.workers > 0 && nodes % w.workers == 0)
+            .then(|| u32::try_from(nodes / w.workers).ok())
+            .flatten()
+    };
+    Some((per_worker(Role::Prefill)?, per_worker(Role::Decode)?))
 }
 
 /// Paths under the docs root not read, each with the reason.
