@@ -317,7 +317,7 @@ fn survey_recipes(root: &Path, scope_name: &str, scope: HardwareScope, policy: &
             skipped.add("omni recipe (meta.tasks has omni)", || rel.clone());
             continue;
         }
-        let sels = match recipe.all_selections(tax, scope, &[]) {
+        let sels = match recipe.all_selections(tax, scope) {
             Ok(s) => s,
             Err(e) => {
                 compose_time += t.elapsed();

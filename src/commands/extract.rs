@@ -118,7 +118,6 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         hardware_scope: None,
         explore: extract::jsx::Explore::default(),
         props,
-        pool_sizes: Vec::new(),
     };
     let found = extract::extract(&at, &opts, &fetcher)?;
     crate::link::note_secrets(&found.launches);

@@ -85,31 +85,36 @@ impl Run<'_> {
         keep: impl Fn(LinkReport) -> T + Sync,
         take: impl FnMut(T),
     ) -> Result<Found, crate::error::Error> {
-        let mut loader = Loader {
+        let loader = Loader {
             files: self.fetcher,
             checkpoints: Some(self.checkpoints.clone()),
             families: self.manifest.families.clone(),
             max_states: self.max_states,
-            pool_sizes: Vec::new(),
         };
-        // The recipe side first: the docs' prefill/decode clusters are also
-        // composed at the pool sizes its benchmarks run.
-        let recipes = loader.inferencex(self.inferencex);
-        loader.pool_sizes = recipes.pool_sizes.clone();
         let mut docs = crate::space::load::Loaded::default();
         for (root, files) in self.docs {
             let loaded = loader.docs(root, files);
+            let offset = docs.deployments.len();
+            docs.resizable
+                .extend(loaded.resizable.into_iter().map(|mut z| {
+                    z.deployment += offset;
+                    z
+                }));
             docs.deployments.extend(loaded.deployments);
             docs.failures.extend(loaded.failures);
             docs.skipped.extend(loaded.skipped);
             docs.cuts.extend(loaded.cuts);
         }
+        let recipes = loader.inferencex(self.inferencex);
         let pair_by = self
             .manifest
             .policy
             .pair_by
             .clone()
             .unwrap_or_else(crate::space::default_pair_by);
+        // A reader sets a prefill/decode cluster's pool sizes: the clusters
+        // are also composed at the sizes the benchmarks of their shape run.
+        loader.resize(&mut docs, &recipes, &pair_by);
         let mut pairing = crate::pair::pair(
             &docs.deployments,
             &recipes.deployments,

@@ -34,17 +34,15 @@ pub(super) fn found_by_pairing(opts: &Options, props: &[Proposal]) -> Vec<bool> 
     if wanted.is_empty() {
         return none;
     }
-    let mut loader = Loader {
+    let loader = Loader {
         files: &LocalFiles,
         checkpoints: None,
         families: BTreeMap::new(),
         max_states: crate::extract::jsx::MAX_STATES,
-        pool_sizes: Vec::new(),
     };
     let files: Vec<PathBuf> = wanted.into_iter().cloned().collect();
-    let recipes = loader.inferencex(&opts.root);
-    loader.pool_sizes = recipes.pool_sizes.clone();
     let docs = loader.docs(&root, &files);
+    let recipes = loader.inferencex(&opts.root);
     let pairing = crate::pair::pair(
         &docs.deployments,
         &recipes.deployments,

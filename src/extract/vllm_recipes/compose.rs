@@ -747,13 +747,10 @@ impl Recipe {
     }
 
     /// Every selection the site offers at one node; see [`super::all_selections`].
-    /// A `pd_cluster` strategy's pools are also composed at each of
-    /// `pool_sizes` (prefill's and decode's nodes; see [`Recipe::pool_choices`]).
     pub fn all_selections(
         &self,
         tax: &Taxonomy,
         scope: HardwareScope,
-        pool_sizes: &[(u32, u32)],
     ) -> Result<Vec<Selection>, Error> {
         if self.is_omni() {
             return Ok(vec![]);
@@ -788,7 +785,7 @@ impl Recipe {
                     .collect();
                 for (s, pd) in strategies {
                     let pools = if pd {
-                        self.pool_choices(hw, v, pool_sizes)
+                        self.pool_choices(hw)
                     } else {
                         vec![super::PoolPicks::default()]
                     };
@@ -968,11 +965,10 @@ impl Recipe {
         &self,
         tax: &Taxonomy,
         scope: HardwareScope,
-        pool_sizes: &[(u32, u32)],
     ) -> Result<Vec<Composed>, Error> {
         let (mut words, mut bytes) = (0usize, 0usize);
         let mut out = Vec::new();
-        for sel in self.all_selections(tax, scope, pool_sizes)? {
+        for sel in self.all_selections(tax, scope)? {
             for c in self.compose_roles(tax, &sel, scope)? {
                 words += c.argv.len() + c.env.len();
                 bytes += c.text.len() + c.docker_text.as_ref().map_or(0, String::len);

@@ -284,7 +284,7 @@ pub fn all_selections(
     taxonomy: &Taxonomy,
     scope: HardwareScope,
 ) -> Result<Vec<Selection>, Error> {
-    Recipe::parse(model)?.all_selections(taxonomy, scope, &[])
+    Recipe::parse(model)?.all_selections(taxonomy, scope)
 }
 
 /// The launches of the `vllm serve` blocks of a recipe's guide, with spans

@@ -315,60 +315,25 @@ impl Recipe {
             .collect()
     }
 
-    /// Every pair of pool modes a reader can pick, prefill's first, each
-    /// pool at its default node count, then at each of `sizes` (prefill's
-    /// and decode's nodes: the sizes a recipe side runs, as a reader could
-    /// set them) that the site offers (at most [`MAX_NODES`]) and that
-    /// composes other pools than the defaults and the sizes before it (a
-    /// size under a mode's floor is the floor, as the site clamps it).
-    pub(super) fn pool_choices(
-        &self,
-        hw: &HardwareProfile,
-        variant: &Node,
-        sizes: &[(u32, u32)],
-    ) -> Vec<PoolPicks> {
+    /// Every pair of pool modes a reader can pick, prefill's first.
+    pub(super) fn pool_choices(&self, hw: &HardwareProfile) -> Vec<PoolPicks> {
         let modes = self.available_pool_modes(hw);
-        let pick = |mode: &str, nodes: Option<u32>| PoolPick {
-            mode: Some(mode.to_string()),
-            nodes,
-        };
         let mut out = Vec::new();
         for p in &modes {
             for d in &modes {
-                let nodes = |role: &str, mode: &str, pick: Option<u32>| {
-                    let floor = self.pool_floor(mode, hw);
-                    pick.unwrap_or_else(|| self.default_pool_nodes(role, variant, hw))
-                        .max(floor)
-                };
-                let mut seen = vec![(nodes("prefill", p, None), nodes("decode", d, None))];
                 out.push(PoolPicks {
-                    prefill: pick(p, None),
-                    decode: pick(d, None),
+                    prefill: PoolPick {
+                        mode: Some(p.clone()),
+                        nodes: None,
+                    },
+                    decode: PoolPick {
+                        mode: Some(d.clone()),
+                        nodes: None,
+                    },
                 });
-                for &(pn, dn) in sizes {
-                    if pn == 0 || dn == 0 || f64::from(pn.max(dn)) > MAX_NODES {
-                        continue;
-                    }
-                    let size = (nodes("prefill", p, Some(pn)), nodes("decode", d, Some(dn)));
-                    if seen.contains(&size) {
-                        continue;
-                    }
-                    seen.push(size);
-                    out.push(PoolPicks {
-                        prefill: pick(p, Some(pn)),
-                        decode: pick(d, Some(dn)),
-                    });
-                }
             }
         }
         out
-    }
-
-    /// The fewest nodes a pool in `mode` spans on `hw`: the mode's GPU floor
-    /// (`strategy_min_gpus`) over the GPUs of one node, at least one.
-    fn pool_floor(&self, mode: &str, hw: &HardwareProfile) -> u32 {
-        let per_node = hw.gpu_count.filter(|n| *n != 0.0).unwrap_or(8.0);
-        (self.min_gpus_for(mode, &hw.id) / per_node).ceil().max(1.0) as u32
     }
 
     /// Resolves one pool of a selection as the site's command builder does.
@@ -434,7 +399,10 @@ impl Recipe {
         } else {
             offered[0].clone()
         };
-        let needed = self.pool_floor(&mode, hw);
+        let per_node = hw.gpu_count.filter(|n| *n != 0.0).unwrap_or(8.0);
+        let needed = (self.min_gpus_for(&mode, &hw.id) / per_node)
+            .ceil()
+            .max(1.0) as u32;
         let nodes = match pick.nodes {
             Some(0) => {
                 return Err(Error::input(

@@ -932,31 +932,3 @@ fn pd_cluster_pools_follow_the_hardware_and_the_picks() {
         "{e}"
     );
 }
-
-/// Pool sizes a recipe side runs add `pd_cluster` selections: only those
-/// that compose other pools than the defaults (on H200 Orca's prefill TP
-/// pool defaults to one node and its decode DEP pool to one), only sizes the
-/// site offers (at most 16 nodes), each once.
-#[test]
-fn pool_sizes_add_the_pools_a_reader_can_set_once() {
-    let t = tax();
-    let orca = Recipe::parse(&model(ORCA)).unwrap();
-    let pd_on_h200 = |sizes: &[(u32, u32)]| -> Vec<(Option<u32>, Option<u32>)> {
-        orca.all_selections(&t, HardwareScope::Verified, sizes)
-            .unwrap()
-            .into_iter()
-            .filter(|s| s.hardware == "h200" && s.strategy.as_deref() == Some("pd_cluster"))
-            .filter(|s| s.features.is_empty() && s.variant.as_deref() == Some("default"))
-            .filter(|s| {
-                s.pools.prefill.mode.as_deref() == Some("tp")
-                    && s.pools.decode.mode.as_deref() == Some("dep")
-            })
-            .map(|s| (s.pools.prefill.nodes, s.pools.decode.nodes))
-            .collect()
-    };
-    assert_eq!(pd_on_h200(&[]), [(None, None)]);
-    assert_eq!(
-        pd_on_h200(&[(1, 1), (1, 2), (1, 2), (17, 1), (0, 2), (2, 2)]),
-        [(None, None), (Some(1), Some(2)), (Some(2), Some(2))]
-    );
-}
