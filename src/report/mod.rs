@@ -719,14 +719,14 @@ pub fn place(span: &Span) -> Option<Place> {
     let at = Some((span.pos.line, span.pos.col));
     match span.origin() {
         Origin::File(p) => Some(Place {
-            path: p.display().to_string(),
+            path: crate::span::path_label(p),
             line_col: at,
             shown,
         }),
         // A rendered generator's text: the file, without a line (its lines
         // are the rendered text's).
         Origin::Rendered { file, .. } => Some(Place {
-            path: file.display().to_string(),
+            path: crate::span::path_label(file),
             line_col: None,
             shown,
         }),
