@@ -66,6 +66,30 @@ fn conditions(map: &Value) -> String {
         .unwrap_or_default()
 }
 
+/// How an effect that reads another key reads (`src/engine/rules.rs`,
+/// `Effect`): `{}` is the key it reads.
+const EFFECTS: [(&str, &str); 5] = [
+    ("copy", "the value of `{}`"),
+    ("upper", "`{}` upper-cased"),
+    ("lower", "`{}` lower-cased"),
+    ("snake", "`{}` lower-cased with `-` as `_`"),
+    ("int", "`{}` read as an integer"),
+];
+
+/// One effect's value as words: a literal, or what it computes.
+fn effect(v: &Value) -> String {
+    if let Value::Object(m) = v
+        && m.len() == 1
+    {
+        let (op, arg) = m.iter().next().unwrap();
+        if let (Some((_, words)), Value::String(key)) = (EFFECTS.iter().find(|(o, _)| o == op), arg)
+        {
+            return words.replace("{}", key);
+        }
+    }
+    format!("`{}`", inline(v))
+}
+
 /// The effects of a rule's `set`: `` `key` = `value` ``.
 fn effects(map: &Value) -> String {
     map.as_object()
@@ -73,7 +97,7 @@ fn effects(map: &Value) -> String {
             m.iter()
                 .map(|(k, v)| match v {
                     Value::Null => format!("`{k}` unset"),
-                    v => format!("`{k}` = `{}`", inline(v)),
+                    v => format!("`{k}` = {}", effect(v)),
                 })
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -302,6 +326,15 @@ fn conditions_read_as_sentences() {
     assert_eq!(
         conditions(&c),
         "`page_size` is not `64` and `tp_size` is not set and `x` is one of `1`, `2`"
+    );
+}
+
+#[test]
+fn effects_read_as_what_they_compute() {
+    let set: Value = serde_json::json!({"a": {"copy": "b"}, "c": 64, "d": {"mul": ["x", "y"]}});
+    assert_eq!(
+        effects(&set),
+        "`a` = the value of `b`, `c` = `64`, `d` = `{mul: [x, y]}`"
     );
 }
 
