@@ -135,7 +135,7 @@ impl Run<'_> {
             )));
         }
         let ctx = Overrides {
-            origin: self.config.map(|p| p.display().to_string()),
+            origin: self.config.map(crate::span::path_label),
             checkpoints: Some(self.checkpoints.clone()),
             ..Overrides::default()
         };

@@ -368,7 +368,7 @@ pub fn lint_file(path: &Path, opts: &LintOptions) -> Result<FileLint, Error> {
                 .collect(),
         })
         .collect();
-    let mut linted = run_rules(&path.display().to_string(), &bundle, &generators);
+    let mut linted = run_rules(&crate::span::path_label(path), &bundle, &generators);
     linted.findings.extend(cuts);
     // In place order, as the rules' findings are (a stable sort: those keep
     // their order).

@@ -368,7 +368,7 @@ impl Loader<'_> {
     pub fn docs(&self, docs_root: &Path, files: &[PathBuf]) -> Loaded {
         let mut loaded = Loaded::default();
         for file in files {
-            let name = file.display().to_string();
+            let name = crate::span::path_label(file);
             let at = match crate::files::location_of(file) {
                 Ok(at) => at,
                 Err(e) => {
