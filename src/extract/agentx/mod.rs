@@ -1,0 +1,229 @@
+//! AgentX tables: the SGLang cookbook's launch explorer for InferenceX's
+//! AgentX submissions (`_agentx.jsx`, rendered on a page as
+//! `<AgentX data={agentx} />`) over a generated data module
+//! (`agentx/<org>/<model>.jsx`). The data is read, not the component run:
+//! each cell names its InferenceX entry (`configKey`), hardware and
+//! checkpoint, and each worker block its role, which a rendered view shows
+//! only as page text, one process per tab. The decoder ([`decode`]) and the
+//! printer ([`format`]) do what the component does (`blocksFor`,
+//! `formatBlock`); `tests/agentx_differential.rs` proves it block by block
+//! against the component rendered by real React.
+//!
+//! A reader's states are every cell, point (concurrency), KV-offload tier
+//! (the measured one and each available one) and router the page offers.
+//! Each state's worker blocks are its servers, with their roles (`agg` ->
+//! `aggregated`, `prefill`, `decode`); the other blocks (etcd, NATS, the
+//! Dynamo frontend, the router, Mooncake's master) start no engine and are
+//! not read. Every printed worker command goes through the one shell front
+//! end, and each of its words keeps the place in the data module it is
+//! written at (`Token::written_at`).
+
+mod data;
+mod decode;
+mod format;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub use data::{EXPORT, is_data_module};
+
+use crate::error::Error;
+use crate::extract::shell_text;
+use crate::extract::yaml_tree::Node;
+use crate::launch::{Context, Known, Launch, Role};
+use crate::span::{Origin, Source};
+
+/// The block kinds that start an engine server.
+const SERVER_KINDS: [&str; 1] = ["worker"];
+
+/// AgentX role names -> roles.
+const ROLES: [(&str, Role); 3] = [
+    ("agg", Role::Aggregated),
+    ("prefill", Role::Prefill),
+    ("decode", Role::Decode),
+];
+
+/// The KV-offload tiers the page offers, in its order.
+const KV_TIERS: [&str; 3] = ["none", "hicache", "mooncake"];
+
+/// One state of an AgentX table: what the reader picked, the InferenceX
+/// entry the cell names, and the servers it shows.
+#[derive(Debug)]
+pub struct State {
+    /// `hardware`, `checkpoint`, `deployment` (the cell), `concurrency`,
+    /// `kv`, `router`, in the page's control order.
+    pub selection: Vec<(String, String)>,
+    /// The InferenceX entry the cell names (`configKey`).
+    pub entry: Option<String>,
+    /// The worker launches, each with its role.
+    pub launches: Vec<Launch>,
+    /// Why this state's commands could not be read (the others still are).
+    pub error: Option<Error>,
+}
+
+/// Every state of the data module `source`, with the user's variables.
+pub fn states(source: &Arc<Source>, vars: &BTreeMap<String, String>) -> Result<Vec<State>, Error> {
+    let root = data::parse(source)?;
+    let decoder = decode::Decoder::new(&root)?;
+    let mut out = Vec::new();
+    for (ci, cell) in decoder.cells().iter().enumerate() {
+        let text = |k: &str| cell.get(k).and_then(Node::scalar_string);
+        let points = cell.get("points").map(Node::items).unwrap_or(&[]);
+        let mut routers: Vec<String> = cell
+            .get("routers")
+            .map(|r| r.keys().into_iter().map(str::to_string).collect())
+            .unwrap_or_default();
+        routers.sort();
+        let available: Vec<String> = cell
+            .path(&["kv", "available"])
+            .map(|a| a.items().iter().filter_map(Node::scalar_string).collect())
+            .unwrap_or_default();
+        for (pi, point) in points.iter().enumerate() {
+            let measured = point
+                .get("kv")
+                .and_then(Node::scalar_string)
+                .unwrap_or_default();
+            let tiers: Vec<&str> = KV_TIERS
+                .iter()
+                .copied()
+                .filter(|t| *t == measured || available.iter().any(|a| a == t))
+                .collect();
+            let concs = point
+                .get("concs")
+                .map(|c| {
+                    c.items()
+                        .iter()
+                        .filter_map(Node::scalar_string)
+                        .collect::<Vec<_>>()
+                        .join("/")
+                })
+                .unwrap_or_default();
+            for kv in &tiers {
+                for router in &routers {
+                    let selection: Vec<(String, String)> = [
+                        ("hardware", text("hw")),
+                        ("checkpoint", text("ckpt")),
+                        ("deployment", text("id")),
+                        ("concurrency", Some(concs.clone())),
+                        ("kv", Some(kv.to_string())),
+                        ("router", Some(router.clone())),
+                    ]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v.unwrap_or_default()))
+                    .collect();
+                    let (launches, error) = match launches(
+                        source,
+                        &decoder,
+                        cell,
+                        (ci, pi, router, kv),
+                        vars,
+                        &selection,
+                    ) {
+                        Ok(l) => (l, None),
+                        Err(e) => (Vec::new(), Some(e)),
+                    };
+                    out.push(State {
+                        selection,
+                        entry: text("configKey"),
+                        launches,
+                        error,
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The worker launches of one state.
+fn launches(
+    source: &Arc<Source>,
+    decoder: &decode::Decoder<'_>,
+    cell: &Node,
+    (ci, pi, router, kv): (usize, usize, &str, &str),
+    vars: &BTreeMap<String, String>,
+    selection: &[(String, String)],
+) -> Result<Vec<Launch>, Error> {
+    let blocks = decoder.blocks_for(ci, pi, router, kv)?;
+    let view = selection
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let from = format!(
+        "AgentX cell {}",
+        cell.get("id")
+            .and_then(Node::scalar_string)
+            .unwrap_or_default()
+    );
+    let mut out = Vec::new();
+    for b in blocks {
+        if !SERVER_KINDS.contains(&b.kind().unwrap_or_default().as_str()) {
+            continue;
+        }
+        let role_name = b.text("role").unwrap_or_default();
+        let role = ROLES
+            .iter()
+            .find(|(n, _)| *n == role_name)
+            .map(|(_, r)| *r)
+            .ok_or_else(|| {
+                Error::input(
+                    b.get("role").map_or(b.at.clone(), |r| r.span.clone()),
+                    format!("`{role_name}` is not a worker role (agg, prefill, decode)"),
+                )
+            })?;
+        let printed = format::print(&b);
+        let origin = match &source.origin {
+            Origin::File(p) | Origin::Rendered { file: p, .. } => Origin::Rendered {
+                file: p.clone(),
+                view: format!("AgentX {view} {role_name} worker"),
+            },
+            other => other.clone(),
+        };
+        let text = Arc::new(Source::new(origin, printed.text));
+        let mut found = shell_text::extract(&text, vars)?;
+        if found.len() != 1 {
+            return Err(Error::input(
+                b.at.clone(),
+                format!(
+                    "this {role_name} worker's printed command starts {} servers, not one",
+                    found.len()
+                ),
+            ));
+        }
+        let mut l = found.remove(0);
+        // The words after the launcher are the printed arguments, in order:
+        // each is placed where the data module writes it.
+        let tail = printed.words.len().min(l.argv.len());
+        let start = l.argv.len() - tail;
+        if l.argv[start..]
+            .iter()
+            .map(|t| t.text.as_str())
+            .eq(printed.words[printed.words.len() - tail..]
+                .iter()
+                .map(|w| w.0.as_str()))
+        {
+            for (t, (_, at)) in l.argv[start..]
+                .iter_mut()
+                .zip(&printed.words[printed.words.len() - tail..])
+            {
+                t.written_at = Some(at.clone());
+            }
+        }
+        l.role = role;
+        if let Some(hw) = cell.get("hw").and_then(Node::scalar_string) {
+            l.context.hardware.get_or_insert(Known {
+                value: hw,
+                from: from.clone(),
+            });
+        }
+        if let Some(image) = cell.get("image").and_then(Node::scalar_string) {
+            let ctx = Context::from_image(&image, &format!("image {image} of {from}"));
+            l.context.fill_from(&ctx);
+        }
+        out.push(l);
+    }
+    Ok(out)
+}
