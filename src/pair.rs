@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 
 use crate::error::Error;
 use crate::finding::{About, Finding, Related, Severity, Text, Unpaired};
+use crate::launch::Role;
 use crate::link::{LinkReport, Overrides};
 use crate::manifest::SideSpec;
 use crate::policy::{Level, Policy};
@@ -57,7 +58,20 @@ pub struct Pairing {
 /// decode one, whatever `pair-by` says (a role is compared with the same
 /// role only).
 fn same_roles(a: &Deployment, b: &Deployment) -> bool {
-    a.role_set() == b.role_set()
+    let (x, y) = (a.role_set(), b.role_set());
+    x.len() == y.len() && x.iter().zip(&y).all(|(r, o)| role_matches(a, *r, *o))
+}
+
+/// Whether a docs deployment's role `docs` is compared with a recipe role.
+/// The same role always; and when the docs deployment names its benchmark
+/// (an AgentX cell names its InferenceX entry), its aggregated workers are
+/// the entry's one serving role, which a single-node entry calls `single`.
+fn role_matches(d: &Deployment, docs: Role, recipe: Role) -> bool {
+    docs == recipe
+        || d.side == crate::space::Side::Docs
+            && d.origin.entry.is_some()
+            && docs == Role::Aggregated
+            && recipe == Role::Single
 }
 
 /// Why a recipe deployment with roles has no docs partner when docs of its
@@ -208,7 +222,23 @@ pub fn pair(
             ));
             continue;
         }
+        // A docs deployment that names its benchmark pairs with that entry
+        // only; an entry the checkout does not have is coverage.
+        let named = d.origin.entry.as_deref();
+        if let Some(e) = named
+            && !recipes.iter().any(|r| entry_of(r) == e)
+        {
+            out.coverage.push(coverage(
+                DOCS_UNPAIRED,
+                d,
+                None,
+                format!("names InferenceX entry {e}, which the checkout does not have"),
+                severities,
+            ));
+            continue;
+        }
         let identity: Vec<usize> = (0..recipes.len())
+            .filter(|&ri| named.is_none_or(|e| entry_of(&recipes[ri]) == e))
             .filter(|&ri| same_identity(&d.identity, &recipes[ri].identity))
             .collect();
         let same: Vec<usize> = identity
@@ -221,6 +251,22 @@ pub fn pair(
             .copied()
             .filter(|&ri| d.differs(&recipes[ri], pair_by).is_empty())
             .collect();
+        // A docs deployment that names its entry is compared with it even
+        // when no point has its shape: the nearest point, the keys that
+        // differ said (a shape it names but does not have is drift).
+        if matched.is_empty()
+            && named.is_some()
+            && let Some((r, differs)) = nearest(d, same.iter().map(|&ri| &recipes[ri]), pair_by)
+            && let Some(ri) = recipes.iter().position(|x| std::ptr::eq(x, r))
+        {
+            recipe_paired[ri] = true;
+            out.pairs.push(Pair {
+                docs: di,
+                recipes: vec![ri],
+                nearest_only: differs,
+            });
+            continue;
+        }
         if matched.is_empty() {
             let near = nearest(d, same.iter().map(|&ri| &recipes[ri]), pair_by);
             let message = match &near {
@@ -281,6 +327,7 @@ pub fn pair(
             for (di, d) in docs.iter().enumerate() {
                 if !same_identity(&d.identity, &recipes[ri].identity)
                     || !same_roles(d, &recipes[ri])
+                    || d.origin.entry.as_deref().is_some_and(|n| n != e)
                 {
                     continue;
                 }
@@ -619,7 +666,7 @@ pub fn run_pairs<T: Send>(
                 let mut seen = crate::link::DocsResolutions::default();
                 for &ri in &p.recipes {
                     let r = &recipes[ri];
-                    let Some(rs) = r.roles.iter().find(|x| x.role == ds.role) else {
+                    let Some(rs) = r.roles.iter().find(|x| role_matches(d, ds.role, x.role)) else {
                         continue;
                     };
                     let name = with_role(format!("{} ~ {}", d.label(), r.label()), ds.role);

@@ -21,6 +21,7 @@
 mod data;
 mod decode;
 mod format;
+mod page;
 #[cfg(test)]
 mod tests;
 
@@ -28,6 +29,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use data::{EXPORT, is_data_module};
+pub use page::{PageTable, resolve, tables};
 
 use crate::error::Error;
 use crate::extract::shell_text;
@@ -61,12 +63,26 @@ pub struct State {
     pub launches: Vec<Launch>,
     /// Why this state's commands could not be read (the others still are).
     pub error: Option<Error>,
+    /// Whether the page shows this state first: the first hardware's first
+    /// checkpoint's first cell, its first point, the measured KV tier and the
+    /// submitted router.
+    pub first: bool,
 }
 
 /// Every state of the data module `source`, with the user's variables.
 pub fn states(source: &Arc<Source>, vars: &BTreeMap<String, String>) -> Result<Vec<State>, Error> {
     let root = data::parse(source)?;
     let decoder = decode::Decoder::new(&root)?;
+    // The cell the page opens on (`cellsFor(hw0, ckptsFor(hw0)[0])[0]`).
+    let hw0 = root
+        .get("hardware")
+        .and_then(|h| h.items().first())
+        .and_then(|h| h.get("id"))
+        .and_then(Node::scalar_string);
+    let first_cell = decoder
+        .cells()
+        .iter()
+        .position(|c| c.get("hw").and_then(Node::scalar_string) == hw0);
     let mut out = Vec::new();
     for (ci, cell) in decoder.cells().iter().enumerate() {
         let text = |k: &str| cell.get(k).and_then(Node::scalar_string);
@@ -124,11 +140,16 @@ pub fn states(source: &Arc<Source>, vars: &BTreeMap<String, String>) -> Result<V
                         Ok(l) => (l, None),
                         Err(e) => (Vec::new(), Some(e)),
                     };
+                    let first = first_cell == Some(ci)
+                        && pi == 0
+                        && *kv == measured
+                        && Some(router) == text("submitted").as_ref();
                     out.push(State {
                         selection,
                         entry: text("configKey"),
                         launches,
                         error,
+                        first,
                     });
                 }
             }
@@ -226,4 +247,73 @@ fn launches(
         out.push(l);
     }
     Ok(out)
+}
+
+/// Every state of each AgentX table a page renders (`page` read from
+/// `file`), one list per table in page order; the data modules are read
+/// through `files`.
+pub fn page_states(
+    page: &Arc<Source>,
+    file: &std::path::Path,
+    docs_root: Option<&std::path::Path>,
+    files: &dyn crate::files::Files,
+    vars: &BTreeMap<String, String>,
+) -> Result<Vec<Vec<State>>, Error> {
+    let Some(tables) = tables(&page.text) else {
+        return Err(Error::input(
+            page.span(0, 0),
+            "this page renders no AgentX table",
+        ));
+    };
+    let mut out = Vec::new();
+    for t in &tables {
+        let path = resolve(page, file, t, docs_root)?;
+        let module = files
+            .read(&crate::files::Location::Path(path.clone()))
+            .map_err(|e| {
+                Error::input(
+                    page.span(t.at, t.at),
+                    format!("cannot read `{}`: {e}", t.module),
+                )
+            })?;
+        out.push(states(&module, vars)?);
+    }
+    Ok(out)
+}
+
+/// The state `select` picks (each `key=value` on its selection), else the
+/// one the page shows first. `at` places the error of a selection no state
+/// has.
+pub fn pick(
+    states: Vec<State>,
+    select: &[(String, String)],
+    at: &crate::span::Span,
+) -> Result<State, Error> {
+    let wanted = |s: &State| {
+        if select.is_empty() {
+            s.first
+        } else {
+            select
+                .iter()
+                .all(|(k, v)| s.selection.iter().any(|(sk, sv)| sk == k && sv == v))
+        }
+    };
+    let keys: Vec<String> = states
+        .first()
+        .map(|s| s.selection.iter().map(|(k, _)| k.clone()).collect())
+        .unwrap_or_default();
+    states.into_iter().find(wanted).ok_or_else(|| {
+        Error::input(
+            at.clone(),
+            format!(
+                "no state of this AgentX table has the selection {} (its keys: {})",
+                select
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                keys.join(", ")
+            ),
+        )
+    })
 }
