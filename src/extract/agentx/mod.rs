@@ -69,10 +69,21 @@ pub struct State {
     pub first: bool,
 }
 
-/// Every state of the data module `source`, with the user's variables.
-pub fn states(source: &Arc<Source>, vars: &BTreeMap<String, String>) -> Result<Vec<State>, Error> {
-    let root = data::parse(source)?;
-    let decoder = decode::Decoder::new(&root)?;
+/// One state the page offers: the cell, point, KV tier and router picked,
+/// as the selection names them.
+struct Pick {
+    ci: usize,
+    pi: usize,
+    kv: String,
+    router: String,
+    selection: Vec<(String, String)>,
+    entry: Option<String>,
+    first: bool,
+}
+
+/// Every state of a data module, in the page's order: cells, their points,
+/// the KV tiers (the measured one and each available one), the routers.
+fn picks(root: &Node, decoder: &decode::Decoder<'_>) -> Vec<Pick> {
     // The cell the page opens on (`cellsFor(hw0, ckptsFor(hw0)[0])[0]`).
     let hw0 = root
         .get("hardware")
@@ -101,11 +112,6 @@ pub fn states(source: &Arc<Source>, vars: &BTreeMap<String, String>) -> Result<V
                 .get("kv")
                 .and_then(Node::scalar_string)
                 .unwrap_or_default();
-            let tiers: Vec<&str> = KV_TIERS
-                .iter()
-                .copied()
-                .filter(|t| *t == measured || available.iter().any(|a| a == t))
-                .collect();
             let concs = point
                 .get("concs")
                 .map(|c| {
@@ -116,7 +122,10 @@ pub fn states(source: &Arc<Source>, vars: &BTreeMap<String, String>) -> Result<V
                         .join("/")
                 })
                 .unwrap_or_default();
-            for kv in &tiers {
+            let tiers = KV_TIERS
+                .iter()
+                .filter(|t| **t == measured || available.iter().any(|a| a == *t));
+            for kv in tiers {
                 for router in &routers {
                     let selection: Vec<(String, String)> = [
                         ("hardware", text("hw")),
@@ -129,33 +138,66 @@ pub fn states(source: &Arc<Source>, vars: &BTreeMap<String, String>) -> Result<V
                     .into_iter()
                     .map(|(k, v)| (k.to_string(), v.unwrap_or_default()))
                     .collect();
-                    let (launches, error) = match launches(
-                        source,
-                        &decoder,
-                        cell,
-                        (ci, pi, router, kv),
-                        vars,
-                        &selection,
-                    ) {
-                        Ok(l) => (l, None),
-                        Err(e) => (Vec::new(), Some(e)),
-                    };
-                    let first = first_cell == Some(ci)
-                        && pi == 0
-                        && *kv == measured
-                        && Some(router) == text("submitted").as_ref();
-                    out.push(State {
+                    out.push(Pick {
+                        ci,
+                        pi,
+                        kv: kv.to_string(),
+                        router: router.clone(),
                         selection,
                         entry: text("configKey"),
-                        launches,
-                        error,
-                        first,
+                        first: first_cell == Some(ci)
+                            && pi == 0
+                            && *kv == measured
+                            && Some(router) == text("submitted").as_ref(),
                     });
                 }
             }
         }
     }
-    Ok(out)
+    out
+}
+
+/// Every state of the data module `source`, with the user's variables.
+pub fn states(source: &Arc<Source>, vars: &BTreeMap<String, String>) -> Result<Vec<State>, Error> {
+    let root = data::parse(source)?;
+    let decoder = decode::Decoder::new(&root)?;
+    Ok(picks(&root, &decoder)
+        .into_iter()
+        .map(|p| {
+            let cell = &decoder.cells()[p.ci];
+            let (launches, error) = match launches(source, &decoder, cell, &p, vars) {
+                Ok(l) => (l, None),
+                Err(e) => (Vec::new(), Some(e)),
+            };
+            State {
+                selection: p.selection,
+                entry: p.entry,
+                launches,
+                error,
+                first: p.first,
+            }
+        })
+        .collect())
+}
+
+/// Every state of the data module `source` with the text of each of its
+/// blocks as the page prints them (every kind, in the page's order): what
+/// the differential test compares with the component rendered by React.
+pub fn printed_states(
+    source: &Arc<Source>,
+) -> Result<Vec<(Vec<(String, String)>, Vec<String>)>, Error> {
+    let root = data::parse(source)?;
+    let decoder = decode::Decoder::new(&root)?;
+    picks(&root, &decoder)
+        .into_iter()
+        .map(|p| {
+            let blocks = decoder.blocks_for(p.ci, p.pi, &p.router, &p.kv)?;
+            Ok((
+                p.selection,
+                blocks.iter().map(|b| format::print(b).text).collect(),
+            ))
+        })
+        .collect()
 }
 
 /// The worker launches of one state.
@@ -163,12 +205,12 @@ fn launches(
     source: &Arc<Source>,
     decoder: &decode::Decoder<'_>,
     cell: &Node,
-    (ci, pi, router, kv): (usize, usize, &str, &str),
+    p: &Pick,
     vars: &BTreeMap<String, String>,
-    selection: &[(String, String)],
 ) -> Result<Vec<Launch>, Error> {
-    let blocks = decoder.blocks_for(ci, pi, router, kv)?;
-    let view = selection
+    let blocks = decoder.blocks_for(p.ci, p.pi, &p.router, &p.kv)?;
+    let view = p
+        .selection
         .iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
