@@ -69,6 +69,9 @@ pub struct State {
     pub first: bool,
 }
 
+/// A state's selection and the text of each block the page prints for it.
+pub type Printed = (Vec<(String, String)>, Vec<String>);
+
 /// One state the page offers: the cell, point, KV tier and router picked,
 /// as the selection names them.
 struct Pick {
@@ -183,9 +186,7 @@ pub fn states(source: &Arc<Source>, vars: &BTreeMap<String, String>) -> Result<V
 /// Every state of the data module `source` with the text of each of its
 /// blocks as the page prints them (every kind, in the page's order): what
 /// the differential test compares with the component rendered by React.
-pub fn printed_states(
-    source: &Arc<Source>,
-) -> Result<Vec<(Vec<(String, String)>, Vec<String>)>, Error> {
+pub fn printed_states(source: &Arc<Source>) -> Result<Vec<Printed>, Error> {
     let root = data::parse(source)?;
     let decoder = decode::Decoder::new(&root)?;
     picks(&root, &decoder)
