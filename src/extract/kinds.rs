@@ -256,7 +256,9 @@ impl Extractor for AgentxData {
     }
 
     fn accepts(&self, input: &Input<'_>) -> bool {
+        // Local only: a remote `.jsx` is refused unread (as a generator).
         matches!(input.extension().as_str(), "jsx" | "js")
+            && input.local_path().is_some()
             && input
                 .peek()
                 .is_some_and(|s| agentx::is_data_module(&s.text))
