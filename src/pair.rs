@@ -832,6 +832,41 @@ mod tests {
     }
 
     #[test]
+    fn a_docs_deployment_that_names_its_entry_pairs_with_that_entry_only() {
+        // An AgentX cell's aggregated worker names entry `e1`: it pairs with
+        // e1's single server (not e2's, of the same identity and shape).
+        let docs = [deployment(
+            Side::Docs,
+            &[(Role::Aggregated, SINGLE)],
+            Some("e1"),
+        )];
+        let recipes = [
+            deployment(Side::Recipe, &[(Role::Single, SINGLE)], Some("e2")),
+            deployment(Side::Recipe, &[(Role::Single, SINGLE)], Some("e1")),
+        ];
+        let p = run(&docs, &recipes);
+        assert_eq!(p.pairs.len(), 1, "{:?}", p.pairs);
+        assert_eq!(p.pairs[0].recipes, vec![1]);
+        // Without the name, an aggregated worker is no single server.
+        let unnamed = [deployment(Side::Docs, &[(Role::Aggregated, SINGLE)], None)];
+        assert!(run(&unnamed, &recipes).pairs.is_empty());
+        // An entry the checkout does not have is coverage that says so.
+        let gone = [deployment(
+            Side::Docs,
+            &[(Role::Aggregated, SINGLE)],
+            Some("e9"),
+        )];
+        let p = run(&gone, &recipes);
+        assert!(p.pairs.is_empty());
+        assert!(p.coverage.iter().any(|f| {
+            f.kind == DOCS_UNPAIRED
+                && f.message
+                    .to_string()
+                    .contains("names InferenceX entry e9, which the checkout does not have")
+        }));
+    }
+
+    #[test]
     fn a_single_server_never_pairs_with_a_role_of_a_disaggregated_deployment() {
         let docs = [deployment(Side::Docs, &[(Role::Single, SINGLE)], None)];
         let recipes = [deployment(
