@@ -158,3 +158,34 @@ fn a_data_module_that_is_code_is_an_input_error_with_its_place() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("bad.jsx:3:"), "{err}");
 }
+
+#[test]
+fn a_table_over_the_state_budget_is_cut_and_reported() {
+    let (_, doc) = json(&[
+        "check",
+        "--docs-root",
+        DOCS,
+        "--inferencex",
+        IX,
+        "--no-checkpoint-facts",
+        "--max-states",
+        "2",
+        "--format",
+        "json",
+    ]);
+    // The first two states (both routers of the first point) are read.
+    assert_eq!(doc["links"].as_array().unwrap().len(), 4, "{doc:#}");
+    let cut = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "state-budget")
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert!(
+        cut["message"]
+            .as_str()
+            .unwrap()
+            .contains("the first 2 states"),
+        "{cut:#}"
+    );
+}

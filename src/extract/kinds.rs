@@ -424,7 +424,28 @@ pub(super) fn every_selection(
         }
     }
     match selections {
-        Selections::Agentx(states) => {
+        Selections::Agentx(mut states) => {
+            // The state budget holds for tables as for generators: with
+            // `Explore::cut` the first states are read and the cut reported.
+            let budget = opts.limits.states;
+            if states.len() > budget {
+                let at = input.source()?.span(0, 0);
+                if !opts.explore.cut {
+                    return Err(Error::input(
+                        at,
+                        format!(
+                            "this AgentX table has {} states, over the budget of {budget} (--max-states)",
+                            states.len()
+                        ),
+                    ));
+                }
+                states.truncate(budget);
+                cuts.push(Cut {
+                    component: "AgentX".into(),
+                    at,
+                    states: budget,
+                });
+            }
             for s in states {
                 out.push(Shown {
                     entry: s.entry,
