@@ -284,6 +284,10 @@ fn spread(v: &Node) -> Result<Vec<Node>, Error> {
 pub(super) struct Decoder<'a> {
     data: &'a Node,
     cells: &'a [Node],
+    /// `materialize`'s results by (cell, router), as the component's `memo`:
+    /// blocks that refer to others cost one materialization each, not one
+    /// per reference (a chain of references would otherwise multiply).
+    memo: std::cell::RefCell<std::collections::HashMap<(usize, String), Vec<Block>>>,
 }
 
 impl<'a> Decoder<'a> {
@@ -302,7 +306,11 @@ impl<'a> Decoder<'a> {
                 ));
             }
         };
-        Ok(Decoder { data, cells })
+        Ok(Decoder {
+            data,
+            cells,
+            memo: Default::default(),
+        })
     }
 
     /// The cells.
@@ -313,6 +321,17 @@ impl<'a> Decoder<'a> {
     /// `materialize(ci, router)`: the blocks of a cell's router for its first
     /// point, references followed and `envRef` resolved.
     fn materialize(&self, ci: usize, router: &str, depth: usize) -> Result<Vec<Block>, Error> {
+        let key = (ci, router.to_string());
+        if let Some(done) = self.memo.borrow().get(&key) {
+            return Ok(done.clone());
+        }
+        let out = self.materialize_once(ci, router, depth)?;
+        self.memo.borrow_mut().insert(key, out.clone());
+        Ok(out)
+    }
+
+    /// [`Decoder::materialize`] without the memo.
+    fn materialize_once(&self, ci: usize, router: &str, depth: usize) -> Result<Vec<Block>, Error> {
         let cell = self.cell(ci, &self.data.span)?;
         if depth > MAX_REF_DEPTH {
             return Err(Error::input(

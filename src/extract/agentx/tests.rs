@@ -183,3 +183,30 @@ fn a_reference_out_of_range_is_an_input_error_of_that_state() {
         .expect("the sglang router's states fail");
     assert!(e.to_string().contains("no block 7"), "{e}");
 }
+
+#[test]
+fn a_chain_of_references_is_decoded_once_per_router() {
+    // Cell k's router has four blocks, each a `ref` to a block of cell k-1:
+    // without the component's memo, 4^30 materializations.
+    let mut cells = vec![r#"{"id": "c0", "hw": "h", "submitted": "r", "points": [{"concs": [1], "kv": "none"}], "kv": {"available": []}, "routers": {"r": {"blocks": [{"kind": "worker", "role": "agg", "cmd": "python3 -m sglang.launch_server", "args": [["--tp-size", "1"]]}, {"kind": "etcd", "cmd": "etcd", "args": []}, {"kind": "etcd", "cmd": "etcd", "args": []}, {"kind": "etcd", "cmd": "etcd", "args": []}]}}}"#.to_string()];
+    for k in 1..30 {
+        let refs: Vec<String> = (0..4)
+            .map(|i| format!(r#"{{"ref": [{}, "r", {i}]}}"#, k - 1))
+            .collect();
+        cells.push(format!(
+            r#"{{"id": "c{k}", "hw": "h", "submitted": "r", "points": [{{"concs": [1], "kv": "none"}}], "kv": {{"available": []}}, "routers": {{"r": {{"blocks": [{}]}}}}}}"#,
+            refs.join(", ")
+        ));
+    }
+    let module = format!(
+        "export const agentx = {{\"hardware\": [{{\"id\": \"h\"}}], \"envs\": [], \"cells\": [{}]}};\n",
+        cells.join(",\n")
+    );
+    let started = std::time::Instant::now();
+    let blocks = printed(&module, 29, 0, "r", "none");
+    assert_eq!(
+        blocks[0],
+        "python3 -m sglang.launch_server \\\n  --tp-size 1"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}
