@@ -252,11 +252,17 @@ pub fn pair(
             .filter(|&ri| d.differs(&recipes[ri], pair_by).is_empty())
             .collect();
         // A docs deployment that names its entry is compared with it even
-        // when no point has its shape: the nearest point, the keys that
-        // differ said (a shape it names but does not have is drift).
+        // when no point has its shape, when they differ in parallelism only
+        // (`nearest-over`, as for an entry's nearest pair): the nearest
+        // point, the keys that differ said. Another precision, speculative
+        // decoding or KV tier (an AgentX state derived from the measured
+        // one) stays coverage.
         if matched.is_empty()
             && named.is_some()
             && let Some((r, differs)) = nearest(d, same.iter().map(|&ri| &recipes[ri]), pair_by)
+            && differs
+                .iter()
+                .all(|x| crate::space::nearest_over().contains(&x.key))
             && let Some(ri) = recipes.iter().position(|x| std::ptr::eq(x, r))
         {
             recipe_paired[ri] = true;

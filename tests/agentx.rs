@@ -34,9 +34,9 @@ fn every_state_of_the_page_has_its_workers_with_their_roles_and_entry() {
     let (code, doc) = json(&["extract", "--all-selections", "--format", "json", PAGE]);
     assert_eq!(code, 0, "{doc:#}");
     let states = doc["selections"].as_array().unwrap();
-    // Cell 1: 2 points x 1 KV tier x 2 routers; cell 2: 1 state.
-    assert_eq!(states.len(), 5, "{doc:#}");
-    for s in &states[..4] {
+    // Cell 1: 2 points x 2 KV tiers x 2 routers; cell 2: 1 state.
+    assert_eq!(states.len(), 9, "{doc:#}");
+    for s in &states[..8] {
         assert_eq!(s["entry"], ENTRY);
         let roles: Vec<&str> = s["launches"]
             .as_array()
@@ -47,7 +47,7 @@ fn every_state_of_the_page_has_its_workers_with_their_roles_and_entry() {
         // etcd, the frontend and the router start no engine.
         assert_eq!(roles, ["prefill", "decode"], "{s:#}");
     }
-    let agg = &states[4];
+    let agg = &states[8];
     assert_eq!(agg["launches"][0]["role"], "aggregated");
     assert_eq!(agg["entry"], "demo-fp8-gb300-dynamo-sglang-agentic-agg");
 }
@@ -59,7 +59,11 @@ fn a_from_block_with_a_diff_is_the_submitted_block_changed_and_a_later_point_pat
     let find = |conc: &str, router: &str| {
         states
             .iter()
-            .find(|s| selection(s, "concurrency") == conc && selection(s, "router") == router)
+            .find(|s| {
+                selection(s, "concurrency") == conc
+                    && selection(s, "router") == router
+                    && selection(s, "kv") == "hicache"
+            })
             .unwrap_or_else(|| panic!("c{conc} {router}"))
     };
     let argv = |s: &Value, i: usize| -> Vec<String> {
@@ -134,8 +138,20 @@ fn check_pairs_each_cell_with_its_entry_role_to_role_and_finds_the_decode_drift(
             other => panic!("role {other}"),
         }
     }
-    // The cell whose entry the checkout does not have is coverage.
+    // The cell whose entry the checkout does not have is coverage; so are
+    // the states of a KV tier the page derives (no offload) from the
+    // measured one (HiCache), which the entry never ran.
     let coverage = doc["coverage"].as_array().unwrap();
+    let derived: Vec<&Value> = coverage
+        .iter()
+        .filter(|c| {
+            c["message"]
+                .as_str()
+                .unwrap()
+                .contains("nearest differs in kv-offload")
+        })
+        .collect();
+    assert_eq!(derived.len(), 4, "{coverage:#?}");
     assert!(
         coverage.iter().any(|c| c["kind"] == "docs-unpaired"
             && c["message"].as_str().unwrap().contains(
@@ -169,11 +185,12 @@ fn a_table_over_the_state_budget_is_cut_and_reported() {
         IX,
         "--no-checkpoint-facts",
         "--max-states",
-        "2",
+        "4",
         "--format",
         "json",
     ]);
-    // The first two states (both routers of the first point) are read.
+    // The first four states (the first point's two KV tiers by its two
+    // routers) are read: the measured tier's two pair, role by role.
     assert_eq!(doc["links"].as_array().unwrap().len(), 4, "{doc:#}");
     let cut = doc["findings"]
         .as_array()
@@ -185,7 +202,7 @@ fn a_table_over_the_state_budget_is_cut_and_reported() {
         cut["message"]
             .as_str()
             .unwrap()
-            .contains("the first 2 states"),
+            .contains("the first 4 states"),
         "{cut:#}"
     );
 }
