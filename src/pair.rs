@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 
 use crate::error::Error;
 use crate::finding::{About, Finding, Related, Severity, Text, Unpaired};
+use crate::launch::Role;
 use crate::link::{LinkReport, Overrides};
 use crate::manifest::SideSpec;
 use crate::policy::{Level, Policy};
@@ -57,7 +58,20 @@ pub struct Pairing {
 /// decode one, whatever `pair-by` says (a role is compared with the same
 /// role only).
 fn same_roles(a: &Deployment, b: &Deployment) -> bool {
-    a.role_set() == b.role_set()
+    let (x, y) = (a.role_set(), b.role_set());
+    x.len() == y.len() && x.iter().zip(&y).all(|(r, o)| role_matches(a, *r, *o))
+}
+
+/// Whether a docs deployment's role `docs` is compared with a recipe role.
+/// The same role always; and when the docs deployment names its benchmark
+/// (an AgentX cell names its InferenceX entry), its aggregated workers are
+/// the entry's one serving role, which a single-node entry calls `single`.
+fn role_matches(d: &Deployment, docs: Role, recipe: Role) -> bool {
+    docs == recipe
+        || d.side == crate::space::Side::Docs
+            && d.origin.entry.is_some()
+            && docs == Role::Aggregated
+            && recipe == Role::Single
 }
 
 /// Why a recipe deployment with roles has no docs partner when docs of its
@@ -204,7 +218,23 @@ pub fn pair(
             ));
             continue;
         }
+        // A docs deployment that names its benchmark pairs with that entry
+        // only; an entry the checkout does not have is coverage.
+        let named = d.origin.entry.as_deref();
+        if let Some(e) = named
+            && !recipes.iter().any(|r| entry_of(r) == e)
+        {
+            out.coverage.push(coverage(
+                DOCS_UNPAIRED,
+                d,
+                None,
+                format!("names InferenceX entry {e}, which the checkout does not have"),
+                severities,
+            ));
+            continue;
+        }
         let identity: Vec<usize> = (0..recipes.len())
+            .filter(|&ri| named.is_none_or(|e| entry_of(&recipes[ri]) == e))
             .filter(|&ri| same_identity(&d.identity, &recipes[ri].identity))
             .collect();
         let same: Vec<usize> = identity
@@ -217,6 +247,28 @@ pub fn pair(
             .copied()
             .filter(|&ri| d.differs(&recipes[ri], pair_by).is_empty())
             .collect();
+        // A docs deployment that names its entry is compared with it even
+        // when no point has its shape, when they differ in parallelism only
+        // (`nearest-over`, as for an entry's nearest pair): the nearest
+        // point, the keys that differ said. Another precision, speculative
+        // decoding or KV tier (an AgentX state derived from the measured
+        // one) stays coverage.
+        if matched.is_empty()
+            && named.is_some()
+            && let Some((r, differs)) = nearest(d, same.iter().map(|&ri| &recipes[ri]), pair_by)
+            && differs
+                .iter()
+                .all(|x| crate::space::nearest_over().contains(&x.key))
+            && let Some(ri) = recipes.iter().position(|x| std::ptr::eq(x, r))
+        {
+            recipe_paired[ri] = true;
+            out.pairs.push(Pair {
+                docs: di,
+                recipes: vec![ri],
+                nearest_only: differs,
+            });
+            continue;
+        }
         if matched.is_empty() {
             let near = nearest(d, same.iter().map(|&ri| &recipes[ri]), pair_by);
             let message = match &near {
@@ -277,6 +329,7 @@ pub fn pair(
             for (di, d) in docs.iter().enumerate() {
                 if !same_identity(&d.identity, &recipes[ri].identity)
                     || !same_roles(d, &recipes[ri])
+                    || d.origin.entry.as_deref().is_some_and(|n| n != e)
                 {
                     continue;
                 }
@@ -615,7 +668,7 @@ pub fn run_pairs<T: Send>(
                 let mut seen = crate::link::DocsResolutions::default();
                 for &ri in &p.recipes {
                     let r = &recipes[ri];
-                    let Some(rs) = r.roles.iter().find(|x| x.role == ds.role) else {
+                    let Some(rs) = r.roles.iter().find(|x| role_matches(d, ds.role, x.role)) else {
                         continue;
                     };
                     let name = with_role(format!("{} ~ {}", d.label(), r.label()), ds.role);
@@ -778,6 +831,41 @@ mod tests {
         assert_eq!(p.pairs.len(), 1);
         assert_eq!(p.pairs[0].recipes, [0]);
         assert!(p.pairs[0].nearest_only.is_empty());
+    }
+
+    #[test]
+    fn a_docs_deployment_that_names_its_entry_pairs_with_that_entry_only() {
+        // An AgentX cell's aggregated worker names entry `e1`: it pairs with
+        // e1's single server (not e2's, of the same identity and shape).
+        let docs = [deployment(
+            Side::Docs,
+            &[(Role::Aggregated, SINGLE)],
+            Some("e1"),
+        )];
+        let recipes = [
+            deployment(Side::Recipe, &[(Role::Single, SINGLE)], Some("e2")),
+            deployment(Side::Recipe, &[(Role::Single, SINGLE)], Some("e1")),
+        ];
+        let p = run(&docs, &recipes);
+        assert_eq!(p.pairs.len(), 1, "{:?}", p.pairs);
+        assert_eq!(p.pairs[0].recipes, vec![1]);
+        // Without the name, an aggregated worker is no single server.
+        let unnamed = [deployment(Side::Docs, &[(Role::Aggregated, SINGLE)], None)];
+        assert!(run(&unnamed, &recipes).pairs.is_empty());
+        // An entry the checkout does not have is coverage that says so.
+        let gone = [deployment(
+            Side::Docs,
+            &[(Role::Aggregated, SINGLE)],
+            Some("e9"),
+        )];
+        let p = run(&gone, &recipes);
+        assert!(p.pairs.is_empty());
+        assert!(p.coverage.iter().any(|f| {
+            f.kind == DOCS_UNPAIRED
+                && f.message
+                    .to_string()
+                    .contains("names InferenceX entry e9, which the checkout does not have")
+        }));
     }
 
     #[test]

@@ -6,7 +6,8 @@ use crate::cli::ExtractArgs;
 use crate::error::Error;
 use crate::extract;
 use crate::report::launches::{
-    render_launches, render_points, render_recipe_selections, render_selections,
+    render_agentx_selections, render_launches, render_points, render_recipe_selections,
+    render_selections,
 };
 
 /// Prints the launches found in a file.
@@ -94,6 +95,15 @@ pub(super) fn run(args: ExtractArgs) -> Result<Output, Error> {
         let (stdout, code) = match extract::selections(&at, &opts, &fetcher)? {
             extract::Selections::Recipe(composed) => {
                 (render_recipe_selections(&file, &composed, format), 0)
+            }
+            extract::Selections::Agentx(states) => {
+                // A state whose commands cannot be read is bad input.
+                let code = if states.iter().any(|s| s.error.is_some()) {
+                    2
+                } else {
+                    0
+                };
+                (render_agentx_selections(&file, &states, format), code)
             }
             extract::Selections::States {
                 bundle,

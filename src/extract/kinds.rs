@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::registry::{Extractor, Input, Options, Selections};
 use super::shared::Extracted;
-use super::{bash, jsx, markdown, shell_text, vllm_recipes};
+use super::{agentx, bash, jsx, markdown, shell_text, vllm_recipes};
 use crate::error::Error;
 use crate::files::Files;
 use crate::launch::Launch;
@@ -32,6 +32,15 @@ pub struct GeneratorPage;
 
 /// vLLM recipes model YAMLs (`.yaml`, `.yml`): the command the site composes.
 pub struct VllmRecipe;
+
+/// AgentX data modules (`agentx/<org>/<model>.jsx`, `export const agentx =
+/// {...}`): the worker commands of a state of their table.
+pub struct AgentxData;
+
+/// MDX pages whose rendered components are all AgentX tables
+/// (`<AgentX data={agentx} />`): their static blocks and the tables' worker
+/// commands, read through the data modules.
+pub struct AgentxPage;
 
 /// `--select` is for generators, pages and recipes only.
 fn no_select(input: &Input<'_>, opts: &Options) -> Result<(), Error> {
@@ -241,6 +250,88 @@ impl Extractor for VllmRecipe {
     }
 }
 
+impl Extractor for AgentxData {
+    fn name(&self) -> &'static str {
+        "agentx-data"
+    }
+
+    fn accepts(&self, input: &Input<'_>) -> bool {
+        // Local only: a remote `.jsx` is refused unread (as a generator).
+        matches!(input.extension().as_str(), "jsx" | "js")
+            && input.local_path().is_some()
+            && input
+                .peek()
+                .is_some_and(|s| agentx::is_data_module(&s.text))
+    }
+
+    fn extract(&self, input: &Input<'_>, opts: &Options) -> Result<Extracted, Error> {
+        let source = input.source()?;
+        let states = agentx::states(&source, &opts.vars)?;
+        let state = agentx::pick(states, &opts.select, &source.span(0, 0))?;
+        match state.error {
+            Some(e) => Err(e),
+            None => Ok(Extracted {
+                launches: state.launches,
+                unsupported: Vec::new(),
+            }),
+        }
+    }
+
+    fn selections(&self, input: &Input<'_>, opts: &Options) -> Result<Selections, Error> {
+        Ok(Selections::Agentx(agentx::states(
+            &input.source()?,
+            &opts.vars,
+        )?))
+    }
+}
+
+impl Extractor for AgentxPage {
+    fn name(&self) -> &'static str {
+        "agentx-page"
+    }
+
+    fn accepts(&self, input: &Input<'_>) -> bool {
+        input.extension() == "mdx"
+            && input.local_path().is_some()
+            && input
+                .peek()
+                .is_some_and(|s| agentx::tables(&s.text).is_some())
+    }
+
+    fn extract(&self, input: &Input<'_>, opts: &Options) -> Result<Extracted, Error> {
+        let path = local(input, "page of AgentX tables")?;
+        let source = input.source()?;
+        let mut found = markdown::extract_all(&source, &opts.vars)?;
+        for states in agentx::page_states(
+            &source,
+            path,
+            opts.docs_root.as_deref(),
+            input.files(),
+            &opts.vars,
+        )? {
+            let state = agentx::pick(states, &opts.select, &source.span(0, 0))?;
+            if let Some(e) = state.error {
+                return Err(e);
+            }
+            found.launches.extend(state.launches);
+        }
+        Ok(found)
+    }
+
+    fn selections(&self, input: &Input<'_>, opts: &Options) -> Result<Selections, Error> {
+        let path = local(input, "page of AgentX tables")?;
+        let source = input.source()?;
+        let tables = agentx::page_states(
+            &source,
+            path,
+            opts.docs_root.as_deref(),
+            input.files(),
+            &opts.vars,
+        )?;
+        Ok(Selections::Agentx(tables.into_iter().flatten().collect()))
+    }
+}
+
 /// Every selection of a generator, a generator page (its static blocks first)
 /// or a vLLM recipe, with the launches each shows ([`super::every_selection`]).
 pub(super) fn every_selection(
@@ -282,6 +373,7 @@ pub(super) fn every_selection(
                     Err(error) => {
                         views.push(Vec::new());
                         out.push(Shown {
+                            entry: None,
                             selection: Vec::new(),
                             component: bundle.targets.get(t).map(|t| t.name.clone()),
                             launches: Vec::new(),
@@ -311,6 +403,7 @@ pub(super) fn every_selection(
             out.insert(
                 0,
                 Shown {
+                    entry: None,
                     selection: Vec::new(),
                     component: None,
                     launches: page.launches,
@@ -320,7 +413,51 @@ pub(super) fn every_selection(
             );
         }
     }
+    if kind.name() == "agentx-page" {
+        let page = markdown::extract_all(&input.source()?, &opts.vars)?;
+        if !page.launches.is_empty() {
+            out.push(Shown {
+                entry: None,
+                selection: Vec::new(),
+                component: None,
+                launches: page.launches,
+                error: None,
+            });
+        }
+    }
     match selections {
+        Selections::Agentx(mut states) => {
+            // The state budget holds for tables as for generators: with
+            // `Explore::cut` the first states are read and the cut reported.
+            let budget = opts.limits.states;
+            if states.len() > budget {
+                let at = input.source()?.span(0, 0);
+                if !opts.explore.cut {
+                    return Err(Error::input(
+                        at,
+                        format!(
+                            "this AgentX table has {} states, over the budget of {budget} (--max-states)",
+                            states.len()
+                        ),
+                    ));
+                }
+                states.truncate(budget);
+                cuts.push(Cut {
+                    component: "AgentX".into(),
+                    at,
+                    states: budget,
+                });
+            }
+            for s in states {
+                out.push(Shown {
+                    entry: s.entry,
+                    selection: s.selection,
+                    component: Some("AgentX".into()),
+                    launches: s.launches,
+                    error: s.error,
+                });
+            }
+        }
         Selections::States { bundle, views, .. } => {
             for view in views.iter().flatten() {
                 let mut launches = Vec::new();
@@ -341,6 +478,7 @@ pub(super) fn every_selection(
                     }
                 }
                 out.push(Shown {
+                    entry: None,
                     selection: view.selection.clone(),
                     component: bundle.targets.get(view.target).map(|t| t.name.clone()),
                     launches,
@@ -370,6 +508,7 @@ pub(super) fn every_selection(
                     Err(e) => (Vec::new(), Some(e)),
                 };
                 out.push(Shown {
+                    entry: None,
                     selection,
                     component: None,
                     launches,

@@ -43,6 +43,7 @@
 //! static blocks and the component tags alike). [`vllm_recipes`] and
 //! [`inferencex`] place YAML errors with `Error::yaml`.
 
+pub mod agentx;
 pub mod bash;
 pub mod inferencex;
 pub mod jsx;

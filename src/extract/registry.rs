@@ -50,6 +50,8 @@ pub enum Selections {
     },
     /// Every selection of a vLLM recipe, each with the command the site composes.
     Recipe(Vec<vllm_recipes::Composed>),
+    /// Every state of the AgentX tables of a data module or a page.
+    Agentx(Vec<super::agentx::State>),
 }
 
 /// A source to extract from: where it is, the file layer that reads it, and
@@ -179,6 +181,9 @@ pub struct Shown {
     pub component: Option<String>,
     /// The launches.
     pub launches: Vec<crate::launch::Launch>,
+    /// The InferenceX entry the selection names as its benchmark (an AgentX
+    /// table's cell names its `configKey`); pairing keeps it to that entry.
+    pub entry: Option<String>,
     /// Why this selection's printed commands could not be read (the other
     /// selections of the file still are).
     pub error: Option<Error>,
@@ -220,7 +225,7 @@ pub fn every_selection(at: &Location, opts: &Options, files: &dyn Files) -> Resu
     let input = Input::new(at.clone(), files);
     let kind = extractor_for(&input);
     match kind.name() {
-        "generator" | "generator-page" | "vllm-recipe" => {
+        "generator" | "generator-page" | "vllm-recipe" | "agentx-data" | "agentx-page" => {
             kinds::every_selection(&input, kind, opts)
         }
         _ => Ok(Every {
@@ -228,6 +233,7 @@ pub fn every_selection(at: &Location, opts: &Options, files: &dyn Files) -> Resu
                 selection: Vec::new(),
                 component: None,
                 launches: shared::per_file(|| kind.extract(&input, opts))?.launches,
+                entry: None,
                 error: None,
                 reselect: Vec::new(),
             }],
@@ -239,7 +245,9 @@ pub fn every_selection(at: &Location, opts: &Options, files: &dyn Files) -> Resu
 /// The extractors, in the order they are asked; the last accepts anything.
 pub static EXTRACTORS: &[&dyn Extractor] = &[
     &kinds::VllmRecipe,
+    &kinds::AgentxData,
     &kinds::Generator,
+    &kinds::AgentxPage,
     &kinds::GeneratorPage,
     &kinds::Markdown,
     &kinds::Bash,

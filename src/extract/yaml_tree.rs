@@ -1114,6 +1114,72 @@ impl Node {
     }
 }
 
+/// JavaScript's view of a tree's values, as a JS program that parsed it
+/// (js-yaml, or a JSON literal in a module) sees them: numbers are doubles.
+impl Node {
+    /// A number as a double.
+    pub(crate) fn as_num(&self) -> Option<f64> {
+        match self.val {
+            Val::Int(n) => Some(n as f64),
+            Val::Float(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// JavaScript truthiness.
+    pub(crate) fn truthy(&self) -> bool {
+        match &self.val {
+            Val::Null => false,
+            Val::Bool(b) => *b,
+            Val::Int(n) => *n != 0,
+            Val::Float(n) => *n != 0.0 && !n.is_nan(),
+            Val::Str(s) => !s.is_empty(),
+            Val::Seq(_) | Val::Map(_) => true,
+        }
+    }
+
+    /// `String(value)` for a scalar; `None` for sequences and mappings.
+    pub(crate) fn scalar_string(&self) -> Option<String> {
+        match &self.val {
+            Val::Null => Some("null".into()),
+            Val::Bool(b) => Some(b.to_string()),
+            Val::Int(_) | Val::Float(_) => self.as_num().map(js_num),
+            Val::Str(s) => Some(s.clone()),
+            Val::Seq(_) | Val::Map(_) => None,
+        }
+    }
+
+    /// `String(value)` for a truthy scalar (`a || b` chains on strings).
+    pub(crate) fn truthy_string(&self) -> Option<String> {
+        if self.truthy() {
+            self.scalar_string()
+        } else {
+            None
+        }
+    }
+
+    /// The strings of a sequence of strings (other items are skipped).
+    pub(crate) fn str_list(&self) -> Vec<String> {
+        self.items()
+            .iter()
+            .filter_map(|n| n.as_str().map(str::to_string))
+            .collect()
+    }
+}
+
+/// `String(n)` for a JavaScript number (integers without a fraction).
+pub(crate) fn js_num(n: f64) -> String {
+    if n.is_finite() && n == n.trunc() && n.abs() < 1e21 {
+        format!("{}", n as i64)
+    } else if n.is_nan() {
+        "NaN".into()
+    } else if n.is_infinite() {
+        if n > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else {
+        format!("{n}")
+    }
+}
+
 mod pyyaml_text;
 #[cfg(test)]
 mod tests;

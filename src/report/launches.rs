@@ -427,3 +427,89 @@ pub fn render_selections(
         }
     }
 }
+
+/// Every state of the AgentX tables of a data module or a page: its
+/// selection, the InferenceX entry its cell names, and each worker's
+/// command with its role.
+pub fn render_agentx_selections(
+    file: &Path,
+    states: &[extract::agentx::State],
+    format: Format,
+) -> String {
+    match format {
+        Format::Json => {
+            let selections: Vec<serde_json::Value> = states
+                .iter()
+                .map(|s| {
+                    let launches: Vec<serde_json::Value> = s
+                        .launches
+                        .iter()
+                        .map(|l| {
+                            json!({
+                                "role": l.role,
+                                "engine": l.engine.to_string(),
+                                "env": l.env.iter().map(|e| json!([e.name, e.value])).collect::<Vec<_>>(),
+                                "argv": l.argv.iter().map(|t| t.text.clone()).collect::<Vec<_>>(),
+                                "command": crate::secret::mask_command(&l.source.text),
+                            })
+                        })
+                        .collect();
+                    let mut v = json!({
+                        "selection": s.selection,
+                        "entry": s.entry,
+                        "launches": launches,
+                    });
+                    if let Some(e) = &s.error {
+                        v["error"] = json!(e.to_string());
+                    }
+                    v
+                })
+                .collect();
+            let mut doc = json!({
+                "schema_version": super::json::SCHEMA_VERSION,
+                "file": file.display().to_string(),
+                "selections": selections,
+            });
+            mask_json(&mut doc);
+            let mut s = serde_json::to_string_pretty(&doc).expect("serializable");
+            s.push('\n');
+            s
+        }
+        Format::Human => {
+            let mut out = format!(
+                "{}: {} state{}\n",
+                v(&file.display().to_string()),
+                states.len(),
+                if states.len() == 1 { "" } else { "s" }
+            );
+            for (i, s) in states.iter().enumerate() {
+                let sel = s
+                    .selection
+                    .iter()
+                    .map(|(k, x)| format!("{k}={x}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let _ = writeln!(
+                    out,
+                    "\nstate {}: {} (InferenceX entry {})",
+                    i + 1,
+                    v(&sel),
+                    v(s.entry.as_deref().unwrap_or("-"))
+                );
+                if let Some(e) = &s.error {
+                    let _ = writeln!(out, "  error: {}", v(&e.to_string()));
+                }
+                for l in &s.launches {
+                    let _ = writeln!(out, "  [{}]", l.role);
+                    for line in crate::secret::mask_command(&l.source.text)
+                        .trim_end()
+                        .lines()
+                    {
+                        let _ = writeln!(out, "    {}", v(line));
+                    }
+                }
+            }
+            out
+        }
+    }
+}

@@ -429,7 +429,9 @@ impl Loader<'_> {
                         file: name.clone(),
                         selection: s.selection.clone(),
                         component: s.component.clone(),
-                        entry: None,
+                        // A state that names its benchmark (an AgentX cell's
+                        // InferenceX entry) pairs with that entry only.
+                        entry: s.entry.clone(),
                         points: Vec::new(),
                     };
                     let has_roles = servers.launches.iter().any(|l| !l.role.is_single());

@@ -334,7 +334,9 @@ impl Deployment {
     /// or `entry qwen3.5-fp4-mi355x-sglang tp=2 ...`.
     pub fn label(&self) -> String {
         let o = &self.origin;
-        match &o.entry {
+        // A docs deployment is named by where it is written, even when it
+        // names its benchmark's entry (an AgentX cell).
+        match o.entry.as_ref().filter(|_| self.side == Side::Recipe) {
             Some(entry) => {
                 let mut s = format!("entry {entry}");
                 if let Some(p) = points_label(&o.points) {
