@@ -422,6 +422,7 @@ pub(super) fn every_selection(
                 component: None,
                 launches: page.launches,
                 error: None,
+                reselect: Vec::new(),
             });
         }
     }
@@ -455,6 +456,7 @@ pub(super) fn every_selection(
                     component: Some("AgentX".into()),
                     launches: s.launches,
                     error: s.error,
+                    reselect: Vec::new(),
                 });
             }
         }
