@@ -2,9 +2,11 @@
 //! say what the recipe runs. [`for_key`] builds a key finding's
 //! [`Fix`](crate::finding::Fix) from the written spans its two sides keep;
 //! `spell` finds the value inside its written word and spells the
-//! replacement in the same quoting; `plan` gathers a run's fixes per file,
+//! replacement in the same quoting; `generator` traces a value a generator
+//! prints to the JavaScript literal that printed it; `plan` gathers a run's fixes per file,
 //! prints them as a unified diff or writes them.
 
+mod generator;
 pub mod plan;
 mod spell;
 
@@ -59,10 +61,21 @@ fn docs_fix(docs: &SideValue, recipe: &SideValue) -> Result<Fix, String> {
             ));
         }
         Origin::Rendered { file, view } => {
-            return Err(format!(
-                "the docs value is printed by the generator {} ({view}); fixing generator sources is not built yet",
-                file.display()
-            ));
+            let raw = word.text();
+            let (range, quote) = value_in(raw, after_eq, &old.value).ok_or_else(|| {
+                format!(
+                    "the docs value is printed as {raw} at {word}, not as one plain or quoted word"
+                )
+            })?;
+            let replacement = spell(&new.value, quote, Syntax::Shell)?;
+            let at = word.start + range.start..word.start + range.end;
+            let mut fix = generator::fix(file, view, word, at, &replacement)?;
+            if let (Some(rule), Applicability::Safe) = (recipe.rules.first(), &fix.applicability) {
+                fix.applicability = Applicability::Unsafe {
+                    why: recipe_rule_why(&rule.id),
+                };
+            }
+            return Ok(fix);
         }
         Origin::Url(u) => return Err(format!("the docs value is written in a remote file ({u})")),
         Origin::Inline(_) => return Err("the docs value is not written in a file".to_string()),
@@ -100,10 +113,7 @@ fn docs_fix(docs: &SideValue, recipe: &SideValue) -> Result<Fix, String> {
             ),
         },
         (_, Some(rule)) => Applicability::Unsafe {
-            why: format!(
-                "the recipe's value is changed by rule {} on its side: written on the docs side it resolves alike only where that rule applies too",
-                rule.id
-            ),
+            why: recipe_rule_why(&rule.id),
         },
         (Syntax::Shell, None) => Applicability::Safe,
     };
@@ -111,7 +121,15 @@ fn docs_fix(docs: &SideValue, recipe: &SideValue) -> Result<Fix, String> {
         title: format!("replace {} with {replacement} at {span}", &raw[range]),
         edits: vec![Edit { span, replacement }],
         applicability,
+        shared: None,
     })
+}
+
+/// Why a fix to a value a recipe-side rule changed is unsafe.
+fn recipe_rule_why(rule: &str) -> String {
+    format!(
+        "the recipe's value is changed by rule {rule} on its side: written on the docs side it resolves alike only where that rule applies too"
+    )
 }
 
 /// Whether the value word is written right after its option in the
