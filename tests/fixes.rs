@@ -1,6 +1,7 @@
 //! `check --diff`, `check --fix` and `--unsafe-fixes` on our fixtures
 //! (fixtures/fixes: a page modelled on the Qwen3.5 MI355X HiCache case, a page
-//! whose values come from variables, a page with an inline suppression),
+//! whose values come from variables, a page with an inline suppression,
+//! generators whose printed values come from their literals),
 //! each run on a copy in a temporary folder, and SARIF `fixes` checked
 //! against the SARIF 2.1.0 schema.
 
@@ -243,4 +244,151 @@ fn unsafe_fixes_needs_fix_or_diff_and_the_two_exclude_each_other() {
     assert!(err.contains("--diff") || err.contains("--fix"), "{err}");
     let (code, _, err) = check(dir.path(), "fixes.yaml", &["--diff", "--fix"]);
     assert_eq!(code, 2, "{err}");
+}
+
+/// The seed on a generator: `check --fix` changes exactly the two literals
+/// of the AMD override table (keeping their quotes), after which `check`
+/// exits 0; `--diff` shows the same change and writes nothing.
+#[test]
+fn a_generator_value_is_fixed_in_the_literal_that_printed_it() {
+    let dir = copy();
+    let before = read(dir.path(), "generator.jsx");
+    let (code, out, _) = check(dir.path(), "generator.yaml", &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("fix (safe, --fix applies it): replace direct with kernel in the generator's literal at generator.jsx:7:73"),
+        "{out}"
+    );
+    let (code, diff, err) = check(dir.path(), "generator.yaml", &["--diff"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        diff.starts_with("--- a/generator.jsx\n+++ b/generator.jsx\n"),
+        "{diff}"
+    );
+    assert_eq!(
+        changed_lines(&diff),
+        [
+            "-const AMD_MXFP4_HICACHE = { memLayout: 'page_first_direct', ioBackend: 'direct' };",
+            "+const AMD_MXFP4_HICACHE = { memLayout: 'page_first', ioBackend: 'kernel' };",
+        ]
+    );
+    assert!(err.contains("would fix 2 values in 1 file\n"), "{err}");
+    assert_eq!(
+        read(dir.path(), "generator.jsx"),
+        before,
+        "--diff writes nothing"
+    );
+    let (code, out, err) = check(dir.path(), "generator.yaml", &["--fix"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("fixed 2 values in 1 file\n"), "{out}");
+    let expected = before.replace(
+        "{ memLayout: 'page_first_direct', ioBackend: 'direct' }",
+        "{ memLayout: 'page_first', ioBackend: 'kernel' }",
+    );
+    assert_ne!(expected, before);
+    assert_eq!(
+        read(dir.path(), "generator.jsx"),
+        expected,
+        "only the two literals change"
+    );
+    let (code, _, err) = check(dir.path(), "generator.yaml", &[]);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// A literal other states print too, and that the run does not find
+/// drifting in them, is an unsafe fix naming those states; a value spliced
+/// by `+` is not fixable and names its expression.
+#[test]
+fn a_shared_generator_literal_needs_unsafe_fixes_and_a_spliced_value_is_not_fixable() {
+    let dir = copy();
+    let before = read(dir.path(), "shared.jsx");
+    let (code, out, _) = check(dir.path(), "shared.yaml", &[]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("fix (unsafe, --fix --unsafe-fixes applies it): replace direct with kernel in the generator's literal at shared.jsx:8:35; the literal at shared.jsx:8:35 is printed by 1 other state too, which changes with it: <SharedOverride /> hardware=mi355x, quantization=fp8;"),
+        "{out}"
+    );
+    assert!(
+        out.contains("not fixable automatically: the value comes from `'page_first' + (amd ? '_direct' : '')` at shared.jsx:39, which splices the literal at shared.jsx:39:19 into it"),
+        "{out}"
+    );
+    let (_, diff, err) = check(dir.path(), "shared.yaml", &["--diff"]);
+    assert_eq!(diff, "", "{err}");
+    assert!(
+        err.contains(
+            "would fix 0 values in 0 files; 1 fix needs --unsafe-fixes; 1 finding is not fixable"
+        ),
+        "{err}"
+    );
+    let (_, diff, _) = check(dir.path(), "shared.yaml", &["--diff", "--unsafe-fixes"]);
+    assert_eq!(
+        changed_lines(&diff),
+        [
+            "-const AMD_HICACHE = { ioBackend: 'direct' };",
+            "+const AMD_HICACHE = { ioBackend: 'kernel' };",
+        ]
+    );
+    let (code, _, _) = check(dir.path(), "shared.yaml", &["--fix"]);
+    assert_eq!(code, 1);
+    assert_eq!(read(dir.path(), "shared.jsx"), before, "safe fixes only");
+}
+
+/// When the run compares every state that prints the shared literal and
+/// each drifts the same way, the fix is applied without --unsafe-fixes
+/// (the FP8 state's model fix, printed by an uncompared state, is not).
+#[test]
+fn a_shared_literal_every_printing_state_drifts_on_is_fixed_as_safe() {
+    let dir = copy();
+    let (_, diff, err) = check(dir.path(), "shared-both.yaml", &["--diff"]);
+    assert_eq!(
+        changed_lines(&diff),
+        [
+            "-const AMD_HICACHE = { ioBackend: 'direct' };",
+            "+const AMD_HICACHE = { ioBackend: 'kernel' };",
+        ],
+        "{err}"
+    );
+    assert!(
+        err.contains("would fix 1 value in 1 file; 1 fix needs --unsafe-fixes"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sarif_fixes_of_generator_literals_validate() {
+    let dir = copy();
+    let (code, out, err) = check(dir.path(), "generator.yaml", &["--format", "sarif"]);
+    assert_eq!(code, 1, "{err}");
+    common::sarif::assert_valid(&out);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let text = read(dir.path(), "generator.jsx");
+    let mut replaced = Vec::new();
+    for fix in doc["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r.get("fixes"))
+        .flat_map(|f| f.as_array().unwrap())
+    {
+        let change = &fix["artifactChanges"][0];
+        assert_eq!(change["artifactLocation"]["uri"], "generator.jsx");
+        let r = &change["replacements"][0];
+        let region = &r["deletedRegion"];
+        let (off, len) = (
+            region["charOffset"].as_u64().unwrap() as usize,
+            region["charLength"].as_u64().unwrap() as usize,
+        );
+        replaced.push((
+            text[off..off + len].to_string(),
+            r["insertedContent"]["text"].as_str().unwrap().to_string(),
+        ));
+    }
+    replaced.sort();
+    assert_eq!(
+        replaced,
+        [
+            ("direct".to_string(), "kernel".to_string()),
+            ("page_first_direct".to_string(), "page_first".to_string()),
+        ]
+    );
 }
