@@ -344,6 +344,23 @@ pub struct Fix {
     /// the same fix in every one of them (they all drift the same way)
     /// applies it as safe.
     pub shared: Option<Shared>,
+    /// The value a key finding's fix changes and the file whose command
+    /// shows it: `check --fix` carries the change into that page's prose
+    /// (`fix::prose`).
+    pub change: Option<Change>,
+}
+
+/// A key's docs value a fix changes into the recipe's (see [`Fix::change`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// The canonical key.
+    pub key: String,
+    /// The docs value as written, quotes removed.
+    pub old: String,
+    /// The recipe's value.
+    pub new: String,
+    /// The docs file the command is read from (a page, a generator).
+    pub file: std::path::PathBuf,
 }
 
 /// The states a generator literal's edit changes (see [`Fix::shared`]),
@@ -412,6 +429,7 @@ impl Fix {
             edits: Vec::new(),
             applicability: Applicability::NotFixable { why: why.into() },
             shared: None,
+            change: None,
         }
     }
 

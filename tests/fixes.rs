@@ -392,3 +392,88 @@ fn sarif_fixes_of_generator_literals_validate() {
         ]
     );
 }
+
+/// The whole seed: a page renders the generator and names the two flags in
+/// its text. `check --fix` changes exactly the two literals and the prose
+/// mention (nothing on the page prints the old values once the literals
+/// are fixed), `--diff` shows the same three changes, and `check` then
+/// exits 0 and `lint-docs` finds the text in agreement.
+#[test]
+fn the_seed_page_fix_changes_the_two_literals_and_the_prose_mention() {
+    let dir = copy();
+    let (page, generator) = (
+        read(dir.path(), "qwen35.mdx"),
+        read(dir.path(), "generator.jsx"),
+    );
+    let (code, diff, err) = check(dir.path(), "qwen35.yaml", &["--diff"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        changed_lines(&diff),
+        [
+            "-const AMD_MXFP4_HICACHE = { memLayout: 'page_first_direct', ioBackend: 'direct' };",
+            "+const AMD_MXFP4_HICACHE = { memLayout: 'page_first', ioBackend: 'kernel' };",
+            "-  DRAM tier. It emits `--enable-hierarchical-cache --hicache-ratio 1.5 --hicache-io-backend direct --hicache-mem-layout page_first_direct`.",
+            "+  DRAM tier. It emits `--enable-hierarchical-cache --hicache-ratio 1.5 --hicache-io-backend kernel --hicache-mem-layout page_first`.",
+        ],
+        "{diff}"
+    );
+    assert!(err.contains("would fix 4 values in 2 files\n"), "{err}");
+    assert_eq!(
+        read(dir.path(), "qwen35.mdx"),
+        page,
+        "--diff writes nothing"
+    );
+    let (code, out, err) = check(dir.path(), "qwen35.yaml", &["--fix"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("fixed 4 values in 2 files\n"), "{out}");
+    assert_eq!(
+        read(dir.path(), "qwen35.mdx"),
+        page.replace(
+            "--hicache-io-backend direct --hicache-mem-layout page_first_direct",
+            "--hicache-io-backend kernel --hicache-mem-layout page_first"
+        )
+    );
+    assert_eq!(
+        read(dir.path(), "generator.jsx"),
+        generator.replace(
+            "{ memLayout: 'page_first_direct', ioBackend: 'direct' }",
+            "{ memLayout: 'page_first', ioBackend: 'kernel' }"
+        )
+    );
+    let (code, _, err) = check(dir.path(), "qwen35.yaml", &[]);
+    assert_eq!(code, 0, "{err}");
+    let lint = Command::cargo_bin("recipe-drift")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["lint-docs", "qwen35.mdx"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        lint.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&lint.stdout)
+    );
+}
+
+/// Prose that names the old value while another state still prints it is
+/// not changed without --unsafe-fixes: the text may be about that state.
+#[test]
+fn prose_still_backed_by_another_state_needs_unsafe_fixes() {
+    let dir = copy();
+    // The h200 state prints the same layout literal once it reads `direct`.
+    let generator = read(dir.path(), "generator.jsx").replace(
+        "'--hicache-io-backend kernel', '--hicache-mem-layout layer_first'",
+        "'--hicache-io-backend direct', '--hicache-mem-layout layer_first'",
+    );
+    std::fs::write(dir.path().join("generator.jsx"), generator).unwrap();
+    let (_, diff, err) = check(dir.path(), "qwen35.yaml", &["--diff"]);
+    assert!(
+        err.contains("would fix 3 values in 2 files; 1 fix needs --unsafe-fixes"),
+        "{err}"
+    );
+    assert!(
+        diff.contains("+  DRAM tier. It emits `--enable-hierarchical-cache --hicache-ratio 1.5 --hicache-io-backend direct --hicache-mem-layout page_first`."),
+        "{diff}"
+    );
+}

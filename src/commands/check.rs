@@ -31,7 +31,7 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
     let unsafe_fixes = args.unsafe_fixes;
     let mut fixes = Vec::new();
     run_pass(args, jail, Some(&mut fixes))?;
-    let plan = Plan::new(&fixes, unsafe_fixes);
+    let plan = plan_with_prose(fixes, unsafe_fixes);
     plan.write()?;
     let summary = plan.summary("fixed");
     let mut out = check(again, jail)?;
@@ -52,7 +52,7 @@ fn check(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Output, Error>
     let unsafe_fixes = args.unsafe_fixes;
     let mut fixes = Vec::new();
     let out = run_pass(args, jail, Some(&mut fixes))?;
-    let plan = Plan::new(&fixes, unsafe_fixes);
+    let plan = plan_with_prose(fixes, unsafe_fixes);
     eprint!("{}", plan.summary("would fix"));
     Ok(Output {
         code: out.code,
@@ -60,6 +60,19 @@ fn check(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Output, Error>
         for_people: false,
         report: None,
     })
+}
+
+/// The plan of a run's fixes, with the prose fixes that carry the values
+/// they change into the text of the pages that show them
+/// ([`crate::fix::prose`], judged with the fixes' edits made).
+fn plan_with_prose(mut fixes: Vec<Fix>, unsafe_fixes: bool) -> Plan {
+    let first = Plan::new(&fixes, unsafe_fixes);
+    let prose = crate::fix::prose::fixes(&fixes, &first);
+    if prose.is_empty() {
+        return first;
+    }
+    fixes.extend(prose);
+    Plan::new(&fixes, unsafe_fixes)
 }
 
 /// One check of every link. With `fixes`, the fixes of the findings are

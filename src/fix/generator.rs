@@ -89,6 +89,7 @@ pub(super) fn fix(
         }],
         applicability,
         shared,
+        change: None,
     })
 }
 

@@ -8,9 +8,10 @@
 
 mod generator;
 pub mod plan;
+pub mod prose;
 mod spell;
 
-use crate::finding::{Applicability, Edit, Fix, KeyValues, Kind, SideValue};
+use crate::finding::{Applicability, Change, Edit, Fix, KeyValues, Kind, SideValue};
 use crate::policy::Class;
 use crate::resolved::ValueSource;
 use crate::span::Origin;
@@ -25,7 +26,27 @@ pub fn for_key(k: &KeyValues) -> Option<Fix> {
     if k.kind != Kind::Contradicts || k.class != Class::Major || k.waiver.is_some() {
         return None;
     }
-    Some(docs_fix(&k.docs, &k.recipe).unwrap_or_else(Fix::not_fixable))
+    let mut fix = docs_fix(&k.docs, &k.recipe).unwrap_or_else(Fix::not_fixable);
+    if !fix.edits.is_empty() {
+        fix.change = change(k);
+    }
+    Some(fix)
+}
+
+/// The value a key's fix changes, and the docs file that shows it.
+fn change(k: &KeyValues) -> Option<Change> {
+    let old = written_value(&k.docs).ok()?.value;
+    let new = written_value(&k.recipe).ok()?.value;
+    let file = match k.docs.spans.last()?.origin() {
+        Origin::File(p) | Origin::Rendered { file: p, .. } => p.clone(),
+        _ => return None,
+    };
+    Some(Change {
+        key: k.key.clone(),
+        old,
+        new,
+        file,
+    })
 }
 
 /// The edit of the docs side's written value into the recipe side's, or why
@@ -122,6 +143,7 @@ fn docs_fix(docs: &SideValue, recipe: &SideValue) -> Result<Fix, String> {
         edits: vec![Edit { span, replacement }],
         applicability,
         shared: None,
+        change: None,
     })
 }
 

@@ -124,6 +124,22 @@ impl Plan {
         })
     }
 
+    /// The fixed texts as an overlay: each changed file's text with the
+    /// plan's edits made, standing in for the file (nothing is written).
+    pub fn overlay(&self) -> crate::extract::jsx::page::Overlay {
+        crate::extract::jsx::page::Overlay(
+            self.changed()
+                .map(|(path, _, new)| {
+                    let origin = Origin::File(path.clone());
+                    (
+                        path.clone(),
+                        Arc::new(crate::span::Source::new(origin, new)),
+                    )
+                })
+                .collect(),
+        )
+    }
+
     /// The plan as a unified diff (`--- a/PATH`, `+++ b/PATH`, three lines of
     /// context), files in path order; empty when it changes nothing.
     pub fn diff(&self) -> String {

@@ -19,6 +19,7 @@ mod duplicate_flag;
 mod engine;
 mod locate;
 mod no_command;
+pub mod prose;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -370,6 +371,7 @@ pub fn lint_file(path: &Path, opts: &LintOptions) -> Result<FileLint, Error> {
         .collect();
     let mut linted = run_rules(&path.display().to_string(), &bundle, &generators);
     linted.findings.extend(cuts);
+    linted.findings.extend(page_prose(path, &generators)?);
     // In place order, as the rules' findings are (a stable sort: those keep
     // their order).
     linted.findings.sort_by(|a, b| {
@@ -416,16 +418,38 @@ pub fn run_rules(file: &str, bundle: &Bundle, generators: &[Generator]) -> FileL
     }
 }
 
+/// The `prose-value` findings of a page (none for a generator file): its
+/// text against what its generators' states and its own blocks print.
+fn page_prose(path: &Path, generators: &[Generator]) -> Result<Vec<Finding>, Error> {
+    if !is_page(path) {
+        return Ok(Vec::new());
+    }
+    let source = crate::span::Source::read(path)?;
+    let blocks = crate::extract::markdown::extract_all(&source, &BTreeMap::new())?;
+    let launches: Vec<&Launch> = generators
+        .iter()
+        .flat_map(|g| &g.states)
+        .flat_map(|s| s.printed.iter().flatten())
+        .flat_map(|p| p.launches.iter().map(|c| &c.launch))
+        .chain(&blocks.launches)
+        .collect();
+    Ok(prose::findings(&source, generators, &launches))
+}
+
+/// Whether a file is a page (Markdown or MDX), not a generator.
+fn is_page(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("mdx" | "md")
+    )
+}
+
 /// The release a page names per engine: the one version its static blocks'
 /// launches of that engine run (from their image or version), when they agree.
 /// Empty for a generator file and for a page whose blocks name none or
 /// several.
 fn page_releases(path: &Path) -> Result<BTreeMap<String, Known<String>>, Error> {
-    let is_page = matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("mdx" | "md")
-    );
-    if !is_page {
+    if !is_page(path) {
         return Ok(BTreeMap::new());
     }
     let source = crate::span::Source::read(path)?;
