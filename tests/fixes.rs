@@ -253,11 +253,41 @@ fn unsafe_fixes_needs_fix_or_diff_and_the_two_exclude_each_other() {
 fn a_generator_value_is_fixed_in_the_literal_that_printed_it() {
     let dir = copy();
     let before = read(dir.path(), "generator.jsx");
+    // The human report does not trace (each trace explores the generator
+    // again); it says what does.
     let (code, out, _) = check(dir.path(), "generator.yaml", &[]);
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("fix (safe, --fix applies it): replace direct with kernel in the generator's literal at generator.jsx:7:73"),
+        out.contains("not traced to the literal that printed it in this run: `check --diff`, `--fix`, `--format json` or `--format sarif` trace it"),
         "{out}"
+    );
+    let (_, json, _) = check(dir.path(), "generator.yaml", &["--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let fixes: Vec<(&str, &str)> = doc["links"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f.get("fix"))
+        .map(|f| {
+            (
+                f["applicability"].as_str().unwrap(),
+                f["title"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        fixes,
+        [
+            (
+                "safe",
+                "replace direct with kernel in the generator's literal at generator.jsx:7:73"
+            ),
+            (
+                "safe",
+                "replace page_first_direct with page_first in the generator's literal at generator.jsx:7:41"
+            ),
+        ],
+        "{json}"
     );
     let (code, diff, err) = check(dir.path(), "generator.yaml", &["--diff"]);
     assert_eq!(code, 1, "{err}");
@@ -302,14 +332,14 @@ fn a_generator_value_is_fixed_in_the_literal_that_printed_it() {
 fn a_shared_generator_literal_needs_unsafe_fixes_and_a_spliced_value_is_not_fixable() {
     let dir = copy();
     let before = read(dir.path(), "shared.jsx");
-    let (code, out, _) = check(dir.path(), "shared.yaml", &[]);
+    let (code, out, _) = check(dir.path(), "shared.yaml", &["--format", "json"]);
     assert_eq!(code, 1);
     assert!(
-        out.contains("fix (unsafe, --fix --unsafe-fixes applies it): replace direct with kernel in the generator's literal at shared.jsx:8:35; the literal at shared.jsx:8:35 is printed by 1 other state too, which changes with it: <SharedOverride /> hardware=mi355x, quantization=fp8;"),
+        out.contains("\"why\": \"the literal at shared.jsx:8:35 is printed by 1 other state too, which changes with it: <SharedOverride /> hardware=mi355x, quantization=fp8;"),
         "{out}"
     );
     assert!(
-        out.contains("not fixable automatically: the value comes from `'page_first' + (amd ? '_direct' : '')` at shared.jsx:39, which splices the literal at shared.jsx:39:19 into it"),
+        out.contains("\"why\": \"the value comes from `'page_first' + (amd ? '_direct' : '')` at shared.jsx:39, which splices the literal at shared.jsx:39:19 into it"),
         "{out}"
     );
     let (_, diff, err) = check(dir.path(), "shared.yaml", &["--diff"]);

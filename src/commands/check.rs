@@ -105,6 +105,9 @@ fn run_pass(
         unsafe_fixes: _,
     } = args;
     let want_fixes = fixes.is_some();
+    crate::fix::set_trace_generators(
+        want_fixes || matches!(format, ReportFormat::Json | ReportFormat::Sarif),
+    );
     super::progress::suppress(no_progress);
     // The spaces to pair with no links: a docs root, the vLLM recipes site,
     // or both, against an InferenceX checkout.

@@ -48,6 +48,12 @@ pub(super) fn fix(
                 at.file, at.pos.line
             ));
         }
+        Traced::Untraced { why } => {
+            return Err(format!(
+                "the docs value is printed by the generator {} ({view}); no literal was found to print it, and exploring the generator with a literal changed failed: {why}",
+                file.display()
+            ));
+        }
         Traced::Computed { files } => {
             let files: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
             return Err(format!(

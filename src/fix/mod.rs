@@ -19,6 +19,19 @@ use crate::span::Origin;
 pub use plan::Plan;
 use spell::{Syntax, spell, value_in};
 
+/// Whether a value a generator prints is traced to the literal that printed
+/// it (see `generator`): each trace explores the generator again once per
+/// candidate literal, so a run turns it on only when it gathers fixes
+/// (`check --diff`, `--fix`) or writes a format that carries them (JSON,
+/// SARIF). Off, the finding's fix says how to get it traced.
+static TRACE_GENERATORS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns tracing generator values to their literals on or off for the
+/// process (see [`TRACE_GENERATORS`]).
+pub fn set_trace_generators(on: bool) {
+    TRACE_GENERATORS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// The fix of a key finding: for a MAJOR contradiction no waiver or inline
 /// suppression covers, the edit of the docs value's written token into the
 /// recipe's value (or why none can be made); `None` for every other finding.
@@ -89,6 +102,12 @@ fn docs_fix(docs: &SideValue, recipe: &SideValue) -> Result<Fix, String> {
                 )
             })?;
             let replacement = spell(&new.value, quote, Syntax::Shell)?;
+            if !TRACE_GENERATORS.load(std::sync::atomic::Ordering::Relaxed) {
+                return Err(format!(
+                    "the docs value is printed by the generator {} ({view}); not traced to the literal that printed it in this run: `check --diff`, `--fix`, `--format json` or `--format sarif` trace it (each trace explores the generator again)",
+                    file.display()
+                ));
+            }
             let at = word.start + range.start..word.start + range.end;
             let mut fix = generator::fix(file, view, word, at, &replacement)?;
             if let (Some(rule), Applicability::Safe) = (recipe.rules.first(), &fix.applicability) {

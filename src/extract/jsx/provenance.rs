@@ -182,6 +182,12 @@ pub enum Traced {
         /// Where the expression starts.
         at: Span,
     },
+    /// Exploring an edited generator failed (a budget, an edit that breaks
+    /// it), so where the value comes from is not known.
+    Untraced {
+        /// The first failure.
+        why: String,
+    },
     /// No literal of the generator's files holds it, whole or in part.
     Computed {
         /// The module files searched.
@@ -211,6 +217,7 @@ pub fn trace(
     let (bundle, each) = super::explore_file_each(file, docs_root, &[], limits, opts)?;
     let before = states(&bundle, &each);
     let before = &before;
+    let failed: std::cell::RefCell<Option<String>> = Default::default();
     if !before
         .iter()
         .any(|(label, text)| label == state && text == command)
@@ -247,9 +254,19 @@ pub fn trace(
         text.replace_range(at, with);
         let edited = Arc::new(Source::new(lit.source.origin.clone(), text));
         let overlay = Overlay(vec![(path, edited)]);
-        let found = super::explore_file_overlaid(file, docs_root, &[], limits, opts, overlay)
-            .map(|(b, each)| Arc::new(states(&b, &each)))
-            .ok()?;
+        let found = match super::explore_file_overlaid(file, docs_root, &[], limits, opts, overlay)
+        {
+            Ok((b, each)) => {
+                if let Some(Err(e)) = each.iter().find(|e| e.is_err()) {
+                    failed.borrow_mut().get_or_insert_with(|| e.to_string());
+                }
+                Arc::new(states(&b, &each))
+            }
+            Err(e) => {
+                failed.borrow_mut().get_or_insert_with(|| e.to_string());
+                return None;
+            }
+        };
         TRIED.lock().ok()?.insert(key, found.clone());
         Some(found)
     };
@@ -305,6 +322,9 @@ pub fn trace(
                 at: lit.source.span(splice.start, splice.start),
             }));
         }
+    }
+    if let Some(why) = failed.into_inner() {
+        return Ok(Some(Traced::Untraced { why }));
     }
     Ok(Some(Traced::Computed {
         files: modules
