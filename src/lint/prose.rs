@@ -138,6 +138,32 @@ pub fn printed(launches: &[&Launch]) -> BTreeMap<String, Vec<String>> {
     out
 }
 
+/// The `prose-value` rule: a page's text against what its generators'
+/// states and its blocks print (a rule about the page as a whole).
+pub struct ProseValue;
+
+impl super::Rule for ProseValue {
+    fn kind(&self) -> &'static str {
+        "prose-value"
+    }
+
+    fn check(&self, _cx: &super::Context<'_>, _g: &Generator, _out: &mut Vec<Hit>) {}
+
+    fn check_page(&self, cx: &super::Context<'_>, generators: &[Generator]) -> Vec<Finding> {
+        let Some(page) = cx.page else {
+            return Vec::new();
+        };
+        let launches: Vec<&Launch> = generators
+            .iter()
+            .flat_map(|g| &g.states)
+            .flat_map(|s| s.printed.iter().flatten())
+            .flat_map(|p| p.launches.iter().map(|c| &c.launch))
+            .chain(&page.blocks)
+            .collect();
+        findings(&page.source, generators, &launches)
+    }
+}
+
 /// The `prose-value` findings of a page: each mention of a MAJOR option
 /// whose value no launch of the page (`launches`: its generators' states and
 /// its blocks) gives that option, while some give it another. The fix writes
