@@ -507,3 +507,24 @@ fn prose_still_backed_by_another_state_needs_unsafe_fixes() {
         "{diff}"
     );
 }
+
+/// `--fix` with a format that traces generator values: the check after the
+/// writes traces the edited generator afresh (nothing kept from before the
+/// writes), so the spliced layout that remains is still traced to its
+/// expression, not reported as a state the generator no longer shows.
+#[test]
+fn the_check_after_fix_traces_the_edited_generator() {
+    let dir = copy();
+    let (code, out, err) = check(
+        dir.path(),
+        "shared.yaml",
+        &["--fix", "--unsafe-fixes", "--format", "json"],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("fixed 1 value in 1 file"), "{err}");
+    assert!(read(dir.path(), "shared.jsx").contains("{ ioBackend: 'kernel' }"));
+    assert!(
+        out.contains("\"why\": \"the value comes from `'page_first' + (amd ? '_direct' : '')` at shared.jsx:39"),
+        "{out}"
+    );
+}

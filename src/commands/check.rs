@@ -33,6 +33,8 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
     run_pass(args, jail, Some(&mut fixes))?;
     let plan = plan_with_prose(fixes, unsafe_fixes);
     plan.write()?;
+    // What the first pass explored is what the files said before the fixes.
+    crate::extract::jsx::provenance::forget();
     let summary = plan.summary("fixed");
     let mut out = check(again, jail)?;
     if for_people {

@@ -176,7 +176,10 @@ fn render_link(out: &mut String, l: &LinkReport, findings: &[Finding], policy: &
             })
             .collect();
         if !fixes.is_empty() {
-            let _ = writeln!(out, "Fixes (`recipe-drift check --fix` applies the safe ones):\n");
+            let _ = writeln!(
+                out,
+                "Fixes (`recipe-drift check --fix` applies the safe ones):\n"
+            );
             out.push_str(&fixes.concat());
             out.push('\n');
         }

@@ -214,9 +214,8 @@ pub fn trace(
         flags: super::Flags::CHECK,
         ..Explore::default()
     };
-    let (bundle, each) = super::explore_file_each(file, docs_root, &[], limits, opts)?;
-    let before = states(&bundle, &each);
-    let before = &before;
+    let (before, modules) = explored(file, docs_root, limits, opts)?;
+    let before = &*before;
     let failed: std::cell::RefCell<Option<String>> = Default::default();
     if !before
         .iter()
@@ -228,12 +227,6 @@ pub fn trace(
         return Ok(None);
     };
     let expected = format!("{}{new}{}", &command[..range.start], &command[range.end..]);
-    let modules: Vec<Arc<Source>> = bundle
-        .modules
-        .iter()
-        .map(|m| m.source.clone())
-        .filter(|s| is_script(s))
-        .collect();
     let all: Vec<Literal> = modules.iter().flat_map(literals).collect();
     let explore_with = |lit: &Literal, at: Range<usize>, with: &str| {
         let path = match &lit.source.origin {
@@ -335,6 +328,54 @@ pub fn trace(
             })
             .collect(),
     }))
+}
+
+/// The explorations of unedited generators done so far in this run (their
+/// states and script modules), by (file, docs root): the findings of many
+/// states of one generator explore it once.
+static EXPLORED: std::sync::LazyLock<std::sync::Mutex<ExploredMap>> =
+    std::sync::LazyLock::new(Default::default);
+
+type ExploredMap = std::collections::HashMap<(PathBuf, Option<PathBuf>), Explored>;
+
+/// A generator's states (label, command text) and its script modules.
+type Explored = (Arc<Vec<(String, String)>>, Arc<Vec<Arc<Source>>>);
+
+/// Forgets the explorations kept so far (after the run wrote fixes: the
+/// files they read have changed).
+pub fn forget() {
+    if let Ok(mut m) = EXPLORED.lock() {
+        m.clear();
+    }
+    if let Ok(mut m) = TRIED.lock() {
+        m.clear();
+    }
+}
+
+/// Every state of the generators of `file` as explored, and the script
+/// modules of its bundle (memoized in [`EXPLORED`]).
+fn explored(
+    file: &Path,
+    docs_root: Option<&Path>,
+    limits: Limits,
+    opts: Explore,
+) -> Result<Explored, Error> {
+    let key = (file.to_path_buf(), docs_root.map(Path::to_path_buf));
+    if let Some(found) = EXPLORED.lock().ok().and_then(|m| m.get(&key).cloned()) {
+        return Ok(found);
+    }
+    let (bundle, each) = super::explore_file_each(file, docs_root, &[], limits, opts)?;
+    let modules: Vec<Arc<Source>> = bundle
+        .modules
+        .iter()
+        .map(|m| m.source.clone())
+        .filter(|s| is_script(s))
+        .collect();
+    let found = (Arc::new(states(&bundle, &each)), Arc::new(modules));
+    if let Ok(mut m) = EXPLORED.lock() {
+        m.insert(key, found.clone());
+    }
+    Ok(found)
 }
 
 /// Whether a module is a script file of the generator (not a page's text).
