@@ -1263,12 +1263,13 @@ fn scalar(s: &str) -> String {
     if plain { s.to_string() } else { q(s) }
 }
 
-fn flow(pairs: &[(String, String)]) -> String {
-    let items: Vec<String> = pairs
-        .iter()
-        .map(|(k, x)| format!("{}: {}", scalar(&m(k)), scalar(&m(x))))
-        .collect();
-    format!("{{{}}}", items.join(", "))
+/// A YAML block mapping of `pairs`, one `key: value` line each at `indent`
+/// spaces: a proposal's lines stay as narrow as their values (a flow map of
+/// a generator's five options runs past a terminal's or a page's width).
+fn block_map(out: &mut String, indent: usize, pairs: &[(String, String)]) {
+    for (k, x) in pairs {
+        let _ = writeln!(out, "{:indent$}{}: {}", "", scalar(&m(k)), scalar(&m(x)));
+    }
 }
 
 fn name_of(p: &Proposal) -> String {
@@ -1324,23 +1325,20 @@ fn render_yaml(
             let _ = writeln!(s, "      launch: {n}");
         }
         if !p.select.is_empty() {
-            let _ = writeln!(s, "      select: {}", flow(&p.select));
+            s.push_str("      select:\n");
+            block_map(&mut s, 8, &p.select);
         }
         if let Some(d) = &p.docs_root {
             let _ = writeln!(s, "      docs-root: {}", q(&m(d)));
         }
-        s.push_str("    recipe:\n");
-        let mut ix = format!(
-            "{{root: {}, entry: {}",
-            q(&m(&opts.root.to_string_lossy())),
-            scalar(&m(&p.entry))
-        );
+        s.push_str("    recipe:\n      inferencex:\n");
+        let _ = writeln!(s, "        root: {}", q(&m(&opts.root.to_string_lossy())));
+        let _ = writeln!(s, "        entry: {}", scalar(&m(&p.entry)));
         if !p.filter.is_empty() {
             let f: Vec<(String, String)> = p.filter.clone().into_iter().collect();
-            let _ = write!(ix, ", where: {}", flow(&f));
+            s.push_str("        where:\n");
+            block_map(&mut s, 10, &f);
         }
-        ix.push('}');
-        let _ = writeln!(s, "      inferencex: {ix}");
     }
     if !paired.is_empty() {
         s.push_str(

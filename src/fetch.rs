@@ -145,6 +145,15 @@ pub struct Fetcher {
     client: OnceLock<Result<reqwest::blocking::Client, String>>,
     /// Bodies fetched in this run (`None`: not found).
     memo: Mutex<HashMap<String, Option<Arc<String>>>>,
+    /// URLs that failed in this run, with the message: a second read of one
+    /// fails the same way without going to the network again.
+    failed: Mutex<HashMap<String, String>>,
+    /// Hosts (`host[:port]`) that could not be connected to in this run, with
+    /// the message: every other URL on one fails with that message at once
+    /// (a run that names 100 files on an unreachable host took 100 times the
+    /// retries and timeouts). The message is the same whichever URL came
+    /// first, so parallel reads print the same bytes.
+    unreachable: Mutex<HashMap<String, String>>,
 }
 
 impl Fetcher {
@@ -166,6 +175,8 @@ impl Fetcher {
             cache_dir,
             client: OnceLock::new(),
             memo: Mutex::new(HashMap::new()),
+            failed: Mutex::new(HashMap::new()),
+            unreachable: Mutex::new(HashMap::new()),
         }
     }
 
@@ -237,9 +248,30 @@ impl Fetcher {
                 }
             }
         } else {
+            let remembered = |m: &Mutex<HashMap<String, String>>, key: &str| {
+                m.lock().ok().and_then(|m| m.get(key).cloned())
+            };
+            let host = host_port(&parsed);
+            if let Some(message) =
+                remembered(&self.failed, url).or_else(|| remembered(&self.unreachable, &host))
+            {
+                return Err(fail(message));
+            }
             let _spinner = Spinner::start(self.opts.progress, url);
-            self.download(&parsed, url, github, cached, bearer)
-                .map_err(fail)?
+            match self.download(&parsed, url, github, cached, bearer) {
+                Ok(body) => body,
+                Err(failure) => {
+                    if let Ok(mut m) = self.failed.lock() {
+                        m.insert(url.to_string(), failure.message.clone());
+                    }
+                    if failure.unreachable
+                        && let Ok(mut m) = self.unreachable.lock()
+                    {
+                        m.entry(host).or_insert_with(|| failure.message.clone());
+                    }
+                    return Err(fail(failure.message));
+                }
+            }
         };
         if let Ok(mut m) = self.memo.lock() {
             m.insert(url.to_string(), body.clone());
@@ -277,13 +309,29 @@ impl Fetcher {
         github: bool,
         cached: Option<(Meta, Option<String>)>,
         bearer: Option<&(String, String)>,
+    ) -> Result<Option<Arc<String>>, Failure> {
+        let mut unreachable = false;
+        self.try_download(parsed, url, github, cached, bearer, &mut unreachable)
+            .map_err(|message| Failure {
+                message,
+                unreachable,
+            })
+    }
+
+    /// [`Fetcher::download`]'s work; `unreachable` says whether the last try
+    /// could not connect to the first URL's host at all.
+    fn try_download(
+        &self,
+        parsed: &Url,
+        url: &str,
+        github: bool,
+        cached: Option<(Meta, Option<String>)>,
+        bearer: Option<&(String, String)>,
+        unreachable: &mut bool,
     ) -> Result<Option<Arc<String>>, String> {
         let client = self.client()?;
         let host = parsed.host_str().unwrap_or("").to_ascii_lowercase();
-        let host_port = match parsed.port() {
-            Some(p) => format!("{host}:{p}"),
-            None => host.clone(),
-        };
+        let host_port = host_port(parsed);
         let token = std::env::var("GITHUB_TOKEN")
             .ok()
             .filter(|t| !t.trim().is_empty())
@@ -369,6 +417,7 @@ impl Fetcher {
                     .map_err(|why| format!("network error: redirected to {next}: {why}"))?;
                 at = next;
             };
+            *unreachable = matches!(&sent, Err(e) if e.is_connect() && at == *parsed);
             let resp = match sent {
                 Ok(r) => r,
                 Err(e) => {
@@ -1014,6 +1063,21 @@ impl std::future::Future for Lookup {
 }
 
 /// An error and its causes, on one line.
+/// Why a download failed, and whether its host could not be reached at all.
+struct Failure {
+    message: String,
+    unreachable: bool,
+}
+
+/// A URL's `host[:port]`, the host lower-cased.
+fn host_port(url: &Url) -> String {
+    let host = url.host_str().unwrap_or("").to_ascii_lowercase();
+    match url.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host,
+    }
+}
+
 fn cause(e: &reqwest::Error) -> String {
     let mut out = if e.is_timeout() {
         "timed out".to_string()
@@ -1195,6 +1259,55 @@ mod tests {
         );
         let body = fetch(vec![host.clone()], vec![]).unwrap().unwrap();
         assert_eq!(body.as_str(), "ok\n");
+    }
+
+    /// A host that refused the connection is not tried again in the same
+    /// run: another URL on it fails at once with the same message, even once
+    /// the host is up (a later run tries again).
+    #[test]
+    fn an_unreachable_host_is_remembered_for_the_run() {
+        use std::io::{Read as _, Write as _};
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = closed.local_addr().unwrap().port();
+        drop(closed);
+        let host = format!("127.0.0.1:{port}");
+        let dir = tempfile::tempdir().unwrap();
+        let fetcher = || {
+            Fetcher::new(FetchOptions {
+                cache_dir: Some(dir.path().to_path_buf()),
+                allow_hosts: vec![host.clone()],
+                tries: 1,
+                ..FetchOptions::default()
+            })
+        };
+        let url = |p: &str| RemoteRef::Url(format!("http://{host}/{p}"));
+        let run = fetcher();
+        let first = run.get(&url("a")).unwrap_err().to_string();
+        assert!(first.contains("cannot connect"), "{first}");
+        let Ok(listener) = std::net::TcpListener::bind(&host) else {
+            return; // the port was taken meanwhile: nothing to learn
+        };
+        std::thread::spawn(move || {
+            for mut s in listener.incoming().flatten() {
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf);
+                let _ = s.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n",
+                );
+            }
+        });
+        let again = run.get(&url("a")).unwrap_err().to_string();
+        assert_eq!(again, first, "the same URL fails the same way");
+        let message = |e: Error| match e {
+            Error::Remote { location, message } => (location, message),
+            other => panic!("not a remote error: {other}"),
+        };
+        let (at_a, why_a) = message(run.get(&url("a")).unwrap_err());
+        let (at_b, why_b) = message(run.get(&url("b")).unwrap_err());
+        assert!(at_a.ends_with("/a") && at_b.ends_with("/b"), "{at_b}");
+        assert_eq!(why_b, why_a, "another URL on the host fails the same way");
+        let body = fetcher().get(&url("b")).unwrap().unwrap();
+        assert_eq!(body.as_str(), "ok\n", "a new run tries the host again");
     }
 
     #[test]

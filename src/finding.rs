@@ -91,6 +91,17 @@ pub struct KindInfo {
     pub help: String,
     /// What the kind means, in a few sentences.
     pub description: String,
+    /// Why it matters to a reader of the docs or of the benchmark (Markdown).
+    pub why: String,
+    /// How to repair what it reports (Markdown).
+    pub fix: String,
+    /// How to accept or quiet it, or why it cannot be (Markdown).
+    pub waive: String,
+    /// The `recipe-drift` arguments whose output the kind's page shows, for a
+    /// row without [`KindInfo::example`] (a row with one shows `compare` on
+    /// its two commands).
+    #[serde(default)]
+    pub run: Option<String>,
     /// Two commands that make this finding (the kinds `check` reports).
     #[serde(default)]
     pub example: Option<Example>,

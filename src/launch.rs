@@ -703,6 +703,12 @@ pub struct Context {
     pub engine_version: Option<Known<String>>,
     /// Container image.
     pub image: Option<Known<String>>,
+    /// The checkpoint a local model path holds, when what runs the command
+    /// says (an InferenceX entry's `model:` is what its runner mounts at the
+    /// `/model` srtctl serves): the model's identity when the command names
+    /// only the path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<Known<String>>,
 }
 
 impl Context {
@@ -719,6 +725,9 @@ impl Context {
         }
         if self.image.is_none() {
             self.image = other.image.clone();
+        }
+        if self.checkpoint.is_none() {
+            self.checkpoint = other.checkpoint.clone();
         }
     }
 }
@@ -1029,6 +1038,7 @@ impl Context {
                 value: image.to_string(),
                 from: from.to_string(),
             }),
+            checkpoint: None,
         }
     }
 }

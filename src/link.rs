@@ -1042,12 +1042,11 @@ mod tests {
     /// 5 GiB).
     #[test]
     fn a_report_keeps_only_what_it_shows() {
+        // One scratch folder, removed when the test ends (it left a folder
+        // per run in the system's temporary folder).
+        let scratch = tempfile::tempdir().unwrap();
         let spec = |text: &str| {
-            let dir = std::env::temp_dir().join(format!(
-                "recipe-drift-keep-{}-{}",
-                std::process::id(),
-                text.len()
-            ));
+            let dir = scratch.path().join(text.len().to_string());
             std::fs::create_dir_all(&dir).unwrap();
             let file = dir.join("cmd.txt");
             std::fs::write(&file, text).unwrap();
@@ -1065,7 +1064,7 @@ mod tests {
         let policy = Policy::default();
         let fetcher = Fetcher::new(crate::fetch::FetchOptions {
             offline: true,
-            cache_dir: Some(std::env::temp_dir().join("recipe-drift-keep-cache")),
+            cache_dir: Some(scratch.path().join("cache")),
             ..crate::fetch::FetchOptions::default()
         });
         let full = run_pair(

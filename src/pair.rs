@@ -74,11 +74,7 @@ fn roles_note(r: &Deployment, docs_roles: &[String]) -> String {
 
 /// Which identity two deployments share (both complete and equal).
 fn same_identity(a: &Identity, b: &Identity) -> bool {
-    a.incomplete().is_none()
-        && b.incomplete().is_none()
-        && a.engine == b.engine
-        && a.family == b.family
-        && a.hardware == b.hardware
+    a.same_as(b)
 }
 
 /// How far apart two deployments are: the shape keys they differ in, an

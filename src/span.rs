@@ -1,10 +1,113 @@
 //! Source texts and positions: every token recipe-drift reports points back to a
 //! file, a line and a column. A leaf: texts are read by `crate::files`.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 use serde::Serialize;
+
+/// The project root file labels are relative to, absolute; `None`: the
+/// current folder. Set once per run by the command ([`set_label_root`]).
+static LABEL_ROOT: RwLock<Option<PathBuf>> = RwLock::new(None);
+
+/// Sets the project root of the run's file labels: the config file's
+/// repository, or (`None`) the current folder when no config is used.
+pub fn set_label_root(root: Option<&Path>) {
+    let root = root.map(lexical_absolute);
+    *LABEL_ROOT.write().unwrap_or_else(|e| e.into_inner()) = root;
+}
+
+/// `path` made absolute against the current folder, `.` and `..` applied
+/// lexically (symbolic links are not followed).
+fn lexical_absolute(path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// How reports name a file: its path from the project root (the config
+/// file's repository, else the current folder) with `/` separators, so that a run
+/// prints the same bytes whatever folder it starts in. A file outside the
+/// root is reached with `..` from it while the two share a folder below the
+/// file system's root (a config's `../recipes/x.sh`); one that shares none
+/// (another disk, `/tmp`) keeps its absolute path. The one place a file's
+/// label is made.
+pub fn path_label(path: &Path) -> String {
+    let root = LABEL_ROOT
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+        .unwrap_or_else(|| lexical_absolute(Path::new(".")));
+    label_under(&root, path)
+}
+
+/// [`path_label`] under the project root `root` (absolute).
+fn label_under(root: &Path, path: &Path) -> String {
+    let abs = lexical_absolute(path);
+    let (from, to): (Vec<Component>, Vec<Component>) =
+        (root.components().collect(), abs.components().collect());
+    let shared = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    // Only the file system's root (or a drive) in common: the absolute path.
+    let roots = from
+        .iter()
+        .take_while(|c| !matches!(c, Component::Normal(_)))
+        .count();
+    if shared <= roots {
+        return abs.display().to_string().replace('\\', "/");
+    }
+    let mut words: Vec<String> = vec!["..".to_string(); from.len() - shared];
+    words.extend(
+        to[shared..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if words.is_empty() {
+        return ".".to_string();
+    }
+    words.join("/")
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::*;
+
+    #[test]
+    fn a_label_is_the_path_from_the_project_root_whatever_the_path_was_given_as() {
+        let cwd = std::env::current_dir().unwrap();
+        let root = cwd.join("proj");
+        // The same file named from the root, from elsewhere and absolutely.
+        for given in [
+            cwd.join("proj/docs/a.md"),
+            PathBuf::from("proj/docs/a.md"),
+            PathBuf::from("proj/./sub/../docs/a.md"),
+        ] {
+            assert_eq!(label_under(&root, &given), "docs/a.md", "{given:?}");
+        }
+        // Beside the root: reached with `..`; under no shared folder: absolute.
+        assert_eq!(label_under(&root, Path::new("other/b.sh")), "../other/b.sh");
+        if cfg!(unix) && !cwd.starts_with("/far-away-folder") {
+            let far = Path::new("/far-away-folder/c.sh");
+            assert_eq!(label_under(&root, far), "/far-away-folder/c.sh");
+        }
+        assert_eq!(
+            label_under(&cwd, Path::new("./proj/docs/a.md")),
+            "proj/docs/a.md"
+        );
+    }
+}
 
 /// Where a text came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -30,10 +133,10 @@ impl Origin {
     /// A short, stable label for messages (`path` or `<label>`).
     pub fn label(&self) -> String {
         match self {
-            Origin::File(p) => p.display().to_string(),
+            Origin::File(p) => path_label(p),
             Origin::Inline(l) => format!("<{l}>"),
             Origin::Url(u) => u.clone(),
-            Origin::Rendered { file, view } => format!("{} [{view}]", file.display()),
+            Origin::Rendered { file, view } => format!("{} [{view}]", path_label(file)),
         }
     }
 }

@@ -495,3 +495,82 @@ fn a_comment_that_ends_the_command_is_an_error_in_every_format() {
         "{out}"
     );
 }
+
+/// Every format of `check` from `dir` with `args`: (format, exit code, stdout).
+fn every_format(dir: &std::path::Path, args: &[&str]) -> Vec<(String, i32, String)> {
+    ["human", "concise", "json", "sarif", "github", "markdown"]
+        .iter()
+        .map(|format| {
+            let out = Command::cargo_bin("recipe-drift")
+                .unwrap()
+                .current_dir(dir)
+                .env_remove("GITHUB_STEP_SUMMARY")
+                .arg("check")
+                .args(args)
+                .args(["--format", format])
+                .output()
+                .unwrap();
+            (
+                format.to_string(),
+                out.status.code().unwrap_or(-1),
+                String::from_utf8(out.stdout).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// A file's label is its path from the project root (the config's
+/// repository), the same bytes in every format whether the run starts at the
+/// root or in a subfolder, with `--config` or a discovered config.
+#[test]
+fn file_labels_are_the_same_bytes_from_the_root_and_from_a_subfolder() {
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    for (file, text) in [
+        (
+            "docs/serve.md",
+            "```bash\nsglang serve --model-path org/m --tp 2\n```\n",
+        ),
+        ("recipes/run.sh", "sglang serve --model-path org/m --tp 4\n"),
+        (
+            ".recipe-drift.yaml",
+            "links:\n  - name: serve\n    engine-version: \"0.5.19\"\n    hardware: b200\n    \
+             docs: {file: docs/serve.md}\n    recipe: {file: recipes/run.sh}\n",
+        ),
+        // A config in a subfolder naming files of the repository.
+        (
+            "conf/links.yaml",
+            "links:\n  - name: serve\n    engine-version: \"0.5.19\"\n    hardware: b200\n    \
+             docs: {file: ../docs/serve.md}\n    recipe: {file: ../recipes/run.sh}\n",
+        ),
+    ] {
+        std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+        std::fs::write(root.join(file), text).unwrap();
+    }
+    let sub = root.join("docs");
+    let at_root = every_format(root, &["--config", ".recipe-drift.yaml"]);
+    // Not vacuous: the finding is placed by the path from the root.
+    let concise = &at_root[1].2;
+    assert!(
+        concise.contains("docs/serve.md:2:33: error[RD001"),
+        "{concise}"
+    );
+    assert!(!concise.contains(&*root.to_string_lossy()), "{concise}");
+    assert_eq!(
+        at_root,
+        every_format(&sub, &["--config", "../.recipe-drift.yaml"])
+    );
+    assert_eq!(at_root, every_format(&sub, &[]), "a discovered config");
+    // A config in `conf/`: the files are still placed from the repository.
+    let nested = every_format(root, &["--config", "conf/links.yaml"]);
+    assert!(
+        nested[1].2.starts_with("docs/serve.md:2:33: error[RD001"),
+        "{}",
+        nested[1].2
+    );
+    assert_eq!(
+        nested,
+        every_format(&sub, &["--config", "../conf/links.yaml"])
+    );
+}

@@ -310,13 +310,13 @@ fn every_format_renders_the_findings_with_their_ids() {
     );
     assert_eq!(loc["region"]["startLine"], 22);
     // One SARIF builder with `check`: columns count characters, and each
-    // rule links to its page of the rule reference.
+    // rule links to its kind's page.
     assert_eq!(doc["runs"][0]["columnKind"], "unicodeCodePoints");
     assert!(
         rules[i]["helpUri"]
             .as_str()
             .unwrap()
-            .ends_with("docs/src/rules.md#rd010-duplicate-flag"),
+            .ends_with("docs/src/findings/duplicate-flag.md"),
         "{}",
         rules[i]
     );

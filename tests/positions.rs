@@ -24,35 +24,26 @@ fn an_error_in_a_path_with_colons_is_placed_on_its_file() {
         "#!/bin/bash\nsglang serve \\\n  --model-path org/m --tp-sizee 2\n",
     );
     write(&dir, "ok.sh", "sglang serve --model-path org/m\n");
+    // The config is in the folder above: the file's label, its path from the
+    // config's folder, holds the colons.
     write(
-        &dir,
+        tmp.path(),
         "c.yaml",
-        "links:\n  - name: one\n    docs: {file: bad.sh}\n    recipe: {file: ok.sh}\n",
+        "links:\n  - name: one\n    docs: {file: 'docs: v2:3/bad.sh'}\n    recipe: {file: 'docs: v2:3/ok.sh'}\n",
     );
-    let cfg = dir.join("c.yaml");
+    let cfg = tmp.path().join("c.yaml");
     let cfg = cfg.to_str().unwrap();
     let (code, out, err) = run(&["check", "--config", cfg, "--format", "github"]);
     assert_eq!(code, 1, "{err}");
-    let bad = dir.join("bad.sh");
-    let expected = format!(
-        "::error file={},line=3,col=22,",
-        bad.display().to_string().replace(':', "%3A")
-    );
-    assert!(out.contains(&expected), "{expected}\n{out}");
+    let expected = "::error file=docs%3A v2%3A3/bad.sh,line=3,col=22,";
+    assert!(out.contains(expected), "{expected}\n{out}");
     let (_, sarif, _) = run(&["check", "--config", cfg, "--format", "sarif"]);
     let doc: serde_json::Value = serde_json::from_str(&sarif).unwrap();
     let result = &doc["runs"][0]["results"][0];
     assert_eq!(result["ruleId"], "RD006", "{result}");
     let location = &result["locations"][0]["physicalLocation"];
     assert_eq!(
-        location["artifactLocation"]["uri"]
-            .as_str()
-            .unwrap()
-            .trim_start_matches("file://"),
-        bad.display()
-            .to_string()
-            .replace(':', "%3A")
-            .replace(' ', "%20"),
+        location["artifactLocation"]["uri"], "docs%3A%20v2%3A3/bad.sh",
         "{result}"
     );
     assert_eq!(location["region"]["startLine"], 3, "{result}");

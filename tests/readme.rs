@@ -1,5 +1,6 @@
 //! The README's commands run as written: its first block (the demo and the test
-//! command) and every `console` block of the README and of the book (`docs/src/`),
+//! command) and every `console` block of the README and of the book (`docs/src/`
+//! and its finding kinds' pages, `docs/src/findings/`),
 //! run by `trycmd` against the built binary, exit code and output checked
 //! (`...` elides lines, `[..]` the rest of a line). The command synopsis of
 //! the book (`docs/src/commands.md`) and the binary's `--help` list the same
@@ -87,7 +88,8 @@ fn console_blocks_of_the_readme_and_the_book_run_as_shown() {
             Path::new(env!("CARGO_BIN_EXE_recipe-drift")),
         )
         .case("README.md")
-        .case("docs/src/*.md");
+        .case("docs/src/*.md")
+        .case("docs/src/findings/*.md");
 }
 
 /// A flag of the synopsis and the values it lists (`--format human|json`

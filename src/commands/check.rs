@@ -130,6 +130,7 @@ fn run_pass(
             )));
         }
     };
+    super::set_project_root(path.as_deref());
     // The config's repository is the root; an InferenceX checkout the config
     // (or --inferencex) names is a second one (reads under it stay inside it).
     let mut named: Vec<std::path::PathBuf> = path.iter().cloned().collect();
@@ -257,7 +258,7 @@ fn run_pass(
             engine_version: m.links[i].engine_version.clone(),
             hardware: m.links[i].hardware.clone(),
             platform: None,
-            origin: path.as_ref().map(|p| p.display().to_string()),
+            origin: path.as_deref().map(crate::span::path_label),
             checkpoints: Some(checkpoints.clone()),
             loads: Some(loads.clone()),
         };

@@ -64,7 +64,11 @@ pub(super) fn run(args: CompareArgs, config: Option<&Path>) -> Result<Output, Er
         None => Policy::default(),
     }
     .with_unknown(unknown);
-    let name = format!("{} <-> {}", docs.display(), recipe.display());
+    let name = format!(
+        "{} <-> {}",
+        crate::span::path_label(&docs),
+        crate::span::path_label(&recipe)
+    );
     let mut l = run_link(
         &name,
         &docs_side,

@@ -40,7 +40,7 @@ pub(super) fn run(args: LintDocsArgs) -> Result<Output, Error> {
         match lint_one(file, &opts) {
             Ok(l) => linted.push(l),
             Err(error) => failed.push(Failed {
-                file: file.display().to_string(),
+                file: crate::span::path_label(file),
                 error,
             }),
         }

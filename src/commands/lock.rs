@@ -66,6 +66,7 @@ pub(super) fn run(args: LockArgs, jail: &FilesArgs) -> Result<Output, Error> {
         }
     }
     let config = Manifest::locate(config.as_deref(), no_config)?;
+    super::set_project_root(config.as_deref());
     if config.is_none() && models.is_empty() && pairing.is_none() {
         return Err(Error::usage(format!(
             "lock: no config file, no pairing and no model: pass --config FILE, --docs-root DIR \

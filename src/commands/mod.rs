@@ -56,6 +56,17 @@ impl Output {
     }
 }
 
+/// Sets the project root the run's file labels are relative to
+/// (`span::path_label`): the repository of the config file (the nearest
+/// folder at or above it holding `.git`, else its folder; one in `.github/`
+/// belongs to the folder above, see `files::repository_root`), so labels
+/// are the paths GitHub annotations and SARIF viewers place in the
+/// repository; else the current folder.
+pub(crate) fn set_project_root(config: Option<&Path>) {
+    let root = config.map(crate::files::repository_root);
+    crate::span::set_label_root(root.as_deref());
+}
+
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<Output, Error> {
     let mut budget = crate::extract::bash::configured_budget();
@@ -77,6 +88,9 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
         crate::secret::note(&token);
     }
     let files = cli.files;
+    // Labels are relative to the current folder until a command names its
+    // config (`check`, `compare`, `lock`).
+    set_project_root(None);
     // Every local read of the run stays inside the roots set here: the
     // repositories of what the user named (a config sets its own, in `check`).
     // The config `compare` reads (its repository is a root too).
@@ -84,6 +98,9 @@ pub fn run(cli: Cli) -> Result<Output, Error> {
         Command::Compare(a) => crate::manifest::Manifest::locate(a.config.as_deref(), a.no_config)?,
         _ => None,
     };
+    if compare_config.is_some() {
+        set_project_root(compare_config.as_deref());
+    }
     let named: Vec<PathBuf> = match &cli.command {
         Command::Compare(a) => [Some(&a.docs), Some(&a.recipe), a.docs_root.as_ref()]
             .into_iter()

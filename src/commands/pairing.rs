@@ -94,6 +94,12 @@ impl Run<'_> {
         let mut docs = crate::space::load::Loaded::default();
         for (root, files) in self.docs {
             let loaded = loader.docs(root, files);
+            let offset = docs.deployments.len();
+            docs.resizable
+                .extend(loaded.resizable.into_iter().map(|mut z| {
+                    z.deployment += offset;
+                    z
+                }));
             docs.deployments.extend(loaded.deployments);
             docs.failures.extend(loaded.failures);
             docs.skipped.extend(loaded.skipped);
@@ -106,6 +112,9 @@ impl Run<'_> {
             .pair_by
             .clone()
             .unwrap_or_else(crate::space::default_pair_by);
+        // A reader sets a prefill/decode cluster's pool sizes: the clusters
+        // are also composed at the sizes the benchmarks of their shape run.
+        loader.resize(&mut docs, &recipes, &pair_by);
         let mut pairing = crate::pair::pair(
             &docs.deployments,
             &recipes.deployments,
@@ -126,7 +135,7 @@ impl Run<'_> {
             )));
         }
         let ctx = Overrides {
-            origin: self.config.map(|p| p.display().to_string()),
+            origin: self.config.map(crate::span::path_label),
             checkpoints: Some(self.checkpoints.clone()),
             ..Overrides::default()
         };

@@ -471,8 +471,13 @@ pub fn hardware_entry(hardware: Option<&Known<String>>) -> Entry {
 }
 
 /// The model's identity: an HF id in `model_path`, else `served_model_name`
-/// when the path is local. `path_option` names the option in messages.
-pub fn model_identity(values: &BTreeMap<String, Entry>, path_option: &str) -> Entry {
+/// when the path is local, else the checkpoint the launch's context says the
+/// local path holds. `path_option` names the option in messages.
+pub fn model_identity(
+    values: &BTreeMap<String, Entry>,
+    path_option: &str,
+    checkpoint: Option<&Known<String>>,
+) -> Entry {
     let pick = |k: &str| {
         values.get(k).and_then(|e| {
             if e.source != ValueSource::Cli {
@@ -528,9 +533,19 @@ pub fn model_identity(values: &BTreeMap<String, Entry>, path_option: &str) -> En
             if is_hf_id(&path) {
                 return known(&path, &e.name, e);
             }
-            return match served() {
-                Some((name, s)) => known(&name, &s.name, s),
-                None => unknown(format!(
+            return match (served(), checkpoint) {
+                (Some((name, s)), _) => known(&name, &s.name, s),
+                (None, Some(c)) => Entry {
+                    val: Val::known(Value::String(c.value.to_ascii_lowercase())),
+                    source: ValueSource::Context,
+                    name: e.name.clone(),
+                    spans: e.spans.clone(),
+                    written: Some(format!("{path} holds {} ({})", c.value, c.from)),
+                    rules: vec![],
+                    inactive: None,
+                    no_effect: None,
+                },
+                (None, None) => unknown(format!(
                     "the model path {path:?} is a local path; its identity needs --served-model-name"
                 )),
             };

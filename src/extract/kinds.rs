@@ -286,6 +286,7 @@ pub(super) fn every_selection(
                             component: bundle.targets.get(t).map(|t| t.name.clone()),
                             launches: Vec::new(),
                             error: Some(error),
+                            reselect: Vec::new(),
                         });
                     }
                 }
@@ -314,6 +315,7 @@ pub(super) fn every_selection(
                     component: None,
                     launches: page.launches,
                     error: None,
+                    reselect: Vec::new(),
                 },
             );
         }
@@ -343,6 +345,7 @@ pub(super) fn every_selection(
                     component: bundle.targets.get(view.target).map(|t| t.name.clone()),
                     launches,
                     error,
+                    reselect: Vec::new(),
                 });
             }
         }
@@ -371,6 +374,7 @@ pub(super) fn every_selection(
                     component: None,
                     launches,
                     error,
+                    reselect: recipe_reselect(&c.selection),
                 });
             }
         }
@@ -412,6 +416,29 @@ fn recipe_selection(c: &vllm_recipes::Composed) -> Vec<(String, String)> {
         }
     }
     selection
+}
+
+/// The `--select` pairs that compose a vLLM recipe's selection again: each
+/// of its fields as [`compose_recipe`] reads them.
+fn recipe_reselect(sel: &vllm_recipes::Selection) -> Vec<(String, String)> {
+    let mut out = vec![("hardware".to_string(), sel.hardware.clone())];
+    let mut push = |k: &str, v: Option<String>| {
+        if let Some(v) = v {
+            out.push((k.to_string(), v));
+        }
+    };
+    push("variant", sel.variant.clone());
+    push("strategy", sel.strategy.clone());
+    push("features", Some(sel.features.join(",")));
+    push("kv_offload", sel.kv_offload.clone());
+    for (role, pick) in [
+        ("prefill", &sel.pools.prefill),
+        ("decode", &sel.pools.decode),
+    ] {
+        push(&format!("{role}_mode"), pick.mode.clone());
+        push(&format!("{role}_nodes"), pick.nodes.map(|n| n.to_string()));
+    }
+    out
 }
 
 /// Every reachable state of the generators of a file.

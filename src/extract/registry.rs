@@ -182,6 +182,10 @@ pub struct Shown {
     /// Why this selection's printed commands could not be read (the other
     /// selections of the file still are).
     pub error: Option<Error>,
+    /// The `--select` pairs that compose this state again, where they can
+    /// be given (a vLLM recipe's selection: its feature clicks as made, which
+    /// [`Shown::selection`] names by the features that contributed).
+    pub reselect: Vec<(String, String)>,
 }
 
 /// A generator whose exploration the state budget cut (with
@@ -225,6 +229,7 @@ pub fn every_selection(at: &Location, opts: &Options, files: &dyn Files) -> Resu
                 component: None,
                 launches: shared::per_file(|| kind.extract(&input, opts))?.launches,
                 error: None,
+                reselect: Vec::new(),
             }],
             cuts: Vec::new(),
         }),

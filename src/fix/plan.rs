@@ -145,7 +145,7 @@ impl Plan {
     pub fn diff(&self) -> String {
         let mut out = String::new();
         for (path, old, new) in self.changed() {
-            let p = path.display().to_string().replace('\\', "/");
+            let p = crate::span::path_label(path);
             let diff = similar::TextDiff::from_lines(old, &new);
             out.push_str(
                 &diff

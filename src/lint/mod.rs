@@ -388,7 +388,7 @@ pub fn lint_file(path: &Path, opts: &LintOptions) -> Result<FileLint, Error> {
         .collect();
     let page = read_page(path)?;
     let mut linted = run_rules_on(
-        &path.display().to_string(),
+        &crate::span::path_label(path),
         &bundle,
         &generators,
         page.as_ref(),

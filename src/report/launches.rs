@@ -227,7 +227,7 @@ pub fn render_recipe_selections(
                 .collect();
             let mut doc = json!({
                 "schema_version": super::json::SCHEMA_VERSION,
-                "file": file.display().to_string(),
+                "file": crate::span::path_label(file),
                 "selections": selections,
             });
             mask_json(&mut doc);
@@ -244,7 +244,7 @@ pub fn render_recipe_selections(
                 .collect();
             let mut out = format!(
                 "{}: {} selection{}\n",
-                v(&file.display().to_string()),
+                v(&crate::span::path_label(file)),
                 composed.len(),
                 if composed.len() == 1 { "" } else { "s" }
             );
@@ -326,7 +326,7 @@ pub fn render_selections(
                 .collect();
             let mut doc = json!({
                 "schema_version": super::json::SCHEMA_VERSION,
-                "file": bundle.file.display().to_string(),
+                "file": crate::span::path_label(&bundle.file),
                 "components": targets,
             });
             mask_json(&mut doc);

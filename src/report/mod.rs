@@ -719,14 +719,14 @@ pub fn place(span: &Span) -> Option<Place> {
     let at = Some((span.pos.line, span.pos.col));
     match span.origin() {
         Origin::File(p) => Some(Place {
-            path: p.display().to_string(),
+            path: crate::span::path_label(p),
             line_col: at,
             shown,
         }),
         // A rendered generator's text: the file, without a line (its lines
         // are the rendered text's).
         Origin::Rendered { file, .. } => Some(Place {
-            path: file.display().to_string(),
+            path: crate::span::path_label(file),
             line_col: None,
             shown,
         }),
@@ -840,11 +840,12 @@ mod tests {
     }
 
     /// The table of finding kinds of the book's "Policy and findings" page, as
-    /// `findings.yaml` has them.
+    /// `findings.yaml` has them: each kind's line of help, linking its page
+    /// (`docs/src/findings/NAME.md`, with the description and the example).
     fn kinds_markdown() -> String {
         let mut s = String::from(
             "<!-- generated from src/findings.yaml; `cargo test --lib readme` checks it -->\n\
-             | id | kind | severity (MAJOR / minor key) | meaning |\n\
+             | id | kind | severity (MAJOR / minor key) | what it reports |\n\
              | --- | --- | --- | --- |\n",
         );
         for k in kinds() {
@@ -853,76 +854,12 @@ mod tests {
                 None => word(k.severity).to_string(),
             };
             s.push_str(&format!(
-                "| `{}` | `{}` | {severity} | {} |\n",
-                k.id, k.name, k.description
+                "| `{}` | [`{}`](findings/{}.md) | {severity} | {} |\n",
+                k.id,
+                k.name,
+                k.name,
+                k.help.replace('|', "\\|")
             ));
-        }
-        s.push_str("\nExamples (the tests resolve and compare each):\n\n");
-        for k in kinds() {
-            let Some(ex) = &k.example else {
-                continue;
-            };
-            let hardware = ex
-                .hardware
-                .as_ref()
-                .map(|h| format!(", {h}"))
-                .unwrap_or_default();
-            let key = ex
-                .key
-                .as_ref()
-                .map(|k| format!(" on `{k}`"))
-                .unwrap_or_default();
-            s.push_str(&format!(
-                "- `{}` {}{key} (release {}{hardware}): docs `{}`, recipe `{}`\n",
-                k.id, k.name, ex.engine_version, ex.docs, ex.recipe
-            ));
-        }
-        s.push_str("\n`lint-docs` kinds (tests/lint_docs.rs lints each fixture):\n\n");
-        for k in kinds() {
-            if let Some(l) = &k.lint {
-                let by = if l.check {
-                    "`lint-docs`; `check` too, on the side whose text has it"
-                } else {
-                    "`lint-docs`"
-                };
-                s.push_str(&format!(
-                    "- `{}` {} ({by}): `{}`\n",
-                    k.id, k.name, l.fixture
-                ));
-            }
-        }
-        s.push_str(
-            "\nCoverage kinds of `check --docs-root --inferencex` (tests/pairing.rs makes each):\n\n",
-        );
-        for k in kinds() {
-            if let Some(c) = &k.coverage {
-                s.push_str(&format!(
-                    "- `{}` {}: a {} deployment; the message says \"{}\"\n",
-                    k.id, k.name, c.side, c.says
-                ));
-            }
-        }
-        s.push_str(
-            "\nBudget kinds of `check` and `lint-docs` (tests/state_budget.rs makes each with both):\n\n",
-        );
-        for k in kinds() {
-            if let Some(b) = &k.budget {
-                s.push_str(&format!(
-                    "- `{}` {}: `{}` under `{}` with `--max-states {}`; the message says \"{}\"\n",
-                    k.id, k.name, b.fixture, b.docs_root, b.max_states, b.says
-                ));
-            }
-        }
-        s.push_str(
-            "\nCross-role kinds of `check`'s pairing (tests/multinode.rs makes each from its checkout):\n\n",
-        );
-        for k in kinds() {
-            if let Some(r) = &k.roles {
-                s.push_str(&format!(
-                    "- `{}` {}: entry `{}` of `{}`; the message says \"{}\"\n",
-                    k.id, k.name, r.entry, r.inferencex, r.says
-                ));
-            }
         }
         s
     }

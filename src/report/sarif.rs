@@ -52,16 +52,13 @@ pub fn level(s: Severity) -> &'static str {
     super::severity_words(s).0
 }
 
-/// The page that documents a finding kind: its heading in the generated
-/// rule reference (`docs/src/rules.md`, `### RD001 `contradicts``), in the
-/// repository named by `Cargo.toml`. The fragment is the heading's anchor as
-/// GitHub and mdBook write it.
-pub fn help_uri(id: &str, name: &str) -> String {
+/// The page that documents a finding kind: its generated page
+/// (`docs/src/findings/NAME.md`: what, why, an example, how to fix and
+/// waive it), in the repository named by `Cargo.toml`.
+pub fn help_uri(name: &str) -> String {
     format!(
-        "{}/blob/main/docs/src/rules.md#{}-{}",
+        "{}/blob/main/docs/src/findings/{name}.md",
         env!("CARGO_PKG_REPOSITORY"),
-        id.to_ascii_lowercase(),
-        name
     )
 }
 
@@ -263,7 +260,7 @@ impl Log {
                     "id": k.id,
                     "name": k.name,
                     "shortDescription": {"text": k.help},
-                    "helpUri": help_uri(&k.id, &k.name),
+                    "helpUri": help_uri(&k.name),
                     "defaultConfiguration": {"level": level(k.severity)},
                 })
             })
@@ -503,27 +500,19 @@ pub fn uri(path: &str) -> String {
 mod tests {
     use super::uri;
 
-    /// Every rule's `helpUri` leads to its heading in the generated rule
-    /// reference: the fragment is the anchor of a heading that is there.
+    /// Every rule's `helpUri` leads to its kind's generated page, which
+    /// is there and is about that kind.
     #[test]
-    fn help_uris_point_at_headings_of_the_rule_reference() {
-        let page = include_str!("../../docs/src/rules.md");
+    fn help_uris_point_at_the_pages_of_the_finding_kinds() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         for k in crate::finding::kinds() {
-            let u = super::help_uri(&k.id, &k.name);
+            let u = super::help_uri(&k.name);
             assert!(u.starts_with("https://github.com/"), "{u}");
-            let heading = format!("### {} `{}`", k.id, k.name);
-            assert!(page.lines().any(|l| l == heading), "no heading {heading:?}");
-            // GitHub's and mdBook's anchor: lower case, punctuation dropped,
-            // spaces to dashes.
-            let anchor: String = heading
-                .trim_start_matches('#')
-                .trim()
-                .to_lowercase()
-                .chars()
-                .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
-                .map(|c| if c == ' ' { '-' } else { c })
-                .collect();
-            assert!(u.ends_with(&format!("#{anchor}")), "{u} vs #{anchor}");
+            let rel = u.split_once("/blob/main/").unwrap().1;
+            let page = std::fs::read_to_string(root.join(rel))
+                .unwrap_or_else(|e| panic!("{u}: {rel}: {e}"));
+            let title = format!("# {} `{}`", k.id, k.name);
+            assert_eq!(page.lines().next(), Some(title.as_str()), "{rel}");
         }
     }
 

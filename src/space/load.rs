@@ -52,6 +52,27 @@ pub struct Loaded {
     /// Points whose servers are not known (recipe side), grouped by entry
     /// and reason: pairing reports each group as coverage.
     pub unknown: Vec<UnknownPoints>,
+    /// Docs deployments with roles that can be composed again with other
+    /// selections (a vLLM recipe's prefill/decode cluster): where they are
+    /// read from and the `--select` pairs of each ([`super::resize`]).
+    pub resizable: Vec<Resizable>,
+    /// Recipe deployments whose prefill and decode workers each span a known
+    /// number of nodes: the deployment's index and the nodes of one prefill
+    /// worker and one decode worker ([`super::resize`]).
+    pub pool_sizes: Vec<(usize, (u32, u32))>,
+}
+
+/// A docs deployment that can be composed again ([`Loaded::resizable`]).
+#[derive(Debug, Clone)]
+pub struct Resizable {
+    /// Its index among the docs deployments.
+    pub deployment: usize,
+    /// The file it is read from.
+    pub at: Location,
+    /// The docs root the file was read under.
+    pub docs_root: PathBuf,
+    /// The `--select` pairs that compose it.
+    pub select: Vec<(String, String)>,
 }
 
 /// Points of an entry whose servers are not known (a multi-node recipe that
@@ -83,14 +104,14 @@ impl UnknownPoints {
 }
 
 /// What a deployment's servers are read with beside their launches.
-struct Servers {
+pub(super) struct Servers {
     /// One launch per role, in role order.
-    launches: Vec<Launch>,
+    pub(super) launches: Vec<Launch>,
     /// The checkpoint served when the launches name a local folder only
     /// (srtctl mounts the entry's checkpoint at `/model`).
-    model: Option<String>,
+    pub(super) model: Option<String>,
     /// Its topology shape value (`single` for one server).
-    topology: Option<super::ShapeValue>,
+    pub(super) topology: Option<super::ShapeValue>,
 }
 
 impl Loader<'_> {
@@ -98,7 +119,7 @@ impl Loader<'_> {
     /// identity (its first role's; a refused or partial role makes it
     /// incomplete), its shape (the roles' combined), what the releases
     /// refuse and where its roles disagree on a key they must share.
-    fn deployment(
+    pub(super) fn deployment(
         &self,
         side: Side,
         origin: Origin,
@@ -347,7 +368,7 @@ impl Loader<'_> {
     pub fn docs(&self, docs_root: &Path, files: &[PathBuf]) -> Loaded {
         let mut loaded = Loaded::default();
         for file in files {
-            let name = file.display().to_string();
+            let name = crate::span::path_label(file);
             let at = match crate::files::location_of(file) {
                 Ok(at) => at,
                 Err(e) => {
@@ -381,6 +402,7 @@ impl Loader<'_> {
             };
             loaded.cuts.extend(every.cuts);
             for s in every.shown {
+                let reselect = s.reselect;
                 if let Some(e) = s.error {
                     // One state a reader cannot copy is that state's input
                     // error; the file's other states are still read.
@@ -400,13 +422,7 @@ impl Loader<'_> {
                     })
                     .collect();
                 if !with_roles.is_empty() {
-                    groups.push(Servers {
-                        launches: with_roles,
-                        model: None,
-                        topology: Some(super::ShapeValue::Unknown {
-                            unknown: "the docs do not say how many workers each role runs".into(),
-                        }),
-                    });
+                    groups.push(Servers::docs_roles(with_roles));
                 }
                 for servers in groups {
                     let origin = Origin {
@@ -416,8 +432,19 @@ impl Loader<'_> {
                         entry: None,
                         points: Vec::new(),
                     };
+                    let has_roles = servers.launches.iter().any(|l| !l.role.is_single());
                     match self.deployment(Side::Docs, origin, servers) {
-                        Ok(d) => loaded.deployments.push(d),
+                        Ok(d) => {
+                            if has_roles && !reselect.is_empty() {
+                                loaded.resizable.push(Resizable {
+                                    deployment: loaded.deployments.len(),
+                                    at: at.clone(),
+                                    docs_root: docs_root.to_path_buf(),
+                                    select: reselect.clone(),
+                                });
+                            }
+                            loaded.deployments.push(d)
+                        }
                         Err(e) => loaded.failures.push((name.clone(), e)),
                     }
                 }
@@ -595,7 +622,7 @@ impl Loader<'_> {
             partial: None,
         };
         // Points whose roles are written identically are one deployment.
-        let mut groups: Vec<(String, Points, Vec<Launch>, super::ShapeValue)> = Vec::new();
+        let mut groups: Vec<Group> = Vec::new();
         for p in expanded.points {
             let mut why: Vec<String> = p.unknown.clone();
             why.extend(p.unsupported.iter().cloned());
@@ -628,12 +655,13 @@ impl Loader<'_> {
                 .collect();
             let key = key.join("\u{1}");
             let topology = super::topology(&p.workers, "the recipe does not say its workers");
+            let size = pool_size(&p.workers);
             match groups.iter_mut().find(|g| g.0 == key && g.3 == topology) {
                 Some(g) => g.1.push(p.fields),
-                None => groups.push((key, vec![p.fields], launches, topology)),
+                None => groups.push((key, vec![p.fields], launches, topology, size)),
             }
         }
-        for (_, points, launches, topology) in groups {
+        for (_, points, launches, topology, size) in groups {
             let origin = Origin {
                 file: expanded.config.clone(),
                 selection: Vec::new(),
@@ -647,13 +675,61 @@ impl Loader<'_> {
                 topology: Some(topology),
             };
             match self.deployment(Side::Recipe, origin, servers) {
-                Ok(d) => loaded.deployments.push(d),
+                Ok(d) => {
+                    if let Some(size) = size {
+                        loaded.pool_sizes.push((loaded.deployments.len(), size));
+                    }
+                    loaded.deployments.push(d)
+                }
                 Err(err) => loaded
                     .skipped
                     .push((name.clone(), format!("not compared: {err}"))),
             }
         }
     }
+}
+
+impl Servers {
+    /// A docs deployment's servers with roles (sorted by role): its
+    /// topology is unknown, as docs do not say how many workers a role runs.
+    pub(super) fn docs_roles(mut launches: Vec<Launch>) -> Servers {
+        launches.sort_by_key(|l| l.role);
+        Servers {
+            launches,
+            model: None,
+            topology: Some(super::ShapeValue::Unknown {
+                unknown: "the docs do not say how many workers each role runs".into(),
+            }),
+        }
+    }
+}
+
+/// Points of a multi-node entry whose roles are written and laid out the
+/// same: their launches' key, the points, the launches, the topology and the
+/// pool size ([`pool_size`]).
+type Group = (
+    String,
+    Points,
+    Vec<Launch>,
+    super::ShapeValue,
+    Option<(u32, u32)>,
+);
+
+/// The nodes one prefill worker and one decode worker span, where the
+/// recipe says both roles' workers and nodes and each role's nodes divide
+/// among its workers.
+fn pool_size(workers: &[extract::inferencex::RoleWorkers]) -> Option<(u32, u32)> {
+    let per_worker = |role: crate::launch::Role| {
+        let w = workers.iter().find(|w| w.role == role)?;
+        let nodes = w.nodes?;
+        (w.workers > 0 && nodes % w.workers == 0)
+            .then(|| u32::try_from(nodes / w.workers).ok())
+            .flatten()
+    };
+    Some((
+        per_worker(crate::launch::Role::Prefill)?,
+        per_worker(crate::launch::Role::Decode)?,
+    ))
 }
 
 /// Paths under the docs root not read, each with the reason.

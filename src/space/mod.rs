@@ -17,6 +17,7 @@ use crate::resolved::Resolved;
 
 pub mod cross_role;
 pub mod load;
+mod resize;
 
 const DATA: &str = include_str!("pairing.yaml");
 
@@ -82,6 +83,16 @@ impl Identity {
             ),
             _ => None,
         }
+    }
+
+    /// Whether two identities may pair: both complete, the same engine,
+    /// model family and hardware family.
+    pub fn same_as(&self, other: &Identity) -> bool {
+        self.incomplete().is_none()
+            && other.incomplete().is_none()
+            && self.engine == other.engine
+            && self.family == other.family
+            && self.hardware == other.hardware
     }
 
     /// `qwen3.5-397b-a17b on mi355x (sglang)`.

@@ -284,7 +284,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, super
     // Context and identity.
     values.insert(
         "model".into(),
-        common::model_identity(&values, "--model-path"),
+        common::model_identity(&values, "--model-path", launch.context.checkpoint.as_ref()),
     );
     values.insert("hardware".into(), common::hardware_entry(hardware.as_ref()));
 

@@ -346,7 +346,7 @@ pub fn resolve(launch: &Launch, opts: &ResolveOptions) -> Result<Resolved, Resol
         }
     }
 
-    let mut identity = common::model_identity(&values, "model");
+    let mut identity = common::model_identity(&values, "model", launch.context.checkpoint.as_ref());
     if let Some(m) = values.get("model_path")
         && m.source == ValueSource::Default
         && let Some(Value::String(name)) = m.val.value()

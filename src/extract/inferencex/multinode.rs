@@ -65,6 +65,13 @@ pub(super) fn expand(
     if let Some(p) = crate::hardware::platform_of(&sku) {
         context.platform = Some(Known { value: p, from });
     }
+    // srtctl serves the folder the recipe's `model.path` names on the
+    // cluster, mounted at `/model`; the runner points it at the entry's
+    // checkpoint (FORMATS: the identity is the entry's `model`, never a path).
+    context.checkpoint = Some(Known {
+        value: entry.model.clone(),
+        from: format!("model of entry {entry_key}, which the runner mounts for srtctl"),
+    });
     let mut points = Vec::new();
     for i in chosen {
         let p = &entry.multinode_points[i];
