@@ -350,6 +350,38 @@ pub struct Fix {
     pub edits: Vec<Edit>,
     /// Whether applying it is safe, unsafe, or not possible.
     pub applicability: Applicability,
+    /// For an edit of a generator's literal that other states print too:
+    /// the state the finding is about and those others. A run that finds
+    /// the same fix in every one of them (they all drift the same way)
+    /// applies it as safe.
+    pub shared: Option<Shared>,
+    /// The value a key finding's fix changes and the file whose command
+    /// shows it: `check --fix` carries the change into that page's prose
+    /// (`fix::prose`).
+    pub change: Option<Change>,
+}
+
+/// A key's docs value a fix changes into the recipe's (see [`Fix::change`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// The canonical key.
+    pub key: String,
+    /// The docs value as written, quotes removed.
+    pub old: String,
+    /// The recipe's value.
+    pub new: String,
+    /// The docs file the command is read from (a page, a generator).
+    pub file: std::path::PathBuf,
+}
+
+/// The states a generator literal's edit changes (see [`Fix::shared`]),
+/// each named `FILE [<Component /> selection]` as a rendered view's span is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shared {
+    /// The state of the finding the fix belongs to.
+    pub own: String,
+    /// The other states whose commands the edit changes.
+    pub others: Vec<String>,
 }
 
 /// One replacement of a byte range of a file.
@@ -407,6 +439,8 @@ impl Fix {
             title: String::new(),
             edits: Vec::new(),
             applicability: Applicability::NotFixable { why: why.into() },
+            shared: None,
+            change: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! `check --diff`, `check --fix` and `--unsafe-fixes` on our fixtures
 //! (fixtures/fixes: a page modelled on the Qwen3.5 MI355X HiCache case, a page
-//! whose values come from variables, a page with an inline suppression),
+//! whose values come from variables, a page with an inline suppression,
+//! generators whose printed values come from their literals),
 //! each run on a copy in a temporary folder, and SARIF `fixes` checked
 //! against the SARIF 2.1.0 schema.
 
@@ -243,4 +244,287 @@ fn unsafe_fixes_needs_fix_or_diff_and_the_two_exclude_each_other() {
     assert!(err.contains("--diff") || err.contains("--fix"), "{err}");
     let (code, _, err) = check(dir.path(), "fixes.yaml", &["--diff", "--fix"]);
     assert_eq!(code, 2, "{err}");
+}
+
+/// The seed on a generator: `check --fix` changes exactly the two literals
+/// of the AMD override table (keeping their quotes), after which `check`
+/// exits 0; `--diff` shows the same change and writes nothing.
+#[test]
+fn a_generator_value_is_fixed_in_the_literal_that_printed_it() {
+    let dir = copy();
+    let before = read(dir.path(), "generator.jsx");
+    // The human report does not trace (each trace explores the generator
+    // again); it says what does.
+    let (code, out, _) = check(dir.path(), "generator.yaml", &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("not traced to the literal that printed it in this run: `check --diff`, `--fix`, `--format json` or `--format sarif` trace it"),
+        "{out}"
+    );
+    let (_, json, _) = check(dir.path(), "generator.yaml", &["--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let fixes: Vec<(&str, &str)> = doc["links"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f.get("fix"))
+        .map(|f| {
+            (
+                f["applicability"].as_str().unwrap(),
+                f["title"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        fixes,
+        [
+            (
+                "safe",
+                "replace direct with kernel in the generator's literal at generator.jsx:7:73"
+            ),
+            (
+                "safe",
+                "replace page_first_direct with page_first in the generator's literal at generator.jsx:7:41"
+            ),
+        ],
+        "{json}"
+    );
+    let (code, diff, err) = check(dir.path(), "generator.yaml", &["--diff"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        diff.starts_with("--- a/generator.jsx\n+++ b/generator.jsx\n"),
+        "{diff}"
+    );
+    assert_eq!(
+        changed_lines(&diff),
+        [
+            "-const AMD_MXFP4_HICACHE = { memLayout: 'page_first_direct', ioBackend: 'direct' };",
+            "+const AMD_MXFP4_HICACHE = { memLayout: 'page_first', ioBackend: 'kernel' };",
+        ]
+    );
+    assert!(err.contains("would fix 2 values in 1 file\n"), "{err}");
+    assert_eq!(
+        read(dir.path(), "generator.jsx"),
+        before,
+        "--diff writes nothing"
+    );
+    let (code, out, err) = check(dir.path(), "generator.yaml", &["--fix"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("fixed 2 values in 1 file\n"), "{out}");
+    let expected = before.replace(
+        "{ memLayout: 'page_first_direct', ioBackend: 'direct' }",
+        "{ memLayout: 'page_first', ioBackend: 'kernel' }",
+    );
+    assert_ne!(expected, before);
+    assert_eq!(
+        read(dir.path(), "generator.jsx"),
+        expected,
+        "only the two literals change"
+    );
+    let (code, _, err) = check(dir.path(), "generator.yaml", &[]);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// A literal other states print too, and that the run does not find
+/// drifting in them, is an unsafe fix naming those states; a value spliced
+/// by `+` is not fixable and names its expression.
+#[test]
+fn a_shared_generator_literal_needs_unsafe_fixes_and_a_spliced_value_is_not_fixable() {
+    let dir = copy();
+    let before = read(dir.path(), "shared.jsx");
+    let (code, out, _) = check(dir.path(), "shared.yaml", &["--format", "json"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("\"why\": \"the literal at shared.jsx:8:35 is printed by 1 other state too, which changes with it: <SharedOverride /> hardware=mi355x, quantization=fp8;"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\"why\": \"the value comes from `'page_first' + (amd ? '_direct' : '')` at shared.jsx:39, which splices the literal at shared.jsx:39:19 into it"),
+        "{out}"
+    );
+    let (_, diff, err) = check(dir.path(), "shared.yaml", &["--diff"]);
+    assert_eq!(diff, "", "{err}");
+    assert!(
+        err.contains(
+            "would fix 0 values in 0 files; 1 fix needs --unsafe-fixes; 1 finding is not fixable"
+        ),
+        "{err}"
+    );
+    let (_, diff, _) = check(dir.path(), "shared.yaml", &["--diff", "--unsafe-fixes"]);
+    assert_eq!(
+        changed_lines(&diff),
+        [
+            "-const AMD_HICACHE = { ioBackend: 'direct' };",
+            "+const AMD_HICACHE = { ioBackend: 'kernel' };",
+        ]
+    );
+    let (code, _, _) = check(dir.path(), "shared.yaml", &["--fix"]);
+    assert_eq!(code, 1);
+    assert_eq!(read(dir.path(), "shared.jsx"), before, "safe fixes only");
+}
+
+/// When the run compares every state that prints the shared literal and
+/// each drifts the same way, the fix is applied without --unsafe-fixes
+/// (the FP8 state's model fix, printed by an uncompared state, is not).
+#[test]
+fn a_shared_literal_every_printing_state_drifts_on_is_fixed_as_safe() {
+    let dir = copy();
+    let (_, diff, err) = check(dir.path(), "shared-both.yaml", &["--diff"]);
+    assert_eq!(
+        changed_lines(&diff),
+        [
+            "-const AMD_HICACHE = { ioBackend: 'direct' };",
+            "+const AMD_HICACHE = { ioBackend: 'kernel' };",
+        ],
+        "{err}"
+    );
+    assert!(
+        err.contains("would fix 1 value in 1 file; 1 fix needs --unsafe-fixes"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sarif_fixes_of_generator_literals_validate() {
+    let dir = copy();
+    let (code, out, err) = check(dir.path(), "generator.yaml", &["--format", "sarif"]);
+    assert_eq!(code, 1, "{err}");
+    common::sarif::assert_valid(&out);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let text = read(dir.path(), "generator.jsx");
+    let mut replaced = Vec::new();
+    for fix in doc["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r.get("fixes"))
+        .flat_map(|f| f.as_array().unwrap())
+    {
+        let change = &fix["artifactChanges"][0];
+        assert_eq!(change["artifactLocation"]["uri"], "generator.jsx");
+        let r = &change["replacements"][0];
+        let region = &r["deletedRegion"];
+        let (off, len) = (
+            region["charOffset"].as_u64().unwrap() as usize,
+            region["charLength"].as_u64().unwrap() as usize,
+        );
+        replaced.push((
+            text[off..off + len].to_string(),
+            r["insertedContent"]["text"].as_str().unwrap().to_string(),
+        ));
+    }
+    replaced.sort();
+    assert_eq!(
+        replaced,
+        [
+            ("direct".to_string(), "kernel".to_string()),
+            ("page_first_direct".to_string(), "page_first".to_string()),
+        ]
+    );
+}
+
+/// The whole seed: a page renders the generator and names the two flags in
+/// its text. `check --fix` changes exactly the two literals and the prose
+/// mention (nothing on the page prints the old values once the literals
+/// are fixed), `--diff` shows the same three changes, and `check` then
+/// exits 0 and `lint-docs` finds the text in agreement.
+#[test]
+fn the_seed_page_fix_changes_the_two_literals_and_the_prose_mention() {
+    let dir = copy();
+    let (page, generator) = (
+        read(dir.path(), "qwen35.mdx"),
+        read(dir.path(), "generator.jsx"),
+    );
+    let (code, diff, err) = check(dir.path(), "qwen35.yaml", &["--diff"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        changed_lines(&diff),
+        [
+            "-const AMD_MXFP4_HICACHE = { memLayout: 'page_first_direct', ioBackend: 'direct' };",
+            "+const AMD_MXFP4_HICACHE = { memLayout: 'page_first', ioBackend: 'kernel' };",
+            "-  DRAM tier. It emits `--enable-hierarchical-cache --hicache-ratio 1.5 --hicache-io-backend direct --hicache-mem-layout page_first_direct`.",
+            "+  DRAM tier. It emits `--enable-hierarchical-cache --hicache-ratio 1.5 --hicache-io-backend kernel --hicache-mem-layout page_first`.",
+        ],
+        "{diff}"
+    );
+    assert!(err.contains("would fix 4 values in 2 files\n"), "{err}");
+    assert_eq!(
+        read(dir.path(), "qwen35.mdx"),
+        page,
+        "--diff writes nothing"
+    );
+    let (code, out, err) = check(dir.path(), "qwen35.yaml", &["--fix"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("fixed 4 values in 2 files\n"), "{out}");
+    assert_eq!(
+        read(dir.path(), "qwen35.mdx"),
+        page.replace(
+            "--hicache-io-backend direct --hicache-mem-layout page_first_direct",
+            "--hicache-io-backend kernel --hicache-mem-layout page_first"
+        )
+    );
+    assert_eq!(
+        read(dir.path(), "generator.jsx"),
+        generator.replace(
+            "{ memLayout: 'page_first_direct', ioBackend: 'direct' }",
+            "{ memLayout: 'page_first', ioBackend: 'kernel' }"
+        )
+    );
+    let (code, _, err) = check(dir.path(), "qwen35.yaml", &[]);
+    assert_eq!(code, 0, "{err}");
+    let lint = Command::cargo_bin("recipe-drift")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["lint-docs", "qwen35.mdx"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        lint.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&lint.stdout)
+    );
+}
+
+/// Prose that names the old value while another state still prints it is
+/// not changed without --unsafe-fixes: the text may be about that state.
+#[test]
+fn prose_still_backed_by_another_state_needs_unsafe_fixes() {
+    let dir = copy();
+    // The h200 state prints the same layout literal once it reads `direct`.
+    let generator = read(dir.path(), "generator.jsx").replace(
+        "'--hicache-io-backend kernel', '--hicache-mem-layout layer_first'",
+        "'--hicache-io-backend direct', '--hicache-mem-layout layer_first'",
+    );
+    std::fs::write(dir.path().join("generator.jsx"), generator).unwrap();
+    let (_, diff, err) = check(dir.path(), "qwen35.yaml", &["--diff"]);
+    assert!(
+        err.contains("would fix 3 values in 2 files; 1 fix needs --unsafe-fixes"),
+        "{err}"
+    );
+    assert!(
+        diff.contains("+  DRAM tier. It emits `--enable-hierarchical-cache --hicache-ratio 1.5 --hicache-io-backend direct --hicache-mem-layout page_first`."),
+        "{diff}"
+    );
+}
+
+/// `--fix` with a format that traces generator values: the check after the
+/// writes traces the edited generator afresh (nothing kept from before the
+/// writes), so the spliced layout that remains is still traced to its
+/// expression, not reported as a state the generator no longer shows.
+#[test]
+fn the_check_after_fix_traces_the_edited_generator() {
+    let dir = copy();
+    let (code, out, err) = check(
+        dir.path(),
+        "shared.yaml",
+        &["--fix", "--unsafe-fixes", "--format", "json"],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("fixed 1 value in 1 file"), "{err}");
+    assert!(read(dir.path(), "shared.jsx").contains("{ ioBackend: 'kernel' }"));
+    assert!(
+        out.contains("\"why\": \"the value comes from `'page_first' + (amd ? '_direct' : '')` at shared.jsx:39"),
+        "{out}"
+    );
 }

@@ -31,8 +31,10 @@ pub(super) fn run(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Outpu
     let unsafe_fixes = args.unsafe_fixes;
     let mut fixes = Vec::new();
     run_pass(args, jail, Some(&mut fixes))?;
-    let plan = Plan::new(&fixes, unsafe_fixes);
+    let plan = plan_with_prose(fixes, unsafe_fixes);
     plan.write()?;
+    // What the first pass explored is what the files said before the fixes.
+    crate::extract::jsx::provenance::forget();
     let summary = plan.summary("fixed");
     let mut out = check(again, jail)?;
     if for_people {
@@ -52,7 +54,7 @@ fn check(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Output, Error>
     let unsafe_fixes = args.unsafe_fixes;
     let mut fixes = Vec::new();
     let out = run_pass(args, jail, Some(&mut fixes))?;
-    let plan = Plan::new(&fixes, unsafe_fixes);
+    let plan = plan_with_prose(fixes, unsafe_fixes);
     eprint!("{}", plan.summary("would fix"));
     Ok(Output {
         code: out.code,
@@ -60,6 +62,19 @@ fn check(args: CheckArgs, jail: &crate::cli::FilesArgs) -> Result<Output, Error>
         for_people: false,
         report: None,
     })
+}
+
+/// The plan of a run's fixes, with the prose fixes that carry the values
+/// they change into the text of the pages that show them
+/// ([`crate::fix::prose`], judged with the fixes' edits made).
+fn plan_with_prose(mut fixes: Vec<Fix>, unsafe_fixes: bool) -> Plan {
+    let first = Plan::new(&fixes, unsafe_fixes);
+    let prose = crate::fix::prose::fixes(&fixes, &first);
+    if prose.is_empty() {
+        return first;
+    }
+    fixes.extend(prose);
+    Plan::new(&fixes, unsafe_fixes)
 }
 
 /// One check of every link. With `fixes`, the fixes of the findings are
@@ -92,6 +107,9 @@ fn run_pass(
         unsafe_fixes: _,
     } = args;
     let want_fixes = fixes.is_some();
+    crate::fix::set_trace_generators(
+        want_fixes || matches!(format, ReportFormat::Json | ReportFormat::Sarif),
+    );
     super::progress::suppress(no_progress);
     // The spaces to pair with no links: a docs root, the vLLM recipes site,
     // or both, against an InferenceX checkout.

@@ -1385,6 +1385,7 @@ cmd: vllm serve x
                     &src,
                     std::path::Path::new("page.mdx"),
                     None,
+                    &Default::default(),
                 );
             }
             let _ = crate::extract::jsx::page::has_components(&text);

@@ -2,19 +2,35 @@
 //! say what the recipe runs. [`for_key`] builds a key finding's
 //! [`Fix`](crate::finding::Fix) from the written spans its two sides keep;
 //! `spell` finds the value inside its written word and spells the
-//! replacement in the same quoting; `plan` gathers a run's fixes per file,
+//! replacement in the same quoting; `generator` traces a value a generator
+//! prints to the JavaScript literal that printed it; `plan` gathers a run's fixes per file,
 //! prints them as a unified diff or writes them.
 
+mod generator;
 pub mod plan;
+pub mod prose;
 mod spell;
 
-use crate::finding::{Applicability, Edit, Fix, KeyValues, Kind, SideValue};
+use crate::finding::{Applicability, Change, Edit, Fix, KeyValues, Kind, SideValue};
 use crate::policy::Class;
 use crate::resolved::ValueSource;
 use crate::span::Origin;
 
 pub use plan::Plan;
 use spell::{Syntax, spell, value_in};
+
+/// Whether a value a generator prints is traced to the literal that printed
+/// it (see `generator`): each trace explores the generator again once per
+/// candidate literal, so a run turns it on only when it gathers fixes
+/// (`check --diff`, `--fix`) or writes a format that carries them (JSON,
+/// SARIF). Off, the finding's fix says how to get it traced.
+static TRACE_GENERATORS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns tracing generator values to their literals on or off for the
+/// process (see [`TRACE_GENERATORS`]).
+pub fn set_trace_generators(on: bool) {
+    TRACE_GENERATORS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// The fix of a key finding: for a MAJOR contradiction no waiver or inline
 /// suppression covers, the edit of the docs value's written token into the
@@ -23,7 +39,27 @@ pub fn for_key(k: &KeyValues) -> Option<Fix> {
     if k.kind != Kind::Contradicts || k.class != Class::Major || k.waiver.is_some() {
         return None;
     }
-    Some(docs_fix(&k.docs, &k.recipe).unwrap_or_else(Fix::not_fixable))
+    let mut fix = docs_fix(&k.docs, &k.recipe).unwrap_or_else(Fix::not_fixable);
+    if !fix.edits.is_empty() {
+        fix.change = change(k);
+    }
+    Some(fix)
+}
+
+/// The value a key's fix changes, and the docs file that shows it.
+fn change(k: &KeyValues) -> Option<Change> {
+    let old = written_value(&k.docs).ok()?.value;
+    let new = written_value(&k.recipe).ok()?.value;
+    let file = match k.docs.spans.last()?.origin() {
+        Origin::File(p) | Origin::Rendered { file: p, .. } => p.clone(),
+        _ => return None,
+    };
+    Some(Change {
+        key: k.key.clone(),
+        old,
+        new,
+        file,
+    })
 }
 
 /// The edit of the docs side's written value into the recipe side's, or why
@@ -59,10 +95,27 @@ fn docs_fix(docs: &SideValue, recipe: &SideValue) -> Result<Fix, String> {
             ));
         }
         Origin::Rendered { file, view } => {
-            return Err(format!(
-                "the docs value is printed by the generator {} ({view}); fixing generator sources is not built yet",
-                file.display()
-            ));
+            let raw = word.text();
+            let (range, quote) = value_in(raw, after_eq, &old.value).ok_or_else(|| {
+                format!(
+                    "the docs value is printed as {raw} at {word}, not as one plain or quoted word"
+                )
+            })?;
+            let replacement = spell(&new.value, quote, Syntax::Shell)?;
+            if !TRACE_GENERATORS.load(std::sync::atomic::Ordering::Relaxed) {
+                return Err(format!(
+                    "the docs value is printed by the generator {} ({view}); not traced to the literal that printed it in this run: `check --diff`, `--fix`, `--format json` or `--format sarif` trace it (each trace explores the generator again)",
+                    file.display()
+                ));
+            }
+            let at = word.start + range.start..word.start + range.end;
+            let mut fix = generator::fix(file, view, word, at, &replacement)?;
+            if let (Some(rule), Applicability::Safe) = (recipe.rules.first(), &fix.applicability) {
+                fix.applicability = Applicability::Unsafe {
+                    why: recipe_rule_why(&rule.id),
+                };
+            }
+            return Ok(fix);
         }
         Origin::Url(u) => return Err(format!("the docs value is written in a remote file ({u})")),
         Origin::Inline(_) => return Err("the docs value is not written in a file".to_string()),
@@ -100,10 +153,7 @@ fn docs_fix(docs: &SideValue, recipe: &SideValue) -> Result<Fix, String> {
             ),
         },
         (_, Some(rule)) => Applicability::Unsafe {
-            why: format!(
-                "the recipe's value is changed by rule {} on its side: written on the docs side it resolves alike only where that rule applies too",
-                rule.id
-            ),
+            why: recipe_rule_why(&rule.id),
         },
         (Syntax::Shell, None) => Applicability::Safe,
     };
@@ -111,7 +161,16 @@ fn docs_fix(docs: &SideValue, recipe: &SideValue) -> Result<Fix, String> {
         title: format!("replace {} with {replacement} at {span}", &raw[range]),
         edits: vec![Edit { span, replacement }],
         applicability,
+        shared: None,
+        change: None,
     })
+}
+
+/// Why a fix to a value a recipe-side rule changed is unsafe.
+fn recipe_rule_why(rule: &str) -> String {
+    format!(
+        "the recipe's value is changed by rule {rule} on its side: written on the docs side it resolves alike only where that rule applies too"
+    )
 }
 
 /// Whether the value word is written right after its option in the

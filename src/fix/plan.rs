@@ -38,9 +38,10 @@ impl Plan {
     /// Gathers `fixes`: each that applies (`unsafe_fixes` also takes the
     /// unsafe ones) adds its edits; the others are counted.
     pub fn new<'a>(fixes: impl IntoIterator<Item = &'a Fix>, unsafe_fixes: bool) -> Plan {
+        let fixes: Vec<&Fix> = fixes.into_iter().collect();
         let mut plan = Plan::default();
-        for fix in fixes {
-            if !fix.applies(unsafe_fixes) {
+        for &fix in &fixes {
+            if !fix.applies(unsafe_fixes) && !drifts_alike(fix, &fixes) {
                 match fix.applicability {
                     Applicability::Unsafe { .. } => plan.unsafe_left += 1,
                     _ => plan.not_fixable += 1,
@@ -123,6 +124,22 @@ impl Plan {
         })
     }
 
+    /// The fixed texts as an overlay: each changed file's text with the
+    /// plan's edits made, standing in for the file (nothing is written).
+    pub fn overlay(&self) -> crate::extract::jsx::page::Overlay {
+        crate::extract::jsx::page::Overlay(
+            self.changed()
+                .map(|(path, _, new)| {
+                    let origin = Origin::File(path.clone());
+                    (
+                        path.clone(),
+                        Arc::new(crate::span::Source::new(origin, new)),
+                    )
+                })
+                .collect(),
+        )
+    }
+
     /// The plan as a unified diff (`--- a/PATH`, `+++ b/PATH`, three lines of
     /// context), files in path order; empty when it changes nothing.
     pub fn diff(&self) -> String {
@@ -196,6 +213,21 @@ impl Plan {
         }
         line
     }
+}
+
+/// Whether every other state a generator literal's fix changes
+/// ([`Fix::shared`]) has a finding with this same fix: they all drift the
+/// same way, so the edit changes only drifting values (safe).
+fn drifts_alike(fix: &Fix, all: &[&Fix]) -> bool {
+    let Some(shared) = &fix.shared else {
+        return false;
+    };
+    let same = |other: &Fix| other.edits == fix.edits;
+    !fix.edits.is_empty()
+        && shared.others.iter().all(|state| {
+            all.iter()
+                .any(|o| same(o) && o.shared.as_ref().is_some_and(|s| s.own == *state))
+        })
 }
 
 /// The 1-based line of a byte offset.

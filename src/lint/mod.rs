@@ -19,6 +19,7 @@ mod duplicate_flag;
 mod engine;
 mod locate;
 mod no_command;
+pub mod prose;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -205,6 +206,11 @@ pub trait Rule: Sync {
     }
     /// Appends the generator's findings.
     fn check(&self, cx: &Context<'_>, g: &Generator, out: &mut Vec<Hit>);
+    /// The findings about a page as a whole (its text against all its
+    /// generators and blocks), made once per file; none by default.
+    fn check_page(&self, _cx: &Context<'_>, _generators: &[Generator]) -> Vec<Finding> {
+        Vec::new()
+    }
 }
 
 /// What rules may read beside the generator: the bundle's files, to place a
@@ -212,6 +218,17 @@ pub trait Rule: Sync {
 pub struct Context<'a> {
     /// The generator's bundle.
     pub bundle: &'a Bundle,
+    /// The page the generators are rendered on, when the file is a page.
+    pub page: Option<&'a Page>,
+}
+
+/// A page's own text and the launches of its code blocks.
+#[derive(Debug, Clone)]
+pub struct Page {
+    /// The page as read.
+    pub source: std::sync::Arc<crate::span::Source>,
+    /// The launches of its code blocks.
+    pub blocks: Vec<Launch>,
 }
 
 /// The rules, in the order their kinds are numbered.
@@ -226,6 +243,7 @@ pub static RULES: &[&dyn Rule] = &[
     &disabled::DisabledNoReason,
     &broken_continuation::BrokenContinuation,
     &engine::NewerRelease,
+    &prose::ProseValue,
 ];
 
 /// What a rule found: one defect of a generator, before it becomes a
@@ -368,7 +386,13 @@ pub fn lint_file(path: &Path, opts: &LintOptions) -> Result<FileLint, Error> {
                 .collect(),
         })
         .collect();
-    let mut linted = run_rules(&crate::span::path_label(path), &bundle, &generators);
+    let page = read_page(path)?;
+    let mut linted = run_rules_on(
+        &crate::span::path_label(path),
+        &bundle,
+        &generators,
+        page.as_ref(),
+    );
     linted.findings.extend(cuts);
     // In place order, as the rules' findings are (a stable sort: those keep
     // their order).
@@ -381,8 +405,20 @@ pub fn lint_file(path: &Path, opts: &LintOptions) -> Result<FileLint, Error> {
 
 /// Runs every rule on the generators of one file.
 pub fn run_rules(file: &str, bundle: &Bundle, generators: &[Generator]) -> FileLint {
-    let cx = Context { bundle };
+    run_rules_on(file, bundle, generators, None)
+}
+
+/// [`run_rules`] for the generators of a page (`page`), whose rules about
+/// the page as a whole run too.
+pub fn run_rules_on(
+    file: &str,
+    bundle: &Bundle,
+    generators: &[Generator],
+    page: Option<&Page>,
+) -> FileLint {
+    let cx = Context { bundle, page };
     let mut findings = Vec::new();
+    let mut page_findings = Vec::new();
     let mut not_checked = Vec::new();
     for rule in RULES {
         let ready = generators.iter().all(|g| match rule.needs() {
@@ -404,6 +440,7 @@ pub fn run_rules(file: &str, bundle: &Bundle, generators: &[Generator]) -> FileL
         for g in generators {
             rule.check(&cx, g, &mut findings);
         }
+        page_findings.extend(rule.check_page(&cx, generators));
     }
     FileLint {
         file: file.to_string(),
@@ -411,9 +448,31 @@ pub fn run_rules(file: &str, bundle: &Bundle, generators: &[Generator]) -> FileL
             .iter()
             .map(|g| (g.name.clone(), g.at.clone(), g.states.len()))
             .collect(),
-        findings: merge(findings).into_iter().map(Hit::into_finding).collect(),
+        findings: merge(findings)
+            .into_iter()
+            .map(Hit::into_finding)
+            .chain(page_findings)
+            .collect(),
         not_checked,
     }
+}
+
+/// A page's text and block launches (`None` for a generator file).
+fn read_page(path: &Path) -> Result<Option<Page>, Error> {
+    if !is_page(path) {
+        return Ok(None);
+    }
+    let source = crate::span::Source::read(path)?;
+    let blocks = crate::extract::markdown::extract_all(&source, &BTreeMap::new())?.launches;
+    Ok(Some(Page { source, blocks }))
+}
+
+/// Whether a file is a page (Markdown or MDX), not a generator.
+fn is_page(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("mdx" | "md")
+    )
 }
 
 /// The release a page names per engine: the one version its static blocks'
@@ -421,11 +480,7 @@ pub fn run_rules(file: &str, bundle: &Bundle, generators: &[Generator]) -> FileL
 /// Empty for a generator file and for a page whose blocks name none or
 /// several.
 fn page_releases(path: &Path) -> Result<BTreeMap<String, Known<String>>, Error> {
-    let is_page = matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("mdx" | "md")
-    );
-    if !is_page {
+    if !is_page(path) {
         return Ok(BTreeMap::new());
     }
     let source = crate::span::Source::read(path)?;

@@ -121,6 +121,9 @@ pub fn finding(f: &Finding) -> String {
                     }
                 }
             }
+            if let Some(note) = super::fix_note(f) {
+                let _ = write!(message, "\n{}", v(&note));
+            }
             format!(
                 "recipe-drift: [{label}] {} ({})",
                 v(&k.key),

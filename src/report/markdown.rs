@@ -166,6 +166,23 @@ fn render_link(out: &mut String, l: &LinkReport, findings: &[Finding], policy: &
             out.push_str(&finding(f));
         }
         out.push('\n');
+        let fixes: Vec<String> = findings
+            .iter()
+            .filter(is_key)
+            .filter_map(|f| {
+                let About::Key(k) = &f.about else { return None };
+                let note = super::fix_note(f)?;
+                Some(format!("- {}: {}\n", code(&v(&k.key)), text(&v(&note))))
+            })
+            .collect();
+        if !fixes.is_empty() {
+            let _ = writeln!(
+                out,
+                "Fixes (`recipe-drift check --fix` applies the safe ones):\n"
+            );
+            out.push_str(&fixes.concat());
+            out.push('\n');
+        }
     }
     if !l.comparison.shared_unknowns.is_empty() {
         let keys: Vec<String> = l

@@ -10,6 +10,7 @@ pub mod cache;
 pub mod copied;
 pub mod options;
 pub mod page;
+pub mod provenance;
 pub mod sandbox;
 pub mod transform;
 pub mod worker;
@@ -453,15 +454,29 @@ pub fn bundle_with_props(
     docs_root: Option<&Path>,
     props: &[(String, String)],
 ) -> Result<Bundle, Error> {
-    let source = Source::read(file)?;
+    bundle_overlaid(file, docs_root, props, &page::Overlay::default())
+}
+
+/// Like [`bundle_with_props`], with module texts that stand in for their
+/// files (an edit tried without writing it).
+pub fn bundle_overlaid(
+    file: &Path,
+    docs_root: Option<&Path>,
+    props: &[(String, String)],
+    overlay: &page::Overlay,
+) -> Result<Bundle, Error> {
+    let source = match overlay.0.iter().find(|(p, _)| p == file) {
+        Some((_, s)) => s.clone(),
+        None => Source::read(file)?,
+    };
     let is_page = matches!(
         file.extension().and_then(|e| e.to_str()),
         Some("mdx") | Some("md")
     );
     if is_page {
-        page::bundle_page(&source, file, docs_root)
+        page::bundle_page(&source, file, docs_root, overlay)
     } else {
-        page::bundle_component(&source, file, docs_root, props)
+        page::bundle_component(&source, file, docs_root, props, overlay)
     }
 }
 
@@ -1183,6 +1198,19 @@ pub fn on_render_thread<T: Send + 'static>(
 
 /// The command text of a view as a source, labeled with the file and selection.
 pub fn view_source(bundle: &Bundle, view: &View, index: usize) -> Arc<Source> {
+    let label = view_label(bundle, view, index);
+    Arc::new(Source::new(
+        Origin::Rendered {
+            file: bundle.file.clone(),
+            view: label,
+        },
+        view.commands[index].clone(),
+    ))
+}
+
+/// How a view's command `index` is named (its source's label): the
+/// component, the selection, and the command's number when it prints several.
+pub fn view_label(bundle: &Bundle, view: &View, index: usize) -> String {
     let t = &bundle.targets[view.target];
     let mut label = format!("<{} />", t.name);
     if !view.selection.is_empty() {
@@ -1191,13 +1219,7 @@ pub fn view_source(bundle: &Bundle, view: &View, index: usize) -> Arc<Source> {
     if view.commands.len() > 1 {
         label.push_str(&format!(" #{}", index + 1));
     }
-    Arc::new(Source::new(
-        Origin::Rendered {
-            file: bundle.file.clone(),
-            view: label,
-        },
-        view.commands[index].clone(),
-    ))
+    label
 }
 
 /// Parses `k=v` selections.
@@ -1278,14 +1300,35 @@ pub fn explore_file_each(
     limits: Limits,
     opts: Explore,
 ) -> Result<(Bundle, Vec<Result<Exploration, Error>>), Error> {
+    explore_file_overlaid(
+        path,
+        docs_root,
+        props,
+        limits,
+        opts,
+        page::Overlay::default(),
+    )
+}
+
+/// [`explore_file_each`] with module texts that stand in for their files
+/// (an edit tried without writing it; such an exploration is not cached).
+pub fn explore_file_overlaid(
+    path: &Path,
+    docs_root: Option<&Path>,
+    props: &[(String, String)],
+    limits: Limits,
+    opts: Explore,
+    overlay: page::Overlay,
+) -> Result<(Bundle, Vec<Result<Exploration, Error>>), Error> {
     let path = path.to_path_buf();
     let docs_root = docs_root.map(Path::to_path_buf);
     let props = props.to_vec();
     on_render_thread(move || {
-        let bundle = bundle_with_props(&path, docs_root.as_deref(), &props)?;
+        let bundle = bundle_overlaid(&path, docs_root.as_deref(), &props, &overlay)?;
+        let cached = overlay.0.is_empty();
         // An unchanged generator is read back, not explored (see `cache`).
         let key = cache::key(&bundle, &opts, &limits);
-        if let Some(found) = cache::load(&key, &bundle) {
+        if cached && let Some(found) = cache::load(&key, &bundle) {
             return Ok((bundle, found.into_iter().map(Ok).collect()));
         }
         let renderer = Renderer::new(&bundle, limits)?;
@@ -1329,7 +1372,9 @@ pub fn explore_file_each(
         copied::check_explorations(&bundle, &mut all);
         if all.iter().all(Result::is_ok) {
             let found: Vec<Exploration> = all.into_iter().flatten().collect();
-            cache::store(&key, &found);
+            if cached {
+                cache::store(&key, &found);
+            }
             return Ok((bundle, found.into_iter().map(Ok).collect()));
         }
         Ok((bundle, all))

@@ -23,19 +23,40 @@ struct Loader {
     visiting: Vec<PathBuf>,
     /// The bytes of the module files read for imports so far.
     bytes: usize,
+    /// Module texts that stand in for their files (an edit being tried).
+    overlay: Overlay,
+}
+
+/// Module texts that stand in for the files of those paths when a bundle is
+/// built: an edit tried without writing it (see `provenance`).
+#[derive(Debug, Clone, Default)]
+pub struct Overlay(pub Vec<(PathBuf, Arc<Source>)>);
+
+impl Overlay {
+    /// The text standing in for `path`, when one does (paths compared as
+    /// the file system resolves them).
+    fn get(&self, path: &Path) -> Option<Arc<Source>> {
+        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let want = canon(path);
+        self.0
+            .iter()
+            .find(|(p, _)| canon(p) == want)
+            .map(|(_, s)| s.clone())
+    }
 }
 
 /// The module specifiers bound to the React runtime.
 const REACT: &[&str] = &["react"];
 
 impl Loader {
-    fn new(docs_root: Option<PathBuf>) -> Self {
+    fn new(docs_root: Option<PathBuf>, overlay: &Overlay) -> Self {
         Loader {
             docs_root,
             modules: vec![],
             index: HashMap::new(),
             visiting: vec![],
             bytes: 0,
+            overlay: overlay.clone(),
         }
     }
 
@@ -123,10 +144,13 @@ impl Loader {
             ));
         }
         // Read through the confined layer; a refusal is placed at the import.
-        let source = Source::read(path).map_err(|e| match from {
-            Some((src, at)) => Error::input(src.span(at, at), e.to_string()),
-            None => e,
-        })?;
+        let source = match self.overlay.get(path) {
+            Some(s) => s,
+            None => Source::read(path).map_err(|e| match from {
+                Some((src, at)) => Error::input(src.span(at, at), e.to_string()),
+                None => e,
+            })?,
+        };
         // Only JavaScript is a module (a JSON import would read as JSX).
         let ext = path
             .extension()
@@ -305,11 +329,12 @@ pub fn bundle_component(
     file: &Path,
     docs_root: Option<&Path>,
     props: &[(String, String)],
+    overlay: &Overlay,
 ) -> Result<Bundle, Error> {
     let root = docs_root
         .map(Path::to_path_buf)
         .or_else(|| super::find_docs_root(file));
-    let mut loader = Loader::new(root);
+    let mut loader = Loader::new(root, overlay);
     let i = loader.load_source(file, source)?;
     let module = &loader.modules[i];
     if module.components.is_empty() {
@@ -667,6 +692,7 @@ pub fn bundle_page(
     source: &Arc<Source>,
     file: &Path,
     docs_root: Option<&Path>,
+    overlay: &Overlay,
 ) -> Result<Bundle, Error> {
     let root = docs_root
         .map(Path::to_path_buf)
@@ -744,7 +770,7 @@ pub fn bundle_page(
     let mut module = transform::transform(&page_module)?;
     module.exports.clear();
 
-    let mut loader = Loader::new(root);
+    let mut loader = Loader::new(root, overlay);
     for imp in &module.imports {
         if let Some(dep) = loader.resolve(source, imp)? {
             loader.load(&dep, Some((source, imp.at)))?;
