@@ -548,6 +548,7 @@ mod tests {
                 ("RD016", "state-budget"),
                 ("RD017", "newer-release"),
                 ("RD018", "cross-role"),
+                ("RD019", "prose-value"),
             ]
         );
         for k in Kind::ALL {
