@@ -258,18 +258,17 @@ impl Fetcher {
                 return Err(fail(message));
             }
             let _spinner = Spinner::start(self.opts.progress, url);
-            match self.download(&parsed, url, github, cached, bearer) {
+            let mut unreachable = false;
+            match self.download(&parsed, url, github, cached, bearer, &mut unreachable) {
                 Ok(body) => body,
-                Err(failure) => {
+                Err(message) => {
                     if let Ok(mut m) = self.failed.lock() {
-                        m.insert(url.to_string(), failure.message.clone());
+                        m.insert(url.to_string(), message.clone());
                     }
-                    if failure.unreachable
-                        && let Ok(mut m) = self.unreachable.lock()
-                    {
-                        m.entry(host).or_insert_with(|| failure.message.clone());
+                    if unreachable && let Ok(mut m) = self.unreachable.lock() {
+                        m.entry(host).or_insert_with(|| message.clone());
                     }
-                    return Err(fail(failure.message));
+                    return Err(fail(message));
                 }
             }
         };
@@ -302,25 +301,9 @@ impl Fetcher {
     }
 
     /// Downloads with retries; revalidates a cached body with its ETag.
+    /// `unreachable` says whether the last try could not connect to the
+    /// first URL's host at all.
     fn download(
-        &self,
-        parsed: &Url,
-        url: &str,
-        github: bool,
-        cached: Option<(Meta, Option<String>)>,
-        bearer: Option<&(String, String)>,
-    ) -> Result<Option<Arc<String>>, Failure> {
-        let mut unreachable = false;
-        self.try_download(parsed, url, github, cached, bearer, &mut unreachable)
-            .map_err(|message| Failure {
-                message,
-                unreachable,
-            })
-    }
-
-    /// [`Fetcher::download`]'s work; `unreachable` says whether the last try
-    /// could not connect to the first URL's host at all.
-    fn try_download(
         &self,
         parsed: &Url,
         url: &str,
@@ -1063,12 +1046,6 @@ impl std::future::Future for Lookup {
 }
 
 /// An error and its causes, on one line.
-/// Why a download failed, and whether its host could not be reached at all.
-struct Failure {
-    message: String,
-    unreachable: bool,
-}
-
 /// A URL's `host[:port]`, the host lower-cased.
 fn host_port(url: &Url) -> String {
     let host = url.host_str().unwrap_or("").to_ascii_lowercase();

@@ -13,29 +13,8 @@ static LABEL_ROOT: RwLock<Option<PathBuf>> = RwLock::new(None);
 /// Sets the project root of the run's file labels: the config file's
 /// repository, or (`None`) the current folder when no config is used.
 pub fn set_label_root(root: Option<&Path>) {
-    let root = root.map(lexical_absolute);
+    let root = root.map(crate::files::absolute);
     *LABEL_ROOT.write().unwrap_or_else(|e| e.into_inner()) = root;
-}
-
-/// `path` made absolute against the current folder, `.` and `..` applied
-/// lexically (symbolic links are not followed).
-fn lexical_absolute(path: &Path) -> PathBuf {
-    let joined = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(path)
-    };
-    let mut out = PathBuf::new();
-    for c in joined.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// How reports name a file: its path from the project root (the config
@@ -50,13 +29,13 @@ pub fn path_label(path: &Path) -> String {
         .read()
         .unwrap_or_else(|e| e.into_inner())
         .clone()
-        .unwrap_or_else(|| lexical_absolute(Path::new(".")));
+        .unwrap_or_else(|| crate::files::absolute(Path::new(".")));
     label_under(&root, path)
 }
 
 /// [`path_label`] under the project root `root` (absolute).
 fn label_under(root: &Path, path: &Path) -> String {
-    let abs = lexical_absolute(path);
+    let abs = crate::files::absolute(path);
     let (from, to): (Vec<Component>, Vec<Component>) =
         (root.components().collect(), abs.components().collect());
     let shared = from.iter().zip(&to).take_while(|(a, b)| a == b).count();

@@ -37,6 +37,23 @@ fn of_kind<'a>(doc: &'a Value, kind: &str) -> Vec<&'a Value> {
         .collect()
 }
 
+/// Zero-config `check` of the fixture vLLM recipes site against the
+/// fixture InferenceX checkout (JSON).
+fn check_recipes_site() -> (i32, Value, String) {
+    let (code, out, err) = run(&[
+        "check",
+        "--recipes-root",
+        "fixtures/vllm-recipes",
+        "--inferencex",
+        IX,
+        "--no-checkpoint-facts",
+        "--format",
+        "json",
+    ]);
+    let doc = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    (code, doc, err)
+}
+
 fn deployments(f: &Value) -> String {
     f["deployments"].to_string()
 }
@@ -172,17 +189,7 @@ fn every_roles_row_of_the_finding_table_is_made_by_its_example() {
 /// its shape (not the nearest one); the other pool modes are docs coverage.
 #[test]
 fn a_recipes_site_pd_cluster_pairs_role_to_role_with_a_dynamo_vllm_entry() {
-    let (code, out, err) = run(&[
-        "check",
-        "--recipes-root",
-        "fixtures/vllm-recipes",
-        "--inferencex",
-        IX,
-        "--no-checkpoint-facts",
-        "--format",
-        "json",
-    ]);
-    let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    let (code, doc, err) = check_recipes_site();
     assert_eq!(code, 1, "{err}");
     let pairs: Vec<&Value> = doc["links"]
         .as_array()
@@ -241,17 +248,7 @@ fn a_recipes_site_pd_cluster_pairs_role_to_role_with_a_dynamo_vllm_entry() {
 /// nearest shape (a false `ep_size` 8 vs 16).
 #[test]
 fn a_pd_cluster_pairs_at_the_pool_size_the_benchmark_runs() {
-    let (_, out, err) = run(&[
-        "check",
-        "--recipes-root",
-        "fixtures/vllm-recipes",
-        "--inferencex",
-        IX,
-        "--no-checkpoint-facts",
-        "--format",
-        "json",
-    ]);
-    let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    let (_, doc, _) = check_recipes_site();
     let pairs: Vec<&Value> = doc["links"]
         .as_array()
         .unwrap()
@@ -289,17 +286,7 @@ fn a_pd_cluster_pairs_at_the_pool_size_the_benchmark_runs() {
 /// pair a `missing` model.
 #[test]
 fn an_srt_slurm_worker_serves_the_entry_checkpoint_mounted_at_model() {
-    let (_, out, err) = run(&[
-        "check",
-        "--recipes-root",
-        "fixtures/vllm-recipes",
-        "--inferencex",
-        IX,
-        "--no-checkpoint-facts",
-        "--format",
-        "json",
-    ]);
-    let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    let (_, doc, _) = check_recipes_site();
     let models: Vec<&Value> = doc["links"]
         .as_array()
         .unwrap()

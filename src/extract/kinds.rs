@@ -400,30 +400,13 @@ pub(super) fn every_selection(
         let unshown = unshown_page_blocks(bundle, &views);
         let page = markdown::extract_shown(&input.source()?, &opts.vars, &unshown)?;
         if !page.launches.is_empty() {
-            out.insert(
-                0,
-                Shown {
-                    entry: None,
-                    selection: Vec::new(),
-                    component: None,
-                    launches: page.launches,
-                    error: None,
-                    reselect: Vec::new(),
-                },
-            );
+            out.insert(0, Shown::page(page.launches));
         }
     }
     if kind.name() == "agentx-page" {
         let page = markdown::extract_all(&input.source()?, &opts.vars)?;
         if !page.launches.is_empty() {
-            out.push(Shown {
-                entry: None,
-                selection: Vec::new(),
-                component: None,
-                launches: page.launches,
-                error: None,
-                reselect: Vec::new(),
-            });
+            out.push(Shown::page(page.launches));
         }
     }
     match selections {

@@ -193,6 +193,21 @@ pub struct Shown {
     pub reselect: Vec<(String, String)>,
 }
 
+impl Shown {
+    /// Launches no selection shows (a page's own blocks, a file without
+    /// selections).
+    pub fn page(launches: Vec<crate::launch::Launch>) -> Shown {
+        Shown {
+            entry: None,
+            selection: Vec::new(),
+            component: None,
+            launches,
+            error: None,
+            reselect: Vec::new(),
+        }
+    }
+}
+
 /// A generator whose exploration the state budget cut (with
 /// [`jsx::Explore::cut`]): its first `states` states were read, the others
 /// were not.
@@ -229,14 +244,9 @@ pub fn every_selection(at: &Location, opts: &Options, files: &dyn Files) -> Resu
             kinds::every_selection(&input, kind, opts)
         }
         _ => Ok(Every {
-            shown: vec![Shown {
-                selection: Vec::new(),
-                component: None,
-                launches: shared::per_file(|| kind.extract(&input, opts))?.launches,
-                entry: None,
-                error: None,
-                reselect: Vec::new(),
-            }],
+            shown: vec![Shown::page(
+                shared::per_file(|| kind.extract(&input, opts))?.launches,
+            )],
             cuts: Vec::new(),
         }),
     }
