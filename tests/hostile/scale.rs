@@ -257,6 +257,15 @@ fn adversary_round8_unspaced_deep_containers_are_bounded() {
                 "- ".repeat(80_000)
             ),
         ),
+        // A blockquote and a list item per level, on one line (120 KB):
+        // 30,000 levels took 85 s.
+        (
+            "ql.md",
+            format!(
+                "{}x\n\n```bash\nsglang serve --model-path m --tp 4\n```\n",
+                "> - ".repeat(60_000)
+            ),
+        ),
     ];
     for (name, page) in pages {
         let repo = Repo::new();
