@@ -928,11 +928,17 @@ fn extract_page(name: &str, page: &str) -> crate::Outcome {
 /// commands found" and exits 0: the command a reader copies is silently not
 /// read (a `check --docs-root` run never compares it).
 #[test]
-#[ignore = "round-8 defect: an MDX <pre dangerouslySetInnerHTML> command is silently not read (no serve commands found, exit 0)"]
+#[ignore = "round-8 defect: an MDX <pre dangerouslySetInnerHTML> or ESM-rendered command ({C}, <pre>{cmd}</pre>) is silently not read (no serve commands found, exit 0)"]
 fn adversary_round8_mdx_inner_html_pre_is_read_or_refused() {
     for page in [
         "# P\n\n<pre dangerouslySetInnerHTML={{__html: 'sglang serve --model-path m --tp 2'}} />\n",
         "# P\n\n<pre dangerouslySetInnerHTML={{__html: 'sglang serve --model-path m --tp 2'}}></pre>\n",
+        // A command rendered from the page's own ESM: the oracle shows the
+        // block for each; recipe-drift says "no serve commands found" (while
+        // `<pre>{'literal'}</pre>` is refused, exit 2).
+        "export const C = <pre>sglang serve --model-path m --tp 2</pre>\n\n{C}\n",
+        "export const cmd = 'sglang serve --model-path m --tp 2'\n\n<pre>{cmd}</pre>\n",
+        "export const C = () => <pre>sglang serve --model-path m --tp 2</pre>\n\n{C()}\n",
     ] {
         let o = extract_page("docs/p.mdx", page);
         let read = o.code == Some(0) && o.stdout.contains("--tp") && o.stdout.contains("launch 1");
@@ -972,12 +978,13 @@ fn adversary_round8_held_page_readings() {
     for (name, page, launches) in [
         (
             "p.md",
-            format!(">```bash\n>sglang serve --model-path m \\\n>--tp 4\n>```\n"),
+            ">```bash\n>sglang serve --model-path m \\\n>--tp 4\n>```\n".to_string(),
             1,
         ),
         (
             "p.md",
-            format!("- a\n\t- b\n\t\t```bash\n\t\tsglang serve --model-path m --tp 4\n\t\t```\n"),
+            "- a\n\t- b\n\t\t```bash\n\t\tsglang serve --model-path m --tp 4\n\t\t```\n"
+                .to_string(),
             1,
         ),
         ("p.md", format!("Title\n=====\n{fence}"), 1),
