@@ -753,7 +753,6 @@ fn realpath_resolves_inside_the_root_only() {
 /// reports two identical launches, so `compare` refuses the file as holding
 /// two serve commands.
 #[test]
-#[ignore = "round-8 defect: a command substitution as the command word is evaluated twice (two launches for one)"]
 fn adversary_round8_a_command_substitution_as_the_command_starts_one_server() {
     let repo = Repo::new();
     for script in [

@@ -266,7 +266,6 @@ fn env_clear_and_unset_reach_the_launch_env() {
 /// `(2 8)`, `T=(4 8); T+=2` makes `(42 8)`. Today the array is replaced by
 /// the scalar, and `+=` lengthens the last element: confident wrong values.
 #[test]
-#[ignore = "round-8 defect: a scalar assigned to an array replaces the array (bash sets element 0); A+=x appends to the last element (bash: element 0)"]
 fn adversary_round8_a_scalar_assigned_to_an_array_sets_element_zero() {
     // `${T[1]}` is 8 under bash in every case.
     for (snippet, wrong) in [
@@ -316,7 +315,6 @@ fn adversary_round8_a_scalar_assigned_to_an_array_sets_element_zero() {
 /// `'org/dr\x{61}ft'` (bash: the text as written) compare equal. Checked
 /// with real bash 5.2.15.
 #[test]
-#[ignore = "round-8 defect: $'\\x{HH}' (braced hex escape) is kept as text; bash decodes it"]
 fn adversary_round8_braced_hex_escapes_in_ansi_c_quotes() {
     bash_value("sglang serve --model-path m --tp $'\\x{38}'\n", 38);
     let repo = Repo::new();
@@ -335,7 +333,6 @@ fn adversary_round8_braced_hex_escapes_in_ansi_c_quotes() {
 /// Round 8 (class 5): `declare -a A='(--tp 8)'` is a compound assignment in
 /// bash 5.2 (the quoted text is read as the list), not one word `(--tp 8)`.
 #[test]
-#[ignore = "round-8 defect: declare -a A='(...)' is read as one word; bash reads the quoted list as a compound assignment"]
 fn adversary_round8_declare_a_quoted_compound_assignment() {
     bash_value(
         "declare -a A='(--tp 8)'\nsglang serve --model-path m \"${A[@]}\"\n",
