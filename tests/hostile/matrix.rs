@@ -302,7 +302,6 @@ fn concs(o: &Outcome) -> Vec<String> {
 /// point can hide a server the benchmark runs. Today: 1, 2, 4; `0 points`
 /// with exit 0; the list taken silently.
 #[test]
-#[ignore = "round-8 defect: a conc range ending off the doubling misses conc-end; empty conc-list and list+range are not refused as InferenceX refuses them"]
 fn adversary_round8_concurrency_expands_as_inferencex_generates_it() {
     let run = |point: &str| {
         let repo = root_with("isl: 1024\n        osl: 1024", point);
