@@ -514,7 +514,6 @@ fn adversary_round6_config_values_read_as_pyyaml_and_int_read_them() {
 /// `{'tensor-parallel-size': 10}` for each). recipe-drift refuses them
 /// (exit 2, "PyYAML's safe_load has no constructor for it and fails").
 #[test]
-#[ignore = "round-8 defect: a tag on a merge key's mapping value is refused; PyYAML merges the mapping and ignores the tag"]
 fn adversary_round8_a_tag_on_a_merge_value_is_ignored_as_pyyaml_ignores_it() {
     for tag in ["!!str", "!foo", "!!merge", "!!map"] {
         let o = compare(&vllm_pair(&format!(
@@ -534,7 +533,6 @@ fn adversary_round8_a_tag_on_a_merge_value_is_ignored_as_pyyaml_ignores_it() {
 /// `{true: 1}` -> `{"true": 1}`, `{1.5: 1}` -> `{"1.5": 1}`). recipe-drift
 /// writes `True`, and refuses a float key as "not a scalar".
 #[test]
-#[ignore = "round-8 defect: a bool/null/float key inside a JSON-valued config option is not written as json.dumps writes it"]
 fn adversary_round8_keys_inside_a_json_config_value_are_json_dumps_keys() {
     let repo = vllm_pair(
         "tensor-parallel-size: 10\nspeculative-config: {method: mtp, num_speculative_tokens: 1, true: 1}\n",
