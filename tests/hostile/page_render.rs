@@ -928,7 +928,6 @@ fn extract_page(name: &str, page: &str) -> crate::Outcome {
 /// commands found" and exits 0: the command a reader copies is silently not
 /// read (a `check --docs-root` run never compares it).
 #[test]
-#[ignore = "round-8 defect: an MDX <pre dangerouslySetInnerHTML> or ESM-rendered command ({C}, <pre>{cmd}</pre>) is silently not read (no serve commands found, exit 0)"]
 fn adversary_round8_mdx_inner_html_pre_is_read_or_refused() {
     for page in [
         "# P\n\n<pre dangerouslySetInnerHTML={{__html: 'sglang serve --model-path m --tp 2'}} />\n",
@@ -953,7 +952,6 @@ fn adversary_round8_mdx_inner_html_pre_is_read_or_refused() {
 /// in the `<pre>` (its backquotes a command substitution) and the page yields
 /// three launches instead of one.
 #[test]
-#[ignore = "round-8 defect: a self-closing <pre /> in MDX is read as an open <pre> that swallows the fences after it"]
 fn adversary_round8_mdx_self_closing_pre_is_empty() {
     for page in [
         "# P\n\n<pre />\n\n```bash\nsglang serve --model-path m --tp 8\n```\n",

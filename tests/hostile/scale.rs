@@ -242,7 +242,6 @@ fn adversary_environment_carried_over_many_blocks_is_linear() {
 /// ends within the harness's budget or fails (the harness kills a run at
 /// 90 s).
 #[test]
-#[ignore = "round-8 defect: deep unspaced blockquote markers and one-line nested list markers are read in quadratic time"]
 fn adversary_round8_unspaced_deep_containers_are_bounded() {
     let quote = ">".repeat(300_000);
     let pages = [
