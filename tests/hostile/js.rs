@@ -630,7 +630,6 @@ fn adversary_effect_order_matches_react() {
 /// reachable selection instead of 2, with no word of it. The same within one
 /// effect: `setItem('a', '8')` then `+getItem('a')` is 8 in a browser, 0 here.
 #[test]
-#[ignore = "round-8 defect: localStorage/sessionStorage drop writes, so states a reader reaches through storage are never read"]
 fn adversary_round8_storage_keeps_what_the_page_wrote() {
     let repo = Repo::new();
     repo.write(

@@ -392,7 +392,6 @@ fn with_class(class: &str) -> String {
 /// `--tp 2` last). Either way one confident command, where the class says
 /// hidden or the viewport decides.
 #[test]
-#[ignore = "round-8 defect: Tailwind opacity-0/collapse and responsive md:hidden / hidden md:block are read as a fixed visibility"]
 fn adversary_round8_tailwind_hiding_classes_and_responsive_variants() {
     let repo = Repo::new();
     for class in ["opacity-0", "collapse"] {
