@@ -44,6 +44,7 @@ use super::shell_text::{Block, Vars, extract_block};
 use super::visibility;
 use mdx::{esm_blocks, mdx_comments, mdx_expressions};
 
+mod depth;
 mod mdx;
 mod rendered;
 use crate::error::Error;
@@ -313,6 +314,7 @@ pub(crate) fn blocks(source: &Source) -> Result<Blocks, Error> {
 pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     let text = &source.text;
     check_line_endings(source, LineEndings::Text)?;
+    depth::check(source)?;
     let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let view = View::new(text, base, mdx);
     let mut out = read_view(&view, text);
@@ -358,8 +360,11 @@ pub(crate) fn blocks_as(source: &Source, mdx: bool) -> Result<Blocks, Error> {
     // HTML block, in a paragraph, several on a line; never inside code or a
     // comment. One in a raw-text element (`<script>`, ...) is marked hidden
     // below.
-    out.code.extend(html_pre(text, base, &out.excluded));
+    out.code.extend(html_pre(text, base, &out.excluded, mdx));
     out.code.sort_by_key(|b| b.content);
+    if mdx {
+        mdx::check_rendered_commands(source, base, &out)?;
+    }
     // Nothing in a footnote definition GFM does not render is on the page.
     let unrendered = merged(out.unrendered.iter().copied());
     out.code.retain(|b| {
@@ -688,9 +693,9 @@ fn drop_pre_around_blocks(code: &mut Vec<CodeBlock>, text: &str) {
 /// the opening tag is not shown). HTML comments are skipped; a `<pre>` in a
 /// raw-text element (`<script>`, ...) is found, and marked hidden later, since
 /// GitHub's tag filter shows it; a `<pre>` with no end runs to the end of the
-/// page, as a browser shows it. Linear: each byte is looked at a bounded number
-/// of times.
-fn html_pre(text: &str, base: usize, excluded: &[(usize, usize)]) -> Vec<CodeBlock> {
+/// page, as a browser shows it; in MDX a self-closing `<pre />` is empty.
+/// Linear: each byte is looked at a bounded number of times.
+fn html_pre(text: &str, base: usize, excluded: &[(usize, usize)], mdx: bool) -> Vec<CodeBlock> {
     let lower = text.to_ascii_lowercase();
     let b = lower.as_bytes();
     let find = |from: usize, needle: &str| lower[from..].find(needle).map(|k| from + k);
@@ -715,6 +720,12 @@ fn html_pre(text: &str, base: usize, excluded: &[(usize, usize)]) -> Vec<CodeBlo
             continue;
         }
         let Some(open_end) = find(i, ">") else { break };
+        // MDX (JSX): `<pre />` is an empty element, closed where it opens
+        // (HTML ignores the slash: there the `<pre>` stays open).
+        if mdx && b[..open_end].ends_with(b"/") {
+            i = open_end + 1;
+            continue;
+        }
         let mut start = open_end + 1;
         let close = find(start, "</pre").unwrap_or(b.len());
         let mut end = close;

@@ -15,8 +15,9 @@
 //! - it has the `hidden` or the `popover` attribute (a popover is hidden
 //!   until it is shown);
 //! - its inline style hides it ([`css_hides`]);
-//! - its class is Tailwind's `hidden` (`display: none`) or `invisible`
-//!   (`visibility: hidden`).
+//! - its Tailwind classes hide it as a reader on a desktop sees it
+//!   (`hidden`, `invisible`, `collapse`, `opacity-0`, and the responsive
+//!   variants: `md:hidden` hides, `hidden md:block` shows).
 //!
 //! What the model cannot compute (a `var()` in a property that may hide) is
 //! said as hiding, with why: the caller reports it rather than read a
@@ -53,19 +54,90 @@ pub(crate) fn element_hides(name: &str, attr: &dyn Fn(&str) -> Option<String>) -
     {
         return Some(format!("`<{name}>` element hidden by its style ({why})"));
     }
-    if let Some(class) = attr("class") {
-        for word in class.split_ascii_whitespace() {
-            let why = match word {
-                "hidden" => "display: none",
-                "invisible" => "visibility: hidden",
-                _ => continue,
-            };
-            return Some(format!(
-                "`<{name}>` element hidden by its class `{word}` ({why})"
-            ));
-        }
+    if let Some(class) = attr("class")
+        && let Some((word, why)) = class_hides(&class)
+    {
+        return Some(format!(
+            "`<{name}>` element hidden by its class `{word}` ({why})"
+        ));
     }
     None
+}
+
+/// Tailwind's utilities that decide whether an element is shown: the
+/// property they set (0 `display`, 1 `visibility`, 2 `opacity`), the value,
+/// and whether that value hides.
+const TAILWIND_SHOWING: &[(&str, usize, &str, bool)] = &[
+    ("hidden", 0, "display: none", true),
+    ("block", 0, "display: block", false),
+    ("inline", 0, "display: inline", false),
+    ("inline-block", 0, "display: inline-block", false),
+    ("flex", 0, "display: flex", false),
+    ("inline-flex", 0, "display: inline-flex", false),
+    ("grid", 0, "display: grid", false),
+    ("inline-grid", 0, "display: inline-grid", false),
+    ("table", 0, "display: table", false),
+    ("contents", 0, "display: contents", false),
+    ("flow-root", 0, "display: flow-root", false),
+    ("list-item", 0, "display: list-item", false),
+    ("invisible", 1, "visibility: hidden", true),
+    ("collapse", 1, "visibility: collapse", true),
+    ("visible", 1, "visibility: visible", false),
+    ("opacity-0", 2, "opacity: 0", true),
+];
+
+/// Tailwind's responsive variants, narrowest first: each applies from its
+/// minimum width up, so at a desktop width all apply and a wider one wins.
+const TAILWIND_BREAKPOINTS: &[&str] = &["sm", "md", "lg", "xl", "2xl"];
+
+/// Whether a Tailwind class list hides the element as a reader on a desktop
+/// (wider than every breakpoint) sees it: per property, the unprefixed
+/// utility, overridden by the responsive ones (`md:hidden` hides there,
+/// `hidden md:block` shows). Other variants (`hover:`, `max-md:`, `print:`)
+/// do not apply to a page as it is first shown. `opacity-N` other than 0
+/// shows. The deciding word and its declaration when it hides.
+fn class_hides(class: &str) -> Option<(String, String)> {
+    // Per property: (breakpoint rank, word, declaration, hides).
+    let mut state: [Option<(usize, &str, &str, bool)>; 3] = [None, None, None];
+    for word in class.split_ascii_whitespace() {
+        let (rank, utility) = match word.rsplit_once(':') {
+            None => (0, word),
+            Some((variant, utility)) => {
+                match TAILWIND_BREAKPOINTS.iter().position(|b| *b == variant) {
+                    Some(k) => (k + 1, utility),
+                    None => continue,
+                }
+            }
+        };
+        let found = TAILWIND_SHOWING
+            .iter()
+            .find(|(u, ..)| *u == utility)
+            .map(|&(_, p, decl, hides)| (p, decl, hides))
+            .or_else(|| {
+                utility
+                    .strip_prefix("opacity-")
+                    .filter(|n| n.parse::<u32>().is_ok_and(|n| n > 0))
+                    .map(|_| (2, "opacity above 0", false))
+            });
+        let Some((p, decl, hides)) = found else {
+            continue;
+        };
+        if state[p].is_none_or(|s| rank >= s.0) {
+            state[p] = Some((rank, word, decl, hides));
+        }
+    }
+    state
+        .into_iter()
+        .flatten()
+        .find(|s| s.3)
+        .map(|(rank, word, decl, _)| {
+            let why = if rank > 0 {
+                format!("{decl} at a desktop width")
+            } else {
+                decl.to_string()
+            };
+            (word.to_string(), why)
+        })
 }
 
 /// Form controls that show a code block written in them as no code block: a
@@ -466,6 +538,26 @@ mod tests {
         assert!(element_hides("dialog", &open).is_none());
         let class = |a: &str| (a == "class").then(|| "a invisible".to_string());
         assert!(element_hides("pre", &class).is_some());
+    }
+
+    #[test]
+    fn tailwind_classes_as_a_desktop_reader_sees_them() {
+        for (class, hides) in [
+            ("opacity-0", true),
+            ("opacity-50", false),
+            ("collapse", true),
+            ("md:hidden", true),
+            ("hidden md:block", false),
+            ("md:block hidden", false),
+            ("block lg:hidden", true),
+            ("md:hidden xl:inline", false),
+            ("max-md:hidden", false),
+            ("hover:hidden", false),
+            ("invisible sm:visible", false),
+            ("flex opacity-0 md:opacity-100", false),
+        ] {
+            assert_eq!(class_hides(class).is_some(), hides, "{class}");
+        }
     }
 
     fn jsx_hides(tag: &str) -> Result<bool, String> {

@@ -71,6 +71,20 @@ pub(crate) struct Options {
     /// The name of a mapping key; `None` refuses the key (not a scalar, or a
     /// scalar the format does not take as a key).
     pub(crate) key_name: fn(&Node) -> Option<String>,
+    /// The name of a key of a mapping nested in another mapping or in a
+    /// list (vLLM's config: `json.dumps` writes those, `true` not `True`);
+    /// `None`: `key_name` at every depth.
+    pub(crate) inner_key_name: Option<fn(&Node) -> Option<String>>,
+}
+
+impl Options {
+    /// The options for the values inside a collection.
+    fn nested(&self) -> Options {
+        Options {
+            key_name: self.inner_key_name.unwrap_or(self.key_name),
+            ..*self
+        }
+    }
 }
 
 /// What serde-saphyr hands us: values wrapped with their locations.
@@ -238,7 +252,7 @@ fn lower(
         Raw::Seq(items) => Val::Seq(
             items
                 .into_iter()
-                .map(|i| lower(i, source, options, tags))
+                .map(|i| lower(i, source, &options.nested(), tags))
                 .collect::<Result<_, _>>()?,
         ),
         Raw::Map(entries) => {
@@ -415,7 +429,7 @@ fn flatten(
         } else {
             KeyId::At(written.start)
         };
-        let value = lower(v, source, options, tags)?;
+        let value = lower(v, source, &options.nested(), tags)?;
         own.push((name, key.span, value, id));
     }
     version_independent(&candidates, &own)?;
@@ -782,7 +796,19 @@ fn scan_tags(source: &Source) -> Result<Option<(String, Tags)>, Error> {
                 | TokenType::BlockMappingStart
                 | TokenType::BlockEntry,
             )) => {
-                if !matches!(tag.strip_prefix(CORE), Some("seq" | "map")) && tag != "!" {
+                // The value of a plain `<<` merge key: PyYAML's
+                // `flatten_mapping` merges it by its kind (a mapping or a list
+                // of mappings) and never constructs it, so its tag is ignored.
+                let merge_value = i >= 2
+                    && matches!(tokens[i - 1].1, TokenType::Value)
+                    && matches!(
+                        &tokens[i - 2].1,
+                        TokenType::Scalar(granit_parser::ScalarStyle::Plain, k) if k == "<<"
+                    );
+                if !merge_value
+                    && !matches!(tag.strip_prefix(CORE), Some("seq" | "map"))
+                    && tag != "!"
+                {
                     return Err(Error::input(
                         at,
                         format!(

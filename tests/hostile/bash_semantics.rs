@@ -746,3 +746,24 @@ fn realpath_resolves_inside_the_root_only() {
         assert_eq!(argv[i]["provenance"]["kind"], "unknown", "{}", o.stdout);
     }
 }
+
+/// Round 8 (issue 24, class 5): a command substitution in the command-name
+/// position (`$(sglang serve ...)`, `` `sglang serve ...` ``) runs the server
+/// once in bash 5.2 (checked with a counting `sglang` function); recipe-drift
+/// reports two identical launches, so `compare` refuses the file as holding
+/// two serve commands.
+#[test]
+fn adversary_round8_a_command_substitution_as_the_command_starts_one_server() {
+    let repo = Repo::new();
+    for script in [
+        "$(sglang serve --model-path m --tp 2)\n",
+        "`sglang serve --model-path m --tp 2`\n",
+        "\"$(sglang serve --model-path m --tp 2)\"x\n",
+    ] {
+        repo.write("q.sh", script);
+        let o = repo.run_deterministic(&["extract", "q.sh"]);
+        o.assert_bounded();
+        assert!(o.stdout.contains("launch 1"), "{script}{}", o.both());
+        assert!(!o.stdout.contains("launch 2"), "{script}{}", o.both());
+    }
+}

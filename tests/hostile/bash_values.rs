@@ -257,3 +257,104 @@ fn env_clear_and_unset_reach_the_launch_env() {
     assert_eq!(names(0), ["PATH"], "{}", o.stdout);
     assert_eq!(names(1), ["B"], "{}", o.stdout);
 }
+
+/// Round 8 (issue 24, class 5): a scalar assigned to an array variable is
+/// bash's element 0, whatever assigns it (`A=x`, `declare A=x`, `read A`,
+/// `printf -v A`, `for A in`, `let`/`((A=x))`, a nameref, `export A=x`, a
+/// function): the other elements stay. `A+=x` appends to element 0, not to
+/// the last element. Checked with real bash 5.2: `T=(4 8); T=2` leaves
+/// `(2 8)`, `T=(4 8); T+=2` makes `(42 8)`. Today the array is replaced by
+/// the scalar, and `+=` lengthens the last element: confident wrong values.
+#[test]
+fn adversary_round8_a_scalar_assigned_to_an_array_sets_element_zero() {
+    // `${T[1]}` is 8 under bash in every case.
+    for (snippet, wrong) in [
+        ("T=(4 8)\nT=2", 2),
+        ("T=(4 8)\ndeclare T=2", 2),
+        ("declare -a T=(4 8)\ndeclare -a T=2", 2),
+        ("T=(4 8)\nread T <<< 2", 2),
+        ("T=(4 8)\nprintf -v T %s 2", 2),
+        ("T=(4 8)\nfor T in 2; do :; done", 2),
+        ("T=(4 8)\nlet T=2", 2),
+        ("T=(4 8)\n((T=2))", 2),
+        ("T=(4 8)\ndeclare -n R=T\nR=2", 2),
+        ("T=(4 8)\nexport T=2", 2),
+        ("T=(4 8)\nf() { T=2; }\nf", 2),
+        ("T=(4 8)\neval 'T=2'", 2),
+        ("T=(4 8)\nT+=2", 82),
+    ] {
+        bash_value(
+            &format!("{snippet}\nsglang serve --model-path m --tp \"${{T[1]}}\"\n"),
+            wrong,
+        );
+    }
+    // The false "no drift" it makes: the recipe bash runs ends with
+    // `--tp 8`; recipe-drift reads `--tp 4` and calls the docs' `--tp 4`
+    // equal.
+    let repo = Repo::new();
+    let (code, out) = compare(
+        &repo,
+        "sglang serve --model-path m --tp 4 --trust-remote-code\n",
+        "A=(--enable-dp-attention --tp 8)\nA=--trust-remote-code\nsglang serve --model-path m --tp 4 \"${A[@]}\"\n",
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("tp_size"), "{out}");
+    // `A+=x` on an array: bash makes `--tp2 4` (refused by argparse), not
+    // `--tp 42`.
+    let (code, out) = compare(
+        &repo,
+        "sglang serve --model-path m --tp 42\n",
+        "A=(--tp 4)\nA+=2\nsglang serve --model-path m \"${A[@]}\"\n",
+    );
+    assert_eq!(code, Some(1), "{out}");
+}
+
+/// Round 8 (class 5): bash 5.2 decodes `$'\x{HH}'` (braced hex) as the byte
+/// HH (`$'fp\x{38}'` is `fp8`); recipe-drift keeps `\x{38}` as text, a
+/// confident wrong value, so `$'org/dr\x{61}ft'` (bash: `org/draft`) and
+/// `'org/dr\x{61}ft'` (bash: the text as written) compare equal. Checked
+/// with real bash 5.2.15.
+#[test]
+fn adversary_round8_braced_hex_escapes_in_ansi_c_quotes() {
+    bash_value("sglang serve --model-path m --tp $'\\x{38}'\n", 38);
+    let repo = Repo::new();
+    let (code, out) = compare(
+        &repo,
+        "sglang serve --model-path m --speculative-algorithm EAGLE --speculative-draft-model-path $'org/dr\\x{61}ft'\n",
+        "sglang serve --model-path m --speculative-algorithm EAGLE --speculative-draft-model-path 'org/dr\\x{61}ft'\n",
+    );
+    assert_eq!(
+        code,
+        Some(1),
+        "bash gives two different draft models: {out}"
+    );
+}
+
+/// Round 8 (class 5): `declare -a A='(--tp 8)'` is a compound assignment in
+/// bash 5.2 (the quoted text is read as the list), not one word `(--tp 8)`.
+#[test]
+fn adversary_round8_declare_a_quoted_compound_assignment() {
+    bash_value(
+        "declare -a A='(--tp 8)'\nsglang serve --model-path m \"${A[@]}\"\n",
+        4,
+    );
+}
+
+/// Round 8 (class 5), probes that held against real bash 5.2: scalar and
+/// array forms that do not touch element 0, prefix assignments before
+/// special builtins, arithmetic corners.
+#[test]
+fn adversary_round8_held_bash_values() {
+    each_bash_value(&[
+        ("T=(4 2)\nT[1]+=x\nT[-1]=8\nTP=${T[1]}", 2),
+        ("T=(4 8)\nreadonly T\nT=2 2>/dev/null\nTP=${T[1]}", 2),
+        ("T=(4 8)\nT=2 true\nTP=${T[1]}", 2),
+        ("declare -i N=3\nN+=5\nTP=$N", 35),
+        ("TP=8\nTP=2 export X=1", 2),
+        ("TP=$(( 2 ** 3 ))", 4),
+        ("TP=$(( 64#8 ))", 64),
+        ("TP=$(( 1 ? 8 : 3 ? 4 : 5 ))", 4),
+        ("X=a\ncase $X in a) TP=2;;& a) TP=8;; esac", 2),
+        ("X=ab\ncase $X in a*) TP=4;& b) TP=8;; *) TP=2;; esac", 4),
+    ]);
+}

@@ -619,3 +619,98 @@ fn adversary_effect_order_matches_react() {
         assert_eq!(name, want, "{src}\n{}", o.both());
     }
 }
+
+/// Round 8 (issue 24, class 4): `localStorage` (and `sessionStorage`) keep
+/// what the page writes for the rest of the visit: a generator that keeps
+/// its pick in storage and reads it back on the next render (a common
+/// "remember the selection" shape) shows the `bf16` command after a reader
+/// clicks `bf16` (the HTML Storage standard: `getItem` returns the value
+/// the last `setItem` stored). recipe-drift's storage drops every write, so
+/// the click changes nothing and the `bf16` state is never read: 1
+/// reachable selection instead of 2, with no word of it. The same within one
+/// effect: `setItem('a', '8')` then `+getItem('a')` is 8 in a browser, 0 here.
+#[test]
+fn adversary_round8_storage_keeps_what_the_page_wrote() {
+    let repo = Repo::new();
+    repo.write(
+        "remember.jsx",
+        "export const Gen = () => {\n  const [, bump] = useState(0);\n  const q = localStorage.getItem('q') || 'fp8';\n  return <div>\n    {['fp8', 'bf16'].map((x) => <label key={x}><input type=\"radio\" name=\"q\" value={x} checked={q === x} onChange={() => { localStorage.setItem('q', x); bump((n) => n + 1); }} />{x}</label>)}\n    <pre>{'sglang serve --model-path m --tp 8' + (q === 'bf16' ? ' --dtype bfloat16' : ' --quantization fp8')}</pre>\n  </div>;\n};\n",
+    );
+    let o = repo.run_deterministic(&["extract", "remember.jsx", "--all-selections"]);
+    o.assert_bounded();
+    assert!(
+        o.stdout.contains("--dtype bfloat16") || o.code == Some(2),
+        "{}",
+        o.both()
+    );
+    repo.write(
+        "same-effect.jsx",
+        "export const Gen = () => {\n  const [tp, setTp] = useState(2);\n  useEffect(() => { sessionStorage.setItem('a', '8'); setTp(+sessionStorage.getItem('a')); }, []);\n  return <pre>{'sglang serve --model-path m --tp ' + tp}</pre>;\n};\n",
+    );
+    let o = repo.run_deterministic(&["extract", "same-effect.jsx"]);
+    o.assert_bounded();
+    assert!(
+        !o.stdout.contains("--tp 0") && !o.stdout.lines().any(|l| l.trim() == "0"),
+        "{}",
+        o.both()
+    );
+}
+
+/// Round 8 (class 4), generator readings that held against React 18's
+/// semantics: `useLayoutEffect`, a state set during render, `useReducer`,
+/// timers in due order with microtasks first, an interval cleared by a
+/// timer, a cleared timeout, an effect's cleanup before its next run.
+#[test]
+fn adversary_round8_held_generator_readings() {
+    let repo = Repo::new();
+    for (body, want) in [
+        (
+            "const [tp, setTp] = useState(2); useLayoutEffect(() => { setTp(8); }, []);",
+            "8",
+        ),
+        (
+            "const [tp, setTp] = useState(2); if (tp === 2) setTp(8);",
+            "8",
+        ),
+        (
+            "const [tp, dispatch] = useReducer((s, a) => a, 2); useEffect(() => dispatch(8), []);",
+            "8",
+        ),
+        (
+            "const [tp, setTp] = useState(2); useEffect(() => { setTimeout(() => setTp(4), 10); setTimeout(() => setTp(8), 5); }, []);",
+            "4",
+        ),
+        (
+            "const [tp, setTp] = useState(2); useEffect(() => { setTimeout(() => setTp(4), 0); Promise.resolve().then(() => setTp(8)); }, []);",
+            "4",
+        ),
+        (
+            "const [tp, setTp] = useState(2); useEffect(() => { const id = setInterval(() => setTp((t) => t * 2), 10); setTimeout(() => clearInterval(id), 25); }, []);",
+            "8",
+        ),
+        (
+            "const [tp, setTp] = useState(2); useEffect(() => { const t = setTimeout(() => setTp(4), 0); clearTimeout(t); }, []);",
+            "2",
+        ),
+        (
+            "const [tp, setTp] = useState(2); useEffect(() => { setTp(4); return () => setTp(8); }, [tp]);",
+            "4",
+        ),
+    ] {
+        repo.write(
+            "g.jsx",
+            format!("export const Gen = () => {{ {body} return <pre>{{'sglang serve --model-path m --tp ' + tp}}</pre>; }};\n"),
+        );
+        let o = repo.run_deterministic(&["extract", "g.jsx"]);
+        o.assert_bounded();
+        assert_eq!(o.code, Some(0), "{body}: {}", o.both());
+        let tp = o
+            .stdout
+            .lines()
+            .skip_while(|l| l.split_whitespace().next() != Some("--tp"))
+            .nth(1)
+            .and_then(|l| l.split_whitespace().next())
+            .map(str::to_string);
+        assert_eq!(tp.as_deref(), Some(want), "{body}: {}", o.both());
+    }
+}

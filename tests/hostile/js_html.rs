@@ -371,3 +371,49 @@ fn adversary_inner_html_hidden_by_style_is_not_read() {
         assert_ne!(code, Some(0), "{html}\n{out}");
     }
 }
+
+/// A generator whose `<pre>` prints `--tp 8` and then a `<span>` of class
+/// `class` holding ` --tp 2`.
+fn with_class(class: &str) -> String {
+    format!(
+        "export const Gen = () => {{\n  const [tp] = useState(8);\n  return <pre>{{'sglang serve --model-path m --tp ' + tp}}<span className=\"{class}\"> --tp 2</span></pre>;\n}};\n"
+    )
+}
+
+/// Round 8 (issue 24, class 4): Tailwind classes that hide text as the
+/// inline styles recipe-drift already reads as hiding do (`opacity-0` is
+/// `opacity: 0`; `collapse` is `visibility: collapse`), and responsive
+/// variants whose visibility depends on the reader's viewport (`md:hidden`
+/// is `display: none` from 768 px; `hidden md:block` shows from 768 px).
+/// Today only the exact words `hidden` and `invisible` count: `opacity-0`,
+/// `collapse` and `md:hidden` text is read as shown (the command's last
+/// `--tp` is 2, which the reader does not see on a desktop), and
+/// `hidden md:block` text is silently dropped (a desktop reader sees
+/// `--tp 2` last). Either way one confident command, where the class says
+/// hidden or the viewport decides.
+#[test]
+fn adversary_round8_tailwind_hiding_classes_and_responsive_variants() {
+    let repo = Repo::new();
+    for class in ["opacity-0", "collapse"] {
+        repo.write("gen.jsx", with_class(class));
+        let o = repo.run_deterministic(&["extract", "gen.jsx"]);
+        o.assert_bounded();
+        let hidden_like_inline = o.code == Some(0) && values_of(&o.stdout, "--tp") == ["8"];
+        assert!(
+            hidden_like_inline || o.code == Some(2),
+            "{class}: {}",
+            o.both()
+        );
+    }
+    for (class, confident_wrong) in [("md:hidden", "2"), ("hidden md:block", "8")] {
+        repo.write("gen.jsx", with_class(class));
+        let o = repo.run_deterministic(&["extract", "gen.jsx"]);
+        o.assert_bounded();
+        let last = values_of(&o.stdout, "--tp").last().cloned();
+        assert!(
+            !(o.code == Some(0) && last.as_deref() == Some(confident_wrong)),
+            "{class}: one confident reading where the viewport decides: {}",
+            o.both()
+        );
+    }
+}

@@ -279,3 +279,80 @@ fn recipe_selection_budgets() {
     assert_eq!(o.code, Some(0), "{}", o.both());
     assert!(o.stdout.contains("--a2"), "{}", o.both());
 }
+
+/// The `conc=` values `extract` lists for the entry, in order.
+fn concs(o: &Outcome) -> Vec<String> {
+    o.stdout
+        .lines()
+        .filter(|l| l.starts_with("point "))
+        .filter_map(|l| {
+            l.split_whitespace()
+                .find_map(|w| w.strip_prefix("conc=").map(str::to_string))
+        })
+        .collect()
+}
+
+/// Round 8 (issue 24, classes 1 and 7): the InferenceX matrix expanded as
+/// `utils/matrix_logic/generate_sweep_configs.py` (843c6254f) expands it: a
+/// doubling range whose end is not a power of the start's doubling ends at
+/// `conc-end` itself (`conc *= 2; if conc > conc_end: conc = conc_end`), so
+/// 1..6 is 1, 2, 4, 6; and `validation.py`'s `_validate_conc_fields`
+/// refuses an empty `conc-list` without a range, and a list together with a
+/// range. Scripts branch on `$CONC` (`if [ "$CONC" -ge 56 ]`), so a missing
+/// point can hide a server the benchmark runs. Today: 1, 2, 4; `0 points`
+/// with exit 0; the list taken silently.
+#[test]
+fn adversary_round8_concurrency_expands_as_inferencex_generates_it() {
+    let run = |point: &str| {
+        let repo = root_with("isl: 1024\n        osl: 1024", point);
+        let o = repo.run_deterministic(&["extract", "--inferencex", ".", "--entry", "e"]);
+        o.assert_bounded().assert_no_leak();
+        o
+    };
+    let o = run("{tp: 8, conc-start: 1, conc-end: 6}");
+    assert_eq!(concs(&o), ["1", "2", "4", "6"], "{}", o.both());
+    let o = run("{tp: 8, conc-start: 3, conc-end: 20}");
+    assert_eq!(concs(&o), ["3", "6", "12", "20"], "{}", o.both());
+    for point in [
+        "{tp: 8, conc-list: []}",
+        "{tp: 8, conc-list: [4], conc-start: 2, conc-end: 4}",
+    ] {
+        let o = run(point);
+        assert_eq!(o.code, Some(2), "{point}: {}", o.both());
+        assert!(o.stderr.contains("x-master.yaml:13:"), "{}", o.both());
+    }
+}
+
+/// Round 8 (classes 1 and 7), matrix readings that held: power-of-two
+/// ranges, a repeated list value kept as InferenceX keeps it, an empty list
+/// beside a range (the range is used), and the budgets at the limits.
+#[test]
+fn adversary_round8_held_matrix_readings() {
+    for (point, want) in [
+        (
+            "{tp: 8, conc-start: 4, conc-end: 64}",
+            &["4", "8", "16", "32", "64"][..],
+        ),
+        ("{tp: 8, conc-list: [1, 1, 1]}", &["1", "1", "1"][..]),
+        (
+            "{tp: 8, conc-list: ~, conc-start: 1, conc-end: 2}",
+            &["1", "2"][..],
+        ),
+        ("{tp: 8, conc-start: 256, conc-end: 256}", &["256"][..]),
+    ] {
+        let repo = root_with("isl: 1024\n        osl: 1024", point);
+        let o = repo.run_deterministic(&["extract", "--inferencex", ".", "--entry", "e"]);
+        o.assert_bounded();
+        assert_eq!(concs(&o), want, "{point}: {}", o.both());
+    }
+    let list: Vec<String> = (1..=2000).map(|i| i.to_string()).collect();
+    let repo = root_with(
+        "isl: 1024\n        osl: 1024",
+        &format!("{{tp: 8, conc-list: [{}]}}", list.join(", ")),
+    );
+    let o = repo.run_deterministic(&["extract", "--inferencex", ".", "--entry", "e"]);
+    o.assert_input_error(
+        "configs/x-master.yaml:13:13",
+        &["more than 1024 matrix points"],
+    );
+}

@@ -911,3 +911,99 @@ fn blocks_after_an_open_select_in_every_form() {
         "# Page\n\n<select><option>a</option></select>\n\n```bash\nsglang serve --model-path m --tp 4\n```\n",
     );
 }
+
+/// `extract PAGE` in a fresh repository: the outcome, run twice (same bytes).
+fn extract_page(name: &str, page: &str) -> crate::Outcome {
+    let repo = Repo::new();
+    repo.write(name, page);
+    let o = repo.run_deterministic(&["extract", name]);
+    o.assert_bounded().assert_no_leak();
+    o
+}
+
+/// Round 8 (issue 24, class 3): an MDX page's
+/// `<pre dangerouslySetInnerHTML={{__html: '...'}} />` renders the command
+/// (the page oracle, @mdx-js/mdx 3 + react-dom + parse5, shows one block
+/// `sglang serve --model-path m --tp 2`). recipe-drift says "no serve
+/// commands found" and exits 0: the command a reader copies is silently not
+/// read (a `check --docs-root` run never compares it).
+#[test]
+fn adversary_round8_mdx_inner_html_pre_is_read_or_refused() {
+    for page in [
+        "# P\n\n<pre dangerouslySetInnerHTML={{__html: 'sglang serve --model-path m --tp 2'}} />\n",
+        "# P\n\n<pre dangerouslySetInnerHTML={{__html: 'sglang serve --model-path m --tp 2'}}></pre>\n",
+        // A command rendered from the page's own ESM: the oracle shows the
+        // block for each; recipe-drift says "no serve commands found" (while
+        // `<pre>{'literal'}</pre>` is refused, exit 2).
+        "export const C = <pre>sglang serve --model-path m --tp 2</pre>\n\n{C}\n",
+        "export const cmd = 'sglang serve --model-path m --tp 2'\n\n<pre>{cmd}</pre>\n",
+        "export const C = () => <pre>sglang serve --model-path m --tp 2</pre>\n\n{C()}\n",
+    ] {
+        let o = extract_page("docs/p.mdx", page);
+        let read = o.code == Some(0) && o.stdout.contains("--tp") && o.stdout.contains("launch 1");
+        let refused = o.code == Some(2) && o.stderr.contains("p.mdx:3:");
+        assert!(read || refused, "{page}\n{}", o.both());
+    }
+}
+
+/// Round 8 (class 3): a self-closing `<pre />` in MDX is an empty element (the
+/// page oracle shows an empty block, then the fence's command). recipe-drift
+/// reads it as a `<pre>` left open, so the fence after it becomes shell text
+/// in the `<pre>` (its backquotes a command substitution) and the page yields
+/// three launches instead of one.
+#[test]
+fn adversary_round8_mdx_self_closing_pre_is_empty() {
+    for page in [
+        "# P\n\n<pre />\n\n```bash\nsglang serve --model-path m --tp 8\n```\n",
+        "# P\n\n<pre className=\"x\" />\n\ntext\n\n```bash\nsglang serve --model-path m --tp 8\n```\n",
+    ] {
+        let o = extract_page("docs/p.mdx", page);
+        assert_eq!(o.code, Some(0), "{}", o.both());
+        assert!(o.stdout.contains("launch 1"), "{}", o.both());
+        assert!(!o.stdout.contains("launch 2"), "{page}\n{}", o.both());
+    }
+}
+
+/// Round 8 (classes 2 and 3), pages that held against the page oracle
+/// (micromark + GFM for `.md`, @mdx-js/mdx 3 for `.mdx`): fences in list
+/// items with tabs, blockquotes without a space after `>`, setext headings
+/// and link reference definitions before a fence, HTML blocks of kinds 1-5
+/// (`<?`, `<![CDATA[`, `<!X`) around fences, custom elements, MDX comments
+/// and fragments. Each reads exactly the oracle's `--tp`.
+#[test]
+fn adversary_round8_held_page_readings() {
+    let fence = "```bash\nsglang serve --model-path m --tp 4\n```\n";
+    for (name, page, launches) in [
+        (
+            "p.md",
+            ">```bash\n>sglang serve --model-path m \\\n>--tp 4\n>```\n".to_string(),
+            1,
+        ),
+        (
+            "p.md",
+            "- a\n\t- b\n\t\t```bash\n\t\tsglang serve --model-path m --tp 4\n\t\t```\n"
+                .to_string(),
+            1,
+        ),
+        ("p.md", format!("Title\n=====\n{fence}"), 1),
+        ("p.md", format!("[x]: /url \"title\n{fence}\"\n"), 1),
+        ("p.md", format!("<?php\n{fence}?>\n"), 0),
+        ("p.md", format!("<![CDATA[\n{fence}]]>\n"), 0),
+        ("p.md", format!("<!X\n{fence}>\n"), 0),
+        ("p.md", format!("<custom-el>\n\n{fence}</custom-el>\n"), 1),
+        (
+            "p.md",
+            format!("1) {}", fence.replace('\n', "\n   ").trim_end()),
+            1,
+        ),
+        ("p.mdx", format!("{{/* x */}}\n\n{fence}"), 1),
+        ("p.mdx", format!("<>\n\n{fence}\n</>\n"), 1),
+        ("p.mdx", format!("{{/* \n{fence}*/}}\n"), 0),
+    ] {
+        let o = extract_page(&format!("docs/{name}"), &page);
+        assert_eq!(o.code, Some(0), "{page}\n{}", o.both());
+        let found =
+            o.stdout.matches("\nlaunch ").count() + usize::from(o.stdout.starts_with("launch "));
+        assert_eq!(found, launches, "{page}\n{}", o.both());
+    }
+}

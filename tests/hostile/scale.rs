@@ -231,3 +231,46 @@ fn adversary_environment_carried_over_many_blocks_is_linear() {
         assert!(o.stdout.contains("--tp"), "{}", o.both());
     }
 }
+
+/// Round 8 (issue 24, class 7): container markers written without spaces
+/// (`>>>>...> ` for a blockquote 300,000 deep, 900 KB in three lines) or
+/// list markers on one line (`- - - ... x`, 80,000 deep) cost time
+/// quadratic in the depth: measured with the release binary, 25,000 / 50,000
+/// / 200,000 `>` took 1.6 / 5.0 / 112 s, and 20,000 / 40,000 `- ` took 4.3 /
+/// 22 s. A page well under the 8 MiB file cap runs for minutes; past a
+/// budget it should be an error (exit 2) naming it. Each case here either
+/// ends within the harness's budget or fails (the harness kills a run at
+/// 90 s).
+#[test]
+fn adversary_round8_unspaced_deep_containers_are_bounded() {
+    let quote = ">".repeat(300_000);
+    let pages = [
+        (
+            "q.md",
+            format!("{quote} ```bash\n{quote} sglang serve --model-path m --tp 4\n{quote} ```\n"),
+        ),
+        (
+            "l.md",
+            format!(
+                "{}x\n\n```bash\nsglang serve --model-path m --tp 4\n```\n",
+                "- ".repeat(80_000)
+            ),
+        ),
+        // A blockquote and a list item per level, on one line (120 KB):
+        // 30,000 levels took 85 s.
+        (
+            "ql.md",
+            format!(
+                "{}x\n\n```bash\nsglang serve --model-path m --tp 4\n```\n",
+                "> - ".repeat(60_000)
+            ),
+        ),
+    ];
+    for (name, page) in pages {
+        let repo = Repo::new();
+        repo.write(name, &page);
+        let o = repo.run(&["extract", name]);
+        o.assert_bounded();
+        assert!(matches!(o.code, Some(0) | Some(2)), "{name}: {}", o.both());
+    }
+}

@@ -506,3 +506,91 @@ fn adversary_round6_config_values_read_as_pyyaml_and_int_read_them() {
         assert_eq!(o.code, Some(code), "{yaml}: {}", o.both());
     }
 }
+
+/// Round 8 (issue 24, class 1): the value of a merge key (`<<`) is merged by
+/// PyYAML's `flatten_mapping` without being constructed by its tag, so
+/// `<<: !!str {...}`, `<<: !foo {...}` and `<<: !!merge {...}` merge the
+/// mapping as `<<: {...}` does (checked with PyYAML 6.0.4 `safe_load`:
+/// `{'tensor-parallel-size': 10}` for each). recipe-drift refuses them
+/// (exit 2, "PyYAML's safe_load has no constructor for it and fails").
+#[test]
+fn adversary_round8_a_tag_on_a_merge_value_is_ignored_as_pyyaml_ignores_it() {
+    for tag in ["!!str", "!foo", "!!merge", "!!map"] {
+        let o = compare(&vllm_pair(&format!(
+            "<<: {tag} {{tensor-parallel-size: 10}}\n"
+        )));
+        assert_eq!(o.code, Some(0), "{tag}: {}", o.both());
+        let o = compare(&vllm_pair(&format!(
+            "<<: {tag} {{tensor-parallel-size: 4}}\n"
+        )));
+        assert_eq!(o.code, Some(1), "{tag}: {}", o.both());
+    }
+}
+
+/// Round 8 (class 1): a key inside a config value that is a mapping becomes
+/// a JSON key through `json.dumps`, which writes `True`/`None` keys as
+/// `true`/`null` and a float key as its text (PyYAML 6.0.4 + Python 3.11:
+/// `{true: 1}` -> `{"true": 1}`, `{1.5: 1}` -> `{"1.5": 1}`). recipe-drift
+/// writes `True`, and refuses a float key as "not a scalar".
+#[test]
+fn adversary_round8_keys_inside_a_json_config_value_are_json_dumps_keys() {
+    let repo = vllm_pair(
+        "tensor-parallel-size: 10\nspeculative-config: {method: mtp, num_speculative_tokens: 1, true: 1}\n",
+    );
+    repo.write(
+        "docs.txt",
+        "vllm serve org/m -tp 10 --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 1, \"true\": 1}'\n",
+    );
+    let o = compare(&repo);
+    assert!(!o.stdout.contains("SpeculativeConfig.True"), "{}", o.both());
+    assert!(
+        !o.stdout.contains("speculative_config.True"),
+        "{}",
+        o.both()
+    );
+    repo.write(
+        "cfg.yaml",
+        "tensor-parallel-size: 10\nspeculative-config: {method: mtp, num_speculative_tokens: 1, 1.5: 1}\n",
+    );
+    let o = compare(&repo);
+    assert!(!o.stderr.contains("must be a scalar"), "{}", o.both());
+}
+
+/// Round 8 (class 1), readings that held against PyYAML 6.0.4 (`safe_load`
+/// then vLLM's `load_config_file`): YAML 1.1 booleans on a flag, nulls,
+/// `!!str` on them, block scalars, anchors reused across options,
+/// sexagesimal and underscored ints for a human-int option, repeated keys
+/// in quoted spellings. Docs written as the argv vLLM builds agree (exit 0).
+#[test]
+fn adversary_round8_held_config_readings() {
+    for (yaml, argv) in [
+        ("enable-expert-parallel: Yes\n", "--enable-expert-parallel"),
+        ("enable-expert-parallel: NO\n", ""),
+        ("enable-expert-parallel: !!bool \"off\"\n", ""),
+        ("enable-expert-parallel: []\n", ""),
+        ("kv-cache-dtype: !!str off\n", "--kv-cache-dtype off"),
+        ("kv-cache-dtype: off\n", ""),
+        ("kv-cache-dtype: >-\n  fp8\n", "--kv-cache-dtype fp8"),
+        ("kv-cache-dtype: \"fp\\x38\"\n", "--kv-cache-dtype fp8"),
+        (
+            "kv-cache-dtype: &x fp8\nquantization: *x\n",
+            "--kv-cache-dtype fp8 --quantization fp8",
+        ),
+        ("max-model-len: 1:30\n", "--max-model-len 90"),
+        ("max-model-len: 10_24\n", "--max-model-len 1024"),
+        ("max-model-len: 02000\n", "--max-model-len 1024"),
+        (
+            "tensor-parallel-size: 2\n'tensor-parallel-size': 4\n? tensor-parallel-size\n: 8\n",
+            "--tensor-parallel-size 8",
+        ),
+        (
+            "speculative-config: {method: eagle, num_speculative_tokens: 3, method: mtp}\n",
+            "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'",
+        ),
+    ] {
+        let repo = vllm_pair(yaml);
+        repo.write("docs.txt", format!("vllm serve org/m {argv}\n"));
+        let o = compare(&repo);
+        assert_eq!(o.code, Some(0), "{yaml}: {}", o.both());
+    }
+}

@@ -31,9 +31,30 @@ const YAML: crate::extract::yaml_tree::Options = crate::extract::yaml_tree::Opti
         crate::extract::yaml_tree::Val::Int(n) => Some(n.to_string()),
         crate::extract::yaml_tree::Val::Bool(b) => Some(if *b { "True" } else { "False" }.into()),
         crate::extract::yaml_tree::Val::Null => Some("None".into()),
+        crate::extract::yaml_tree::Val::Float(f) => Some(crate::pyrepr::float_repr(*f)),
         _ => None,
     },
+    // A key inside an option's mapping value: `json.dumps` writes it.
+    inner_key_name: Some(|key| match &key.val {
+        crate::extract::yaml_tree::Val::Str(s) => Some(s.clone()),
+        crate::extract::yaml_tree::Val::Int(n) => Some(n.to_string()),
+        crate::extract::yaml_tree::Val::Bool(b) => Some(if *b { "true" } else { "false" }.into()),
+        crate::extract::yaml_tree::Val::Null => Some("null".into()),
+        crate::extract::yaml_tree::Val::Float(f) => Some(json_float_key(*f)),
+        _ => None,
+    }),
 };
+
+/// A float dict key as Python's `json.dumps` writes it: `repr`, with
+/// `NaN` / `Infinity` / `-Infinity` for the values JSON has no number for.
+fn json_float_key(f: f64) -> String {
+    match crate::pyrepr::float_repr(f).as_str() {
+        "nan" => "NaN".into(),
+        "inf" => "Infinity".into(),
+        "-inf" => "-Infinity".into(),
+        r => r.to_string(),
+    }
+}
 
 /// The largest config file read.
 const MAX_BYTES: u64 = 1 << 20;

@@ -212,8 +212,11 @@ impl Interp<'_> {
         // name; `builtin` runs only bash's builtins (`builtin sglang` fails:
         // "not a shell builtin").
         let mut skip_functions = false;
+        // A command word that runs something when expanded (`$(...)`,
+        // backquotes, `$((i++))`): expanded once, for its name and its words.
+        let mut once: Vec<(*const ast::Word, Vec<Field>)> = Vec::new();
         let builtin = loop {
-            let name = match self.str_of(raw[0].0)? {
+            let name = match self.command_name(raw[0].0, &mut once)? {
                 Val::Known(n) => n,
                 Val::Unknown(_) => String::new(),
             };
@@ -242,7 +245,7 @@ impl Interp<'_> {
             skip_functions = true;
             if name == "builtin"
                 && let Some((w, _)) = raw.first()
-                && let Val::Known(n) = self.str_of(w)?
+                && let Val::Known(n) = self.command_name(w, &mut once)?
                 && !BASH_BUILTINS.contains(&n.as_str())
             {
                 return Ok(Status::Fail);
@@ -395,7 +398,11 @@ impl Interp<'_> {
         for (w, _) in &raw {
             let range = self.word_range(w, at);
             let var = first_var(&w.value);
-            for f in expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))? {
+            let expanded = match once.iter().position(|(p, _)| std::ptr::eq(*p, *w)) {
+                Some(k) => once.swap_remove(k).1,
+                None => expand_fields(&mut self.st, &w.value).map_err(|m| self.err(range.0, m))?,
+            };
+            for f in expanded {
                 let r = f.span.unwrap_or(range);
                 fields.push((f, r, var.clone()));
             }
@@ -494,6 +501,32 @@ impl Interp<'_> {
             "the exit status of `{}` is not knowable (commands are never run)",
             head.rsplit('/').next().unwrap_or(&head)
         )))
+    }
+
+    /// The command name word `w` gives (its first field, as bash takes it).
+    /// A word that runs something when expanded is expanded once: its
+    /// fields are kept in `once` for the command's words.
+    fn command_name(
+        &mut self,
+        w: &ast::Word,
+        once: &mut Vec<(*const ast::Word, Vec<Field>)>,
+    ) -> Result<Val, Error> {
+        if !w.value.contains("$(") && !w.value.contains('`') {
+            return self.str_of(w);
+        }
+        let first = |fields: &[Field]| {
+            fields
+                .first()
+                .map_or_else(|| Val::Known(String::new()), Field::val)
+        };
+        if let Some((_, fields)) = once.iter().find(|(p, _)| std::ptr::eq(*p, w)) {
+            return Ok(first(fields));
+        }
+        let at = w.loc.as_ref().map(|l| self.byte(&l.start)).unwrap_or(0);
+        let fields = expand_fields(&mut self.st, &w.value).map_err(|m| self.err(at, m))?;
+        let name = first(&fields);
+        once.push((w as *const ast::Word, fields));
+        Ok(name)
     }
 
     /// Expands the here-documents of a command run in this shell (a
@@ -666,59 +699,64 @@ impl Interp<'_> {
                 (out, spans)
             }
         };
-        let mut spans = if a.append {
+        let scalar = matches!(a.value, AssignmentValue::Scalar(_));
+        let cur = self.st.get(&name).unwrap_or_default();
+        let mut spans = if a.append || (scalar && cur.len() > 1) {
             self.st.spans_of(&name)
         } else {
             Vec::new()
         };
-        let scalar_append = a.append && matches!(a.value, AssignmentValue::Scalar(_));
-        if scalar_append {
-            spans = vec![None];
-        } else {
-            let len = self.st.get(&name).map(|v| v.len()).unwrap_or(0);
-            if a.append {
-                spans.resize(len, None);
-            }
-            spans.extend(new_spans);
-        }
-        let integer =
-            self.st.integers.contains(&name) && matches!(a.value, AssignmentValue::Scalar(_));
-        let value = if integer {
-            // `declare -i`: the value is arithmetic (`+=` adds).
-            let cur = self.st.get(&name).and_then(|v| v.into_iter().next());
-            let expr = match (a.append, cur.as_ref(), new.first()) {
-                (_, _, Some(Val::Unknown(r))) | (true, Some(Val::Unknown(r)), _) => Err(r.clone()),
-                (true, Some(Val::Known(c)), Some(Val::Known(n))) if !c.trim().is_empty() => {
-                    Ok(format!("({c}) + ({n})"))
-                }
-                (_, _, Some(Val::Known(n))) => Ok(n.clone()),
-                (_, _, None) => Ok("0".to_string()),
-            };
-            vec![
+        let integer = self.st.integers.contains(&name) && scalar;
+        let value = if scalar {
+            // A scalar is bash's element 0 of an array: `A=x` replaces it,
+            // `A+=x` appends to it (`declare -i`: adds to it); the other
+            // elements stay.
+            let n = new.into_iter().next().unwrap_or(Val::Known(String::new()));
+            let element = if integer {
+                let expr = match (a.append, cur.first(), &n) {
+                    (_, _, Val::Unknown(r)) | (true, Some(Val::Unknown(r)), _) => Err(r.clone()),
+                    (true, Some(Val::Known(c)), Val::Known(n)) if !c.trim().is_empty() => {
+                        Ok(format!("({c}) + ({n})"))
+                    }
+                    (_, _, Val::Known(n)) => Ok(n.clone()),
+                };
                 match expr.and_then(|e| expand::arith_text(&mut self.st, &e)) {
                     Ok(n) => Val::Known(n.to_string()),
                     Err(r) => Val::Unknown(format!("${name} is an integer (declare -i): {r}")),
-                },
-            ]
-        } else if a.append {
-            let mut cur = self.st.get(&name).unwrap_or_default();
-            match (&a.value, cur.last_mut(), new.first()) {
-                (AssignmentValue::Scalar(_), Some(Val::Known(c)), Some(Val::Known(n))) => {
-                    c.push_str(n);
-                    cur
                 }
-                // Text appended to an unknown value is unknown.
-                (AssignmentValue::Scalar(_), Some(Val::Unknown(r)), Some(_)) => {
-                    vec![Val::Unknown(r.clone())]
+            } else {
+                match (a.append, cur.first(), n) {
+                    (true, Some(Val::Known(c)), Val::Known(n)) => Val::Known(format!("{c}{n}")),
+                    // Text appended to an unknown value is unknown.
+                    (true, Some(Val::Unknown(r)), _) => Val::Unknown(r.clone()),
+                    (_, _, n) => n,
                 }
-                (AssignmentValue::Scalar(_), Some(_), Some(u)) => vec![u.clone()],
-                _ => {
-                    cur.extend(new);
-                    cur
-                }
+            };
+            let span = if a.append {
+                None
+            } else {
+                new_spans.into_iter().next().flatten()
+            };
+            spans.resize(cur.len().max(1), None);
+            spans[0] = span;
+            let mut cur = cur;
+            match cur.first_mut() {
+                Some(first) => *first = element,
+                None => cur.push(element),
             }
+            cur
         } else {
-            new
+            if a.append {
+                spans.resize(cur.len(), None);
+            }
+            spans.extend(new_spans);
+            if a.append {
+                let mut cur = cur;
+                cur.extend(new);
+                cur
+            } else {
+                new
+            }
         };
         let value = match self.st.cases.get(&name) {
             Some(&case) => value
@@ -995,12 +1033,19 @@ impl Interp<'_> {
                 }
             }
         }
-        let set = |this: &mut Self, name: &str, vals: Vec<Val>| -> bool {
+        // `array`: the whole array is assigned (`read -a`, `mapfile`); else
+        // the one value is a scalar, bash's element 0 of an array.
+        let set = |this: &mut Self, name: &str, vals: Vec<Val>, array: bool| -> bool {
             if this.st.is_readonly(name) {
                 return false;
             }
             let name = this.st.resolve(name).unwrap_or_else(|_| name.to_string());
             super::note_secret(&name, &vals);
+            let vals = match (array, <[Val; 1]>::try_from(vals)) {
+                (false, Ok([v])) => this.st.scalar_assigned(&name, v),
+                (_, Ok(one)) => one.to_vec(),
+                (_, Err(vals)) => vals,
+            };
             this.st.vars.insert(name.clone(), Arc::new(vals));
             this.st.spans.remove(&name);
             this.st.assigned.insert(name.clone(), (at, at));
@@ -1061,7 +1106,7 @@ impl Interp<'_> {
                         "`printf -v {name}` prints a value that is not knowable"
                     )),
                 };
-                Ok(if set(self, &name, vec![v]) {
+                Ok(if set(self, &name, vec![v], false) {
                     Status::Ok
                 } else {
                     Status::Fail
@@ -1133,7 +1178,7 @@ impl Interp<'_> {
                 if builtin != "read" {
                     let name = names.first().cloned().unwrap_or_else(|| "MAPFILE".into());
                     let reason = format!("`{builtin}` reads standard input, which is not knowable");
-                    set(self, &name, vec![Val::Unknown(reason)]);
+                    set(self, &name, vec![Val::Unknown(reason)], true);
                     return Ok(Status::Unknown(format!(
                         "the status of `{builtin}` is not knowable"
                     )));
@@ -1202,8 +1247,11 @@ impl Interp<'_> {
                 }
                 let Some((text, ifs, count)) = known else {
                     let reason = format!("`{builtin}` reads standard input, which is not knowable");
-                    for n in array.iter().chain(&names) {
-                        set(self, n, vec![Val::Unknown(reason.clone())]);
+                    if let Some(n) = &array {
+                        set(self, n, vec![Val::Unknown(reason.clone())], true);
+                    }
+                    for n in &names {
+                        set(self, n, vec![Val::Unknown(reason.clone())], false);
                     }
                     return Ok(Status::Unknown(format!(
                         "the status of `{builtin}` is not knowable"
@@ -1231,13 +1279,13 @@ impl Interp<'_> {
                 let words = split_like_read(&line, &ifs);
                 let mut ok = true;
                 if let Some(a) = array {
-                    ok &= set(self, &a, words.into_iter().map(Val::Known).collect());
+                    ok &= set(self, &a, words.into_iter().map(Val::Known).collect(), true);
                 } else if names.len() == 1 {
                     let blank: &[char] = &[' ', '\t', '\n'];
                     let trimmed = line
                         .trim_matches(|c: char| blank.contains(&c) && ifs.contains(c))
                         .to_string();
-                    ok &= set(self, &names[0], vec![Val::Known(trimmed)]);
+                    ok &= set(self, &names[0], vec![Val::Known(trimmed)], false);
                 } else if ifs.chars().all(|c| matches!(c, ' ' | '\t' | '\n')) {
                     // The last name takes the rest of the line.
                     let mut rest = line.trim_start_matches(|c: char| ifs.contains(c));
@@ -1250,13 +1298,13 @@ impl Interp<'_> {
                             rest = rest[end..].trim_start_matches(|c: char| ifs.contains(c));
                             w
                         };
-                        ok &= set(self, n, vec![Val::Known(v)]);
+                        ok &= set(self, n, vec![Val::Known(v)], false);
                     }
                 } else {
                     let reason =
                         format!("`{builtin}` into several names with this $IFS is not evaluated");
                     for n in &names {
-                        set(self, n, vec![Val::Unknown(reason.clone())]);
+                        set(self, n, vec![Val::Unknown(reason.clone())], false);
                     }
                 }
                 Ok(if ok && complete {

@@ -10,6 +10,12 @@ use super::expand::{Val, expand_fields};
 use super::{Interp, Status};
 use crate::error::Error;
 
+/// Characters that make the text of a quoted list (`declare -a A='(...)'`)
+/// more than plain words separated by blanks: bash would expand it again.
+const LIST_EXPANDS: &[char] = &[
+    '$', '`', '"', '\'', '\\', '*', '?', '[', ']', '{', '}', '~', '(', ')', ';', '&', '|', '<', '>',
+];
+
 /// The option letters each declaration builtin accepts (bash 5.2), and
 /// whether a `+` word turns attributes off (for `export` and `readonly` a
 /// `+x` word is an operand, "not a valid identifier"). Any other letter is
@@ -241,7 +247,28 @@ impl Interp<'_> {
                     // A local made while a prefix assignment of its name
                     // holds is exported (it takes the temporary's attributes).
                     let exported = export || (local && temp_value.is_some());
-                    if !self.assign(a, exported)? {
+                    let listed = if family && !assoc {
+                        self.quoted_list(a, opts.on('a'))
+                    } else {
+                        Ok(None)
+                    };
+                    let listed = match listed {
+                        Ok(l) => l,
+                        Err(reason) => {
+                            if let AssignmentName::VariableName(n) = &a.name
+                                && !self.st.is_readonly(n)
+                            {
+                                let n = self.st.resolve(n).unwrap_or_else(|_| n.clone());
+                                self.st
+                                    .vars
+                                    .insert(n.clone(), Arc::new(vec![Val::Unknown(reason)]));
+                                self.st.spans.remove(&n);
+                                self.st.note_written(&n);
+                            }
+                            continue;
+                        }
+                    };
+                    if !self.assign(listed.as_ref().unwrap_or(a), exported)? {
                         status = Status::Fail;
                         continue;
                     }
@@ -343,6 +370,82 @@ impl Interp<'_> {
             Some(r) => Status::Unknown(r),
             None => Status::Ok,
         }
+    }
+
+    /// `declare -a A='(--tp 8)'` (or `declare A=...` on an indexed array):
+    /// bash reads a scalar value that is `(...)` as a compound assignment,
+    /// the list words expanded again. The assignment to make instead
+    /// (`None`: the value is an ordinary scalar), or why the value is not
+    /// knowable (text bash would expand again, or a value not knowable).
+    fn quoted_list(
+        &mut self,
+        a: &ast::Assignment,
+        array_option: bool,
+    ) -> Result<Option<ast::Assignment>, String> {
+        let (AssignmentName::VariableName(n), AssignmentValue::Scalar(w)) = (&a.name, &a.value)
+        else {
+            return Ok(None);
+        };
+        let target = self.st.resolve(n).unwrap_or_else(|_| n.clone());
+        let array_now = self.st.get(&target).is_some_and(|v| v.len() > 1);
+        if !(array_option || array_now) {
+            return Ok(None);
+        }
+        // Only values whose expansion has no side effects are expanded here
+        // (`assign` may expand them again).
+        let v = &w.value;
+        if v.contains('`') || v.contains("$(") || (v.contains("${") && v.contains('=')) {
+            return Err(format!(
+                "${target}: `declare -a {n}=...` with a substitution may be a list (bash reads `(...)` as one), which is not evaluated"
+            ));
+        }
+        self.literal_list(a, n, &w.value)
+    }
+
+    /// The compound assignment a quoted `(...)` value makes (see
+    /// `quoted_list`), or `None` when the expanded value is not `(...)`.
+    fn literal_list(
+        &mut self,
+        a: &ast::Assignment,
+        n: &str,
+        written: &str,
+    ) -> Result<Option<ast::Assignment>, String> {
+        let text = match super::expand::expand_string(&mut self.st, written) {
+            Ok(Val::Known(t)) => t,
+            Ok(Val::Unknown(r)) => {
+                return Err(format!(
+                    "${n}: the value of `declare -a` may be a list (...), and is not knowable: {r}"
+                ));
+            }
+            Err(r) => return Err(r),
+        };
+        let Some(inner) = text.strip_prefix('(').and_then(|t| t.strip_suffix(')')) else {
+            return Ok(None);
+        };
+        if inner.contains(LIST_EXPANDS) {
+            return Err(format!(
+                "${n}: the list {text:?} of `declare -a` is expanded again by bash, which is not evaluated"
+            ));
+        }
+        let items = inner
+            .split([' ', '\t', '\n'])
+            .filter(|t| !t.is_empty())
+            .map(|t| {
+                (
+                    None,
+                    ast::Word {
+                        value: t.to_string(),
+                        loc: None,
+                    },
+                )
+            })
+            .collect();
+        Ok(Some(ast::Assignment {
+            name: a.name.clone(),
+            value: AssignmentValue::Array(items),
+            append: a.append,
+            loc: a.loc.clone(),
+        }))
     }
 
     /// The operands of a declaration builtin as bash sees them: a word the

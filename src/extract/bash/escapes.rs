@@ -79,6 +79,13 @@ pub fn escape(
                 'u' => 4,
                 _ => 8,
             };
+            // `$'\x{HH..}'` (bash 5.2, ANSI-C quotes only): every hex digit
+            // up to the `}` is read, the value kept to its low byte.
+            let braced = e == 'x' && mode == Mode::AnsiC && it.peek() == Some(&'{');
+            if braced {
+                it.next();
+            }
+            let max = if braced { usize::MAX } else { max };
             let mut v: u32 = 0;
             let mut n = 0;
             while n < max {
@@ -91,7 +98,12 @@ pub fn escape(
                     None => break,
                 }
             }
-            if n == 0 {
+            if braced {
+                if it.peek() == Some(&'}') {
+                    it.next();
+                }
+                out.push(byte(v & 0xff, "\\x{...}")?);
+            } else if n == 0 {
                 out.push('\\');
                 out.push(e);
             } else if e == 'x' {
@@ -156,6 +168,9 @@ mod tests {
         assert_eq!(d(r#"\"\?"#, Mode::Format), r#""?"#);
         assert_eq!(decode(r"a\cb", Mode::Echo).unwrap(), ("a".into(), true));
         assert_eq!(d(r"a\cb", Mode::Format), r"a\cb");
+        assert_eq!(d(r"fp\x{38}\x{4142}\x{41", Mode::AnsiC), "fp8BA");
+        assert_eq!(d(r"\x{41}", Mode::Format), r"\x{41}");
+        assert!(decode(r"a\x{}b", Mode::AnsiC).is_err());
         assert!(decode(r"\x80", Mode::AnsiC).is_err());
         assert!(decode(r"a\0b", Mode::AnsiC).is_err());
     }

@@ -403,6 +403,32 @@ impl State {
         self.clobbered = Some(reason);
     }
 
+    /// The value variable `name` (resolved) holds once the scalar `v` is
+    /// assigned to it: bash assigns a scalar to element 0 of an indexed
+    /// array (`T=(4 8); T=2` leaves `(2 8)`), the other elements stay.
+    pub(crate) fn scalar_assigned(&self, name: &str, v: Val) -> Vec<Val> {
+        match self.vars.get(name) {
+            Some(cur) if cur.len() > 1 => {
+                let mut cur = cur.as_ref().clone();
+                cur[0] = v;
+                cur
+            }
+            _ => vec![v],
+        }
+    }
+
+    /// Gives the whole variable `name` (through `declare -n` references)
+    /// the one value `v`, every element of an array included: for what makes
+    /// a variable unknown as a whole (an `unset` that cannot be evaluated).
+    pub fn set_whole(&mut self, name: &str, v: Val) {
+        let Ok(name) = self.resolve(name) else { return };
+        if self.readonly.contains(&name) {
+            return;
+        }
+        self.vars.remove(&name);
+        self.set_scalar(&name, v);
+    }
+
     /// Sets a scalar (through `declare -n` references). A readonly variable keeps
     /// its value, as in bash (where the assignment is an error).
     pub fn set_scalar(&mut self, name: &str, v: Val) {
@@ -414,7 +440,8 @@ impl State {
             return;
         }
         note_secret(&name, std::slice::from_ref(&v));
-        self.vars.insert(name.to_string(), Arc::new(vec![v]));
+        let value = self.scalar_assigned(&name, v);
+        self.vars.insert(name.to_string(), Arc::new(value));
         self.spans.remove(&name);
         self.assigned.remove(&name);
         if self.allexport {

@@ -475,7 +475,7 @@ impl Interp<'_> {
         names.retain(|n| !self.st.is_readonly(n));
         for n in names {
             let n = self.st.resolve(&n).unwrap_or(n);
-            self.st.set_scalar(&n, Val::Unknown(reason.clone()));
+            self.st.set_whole(&n, Val::Unknown(reason.clone()));
         }
     }
 
@@ -547,7 +547,7 @@ impl Interp<'_> {
             Ok(i) => i,
             Err(r) => {
                 let line = self.source.line_col(at).line;
-                self.st.set_scalar(
+                self.st.set_whole(
                     &target,
                     Val::Unknown(format!(
                         "line {line}: an element of {name} is unset at an index that is not knowable: {r}"
@@ -571,7 +571,7 @@ impl Interp<'_> {
             }
         } else {
             let line = self.source.line_col(at).line;
-            self.st.set_scalar(
+            self.st.set_whole(
                 &target,
                 Val::Unknown(format!(
                     "line {line}: element {i} of {name} is unset, leaving a gap (sparse arrays are not evaluated)"

@@ -22,6 +22,7 @@ pub(super) fn entries(source: &Source) -> Result<Vec<(String, Span, Node)>, Erro
         schema: yaml_tree::Schema::PyYaml11,
         place: Place::Referenced,
         max_map_entries: None,
+        inner_key_name: None,
         key_name: |key| match &key.val {
             Val::Str(s) => Some(s.clone()),
             Val::Int(n) => Some(n.to_string()),

@@ -622,10 +622,21 @@ impl PointBudget {
     }
 }
 
-/// A point's concurrencies: its `conc-list`, or `conc-start` doubling up to
-/// `conc-end` (inclusive); every count is taken from `budget`.
+/// A point's concurrencies as InferenceX's `generate_sweep_configs.py`
+/// expands them: its `conc-list`, or `conc-start` doubling up to `conc-end`,
+/// the last step cut to `conc-end` itself (1..6 is 1, 2, 4, 6). As its
+/// `validation.py` does, an empty list without a range and a list together
+/// with a range are refused. Every count is taken from `budget`.
 fn concurrencies(sp: &SearchPoint, budget: &mut PointBudget) -> Result<Vec<u64>, Error> {
-    if let Some(list) = &sp.conc_list {
+    let list = sp.conc_list.as_ref().filter(|l| !l.is_empty());
+    let range = sp.conc_start.is_some() && sp.conc_end.is_some();
+    if let Some(list) = list {
+        if range {
+            return Err(Error::input(
+                sp.span.clone(),
+                "a search-space point gives both conc-list and conc-start/conc-end (InferenceX refuses this: a list or a range, not both)",
+            ));
+        }
         budget.take(list.len(), sp)?;
         return Ok(list.iter().map(|c| c.value).collect());
     }
@@ -636,10 +647,10 @@ fn concurrencies(sp: &SearchPoint, budget: &mut PointBudget) -> Result<Vec<u64>,
             let mut c = start.value;
             while c <= end.value {
                 out.push(c);
-                match c.checked_mul(2) {
-                    Some(next) => c = next,
-                    None => break,
+                if c == end.value {
+                    break;
                 }
+                c = c.saturating_mul(2).min(end.value);
             }
             budget.take(out.len(), sp)?;
             Ok(out)

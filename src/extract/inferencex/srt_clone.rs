@@ -151,6 +151,7 @@ fn launch_scripts(
         schema: Schema::PyYaml11,
         place: Place::Referenced,
         max_map_entries: None,
+        inner_key_name: None,
         key_name: |key| match &key.val {
             Val::Str(s) => Some(s.clone()),
             _ => None,

@@ -395,6 +395,10 @@ struct StepJs {
     copies: Vec<(usize, String)>,
     done: bool,
     frontier: usize,
+    /// Why the states found cannot be read as a browser shows them (the
+    /// page read back a storage write), if so.
+    #[serde(default)]
+    refused: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -946,6 +950,9 @@ impl<'b> Renderer<'b> {
                 serde_json::json!({"states": want.min(STEP_STATES), "edges": edges}).to_string();
             let called = std::time::Instant::now();
             let step: StepJs = self.parse(self.call("step", target, &arg)?)?;
+            if let Some(why) = step.refused {
+                return Err(self.over_budget(target, format!("is not read: {why}")));
+            }
             let took = called.elapsed().as_secs_f64().max(1e-6);
             let scaled = (edges as f64 * STEP_TIME.as_secs_f64() / took) as usize;
             edges = scaled

@@ -165,14 +165,36 @@
     }
   }
 
-  var store = {
-    getItem: function () { return null; },
-    setItem: function () {},
-    removeItem: function () {},
-    clear: function () {},
-    key: function () { return null; },
-    length: 0,
-  };
+  // The first read-back of a write (kept until the renderer takes it: a
+  // `try` around the read cannot hide it).
+  var storageProblem = null;
+  // `localStorage` / `sessionStorage`: a first visit's, empty. A write is
+  // not kept (a state is the same reached by replay or by snapshot, and
+  // storage is no part of a snapshot), so reading back what the page wrote
+  // since it was mounted would give a browser's value wrong: it is an error
+  // naming the key, never a silent `null`.
+  function storage(name) {
+    var written = Object.create(null);
+    function any() { for (var k in written) return true; return false; }
+    function readBack(what) {
+      var msg = ('`' + name + '.' + what + '` reads back what the page wrote to ' + name +
+        ', which recipe-drift does not keep between states (the command would depend on it); keep the selection in React state');
+      if (storageProblem === null) storageProblem = msg;
+      throw new Error(msg);
+    }
+    var s = {
+      getItem: function (k) { k = String(k); if (written[k] === 1) readBack('getItem(' + JSON.stringify(k) + ')'); return null; },
+      setItem: function (k) { written[String(k)] = 1; },
+      removeItem: function (k) { delete written[String(k)]; },
+      clear: function () { written = Object.create(null); },
+      key: function () { if (any()) readBack('key()'); return null; },
+    };
+    Object.defineProperty(s, 'length', { get: function () { if (any()) readBack('length'); return 0; } });
+    Object.defineProperty(s, '__reset', { value: function () { written = Object.create(null); } });
+    return s;
+  }
+  var local = storage('localStorage');
+  var session = storage('sessionStorage');
 
   var noop = function () {};
 
@@ -306,7 +328,7 @@
   // `querySelector`, ...) find nothing (null, or an empty list), and writes
   // to the document's own elements (<html>, <head>, <body>: their style,
   // classes, attributes, children) are dropped, as `localStorage.setItem`
-  // is. So the document is the same world before and after any effect, and
+  // is (reading such a write back is an error, see `storage`). So the document is the same world before and after any effect, and
   // a state is the same whether it is reached by replaying clicks from a
   // fresh mount (the oracle) or by restoring a snapshot (react.js). Nothing
   // loads: a <script src> or <link href> is a string on an object, its
@@ -1140,8 +1162,8 @@
     return proxy;
   }
 
-  G.localStorage = store;
-  G.sessionStorage = store;
+  G.localStorage = local;
+  G.sessionStorage = session;
   G.MutationObserver = MutationObserver;
   G.Event = Event;
   G.CustomEvent = CustomEvent;
@@ -1225,9 +1247,10 @@
   T.takeCopies = function () { var c = copies; copies = []; return c; };
   T.pageListeners = function () { var l = pageListeners; pageListeners = []; return l; };
   // A new root: no listener or observer of an earlier one is kept.
-  T.resetListeners = function () { listeners = new Map(); observers = []; };
+  T.resetListeners = function () { listeners = new Map(); observers = []; local.__reset(); session.__reset(); };
   T.setLookup = function (fn) { lookup = fn; };
   T.hostElement = hostElement;
+  T.storageProblem = function () { var p = storageProblem; storageProblem = null; return p; };
   T.domProblem = function () { var p = domProblem; domProblem = null; return p; };
   T.fixedElement = function (tag) {
     tag = String(tag).toLowerCase();

@@ -2561,7 +2561,7 @@
     }
     var done = ex.next >= ex.states.length;
     if (done) delete explorations[t];
-    return JSON.stringify({ states: out, crashes: crashes, copies: copied, done: done, frontier: done ? 0 : ex.states.length - ex.next });
+    return JSON.stringify({ states: out, crashes: crashes, copies: copied, done: done, frontier: done ? 0 : ex.states.length - ex.next, refused: tasks.storageProblem ? tasks.storageProblem() : null });
   }
 
   // What the clicks just made copied to the clipboard, as [state, text]

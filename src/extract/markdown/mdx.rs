@@ -383,3 +383,83 @@ pub(super) fn mdx_comments(
     }
     Ok(out)
 }
+
+/// Refuses an MDX page whose `{...}` expressions may render a serve command
+/// recipe-drift does not read (it never evaluates the page's JavaScript): an
+/// expression whose text names a launcher, or any expression when the page's
+/// ESM names one (`export const C = <pre>sglang serve ...</pre>` then `{C}`),
+/// where it is shown as a block: an expression on lines of its own, inside
+/// a raw `<pre>`, or in the attributes of a `<pre>` / `<code>` tag
+/// (`dangerouslySetInnerHTML`). Expressions of a capitalized component's tag
+/// are the component renderer's. The error is at the expression.
+pub(super) fn check_rendered_commands(
+    source: &Source,
+    base: usize,
+    blocks: &super::Blocks,
+) -> Result<(), Error> {
+    let text = &source.text;
+    let b = text.as_bytes();
+    let esm_names = blocks
+        .esm
+        .iter()
+        .any(|&(s, e)| super::names_a_launcher(&text[s..e.min(text.len())]));
+    let (expressions, _) = mdx_expressions(text, base, &blocks.excluded);
+    for (s, e, _) in expressions {
+        let e = e.min(text.len());
+        // A code block in the expression is reported at the block itself
+        // (hidden: see `CodeBlock::hidden`).
+        let holds_block = blocks.code.iter().any(|c| s <= c.at && c.at < e);
+        let names = super::names_a_launcher(&text[s..e]);
+        if holds_block || (!names && !esm_names) {
+            continue;
+        }
+        // The tag the expression is an attribute of, if any: the nearest
+        // `<` before it with no `>` between.
+        let tag = b[..s]
+            .iter()
+            .rposition(|&c| c == b'<' || c == b'>')
+            .filter(|&k| b[k] == b'<')
+            .map(|k| {
+                let name: String = text[k + 1..s]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
+                    .collect();
+                name
+            });
+        let shown_as_block = match tag.as_deref() {
+            Some(t) if t.starts_with(|c: char| c.is_ascii_uppercase()) => false,
+            Some(t) => matches!(t.to_ascii_lowercase().as_str(), "pre" | "code"),
+            None => {
+                let line_start = b[..s]
+                    .iter()
+                    .rposition(|&c| c == b'\n')
+                    .map_or(0, |k| k + 1);
+                let line_end = b[e..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(b.len(), |k| e + k);
+                let own_lines =
+                    text[line_start..s].trim().is_empty() && text[e..line_end].trim().is_empty();
+                let in_pre = blocks
+                    .code
+                    .iter()
+                    .any(|c| c.html && c.content.0 <= s && s < c.content.1);
+                own_lines || in_pre
+            }
+        };
+        if shown_as_block {
+            let why = if names {
+                "its text names a serve command"
+            } else {
+                "the page's ESM (`export ...`) names a serve command"
+            };
+            return Err(Error::input(
+                source.span(s, s + 1),
+                format!(
+                    "this MDX expression may render a command ({why}), which recipe-drift does not evaluate; write the command in a fenced code block"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -106,6 +106,7 @@ const OPTIONS: Options = Options {
     schema: Schema::PyYaml11,
     place: Place::Referenced,
     max_map_entries: None,
+    inner_key_name: None,
     key_name: |key| match &key.val {
         Val::Str(s) => Some(s.clone()),
         Val::Int(n) => Some(n.to_string()),

@@ -20,6 +20,7 @@ pub(super) fn parse_yaml(source: &Source) -> Result<Node, Error> {
         schema: yaml_tree::Schema::Core12,
         place: Place::Defined,
         max_map_entries: Some((MAX_MAP_ENTRIES, "a recipe's mappings")),
+        inner_key_name: None,
         key_name: Node::scalar_string,
     };
     yaml_tree::parse(source, &options)

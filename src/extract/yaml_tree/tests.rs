@@ -10,6 +10,7 @@ fn parse_text(text: &str, place: Place) -> Node {
         schema: Schema::PyYaml11,
         place,
         max_map_entries: None,
+        inner_key_name: None,
         key_name: |n| match &n.val {
             Val::Str(s) => Some(s.clone()),
             Val::Int(i) => Some(i.to_string()),
@@ -91,6 +92,7 @@ fn plain_scalars_match_the_recorded_pyyaml_readings() {
             schema: Schema::PyYaml11,
             place: Place::Defined,
             max_map_entries: None,
+            inner_key_name: None,
             key_name: |n| n.as_str().map(str::to_string),
         };
         let got = parse(&source, &options);
@@ -146,6 +148,7 @@ fn budget_and_refused_keys_are_positioned() {
         schema: Schema::PyYaml11,
         place: Place::Defined,
         max_map_entries: Some((2, "these mappings")),
+        inner_key_name: None,
         key_name: |n| n.as_str().map(str::to_string),
     };
     let e = parse(&source, &options).unwrap_err().to_string();
@@ -171,6 +174,7 @@ fn pyyaml_options() -> Options {
         schema: Schema::PyYaml11,
         place: Place::Defined,
         max_map_entries: None,
+        inner_key_name: None,
         key_name: |n| match &n.val {
             Val::Str(s) => Some(s.clone()),
             Val::Int(i) => Some(i.to_string()),

@@ -275,6 +275,7 @@ const OPTIONS: Options = Options {
     schema: Schema::PyYaml11,
     place: Place::Defined,
     max_map_entries: None,
+    inner_key_name: None,
     key_name: |key| match &key.val {
         Y::Str(s) => Some(s.clone()),
         Y::Int(n) => Some(n.to_string()),
