@@ -83,6 +83,7 @@ pub(super) fn parse(source: &Arc<Source>) -> Result<Node, Error> {
         place: Place::Defined,
         max_map_entries: Some((MAX_MAP_ENTRIES, "an AgentX data module's objects")),
         key_name: Node::scalar_string,
+        inner_key_name: None,
     };
     let root = yaml_tree::parse(&window, &options)?;
     if !root.is_map() {
