@@ -1180,14 +1180,9 @@ mod tests {
         }
     }
 
-    /// The resolver refuses a name that resolves to loopback (`localhost`,
-    /// from the hosts file: no network) unless the user allowed the host; a
-    /// config's allowance is not enough, and the check is at connect time.
-    #[test]
-    fn a_name_resolving_to_loopback_is_refused_at_connect_time() {
+    /// Answers every connection on `listener` with `200 ok\n`, on a thread.
+    fn serve_ok(listener: std::net::TcpListener) {
         use std::io::{Read as _, Write as _};
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
         std::thread::spawn(move || {
             for mut s in listener.incoming().flatten() {
                 let mut buf = [0u8; 4096];
@@ -1197,6 +1192,16 @@ mod tests {
                 );
             }
         });
+    }
+
+    /// The resolver refuses a name that resolves to loopback (`localhost`,
+    /// from the hosts file: no network) unless the user allowed the host; a
+    /// config's allowance is not enough, and the check is at connect time.
+    #[test]
+    fn a_name_resolving_to_loopback_is_refused_at_connect_time() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        serve_ok(listener);
         let host = format!("localhost:{port}");
         let url = format!("http://{host}/x");
         let dir = tempfile::tempdir().unwrap();
@@ -1243,7 +1248,6 @@ mod tests {
     /// the host is up (a later run tries again).
     #[test]
     fn an_unreachable_host_is_remembered_for_the_run() {
-        use std::io::{Read as _, Write as _};
         let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = closed.local_addr().unwrap().port();
         drop(closed);
@@ -1264,15 +1268,7 @@ mod tests {
         let Ok(listener) = std::net::TcpListener::bind(&host) else {
             return; // the port was taken meanwhile: nothing to learn
         };
-        std::thread::spawn(move || {
-            for mut s in listener.incoming().flatten() {
-                let mut buf = [0u8; 4096];
-                let _ = s.read(&mut buf);
-                let _ = s.write_all(
-                    b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n",
-                );
-            }
-        });
+        serve_ok(listener);
         let again = run.get(&url("a")).unwrap_err().to_string();
         assert_eq!(again, first, "the same URL fails the same way");
         let message = |e: Error| match e {
