@@ -129,26 +129,8 @@ pub fn repository_root(path: &Path) -> PathBuf {
 }
 
 /// `path` made absolute against the current folder, `.` and `..` applied
-/// lexically.
-pub(crate) fn absolute(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let joined = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(path)
-    };
-    let mut out = PathBuf::new();
-    for c in joined.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
+/// lexically ([`crate::span::absolute`]).
+pub(crate) use crate::span::absolute;
 
 /// Where a path really leads: the canonical form of its longest existing
 /// ancestor plus the rest (so a path that does not exist is placed too).

@@ -13,8 +13,29 @@ static LABEL_ROOT: RwLock<Option<PathBuf>> = RwLock::new(None);
 /// Sets the project root of the run's file labels: the config file's
 /// repository, or (`None`) the current folder when no config is used.
 pub fn set_label_root(root: Option<&Path>) {
-    let root = root.map(crate::files::absolute);
+    let root = root.map(absolute);
     *LABEL_ROOT.write().unwrap_or_else(|e| e.into_inner()) = root;
+}
+
+/// `path` made absolute against the current folder, `.` and `..` applied
+/// lexically (symbolic links are not followed).
+pub(crate) fn absolute(path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// How reports name a file: its path from the project root (the config
@@ -29,13 +50,13 @@ pub fn path_label(path: &Path) -> String {
         .read()
         .unwrap_or_else(|e| e.into_inner())
         .clone()
-        .unwrap_or_else(|| crate::files::absolute(Path::new(".")));
+        .unwrap_or_else(|| absolute(Path::new(".")));
     label_under(&root, path)
 }
 
 /// [`path_label`] under the project root `root` (absolute).
 fn label_under(root: &Path, path: &Path) -> String {
-    let abs = crate::files::absolute(path);
+    let abs = absolute(path);
     let (from, to): (Vec<Component>, Vec<Component>) =
         (root.components().collect(), abs.components().collect());
     let shared = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
