@@ -19,7 +19,9 @@ fuzz_target!(|data: &[u8]| {
     };
     let file = Path::new("fuzz.jsx");
     let source = Arc::new(Source::new(Origin::File(file.into()), text.to_string()));
-    let Ok(bundle) = jsx::page::bundle_component(&source, file, None, &[]) else {
+    let Ok(bundle) =
+        jsx::page::bundle_component(&source, file, None, &[], &jsx::page::Overlay::default())
+    else {
         return;
     };
     let limits = Limits {
